@@ -1,0 +1,99 @@
+//===- Graph.h - MXNet's graph data model -----------------------*- C++ -*-===//
+//
+// The Graph is MXNet's (nnvm's) data model: nodes with an op name, a node
+// name, string attributes and inputs `(node, output, version)`, plus the list
+// of variable ("arg") nodes and the heads. It is what every front end builds
+// and it round-trips MXNet symbol JSON.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_GRAPH_GRAPH_H
+#define MXC_GRAPH_GRAPH_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mxc::graph {
+
+/// One input or head: output `index` of node `node` (an index into
+/// Graph::nodes). `version` is nnvm's variable version (0 in practice).
+struct NodeEntry {
+  uint32_t node = 0;
+  uint32_t index = 0;
+  uint32_t version = 0;
+  bool operator==(const NodeEntry &o) const {
+    return node == o.node && index == o.index && version == o.version;
+  }
+};
+
+struct Node {
+  /// MXNet operator name as written in the file ("Convolution", "_Plus");
+  /// "null" for variables.
+  std::string op;
+  std::string name;
+  /// All attributes as MXNet strings: operator parameters ("kernel" ->
+  /// "(3, 3)") and hidden attributes in their upgraded `__key__` spelling
+  /// ("__lr_mult__" -> "0.2"). Sorted, as MXNet writes them.
+  std::map<std::string, std::string> attrs;
+  std::vector<NodeEntry> inputs;
+  /// Indices of nodes that must run before this one.
+  std::vector<uint32_t> controlDeps;
+  /// Number of outputs, visible and hidden. Taken from `node_row_ptr` when the
+  /// file has it, otherwise from the operator table (1 when unknown).
+  uint32_t numOutputs = 1;
+
+  bool isVariable() const { return op == "null"; }
+};
+
+struct Graph {
+  std::vector<Node> nodes;
+  /// Indices of the variable nodes, in node order.
+  std::vector<uint32_t> argNodes;
+  std::vector<NodeEntry> heads;
+  /// `attrs.mxnet_version` of the file; files without it are legacy (< 0.9)
+  /// and were upgraded on read.
+  std::optional<int64_t> mxnetVersion;
+
+  /// Variable names in MXNet's `list_arguments()` order (variables reached
+  /// from the heads in depth-first post-order, excluding auxiliary states).
+  std::vector<uint32_t> listArguments() const;
+  /// Variables used as auxiliary (mutated) inputs, e.g. BatchNorm's
+  /// moving_mean / moving_var, in `list_auxiliary_states()` order.
+  std::vector<uint32_t> listAuxiliaryStates() const;
+  /// Output names as `list_outputs()` gives them ("fc1_output", "softmax_output").
+  std::vector<std::string> listOutputs() const;
+
+  /// Structural checks: input and head indices in range, output indices below
+  /// each node's output count, no cycle (nodes are topologically ordered),
+  /// arg_nodes are variables. The error names the offending node.
+  llvm::Error verify() const;
+};
+
+/// Output count of an MXNet operator given its attributes (all outputs,
+/// hidden included: BatchNorm 3, Dropout 2). 1 for unknown operators.
+uint32_t numOutputsOf(llvm::StringRef op,
+                      const std::map<std::string, std::string> &attrs);
+/// Indices of an operator's inputs that are auxiliary states (BatchNorm: 3, 4).
+std::vector<uint32_t> auxInputsOf(llvm::StringRef op);
+/// Visible output names of an operator ("output"; SoftmaxOutput "output";
+/// BatchNorm with output_mean_var: "output", "mean", "var").
+std::vector<std::string> outputNamesOf(llvm::StringRef op,
+                                       const std::map<std::string, std::string> &attrs);
+
+/// Reads MXNet symbol JSON in every variant MXNet wrote (see docs/formats.md).
+/// Errors name the node (by index and name) or the JSON path at fault.
+llvm::Expected<Graph> readSymbolJSON(llvm::StringRef text);
+llvm::Expected<Graph> readSymbolFile(llvm::StringRef path);
+
+/// Writes JSON in the layout MXNet 1.9.1 writes (nodes, arg_nodes,
+/// node_row_ptr, heads, attrs.mxnet_version = 10901).
+std::string writeSymbolJSON(const Graph &g);
+
+} // namespace mxc::graph
+
+#endif // MXC_GRAPH_GRAPH_H

@@ -1,0 +1,34 @@
+// device.h - devices the runtime knows (MXNet's Context).
+//
+// Plain C++17: nothing here may include LLVM or MLIR.
+#ifndef MXC_RUNTIME_DEVICE_H
+#define MXC_RUNTIME_DEVICE_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mxc::runtime {
+
+/// A device: a kind and an ordinal, as MXNet's `mx.cpu(0)` / `mx.gpu(1)`.
+/// The numeric kinds match MXNet's dev_type values stored in `.params` files.
+struct Device {
+  enum class Kind : int32_t { CPU = 1, GPU = 2, CPUPinned = 3, CPUShared = 5 };
+  Kind kind = Kind::CPU;
+  int32_t id = 0;
+
+  static Device cpu(int32_t id = 0) { return {Kind::CPU, id}; }
+  static Device gpu(int32_t id = 0) { return {Kind::GPU, id}; }
+
+  bool operator==(const Device &o) const { return kind == o.kind && id == o.id; }
+  bool operator!=(const Device &o) const { return !(*this == o); }
+
+  /// "cpu(0)", "gpu(1)", "cpu_pinned(0)", "cpu_shared(0)".
+  std::string str() const;
+  /// Parses the spelling of str(); nullopt for anything else.
+  static std::optional<Device> parse(const std::string &text);
+};
+
+} // namespace mxc::runtime
+
+#endif // MXC_RUNTIME_DEVICE_H

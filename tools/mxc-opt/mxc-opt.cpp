@@ -1,0 +1,16 @@
+//===- mxc-opt.cpp - mlir-opt with the mx dialect -----------------------===//
+#include "mxc/Dialect/MX/IR/MXDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  registry.insert<mxc::mx::MXDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "mxc optimizer driver\n", registry));
+}
