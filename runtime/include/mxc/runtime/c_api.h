@@ -7,11 +7,12 @@
 #ifndef MXC_RUNTIME_C_API_H
 #define MXC_RUNTIME_C_API_H
 
+#include "mxc/runtime/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MXC_RUNTIME_API __attribute__((visibility("default")))
 
 typedef enum {
   MXC_OK = 0,

@@ -4,6 +4,8 @@
 #ifndef MXC_RUNTIME_DEVICE_H
 #define MXC_RUNTIME_DEVICE_H
 
+#include "mxc/runtime/api.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +14,7 @@ namespace mxc::runtime {
 
 /// A device: a kind and an ordinal, as MXNet's `mx.cpu(0)` / `mx.gpu(1)`.
 /// The numeric kinds match MXNet's dev_type values stored in `.params` files.
-struct Device {
+struct MXC_RUNTIME_API Device {
   enum class Kind : int32_t { CPU = 1, GPU = 2, CPUPinned = 3, CPUShared = 5 };
   Kind kind = Kind::CPU;
   int32_t id = 0;

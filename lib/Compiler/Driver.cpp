@@ -1,0 +1,357 @@
+//===- Driver.cpp - the mxc command line ----------------------------------===//
+//
+//   mxc import  model-symbol.json --shape data=1,3,224,224 [--params P] -o model.mlir
+//   mxc export  model.mlir -o model-symbol.json
+//   mxc summary model-symbol.json --shape data=1,3,224,224 [--params P]
+//   mxc diff    a-symbol.json b-symbol.json
+//
+// Every error is one line, "mxc: error: <where>: <what>", naming the MXNet
+// node (or the byte offset of a .params file); exit status 1 for bad input,
+// 2 for bad usage.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Compiler/Driver.h"
+#include "mxc/Compiler/Import.h"
+#include "mxc/Compiler/Types.h"
+#include "mxc/Dialect/MX/IR/MXDialect.h"
+#include "mxc/Dialect/MX/IR/MXOpTable.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+using namespace mxc;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum ExitCode { kOk = 0, kBadInput = 1, kBadUsage = 2 };
+
+cl::SubCommand importCmd("import", "Import an MXNet symbol JSON file into the mx dialect");
+cl::SubCommand exportCmd("export", "Export an mx-dialect module back to MXNet symbol JSON");
+cl::SubCommand summaryCmd("summary", "Import a model and print its ops, parameter count and output shapes");
+cl::SubCommand diffCmd("diff", "Compare two MXNet symbol JSON files as MXNet would load them");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input file>"),
+                               cl::Required, cl::sub(importCmd),
+                               cl::sub(exportCmd), cl::sub(summaryCmd));
+cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::sub(importCmd), cl::sub(exportCmd));
+cl::list<std::string> shapes("shape",
+                             cl::desc("Input shape, e.g. data=1,3,224,224 (repeatable)"),
+                             cl::value_desc("name=d0,d1,..."),
+                             cl::sub(importCmd), cl::sub(summaryCmd));
+cl::list<std::string> dtypes("dtype",
+                             cl::desc("Input dtype, e.g. data=float16 (default float32)"),
+                             cl::value_desc("name=dtype"), cl::sub(importCmd),
+                             cl::sub(summaryCmd));
+cl::opt<std::string> paramsFile("params",
+                                cl::desc("MXNet .params file: fixes parameter shapes and dtypes"),
+                                cl::value_desc("file"), cl::sub(importCmd),
+                                cl::sub(summaryCmd));
+cl::opt<std::string> funcName("func", cl::desc("Function to export"),
+                              cl::init("main"), cl::sub(exportCmd));
+cl::opt<std::string> diffA(cl::Positional, cl::desc("<first symbol.json>"),
+                           cl::Required, cl::sub(diffCmd));
+cl::opt<std::string> diffB(cl::Positional, cl::desc("<second symbol.json>"),
+                           cl::Required, cl::sub(diffCmd));
+
+/// Prints "mxc: error: " and the message.
+llvm::raw_ostream &errorLine() {
+  llvm::errs() << "mxc: ";
+  return llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/true);
+}
+
+/// Where a diagnostic points, as a prefix: "node 'conv1': " for imported
+/// ops, "file:line:col: " for parsed text.
+std::string locationPrefix(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return "node '" + name.getName().str() + "': ";
+  if (auto flc = dyn_cast<FileLineColLoc>(loc))
+    return flc.getFilename().str() + ":" + std::to_string(flc.getLine()) +
+           ":" + std::to_string(flc.getColumn()) + ": ";
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (auto p = locationPrefix(l); !p.empty())
+        return p;
+  return "";
+}
+
+/// Routes MLIR diagnostics to one line each on stderr.
+struct OneLineDiagnostics {
+  explicit OneLineDiagnostics(MLIRContext &ctx)
+      : handler(&ctx, [](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error) {
+            errorLine() << locationPrefix(d.getLocation()) << d.str() << "\n";
+          } else if (d.getSeverity() == DiagnosticSeverity::Warning) {
+            llvm::errs() << "mxc: warning: " << locationPrefix(d.getLocation())
+                         << d.str() << "\n";
+          }
+          return success();
+        }) {}
+  ScopedDiagnosticHandler handler;
+};
+
+void registerDialects(MLIRContext &ctx) {
+  ctx.getOrLoadDialect<mx::MXDialect>();
+  ctx.getOrLoadDialect<func::FuncDialect>();
+}
+
+/// Parses "name=v1,v2,..." into (name, values); false on bad syntax.
+bool splitAssignment(StringRef text, std::string &name, std::string &value) {
+  auto [n, v] = text.split('=');
+  if (n.empty() || v.empty() || !text.contains('='))
+    return false;
+  name = n.trim().str();
+  value = v.trim().str();
+  return true;
+}
+
+/// Fills `opts` from --shape/--dtype/--params; prints an error and returns
+/// the exit code on failure.
+std::optional<int> parseImportOptions(ImportOptions &opts,
+                                      std::vector<graph::NDArrayData> &params) {
+  for (const std::string &s : shapes) {
+    std::string name, value;
+    if (!splitAssignment(s, name, value)) {
+      errorLine() << "--shape '" << s << "': expected name=d0,d1,...\n";
+      return kBadUsage;
+    }
+    std::vector<int64_t> dims;
+    for (StringRef d : llvm::split(StringRef(value), ',')) {
+      int64_t x;
+      if (d.trim().getAsInteger(10, x) || x <= 0) {
+        errorLine() << "--shape '" << s << "': '" << d
+                    << "' is not a positive integer\n";
+        return kBadUsage;
+      }
+      dims.push_back(x);
+    }
+    opts.shapes[name] = dims;
+  }
+  for (const std::string &s : dtypes) {
+    std::string name, value;
+    if (!splitAssignment(s, name, value)) {
+      errorLine() << "--dtype '" << s << "': expected name=dtype\n";
+      return kBadUsage;
+    }
+    MLIRContext probe;
+    if (!elementTypeForDType(&probe, value)) {
+      errorLine() << "--dtype '" << s << "': unknown dtype '" << value
+                  << "' (float32, float64, float16, bfloat16, uint8, int8, "
+                     "int32, int64, bool)\n";
+      return kBadUsage;
+    }
+    opts.dtypes[name] = value;
+  }
+  if (!paramsFile.empty()) {
+    auto p = graph::readParamsFile(paramsFile);
+    if (!p) {
+      errorLine() << paramsFile << ": " << llvm::toString(p.takeError()) << "\n";
+      return kBadInput;
+    }
+    params = std::move(*p);
+    opts.params = &params;
+  }
+  return std::nullopt;
+}
+
+/// Reads and imports the input file; prints errors.
+OwningOpRef<ModuleOp> importInput(MLIRContext &ctx, int &status,
+                                  std::vector<graph::NDArrayData> &params) {
+  ImportOptions opts;
+  if (auto rc = parseImportOptions(opts, params)) {
+    status = *rc;
+    return nullptr;
+  }
+  auto g = graph::readSymbolFile(inputFile);
+  if (!g) {
+    errorLine() << inputFile << ": " << llvm::toString(g.takeError()) << "\n";
+    status = kBadInput;
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module = importGraph(ctx, *g, opts);
+  if (!module || failed(verify(*module))) {
+    status = kBadInput;
+    return nullptr;
+  }
+  status = kOk;
+  return module;
+}
+
+std::string typeStr(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// `mxc summary`: ops by count, parameters, inputs and outputs.
+void printSummary(ModuleOp module, llvm::raw_ostream &os) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  std::map<std::string, unsigned> ops;
+  unsigned numOps = 0;
+  func.walk([&](Operation *op) {
+    if (const mx::OpSpec *s = mx::lookupMLIROp(op->getName().getStringRef())) {
+      ++ops[s->mxnetName];
+      ++numOps;
+    }
+  });
+  int64_t paramCount = 0, auxCount = 0, paramBytes = 0;
+  unsigned numParams = 0, numAux = 0;
+  os << "model: " << inputFile << "\n";
+  os << "inputs:\n";
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    auto kind = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.kind");
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.name");
+    if (kind && kind.getValue() == "data") {
+      os << "  " << name.getValue() << ": " << typeStr(type) << "\n";
+      continue;
+    }
+    int64_t n = type.getNumElements();
+    paramBytes += n * ((type.getElementTypeBitWidth() + 7) / 8);
+    if (kind && kind.getValue() == "aux") {
+      auxCount += n;
+      ++numAux;
+    } else {
+      paramCount += n;
+      ++numParams;
+    }
+  }
+  os << "parameters: " << paramCount << " in " << numParams << " arrays";
+  if (numAux)
+    os << " (+ " << auxCount << " in " << numAux << " auxiliary states)";
+  os << ", " << llvm::format("%.1f", paramBytes / 1048576.0) << " MiB\n";
+  os << "ops: " << numOps << "\n";
+  std::vector<std::pair<std::string, unsigned>> sorted(ops.begin(), ops.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](auto &a, auto &b) { return a.second > b.second; });
+  for (auto &[name, count] : sorted)
+    os << "  " << llvm::left_justify(name, 20) << " " << count << "\n";
+  os << "outputs:\n";
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "mx.name");
+    os << "  " << (name ? name.getValue() : StringRef("output")) << ": "
+       << typeStr(func.getResultTypes()[i]) << "\n";
+  }
+}
+
+/// Writes `text` to `path` ("-" is stdout); prints errors.
+int writeOutput(StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    errorLine() << path << ": " << ec.message() << "\n";
+    return kBadInput;
+  }
+  fn(out.os());
+  out.keep();
+  return kOk;
+}
+
+int runImport() {
+  MLIRContext ctx;
+  registerDialects(ctx);
+  OneLineDiagnostics diags(ctx);
+  int status;
+  std::vector<graph::NDArrayData> params;
+  OwningOpRef<ModuleOp> module = importInput(ctx, status, params);
+  if (!module)
+    return status;
+  return writeOutput(outputFile, [&](llvm::raw_ostream &os) {
+    module->print(os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
+  });
+}
+
+int runSummary() {
+  MLIRContext ctx;
+  registerDialects(ctx);
+  OneLineDiagnostics diags(ctx);
+  int status;
+  std::vector<graph::NDArrayData> params;
+  OwningOpRef<ModuleOp> module = importInput(ctx, status, params);
+  if (!module)
+    return status;
+  printSummary(*module, llvm::outs());
+  return kOk;
+}
+
+int runExport() {
+  MLIRContext ctx;
+  registerDialects(ctx);
+  OneLineDiagnostics diags(ctx);
+  llvm::SourceMgr sm;
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, sm, &ctx);
+  if (!module) {
+    if (!llvm::sys::fs::exists(inputFile))
+      errorLine() << inputFile << ": no such file\n";
+    return kBadInput;
+  }
+  auto g = exportGraph(*module, funcName);
+  if (failed(g))
+    return kBadInput;
+  return writeOutput(outputFile, [&](llvm::raw_ostream &os) {
+    os << graph::writeSymbolJSON(*g);
+  });
+}
+
+int runDiff() {
+  MLIRContext ctx;
+  registerDialects(ctx);
+  auto a = graph::readSymbolFile(diffA);
+  if (!a) {
+    errorLine() << diffA << ": " << llvm::toString(a.takeError()) << "\n";
+    return kBadInput;
+  }
+  auto b = graph::readSymbolFile(diffB);
+  if (!b) {
+    errorLine() << diffB << ": " << llvm::toString(b.takeError()) << "\n";
+    return kBadInput;
+  }
+  std::string diff = diffGraphs(ctx, *a, *b);
+  if (diff.empty()) {
+    llvm::outs() << "graphs are equal (" << a->nodes.size() << " nodes)\n";
+    return kOk;
+  }
+  llvm::outs() << "graphs differ:\n" << diff;
+  return kBadInput;
+}
+
+} // namespace
+
+int mxc::driverMain(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "mxc: the MXNet graph compiler\n\n"
+          "  mxc import  model-symbol.json --shape data=1,3,224,224 [--params P] -o model.mlir\n"
+          "  mxc export  model.mlir -o model-symbol.json\n"
+          "  mxc summary model-symbol.json --shape data=1,3,224,224\n"
+          "  mxc diff    a-symbol.json b-symbol.json\n",
+          &llvm::errs()))
+    return kBadUsage;
+  if (importCmd)
+    return runImport();
+  if (exportCmd)
+    return runExport();
+  if (summaryCmd)
+    return runSummary();
+  if (diffCmd)
+    return runDiff();
+  errorLine() << "no command given; see 'mxc --help'\n";
+  return kBadUsage;
+}

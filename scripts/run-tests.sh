@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# run-tests.sh - the whole mxc test suite on a fresh machine: installs what it
+# needs (scripts/setup.sh), builds, then runs CTest (unit tests), lit
+# (dialect/CLI tests), pytest, the runtime-only build with its checks, and
+# each libFuzzer target for MXC_FUZZ_SECONDS (default 60) seconds.
+# Every stage runs; the exit status is non-zero if any failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+FUZZ_SECONDS="${MXC_FUZZ_SECONDS:-60}"
+
+scripts/setup.sh || exit 1
+export PATH="$ROOT/.venv/bin:$PATH"
+scripts/build.sh all || { echo "run-tests: build failed"; exit 1; }
+
+failed=()
+stage() {
+  local name="$1"; shift
+  echo
+  echo "=== $name ==="
+  "$@" || failed+=("$name")
+}
+
+stage "ctest (unit tests)" ctest --test-dir build --output-on-failure --no-tests=error -j2
+stage "lit" lit -sv build/test
+stage "pytest" python -m pytest -q test/python
+stage "runtime alone (MXC_BUILD_COMPILER=OFF)" scripts/check-runtime-alone.sh
+stage "fuzzers (${FUZZ_SECONDS}s each)" scripts/run-fuzzers.sh "$FUZZ_SECONDS" build
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "run-tests: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "run-tests: all stages passed"
