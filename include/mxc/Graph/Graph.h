@@ -67,6 +67,10 @@ struct Graph {
   std::vector<uint32_t> listAuxiliaryStates() const;
   /// Output names as `list_outputs()` gives them ("fc1_output", "softmax_output").
   std::vector<std::string> listOutputs() const;
+  /// Nodes reached from the heads in nnvm's DFSVisit order (post-order,
+  /// inputs then control dependencies, each node once): the order MXNet
+  /// numbers nodes in when it saves a graph.
+  std::vector<uint32_t> postOrder() const;
 
   /// Structural checks: input and head indices in range, output indices below
   /// each node's output count, no cycle (nodes are topologically ordered),
@@ -80,18 +84,40 @@ uint32_t numOutputsOf(llvm::StringRef op,
                       const std::map<std::string, std::string> &attrs);
 /// Indices of an operator's inputs that are auxiliary states (BatchNorm: 3, 4).
 std::vector<uint32_t> auxInputsOf(llvm::StringRef op);
+/// MXNet's input names of an operator (`FListInputNames`: FullyConnected
+/// "data", "weight", "bias" unless no_bias). Empty for operators the table
+/// does not know.
+std::vector<std::string> inputNamesOf(llvm::StringRef op,
+                                      const std::map<std::string, std::string> &attrs);
+/// Name of output `index` of a node as `list_outputs()` spells its suffix:
+/// the operator's `FListOutputNames` entry ("output", "mean", "workspace"),
+/// else "output" for a single-output node and "output<index>" otherwise.
+/// `numOutputs` is the node's output count (hidden outputs included).
+std::string outputNameOf(llvm::StringRef op,
+                         const std::map<std::string, std::string> &attrs,
+                         uint32_t numOutputs, uint32_t index);
 /// Visible output names of an operator ("output"; SoftmaxOutput "output";
 /// BatchNorm with output_mean_var: "output", "mean", "var").
 std::vector<std::string> outputNamesOf(llvm::StringRef op,
                                        const std::map<std::string, std::string> &attrs);
 
+/// The version MXNet 1.9.1 stamps on the files it writes (MXNET_VERSION).
+constexpr int64_t kMXNetVersion = 10901;
+
 /// Reads MXNet symbol JSON in every variant MXNet wrote (see docs/formats.md).
 /// Errors name the node (by index and name) or the JSON path at fault.
+/// Files older than 1.9.1 get MXNet's upgrade on load (legacy_json_util.cc):
+/// hidden keys ("lr_mult", "fc1_weight_lr_mult") become `__key__` attributes,
+/// files before 0.9 get the auxiliary-state variables they lacked (inserted
+/// right before their consumer, so node indices after it shift), and so on.
 llvm::Expected<Graph> readSymbolJSON(llvm::StringRef text);
 llvm::Expected<Graph> readSymbolFile(llvm::StringRef path);
 
 /// Writes JSON in the layout MXNet 1.9.1 writes (nodes, arg_nodes,
-/// node_row_ptr, heads, attrs.mxnet_version = 10901).
+/// node_row_ptr, heads, attrs.mxnet_version = 10901), byte for byte as dmlc's
+/// JSONWriter formats it. Nodes are written in Graph order; arg_nodes is
+/// recomputed (every variable, in node order) and node_row_ptr comes from
+/// Node::numOutputs.
 std::string writeSymbolJSON(const Graph &g);
 
 } // namespace mxc::graph
