@@ -45,6 +45,11 @@ class MX_StrEnumAttr<list<string> cases>
 def MX_DTypeAttr : MX_StrEnumAttr<["float32", "float64", "float16", "bfloat16",
                                    "uint8", "int8", "int32", "int64", "bool"]>;
 
-def MX_Tensor : RankedTensorOf<[AnyFloat, AnySignlessInteger, AnyUnsignedInteger]>;
+// Element types are MXNet's data types: float32 f32, float64 f64, float16
+// f16, bfloat16 bf16, uint8 ui8, int8 i8, int32 i32, int64 i64, bool i1.
+def MX_Tensor : RankedTensorOf<[F16, BF16, F32, F64, UI8, I8, I32, I64, I1]>;
+
+// The floating-point subset, for layers and transcendental functions.
+def MX_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 
 #endif // MXC_DIALECT_MX_IR_MXBASE_TD

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -37,7 +38,13 @@ struct AttrSpec {
   /// from the op when not given).
   const char *defaultValue;
   /// '|'-separated allowed values for Enum ("relu|sigmoid|tanh|softrelu|softsign").
+  /// For DType, nullptr means every MXNet dtype, otherwise the allowed subset
+  /// (softmax's dtype: "float16|float32|float64").
   const char *enumValues;
+  /// MXNet declares the field without a default although "None" is a legal
+  /// value (slice_axis `end`): an exporter must write "None" when the
+  /// attribute is absent, or MXNet rejects the node.
+  bool exportAlways = false;
 };
 
 struct OpSpec {
@@ -46,9 +53,23 @@ struct OpSpec {
   llvm::ArrayRef<const char *> inputNames; ///< MXNet's list_arguments names
   unsigned numRequiredInputs;///< leading inputs that must be present
   bool variadicInputs;       ///< Concat: any number of data inputs
-  unsigned numOutputs;       ///< all outputs, hidden included (BatchNorm: 3)
+  unsigned numOutputs;       ///< all outputs, hidden included (BatchNorm: 3);
+                             ///< LeakyReLU: the maximum (2 for rrelu, else 1)
   llvm::ArrayRef<unsigned> auxInputs; ///< inputs that are auxiliary states
   llvm::ArrayRef<AttrSpec> attrs;
+  /// MXNet's list_outputs names ("output", "mean", "var").
+  llvm::ArrayRef<const char *> outputNames = {};
+  /// Outputs MXNet shows (FNumVisibleOutputs): Dropout, LRN, BatchNorm and
+  /// LeakyReLU 1; the rest are hidden but still addressable by index in JSON.
+  /// (BatchNorm shows all 3 when output_mean_var is true.)
+  unsigned numVisibleOutputs = 0;
+  /// Other names MXNet registers for this operator (add_alias).
+  llvm::ArrayRef<const char *> aliases = {};
+
+  /// The AttrSpec called `name`, or nullptr.
+  const AttrSpec *findAttr(llvm::StringRef name) const;
+  /// Whether input `index` is an auxiliary state (BatchNorm moving_mean/var).
+  bool isAuxInput(unsigned index) const;
 };
 
 /// Looks an operator up by its MXNet name or any alias MXNet registers
@@ -61,10 +82,35 @@ llvm::ArrayRef<OpSpec> allOpSpecs();
 /// Parses an MXNet attribute string into the typed attribute for `spec`.
 /// On failure returns null and sets `error` to a one-line reason
 /// ("expected a shape like (3, 3), got 'abc'").
+/// "None" for an attribute whose default is "None" (an optional attribute)
+/// returns a UnitAttr: the attribute is absent (leave it off the op).
 mlir::Attribute parseMXNetAttr(mlir::Builder &b, const AttrSpec &spec,
                                llvm::StringRef value, std::string &error);
-/// The MXNet spelling of a typed attribute ("(3, 3)", "True", "0.001").
+/// The MXNet spelling of a typed attribute ("(3, 3)", "True", "0.001");
+/// floats print like Python's repr, so they parse back to the same double.
+/// A null or UnitAttr `attr` prints "None".
 std::string printMXNetAttr(const AttrSpec &spec, mlir::Attribute attr);
+
+/// The MLIR element type of an MXNet dtype name ("float32" -> f32, "uint8"
+/// -> ui8, "bool" -> i1), or null for an unknown name.
+mlir::Type getElementTypeForMXNetDType(mlir::MLIRContext *ctx,
+                                       llvm::StringRef dtype);
+/// The MXNet dtype name of an element type, or "" if MXNet has none.
+llvm::StringRef getMXNetDTypeName(mlir::Type elementType);
+
+/// Creates the op of `spec` at `b`'s insertion point with result types
+/// inferred by the op's InferTypeOpInterface (MXNet's shape/type rules).
+/// `attrs` are the typed attributes (from parseMXNetAttr), named as in the
+/// AttrSpecs; absent ones take their defaults, a UnitAttr means absent
+/// (None), and names with a '.' ("mx.hidden") are kept as discardable
+/// attributes. Checks the operand count, the
+/// attribute names, kinds and values, runs the inference and then the op
+/// verifier; on any failure emits one error at `loc` (the MXNet node's
+/// location, so it names the node) and returns failure, leaving no op
+/// behind. The `mx` dialect must be loaded in `b`'s context.
+mlir::FailureOr<mlir::Operation *>
+createMXOp(mlir::OpBuilder &b, mlir::Location loc, const OpSpec &spec,
+           mlir::ValueRange operands, llvm::ArrayRef<mlir::NamedAttribute> attrs);
 
 } // namespace mxc::mx
 

@@ -1,0 +1,585 @@
+//===- MXShapeInferenceNN.cpp - result types of the mx layer ops ---------===//
+//
+// MXNet 1.9.1's shape and type functions for the neural-network layers:
+// Convolution, Pooling, FullyConnected, BatchNorm, LRN, Dropout, Concat,
+// Flatten, SoftmaxOutput, LeakyReLU, Cast. Each mirrors the FInferShape /
+// FInferType of the MXNet operator (cited per function) and turns MXNet's
+// CHECK failures into diagnostics; dynamic extents propagate where MXNet
+// would leave a dimension unknown.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+#include "MXInference.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mxc::mx;
+using namespace mxc::mx::detail;
+
+/// Integer ceil(a / b) for a >= 0, b > 0.
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Position of the channel axis and of the spatial axes for an N-D layout:
+/// NC* (channel first) or N*C (channel last).
+struct LayoutAxes {
+  int64_t channel;
+  SmallVector<int64_t, 3> spatial;
+};
+static LayoutAxes getLayoutAxes(int64_t rank, bool channelLast) {
+  LayoutAxes axes;
+  axes.channel = channelLast ? rank - 1 : 1;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    axes.spatial.push_back(channelLast ? 1 + i : 2 + i);
+  return axes;
+}
+
+/// Resolves an optional MXNet layout for `nSpatial` spatial dimensions:
+/// sets `channelLast`, or fails if the layout does not fit.
+static LogicalResult resolveLayout(std::optional<Location> loc,
+                                   StringRef opName,
+                                   std::optional<StringRef> layout,
+                                   int64_t nSpatial, bool allowNWC,
+                                   bool &channelLast) {
+  static const char *const first[] = {"NCW", "NCHW", "NCDHW"};
+  static const char *const last[] = {"NWC", "NHWC", "NDHWC"};
+  channelLast = false;
+  if (!layout)
+    return success();
+  if (*layout == first[nSpatial - 1])
+    return success();
+  if (*layout == last[nSpatial - 1] && (nSpatial > 1 || allowNWC)) {
+    channelLast = true;
+    return success();
+  }
+  return inferError(loc, opName, "layout ", *layout, " does not fit ",
+                    nSpatial + 2, "-D data");
+}
+
+/// Fails unless every entry of `values` is >= `min`.
+static LogicalResult checkAtLeast(std::optional<Location> loc, StringRef opName,
+                                  StringRef what, ArrayRef<int64_t> values,
+                                  int64_t min) {
+  for (int64_t v : values)
+    if (v < min)
+      return inferError(loc, opName, what, " ", formatShape(values),
+                        " must have entries >= ", min);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution (src/operator/nn/convolution.cc ConvolutionShape / Type)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvolutionOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
+  if (failed(data) || failed(weight))
+    return failure();
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  int64_t k = kernel.size();
+  if (k < 1 || k > 3)
+    return inferError(loc, name, "kernel ", formatShape(kernel),
+                      " must have 1, 2 or 3 entries");
+  if (data->getRank() != k + 2)
+    return inferError(loc, name, "expects ", k + 2, "-D data for a ", k,
+                      "-D kernel, got ", formatShape(data->getShape()));
+  bool channelLast;
+  if (failed(resolveLayout(loc, name, adaptor.getLayout(), k,
+                           /*allowNWC=*/false, channelLast)))
+    return failure();
+  auto stride = expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
+  auto dilate = expandSpatialParam(loc, name, "dilate", adaptor.getDilate(), k, 1);
+  auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), k, 0);
+  if (failed(stride) || failed(dilate) || failed(pad) ||
+      failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
+      failed(checkAtLeast(loc, name, "stride", *stride, 1)) ||
+      failed(checkAtLeast(loc, name, "dilate", *dilate, 1)) ||
+      failed(checkAtLeast(loc, name, "pad", *pad, 0)))
+    return failure();
+
+  int64_t numFilter = static_cast<int64_t>(adaptor.getNumFilter());
+  int64_t numGroup = static_cast<int64_t>(adaptor.getNumGroup());
+  if (numFilter < 1)
+    return inferError(loc, name, "num_filter must be >= 1, got ", numFilter);
+  if (numGroup < 1)
+    return inferError(loc, name, "num_group must be >= 1, got ", numGroup);
+  if (numFilter % numGroup != 0)
+    return inferError(loc, name, "num_filter ", numFilter,
+                      " not divisible by num_group ", numGroup);
+
+  Value bias = adaptor.getBias();
+  if (!adaptor.getNoBias() && !bias)
+    return inferError(loc, name, "expects a bias input unless no_bias is true");
+  if (adaptor.getNoBias() && bias)
+    return inferError(loc, name, "has a bias input but no_bias is true");
+
+  ArrayRef<int64_t> in = data->getShape();
+  Type elt = data->getElementType();
+  LayoutAxes axes = getLayoutAxes(k + 2, channelLast);
+  int64_t channels = in[axes.channel];
+  if (!isDynamic(channels) && channels % numGroup != 0)
+    return inferError(loc, name, "input channels ", channels,
+                      " not divisible by num_group ", numGroup);
+  int64_t perGroup = isDynamic(channels) ? kDynamic : channels / numGroup;
+
+  // weight: (num_filter, C / num_group, *kernel), channel-last
+  // (num_filter, *kernel, C / num_group).
+  Shape wshape{numFilter};
+  if (!channelLast)
+    wshape.push_back(perGroup);
+  wshape.append(kernel.begin(), kernel.end());
+  if (channelLast)
+    wshape.push_back(perGroup);
+  if (failed(checkShape(loc, name, "weight", *weight, wshape)) ||
+      failed(checkElementType(loc, name, "weight", *weight, elt)))
+    return failure();
+  if (bias) {
+    auto biasType = getTensorType(loc, name, bias, "bias");
+    if (failed(biasType) ||
+        failed(checkShape(loc, name, "bias", *biasType, {numFilter})) ||
+        failed(checkElementType(loc, name, "bias", *biasType, elt)))
+      return failure();
+  }
+
+  Shape out(k + 2);
+  out[0] = in[0];
+  out[axes.channel] = numFilter;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t extent = in[axes.spatial[i]];
+    if (isDynamic(extent)) {
+      out[axes.spatial[i]] = kDynamic;
+      continue;
+    }
+    int64_t dilated = 1 + (kernel[i] - 1) * (*dilate)[i];
+    int64_t padded = extent + 2 * (*pad)[i];
+    if (dilated > padded)
+      return inferError(loc, name, "kernel size ", dilated,
+                        " (dilated) exceeds padded input size ", padded,
+                        " in spatial dimension ", i);
+    out[axes.spatial[i]] = (padded - dilated) / (*stride)[i] + 1;
+  }
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling (src/operator/nn/pooling.cc PoolingShape / PoolingType)
+//===----------------------------------------------------------------------===//
+
+LogicalResult PoolingOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t rank = data->getRank();
+  if (rank < 3 || rank > 5)
+    return inferError(loc, name, "expects 3-D, 4-D or 5-D data, got ",
+                      formatShape(data->getShape()));
+  int64_t k = rank - 2;
+  bool channelLast;
+  if (failed(resolveLayout(loc, name, adaptor.getLayout(), k,
+                           /*allowNWC=*/true, channelLast)))
+    return failure();
+  StringRef poolType = adaptor.getPoolType();
+  if (poolType == "lp" && !adaptor.getPValue())
+    return inferError(loc, name, "lp pooling requires p_value");
+  StringRef convention = adaptor.getPoolingConvention();
+  ArrayRef<int64_t> in = data->getShape();
+  LayoutAxes axes = getLayoutAxes(rank, channelLast);
+  Shape out(in.begin(), in.end());
+
+  if (adaptor.getGlobalPool()) {
+    for (int64_t s : axes.spatial)
+      out[s] = 1;
+    results.push_back(RankedTensorType::get(out, data->getElementType()));
+    return success();
+  }
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  if (kernel.empty())
+    return inferError(loc, name, "requires a kernel unless global_pool is true");
+  if (static_cast<int64_t>(kernel.size()) != k)
+    return inferError(loc, name, "kernel ", formatShape(kernel), " must have ",
+                      k, " entries for ", rank, "-D data");
+  auto stride = expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
+  auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), k, 0);
+  if (failed(stride) || failed(pad) ||
+      failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
+      failed(checkAtLeast(loc, name, "stride", *stride, 1)) ||
+      failed(checkAtLeast(loc, name, "pad", *pad, 0)))
+    return failure();
+  if (convention == "same") {
+    if (k != 1)
+      return inferError(loc, name,
+                        "pooling_convention 'same' supports 1-D pooling only");
+    if (llvm::any_of(*pad, [](int64_t p) { return p != 0; }))
+      return inferError(loc, name,
+                        "pooling_convention 'same' does not allow pad");
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t extent = in[axes.spatial[i]];
+    if (isDynamic(extent)) {
+      out[axes.spatial[i]] = kDynamic;
+      continue;
+    }
+    int64_t padded = extent + 2 * (*pad)[i];
+    if (kernel[i] > padded)
+      return inferError(loc, name, "kernel size ", kernel[i],
+                        " exceeds padded input size ", padded,
+                        " in spatial dimension ", i);
+    int64_t s = (*stride)[i];
+    if (convention == "valid")
+      out[axes.spatial[i]] = 1 + (padded - kernel[i]) / s;
+    else if (convention == "full")
+      out[axes.spatial[i]] = 1 + ceilDiv(padded - kernel[i], s);
+    else
+      out[axes.spatial[i]] = ceilDiv(padded, s);
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FullyConnected (src/operator/nn/fully_connected.cc FullyConnectedShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult FullyConnectedOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
+  if (failed(data) || failed(weight))
+    return failure();
+  if (data->getRank() == 0)
+    return inferError(loc, name, "expects data of rank >= 1");
+  int64_t numHidden = static_cast<int64_t>(adaptor.getNumHidden());
+  if (numHidden < 1)
+    return inferError(loc, name, "num_hidden must be >= 1, got ", numHidden);
+  Value bias = adaptor.getBias();
+  if (!adaptor.getNoBias() && !bias)
+    return inferError(loc, name, "expects a bias input unless no_bias is true");
+  if (adaptor.getNoBias() && bias)
+    return inferError(loc, name, "has a bias input but no_bias is true");
+
+  ArrayRef<int64_t> in = data->getShape();
+  Type elt = data->getElementType();
+  Shape out;
+  int64_t numInput;
+  if (adaptor.getFlatten()) {
+    numInput = productOf(in.drop_front());
+    out = {in[0], numHidden};
+  } else {
+    numInput = in.back();
+    out.assign(in.begin(), in.end());
+    out.back() = numHidden;
+  }
+  if (failed(checkShape(loc, name, "weight", *weight, {numHidden, numInput})) ||
+      failed(checkElementType(loc, name, "weight", *weight, elt)))
+    return failure();
+  if (bias) {
+    auto biasType = getTensorType(loc, name, bias, "bias");
+    if (failed(biasType) ||
+        failed(checkElementType(loc, name, "bias", *biasType, elt)))
+      return failure();
+    // MXNet accepts (num_hidden,) and (num_hidden, 1).
+    ArrayRef<int64_t> b = biasType->getShape();
+    bool ok = (b.size() == 1 && dimsCompatible(b[0], numHidden)) ||
+              (b.size() == 2 && dimsCompatible(b[0], numHidden) &&
+               dimsCompatible(b[1], 1));
+    if (!ok)
+      return inferError(loc, name, "bias shape ", formatShape(b),
+                        " does not match expected (", numHidden, ",)");
+  }
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Flatten (src/operator/tensor/matrix_op-inl.h FlattenShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  if (data->getRank() == 0)
+    return inferError(loc, name, "expects data of rank >= 1");
+  ArrayRef<int64_t> in = data->getShape();
+  Shape out{in[0], productOf(in.drop_front())};
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOutput (src/operator/softmax_output.cc SoftmaxOutputShape / Type)
+//===----------------------------------------------------------------------===//
+
+/// Whether `a` and `b` have the same rank and compatible extents.
+static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (!dimsCompatible(x, y))
+      return false;
+  return true;
+}
+
+LogicalResult SoftmaxOutputOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto label = getTensorType(loc, name, adaptor.getLabel(), "label");
+  if (failed(data) || failed(label))
+    return failure();
+  if (data->getRank() == 0)
+    return inferError(loc, name, "expects data of rank >= 1");
+  if (failed(checkElementType(loc, name, "label", *label,
+                              data->getElementType())))
+    return failure();
+  ArrayRef<int64_t> d = data->getShape(), l = label->getShape();
+  if (!shapesCompatible(d, l)) {
+    if (adaptor.getMultiOutput()) {
+      if (d.size() < 2)
+        return inferError(loc, name, "multi_output expects data of rank >= 2");
+      // (N, size / N / C), (N, d2, ...) or (N, 1, d2, ...).
+      int64_t rest = productOf(d.drop_front(2));
+      Shape l1{d[0], rest};
+      Shape l2{d[0]};
+      l2.append(d.begin() + 2, d.end());
+      Shape l3(d.begin(), d.end());
+      l3[1] = 1;
+      if (!shapesCompatible(l, l1) && !shapesCompatible(l, l2) &&
+          !shapesCompatible(l, l3))
+        return inferError(loc, name, "label shape ", formatShape(l),
+                          " does not fit data shape ", formatShape(d),
+                          "; expected ", formatShape(l1), " or ",
+                          formatShape(l2));
+    } else {
+      Shape expected(d.begin(), d.end() - 1);
+      if (!shapesCompatible(l, expected))
+        return inferError(loc, name, "label shape ", formatShape(l),
+                          " does not match expected ", formatShape(expected),
+                          " or the data shape ", formatShape(d));
+    }
+  }
+  results.push_back(*data);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Cast (src/operator/tensor/elemwise_unary_op.h CastType)
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  Type elt = elementTypeForDType(context, adaptor.getDtype());
+  if (!elt)
+    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
+  results.push_back(RankedTensorType::get(data->getShape(), elt));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LRN (src/operator/nn/lrn.cc LRNShape): output and the hidden tmp_norm.
+//===----------------------------------------------------------------------===//
+
+LogicalResult LRNOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  // MXNet's kernel views the input as 4-D (N, C, H, W).
+  if (data->getRank() != 4)
+    return inferError(loc, name, "expects 4-D data (N, C, H, W), got ",
+                      formatShape(data->getShape()));
+  results.push_back(*data);
+  results.push_back(*data);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout (src/operator/nn/dropout.cc): output and the hidden mask.
+//===----------------------------------------------------------------------===//
+
+LogicalResult DropoutOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  Shape mask(data->getShape().begin(), data->getShape().end());
+  for (int64_t axis : adaptor.getAxes()) {
+    if (axis < 0 || axis >= data->getRank())
+      return inferError(loc, name, "axes ", formatShape(adaptor.getAxes()),
+                        " out of range for ", data->getRank(), "-D input");
+    mask[axis] = 1;
+  }
+  results.push_back(*data);
+  results.push_back(RankedTensorType::get(mask, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BatchNorm (src/operator/nn/batch_norm.cc BatchNormShape / BatchNormType)
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  if (data->getRank() == 0)
+    return inferError(loc, name, "expects data of rank >= 1");
+  auto axis = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis()),
+                            data->getRank());
+  if (failed(axis))
+    return failure();
+  int64_t channels = data->getDimSize(*axis);
+  // Parameters and statistics of f16 / bf16 data are f32 (AccReal).
+  Type elt = data->getElementType();
+  Type paramElt =
+      (elt.isF16() || elt.isBF16()) ? Type(Float32Type::get(context)) : elt;
+  std::pair<Value, StringRef> params[] = {
+      {adaptor.getGamma(), "gamma"},
+      {adaptor.getBeta(), "beta"},
+      {adaptor.getMovingMean(), "moving_mean"},
+      {adaptor.getMovingVar(), "moving_var"}};
+  for (auto [value, what] : params) {
+    auto type = getTensorType(loc, name, value, what);
+    if (failed(type) || failed(checkShape(loc, name, what, *type, {channels})) ||
+        failed(checkElementType(loc, name, what, *type, paramElt)))
+      return failure();
+  }
+  auto stat = RankedTensorType::get({channels}, paramElt);
+  results.push_back(*data);
+  results.push_back(stat);
+  results.push_back(stat);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Concat (src/operator/nn/concat.cc ConcatShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getData();
+  int64_t numArgs = static_cast<int64_t>(adaptor.getNumArgs());
+  if (inputs.empty())
+    return inferError(loc, name, "expects at least one input");
+  if (numArgs != static_cast<int64_t>(inputs.size()))
+    return inferError(loc, name, "num_args ", numArgs, " does not match the ",
+                      inputs.size(), " inputs");
+  SmallVector<RankedTensorType> types;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto type = getTensorType(loc, name, v, "data");
+    if (failed(type))
+      return failure();
+    types.push_back(*type);
+  }
+  int64_t rank = types[0].getRank();
+  if (rank == 0)
+    return inferError(loc, name, "zero-dimensional arrays cannot be concatenated");
+  auto axis = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getDim()),
+                            rank, "dim");
+  if (failed(axis))
+    return failure();
+  Type elt = types[0].getElementType();
+  Shape out(types[0].getShape().begin(), types[0].getShape().end());
+  out[*axis] = 0;
+  for (auto [i, type] : llvm::enumerate(types)) {
+    if (type.getElementType() != elt)
+      return inferError(loc, name, "input #", i, " element type ",
+                        type.getElementType(), " does not match ", elt);
+    if (type.getRank() != rank)
+      return inferError(loc, name, "input #", i, " has rank ", type.getRank(),
+                        ", expected ", rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t extent = type.getDimSize(d);
+      if (d == *axis) {
+        out[d] = isDynamic(extent) || isDynamic(out[d]) ? kDynamic
+                                                         : out[d] + extent;
+        continue;
+      }
+      if (!dimsCompatible(out[d], extent))
+        return inferError(loc, name, "input #", i, " shape ",
+                          formatShape(type.getShape()),
+                          " does not match the other inputs outside dim ",
+                          *axis);
+      out[d] = mergeDims(out[d], extent);
+    }
+  }
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LeakyReLU (src/operator/leaky_relu.cc LeakyReLUShape, expand_shape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult LeakyReLUOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  StringRef act = adaptor.getActType();
+  Value gamma = adaptor.getGamma();
+  if (act == "prelu" && !gamma)
+    return inferError(loc, name, "act_type 'prelu' requires a gamma input");
+  if (act != "prelu" && gamma)
+    return inferError(loc, name, "has a gamma input but act_type is '", act,
+                      "' (only 'prelu' takes one)");
+  if (gamma) {
+    auto g = getTensorType(loc, name, gamma, "gamma");
+    if (failed(g) ||
+        failed(checkElementType(loc, name, "gamma", *g, data->getElementType())))
+      return failure();
+    // MXNet's expand_shape: gamma's extents, right-aligned, match data's
+    // axes 0 and 1 (equal or 1); any other data axis broadcasts.
+    ArrayRef<int64_t> gs = g->getShape(), ds = data->getShape();
+    int64_t s = static_cast<int64_t>(gs.size()) - 1;
+    for (int64_t i = static_cast<int64_t>(ds.size()) - 1; i >= 0; --i)
+      if (s >= 0 && i <= 1 && (dimsCompatible(ds[i], gs[s]) || gs[s] == 1))
+        --s;
+    if (s != -1)
+      return inferError(loc, name, "cannot broadcast gamma shape ",
+                        formatShape(gs), " to data shape ", formatShape(ds));
+  }
+  results.push_back(*data);
+  if (act == "rrelu")
+    results.push_back(*data);
+  return success();
+}

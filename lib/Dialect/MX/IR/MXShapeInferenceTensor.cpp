@@ -1,0 +1,496 @@
+//===- MXShapeInferenceTensor.cpp - result types of mx tensor ops --------===//
+//
+// MXNet 1.9.1's shape and type functions for tensor manipulation and linear
+// algebra: argmax, dot, batch_dot, Reshape, transpose, expand_dims,
+// slice_axis, where, one_hot (cited per function). The family rules
+// (elementwise, broadcast, scalar, reductions, softmax) are in MXOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+#include "MXInference.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mxc::mx;
+using namespace mxc::mx::detail;
+
+//===----------------------------------------------------------------------===//
+// argmax (src/operator/tensor/broadcast_reduce_op.h ReduceAxisShapeImpl)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t rank = data->getRank();
+  if (rank == 0)
+    return inferError(loc, name, "expects data of rank >= 1");
+  // The result has the input's element type, as in MXNet (ElemwiseType).
+  Type elt = data->getElementType();
+  bool keepdims = adaptor.getKeepdims();
+  std::optional<uint64_t> axisAttr = adaptor.getAxis();
+  if (axisAttr) {
+    auto axis = normalizeAxis(loc, name, static_cast<int64_t>(*axisAttr), rank);
+    if (failed(axis))
+      return failure();
+    if (rank > 1) {
+      Shape out(data->getShape().begin(), data->getShape().end());
+      if (keepdims)
+        out[*axis] = 1;
+      else
+        out.erase(out.begin() + *axis);
+      results.push_back(RankedTensorType::get(out, elt));
+      return success();
+    }
+  }
+  Shape out = keepdims ? Shape(rank, 1) : Shape(1, 1);
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// dot (src/operator/tensor/dot-inl.h DotShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto lhs = getTensorType(loc, name, adaptor.getLhs(), "lhs");
+  auto rhs = getTensorType(loc, name, adaptor.getRhs(), "rhs");
+  if (failed(lhs) || failed(rhs) ||
+      failed(checkElementType(loc, name, "rhs", *rhs, lhs->getElementType())))
+    return failure();
+  ArrayRef<int64_t> l = lhs->getShape(), r = rhs->getShape();
+  if (l.empty() || r.empty())
+    return inferError(loc, name, "scalar tensors are not supported");
+  bool ta = adaptor.getTransposeA(), tb = adaptor.getTransposeB();
+  Type elt = lhs->getElementType();
+  if (l.size() == 1 && r.size() == 1) {
+    if (ta || tb)
+      return inferError(loc, name, "cannot transpose vectors");
+    if (!dimsCompatible(l[0], r[0]))
+      return inferError(loc, name, "shape mismatch: ", formatShape(l), " X ",
+                        formatShape(r));
+    results.push_back(RankedTensorType::get({1}, elt));
+    return success();
+  }
+  // lhs splits into (kept, contracted): without transpose_a the contracted
+  // part is the last axis, with it the first. rhs: without transpose_b the
+  // first axis is contracted, with it the last.
+  ArrayRef<int64_t> lKept, lContract, rKept, rContract;
+  if (ta) {
+    lContract = l.take_front();
+    lKept = l.drop_front();
+  } else {
+    lKept = l.drop_back();
+    lContract = l.take_back();
+  }
+  if (tb) {
+    rKept = r.drop_back();
+    rContract = r.take_back();
+  } else {
+    rContract = r.take_front();
+    rKept = r.drop_front();
+  }
+  int64_t lk = productOf(lContract), rk = productOf(rContract);
+  if (!dimsCompatible(lk, rk))
+    return inferError(loc, name, "shape mismatch: ", formatShape(l), " X ",
+                      formatShape(r), " (transpose_a=", ta,
+                      ", transpose_b=", tb, ")");
+  Shape out;
+  if (l.size() > 1)
+    out.append(lKept.begin(), lKept.end());
+  if (r.size() > 1)
+    out.append(rKept.begin(), rKept.end());
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// batch_dot (src/operator/tensor/dot-inl.h BatchDotShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchDotOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto lhs = getTensorType(loc, name, adaptor.getLhs(), "lhs");
+  auto rhs = getTensorType(loc, name, adaptor.getRhs(), "rhs");
+  if (failed(lhs) || failed(rhs) ||
+      failed(checkElementType(loc, name, "rhs", *rhs, lhs->getElementType())))
+    return failure();
+  ArrayRef<int64_t> l = lhs->getShape(), r = rhs->getShape();
+  int64_t n = l.size();
+  if (n < 3 || r.size() != l.size())
+    return inferError(loc, name, "expects N-D inputs of equal rank N >= 3, got ",
+                      formatShape(l), " and ", formatShape(r));
+  bool ta = adaptor.getTransposeA(), tb = adaptor.getTransposeB();
+  Shape out;
+  for (int64_t i = 0; i < n - 2; ++i) {
+    if (!dimsCompatible(l[i], r[i]))
+      return inferError(loc, name, "batch dimensions must be equal, got ",
+                        formatShape(l), " and ", formatShape(r));
+    out.push_back(mergeDims(l[i], r[i]));
+  }
+  int64_t m = ta ? l[n - 1] : l[n - 2];
+  int64_t lk = ta ? l[n - 2] : l[n - 1];
+  int64_t rk = tb ? r[n - 1] : r[n - 2];
+  int64_t cols = tb ? r[n - 2] : r[n - 1];
+  if (!dimsCompatible(lk, rk))
+    return inferError(loc, name, "shape mismatch: ", formatShape(l), " X ",
+                      formatShape(r), " (transpose_a=", ta,
+                      ", transpose_b=", tb, ")");
+  out.push_back(m);
+  out.push_back(cols);
+  results.push_back(RankedTensorType::get(out, lhs->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reshape (src/operator/tensor/matrix_op-inl.h InferReshapeShape,
+// ReshapeShape)
+//===----------------------------------------------------------------------===//
+
+/// MXNet's InferReshapeShape: applies the special codes 0, -1, -2, -3, -4 of
+/// `spec` to `in` (both reversed first when `reverse`).
+static FailureOr<Shape> applyReshapeCodes(std::optional<Location> loc,
+                                          StringRef name, ArrayRef<int64_t> in,
+                                          ArrayRef<int64_t> spec,
+                                          bool reverse) {
+  Shape src(in.begin(), in.end()), codes(spec.begin(), spec.end());
+  if (reverse) {
+    std::reverse(src.begin(), src.end());
+    std::reverse(codes.begin(), codes.end());
+  }
+  Shape out;
+  size_t s = 0;
+  int64_t inferIdx = -1;
+  for (size_t i = 0; i < codes.size(); ++i) {
+    int64_t code = codes[i];
+    if (code == 0) {
+      if (s >= src.size())
+        return inferError(loc, name, "shape ", formatShape(spec),
+                          ": code 0 has no input dimension to copy");
+      out.push_back(src[s++]);
+    } else if (code == -1) {
+      if (inferIdx >= 0)
+        return inferError(loc, name, "shape ", formatShape(spec),
+                          ": only one dimension can be inferred (-1)");
+      inferIdx = out.size();
+      out.push_back(1);
+      ++s;
+    } else if (code == -2) {
+      while (s < src.size())
+        out.push_back(src[s++]);
+    } else if (code == -3) {
+      if (s + 1 >= src.size())
+        return inferError(loc, name, "shape ", formatShape(spec),
+                          ": code -3 needs two input dimensions");
+      out.push_back(mulDims(src[s], src[s + 1]));
+      s += 2;
+    } else if (code == -4) {
+      if (i + 2 >= codes.size())
+        return inferError(loc, name, "shape ", formatShape(spec),
+                          ": code -4 needs two following values");
+      if (s >= src.size())
+        return inferError(loc, name, "shape ", formatShape(spec),
+                          ": code -4 has no input dimension to split");
+      int64_t d0 = src[s++];
+      int64_t d1 = codes[++i], d2 = codes[++i];
+      if (d1 == -1 && d2 == -1)
+        return inferError(loc, name, "shape ", formatShape(spec),
+                          ": split dimensions cannot both be -1");
+      if (d1 < -1 || d2 < -1 || d1 == 0 || d2 == 0)
+        return inferError(loc, name, "shape ", formatShape(spec),
+                          ": invalid split dimensions ", d1, ", ", d2);
+      if (!isDynamic(d0)) {
+        if (d1 == -1)
+          d1 = d0 / d2;
+        if (d2 == -1)
+          d2 = d0 / d1;
+        if (d1 * d2 != d0)
+          return inferError(loc, name, "split dimensions ", d1, ", ", d2,
+                            " do not divide input dimension ", d0);
+      } else {
+        d1 = d1 == -1 ? kDynamic : d1;
+        d2 = d2 == -1 ? kDynamic : d2;
+      }
+      out.push_back(d1);
+      out.push_back(d2);
+    } else if (code > 0) {
+      out.push_back(code);
+      ++s;
+    } else {
+      return inferError(loc, name, "shape ", formatShape(spec),
+                        ": invalid code ", code);
+    }
+  }
+  if (inferIdx >= 0) {
+    int64_t total = productOf(src);
+    int64_t known = productOf(out);
+    if (isDynamic(total) || isDynamic(known)) {
+      out[inferIdx] = kDynamic;
+    } else {
+      if (known == 0 || total % known != 0)
+        return inferError(loc, name, "cannot infer the -1 dimension of shape ",
+                          formatShape(spec), " for input ", formatShape(in));
+      out[inferIdx] = total / known;
+    }
+  }
+  if (reverse)
+    std::reverse(out.begin(), out.end());
+  return out;
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> in = data->getShape();
+  Shape out;
+  if (!adaptor.getShape().empty()) {
+    auto codes = applyReshapeCodes(loc, name, in, adaptor.getShape(),
+                                   adaptor.getReverse());
+    if (failed(codes))
+      return failure();
+    out = *codes;
+  } else if (!adaptor.getTargetShape().empty()) {
+    // Deprecated path: 0 marks the one extent to infer; keep_highest copies
+    // the first input extent.
+    ArrayRef<int64_t> target = adaptor.getTargetShape();
+    out.assign(target.begin(), target.end());
+    size_t start = 0;
+    if (adaptor.getKeepHighest()) {
+      if (in.empty())
+        return inferError(loc, name, "keep_highest needs data of rank >= 1");
+      out[0] = in[0];
+      start = 1;
+    }
+    int64_t inferIdx = -1;
+    for (size_t i = start; i < out.size(); ++i) {
+      if (out[i] < 0)
+        return inferError(loc, name, "target_shape ", formatShape(target),
+                          " has a negative extent");
+      if (out[i] == 0) {
+        if (inferIdx >= 0)
+          return inferError(loc, name, "target_shape ", formatShape(target),
+                            " may infer (0) only one extent");
+        inferIdx = i;
+      }
+    }
+    if (inferIdx >= 0) {
+      out[inferIdx] = 1;
+      int64_t total = productOf(in), known = productOf(out);
+      if (isDynamic(total) || isDynamic(known))
+        out[inferIdx] = kDynamic;
+      else if (known == 0 || total % known != 0)
+        return inferError(loc, name, "cannot infer target_shape ",
+                          formatShape(target), " for input ", formatShape(in));
+      else
+        out[inferIdx] = total / known;
+    }
+  } else {
+    return inferError(loc, name, "requires a non-empty shape");
+  }
+  int64_t inSize = productOf(in), outSize = productOf(out);
+  if (!isDynamic(inSize) && !isDynamic(outSize) && inSize != outSize)
+    return inferError(loc, name, "cannot reshape ", formatShape(in), " to ",
+                      formatShape(out), ": element counts differ");
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// transpose (src/operator/tensor/matrix_op-inl.h TransposeShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> in = data->getShape();
+  int64_t rank = in.size();
+  if (rank > 6)
+    return inferError(loc, name, "supports at most 6 dimensions, got ", rank);
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  Shape out;
+  if (axes.empty()) {
+    out.assign(in.rbegin(), in.rend());
+  } else {
+    Shape sorted(axes.begin(), axes.end());
+    llvm::sort(sorted);
+    bool isPermutation = static_cast<int64_t>(axes.size()) == rank;
+    for (int64_t i = 0; isPermutation && i < rank; ++i)
+      isPermutation = sorted[i] == i;
+    if (!isPermutation)
+      return inferError(loc, name, "axes ", formatShape(axes),
+                        " must be a permutation of 0..", rank - 1);
+    for (int64_t a : axes)
+      out.push_back(in[a]);
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// expand_dims (src/operator/tensor/matrix_op-inl.h ExpandDimShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t rank = data->getRank();
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (axis < -rank - 1 || axis > rank)
+    return inferError(loc, name, "axis ", axis, " must be in [", -rank - 1,
+                      ", ", rank, "]");
+  if (axis < 0)
+    axis += rank + 1;
+  Shape out(data->getShape().begin(), data->getShape().end());
+  out.insert(out.begin() + axis, 1);
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// slice_axis (src/operator/tensor/matrix_op-inl.h GetSliceAxisParams)
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceAxisOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t rank = data->getRank();
+  auto axis = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis()),
+                            rank);
+  if (failed(axis))
+    return failure();
+  Shape out(data->getShape().begin(), data->getShape().end());
+  int64_t size = out[*axis];
+  int64_t begin = static_cast<int64_t>(adaptor.getBegin());
+  std::optional<int64_t> endAttr;
+  if (auto e = adaptor.getEnd())
+    endAttr = static_cast<int64_t>(*e);
+  if (isDynamic(size)) {
+    // Known only when both ends are non-negative.
+    out[*axis] = begin >= 0 && endAttr && *endAttr >= begin
+                     ? *endAttr - begin
+                     : kDynamic;
+  } else if (size == 0) {
+    out[*axis] = 0;
+  } else {
+    if (begin < 0)
+      begin += size;
+    int64_t end = endAttr ? *endAttr : size;
+    if (end < 0)
+      end += size;
+    if (end > size)
+      return inferError(loc, name, "end ", end, " exceeds the axis size ",
+                        size);
+    if (begin < 0)
+      return inferError(loc, name, "begin ", adaptor.getBegin(),
+                        " is out of range for axis size ", size);
+    if (end < 0 || begin >= end)
+      return inferError(loc, name, "begin ", begin,
+                        " must be less than end ", end, " (axis size ", size,
+                        ")");
+    out[*axis] = end - begin;
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// where (src/operator/tensor/control_flow_op.h WhereOpShape / WhereOpType)
+//===----------------------------------------------------------------------===//
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto cond = getTensorType(loc, name, adaptor.getCondition(), "condition");
+  auto x = getTensorType(loc, name, adaptor.getX(), "x");
+  auto y = getTensorType(loc, name, adaptor.getY(), "y");
+  if (failed(cond) || failed(x) || failed(y) ||
+      failed(checkElementType(loc, name, "y", *y, x->getElementType())))
+    return failure();
+  ArrayRef<int64_t> xs = x->getShape(), ys = y->getShape(),
+                    cs = cond->getShape();
+  bool same = xs.size() == ys.size();
+  for (size_t i = 0; same && i < xs.size(); ++i)
+    same = dimsCompatible(xs[i], ys[i]);
+  if (!same)
+    return inferError(loc, name, "x shape ", formatShape(xs),
+                      " and y shape ", formatShape(ys), " must be equal");
+  Shape out;
+  for (auto [a, b] : llvm::zip(xs, ys))
+    out.push_back(mergeDims(a, b));
+  bool condOk;
+  if (cs.size() == out.size()) {
+    condOk = true;
+    for (size_t i = 0; condOk && i < cs.size(); ++i)
+      condOk = dimsCompatible(cs[i], out[i]);
+  } else {
+    condOk = cs.size() == 1 && !out.empty() && dimsCompatible(cs[0], out[0]);
+  }
+  if (!condOk)
+    return inferError(loc, name, "condition shape ", formatShape(cs),
+                      " must equal the shape ", formatShape(out),
+                      " of x or be 1-D of its first extent");
+  results.push_back(RankedTensorType::get(out, x->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// one_hot (src/operator/tensor/indexing_op.h OneHotOpShape / OneHotOpType)
+//===----------------------------------------------------------------------===//
+
+LogicalResult OneHotOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto indices = getTensorType(loc, name, adaptor.getIndices(), "indices");
+  if (failed(indices))
+    return failure();
+  int64_t depth = static_cast<int64_t>(adaptor.getDepth());
+  if (depth < 0)
+    return inferError(loc, name, "depth must be >= 0, got ", depth);
+  Type elt = elementTypeForDType(context, adaptor.getDtype());
+  if (!elt)
+    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
+  Shape out(indices->getShape().begin(), indices->getShape().end());
+  out.push_back(depth);
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}

@@ -1,0 +1,1106 @@
+#!/usr/bin/env python3
+# ===- gen_mx_ops.py - generate the mx dialect's op definitions --------------===#
+#
+# ONE table of MXNet 1.9.1 operators (wave 1) -> three checked-in files:
+#
+#   include/mxc/Dialect/MX/IR/MXGeneratedOps.td   ODS, included by MXOps.td
+#   lib/Dialect/MX/IR/MXOpTable.inc               OpSpec/AttrSpec arrays + aliases
+#   docs/ops.md                                   the operator reference
+#
+# In the style of torch-mlir's GeneratedTorchOps.td: edit the table here, run
+# `python3 scripts/gen_mx_ops.py`, commit the outputs. `--check` exits 1 when
+# the checked-in outputs are stale (a lit test runs it). `--emit-examples`
+# prints every op's documentation example wrapped in a function, so a lit test
+# can parse and verify the examples that the docs show.
+#
+# Attribute names, kinds, defaults and enum spellings are MXNet 1.9.1's
+# (src/operator/**, dmlc::Parameter declarations); every entry names the
+# parameter struct it was read from.
+#
+# ===----------------------------------------------------------------------===#
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TD_PATH = "include/mxc/Dialect/MX/IR/MXGeneratedOps.td"
+INC_PATH = "lib/Dialect/MX/IR/MXOpTable.inc"
+DOC_PATH = "docs/ops.md"
+
+REQUIRED = object()  # attribute without a default: must be given
+
+# ----------------------------------------------------------------------------
+# Table entries
+# ----------------------------------------------------------------------------
+
+
+@dataclass
+class Attr:
+    name: str
+    kind: str  # int | float | bool | shape | enum | dtype | string
+    default: object = REQUIRED  # MXNet spelling, "None" (optional) or REQUIRED
+    values: Optional[List[str]] = None  # enum / restricted dtype values
+    doc: str = ""
+    # MXNet declares the field without a default although None is a legal
+    # value (slice_axis `end`): the exporter must write "None" when absent.
+    export_always: bool = False
+
+
+@dataclass
+class Input:
+    name: str
+    optional: bool = False
+    aux: bool = False
+    tensor: str = "MX_Tensor"
+
+
+@dataclass
+class Output:
+    name: str
+    optional: bool = False
+    tensor: str = "MX_Tensor"
+
+
+@dataclass
+class Op:
+    mxnet: str  # canonical MXNet name
+    mnemonic: str  # op name without "mx."
+    cpp: str  # ODS def / C++ class name without the Op suffix
+    summary: str
+    description: str
+    inputs: List[Input]
+    outputs: List[Output]
+    attrs: List[Attr] = field(default_factory=list)
+    aliases: List[str] = field(default_factory=list)
+    variadic: bool = False  # the single input is variadic (Concat)
+    pure: bool = True
+    effects: bool = False  # declares MemoryEffectsOpInterface (RNG state)
+    verifier: bool = False
+    infer: Optional[str] = None  # family call, or None: hand-written
+    example: str = ""
+    source: str = ""  # where the parameters were read from
+    visible_outputs: int = 0  # MXNet FNumVisibleOutputs; 0 = all
+
+
+FLOAT = "MX_FloatTensor"
+ANY = "MX_Tensor"
+
+ALL_DTYPES = ["float32", "float64", "float16", "bfloat16", "uint8", "int8",
+              "int32", "int64", "bool"]
+LAYOUT_CONV = ["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]
+LAYOUT_POOL = ["NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"]
+
+OPS: List[Op] = []
+
+
+def op(**kw):
+    o = Op(**kw)
+    OPS.append(o)
+    return o
+
+
+def camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+# Family calls: the body of inferReturnTypes for ops that share a shape rule.
+INFER_SAME = ("return ::mxc::mx::detail::inferSameAsInput(getOperationName(), "
+              "location, adaptor.getData(), inferredReturnTypes);")
+INFER_ELEMWISE = ("return ::mxc::mx::detail::inferElemwiseBinary("
+                  "getOperationName(), location, adaptor.getLhs(), "
+                  "adaptor.getRhs(), inferredReturnTypes);")
+INFER_BROADCAST = ("return ::mxc::mx::detail::inferBroadcastBinary("
+                   "getOperationName(), location, adaptor.getLhs(), "
+                   "adaptor.getRhs(), inferredReturnTypes);")
+INFER_SCALAR = ("return ::mxc::mx::detail::inferScalarOp(getOperationName(), "
+                "location, adaptor.getData(), adaptor.getIsInt(), "
+                "inferredReturnTypes);")
+INFER_REDUCE = ("return ::mxc::mx::detail::inferReduceAxes(getOperationName(), "
+                "location, adaptor.getData(), adaptor.getAxis(), "
+                "adaptor.getKeepdims(), adaptor.getExclude(), "
+                "/*requireNonEmpty=*/{nonempty}, inferredReturnTypes);")
+INFER_SOFTMAX = ("return ::mxc::mx::detail::inferSoftmax(getOperationName(), "
+                 "location, adaptor.getData(), {length}, /*hasLengthInput=*/{has}, "
+                 "static_cast<int64_t>(adaptor.getAxis()), adaptor.getDtype(), "
+                 "adaptor.getUseLength(), inferredReturnTypes);")
+
+# ----------------------------------------------------------------------------
+# Neural-network layers
+# ----------------------------------------------------------------------------
+
+op(mxnet="Convolution", mnemonic="Convolution", cpp="Convolution",
+   source="src/operator/nn/convolution-inl.h ConvolutionParam",
+   summary="N-D convolution (1-D, 2-D, 3-D) with groups and dilation",
+   description="""
+Computes `out[n, f, ...] = bias[f] + sum(weight[f, c, k...] * data[n, g*C/G + c, s*i + d*k - p])`
+per group, like MXNet's `Convolution`. The kernel rank (1, 2 or 3) selects
+1-D, 2-D or 3-D convolution; `data` is `(N, C, W)`, `(N, C, H, W)` or
+`(N, C, D, H, W)` (or channel-last for `layout` NHWC / NDHWC), `weight` is
+`(num_filter, C / num_group, *kernel)` and `bias`, present unless `no_bias`,
+is `(num_filter,)`. Empty `stride` / `dilate` / `pad` mean 1 / 1 / 0 per
+spatial dimension. Each output extent is
+`(in + 2 * pad - (1 + (kernel - 1) * dilate)) / stride + 1`.
+`workspace`, `cudnn_tune` and `cudnn_off` are MXNet backend hints, kept for
+round-tripping.""",
+   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT),
+           Input("bias", optional=True, tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[
+       Attr("kernel", "shape", doc="Kernel size: (w,), (h, w) or (d, h, w)."),
+       Attr("stride", "shape", "()", doc="Stride; empty means 1 per dimension."),
+       Attr("dilate", "shape", "()", doc="Dilation; empty means 1 per dimension."),
+       Attr("pad", "shape", "()", doc="Zero padding; empty means 0 per dimension."),
+       Attr("num_filter", "int", doc="Number of output channels (>= 1)."),
+       Attr("num_group", "int", "1", doc="Number of groups."),
+       Attr("workspace", "int", "1024", doc="Workspace limit in MB (backend hint)."),
+       Attr("no_bias", "bool", "False", doc="Whether there is no `bias` input."),
+       Attr("cudnn_tune", "enum", "None", ["off", "limited_workspace", "fastest"],
+            doc="cuDNN algorithm selection (backend hint)."),
+       Attr("cudnn_off", "bool", "False", doc="Turn off cuDNN (backend hint)."),
+       Attr("layout", "enum", "None", LAYOUT_CONV,
+            doc="Data layout; default NCW / NCHW / NCDHW by kernel rank."),
+   ],
+   aliases=["_npx_convolution"], verifier=True,
+   example="""%out = mx.Convolution %data, %weight, %bias {kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x32x32xf32>""")
+
+op(mxnet="Activation", mnemonic="Activation", cpp="Activation",
+   source="src/operator/nn/activation-inl.h ActivationParam",
+   summary="Elementwise activation function",
+   description="""
+Applies `act_type` elementwise: `relu` max(x, 0), `sigmoid` 1 / (1 + exp(-x)),
+`tanh`, `softrelu` log(1 + exp(x)), `softsign` x / (1 + |x|).""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("act_type", "enum", values=["relu", "sigmoid", "tanh", "softrelu",
+                                           "softsign"],
+               doc="Activation function.")],
+   aliases=["_npx_activation"], infer=INFER_SAME,
+   example="""%out = mx.Activation %x {act_type = "relu"} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="Pooling", mnemonic="Pooling", cpp="Pooling",
+   source="src/operator/nn/pooling-inl.h PoolingParam",
+   summary="1-D / 2-D / 3-D max, average, sum or Lp pooling",
+   description="""
+Pools each window of `kernel` (or the whole spatial extent with
+`global_pool`). Output extents follow `pooling_convention`:
+`valid` floor((in + 2 * pad - kernel) / stride) + 1, `full`
+ceil((in + 2 * pad - kernel) / stride) + 1, `same` (1-D only, no padding)
+ceil(in / stride). Empty `stride` / `pad` mean 1 / 0. `lp` pooling needs
+`p_value`. `count_include_pad` (average pooling; MXNet's default is true)
+says whether padded elements count in the divisor.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[
+       Attr("kernel", "shape", "()", doc="Window size: (x,), (y, x) or (d, y, x)."),
+       Attr("pool_type", "enum", "max", ["max", "avg", "sum", "lp"],
+            doc="Pooling function."),
+       Attr("global_pool", "bool", "False", doc="Pool over the whole spatial extent."),
+       Attr("cudnn_off", "bool", "False", doc="Turn off cuDNN (backend hint)."),
+       Attr("pooling_convention", "enum", "valid", ["full", "valid", "same"],
+            doc="How output extents are rounded."),
+       Attr("stride", "shape", "()", doc="Stride; empty means 1 per dimension."),
+       Attr("pad", "shape", "()", doc="Padding; empty means 0 per dimension."),
+       Attr("p_value", "int", "None", doc="p of Lp pooling."),
+       Attr("count_include_pad", "bool", "None",
+            doc="Average pooling: count padding in the divisor (default true)."),
+       Attr("layout", "enum", "None", LAYOUT_POOL,
+            doc="Data layout; default NCW / NCHW / NCDHW by rank."),
+   ],
+   aliases=["_npx_pooling"],
+   example="""%out = mx.Pooling %x {kernel = array<i64: 3, 3>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x15x15xf32>""")
+
+op(mxnet="FullyConnected", mnemonic="FullyConnected", cpp="FullyConnected",
+   source="src/operator/nn/fully_connected-inl.h FullyConnectedParam",
+   summary="Fully connected layer: data * weight^T + bias",
+   description="""
+With `flatten` (the default) `data` is collapsed to `(N, prod(rest))` and the
+result is `(N, num_hidden)`; without it the last axis is contracted and the
+result keeps the leading axes. `weight` is `(num_hidden, num_input)`; `bias`,
+present unless `no_bias`, is `(num_hidden,)` (MXNet also accepts
+`(num_hidden, 1)`).""",
+   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT),
+           Input("bias", optional=True, tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[
+       Attr("num_hidden", "int", doc="Number of output units (>= 1)."),
+       Attr("no_bias", "bool", "False", doc="Whether there is no `bias` input."),
+       Attr("flatten", "bool", "True", doc="Collapse all but the first axis of data."),
+   ],
+   aliases=["_npx_fully_connected", "_sparse_FullyConnected"],
+   example="""%out = mx.FullyConnected %x, %w, %b {num_hidden = 10 : i64} : (tensor<4x3x8x8xf32>, tensor<10x192xf32>, tensor<10xf32>) -> tensor<4x10xf32>""")
+
+op(mxnet="Flatten", mnemonic="Flatten", cpp="Flatten",
+   source="src/operator/tensor/matrix_op.cc Flatten",
+   summary="Collapses all but the first axis",
+   description="""
+Reshapes `(d0, d1, ..., dk)` to `(d0, d1 * ... * dk)`.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   aliases=["_npx_batch_flatten", "flatten"],
+   example="""%out = mx.Flatten %x : (tensor<2x3x4xf32>) -> tensor<2x12xf32>""")
+
+op(mxnet="SoftmaxOutput", mnemonic="SoftmaxOutput", cpp="SoftmaxOutput",
+   source="src/operator/softmax_output-inl.h SoftmaxOutputParam",
+   summary="Softmax with a cross-entropy loss gradient",
+   description="""
+The forward result is the softmax of `data` along axis 1 (`multi_output`),
+the last axis (`preserve_shape`) or over the flattened trailing axes; the
+`label` input and the remaining attributes only shape the gradient. `label`
+has `data`'s shape (probabilities) or `data`'s shape without the class axis.""",
+   inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[
+       Attr("grad_scale", "float", "1.0", doc="Gradient scale."),
+       Attr("ignore_label", "float", "-1.0", doc="Label ignored when use_ignore."),
+       Attr("multi_output", "bool", "False", doc="Softmax along axis 1."),
+       Attr("use_ignore", "bool", "False", doc="Ignore ignore_label in the gradient."),
+       Attr("preserve_shape", "bool", "False", doc="Softmax along the last axis."),
+       Attr("normalization", "enum", "null", ["null", "batch", "valid"],
+            doc="Gradient normalisation."),
+       Attr("out_grad", "bool", "False", doc="Multiply the gradient by out_grad."),
+       Attr("smooth_alpha", "float", "0.0", doc="Label smoothing in [0, 1]."),
+   ],
+   aliases=["Softmax"], verifier=True,
+   example="""%out = mx.SoftmaxOutput %x, %label : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<4x10xf32>""")
+
+op(mxnet="Cast", mnemonic="Cast", cpp="Cast",
+   source="src/operator/tensor/elemwise_unary_op.h CastParam",
+   summary="Converts elements to another data type",
+   description="""
+Casts every element to `dtype` (`float32` f32, `float64` f64, `float16` f16,
+`bfloat16` bf16, `uint8` ui8, `int8` i8, `int32` i32, `int64` i64,
+`bool` i1).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("dtype", "dtype", doc="Output data type.")],
+   aliases=["_npi_cast", "_npx_cast", "cast"],
+   example="""%out = mx.Cast %x {dtype = "float16"} : (tensor<2x3xf32>) -> tensor<2x3xf16>""")
+
+op(mxnet="LRN", mnemonic="LRN", cpp="LRN",
+   source="src/operator/nn/lrn-inl.h LRNParam",
+   summary="Local response normalisation across channels",
+   description="""
+`out[n, c, ...] = data[n, c, ...] / (knorm + alpha / nsize *
+sum(data[n, c', ...]^2 over a window of nsize channels))^beta` on an NCHW
+tensor. The second result `tmp_norm` is MXNet's hidden output (the
+normaliser), of the same shape.""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("tmp_norm", tensor=FLOAT)],
+   attrs=[
+       Attr("alpha", "float", "0.0001", doc="Variance scaling."),
+       Attr("beta", "float", "0.75", doc="Power."),
+       Attr("knorm", "float", "2.0", doc="Offset k."),
+       Attr("nsize", "int", doc="Normalisation window width in channels (>= 1)."),
+   ],
+   visible_outputs=1, verifier=True,
+   example="""%out, %norm = mx.LRN %x {nsize = 5 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>)""")
+
+op(mxnet="Dropout", mnemonic="Dropout", cpp="Dropout",
+   source="src/operator/nn/dropout-inl.h DropoutParam",
+   summary="Randomly zeroes elements during training",
+   description="""
+In training (or always, with `mode = "always"`) each element is zeroed with
+probability `p` and the rest are scaled by 1 / (1 - p); otherwise it is the
+identity. The second result is MXNet's hidden `mask`, shaped like `data`
+with the `axes` (variational dropout) set to 1. The op reads and advances
+the random generator state, so it is not `Pure`.""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("mask", tensor=FLOAT)],
+   attrs=[
+       Attr("p", "float", "0.5", doc="Drop probability in [0, 1]."),
+       Attr("mode", "enum", "training", ["training", "always"],
+            doc="Drop only in training, or always."),
+       Attr("axes", "shape", "()", doc="Axes sharing one mask value (variational)."),
+       Attr("cudnn_off", "bool", "False", doc="Turn off cuDNN (backend hint)."),
+   ],
+   aliases=["_npx_dropout"], pure=False, effects=True, verifier=True,
+   visible_outputs=1,
+   example="""%out, %mask = mx.Dropout %x {p = 2.000000e-01 : f64} : (tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>)""")
+
+op(mxnet="BatchNorm", mnemonic="BatchNorm", cpp="BatchNorm",
+   source="src/operator/nn/batch_norm-inl.h BatchNormParam",
+   summary="Batch normalisation",
+   description="""
+Normalises `data` over every axis but `axis` (the channel axis, default 1)
+and applies `gamma` (fixed to 1 when `fix_gamma`) and `beta`. `moving_mean`
+and `moving_var` are MXNet auxiliary states, used instead of the batch
+statistics with `use_global_stats` (inference). Results: `output`, and the
+batch `mean` and `var` (hidden unless `output_mean_var`). The update of the
+moving statistics (MXNet mutates the aux states in training) is left to the
+graph level. For f16 / bf16 data the parameters and statistics are f32.""",
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
+           Input("beta", tensor=FLOAT),
+           Input("moving_mean", aux=True, tensor=FLOAT),
+           Input("moving_var", aux=True, tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
+            Output("var", tensor=FLOAT)],
+   attrs=[
+       Attr("eps", "float", "0.001", doc="Epsilon added to the variance."),
+       Attr("momentum", "float", "0.9", doc="Moving average momentum."),
+       Attr("fix_gamma", "bool", "True", doc="Treat gamma as 1."),
+       Attr("use_global_stats", "bool", "False", doc="Use the moving statistics."),
+       Attr("output_mean_var", "bool", "False", doc="Expose mean and var."),
+       Attr("axis", "int", "1", doc="Channel axis."),
+       Attr("cudnn_off", "bool", "False", doc="Turn off cuDNN (backend hint)."),
+       Attr("min_calib_range", "float", "None", doc="Quantisation calibration minimum."),
+       Attr("max_calib_range", "float", "None", doc="Quantisation calibration maximum."),
+   ],
+   aliases=["_npx_batch_norm"], visible_outputs=1,
+   example="""%out, %mean, %var = mx.BatchNorm %x, %gamma, %beta, %mm, %mv {eps = 1.000000e-05 : f64, fix_gamma = false} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)""")
+
+op(mxnet="Concat", mnemonic="Concat", cpp="Concat",
+   source="src/operator/nn/concat-inl.h ConcatParam",
+   summary="Concatenates tensors along an axis",
+   description="""
+Joins `num_args` inputs of equal rank along `dim` (negative counts from the
+end); all other extents must agree.""",
+   inputs=[Input("data")], outputs=[Output("output")], variadic=True,
+   attrs=[
+       Attr("num_args", "int", doc="Number of inputs (>= 1)."),
+       Attr("dim", "int", "1", doc="Axis to concatenate along."),
+   ],
+   aliases=["_sparse_concat", "concat"],
+   example="""%out = mx.Concat %a, %b {num_args = 2 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>""")
+
+# ----------------------------------------------------------------------------
+# Elementwise binary (same shape), identity-like ops
+# ----------------------------------------------------------------------------
+
+for name, what, aliases in [
+        ("elemwise_add", "lhs + rhs", ["_Plus", "_add", "_plus", "_sparse_elemwise_add"]),
+        ("elemwise_sub", "lhs - rhs", ["_Minus", "_minus", "_sparse_elemwise_sub", "_sub"]),
+        ("elemwise_mul", "lhs * rhs", ["_Mul", "_mul", "_sparse_elemwise_mul"]),
+        ("elemwise_div", "lhs / rhs", ["_Div", "_div", "_sparse_elemwise_div"])]:
+    op(mxnet=name, mnemonic=name, cpp=camel(name),
+       source="src/operator/tensor/elemwise_binary_op_basic.cc",
+       summary=f"Elementwise `{what}` of two tensors of one shape",
+       description=f"""
+Computes `{what}` elementwise. Both inputs must have the same shape and
+element type (no broadcasting; see `broadcast_*`).""",
+       inputs=[Input("lhs"), Input("rhs")], outputs=[Output("output")],
+       aliases=aliases, infer=INFER_ELEMWISE,
+       example=f"""%out = mx.{name} %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="_copy", mnemonic="identity", cpp="Identity",
+   source="src/operator/tensor/elemwise_unary_op_basic.cc _copy",
+   summary="Returns a copy of the input",
+   description="""
+MXNet registers this operator as `_copy` with the alias `identity`; graphs
+saved by MXNet name it `_copy`.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   aliases=["identity"], infer=INFER_SAME,
+   example="""%out = mx.identity %x : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="BlockGrad", mnemonic="BlockGrad", cpp="BlockGrad",
+   source="src/operator/tensor/elemwise_unary_op_basic.cc BlockGrad",
+   summary="Identity that stops gradient propagation",
+   description="""
+Forward is the identity; no gradient flows back through it.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   aliases=["_sparse_stop_gradient", "stop_gradient"], infer=INFER_SAME,
+   example="""%out = mx.BlockGrad %x : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+# ----------------------------------------------------------------------------
+# Broadcasting binary ops
+# ----------------------------------------------------------------------------
+
+for name, what, aliases, tensor in [
+        ("broadcast_add", "lhs + rhs", ["_sparse_broadcast_add", "_sparse_broadcast_plus", "broadcast_plus"], ANY),
+        ("broadcast_sub", "lhs - rhs", ["_sparse_broadcast_minus", "_sparse_broadcast_sub", "broadcast_minus"], ANY),
+        ("broadcast_mul", "lhs * rhs", ["_sparse_broadcast_mul"], ANY),
+        ("broadcast_div", "lhs / rhs", ["_sparse_broadcast_div"], ANY),
+        ("broadcast_maximum", "max(lhs, rhs)", ["_npi_maximum"], ANY),
+        ("broadcast_minimum", "min(lhs, rhs)", ["_npi_minimum"], ANY),
+        ("broadcast_power", "lhs ^ rhs", [], ANY),
+        ("broadcast_equal", "lhs == rhs", [], ANY),
+        ("broadcast_not_equal", "lhs != rhs", [], ANY),
+        ("broadcast_greater", "lhs > rhs", [], ANY),
+        ("broadcast_greater_equal", "lhs >= rhs", [], ANY),
+        ("broadcast_lesser", "lhs < rhs", [], ANY),
+        ("broadcast_lesser_equal", "lhs <= rhs", [], ANY)]:
+    cmp = any(c in what for c in "=<>") and "max" not in what
+    note = (" Comparisons give 1 or 0 in the input's element type, as in "
+            "MXNet 1.x.") if cmp else ""
+    op(mxnet=name, mnemonic=name, cpp=camel(name),
+       source="src/operator/tensor/elemwise_binary_broadcast_op_*.cc",
+       summary=f"Broadcasting elementwise `{what}`",
+       description=f"""
+Computes `{what}` with NumPy broadcasting (MXNet's BinaryBroadcastShape):
+shapes are right-aligned and each pair of extents must be equal or one of
+them 1. Both inputs have the same element type.{note}""",
+       inputs=[Input("lhs", tensor=tensor), Input("rhs", tensor=tensor)],
+       outputs=[Output("output", tensor=tensor)],
+       aliases=aliases, infer=INFER_BROADCAST,
+       example=f"""%out = mx.{name} %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>""")
+
+# ----------------------------------------------------------------------------
+# Tensor-scalar ops
+# ----------------------------------------------------------------------------
+
+SCALAR_ATTRS = [
+    Attr("scalar", "float", "1.0", doc="The scalar operand."),
+    Attr("is_int", "bool", "True", doc="Whether the scalar is an integer."),
+]
+for name, what, alias in [
+        ("_plus_scalar", "data + scalar", "_PlusScalar"),
+        ("_minus_scalar", "data - scalar", "_MinusScalar"),
+        ("_rminus_scalar", "scalar - data", "_RMinusScalar"),
+        ("_mul_scalar", "data * scalar", "_MulScalar"),
+        ("_div_scalar", "data / scalar", "_DivScalar"),
+        ("_rdiv_scalar", "scalar / data", "_RDivScalar"),
+        ("_power_scalar", "data ^ scalar", "_PowerScalar"),
+        ("_rpower_scalar", "scalar ^ data", "_RPowerScalar"),
+        ("_maximum_scalar", "max(data, scalar)", "_MaximumScalar"),
+        ("_minimum_scalar", "min(data, scalar)", "_MinimumScalar"),
+        ("_equal_scalar", "data == scalar", "_EqualScalar"),
+        ("_not_equal_scalar", "data != scalar", "_NotEqualScalar"),
+        ("_greater_scalar", "data > scalar", "_GreaterScalar"),
+        ("_greater_equal_scalar", "data >= scalar", "_GreaterEqualScalar"),
+        ("_lesser_scalar", "data < scalar", "_LesserScalar"),
+        ("_lesser_equal_scalar", "data <= scalar", "_LesserEqualScalar")]:
+    aliases = [alias]
+    if name in ("_maximum_scalar", "_minimum_scalar"):
+        aliases.append("_npi" + name)
+    op(mxnet=name, mnemonic=name, cpp=camel(name),
+       source="src/operator/tensor/elemwise_binary_scalar_op.h NumpyBinaryScalarParam",
+       summary=f"Elementwise `{what}` with a scalar",
+       description=f"""
+Computes `{what}` elementwise. The result type follows MXNet's
+NumpyBinaryScalarType: an integer tensor with a non-integer scalar
+(`is_int = false`) gives f64, a bool (i1) tensor gives i64 or f64, anything
+else keeps the input's type.""",
+       inputs=[Input("data")], outputs=[Output("output")],
+       attrs=SCALAR_ATTRS, aliases=aliases, infer=INFER_SCALAR,
+       example=f"""%out = mx.{name} %x {{is_int = false, scalar = 2.500000e+00 : f64}} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+# ----------------------------------------------------------------------------
+# Unary math
+# ----------------------------------------------------------------------------
+
+for name, what, tensor, aliases in [
+        ("negative", "-x", ANY, ["_sparse_negative"]),
+        ("abs", "|x|", ANY, ["_sparse_abs"]),
+        ("square", "x * x", ANY, ["_sparse_square"]),
+        ("sqrt", "sqrt(x)", FLOAT, ["_sparse_sqrt"]),
+        ("exp", "exp(x)", FLOAT, ["_sparse_exp"]),
+        ("log", "log(x)", FLOAT, ["_sparse_log"]),
+        ("relu", "max(x, 0)", ANY, ["_sparse_relu"]),
+        ("sigmoid", "1 / (1 + exp(-x))", FLOAT, ["_sparse_sigmoid"]),
+        ("tanh", "tanh(x)", FLOAT, ["_sparse_tanh"])]:
+    op(mxnet=name, mnemonic=name, cpp=camel(name),
+       source="src/operator/tensor/elemwise_unary_op_*.cc",
+       summary=f"Elementwise `{what}`",
+       description=f"""
+Computes `{what}` for every element; the result has the input's type.""",
+       inputs=[Input("data", tensor=tensor)], outputs=[Output("output", tensor=tensor)],
+       aliases=aliases, infer=INFER_SAME,
+       example=f"""%out = mx.{name} %x : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+# ----------------------------------------------------------------------------
+# Reductions
+# ----------------------------------------------------------------------------
+
+REDUCE_ATTRS = [
+    Attr("axis", "shape", "None",
+         doc="Axes to reduce (negative counts from the end); absent or () reduces all."),
+    Attr("keepdims", "bool", "False", doc="Keep reduced axes as extent 1."),
+    Attr("exclude", "bool", "False", doc="Reduce the axes NOT in axis."),
+]
+for name, what, aliases, nonempty in [
+        ("sum", "sum", ["_sparse_sum", "sum_axis"], False),
+        ("mean", "mean", ["_sparse_mean"], False),
+        ("max", "maximum", ["max_axis"], True),
+        ("min", "minimum", ["min_axis"], True)]:
+    op(mxnet=name, mnemonic=name, cpp=camel(name),
+       source="src/operator/tensor/broadcast_reduce_op.h ReduceAxesParam",
+       summary=f"Reduces by {what} over axes",
+       description=f"""
+Takes the {what} over `axis` (or every axis but `axis` with `exclude`).
+Shapes follow MXNet's ReduceAxesShapeImpl: reducing every axis without
+`keepdims` gives shape `(1,)`, and `axis = ()` reduces all axes even with
+`exclude`.""" + (" The input must not be empty." if nonempty else ""),
+       inputs=[Input("data")], outputs=[Output("output")],
+       attrs=REDUCE_ATTRS, aliases=aliases,
+       infer=INFER_REDUCE.format(nonempty="true" if nonempty else "false"),
+       example=f"""%out = mx.{name} %x {{axis = array<i64: 1>, keepdims = true}} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>""")
+
+op(mxnet="argmax", mnemonic="argmax", cpp="Argmax",
+   source="src/operator/tensor/broadcast_reduce_op.h ReduceAxisParam",
+   summary="Index of the maximum along an axis",
+   description="""
+Returns the index of the largest element along `axis` (over the flattened
+input when `axis` is absent), as a value of the input's element type, as
+MXNet does. A 1-D input, or an absent axis, gives shape `(1,)` (all ones
+with `keepdims`).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("axis", "int", "None", doc="Axis; absent means the flattened input."),
+          Attr("keepdims", "bool", "False", doc="Keep the reduced axis as extent 1.")],
+   example="""%out = mx.argmax %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>""")
+
+# ----------------------------------------------------------------------------
+# Linear algebra
+# ----------------------------------------------------------------------------
+
+DOT_ATTRS = [
+    Attr("transpose_a", "bool", "False", doc="Transpose lhs first."),
+    Attr("transpose_b", "bool", "False", doc="Transpose rhs first."),
+    Attr("forward_stype", "enum", "None", ["default", "row_sparse", "csr"],
+         doc="Output storage type hint (dense only here)."),
+]
+op(mxnet="dot", mnemonic="dot", cpp="Dot",
+   source="src/operator/tensor/dot-inl.h DotParam",
+   summary="Tensor dot product",
+   description="""
+Contracts the last axis of `lhs` (the first with `transpose_a`) with the first
+axis of `rhs` (the last with `transpose_b`); the result shape is the
+remaining `lhs` axes followed by the remaining `rhs` axes. Two vectors give
+shape `(1,)`.""",
+   inputs=[Input("lhs", tensor=FLOAT), Input("rhs", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)], attrs=DOT_ATTRS,
+   aliases=["_sparse_dot"],
+   example="""%out = mx.dot %a, %b {transpose_b = true} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>""")
+
+op(mxnet="batch_dot", mnemonic="batch_dot", cpp="BatchDot",
+   source="src/operator/tensor/dot-inl.h DotParam",
+   summary="Batched matrix product",
+   description="""
+For N-D inputs (N >= 3) with equal leading batch extents, multiplies the
+trailing matrices: `(B..., M, K) x (B..., K, N) -> (B..., M, N)`, each side
+optionally transposed.""",
+   inputs=[Input("lhs", tensor=FLOAT), Input("rhs", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)], attrs=DOT_ATTRS,
+   aliases=["_npx_batch_dot"],
+   example="""%out = mx.batch_dot %a, %b : (tensor<8x2x3xf32>, tensor<8x3x5xf32>) -> tensor<8x2x5xf32>""")
+
+# ----------------------------------------------------------------------------
+# Data movement
+# ----------------------------------------------------------------------------
+
+op(mxnet="Reshape", mnemonic="Reshape", cpp="Reshape",
+   source="src/operator/tensor/matrix_op-inl.h ReshapeParam",
+   summary="Reshapes with MXNet's special codes",
+   description="""
+`shape` may use MXNet's codes: `0` copies the input extent, `-1` infers one
+extent from the element count, `-2` copies all remaining extents, `-3` merges
+two consecutive input extents, `-4` splits one extent into the next two
+values (one may be -1). With `reverse` the codes are matched from the right.
+The deprecated `target_shape` (0 = infer) and `keep_highest` are honoured when
+`shape` is empty.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[
+       Attr("shape", "shape", "()", doc="Target shape with special codes."),
+       Attr("reverse", "bool", "False", doc="Match special codes from the right."),
+       Attr("target_shape", "shape", "()", doc="Deprecated target shape."),
+       Attr("keep_highest", "bool", "False", doc="Deprecated: keep the first extent."),
+   ],
+   aliases=["reshape"],
+   example="""%out = mx.Reshape %x {shape = array<i64: 0, -1>} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>""")
+
+op(mxnet="transpose", mnemonic="transpose", cpp="Transpose",
+   source="src/operator/tensor/matrix_op-inl.h TransposeParam",
+   summary="Permutes axes",
+   description="""
+Output axis `i` is input axis `axes[i]`; empty `axes` reverses the axes.
+At most 6 axes, as in MXNet.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("axes", "shape", "()", doc="Permutation; empty reverses.")],
+   example="""%out = mx.transpose %x {axes = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>""")
+
+op(mxnet="expand_dims", mnemonic="expand_dims", cpp="ExpandDims",
+   source="src/operator/tensor/matrix_op-inl.h ExpandDimParam",
+   summary="Inserts an axis of extent 1",
+   description="""
+Inserts a new axis at `axis`, in `[-ndim - 1, ndim]`.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("axis", "int", doc="Position of the new axis.")],
+   aliases=["_npi_expand_dims"],
+   example="""%out = mx.expand_dims %x {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x1x3xf32>""")
+
+op(mxnet="slice_axis", mnemonic="slice_axis", cpp="SliceAxis",
+   source="src/operator/tensor/matrix_op-inl.h SliceAxisParam",
+   summary="Slices along one axis",
+   description="""
+Keeps indices `[begin, end)` along `axis`; negative values count from the
+end and an absent `end` (MXNet's None) means the end of the axis.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[
+       Attr("axis", "int", doc="Axis to slice."),
+       Attr("begin", "int", doc="First index."),
+       Attr("end", "int", "None", doc="One past the last index; absent = the end.",
+            export_always=True),
+   ],
+   example="""%out = mx.slice_axis %x {axis = 1 : i64, begin = 1 : i64, end = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x3xf32>""")
+
+# ----------------------------------------------------------------------------
+# Softmax family and activations with parameters
+# ----------------------------------------------------------------------------
+
+SOFTMAX_ATTRS = [
+    Attr("axis", "int", "-1", doc="Axis of the softmax."),
+    Attr("temperature", "float", "None", doc="Divide the input by this first."),
+    Attr("dtype", "dtype", "None", ["float16", "float32", "float64"],
+         doc="Output type; absent keeps the input's."),
+    Attr("use_length", "bool", "False", doc="Mask with the `length` input."),
+]
+op(mxnet="softmax", mnemonic="softmax", cpp="Softmax",
+   source="src/operator/nn/softmax-inl.h SoftmaxParam",
+   summary="Softmax along an axis",
+   description="""
+`exp(x / t) / sum(exp(x / t))` along `axis`. With `use_length` the `length`
+input (shape of `data` without `axis`) gives how many leading elements of
+each row take part.""",
+   inputs=[Input("data", tensor=FLOAT), Input("length", optional=True)],
+   outputs=[Output("output", tensor=FLOAT)], attrs=SOFTMAX_ATTRS,
+   aliases=["_npx_softmax"],
+   infer=INFER_SOFTMAX.format(length="adaptor.getLength()", has="true"),
+   example="""%out = mx.softmax %x {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>""")
+
+op(mxnet="log_softmax", mnemonic="log_softmax", cpp="LogSoftmax",
+   source="src/operator/nn/softmax-inl.h SoftmaxParam",
+   summary="Log of the softmax along an axis",
+   description="""
+`log(softmax(x / t))` along `axis`. `use_length` is not supported by MXNet's
+log_softmax (it takes one input).""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=SOFTMAX_ATTRS, aliases=["_npx_log_softmax"],
+   infer=INFER_SOFTMAX.format(length="::mlir::Value()", has="false"),
+   example="""%out = mx.log_softmax %x {dtype = "float64"} : (tensor<2x5xf32>) -> tensor<2x5xf64>""")
+
+op(mxnet="LeakyReLU", mnemonic="LeakyReLU", cpp="LeakyReLU",
+   source="src/operator/leaky_relu-inl.h LeakyReLUParam",
+   summary="Leaky / parametric / exponential / randomized ReLU and GELU",
+   description="""
+`leaky` x > 0 ? x : slope * x; `prelu` the same with the learned `gamma`
+input (per channel, broadcast like MXNet); `elu` slope * (exp(x) - 1) for
+x < 0; `selu`; `gelu`; `rrelu` a random slope in [lower_bound, upper_bound]
+during training (mean slope otherwise) with a second result `mask`. `gamma`
+is present exactly for `prelu`, `mask` exactly for `rrelu`. `rrelu` reads the
+random generator state, so the op declares that effect then.""",
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", optional=True, tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("mask", optional=True, tensor=FLOAT)],
+   attrs=[
+       Attr("act_type", "enum", "leaky", ["rrelu", "leaky", "prelu", "elu", "selu", "gelu"],
+            doc="Activation function."),
+       Attr("slope", "float", "0.25", doc="Slope for leaky and elu."),
+       Attr("lower_bound", "float", "0.125", doc="rrelu: lower bound of the slope."),
+       Attr("upper_bound", "float", "0.334", doc="rrelu: upper bound of the slope."),
+   ],
+   aliases=["_npx_leaky_relu"], pure=False, effects=True, visible_outputs=1,
+   example="""%out = mx.LeakyReLU %x, %gamma {act_type = "prelu"} : (tensor<2x4x3x3xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>""")
+
+op(mxnet="clip", mnemonic="clip", cpp="Clip",
+   source="src/operator/tensor/matrix_op-inl.h ClipParam",
+   summary="Clamps elements to [a_min, a_max]",
+   description="""
+`min(max(x, a_min), a_max)` elementwise.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("a_min", "float", doc="Lower bound."),
+          Attr("a_max", "float", doc="Upper bound.")],
+   aliases=["_npi_clip", "_sparse_clip"], infer=INFER_SAME,
+   example="""%out = mx.clip %x {a_max = 6.000000e+00 : f64, a_min = 0.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="where", mnemonic="where", cpp="Where",
+   source="src/operator/tensor/control_flow_op.h WhereOpShape",
+   summary="Selects from x or y by a condition",
+   description="""
+`condition ? x : y` elementwise. `x` and `y` have one shape and type;
+`condition` (any element type, non-zero is true) has their shape, or is 1-D
+with one entry per row (extent of axis 0).""",
+   inputs=[Input("condition"), Input("x"), Input("y")], outputs=[Output("output")],
+   aliases=["_sparse_where"],
+   example="""%out = mx.where %c, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+for name, val, aliases in [("zeros_like", "0", ["_sparse_zeros_like"]),
+                           ("ones_like", "1", [])]:
+    op(mxnet=name, mnemonic=name, cpp=camel(name),
+       source="src/operator/tensor/init_op.cc",
+       summary=f"A tensor of {val}s shaped like the input",
+       description=f"""
+Returns a tensor of the input's shape and type filled with {val}.""",
+       inputs=[Input("data")], outputs=[Output("output")],
+       aliases=aliases, infer=INFER_SAME,
+       example=f"""%out = mx.{name} %x : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="one_hot", mnemonic="one_hot", cpp="OneHot",
+   source="src/operator/tensor/indexing_op.h OneHotParam",
+   summary="One-hot encoding of indices",
+   description="""
+Appends an axis of extent `depth`: `out[..., j] = j == indices[...] ?
+on_value : off_value`. Indices may have any numeric type (they are
+truncated); the result type is `dtype`.""",
+   inputs=[Input("indices")], outputs=[Output("output")],
+   attrs=[
+       Attr("depth", "int", doc="Extent of the one-hot axis (>= 0)."),
+       Attr("on_value", "float", "1.0", doc="Value at the index."),
+       Attr("off_value", "float", "0.0", doc="Value elsewhere."),
+       Attr("dtype", "dtype", "float32", ALL_DTYPES[:-1], doc="Result type."),
+   ],
+   aliases=["_npx_one_hot"],
+   example="""%out = mx.one_hot %i {depth = 10 : i64} : (tensor<4xi32>) -> tensor<4x10xf32>""")
+
+# ----------------------------------------------------------------------------
+# Derived views of the table
+# ----------------------------------------------------------------------------
+
+KIND_CPP = {"int": "Int", "float": "Float", "bool": "Bool", "shape": "Shape",
+            "enum": "Enum", "dtype": "DType", "string": "String"}
+
+
+def attr_storage(a: Attr) -> str:
+    if a.kind == "int":
+        return "I64Attr"
+    if a.kind == "float":
+        return "F64Attr"
+    if a.kind == "bool":
+        return "BoolAttr"
+    if a.kind == "shape":
+        return "DenseI64ArrayAttr"
+    if a.kind == "string":
+        return "StrAttr"
+    if a.kind == "dtype" and a.values is None:
+        return "MX_DTypeAttr"
+    return "MX_StrEnumAttr<[" + ", ".join(f'"{v}"' for v in a.values) + "]>"
+
+
+def parse_tuple(s: str) -> List[int]:
+    s = s.strip()
+    if s[0] in "([":
+        s = s[1:-1]
+    return [int(x) for x in s.split(",") if x.strip()]
+
+
+def cpp_default(a: Attr) -> str:
+    d = a.default
+    if a.kind == "int":
+        return str(int(d))
+    if a.kind == "float":
+        return repr(float(d))
+    if a.kind == "bool":
+        return "true" if d in ("True", "true", "1") else "false"
+    if a.kind == "shape":
+        return "{" + ", ".join(str(v) for v in parse_tuple(d)) + "}"
+    return '\\"' + d + '\\"'
+
+
+def ods_attr(a: Attr) -> str:
+    t = attr_storage(a)
+    if a.default is REQUIRED:
+        return t
+    if a.default == "None":
+        return f"OptionalAttr<{t}>"
+    return f'DefaultValuedAttr<{t}, "{cpp_default(a)}">'
+
+
+def mlir_default(a: Attr) -> str:
+    """The default as written in MLIR's attribute syntax (docs)."""
+    if a.default is REQUIRED:
+        return "required"
+    if a.default == "None":
+        return "absent (None)"
+    return f"`{a.default}`"
+
+
+def mlir_attr_type(a: Attr) -> str:
+    if a.kind == "enum" or (a.kind == "dtype"):
+        vals = a.values if a.values is not None else ALL_DTYPES
+        return "string: " + " / ".join(f"`{v}`" for v in vals)
+    return {"int": "i64", "float": "f64", "bool": "bool",
+            "shape": "array<i64>", "string": "string"}[a.kind]
+
+
+def operand_constraint(i: Input, o: Op) -> str:
+    t = i.tensor
+    if o.variadic:
+        return f"Variadic<{t}>"
+    if i.optional:
+        return f"Optional<{t}>"
+    return t
+
+
+def result_constraint(r: Output) -> str:
+    return f"Optional<{r.tensor}>" if r.optional else r.tensor
+
+
+def assembly_format(o: Op) -> str:
+    parts = []
+    for idx, i in enumerate(o.inputs):
+        sep = "" if idx == 0 else "`,` "
+        if i.optional:
+            parts.append(f"(`,` ${i.name}^)?")
+        else:
+            parts.append(f"{sep}${i.name}")
+    return " ".join(parts) + " attr-dict `:` functional-type(operands, results)"
+
+
+def tensor_doc(t: str) -> str:
+    return {"MX_FloatTensor": "float tensor (f16, bf16, f32, f64)",
+            "MX_Tensor": "tensor of any MXNet type"}[t]
+
+
+# ----------------------------------------------------------------------------
+# Emitters
+# ----------------------------------------------------------------------------
+
+BANNER_TD = """//===- MXGeneratedOps.td - generated mx operations ---------*- tablegen -*-===//
+//
+// GENERATED by scripts/gen_mx_ops.py from its operator table. DO NOT EDIT:
+// change the table and rerun `python3 scripts/gen_mx_ops.py`.
+//
+//===----------------------------------------------------------------------===//
+"""
+
+
+def indent(text: str, n: int) -> str:
+    pad = " " * n
+    return "\n".join((pad + line) if line.strip() else "" for line in text.split("\n"))
+
+
+def emit_td() -> str:
+    out = [BANNER_TD]
+    out.append("#ifndef MXC_DIALECT_MX_IR_MXGENERATEDOPS_TD")
+    out.append("#define MXC_DIALECT_MX_IR_MXGENERATEDOPS_TD\n")
+    for o in OPS:
+        traits = []
+        if o.pure:
+            traits.append("Pure")
+        if o.effects:
+            traits.append("DeclareOpInterfaceMethods<MemoryEffectsOpInterface>")
+        traits.append("InferTypeOpAdaptorWithIsCompatible")
+        name = f"MX_{o.cpp}Op"
+        out.append(f"def {name} : MX_Op<\"{o.mnemonic}\", [{', '.join(traits)}]> {{")
+        out.append(f"  let summary = \"{o.summary}\";")
+        desc = o.description.strip("\n")
+        mx = f"MXNet operator: `{o.mxnet}`"
+        if o.aliases:
+            mx += " (aliases " + ", ".join(f"`{a}`" for a in o.aliases) + ")"
+        mx += "."
+        desc += "\n\n" + mx + "\n\nExample:\n\n```mlir\n" + o.example + "\n```"
+        out.append("  let description = [{")
+        out.append(indent(desc.strip("\n"), 4))
+        out.append("  }];")
+        args = [f"{operand_constraint(i, o)}:${i.name}" for i in o.inputs]
+        args += [f"{ods_attr(a)}:${a.name}" for a in o.attrs]
+        out.append("  let arguments = (ins")
+        out.append(",\n".join("    " + a for a in args))
+        out.append("  );")
+        res = [f"{result_constraint(r)}:${r.name}" for r in o.outputs]
+        out.append("  let results = (outs")
+        out.append(",\n".join("    " + r for r in res))
+        out.append("  );")
+        out.append(f"  let assemblyFormat = [{{\n    {assembly_format(o)}\n  }}];")
+        if o.verifier:
+            out.append("  let hasVerifier = 1;")
+        defs = ["bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {",
+                "  return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);",
+                "}"]
+        if o.infer:
+            defs += ["::llvm::LogicalResult $cppClass::inferReturnTypes(",
+                     "    ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,",
+                     "    Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {",
+                     "  " + o.infer,
+                     "}"]
+        out.append("  let extraClassDefinition = [{")
+        out.append(indent("\n".join(defs), 4))
+        out.append("  }];")
+        out.append("}\n")
+    out.append("#endif // MXC_DIALECT_MX_IR_MXGENERATEDOPS_TD")
+    return "\n".join(out) + "\n"
+
+
+BANNER_INC = """//===- MXOpTable.inc - generated MXNet operator table -----------*- C++ -*-===//
+//
+// GENERATED by scripts/gen_mx_ops.py from its operator table. DO NOT EDIT:
+// change the table and rerun `python3 scripts/gen_mx_ops.py`.
+// Included by MXOpTable.cpp only.
+//
+//===----------------------------------------------------------------------===//
+"""
+
+
+def c_str(s: Optional[str]) -> str:
+    if s is None:
+        return "nullptr"
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def emit_inc() -> str:
+    out = [BANNER_INC]
+    for o in OPS:
+        ident = o.cpp
+        out.append(f"// {o.mxnet} -> mx.{o.mnemonic}")
+        out.append(f"static const char *const kInputs_{ident}[] = {{"
+                   + ", ".join(c_str(i.name) for i in o.inputs) + "};")
+        out.append(f"static const char *const kOutputs_{ident}[] = {{"
+                   + ", ".join(c_str(r.name) for r in o.outputs) + "};")
+        aux = [str(n) for n, i in enumerate(o.inputs) if i.aux]
+        if aux:
+            out.append(f"static const unsigned kAux_{ident}[] = {{{', '.join(aux)}}};")
+        if o.aliases:
+            out.append(f"static const char *const kAliases_{ident}[] = {{"
+                       + ", ".join(c_str(a) for a in o.aliases) + "};")
+        if o.attrs:
+            out.append(f"static const AttrSpec kAttrs_{ident}[] = {{")
+            for a in o.attrs:
+                d = None if a.default is REQUIRED else a.default
+                ev = "|".join(a.values) if a.values else None
+                out.append(f"    {{{c_str(a.name)}, AttrKind::{KIND_CPP[a.kind]}, {c_str(d)}, "
+                           f"{c_str(ev)}, {'true' if a.export_always else 'false'}}},")
+            out.append("};")
+        out.append("")
+    out.append("static const OpSpec kOpSpecs[] = {")
+    for o in OPS:
+        ident = o.cpp
+        required = sum(1 for i in o.inputs if not i.optional)
+        n_out = len(o.outputs)
+        visible = o.visible_outputs or n_out
+        fields = [
+            c_str(o.mxnet), c_str("mx." + o.mnemonic), f"kInputs_{ident}",
+            str(required), "true" if o.variadic else "false", str(n_out),
+            f"kAux_{ident}" if any(i.aux for i in o.inputs) else "{}",
+            f"kAttrs_{ident}" if o.attrs else "{}",
+            f"kOutputs_{ident}", str(visible),
+            f"kAliases_{ident}" if o.aliases else "{}",
+        ]
+        out.append("    {" + ", ".join(fields) + "},")
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+def emit_doc() -> str:
+    out = ["# `mx` dialect operators", "",
+           "<!-- GENERATED by scripts/gen_mx_ops.py. DO NOT EDIT. -->", "",
+           f"{len(OPS)} operators of MXNet 1.9.1 (wave 1). Each is an MLIR op "
+           "`mx.<name>` on ranked tensors with typed attributes carrying "
+           "MXNet's names and defaults; result types are inferred with MXNet's "
+           "shape and type rules (a mismatch is a diagnostic naming the op, "
+           "never a crash).", "",
+           "Attribute kinds and their MXNet spelling (as in symbol JSON):", "",
+           "| kind | MLIR attribute | MXNet string |", "|---|---|---|",
+           "| int | `i64` | `3` |", "| float | `f64` | `0.001`, `1e-05` (Python repr when exported) |",
+           "| bool | `true` / `false` | `True` / `False` (also `true`, `1`, `0`) |",
+           "| shape | `array<i64: 3, 3>` | `(3, 3)`, `[3, 3]`, `3`, `()` |",
+           "| enum / dtype | string | the value, e.g. `relu`, `float32` |", "",
+           "Optional attributes without a default (MXNet `None`) are absent from "
+           "the op when not given. Element types: `float32` f32, `float64` f64, "
+           "`float16` f16, `bfloat16` bf16, `uint8` ui8, `int8` i8, `int32` i32, "
+           "`int64` i64, `bool` i1.", "",
+           "## Index", "",
+           "| MLIR op | MXNet name | aliases | summary |", "|---|---|---|---|"]
+    for o in OPS:
+        al = ", ".join(f"`{a}`" for a in o.aliases)
+        out.append(f"| [`mx.{o.mnemonic}`](#mx{o.mnemonic.lower().replace('_', '')}) "
+                   f"| `{o.mxnet}` | {al} | {o.summary} |")
+    out.append("")
+    for o in OPS:
+        out.append(f"## mx.{o.mnemonic}")
+        out.append("")
+        out.append(f"**{o.summary}.** MXNet `{o.mxnet}`"
+                   + (" (aliases " + ", ".join(f"`{a}`" for a in o.aliases) + ")" if o.aliases else "")
+                   + f"; parameters from `{o.source}`.")
+        out.append("")
+        out.append(" ".join(line.strip() for line in o.description.strip().split("\n")))
+        out.append("")
+        out.append("| input | | type |")
+        out.append("|---|---|---|")
+        for i in o.inputs:
+            tags = []
+            if o.variadic:
+                tags.append("variadic")
+            if i.optional:
+                tags.append("optional")
+            if i.aux:
+                tags.append("auxiliary state")
+            out.append(f"| `{i.name}` | {', '.join(tags)} | {tensor_doc(i.tensor)} |")
+        out.append("")
+        out.append("| output | | type |")
+        out.append("|---|---|---|")
+        visible = o.visible_outputs or len(o.outputs)
+        for n, r in enumerate(o.outputs):
+            tags = []
+            if n >= visible:
+                tags.append("hidden in MXNet")
+            if r.optional:
+                tags.append("optional")
+            out.append(f"| `{r.name}` | {', '.join(tags)} | {tensor_doc(r.tensor)} |")
+        out.append("")
+        if o.attrs:
+            out.append("| attribute | type | default | meaning |")
+            out.append("|---|---|---|---|")
+            for a in o.attrs:
+                out.append(f"| `{a.name}` | {mlir_attr_type(a)} | {mlir_default(a)} | {a.doc} |")
+            out.append("")
+        else:
+            out.append("No attributes.")
+            out.append("")
+        out.append("```mlir")
+        out.append(o.example)
+        out.append("```")
+        out.append("")
+    return "\n".join(out)
+
+
+def emit_examples() -> str:
+    """Every doc example as a function, for a parse-and-verify lit test."""
+    out = []
+    for n, o in enumerate(OPS):
+        m = re.match(r"^(.*?)=\s*mx\.(\S+)\s+(.*?)\s*(\{.*\})?\s*:\s*\((.*)\)\s*->\s*(.*)$",
+                     o.example)
+        assert m, o.example
+        operands = [s.strip() for s in m.group(3).split(",") if s.strip()]
+        types = re.findall(r"tensor<[^>]*>", m.group(5))
+        assert len(operands) == len(types), o.example
+        args = ", ".join(f"{v}: {t}" for v, t in zip(operands, types))
+        out.append(f"// CHECK-LABEL: func.func @example_{n}")
+        out.append(f"// CHECK: mx.{o.mnemonic}")
+        out.append(f"func.func @example_{n}({args}) {{")
+        out.append("  " + o.example)
+        out.append("  return")
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def outputs():
+    return {TD_PATH: emit_td(), INC_PATH: emit_inc(), DOC_PATH: emit_doc()}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 if the checked-in outputs are stale")
+    p.add_argument("--emit-examples", action="store_true",
+                   help="print the doc examples as MLIR functions")
+    p.add_argument("--root", default=ROOT, help="repository root")
+    args = p.parse_args()
+
+    names = [o.mnemonic for o in OPS]
+    assert len(set(names)) == len(names), "duplicate mnemonic"
+    all_names = [o.mxnet for o in OPS] + [a for o in OPS for a in o.aliases]
+    assert len(set(all_names)) == len(all_names), "duplicate MXNet name or alias"
+
+    if args.emit_examples:
+        sys.stdout.write(emit_examples())
+        return 0
+    stale = []
+    for rel, text in outputs().items():
+        path = os.path.join(args.root, rel)
+        if args.check:
+            try:
+                with open(path) as f:
+                    if f.read() != text:
+                        stale.append(rel)
+            except OSError:
+                stale.append(rel)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+    if stale:
+        print("stale generated files (run python3 scripts/gen_mx_ops.py): "
+              + ", ".join(stale), file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"gen_mx_ops: {len(OPS)} ops, outputs up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
