@@ -6,8 +6,14 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mxc {
+// Test-only passes (TestPasses.td).
+void registerTestPasses();
+} // namespace mxc
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mxc::registerTestPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   registry.insert<mxc::mx::MXDialect>();

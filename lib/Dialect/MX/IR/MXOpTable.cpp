@@ -175,8 +175,11 @@ Attribute parseMXNetAttr(Builder &b, const AttrSpec &spec,
     return b.getI64IntegerAttr(i);
   }
   case AttrKind::Float: {
-    double d;
-    if (v.empty() || v.getAsDouble(d))
+    // strtod, like MXNet's parser, but the whole string must be consumed.
+    std::string text = v.str();
+    char *end = nullptr;
+    double d = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size())
       return fail("expected a number, got '" + value + "'");
     return b.getF64FloatAttr(d);
   }
@@ -230,6 +233,7 @@ static std::string formatPythonFloat(double x) {
     sign = "-";
   auto [mantissa, expText] = s.split('e');
   int exp = 0;
+  expText.consume_front("+"); // getAsInteger takes no '+'
   expText.getAsInteger(10, exp);
   std::string digits;
   for (char c : mantissa)

@@ -417,7 +417,8 @@ LogicalResult SliceAxisOp::inferReturnTypes(MLIRContext *context,
       return inferError(loc, name, "end ", end, " exceeds the axis size ",
                         size);
     if (begin < 0)
-      return inferError(loc, name, "begin ", adaptor.getBegin(),
+      return inferError(loc, name, "begin ",
+                        static_cast<int64_t>(adaptor.getBegin()),
                         " is out of range for axis size ", size);
     if (end < 0 || begin >= end)
       return inferError(loc, name, "begin ", begin,
