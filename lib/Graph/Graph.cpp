@@ -9,6 +9,7 @@
 
 #include "mxc/Graph/Graph.h"
 
+#include "Printable.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -191,7 +192,8 @@ void listInputs(const Graph &g, std::vector<uint32_t> *readOnly,
 
 /// "node 5 ('fc1')".
 std::string nodeLabel(const Graph &g, uint32_t i) {
-  return llvm::formatv("node {0} ('{1}')", i, g.nodes[i].name).str();
+  return llvm::formatv("node {0} ('{1}')", i, detail::printable(g.nodes[i].name))
+      .str();
 }
 
 /// Whether `target` is reachable from `from` along inputs and control deps.
@@ -437,7 +439,8 @@ llvm::Error Graph::verify() const {
     if (!nodes[v].isVariable())
       return llvm::createStringError(
           llvm::formatv("arg_nodes[{0}]: {1} is not a variable (op '{2}')", a,
-                        nodeLabel(*this, v), nodes[v].op)
+                        nodeLabel(*this, v),
+                        detail::printable(nodes[v].op))
               .str());
   }
   return llvm::Error::success();

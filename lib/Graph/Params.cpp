@@ -20,6 +20,7 @@
 
 #include "mxc/Graph/Params.h"
 
+#include "Printable.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -377,7 +378,7 @@ llvm::Expected<std::vector<NDArrayData>> ParamsReader::read() {
                                     data.size() - pos)
                           .str());
   if (deferred) {
-    std::string name = arrays[deferred->record].name;
+    std::string name = detail::printable(arrays[deferred->record].name);
     return llvm::createStringError(
         llvm::formatv("offset {0}: record {1}{2}: {3}", deferred->offset,
                       deferred->record,
@@ -517,7 +518,7 @@ int64_t NDArrayData::numElements() const {
 llvm::Error mxc::graph::checkArray(const NDArrayData &a) {
   auto fail = [&](const llvm::Twine &msg) {
     return llvm::createStringError(
-        ("array '" + a.name + "': " + msg).str());
+        ("array '" + detail::printable(a.name) + "': " + msg).str());
   };
   if (!dtypeSize(a.dtype))
     return fail("unknown dtype flag " + llvm::Twine(int32_t(a.dtype)));

@@ -8,6 +8,7 @@
 
 #include "mxc/Graph/Graph.h"
 
+#include "Printable.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -145,7 +146,8 @@ llvm::Error SymbolReader::readStringMap(const json::Value &v,
   for (const auto &[k, val] : sorted) {
     std::optional<StringRef> s = val->getAsString();
     if (!s)
-      return fail(where + ": attribute '" + k + "' in '" + key +
+      return fail(where + ": attribute '" + detail::printable(k) + "' in '" +
+                  key +
                   "' must be a string, not " + kindName(*val));
     if (overwrite)
       out[k] = s->str();
@@ -185,7 +187,7 @@ llvm::Error SymbolReader::readNode(const json::Value &v, uint32_t i,
   if (!nameStr)
     return fail(where + ": 'name' must be a string, not " + kindName(*name));
   node.name = nameStr->str();
-  where += " ('" + node.name + "')";
+  where += " ('" + detail::printable(node.name) + "')";
 
   std::set<std::string> keys;
   for (const auto &kv : *o)
@@ -198,7 +200,7 @@ llvm::Error SymbolReader::readNode(const json::Value &v, uint32_t i,
     if (k == "subgraphs")
       return fail(where + ": subgraphs (control-flow operators) are not "
                           "supported");
-    return fail(where + ": unknown key '" + k + "'");
+    return fail(where + ": unknown key '" + detail::printable(k) + "'");
   }
 
   const json::Value *op = o->get("op");
@@ -255,7 +257,8 @@ llvm::Error SymbolReader::readGraphAttrs(const json::Value &v, Graph &g) {
     // dmlc's `any`: ["type name", value].
     const json::Array *a = val->getAsArray();
     if (!a || a->size() != 2 || !(*a)[0].getAsString())
-      return fail("attrs." + k + " must be [\"type\", value]");
+      return fail("attrs." + detail::printable(k) +
+                  " must be [\"type\", value]");
     if (k != "mxnet_version")
       continue; // MXNet writes no other graph attribute; nothing to keep.
     std::optional<int64_t> version = (*a)[1].getAsInteger();
@@ -282,7 +285,8 @@ llvm::Expected<Graph> SymbolReader::read(StringRef text) {
   for (const std::string &k : keys)
     if (k != "nodes" && k != "arg_nodes" && k != "heads" &&
         k != "node_row_ptr" && k != "attrs")
-      return fail("symbol JSON: unknown top-level key '" + k + "'");
+      return fail("symbol JSON: unknown top-level key '" +
+                  detail::printable(k) + "'");
   for (StringRef k : {"nodes", "arg_nodes", "heads"})
     if (!top->get(k))
       return fail("symbol JSON: missing key '" + k + "'");
@@ -334,7 +338,7 @@ llvm::Expected<Graph> SymbolReader::read(StringRef text) {
       if (rowPtr[i + 1] < rowPtr[i])
         return fail(llvm::formatv("'node_row_ptr' decreases at entry {0} "
                                   "(node {1} ('{2}'))",
-                                  i + 1, i, g.nodes[i].name)
+                                  i + 1, i, detail::printable(g.nodes[i].name))
                         .str());
       g.nodes[i].numOutputs = rowPtr[i + 1] - rowPtr[i];
     }
@@ -554,9 +558,8 @@ public:
     if (scopes.back().count > 0)
       out += ", ";
     separator();
-    out += '"';
-    out += k;
-    out += "\": ";
+    string(k); // dmlc writes keys unescaped; escape them to stay JSON
+    out += ": ";
     ++scopes.back().count;
   }
   /// Starts the next item of the current array.
@@ -598,12 +601,12 @@ public:
     }
     out += '"';
   }
-  void number(int64_t n) { out += std::to_string(n); }
+  void number(uint64_t n) { out += std::to_string(n); }
 
   /// An array of unsigned numbers (dmlc: multi-line beyond 10 items).
-  void uintArray(const std::vector<uint32_t> &v) {
+  template <typename T> void uintArray(const std::vector<T> &v) {
     beginArray(v.size() > 10);
-    for (uint32_t x : v) {
+    for (T x : v) {
       item();
       number(x);
     }
@@ -692,7 +695,9 @@ std::string mxc::graph::writeSymbolJSON(const Graph &g) {
   w.beginObject(true);
   w.key("nodes");
   w.beginArray(true);
-  std::vector<uint32_t> argNodes, rowPtr{0};
+  std::vector<uint32_t> argNodes;
+  // 64-bit sums: a wrapped node_row_ptr would read back as another graph.
+  std::vector<uint64_t> rowPtr{0};
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     const Node &node = g.nodes[i];
     if (node.isVariable())

@@ -637,3 +637,12 @@ TEST(ParamsErrors, EveryTruncationFailsCleanly) {
     }
   }
 }
+
+TEST(ParamsErrors, NamesInMessagesStayOneLine) {
+  Bytes i16 = header(1);
+  denseRecord(i16, RecordVersion::V2, {2}, 8, pattern(4));
+  names(i16, {"arg:\nq"});
+  EXPECT_EQ(readError(i16.s),
+            "offset 52: record 0 ('arg:\\nq'): dtype int16 (flag 8) is not "
+            "supported");
+}

@@ -545,3 +545,30 @@ TEST(SymbolJSONErrors, NodeRowPtr) {
             "node 1 ('r'): input 0 refers to output 0 of node 0 ('x'), which "
             "has 0 outputs");
 }
+
+TEST(SymbolJSONErrors, MessagesStayOneLine) {
+  EXPECT_EQ(readError(twoNodes(
+                R"({"op": "relu", "name": "a\nb\u0001", "inputs": [[9, 0]]})")),
+            "node 1 ('a\\nb\\x01'): input 0 refers to node 9, which does not "
+            "exist");
+  EXPECT_EQ(readError(twoNodes(
+                R"({"op": "relu", "name": "r", "inputs": [], "k\ney": 1})")),
+            "node 1 ('r'): unknown key 'k\\ney'");
+}
+
+TEST(SymbolJSON, OddStringsRoundTrip) {
+  // Keys and values with quotes, backslashes and control characters are
+  // escaped so that the output stays JSON.
+  Graph g;
+  Node v;
+  v.op = "null";
+  v.name = "x\x01";
+  v.attrs = {{"we\"ird\\key", "tab\there"}, {"k\x02", "\x7f"}};
+  g.nodes.push_back(v);
+  g.argNodes = {0};
+  g.heads = {{0, 0, 0}};
+  Graph back = take(readSymbolJSON(writeSymbolJSON(g)));
+  ASSERT_EQ(back.nodes.size(), 1u);
+  EXPECT_EQ(back.nodes[0].name, "x\x01");
+  EXPECT_EQ(back.nodes[0].attrs, g.nodes[0].attrs);
+}
