@@ -803,8 +803,8 @@ def mlir_attr_type(a: Attr) -> str:
     if a.kind == "enum" or (a.kind == "dtype"):
         vals = a.values if a.values is not None else ALL_DTYPES
         return "string: " + " / ".join(f"`{v}`" for v in vals)
-    return {"int": "i64", "float": "f64", "bool": "bool",
-            "shape": "array<i64>", "string": "string"}[a.kind]
+    return {"int": "`i64`", "float": "`f64`", "bool": "`bool`",
+            "shape": "`array<i64>`", "string": "string"}[a.kind]
 
 
 def operand_constraint(i: Input, o: Op) -> str:
@@ -987,7 +987,7 @@ def emit_doc() -> str:
            "| MLIR op | MXNet name | aliases | summary |", "|---|---|---|---|"]
     for o in OPS:
         al = ", ".join(f"`{a}`" for a in o.aliases)
-        out.append(f"| [`mx.{o.mnemonic}`](#mx{o.mnemonic.lower().replace('_', '')}) "
+        out.append(f"| [`mx.{o.mnemonic}`](#mx{o.mnemonic.lower()}) "
                    f"| `{o.mxnet}` | {al} | {o.summary} |")
     out.append("")
     for o in OPS:

@@ -56,7 +56,8 @@ static LogicalResult createFromTestOp(Operation *testOp) {
   if (testOp->getNumResults() &&
       testOp->getResultTypes() != op->getResultTypes()) {
     op->erase();
-    return testOp->emitError("inferred result types differ from the declared ones");
+    return testOp->emitError(
+        "inferred result types differ from the declared ones");
   }
 
   // Print the given attributes back in MXNet's spelling; each must parse
@@ -77,7 +78,8 @@ static LogicalResult createFromTestOp(Operation *testOp) {
     printed.push_back(b.getNamedAttr(as.name, b.getStringAttr(text)));
   }
   op->setAttr("mx_test.printed", b.getDictionaryAttr(printed));
-  testOp->replaceAllUsesWith(op->getResults().take_front(testOp->getNumResults()));
+  testOp->replaceAllUsesWith(
+      op->getResults().take_front(testOp->getNumResults()));
   testOp->erase();
   return success();
 }

@@ -1,4 +1,5 @@
-//===- MXInference.h - shape/type inference helpers of the mx ops -*- C++ -*-===//
+//===- MXInference.h - shape/type inference helpers of the mx ops -*- C++
+//-*-===//
 //
 // Shared pieces of the result-type inference of the `mx` ops (MXNet's shape
 // and type functions): dynamic-aware shape arithmetic, one-line diagnostics
@@ -18,6 +19,7 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <optional>
 #include <string>
@@ -52,9 +54,12 @@ inline bool dimsCompatible(int64_t a, int64_t b) {
 }
 /// The more precise of two compatible extents.
 inline int64_t mergeDims(int64_t a, int64_t b) { return isDynamic(a) ? b : a; }
-/// a * b, dynamic if either is.
+/// a * b, dynamic if either is (or if the product overflows int64).
 inline int64_t mulDims(int64_t a, int64_t b) {
-  return isDynamic(a) || isDynamic(b) ? kDynamic : a * b;
+  int64_t p;
+  if (isDynamic(a) || isDynamic(b) || llvm::MulOverflow(a, b, p))
+    return kDynamic;
+  return p;
 }
 /// The product of `dims`, dynamic if any is.
 int64_t productOf(llvm::ArrayRef<int64_t> dims);
@@ -98,10 +103,9 @@ bool isCompatibleReturnTypes(mlir::TypeRange inferred, mlir::TypeRange actual);
 //===----------------------------------------------------------------------===//
 
 /// Result = the type of `data` (unary math, identity, clip, *_like, ...).
-mlir::LogicalResult inferSameAsInput(llvm::StringRef opName,
-                                     std::optional<mlir::Location> loc,
-                                     mlir::Value data,
-                                     llvm::SmallVectorImpl<mlir::Type> &results);
+mlir::LogicalResult
+inferSameAsInput(llvm::StringRef opName, std::optional<mlir::Location> loc,
+                 mlir::Value data, llvm::SmallVectorImpl<mlir::Type> &results);
 
 /// elemwise_*: identical shapes and element types (ElemwiseShape<2, 1>).
 mlir::LogicalResult
@@ -130,13 +134,11 @@ inferReduceAxes(llvm::StringRef opName, std::optional<mlir::Location> loc,
 
 /// softmax / log_softmax (`hasLengthInput` is false for log_softmax, which
 /// has no `length` input).
-mlir::LogicalResult inferSoftmax(llvm::StringRef opName,
-                                 std::optional<mlir::Location> loc,
-                                 mlir::Value data, mlir::Value length,
-                                 bool hasLengthInput, int64_t axis,
-                                 std::optional<llvm::StringRef> dtype,
-                                 bool useLength,
-                                 llvm::SmallVectorImpl<mlir::Type> &results);
+mlir::LogicalResult
+inferSoftmax(llvm::StringRef opName, std::optional<mlir::Location> loc,
+             mlir::Value data, mlir::Value length, bool hasLengthInput,
+             int64_t axis, std::optional<llvm::StringRef> dtype, bool useLength,
+             llvm::SmallVectorImpl<mlir::Type> &results);
 
 } // namespace mxc::mx::detail
 

@@ -84,9 +84,9 @@ const OpSpec *lookupMLIROp(llvm::StringRef opName) {
 // Data types
 //===----------------------------------------------------------------------===//
 
-static const char *const kAllDTypes[] = {"float32", "float64", "float16",
+static const char *const kAllDTypes[] = {"float32",  "float64", "float16",
                                          "bfloat16", "uint8",   "int8",
-                                         "int32",   "int64",   "bool"};
+                                         "int32",    "int64",   "bool"};
 
 Type getElementTypeForMXNetDType(MLIRContext *ctx, llvm::StringRef dtype) {
   return detail::elementTypeForDType(ctx, dtype);
@@ -296,8 +296,9 @@ std::string printMXNetAttr(const AttrSpec &spec, Attribute attr) {
 //===----------------------------------------------------------------------===//
 
 /// Checks that `attr` is the typed attribute of `spec`'s kind and value set.
-static LogicalResult checkAttrKind(const AttrSpec &spec, Attribute attr,
-                                   llvm::function_ref<InFlightDiagnostic()> err) {
+static LogicalResult
+checkAttrKind(const AttrSpec &spec, Attribute attr,
+              llvm::function_ref<InFlightDiagnostic()> err) {
   switch (spec.kind) {
   case AttrKind::Int: {
     auto i = dyn_cast<IntegerAttr>(attr);
@@ -346,9 +347,7 @@ FailureOr<Operation *> createMXOp(OpBuilder &b, Location loc,
                                   llvm::ArrayRef<NamedAttribute> attrs) {
   MLIRContext *ctx = b.getContext();
   ctx->getOrLoadDialect<MXDialect>();
-  auto err = [&]() {
-    return emitError(loc) << "'" << spec.opName << "' op ";
-  };
+  auto err = [&]() { return emitError(loc) << "'" << spec.opName << "' op "; };
   std::optional<RegisteredOperationName> name =
       RegisteredOperationName::lookup(spec.opName, ctx);
   if (!name)
@@ -387,8 +386,7 @@ FailureOr<Operation *> createMXOp(OpBuilder &b, Location loc,
     kept.push_back(attr);
   }
   for (const AttrSpec &as : spec.attrs)
-    if (!as.defaultValue &&
-        !llvm::any_of(kept, [&](const NamedAttribute &a) {
+    if (!as.defaultValue && !llvm::any_of(kept, [&](const NamedAttribute &a) {
           return a.getName() == as.name;
         }))
       return err() << "requires attribute '" << as.name << "'";

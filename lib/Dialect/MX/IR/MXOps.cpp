@@ -48,7 +48,7 @@ std::string mxc::mx::detail::formatShape(ArrayRef<int64_t> shape) {
 
 FailureOr<RankedTensorType>
 mxc::mx::detail::getTensorType(std::optional<Location> loc, StringRef opName,
-                      Value value, StringRef what) {
+                               Value value, StringRef what) {
   if (!value)
     return inferError(loc, opName, "is missing its '", what, "' input");
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -65,9 +65,10 @@ int64_t mxc::mx::detail::productOf(ArrayRef<int64_t> dims) {
   return p;
 }
 
-LogicalResult mxc::mx::detail::checkShape(std::optional<Location> loc, StringRef opName,
-                                 StringRef what, RankedTensorType type,
-                                 ArrayRef<int64_t> expected) {
+LogicalResult mxc::mx::detail::checkShape(std::optional<Location> loc,
+                                          StringRef opName, StringRef what,
+                                          RankedTensorType type,
+                                          ArrayRef<int64_t> expected) {
   ArrayRef<int64_t> actual = type.getShape();
   bool ok = actual.size() == expected.size();
   for (size_t i = 0; ok && i < actual.size(); ++i)
@@ -79,8 +80,10 @@ LogicalResult mxc::mx::detail::checkShape(std::optional<Location> loc, StringRef
 }
 
 LogicalResult mxc::mx::detail::checkElementType(std::optional<Location> loc,
-                                       StringRef opName, StringRef what,
-                                       RankedTensorType type, Type expected) {
+                                                StringRef opName,
+                                                StringRef what,
+                                                RankedTensorType type,
+                                                Type expected) {
   if (type.getElementType() == expected)
     return success();
   return inferError(loc, opName, what, " element type ", type.getElementType(),
@@ -88,18 +91,18 @@ LogicalResult mxc::mx::detail::checkElementType(std::optional<Location> loc,
 }
 
 FailureOr<int64_t> mxc::mx::detail::normalizeAxis(std::optional<Location> loc,
-                                         StringRef opName, int64_t axis,
-                                         int64_t rank, StringRef what) {
+                                                  StringRef opName,
+                                                  int64_t axis, int64_t rank,
+                                                  StringRef what) {
   if (axis < -rank || axis >= rank)
     return inferError(loc, opName, what, " ", axis, " is out of range for ",
                       rank, "-D input");
   return axis < 0 ? axis + rank : axis;
 }
 
-FailureOr<Shape> mxc::mx::detail::expandSpatialParam(std::optional<Location> loc,
-                                            StringRef opName, StringRef what,
-                                            ArrayRef<int64_t> value, int64_t n,
-                                            int64_t fill) {
+FailureOr<Shape> mxc::mx::detail::expandSpatialParam(
+    std::optional<Location> loc, StringRef opName, StringRef what,
+    ArrayRef<int64_t> value, int64_t n, int64_t fill) {
   if (value.empty())
     return Shape(n, fill);
   if (static_cast<int64_t>(value.size()) != n)
@@ -123,7 +126,8 @@ Type mxc::mx::detail::elementTypeForDType(MLIRContext *ctx, StringRef dtype) {
       .Default(Type());
 }
 
-bool mxc::mx::detail::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
+bool mxc::mx::detail::isCompatibleReturnTypes(TypeRange inferred,
+                                              TypeRange actual) {
   if (inferred.size() != actual.size())
     return false;
   for (auto [a, b] : llvm::zip(inferred, actual)) {
@@ -142,9 +146,9 @@ bool mxc::mx::detail::isCompatibleReturnTypes(TypeRange inferred, TypeRange actu
 // Family rules
 //===----------------------------------------------------------------------===//
 
-LogicalResult mxc::mx::detail::inferSameAsInput(StringRef opName,
-                                       std::optional<Location> loc, Value data,
-                                       SmallVectorImpl<Type> &results) {
+LogicalResult
+mxc::mx::detail::inferSameAsInput(StringRef opName, std::optional<Location> loc,
+                                  Value data, SmallVectorImpl<Type> &results) {
   auto type = getTensorType(loc, opName, data, "data");
   if (failed(type))
     return failure();
@@ -152,10 +156,9 @@ LogicalResult mxc::mx::detail::inferSameAsInput(StringRef opName,
   return success();
 }
 
-LogicalResult mxc::mx::detail::inferElemwiseBinary(StringRef opName,
-                                          std::optional<Location> loc,
-                                          Value lhs, Value rhs,
-                                          SmallVectorImpl<Type> &results) {
+LogicalResult mxc::mx::detail::inferElemwiseBinary(
+    StringRef opName, std::optional<Location> loc, Value lhs, Value rhs,
+    SmallVectorImpl<Type> &results) {
   auto l = getTensorType(loc, opName, lhs, "lhs");
   auto r = getTensorType(loc, opName, rhs, "rhs");
   if (failed(l) || failed(r))
@@ -176,10 +179,9 @@ LogicalResult mxc::mx::detail::inferElemwiseBinary(StringRef opName,
   return success();
 }
 
-LogicalResult mxc::mx::detail::inferBroadcastBinary(StringRef opName,
-                                           std::optional<Location> loc,
-                                           Value lhs, Value rhs,
-                                           SmallVectorImpl<Type> &results) {
+LogicalResult mxc::mx::detail::inferBroadcastBinary(
+    StringRef opName, std::optional<Location> loc, Value lhs, Value rhs,
+    SmallVectorImpl<Type> &results) {
   auto l = getTensorType(loc, opName, lhs, "lhs");
   auto r = getTensorType(loc, opName, rhs, "rhs");
   if (failed(l) || failed(r))
@@ -210,9 +212,9 @@ LogicalResult mxc::mx::detail::inferBroadcastBinary(StringRef opName,
 }
 
 LogicalResult mxc::mx::detail::inferScalarOp(StringRef opName,
-                                    std::optional<Location> loc, Value data,
-                                    bool isInt,
-                                    SmallVectorImpl<Type> &results) {
+                                             std::optional<Location> loc,
+                                             Value data, bool isInt,
+                                             SmallVectorImpl<Type> &results) {
   auto type = getTensorType(loc, opName, data, "data");
   if (failed(type))
     return failure();
@@ -228,12 +230,10 @@ LogicalResult mxc::mx::detail::inferScalarOp(StringRef opName,
   return success();
 }
 
-LogicalResult mxc::mx::detail::inferReduceAxes(StringRef opName,
-                                      std::optional<Location> loc, Value data,
-                                      std::optional<ArrayRef<int64_t>> axis,
-                                      bool keepdims, bool exclude,
-                                      bool requireNonEmpty,
-                                      SmallVectorImpl<Type> &results) {
+LogicalResult mxc::mx::detail::inferReduceAxes(
+    StringRef opName, std::optional<Location> loc, Value data,
+    std::optional<ArrayRef<int64_t>> axis, bool keepdims, bool exclude,
+    bool requireNonEmpty, SmallVectorImpl<Type> &results) {
   auto type = getTensorType(loc, opName, data, "data");
   if (failed(type))
     return failure();
@@ -283,13 +283,11 @@ LogicalResult mxc::mx::detail::inferReduceAxes(StringRef opName,
   return success();
 }
 
-LogicalResult mxc::mx::detail::inferSoftmax(StringRef opName,
-                                   std::optional<Location> loc, Value data,
-                                   Value length, bool hasLengthInput,
-                                   int64_t axis,
-                                   std::optional<StringRef> dtype,
-                                   bool useLength,
-                                   SmallVectorImpl<Type> &results) {
+LogicalResult
+mxc::mx::detail::inferSoftmax(StringRef opName, std::optional<Location> loc,
+                              Value data, Value length, bool hasLengthInput,
+                              int64_t axis, std::optional<StringRef> dtype,
+                              bool useLength, SmallVectorImpl<Type> &results) {
   auto type = getTensorType(loc, opName, data, "data");
   if (failed(type))
     return failure();
@@ -302,8 +300,9 @@ LogicalResult mxc::mx::detail::inferSoftmax(StringRef opName,
   if (!hasLengthInput && useLength)
     return inferError(loc, opName, "does not support use_length");
   if (useLength && !length)
-    return inferError(loc, opName, "requires a 'length' input when use_length "
-                                   "is true");
+    return inferError(loc, opName,
+                      "requires a 'length' input when use_length "
+                      "is true");
   if (!useLength && length)
     return inferError(loc, opName,
                       "has a 'length' input but use_length is false");

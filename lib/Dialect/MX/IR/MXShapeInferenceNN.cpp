@@ -72,9 +72,10 @@ static LogicalResult checkAtLeast(std::optional<Location> loc, StringRef opName,
 // Convolution (src/operator/nn/convolution.cc ConvolutionShape / Type)
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConvolutionOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
   auto data = getTensorType(loc, name, adaptor.getData(), "data");
   auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
@@ -92,8 +93,10 @@ LogicalResult ConvolutionOp::inferReturnTypes(
   if (failed(resolveLayout(loc, name, adaptor.getLayout(), k,
                            /*allowNWC=*/false, channelLast)))
     return failure();
-  auto stride = expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
-  auto dilate = expandSpatialParam(loc, name, "dilate", adaptor.getDilate(), k, 1);
+  auto stride =
+      expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
+  auto dilate =
+      expandSpatialParam(loc, name, "dilate", adaptor.getDilate(), k, 1);
   auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), k, 0);
   if (failed(stride) || failed(dilate) || failed(pad) ||
       failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
@@ -204,11 +207,13 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *context,
   }
   ArrayRef<int64_t> kernel = adaptor.getKernel();
   if (kernel.empty())
-    return inferError(loc, name, "requires a kernel unless global_pool is true");
+    return inferError(loc, name,
+                      "requires a kernel unless global_pool is true");
   if (static_cast<int64_t>(kernel.size()) != k)
     return inferError(loc, name, "kernel ", formatShape(kernel), " must have ",
                       k, " entries for ", rank, "-D data");
-  auto stride = expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
+  auto stride =
+      expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
   auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), k, 0);
   if (failed(stride) || failed(pad) ||
       failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
@@ -250,9 +255,10 @@ LogicalResult PoolingOp::inferReturnTypes(MLIRContext *context,
 // FullyConnected (src/operator/nn/fully_connected.cc FullyConnectedShape)
 //===----------------------------------------------------------------------===//
 
-LogicalResult FullyConnectedOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+FullyConnectedOp::inferReturnTypes(MLIRContext *context,
+                                   std::optional<Location> loc, Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
   auto data = getTensorType(loc, name, adaptor.getData(), "data");
   auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
@@ -336,9 +342,10 @@ static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return true;
 }
 
-LogicalResult SoftmaxOutputOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+SoftmaxOutputOp::inferReturnTypes(MLIRContext *context,
+                                  std::optional<Location> loc, Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
   auto data = getTensorType(loc, name, adaptor.getData(), "data");
   auto label = getTensorType(loc, name, adaptor.getLabel(), "label");
@@ -346,8 +353,8 @@ LogicalResult SoftmaxOutputOp::inferReturnTypes(
     return failure();
   if (data->getRank() == 0)
     return inferError(loc, name, "expects data of rank >= 1");
-  if (failed(checkElementType(loc, name, "label", *label,
-                              data->getElementType())))
+  if (failed(
+          checkElementType(loc, name, "label", *label, data->getElementType())))
     return failure();
   ArrayRef<int64_t> d = data->getShape(), l = label->getShape();
   if (!shapesCompatible(d, l)) {
@@ -473,7 +480,8 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *context,
       {adaptor.getMovingVar(), "moving_var"}};
   for (auto [value, what] : params) {
     auto type = getTensorType(loc, name, value, what);
-    if (failed(type) || failed(checkShape(loc, name, what, *type, {channels})) ||
+    if (failed(type) ||
+        failed(checkShape(loc, name, what, *type, {channels})) ||
         failed(checkElementType(loc, name, what, *type, paramElt)))
       return failure();
   }
@@ -509,7 +517,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
   }
   int64_t rank = types[0].getRank();
   if (rank == 0)
-    return inferError(loc, name, "zero-dimensional arrays cannot be concatenated");
+    return inferError(loc, name,
+                      "zero-dimensional arrays cannot be concatenated");
   auto axis = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getDim()),
                             rank, "dim");
   if (failed(axis))
@@ -527,15 +536,14 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
     for (int64_t d = 0; d < rank; ++d) {
       int64_t extent = type.getDimSize(d);
       if (d == *axis) {
-        out[d] = isDynamic(extent) || isDynamic(out[d]) ? kDynamic
-                                                         : out[d] + extent;
+        out[d] =
+            isDynamic(extent) || isDynamic(out[d]) ? kDynamic : out[d] + extent;
         continue;
       }
       if (!dimsCompatible(out[d], extent))
-        return inferError(loc, name, "input #", i, " shape ",
-                          formatShape(type.getShape()),
-                          " does not match the other inputs outside dim ",
-                          *axis);
+        return inferError(
+            loc, name, "input #", i, " shape ", formatShape(type.getShape()),
+            " does not match the other inputs outside dim ", *axis);
       out[d] = mergeDims(out[d], extent);
     }
   }
@@ -564,8 +572,8 @@ LogicalResult LeakyReLUOp::inferReturnTypes(MLIRContext *context,
                       "' (only 'prelu' takes one)");
   if (gamma) {
     auto g = getTensorType(loc, name, gamma, "gamma");
-    if (failed(g) ||
-        failed(checkElementType(loc, name, "gamma", *g, data->getElementType())))
+    if (failed(g) || failed(checkElementType(loc, name, "gamma", *g,
+                                             data->getElementType())))
       return failure();
     // MXNet's expand_shape: gamma's extents, right-aligned, match data's
     // axes 0 and 1 (equal or 1); any other data axis broadcasts.

@@ -134,7 +134,8 @@ LogicalResult BatchDotOp::inferReturnTypes(MLIRContext *context,
   ArrayRef<int64_t> l = lhs->getShape(), r = rhs->getShape();
   int64_t n = l.size();
   if (n < 3 || r.size() != l.size())
-    return inferError(loc, name, "expects N-D inputs of equal rank N >= 3, got ",
+    return inferError(loc, name,
+                      "expects N-D inputs of equal rank N >= 3, got ",
                       formatShape(l), " and ", formatShape(r));
   bool ta = adaptor.getTransposeA(), tb = adaptor.getTransposeB();
   Shape out;
@@ -390,8 +391,8 @@ LogicalResult SliceAxisOp::inferReturnTypes(MLIRContext *context,
   if (failed(data))
     return failure();
   int64_t rank = data->getRank();
-  auto axis = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis()),
-                            rank);
+  auto axis =
+      normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis()), rank);
   if (failed(axis))
     return failure();
   Shape out(data->getShape().begin(), data->getShape().end());
@@ -402,9 +403,8 @@ LogicalResult SliceAxisOp::inferReturnTypes(MLIRContext *context,
     endAttr = static_cast<int64_t>(*e);
   if (isDynamic(size)) {
     // Known only when both ends are non-negative.
-    out[*axis] = begin >= 0 && endAttr && *endAttr >= begin
-                     ? *endAttr - begin
-                     : kDynamic;
+    out[*axis] = begin >= 0 && endAttr && *endAttr >= begin ? *endAttr - begin
+                                                            : kDynamic;
   } else if (size == 0) {
     out[*axis] = 0;
   } else {
@@ -421,9 +421,8 @@ LogicalResult SliceAxisOp::inferReturnTypes(MLIRContext *context,
                         static_cast<int64_t>(adaptor.getBegin()),
                         " is out of range for axis size ", size);
     if (end < 0 || begin >= end)
-      return inferError(loc, name, "begin ", begin,
-                        " must be less than end ", end, " (axis size ", size,
-                        ")");
+      return inferError(loc, name, "begin ", begin, " must be less than end ",
+                        end, " (axis size ", size, ")");
     out[*axis] = end - begin;
   }
   results.push_back(RankedTensorType::get(out, data->getElementType()));
@@ -451,8 +450,8 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
   for (size_t i = 0; same && i < xs.size(); ++i)
     same = dimsCompatible(xs[i], ys[i]);
   if (!same)
-    return inferError(loc, name, "x shape ", formatShape(xs),
-                      " and y shape ", formatShape(ys), " must be equal");
+    return inferError(loc, name, "x shape ", formatShape(xs), " and y shape ",
+                      formatShape(ys), " must be equal");
   Shape out;
   for (auto [a, b] : llvm::zip(xs, ys))
     out.push_back(mergeDims(a, b));
