@@ -22,7 +22,7 @@ stage() {
 }
 
 stage "ctest (unit tests)" ctest --test-dir build --output-on-failure --no-tests=error -j2
-stage "lit" lit -sv build/test
+stage "lit" /usr/lib/llvm-22/bin/lit -sv build/test
 stage "pytest" python -m pytest -q test/python
 stage "runtime alone (MXC_BUILD_COMPILER=OFF)" scripts/check-runtime-alone.sh
 stage "fuzzers (${FUZZ_SECONDS}s each)" scripts/run-fuzzers.sh "$FUZZ_SECONDS" build

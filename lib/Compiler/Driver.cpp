@@ -12,7 +12,6 @@
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/Driver.h"
 #include "mxc/Compiler/Import.h"
-#include "mxc/Compiler/Types.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 
@@ -149,7 +148,7 @@ std::optional<int> parseImportOptions(ImportOptions &opts,
       return kBadUsage;
     }
     MLIRContext probe;
-    if (!elementTypeForDType(&probe, value)) {
+    if (!mx::getElementTypeForMXNetDType(&probe, value)) {
       errorLine() << "--dtype '" << s << "': unknown dtype '" << value
                   << "' (float32, float64, float16, bfloat16, uint8, int8, "
                      "int32, int64, bool)\n";

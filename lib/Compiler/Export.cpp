@@ -126,9 +126,23 @@ private:
       std::string base = StringRef(spec->mxnetName).lower();
       n.name = base + std::to_string(counters[base]++);
     }
-    for (const mx::AttrSpec &a : spec->attrs)
-      if (Attribute attr = op->getAttr(a.name))
-        n.attrs[a.name] = mx::printMXNetAttr(a, attr);
+    // Parameters that differ from MXNet's default, as the IR prints them
+    // (required ones always; `exportAlways` ones as "None" when absent).
+    Builder b(op->getContext());
+    for (const mx::AttrSpec &a : spec->attrs) {
+      Attribute attr = op->getAttr(a.name);
+      if (!attr) {
+        if (a.exportAlways)
+          n.attrs[a.name] = "None";
+        continue;
+      }
+      if (a.defaultValue) {
+        std::string ignored;
+        if (attr == mx::parseMXNetAttr(b, a, a.defaultValue, ignored))
+          continue;
+      }
+      n.attrs[a.name] = mx::printMXNetAttr(a, attr);
+    }
     if (auto hidden = op->getAttrOfType<DictionaryAttr>("mx.hidden"))
       for (NamedAttribute a : hidden)
         if (auto s = dyn_cast<StringAttr>(a.getValue()))

@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/Import.h"
-#include "mxc/Compiler/Types.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 
@@ -237,7 +236,7 @@ LogicalResult Importer::collectVariables() {
     }
     if (auto it = opts.dtypes.find(n.name); it != opts.dtypes.end())
       dtype = it->second;
-    v.elementType = elementTypeForDType(&ctx, dtype);
+    v.elementType = mx::getElementTypeForMXNetDType(&ctx, dtype);
     if (!v.elementType)
       return error(id) << "variable '" << n.name << "': unknown dtype '"
                        << dtype << "'";
