@@ -16,6 +16,9 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%srcroot", config.mxc_src_root))
 config.substitutions.append(("%python", config.python_executable))
+# %expect-error STATUS -- cmd: cmd must exit with STATUS and one stderr line.
+config.substitutions.append(("%expect-error", config.python_executable + " " +
+                             os.path.join(config.test_source_root, "Inputs", "expect-error.py")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -159,7 +159,7 @@ std::optional<int> parseImportOptions(ImportOptions &opts,
   if (!paramsFile.empty()) {
     auto p = graph::readParamsFile(paramsFile);
     if (!p) {
-      errorLine() << paramsFile << ": " << llvm::toString(p.takeError()) << "\n";
+      errorLine() << llvm::toString(p.takeError()) << "\n";
       return kBadInput;
     }
     params = std::move(*p);
@@ -178,7 +178,7 @@ OwningOpRef<ModuleOp> importInput(MLIRContext &ctx, int &status,
   }
   auto g = graph::readSymbolFile(inputFile);
   if (!g) {
-    errorLine() << inputFile << ": " << llvm::toString(g.takeError()) << "\n";
+    errorLine() << llvm::toString(g.takeError()) << "\n";
     status = kBadInput;
     return nullptr;
   }
@@ -313,12 +313,12 @@ int runDiff() {
   registerDialects(ctx);
   auto a = graph::readSymbolFile(diffA);
   if (!a) {
-    errorLine() << diffA << ": " << llvm::toString(a.takeError()) << "\n";
+    errorLine() << llvm::toString(a.takeError()) << "\n";
     return kBadInput;
   }
   auto b = graph::readSymbolFile(diffB);
   if (!b) {
-    errorLine() << diffB << ": " << llvm::toString(b.takeError()) << "\n";
+    errorLine() << llvm::toString(b.takeError()) << "\n";
     return kBadInput;
   }
   std::string diff = diffGraphs(ctx, *a, *b);

@@ -192,9 +192,9 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
 }
 
 LogicalResult Importer::collectVariables() {
-  for (const graph::NDArrayData &a : opts.params ? *opts.params
-                                                 : std::vector<graph::NDArrayData>{})
-    params[a.bareName().str()] = &a;
+  if (opts.params)
+    for (const graph::NDArrayData &a : *opts.params)
+      params[a.bareName().str()] = &a;
 
   std::vector<uint32_t> args = g.listArguments();
   std::vector<uint32_t> aux = g.listAuxiliaryStates();
@@ -324,26 +324,16 @@ LogicalResult Importer::importNode(uint32_t id) {
   const Node &n = g.nodes[id];
   const mx::OpSpec *spec = mx::lookupMXNetOp(n.op);
   if (!spec)
-    return error(id) << "unknown operator '" << n.op << "' (node '" << n.name
-                     << "')";
+    return error(id) << "unknown operator '" << n.op << "'";
   size_t maxInputs = spec->inputNames.size();
   if (n.inputs.size() < spec->numRequiredInputs ||
       (!spec->variadicInputs && n.inputs.size() > maxInputs))
-    return error(id) << n.op << " node '" << n.name << "' has "
-                     << n.inputs.size() << " inputs, expected "
+    return error(id) << n.op << " has " << n.inputs.size() << " inputs, expected "
                      << (spec->variadicInputs ? "at least " : "")
                      << spec->numRequiredInputs
                      << (spec->variadicInputs || maxInputs == spec->numRequiredInputs
                              ? ""
                              : " to " + std::to_string(maxInputs));
-
-  SmallVector<Value> operands;
-  for (unsigned i = 0; i < n.inputs.size(); ++i) {
-    auto v = inputValue(id, i, spec, operands);
-    if (failed(v))
-      return failure();
-    operands.push_back(*v);
-  }
 
   // Typed attributes for the operator's parameters; hidden ones (`__x__`)
   // are kept verbatim.
@@ -359,14 +349,12 @@ LogicalResult Importer::importNode(uint32_t id) {
         hidden.push_back(builder.getNamedAttr(key, builder.getStringAttr(value)));
         continue;
       }
-      return error(id) << n.op << " node '" << n.name
-                       << "': unknown attribute '" << key << "'";
+      return error(id) << n.op << ": unknown attribute '" << key << "'";
     }
     std::string why;
     Attribute a = mx::parseMXNetAttr(builder, *as, value, why);
     if (!a)
-      return error(id) << n.op << " node '" << n.name << "': attribute '"
-                       << key << "' = '" << value << "': " << why;
+      return error(id) << n.op << ": " << why;
     if (isa<UnitAttr>(a)) // "None" for an optional attribute: absent
       continue;
     attrs.push_back(builder.getNamedAttr(key, a));
@@ -379,8 +367,16 @@ LogicalResult Importer::importNode(uint32_t id) {
         builder.getNamedAttr("mx.mxnet_op", builder.getStringAttr(n.op)));
   for (const mx::AttrSpec &a : spec->attrs)
     if (!a.defaultValue && !n.attrs.count(a.name))
-      return error(id) << n.op << " node '" << n.name
-                       << "': missing required attribute '" << a.name << "'";
+      return error(id) << n.op << ": missing required attribute '" << a.name
+                       << "'";
+
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < n.inputs.size(); ++i) {
+    auto v = inputValue(id, i, spec, operands);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
 
   builder.setInsertionPointToEnd(body.get());
   FailureOr<Operation *> op =
