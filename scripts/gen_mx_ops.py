@@ -334,7 +334,9 @@ graph level. For f16 / bf16 data the parameters and statistics are f32.""",
    outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
             Output("var", tensor=FLOAT)],
    attrs=[
-       Attr("eps", "float", "0.001", doc="Epsilon added to the variance."),
+       # A double field with the float default 1e-3f, as MXNet prints it.
+       Attr("eps", "float", "0.0010000000474974513",
+            doc="Epsilon added to the variance."),
        Attr("momentum", "float", "0.9", doc="Moving average momentum."),
        Attr("fix_gamma", "bool", "True", doc="Treat gamma as 1."),
        Attr("use_global_stats", "bool", "False", doc="Use the moving statistics."),

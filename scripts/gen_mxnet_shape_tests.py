@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # ===- gen_mxnet_shape_tests.py - differential shape tests against MXNet ----===#
 #
-# Generates test/Dialect/MX/mxnet_shapes.mlir: random cases for every `mx` op
+# First checks the op table of scripts/gen_mx_ops.py against MXNet's operator
+# registry (input names, attribute names, required / default, enum values).
+# Then generates test/Dialect/MX/mxnet_shapes.mlir: random cases for every `mx` op
 # whose expected result shapes and dtypes come from MXNet 1.9.1 itself
 # (Symbol.infer_shape / infer_type, hidden outputs included). Each case goes
 # through the importer's path (--test-mx-create-ops: MXNet attribute strings,
@@ -22,6 +24,7 @@
 import json
 import os
 import random
+import re
 import sys
 
 import mxnet as mx
@@ -95,7 +98,9 @@ def run_mxnet(op, inputs, attrs):
             outs.append((tuple(s), np.dtype(t).name))
         return outs
     except mx.base.MXNetError as e:
-        return str(e).strip().split("\n")[0][:100]
+        # One line, without MXNet's timestamp, so that reruns are identical.
+        text = str(e).strip().split("\n")[0]
+        return re.sub(r"\[\d\d:\d\d:\d\d\] ", "", text)[:100]
 
 
 # ----------------------------------------------------------------------------
@@ -441,6 +446,56 @@ def gen_where_one_hot():
         yield "one_hot", [(d, rng.choice(["int32", "float32"]))], attrs
 
 
+def check_params(gen_mx_ops):
+    """Compares the op table's inputs and attributes (names, required or
+    default, enum values) with MXNet's operator registry; returns the number
+    of differences. Defaults of float32 fields compare as float32 (MXNet
+    prints 1e-4f as 9.99999975e-05)."""
+    import re
+    from mxnet.operator import get_operator_arguments
+
+    bad = 0
+
+    def report(*msg):
+        nonlocal bad
+        bad += 1
+        print("param mismatch:", *msg)
+
+    for o in gen_mx_ops.OPS:
+        args = get_operator_arguments(o.mxnet)
+        entries = list(zip(args.names, args.types))
+        inputs = [n for n, t in entries if "NDArray" in t or "Symbol" in t]
+        params = [(n, t) for n, t in entries if not ("NDArray" in t or "Symbol" in t)]
+        if [n for n, _ in params] != [a.name for a in o.attrs]:
+            report(o.mxnet, "attributes", [n for n, _ in params])
+        if not o.variadic and inputs != [i.name for i in o.inputs]:
+            report(o.mxnet, "inputs", inputs)
+        for (n, t), a in zip(params, o.attrs):
+            required = "required" in t
+            if required != (a.default is gen_mx_ops.REQUIRED) and not a.export_always:
+                report(o.mxnet, n, "required?", t)
+            enum = re.match(r"\{(.*)\}", t)
+            if enum:
+                vals = [v.strip().strip("'") for v in enum.group(1).split(",")]
+                if sorted(v for v in vals if v != "None") != sorted(a.values or gen_mx_ops.ALL_DTYPES):
+                    report(o.mxnet, n, "values", vals)
+            m = re.search(r"default=(.*)$", t)
+            if required or not m:
+                continue
+            theirs, mine = m.group(1).strip("'"), a.default
+            if a.kind == "float" and theirs != "None":
+                same = np.float32(theirs) == np.float32(mine)
+            elif a.kind == "bool":
+                same = theirs.lower() == mine.lower() or theirs == {"True": "1", "False": "0"}.get(mine)
+            elif a.kind == "shape":
+                same = theirs.replace(" ", "") in (mine.replace(" ", ""), "[]" if mine == "()" else None)
+            else:
+                same = theirs == mine
+            if not same:
+                report(o.mxnet, n, "default", theirs, "vs", mine)
+    return bad
+
+
 GENERATORS = [gen_convolution, gen_pooling, gen_fully_connected, gen_simple_unary,
               gen_softmax_output, gen_cast, gen_lrn_dropout_bn, gen_concat, gen_binary,
               gen_scalar, gen_reduce, gen_dot, gen_movement, gen_softmax, gen_leaky_relu,
@@ -450,6 +505,10 @@ GENERATORS = [gen_convolution, gen_pooling, gen_fully_connected, gen_simple_unar
 def main():
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import gen_mx_ops  # the op table: MXNet name / alias -> mnemonic
+
+    if check_params(gen_mx_ops):
+        sys.exit("the op table differs from MXNet's registry")
+    print(f"op table: {len(gen_mx_ops.OPS)} ops, inputs and attributes match MXNet")
 
     by_name = {}
     for o in gen_mx_ops.OPS:

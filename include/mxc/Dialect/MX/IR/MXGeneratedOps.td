@@ -384,7 +384,7 @@ def MX_BatchNormOp : MX_Op<"BatchNorm", [Pure, InferTypeOpAdaptorWithIsCompatibl
     MX_FloatTensor:$beta,
     MX_FloatTensor:$moving_mean,
     MX_FloatTensor:$moving_var,
-    DefaultValuedAttr<F64Attr, "0.001">:$eps,
+    DefaultValuedAttr<F64Attr, "0.0010000000474974513">:$eps,
     DefaultValuedAttr<F64Attr, "0.9">:$momentum,
     DefaultValuedAttr<BoolAttr, "true">:$fix_gamma,
     DefaultValuedAttr<BoolAttr, "false">:$use_global_stats,
