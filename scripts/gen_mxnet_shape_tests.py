@@ -2,7 +2,8 @@
 # ===- gen_mxnet_shape_tests.py - differential shape tests against MXNet ----===#
 #
 # First checks the op table of scripts/gen_mx_ops.py against MXNet's operator
-# registry (input names, attribute names, required / default, enum values).
+# registry (input names, attribute names, required / default, enum values,
+# aliases).
 # Then generates test/Dialect/MX/mxnet_shapes.mlir: random cases for every `mx` op
 # whose expected result shapes and dtypes come from MXNet 1.9.1 itself
 # (Symbol.infer_shape / infer_type, hidden outputs included). Each case goes
@@ -493,6 +494,21 @@ def check_params(gen_mx_ops):
                 same = theirs == mine
             if not same:
                 report(o.mxnet, n, "default", theirs, "vs", mine)
+        # Every alias names the same registered operator: MXNet writes the
+        # canonical name when it saves a node created under an alias.
+        for alias in o.aliases:
+            node = {"op": alias, "name": "n", "inputs": [],
+                    "attrs": {"kernel": "(2, 2)"} if o.mxnet == "Pooling" else {}}
+            graph = {"nodes": [node], "arg_nodes": [], "heads": [[0, 0, 0]]}
+            try:
+                saved = json.loads(mx.sym.load_json(json.dumps(graph)).tojson())
+                canonical = saved["nodes"][-1]["op"]  # after added variables
+            except mx.base.MXNetError as e:
+                # Missing required parameters: the message names the operator.
+                m = re.search(r"in operator (\w+)\(", str(e))
+                canonical = m.group(1) if m else str(e).split("\n")[0]
+            if canonical != o.mxnet:
+                report(o.mxnet, "alias", alias, "is", canonical)
     return bad
 
 
