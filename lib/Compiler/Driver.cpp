@@ -1,9 +1,9 @@
 //===- Driver.cpp - the mxc command line ----------------------------------===//
 //
-//   mxc import  model-symbol.json --shape data=1,3,224,224 [--params P] -o model.mlir
-//   mxc export  model.mlir -o model-symbol.json
-//   mxc summary model-symbol.json --shape data=1,3,224,224 [--params P]
-//   mxc diff    a-symbol.json b-symbol.json
+//   mxc import  model-symbol.json --shape data=1,3,224,224 [--params P] -o
+//   model.mlir mxc export  model.mlir -o model-symbol.json mxc summary
+//   model-symbol.json --shape data=1,3,224,224 [--params P] mxc diff
+//   a-symbol.json b-symbol.json
 //
 // Every error is one line, "mxc: error: <where>: <what>", naming the MXNet
 // node (or the byte offset of a .params file); exit status 1 for bad input,
@@ -38,35 +38,51 @@ namespace {
 
 enum ExitCode { kOk = 0, kBadInput = 1, kBadUsage = 2 };
 
-cl::SubCommand importCmd("import", "Import an MXNet symbol JSON file into the mx dialect");
-cl::SubCommand exportCmd("export", "Export an mx-dialect module back to MXNet symbol JSON");
-cl::SubCommand summaryCmd("summary", "Import a model and print its ops, parameter count and output shapes");
-cl::SubCommand diffCmd("diff", "Compare two MXNet symbol JSON files as MXNet would load them");
+cl::OptionCategory mxcCategory("mxc options");
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input file>"),
-                               cl::Required, cl::sub(importCmd),
-                               cl::sub(exportCmd), cl::sub(summaryCmd));
-cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
+cl::SubCommand
+    importCmd("import", "Import an MXNet symbol JSON file into the mx dialect");
+cl::SubCommand
+    exportCmd("export",
+              "Export an mx-dialect module back to MXNet symbol JSON");
+cl::SubCommand summaryCmd(
+    "summary",
+    "Import a model and print its ops, parameter count and output shapes");
+cl::SubCommand
+    diffCmd("diff",
+            "Compare two MXNet symbol JSON files as MXNet would load them");
+
+cl::opt<std::string> inputFile(cl::cat(mxcCategory), cl::Positional,
+                               cl::desc("<input file>"), cl::Required,
+                               cl::sub(importCmd), cl::sub(exportCmd),
+                               cl::sub(summaryCmd));
+cl::opt<std::string> outputFile(cl::cat(mxcCategory), "o",
+                                cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::sub(importCmd), cl::sub(exportCmd));
-cl::list<std::string> shapes("shape",
-                             cl::desc("Input shape, e.g. data=1,3,224,224 (repeatable)"),
-                             cl::value_desc("name=d0,d1,..."),
-                             cl::sub(importCmd), cl::sub(summaryCmd));
-cl::list<std::string> dtypes("dtype",
-                             cl::desc("Input dtype, e.g. data=float16 (default float32)"),
-                             cl::value_desc("name=dtype"), cl::sub(importCmd),
-                             cl::sub(summaryCmd));
-cl::opt<std::string> paramsFile("params",
-                                cl::desc("MXNet .params file: fixes parameter shapes and dtypes"),
-                                cl::value_desc("file"), cl::sub(importCmd),
-                                cl::sub(summaryCmd));
-cl::opt<std::string> funcName("func", cl::desc("Function to export"),
-                              cl::init("main"), cl::sub(exportCmd));
-cl::opt<std::string> diffA(cl::Positional, cl::desc("<first symbol.json>"),
-                           cl::Required, cl::sub(diffCmd));
-cl::opt<std::string> diffB(cl::Positional, cl::desc("<second symbol.json>"),
-                           cl::Required, cl::sub(diffCmd));
+cl::list<std::string>
+    shapes(cl::cat(mxcCategory), "shape",
+           cl::desc("Input shape, e.g. data=1,3,224,224 (repeatable)"),
+           cl::value_desc("name=d0,d1,..."), cl::sub(importCmd),
+           cl::sub(summaryCmd));
+cl::list<std::string>
+    dtypes(cl::cat(mxcCategory), "dtype",
+           cl::desc("Input dtype, e.g. data=float16 (default float32)"),
+           cl::value_desc("name=dtype"), cl::sub(importCmd),
+           cl::sub(summaryCmd));
+cl::opt<std::string> paramsFile(
+    cl::cat(mxcCategory), "params",
+    cl::desc("MXNet .params file: fixes parameter shapes and dtypes"),
+    cl::value_desc("file"), cl::sub(importCmd), cl::sub(summaryCmd));
+cl::opt<std::string> funcName(cl::cat(mxcCategory), "func",
+                              cl::desc("Function to export"), cl::init("main"),
+                              cl::sub(exportCmd));
+cl::opt<std::string> diffA(cl::cat(mxcCategory), cl::Positional,
+                           cl::desc("<first symbol.json>"), cl::Required,
+                           cl::sub(diffCmd));
+cl::opt<std::string> diffB(cl::cat(mxcCategory), cl::Positional,
+                           cl::desc("<second symbol.json>"), cl::Required,
+                           cl::sub(diffCmd));
 
 /// Prints "mxc: error: " and the message.
 llvm::raw_ostream &errorLine() {
@@ -80,8 +96,8 @@ std::string locationPrefix(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return "node '" + name.getName().str() + "': ";
   if (auto flc = dyn_cast<FileLineColLoc>(loc))
-    return flc.getFilename().str() + ":" + std::to_string(flc.getLine()) +
-           ":" + std::to_string(flc.getColumn()) + ": ";
+    return flc.getFilename().str() + ":" + std::to_string(flc.getLine()) + ":" +
+           std::to_string(flc.getColumn()) + ": ";
   if (auto fused = dyn_cast<FusedLoc>(loc))
     for (Location l : fused.getLocations())
       if (auto p = locationPrefix(l); !p.empty())
@@ -215,8 +231,10 @@ void printSummary(ModuleOp module, llvm::raw_ostream &os) {
   os << "inputs:\n";
   for (BlockArgument arg : func.getArguments()) {
     auto type = cast<RankedTensorType>(arg.getType());
-    auto kind = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.kind");
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.name");
+    auto kind =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.kind");
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.name");
     if (kind && kind.getValue() == "data") {
       os << "  " << name.getValue() << ": " << typeStr(type) << "\n";
       continue;
@@ -250,7 +268,8 @@ void printSummary(ModuleOp module, llvm::raw_ostream &os) {
 }
 
 /// Writes `text` to `path` ("-" is stdout); prints errors.
-int writeOutput(StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+int writeOutput(StringRef path,
+                llvm::function_ref<void(llvm::raw_ostream &)> fn) {
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
   if (ec) {
@@ -272,7 +291,8 @@ int runImport() {
   if (!module)
     return status;
   return writeOutput(outputFile, [&](llvm::raw_ostream &os) {
-    module->print(os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
+    module->print(
+        os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
   });
 }
 
@@ -334,10 +354,14 @@ int runDiff() {
 
 int mxc::driverMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &importCmd,
+                              &exportCmd, &summaryCmd, &diffCmd})
+    cl::HideUnrelatedOptions(mxcCategory, *sub);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "mxc: the MXNet graph compiler\n\n"
-          "  mxc import  model-symbol.json --shape data=1,3,224,224 [--params P] -o model.mlir\n"
+          "  mxc import  model-symbol.json --shape data=1,3,224,224 [--params "
+          "P] -o model.mlir\n"
           "  mxc export  model.mlir -o model-symbol.json\n"
           "  mxc summary model-symbol.json --shape data=1,3,224,224\n"
           "  mxc diff    a-symbol.json b-symbol.json\n",

@@ -42,7 +42,8 @@ public:
   FailureOr<Graph> run() {
     auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
     if (!ret || !func.getBody().hasOneBlock())
-      return func.emitError("expected a single-block function ending in func.return");
+      return func.emitError(
+          "expected a single-block function ending in func.return");
     for (Value v : ret.getOperands()) {
       auto e = visit(v);
       if (failed(e))
@@ -89,7 +90,8 @@ private:
 
   FailureOr<NodeEntry> emitVariable(BlockArgument arg) {
     if (arg.getOwner() != &func.getBody().front())
-      return emitError(arg.getLoc(), "value is not an argument of the function");
+      return emitError(arg.getLoc(),
+                       "value is not an argument of the function");
     unsigned i = arg.getArgNumber();
     Node n;
     n.op = "null";
@@ -166,8 +168,7 @@ private:
 
 /// Attributes of node `n` normalised for comparison: every parameter of the
 /// operator parsed and printed back (defaults filled in), others verbatim.
-std::map<std::string, std::string> normalizedAttrs(Builder &b,
-                                                   const Node &n,
+std::map<std::string, std::string> normalizedAttrs(Builder &b, const Node &n,
                                                    std::string &why) {
   const mx::OpSpec *spec = n.isVariable() ? nullptr : mx::lookupMXNetOp(n.op);
   if (!spec)
@@ -177,7 +178,8 @@ std::map<std::string, std::string> normalizedAttrs(Builder &b,
     out[k] = v;
   for (const mx::AttrSpec &a : spec->attrs) {
     auto it = n.attrs.find(a.name);
-    const char *text = it != n.attrs.end() ? it->second.c_str() : a.defaultValue;
+    const char *text =
+        it != n.attrs.end() ? it->second.c_str() : a.defaultValue;
     if (!text) {
       out.erase(a.name);
       continue;
@@ -255,7 +257,8 @@ std::string mxc::diffGraphs(MLIRContext &ctx, const Graph &a, const Graph &b) {
       if (it == ay.end())
         note(where + ": attribute " + k + "='" + v + "' only in the first");
       else if (it->second != v)
-        note(where + ": attribute " + k + " '" + v + "' vs '" + it->second + "'");
+        note(where + ": attribute " + k + " '" + v + "' vs '" + it->second +
+             "'");
     }
     for (const auto &[k, v] : ay)
       if (!ax.count(k))

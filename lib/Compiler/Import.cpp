@@ -62,11 +62,11 @@ std::optional<std::vector<int64_t>> parseShapeAttr(StringRef text) {
 /// Everything the importer knows about one variable node.
 struct Variable {
   uint32_t node = 0;
-  StringRef kind;              // "data", "param", "aux"
-  std::vector<int64_t> shape;  // empty until known
+  StringRef kind;             // "data", "param", "aux"
+  std::vector<int64_t> shape; // empty until known
   bool shapeKnown = false;
   Type elementType;
-  BlockArgument arg;           // set once created
+  BlockArgument arg; // set once created
 };
 
 class Importer {
@@ -80,15 +80,12 @@ private:
   Location nodeLoc(uint32_t node) {
     return NameLoc::get(StringAttr::get(&ctx, g.nodes[node].name));
   }
-  InFlightDiagnostic error(uint32_t node) {
-    return emitError(nodeLoc(node));
-  }
+  InFlightDiagnostic error(uint32_t node) { return emitError(nodeLoc(node)); }
   LogicalResult collectVariables();
   LogicalResult importNode(uint32_t id);
   /// The value of input `i` of node `id`, creating the variable's argument
   /// (inferring its shape from the consumer) on first use.
-  FailureOr<Value> inputValue(uint32_t id, unsigned i,
-                              const mx::OpSpec *spec,
+  FailureOr<Value> inputValue(uint32_t id, unsigned i, const mx::OpSpec *spec,
                               ArrayRef<Value> earlier);
   std::optional<std::vector<int64_t>>
   inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
@@ -101,9 +98,9 @@ private:
   const ImportOptions &opts;
   OpBuilder builder;
   std::unique_ptr<Block> body = std::make_unique<Block>();
-  std::map<uint32_t, Variable> variables;  // by node index
-  std::vector<uint32_t> argumentOrder;     // final function argument order
-  llvm::DenseMap<uint64_t, Value> values;  // (node << 32 | output) -> value
+  std::map<uint32_t, Variable> variables; // by node index
+  std::vector<uint32_t> argumentOrder;    // final function argument order
+  llvm::DenseMap<uint64_t, Value> values; // (node << 32 | output) -> value
   std::map<std::string, const graph::NDArrayData *> params;
 };
 
@@ -307,8 +304,8 @@ FailureOr<Value> Importer::inputValue(uint32_t id, unsigned i,
                        << g.nodes[e.node].name << "' (input " << i
                        << (input.empty() ? "" : " '" + input.str() + "'")
                        << " of '" << g.nodes[id].name
-                       << "'); give it with --shape "
-                       << g.nodes[e.node].name << "=...";
+                       << "'); give it with --shape " << g.nodes[e.node].name
+                       << "=...";
     }
     v.shape = *shape;
     v.shapeKnown = true;
@@ -328,10 +325,12 @@ LogicalResult Importer::importNode(uint32_t id) {
   size_t maxInputs = spec->inputNames.size();
   if (n.inputs.size() < spec->numRequiredInputs ||
       (!spec->variadicInputs && n.inputs.size() > maxInputs))
-    return error(id) << n.op << " has " << n.inputs.size() << " inputs, expected "
+    return error(id) << n.op << " has " << n.inputs.size()
+                     << " inputs, expected "
                      << (spec->variadicInputs ? "at least " : "")
                      << spec->numRequiredInputs
-                     << (spec->variadicInputs || maxInputs == spec->numRequiredInputs
+                     << (spec->variadicInputs ||
+                                 maxInputs == spec->numRequiredInputs
                              ? ""
                              : " to " + std::to_string(maxInputs));
 
@@ -346,7 +345,8 @@ LogicalResult Importer::importNode(uint32_t id) {
         as = &a;
     if (!as) {
       if (StringRef(key).starts_with("__") && StringRef(key).ends_with("__")) {
-        hidden.push_back(builder.getNamedAttr(key, builder.getStringAttr(value)));
+        hidden.push_back(
+            builder.getNamedAttr(key, builder.getStringAttr(value)));
         continue;
       }
       return error(id) << n.op << ": unknown attribute '" << key << "'";
@@ -396,9 +396,8 @@ OwningOpRef<ModuleOp> Importer::finish() {
     if (it == values.end()) {
       auto v = variables.find(h.node);
       if (v == variables.end() || !v->second.shapeKnown) {
-        emitError(nodeLoc(h.node))
-            << "head '" << g.nodes[h.node].name << "' output " << h.index
-            << " has no value";
+        emitError(nodeLoc(h.node)) << "head '" << g.nodes[h.node].name
+                                   << "' output " << h.index << " has no value";
         return nullptr;
       }
       auto arg = createArgument(v->second);
@@ -421,9 +420,9 @@ OwningOpRef<ModuleOp> Importer::finish() {
     }
   for (Value r : results)
     resultTypes.push_back(r.getType());
-  auto func = func::FuncOp::create(builder, UnknownLoc::get(&ctx),
-                                   opts.funcName,
-                                   builder.getFunctionType(argTypes, resultTypes));
+  auto func =
+      func::FuncOp::create(builder, UnknownLoc::get(&ctx), opts.funcName,
+                           builder.getFunctionType(argTypes, resultTypes));
   Block *entry = func.addEntryBlock();
   for (auto [i, id] : llvm::enumerate(used)) {
     Variable &v = variables[id];
