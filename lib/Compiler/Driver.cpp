@@ -281,7 +281,9 @@ int writeOutput(StringRef path,
   return kOk;
 }
 
-int runImport() {
+/// Imports the input file (with --shape/--dtype/--params) and hands the
+/// module to `use`; returns the exit status.
+int withImportedModule(llvm::function_ref<int(ModuleOp)> use) {
   MLIRContext ctx;
   registerDialects(ctx);
   OneLineDiagnostics diags(ctx);
@@ -290,23 +292,23 @@ int runImport() {
   OwningOpRef<ModuleOp> module = importInput(ctx, status, params);
   if (!module)
     return status;
-  return writeOutput(outputFile, [&](llvm::raw_ostream &os) {
-    module->print(
-        os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
+  return use(*module);
+}
+
+int runImport() {
+  return withImportedModule([](ModuleOp module) {
+    return writeOutput(outputFile, [&](llvm::raw_ostream &os) {
+      module.print(
+          os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
+    });
   });
 }
 
 int runSummary() {
-  MLIRContext ctx;
-  registerDialects(ctx);
-  OneLineDiagnostics diags(ctx);
-  int status;
-  std::vector<graph::NDArrayData> params;
-  OwningOpRef<ModuleOp> module = importInput(ctx, status, params);
-  if (!module)
-    return status;
-  printSummary(*module, llvm::outs());
-  return kOk;
+  return withImportedModule([](ModuleOp module) {
+    printSummary(module, llvm::outs());
+    return int(kOk);
+  });
 }
 
 int runExport() {
