@@ -686,7 +686,7 @@ random generator state, so the op declares that effect then.""",
        Attr("lower_bound", "float", "0.125", doc="rrelu: lower bound of the slope."),
        Attr("upper_bound", "float", "0.334", doc="rrelu: upper bound of the slope."),
    ],
-   aliases=["_npx_leaky_relu"], pure=False, effects=True, visible_outputs=1,
+   aliases=["_npx_leaky_relu"], pure=False, effects=True,
    example="""%out = mx.LeakyReLU %x, %gamma {act_type = "prelu"} : (tensor<2x4x3x3xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>""")
 
 op(mxnet="clip", mnemonic="clip", cpp="Clip",

@@ -27,6 +27,7 @@ enum class OpKind {
   Unknown,
   BatchNorm, // BatchNorm, BatchNorm_v1, _contrib_SyncBatchNorm, CuDNNBatchNorm
   Dropout,
+  LRN, // output and the hidden tmp_norm
   LeakyReLU,
   Pooling,
   FullyConnected,
@@ -35,6 +36,7 @@ enum class OpKind {
   SoftmaxOutput, // and the *RegressionOutput losses: data, label
   Embedding,
   SliceChannel, // num_outputs outputs "output0", "output1", ...
+  Softmax, // "data", and "length" with use_length
   DataOnly, // one input called "data", one output called "output"
 };
 
@@ -44,6 +46,7 @@ OpKind kindOf(StringRef op) {
               "CuDNNBatchNorm"},
              OpKind::BatchNorm)
       .Case("Dropout", OpKind::Dropout)
+      .Case("LRN", OpKind::LRN)
       .Case("LeakyReLU", OpKind::LeakyReLU)
       .Case("Pooling", OpKind::Pooling)
       .Case("FullyConnected", OpKind::FullyConnected)
@@ -54,8 +57,8 @@ OpKind kindOf(StringRef op) {
              OpKind::SoftmaxOutput)
       .Case("Embedding", OpKind::Embedding)
       .Case("SliceChannel", OpKind::SliceChannel)
-      .Cases({"Activation", "Flatten", "LRN", "softmax", "log_softmax"},
-             OpKind::DataOnly)
+      .Case("softmax", OpKind::Softmax)
+      .Cases({"Activation", "Flatten", "log_softmax"}, OpKind::DataOnly)
       .Default(OpKind::Unknown);
 }
 
@@ -105,6 +108,8 @@ std::vector<std::string> listOutputNames(OpKind kind, const Attrs &attrs,
     return {"output", "mean", "var"};
   case OpKind::Dropout:
     return {"output", "mask"};
+  case OpKind::LRN:
+    return {"output", "tmp_norm"};
   case OpKind::LeakyReLU:
     if (isRReLU(attrs))
       return {"output", "mask"};
@@ -266,6 +271,7 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
   case OpKind::BatchNorm:
     return 3;
   case OpKind::Dropout:
+  case OpKind::LRN:
     return 2;
   case OpKind::LeakyReLU:
     return isRReLU(attrs) ? 2 : 1;
@@ -304,7 +310,12 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
     return {"data", "label"};
   case OpKind::Embedding:
     return {"data", "weight"};
+  case OpKind::Softmax:
+    if (boolAttr(attrs, "use_length", false))
+      return {"data", "length"};
+    return {"data"};
   case OpKind::Dropout:
+  case OpKind::LRN:
   case OpKind::Pooling:
   case OpKind::SliceChannel:
   case OpKind::DataOnly:
@@ -324,6 +335,7 @@ std::vector<std::string> mxc::graph::outputNamesOf(StringRef op,
       return {"output", "mean", "var"};
     return {"output"};
   case OpKind::Dropout:
+  case OpKind::LRN:
   case OpKind::Pooling:
     return {"output"};
   default:

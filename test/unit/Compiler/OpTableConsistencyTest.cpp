@@ -1,0 +1,72 @@
+//===- OpTableConsistencyTest.cpp - Graph table vs mx op table ------------===//
+//
+// lib/Graph keeps a small MLIR-free table of MXNet operator facts (output
+// counts, input names, auxiliary inputs) for reading and writing files; the
+// mx dialect's table is generated from scripts/gen_mx_ops.py. Every operator
+// both know must agree.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Dialect/MX/IR/MXOpTable.h"
+#include "mxc/Graph/Graph.h"
+
+#include <gtest/gtest.h>
+
+using namespace mxc;
+
+namespace {
+/// Attributes that make every optional input and output of `spec` present.
+std::map<std::string, std::string> fullAttrs(const mx::OpSpec &spec) {
+  std::map<std::string, std::string> attrs;
+  if (spec.findAttr("act_type") && llvm::StringRef(spec.mxnetName) == "LeakyReLU")
+    attrs["act_type"] = "rrelu";
+  return attrs;
+}
+} // namespace
+
+TEST(OpTableConsistency, OutputCounts) {
+  for (const mx::OpSpec &spec : mx::allOpSpecs())
+    EXPECT_EQ(graph::numOutputsOf(spec.mxnetName, fullAttrs(spec)),
+              spec.numOutputs)
+        << spec.mxnetName;
+}
+
+TEST(OpTableConsistency, AuxInputs) {
+  for (const mx::OpSpec &spec : mx::allOpSpecs()) {
+    std::vector<unsigned> want(spec.auxInputs.begin(), spec.auxInputs.end());
+    std::vector<uint32_t> got = graph::auxInputsOf(spec.mxnetName);
+    EXPECT_EQ(std::vector<unsigned>(got.begin(), got.end()), want)
+        << spec.mxnetName;
+  }
+}
+
+TEST(OpTableConsistency, InputNamesWhereGraphKnowsThem) {
+  unsigned compared = 0;
+  for (const mx::OpSpec &spec : mx::allOpSpecs()) {
+    std::map<std::string, std::string> attrs;
+    if (llvm::StringRef(spec.mxnetName) == "LeakyReLU")
+      attrs["act_type"] = "prelu";
+    if (spec.findAttr("use_length"))
+      attrs["use_length"] = "True";
+    std::vector<std::string> got = graph::inputNamesOf(spec.mxnetName, attrs);
+    if (got.empty() || spec.variadicInputs)
+      continue;
+    ++compared;
+    std::vector<std::string> want(spec.inputNames.begin(), spec.inputNames.end());
+    EXPECT_EQ(got, want) << spec.mxnetName;
+  }
+  EXPECT_GE(compared, 9u); // the layers with parameters at least
+}
+
+TEST(OpTableConsistency, VisibleOutputNames) {
+  for (const mx::OpSpec &spec : mx::allOpSpecs()) {
+    if (spec.outputNames.empty() || !spec.numVisibleOutputs)
+      continue;
+    std::map<std::string, std::string> attrs = fullAttrs(spec);
+    std::vector<std::string> got = graph::outputNamesOf(spec.mxnetName, attrs);
+    std::vector<std::string> want(spec.outputNames.begin(),
+                                  spec.outputNames.begin() +
+                                      std::min<size_t>(spec.numVisibleOutputs,
+                                                       spec.outputNames.size()));
+    EXPECT_EQ(got, want) << spec.mxnetName;
+  }
+}
