@@ -222,9 +222,21 @@ LogicalResult Importer::collectVariables() {
       v.shape = it->second;
       v.shapeKnown = true;
     } else if (auto p = params.find(n.name); p != params.end()) {
-      v.shape = p->second->shape;
+      const graph::NDArrayData &a = *p->second;
+      // "aux:" arrays belong to auxiliary states, "arg:" ones to arguments.
+      bool wantAux = kind == "aux";
+      bool prefixed = StringRef(a.name).starts_with("arg:") || a.isAux();
+      if (prefixed && a.isAux() != wantAux)
+        return error(id) << "params array '" << a.name << "' is for "
+                         << (a.isAux() ? "an auxiliary state" : "an argument")
+                         << ", but '" << n.name << "' is "
+                         << (wantAux ? "an auxiliary state" : "an argument");
+      if (a.isNone() || a.shape.empty())
+        return error(id) << "params array '" << a.name
+                         << "' has no data (an empty or none array)";
+      v.shape = a.shape;
       v.shapeKnown = true;
-      dtype = graph::dtypeName(p->second->dtype).str();
+      dtype = graph::dtypeName(a.dtype).str();
     } else if (auto s = n.attrs.find("__shape__"); s != n.attrs.end()) {
       if (auto shape = parseShapeAttr(s->second)) {
         v.shape = *shape;

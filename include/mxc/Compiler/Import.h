@@ -37,8 +37,11 @@ struct ImportOptions {
   /// Element types by variable name, MXNet spelling (`--dtype data=float16`);
   /// float32 when absent.
   std::map<std::string, std::string> dtypes;
-  /// Arrays of a `.params` file: they fix parameter shapes and dtypes (a
-  /// mismatch with the inferred shape is an error).
+  /// Arrays of a `.params` file: they fix the shapes and dtypes of the
+  /// variables they name (bare, "arg:" or "aux:" names; the prefix must match
+  /// the variable's kind). A shape that does not fit the consuming op fails
+  /// that op's verification, naming the node. Arrays naming no variable are
+  /// ignored, as MXNet's Module does with allow_extra_params.
   const std::vector<graph::NDArrayData> *params = nullptr;
   std::string funcName = "main";
 };
