@@ -1,0 +1,118 @@
+// engine.h - the dependency engine (MXNet's include/mxnet/engine.h, in the
+// shape of the paper): every operation declares the variables it reads and
+// the ones it writes; reads of a variable run concurrently, a write waits for
+// all earlier reads and writes of that variable and blocks later ones.
+//
+// Plain C++17: nothing here may include LLVM or MLIR.
+#ifndef MXC_RUNTIME_ENGINE_H
+#define MXC_RUNTIME_ENGINE_H
+
+#include "mxc/runtime/api.h"
+#include "mxc/runtime/device.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mxc::runtime {
+
+/// A variable the engine tracks (an array's storage, a KVStore slot, the RNG
+/// state). Opaque; created and deleted by the engine.
+struct EngineVar;
+using VarHandle = EngineVar *;
+
+/// What an operation is given when it runs.
+struct RunContext {
+  Device device;
+};
+
+/// Called exactly once when an asynchronous operation has finished; `error`
+/// empty on success, else the failure message.
+using CompleteCallback = std::function<void(const std::string &error)>;
+
+/// An asynchronous operation: must eventually call `done` (from any thread).
+using AsyncFn = std::function<void(RunContext, CompleteCallback done)>;
+/// A synchronous operation: returns when finished; throwing (any exception)
+/// marks it failed.
+using SyncFn = std::function<void(RunContext)>;
+
+/// Which pool runs an operation on its device.
+enum class FnProperty {
+  Normal,        ///< compute work
+  CopyFromGPU,   ///< device -> host copies (GPU issue)
+  CopyToGPU,     ///< host -> device copies (GPU issue)
+  CPUPrioritized,///< latency-critical work (KVStore push/pull), own pool
+  Async,         ///< the function itself only starts asynchronous work
+};
+
+/// Engine options; the environment variables override the defaults:
+/// MXC_ENGINE=naive|threaded, MXC_CPU_WORKER_NTHREADS,
+/// MXC_ENGINE_MAX_INFLIGHT.
+struct EngineOptions {
+  std::string kind = "threaded";
+  int cpuWorkers = 2;
+  int priorityWorkers = 1;
+  /// Operations pushed but not finished before pushAsync blocks (back-pressure).
+  size_t maxInFlight = 1 << 16;
+  static EngineOptions fromEnvironment();
+};
+
+/// The failure an operation reported, surfaced where its results are waited
+/// for: it names the operation.
+struct EngineError {
+  std::string opName;
+  std::string message;
+  std::string str() const { return "operation '" + opName + "' failed: " + message; }
+};
+
+class MXC_RUNTIME_API Engine {
+public:
+  virtual ~Engine();
+
+  /// A new variable, ready (no pending operation).
+  virtual VarHandle newVar() = 0;
+  /// Deletes `var` once every operation pushed on it so far has finished.
+  virtual void deleteVar(VarHandle var) = 0;
+
+  /// Schedules `fn` after every earlier write of `reads` and every earlier
+  /// read or write of `writes`; `reads` and `writes` must be disjoint and free
+  /// of duplicates. Returns at once (or blocks while maxInFlight operations
+  /// are pending). Higher `priority` runs first among ready operations.
+  virtual void pushAsync(AsyncFn fn, Device device,
+                         std::vector<VarHandle> reads,
+                         std::vector<VarHandle> writes,
+                         FnProperty prop = FnProperty::Normal,
+                         int priority = 0, std::string name = "") = 0;
+  /// pushAsync for a function that finishes when it returns.
+  void pushSync(SyncFn fn, Device device, std::vector<VarHandle> reads,
+                std::vector<VarHandle> writes,
+                FnProperty prop = FnProperty::Normal, int priority = 0,
+                std::string name = "");
+
+  /// Blocks until every operation pushed so far that writes `var` has
+  /// finished. If one of them (or one it depended on through `var`) failed,
+  /// returns that error; the variable stays failed until written again
+  /// successfully.
+  virtual std::optional<EngineError> waitForVar(VarHandle var) = 0;
+  /// Blocks until every pushed operation has finished; returns the first
+  /// error of an operation that failed since the last waitForAll, if any.
+  virtual std::optional<EngineError> waitForAll() = 0;
+
+  /// Operations pushed and not yet finished.
+  virtual size_t numPending() const = 0;
+};
+
+/// Creates an engine of `opts.kind` ("naive": runs each op at push time;
+/// "threaded": per-device worker pools). Engines register with a factory;
+/// an unknown kind returns nullptr.
+MXC_RUNTIME_API std::unique_ptr<Engine> createEngine(const EngineOptions &opts);
+
+/// The process-wide engine, created from the environment on first use.
+MXC_RUNTIME_API Engine &defaultEngine();
+
+} // namespace mxc::runtime
+
+#endif // MXC_RUNTIME_ENGINE_H
