@@ -1,4 +1,5 @@
 //===- mxc-opt.cpp - mlir-opt with the mx dialect -----------------------===//
+#include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -14,6 +15,7 @@ void registerTestPasses();
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mxc::registerTestPasses();
+  mxc::registerMXCConversionPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   registry.insert<mxc::mx::MXDialect>();

@@ -1,0 +1,38 @@
+//===- Patterns.h - mx -> linalg pattern families ---------------*- C++ -*-===//
+//
+// Each family file exports one populate function that pairs
+// `target.addIllegalOp<X>()` with `patterns.add<ConvertX>()` for its ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_LIB_CONVERSION_MXTOLINALG_PATTERNS_H
+#define MXC_LIB_CONVERSION_MXTOLINALG_PATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mxc::conversion {
+
+#define MXC_DECLARE_FAMILY(Family)                                             \
+  void populate##Family##PatternsAndLegality(mlir::TypeConverter &typeConverter, \
+                                             mlir::RewritePatternSet &patterns,  \
+                                             mlir::ConversionTarget &target);
+/// Unary/binary/broadcast/scalar elementwise ops, Activation, LeakyReLU,
+/// clip, where, zeros_like/ones_like, Cast, identity, BlockGrad, Dropout.
+MXC_DECLARE_FAMILY(Elementwise)
+/// FullyConnected, dot, batch_dot.
+MXC_DECLARE_FAMILY(Linear)
+/// Convolution.
+MXC_DECLARE_FAMILY(Conv)
+/// Pooling.
+MXC_DECLARE_FAMILY(Pooling)
+/// BatchNorm (inference), LRN.
+MXC_DECLARE_FAMILY(Normalization)
+/// sum, mean, max, min, argmax, softmax, log_softmax, SoftmaxOutput.
+MXC_DECLARE_FAMILY(Reduction)
+/// Reshape, Flatten, transpose, expand_dims, slice_axis, Concat, one_hot.
+MXC_DECLARE_FAMILY(DataMovement)
+#undef MXC_DECLARE_FAMILY
+
+} // namespace mxc::conversion
+
+#endif // MXC_LIB_CONVERSION_MXTOLINALG_PATTERNS_H
