@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check-runtime-alone.sh - builds the runtime without the compiler
 # (MXC_BUILD_COMPILER=OFF) in build-runtime/ and runs its tests there; one of
-# them checks that libmxc_runtime.so links no LLVM or MLIR library.
+# them checks that libmxc_runtime.so links no LLVM or MLIR library. Then the
+# same again with ThreadSanitizer in build-runtime-tsan/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 B="$ROOT/build-runtime"
@@ -11,3 +12,16 @@ if [ ! -f "$B/build.ninja" ]; then
 fi
 ninja -C "$B" -j"${MXC_JOBS:-2}"
 ctest --test-dir "$B" --output-on-failure --no-tests=error
+
+# The same tests built with ThreadSanitizer (MXC_ENABLE_TSAN) in
+# build-runtime-tsan/: a race halts the test that hit it and fails it. The
+# engine tests scale their big workloads down in this build (see
+# runtime/test/CMakeLists.txt) so that the run stays within minutes.
+T="$ROOT/build-runtime-tsan"
+if [ ! -f "$T/build.ninja" ]; then
+  cmake -G Ninja -S "$ROOT" -B "$T" -DMXC_BUILD_COMPILER=OFF -DMXC_ENABLE_TSAN=ON \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >/dev/null
+fi
+ninja -C "$T" -j"${MXC_JOBS:-2}"
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+  ctest --test-dir "$T" --output-on-failure --no-tests=error -j"${MXC_JOBS:-2}"

@@ -51,12 +51,20 @@ enum class FnProperty {
 /// Engine options; the environment variables override the defaults:
 /// MXC_ENGINE=naive|threaded, MXC_CPU_WORKER_NTHREADS,
 /// MXC_ENGINE_MAX_INFLIGHT.
-struct EngineOptions {
+struct MXC_RUNTIME_API EngineOptions {
   std::string kind = "threaded";
   int cpuWorkers = 2;
   int priorityWorkers = 1;
   /// Operations pushed but not finished before pushAsync blocks (back-pressure).
   size_t maxInFlight = 1 << 16;
+  /// Worker threads per GPU for compute and for each copy direction (the GPU
+  /// issue fills these pools; MXC_GPU_WORKER_NTHREADS, MXC_GPU_COPY_NTHREADS).
+  int gpuWorkers = 2;
+  int gpuCopyWorkers = 1;
+  /// The defaults above, overridden by MXC_ENGINE, MXC_CPU_WORKER_NTHREADS,
+  /// MXC_CPU_PRIORITY_NTHREADS, MXC_ENGINE_MAX_INFLIGHT (0: no bound),
+  /// MXC_GPU_WORKER_NTHREADS and MXC_GPU_COPY_NTHREADS. A malformed value is
+  /// ignored with a warning on stderr.
   static EngineOptions fromEnvironment();
 };
 
@@ -107,8 +115,17 @@ public:
 
 /// Creates an engine of `opts.kind` ("naive": runs each op at push time;
 /// "threaded": per-device worker pools). Engines register with a factory;
-/// an unknown kind returns nullptr.
+/// an unknown kind returns nullptr. The caller owns the engine; destroying it
+/// waits for every pushed operation.
 MXC_RUNTIME_API std::unique_ptr<Engine> createEngine(const EngineOptions &opts);
+
+/// Makes `kind` available to createEngine (each engine's source file
+/// registers itself at load time). A second registration of a kind replaces
+/// the first.
+using EngineFactory = std::unique_ptr<Engine> (*)(const EngineOptions &opts);
+MXC_RUNTIME_API void registerEngine(const std::string &kind, EngineFactory factory);
+/// The registered kinds, sorted.
+MXC_RUNTIME_API std::vector<std::string> registeredEngines();
 
 /// The process-wide engine, created from the environment on first use.
 MXC_RUNTIME_API Engine &defaultEngine();

@@ -1,0 +1,180 @@
+// engine.cc - what every engine shares: pushSync, options from the
+// environment, the factory the engines register with, the default engine.
+#include "engine_impl.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace mxc::runtime {
+
+Engine::~Engine() = default;
+
+void Engine::pushSync(SyncFn fn, Device device, std::vector<VarHandle> reads,
+                      std::vector<VarHandle> writes, FnProperty prop, int priority,
+                      std::string name) {
+  pushAsync(
+      [fn = std::move(fn)](RunContext ctx, CompleteCallback done) {
+        std::string error;
+        try {
+          fn(ctx);
+        } catch (...) {
+          error = detail::currentExceptionMessage();
+        }
+        done(error);
+      },
+      device, std::move(reads), std::move(writes), prop, priority, std::move(name));
+}
+
+namespace detail {
+
+std::string currentExceptionMessage() {
+  try {
+    throw;
+  } catch (const std::exception &e) {
+    std::string what = e.what();
+    return what.empty() ? std::string("exception with an empty message") : what;
+  } catch (...) {
+    return "unknown exception (not derived from std::exception)";
+  }
+}
+
+namespace {
+// Keeps the first occurrence of each element of `vars` not in `exclude`,
+// in order. Small sets (the usual case) are scanned; big ones hashed.
+void dedup(std::vector<VarHandle> &vars, const std::vector<VarHandle> &exclude) {
+  for (VarHandle v : vars)
+    if (!v)
+      throw std::invalid_argument("engine: null variable in a read or write set");
+  auto contains = [](const std::vector<VarHandle> &set, size_t n, VarHandle v) {
+    return std::find(set.begin(), set.begin() + n, v) != set.begin() + n;
+  };
+  if (vars.size() + exclude.size() <= 32) {
+    size_t kept = 0;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      VarHandle v = vars[i];
+      if (!contains(vars, kept, v) && !contains(exclude, exclude.size(), v))
+        vars[kept++] = v;
+    }
+    vars.resize(kept);
+    return;
+  }
+  std::unordered_set<VarHandle> seen(exclude.begin(), exclude.end());
+  size_t kept = 0;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (seen.insert(vars[i]).second)
+      vars[kept++] = vars[i];
+  vars.resize(kept);
+}
+} // namespace
+
+void normalizeVarSets(std::vector<VarHandle> &reads, std::vector<VarHandle> &writes) {
+  if (reads.empty() && writes.size() == 1 && writes[0]) // the common tiny op
+    return;
+  dedup(writes, {});
+  dedup(reads, writes);
+}
+
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+namespace {
+// Reads a non-negative integer environment variable into `out` if it is set
+// and well formed (at least `min`); otherwise warns and leaves `out` alone.
+template <typename T> void readEnvInt(const char *name, long long min, T &out) {
+  const char *text = std::getenv(name);
+  if (!text || !*text)
+    return;
+  errno = 0;
+  char *end = nullptr;
+  long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < min || value > (1LL << 40)) {
+    std::fprintf(stderr, "mxc: ignoring %s='%s' (want an integer >= %lld)\n", name, text, min);
+    return;
+  }
+  out = static_cast<T>(value);
+}
+} // namespace
+
+EngineOptions EngineOptions::fromEnvironment() {
+  EngineOptions opts;
+  if (const char *kind = std::getenv("MXC_ENGINE"); kind && *kind)
+    opts.kind = kind;
+  readEnvInt("MXC_CPU_WORKER_NTHREADS", 1, opts.cpuWorkers);
+  readEnvInt("MXC_CPU_PRIORITY_NTHREADS", 0, opts.priorityWorkers);
+  readEnvInt("MXC_ENGINE_MAX_INFLIGHT", 0, opts.maxInFlight);
+  readEnvInt("MXC_GPU_WORKER_NTHREADS", 1, opts.gpuWorkers);
+  readEnvInt("MXC_GPU_COPY_NTHREADS", 1, opts.gpuCopyWorkers);
+  return opts;
+}
+
+//===----------------------------------------------------------------------===//
+// Factory
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, EngineFactory> factories;
+};
+// A function-local static, so engines may register during static
+// initialisation in any order.
+Registry &registry() {
+  static Registry r;
+  return r;
+}
+} // namespace
+
+void registerEngine(const std::string &kind, EngineFactory factory) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.factories[kind] = factory;
+}
+
+std::vector<std::string> registeredEngines() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> kinds;
+  for (const auto &entry : r.factories)
+    kinds.push_back(entry.first);
+  return kinds;
+}
+
+std::unique_ptr<Engine> createEngine(const EngineOptions &opts) {
+  EngineFactory factory = nullptr;
+  {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.factories.find(opts.kind);
+    if (it == r.factories.end())
+      return nullptr;
+    factory = it->second;
+  }
+  return factory(opts);
+}
+
+Engine &defaultEngine() {
+  // Created on first use and destroyed at exit (which waits for every pushed
+  // operation).
+  static std::unique_ptr<Engine> engine = [] {
+    EngineOptions opts = EngineOptions::fromEnvironment();
+    std::unique_ptr<Engine> e = createEngine(opts);
+    if (!e) {
+      std::fprintf(stderr, "mxc: unknown MXC_ENGINE='%s', using 'threaded'\n",
+                   opts.kind.c_str());
+      opts.kind = "threaded";
+      e = createEngine(opts);
+    }
+    return e;
+  }();
+  return *engine;
+}
+
+} // namespace mxc::runtime

@@ -1,0 +1,64 @@
+// engine_impl.h - what the engines share: the variable record, the failure
+// record, and the normalisation of read/write sets.
+//
+// Plain C++17: nothing here may include LLVM or MLIR.
+#ifndef MXC_RUNTIME_ENGINE_ENGINE_IMPL_H
+#define MXC_RUNTIME_ENGINE_ENGINE_IMPL_H
+
+#include "mxc/runtime/engine.h"
+
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mxc::runtime {
+
+namespace detail {
+struct OprBlock;
+
+/// One operation waiting in a variable's queue. Each OprBlock owns one of
+/// these per variable it uses, so queueing allocates nothing.
+struct VarWaiter {
+  OprBlock *opr = nullptr;
+  bool write = false;
+  VarWaiter *next = nullptr;
+};
+
+/// A failure shared by the op that failed, the vars it wrote and every op
+/// skipped because of it.
+using ErrorPtr = std::shared_ptr<const EngineError>;
+
+/// The message of the exception in flight (call inside a catch block only);
+/// never empty, since an empty message means success to a CompleteCallback.
+std::string currentExceptionMessage();
+
+/// Removes duplicates from `writes`, then from `reads` every duplicate and
+/// every var that is also written (an op that reads and writes a var is a
+/// writer of it), keeping the first occurrence's order. Throws
+/// std::invalid_argument on a null var.
+void normalizeVarSets(std::vector<VarHandle> &reads, std::vector<VarHandle> &writes);
+} // namespace detail
+
+/// A variable. The naive engine uses only `mu` and `error`; the threaded
+/// engine keeps its versioned queue here (MXNet's ThreadedVar): reads that
+/// are granted run together, a write is granted alone, and waiting ops form
+/// a FIFO whose head, if any, is always a write.
+struct EngineVar {
+  std::mutex mu;
+  /// The failure of the last write, or null: ops reading the var are skipped
+  /// while it is set; a successful write clears it. Guarded by `mu`.
+  detail::ErrorPtr error;
+
+  // Threaded engine only, all guarded by `mu`.
+  int runningReads = 0;      ///< reads granted and not yet completed
+  bool writeRunning = false; ///< a write is granted and not yet completed
+  detail::VarWaiter *head = nullptr; ///< ops waiting, oldest first
+  detail::VarWaiter *tail = nullptr;
+  uint64_t version = 0; ///< completed writes
+};
+
+} // namespace mxc::runtime
+
+#endif // MXC_RUNTIME_ENGINE_ENGINE_IMPL_H

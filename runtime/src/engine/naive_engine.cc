@@ -1,0 +1,138 @@
+// naive_engine.cc - the engine for debugging (MXNet's NaiveEngine): every
+// operation runs inside pushAsync, in the caller's thread, one at a time and
+// in push order; an asynchronous operation is waited for before pushAsync
+// returns. Failures are tracked per variable exactly as in the threaded
+// engine, so both engines give the same results and the same errors.
+#include "engine_impl.h"
+
+#include <atomic>
+#include <condition_variable>
+
+namespace mxc::runtime {
+
+namespace {
+
+class NaiveEngine final : public Engine {
+public:
+  ~NaiveEngine() override = default;
+
+  VarHandle newVar() override { return new EngineVar(); }
+
+  void deleteVar(VarHandle var) override {
+    // Every operation pushed so far has finished: delete it now.
+    std::lock_guard<std::recursive_mutex> lock(runMu_);
+    delete var;
+  }
+
+  void pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> reads,
+                 std::vector<VarHandle> writes, FnProperty prop, int priority,
+                 std::string name) override;
+
+  std::optional<EngineError> waitForVar(VarHandle var) override {
+    std::lock_guard<std::recursive_mutex> runLock(runMu_);
+    std::lock_guard<std::mutex> lock(var->mu);
+    if (var->error)
+      return *var->error;
+    return std::nullopt;
+  }
+
+  std::optional<EngineError> waitForAll() override {
+    std::lock_guard<std::recursive_mutex> runLock(runMu_);
+    std::lock_guard<std::mutex> lock(errorMu_);
+    std::optional<EngineError> first = std::move(firstError_);
+    firstError_.reset();
+    return first;
+  }
+
+  size_t numPending() const override { return running_.load(); }
+
+private:
+  void finish(const std::vector<VarHandle> &writes, const detail::ErrorPtr &error) {
+    for (VarHandle var : writes) {
+      std::lock_guard<std::mutex> lock(var->mu);
+      var->error = error;
+      ++var->version;
+    }
+    if (error) {
+      std::lock_guard<std::mutex> lock(errorMu_);
+      if (!firstError_)
+        firstError_ = *error;
+    }
+  }
+
+  /// Held while an operation runs: operations never overlap, even when
+  /// several threads push. Recursive so that an operation may push.
+  std::recursive_mutex runMu_;
+  std::atomic<size_t> running_{0};
+  std::mutex errorMu_;
+  std::optional<EngineError> firstError_;
+};
+
+/// The completion of one asynchronous call: `done` may be called from any
+/// thread, and late or repeated calls are harmless.
+struct Completion {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::string error;
+};
+
+void NaiveEngine::pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> reads,
+                            std::vector<VarHandle> writes, FnProperty /*prop*/,
+                            int /*priority*/, std::string name) {
+  detail::normalizeVarSets(reads, writes);
+  std::lock_guard<std::recursive_mutex> runLock(runMu_);
+  ++running_;
+  struct Decrement {
+    std::atomic<size_t> &n;
+    ~Decrement() { --n; }
+  } decrement{running_};
+
+  // An operation that reads a failed var is skipped and fails the same way.
+  for (VarHandle var : reads) {
+    detail::ErrorPtr inherited;
+    {
+      std::lock_guard<std::mutex> lock(var->mu);
+      inherited = var->error;
+    }
+    if (inherited) {
+      finish(writes, inherited);
+      return;
+    }
+  }
+
+  auto completion = std::make_shared<Completion>();
+  CompleteCallback done = [completion](const std::string &error) {
+    std::lock_guard<std::mutex> lock(completion->mu);
+    if (completion->done)
+      return;
+    completion->done = true;
+    completion->error = error;
+    completion->cv.notify_all();
+  };
+  try {
+    fn(RunContext{device}, done);
+  } catch (...) {
+    done(detail::currentExceptionMessage());
+  }
+  std::string error;
+  {
+    std::unique_lock<std::mutex> lock(completion->mu);
+    completion->cv.wait(lock, [&] { return completion->done; });
+    error = std::move(completion->error);
+  }
+  detail::ErrorPtr failure;
+  if (!error.empty())
+    failure = std::make_shared<const EngineError>(EngineError{std::move(name), std::move(error)});
+  finish(writes, failure);
+}
+
+const bool kRegistered = (registerEngine("naive",
+                                         [](const EngineOptions &) -> std::unique_ptr<Engine> {
+                                           return std::make_unique<NaiveEngine>();
+                                         }),
+                          true);
+
+} // namespace
+
+} // namespace mxc::runtime

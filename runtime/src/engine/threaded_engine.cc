@@ -1,0 +1,422 @@
+// threaded_engine.cc - the threaded dependency engine.
+//
+// How an operation moves (MXNet's ThreadedEngine, see docs/runtime.md):
+//  1. pushAsync takes a slot among the operations in flight (back-pressure),
+//     then, under one push lock so that all variables see pushes in the same
+//     order, queues the op on each variable it reads and writes.
+//  2. A variable grants a read when no write is running or waiting ahead of
+//     it, and a write when nothing else runs on it and nothing waits ahead.
+//  3. When every variable has granted it, the op goes to its pool's priority
+//     queue; a worker runs it, or skips it if a variable it reads has failed.
+//  4. On completion the op records its outcome on the variables it writes,
+//     releases its variables (granting the next waiters), is freed, and is
+//     counted out of the pending operations.
+#include "threaded_engine.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace mxc::runtime {
+namespace detail {
+
+namespace {
+/// The engine whose worker the calling thread is, if any.
+thread_local const ThreadedEngine *tlsWorkerOf = nullptr;
+
+/// Pops the oldest waiter of `var` (var->mu held).
+VarWaiter *popWaiter(EngineVar *var) {
+  VarWaiter *w = var->head;
+  var->head = w->next;
+  if (!var->head)
+    var->tail = nullptr;
+  w->next = nullptr;
+  return w;
+}
+
+EngineError insideOperationError(const char *what) {
+  return EngineError{what, "called from inside an operation of the same engine, where it "
+                           "could wait for itself; wait outside operations"};
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// WorkerPool
+//===----------------------------------------------------------------------===//
+
+WorkerPool::WorkerPool(const char *name, int threads, RunFn run,
+                       std::function<void()> onThreadStart)
+    : name_(name), run_(std::move(run)) {
+  if (threads < 1)
+    threads = 1;
+  threads_.reserve(threads);
+  for (int i = 0; i < threads; ++i)
+    threads_.emplace_back([this, onThreadStart] { loop(onThreadStart); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread &t : threads_)
+    t.join();
+}
+
+void WorkerPool::push(OprBlock *op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push(Entry{op->priority, op->seq, op});
+  // A worker that is not idle comes back for the queue before it sleeps.
+  // Notified under the lock: a foreign thread handing off a completion must
+  // not touch the pool once the op can run (the pool may then go away).
+  if (idle_ > 0)
+    cv_.notify_one();
+}
+
+void WorkerPool::loop(const std::function<void()> &onThreadStart) {
+  if (onThreadStart)
+    onThreadStart();
+  for (;;) {
+    OprBlock *op;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (queue_.empty() && !stop_) {
+        ++idle_;
+        cv_.wait(lock);
+        --idle_;
+      }
+      if (queue_.empty())
+        return; // stopping, and nothing left to run
+      op = queue_.top().op;
+      queue_.pop();
+    }
+    run_(op);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// ThreadedEngine
+//===----------------------------------------------------------------------===//
+
+ThreadedEngine::ThreadedEngine(const EngineOptions &opts)
+    : opts_(opts), lowWater_(opts.maxInFlight / 2) {
+  auto run = [this](OprBlock *op) { execute(op); };
+  auto markWorker = [this] { tlsWorkerOf = this; };
+  cpuPool_ = std::make_unique<WorkerPool>("cpu", opts.cpuWorkers, run, markWorker);
+  if (opts.priorityWorkers > 0)
+    priorityPool_ =
+        std::make_unique<WorkerPool>("cpu-priority", opts.priorityWorkers, run, markWorker);
+  asyncPool_ = std::make_unique<WorkerPool>("async", 1, run, markWorker);
+}
+
+ThreadedEngine::~ThreadedEngine() {
+  if (inWorker()) {
+    // Joining our own thread cannot work; this is a caller bug.
+    std::fprintf(stderr, "mxc: an engine was destroyed by one of its own operations\n");
+    std::abort();
+  }
+  waitForAll();
+  {
+    std::lock_guard<std::mutex> lock(gpuPoolsMu_);
+    gpuPools_.clear();
+  }
+  asyncPool_.reset();
+  priorityPool_.reset();
+  cpuPool_.reset();
+}
+
+bool ThreadedEngine::inWorker() const { return tlsWorkerOf == this; }
+
+VarHandle ThreadedEngine::newVar() { return new EngineVar(); }
+
+void ThreadedEngine::deleteVar(VarHandle var) {
+  auto *op = new OprBlock();
+  op->kind = OprBlock::Kind::DeleteVar;
+  op->name = "deleteVar";
+  op->writes.push_back(var);
+  op->fn = [](RunContext, CompleteCallback done) { done(std::string()); };
+  // Never blocks: it is called from destructors, and bounded by the vars.
+  acquireSlot(/*mayBlock=*/false);
+  enqueue(op);
+}
+
+void ThreadedEngine::pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> reads,
+                               std::vector<VarHandle> writes, FnProperty prop, int priority,
+                               std::string name) {
+  normalizeVarSets(reads, writes);
+  acquireSlot(/*mayBlock=*/true);
+  auto *op = new OprBlock();
+  op->fn = std::move(fn);
+  op->device = device;
+  op->reads = std::move(reads);
+  op->writes = std::move(writes);
+  op->prop = prop;
+  op->priority = priority;
+  op->name = std::move(name);
+  enqueue(op);
+}
+
+void ThreadedEngine::acquireSlot(bool mayBlock) {
+  if (mayBlock && opts_.maxInFlight > 0 && pending_.load() >= opts_.maxInFlight &&
+      !inWorker()) {
+    // Wait until the engine has drained to the low-water mark, so that a
+    // fast pusher blocks once per batch rather than once per op.
+    std::unique_lock<std::mutex> lock(idleMu_);
+    pressureWaiters_.fetch_add(1);
+    pressureCv_.wait(lock, [&] { return pending_.load() <= lowWater_; });
+    pressureWaiters_.fetch_sub(1);
+  }
+  pending_.fetch_add(1);
+}
+
+void ThreadedEngine::enqueue(OprBlock *op) {
+  const size_t numReads = op->reads.size();
+  const size_t numVars = numReads + op->writes.size();
+  if (numVars > 2)
+    op->heapWaiters.reset(new VarWaiter[numVars]);
+  // The op cannot become ready while being queued: the extra 1 is ours.
+  op->wait.store(static_cast<int>(numVars) + 1, std::memory_order_relaxed);
+  int granted = 0;
+  {
+    std::lock_guard<std::mutex> pushLock(pushMu_);
+    op->seq = nextSeq_.fetch_add(1, std::memory_order_relaxed);
+    for (size_t i = 0; i < numVars; ++i) {
+      VarWaiter *w = op->waiter(i);
+      w->opr = op;
+      w->write = i >= numReads;
+      EngineVar *var = w->write ? op->writes[i - numReads] : op->reads[i];
+      std::lock_guard<std::mutex> lock(var->mu);
+      if (appendLocked(var, w))
+        ++granted;
+    }
+  }
+  if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1)
+    dispatch(op);
+}
+
+bool ThreadedEngine::appendLocked(EngineVar *var, VarWaiter *w) {
+  if (!var->writeRunning && !var->head) {
+    if (!w->write) {
+      ++var->runningReads;
+      return true;
+    }
+    if (var->runningReads == 0) {
+      var->writeRunning = true;
+      return true;
+    }
+  }
+  if (var->tail)
+    var->tail->next = w;
+  else
+    var->head = w;
+  var->tail = w;
+  return false;
+}
+
+void ThreadedEngine::completeReadLocked(EngineVar *var) {
+  --var->runningReads;
+  // A waiting head is always a write; it may run once the last read is done.
+  if (var->runningReads == 0 && var->head) {
+    var->writeRunning = true;
+    grant(popWaiter(var)->opr);
+  }
+}
+
+void ThreadedEngine::completeWriteLocked(EngineVar *var) {
+  var->writeRunning = false;
+  ++var->version;
+  // Every read up to the next write may run now, together.
+  while (var->head && !var->head->write) {
+    ++var->runningReads;
+    grant(popWaiter(var)->opr);
+  }
+  if (var->runningReads == 0 && var->head) {
+    var->writeRunning = true;
+    grant(popWaiter(var)->opr);
+  }
+}
+
+void ThreadedEngine::dispatch(OprBlock *op) { poolFor(*op).push(op); }
+
+WorkerPool &ThreadedEngine::poolFor(const OprBlock &op) {
+  // The engine's own tiny operations never wait behind compute work.
+  if (op.kind != OprBlock::Kind::User)
+    return *asyncPool_;
+  if (op.device.kind == Device::Kind::GPU) {
+    GpuLane lane = op.prop == FnProperty::CopyToGPU     ? GpuLane::CopyTo
+                   : op.prop == FnProperty::CopyFromGPU ? GpuLane::CopyFrom
+                                                        : GpuLane::Compute;
+    std::lock_guard<std::mutex> lock(gpuPoolsMu_);
+    std::unique_ptr<WorkerPool> &pool = gpuPools_[{op.device.id, lane}];
+    if (!pool) {
+      int threads = lane == GpuLane::Compute ? opts_.gpuWorkers : opts_.gpuCopyWorkers;
+      const char *name = lane == GpuLane::Compute  ? "gpu"
+                         : lane == GpuLane::CopyTo ? "gpu-copy-to"
+                                                   : "gpu-copy-from";
+      // The GPU issue binds these threads to device op.device.id here.
+      pool = std::make_unique<WorkerPool>(
+          name, threads, [this](OprBlock *o) { execute(o); }, [this] { tlsWorkerOf = this; });
+    }
+    return *pool;
+  }
+  switch (op.prop) {
+  case FnProperty::CPUPrioritized:
+    return priorityPool_ ? *priorityPool_ : *cpuPool_;
+  case FnProperty::Async:
+    return *asyncPool_;
+  default:
+    return *cpuPool_;
+  }
+}
+
+void ThreadedEngine::execute(OprBlock *op) {
+  if (op->handoff) { // the second visit: finish a foreign thread's completion
+    complete(op, std::move(op->handoffError));
+    release(op, 1);
+    return;
+  }
+  // Granted reads see the outcome of the last write before them.
+  if (op->kind == OprBlock::Kind::User) {
+    for (EngineVar *var : op->reads) {
+      ErrorPtr inherited;
+      {
+        std::lock_guard<std::mutex> lock(var->mu);
+        inherited = var->error;
+      }
+      if (inherited) {
+        op->completed.store(true);
+        complete(op, std::move(inherited));
+        release(op, 2);
+        return;
+      }
+    }
+  }
+  CompleteCallback done = [this, op](const std::string &error) {
+    if (op->completed.exchange(true, std::memory_order_acq_rel))
+      return; // called twice, or after the function threw: the first wins
+    ErrorPtr failure;
+    if (!error.empty())
+      failure = std::make_shared<const EngineError>(EngineError{op->name, error});
+    if (!inWorker()) {
+      op->handoffError = std::move(failure);
+      op->handoff = true;
+      asyncPool_->push(op);
+      return;
+    }
+    complete(op, std::move(failure));
+    release(op, 1);
+  };
+  try {
+    op->fn(RunContext{op->device}, done);
+  } catch (...) {
+    done(currentExceptionMessage());
+  }
+  release(op, 1);
+}
+
+void ThreadedEngine::complete(OprBlock *op, ErrorPtr error) {
+  if (error && op->kind == OprBlock::Kind::User) {
+    std::lock_guard<std::mutex> lock(errorMu_);
+    if (!firstError_)
+      firstError_ = *error;
+  }
+  for (EngineVar *var : op->writes) {
+    {
+      std::lock_guard<std::mutex> lock(var->mu);
+      var->error = error;
+      completeWriteLocked(var);
+    }
+    // Nothing may be queued after deleteVar's write: the var is ours.
+    if (op->kind == OprBlock::Kind::DeleteVar)
+      delete var;
+  }
+  for (EngineVar *var : op->reads) {
+    std::lock_guard<std::mutex> lock(var->mu);
+    completeReadLocked(var);
+  }
+}
+
+void ThreadedEngine::release(OprBlock *op, int n) {
+  if (op->refs.fetch_sub(n, std::memory_order_acq_rel) != n)
+    return;
+  std::function<void()> after = std::move(op->afterRelease);
+  delete op;
+  const size_t now = pending_.fetch_sub(1) - 1;
+  if (now <= lowWater_ && pressureWaiters_.load() > 0) {
+    std::lock_guard<std::mutex> lock(idleMu_);
+    pressureCv_.notify_all();
+  }
+  if (now == 0 && drainWaiters_.load() > 0) {
+    std::lock_guard<std::mutex> lock(idleMu_);
+    drainedCv_.notify_all();
+  }
+  if (after)
+    after();
+}
+
+std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
+  if (inWorker())
+    return insideOperationError("waitForVar");
+  {
+    // Nothing writing or waiting: every earlier write has completed.
+    std::lock_guard<std::mutex> lock(var->mu);
+    if (!var->writeRunning && !var->head)
+      return var->error ? std::optional<EngineError>(*var->error) : std::nullopt;
+  }
+  // Otherwise queue a read of the var; it runs after every earlier write.
+  struct WaitState {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    ErrorPtr error;
+  };
+  auto state = std::make_shared<WaitState>();
+  auto *op = new OprBlock();
+  op->kind = OprBlock::Kind::WaitVar;
+  op->name = "waitForVar";
+  op->reads.push_back(var);
+  op->fn = [state, var](RunContext, CompleteCallback done) {
+    {
+      std::lock_guard<std::mutex> varLock(var->mu);
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->error = var->error;
+    }
+    done(std::string());
+  };
+  op->afterRelease = [state] {
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->done = true;
+    state->cv.notify_all();
+  };
+  acquireSlot(/*mayBlock=*/false);
+  enqueue(op);
+  std::unique_lock<std::mutex> lock(state->mu);
+  state->cv.wait(lock, [&] { return state->done; });
+  return state->error ? std::optional<EngineError>(*state->error) : std::nullopt;
+}
+
+std::optional<EngineError> ThreadedEngine::waitForAll() {
+  if (inWorker())
+    return insideOperationError("waitForAll");
+  {
+    std::unique_lock<std::mutex> lock(idleMu_);
+    drainWaiters_.fetch_add(1);
+    drainedCv_.wait(lock, [&] { return pending_.load() == 0; });
+    drainWaiters_.fetch_sub(1);
+  }
+  std::lock_guard<std::mutex> lock(errorMu_);
+  std::optional<EngineError> first = std::move(firstError_);
+  firstError_.reset();
+  return first;
+}
+
+namespace {
+const bool kRegistered = (registerEngine("threaded",
+                                         [](const EngineOptions &opts) -> std::unique_ptr<Engine> {
+                                           return std::make_unique<ThreadedEngine>(opts);
+                                         }),
+                          true);
+} // namespace
+
+} // namespace detail
+} // namespace mxc::runtime
