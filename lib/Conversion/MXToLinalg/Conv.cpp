@@ -1,8 +1,201 @@
-//===- Conv.cpp - mx -> linalg: Conv ops -------------------------------===//
+//===- Conv.cpp - mx -> linalg: Convolution --------------------------------===//
+//
+// MXNet's Convolution (src/operator/nn/convolution-inl.h): NCW / NCHW / NCDHW
+// data, (num_filter, C / num_group, *kernel) weights, zero padding, stride,
+// dilation, groups and an optional bias. f32 / f64 call the runtime's
+// im2col + OpenBLAS kernel (KernelCalls.h); other float types, and modules
+// with `mxc.kernel_calls = false`, get one linalg.generic over grouped views
+// of a zero-padded input, for any of the three ranks.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelCalls.h"
 #include "Patterns.h"
 
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
 using namespace mlir;
+using namespace mxc::conversion;
+namespace mx = mxc::mx;
+
+namespace {
+
+/// A convolution's geometry with MXNet's defaults filled in.
+struct ConvParams {
+  int64_t spatial;                        // 1, 2 or 3
+  SmallVector<int64_t> kernel, stride, dilate, pad;
+  int64_t batch, channels, filters, groups;
+  SmallVector<int64_t> in, out;           // spatial extents
+};
+
+static SmallVector<int64_t> orDefault(ArrayRef<int64_t> v, int64_t n,
+                                      int64_t dflt) {
+  return v.empty() ? SmallVector<int64_t>(n, dflt)
+                   : SmallVector<int64_t>(v.begin(), v.end());
+}
+
+/// Zero-pads the spatial dimensions (2..) of `data` by `pad` on both sides.
+static Value padSpatial(OpBuilder &b, Location loc, Value data,
+                        ArrayRef<int64_t> pad) {
+  if (llvm::all_of(pad, [](int64_t p) { return p == 0; }))
+    return data;
+  auto type = cast<RankedTensorType>(data.getType());
+  SmallVector<int64_t> low{0, 0}, shape(type.getShape());
+  low.append(pad.begin(), pad.end());
+  for (size_t i = 0; i < pad.size(); ++i)
+    shape[2 + i] += 2 * pad[i];
+  SmallVector<OpFoldResult> lo, hi;
+  for (int64_t v : low) {
+    lo.push_back(b.getIndexAttr(v));
+    hi.push_back(b.getIndexAttr(v));
+  }
+  Value zero = floatConst(b, loc, type.getElementType(), 0);
+  return tensor::PadOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), data, lo,
+      hi, zero);
+}
+
+/// The convolution as one linalg.generic over grouped views: data
+/// (N, G, C/G, S...), weight (G, F/G, C/G, K...), output (N, G, F/G, O...);
+/// loops (n, g, f, o..., c, k...).
+static Value genericConv(OpBuilder &b, Location loc, Value data, Value weight,
+                         Value bias, const ConvParams &p,
+                         RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  Type elt = resultType.getElementType();
+  int64_t d = p.spatial, G = p.groups;
+  int64_t cg = p.channels / G, fg = p.filters / G;
+  Value padded = padSpatial(b, loc, data, p.pad);
+  auto paddedShape = cast<RankedTensorType>(padded.getType()).getShape();
+
+  SmallVector<int64_t> dShape{p.batch, G, cg}, wShape{G, fg, cg},
+      oShape{p.batch, G, fg};
+  dShape.append(paddedShape.begin() + 2, paddedShape.end());
+  wShape.append(p.kernel.begin(), p.kernel.end());
+  oShape.append(p.out.begin(), p.out.end());
+  Value dView = reshapeTo(b, loc, padded, dShape);
+  Value wView = reshapeTo(b, loc, weight, wShape);
+
+  Value init;
+  if (bias) {
+    // bias[g * F/G + f] broadcast over (N, G, F/G, O...).
+    Value bView = reshapeTo(b, loc, bias, {G, fg});
+    Value empty = tensor::EmptyOp::create(b, loc, oShape, elt);
+    unsigned rank = oShape.size();
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank, 0,
+                       {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)},
+                       ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    init = linalg::GenericOp::create(
+               b, loc, empty.getType(), ValueRange{bView}, ValueRange{empty},
+               maps,
+               SmallVector<utils::IteratorType>(rank,
+                                                utils::IteratorType::parallel),
+               [](OpBuilder &nb, Location nl, ValueRange args) {
+                 linalg::YieldOp::create(nb, nl, args[0]);
+               })
+               .getResult(0);
+  } else {
+    init = filledTensor(b, loc, oShape, elt, floatConst(b, loc, elt, 0));
+  }
+
+  // Loop dims: 0 n, 1 g, 2 f, 3..3+d o_i, 3+d c, 4+d.. k_i.
+  unsigned nLoops = 4 + 2 * d;
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> dExprs{dim(0), dim(1), dim(3 + d)},
+      wExprs{dim(1), dim(2), dim(3 + d)}, oExprs{dim(0), dim(1), dim(2)};
+  for (int64_t i = 0; i < d; ++i) {
+    dExprs.push_back(dim(3 + i) * p.stride[i] + dim(4 + d + i) * p.dilate[i]);
+    wExprs.push_back(dim(4 + d + i));
+    oExprs.push_back(dim(3 + i));
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(nLoops, 0, dExprs, ctx),
+                              AffineMap::get(nLoops, 0, wExprs, ctx),
+                              AffineMap::get(nLoops, 0, oExprs, ctx)};
+  SmallVector<utils::IteratorType> iters(3 + d, utils::IteratorType::parallel);
+  iters.append(1 + d, utils::IteratorType::reduction);
+  Value conv =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{dView, wView}, ValueRange{init},
+          maps, iters,
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            Value prod = arith::MulFOp::create(nb, nl, args[0], args[1]);
+            Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
+            linalg::YieldOp::create(nb, nl, sum);
+          })
+          .getResult(0);
+  return reshapeTo(b, loc, conv, resultType.getShape());
+}
+
+struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ConvolutionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    if (auto layout = op.getLayout();
+        layout && (*layout == "NHWC" || *layout == "NDHWC"))
+      return unsupported(rewriter, op,
+                         "layout " + *layout +
+                             " (channel-last) is not supported; use NC" +
+                             (*layout == "NHWC" ? "HW" : "DHW"));
+    Location loc = op.getLoc();
+    auto dataType = cast<RankedTensorType>(adaptor.getData().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elt = resultType.getElementType();
+
+    ConvParams p;
+    p.spatial = op.getKernel().size();
+    p.kernel.assign(op.getKernel().begin(), op.getKernel().end());
+    p.stride = orDefault(op.getStride(), p.spatial, 1);
+    p.dilate = orDefault(op.getDilate(), p.spatial, 1);
+    p.pad = orDefault(op.getPad(), p.spatial, 0);
+    p.batch = dataType.getDimSize(0);
+    p.channels = dataType.getDimSize(1);
+    p.filters = static_cast<int64_t>(op.getNumFilter());
+    p.groups = static_cast<int64_t>(op.getNumGroup());
+    p.in.assign(dataType.getShape().begin() + 2, dataType.getShape().end());
+    p.out.assign(resultType.getShape().begin() + 2,
+                 resultType.getShape().end());
+    Value bias = adaptor.getBias();
+
+    Value result;
+    if (useKernelCalls(op, elt)) {
+      // The kernel is 3-D: 1-D and 2-D convolutions get leading unit dims.
+      auto as3 = [&](ArrayRef<int64_t> v, int64_t fill) {
+        SmallVector<int64_t> r(3 - v.size(), fill);
+        r.append(v.begin(), v.end());
+        return r;
+      };
+      SmallVector<int64_t> ints{p.batch, p.channels, p.filters, p.groups,
+                                bias ? 1 : 0};
+      for (auto [v, fill] :
+           {std::pair{ArrayRef<int64_t>(p.in), int64_t(1)},
+            {p.kernel, 1}, {p.out, 1}, {p.stride, 1}, {p.pad, 0},
+            {p.dilate, 1}})
+        llvm::append_range(ints, as3(v, fill));
+      KernelOutput out = kernelOutput(rewriter, loc, resultType);
+      Value x = kernelInput(rewriter, loc, adaptor.getData());
+      Value w = kernelInput(rewriter, loc, adaptor.getWeight());
+      // Without a bias the kernel ignores its bias buffer: pass the weight.
+      Value b = bias ? kernelInput(rewriter, loc, bias) : w;
+      result = callKernel(rewriter, op, "mxc_kernel_conv_" + kernelSuffix(elt),
+                          {x, w, b, out.buffer}, ints, out, resultType);
+    } else {
+      result = genericConv(rewriter, loc, adaptor.getData(),
+                           adaptor.getWeight(), bias, p, resultType);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
 
 void mxc::conversion::populateConvPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {}
+    ConversionTarget &target) {
+  target.addIllegalOp<mx::ConvolutionOp>();
+  patterns.add<ConvertConvolution>(typeConverter, patterns.getContext());
+}

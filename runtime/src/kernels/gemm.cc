@@ -1,0 +1,222 @@
+//===- gemm.cc - GEMM-class kernels over OpenBLAS -------------------------===//
+//
+// The kernel ABI of kernels.h: dot / batch_dot (gemm), FullyConnected and
+// N-D grouped Convolution (im2col + GEMM, 1x1 convolutions without im2col),
+// for f32 and f64. Plain C++17; the only dependency is the CBLAS interface,
+// declared here so that no particular cblas.h (Debian ships several) is
+// needed.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+extern "C" {
+// The CBLAS interface (row-major = 101, no-trans = 111, trans = 112).
+void cblas_sgemm(int order, int transA, int transB, int m, int n, int k,
+                 float alpha, const float *a, int lda, const float *b, int ldb,
+                 float beta, float *c, int ldc);
+void cblas_dgemm(int order, int transA, int transB, int m, int n, int k,
+                 double alpha, const double *a, int lda, const double *b,
+                 int ldb, double beta, double *c, int ldc);
+}
+
+namespace {
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+
+// Row-major C = alpha * op(A) * op(B) + beta * C for float or double.
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+          float *c, int64_t ldc) {
+  cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
+              k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
+          const double *a, int64_t lda, const double *b, int64_t ldb,
+          double beta, double *c, int64_t ldc) {
+  cblas_dgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
+              k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// C = op(A) * op(B) that also handles the empty cases BLAS rejects.
+template <typename T>
+void gemmOrZero(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                const T *a, const T *b, T beta, T *c) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    if (beta == T(0))
+      std::fill(c, c + m * n, T(0));
+    return;
+  }
+  gemm(ta, tb, m, n, k, T(1), a, ta ? m : k, b, tb ? k : n, beta, c, n);
+}
+
+// A per-thread scratch buffer of at least `n` elements (im2col columns).
+template <typename T> T *scratch(size_t n, int slot) {
+  thread_local std::vector<T> buffers[2];
+  std::vector<T> &buf = buffers[slot];
+  if (buf.size() < n)
+    buf.resize(n);
+  return buf.data();
+}
+
+struct ConvGeometry {
+  int64_t inD, inH, inW, kD, kH, kW, outD, outH, outW;
+  int64_t sD, sH, sW, pD, pH, pW, dD, dH, dW;
+};
+
+// First index `o` in [0, out) with 0 <= o * s + off, and one past the last
+// with o * s + off < in; `off` is kernel offset minus padding.
+inline void validRange(int64_t off, int64_t s, int64_t in, int64_t out,
+                       int64_t &lo, int64_t &hi) {
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = in - off <= 0 ? 0 : (in - off - 1) / s + 1;
+  lo = std::min(lo, out);
+  hi = std::max(lo, std::min(hi, out));
+}
+
+// Unfolds `cg` channels of one image into rows (c, kd, kh, kw) of `cols`,
+// each row `P = outD*outH*outW` wide with leading dimension `ld`.
+template <typename T>
+void im2col(const T *x, int64_t cg, const ConvGeometry &g, T *cols,
+            int64_t ld) {
+  const int64_t inVol = g.inD * g.inH * g.inW;
+  int64_t row = 0;
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t kd = 0; kd < g.kD; ++kd)
+      for (int64_t kh = 0; kh < g.kH; ++kh)
+        for (int64_t kw = 0; kw < g.kW; ++kw, ++row) {
+          T *dst = cols + row * ld;
+          const int64_t offW = kw * g.dW - g.pW;
+          int64_t wLo, wHi;
+          validRange(offW, g.sW, g.inW, g.outW, wLo, wHi);
+          for (int64_t od = 0; od < g.outD; ++od) {
+            const int64_t id = od * g.sD - g.pD + kd * g.dD;
+            for (int64_t oh = 0; oh < g.outH; ++oh, dst += g.outW) {
+              const int64_t ih = oh * g.sH - g.pH + kh * g.dH;
+              if (id < 0 || id >= g.inD || ih < 0 || ih >= g.inH) {
+                std::fill(dst, dst + g.outW, T(0));
+                continue;
+              }
+              const T *src = x + c * inVol + (id * g.inH + ih) * g.inW + offW;
+              std::fill(dst, dst + wLo, T(0));
+              if (g.sW == 1) {
+                std::memcpy(dst + wLo, src + wLo, (wHi - wLo) * sizeof(T));
+              } else {
+                for (int64_t ow = wLo; ow < wHi; ++ow)
+                  dst[ow] = src[ow * g.sW];
+              }
+              std::fill(dst + wHi, dst + g.outW, T(0));
+            }
+          }
+        }
+}
+
+template <typename T>
+void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
+          int64_t channels, int64_t filters, int64_t groups, bool hasBias,
+          const ConvGeometry &g) {
+  const int64_t cg = channels / groups, fg = filters / groups;
+  const int64_t kc = cg * g.kD * g.kH * g.kW;
+  const int64_t P = g.outD * g.outH * g.outW;
+  const int64_t inVol = g.inD * g.inH * g.inW;
+  const bool pointwise = g.kD * g.kH * g.kW == 1 && g.sD == 1 && g.sH == 1 &&
+                         g.sW == 1 && g.pD == 0 && g.pH == 0 && g.pW == 0;
+  if (batch == 0 || filters == 0 || P == 0)
+    return;
+  // Small feature maps make a per-image GEMM too narrow for OpenBLAS: unfold
+  // the whole batch into one (kc x batch*P) matrix and do a single GEMM.
+  if (groups == 1 && batch > 1 && P < 1024) {
+    const int64_t ld = batch * P;
+    T *cols = scratch<T>(size_t(kc) * ld, 0);
+    for (int64_t n = 0; n < batch; ++n) {
+      const T *xn = x + n * channels * inVol;
+      if (pointwise) {
+        for (int64_t c = 0; c < channels; ++c)
+          std::memcpy(cols + c * ld + n * P, xn + c * inVol, P * sizeof(T));
+      } else {
+        im2col(xn, channels, g, cols + n * P, ld);
+      }
+    }
+    T *tmp = scratch<T>(size_t(filters) * ld, 1);
+    gemmOrZero<T>(false, false, filters, ld, kc, w, cols, T(0), tmp);
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t f = 0; f < filters; ++f) {
+        const T *src = tmp + f * ld + n * P;
+        T *dst = y + (n * filters + f) * P;
+        const T b = hasBias ? bias[f] : T(0);
+        for (int64_t p = 0; p < P; ++p)
+          dst[p] = src[p] + b;
+      }
+    return;
+  }
+  T *cols = pointwise ? nullptr : scratch<T>(size_t(kc) * P, 0);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const T *xg = x + (n * channels + gi * cg) * inVol;
+      if (!pointwise)
+        im2col(xg, cg, g, cols, P);
+      T *yg = y + (n * filters + gi * fg) * P;
+      if (hasBias)
+        for (int64_t f = 0; f < fg; ++f)
+          std::fill(yg + f * P, yg + (f + 1) * P, bias[gi * fg + f]);
+      gemmOrZero<T>(false, false, fg, P, kc, w + gi * fg * kc,
+                    pointwise ? xg : cols, hasBias ? T(1) : T(0), yg);
+    }
+}
+
+template <typename T>
+void gemmBatch(const T *a, const T *b, T *c, int64_t batch, int64_t m,
+               int64_t n, int64_t k, bool ta, bool tb) {
+  for (int64_t i = 0; i < batch; ++i)
+    gemmOrZero<T>(ta, tb, m, n, k, a + i * m * k, b + i * k * n, T(0),
+                  c + i * m * n);
+}
+
+template <typename T>
+void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m,
+                    int64_t n, int64_t k, bool hasBias) {
+  if (hasBias)
+    for (int64_t i = 0; i < m; ++i)
+      std::copy(bias, bias + n, y + i * n);
+  gemmOrZero<T>(false, true, m, n, k, x, w, hasBias ? T(1) : T(0), y);
+}
+} // namespace
+
+#define MXC_DEFINE_GEMM_KERNELS(T, suffix)                                     \
+  MXC_KERNEL_EXPORT void mxc_kernel_gemm_##suffix(                             \
+      MXC_KERNEL_BUFFER(const T, a), MXC_KERNEL_BUFFER(const T, b),            \
+      MXC_KERNEL_BUFFER(T, c), int64_t batch, int64_t m, int64_t n, int64_t k, \
+      int64_t trans_a, int64_t trans_b) {                                      \
+    gemmBatch<T>(a + a_offset, b + b_offset, c + c_offset, batch, m, n, k,     \
+                 trans_a != 0, trans_b != 0);                                  \
+  }                                                                            \
+  MXC_KERNEL_EXPORT void mxc_kernel_fully_connected_##suffix(                  \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),            \
+      MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y), int64_t m,    \
+      int64_t n, int64_t k, int64_t has_bias) {                                \
+    fullyConnected<T>(x + x_offset, w + w_offset, bias + bias_offset,          \
+                      y + y_offset, m, n, k, has_bias != 0);                   \
+  }                                                                            \
+  MXC_KERNEL_EXPORT void mxc_kernel_conv_##suffix(                             \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),            \
+      MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y),               \
+      int64_t batch, int64_t channels, int64_t filters, int64_t groups,        \
+      int64_t has_bias, int64_t in_d, int64_t in_h, int64_t in_w, int64_t k_d, \
+      int64_t k_h, int64_t k_w, int64_t out_d, int64_t out_h, int64_t out_w,   \
+      int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d,     \
+      int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,        \
+      int64_t dilate_w) {                                                      \
+    const ConvGeometry g{in_d,     in_h,     in_w,     k_d,      k_h,          \
+                         k_w,      out_d,    out_h,    out_w,    stride_d,     \
+                         stride_h, stride_w, pad_d,    pad_h,    pad_w,        \
+                         dilate_d, dilate_h, dilate_w};                        \
+    conv<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset,      \
+            batch, channels, filters, groups, has_bias != 0, g);               \
+  }
+
+MXC_DEFINE_GEMM_KERNELS(float, f32)
+MXC_DEFINE_GEMM_KERNELS(double, f64)

@@ -1,0 +1,60 @@
+//===- kernels.h - the kernel ABI that lowered code calls -------*- C++ -*-===//
+//
+// GEMM-class ops (FullyConnected, dot, batch_dot, Convolution) are lowered by
+// convert-mx-to-linalg into `func.call @mxc_kernel_*` on rank-1 memrefs of
+// type `memref<?xT, strided<[1], offset: ?>>`. MLIR's standard memref calling
+// convention expands each of them into five scalars (allocated pointer,
+// aligned pointer, offset, size, stride), which is what MXC_KERNEL_BUFFER
+// spells; the data starts at `name + name_offset` and is contiguous. Every
+// other argument is an int64_t (flags are 0/1). The functions are C linkage,
+// exported from libmxc_runtime, and plain C++17 over OpenBLAS.
+//
+// The names and argument lists here are mirrored in
+// lib/Conversion/MXToLinalg/KernelCalls.h; change both together.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_RUNTIME_SRC_KERNELS_KERNELS_H
+#define MXC_RUNTIME_SRC_KERNELS_KERNELS_H
+
+#include <cstdint>
+
+#define MXC_KERNEL_EXPORT extern "C" __attribute__((visibility("default")))
+
+/// One contiguous buffer as MLIR passes a rank-1 strided memref.
+#define MXC_KERNEL_BUFFER(T, name)                                             \
+  T *name##_allocated, T *name, int64_t name##_offset, int64_t name##_size,    \
+      int64_t name##_stride
+
+#define MXC_DECLARE_GEMM_KERNELS(T, suffix)                                    \
+  /* c[i] = op(a[i]) * op(b[i]) for i < batch; a[i] is m x k (k x m with    \
+     trans_a), b[i] is k x n (n x k with trans_b), c[i] is m x n, all       \
+     row-major and packed one after another. */                              \
+  MXC_KERNEL_EXPORT void mxc_kernel_gemm_##suffix(                             \
+      MXC_KERNEL_BUFFER(const T, a), MXC_KERNEL_BUFFER(const T, b),            \
+      MXC_KERNEL_BUFFER(T, c), int64_t batch, int64_t m, int64_t n, int64_t k, \
+      int64_t trans_a, int64_t trans_b);                                       \
+  /* y (m x n) = x (m x k) * w^T (w is n x k) + bias (n, when has_bias). */   \
+  MXC_KERNEL_EXPORT void mxc_kernel_fully_connected_##suffix(                  \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),            \
+      MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y), int64_t m,    \
+      int64_t n, int64_t k, int64_t has_bias);                                 \
+  /* NCDHW convolution with groups (1-D and 2-D pass depth/height 1): x is   \
+     (batch, channels, in_d, in_h, in_w), w is (filters, channels / groups,  \
+     k_d, k_h, k_w), y is (batch, filters, out_d, out_h, out_w); zero        \
+     padding; bias (filters) when has_bias. */                               \
+  MXC_KERNEL_EXPORT void mxc_kernel_conv_##suffix(                             \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),            \
+      MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y),               \
+      int64_t batch, int64_t channels, int64_t filters, int64_t groups,        \
+      int64_t has_bias, int64_t in_d, int64_t in_h, int64_t in_w, int64_t k_d, \
+      int64_t k_h, int64_t k_w, int64_t out_d, int64_t out_h, int64_t out_w,   \
+      int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d,     \
+      int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,        \
+      int64_t dilate_w);
+
+MXC_DECLARE_GEMM_KERNELS(float, f32)
+MXC_DECLARE_GEMM_KERNELS(double, f64)
+
+#undef MXC_DECLARE_GEMM_KERNELS
+
+#endif // MXC_RUNTIME_SRC_KERNELS_KERNELS_H

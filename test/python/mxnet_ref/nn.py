@@ -1,0 +1,224 @@
+"""numpy references for MXNet's layer operators (forward, inference mode).
+
+FullyConnected, dot, batch_dot, Convolution, Pooling, BatchNorm, LRN, written
+from MXNet 1.9.1's CPU kernels (src/operator/nn/{fully_connected-inl.h,
+convolution-inl.h, pool.h, batch_norm.cc, lrn-inl.h},
+src/operator/tensor/dot-inl.h) with plain loops where MXNet's arithmetic
+order matters, and independently of mxc's lowering. Inputs of f16 / bf16
+types are computed in float32 (MXNet's AccType) and cast back.
+"""
+import itertools
+
+import numpy as np
+
+from . import attr_bool, attr_float, attr_int, attr_str, attr_tuple, register
+
+
+def _acc(x):
+    return x.astype(np.float32) if x.dtype.itemsize < 4 else x
+
+
+@register("FullyConnected", "_npx_fully_connected")
+def fully_connected(inputs, attrs):
+    data, weight = inputs[0], inputs[1]
+    no_bias = attr_bool(attrs, "no_bias", False)
+    flatten = attr_bool(attrs, "flatten", True)
+    num_hidden = attr_int(attrs, "num_hidden")
+    if flatten:
+        x = data.reshape(data.shape[0], -1)
+        out_shape = (data.shape[0], num_hidden)
+    else:
+        x = data.reshape(-1, data.shape[-1])
+        out_shape = data.shape[:-1] + (num_hidden,)
+    y = _acc(x) @ _acc(weight).T
+    if not no_bias:
+        y = y + _acc(inputs[2]).reshape(1, num_hidden)
+    return [y.reshape(out_shape).astype(data.dtype)]
+
+
+@register("dot", "_sparse_dot")
+def dot(inputs, attrs):
+    lhs, rhs = inputs
+    ta = attr_bool(attrs, "transpose_a", False)
+    tb = attr_bool(attrs, "transpose_b", False)
+    if lhs.ndim == 1 and rhs.ndim == 1:
+        return [np.array([np.dot(_acc(lhs), _acc(rhs))]).astype(lhs.dtype)]
+    # MXNet's 2-D views (DotForward_): lhs (rest, last) or transposed
+    # (first, rest); rhs (first, rest) or transposed (rest, last).
+    if ta:
+        a = lhs.reshape(lhs.shape[0], -1).T
+        lrest = lhs.shape[1:]
+    else:
+        a = lhs.reshape(-1, lhs.shape[-1])
+        lrest = lhs.shape[:-1]
+    if tb:
+        b = rhs.reshape(-1, rhs.shape[-1]).T
+        rrest = rhs.shape[:-1]
+    else:
+        b = rhs.reshape(rhs.shape[0], -1)
+        rrest = rhs.shape[1:]
+    y = _acc(a) @ _acc(b)
+    return [y.reshape(tuple(lrest) + tuple(rrest)).astype(lhs.dtype)]
+
+
+@register("batch_dot", "_npx_batch_dot")
+def batch_dot(inputs, attrs):
+    lhs, rhs = inputs
+    a, b = _acc(lhs), _acc(rhs)
+    if attr_bool(attrs, "transpose_a", False):
+        a = np.swapaxes(a, -1, -2)
+    if attr_bool(attrs, "transpose_b", False):
+        b = np.swapaxes(b, -1, -2)
+    return [np.matmul(a, b).astype(lhs.dtype)]
+
+
+def _spatial(attrs, key, n, default):
+    v = attr_tuple(attrs, key)
+    return tuple(v) if v else (default,) * n
+
+
+@register("Convolution", "_npx_convolution")
+def convolution(inputs, attrs):
+    layout = attr_str(attrs, "layout")
+    if layout not in (None, "None", "NCW", "NCHW", "NCDHW"):
+        raise NotImplementedError(f"Convolution layout {layout}")
+    data, weight = _acc(inputs[0]), _acc(inputs[1])
+    kernel = attr_tuple(attrs, "kernel")
+    d = len(kernel)
+    stride = _spatial(attrs, "stride", d, 1)
+    dilate = _spatial(attrs, "dilate", d, 1)
+    pad = _spatial(attrs, "pad", d, 0)
+    num_filter = attr_int(attrs, "num_filter")
+    groups = attr_int(attrs, "num_group", 1)
+    no_bias = attr_bool(attrs, "no_bias", False)
+    n, c = data.shape[:2]
+    spatial_in = data.shape[2:]
+    out_sp = tuple((spatial_in[i] + 2 * pad[i] - (1 + (kernel[i] - 1) * dilate[i])) // stride[i] + 1
+                   for i in range(d))
+    x = np.pad(data, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    cg, fg = c // groups, num_filter // groups
+    out = np.zeros((n, num_filter) + out_sp, dtype=data.dtype)
+    for g in range(groups):
+        xg = x[:, g * cg:(g + 1) * cg]
+        wg = weight[g * fg:(g + 1) * fg]
+        for koff in itertools.product(*[range(k) for k in kernel]):
+            sl = tuple(slice(koff[i] * dilate[i],
+                             koff[i] * dilate[i] + (out_sp[i] - 1) * stride[i] + 1,
+                             stride[i]) for i in range(d))
+            patch = xg[(slice(None), slice(None)) + sl]          # (n, cg, *out)
+            w = wg[(slice(None), slice(None)) + koff]             # (fg, cg)
+            out[:, g * fg:(g + 1) * fg] += np.einsum("nc...,fc->nf...", patch, w)
+    if not no_bias:
+        out += _acc(inputs[2]).reshape((1, num_filter) + (1,) * d)
+    return [out.astype(inputs[0].dtype)]
+
+
+def _pool_pow(x, p):
+    return x if p == 1 else x * x if p == 2 else x * x * x if p == 3 else np.power(x, p)
+
+
+def _pool_root(x, p):
+    return x if p == 1 else np.sqrt(x) if p == 2 else np.cbrt(x) if p == 3 else np.power(x, 1.0 / p)
+
+
+@register("Pooling", "_npx_pooling")
+def pooling(inputs, attrs):
+    layout = attr_str(attrs, "layout")
+    if layout not in (None, "None", "NCW", "NCHW", "NCDHW"):
+        raise NotImplementedError(f"Pooling layout {layout}")
+    data = inputs[0]
+    x = _acc(data)
+    d = data.ndim - 2
+    in_sp = data.shape[2:]
+    pool_type = attr_str(attrs, "pool_type", "max")
+    convention = attr_str(attrs, "pooling_convention", "valid")
+    p = attr_int(attrs, "p_value", 1) if pool_type == "lp" else 1
+    count_include_pad = attr_bool(attrs, "count_include_pad", True)
+    if attr_bool(attrs, "global_pool", False):
+        kernel, stride, pad = in_sp, (1,) * d, (0,) * d
+        out_sp = (1,) * d
+    else:
+        kernel = attr_tuple(attrs, "kernel")
+        stride = _spatial(attrs, "stride", d, 1)
+        pad = _spatial(attrs, "pad", d, 0)
+        out_sp = []
+        for i in range(d):
+            padded = in_sp[i] + 2 * pad[i]
+            if convention == "valid":
+                out_sp.append(1 + (padded - kernel[i]) // stride[i])
+            elif convention == "full":
+                out_sp.append(1 + int(np.ceil((padded - kernel[i]) / stride[i])))
+            else:  # same
+                out_sp.append(int(np.ceil(padded / stride[i])))
+    out = np.zeros(data.shape[:2] + tuple(out_sp), dtype=x.dtype)
+    for o in itertools.product(*[range(v) for v in out_sp]):
+        start = [o[i] * stride[i] - pad[i] for i in range(d)]
+        if pool_type == "max":
+            # pool_max_*_cpu: the window clipped to the data, initial value
+            # the lowest finite number.
+            end = [min(start[i] + kernel[i], in_sp[i]) for i in range(d)]
+            start = [max(s, 0) for s in start]
+            win = x[(Ellipsis,) + tuple(slice(start[i], end[i]) for i in range(d))]
+            lowest = np.finfo(x.dtype).min
+            if win.size == 0 or min(win.shape[2:], default=1) == 0:
+                out[(Ellipsis,) + o] = lowest
+            else:
+                out[(Ellipsis,) + o] = np.maximum(win.max(axis=tuple(range(2, 2 + d))), lowest)
+            continue
+        # pool_sum_*_cpu: avg divides every element by pool_size.
+        end = [min(start[i] + kernel[i], in_sp[i] + pad[i]) for i in range(d)]
+        pool_size = int(np.prod([end[i] - start[i] for i in range(d)])) if pool_type == "avg" else 1
+        start = [max(s, 0) for s in start]
+        end = [min(e, in_sp[i]) for i, e in enumerate(end)]
+        if pool_type == "avg" and not count_include_pad:
+            pool_size = int(np.prod([end[i] - start[i] for i in range(d)]))
+        win = x[(Ellipsis,) + tuple(slice(start[i], end[i]) for i in range(d))]
+        s = (_pool_pow(win, p) / x.dtype.type(pool_size)).sum(axis=tuple(range(2, 2 + d)))
+        out[(Ellipsis,) + o] = _pool_root(s, p)
+    return [out.astype(data.dtype)]
+
+
+@register("BatchNorm", "_npx_batch_norm")
+def batch_norm(inputs, attrs):
+    # Inference (is_train false): the moving statistics, whatever
+    # use_global_stats says; var output is MXNet's saved invstd.
+    data, gamma, beta, mmean, mvar = inputs
+    x = _acc(data)
+    eps = attr_float(attrs, "eps", 1e-3)
+    axis = attr_int(attrs, "axis", 1)
+    if axis < 0:
+        axis += data.ndim
+    fix_gamma = attr_bool(attrs, "fix_gamma", True)
+    pt = mvar.dtype
+    invstd = (1.0 / np.sqrt(mvar.astype(np.float64) + np.float64(pt.type(eps)))).astype(pt)
+    shape = [1] * data.ndim
+    shape[axis] = data.shape[axis]
+    r = lambda v: v.reshape(shape)  # noqa: E731
+    y = (x - r(mmean)) * r(invstd)
+    if not fix_gamma:
+        y = y * r(gamma)
+    y = y + r(beta)
+    return [y.astype(data.dtype), mmean.copy(), invstd]
+
+
+@register("LRN")
+def lrn(inputs, attrs):
+    data = inputs[0]
+    x = _acc(data)
+    nsize = attr_int(attrs, "nsize")
+    if nsize % 2 != 1:
+        raise ValueError("chpool: if no pad is specified, local size must be odd")
+    alpha = np.float32(attr_float(attrs, "alpha", 1e-4))
+    beta = np.float32(attr_float(attrs, "beta", 0.75))
+    knorm = np.float32(attr_float(attrs, "knorm", 2.0))
+    salpha = np.float32(alpha / np.float32(nsize))
+    c = data.shape[1]
+    half = nsize // 2
+    sq = x * x
+    sums = np.zeros_like(x)
+    for ch in range(c):
+        lo, hi = max(ch - half, 0), min(ch + half + 1, c)
+        sums[:, ch] = sq[:, lo:hi].sum(axis=1)
+    norm = sums * salpha + knorm
+    out = x * np.power(norm, -beta)
+    return [out.astype(data.dtype), norm.astype(data.dtype)]
