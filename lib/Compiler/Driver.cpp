@@ -1,9 +1,13 @@
 //===- Driver.cpp - the mxc command line ----------------------------------===//
 //
-//   mxc import  model-symbol.json --shape data=1,3,224,224 [--params P] -o
-//   model.mlir mxc export  model.mlir -o model-symbol.json mxc summary
-//   model-symbol.json --shape data=1,3,224,224 [--params P] mxc diff
-//   a-symbol.json b-symbol.json
+//   mxc import  model-symbol.json --shape data=1,3,224,224 [--params P]
+//               -o model.mlir
+//   mxc export  model.mlir -o model-symbol.json
+//   mxc summary model-symbol.json --shape data=1,3,224,224 [--params P]
+//   mxc diff    a-symbol.json b-symbol.json
+//   mxc run     model-symbol.json --shape ... [--params P] [--input x=a.npy]
+//               [--output-dir out/] [-v]                    (RunCommand.cpp)
+//   mxc codegen model-symbol.json --shape ... --emit=STAGE -o out
 //
 // Every error is one line, "mxc: error: <where>: <what>", naming the MXNet
 // node (or the byte offset of a .params file); exit status 1 for bad input,
@@ -11,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/Driver.h"
+#include "DriverSupport.h"
 #include "mxc/Compiler/Import.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
@@ -32,11 +37,10 @@
 
 using namespace mlir;
 using namespace mxc;
+using namespace mxc::driver;
 namespace cl = llvm::cl;
 
 namespace {
-
-enum ExitCode { kOk = 0, kBadInput = 1, kBadUsage = 2 };
 
 cl::OptionCategory mxcCategory("mxc options");
 
@@ -51,32 +55,81 @@ cl::SubCommand summaryCmd(
 cl::SubCommand
     diffCmd("diff",
             "Compare two MXNet symbol JSON files as MXNet would load them");
+cl::SubCommand runCmd("run", "Compile a model for this CPU and run a forward "
+                             "pass (inference)");
+cl::SubCommand codegenCmd("codegen",
+                          "Compile a model and write one stage of the CPU "
+                          "pipeline (MLIR, LLVM IR or an object file)");
 
 cl::opt<std::string> inputFile(cl::cat(mxcCategory), cl::Positional,
                                cl::desc("<input file>"), cl::Required,
                                cl::sub(importCmd), cl::sub(exportCmd),
-                               cl::sub(summaryCmd));
+                               cl::sub(summaryCmd), cl::sub(runCmd),
+                               cl::sub(codegenCmd));
 cl::opt<std::string> outputFile(cl::cat(mxcCategory), "o",
                                 cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
-                                cl::sub(importCmd), cl::sub(exportCmd));
+                                cl::sub(importCmd), cl::sub(exportCmd),
+                                cl::sub(codegenCmd));
 cl::list<std::string>
     shapes(cl::cat(mxcCategory), "shape",
            cl::desc("Input shape, e.g. data=1,3,224,224 (repeatable)"),
            cl::value_desc("name=d0,d1,..."), cl::sub(importCmd),
-           cl::sub(summaryCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd));
 cl::list<std::string>
     dtypes(cl::cat(mxcCategory), "dtype",
            cl::desc("Input dtype, e.g. data=float16 (default float32)"),
            cl::value_desc("name=dtype"), cl::sub(importCmd),
-           cl::sub(summaryCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd));
 cl::opt<std::string> paramsFile(
     cl::cat(mxcCategory), "params",
-    cl::desc("MXNet .params file: fixes parameter shapes and dtypes"),
-    cl::value_desc("file"), cl::sub(importCmd), cl::sub(summaryCmd));
+    cl::desc("MXNet .params file: fixes parameter shapes and dtypes (run: "
+             "and gives their values)"),
+    cl::value_desc("file"), cl::sub(importCmd), cl::sub(summaryCmd),
+    cl::sub(runCmd), cl::sub(codegenCmd));
 cl::opt<std::string> funcName(cl::cat(mxcCategory), "func",
                               cl::desc("Function to export"), cl::init("main"),
                               cl::sub(exportCmd));
+cl::opt<std::string> targetTriple(
+    cl::cat(mxcCategory), "target-triple",
+    cl::desc("Target triple (default: this machine)"), cl::value_desc("triple"),
+    cl::sub(runCmd), cl::sub(codegenCmd));
+cl::opt<std::string>
+    targetCPU(cl::cat(mxcCategory), "mcpu",
+              cl::desc("Target CPU (default: this machine's, as -march=native; "
+                       "'generic' for another triple)"),
+              cl::value_desc("cpu"), cl::sub(runCmd), cl::sub(codegenCmd));
+cl::opt<std::string> targetFeatures(
+    cl::cat(mxcCategory), "mattr",
+    cl::desc("CPU features to add or remove, e.g. +avx2,-avx512f"),
+    cl::value_desc("features"), cl::sub(runCmd), cl::sub(codegenCmd));
+cl::opt<bool> verbose(cl::cat(mxcCategory), "v",
+                      cl::desc("Print the target, cache use and timings on "
+                               "stderr"),
+                      cl::sub(runCmd), cl::sub(codegenCmd));
+cl::list<std::string>
+    runInputs(cl::cat(mxcCategory), "input",
+              cl::desc("Input values from a .npy file (repeatable); inputs "
+                       "and parameters without a value are filled with "
+                       "seeded random numbers"),
+              cl::value_desc("name=file.npy"), cl::sub(runCmd));
+cl::opt<std::string> runOutputDir(
+    cl::cat(mxcCategory), "output-dir",
+    cl::desc("Write each output as <dir>/<output name>.npy"),
+    cl::value_desc("dir"), cl::sub(runCmd));
+cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
+                          cl::desc("Seed of the random fill (default 0)"),
+                          cl::init(0), cl::sub(runCmd));
+cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
+                         cl::desc("Neither read nor write the compilation "
+                                  "cache"),
+                         cl::sub(runCmd));
+cl::opt<std::string> codegenEmit(
+    cl::cat(mxcCategory), "emit",
+    cl::desc("What to write: mlir-linalg (after convert-mx-to-linalg), "
+             "mlir-llvm (LLVM dialect), llvm (optimised LLVM IR), obj "
+             "(object file)"),
+    cl::value_desc("stage"), cl::init("obj"), cl::sub(codegenCmd));
 cl::opt<std::string> diffA(cl::cat(mxcCategory), cl::Positional,
                            cl::desc("<first symbol.json>"), cl::Required,
                            cl::sub(diffCmd));
@@ -84,111 +137,16 @@ cl::opt<std::string> diffB(cl::cat(mxcCategory), cl::Positional,
                            cl::desc("<second symbol.json>"), cl::Required,
                            cl::sub(diffCmd));
 
-/// Prints "mxc: error: " and the message.
-llvm::raw_ostream &errorLine() {
-  llvm::errs() << "mxc: ";
-  return llvm::WithColor::error(llvm::errs(), "", /*DisableColors=*/true);
-}
-
-/// Where a diagnostic points, as a prefix: "node 'conv1': " for imported
-/// ops, "file:line:col: " for parsed text.
-std::string locationPrefix(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return "node '" + name.getName().str() + "': ";
-  if (auto flc = dyn_cast<FileLineColLoc>(loc))
-    return flc.getFilename().str() + ":" + std::to_string(flc.getLine()) + ":" +
-           std::to_string(flc.getColumn()) + ": ";
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location l : fused.getLocations())
-      if (auto p = locationPrefix(l); !p.empty())
-        return p;
-  return "";
-}
-
-/// Routes MLIR diagnostics to one line each on stderr.
-struct OneLineDiagnostics {
-  explicit OneLineDiagnostics(MLIRContext &ctx)
-      : handler(&ctx, [](Diagnostic &d) {
-          if (d.getSeverity() == DiagnosticSeverity::Error) {
-            errorLine() << locationPrefix(d.getLocation()) << d.str() << "\n";
-          } else if (d.getSeverity() == DiagnosticSeverity::Warning) {
-            llvm::errs() << "mxc: warning: " << locationPrefix(d.getLocation())
-                         << d.str() << "\n";
-          }
-          return success();
-        }) {}
-  ScopedDiagnosticHandler handler;
-};
-
 void registerDialects(MLIRContext &ctx) {
   ctx.getOrLoadDialect<mx::MXDialect>();
   ctx.getOrLoadDialect<func::FuncDialect>();
-}
-
-/// Parses "name=v1,v2,..." into (name, values); false on bad syntax.
-bool splitAssignment(StringRef text, std::string &name, std::string &value) {
-  auto [n, v] = text.split('=');
-  if (n.empty() || v.empty() || !text.contains('='))
-    return false;
-  name = n.trim().str();
-  value = v.trim().str();
-  return true;
-}
-
-/// Fills `opts` from --shape/--dtype/--params; prints an error and returns
-/// the exit code on failure.
-std::optional<int> parseImportOptions(ImportOptions &opts,
-                                      std::vector<graph::NDArrayData> &params) {
-  for (const std::string &s : shapes) {
-    std::string name, value;
-    if (!splitAssignment(s, name, value)) {
-      errorLine() << "--shape '" << s << "': expected name=d0,d1,...\n";
-      return kBadUsage;
-    }
-    std::vector<int64_t> dims;
-    for (StringRef d : llvm::split(StringRef(value), ',')) {
-      int64_t x;
-      if (d.trim().getAsInteger(10, x) || x <= 0) {
-        errorLine() << "--shape '" << s << "': '" << d
-                    << "' is not a positive integer\n";
-        return kBadUsage;
-      }
-      dims.push_back(x);
-    }
-    opts.shapes[name] = dims;
-  }
-  for (const std::string &s : dtypes) {
-    std::string name, value;
-    if (!splitAssignment(s, name, value)) {
-      errorLine() << "--dtype '" << s << "': expected name=dtype\n";
-      return kBadUsage;
-    }
-    MLIRContext probe;
-    if (!mx::getElementTypeForMXNetDType(&probe, value)) {
-      errorLine() << "--dtype '" << s << "': unknown dtype '" << value
-                  << "' (float32, float64, float16, bfloat16, uint8, int8, "
-                     "int32, int64, bool)\n";
-      return kBadUsage;
-    }
-    opts.dtypes[name] = value;
-  }
-  if (!paramsFile.empty()) {
-    auto p = graph::readParamsFile(paramsFile);
-    if (!p) {
-      errorLine() << llvm::toString(p.takeError()) << "\n";
-      return kBadInput;
-    }
-    params = std::move(*p);
-    opts.params = &params;
-  }
-  return std::nullopt;
 }
 
 /// Reads and imports the input file; prints errors.
 OwningOpRef<ModuleOp> importInput(MLIRContext &ctx, int &status,
                                   std::vector<graph::NDArrayData> &params) {
   ImportOptions opts;
-  if (auto rc = parseImportOptions(opts, params)) {
+  if (auto rc = parseImportOptions(shapes, dtypes, paramsFile, opts, params)) {
     status = *rc;
     return nullptr;
   }
@@ -356,8 +314,9 @@ int runDiff() {
 
 int mxc::driverMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &importCmd,
-                              &exportCmd, &summaryCmd, &diffCmd})
+  for (cl::SubCommand *sub :
+       {&cl::SubCommand::getTopLevel(), &importCmd, &exportCmd, &summaryCmd,
+        &diffCmd, &runCmd, &codegenCmd})
     cl::HideUnrelatedOptions(mxcCategory, *sub);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
@@ -366,7 +325,12 @@ int mxc::driverMain(int argc, char **argv) {
           "P] -o model.mlir\n"
           "  mxc export  model.mlir -o model-symbol.json\n"
           "  mxc summary model-symbol.json --shape data=1,3,224,224\n"
-          "  mxc diff    a-symbol.json b-symbol.json\n",
+          "  mxc diff    a-symbol.json b-symbol.json\n"
+          "  mxc run     model-symbol.json --shape data=1,3,224,224 [--params "
+          "P] [--input data=x.npy] [--output-dir out/] [-v]\n"
+          "  mxc codegen model-symbol.json --shape data=1,3,224,224 "
+          "--emit=mlir-linalg|mlir-llvm|llvm|obj [--target-triple T] [--mcpu "
+          "C] [--mattr F] -o out\n",
           &llvm::errs()))
     return kBadUsage;
   if (importCmd)
@@ -377,6 +341,32 @@ int mxc::driverMain(int argc, char **argv) {
     return runSummary();
   if (diffCmd)
     return runDiff();
+  if (runCmd || codegenCmd) {
+    auto fill = [](CompileCommandOptions &o) {
+      o.model = inputFile;
+      o.shapes.assign(shapes.begin(), shapes.end());
+      o.dtypes.assign(dtypes.begin(), dtypes.end());
+      o.paramsFile = paramsFile;
+      o.target.triple = targetTriple;
+      o.target.cpu = targetCPU;
+      o.target.features = targetFeatures;
+      o.verbose = verbose;
+    };
+    if (runCmd) {
+      RunCommandOptions o;
+      fill(o);
+      o.inputs.assign(runInputs.begin(), runInputs.end());
+      o.outputDir = runOutputDir;
+      o.seed = runSeed;
+      o.noCache = runNoCache;
+      return runRunCommand(o);
+    }
+    CodegenCommandOptions o;
+    fill(o);
+    o.emit = codegenEmit;
+    o.output = outputFile;
+    return runCodegenCommand(o);
+  }
   errorLine() << "no command given; see 'mxc --help'\n";
   return kBadUsage;
 }

@@ -1,0 +1,125 @@
+//===- JIT.h - compile a graph to a callable, with a cache ------*- C++ -*-===//
+//
+// Graph (or imported module) + shapes/dtypes -> native code in this process:
+//
+//   mlir::MLIRContext ctx;  mxc::registerCodegenDialects(...)
+//   auto compiled = mxc::compileGraph(ctx, graph, importOpts, jitOpts);
+//   compiled->run({data, weight, ...}, {out});
+//
+// The code goes through the same object file `mxc codegen --emit=obj` writes
+// (Pipeline.h), linked into an ORC LLJIT; so a compiled graph can be cached
+// as that object. Caches:
+//   - memory: per process, by key;
+//   - disk: <dir>/<key>.o, dir = $MXC_CACHE_DIR, else $XDG_CACHE_HOME/mxc,
+//     else ~/.cache/mxc. Written atomically (temp file + rename); an
+//     unreadable or corrupt entry is recompiled and replaced.
+// The key is a SHA-256 of: the module text (the imported graph with shapes
+// and dtypes, without locations), the compiler's identity (a hash of the
+// binary holding this code, and the LLVM version), the resolved target
+// (triple, CPU, features) and the pipeline options.
+//
+// Symbols the generated code calls (the runtime's `mxc_kernel_*`, libm) are
+// resolved in the process: the tools link `mxc_runtime`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_COMPILER_JIT_H
+#define MXC_COMPILER_JIT_H
+
+#include "mxc/Compiler/Import.h"
+#include "mxc/Compiler/Pipeline.h"
+#include "mxc/Graph/Params.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mxc {
+
+/// One input or output of a compiled graph.
+struct TensorSpec {
+  std::string name; ///< mx.name: variable name, or list_outputs name
+  std::string kind; ///< inputs: "data", "param" or "aux"; outputs: ""
+  std::vector<int64_t> shape;
+  graph::DType dtype = graph::DType::Float32;
+
+  int64_t numElements() const;
+  size_t byteSize() const;
+};
+
+/// The inputs (function arguments, in order) and outputs (results) of
+/// `@main`.
+struct EntrySignature {
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+};
+
+/// Reads the signature of `@main` from its types and mx.name / mx.kind
+/// attributes. Emits an error (on the function) for a type that is not a
+/// statically shaped tensor of an MXNet dtype.
+mlir::FailureOr<EntrySignature> getEntrySignature(mlir::ModuleOp module);
+
+class CompiledGraphImpl;
+
+/// Native code for one graph at fixed shapes, ready to run.
+class CompiledGraph {
+public:
+  explicit CompiledGraph(std::unique_ptr<CompiledGraphImpl> impl);
+  ~CompiledGraph();
+
+  const EntrySignature &signature() const;
+
+  /// Runs the forward pass. `inputs[i]` and `outputs[j]` point at
+  /// contiguous C-order arrays with the shapes and dtypes of the signature;
+  /// the outputs are written, nothing else is. Buffers must not overlap.
+  /// Thread-safe (no state between calls).
+  void run(llvm::ArrayRef<const void *> inputs,
+           llvm::ArrayRef<void *> outputs) const;
+
+private:
+  std::unique_ptr<CompiledGraphImpl> impl;
+};
+
+struct JITOptions {
+  TargetOptions target;     ///< the host by default
+  PipelineOptions pipeline;
+  bool useMemoryCache = true;
+  bool useDiskCache = true;
+  std::string cacheDir;     ///< empty: defaultCacheDir()
+};
+
+/// Where the code came from.
+enum class CacheOutcome { Compiled, MemoryHit, DiskHit };
+
+/// What compile* did, for `mxc run -v` and tests.
+struct CompileInfo {
+  CacheOutcome outcome = CacheOutcome::Compiled;
+  std::string key;         ///< hex SHA-256
+  std::string cachePath;   ///< the disk entry (read or written), if any
+  std::string cacheNote;   ///< why the disk cache was not used/written
+  ResolvedTarget target;
+  double lowerMs = 0, codegenMs = 0, loadMs = 0;
+};
+
+/// $MXC_CACHE_DIR, else $XDG_CACHE_HOME/mxc, else $HOME/.cache/mxc.
+std::string defaultCacheDir();
+
+/// Compiles `module` (as `mxc import` produces it: `@main` of mx ops). On a
+/// cache miss the module is lowered in place. Errors are emitted through the
+/// context (lowering errors at the MXNet node's location).
+mlir::FailureOr<std::shared_ptr<CompiledGraph>>
+compileModule(mlir::ModuleOp module, const JITOptions &opts,
+              CompileInfo *info = nullptr);
+
+/// Imports `graph` with `importOpts` (shapes, dtypes, params) and compiles
+/// it. The context needs registerCodegenDialects.
+mlir::FailureOr<std::shared_ptr<CompiledGraph>>
+compileGraph(mlir::MLIRContext &ctx, const graph::Graph &graph,
+             const ImportOptions &importOpts, const JITOptions &opts,
+             CompileInfo *info = nullptr);
+
+} // namespace mxc
+
+#endif // MXC_COMPILER_JIT_H

@@ -1,0 +1,116 @@
+//===- Pipeline.h - the CPU code generation pipeline ------------*- C++ -*-===//
+//
+// The stages between an imported module (`func.func @main` of `mx` ops on
+// tensors) and native code:
+//
+//   lowerToLinalg        mx -> linalg/tensor/arith/math (convert-mx-to-linalg),
+//                        elementwise fusion, canonicalisation
+//   lowerToLLVMDialect   the entry ABI (memref arguments, results written into
+//                        caller buffers), one-shot bufferization, loops and
+//                        vectors, LLVM dialect
+//   translateToLLVMIR    LLVM IR for a target, the packed entry wrapper, O3
+//   emitObjectFile       an ELF/Mach-O/COFF object for that target
+//
+// The entry ABI. `@main(%a0: tensor<..>, ...) -> (tensor<..>, ...)` becomes
+// `@<entry>(%a0: memref<..>, ..., %r0: memref<..>, ...)` (identity layouts,
+// results written in place, no allocation for them) with
+// `llvm.emit_c_interface`, so `_mlir_ciface_<entry>` takes one pointer to a
+// memref descriptor per argument. `translateToLLVMIR` adds
+//
+//   void <entry>_packed(void **args)    // args[i] -> descriptor of argument i
+//
+// which calls it: inputs in the function's argument order, then one per
+// result. A descriptor of rank r is {T *allocated, T *aligned, i64 offset,
+// i64 sizes[r], i64 strides[r]}.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_COMPILER_PIPELINE_H
+#define MXC_COMPILER_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace mxc {
+
+/// What to generate code for. Empty fields mean "the host": the process's
+/// triple, the host CPU (llvm::sys::getHostCPUName) and all of its features
+/// (getHostCPUFeatures), i.e. -march=native. For another triple the CPU
+/// defaults to "generic". `features` is added after the CPU's own features,
+/// in LLVM spelling ("+avx2,-avx512f").
+struct TargetOptions {
+  std::string triple;
+  std::string cpu;
+  std::string features;
+};
+
+/// A target with every field filled in, as used in the cache key.
+struct ResolvedTarget {
+  std::string triple;
+  std::string cpu;
+  std::string features;
+  bool isHost = false;
+};
+
+/// Fills in the host defaults and checks that LLVM knows the triple and CPU.
+llvm::Expected<ResolvedTarget> resolveTarget(const TargetOptions &opts);
+
+/// A TargetMachine for `target` (PIC, optimisation level `optLevel` 0-3).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const ResolvedTarget &target, unsigned optLevel = 3);
+
+/// Options of the code generation pipeline. They are part of the JIT cache
+/// key (describe()).
+struct PipelineOptions {
+  /// Symbol of the compiled entry function (`@main` is renamed so that an
+  /// object file can be linked next to a C `main`).
+  std::string entrySymbol = "mxc_main";
+  /// Fuse chains of elementwise linalg ops (linalg-fuse-elementwise-ops).
+  bool fuseElementwise = true;
+  /// LLVM optimisation level (0-3).
+  unsigned optLevel = 3;
+
+  /// A one-line description of every option, for cache keys and -v.
+  std::string describe() const;
+};
+
+/// Adds every dialect, interface and translation the pipeline uses.
+void registerCodegenDialects(mlir::DialectRegistry &registry);
+
+/// mx -> linalg on tensors. Errors (a pattern that cannot lower an op, an
+/// `mx` op no pattern handles) are emitted at the op's location, which names
+/// its MXNet node.
+mlir::LogicalResult lowerToLinalg(mlir::ModuleOp module,
+                                  const PipelineOptions &opts = {});
+
+/// linalg on tensors -> LLVM dialect, with the entry ABI described above.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
+                                       const PipelineOptions &opts = {});
+
+/// LLVM dialect -> LLVM IR for `tm`'s triple and data layout, with the
+/// packed entry wrapper and `target-cpu`/`target-features` on every function,
+/// optimised at opts.optLevel. Errors name the stage.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmCtx,
+                  llvm::TargetMachine &tm, const PipelineOptions &opts = {});
+
+/// Writes `module` as an object file image for `tm`.
+llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
+                                           llvm::TargetMachine &tm);
+
+/// Name of the packed wrapper of `entrySymbol`.
+std::string packedEntryName(llvm::StringRef entrySymbol);
+
+} // namespace mxc
+
+#endif // MXC_COMPILER_PIPELINE_H

@@ -1,0 +1,86 @@
+//===- DriverSupport.h - shared pieces of the mxc commands ------*- C++ -*-===//
+//
+// Internal to lib/Compiler: the one-line error convention, import option
+// parsing, and the `run` / `codegen` commands (their options are declared in
+// Driver.cpp, where every cl::opt lives, and handed over as plain structs).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_LIB_COMPILER_DRIVERSUPPORT_H
+#define MXC_LIB_COMPILER_DRIVERSUPPORT_H
+
+#include "mxc/Compiler/Import.h"
+#include "mxc/Compiler/Pipeline.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mxc::driver {
+
+enum ExitCode { kOk = 0, kBadInput = 1, kBadUsage = 2 };
+
+/// Prints "mxc: error: " on stderr and returns the stream.
+llvm::raw_ostream &errorLine();
+
+/// Where a diagnostic points, as a prefix: "node 'conv1': " for imported
+/// ops, "file:line:col: " for parsed text, "" otherwise.
+std::string locationPrefix(mlir::Location loc);
+
+/// Routes MLIR diagnostics to one line each on stderr. With
+/// `firstErrorOnly`, errors after the first are dropped (a pipeline that
+/// failed once may report follow-on errors that only confuse).
+class OneLineDiagnostics {
+public:
+  explicit OneLineDiagnostics(mlir::MLIRContext &ctx,
+                              bool firstErrorOnly = false);
+  bool sawError() const { return errors > 0; }
+
+private:
+  unsigned errors = 0;
+  bool firstErrorOnly;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// Parses "name=value"; false on bad syntax.
+bool splitAssignment(llvm::StringRef text, std::string &name,
+                     std::string &value);
+
+/// Fills `opts` from --shape/--dtype/--params values; prints an error and
+/// returns the exit code on failure. `params` keeps the arrays alive.
+std::optional<int> parseImportOptions(llvm::ArrayRef<std::string> shapes,
+                                      llvm::ArrayRef<std::string> dtypes,
+                                      llvm::StringRef paramsFile,
+                                      ImportOptions &opts,
+                                      std::vector<graph::NDArrayData> &params);
+
+/// Options shared by `run` and `codegen`.
+struct CompileCommandOptions {
+  std::string model; ///< symbol JSON, or an .mlir module of @main
+  std::vector<std::string> shapes, dtypes;
+  std::string paramsFile;
+  TargetOptions target;
+  bool verbose = false;
+};
+
+struct RunCommandOptions : CompileCommandOptions {
+  std::vector<std::string> inputs; ///< name=file.npy
+  std::string outputDir;
+  uint64_t seed = 0;
+  bool noCache = false;
+};
+
+struct CodegenCommandOptions : CompileCommandOptions {
+  std::string emit; ///< mlir-linalg, mlir-llvm, llvm, obj
+  std::string output;
+};
+
+int runRunCommand(const RunCommandOptions &opts);
+int runCodegenCommand(const CodegenCommandOptions &opts);
+
+} // namespace mxc::driver
+
+#endif // MXC_LIB_COMPILER_DRIVERSUPPORT_H

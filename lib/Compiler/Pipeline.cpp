@@ -1,0 +1,352 @@
+//===- Pipeline.cpp - the CPU code generation pipeline --------------------===//
+//
+// mx -> linalg -> bufferized loops -> LLVM dialect -> LLVM IR (O3) -> object,
+// following docs in toolchain.md ("CPU lowering that works") and its
+// pitfalls: lower-affine after expand-strided-metadata, vector ops lowered
+// explicitly before convert-to-llvm, inner pipelines given to
+// parsePassPipeline.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Compiler/Pipeline.h"
+#include "mxc/Conversion/Passes.h"
+#include "mxc/Dialect/MX/IR/MXDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+/// Registers MLIR's passes and LLVM's targets once per process.
+void initializeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    mxc::registerMXCConversionPasses();
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+/// Runs a textual pass pipeline (the inner pipeline of builtin.module) on
+/// `module`. A pipeline that does not parse is a compiler bug, reported on
+/// the module.
+LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
+  initializeOnce();
+  PassManager pm(module.getContext());
+  std::string err;
+  llvm::raw_string_ostream errOs(err);
+  if (failed(parsePassPipeline(pipeline, pm, errOs)))
+    return module.emitError() << "internal error: bad pass pipeline: " << err;
+  return pm.run(module);
+}
+
+/// The memref type a tensor argument or result crosses the entry with.
+FailureOr<MemRefType> boundaryType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return failure();
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+/// Rewrites `@main(tensors) -> (tensors)` into `@<entry>(memref inputs...,
+/// memref outputs...)`: inputs are read through `to_tensor restrict`, each
+/// result is stored with `materialize_in_destination ... restrict writable`
+/// into its caller-provided buffer (eliminate-empty-tensors then makes the
+/// producing op write there directly, no copy).
+LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func)
+    return module.emitError() << "no function @main to compile";
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << "@main must have a single block";
+  MLIRContext *ctx = module.getContext();
+  FunctionType type = func.getFunctionType();
+  SmallVector<Type> argTypes;
+  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults())) {
+    FailureOr<MemRefType> m = boundaryType(t);
+    if (failed(m))
+      return func.emitError()
+             << "cannot compile a function with argument or result type " << t
+             << " (statically shaped tensors only)";
+    argTypes.push_back(*m);
+  }
+
+  Block &block = func.front();
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(&block);
+  for (BlockArgument arg : block.getArguments()) {
+    Type tensorType = arg.getType();
+    arg.setType(argTypes[arg.getArgNumber()]);
+    auto toTensor = bufferization::ToTensorOp::create(
+        b, arg.getLoc(), tensorType, arg, /*restrict=*/true,
+        /*writable=*/false);
+    arg.replaceAllUsesExcept(toTensor.getResult(), toTensor);
+  }
+  SmallVector<Value> outs;
+  for (Type t : ArrayRef(argTypes).drop_front(type.getNumInputs()))
+    outs.push_back(block.addArgument(t, func.getLoc()));
+
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  b.setInsertionPoint(ret);
+  for (auto [value, out] : llvm::zip(ret.getOperands(), outs))
+    bufferization::MaterializeInDestinationOp::create(
+        b, ret.getLoc(), TypeRange(), value, out, /*restrict=*/true,
+        /*writable=*/true);
+  func::ReturnOp::create(b, ret.getLoc());
+  ret.erase();
+
+  func.setType(FunctionType::get(ctx, argTypes, {}));
+  func.removeArgAttrsAttr();
+  func.removeResAttrsAttr();
+  func.setSymName(entry);
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(ctx));
+  return success();
+}
+
+/// Adds `void <entry>_packed(void **args)` calling `_mlir_ciface_<entry>`
+/// with args[0..n).
+llvm::Error addPackedWrapper(llvm::Module &m, StringRef entry) {
+  llvm::Function *ciface = m.getFunction(("_mlir_ciface_" + entry).str());
+  if (!ciface)
+    return llvm::createStringError("internal error: no _mlir_ciface_" + entry +
+                                   " in the LLVM module");
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto *fnTy =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
+  auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage,
+                                    mxc::packedEntryName(entry), m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < ciface->arg_size(); ++i) {
+    llvm::Value *slot = b.CreateConstGEP1_64(ptrTy, fn->getArg(0), i);
+    args.push_back(b.CreateLoad(ptrTy, slot));
+  }
+  b.CreateCall(ciface, args);
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+/// Runs LLVM's default O<level> pipeline with `tm`'s cost model.
+void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = level > 1;
+  pto.SLPVectorization = level > 1;
+  pto.LoopUnrolling = level > 1;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel ol = level == 0   ? llvm::OptimizationLevel::O0
+                               : level == 1 ? llvm::OptimizationLevel::O1
+                               : level == 2 ? llvm::OptimizationLevel::O2
+                                            : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level == 0
+                                    ? pb.buildO0DefaultPipeline(ol)
+                                    : pb.buildPerModuleDefaultPipeline(ol);
+  mpm.run(m, mam);
+}
+
+} // namespace
+
+std::string mxc::packedEntryName(StringRef entrySymbol) {
+  return (entrySymbol + "_packed").str();
+}
+
+std::string mxc::PipelineOptions::describe() const {
+  return "entry=" + entrySymbol + " fuse=" + (fuseElementwise ? "1" : "0") +
+         " O" + std::to_string(optLevel);
+}
+
+void mxc::registerCodegenDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<mx::MXDialect>();
+}
+
+llvm::Expected<mxc::ResolvedTarget>
+mxc::resolveTarget(const TargetOptions &opts) {
+  initializeOnce();
+  ResolvedTarget t;
+  std::string host = llvm::sys::getProcessTriple();
+  t.triple = opts.triple.empty()
+                 ? host
+                 : llvm::Triple::normalize(opts.triple);
+  t.isHost = llvm::Triple(t.triple) == llvm::Triple(host);
+  std::string err;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(llvm::Triple(t.triple), err);
+  if (!target)
+    return llvm::createStringError("target triple '" + t.triple + "': " + err);
+
+  llvm::SubtargetFeatures features;
+  if (!opts.cpu.empty()) {
+    t.cpu = opts.cpu;
+  } else if (t.isHost) {
+    t.cpu = llvm::sys::getHostCPUName().str();
+    // -march=native: every feature the host reports, on or off.
+    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    std::vector<std::string> names;
+    for (auto &f : host)
+      names.push_back((f.second ? "+" : "-") + f.first().str());
+    llvm::sort(names); // StringMap order is not stable; the key must be
+    for (auto &n : names)
+      features.AddFeature(n);
+  } else {
+    t.cpu = "generic";
+  }
+  if (!opts.features.empty())
+    for (StringRef f : llvm::split(opts.features, ','))
+      if (!f.trim().empty())
+        features.AddFeature(f.trim());
+  t.features = features.getString();
+
+  // Check the CPU and features against the target's tables.
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(
+      llvm::Triple(t.triple), t.cpu, ""));
+  if (!sti || !sti->isCPUStringValid(t.cpu))
+    return llvm::createStringError("unknown CPU '" + t.cpu + "' for " +
+                                   t.triple);
+  for (StringRef f : llvm::split(opts.features, ',')) {
+    f = f.trim();
+    if (f.empty())
+      continue;
+    bool known = false;
+    StringRef name = f.ltrim("+-");
+    for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+      if (name == kv.Key)
+        known = true;
+    if (!known || !(f.starts_with("+") || f.starts_with("-")))
+      return llvm::createStringError(
+          "unknown CPU feature '" + f.str() + "' for " + t.triple +
+          " (expected +name or -name, e.g. +avx2)");
+  }
+  return t;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+mxc::createTargetMachine(const ResolvedTarget &t, unsigned optLevel) {
+  initializeOnce();
+  std::string err;
+  llvm::Triple triple(t.triple);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
+  if (!target)
+    return llvm::createStringError("target triple '" + t.triple + "': " + err);
+  llvm::TargetOptions options;
+  llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
+                                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                            : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, t.cpu, t.features, options, llvm::Reloc::PIC_, std::nullopt,
+      level));
+  if (!tm)
+    return llvm::createStringError("cannot create a target machine for " +
+                                   t.triple);
+  return tm;
+}
+
+LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
+  std::string pipeline = "convert-mx-to-linalg, canonicalize, cse";
+  if (opts.fuseElementwise)
+    pipeline += ", linalg-fuse-elementwise-ops, canonicalize, cse";
+  return runPipeline(module, pipeline);
+}
+
+LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
+                                      const PipelineOptions &opts) {
+  if (failed(convertEntryToMemrefABI(module, opts.entrySymbol)))
+    return failure();
+  // Bufferize with the caller's buffers as destinations, then loops, then
+  // LLVM. Math functions without an LLVM intrinsic become libm calls.
+  return runPipeline(
+      module,
+      "eliminate-empty-tensors,"
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "canonicalize, cse, buffer-deallocation-pipeline, canonicalize,"
+      "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
+      "convert-scf-to-cf, convert-math-to-llvm, convert-math-to-libm,"
+      "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"
+      "reconcile-unrealized-casts");
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
+                       llvm::TargetMachine &tm, const PipelineOptions &opts) {
+  std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, llvmCtx);
+  if (!m)
+    return llvm::createStringError(
+        "internal error: translation to LLVM IR failed");
+  m->setTargetTriple(tm.getTargetTriple());
+  m->setDataLayout(tm.createDataLayout());
+  if (auto err = addPackedWrapper(*m, opts.entrySymbol))
+    return std::move(err);
+  StringRef cpu = tm.getTargetCPU();
+  StringRef features = tm.getTargetFeatureString();
+  for (llvm::Function &f : *m) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
+  std::string verifyErr;
+  llvm::raw_string_ostream os(verifyErr);
+  if (llvm::verifyModule(*m, &os))
+    return llvm::createStringError("internal error: invalid LLVM IR: " +
+                                   verifyErr);
+  optimizeModule(*m, tm, opts.optLevel);
+  return m;
+}
+
+llvm::Expected<std::string> mxc::emitObjectFile(llvm::Module &module,
+                                                llvm::TargetMachine &tm) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr,
+                             llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(
+        "the target machine cannot write object files");
+  pm.run(module);
+  return std::string(bytes.begin(), bytes.end());
+}
