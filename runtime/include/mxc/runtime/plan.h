@@ -1,0 +1,175 @@
+// plan.h - execution plans (the compiler's output next to its kernels) and
+// the executor that runs them on the dependency engine.
+//
+// A plan lists buffers (arguments, outputs, regions of one arena) and steps;
+// each step calls one kernel on the buffers it reads and writes. Its text
+// form ("mxc-plan 1", line-oriented) is specified in docs/runtime.md, section
+// "Plan format"; Plan::parse validates it completely, so a bad plan is an
+// error with a line number, never a crash.
+//
+// Kernel ABI: a kernel is `void kernel(void **buffers)`, buffers[i] being the
+// data pointer of the step's i-th buffer: its reads in order, then its writes
+// in order. Shapes and dtypes are baked into the kernel. A kernel reports a
+// failure by calling mxcKernelReportError (c_api.h) before it returns (C++
+// kernels may also throw).
+//
+// Plain C++17: nothing here may include LLVM or MLIR.
+#ifndef MXC_RUNTIME_PLAN_H
+#define MXC_RUNTIME_PLAN_H
+
+#include "mxc/runtime/api.h"
+#include "mxc/runtime/device.h"
+#include "mxc/runtime/dtype.h"
+#include "mxc/runtime/engine.h"
+#include "mxc/runtime/ndarray.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace mxc::runtime {
+
+/// The kernel ABI (see the file comment).
+using KernelFn = void (*)(void **buffers);
+
+/// Kernel symbol -> function. A value type.
+class MXC_RUNTIME_API KernelTable {
+public:
+  /// Adds or replaces `symbol`.
+  void add(const std::string &symbol, KernelFn fn);
+  /// The function of `symbol`; nullptr if absent.
+  KernelFn find(const std::string &symbol) const;
+  size_t size() const { return table_.size(); }
+
+private:
+  std::unordered_map<std::string, KernelFn> table_;
+};
+
+/// Where a plan buffer lives.
+enum class BufferKind { Argument, Output, Arena };
+
+struct PlanBuffer {
+  std::string name;
+  BufferKind kind = BufferKind::Arena;
+  uint32_t index = 0;  ///< argument or output number
+  uint64_t offset = 0; ///< arena buffers: bytes from the arena's start
+  uint64_t size = 0;   ///< bytes (for every kind: numBytes(shape, dtype))
+  DType dtype = DType::F32;
+  Shape shape;
+  int line = 0; ///< where it was declared (0 if not parsed)
+};
+
+struct PlanStep {
+  std::string name;
+  std::string kernel; ///< symbol in the kernel table
+  Device device;
+  std::vector<uint32_t> reads;  ///< indices into Plan::buffers
+  std::vector<uint32_t> writes; ///< indices into Plan::buffers
+  int line = 0;
+};
+
+/// A plan load failure: the 1-based line (0 when not tied to a line).
+struct MXC_RUNTIME_API PlanError {
+  int line = 0;
+  std::string message;
+  /// "line 3: unknown buffer kind 'heap'" (or the bare message for line 0).
+  std::string str() const;
+};
+
+/// A parsed, validated plan.
+struct MXC_RUNTIME_API Plan {
+  static constexpr int kVersion = 1;
+
+  int version = kVersion;
+  uint64_t arenaBytes = 0;
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanStep> steps;
+
+  /// Parses and validates `text`; with `kernels`, also checks that every
+  /// step's kernel is in the table. On failure returns nullopt and fills
+  /// `*error` (if non-null). Never throws for any input.
+  static std::optional<Plan> parse(std::string_view text, PlanError *error,
+                                   const KernelTable *kernels = nullptr);
+  /// The first step whose kernel is not in `kernels`, as an error.
+  std::optional<PlanError> checkKernels(const KernelTable &kernels) const;
+  /// Canonical text; parse(print()) gives an equal plan (lines aside).
+  std::string print() const;
+
+  size_t numArguments() const;
+  size_t numOutputs() const;
+  /// Index into `buffers` of argument / output `i`.
+  uint32_t argumentBuffer(size_t i) const;
+  uint32_t outputBuffer(size_t i) const;
+  /// The device every step runs on (cpu(0) for a plan without steps).
+  Device device() const;
+};
+
+MXC_RUNTIME_API bool operator==(const PlanBuffer &a, const PlanBuffer &b);
+MXC_RUNTIME_API bool operator==(const PlanStep &a, const PlanStep &b);
+/// Equal contents; declaration lines are not compared.
+MXC_RUNTIME_API bool operator==(const Plan &a, const Plan &b);
+
+/// Runs a plan: binds its arguments and outputs to arrays, owns its arena,
+/// and pushes each step onto the engine with exactly the variables of the
+/// buffers it reads and writes (an argument or output: its array's variable;
+/// an arena buffer: a variable of its own, and a step writing an arena buffer
+/// also writes the variables of the arena buffers overlapping it), so steps
+/// that do not depend on each other run concurrently. Not thread-safe.
+class MXC_RUNTIME_API Executor {
+public:
+  /// An executor for `plan` with `kernels`; every step's kernel must be in
+  /// the table. Allocates the arena on the plan's device. Throws Error (a
+  /// missing kernel: "line N: step 's': kernel 'k' is not in the kernel
+  /// table"). `engine` nullptr: defaultEngine(); it must outlive the executor.
+  Executor(Plan plan, KernelTable kernels, Engine *engine = nullptr);
+  /// Releases the arena and its variables after the pushed steps finish.
+  ~Executor();
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  const Plan &plan() const { return plan_; }
+
+  /// Binds argument `i` / output `i` to `array`, which must have the plan
+  /// buffer's shape and dtype, live on the plan's device and use the
+  /// executor's engine. Throws Error otherwise.
+  void bindArgument(size_t i, NDArray array);
+  void bindOutput(size_t i, NDArray array);
+  /// Binds all arguments and outputs; `outputs` may be empty, then outputs
+  /// not yet bound are allocated by push().
+  void bind(const std::vector<NDArray> &arguments,
+            const std::vector<NDArray> &outputs = {});
+
+  /// Pushes every step (in plan order) and returns at once. Throws Error if
+  /// an argument is unbound.
+  void push();
+  /// push(), then waits for every buffer written; throws Error naming the
+  /// first failed step: "step 's' (kernel 'k') failed: <message>".
+  void run();
+
+  /// Output `i` (allocated by push() if it was not bound).
+  const NDArray &output(size_t i) const;
+  const NDArray &argument(size_t i) const;
+
+private:
+  struct Arena;
+  Plan plan_;
+  KernelTable kernels_;
+  std::vector<KernelFn> stepKernels_;
+  Engine *engine_;
+  std::vector<NDArray> arguments_, outputs_;
+  std::shared_ptr<Arena> arena_;
+  std::vector<VarHandle> arenaVars_;        ///< per buffer; null if not arena
+  std::vector<std::vector<uint32_t>> overlaps_; ///< arena buffers overlapping
+};
+
+/// Reports a failure of the kernel running on this thread (the kernel ABI's
+/// error channel); the executor raises it when the kernel returns.
+MXC_RUNTIME_API void reportKernelError(const std::string &message);
+
+} // namespace mxc::runtime
+
+#endif // MXC_RUNTIME_PLAN_H

@@ -1,0 +1,254 @@
+// executor.cc - runs a plan: binds arrays, owns the arena and its variables,
+// pushes each step onto the engine with exactly the variables it reads and
+// writes.
+#include "mxc/runtime/plan.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace mxc::runtime {
+
+namespace {
+// The kernel ABI's error channel: set by reportKernelError on the thread that
+// runs a kernel, checked by the executor when the kernel returns.
+thread_local std::optional<std::string> tlsKernelError;
+
+// Appends `v` to `vars` unless it is there already.
+void addUnique(std::vector<VarHandle> &vars, VarHandle v) {
+  if (std::find(vars.begin(), vars.end(), v) == vars.end())
+    vars.push_back(v);
+}
+} // namespace
+
+void reportKernelError(const std::string &message) {
+  if (!tlsKernelError)
+    tlsKernelError = message;
+}
+
+/// The arena's block; freed by an engine operation that writes every arena
+/// variable, so after every step that used it.
+struct Executor::Arena {
+  Storage block;
+  StorageManager *manager = nullptr;
+};
+
+Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
+    : plan_(std::move(plan)), kernels_(std::move(kernels)),
+      engine_(engine ? engine : &defaultEngine()) {
+  if (auto err = plan_.checkKernels(kernels_))
+    throw Error(err->str());
+  for (const PlanStep &s : plan_.steps)
+    stepKernels_.push_back(kernels_.find(s.kernel));
+  arguments_.resize(plan_.numArguments());
+  outputs_.resize(plan_.numOutputs());
+
+  auto arena = std::make_shared<Arena>();
+  arena->manager = &storageManager(plan_.device());
+  arena->block = arena->manager->allocate(plan_.arenaBytes);
+  arena_ = std::move(arena);
+
+  // One variable per arena buffer; a buffer overlaps those whose byte ranges
+  // intersect its own (found by a sweep over the buffers sorted by offset).
+  const size_t n = plan_.buffers.size();
+  arenaVars_.assign(n, nullptr);
+  overlaps_.assign(n, {});
+  std::vector<uint32_t> order;
+  for (uint32_t b = 0; b < n; ++b) {
+    if (plan_.buffers[b].kind != BufferKind::Arena)
+      continue;
+    arenaVars_[b] = engine_->newVar();
+    order.push_back(b);
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return plan_.buffers[a].offset < plan_.buffers[b].offset;
+  });
+  for (size_t i = 0; i < order.size(); ++i) {
+    const PlanBuffer &a = plan_.buffers[order[i]];
+    for (size_t j = i + 1; j < order.size(); ++j) {
+      const PlanBuffer &b = plan_.buffers[order[j]];
+      if (b.offset >= a.offset + a.size)
+        break;
+      if (b.size == 0)
+        continue;
+      overlaps_[order[i]].push_back(order[j]);
+      overlaps_[order[j]].push_back(order[i]);
+    }
+  }
+}
+
+Executor::~Executor() {
+  std::vector<VarHandle> vars;
+  for (VarHandle v : arenaVars_)
+    if (v)
+      vars.push_back(v);
+  try {
+    std::shared_ptr<Arena> arena = arena_;
+    engine_->pushSync(
+        [arena](RunContext) { arena->manager->release(arena->block); },
+        plan_.device(), {}, vars, FnProperty::Normal, 0, "free arena");
+    for (VarHandle v : vars)
+      engine_->deleteVar(v);
+  } catch (...) {
+    // The engine refused (it is shutting down): leak rather than free memory
+    // a step may still use.
+  }
+}
+
+// Checks that `array` may stand for plan buffer `b`; `what` names it.
+static void checkBinding(const Plan &plan, const PlanBuffer &b,
+                         const NDArray &array, Engine *engine,
+                         const std::string &what) {
+  if (array.isNone())
+    throw Error("bind " + what + ": none array");
+  if (array.shape() != b.shape || array.dtype() != b.dtype)
+    throw Error("bind " + what + " '" + b.name + "': the plan wants " +
+                shapeStr(b.shape) + " " + dtypeName(b.dtype) + ", the array is " +
+                shapeStr(array.shape()) + " " + dtypeName(array.dtype()));
+  if (array.device() != plan.device())
+    throw Error("bind " + what + " '" + b.name + "': the array is on " +
+                array.device().str() + ", the plan runs on " +
+                plan.device().str());
+  if (&array.engine() != engine)
+    throw Error("bind " + what + " '" + b.name +
+                "': the array belongs to another engine");
+}
+
+void Executor::bindArgument(size_t i, NDArray array) {
+  if (i >= arguments_.size())
+    throw Error("bind: the plan has " + std::to_string(arguments_.size()) +
+                " arguments, not " + std::to_string(i + 1));
+  checkBinding(plan_, plan_.buffers[plan_.argumentBuffer(i)], array, engine_,
+               "argument " + std::to_string(i));
+  arguments_[i] = std::move(array);
+}
+
+void Executor::bindOutput(size_t i, NDArray array) {
+  if (i >= outputs_.size())
+    throw Error("bind: the plan has " + std::to_string(outputs_.size()) +
+                " outputs, not " + std::to_string(i + 1));
+  checkBinding(plan_, plan_.buffers[plan_.outputBuffer(i)], array, engine_,
+               "output " + std::to_string(i));
+  outputs_[i] = std::move(array);
+}
+
+void Executor::bind(const std::vector<NDArray> &arguments,
+                    const std::vector<NDArray> &outputs) {
+  if (arguments.size() != arguments_.size())
+    throw Error("bind: the plan has " + std::to_string(arguments_.size()) +
+                " arguments, " + std::to_string(arguments.size()) + " given");
+  if (!outputs.empty() && outputs.size() != outputs_.size())
+    throw Error("bind: the plan has " + std::to_string(outputs_.size()) +
+                " outputs, " + std::to_string(outputs.size()) + " given");
+  for (size_t i = 0; i < arguments.size(); ++i)
+    bindArgument(i, arguments[i]);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    bindOutput(i, outputs[i]);
+}
+
+void Executor::push() {
+  for (size_t i = 0; i < arguments_.size(); ++i)
+    if (arguments_[i].isNone())
+      throw Error("run: argument " + std::to_string(i) + " ('" +
+                  plan_.buffers[plan_.argumentBuffer(i)].name +
+                  "') is not bound");
+  for (size_t i = 0; i < outputs_.size(); ++i)
+    if (outputs_[i].isNone()) {
+      const PlanBuffer &b = plan_.buffers[plan_.outputBuffer(i)];
+      outputs_[i] = NDArray(b.shape, b.dtype, plan_.device(), engine_);
+    }
+
+  // Data pointer and variable of each buffer.
+  const size_t n = plan_.buffers.size();
+  std::vector<void *> data(n);
+  std::vector<VarHandle> vars(n);
+  char *base = static_cast<char *>(arena_->block.data);
+  for (size_t b = 0; b < n; ++b) {
+    const PlanBuffer &buf = plan_.buffers[b];
+    switch (buf.kind) {
+    case BufferKind::Argument:
+      data[b] = arguments_[buf.index].data();
+      vars[b] = arguments_[buf.index].var();
+      break;
+    case BufferKind::Output:
+      data[b] = outputs_[buf.index].data();
+      vars[b] = outputs_[buf.index].var();
+      break;
+    case BufferKind::Arena:
+      data[b] = base + buf.offset;
+      vars[b] = arenaVars_[b];
+      break;
+    }
+  }
+
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const PlanStep &step = plan_.steps[s];
+    std::vector<void *> ptrs;
+    std::vector<VarHandle> reads, writes;
+    for (uint32_t b : step.reads)
+      ptrs.push_back(data[b]);
+    for (uint32_t b : step.writes) {
+      ptrs.push_back(data[b]);
+      addUnique(writes, vars[b]);
+      for (uint32_t o : overlaps_[b])
+        addUnique(writes, vars[o]);
+    }
+    for (uint32_t b : step.reads)
+      if (std::find(writes.begin(), writes.end(), vars[b]) == writes.end())
+        addUnique(reads, vars[b]);
+    KernelFn fn = stepKernels_[s];
+    engine_->pushSync(
+        [fn, ptrs = std::move(ptrs)](RunContext) mutable {
+          tlsKernelError.reset();
+          fn(ptrs.data());
+          if (tlsKernelError) {
+            std::string msg = std::move(*tlsKernelError);
+            tlsKernelError.reset();
+            throw Error(msg);
+          }
+        },
+        step.device, std::move(reads), std::move(writes), FnProperty::Normal,
+        0, step.name);
+  }
+}
+
+void Executor::run() {
+  push();
+  // Every step writes a buffer: waiting for each written variable, in step
+  // order, waits for all of them and finds the earliest failure first.
+  std::vector<VarHandle> written;
+  for (const PlanStep &step : plan_.steps)
+    for (uint32_t b : step.writes) {
+      const PlanBuffer &buf = plan_.buffers[b];
+      VarHandle v = buf.kind == BufferKind::Argument ? arguments_[buf.index].var()
+                    : buf.kind == BufferKind::Output ? outputs_[buf.index].var()
+                                                     : arenaVars_[b];
+      addUnique(written, v);
+    }
+  std::optional<EngineError> first;
+  for (VarHandle v : written) {
+    auto err = engine_->waitForVar(v);
+    if (err && !first)
+      first = std::move(err);
+  }
+  if (!first)
+    return;
+  for (const PlanStep &step : plan_.steps)
+    if (step.name == first->opName)
+      throw OperationError("step '" + step.name + "' (kernel '" + step.kernel +
+                  "') failed: " + first->message);
+  throw OperationError(first->str());
+}
+
+const NDArray &Executor::output(size_t i) const {
+  if (i >= outputs_.size())
+    throw Error("the plan has no output " + std::to_string(i));
+  return outputs_[i];
+}
+
+const NDArray &Executor::argument(size_t i) const {
+  if (i >= arguments_.size())
+    throw Error("the plan has no argument " + std::to_string(i));
+  return arguments_[i];
+}
+
+} // namespace mxc::runtime
