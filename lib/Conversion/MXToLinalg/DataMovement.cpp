@@ -1,8 +1,194 @@
-//===- DataMovement.cpp - mx -> linalg: DataMovement ops -------------------------------===//
+//===- DataMovement.cpp - mx -> linalg: data movement ops -----------------===//
+//
+// Reshape, Flatten and expand_dims keep the element order: their inferred
+// result type is reached with tensor.collapse_shape / expand_shape.
+// transpose is linalg.transpose, slice_axis tensor.extract_slice, Concat a
+// chain of tensor.insert_slice into a tensor.empty, and one_hot a
+// linalg.generic comparing each index with the position on the new axis.
+//
+//===----------------------------------------------------------------------===//
+#include "ElementUtils.h"
 #include "Patterns.h"
 
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <numeric>
+
 using namespace mlir;
+using namespace mxc::conversion::elem;
+namespace mx = mxc::mx;
+
+namespace {
+
+/// Common prologue: static shapes only.
+#define MXC_REQUIRE_STATIC(op)                                                 \
+  if (!hasStaticShapes(op))                                                    \
+    return rewriter.notifyMatchFailure(op, "dynamic shapes are not "           \
+                                           "supported");
+
+/// Reshape, Flatten, expand_dims: the data in the inferred result shape.
+template <typename OpTy>
+struct ConvertReshapeLike final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getData(),
+                                     outType.getShape()));
+    return success();
+  }
+};
+
+struct ConvertTranspose final : OpConversionPattern<mx::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    int64_t rank = op.getData().getType().getRank();
+    // Empty axes reverse them.
+    SmallVector<int64_t> perm(op.getAxes());
+    if (perm.empty()) {
+      perm.resize(rank);
+      std::iota(perm.rbegin(), perm.rend(), 0);
+    }
+    for (int64_t &p : perm)
+      if (p < 0)
+        p += rank;
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    if (rank == 0) {
+      rewriter.replaceOp(op, adaptor.getData());
+      return success();
+    }
+    Value init = emptyTensor(rewriter, op.getLoc(), outType.getShape(),
+                             outType.getElementType());
+    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                         adaptor.getData(), init, perm);
+    rewriter.replaceOp(op, t.getResult()[0]);
+    return success();
+  }
+};
+
+struct ConvertSliceAxis final : OpConversionPattern<mx::SliceAxisOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::SliceAxisOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    auto inType = op.getData().getType();
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    int64_t rank = inType.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    int64_t begin = op.getBegin();
+    if (begin < 0)
+      begin += inType.getDimSize(axis);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(rank, rewriter.getIndexAttr(1));
+    offsets[axis] = rewriter.getIndexAttr(begin);
+    for (int64_t extent : outType.getShape())
+      sizes.push_back(rewriter.getIndexAttr(extent));
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, outType, adaptor.getData(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct ConvertConcat final : OpConversionPattern<mx::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    int64_t rank = outType.getRank();
+    int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+    Location loc = op.getLoc();
+    Value result = emptyTensor(rewriter, loc, outType.getShape(),
+                               outType.getElementType());
+    int64_t offset = 0;
+    for (Value in : adaptor.getData()) {
+      auto type = cast<RankedTensorType>(in.getType());
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
+          strides(rank, rewriter.getIndexAttr(1));
+      offsets[dim] = rewriter.getIndexAttr(offset);
+      for (int64_t extent : type.getShape())
+        sizes.push_back(rewriter.getIndexAttr(extent));
+      result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offsets,
+                                             sizes, strides);
+      offset += type.getDimSize(dim);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// out[..., j] = j == int(indices[...]) ? on_value : off_value; indices
+/// outside [0, depth) give a row of off_value (MXNet's one_hot kernel).
+struct ConvertOneHot final : OpConversionPattern<mx::OneHotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::OneHotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto inType = op.getIndices().getType();
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    int64_t rank = outType.getRank();
+    ElemKind in = kindOf(inType.getElementType());
+    ElemKind out = kindOf(outType.getElementType());
+    double on = op.getOnValue().convertToDouble();
+    double off = op.getOffValue().convertToDouble();
+    SmallVector<AffineExpr> lead;
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      lead.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, lead, ctx),
+                                AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    Value init = emptyTensor(rewriter, loc, outType.getShape(),
+                             outType.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, outType, adaptor.getIndices(), init, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value idx = castSignedness(b, l, args[0], in.type);
+          // static_cast<int>(index), compared as i64.
+          Value i = convertElement(
+              b, l, convertElement(b, l, idx, in, {b.getI32Type()}),
+              {b.getI32Type()}, {b.getI64Type()});
+          Value j = arith::IndexCastOp::create(
+              b, l, b.getI64Type(), linalg::IndexOp::create(b, l, rank - 1));
+          Value hit =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, j);
+          Value v = arith::SelectOp::create(b, l, hit, constant(b, l, out, on),
+                                            constant(b, l, out, off));
+          linalg::YieldOp::create(
+              b, l, castSignedness(b, l, v, outType.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+#undef MXC_REQUIRE_STATIC
+
+} // namespace
 
 void mxc::conversion::populateDataMovementPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {}
+    ConversionTarget &target) {
+  target.addLegalOp<UnrealizedConversionCastOp>(); // ui8 in linalg bodies
+  target.addIllegalOp<mx::ReshapeOp, mx::FlattenOp, mx::ExpandDimsOp,
+                      mx::TransposeOp, mx::SliceAxisOp, mx::ConcatOp,
+                      mx::OneHotOp>();
+  patterns
+      .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
+           ConvertReshapeLike<mx::ExpandDimsOp>, ConvertTranspose,
+           ConvertSliceAxis, ConvertConcat, ConvertOneHot>(
+          typeConverter, patterns.getContext());
+}

@@ -1,8 +1,720 @@
-//===- Elementwise.cpp - mx -> linalg: Elementwise ops -------------------------------===//
+//===- Elementwise.cpp - mx -> linalg: elementwise ops --------------------===//
+//
+// Unary, binary, broadcast and scalar arithmetic, Activation, LeakyReLU, clip,
+// where and Cast share one template, ConvertElementwise: the op supplies its
+// operands, how each is read (numpy broadcasting by default) and a scalar
+// payload; the template emits one linalg.generic over the result.
+// zeros_like / ones_like become linalg.fill; identity, BlockGrad and
+// inference-mode Dropout forward their input.
+//
+// Numerics follow MXNet 1.9.1 (src/operator/mshadow_op.h): relu and maximum /
+// minimum propagate NaN, comparisons give 1 / 0 in the element type, integer
+// power goes through powf, softrelu is x beyond 20. Integer division by zero
+// gives 0 (NumPy's result) instead of trapping. Unsigned (ui8) elements are
+// computed on signless integers with unsigned arithmetic.
+//
+//===----------------------------------------------------------------------===//
+#include "ElementUtils.h"
 #include "Patterns.h"
 
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+#include <functional>
+
 using namespace mlir;
+using namespace mxc::conversion::elem;
+namespace mx = mxc::mx;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+/// The scalar functions the ops are made of.
+enum class Fn {
+  // Unary.
+  Neg,
+  Abs,
+  Square,
+  Sqrt,
+  Exp,
+  Log,
+  Relu,
+  Sigmoid,
+  Tanh,
+  SoftRelu,
+  SoftSign,
+  // Binary.
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Pow,
+  Eq,
+  Ne,
+  Gt,
+  Ge,
+  Lt,
+  Le,
+};
+
+/// `cond ? 1 : 0` in `kind`, MXNet's comparison result.
+static Value boolToElement(OpBuilder &b, Location loc, Value cond,
+                           ElemKind kind) {
+  return arith::SelectOp::create(b, loc, cond, constant(b, loc, kind, 1),
+                                 constant(b, loc, kind, 0));
+}
+
+/// Unary `fn` of `x` (of `kind`).
+static Value emitUnary(OpBuilder &b, Location loc, Fn fn, Value x,
+                       ElemKind kind) {
+  bool isF = kind.isFloat();
+  auto one = [&] { return constant(b, loc, kind, 1); };
+  auto zero = [&] { return constant(b, loc, kind, 0); };
+  switch (fn) {
+  case Fn::Neg:
+    return isF ? Value(arith::NegFOp::create(b, loc, x))
+               : Value(arith::SubIOp::create(b, loc, zero(), x));
+  case Fn::Abs:
+    if (isF)
+      return math::AbsFOp::create(b, loc, x);
+    return kind.isUnsigned ? x : Value(math::AbsIOp::create(b, loc, x));
+  case Fn::Square:
+    return isF ? Value(arith::MulFOp::create(b, loc, x, x))
+               : Value(arith::MulIOp::create(b, loc, x, x));
+  case Fn::Sqrt:
+    return math::SqrtOp::create(b, loc, x);
+  case Fn::Exp:
+    return math::ExpOp::create(b, loc, x);
+  case Fn::Log:
+    return math::LogOp::create(b, loc, x);
+  case Fn::Relu: {
+    // IsNan(a) || a > 0 ? a : 0
+    if (!isF)
+      return kind.isUnsigned ? x
+                             : Value(arith::MaxSIOp::create(b, loc, x, zero()));
+    Value keep =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGT, x, zero());
+    return arith::SelectOp::create(b, loc, keep, x, zero());
+  }
+  case Fn::Sigmoid: {
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+    return arith::DivFOp::create(b, loc, one(),
+                                 arith::AddFOp::create(b, loc, one(), e));
+  }
+  case Fn::Tanh:
+    return math::TanhOp::create(b, loc, x);
+  case Fn::SoftRelu: {
+    // a > 20 ? a : log1p(exp(a))
+    Value big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                      constant(b, loc, kind, 20));
+    Value soft = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+    return arith::SelectOp::create(b, loc, big, x, soft);
+  }
+  case Fn::SoftSign: {
+    Value den =
+        arith::AddFOp::create(b, loc, one(), math::AbsFOp::create(b, loc, x));
+    return arith::DivFOp::create(b, loc, x, den);
+  }
+  default:
+    llvm_unreachable("not a unary function");
+  }
+}
+
+/// Binary `fn` of `x` and `y` (both of `kind`).
+static Value emitBinary(OpBuilder &b, Location loc, Fn fn, Value x, Value y,
+                        ElemKind kind) {
+  bool isF = kind.isFloat(), isU = kind.isUnsigned;
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate sp,
+                 arith::CmpIPredicate up) -> Value {
+    Value c = isF ? Value(arith::CmpFOp::create(b, loc, fp, x, y))
+                  : Value(arith::CmpIOp::create(b, loc, isU ? up : sp, x, y));
+    return boolToElement(b, loc, c, kind);
+  };
+  using FP = arith::CmpFPredicate;
+  using IP = arith::CmpIPredicate;
+  switch (fn) {
+  case Fn::Add:
+    return isF ? Value(arith::AddFOp::create(b, loc, x, y))
+               : Value(arith::AddIOp::create(b, loc, x, y));
+  case Fn::Sub:
+    return isF ? Value(arith::SubFOp::create(b, loc, x, y))
+               : Value(arith::SubIOp::create(b, loc, x, y));
+  case Fn::Mul:
+    return isF ? Value(arith::MulFOp::create(b, loc, x, y))
+               : Value(arith::MulIOp::create(b, loc, x, y));
+  case Fn::Div: {
+    if (isF)
+      return arith::DivFOp::create(b, loc, x, y);
+    // x / 0 would trap; give NumPy's 0 instead.
+    Value zero = constant(b, loc, kind, 0);
+    Value isZero = arith::CmpIOp::create(b, loc, IP::eq, y, zero);
+    Value safe =
+        arith::SelectOp::create(b, loc, isZero, constant(b, loc, kind, 1), y);
+    Value q = isU ? Value(arith::DivUIOp::create(b, loc, x, safe))
+                  : Value(arith::DivSIOp::create(b, loc, x, safe));
+    return arith::SelectOp::create(b, loc, isZero, zero, q);
+  }
+  case Fn::Max:
+    if (isF)
+      return arith::MaximumFOp::create(b, loc, x, y);
+    return isU ? Value(arith::MaxUIOp::create(b, loc, x, y))
+               : Value(arith::MaxSIOp::create(b, loc, x, y));
+  case Fn::Min:
+    if (isF)
+      return arith::MinimumFOp::create(b, loc, x, y);
+    return isU ? Value(arith::MinUIOp::create(b, loc, x, y))
+               : Value(arith::MinSIOp::create(b, loc, x, y));
+  case Fn::Pow: {
+    if (isF)
+      return math::PowFOp::create(b, loc, x, y);
+    // MXNet's math::pow for non-double types: powf on floats, truncated.
+    ElemKind f32{b.getF32Type()};
+    Value p = math::PowFOp::create(b, loc, convertElement(b, loc, x, kind, f32),
+                                   convertElement(b, loc, y, kind, f32));
+    return convertElement(b, loc, p, f32, kind);
+  }
+  case Fn::Eq:
+    return cmp(FP::OEQ, IP::eq, IP::eq);
+  case Fn::Ne:
+    return cmp(FP::UNE, IP::ne, IP::ne);
+  case Fn::Gt:
+    return cmp(FP::OGT, IP::sgt, IP::ugt);
+  case Fn::Ge:
+    return cmp(FP::OGE, IP::sge, IP::uge);
+  case Fn::Lt:
+    return cmp(FP::OLT, IP::slt, IP::ult);
+  case Fn::Le:
+    return cmp(FP::OLE, IP::sle, IP::ule);
+  default:
+    llvm_unreachable("not a binary function");
+  }
+}
+
+/// MXNet's xelu: x > 0 ? x : x * slope.
+static Value emitXelu(OpBuilder &b, Location loc, Value x, Value slope,
+                      ElemKind kind) {
+  Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                    constant(b, loc, kind, 0));
+  return arith::SelectOp::create(b, loc, pos, x,
+                                 arith::MulFOp::create(b, loc, x, slope));
+}
+
+/// x > 0 ? x : alpha * expm1(x) (MXNet's elu; selu before its scale).
+static Value emitElu(OpBuilder &b, Location loc, Value x, double alpha,
+                     ElemKind kind) {
+  Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                    constant(b, loc, kind, 0));
+  Value neg = arith::MulFOp::create(b, loc, constant(b, loc, kind, alpha),
+                                    math::ExpM1Op::create(b, loc, x));
+  return arith::SelectOp::create(b, loc, pos, x, neg);
+}
+
+/// A tensor of `type` filled with `value`.
+static Value filled(OpBuilder &b, Location loc, RankedTensorType type,
+                    double value) {
+  Value v = constant(b, loc, kindOf(type.getElementType()), value);
+  return filledTensor(b, loc, type.getShape(), type.getElementType(), v);
+}
+
+//===----------------------------------------------------------------------===//
+// The elementwise template
+//===----------------------------------------------------------------------===//
+
+/// Computes the result element from the (signless) input elements.
+using Payload =
+    std::function<Value(OpBuilder &, Location, ValueRange /*elements*/)>;
+
+/// What an op contributes to the template.
+struct ElementwisePlan {
+  /// Tensors read by the payload.
+  SmallVector<Value> inputs;
+  /// How each input is indexed from the result's iteration space; empty means
+  /// numpy broadcasting for all of them.
+  SmallVector<AffineMap> maps;
+  Payload payload;
+  /// Results after the first (hidden outputs), already built.
+  SmallVector<Value> extraResults;
+};
+
+/// The map reading a `type` operand at an iteration point of `resultShape`
+/// under numpy broadcasting: right-aligned, size-1 extents read index 0.
+static AffineMap broadcastMap(RankedTensorType type,
+                              ArrayRef<int64_t> resultShape, MLIRContext *ctx) {
+  int64_t rank = type.getRank(), outRank = resultShape.size();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = outRank - rank + i;
+    if (type.getDimSize(i) == 1 && resultShape[d] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  return AffineMap::get(outRank, 0, exprs, ctx);
+}
+
+/// One linalg.generic producing `resultType` from `plan`.
+static Value buildElementwise(OpBuilder &b, Location loc,
+                              RankedTensorType resultType,
+                              const ElementwisePlan &plan) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps(plan.maps);
+  if (maps.empty())
+    for (Value in : plan.inputs)
+      maps.push_back(broadcastMap(cast<RankedTensorType>(in.getType()),
+                                  resultType.getShape(), ctx));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  Type resultElem = resultType.getElementType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, plan.inputs, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        SmallVector<Value> elems;
+        for (Value arg : args.drop_back())
+          elems.push_back(
+              castSignedness(nb, nloc, arg, signless(arg.getType())));
+        Value r = plan.payload(nb, nloc, elems);
+        linalg::YieldOp::create(nb, nloc,
+                                castSignedness(nb, nloc, r, resultElem));
+      });
+  return generic.getResult(0);
+}
+
+/// The one elementwise lowering. Subclasses describe the op in `plan`; this
+/// checks shapes, builds the linalg.generic and replaces the op.
+template <typename OpTy> struct ConvertElementwise : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+
+  /// Fills `plan`, or fails with the reason (notifyMatchFailure).
+  virtual LogicalResult plan(OpTy op, Adaptor adaptor,
+                             ConversionPatternRewriter &rewriter,
+                             ElementwisePlan &plan) const = 0;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op,
+                                         "dynamic shapes are not supported");
+    ElementwisePlan p;
+    if (failed(plan(op, adaptor, rewriter, p)))
+      return failure();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<Value> results{
+        buildElementwise(rewriter, op.getLoc(), resultType, p)};
+    results.append(p.extraResults);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Fails on bool (i1) elements, which MXNet's arithmetic kernels reject.
+static LogicalResult rejectBool(Operation *op, ConversionPatternRewriter &r,
+                                Type elem) {
+  if (elem.isInteger(1))
+    return r.notifyMatchFailure(op, "bool tensors are not supported");
+  return success();
+}
+
+/// negative, abs, square, sqrt, exp, log, relu, sigmoid, tanh.
+template <typename OpTy, Fn F>
+struct ConvertUnary final : ConvertElementwise<OpTy> {
+  using ConvertElementwise<OpTy>::ConvertElementwise;
+  LogicalResult plan(OpTy op, typename OpTy::Adaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    Type elem = op.getData().getType().getElementType();
+    if (failed(rejectBool(op, rewriter, elem)))
+      return failure();
+    ElemKind kind = kindOf(elem);
+    p.inputs = {adaptor.getData()};
+    p.payload = [kind](OpBuilder &b, Location loc, ValueRange e) {
+      return emitUnary(b, loc, F, e[0], kind);
+    };
+    return success();
+  }
+};
+
+/// elemwise_* (equal shapes) and broadcast_* (numpy broadcasting).
+template <typename OpTy, Fn F>
+struct ConvertBinary final : ConvertElementwise<OpTy> {
+  using ConvertElementwise<OpTy>::ConvertElementwise;
+  LogicalResult plan(OpTy op, typename OpTy::Adaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    Type elem = op.getLhs().getType().getElementType();
+    if (failed(rejectBool(op, rewriter, elem)))
+      return failure();
+    ElemKind kind = kindOf(elem);
+    p.inputs = {adaptor.getLhs(), adaptor.getRhs()};
+    p.payload = [kind](OpBuilder &b, Location loc, ValueRange e) {
+      return emitBinary(b, loc, F, e[0], e[1], kind);
+    };
+    return success();
+  }
+};
+
+/// _*_scalar: `data op scalar` (or `scalar op data` when Reversed), computed
+/// in the result type as MXNet does (the input is cast to it first).
+template <typename OpTy, Fn F, bool Reversed = false>
+struct ConvertScalar final : ConvertElementwise<OpTy> {
+  using ConvertElementwise<OpTy>::ConvertElementwise;
+  LogicalResult plan(OpTy op, typename OpTy::Adaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    ElemKind in = kindOf(op.getData().getType().getElementType());
+    Type outElem = op.getOutput().getType().getElementType();
+    if (failed(rejectBool(op, rewriter, outElem)))
+      return failure();
+    ElemKind out = kindOf(outElem);
+    double scalar = op.getScalar().convertToDouble();
+    p.inputs = {adaptor.getData()};
+    p.payload = [in, out, scalar](OpBuilder &b, Location loc, ValueRange e) {
+      Value x = convertElement(b, loc, e[0], in, out);
+      Value s = constant(b, loc, out, scalar);
+      return Reversed ? emitBinary(b, loc, F, s, x, out)
+                      : emitBinary(b, loc, F, x, s, out);
+    };
+    return success();
+  }
+};
+
+struct ConvertActivation final : ConvertElementwise<mx::ActivationOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::ActivationOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    Fn fn = llvm::StringSwitch<Fn>(op.getActType())
+                .Case("relu", Fn::Relu)
+                .Case("sigmoid", Fn::Sigmoid)
+                .Case("tanh", Fn::Tanh)
+                .Case("softrelu", Fn::SoftRelu)
+                .Case("softsign", Fn::SoftSign);
+    ElemKind kind = kindOf(op.getData().getType().getElementType());
+    p.inputs = {adaptor.getData()};
+    p.payload = [fn, kind](OpBuilder &b, Location loc, ValueRange e) {
+      return emitUnary(b, loc, fn, e[0], kind);
+    };
+    return success();
+  }
+};
+
+/// MXNet's expand_shape for prelu's gamma: gamma's extents, right-aligned,
+/// match data axes 0 and 1 (equal or 1); every other data axis broadcasts.
+/// Returns the map reading gamma, or null if gamma does not fit.
+static AffineMap gammaMap(RankedTensorType gamma, RankedTensorType data,
+                          MLIRContext *ctx) {
+  ArrayRef<int64_t> gs = gamma.getShape(), ds = data.getShape();
+  SmallVector<AffineExpr> exprs(gs.size(), getAffineConstantExpr(0, ctx));
+  int64_t s = static_cast<int64_t>(gs.size()) - 1;
+  for (int64_t i = static_cast<int64_t>(ds.size()) - 1; i >= 0 && s >= 0; --i) {
+    if (i > 1 || (ds[i] != gs[s] && gs[s] != 1))
+      continue;
+    if (gs[s] == ds[i])
+      exprs[s] = getAffineDimExpr(i, ctx);
+    --s;
+  }
+  if (s != -1)
+    return {};
+  return AffineMap::get(ds.size(), 0, exprs, ctx);
+}
+
+struct ConvertLeakyReLU final : ConvertElementwise<mx::LeakyReLUOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::LeakyReLUOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    auto dataType = op.getData().getType();
+    ElemKind kind = kindOf(dataType.getElementType());
+    StringRef act = op.getActType();
+    double slope = op.getSlope().convertToDouble();
+    p.inputs = {adaptor.getData()};
+    if (act == "prelu") {
+      MLIRContext *ctx = op.getContext();
+      AffineMap g = gammaMap(op.getGamma().getType(), dataType, ctx);
+      if (!g)
+        return rewriter.notifyMatchFailure(op, "gamma does not broadcast");
+      p.inputs.push_back(adaptor.getGamma());
+      p.maps = {AffineMap::getMultiDimIdentityMap(dataType.getRank(), ctx), g};
+      p.payload = [kind](OpBuilder &b, Location loc, ValueRange e) {
+        return emitXelu(b, loc, e[0], e[1], kind);
+      };
+      return success();
+    }
+    if (act == "leaky" || act == "rrelu") {
+      // rrelu in inference: the mean slope (float arithmetic as in MXNet).
+      if (act == "rrelu")
+        slope = (static_cast<float>(op.getLowerBound().convertToDouble()) +
+                 static_cast<float>(op.getUpperBound().convertToDouble())) /
+                2.0f;
+      p.payload = [kind, slope](OpBuilder &b, Location loc, ValueRange e) {
+        return emitXelu(b, loc, e[0], constant(b, loc, kind, slope), kind);
+      };
+      if (act == "rrelu") {
+        // MXNet leaves the mask unwritten in inference; give the slope used.
+        auto maskType = cast<RankedTensorType>(op.getMask().getType());
+        p.extraResults.push_back(
+            filled(rewriter, op.getLoc(), maskType, slope));
+      }
+      return success();
+    }
+    if (act == "elu") {
+      p.payload = [kind, slope](OpBuilder &b, Location loc, ValueRange e) {
+        return emitElu(b, loc, e[0], slope, kind);
+      };
+      return success();
+    }
+    if (act == "selu") {
+      // SELU_LAMBDA * (a > 0 ? a : SELU_ALPHA * expm1(a)), float constants.
+      const double alpha =
+          static_cast<float>(1.6732632423543772848170429916717);
+      const double lambda =
+          static_cast<float>(1.0507009873554804934193349852946);
+      p.payload = [kind, alpha, lambda](OpBuilder &b, Location loc,
+                                        ValueRange e) {
+        Value elu = emitElu(b, loc, e[0], alpha, kind);
+        return Value(
+            arith::MulFOp::create(b, loc, constant(b, loc, kind, lambda), elu));
+      };
+      return success();
+    }
+    if (act == "gelu") {
+      // 0.5 * a * (1 + erf(a / SQRT_2)), SQRT_2 a float constant.
+      p.payload = [kind](OpBuilder &b, Location loc, ValueRange e) {
+        Value x = e[0];
+        Value scaled = arith::DivFOp::create(
+            b, loc, x, constant(b, loc, kind, static_cast<float>(M_SQRT2)));
+        Value onePlus =
+            arith::AddFOp::create(b, loc, constant(b, loc, kind, 1),
+                                  math::ErfOp::create(b, loc, scaled));
+        Value half =
+            arith::MulFOp::create(b, loc, constant(b, loc, kind, 0.5), x);
+        return Value(arith::MulFOp::create(b, loc, half, onePlus));
+      };
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "unknown act_type '" + act + "'");
+  }
+};
+
+struct ConvertClip final : ConvertElementwise<mx::ClipOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::ClipOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    Type elem = op.getData().getType().getElementType();
+    if (failed(rejectBool(op, rewriter, elem)))
+      return failure();
+    ElemKind kind = kindOf(elem);
+    double lo = op.getAMin().convertToDouble();
+    double hi = op.getAMax().convertToDouble();
+    p.inputs = {adaptor.getData()};
+    // x > hi ? hi : (x < lo ? lo : x); NaN passes through.
+    p.payload = [kind, lo, hi](OpBuilder &b, Location loc, ValueRange e) {
+      Value x = e[0];
+      Value vlo = constant(b, loc, kind, lo), vhi = constant(b, loc, kind, hi);
+      Value gt, lt;
+      if (kind.isFloat()) {
+        gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, vhi);
+        lt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, vlo);
+      } else {
+        bool u = kind.isUnsigned;
+        gt = arith::CmpIOp::create(
+            b, loc, u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt,
+            x, vhi);
+        lt = arith::CmpIOp::create(
+            b, loc, u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+            x, vlo);
+      }
+      Value low = arith::SelectOp::create(b, loc, lt, vlo, x);
+      return Value(arith::SelectOp::create(b, loc, gt, vhi, low));
+    };
+    return success();
+  }
+};
+
+struct ConvertWhere final : ConvertElementwise<mx::WhereOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::WhereOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    auto condType = op.getCondition().getType();
+    auto xType = op.getX().getType();
+    MLIRContext *ctx = op.getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(xType.getRank(), ctx);
+    AffineMap condMap = id;
+    if (condType.getShape() != xType.getShape()) {
+      // A 1-D condition picks whole rows (axis 0).
+      if (condType.getRank() != 1 || xType.getRank() < 1 ||
+          condType.getDimSize(0) != xType.getDimSize(0))
+        return rewriter.notifyMatchFailure(op, "condition shape mismatch");
+      condMap = AffineMap::get(xType.getRank(), 0, getAffineDimExpr(0, ctx));
+    }
+    ElemKind ck = kindOf(condType.getElementType());
+    p.inputs = {adaptor.getCondition(), adaptor.getX(), adaptor.getY()};
+    p.maps = {condMap, id, id};
+    p.payload = [ck](OpBuilder &b, Location loc, ValueRange e) {
+      Value nz = convertElement(b, loc, e[0], ck, {b.getI1Type()});
+      return Value(arith::SelectOp::create(b, loc, nz, e[1], e[2]));
+    };
+    return success();
+  }
+};
+
+struct ConvertCast final : ConvertElementwise<mx::CastOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::CastOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    ElemKind from = kindOf(op.getData().getType().getElementType());
+    ElemKind to = kindOf(op.getOutput().getType().getElementType());
+    p.inputs = {adaptor.getData()};
+    p.payload = [from, to](OpBuilder &b, Location loc, ValueRange e) {
+      return convertElement(b, loc, e[0], from, to);
+    };
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Fills and pass-throughs
+//===----------------------------------------------------------------------===//
+
+/// zeros_like (Value = 0) and ones_like (Value = 1).
+template <typename OpTy, int FillValue>
+struct ConvertFillLike final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op,
+                                         "dynamic shapes are not supported");
+    auto type = cast<RankedTensorType>(op.getOutput().getType());
+    rewriter.replaceOp(op, filled(rewriter, op.getLoc(), type, FillValue));
+    return success();
+  }
+};
+
+/// identity and BlockGrad: the input itself.
+template <typename OpTy>
+struct ConvertPassThrough final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getData());
+    return success();
+  }
+};
+
+/// Dropout in inference: output = data, mask = ones. mode 'always' (with
+/// p > 0) drops in inference too, which needs random numbers.
+struct ConvertDropout final : OpConversionPattern<mx::DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::DropoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getMode() == "always" && op.getP().convertToDouble() != 0.0)
+      return rewriter.notifyMatchFailure(
+          op, "mode 'always' drops at inference time, which needs a random "
+              "generator (not supported)");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op,
+                                         "dynamic shapes are not supported");
+    auto maskType = cast<RankedTensorType>(op.getMask().getType());
+    Value mask = filled(rewriter, op.getLoc(), maskType, 1);
+    rewriter.replaceOp(op, {adaptor.getData(), mask});
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+/// The op a pattern lowers.
+template <typename OpTy>
+static OpTy sourceOpOf(const OpConversionPattern<OpTy> *);
+template <typename P>
+using SourceOpOf = decltype(sourceOpOf(static_cast<const P *>(nullptr)));
+
+/// Marks each op illegal and adds its pattern.
+template <typename... Patterns>
+static void addPatterns(TypeConverter &tc, RewritePatternSet &patterns,
+                        ConversionTarget &target) {
+  (target.addIllegalOp<SourceOpOf<Patterns>>(), ...);
+  patterns.add<Patterns...>(tc, patterns.getContext());
+}
 
 void mxc::conversion::populateElementwisePatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
-    ConversionTarget &target) {}
+    ConversionTarget &target) {
+  // ui8 elements are reinterpreted as i8 inside linalg bodies (arith wants
+  // signless integers); reconcile-unrealized-casts removes the casts once
+  // both sides are LLVM's i8.
+  target.addLegalOp<UnrealizedConversionCastOp>();
+  addPatterns<
+      ConvertUnary<mx::NegativeOp, Fn::Neg>, ConvertUnary<mx::AbsOp, Fn::Abs>,
+      ConvertUnary<mx::SquareOp, Fn::Square>,
+      ConvertUnary<mx::SqrtOp, Fn::Sqrt>, ConvertUnary<mx::ExpOp, Fn::Exp>,
+      ConvertUnary<mx::LogOp, Fn::Log>, ConvertUnary<mx::ReluOp, Fn::Relu>,
+      ConvertUnary<mx::SigmoidOp, Fn::Sigmoid>,
+      ConvertUnary<mx::TanhOp, Fn::Tanh>>(typeConverter, patterns, target);
+  addPatterns<ConvertBinary<mx::ElemwiseAddOp, Fn::Add>,
+              ConvertBinary<mx::ElemwiseSubOp, Fn::Sub>,
+              ConvertBinary<mx::ElemwiseMulOp, Fn::Mul>,
+              ConvertBinary<mx::ElemwiseDivOp, Fn::Div>,
+              ConvertBinary<mx::BroadcastAddOp, Fn::Add>,
+              ConvertBinary<mx::BroadcastSubOp, Fn::Sub>,
+              ConvertBinary<mx::BroadcastMulOp, Fn::Mul>,
+              ConvertBinary<mx::BroadcastDivOp, Fn::Div>,
+              ConvertBinary<mx::BroadcastMaximumOp, Fn::Max>,
+              ConvertBinary<mx::BroadcastMinimumOp, Fn::Min>,
+              ConvertBinary<mx::BroadcastPowerOp, Fn::Pow>,
+              ConvertBinary<mx::BroadcastEqualOp, Fn::Eq>,
+              ConvertBinary<mx::BroadcastNotEqualOp, Fn::Ne>,
+              ConvertBinary<mx::BroadcastGreaterOp, Fn::Gt>,
+              ConvertBinary<mx::BroadcastGreaterEqualOp, Fn::Ge>,
+              ConvertBinary<mx::BroadcastLesserOp, Fn::Lt>,
+              ConvertBinary<mx::BroadcastLesserEqualOp, Fn::Le>>(
+      typeConverter, patterns, target);
+  addPatterns<ConvertScalar<mx::PlusScalarOp, Fn::Add>,
+              ConvertScalar<mx::MinusScalarOp, Fn::Sub>,
+              ConvertScalar<mx::RminusScalarOp, Fn::Sub, /*Reversed=*/true>,
+              ConvertScalar<mx::MulScalarOp, Fn::Mul>,
+              ConvertScalar<mx::DivScalarOp, Fn::Div>,
+              ConvertScalar<mx::RdivScalarOp, Fn::Div, /*Reversed=*/true>,
+              ConvertScalar<mx::PowerScalarOp, Fn::Pow>,
+              ConvertScalar<mx::RpowerScalarOp, Fn::Pow, /*Reversed=*/true>,
+              ConvertScalar<mx::MaximumScalarOp, Fn::Max>,
+              ConvertScalar<mx::MinimumScalarOp, Fn::Min>,
+              ConvertScalar<mx::EqualScalarOp, Fn::Eq>,
+              ConvertScalar<mx::NotEqualScalarOp, Fn::Ne>,
+              ConvertScalar<mx::GreaterScalarOp, Fn::Gt>,
+              ConvertScalar<mx::GreaterEqualScalarOp, Fn::Ge>,
+              ConvertScalar<mx::LesserScalarOp, Fn::Lt>,
+              ConvertScalar<mx::LesserEqualScalarOp, Fn::Le>>(typeConverter,
+                                                              patterns, target);
+  addPatterns<ConvertActivation, ConvertLeakyReLU, ConvertClip, ConvertWhere,
+              ConvertCast, ConvertFillLike<mx::ZerosLikeOp, 0>,
+              ConvertFillLike<mx::OnesLikeOp, 1>,
+              ConvertPassThrough<mx::IdentityOp>,
+              ConvertPassThrough<mx::BlockGradOp>, ConvertDropout>(
+      typeConverter, patterns, target);
+}
