@@ -89,6 +89,10 @@ public:
   /// read or write of `writes`; `reads` and `writes` must be disjoint and free
   /// of duplicates. Returns at once (or blocks while maxInFlight operations
   /// are pending). Higher `priority` runs first among ready operations.
+  /// (The engines tolerate duplicates, and a var in both sets counts as
+  /// written; a null var throws std::invalid_argument. Operations may push
+  /// operations; they are never blocked by back-pressure. The engine owns
+  /// `fn` and destroys it before the op counts as finished.)
   virtual void pushAsync(AsyncFn fn, Device device,
                          std::vector<VarHandle> reads,
                          std::vector<VarHandle> writes,
@@ -107,6 +111,8 @@ public:
   virtual std::optional<EngineError> waitForVar(VarHandle var) = 0;
   /// Blocks until every pushed operation has finished; returns the first
   /// error of an operation that failed since the last waitForAll, if any.
+  /// (Called from inside an operation of the threaded engine, waitForVar and
+  /// waitForAll return an error at once instead of waiting for themselves.)
   virtual std::optional<EngineError> waitForAll() = 0;
 
   /// Operations pushed and not yet finished.
