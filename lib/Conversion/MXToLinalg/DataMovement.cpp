@@ -84,8 +84,11 @@ struct ConvertSliceAxis final : OpConversionPattern<mx::SliceAxisOp> {
     auto inType = op.getData().getType();
     auto outType = cast<RankedTensorType>(op.getOutput().getType());
     int64_t rank = inType.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
-    int64_t begin = op.getBegin();
+    // I64Attr getters return uint64_t: read the axis as signed.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    int64_t begin = static_cast<int64_t>(op.getBegin());
     if (begin < 0)
       begin += inType.getDimSize(axis);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
@@ -107,7 +110,9 @@ struct ConvertConcat final : OpConversionPattern<mx::ConcatOp> {
     MXC_REQUIRE_STATIC(op);
     auto outType = cast<RankedTensorType>(op.getOutput().getType());
     int64_t rank = outType.getRank();
-    int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+    int64_t dim = static_cast<int64_t>(op.getDim()); // I64Attr: uint64_t
+    if (dim < 0)
+      dim += rank;
     Location loc = op.getLoc();
     Value result = emptyTensor(rewriter, loc, outType.getShape(),
                                outType.getElementType());

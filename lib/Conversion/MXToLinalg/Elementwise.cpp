@@ -102,9 +102,9 @@ static Value emitUnary(OpBuilder &b, Location loc, Fn fn, Value x,
     if (!isF)
       return kind.isUnsigned ? x
                              : Value(arith::MaxSIOp::create(b, loc, x, zero()));
-    Value keep =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGT, x, zero());
-    return arith::SelectOp::create(b, loc, keep, x, zero());
+    Value z = zero();
+    Value keep = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGT, x, z);
+    return arith::SelectOp::create(b, loc, keep, x, z);
   }
   case Fn::Sigmoid: {
     Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));

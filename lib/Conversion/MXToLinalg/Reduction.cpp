@@ -435,7 +435,10 @@ struct ConvertSoftmax final : OpConversionPattern<OpTy> {
                                          "dynamic shapes are not supported");
     auto inType = op.getData().getType();
     int64_t rank = inType.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // I64Attr getters return uint64_t: read the axis as signed.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
     SoftmaxSpec spec;
     spec.reduced.assign(rank, false);
     spec.reduced[axis] = true;
