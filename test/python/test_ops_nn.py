@@ -1,0 +1,210 @@
+"""Layer operators through `mxc run`, against the numpy references.
+
+FullyConnected, dot, batch_dot, Convolution, Pooling, BatchNorm and LRN, f32
+(a few f64), random inputs, several attribute combinations each; rtol 1e-4.
+GEMM-class ops run the runtime's OpenBLAS kernels; their shapes here cover
+both convolution paths (per image and batched im2col) and 1x1 convolutions.
+"""
+import numpy as np
+import pytest
+
+from mxc_testing import assert_close, one_op_graph, run_graph
+from mxnet_ref import REF
+
+RTOL = 1e-4
+
+
+def _rand(rng, shape, dtype=np.float32, low=-1.0, high=1.0):
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def check(op, attrs, data, params=(), num_outputs=1, rtol=RTOL, atol=1e-6):
+    """Runs one `op` node with `data` as the graph input and `params` (name,
+    array) as its other inputs, and compares the first `num_outputs` outputs
+    with the reference."""
+    params = list(params)
+    names = ["data"] + [n for n, _ in params]
+    graph = one_op_graph(op, attrs, names, name="node", num_outputs=num_outputs)
+    str_attrs = graph["nodes"][-1].get("attrs", {})
+    expected = REF[op]([data] + [a for _, a in params], str_attrs)
+    got = run_graph(graph, {"data": data}, params=dict(params))
+    got = list(got.values())
+    assert len(got) == num_outputs
+    for i in range(num_outputs):
+        assert_close(got[i], expected[i], rtol=rtol, atol=atol, name="%s output %d" % (op, i))
+
+
+# --- FullyConnected, dot, batch_dot -------------------------------------
+
+@pytest.mark.parametrize("shape,flatten,no_bias", [
+    ((4, 3, 5, 5), True, False),
+    ((4, 3, 5, 5), True, True),
+    ((2, 3, 7), False, False),
+    ((2, 3, 7), False, True),
+    ((6, 1), True, False),
+    ((33, 300), True, False),
+])
+def test_fully_connected(shape, flatten, no_bias):
+    rng = np.random.default_rng(1)
+    hidden = 17
+    k = int(np.prod(shape[1:])) if flatten else shape[-1]
+    params = [("weight", _rand(rng, (hidden, k)))]
+    if not no_bias:
+        params.append(("bias", _rand(rng, (hidden,))))
+    check("FullyConnected", {"num_hidden": hidden, "flatten": flatten, "no_bias": no_bias},
+          _rand(rng, shape), params)
+
+
+def test_fully_connected_f64():
+    rng = np.random.default_rng(2)
+    check("FullyConnected", {"num_hidden": 5}, _rand(rng, (3, 8), np.float64),
+          [("weight", _rand(rng, (5, 8), np.float64)), ("bias", _rand(rng, (5,), np.float64))])
+
+
+@pytest.mark.parametrize("a,b,ta,tb", [
+    ((3, 4), (4, 5), False, False),
+    ((4, 3), (4, 5), True, False),
+    ((3, 4), (5, 4), False, True),
+    ((4, 2, 3), (5, 4), True, True),
+    ((2, 3, 4), (4, 5, 2), False, False),
+    ((7,), (7,), False, False),
+    ((7,), (7, 3), False, False),
+    ((64, 128), (128, 96), False, False),
+])
+def test_dot(a, b, ta, tb):
+    rng = np.random.default_rng(3)
+    check("dot", {"transpose_a": ta, "transpose_b": tb}, _rand(rng, a), [("rhs", _rand(rng, b))])
+
+
+@pytest.mark.parametrize("a,b,ta,tb", [
+    ((3, 2, 4), (3, 4, 5), False, False),
+    ((3, 4, 2), (3, 4, 5), True, False),
+    ((3, 2, 4), (3, 5, 4), False, True),
+    ((2, 3, 4, 2), (2, 3, 5, 4), True, True),
+])
+def test_batch_dot(a, b, ta, tb):
+    rng = np.random.default_rng(4)
+    check("batch_dot", {"transpose_a": ta, "transpose_b": tb}, _rand(rng, a), [("rhs", _rand(rng, b))])
+
+
+# --- Convolution -------------------------------------------------------------
+
+CONV_CASES = [
+    # (data shape, num_filter, attrs)
+    ((2, 3, 9, 9), 5, {"kernel": (3, 3), "pad": (1, 1)}),
+    ((1, 2, 9, 8), 4, {"kernel": (3, 2), "stride": (2, 1), "dilate": (2, 2), "pad": (1, 2), "no_bias": True}),
+    ((2, 6, 8, 8), 6, {"kernel": (3, 3), "num_group": 3, "stride": (2, 2)}),
+    ((2, 4, 7, 7), 4, {"kernel": (3, 3), "num_group": 4, "pad": (1, 1)}),        # depthwise
+    ((3, 4, 5, 5), 6, {"kernel": (1, 1)}),                                      # 1x1, batched GEMM
+    ((1, 4, 5, 5), 6, {"kernel": (1, 1), "num_group": 2, "no_bias": True}),
+    ((4, 5, 9, 9), 8, {"kernel": (3, 3), "pad": (1, 1), "stride": (2, 2)}),     # batched im2col
+    ((2, 3, 40, 40), 4, {"kernel": (5, 5), "pad": (2, 2)}),                     # per-image im2col
+    ((2, 3, 11), 4, {"kernel": (3,), "pad": (2,), "dilate": (2,), "stride": (2,)}),
+    ((2, 4, 4, 6, 6), 4, {"kernel": (2, 3, 3), "pad": (1, 1, 1), "stride": (1, 2, 2), "num_group": 2}),
+    ((1, 2, 5, 5, 5), 3, {"kernel": (3, 3, 3), "dilate": (1, 2, 2), "pad": (1, 2, 2), "no_bias": True}),
+]
+
+
+@pytest.mark.parametrize("shape,filters,attrs", CONV_CASES)
+def test_convolution(shape, filters, attrs):
+    rng = np.random.default_rng(5)
+    attrs = dict(attrs, num_filter=filters)
+    groups = attrs.get("num_group", 1)
+    wshape = (filters, shape[1] // groups) + tuple(attrs["kernel"])
+    params = [("weight", _rand(rng, wshape))]
+    if not attrs.get("no_bias", False):
+        params.append(("bias", _rand(rng, (filters,))))
+    check("Convolution", attrs, _rand(rng, shape), params)
+
+
+def test_convolution_f64():
+    rng = np.random.default_rng(6)
+    check("Convolution", {"kernel": (3, 3), "num_filter": 3, "pad": (1, 1), "stride": (2, 2)},
+          _rand(rng, (2, 2, 7, 7), np.float64),
+          [("weight", _rand(rng, (3, 2, 3, 3), np.float64)), ("bias", _rand(rng, (3,), np.float64))])
+
+
+# --- Pooling -----------------------------------------------------------------
+
+@pytest.mark.parametrize("pool_type", ["max", "avg", "sum"])
+@pytest.mark.parametrize("convention", ["valid", "full"])
+@pytest.mark.parametrize("kernel,stride,pad", [
+    ((3, 3), (2, 2), (1, 1)),
+    ((2, 2), (2, 2), (0, 0)),
+    ((3, 2), (2, 3), (1, 0)),
+])
+def test_pooling(pool_type, convention, kernel, stride, pad):
+    rng = np.random.default_rng(7)
+    check("Pooling", {"kernel": kernel, "pool_type": pool_type, "stride": stride, "pad": pad,
+                      "pooling_convention": convention}, _rand(rng, (2, 3, 9, 8)))
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg", "sum"])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 6), (2, 3, 7), (1, 2, 3, 4, 5)])
+def test_pooling_global(pool_type, shape):
+    rng = np.random.default_rng(8)
+    kernel = (2,) * (len(shape) - 2)
+    check("Pooling", {"kernel": kernel, "pool_type": pool_type, "global_pool": True},
+          _rand(rng, shape))
+
+
+@pytest.mark.parametrize("convention", ["valid", "full"])
+def test_pooling_avg_exclude_pad(convention):
+    rng = np.random.default_rng(9)
+    check("Pooling", {"kernel": (3, 3), "pool_type": "avg", "stride": (2, 2), "pad": (1, 1),
+                      "pooling_convention": convention, "count_include_pad": False},
+          _rand(rng, (1, 2, 8, 8)))
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+def test_pooling_same(pool_type):
+    rng = np.random.default_rng(10)
+    check("Pooling", {"kernel": (3,), "pool_type": pool_type, "stride": (2,),
+                      "pooling_convention": "same"}, _rand(rng, (2, 3, 8)))
+
+
+def test_pooling_3d():
+    rng = np.random.default_rng(11)
+    check("Pooling", {"kernel": (2, 2, 2), "pool_type": "avg", "stride": (2, 2, 2),
+                      "pooling_convention": "full"}, _rand(rng, (1, 2, 5, 5, 5)))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_pooling_lp(p):
+    rng = np.random.default_rng(12)
+    check("Pooling", {"kernel": (2, 2), "pool_type": "lp", "p_value": p, "stride": (2, 2)},
+          _rand(rng, (1, 2, 6, 6), low=0.1, high=1.0))
+
+
+# --- BatchNorm, LRN ------------------------------------------------------------
+
+@pytest.mark.parametrize("use_global_stats", [False, True])
+@pytest.mark.parametrize("fix_gamma", [False, True])
+@pytest.mark.parametrize("shape,axis", [((2, 4, 3, 3), 1), ((2, 3, 5), -1), ((3, 6), 1)])
+def test_batch_norm(use_global_stats, fix_gamma, shape, axis):
+    rng = np.random.default_rng(13)
+    c = shape[axis]
+    params = [("gamma", _rand(rng, (c,))), ("beta", _rand(rng, (c,))),
+              ("moving_mean", _rand(rng, (c,))), ("moving_var", _rand(rng, (c,), low=0.5, high=2.0))]
+    check("BatchNorm", {"use_global_stats": use_global_stats, "fix_gamma": fix_gamma,
+                        "axis": axis, "eps": 1e-5}, _rand(rng, shape), params)
+
+
+def test_batch_norm_mean_var_outputs():
+    # output_mean_var exposes MXNet's hidden outputs: in inference the moving
+    # mean and the inverse standard deviation 1 / sqrt(moving_var + eps).
+    rng = np.random.default_rng(14)
+    params = [("gamma", _rand(rng, (4,))), ("beta", _rand(rng, (4,))),
+              ("moving_mean", _rand(rng, (4,))), ("moving_var", _rand(rng, (4,), low=0.5, high=2.0))]
+    check("BatchNorm", {"fix_gamma": False, "output_mean_var": True}, _rand(rng, (2, 4, 3, 3)),
+          params, num_outputs=3)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"nsize": 5},
+    {"nsize": 3, "alpha": 0.01, "beta": 0.5, "knorm": 1.0},
+    {"nsize": 1},
+])
+def test_lrn(attrs):
+    rng = np.random.default_rng(15)
+    check("LRN", attrs, _rand(rng, (2, 8, 3, 3), low=-2.0, high=2.0))
