@@ -1,0 +1,146 @@
+"""numpy references for MXNet's data-movement operators (forward).
+
+Semantics from MXNet 1.9.1: src/operator/tensor/matrix_op-inl.h
+(InferReshapeShape and ReshapeShape with the deprecated target_shape,
+TransposeParam, ExpandDimParam, SliceAxisParam), src/operator/nn/concat-inl.h
+and src/operator/tensor/indexing_op.h (the one_hot kernel).
+"""
+import numpy as np
+
+from . import attr_bool, attr_float, attr_int, attr_str, attr_tuple, register
+from .elementwise import np_dtype
+
+
+def infer_reshape_shape(shape, dshape, reverse=False):
+    """MXNet's InferReshapeShape: 0 copies, -1 infers, -2 copies the rest,
+    -3 merges two, -4 splits one into the next two values."""
+    src = list(dshape)
+    param = list(shape)
+    if reverse:
+        src.reverse()
+        param.reverse()
+    tmp = []
+    src_idx = 0
+    inf_idx = -1
+    i = 0
+    while i < len(param):
+        p = param[i]
+        if p == 0:
+            tmp.append(src[src_idx])
+            src_idx += 1
+        elif p == -1:
+            if inf_idx >= 0:
+                raise ValueError("one and only one dim can be inferred")
+            inf_idx = i  # MXNet indexes tmp with the parameter position
+            tmp.append(1)
+            src_idx += 1
+        elif p == -2:
+            tmp.extend(src[src_idx:])
+            src_idx = len(src)
+        elif p == -3:
+            tmp.append(src[src_idx] * src[src_idx + 1])
+            src_idx += 2
+        elif p == -4:
+            d0 = src[src_idx]
+            src_idx += 1
+            d1, d2 = param[i + 1], param[i + 2]
+            i += 2
+            if d1 == -1:
+                d1 = d0 // d2
+            if d2 == -1:
+                d2 = d0 // d1
+            if d1 * d2 != d0:
+                raise ValueError(f"split dims {d1}, {d2} do not divide {d0}")
+            tmp.extend([d1, d2])
+        else:
+            tmp.append(p)
+            src_idx += 1
+        i += 1
+    if inf_idx >= 0:
+        if inf_idx >= len(tmp):
+            raise ValueError("inferred extent falls outside the new shape")
+        tmp[inf_idx] = int(np.prod(dshape)) // int(np.prod(tmp))
+    if reverse:
+        tmp.reverse()
+    return tuple(int(d) for d in tmp)
+
+
+@register("Reshape", "reshape")
+def reshape(inputs, attrs):
+    x = inputs[0]
+    shape = attr_tuple(attrs, "shape")
+    if shape:
+        oshape = infer_reshape_shape(shape, x.shape, attr_bool(attrs, "reverse"))
+    else:
+        # Deprecated target_shape: 0 marks the one inferred extent.
+        oshape = list(attr_tuple(attrs, "target_shape"))
+        start = 0
+        if attr_bool(attrs, "keep_highest"):
+            oshape[0] = x.shape[0]
+            start = 1
+        zeros = [i for i in range(start, len(oshape)) if oshape[i] == 0]
+        if len(zeros) == 1:
+            oshape[zeros[0]] = 1
+            oshape[zeros[0]] = x.size // int(np.prod(oshape))
+        oshape = tuple(oshape)
+    return [x.reshape(oshape)]
+
+
+@register("Flatten", "_npx_batch_flatten", "flatten")
+def flatten(inputs, attrs):
+    x = inputs[0]
+    return [x.reshape(x.shape[0], -1) if x.ndim else x.reshape(1, 1)]
+
+
+@register("transpose")
+def transpose(inputs, attrs):
+    axes = attr_tuple(attrs, "axes")
+    return [np.ascontiguousarray(np.transpose(inputs[0], axes or None))]
+
+
+@register("expand_dims", "_npi_expand_dims")
+def expand_dims(inputs, attrs):
+    return [np.expand_dims(inputs[0], attr_int(attrs, "axis"))]
+
+
+@register("slice_axis")
+def slice_axis(inputs, attrs):
+    x = inputs[0]
+    axis = attr_int(attrs, "axis") % x.ndim
+    n = x.shape[axis]
+    begin = attr_int(attrs, "begin")
+    end = attr_int(attrs, "end")
+    if begin < 0:
+        begin += n
+    if end is None:
+        end = n
+    elif end < 0:
+        end += n
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(begin, end)
+    return [np.ascontiguousarray(x[tuple(index)])]
+
+
+@register("Concat", "_sparse_concat", "concat")
+def concat(inputs, attrs):
+    return [np.concatenate(inputs, axis=attr_int(attrs, "dim", 1))]
+
+
+@register("one_hot", "_npx_one_hot")
+def one_hot(inputs, attrs):
+    """out[..., j] = on_value where j == int(index) (C++ truncation), else
+    off_value; indices outside [0, depth) give a row of off_value."""
+    idx = inputs[0]
+    depth = attr_int(attrs, "depth")
+    on = attr_float(attrs, "on_value", 1.0)
+    off = attr_float(attrs, "off_value", 0.0)
+    dt = np.dtype(np_dtype(attr_str(attrs, "dtype", "float32")))
+    if np.issubdtype(idx.dtype, np.floating):
+        j = np.trunc(idx).astype(np.int64)
+    else:
+        j = idx.astype(np.int64)
+    hit = j[..., None] == np.arange(depth)
+    # DType(value): on/off truncate into integer types.
+    on_v = dt.type(int(on)) if np.issubdtype(dt, np.integer) else dt.type(on)
+    off_v = dt.type(int(off)) if np.issubdtype(dt, np.integer) else dt.type(off)
+    return [np.where(hit, on_v, off_v).astype(dt)]

@@ -1,0 +1,163 @@
+"""numpy references for MXNet's reductions and softmax (forward, inference).
+
+Semantics from MXNet 1.9.1: src/operator/tensor/broadcast_reduce_op.h
+(ReduceAxesShapeImpl, ReduceAxisShapeImpl, SearchAxisCompute),
+src/operator/nn/softmax-inl.h (Softmax with temperature and length),
+src/operator/softmax_output-inl.h (SoftmaxOutputOp::Forward).
+
+Float results are computed in float64 and rounded to the output type, so
+the reference is at least as accurate as MXNet's float32 accumulation.
+"""
+import numpy as np
+
+from . import attr_bool, attr_float, attr_int, attr_str, attr_tuple, register
+from .elementwise import np_dtype
+
+
+def _is_int(dt):
+    return np.issubdtype(dt, np.integer)
+
+
+def reduced_axes(attrs, ndim):
+    """The axes sum/mean/max/min reduce: `axis` (negative from the end), all
+    when absent or empty (even with exclude); `exclude` takes the others."""
+    axis = attrs.get("axis")
+    if axis is None or axis.strip() in ("None", "()", "[]"):
+        return tuple(range(ndim))
+    axes = {a % ndim for a in attr_tuple(attrs, "axis")}
+    if attr_bool(attrs, "exclude"):
+        axes = set(range(ndim)) - axes
+    return tuple(sorted(axes))
+
+
+def _reduce(inputs, attrs, fn):
+    x = inputs[0]
+    axes = reduced_axes(attrs, x.ndim)
+    keepdims = attr_bool(attrs, "keepdims")
+    out = fn(x, axes)
+    if keepdims:
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    else:
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes) or (1,)
+    return [np.asarray(out).reshape(shape)]
+
+
+def _sum(x, axes):
+    if _is_int(x.dtype):
+        return np.sum(x, axis=axes, dtype=x.dtype)  # wraps like MXNet's DType
+    return np.sum(x.astype(np.float64), axis=axes).astype(x.dtype)
+
+
+def _mean(x, axes):
+    count = int(np.prod([x.shape[a] for a in axes]))
+    if _is_int(x.dtype):
+        s = np.sum(x, axis=axes, dtype=x.dtype).astype(np.int64)
+        # DType division: C++ truncation toward zero.
+        q = np.abs(s) // count
+        return np.where(s < 0, -q, q).astype(x.dtype)
+    return np.mean(x.astype(np.float64), axis=axes).astype(x.dtype)
+
+
+@register("sum", "_sparse_sum", "sum_axis")
+def sum_(inputs, attrs):
+    return _reduce(inputs, attrs, _sum)
+
+
+@register("mean", "_sparse_mean")
+def mean(inputs, attrs):
+    return _reduce(inputs, attrs, _mean)
+
+
+@register("max", "max_axis")
+def max_(inputs, attrs):
+    return _reduce(inputs, attrs, lambda x, a: np.max(x, axis=a))
+
+
+@register("min", "min_axis")
+def min_(inputs, attrs):
+    return _reduce(inputs, attrs, lambda x, a: np.min(x, axis=a))
+
+
+@register("argmax")
+def argmax(inputs, attrs):
+    """Index of the first maximum (or first NaN), in the input's type. No
+    axis: over the flattened input, shape (1,) (all ones with keepdims); a
+    1-D input reduced along its axis gives (1,) too."""
+    x = inputs[0]
+    axis = attr_int(attrs, "axis")
+    keepdims = attr_bool(attrs, "keepdims")
+    if axis is None:
+        idx = np.argmax(x.reshape(-1))
+        shape = (1,) * x.ndim if keepdims else (1,)
+        return [np.full(shape, idx, dtype=x.dtype)]
+    axis %= x.ndim
+    idx = np.argmax(x, axis=axis)
+    if keepdims:
+        idx = np.expand_dims(idx, axis)
+    return [np.asarray(idx).reshape(idx.shape or (1,)).astype(x.dtype)]
+
+
+def _softmax(x, axes, temperature=1.0, log=False, length=None, length_axis=None):
+    """exp((x - max) / t) / sum over `axes` (or its log), in float64. With
+    `length`, only the first length[row] positions along `length_axis`
+    take part; the others are 0."""
+    x64 = x.astype(np.float64)
+    if length is not None:
+        pos = np.arange(x.shape[length_axis]).reshape(
+            [-1 if i == length_axis else 1 for i in range(x.ndim)])
+        valid = pos < np.expand_dims(length.astype(np.int64), length_axis)
+        masked = np.where(valid, x64, -np.inf)
+    else:
+        valid = None
+        masked = x64
+    m = np.max(masked, axis=axes, keepdims=True)
+    if valid is not None:
+        m = np.where(np.isfinite(m), m, 0.0)  # rows of length 0
+    d = (x64 - m) / temperature
+    e = np.exp(d)
+    if valid is not None:
+        e = np.where(valid, e, 0.0)
+    s = np.sum(e, axis=axes, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = d - np.log(s) if log else e / s
+    if valid is not None:
+        out = np.where(valid, out, 0.0)
+    return out
+
+
+def _softmax_op(inputs, attrs, log):
+    x = inputs[0]
+    axis = attr_int(attrs, "axis", -1) % x.ndim
+    t = attr_float(attrs, "temperature", 1.0)
+    dtype = attr_str(attrs, "dtype")
+    out_dt = np_dtype(dtype) if dtype not in (None, "None") else x.dtype
+    length = None
+    if attr_bool(attrs, "use_length"):
+        length = inputs[1]
+    out = _softmax(x, (axis,), t, log, length, axis if length is not None else None)
+    return [out.astype(out_dt)]
+
+
+@register("softmax", "_npx_softmax")
+def softmax(inputs, attrs):
+    return _softmax_op(inputs, attrs, log=False)
+
+
+@register("log_softmax", "_npx_log_softmax")
+def log_softmax(inputs, attrs):
+    return _softmax_op(inputs, attrs, log=True)
+
+
+@register("SoftmaxOutput", "Softmax")
+def softmax_output(inputs, attrs):
+    """Forward: softmax over axis 1 (multi_output, as a (n, k, rest) view),
+    the last axis (preserve_shape) or all axes but the first (the data seen
+    as (n, size / n)). The label only shapes the gradient."""
+    x = inputs[0]
+    if attr_bool(attrs, "multi_output"):
+        axes = (1,)
+    elif attr_bool(attrs, "preserve_shape"):
+        axes = (x.ndim - 1,)
+    else:
+        axes = tuple(range(1, x.ndim))
+    return [_softmax(x, axes).astype(x.dtype)]
