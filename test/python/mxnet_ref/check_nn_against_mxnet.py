@@ -1,0 +1,76 @@
+"""Checks the nn.py references against real MXNet 1.9.1 (mx.nd, inference).
+
+    .venv-mxnet/bin/python test/python/mxnet_ref/check_nn_against_mxnet.py
+
+Needs the mxnet==1.9.1 wheel (toolchain.md), so it is a developer check, not
+part of pytest. Prints one line per case and "BAD <n>" at the end (0 = all
+agree within rtol 1e-4). pooling_convention 'same' is not checked: MXNet
+1.9.1's own shape check indexes pad[1] of a 1-D pad and aborts.
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import mxnet as mx
+from mxnet_ref import REF
+rng = np.random.default_rng(0)
+f = lambda *s, lo=-1, hi=1: rng.uniform(lo, hi, s).astype(np.float32)
+bad = 0
+def attrs_str(a):
+    out = {}
+    for k, v in a.items():
+        if isinstance(v, bool): out[k] = "True" if v else "False"
+        elif isinstance(v, tuple): out[k] = "(" + ", ".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"
+        else: out[k] = str(v)
+    return out
+def chk(op, attrs, inputs, nout=1):
+    global bad
+    s = attrs_str(attrs)
+    ref = REF[op]([x.copy() for x in inputs], s)
+    got = getattr(mx.nd, op)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **s)
+    got = got if isinstance(got, (list, tuple)) else [got]
+    for i in range(nout):
+        g = got[i].asnumpy(); e = ref[i]
+        ok = g.shape == e.shape and np.allclose(g, e, rtol=1e-4, atol=1e-5)
+        if not ok:
+            bad += 1
+            print("MISMATCH", op, attrs, i, g.shape, e.shape, np.abs(g - e).max() if g.shape == e.shape else "")
+    print("ok" if ok else "BAD", op, attrs)
+chk("FullyConnected", {"num_hidden": 5}, [f(3, 2, 4), f(5, 8), f(5)])
+chk("FullyConnected", {"num_hidden": 5, "flatten": False, "no_bias": True}, [f(3, 2, 4), f(5, 4)])
+for ta in (False, True):
+    for tb in (False, True):
+        a = f(4, 2, 3) if ta else f(2, 3, 4); b = f(5, 4) if tb else f(4, 5)
+        chk("dot", {"transpose_a": ta, "transpose_b": tb}, [a, b])
+        chk("batch_dot", {"transpose_a": ta, "transpose_b": tb}, [f(3, 4, 2) if ta else f(3, 2, 4), f(3, 5, 4) if tb else f(3, 4, 5)])
+chk("dot", {}, [f(7), f(7)])
+for shape, nf, a in [((2, 3, 9, 9), 5, {"kernel": (3, 3), "pad": (1, 1)}),
+                     ((1, 2, 9, 8), 4, {"kernel": (3, 2), "stride": (2, 1), "dilate": (2, 2), "pad": (1, 2), "no_bias": True}),
+                     ((2, 6, 8, 8), 6, {"kernel": (3, 3), "num_group": 3, "stride": (2, 2)}),
+                     ((2, 3, 11), 4, {"kernel": (3,), "pad": (2,), "dilate": (2,), "stride": (2,)}),
+                     ((2, 4, 4, 6, 6), 4, {"kernel": (2, 3, 3), "pad": (1, 1, 1), "stride": (1, 2, 2), "num_group": 2})]:
+    a = dict(a, num_filter=nf); g = a.get("num_group", 1)
+    ins = [f(*shape), f(nf, shape[1] // g, *a["kernel"])] + ([] if a.get("no_bias") else [f(nf)])
+    chk("Convolution", a, ins)
+for pt in ("max", "avg", "sum"):
+    for conv in ("valid", "full"):
+        for k, s, p in [((3, 3), (2, 2), (1, 1)), ((2, 2), (2, 2), (0, 0)), ((3, 2), (2, 3), (1, 0))]:
+            chk("Pooling", {"kernel": k, "pool_type": pt, "stride": s, "pad": p, "pooling_convention": conv}, [f(2, 3, 9, 8)])
+    chk("Pooling", {"kernel": (2, 2), "pool_type": pt, "global_pool": True}, [f(2, 3, 5, 6)])
+    chk("Pooling", {"kernel": (2,), "pool_type": pt, "global_pool": True}, [f(2, 3, 7)])
+    chk("Pooling", {"kernel": (3, 3), "pool_type": pt, "stride": (2, 2), "pad": (1, 1), "count_include_pad": False, "pooling_convention": "full"}, [f(1, 2, 8, 8)])
+chk("Pooling", {"kernel": (2, 2, 2), "pool_type": "avg", "stride": (2, 2, 2), "pooling_convention": "full"}, [f(1, 2, 5, 5, 5)])
+for p in (1, 2, 3):
+    chk("Pooling", {"kernel": (2, 2), "pool_type": "lp", "p_value": p, "stride": (2, 2)}, [f(1, 2, 6, 6, lo=0.1)])
+for ugs in (False, True):
+    for fg in (False, True):
+        for shape, axis in [((2, 4, 3, 3), 1), ((2, 3, 5), -1)]:
+            c = shape[axis]
+            chk("BatchNorm", {"use_global_stats": ugs, "fix_gamma": fg, "axis": axis, "eps": 1e-5, "output_mean_var": True},
+                [f(*shape), f(c), f(c), f(c), f(c, lo=0.5, hi=2)], nout=3)
+chk("LRN", {"nsize": 5}, [f(2, 8, 3, 3, lo=-2, hi=2)])
+chk("LRN", {"nsize": 3, "alpha": 0.01, "beta": 0.5, "knorm": 1.0}, [f(2, 8, 3, 3, lo=-2, hi=2)])
+print("BAD", bad)
+sys.exit(1 if bad else 0)
