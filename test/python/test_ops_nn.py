@@ -98,6 +98,7 @@ CONV_CASES = [
     ((3, 4, 5, 5), 6, {"kernel": (1, 1)}),                                      # 1x1, batched GEMM
     ((1, 4, 5, 5), 6, {"kernel": (1, 1), "num_group": 2, "no_bias": True}),
     ((4, 5, 9, 9), 8, {"kernel": (3, 3), "pad": (1, 1), "stride": (2, 2)}),     # batched im2col
+    ((5, 3, 30, 30), 4, {"kernel": (3, 3), "pad": (1, 1)}),                     # batch in chunks 3 + 2
     ((2, 3, 40, 40), 4, {"kernel": (5, 5), "pad": (2, 2)}),                     # per-image im2col
     ((2, 3, 11), 4, {"kernel": (3,), "pad": (2,), "dilate": (2,), "stride": (2,)}),
     ((2, 4, 4, 6, 6), 4, {"kernel": (2, 3, 3), "pad": (1, 1, 1), "stride": (1, 2, 2), "num_group": 2}),

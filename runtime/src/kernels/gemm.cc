@@ -128,29 +128,34 @@ void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
   if (batch == 0 || filters == 0 || P == 0)
     return;
   // Small feature maps make a per-image GEMM too narrow for OpenBLAS: unfold
-  // the whole batch into one (kc x batch*P) matrix and do a single GEMM.
-  if (groups == 1 && batch > 1 && P < 1024) {
-    const int64_t ld = batch * P;
-    T *cols = scratch<T>(size_t(kc) * ld, 0);
-    for (int64_t n = 0; n < batch; ++n) {
-      const T *xn = x + n * channels * inVol;
-      if (pointwise) {
-        for (int64_t c = 0; c < channels; ++c)
-          std::memcpy(cols + c * ld + n * P, xn + c * inVol, P * sizeof(T));
-      } else {
-        im2col(xn, channels, g, cols + n * P, ld);
+  // `nb` images side by side into one (kc x nb*P) matrix (about 2048 columns,
+  // which bounds the scratch memory), do one GEMM, then scatter the
+  // (filters x nb*P) product to NCHW adding the bias.
+  const int64_t nb = groups == 1 ? std::min(batch, (2048 + P - 1) / P) : 1;
+  if (nb > 1) {
+    for (int64_t n0 = 0; n0 < batch; n0 += nb) {
+      const int64_t cnt = std::min(nb, batch - n0), ld = cnt * P;
+      T *cols = scratch<T>(size_t(kc) * ld, 0);
+      for (int64_t i = 0; i < cnt; ++i) {
+        const T *xn = x + (n0 + i) * channels * inVol;
+        if (pointwise) {
+          for (int64_t c = 0; c < channels; ++c)
+            std::memcpy(cols + c * ld + i * P, xn + c * inVol, P * sizeof(T));
+        } else {
+          im2col(xn, channels, g, cols + i * P, ld);
+        }
       }
+      T *tmp = scratch<T>(size_t(filters) * ld, 1);
+      gemmOrZero<T>(false, false, filters, ld, kc, w, cols, T(0), tmp);
+      for (int64_t i = 0; i < cnt; ++i)
+        for (int64_t f = 0; f < filters; ++f) {
+          const T *src = tmp + f * ld + i * P;
+          T *dst = y + ((n0 + i) * filters + f) * P;
+          const T b = hasBias ? bias[f] : T(0);
+          for (int64_t p = 0; p < P; ++p)
+            dst[p] = src[p] + b;
+        }
     }
-    T *tmp = scratch<T>(size_t(filters) * ld, 1);
-    gemmOrZero<T>(false, false, filters, ld, kc, w, cols, T(0), tmp);
-    for (int64_t n = 0; n < batch; ++n)
-      for (int64_t f = 0; f < filters; ++f) {
-        const T *src = tmp + f * ld + n * P;
-        T *dst = y + (n * filters + f) * P;
-        const T b = hasBias ? bias[f] : T(0);
-        for (int64_t p = 0; p < P; ++p)
-          dst[p] = src[p] + b;
-      }
     return;
   }
   T *cols = pointwise ? nullptr : scratch<T>(size_t(kc) * P, 0);
