@@ -1,0 +1,125 @@
+"""Data-movement operators through `mxc run`, against the numpy references.
+
+Reshape (every special code, reverse, the deprecated target_shape), Flatten,
+transpose, expand_dims, slice_axis, Concat (along each axis, negative dims,
+several inputs) and one_hot. Exact results: these ops only move values.
+"""
+import numpy as np
+import pytest
+
+from mxc_testing import assert_close, one_op_graph, run_graph
+from mxnet_ref import REF
+
+
+def check(op, attrs, inputs):
+    names = ["in%d" % i for i in range(len(inputs))]
+    graph = one_op_graph(op, attrs, names, name="node")
+    expected = REF[op](list(inputs), graph["nodes"][-1].get("attrs", {}))
+    got = list(run_graph(graph, dict(zip(names, inputs))).values())
+    assert len(got) == 1
+    assert_close(got[0], expected[0], rtol=0, atol=0, name=op)
+
+
+def _rand(rng, shape, dtype=np.float32):
+    return rng.uniform(-2, 2, size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"shape": (0, -1)},
+    {"shape": (-1,)},
+    {"shape": (4, -1)},
+    {"shape": (4, 0, -1)},
+    {"shape": (-3, 0)},
+    {"shape": (0, -3)},
+    {"shape": (-2,)},
+    {"shape": (0, -2)},
+    {"shape": (-4, 1, 2, -2)},
+    {"shape": (0, -4, -1, 3, 0)},
+    {"shape": (2, 3, 2, 2)},
+    {"shape": (-1, 0), "reverse": True},
+    {"shape": (0, 0, 2, 2)},
+    {"target_shape": (0, 4)},
+    {"target_shape": (3, 0), "keep_highest": True},
+], ids=str)
+def test_reshape(attrs):
+    rng = np.random.default_rng(200)
+    check("Reshape", attrs, [_rand(rng, (2, 3, 4))])
+
+
+def test_reshape_int():
+    check("Reshape", {"shape": (3, -1)}, [np.arange(12, dtype=np.int32).reshape(2, 6)])
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 4), (2, 1, 3, 5), (5,)])
+def test_flatten(shape):
+    rng = np.random.default_rng(201)
+    check("Flatten", {}, [_rand(rng, shape)])
+
+
+@pytest.mark.parametrize("shape,axes", [
+    ((2, 3), ()),
+    ((2, 3, 4), ()),
+    ((2, 3, 4), (0, 2, 1)),
+    ((2, 3, 4), (1, 0, 2)),
+    ((2, 3, 4, 5), (0, 2, 3, 1)),
+    ((2, 3, 4, 5), (3, 1, 0, 2)),
+])
+def test_transpose(shape, axes):
+    rng = np.random.default_rng(202)
+    check("transpose", {"axes": axes} if axes else {}, [_rand(rng, shape)])
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_expand_dims(axis):
+    rng = np.random.default_rng(203)
+    check("expand_dims", {"axis": axis}, [_rand(rng, (2, 3))])
+
+
+@pytest.mark.parametrize("attrs", [
+    {"axis": 0, "begin": 1, "end": 3},
+    {"axis": 1, "begin": 0, "end": 1},
+    {"axis": 2, "begin": 2, "end": None},
+    {"axis": -1, "begin": -3, "end": -1},
+    {"axis": 1, "begin": -2},
+    {"axis": 0, "begin": 0, "end": 4},
+], ids=str)
+def test_slice_axis(attrs):
+    rng = np.random.default_rng(204)
+    check("slice_axis", attrs, [_rand(rng, (4, 3, 5))])
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, 3, -1, -4])
+def test_concat_each_axis(dim):
+    rng = np.random.default_rng(205)
+    base = [2, 3, 4, 5]
+    shapes = []
+    for extent in (1, 3, 2):
+        s = list(base)
+        s[dim] = extent
+        shapes.append(tuple(s))
+    inputs = [_rand(rng, s) for s in shapes]
+    check("Concat", {"dim": dim, "num_args": len(inputs)}, inputs)
+
+
+@pytest.mark.parametrize("num_args", [1, 2, 5])
+def test_concat_default_dim(num_args):
+    rng = np.random.default_rng(206)
+    check("Concat", {"num_args": num_args}, [_rand(rng, (2, k + 1)) for k in range(num_args)])
+
+
+def test_concat_int():
+    check("Concat", {"dim": 0, "num_args": 2},
+          [np.arange(6, dtype=np.int32).reshape(2, 3), np.arange(3, dtype=np.int32).reshape(1, 3)])
+
+
+@pytest.mark.parametrize("attrs,indices", [
+    ({"depth": 5}, np.array([0, 4, 2, 1], dtype=np.float32)),
+    ({"depth": 4}, np.array([[0, 3], [5, -1]], dtype=np.float32)),   # out of range: all off
+    ({"depth": 4}, np.array([1.7, 2.2, -0.5], dtype=np.float32)),    # truncated
+    ({"depth": 3, "on_value": 5.0, "off_value": -1.0, "dtype": "int32"},
+     np.array([[2, 0], [1, 1]], dtype=np.int32)),
+    ({"depth": 6, "dtype": "float64"}, np.array([5, 0, 3], dtype=np.int64)),
+    ({"depth": 3, "on_value": 2.0, "dtype": "uint8"}, np.array([0, 2], dtype=np.float32)),
+], ids=["f32", "out_of_range", "truncated", "int32", "f64", "uint8"])
+def test_one_hot(attrs, indices):
+    check("one_hot", attrs, [indices])
