@@ -17,6 +17,7 @@
 #include "mxc/Compiler/Driver.h"
 #include "DriverSupport.h"
 #include "mxc/Compiler/Import.h"
+#include "mxc/Compiler/Pipeline.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 
@@ -26,6 +27,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -314,6 +316,12 @@ int runDiff() {
 
 int mxc::driverMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // MLIR's debugging flags (--mlir-print-ir-after-all, --mlir-timing,
+  // --mlir-print-debuginfo, ...) for run/codegen; hidden from --help.
+  registerCodegenPasses(); // first: the pass-name options list them
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &importCmd, &exportCmd, &summaryCmd,
         &diffCmd, &runCmd, &codegenCmd})

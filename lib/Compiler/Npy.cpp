@@ -223,21 +223,21 @@ llvm::Expected<NpyArray> mxc::readNpy(StringRef bytes) {
   }
   array.shape = tuples["shape"];
   size_t elemSize = graph::dtypeSize(array.dtype);
-  // Overflow-safe size check against the bytes present.
+  // Size check against the bytes present; products past 2^62 are absurd.
   uint64_t available = bytes.size() - dataStart;
   uint64_t need = elemSize;
+  bool absurd = false;
   for (int64_t d : array.shape) {
-    if (d != 0 && need > available / uint64_t(d)) {
-      need = UINT64_MAX;
-      break;
-    }
-    need *= uint64_t(d);
+    if (d != 0 && need > (uint64_t(1) << 62) / uint64_t(d))
+      absurd = true;
+    else
+      need *= uint64_t(d);
   }
-  if (need != available)
+  if (absurd || need != available)
     return npyError("data size mismatch: shape " + formatShape(array.shape) +
                     " of " + descr + " needs " +
-                    (need == UINT64_MAX ? std::string("more")
-                                        : std::to_string(need)) +
+                    (absurd ? std::string("more than 2^62")
+                            : std::to_string(need)) +
                     " bytes, the file has " + llvm::Twine(available));
   StringRef data = bytes.drop_front(dataStart);
   array.bytes.assign(data.bytes_begin(), data.bytes_end());

@@ -64,6 +64,10 @@ void initializeOnce() {
 LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
   initializeOnce();
   PassManager pm(module.getContext());
+  // --mlir-print-ir-after-all, --mlir-timing, ... when the tool registered
+  // them (mxc does; see driverMain).
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
   std::string err;
   llvm::raw_string_ostream errOs(err);
   if (failed(parsePassPipeline(pipeline, pm, errOs)))
@@ -186,6 +190,8 @@ void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
 
 } // namespace
 
+void mxc::registerCodegenPasses() { initializeOnce(); }
+
 std::string mxc::packedEntryName(StringRef entrySymbol) {
   return (entrySymbol + "_packed").str();
 }
@@ -239,9 +245,10 @@ mxc::resolveTarget(const TargetOptions &opts) {
         features.AddFeature(f.trim());
   t.features = features.getString();
 
-  // Check the CPU and features against the target's tables.
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(
-      llvm::Triple(t.triple), t.cpu, ""));
+  // Check the CPU and features against the target's tables (a subtarget
+  // for an unknown CPU would print a warning of its own).
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(llvm::Triple(t.triple), "", ""));
   if (!sti || !sti->isCPUStringValid(t.cpu))
     return llvm::createStringError("unknown CPU '" + t.cpu + "' for " +
                                    t.triple);
@@ -285,9 +292,15 @@ mxc::createTargetMachine(const ResolvedTarget &t, unsigned optLevel) {
 }
 
 LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
-  std::string pipeline = "convert-mx-to-linalg, canonicalize, cse";
+  // No CSE before bufferization: kernel calls read their operands through
+  // `bufferization.to_buffer`, which one-shot bufferization treats as a read
+  // at the to_buffer only. CSE would merge two to_buffers of one tensor, and
+  // the second call would then read a buffer that an op between the calls
+  // may have overwritten in place (seen in ResNet-18: relu1 read by the
+  // shortcut convolution after bn2 reused its buffer).
+  std::string pipeline = "convert-mx-to-linalg, canonicalize";
   if (opts.fuseElementwise)
-    pipeline += ", linalg-fuse-elementwise-ops, canonicalize, cse";
+    pipeline += ", linalg-fuse-elementwise-ops, canonicalize";
   return runPipeline(module, pipeline);
 }
 

@@ -84,6 +84,11 @@ struct PipelineOptions {
   std::string describe() const;
 };
 
+/// Registers MLIR's passes and mxc's (once per process; the pipeline calls
+/// it too). Tools call it before parsing options so that
+/// --mlir-print-ir-after=<pass> knows the pass names.
+void registerCodegenPasses();
+
 /// Adds every dialect, interface and translation the pipeline uses.
 void registerCodegenDialects(mlir::DialectRegistry &registry);
 
