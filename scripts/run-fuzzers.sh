@@ -6,7 +6,7 @@
 #   scripts/run-fuzzers.sh SECONDS BUILD_DIR
 #
 # BUILD_DIR is configured with clang and -DMXC_BUILD_FUZZERS=ON if needed;
-# CC / CXX / MLIR_DIR override the defaults below. Only the two fuzzer targets
+# CC / CXX / MLIR_DIR override the defaults below. Only the fuzzer targets
 # are built (-j2).
 set -euo pipefail
 
@@ -29,7 +29,7 @@ cmake -G Ninja -S "$root" -B "$build" \
   exit 1
 }
 rm -f "$build.cmake.log"
-ninja -C "$build" -j2 symbol_json_fuzzer params_fuzzer
+ninja -C "$build" -j2 symbol_json_fuzzer params_fuzzer plan_fuzzer
 
 bin=$(cd "$build" && pwd)/bin
 [[ -x $bin/symbol_json_fuzzer ]] || bin=$(cd "$build" && pwd)/fuzz
@@ -48,9 +48,10 @@ seed() { # name, then files
 seed symbol_json "$root"/test/Inputs/mxnet-files/*.json \
   "$root"/test/Inputs/mxnet-params/*.json
 seed params "$root"/test/Inputs/mxnet-params/*.params
+seed plan "$root"/runtime/test/plans/*.plan
 
 status=0
-for name in symbol_json params; do
+for name in symbol_json params plan; do
   echo "== ${name}_fuzzer: ${secs}s"
   if ! "$bin/${name}_fuzzer" "$build/fuzz-corpus/$name" \
       -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \

@@ -32,8 +32,8 @@ MXCStatus fail(MXCStatus status, std::string msg) {
   return status;
 }
 
-// Runs `body` and turns any exception into a status and message; `fn` is the
-// entry point's name, used for messages about null arguments.
+// Runs `body` (which returns a status) and turns any exception into a status
+// and message.
 template <typename Body> MXCStatus guarded(Body &&body) {
   try {
     return body();

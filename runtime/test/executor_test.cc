@@ -377,6 +377,21 @@ TEST_P(ExecutorTest, MissingKernelIsAnError) {
   }
 }
 
+TEST_P(ExecutorTest, DeviceWithoutStorageIsAnError) {
+  const char *text = R"(mxc-plan 1
+buffer x argument 0 float32 (4,)
+buffer y output 0 float32 (4,)
+step s k_add1 cpu_shared(0) reads x writes y
+)";
+  try {
+    Executor exec(parse(text), testKernels(), engine.get());
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "no storage is registered for device cpu_shared(0)");
+  }
+  EXPECT_FALSE(engine->waitForAll().has_value());
+}
+
 TEST_P(ExecutorTest, DestroyedWithStepsPending) {
   NDArray out;
   {

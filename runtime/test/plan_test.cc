@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 using namespace mxc::runtime;
@@ -302,6 +305,26 @@ TEST(PlanFormat, EveryPrefixParsesOrFailsCleanly) {
       EXPECT_EQ(err.str().find('\n'), std::string::npos) << n;
     }
   }
+}
+
+TEST(PlanFormat, SamplePlansRoundTrip) {
+  // runtime/test/plans: the examples of docs/runtime.md and the fuzzer's seeds.
+  int n = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(MXC_PLAN_DIR)) {
+    if (entry.path().extension() != ".plan")
+      continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    PlanError err;
+    auto p = Plan::parse(text.str(), &err);
+    ASSERT_TRUE(p) << entry.path() << ": " << err.str();
+    auto back = Plan::parse(p->print(), &err);
+    ASSERT_TRUE(back) << entry.path() << ": " << err.str();
+    EXPECT_EQ(*back, *p) << entry.path();
+    ++n;
+  }
+  EXPECT_GE(n, 4);
 }
 
 } // namespace

@@ -42,11 +42,6 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
   arguments_.resize(plan_.numArguments());
   outputs_.resize(plan_.numOutputs());
 
-  auto arena = std::make_shared<Arena>();
-  arena->manager = &storageManager(plan_.device());
-  arena->block = arena->manager->allocate(plan_.arenaBytes);
-  arena_ = std::move(arena);
-
   // One variable per arena buffer; a buffer overlaps those whose byte ranges
   // intersect its own (found by a sweep over the buffers sorted by offset).
   const size_t n = plan_.buffers.size();
@@ -73,6 +68,19 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
       overlaps_[order[i]].push_back(order[j]);
       overlaps_[order[j]].push_back(order[i]);
     }
+  }
+
+  // The arena last: if it cannot be had, the variables go again.
+  try {
+    auto arena = std::make_shared<Arena>();
+    arena->manager = &storageManager(plan_.device());
+    arena->block = arena->manager->allocate(plan_.arenaBytes);
+    arena_ = std::move(arena);
+  } catch (...) {
+    for (VarHandle v : arenaVars_)
+      if (v)
+        engine_->deleteVar(v);
+    throw;
   }
 }
 
