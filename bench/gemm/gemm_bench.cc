@@ -52,7 +52,8 @@ template <typename F> double seconds(F &&f) {
 }
 /// Times `fs` interleaved (run 0 of each, run 1 of each, ...) after two
 /// warm-up rounds, so that both see the same background load.
-template <typename... F> std::vector<Stats> timeInterleaved(int reps, F &&...fs) {
+template <typename... F>
+std::vector<Stats> timeInterleaved(int reps, F &&...fs) {
   for (int i = 0; i < 2; ++i)
     (fs(), ...);
   std::vector<std::vector<double>> t(sizeof...(fs));
@@ -104,7 +105,8 @@ int main(int argc, char **argv) {
     int64_t m, n, k;
     const char *what;
   } shapes[] = {{512, 512, 512, "square"},
-                {64, 3136, 576, "ResNet-18 conv2_x 3x3 64->64 @56x56, batch 1 (im2col GEMM)"}};
+                {64, 3136, 576,
+                 "ResNet-18 conv2_x 3x3 64->64 @56x56, batch 1 (im2col GEMM)"}};
   for (const Shape &s : shapes) {
     std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n), c2(s.m * s.n);
     fill(a, 1);
@@ -117,12 +119,14 @@ int main(int argc, char **argv) {
                 (long long)s.k, s.what);
     std::string name = "_mlir_ciface_mm_" + std::to_string(s.m) + "x" +
                        std::to_string(s.n) + "x" + std::to_string(s.k);
-    auto fn = lib ? reinterpret_cast<CodegenFn>(dlsym(lib, name.c_str())) : nullptr;
+    auto fn =
+        lib ? reinterpret_cast<CodegenFn>(dlsym(lib, name.c_str())) : nullptr;
     if (!fn) {
       report("openblas kernel", flops, timeInterleaved(reps, blas)[0]);
       continue;
     }
-    Desc2 da = desc(a, s.m, s.k), db = desc(b, s.k, s.n), dc = desc(c2, s.m, s.n);
+    Desc2 da = desc(a, s.m, s.k), db = desc(b, s.k, s.n),
+          dc = desc(c2, s.m, s.n);
     // The generated function accumulates: time C = 0 + A B, zeroing included
     // (a memset of C is < 1% of the GEMM at these sizes).
     auto gen = [&] {
@@ -143,14 +147,15 @@ int main(int argc, char **argv) {
   // The Convolution kernel on the same ResNet layer: im2col + GEMM + bias.
   {
     const int64_t n = 1, ch = 64, f = 64, h = 56, w = 56;
-    std::vector<float> x(n * ch * h * w), wt(f * ch * 9), bias(f), y(n * f * h * w);
+    std::vector<float> x(n * ch * h * w), wt(f * ch * 9), bias(f),
+        y(n * f * h * w);
     fill(x, 3);
     fill(wt, 4);
     fill(bias, 5);
     double flops = 2.0 * f * (h * w) * (ch * 9) * n;
     auto conv = [&] {
-      mxc_kernel_conv_f32(BUF(x), BUF(wt), BUF(bias), BUF(y), n, ch, f, 1, 1,
-                          1, h, w, 1, 3, 3, 1, h, w, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+      mxc_kernel_conv_f32(BUF(x), BUF(wt), BUF(bias), BUF(y), n, ch, f, 1, 1, 1,
+                          h, w, 1, 3, 3, 1, h, w, 1, 1, 1, 0, 1, 1, 1, 1, 1);
     };
     std::printf("conv 3x3 64->64 @56x56 batch 1 (im2col + GEMM + bias)\n");
     report("openblas kernel", flops, timeInterleaved(reps, conv)[0]);

@@ -1,4 +1,5 @@
-//===- Conv.cpp - mx -> linalg: Convolution --------------------------------===//
+//===- Conv.cpp - mx -> linalg: Convolution
+//--------------------------------===//
 //
 // MXNet's Convolution (src/operator/nn/convolution-inl.h): NCW / NCHW / NCDHW
 // data, (num_filter, C / num_group, *kernel) weights, zero padding, stride,
@@ -21,10 +22,10 @@ namespace {
 
 /// A convolution's geometry with MXNet's defaults filled in.
 struct ConvParams {
-  int64_t spatial;                        // 1, 2 or 3
+  int64_t spatial; // 1, 2 or 3
   SmallVector<int64_t> kernel, stride, dilate, pad;
   int64_t batch, channels, filters, groups;
-  SmallVector<int64_t> in, out;           // spatial extents
+  SmallVector<int64_t> in, out; // spatial extents
 };
 
 static SmallVector<int64_t> orDefault(ArrayRef<int64_t> v, int64_t n,
@@ -50,8 +51,8 @@ static Value padSpatial(OpBuilder &b, Location loc, Value data,
   }
   Value zero = floatConst(b, loc, type.getElementType(), 0);
   return tensor::PadOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), data, lo,
-      hi, zero);
+      b, loc, RankedTensorType::get(shape, type.getElementType()), data, lo, hi,
+      zero);
 }
 
 /// The convolution as one linalg.generic over grouped views: data
@@ -82,19 +83,18 @@ static Value genericConv(OpBuilder &b, Location loc, Value data, Value weight,
     Value empty = tensor::EmptyOp::create(b, loc, oShape, elt);
     unsigned rank = oShape.size();
     SmallVector<AffineMap> maps{
-        AffineMap::get(rank, 0,
-                       {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)},
-                       ctx),
+        AffineMap::get(
+            rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
         AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    init = linalg::GenericOp::create(
-               b, loc, empty.getType(), ValueRange{bView}, ValueRange{empty},
-               maps,
-               SmallVector<utils::IteratorType>(rank,
-                                                utils::IteratorType::parallel),
-               [](OpBuilder &nb, Location nl, ValueRange args) {
-                 linalg::YieldOp::create(nb, nl, args[0]);
-               })
-               .getResult(0);
+    init =
+        linalg::GenericOp::create(
+            b, loc, empty.getType(), ValueRange{bView}, ValueRange{empty}, maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(nb, nl, args[0]);
+            })
+            .getResult(0);
   } else {
     init = filledTensor(b, loc, oShape, elt, floatConst(b, loc, elt, 0));
   }
@@ -114,16 +114,16 @@ static Value genericConv(OpBuilder &b, Location loc, Value data, Value weight,
                               AffineMap::get(nLoops, 0, oExprs, ctx)};
   SmallVector<utils::IteratorType> iters(3 + d, utils::IteratorType::parallel);
   iters.append(1 + d, utils::IteratorType::reduction);
-  Value conv =
-      linalg::GenericOp::create(
-          b, loc, init.getType(), ValueRange{dView, wView}, ValueRange{init},
-          maps, iters,
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            Value prod = arith::MulFOp::create(nb, nl, args[0], args[1]);
-            Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
-            linalg::YieldOp::create(nb, nl, sum);
-          })
-          .getResult(0);
+  Value conv = linalg::GenericOp::create(
+                   b, loc, init.getType(), ValueRange{dView, wView},
+                   ValueRange{init}, maps, iters,
+                   [](OpBuilder &nb, Location nl, ValueRange args) {
+                     Value prod =
+                         arith::MulFOp::create(nb, nl, args[0], args[1]);
+                     Value sum = arith::AddFOp::create(nb, nl, args[2], prod);
+                     linalg::YieldOp::create(nb, nl, sum);
+                   })
+                   .getResult(0);
   return reshapeTo(b, loc, conv, resultType.getShape());
 }
 
@@ -170,10 +170,12 @@ struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
       };
       SmallVector<int64_t> ints{p.batch, p.channels, p.filters, p.groups,
                                 bias ? 1 : 0};
-      for (auto [v, fill] :
-           {std::pair{ArrayRef<int64_t>(p.in), int64_t(1)},
-            {p.kernel, 1}, {p.out, 1}, {p.stride, 1}, {p.pad, 0},
-            {p.dilate, 1}})
+      for (auto [v, fill] : {std::pair{ArrayRef<int64_t>(p.in), int64_t(1)},
+                             {p.kernel, 1},
+                             {p.out, 1},
+                             {p.stride, 1},
+                             {p.pad, 0},
+                             {p.dilate, 1}})
         llvm::append_range(ints, as3(v, fill));
       KernelOutput out = kernelOutput(rewriter, loc, resultType);
       Value x = kernelInput(rewriter, loc, adaptor.getData());

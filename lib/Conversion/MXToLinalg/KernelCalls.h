@@ -39,9 +39,9 @@ namespace mxc::conversion {
 /// Rejects an unsupported attribute combination. The pass reports the reason
 /// as the user's error, at the op's location (its MXNet node name):
 /// "cannot lower <Op>: <reason>".
-inline mlir::LogicalResult unsupported(mlir::ConversionPatternRewriter &rewriter,
-                                       mlir::Operation *op,
-                                       const llvm::Twine &reason) {
+inline mlir::LogicalResult
+unsupported(mlir::ConversionPatternRewriter &rewriter, mlir::Operation *op,
+            const llvm::Twine &reason) {
   return rewriter.notifyMatchFailure(op, reason);
 }
 
@@ -75,9 +75,9 @@ inline bool useKernelCalls(mlir::Operation *op, mlir::Type elementType) {
   if (!hasStaticShapes(op))
     return false;
   auto module = op->getParentOfType<mlir::ModuleOp>();
-  if (auto flag = module
-                      ? module->getAttrOfType<mlir::BoolAttr>("mxc.kernel_calls")
-                      : nullptr)
+  if (auto flag =
+          module ? module->getAttrOfType<mlir::BoolAttr>("mxc.kernel_calls")
+                 : nullptr)
     return flag.getValue();
   return true;
 }
@@ -104,8 +104,8 @@ inline mlir::func::FuncOp declareKernel(mlir::OpBuilder &b, mlir::Operation *at,
     return f;
   mlir::OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
-  auto f = mlir::func::FuncOp::create(
-      b, module.getLoc(), name, b.getFunctionType(argTypes, {}));
+  auto f = mlir::func::FuncOp::create(b, module.getLoc(), name,
+                                      b.getFunctionType(argTypes, {}));
   f.setPrivate();
   return f;
 }
@@ -159,8 +159,8 @@ inline KernelOutput kernelOutput(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::RankedTensorType type) {
   int64_t n = product(type.getShape());
   auto allocType = mlir::MemRefType::get({n}, type.getElementType());
-  mlir::Value alloc = mlir::memref::AllocOp::create(
-      b, loc, allocType, b.getI64IntegerAttr(64));
+  mlir::Value alloc =
+      mlir::memref::AllocOp::create(b, loc, allocType, b.getI64IntegerAttr(64));
   mlir::Value buffer = mlir::memref::CastOp::create(
       b, loc, kernelBufferType(type.getElementType()), alloc);
   return {alloc, buffer};
@@ -168,12 +168,10 @@ inline KernelOutput kernelOutput(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Emits `func.call @name(buffers..., ints...)` (declaring @name), then
 /// returns what the kernel wrote into `output` as a tensor of `resultType`.
-inline mlir::Value callKernel(mlir::OpBuilder &b, mlir::Operation *op,
-                              llvm::StringRef name,
-                              llvm::ArrayRef<mlir::Value> buffers,
-                              llvm::ArrayRef<int64_t> ints,
-                              const KernelOutput &output,
-                              mlir::RankedTensorType resultType) {
+inline mlir::Value
+callKernel(mlir::OpBuilder &b, mlir::Operation *op, llvm::StringRef name,
+           llvm::ArrayRef<mlir::Value> buffers, llvm::ArrayRef<int64_t> ints,
+           const KernelOutput &output, mlir::RankedTensorType resultType) {
   mlir::Location loc = op->getLoc();
   llvm::SmallVector<mlir::Value> args(buffers.begin(), buffers.end());
   llvm::SmallDenseMap<int64_t, mlir::Value> constants;
@@ -208,8 +206,7 @@ inline mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc,
 inline mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
                                 llvm::ArrayRef<int64_t> shape,
                                 mlir::Type elementType, mlir::Value value) {
-  mlir::Value empty =
-      mlir::tensor::EmptyOp::create(b, loc, shape, elementType);
+  mlir::Value empty = mlir::tensor::EmptyOp::create(b, loc, shape, elementType);
   return mlir::linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 

@@ -51,18 +51,18 @@ static Value lowerProduct(ConversionPatternRewriter &rewriter, Operation *op,
   Type elt = resultType.getElementType();
   if (useKernelCalls(op, elt)) {
     KernelOutput out = kernelOutput(rewriter, loc, resultType);
-    return callKernel(
-        rewriter, op, "mxc_kernel_gemm_" + kernelSuffix(elt),
-        {kernelInput(rewriter, loc, lhs), kernelInput(rewriter, loc, rhs),
-         out.buffer},
-        {g.batch, g.m, g.n, g.k, g.transA, g.transB}, out, resultType);
+    return callKernel(rewriter, op, "mxc_kernel_gemm_" + kernelSuffix(elt),
+                      {kernelInput(rewriter, loc, lhs),
+                       kernelInput(rewriter, loc, rhs), out.buffer},
+                      {g.batch, g.m, g.n, g.k, g.transA, g.transB}, out,
+                      resultType);
   }
   SmallVector<int64_t> cShape;
   if (batched)
     cShape.push_back(g.batch);
   cShape.append({g.m, g.n});
-  Value init =
-      filledTensor(rewriter, loc, cShape, elt, floatConst(rewriter, loc, elt, 0));
+  Value init = filledTensor(rewriter, loc, cShape, elt,
+                            floatConst(rewriter, loc, elt, 0));
   Value c = genericGemm(rewriter, loc, lhs, rhs, init, g, batched);
   return reshapeTo(rewriter, loc, c, resultType.getShape());
 }
@@ -93,15 +93,14 @@ struct ConvertFullyConnected : OpConversionPattern<mx::FullyConnectedOp> {
       Value w = kernelInput(rewriter, loc, adaptor.getWeight());
       // Without a bias the kernel ignores its bias buffer: pass the weight.
       Value b = bias ? kernelInput(rewriter, loc, bias) : w;
-      result = callKernel(rewriter, op,
-                          "mxc_kernel_fully_connected_" + kernelSuffix(elt),
-                          {x, w, b, out.buffer}, {m, n, k, bias ? 1 : 0}, out,
-                          resultType);
+      result = callKernel(
+          rewriter, op, "mxc_kernel_fully_connected_" + kernelSuffix(elt),
+          {x, w, b, out.buffer}, {m, n, k, bias ? 1 : 0}, out, resultType);
     } else {
       Value init;
       if (bias)
-        init = broadcastAlong(rewriter, loc, reshapeTo(rewriter, loc, bias, {n}),
-                              {m, n}, 1);
+        init = broadcastAlong(rewriter, loc,
+                              reshapeTo(rewriter, loc, bias, {n}), {m, n}, 1);
       else
         init = filledTensor(rewriter, loc, {m, n}, elt,
                             floatConst(rewriter, loc, elt, 0));

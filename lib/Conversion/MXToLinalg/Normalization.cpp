@@ -72,8 +72,8 @@ struct ConvertBatchNorm : OpConversionPattern<mx::BatchNormOp> {
               Value v = arith::AddFOp::create(b, l, args[0],
                                               floatConst(b, l, pt, eps));
               Value s = math::SqrtOp::create(b, l, v);
-              Value r = arith::DivFOp::create(b, l, floatConst(b, l, pt, 1.0),
-                                              s);
+              Value r =
+                  arith::DivFOp::create(b, l, floatConst(b, l, pt, 1.0), s);
               linalg::YieldOp::create(b, l, r);
             })
             .getResult(0);
@@ -91,21 +91,20 @@ struct ConvertBatchNorm : OpConversionPattern<mx::BatchNormOp> {
     maps.push_back(idN);
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, dataType.getShape(), elt);
-    Value out =
-        linalg::GenericOp::create(
-            rewriter, loc, dataType, ins, ValueRange{empty}, maps,
-            SmallVector<utils::IteratorType>(rank,
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value x = convertFloat(b, l, args[0], pt);
-              Value v = arith::SubFOp::create(b, l, x, args[1]);
-              v = arith::MulFOp::create(b, l, v, args[2]);
-              if (!fixGamma)
-                v = arith::MulFOp::create(b, l, v, args[4]);
-              v = arith::AddFOp::create(b, l, v, args[3]);
-              linalg::YieldOp::create(b, l, convertFloat(b, l, v, elt));
-            })
-            .getResult(0);
+    Value out = linalg::GenericOp::create(
+                    rewriter, loc, dataType, ins, ValueRange{empty}, maps,
+                    SmallVector<utils::IteratorType>(
+                        rank, utils::IteratorType::parallel),
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      Value x = convertFloat(b, l, args[0], pt);
+                      Value v = arith::SubFOp::create(b, l, x, args[1]);
+                      v = arith::MulFOp::create(b, l, v, args[2]);
+                      if (!fixGamma)
+                        v = arith::MulFOp::create(b, l, v, args[4]);
+                      v = arith::AddFOp::create(b, l, v, args[3]);
+                      linalg::YieldOp::create(b, l, convertFloat(b, l, v, elt));
+                    })
+                    .getResult(0);
     rewriter.replaceOp(op, {out, adaptor.getMovingMean(), invstd});
     return success();
   }
@@ -120,10 +119,11 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     int64_t nsize = static_cast<int64_t>(op.getNsize());
     if (nsize % 2 == 0)
-      return unsupported(rewriter, op,
-                         "nsize must be odd (MXNet's channel window is centred), "
-                         "got " +
-                             Twine(nsize));
+      return unsupported(
+          rewriter, op,
+          "nsize must be odd (MXNet's channel window is centred), "
+          "got " +
+              Twine(nsize));
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value data = adaptor.getData();
@@ -157,23 +157,21 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
         AffineMap::get(nLoops, 0, inExprs, ctx),
         AffineMap::get(nLoops, 0, getAffineDimExpr(rank, ctx), ctx),
         AffineMap::get(nLoops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iters(rank,
-                                           utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     iters.push_back(utils::IteratorType::reduction);
     Value window = tensor::EmptyOp::create(rewriter, loc, {nsize}, elt);
     Value init = filledTensor(rewriter, loc, dataType.getShape(), acc,
                               floatConst(rewriter, loc, acc, 0));
-    Value sums =
-        linalg::GenericOp::create(
-            rewriter, loc, init.getType(), ValueRange{padded, window},
-            ValueRange{init}, maps, iters,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value x = convertFloat(b, l, args[0], acc);
-              Value sq = arith::MulFOp::create(b, l, x, x);
-              Value sum = arith::AddFOp::create(b, l, args[2], sq);
-              linalg::YieldOp::create(b, l, sum);
-            })
-            .getResult(0);
+    Value sums = linalg::GenericOp::create(
+                     rewriter, loc, init.getType(), ValueRange{padded, window},
+                     ValueRange{init}, maps, iters,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value x = convertFloat(b, l, args[0], acc);
+                       Value sq = arith::MulFOp::create(b, l, x, x);
+                       Value sum = arith::AddFOp::create(b, l, args[2], sq);
+                       linalg::YieldOp::create(b, l, sum);
+                     })
+                     .getResult(0);
 
     // tmp_norm = knorm + alpha / nsize * sum; out = x * tmp_norm^(-beta).
     double salpha = op.getAlpha().convertToDouble() / double(nsize);

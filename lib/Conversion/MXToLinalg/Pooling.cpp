@@ -1,4 +1,5 @@
-//===- Pooling.cpp - mx -> linalg: Pooling ---------------------------------===//
+//===- Pooling.cpp - mx -> linalg: Pooling
+//---------------------------------===//
 //
 // MXNet's CPU pooling (src/operator/nn/pool.h, 1.9.1) on NCW / NCHW / NCDHW
 // data, for every pooling convention (the op's result type carries the
@@ -115,9 +116,8 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
                                     : PoolKind::Lp;
     int64_t p = kind == PoolKind::Lp ? op.getPValue().value_or(1) : 1;
     if (kind == PoolKind::Lp && p < 1)
-      return unsupported(rewriter, op,
-                         "p_value must be >= 1 for lp pooling, got " +
-                             Twine(p));
+      return unsupported(
+          rewriter, op, "p_value must be >= 1 for lp pooling, got " + Twine(p));
 
     SmallVector<int64_t> kernel, stride, pad;
     if (op.getGlobalPool()) {
@@ -126,9 +126,8 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
       pad.assign(d, 0);
     } else {
       kernel.assign(op.getKernel().begin(), op.getKernel().end());
-      stride = op.getStride().empty()
-                   ? SmallVector<int64_t>(d, 1)
-                   : SmallVector<int64_t>(op.getStride());
+      stride = op.getStride().empty() ? SmallVector<int64_t>(d, 1)
+                                      : SmallVector<int64_t>(op.getStride());
       pad = op.getPad().empty() ? SmallVector<int64_t>(d, 0)
                                 : SmallVector<int64_t>(op.getPad());
     }
@@ -146,8 +145,8 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
     SmallVector<int64_t> paddedShape(dataType.getShape());
     bool needsPad = false;
     for (int64_t i = 0; i < d; ++i) {
-      int64_t after = std::max<int64_t>(
-          0, (outShape[i] - 1) * stride[i] + kernel[i] - inShape[i] - pad[i]);
+      int64_t after = std::max<int64_t>(0, (outShape[i] - 1) * stride[i] +
+                                               kernel[i] - inShape[i] - pad[i]);
       lo.push_back(rewriter.getIndexAttr(pad[i]));
       hi.push_back(rewriter.getIndexAttr(after));
       paddedShape[2 + i] += pad[i] + after;
@@ -157,15 +156,15 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
                                            : floatConst(rewriter, loc, elt, 0);
     Value padded = data;
     if (needsPad)
-      padded = tensor::PadOp::create(
-          rewriter, loc, RankedTensorType::get(paddedShape, elt), data, lo, hi,
-          padValue);
+      padded = tensor::PadOp::create(rewriter, loc,
+                                     RankedTensorType::get(paddedShape, elt),
+                                     data, lo, hi, padValue);
 
     // The window reduction: loops (n, c, o..., w...).
     unsigned nLoops = 2 + 2 * d;
     auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> inExprs{dim(0), dim(1)}, winExprs, outExprs{dim(0),
-                                                                       dim(1)};
+    SmallVector<AffineExpr> inExprs{dim(0), dim(1)}, winExprs,
+        outExprs{dim(0), dim(1)};
     for (int64_t i = 0; i < d; ++i) {
       inExprs.push_back(dim(2 + i) * stride[i] + dim(2 + d + i));
       winExprs.push_back(dim(2 + d + i));
@@ -178,12 +177,11 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
                                            utils::IteratorType::parallel);
     iters.append(d, utils::IteratorType::reduction);
     Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elt);
-    Value init =
-        kind == PoolKind::Max
-            ? filledTensor(rewriter, loc, resultType.getShape(), elt,
-                           lowestConst(rewriter, loc, elt))
-            : filledTensor(rewriter, loc, resultType.getShape(), acc,
-                           floatConst(rewriter, loc, acc, 0));
+    Value init = kind == PoolKind::Max
+                     ? filledTensor(rewriter, loc, resultType.getShape(), elt,
+                                    lowestConst(rewriter, loc, elt))
+                     : filledTensor(rewriter, loc, resultType.getShape(), acc,
+                                    floatConst(rewriter, loc, acc, 0));
     Value pooled =
         linalg::GenericOp::create(
             rewriter, loc, init.getType(), ValueRange{padded, window},
@@ -202,8 +200,8 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
             })
             .getResult(0);
 
-    bool needsFinish = kind == PoolKind::Avg ||
-                       (kind == PoolKind::Lp && p != 1) || acc != elt;
+    bool needsFinish =
+        kind == PoolKind::Avg || (kind == PoolKind::Lp && p != 1) || acc != elt;
     if (!needsFinish) {
       rewriter.replaceOp(op, pooled);
       return success();

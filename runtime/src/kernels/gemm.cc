@@ -42,8 +42,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
 
 // C = op(A) * op(B) that also handles the empty cases BLAS rejects.
 template <typename T>
-void gemmOrZero(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                const T *a, const T *b, T beta, T *c) {
+void gemmOrZero(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a,
+                const T *b, T beta, T *c) {
   if (m == 0 || n == 0)
     return;
   if (k == 0) {
@@ -215,10 +215,9 @@ void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m,
       int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d,     \
       int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,        \
       int64_t dilate_w) {                                                      \
-    const ConvGeometry g{in_d,     in_h,     in_w,     k_d,      k_h,          \
-                         k_w,      out_d,    out_h,    out_w,    stride_d,     \
-                         stride_h, stride_w, pad_d,    pad_h,    pad_w,        \
-                         dilate_d, dilate_h, dilate_w};                        \
+    const ConvGeometry g{in_d,  in_h,  in_w,  k_d,      k_h,      k_w,         \
+                         out_d, out_h, out_w, stride_d, stride_h, stride_w,    \
+                         pad_d, pad_h, pad_w, dilate_d, dilate_h, dilate_w};   \
     conv<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset,      \
             batch, channels, filters, groups, has_bias != 0, g);               \
   }

@@ -1,5 +1,7 @@
-//===- kernels.h - the kernel ABI that lowered code calls -------*- C++ -*-===//
+//===- kernels.h - library kernels that generated code calls ----*- C++ -*-===//
 //
+// Not the plan-step kernels of docs/runtime.md (`void kernel(void **)`): these
+// are the library routines that the generated code of such a step calls.
 // GEMM-class ops (FullyConnected, dot, batch_dot, Convolution) are lowered by
 // convert-mx-to-linalg into `func.call @mxc_kernel_*` on rank-1 memrefs of
 // type `memref<?xT, strided<[1], offset: ?>>`. MLIR's standard memref calling
@@ -7,7 +9,9 @@
 // aligned pointer, offset, size, stride), which is what MXC_KERNEL_BUFFER
 // spells; the data starts at `name + name_offset` and is contiguous. Every
 // other argument is an int64_t (flags are 0/1). The functions are C linkage,
-// exported from libmxc_runtime, and plain C++17 over OpenBLAS.
+// exported from libmxc_runtime, and plain C++17 over OpenBLAS. They keep no
+// global state (the im2col scratch is per thread), so steps running on
+// several threads may call them at once.
 //
 // The names and argument lists here are mirrored in
 // lib/Conversion/MXToLinalg/KernelCalls.h; change both together.
@@ -26,22 +30,22 @@
       int64_t name##_stride
 
 #define MXC_DECLARE_GEMM_KERNELS(T, suffix)                                    \
-  /* c[i] = op(a[i]) * op(b[i]) for i < batch; a[i] is m x k (k x m with    \
-     trans_a), b[i] is k x n (n x k with trans_b), c[i] is m x n, all       \
-     row-major and packed one after another. */                              \
+  /* c[i] = op(a[i]) * op(b[i]) for i < batch; a[i] is m x k (k x m with       \
+     trans_a), b[i] is k x n (n x k with trans_b), c[i] is m x n, all          \
+     row-major and packed one after another. */                                \
   MXC_KERNEL_EXPORT void mxc_kernel_gemm_##suffix(                             \
       MXC_KERNEL_BUFFER(const T, a), MXC_KERNEL_BUFFER(const T, b),            \
       MXC_KERNEL_BUFFER(T, c), int64_t batch, int64_t m, int64_t n, int64_t k, \
       int64_t trans_a, int64_t trans_b);                                       \
-  /* y (m x n) = x (m x k) * w^T (w is n x k) + bias (n, when has_bias). */   \
+  /* y (m x n) = x (m x k) * w^T (w is n x k) + bias (n, when has_bias). */    \
   MXC_KERNEL_EXPORT void mxc_kernel_fully_connected_##suffix(                  \
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),            \
       MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y), int64_t m,    \
       int64_t n, int64_t k, int64_t has_bias);                                 \
-  /* NCDHW convolution with groups (1-D and 2-D pass depth/height 1): x is   \
-     (batch, channels, in_d, in_h, in_w), w is (filters, channels / groups,  \
-     k_d, k_h, k_w), y is (batch, filters, out_d, out_h, out_w); zero        \
-     padding; bias (filters) when has_bias. */                               \
+  /* NCDHW convolution with groups (1-D and 2-D pass depth/height 1): x is     \
+     (batch, channels, in_d, in_h, in_w), w is (filters, channels / groups,    \
+     k_d, k_h, k_w), y is (batch, filters, out_d, out_h, out_w); zero          \
+     padding; bias (filters) when has_bias. */                                 \
   MXC_KERNEL_EXPORT void mxc_kernel_conv_##suffix(                             \
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),            \
       MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y),               \
