@@ -122,6 +122,11 @@ cl::opt<std::string> runOutputDir(
 cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
                           cl::desc("Seed of the random fill (default 0)"),
                           cl::init(0), cl::sub(runCmd));
+cl::opt<unsigned> runRepeat(
+    cl::cat(mxcCategory), "repeat",
+    cl::desc("Run the forward pass N times (with -v: first, median and min "
+             "time); the outputs are those of the last run"),
+    cl::value_desc("N"), cl::init(1), cl::sub(runCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache"),
@@ -367,6 +372,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.outputDir = runOutputDir;
       o.seed = runSeed;
       o.noCache = runNoCache;
+      o.repeat = runRepeat;
       return runRunCommand(o);
     }
     CodegenCommandOptions o;

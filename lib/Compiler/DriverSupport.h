@@ -71,6 +71,7 @@ struct RunCommandOptions : CompileCommandOptions {
   std::string outputDir;
   uint64_t seed = 0;
   bool noCache = false;
+  unsigned repeat = 1; ///< forward passes (timings with -v)
 };
 
 struct CodegenCommandOptions : CompileCommandOptions {

@@ -13,7 +13,12 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -133,9 +138,73 @@ LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
   func.setType(FunctionType::get(ctx, argTypes, {}));
   func.removeArgAttrsAttr();
   func.removeResAttrsAttr();
+  // The caller's buffers never overlap (CompiledGraph::run's contract):
+  // noalias lets LLVM keep accumulators in registers and vectorize.
+  for (unsigned i = 0; i < argTypes.size(); ++i)
+    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                    UnitAttr::get(ctx));
   func.setSymName(entry);
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(ctx));
   return success();
+}
+
+/// Lets LLVM reassociate the float arithmetic of reduction bodies (sum, mean,
+/// softmax denominators, ...), which its loop vectorizer needs to vectorize
+/// a floating-point reduction (partial sums per vector lane, as MXNet's own
+/// vectorized kernels compute them).
+void allowReassociationInReductions(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  module.walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() == 0)
+      return;
+    op->walk([&](arith::ArithFastMathInterface fm) {
+      arith::FastMathFlags flags = arith::FastMathFlags::none;
+      if (auto attr = fm.getFastMathFlagsAttr())
+        flags = attr.getValue();
+      fm->setAttr(fm.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(
+                      ctx, flags | arith::FastMathFlags::reassoc));
+    });
+  });
+}
+
+/// Replaces f32 exp/log/tanh/erf (and f16 ones, computed in f32) by MLIR's
+/// polynomial approximations, which LLVM vectorizes; libm calls would stay
+/// scalar.
+LogicalResult approximateMath(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  auto which = [](StringRef name) {
+    name.consume_front("math."); // the patterns ask with the op name
+    return llvm::is_contained({"exp", "expm1", "log", "log1p", "log2",
+                               "tanh", "erf"},
+                              name);
+  };
+  populateMathF32ExpansionPatterns(patterns, which);
+  populateMathPolynomialApproximationPatterns(patterns, which);
+  if (failed(applyPatternsGreedily(module, std::move(patterns))))
+    return module.emitError() << "internal error: math approximation did not "
+                                 "converge";
+  return success();
+}
+
+/// Turns memref.copy between non-contiguous memrefs (a padded copy into a
+/// subview, say) into linalg.copy, which becomes loops LLVM vectorizes,
+/// instead of a call to the generic element-by-element `memrefCopy` of the
+/// MLIR runner utils. Contiguous copies stay memref.copy (a memcpy).
+void stridedCopiesToLinalg(ModuleOp module) {
+  SmallVector<memref::CopyOp> copies;
+  module.walk([&](memref::CopyOp copy) {
+    auto src = cast<MemRefType>(copy.getSource().getType());
+    auto dst = cast<MemRefType>(copy.getTarget().getType());
+    if (!src.getLayout().isIdentity() || !dst.getLayout().isIdentity())
+      copies.push_back(copy);
+  });
+  for (memref::CopyOp copy : copies) {
+    OpBuilder b(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  }
 }
 
 /// Adds `void <entry>_packed(void **args)` calling `_mlir_ciface_<entry>`
@@ -198,7 +267,9 @@ std::string mxc::packedEntryName(StringRef entrySymbol) {
 
 std::string mxc::PipelineOptions::describe() const {
   return "entry=" + entrySymbol + " fuse=" + (fuseElementwise ? "1" : "0") +
-         " O" + std::to_string(optLevel);
+         " reassoc=" + (fastReductions ? "1" : "0") +
+         " approx=" + (approximateMath ? "1" : "0") + " O" +
+         std::to_string(optLevel);
 }
 
 void mxc::registerCodegenDialects(DialectRegistry &registry) {
@@ -310,12 +381,20 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
     return failure();
   // Bufferize with the caller's buffers as destinations, then loops, then
   // LLVM. Math functions without an LLVM intrinsic become libm calls.
+  if (opts.fastReductions)
+    allowReassociationInReductions(module);
+  if (opts.approximateMath && failed(approximateMath(module)))
+    return failure();
+  if (failed(runPipeline(
+          module, "eliminate-empty-tensors,"
+                  "one-shot-bufferize{bufferize-function-boundaries "
+                  "function-boundary-type-conversion=identity-layout-map},"
+                  "canonicalize, cse, buffer-deallocation-pipeline, "
+                  "canonicalize")))
+    return failure();
+  stridedCopiesToLinalg(module);
   return runPipeline(
       module,
-      "eliminate-empty-tensors,"
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "canonicalize, cse, buffer-deallocation-pipeline, canonicalize,"
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
       "convert-scf-to-cf, convert-math-to-llvm, convert-math-to-libm,"
       "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"

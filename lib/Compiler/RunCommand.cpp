@@ -46,6 +46,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -447,11 +448,23 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     outputBuffers.push_back(std::make_unique<Buffer>(spec.byteSize()));
     outPtrs.push_back(outputBuffers.back()->data);
   }
-  start = Clock::now();
-  (*compiled)->run(inPtrs, outPtrs);
-  if (opts.verbose)
-    llvm::errs() << "mxc: forward " << llvm::format("%.3f", msSince(start))
-                 << " ms\n";
+  std::vector<double> times;
+  for (unsigned i = 0; i < std::max(1u, opts.repeat); ++i) {
+    start = Clock::now();
+    (*compiled)->run(inPtrs, outPtrs);
+    times.push_back(msSince(start));
+  }
+  if (opts.verbose) {
+    llvm::errs() << "mxc: forward " << llvm::format("%.3f", times[0]) << " ms";
+    if (times.size() > 1) {
+      std::vector<double> rest(times.begin() + 1, times.end());
+      std::sort(rest.begin(), rest.end());
+      llvm::errs() << " (first run); then over " << rest.size()
+                   << " runs: median " << llvm::format("%.3f", rest[rest.size() / 2])
+                   << " ms, min " << llvm::format("%.3f", rest.front()) << " ms";
+    }
+    llvm::errs() << "\n";
+  }
 
   // Report and write.
   if (!opts.outputDir.empty()) {

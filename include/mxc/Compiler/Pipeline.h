@@ -77,6 +77,12 @@ struct PipelineOptions {
   std::string entrySymbol = "mxc_main";
   /// Fuse chains of elementwise linalg ops (linalg-fuse-elementwise-ops).
   bool fuseElementwise = true;
+  /// Let LLVM reassociate float arithmetic in reduction bodies, so that it
+  /// vectorizes sums (results differ from a sequential sum by rounding).
+  bool fastReductions = true;
+  /// f32/f16 exp, log, tanh, erf as MLIR's polynomial approximations
+  /// (vectorizable) instead of libm calls.
+  bool approximateMath = true;
   /// LLVM optimisation level (0-3).
   unsigned optLevel = 3;
 
