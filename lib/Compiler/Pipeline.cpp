@@ -207,6 +207,41 @@ void stridedCopiesToLinalg(ModuleOp module) {
   }
 }
 
+/// Moves each `memref.dealloc` of an allocation of the same block to just
+/// after the allocation's last use. Ownership-based deallocation frees
+/// everything at the end of the block, so without this every intermediate
+/// of a graph would be live at once. Anything computed from the allocation
+/// (views, casts, pointers) counts as a use.
+void freeAfterLastUse(ModuleOp module) {
+  module.walk([](memref::DeallocOp dealloc) {
+    Value memref = dealloc.getMemref();
+    auto alloc = memref.getDefiningOp<memref::AllocOp>();
+    Block *block = dealloc->getBlock();
+    if (!alloc || alloc->getBlock() != block)
+      return;
+    Operation *last = alloc;
+    SmallVector<Value> worklist{memref};
+    llvm::SmallPtrSet<Value, 8> seen{memref};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (user == dealloc)
+          continue;
+        Operation *inBlock = block->findAncestorOpInBlock(*user);
+        if (!inBlock)
+          return; // used outside this block: leave the dealloc alone
+        if (last->isBeforeInBlock(inBlock))
+          last = inBlock;
+        for (Value r : user->getResults())
+          if (seen.insert(r).second)
+            worklist.push_back(r);
+      }
+    }
+    if (last->isBeforeInBlock(dealloc))
+      dealloc->moveAfter(last);
+  });
+}
+
 /// Adds `void <entry>_packed(void **args)` calling `_mlir_ciface_<entry>`
 /// with args[0..n).
 llvm::Error addPackedWrapper(llvm::Module &m, StringRef entry) {
@@ -393,6 +428,7 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
                   "canonicalize")))
     return failure();
   stridedCopiesToLinalg(module);
+  freeAfterLastUse(module);
   return runPipeline(
       module,
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
