@@ -92,10 +92,11 @@ cl::opt<std::string> paramsFile(
 cl::opt<std::string> funcName(cl::cat(mxcCategory), "func",
                               cl::desc("Function to export"), cl::init("main"),
                               cl::sub(exportCmd));
-cl::opt<std::string> targetTriple(
-    cl::cat(mxcCategory), "target-triple",
-    cl::desc("Target triple (default: this machine)"), cl::value_desc("triple"),
-    cl::sub(runCmd), cl::sub(codegenCmd));
+cl::opt<std::string>
+    targetTriple(cl::cat(mxcCategory), "target-triple",
+                 cl::desc("Target triple (default: this machine)"),
+                 cl::value_desc("triple"), cl::sub(runCmd),
+                 cl::sub(codegenCmd));
 cl::opt<std::string>
     targetCPU(cl::cat(mxcCategory), "mcpu",
               cl::desc("Target CPU (default: this machine's, as -march=native; "
@@ -115,10 +116,10 @@ cl::list<std::string>
                        "and parameters without a value are filled with "
                        "seeded random numbers"),
               cl::value_desc("name=file.npy"), cl::sub(runCmd));
-cl::opt<std::string> runOutputDir(
-    cl::cat(mxcCategory), "output-dir",
-    cl::desc("Write each output as <dir>/<output name>.npy"),
-    cl::value_desc("dir"), cl::sub(runCmd));
+cl::opt<std::string>
+    runOutputDir(cl::cat(mxcCategory), "output-dir",
+                 cl::desc("Write each output as <dir>/<output name>.npy"),
+                 cl::value_desc("dir"), cl::sub(runCmd));
 cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
                           cl::desc("Seed of the random fill (default 0)"),
                           cl::init(0), cl::sub(runCmd));

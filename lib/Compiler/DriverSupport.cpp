@@ -32,8 +32,7 @@ std::string driver::locationPrefix(Location loc) {
 }
 
 OneLineDiagnostics::OneLineDiagnostics(MLIRContext &ctx, bool firstErrorOnly)
-    : firstErrorOnly(firstErrorOnly),
-      handler(&ctx, [this](Diagnostic &d) {
+    : firstErrorOnly(firstErrorOnly), handler(&ctx, [this](Diagnostic &d) {
         if (d.getSeverity() == DiagnosticSeverity::Error) {
           if (errors++ == 0 || !this->firstErrorOnly)
             errorLine() << locationPrefix(d.getLocation()) << d.str() << "\n";

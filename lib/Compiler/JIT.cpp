@@ -65,14 +65,15 @@ const std::string &compilerIdentity() {
         info.dli_fname) {
       auto buf = llvm::MemoryBuffer::getFile(info.dli_fname);
       if (buf) {
-        result += " binary " + llvm::utohexstr(llvm::xxh3_64bits(
-                                   (*buf)->getBuffer())) +
+        result += " binary " +
+                  llvm::utohexstr(llvm::xxh3_64bits((*buf)->getBuffer())) +
                   " size " + std::to_string((*buf)->getBufferSize());
         return result;
       }
     }
     // Unknown binary: a per-process identity disables reuse across processes.
-    return result + " pid " + std::to_string(llvm::sys::Process::getProcessId());
+    return result + " pid " +
+           std::to_string(llvm::sys::Process::getProcessId());
   }();
   return id;
 }
@@ -143,8 +144,8 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
 llvm::Error writeAtomically(llvm::StringRef path, llvm::StringRef bytes) {
   llvm::SmallString<256> tmp;
   int fd;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          path + ".tmp-%%%%%%%%", fd, tmp))
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, tmp))
     return llvm::createStringError(ec, "cannot create a file in the cache: " +
                                            ec.message());
   {
@@ -222,9 +223,9 @@ FailureOr<EntrySignature> mxc::getEntrySignature(ModuleOp module) {
     StringRef dtypeName = mx::getMXNetDTypeName(tensor.getElementType());
     auto dtype = graph::parseDType(dtypeName);
     if (dtypeName.empty() || !dtype)
-      return func.emitError() << "'" << fallback << "' has element type "
-                              << tensor.getElementType()
-                              << ", which is not an MXNet dtype";
+      return func.emitError()
+             << "'" << fallback << "' has element type "
+             << tensor.getElementType() << ", which is not an MXNet dtype";
     out.name = fallback;
     if (attrs) {
       if (auto name = attrs.getAs<StringAttr>("mx.name"))
@@ -296,7 +297,8 @@ void CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
 }
 
 std::string mxc::defaultCacheDir() {
-  if (auto dir = llvm::sys::Process::GetEnv("MXC_CACHE_DIR"); dir && !dir->empty())
+  if (auto dir = llvm::sys::Process::GetEnv("MXC_CACHE_DIR");
+      dir && !dir->empty())
     return *dir;
   llvm::SmallString<256> path;
   if (auto xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
@@ -368,10 +370,12 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, info.key + ".o");
     info.cachePath = std::string(path);
-    if (auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                               /*RequiresNullTerminator=*/false)) {
+    if (auto buf =
+            llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false)) {
       auto start = Clock::now();
-      auto impl = loadObject((*buf)->getBuffer(), info.cachePath, opts.pipeline);
+      auto impl =
+          loadObject((*buf)->getBuffer(), info.cachePath, opts.pipeline);
       if (impl) {
         info.loadMs = msSince(start);
         info.outcome = CacheOutcome::DiskHit;

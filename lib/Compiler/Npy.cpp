@@ -234,11 +234,11 @@ llvm::Expected<NpyArray> mxc::readNpy(StringRef bytes) {
       need *= uint64_t(d);
   }
   if (absurd || need != available)
-    return npyError("data size mismatch: shape " + formatShape(array.shape) +
-                    " of " + descr + " needs " +
-                    (absurd ? std::string("more than 2^62")
-                            : std::to_string(need)) +
-                    " bytes, the file has " + llvm::Twine(available));
+    return npyError(
+        "data size mismatch: shape " + formatShape(array.shape) + " of " +
+        descr + " needs " +
+        (absurd ? std::string("more than 2^62") : std::to_string(need)) +
+        " bytes, the file has " + llvm::Twine(available));
   StringRef data = bytes.drop_front(dataStart);
   array.bytes.assign(data.bytes_begin(), data.bytes_end());
   return array;
@@ -260,9 +260,9 @@ llvm::Expected<std::string> mxc::writeNpy(const NpyArray &array) {
   if (descr.empty())
     return npyError("dtype " + graph::dtypeName(array.dtype) +
                     " has no .npy spelling");
-  std::string dict = "{'descr': '" + descr.str() +
-                     "', 'fortran_order': False, 'shape': " +
-                     formatShape(array.shape) + ", }";
+  std::string dict =
+      "{'descr': '" + descr.str() +
+      "', 'fortran_order': False, 'shape': " + formatShape(array.shape) + ", }";
   // magic(6) + version(2) + len(2) + dict + padding + '\n' = multiple of 64.
   size_t total = 10 + dict.size() + 1;
   size_t padded = (total + 63) / 64 * 64;

@@ -11,14 +11,13 @@
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -29,6 +28,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -143,7 +143,8 @@ LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
     func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                     UnitAttr::get(ctx));
   func.setSymName(entry);
-  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(ctx));
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(ctx));
   return success();
 }
 
@@ -174,9 +175,8 @@ LogicalResult approximateMath(ModuleOp module) {
   RewritePatternSet patterns(module.getContext());
   auto which = [](StringRef name) {
     name.consume_front("math."); // the patterns ask with the op name
-    return llvm::is_contained({"exp", "expm1", "log", "log1p", "log2",
-                               "tanh", "erf"},
-                              name);
+    return llvm::is_contained(
+        {"exp", "expm1", "log", "log1p", "log2", "tanh", "erf"}, name);
   };
   populateMathF32ExpansionPatterns(patterns, which);
   populateMathPolynomialApproximationPatterns(patterns, which);
@@ -318,9 +318,7 @@ mxc::resolveTarget(const TargetOptions &opts) {
   initializeOnce();
   ResolvedTarget t;
   std::string host = llvm::sys::getProcessTriple();
-  t.triple = opts.triple.empty()
-                 ? host
-                 : llvm::Triple::normalize(opts.triple);
+  t.triple = opts.triple.empty() ? host : llvm::Triple::normalize(opts.triple);
   t.isHost = llvm::Triple(t.triple) == llvm::Triple(host);
   std::string err;
   const llvm::Target *target =
@@ -367,9 +365,9 @@ mxc::resolveTarget(const TargetOptions &opts) {
       if (name == kv.Key)
         known = true;
     if (!known || !(f.starts_with("+") || f.starts_with("-")))
-      return llvm::createStringError(
-          "unknown CPU feature '" + f.str() + "' for " + t.triple +
-          " (expected +name or -name, e.g. +avx2)");
+      return llvm::createStringError("unknown CPU feature '" + f.str() +
+                                     "' for " + t.triple +
+                                     " (expected +name or -name, e.g. +avx2)");
   }
   return t;
 }
@@ -385,11 +383,12 @@ mxc::createTargetMachine(const ResolvedTarget &t, unsigned optLevel) {
   llvm::TargetOptions options;
   llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
                                 : optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                                : optLevel == 2 ? llvm::CodeGenOptLevel::Default
-                                            : llvm::CodeGenOptLevel::Aggressive;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, t.cpu, t.features, options, llvm::Reloc::PIC_, std::nullopt,
-      level));
+                                : optLevel == 2
+                                    ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, t.cpu, t.features, options,
+                                  llvm::Reloc::PIC_, std::nullopt, level));
   if (!tm)
     return llvm::createStringError("cannot create a target machine for " +
                                    t.triple);

@@ -42,11 +42,11 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -122,8 +122,8 @@ std::unique_ptr<MLIRContext> makeContext() {
 /// A 64-byte aligned byte buffer.
 struct Buffer {
   explicit Buffer(size_t size)
-      : data(static_cast<uint8_t *>(
-            std::aligned_alloc(64, std::max<size_t>(64, (size + 63) / 64 * 64)))),
+      : data(static_cast<uint8_t *>(std::aligned_alloc(
+            64, std::max<size_t>(64, (size + 63) / 64 * 64)))),
         size(size) {
     std::memset(data, 0, size);
   }
@@ -268,8 +268,7 @@ std::string fillRandom(const TensorSpec &spec, uint64_t seed, uint8_t *data) {
   if (!isFloat(spec.dtype)) {
     bool isBool = spec.dtype == graph::DType::Bool;
     for (int64_t i = 0; i < n; ++i)
-      storeElement(spec.dtype, data, i,
-                   double(rng.next() % (isBool ? 2 : 10)));
+      storeElement(spec.dtype, data, i, double(rng.next() % (isBool ? 2 : 10)));
     return isBool ? "{0, 1}" : "{0..9}";
   }
   double lo = -1, hi = 1;
@@ -347,8 +346,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
       return kBadUsage;
     }
     if (!inputFiles.emplace(name, path).second) {
-      errorLine() << "--input '" << s << "': '" << name
-                  << "' is given twice\n";
+      errorLine() << "--input '" << s << "': '" << name << "' is given twice\n";
       return kBadUsage;
     }
   }
@@ -460,8 +458,9 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
       std::vector<double> rest(times.begin() + 1, times.end());
       std::sort(rest.begin(), rest.end());
       llvm::errs() << " (first run); then over " << rest.size()
-                   << " runs: median " << llvm::format("%.3f", rest[rest.size() / 2])
-                   << " ms, min " << llvm::format("%.3f", rest.front()) << " ms";
+                   << " runs: median "
+                   << llvm::format("%.3f", rest[rest.size() / 2]) << " ms, min "
+                   << llvm::format("%.3f", rest.front()) << " ms";
     }
     llvm::errs() << "\n";
   }
@@ -541,8 +540,8 @@ int driver::runCodegenCommand(const CodegenCommandOptions &opts) {
     auto out = open(false);
     if (!out)
       return int(kBadInput);
-    module->print(out->os(),
-                  OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
+    module->print(out->os(), OpPrintingFlags().enableDebugInfo(
+                                 true, /*prettyForm=*/false));
     out->keep();
     return int(kOk);
   };

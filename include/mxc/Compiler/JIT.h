@@ -83,11 +83,11 @@ private:
 };
 
 struct JITOptions {
-  TargetOptions target;     ///< the host by default
+  TargetOptions target; ///< the host by default
   PipelineOptions pipeline;
   bool useMemoryCache = true;
   bool useDiskCache = true;
-  std::string cacheDir;     ///< empty: defaultCacheDir()
+  std::string cacheDir; ///< empty: defaultCacheDir()
 };
 
 /// Where the code came from.
@@ -96,9 +96,9 @@ enum class CacheOutcome { Compiled, MemoryHit, DiskHit };
 /// What compile* did, for `mxc run -v` and tests.
 struct CompileInfo {
   CacheOutcome outcome = CacheOutcome::Compiled;
-  std::string key;         ///< hex SHA-256
-  std::string cachePath;   ///< the disk entry (read or written), if any
-  std::string cacheNote;   ///< why the disk cache was not used/written
+  std::string key;       ///< hex SHA-256
+  std::string cachePath; ///< the disk entry (read or written), if any
+  std::string cacheNote; ///< why the disk cache was not used/written
   ResolvedTarget target;
   double lowerMs = 0, codegenMs = 0, loadMs = 0;
 };

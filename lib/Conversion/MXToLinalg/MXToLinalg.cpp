@@ -42,8 +42,9 @@ struct ReasonRecorder : RewriterBase::ForwardingListener {
   ReasonRecorder(OpBuilder::Listener *inner, Operation *op,
                  FailureReasons &reasons)
       : ForwardingListener(inner), op(op), reasons(reasons) {}
-  void notifyMatchFailure(
-      Location loc, function_ref<void(Diagnostic &)> reasonCallback) override {
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override {
     Diagnostic diag(loc, DiagnosticSeverity::Remark);
     reasonCallback(diag);
     reasons[op] = diag.str();
@@ -65,8 +66,8 @@ public:
     PatternBenefit benefit = inner->getBenefit();
     std::unique_ptr<RecordingPattern> p;
     if (auto root = inner->getRootKind())
-      p.reset(new RecordingPattern(root->getStringRef(), benefit, ctx,
-                                   generated));
+      p.reset(
+          new RecordingPattern(root->getStringRef(), benefit, ctx, generated));
     else if (auto iface = inner->getRootInterfaceID())
       p.reset(new RecordingPattern(MatchInterfaceOpTypeTag(), *iface, benefit,
                                    ctx, generated));
@@ -74,8 +75,8 @@ public:
       p.reset(new RecordingPattern(MatchTraitOpTypeTag(), *trait, benefit, ctx,
                                    generated));
     else
-      p.reset(new RecordingPattern(MatchAnyOpTypeTag(), benefit, ctx,
-                                   generated));
+      p.reset(
+          new RecordingPattern(MatchAnyOpTypeTag(), benefit, ctx, generated));
     p->setHasBoundedRewriteRecursion(inner->hasBoundedRewriteRecursion());
     p->setDebugName(inner->getDebugName());
     p->inner = std::move(inner);
@@ -112,21 +113,29 @@ struct ConvertMXToLinalgPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
-    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           arith::ArithDialect, math::MathDialect,
-                           func::FuncDialect, bufferization::BufferizationDialect,
-                           memref::MemRefDialect, scf::SCFDialect>();
+    target
+        .addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                         arith::ArithDialect, math::MathDialect,
+                         func::FuncDialect, bufferization::BufferizationDialect,
+                         memref::MemRefDialect, scf::SCFDialect>();
     target.addLegalOp<ModuleOp>();
     TypeConverter typeConverter;
     typeConverter.addConversion([](Type t) { return t; });
     RewritePatternSet patterns(ctx);
-    mxc::conversion::populateElementwisePatternsAndLegality(typeConverter, patterns, target);
-    mxc::conversion::populateLinearPatternsAndLegality(typeConverter, patterns, target);
-    mxc::conversion::populateConvPatternsAndLegality(typeConverter, patterns, target);
-    mxc::conversion::populatePoolingPatternsAndLegality(typeConverter, patterns, target);
-    mxc::conversion::populateNormalizationPatternsAndLegality(typeConverter, patterns, target);
-    mxc::conversion::populateReductionPatternsAndLegality(typeConverter, patterns, target);
-    mxc::conversion::populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
+    mxc::conversion::populateElementwisePatternsAndLegality(typeConverter,
+                                                            patterns, target);
+    mxc::conversion::populateLinearPatternsAndLegality(typeConverter, patterns,
+                                                       target);
+    mxc::conversion::populateConvPatternsAndLegality(typeConverter, patterns,
+                                                     target);
+    mxc::conversion::populatePoolingPatternsAndLegality(typeConverter, patterns,
+                                                        target);
+    mxc::conversion::populateNormalizationPatternsAndLegality(typeConverter,
+                                                              patterns, target);
+    mxc::conversion::populateReductionPatternsAndLegality(typeConverter,
+                                                          patterns, target);
+    mxc::conversion::populateDataMovementPatternsAndLegality(typeConverter,
+                                                             patterns, target);
     FailureReasons reasons;
     for (auto &pattern : patterns.getNativePatterns())
       pattern = RecordingPattern::wrap(std::move(pattern), reasons);
@@ -169,8 +178,9 @@ struct ConvertMXToLinalgPass
       return;
     }
     auto it = reasons.find(failedOp);
-    InFlightDiagnostic diag =
-        failedOp->emitError() << "cannot lower " << mxnetOpName(failedOp) << ": ";
+    InFlightDiagnostic diag = failedOp->emitError()
+                              << "cannot lower " << mxnetOpName(failedOp)
+                              << ": ";
     if (it != reasons.end())
       diag << it->second;
     else

@@ -138,8 +138,9 @@ TEST(JIT, TargetsResolve) {
 
   auto badCpu = resolveTarget({"", "no-such-cpu", ""});
   ASSERT_FALSE(bool(badCpu));
-  EXPECT_NE(llvm::toString(badCpu.takeError()).find("unknown CPU 'no-such-cpu'"),
-            std::string::npos);
+  EXPECT_NE(
+      llvm::toString(badCpu.takeError()).find("unknown CPU 'no-such-cpu'"),
+      std::string::npos);
   auto badFeature = resolveTarget({"", "", "+no-such-feature"});
   ASSERT_FALSE(bool(badFeature));
   llvm::consumeError(badFeature.takeError());
