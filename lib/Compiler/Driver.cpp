@@ -126,8 +126,15 @@ cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
 cl::opt<unsigned> runRepeat(
     cl::cat(mxcCategory), "repeat",
     cl::desc("Run the forward pass N times (with -v: first, median and min "
-             "time); the outputs are those of the last run"),
+             "time); the outputs are those of the last run. With N > 1 or "
+             "--warmup, prints 'latency: median X ms, p10 Y ms, p90 Z ms, "
+             "min W ms over N runs'"),
     cl::value_desc("N"), cl::init(1), cl::sub(runCmd));
+cl::opt<unsigned>
+    runWarmup(cl::cat(mxcCategory), "warmup",
+              cl::desc("Untimed forward passes before the --repeat timed ones "
+                       "(default 0)"),
+              cl::value_desc("K"), cl::init(0), cl::sub(runCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache"),
@@ -374,6 +381,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.seed = runSeed;
       o.noCache = runNoCache;
       o.repeat = runRepeat;
+      o.warmup = runWarmup;
       return runRunCommand(o);
     }
     CodegenCommandOptions o;

@@ -71,7 +71,8 @@ struct RunCommandOptions : CompileCommandOptions {
   std::string outputDir;
   uint64_t seed = 0;
   bool noCache = false;
-  unsigned repeat = 1; ///< forward passes (timings with -v)
+  unsigned repeat = 1; ///< timed forward passes (timings with -v)
+  unsigned warmup = 0; ///< untimed forward passes before the timed ones
 };
 
 struct CodegenCommandOptions : CompileCommandOptions {

@@ -4,6 +4,10 @@
 // fills the inputs and runs one forward pass; `mxc codegen` writes one stage
 // of the same pipeline.
 //
+// With --warmup K and --repeat N, K untimed passes precede N timed ones, and
+// (when N > 1 or K > 0) a line `latency: median X ms, p10 Y ms, p90 Z ms,
+// min W ms over N runs after K warm-up` follows the output lines.
+//
 // Values of the inputs of `mxc run`, in order of precedence:
 //   1. --input name=file.npy (dtype and shape must match the graph's);
 //   2. the --params array of that name ("arg:"/"aux:" prefixes removed);
@@ -446,6 +450,8 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     outputBuffers.push_back(std::make_unique<Buffer>(spec.byteSize()));
     outPtrs.push_back(outputBuffers.back()->data);
   }
+  for (unsigned i = 0; i < opts.warmup; ++i)
+    (*compiled)->run(inPtrs, outPtrs);
   std::vector<double> times;
   for (unsigned i = 0; i < std::max(1u, opts.repeat); ++i) {
     start = Clock::now();
@@ -499,6 +505,24 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
                   << "': " << llvm::toString(std::move(err)) << "\n";
       return kBadInput;
     }
+  }
+  // The timed runs (after --warmup), for benchmarks: percentiles by linear
+  // interpolation between the sorted times (numpy's default).
+  if (opts.repeat > 1 || opts.warmup > 0) {
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    auto percentile = [&](double p) {
+      double pos = p * double(sorted.size() - 1);
+      size_t lo = size_t(pos);
+      size_t hi = std::min(lo + 1, sorted.size() - 1);
+      return sorted[lo] + (pos - double(lo)) * (sorted[hi] - sorted[lo]);
+    };
+    llvm::outs() << "latency: median " << llvm::format("%.3f", percentile(0.5))
+                 << " ms, p10 " << llvm::format("%.3f", percentile(0.1))
+                 << " ms, p90 " << llvm::format("%.3f", percentile(0.9))
+                 << " ms, min " << llvm::format("%.3f", sorted.front())
+                 << " ms over " << sorted.size() << " runs after "
+                 << opts.warmup << " warm-up\n";
   }
   return kOk;
 }
