@@ -228,8 +228,10 @@ void printSummary(ModuleOp module, llvm::raw_ostream &os) {
   os << ", " << llvm::format("%.1f", paramBytes / 1048576.0) << " MiB\n";
   os << "ops: " << numOps << "\n";
   std::vector<std::pair<std::string, unsigned>> sorted(ops.begin(), ops.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](auto &a, auto &b) { return a.second > b.second; });
+  // Most frequent first; ties by name (the map's order).
+  llvm::sort(sorted, [](auto &a, auto &b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
   for (auto &[name, count] : sorted)
     os << "  " << llvm::left_justify(name, 20) << " " << count << "\n";
   os << "outputs:\n";
