@@ -10,6 +10,8 @@
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
+#include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
+#include "mxc/Dialect/MXRT/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -55,6 +57,7 @@ void initializeOnce() {
   std::call_once(once, [] {
     registerAllPasses();
     mxc::registerMXCConversionPasses();
+    mxc::mxrt::registerMXRTPasses();
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
@@ -310,7 +313,7 @@ void mxc::registerCodegenDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
-  registry.insert<mx::MXDialect>();
+  registry.insert<mx::MXDialect, mxrt::MXRTDialect>();
 }
 
 llvm::Expected<mxc::ResolvedTarget>
@@ -396,15 +399,11 @@ mxc::createTargetMachine(const ResolvedTarget &t, unsigned optLevel) {
 }
 
 LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
-  // No CSE before bufferization: kernel calls read their operands through
-  // `bufferization.to_buffer`, which one-shot bufferization treats as a read
-  // at the to_buffer only. CSE would merge two to_buffers of one tensor, and
-  // the second call would then read a buffer that an op between the calls
-  // may have overwritten in place (seen in ResNet-18: relu1 read by the
-  // shortcut convolution after bn2 reused its buffer).
-  std::string pipeline = "convert-mx-to-linalg, canonicalize";
+  // GEMM-class ops become mxrt.kernel_call, whose reads and write one-shot
+  // bufferization sees at the call: CSE may merge or move their operands.
+  std::string pipeline = "convert-mx-to-linalg, canonicalize, cse";
   if (opts.fuseElementwise)
-    pipeline += ", linalg-fuse-elementwise-ops, canonicalize";
+    pipeline += ", linalg-fuse-elementwise-ops, canonicalize, cse";
   return runPipeline(module, pipeline);
 }
 
@@ -422,7 +421,8 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
           module, "eliminate-empty-tensors,"
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map},"
-                  "canonicalize, cse, buffer-deallocation-pipeline, "
+                  "mxrt-lower-kernel-calls, canonicalize, cse, "
+                  "buffer-deallocation-pipeline, "
                   "canonicalize")))
     return failure();
   stridedCopiesToLinalg(module);

@@ -1,6 +1,8 @@
 //===- mxc-opt.cpp - mlir-opt with the mx dialect -----------------------===//
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
+#include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
+#include "mxc/Dialect/MXRT/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -16,9 +18,10 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mxc::registerTestPasses();
   mxc::registerMXCConversionPasses();
+  mxc::mxrt::registerMXRTPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
-  registry.insert<mxc::mx::MXDialect>();
+  registry.insert<mxc::mx::MXDialect, mxc::mxrt::MXRTDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mxc optimizer driver\n", registry));
 }

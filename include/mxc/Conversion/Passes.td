@@ -10,9 +10,9 @@ def ConvertMXToLinalgPass : Pass<"convert-mx-to-linalg", "mlir::ModuleOp"> {
     Lowers every `mx` op to the `linalg`, `tensor`, `arith` and `math`
     dialects on tensors, with forward (inference) semantics: Dropout is the
     identity, BatchNorm uses its moving statistics, SoftmaxOutput is a
-    softmax. GEMM-class ops (FullyConnected, dot, batch_dot, Convolution) call
-    the runtime's kernel ABI (`mxc_kernel_*`, OpenBLAS behind it) where that
-    is faster than generated code. An op a pattern cannot lower (an
+    softmax. GEMM-class ops (FullyConnected, dot, batch_dot, Convolution) become
+    `mxrt.kernel_call`s of the runtime's kernel ABI (`mxc_kernel_*`, OpenBLAS
+    behind it) where that is faster than generated code. An op a pattern cannot lower (an
     unsupported attribute combination) fails the pass with an error at the
     op's location, which is its MXNet node name.
 
@@ -34,6 +34,7 @@ def ConvertMXToLinalgPass : Pass<"convert-mx-to-linalg", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mxc::mxrt::MXRTDialect",
   ];
 }
 

@@ -177,13 +177,11 @@ struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
                              {p.pad, 0},
                              {p.dilate, 1}})
         llvm::append_range(ints, as3(v, fill));
-      KernelOutput out = kernelOutput(rewriter, loc, resultType);
-      Value x = kernelInput(rewriter, loc, adaptor.getData());
-      Value w = kernelInput(rewriter, loc, adaptor.getWeight());
+      Value w = adaptor.getWeight();
       // Without a bias the kernel ignores its bias buffer: pass the weight.
-      Value b = bias ? kernelInput(rewriter, loc, bias) : w;
-      result = callKernel(rewriter, op, "mxc_kernel_conv_" + kernelSuffix(elt),
-                          {x, w, b, out.buffer}, ints, out, resultType);
+      result =
+          callKernel(rewriter, op, "mxc_kernel_conv_" + kernelSuffix(elt),
+                     {adaptor.getData(), w, bias ? bias : w}, ints, resultType);
     } else {
       result = genericConv(rewriter, loc, adaptor.getData(),
                            adaptor.getWeight(), bias, p, resultType);

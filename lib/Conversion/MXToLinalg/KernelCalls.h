@@ -3,14 +3,14 @@
 // Helpers shared by the GEMM-class families (Linear.cpp, Conv.cpp) and the
 // other nn families (Pooling.cpp, Normalization.cpp).
 //
-// GEMM-class ops on f32 / f64 with static shapes become a `func.call` to a
-// C function of the runtime (runtime/src/kernels/kernels.h, OpenBLAS behind
-// it). Each buffer crosses as a rank-1 `memref<?xT, strided<[1], offset: ?>>`:
-// inputs are `tensor.collapse_shape` + `bufferization.to_buffer read_only`
-// (one-shot-bufferize folds these into views, copying only a non-contiguous
-// input), the output is a `memref.alloc` written by the call and wrapped by
-// `bufferization.to_tensor restrict writable`. No copies, no LLVM types in
-// the IR, and the buffers' lifetimes stay visible to later passes.
+// GEMM-class ops on f32 / f64 with static shapes become an
+// `mxrt.kernel_call` of a C function of the runtime
+// (runtime/src/kernels/kernels.h, OpenBLAS behind it) on tensors, in
+// destination-passing style: the inputs keep their shapes, the destination is
+// a `tensor.empty` of the result type. One-shot bufferization then sees the
+// reads and the write at the call itself, so CSE and other passes may move or
+// merge the producers freely; `mxrt-lower-kernel-calls` turns the bufferized
+// call into a `func.call` on rank-1 views after bufferization.
 //
 // A module carrying `mxc.kernel_calls = false` gets generated linalg for
 // these ops instead (used to measure codegen against the library, and for
@@ -20,16 +20,14 @@
 #ifndef MXC_LIB_CONVERSION_MXTOLINALG_KERNELCALLS_H
 #define MXC_LIB_CONVERSION_MXTOLINALG_KERNELCALLS_H
 
+#include "mxc/Dialect/MXRT/IR/MXRTOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
 
 #include <numeric>
@@ -87,29 +85,6 @@ inline std::string kernelSuffix(mlir::Type elementType) {
   return elementType.isF64() ? "f64" : "f32";
 }
 
-/// The rank-1 buffer type every kernel takes.
-inline mlir::MemRefType kernelBufferType(mlir::Type elementType) {
-  auto *ctx = elementType.getContext();
-  return mlir::MemRefType::get(
-      {mlir::ShapedType::kDynamic}, elementType,
-      mlir::StridedLayoutAttr::get(ctx, mlir::ShapedType::kDynamic, {1}));
-}
-
-/// `func.func private @name(...)` in the enclosing module, created once.
-inline mlir::func::FuncOp declareKernel(mlir::OpBuilder &b, mlir::Operation *at,
-                                        llvm::StringRef name,
-                                        mlir::TypeRange argTypes) {
-  auto module = at->getParentOfType<mlir::ModuleOp>();
-  if (auto f = module.lookupSymbol<mlir::func::FuncOp>(name))
-    return f;
-  mlir::OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto f = mlir::func::FuncOp::create(b, module.getLoc(), name,
-                                      b.getFunctionType(argTypes, {}));
-  f.setPrivate();
-  return f;
-}
-
 /// Reshapes a statically shaped tensor to `shape` (same element count)
 /// through a rank-1 collapse and an expand.
 inline mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc,
@@ -133,66 +108,19 @@ inline mlir::Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc,
       all(shape.size()));
 }
 
-/// A statically shaped tensor as a kernel's (read-only) rank-1 buffer.
-inline mlir::Value kernelInput(mlir::OpBuilder &b, mlir::Location loc,
-                               mlir::Value tensor) {
-  auto type = llvm::cast<mlir::RankedTensorType>(tensor.getType());
-  int64_t n = product(type.getShape());
-  mlir::Value flat = reshapeTo(b, loc, tensor, {n});
-  auto viewType = mlir::MemRefType::get(
-      {n}, type.getElementType(),
-      mlir::StridedLayoutAttr::get(b.getContext(), mlir::ShapedType::kDynamic,
-                                   {1}));
-  mlir::Value buf = mlir::bufferization::ToBufferOp::create(
-      b, loc, viewType, flat, /*read_only=*/true);
-  return mlir::memref::CastOp::create(
-      b, loc, kernelBufferType(type.getElementType()), buf);
-}
-
-/// A fresh output buffer for a kernel: the allocation and the rank-1 view
-/// of it to pass.
-struct KernelOutput {
-  mlir::Value alloc;
-  mlir::Value buffer;
-};
-inline KernelOutput kernelOutput(mlir::OpBuilder &b, mlir::Location loc,
-                                 mlir::RankedTensorType type) {
-  int64_t n = product(type.getShape());
-  auto allocType = mlir::MemRefType::get({n}, type.getElementType());
-  mlir::Value alloc =
-      mlir::memref::AllocOp::create(b, loc, allocType, b.getI64IntegerAttr(64));
-  mlir::Value buffer = mlir::memref::CastOp::create(
-      b, loc, kernelBufferType(type.getElementType()), alloc);
-  return {alloc, buffer};
-}
-
-/// Emits `func.call @name(buffers..., ints...)` (declaring @name), then
-/// returns what the kernel wrote into `output` as a tensor of `resultType`.
-inline mlir::Value
-callKernel(mlir::OpBuilder &b, mlir::Operation *op, llvm::StringRef name,
-           llvm::ArrayRef<mlir::Value> buffers, llvm::ArrayRef<int64_t> ints,
-           const KernelOutput &output, mlir::RankedTensorType resultType) {
+/// `mxrt.kernel_call @name(inputs...) outs(tensor.empty) args [ints...]`:
+/// the kernel reads the statically shaped `inputs` and writes a fresh tensor
+/// of `resultType`, which is returned.
+inline mlir::Value callKernel(mlir::OpBuilder &b, mlir::Operation *op,
+                              llvm::StringRef name,
+                              llvm::ArrayRef<mlir::Value> inputs,
+                              llvm::ArrayRef<int64_t> ints,
+                              mlir::RankedTensorType resultType) {
   mlir::Location loc = op->getLoc();
-  llvm::SmallVector<mlir::Value> args(buffers.begin(), buffers.end());
-  llvm::SmallDenseMap<int64_t, mlir::Value> constants;
-  for (int64_t v : ints) {
-    mlir::Value &c = constants[v];
-    if (!c)
-      c = mlir::arith::ConstantIntOp::create(b, loc, v, 64);
-    args.push_back(c);
-  }
-  llvm::SmallVector<mlir::Type> types;
-  for (mlir::Value v : args)
-    types.push_back(v.getType());
-  mlir::func::FuncOp callee = declareKernel(b, op, name, types);
-  mlir::func::CallOp::create(b, loc, callee, args);
-  auto allocType = llvm::cast<mlir::MemRefType>(output.alloc.getType());
-  mlir::Value flat = mlir::bufferization::ToTensorOp::create(
-      b, loc,
-      mlir::RankedTensorType::get(allocType.getShape(),
-                                  allocType.getElementType()),
-      output.alloc, /*restrict=*/true, /*writable=*/true);
-  return reshapeTo(b, loc, flat, resultType.getShape());
+  mlir::Value init = mlir::tensor::EmptyOp::create(
+      b, loc, resultType.getShape(), resultType.getElementType());
+  return mxc::mxrt::KernelCallOp::create(b, loc, name, inputs, init, ints)
+      .getResult();
 }
 
 /// A zero (or `value`) constant of a float type.

@@ -50,11 +50,8 @@ static Value lowerProduct(ConversionPatternRewriter &rewriter, Operation *op,
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Type elt = resultType.getElementType();
   if (useKernelCalls(op, elt)) {
-    KernelOutput out = kernelOutput(rewriter, loc, resultType);
     return callKernel(rewriter, op, "mxc_kernel_gemm_" + kernelSuffix(elt),
-                      {kernelInput(rewriter, loc, lhs),
-                       kernelInput(rewriter, loc, rhs), out.buffer},
-                      {g.batch, g.m, g.n, g.k, g.transA, g.transB}, out,
+                      {lhs, rhs}, {g.batch, g.m, g.n, g.k, g.transA, g.transB},
                       resultType);
   }
   SmallVector<int64_t> cShape;
@@ -88,14 +85,12 @@ struct ConvertFullyConnected : OpConversionPattern<mx::FullyConnectedOp> {
 
     Value result;
     if (useKernelCalls(op, elt)) {
-      KernelOutput out = kernelOutput(rewriter, loc, resultType);
-      Value x = kernelInput(rewriter, loc, adaptor.getData());
-      Value w = kernelInput(rewriter, loc, adaptor.getWeight());
+      Value w = adaptor.getWeight();
       // Without a bias the kernel ignores its bias buffer: pass the weight.
-      Value b = bias ? kernelInput(rewriter, loc, bias) : w;
-      result = callKernel(
-          rewriter, op, "mxc_kernel_fully_connected_" + kernelSuffix(elt),
-          {x, w, b, out.buffer}, {m, n, k, bias ? 1 : 0}, out, resultType);
+      result = callKernel(rewriter, op,
+                          "mxc_kernel_fully_connected_" + kernelSuffix(elt),
+                          {adaptor.getData(), w, bias ? bias : w},
+                          {m, n, k, bias ? 1 : 0}, resultType);
     } else {
       Value init;
       if (bias)

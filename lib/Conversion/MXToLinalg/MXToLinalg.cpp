@@ -11,6 +11,7 @@
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
+#include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 
 #include "Patterns.h"
 
@@ -117,7 +118,8 @@ struct ConvertMXToLinalgPass
         .addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                          arith::ArithDialect, math::MathDialect,
                          func::FuncDialect, bufferization::BufferizationDialect,
-                         memref::MemRefDialect, scf::SCFDialect>();
+                         memref::MemRefDialect, scf::SCFDialect,
+                         mxc::mxrt::MXRTDialect>();
     target.addLegalOp<ModuleOp>();
     TypeConverter typeConverter;
     typeConverter.addConversion([](Type t) { return t; });

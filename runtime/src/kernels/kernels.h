@@ -3,7 +3,8 @@
 // Not the plan-step kernels of docs/runtime.md (`void kernel(void **)`): these
 // are the library routines that the generated code of such a step calls.
 // GEMM-class ops (FullyConnected, dot, batch_dot, Convolution) are lowered by
-// convert-mx-to-linalg into `func.call @mxc_kernel_*` on rank-1 memrefs of
+// convert-mx-to-linalg into `mxrt.kernel_call`s, which mxrt-lower-kernel-calls
+// turns into `func.call @mxc_kernel_*` on rank-1 memrefs of
 // type `memref<?xT, strided<[1], offset: ?>>`. MLIR's standard memref calling
 // convention expands each of them into five scalars (allocated pointer,
 // aligned pointer, offset, size, stride), which is what MXC_KERNEL_BUFFER
@@ -13,8 +14,9 @@
 // global state (the im2col scratch is per thread), so steps running on
 // several threads may call them at once.
 //
-// The names and argument lists here are mirrored in
-// lib/Conversion/MXToLinalg/KernelCalls.h; change both together.
+// The names and argument lists here are mirrored in Linear.cpp and Conv.cpp
+// (lib/Conversion/MXToLinalg) and in the calling convention of
+// lib/Dialect/MXRT/Transforms/LowerKernelCalls.cpp; change them together.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXC_RUNTIME_SRC_KERNELS_KERNELS_H

@@ -1,28 +1,15 @@
 // RUN: mxc-opt %s --split-input-file --convert-mx-to-linalg --verify-diagnostics | FileCheck %s
 
-// Tests that an f32 2-D convolution with groups, stride and padding calls
-// the runtime's im2col + OpenBLAS kernel with its geometry as 3-D (depth 1):
+// Tests that an f32 2-D convolution with groups, stride and padding becomes a
+// kernel call of the runtime's im2col + OpenBLAS kernel with its geometry as 3-D (depth 1):
 // batch 2, channels 4, filters 6, groups 2, has_bias 1, in 1x8x8, kernel
 // 1x3x3, out 1x4x4, stride 1x2x2, pad 0x1x1, dilate 1x1x1.
 
-// CHECK-DAG: func.func private @mxc_kernel_conv_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @conv2d_groups
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8x8xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>, %[[B:.*]]: tensor<6xf32>)
-// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<192xf32>
-// CHECK: %[[OUTV:.*]] = memref.cast %[[OUT]]
-// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<512xf32> to memref<512xf32, strided<[1], offset: ?>>
-// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<108xf32> to memref<108xf32, strided<[1], offset: ?>>
-// CHECK: bufferization.to_buffer %[[B]] read_only : tensor<6xf32> to memref<6xf32, strided<[1], offset: ?>>
-// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
-// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
-// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
-// CHECK: call @mxc_kernel_conv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[OUTV]], %[[C2]], %[[C4]], %[[C6]], %[[C2]], %[[C1]], %[[C1]], %[[C8]], %[[C8]], %[[C1]], %[[C3]], %[[C3]], %[[C1]], %[[C4]], %[[C4]], %[[C1]], %[[C2]], %[[C2]], %[[C0]], %[[C1]], %[[C1]], %[[C1]], %[[C1]], %[[C1]])
-// CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<192xf32> to tensor<192xf32>
-// CHECK: tensor.expand_shape %[[T]] {{\[}}[0, 1, 2, 3]] output_shape [2, 6, 4, 4]
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<2x6x4x4xf32>
+// CHECK: %[[R:.*]] = mxrt.kernel_call @mxc_kernel_conv_f32(%[[X]], %[[W]], %[[B]]) outs(%[[OUT]]) args [2, 4, 6, 2, 1, 1, 8, 8, 1, 3, 3, 1, 4, 4, 1, 2, 2, 0, 1, 1, 1, 1, 1] : (tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>, tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32>
+// CHECK: return %[[R]]
 func.func @conv2d_groups(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x4x4xf32> {
   %0 = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x4x4xf32>
   return %0 : tensor<2x6x4x4xf32>
@@ -35,14 +22,8 @@ func.func @conv2d_groups(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b: t
 // has_bias = 0 with the weight as the ignored bias buffer.
 
 // CHECK-LABEL: func.func @conv1d_no_bias
-// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
-// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i64
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
-// CHECK-DAG: %[[C11:.*]] = arith.constant 11 : i64
-// CHECK: call @mxc_kernel_conv_f32(%{{.*}}, %[[WV:.*]], %[[WV]], %{{.*}}, %[[C2]], %[[C3]], %[[C4]], %[[C1]], %[[C0]], %[[C1]], %[[C1]], %[[C11]], %[[C1]], %[[C1]], %[[C3]], %[[C1]], %[[C1]], %[[C6]], %[[C1]], %[[C1]], %[[C2]], %[[C0]], %[[C0]], %[[C2]], %[[C1]], %[[C1]], %[[C2]])
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x11xf32>, %[[W:.*]]: tensor<4x3x3xf32>)
+// CHECK: mxrt.kernel_call @mxc_kernel_conv_f32(%[[X]], %[[W]], %[[W]]) outs(%{{.*}}) args [2, 3, 4, 1, 0, 1, 1, 11, 1, 1, 3, 1, 1, 6, 1, 1, 2, 0, 0, 2, 1, 1, 2]
 func.func @conv1d_no_bias(%x: tensor<2x3x11xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x4x6xf32> {
   %0 = mx.Convolution %x, %w {kernel = array<i64: 3>, num_filter = 4 : i64, no_bias = true, pad = array<i64: 2>, dilate = array<i64: 2>, stride = array<i64: 2>} : (tensor<2x3x11xf32>, tensor<4x3x3xf32>) -> tensor<2x4x6xf32>
   return %0 : tensor<2x4x6xf32>

@@ -1,29 +1,13 @@
 // RUN: mxc-opt %s --split-input-file --convert-mx-to-linalg --verify-diagnostics | FileCheck %s
 
-// Tests that an f32 FullyConnected (flatten) calls the runtime's OpenBLAS
-// kernel on rank-1 views of its operands and wraps the kernel's output
-// buffer as the result, with (m, n, k, has_bias) = (4, 10, 12, 1).
+// Tests that an f32 FullyConnected (flatten) becomes a kernel call of the
+// runtime's OpenBLAS kernel on its operands as they are, into a fresh
+// destination, with (m, n, k, has_bias) = (4, 10, 12, 1).
 
-// CHECK-DAG: func.func private @mxc_kernel_fully_connected_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @fc_flatten
 // CHECK-SAME: (%[[X:.*]]: tensor<4x3x2x2xf32>, %[[W:.*]]: tensor<10x12xf32>, %[[B:.*]]: tensor<10xf32>)
-// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<40xf32>
-// CHECK: %[[OUTV:.*]] = memref.cast %[[OUT]] : memref<40xf32> to memref<?xf32, strided<[1], offset: ?>>
-// CHECK: %[[XF:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<4x3x2x2xf32> into tensor<48xf32>
-// CHECK: %[[XB:.*]] = bufferization.to_buffer %[[XF]] read_only : tensor<48xf32> to memref<48xf32, strided<[1], offset: ?>>
-// CHECK: %[[XV:.*]] = memref.cast %[[XB]]
-// CHECK: %[[WF:.*]] = tensor.collapse_shape %[[W]]
-// CHECK: %[[WB:.*]] = bufferization.to_buffer %[[WF]] read_only
-// CHECK: %[[WV:.*]] = memref.cast %[[WB]]
-// CHECK: %[[BB:.*]] = bufferization.to_buffer %[[B]] read_only
-// CHECK: %[[BV:.*]] = memref.cast %[[BB]]
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK-DAG: %[[C10:.*]] = arith.constant 10 : i64
-// CHECK-DAG: %[[C12:.*]] = arith.constant 12 : i64
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
-// CHECK: call @mxc_kernel_fully_connected_f32(%[[XV]], %[[WV]], %[[BV]], %[[OUTV]], %[[C4]], %[[C10]], %[[C12]], %[[C1]])
-// CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<40xf32> to tensor<40xf32>
-// CHECK: %[[R:.*]] = tensor.expand_shape %[[T]] {{\[}}[0, 1]] output_shape [4, 10] : tensor<40xf32> into tensor<4x10xf32>
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<4x10xf32>
+// CHECK: %[[R:.*]] = mxrt.kernel_call @mxc_kernel_fully_connected_f32(%[[X]], %[[W]], %[[B]]) outs(%[[OUT]]) args [4, 10, 12, 1] : (tensor<4x3x2x2xf32>, tensor<10x12xf32>, tensor<10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
 // CHECK: return %[[R]]
 func.func @fc_flatten(%x: tensor<4x3x2x2xf32>, %w: tensor<10x12xf32>, %b: tensor<10xf32>) -> tensor<4x10xf32> {
   %0 = mx.FullyConnected %x, %w, %b {num_hidden = 10 : i64} : (tensor<4x3x2x2xf32>, tensor<10x12xf32>, tensor<10xf32>) -> tensor<4x10xf32>
@@ -37,12 +21,8 @@ func.func @fc_flatten(%x: tensor<4x3x2x2xf32>, %w: tensor<10x12xf32>, %b: tensor
 // weight as the ignored bias buffer.
 
 // CHECK-LABEL: func.func @fc_no_flatten_no_bias
-// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
-// CHECK-DAG: %[[C7:.*]] = arith.constant 7 : i64
-// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
-// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
-// CHECK: call @mxc_kernel_fully_connected_f32(%{{.*}}, %[[WV:.*]], %[[WV]], %{{.*}}, %[[C6]], %[[C7]], %[[C5]], %[[C0]])
-// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 3, 7] : tensor<42xf32> into tensor<2x3x7xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x5xf32>, %[[W:.*]]: tensor<7x5xf32>)
+// CHECK: mxrt.kernel_call @mxc_kernel_fully_connected_f32(%[[X]], %[[W]], %[[W]]) outs(%{{.*}}) args [6, 7, 5, 0] : (tensor<2x3x5xf32>, tensor<7x5xf32>, tensor<7x5xf32>, tensor<2x3x7xf32>) -> tensor<2x3x7xf32>
 func.func @fc_no_flatten_no_bias(%x: tensor<2x3x5xf32>, %w: tensor<7x5xf32>) -> tensor<2x3x7xf32> {
   %0 = mx.FullyConnected %x, %w {num_hidden = 7 : i64, flatten = false, no_bias = true} : (tensor<2x3x5xf32>, tensor<7x5xf32>) -> tensor<2x3x7xf32>
   return %0 : tensor<2x3x7xf32>
@@ -74,12 +54,7 @@ func.func @fc_f16(%x: tensor<2x4xf16>, %w: tensor<3x4xf16>, %b: tensor<3xf16>) -
 // one GEMM (batch 1) with both transposition flags set.
 
 // CHECK-LABEL: func.func @dot_transposed
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
-// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
-// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK: call @mxc_kernel_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[C1]], %[[C6]], %[[C5]], %[[C4]], %[[C1]], %[[C1]])
-// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 3, 5] : tensor<30xf32> into tensor<2x3x5xf32>
+// CHECK: mxrt.kernel_call @mxc_kernel_gemm_f32(%{{.*}}, %{{.*}}) outs(%{{.*}}) args [1, 6, 5, 4, 1, 1] : (tensor<4x2x3xf32>, tensor<5x4xf32>, tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
 func.func @dot_transposed(%a: tensor<4x2x3xf32>, %b: tensor<5x4xf32>) -> tensor<2x3x5xf32> {
   %0 = mx.dot %a, %b {transpose_a = true, transpose_b = true} : (tensor<4x2x3xf32>, tensor<5x4xf32>) -> tensor<2x3x5xf32>
   return %0 : tensor<2x3x5xf32>
@@ -90,11 +65,7 @@ func.func @dot_transposed(%a: tensor<4x2x3xf32>, %b: tensor<5x4xf32>) -> tensor<
 // Tests that an f64 dot of two vectors is a 1 x 1 GEMM on the f64 kernel.
 
 // CHECK-LABEL: func.func @dot_vectors_f64
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
-// CHECK-DAG: %[[C7:.*]] = arith.constant 7 : i64
-// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
-// CHECK: call @mxc_kernel_gemm_f64(%{{.*}}, %{{.*}}, %{{.*}}, %[[C1]], %[[C1]], %[[C1]], %[[C7]], %[[C0]], %[[C0]])
-// CHECK: bufferization.to_tensor %{{.*}} restrict writable : memref<1xf64> to tensor<1xf64>
+// CHECK: mxrt.kernel_call @mxc_kernel_gemm_f64(%{{.*}}, %{{.*}}) outs(%{{.*}}) args [1, 1, 1, 7, 0, 0] : (tensor<7xf64>, tensor<7xf64>, tensor<1xf64>) -> tensor<1xf64>
 func.func @dot_vectors_f64(%a: tensor<7xf64>, %b: tensor<7xf64>) -> tensor<1xf64> {
   %0 = mx.dot %a, %b : (tensor<7xf64>, tensor<7xf64>) -> tensor<1xf64>
   return %0 : tensor<1xf64>
@@ -106,14 +77,7 @@ func.func @dot_vectors_f64(%a: tensor<7xf64>, %b: tensor<7xf64>) -> tensor<1xf64
 // and takes m, n, k from the (transposed) trailing matrices.
 
 // CHECK-LABEL: func.func @batch_dot
-// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
-// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
-// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
-// CHECK: call @mxc_kernel_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[C6]], %[[C2]], %[[C5]], %[[C4]], %[[C1]], %[[C0]])
-// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 3, 2, 5] : tensor<60xf32> into tensor<2x3x2x5xf32>
+// CHECK: mxrt.kernel_call @mxc_kernel_gemm_f32(%{{.*}}, %{{.*}}) outs(%{{.*}}) args [6, 2, 5, 4, 1, 0] : (tensor<2x3x4x2xf32>, tensor<2x3x4x5xf32>, tensor<2x3x2x5xf32>) -> tensor<2x3x2x5xf32>
 func.func @batch_dot(%a: tensor<2x3x4x2xf32>, %b: tensor<2x3x4x5xf32>) -> tensor<2x3x2x5xf32> {
   %0 = mx.batch_dot %a, %b {transpose_a = true} : (tensor<2x3x4x2xf32>, tensor<2x3x4x5xf32>) -> tensor<2x3x2x5xf32>
   return %0 : tensor<2x3x2x5xf32>

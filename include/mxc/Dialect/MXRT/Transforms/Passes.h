@@ -1,0 +1,20 @@
+//===- Passes.h - mxrt passes -----------------------------------*- C++ -*-===//
+#ifndef MXC_DIALECT_MXRT_TRANSFORMS_PASSES_H
+#define MXC_DIALECT_MXRT_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mxc::mxrt {
+
+#define GEN_PASS_DECL
+#include "mxc/Dialect/MXRT/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mxc/Dialect/MXRT/Transforms/Passes.h.inc"
+
+} // namespace mxc::mxrt
+
+#endif // MXC_DIALECT_MXRT_TRANSFORMS_PASSES_H
