@@ -126,9 +126,9 @@ cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
 cl::opt<unsigned> runRepeat(
     cl::cat(mxcCategory), "repeat",
     cl::desc("Run the forward pass N times (with -v: first, median and min "
-             "time); the outputs are those of the last run. With N > 1 or "
-             "--warmup, prints 'latency: median X ms, p10 Y ms, p90 Z ms, "
-             "min W ms over N runs'"),
+             "time, and every time); the outputs are those of the last run. "
+             "With N > 1 or --warmup, prints 'latency: median X ms, p10 Y "
+             "ms, p90 Z ms, min W ms over N runs'"),
     cl::value_desc("N"), cl::init(1), cl::sub(runCmd));
 cl::opt<unsigned>
     runWarmup(cl::cat(mxcCategory), "warmup",

@@ -6,7 +6,8 @@
 //
 // With --warmup K and --repeat N, K untimed passes precede N timed ones, and
 // (when N > 1 or K > 0) a line `latency: median X ms, p10 Y ms, p90 Z ms,
-// min W ms over N runs after K warm-up` follows the output lines.
+// min W ms over N runs after K warm-up` follows the output lines (and with
+// -v, `mxc: timed runs (ms): t1 t2 ...` on stderr).
 //
 // Values of the inputs of `mxc run`, in order of precedence:
 //   1. --input name=file.npy (dtype and shape must match the graph's);
@@ -469,6 +470,12 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
                    << llvm::format("%.3f", rest.front()) << " ms";
     }
     llvm::errs() << "\n";
+    if (opts.warmup > 0 || times.size() > 1) {
+      llvm::errs() << "mxc: timed runs (ms):";
+      for (double t : times)
+        llvm::errs() << " " << llvm::format("%.3f", t);
+      llvm::errs() << "\n";
+    }
   }
 
   // Report and write.
