@@ -27,12 +27,18 @@ For each network of MXNet 1.9.1's image-classification zoo (tools/zoo/mxnet_zoo.
    input must agree with rtol 1e-3 (|a - b| <= 1e-6 + 1e-3 |b|, b = PyTorch);
    the maximum relative difference is printed. A network that fails is not
    timed and the script exits with status 1.
-4. Timing: --warmup untimed passes, then --runs timed ones; the median, p10,
-   p90 and min of the per-pass wall-clock times. mxc: `mxc run --warmup K
-   --repeat N`, whose `latency:` line times the compiled forward function
-   only (the compilation is cached and excluded). PyTorch: model(x) under
+4. Timing: in --rounds rounds, each framework in turn (the order rotates)
+   runs --warmup untimed passes, then runs/rounds timed ones; the median,
+   p10, p90 and min of all the timed passes of a framework (>= --runs). The
+   rounds interleave the frameworks so that all see the same background (this
+   machine's speed drifts over minutes; see the probe). mxc: `mxc run
+   --warmup K --repeat N -v`, the per-pass times of the compiled forward
+   function only (the compilation is cached and excluded; each round is a
+   new process, hence its warm-up). PyTorch: model(x) under
    torch.inference_mode(). ONNX Runtime: InferenceSession.run with
    ORT_ENABLE_ALL graph optimisation.
+5. Probe: before each network, the GFLOP/s of a 1024^3 float32 torch.mm on
+   all threads and on one, as a gauge of the machine's state.
 
 Threads: OMP_NUM_THREADS, MKL_NUM_THREADS and OPENBLAS_NUM_THREADS are set
 to --threads before torch, onnxruntime or mxc start; torch.set_num_threads and
@@ -65,7 +71,8 @@ def parse_args(argv=None):
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--batches", default="1,16")
     p.add_argument("--runs", type=int, default=20, help="timed passes (>= 20 for the record)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed passes first")
+    p.add_argument("--warmup", type=int, default=2, help="untimed passes first, every round")
+    p.add_argument("--rounds", type=int, default=4, help="interleaved rounds")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     p.add_argument("--mxc", default=os.path.join(os.environ.get("MXC_BUILD_DIR") or
                                                  os.path.join(ROOT, "build"), "bin", "mxc"))
@@ -350,17 +357,6 @@ def stats(times_ms):
             "p90": float(np.percentile(t, 90)), "min": float(t.min()), "runs": len(t)}
 
 
-def time_callable(fn, warmup, runs):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return stats(times)
-
-
 _LATENCY = re.compile(r"^latency: median ([0-9.]+) ms, p10 ([0-9.]+) ms, p90 ([0-9.]+) ms, "
                       r"min ([0-9.]+) ms over ([0-9]+) runs", re.M)
 
@@ -376,15 +372,43 @@ def mxc_run(sym_path, params_path, x_path, batch, extra, out_dir=None):
     return r.stdout
 
 
-def mxc_time(sym_path, params_path, x_path, batch):
-    out = mxc_run(sym_path, params_path, x_path, batch,
-                  ["--warmup", str(ARGS.warmup), "--repeat", str(ARGS.runs)])
-    m = _LATENCY.search(out)
-    if not m:
-        raise RuntimeError("no latency line in mxc output:\n" + out)
-    med, p10, p90, mn, n = m.groups()
-    return {"median": float(med), "p10": float(p10), "p90": float(p90), "min": float(mn),
-            "runs": int(n)}
+def mxc_times(sym_path, params_path, x_path, batch, warmup, runs):
+    """The per-pass times (ms) of `mxc run --warmup --repeat -v`."""
+    cmd = [ARGS.mxc, "run", sym_path, "--shape", "data=%d,3,224,224" % batch,
+           "--params", params_path, "--input", "data=" + x_path,
+           "--warmup", str(warmup), "--repeat", str(runs), "-v"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), r.returncode, r.stderr.strip()))
+    m = re.search(r"^mxc: timed runs \(ms\):((?: [0-9.]+)+)$", r.stderr, re.M)
+    if not m or not _LATENCY.search(r.stdout):
+        raise RuntimeError("no timing lines in mxc's output:\n" + r.stdout + r.stderr)
+    return [float(t) for t in m.group(1).split()]
+
+
+def times_callable(fn, warmup, runs):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def probe():
+    """GFLOP/s of a 1024^3 float32 torch.mm on all threads and on one."""
+    a = torch.rand(1024, 1024)
+    res = []
+    for threads in (ARGS.threads, 1):
+        torch.set_num_threads(threads)
+        for _ in range(3):
+            torch.mm(a, a)
+        t = times_callable(lambda: torch.mm(a, a), 0, 15)
+        res.append(2 * 1024 ** 3 / np.median(t) / 1e6)
+    torch.set_num_threads(ARGS.threads)
+    return res
 
 
 def read_npy(path):
@@ -442,14 +466,19 @@ def main():
     print("# torch %s, onnxruntime %s, numpy %s; mxc %s (%s)" % (
         torch.__version__, ort.__version__, np.__version__, ARGS.mxc,
         sh("git -C %s describe --always --dirty" % ROOT)))
-    print("# timing: %d warm-up then %d timed passes; median, p10, p90, min in ms" %
-          (ARGS.warmup, ARGS.runs))
+    per_round = -(-ARGS.runs // ARGS.rounds)
+    print("# timing: %d interleaved rounds of %d warm-up + %d timed passes per framework; "
+          "median, p10, p90, min of the %d timed passes, ms" %
+          (ARGS.rounds, ARGS.warmup, per_round, per_round * ARGS.rounds))
     print("# load average before: %s" % load_line())
     sys.stdout.flush()
 
     results = []  # dicts
     failed = False
     for name in models:
+        pr = probe()
+        print("# probe before %s: torch.mm 1024^3 %.0f GFLOP/s on %d threads, %.0f on 1; load %s" %
+              (name, pr[0], ARGS.threads, pr[1], load_line()))
         graph = mxnet_zoo.graph(name)
         data_chw = mxnet_zoo.NETWORKS[name][1]
         sym_path = os.path.join(ARGS.work, "%s-symbol.json" % name)
@@ -512,22 +541,27 @@ def main():
                 results.append(row)
                 continue
 
-            # Timing, one framework after the other.
+            # Timing: interleaved rounds, the order rotating.
+            times = {fw: [] for fw in frameworks}
+            feed = {"data": x}
+            for r in range(ARGS.rounds):
+                for fw in frameworks[r % len(frameworks):] + frameworks[:r % len(frameworks)]:
+                    if fw == "mxc":
+                        t = mxc_times(sym_path, params_path, x_path, batch, ARGS.warmup,
+                                      per_round)
+                    elif fw == "ort":
+                        t = times_callable(lambda: sess.run(None, feed), ARGS.warmup, per_round)
+                    elif fw == "torch":
+                        with torch.inference_mode():
+                            t = times_callable(lambda: model(xt), ARGS.warmup, per_round)
+                    else:
+                        raise SystemExit("unknown framework %s" % fw)
+                    times[fw] += t
             for fw in frameworks:
-                if fw == "mxc":
-                    s = mxc_time(sym_path, params_path, x_path, batch)
-                elif fw == "ort":
-                    feed = {"data": x}
-                    s = time_callable(lambda: sess.run(None, feed), ARGS.warmup, ARGS.runs)
-                elif fw == "torch":
-                    with torch.inference_mode():
-                        s = time_callable(lambda: model(xt), ARGS.warmup, ARGS.runs)
-                else:
-                    raise SystemExit("unknown framework %s" % fw)
-                row["latency"][fw] = s
+                s = row["latency"][fw] = stats(times[fw])
                 print("%-12s b%-2d %-6s median %9.2f ms  p10 %9.2f  p90 %9.2f  min %9.2f  (%d runs)" % (
                     name, batch, fw, s["median"], s["p10"], s["p90"], s["min"], s["runs"]))
-                sys.stdout.flush()
+            sys.stdout.flush()
             results.append(row)
         if "ort" in frameworks:
             del sess

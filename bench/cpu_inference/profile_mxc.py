@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Where mxc's forward time goes: `perf record` of `mxc run --repeat N` on the
+files bench.py left in .work/, samples bucketed by function.
+
+    .venv-bench/bin/python bench/cpu_inference/profile_mxc.py [--models ...]
+        [--batches 1,16] [--threads 2]
+
+Run bench.py first (it writes the symbol JSON, .params and inputs). Sampling
+starts after the start-up (reading the .params, loading the cached object,
+one untimed pass: `perf record --delay`), so the buckets are those of the
+forward passes. The buckets are shares of the main thread's samples: it runs
+the whole forward pass (generated code, the runtime kernels and its part of
+each OpenBLAS GEMM), so its samples split the wall time. `helper idle` is
+the share of the other (OpenBLAS) threads' samples spent waiting
+(sched/yield, OpenBLAS's wait loop): the second core idles while the main
+thread runs single-threaded code. `perf stat` adds CPU time (task-clock) and
+page faults per forward pass. Needs `perf` (and perf_event_paranoid allowing
+user sampling).
+
+Buckets:
+  gemm kernel    OpenBLAS sgemm compute kernels
+  gemm packing   OpenBLAS panel copies (sgemm_*copy) and beta scaling
+  openblas other OpenBLAS without symbols (the thread server's wait loop)
+  im2col         the runtime's im2col (mxc_kernel_conv_f32)
+  runtime other  the rest of libmxc_runtime (bias, 1x1 paths, plt stubs)
+  generated      the JIT-compiled code: every non-GEMM op (BatchNorm, ReLU,
+                 pooling, add, LRN, Concat copies, softmax)
+  memcpy/memset  libc copies and fills
+  page faults    kernel memory management (first touch of fresh buffers)
+  sched/yield    kernel scheduling and sched_yield (thread hand-offs)
+  other
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+BUCKETS = [
+    ("gemm kernel", lambda d, s: "openblas" in d and re.search(r"sgemm_(small_)?kernel", s)),
+    ("gemm packing", lambda d, s: "openblas" in d and re.search(r"copy|sgemm_beta", s)),
+    ("openblas other", lambda d, s: "openblas" in d),
+    ("im2col", lambda d, s: "mxc_runtime" in d and "im2col" in s),
+    ("runtime other", lambda d, s: "mxc_runtime" in d),
+    ("generated", lambda d, s: d.startswith("[JIT]") or d.startswith("//anon")),
+    ("memcpy/memset", lambda d, s: "libc" in d and re.search(r"mem(move|cpy|set)", s)),
+    ("page faults", lambda d, s: "kernel" in d and re.search(
+        r"page|fault|folio|pte|mm_|memcg|mem_cgroup|lruvec|vma|unmap|rmap|charge|alloc|free|"
+        r"lock_vma|mas_|tlb|zap|css_", s)),
+    ("sched/yield", lambda d, s: ("kernel" in d and re.search(
+        r"sched|schedule|syscall|switch|yield|futex|irq|softirq|entry|raw_spin|queued_spin", s))
+        or "sched_yield" in s),
+]
+
+
+def bucket(dso, sym):
+    for name, pred in BUCKETS:
+        if pred(dso, sym):
+            return name
+    return "other"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--models", default="resnet18,vgg11,alexnet,inception-bn")
+    p.add_argument("--batches", default="1,16")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--seconds", type=float, default=6.0, help="profiled time per case")
+    p.add_argument("--repeat", type=int, default=10, help="passes for the forward time")
+    p.add_argument("--mxc", default=os.path.join(ROOT, "build", "bin", "mxc"))
+    p.add_argument("--work", default=os.path.join(HERE, ".work"))
+    a = p.parse_args()
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(a.threads), OMP_NUM_THREADS=str(a.threads))
+    env.setdefault("MXC_CACHE_DIR", os.path.join(a.work, "cache"))
+    names = [b[0] for b in BUCKETS] + ["other"]
+    print("| model | batch | forward ms | CPU ms / forward | page faults / forward | "
+          + " | ".join(names) + " | helper idle |")
+    print("|" + "---|" * (6 + len(names)))
+    for model in a.models.split(","):
+        for batch in [int(b) for b in a.batches.split(",")]:
+            base = [a.mxc, "run", os.path.join(a.work, "%s-symbol.json" % model),
+                    "--shape", "data=%d,3,224,224" % batch,
+                    "--params", os.path.join(a.work, "%s-0000.params" % model),
+                    "--input", "data=" + os.path.join(a.work, "%s-x%d.npy" % (model, batch))]
+            # Start-up time and one forward pass.
+            t0 = time.time()
+            out = subprocess.run(base + ["--warmup", "1", "--repeat", str(a.repeat)], env=env, check=True,
+                                 capture_output=True, text=True).stdout
+            startup_ms = (time.time() - t0) * 1e3
+            fwd = float(re.search(r"latency: median ([0-9.]+)", out).group(1))
+            reps = max(5, int(a.seconds * 1e3 / fwd))
+            delay = int(startup_ms - (a.repeat - 1) * fwd)  # skips start-up and ~2 passes
+            with tempfile.TemporaryDirectory() as tmp:
+                data = os.path.join(tmp, "perf.data")
+                subprocess.run(["perf", "record", "-q", "-F", "2000", "-D", str(delay), "-o", data,
+                                "--"] + base + ["--warmup", "0", "--repeat", str(reps)],
+                               env=env, check=True, capture_output=True)
+                rep = subprocess.run(["perf", "report", "-i", data, "--sort", "pid,dso,sym",
+                                      "--stdio", "-F", "overhead,pid,dso,sym"],
+                                     capture_output=True, text=True).stdout
+                st = subprocess.run(["perf", "stat", "-x,", "-e",
+                                     "task-clock,page-faults,context-switches", "--"] + base +
+                                    ["--warmup", "0", "--repeat", str(reps)],
+                                    env=env, capture_output=True, text=True).stderr
+                st1 = subprocess.run(["perf", "stat", "-x,", "-e",
+                                      "task-clock,page-faults,context-switches", "--"] + base +
+                                     ["--warmup", "0", "--repeat", "1"],
+                                     env=env, capture_output=True, text=True).stderr
+            per_thread = {}  # tid -> {bucket: percent}
+            for line in rep.splitlines():
+                m = re.match(r"\s*([0-9.]+)%\s+(\d+):\S*\s+(\S+(?: tid \d+)?)\s+\[[.k]\]\s+(.*)",
+                             line)
+                if m:
+                    b = bucket(m.group(3), m.group(4))
+                    t = per_thread.setdefault(int(m.group(2)), {n: 0.0 for n in names})
+                    t[b] += float(m.group(1))
+            main_tid = min(per_thread)
+            main = per_thread.pop(main_tid)
+            main_total = sum(main.values()) or 1.0
+            shares = {n: 100.0 * v / main_total for n, v in main.items()}
+            helper_total = sum(sum(t.values()) for t in per_thread.values())
+            helper_idle = sum(t["sched/yield"] + t["openblas other"] for t in per_thread.values())
+            helper = 100.0 * helper_idle / helper_total if helper_total else 0.0
+
+            def counters(text):
+                c = {}
+                for l in text.splitlines():
+                    f = l.split(",")
+                    if len(f) > 3 and f[0].replace(".", "").isdigit():
+                        c[f[2]] = float(f[0])
+                return c
+            cn, c1 = counters(st), counters(st1)
+            per = lambda k: (cn.get(k, 0) - c1.get(k, 0)) / (reps - 1)  # noqa: E731
+            print("| %s | %d | %.1f | %.1f | %.0f | %s | %.0f%% |" % (
+                model, batch, fwd, per("task-clock"), per("page-faults"),
+                " | ".join("%.0f%%" % shares[n] for n in names), helper))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
