@@ -38,7 +38,11 @@ For each network of MXNet 1.9.1's image-classification zoo (tools/zoo/mxnet_zoo.
    torch.inference_mode(). ONNX Runtime: InferenceSession.run with
    ORT_ENABLE_ALL graph optimisation.
 5. Probe: before each network, the GFLOP/s of a 1024^3 float32 torch.mm on
-   all threads and on one, as a gauge of the machine's state.
+   all threads and on one, as a gauge of the machine's state; and for each
+   row, `other CPU`: the CPU time that other processes (and the hypervisor,
+   as steal) used while the row was timed, in % of all CPUs (/proc/stat busy
+   time minus this process's and its children's, from os.times()). Rows with
+   more than a few % were disturbed: rerun them (--models NAME --batches B).
 
 Threads: OMP_NUM_THREADS, MKL_NUM_THREADS and OPENBLAS_NUM_THREADS are set
 to --threads before torch, onnxruntime or mxc start; torch.set_num_threads and
@@ -428,6 +432,24 @@ def close(a, b):
 # Main
 # ---------------------------------------------------------------------------
 
+def cpu_snapshot():
+    """(wall s, busy CPU s of the whole machine incl. steal, CPU s of this
+    process and its waited-for children)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    busy = (v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)) / hz
+    t = os.times()
+    return time.time(), busy, t.user + t.system + t.children_user + t.children_system
+
+
+def other_cpu(before, after):
+    """% of all CPUs used by other processes between two snapshots."""
+    wall = after[0] - before[0]
+    other = (after[1] - before[1]) - (after[2] - before[2])
+    return max(0.0, 100.0 * other / (wall * (os.cpu_count() or 1))) if wall > 0 else 0.0
+
+
 def sh(cmd):
     try:
         return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
@@ -544,6 +566,7 @@ def main():
             # Timing: interleaved rounds, the order rotating.
             times = {fw: [] for fw in frameworks}
             feed = {"data": x}
+            snap = cpu_snapshot()
             for r in range(ARGS.rounds):
                 for fw in frameworks[r % len(frameworks):] + frameworks[:r % len(frameworks)]:
                     if fw == "mxc":
@@ -557,6 +580,8 @@ def main():
                     else:
                         raise SystemExit("unknown framework %s" % fw)
                     times[fw] += t
+            row["other_cpu"] = other_cpu(snap, cpu_snapshot())
+            print("%-12s b%-2d other CPU while timing: %.1f%%" % (name, batch, row["other_cpu"]))
             for fw in frameworks:
                 s = row["latency"][fw] = stats(times[fw])
                 print("%-12s b%-2d %-6s median %9.2f ms  p10 %9.2f  p90 %9.2f  min %9.2f  (%d runs)" % (
@@ -587,7 +612,7 @@ def print_table(results, frameworks):
     names = {"mxc": "mxc", "ort": "ONNX Runtime", "torch": "PyTorch eager"}
     head = ["model", "batch"] + ["%s median (p10-p90) ms" % names[f] for f in frameworks]
     ratios = [f for f in ("ort", "torch") if f in frameworks and "mxc" in frameworks]
-    head += ["mxc / %s" % names[f] for f in ratios] + ["max rel diff vs torch"]
+    head += ["mxc / %s" % names[f] for f in ratios] + ["max rel diff vs torch", "other CPU"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in results:
@@ -601,6 +626,7 @@ def print_table(results, frameworks):
                          if "mxc" in lat and f in lat else "-")
         cells.append(", ".join("%s %.1e" % (fw, c["max_rel_diff"]) for fw, c in r["check"].items()
                                if isinstance(c, dict)))
+        cells.append("%.0f%%" % r["other_cpu"] if "other_cpu" in r else "-")
         print("| " + " | ".join(cells) + " |")
 
 
