@@ -13,8 +13,8 @@ the whole forward pass (generated code, the runtime kernels and its part of
 each OpenBLAS GEMM), so its samples split the wall time. `helper idle` is
 the share of the other (OpenBLAS) threads' samples spent waiting
 (sched/yield, OpenBLAS's wait loop): the second core idles while the main
-thread runs single-threaded code. `perf stat` adds CPU time (task-clock) and
-page faults per forward pass. Needs `perf` (and perf_event_paranoid allowing
+thread runs single-threaded code. `perf stat` adds the page faults per
+forward pass (first touches of freshly mapped buffers). Needs `perf` (and perf_event_paranoid allowing
 user sampling).
 
 Buckets:
@@ -25,7 +25,8 @@ Buckets:
   runtime other  the rest of libmxc_runtime (bias, 1x1 paths, plt stubs)
   generated      the JIT-compiled code: every non-GEMM op (BatchNorm, ReLU,
                  pooling, add, LRN, Concat copies, softmax)
-  memcpy/memset  libc copies and fills
+  memcpy/memset  libc copies and fills (im2col rows and padding, 1x1 unfolds)
+  libm           libm calls from the generated code (powf: LRN)
   page faults    kernel memory management (first touch of fresh buffers)
   sched/yield    kernel scheduling and sched_yield (thread hand-offs)
   other
@@ -49,6 +50,7 @@ BUCKETS = [
     ("runtime other", lambda d, s: "mxc_runtime" in d),
     ("generated", lambda d, s: d.startswith("[JIT]") or d.startswith("//anon")),
     ("memcpy/memset", lambda d, s: "libc" in d and re.search(r"mem(move|cpy|set)", s)),
+    ("libm", lambda d, s: "libm." in d),
     ("page faults", lambda d, s: "kernel" in d and re.search(
         r"page|fault|folio|pte|mm_|memcg|mem_cgroup|lruvec|vma|unmap|rmap|charge|alloc|free|"
         r"lock_vma|mas_|tlb|zap|css_", s)),
@@ -78,9 +80,9 @@ def main():
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(a.threads), OMP_NUM_THREADS=str(a.threads))
     env.setdefault("MXC_CACHE_DIR", os.path.join(a.work, "cache"))
     names = [b[0] for b in BUCKETS] + ["other"]
-    print("| model | batch | forward ms | CPU ms / forward | page faults / forward | "
+    print("| model | batch | forward ms | page faults / forward | "
           + " | ".join(names) + " | helper idle |")
-    print("|" + "---|" * (6 + len(names)))
+    print("|" + "---|" * (5 + len(names)))
     for model in a.models.split(","):
         for batch in [int(b) for b in a.batches.split(",")]:
             base = [a.mxc, "run", os.path.join(a.work, "%s-symbol.json" % model),
@@ -136,8 +138,8 @@ def main():
                 return c
             cn, c1 = counters(st), counters(st1)
             per = lambda k: (cn.get(k, 0) - c1.get(k, 0)) / (reps - 1)  # noqa: E731
-            print("| %s | %d | %.1f | %.1f | %.0f | %s | %.0f%% |" % (
-                model, batch, fwd, per("task-clock"), per("page-faults"),
+            print("| %s | %d | %.1f | %.0f | %s | %.0f%% |" % (
+                model, batch, fwd, per("page-faults"),
                 " | ".join("%.0f%%" % shares[n] for n in names), helper))
             sys.stdout.flush()
 
