@@ -10,6 +10,8 @@
 #ifndef MXC_LIB_CONVERSION_MXTOLINALG_ELEMENTUTILS_H
 #define MXC_LIB_CONVERSION_MXTOLINALG_ELEMENTUTILS_H
 
+#include "Patterns.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -20,6 +22,8 @@
 #include <numeric>
 
 namespace mxc::conversion::elem {
+
+using mxc::conversion::hasStaticShapes;
 
 /// An element type as payload code sees it: signless, plus whether the MXNet
 /// type was unsigned (ui8).
@@ -108,16 +112,6 @@ inline mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc,
     return arith::TruncIOp::create(b, loc, dst, v);
   return srcUnsigned ? Value(arith::ExtUIOp::create(b, loc, dst, v))
                      : Value(arith::ExtSIOp::create(b, loc, dst, v));
-}
-
-/// Whether every operand and result of `op` is a statically shaped tensor.
-inline bool hasStaticShapes(mlir::Operation *op) {
-  auto isStatic = [](mlir::Type t) {
-    auto rt = llvm::dyn_cast<mlir::RankedTensorType>(t);
-    return rt && rt.hasStaticShape();
-  };
-  return llvm::all_of(op->getOperandTypes(), isStatic) &&
-         llvm::all_of(op->getResultTypes(), isStatic);
 }
 
 /// An uninitialised tensor of `shape` and `elementType`.

@@ -20,6 +20,7 @@
 #ifndef MXC_LIB_CONVERSION_MXTOLINALG_KERNELCALLS_H
 #define MXC_LIB_CONVERSION_MXTOLINALG_KERNELCALLS_H
 
+#include "Patterns.h"
 #include "mxc/Dialect/MXRT/IR/MXRTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -47,17 +48,6 @@ unsupported(mlir::ConversionPatternRewriter &rewriter, mlir::Operation *op,
 inline mlir::RankedTensorType staticTensorType(mlir::Value v) {
   auto t = llvm::dyn_cast<mlir::RankedTensorType>(v.getType());
   return t && t.hasStaticShape() ? t : nullptr;
-}
-
-/// Whether every operand and result of `op` has a static shape.
-inline bool hasStaticShapes(mlir::Operation *op) {
-  for (mlir::Type t : op->getOperandTypes())
-    if (auto s = llvm::dyn_cast<mlir::ShapedType>(t); !s || !s.hasStaticShape())
-      return false;
-  for (mlir::Type t : op->getResultTypes())
-    if (auto s = llvm::dyn_cast<mlir::ShapedType>(t); !s || !s.hasStaticShape())
-      return false;
-  return true;
 }
 
 inline int64_t product(llvm::ArrayRef<int64_t> dims) {

@@ -7,6 +7,7 @@
 #ifndef MXC_LIB_CONVERSION_MXTOLINALG_PATTERNS_H
 #define MXC_LIB_CONVERSION_MXTOLINALG_PATTERNS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -32,6 +33,17 @@ MXC_DECLARE_FAMILY(Reduction)
 /// Reshape, Flatten, transpose, expand_dims, slice_axis, Concat, one_hot.
 MXC_DECLARE_FAMILY(DataMovement)
 #undef MXC_DECLARE_FAMILY
+
+/// Whether every operand and result of `op` has a static shape (the
+/// lowerings handle static shapes only).
+inline bool hasStaticShapes(mlir::Operation *op) {
+  auto isStatic = [](mlir::Type t) {
+    auto s = llvm::dyn_cast<mlir::ShapedType>(t);
+    return s && s.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
 
 } // namespace mxc::conversion
 
