@@ -10,6 +10,7 @@
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
+#include "mxc/Dialect/MX/Transforms/Passes.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 #include "mxc/Dialect/MXRT/Transforms/Passes.h"
 
@@ -58,6 +59,7 @@ void initializeOnce() {
     registerAllPasses();
     mxc::registerMXCConversionPasses();
     mxc::mxrt::registerMXRTPasses();
+    mxc::mx::registerMXPasses();
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();

@@ -1,6 +1,7 @@
 //===- mxc-opt.cpp - mlir-opt with the mx dialect -----------------------===//
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
+#include "mxc/Dialect/MX/Transforms/Passes.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 #include "mxc/Dialect/MXRT/Transforms/Passes.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mxc::registerTestPasses();
   mxc::registerMXCConversionPasses();
   mxc::mxrt::registerMXRTPasses();
+  mxc::mx::registerMXPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   registry.insert<mxc::mx::MXDialect, mxc::mxrt::MXRTDialect>();

@@ -138,6 +138,12 @@ struct ConvertMXToLinalgPass
                                                           patterns, target);
     mxc::conversion::populateDataMovementPatternsAndLegality(typeConverter,
                                                              patterns, target);
+    mxc::conversion::populateTrainingPatternsAndLegality(typeConverter,
+                                                         patterns, target);
+    mxc::conversion::populateBackwardPatternsAndLegality(typeConverter,
+                                                         patterns, target);
+    mxc::conversion::populateFusedPatternsAndLegality(typeConverter, patterns,
+                                                      target);
     FailureReasons reasons;
     for (auto &pattern : patterns.getNativePatterns())
       pattern = RecordingPattern::wrap(std::move(pattern), reasons);

@@ -32,6 +32,12 @@ MXC_DECLARE_FAMILY(Normalization)
 MXC_DECLARE_FAMILY(Reduction)
 /// Reshape, Flatten, transpose, expand_dims, slice_axis, Concat, one_hot.
 MXC_DECLARE_FAMILY(DataMovement)
+/// mxc's training-form ops (MXTrainingOps.td): random masks, ...
+MXC_DECLARE_FAMILY(Training)
+/// Backward ops of layers (MXBackwardOps.td): convolution, pooling, LRN.
+MXC_DECLARE_FAMILY(Backward)
+/// mx.fused (MXFusedOps.td): the region's ops as one loop nest.
+MXC_DECLARE_FAMILY(Fused)
 #undef MXC_DECLARE_FAMILY
 
 /// Whether every operand and result of `op` has a static shape (the

@@ -1,6 +1,9 @@
 //===- MXDialect.cpp - mx dialect -----------------------------------------===//
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
+#include "MXGradients.h"
+
+#include "mxc/Dialect/MX/IR/MXInterfaces.cpp.inc"
 
 using namespace mlir;
 using namespace mxc::mx;
@@ -12,4 +15,7 @@ void MXDialect::initialize() {
 #define GET_OP_LIST
 #include "mxc/Dialect/MX/IR/MXOps.cpp.inc"
       >();
+  // Gradient rules (GradientOpInterface), one file per op family.
+  registerTensorGradients(*this);
+  registerNNGradients(*this);
 }

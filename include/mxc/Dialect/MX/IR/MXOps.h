@@ -9,6 +9,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "mxc/Dialect/MX/IR/MXDialect.h"
+#include "mxc/Dialect/MX/IR/MXInterfaces.h"
 
 #define GET_OP_CLASSES
 #include "mxc/Dialect/MX/IR/MXOps.h.inc"

@@ -9,5 +9,11 @@
 
 include "mxc/Dialect/MX/IR/MXBase.td"
 include "mxc/Dialect/MX/IR/MXGeneratedOps.td"
+// mxc's own ops (not MXNet operators): training forms (mx-autodiff), the
+// backward ops of layers whose gradient is not a composition of mx ops, and
+// the fused region of mx-fuse-elementwise.
+include "mxc/Dialect/MX/IR/MXTrainingOps.td"
+include "mxc/Dialect/MX/IR/MXBackwardOps.td"
+include "mxc/Dialect/MX/IR/MXFusedOps.td"
 
 #endif // MXC_DIALECT_MX_IR_MXOPS_TD

@@ -1,0 +1,7 @@
+//===- MXFusedOps.td - hand-written mx ops ------------------*- tablegen -*-===//
+#ifndef MXC_DIALECT_MX_IR_MXFUSEDOPS_TD
+#define MXC_DIALECT_MX_IR_MXFUSEDOPS_TD
+
+include "mxc/Dialect/MX/IR/MXBase.td"
+
+#endif // MXC_DIALECT_MX_IR_MXFUSEDOPS_TD

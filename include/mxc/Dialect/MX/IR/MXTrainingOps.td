@@ -1,0 +1,7 @@
+//===- MXTrainingOps.td - hand-written mx ops ------------------*- tablegen -*-===//
+#ifndef MXC_DIALECT_MX_IR_MXTRAININGOPS_TD
+#define MXC_DIALECT_MX_IR_MXTRAININGOPS_TD
+
+include "mxc/Dialect/MX/IR/MXBase.td"
+
+#endif // MXC_DIALECT_MX_IR_MXTRAININGOPS_TD

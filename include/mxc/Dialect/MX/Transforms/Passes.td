@@ -1,0 +1,41 @@
+//===- Passes.td - mx graph passes -------------------------*- tablegen -*-===//
+//
+// The graph passes of the paper: prune, autodiff, fuse elementwise (on `mx`
+// ops, tensors) and plan memory (on the bufferized form). One .cpp each in
+// lib/Dialect/MX/Transforms; lit tests in test/Dialect/MX/Transforms.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_DIALECT_MX_TRANSFORMS_PASSES_TD
+#define MXC_DIALECT_MX_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MXPrunePass : Pass<"mx-prune", "mlir::ModuleOp"> {
+  let summary = "Keep only what the requested outputs of @main need";
+  let description = [{
+    (to be written with the pass: IR before and after)
+  }];
+}
+
+def MXAutodiffPass : Pass<"mx-autodiff", "mlir::ModuleOp"> {
+  let summary = "Build forward results plus argument gradients (MXNet backward)";
+  let description = [{
+    (to be written with the pass: IR before and after)
+  }];
+}
+
+def MXFuseElementwisePass : Pass<"mx-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Group maximal elementwise/broadcast chains into mx.fused ops";
+  let description = [{
+    (to be written with the pass: IR before and after)
+  }];
+}
+
+def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every intermediate buffer in one arena (inplace + co-share)";
+  let description = [{
+    (to be written with the pass: IR before and after)
+  }];
+}
+
+#endif // MXC_DIALECT_MX_TRANSFORMS_PASSES_TD

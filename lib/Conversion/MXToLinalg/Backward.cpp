@@ -1,0 +1,14 @@
+//===- Backward.cpp - mx -> linalg: Backward family (skeleton) ------------------===//
+#include "Patterns.h"
+
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+using namespace mlir;
+
+void mxc::conversion::populateBackwardPatternsAndLegality(
+    TypeConverter &typeConverter, RewritePatternSet &patterns,
+    ConversionTarget &target) {
+  (void)typeConverter;
+  (void)patterns;
+  (void)target;
+}
