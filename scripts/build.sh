@@ -5,6 +5,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${MXC_BUILD_DIR:-$ROOT/build}"
 JOBS="${MXC_JOBS:-2}"
+# Build trees under the checkout share ccache entries (paths made relative).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" \
     -DCMAKE_BUILD_TYPE=Release \

@@ -326,6 +326,9 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
     return failure();
   };
 
+  // Autodiff changes the signature (head gradients in, gradients out).
+  if (failed(runGraphPasses(module, opts.pipeline)))
+    return failure();
   FailureOr<EntrySignature> sig = getEntrySignature(module);
   if (failed(sig))
     return failure();

@@ -305,10 +305,45 @@ std::string mxc::packedEntryName(StringRef entrySymbol) {
 }
 
 std::string mxc::PipelineOptions::describe() const {
+  auto list = [](const std::vector<std::string> &v) {
+    return llvm::join(v, ",");
+  };
   return "entry=" + entrySymbol + " fuse=" + (fuseElementwise ? "1" : "0") +
          " reassoc=" + (fastReductions ? "1" : "0") +
          " approx=" + (approximateMath ? "1" : "0") + " O" +
-         std::to_string(optLevel);
+         std::to_string(optLevel) + " outputs=" + list(outputs) +
+         " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
+         " grad-req=" + list(gradReq) + " fuse-graph=" +
+         (fuseGraph ? "1" : "0") + " memory-plan=" + memoryPlan;
+}
+
+LogicalResult mxc::runGraphPasses(ModuleOp module,
+                                  const PipelineOptions &opts) {
+  constexpr llvm::StringLiteral done = "mxc.graph_passes";
+  if (module->hasAttr(done))
+    return success();
+  auto list = [](const std::vector<std::string> &v) {
+    return llvm::join(v, ",");
+  };
+  std::string pipeline = "mx-prune{mode=";
+  pipeline += opts.train ? "training" : "inference";
+  if (!opts.outputs.empty())
+    pipeline += " outputs=" + list(opts.outputs);
+  pipeline += "}";
+  if (opts.train) {
+    pipeline += ", mx-autodiff{";
+    if (!opts.wrt.empty())
+      pipeline += "wrt=" + list(opts.wrt) + " ";
+    if (!opts.gradReq.empty())
+      pipeline += "grad-req=" + list(opts.gradReq);
+    pipeline += "}";
+  }
+  if (opts.fuseGraph)
+    pipeline += ", mx-fuse-elementwise";
+  if (failed(runPipeline(module, pipeline)))
+    return failure();
+  module->setAttr(done, UnitAttr::get(module.getContext()));
+  return success();
 }
 
 void mxc::registerCodegenDialects(DialectRegistry &registry) {
@@ -401,6 +436,8 @@ mxc::createTargetMachine(const ResolvedTarget &t, unsigned optLevel) {
 }
 
 LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
+  if (failed(runGraphPasses(module, opts)))
+    return failure();
   // GEMM-class ops become mxrt.kernel_call, whose reads and write one-shot
   // bufferization sees at the call: CSE may merge or move their operands.
   std::string pipeline = "convert-mx-to-linalg, canonicalize, cse";

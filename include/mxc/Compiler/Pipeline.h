@@ -34,6 +34,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -86,6 +87,24 @@ struct PipelineOptions {
   /// LLVM optimisation level (0-3).
   unsigned optLevel = 3;
 
+  // Graph passes on `mx` ops (runGraphPasses), then memory planning.
+  /// mx-prune `outputs`: "node[:i]" heads to keep; empty: @main's results.
+  std::vector<std::string> outputs;
+  /// mx-autodiff: @main becomes forward + backward (MXNet's
+  /// forward(is_train=True) + backward(out_grads)); else mx-prune drops what
+  /// only training needs.
+  bool train = false;
+  /// mx-autodiff `wrt`: argument names to differentiate; empty: every
+  /// argument of kind "param".
+  std::vector<std::string> wrt;
+  /// mx-autodiff `grad-req`: "write" | "add" | "null" for every argument,
+  /// or "name=req" entries.
+  std::vector<std::string> gradReq;
+  /// mx-fuse-elementwise.
+  bool fuseGraph = true;
+  /// mx-plan-memory `strategy`: none | inplace | coshare | both.
+  std::string memoryPlan = "both";
+
   /// A one-line description of every option, for cache keys and -v.
   std::string describe() const;
 };
@@ -98,7 +117,14 @@ void registerCodegenPasses();
 /// Adds every dialect, interface and translation the pipeline uses.
 void registerCodegenDialects(mlir::DialectRegistry &registry);
 
-/// mx -> linalg on tensors. Errors (a pattern that cannot lower an op, an
+/// The graph passes on `mx` ops, as options select: mx-prune, mx-autodiff
+/// (opts.train), mx-fuse-elementwise (opts.fuseGraph). Runs once per module:
+/// it marks the module (`mxc.graph_passes`) and does nothing the second
+/// time. Call it before reading the entry signature, which autodiff changes.
+mlir::LogicalResult runGraphPasses(mlir::ModuleOp module,
+                                   const PipelineOptions &opts = {});
+
+/// mx -> linalg on tensors (runs runGraphPasses first, if not yet run). Errors (a pattern that cannot lower an op, an
 /// `mx` op no pattern handles) are emitted at the op's location, which names
 /// its MXNet node.
 mlir::LogicalResult lowerToLinalg(mlir::ModuleOp module,

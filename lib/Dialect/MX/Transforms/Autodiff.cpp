@@ -11,6 +11,7 @@ using namespace mlir;
 
 namespace {
 struct MXAutodiffPass : mxc::mx::impl::MXAutodiffPassBase<MXAutodiffPass> {
+  using Base::Base;
   void runOnOperation() override {}
 };
 } // namespace

@@ -11,6 +11,7 @@ using namespace mlir;
 
 namespace {
 struct MXFuseElementwisePass : mxc::mx::impl::MXFuseElementwisePassBase<MXFuseElementwisePass> {
+  using Base::Base;
   void runOnOperation() override {}
 };
 } // namespace

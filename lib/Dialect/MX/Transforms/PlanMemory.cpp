@@ -11,6 +11,7 @@ using namespace mlir;
 
 namespace {
 struct MXPlanMemoryPass : mxc::mx::impl::MXPlanMemoryPassBase<MXPlanMemoryPass> {
+  using Base::Base;
   void runOnOperation() override {}
 };
 } // namespace

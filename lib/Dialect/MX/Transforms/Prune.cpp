@@ -11,6 +11,7 @@ using namespace mlir;
 
 namespace {
 struct MXPrunePass : mxc::mx::impl::MXPrunePassBase<MXPrunePass> {
+  using Base::Base;
   void runOnOperation() override {}
 };
 } // namespace
