@@ -48,12 +48,78 @@ def MXFuseElementwisePass : Pass<"mx-fuse-elementwise", "mlir::ModuleOp"> {
 def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer in one arena (inplace + co-share)";
   let description = [{
-    (to be written with the pass: IR before and after)
+    Runs on the bufferized form (after one-shot-bufferize, before
+    buffer-deallocation). In every public function with a body, each
+    statically shaped `memref.alloc` (intermediates, kernel workspaces, allocs
+    nested in loops) whose aliases stay inside the function becomes a
+    `memref.view` into one arena, a new trailing `memref<Nxi8>` argument
+    (`llvm.noalias`, `mx.arena`); its deallocs disappear and the function gets
+    `mx.arena_size = N : i64`. The caller passes a 64-byte aligned buffer of
+    N bytes (mxc exports it as `<entry>_arena_size`); nothing is allocated
+    per call.
+
+    Liveness is from the first op that touches a buffer (through any alias:
+    subview, collapse/expand_shape, cast, reinterpret_cast, view, extracted
+    pointers) to its last use, in the order of the function's top-level ops.
+    Strategies (Chen et al. 2015, section 3.3, as MXNet's NNVM plans memory):
+
+    - `none`: every buffer its own offset (the naive allocation).
+    - `inplace`: a reference count per buffer; when the count of an input of
+      an elementwise step (all-parallel linalg op, identity maps on that input
+      and on its output) reaches zero at that step, the output takes the
+      input's storage.
+    - `coshare`: storages whose buffers are all dead go to a free pool; a
+      later buffer takes a pooled storage of similar size (within 16x,
+      growing it if needed) only if every op that used the storage is an
+      ancestor of the new buffer's first writer in the dependency DAG of the
+      top-level ops (SSA and read/write conflicts), so that even a parallel
+      executor could not run them at the same time.
+    - `both`: inplace, then co-share.
+
+    Offsets are 64-byte aligned. The same analysis is a library
+    (mxc/Dialect/MX/Transforms/MemoryPlan.h), which `mxc memory-report` uses.
+
+    Before (strategy=both):
+
+    ```mlir
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>) {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+      linalg.generic {...} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {...}   // exp
+      %b = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+      linalg.generic {...} ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {...}   // relu: a dies
+      linalg.generic {...} ins(%b : memref<64xf32>) outs(%out : memref<64xf32>) {...}
+      memref.dealloc %a : memref<64xf32>
+      memref.dealloc %b : memref<64xf32>
+      return
+    }
+    ```
+
+    After: `%b` takes `%a`'s storage in place, the arena holds 256 bytes:
+
+    ```mlir
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>,
+                 %arena: memref<256xi8> {llvm.noalias, mx.arena})
+        attributes {mx.arena_size = 256 : i64} {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+      linalg.generic {...} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {...}
+      %c0_0 = arith.constant 0 : index
+      %b = memref.view %arena[%c0_0][] : memref<256xi8> to memref<64xf32>
+      linalg.generic {...} ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {...}
+      linalg.generic {...} ins(%b : memref<64xf32>) outs(%out : memref<64xf32>) {...}
+      return
+    }
+    ```
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"both\"",
            "none | inplace | coshare | both">,
+    Option<"printPlan", "print-plan", "bool", /*default=*/"false",
+           "Emit a remark per buffer (size, live steps, storage, offset) and "
+           "one per function (arena size, lower bound)">,
   ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 #endif // MXC_DIALECT_MX_TRANSFORMS_PASSES_TD
