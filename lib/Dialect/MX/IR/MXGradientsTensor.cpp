@@ -1,8 +1,663 @@
-//===- MXGradientsTensor.cpp - gradient rules ------------------------------===//
+//===- MXGradientsTensor.cpp - gradient rules of the tensor ops -----------===//
+//
+// GradientOpInterface external models (MXNet's FGradient) for the
+// elementwise, broadcast, scalar, reduction, data movement, linear-algebra
+// and softmax-family ops, each composed of `mx` ops (GradientUtils.h) so the
+// backward pass lowers and fuses like the forward one. Conventions follow
+// MXNet 1.9.1's backward kernels: broadcast operands get the head gradient
+// summed over their broadcast axes; maximum/minimum send the gradient to the
+// lhs on ties (ge / le); max/min reductions to every maximal element; clip
+// passes it inside [a_min, a_max] inclusive; abs uses sign(0) = 0.
+//
+// SoftmaxOutput ignores the head gradient (unless out_grad) and returns
+// MXNet's built-in loss gradient (softmax_output-inl.h):
+//   (softmax(data) - onehot(label)) * grad_scale / norm
+// with label smoothing, use_ignore and the null/batch/valid normalisations
+// exactly as MXNet computes them (multi_output also divides by the spatial
+// size unless normalization is valid).
+//
+// Non-differentiable ops (comparisons, argmax, one_hot, zeros_like,
+// ones_like, BlockGrad) have a rule that returns no operand gradient.
+// BatchNorm and Dropout have no rule here: mx-autodiff replaces them by
+// their training forms (batch statistics; a dropout_mask multiplication)
+// made of ops that do.
+//
+//===----------------------------------------------------------------------===//
+#include "GradientUtils.h"
 #include "MXGradients.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
-using namespace mlir;
+#include <cmath>
 
-void mxc::mx::registerTensorGradients(MXDialect &dialect) { (void)dialect; }
+using namespace mlir;
+using namespace mxc::mx;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Attribute access (by MXNet name, with the op's defaults already applied by
+// createMXOp / the importer; absent optional attributes give `dflt`).
+//===----------------------------------------------------------------------===//
+
+double attrF(Operation *op, StringRef name, double dflt) {
+  if (auto a = op->getAttrOfType<FloatAttr>(name))
+    return a.getValueAsDouble();
+  return dflt;
+}
+int64_t attrI(Operation *op, StringRef name, int64_t dflt) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(name))
+    return a.getInt();
+  return dflt;
+}
+bool attrB(Operation *op, StringRef name, bool dflt) {
+  if (auto a = op->getAttrOfType<BoolAttr>(name))
+    return a.getValue();
+  return dflt;
+}
+StringRef attrS(Operation *op, StringRef name, StringRef dflt) {
+  if (auto a = op->getAttrOfType<StringAttr>(name))
+    return a.getValue();
+  return dflt;
+}
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+bool isFloatTensor(Value v) {
+  return isa<FloatType>(typeOf(v).getElementType());
+}
+
+LogicalResult unsupported(Operation *op, const Twine &what) {
+  const OpSpec *spec = lookupMLIROp(op->getName().getStringRef());
+  return op->emitError() << "no gradient for "
+                         << (spec ? spec->mxnetName
+                                  : op->getName().getStringRef())
+                         << " with " << what;
+}
+
+using Grads = SmallVectorImpl<Value>;
+using RuleFn = LogicalResult (*)(Operation *, GradBuilder &, ValueRange,
+                                 Grads &);
+
+/// The external model: runs `Fn` with a GradBuilder at the op's location.
+template <RuleFn Fn>
+struct Rule {
+  template <typename OpTy>
+  struct Model
+      : public GradientOpInterface::ExternalModel<Model<OpTy>, OpTy> {
+    LogicalResult buildGradient(Operation *op, OpBuilder &b,
+                                ValueRange outGrads, Grads &inGrads) const {
+      GradBuilder g(b, op->getLoc());
+      if (inGrads.size() != op->getNumOperands())
+        inGrads.resize(op->getNumOperands());
+      if (failed(Fn(op, g, outGrads, inGrads)) || g.failed())
+        return failure();
+      for (auto [i, v] : llvm::enumerate(inGrads))
+        if (v && v.getType() != op->getOperand(i).getType())
+          return op->emitError()
+                 << "internal error: gradient of operand " << i << " has type "
+                 << v.getType() << ", expected "
+                 << op->getOperand(i).getType();
+      return success();
+    }
+  };
+  template <typename... Ops>
+  static void attach(MLIRContext *ctx) {
+    (Ops::template attachInterface<Model<Ops>>(*ctx), ...);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Rules
+//===----------------------------------------------------------------------===//
+
+LogicalResult noGradient(Operation *, GradBuilder &, ValueRange, Grads &) {
+  return success();
+}
+
+LogicalResult identityGrad(Operation *op, GradBuilder &g, ValueRange og,
+                           Grads &in) {
+  in[0] = og[0];
+  return success();
+}
+
+/// Reshape, Flatten, expand_dims: the gradient reshaped back.
+LogicalResult reshapeGrad(Operation *op, GradBuilder &g, ValueRange og,
+                          Grads &in) {
+  in[0] = g.reshape(og[0], typeOf(op->getOperand(0)).getShape());
+  return success();
+}
+
+/// Binary arithmetic, elementwise or broadcast (the name tells which op).
+LogicalResult binaryGrad(Operation *op, GradBuilder &g, ValueRange og,
+                         Grads &in) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("mx.");
+  name.consume_front("elemwise_");
+  name.consume_front("broadcast_");
+  Value a = op->getOperand(0), b = op->getOperand(1), y = op->getResult(0);
+  Value dy = og[0];
+  if (!isFloatTensor(a))
+    return success(); // integer arithmetic: no gradient (MXNet gives 0)
+  Value da, db;
+  if (name == "add") {
+    da = dy;
+    db = dy;
+  } else if (name == "sub") {
+    da = dy;
+    db = g.neg(dy);
+  } else if (name == "mul") {
+    da = g.mul(dy, b);
+    db = g.mul(dy, a);
+  } else if (name == "div") {
+    da = g.div(dy, b);
+    db = g.neg(g.div(g.mul(dy, y), b));
+  } else if (name == "maximum") {
+    da = g.mul(dy, g.cmp("greater_equal", a, b));
+    db = g.mul(dy, g.cmp("lesser", a, b));
+  } else if (name == "minimum") {
+    da = g.mul(dy, g.cmp("lesser_equal", a, b));
+    db = g.mul(dy, g.cmp("greater", a, b));
+  } else if (name == "power") {
+    // d/da a^b = b * a^(b-1); d/db a^b = a^b * log(a).
+    da = g.mul(dy, g.mul(b, g.op("mx.broadcast_power", {a, g.addS(b, -1)})));
+    db = g.mul(dy, g.mul(y, g.log(a)));
+  } else {
+    return unsupported(op, "this operator");
+  }
+  in[0] = g.reduceToShape(da, typeOf(a));
+  in[1] = g.reduceToShape(db, typeOf(b));
+  return success();
+}
+
+/// Ops with a scalar operand.
+LogicalResult scalarGrad(Operation *op, GradBuilder &g, ValueRange og,
+                         Grads &in) {
+  StringRef name = op->getName().getStringRef();
+  Value x = op->getOperand(0), y = op->getResult(0), dy = og[0];
+  if (!isFloatTensor(x) || !isFloatTensor(y))
+    return success();
+  double s = attrF(op, "scalar", 1.0);
+  Value dx;
+  if (name == "mx._plus_scalar" || name == "mx._minus_scalar")
+    dx = dy;
+  else if (name == "mx._rminus_scalar")
+    dx = g.neg(dy);
+  else if (name == "mx._mul_scalar")
+    dx = g.mulS(dy, s);
+  else if (name == "mx._div_scalar")
+    dx = g.mulS(dy, 1.0 / s);
+  else if (name == "mx._rdiv_scalar") // y = s / x: dy/dx = -y / x
+    dx = g.neg(g.div(g.mul(dy, y), x));
+  else if (name == "mx._power_scalar") // y = x^s
+    dx = g.mul(dy, g.mulS(g.powS(x, s - 1), s));
+  else if (name == "mx._rpower_scalar") // y = s^x
+    dx = g.mulS(g.mul(dy, y), std::log(s));
+  else if (name == "mx._maximum_scalar")
+    dx = g.mul(dy, g.cmpS("greater_equal", x, s));
+  else if (name == "mx._minimum_scalar")
+    dx = g.mul(dy, g.cmpS("lesser_equal", x, s));
+  else
+    return unsupported(op, "this operator");
+  in[0] = dx;
+  return success();
+}
+
+/// The derivative dy/dx of a unary function as a value (x input, y output).
+Value unaryDerivative(GradBuilder &g, StringRef fn, Value x, Value y) {
+  if (fn == "negative")
+    return g.mulS(g.onesLike(x), -1);
+  if (fn == "abs") // sign(x), 0 at 0
+    return g.sub(g.cmpS("greater", x, 0), g.cmpS("lesser", x, 0));
+  if (fn == "square")
+    return g.mulS(x, 2);
+  if (fn == "sqrt")
+    return g.op("mx._rdiv_scalar", g.mulS(y, 2),
+                {g.f64("scalar", 1.0), g.boolean("is_int", false)});
+  if (fn == "exp")
+    return y;
+  if (fn == "log")
+    return g.op("mx._rdiv_scalar", x,
+                {g.f64("scalar", 1.0), g.boolean("is_int", false)});
+  if (fn == "relu")
+    return g.cmpS("greater", y, 0);
+  if (fn == "sigmoid")
+    return g.mul(y, g.rsubS(y, 1));
+  if (fn == "tanh")
+    return g.rsubS(g.square(y), 1);
+  if (fn == "softrelu") // log(1 + exp(x)) -> sigmoid(x)
+    return g.sigmoid(x);
+  if (fn == "softsign") // x / (1 + |x|) -> 1 / (1 + |x|)^2
+    return g.op("mx._rdiv_scalar", g.square(g.addS(g.abs(x), 1)),
+                {g.f64("scalar", 1.0), g.boolean("is_int", false)});
+  return {};
+}
+
+LogicalResult unaryGrad(Operation *op, GradBuilder &g, ValueRange og,
+                        Grads &in) {
+  StringRef fn = op->getName().getStringRef();
+  fn.consume_front("mx.");
+  if (fn == "Activation")
+    fn = attrS(op, "act_type", "");
+  Value x = op->getOperand(0), y = op->getResult(0);
+  if (!isFloatTensor(x))
+    return success();
+  if (fn == "negative") {
+    in[0] = g.neg(og[0]);
+    return success();
+  }
+  Value d = unaryDerivative(g, fn, x, y);
+  if (!d && !g.failed())
+    return unsupported(op, "act_type '" + fn + "'");
+  in[0] = g.mul(og[0], d);
+  return success();
+}
+
+/// LeakyReLU: leaky, elu, selu, prelu (gelu needs erf, rrelu a random
+/// slope: not differentiated).
+LogicalResult leakyReluGrad(Operation *op, GradBuilder &g, ValueRange og,
+                            Grads &in) {
+  StringRef act = attrS(op, "act_type", "leaky");
+  double slope = attrF(op, "slope", 0.25);
+  Value x = op->getOperand(0), y = op->getResult(0), dy = og[0];
+  Value pos = g.cmpS("greater", x, 0);
+  if (act == "leaky") {
+    // x > 0 ? 1 : slope
+    in[0] = g.mul(dy, g.addS(g.mulS(pos, 1 - slope), slope));
+    return success();
+  }
+  if (act == "elu" || act == "selu") {
+    // elu: x > 0 ? 1 : y + slope; selu: lambda * (x > 0 ? 1 : alpha e^x) =
+    // x > 0 ? lambda : y + lambda * alpha (float constants as in MXNet).
+    double alpha = act == "elu"
+                       ? slope
+                       : double(float(1.6732632423543772848170429916717));
+    double lambda =
+        act == "elu" ? 1.0 : double(float(1.0507009873554804934193349852946));
+    Value neg = g.addS(y, lambda * alpha);
+    Value d = g.op("mx.where", {pos, g.mulS(g.onesLike(x), lambda), neg});
+    in[0] = g.mul(dy, d);
+    return success();
+  }
+  if (act == "prelu" && op->getNumOperands() == 2) {
+    Value gamma = op->getOperand(1);
+    auto xt = typeOf(x), gt = typeOf(gamma);
+    // gamma (C,) applies along axis 1 (or is one value): view it as
+    // (1, C, 1, ...) to broadcast.
+    SmallVector<int64_t> view(xt.getRank(), 1);
+    if (gt.getNumElements() != 1) {
+      if (gt.getRank() != 1 || xt.getRank() < 2 ||
+          gt.getDimSize(0) != xt.getDimSize(1))
+        return unsupported(op, "a gamma shape other than (C,) or (1,)");
+      view[1] = gt.getDimSize(0);
+    }
+    Value gv = g.reshape(gamma, view);
+    // x > 0 ? 1 : gamma
+    Value notPos = g.rsubS(pos, 1);
+    Value d = g.add(pos, g.mul(notPos, gv));
+    in[0] = g.mul(dy, d);
+    // dgamma = sum over all but the channel axis of dy * x * (x <= 0)
+    Value dg = g.mul(dy, g.mul(x, notPos));
+    auto viewType = RankedTensorType::get(view, xt.getElementType());
+    in[1] = g.reshape(g.reduceToShape(dg, viewType), gt.getShape());
+    return success();
+  }
+  return unsupported(op, "act_type '" + act + "'");
+}
+
+LogicalResult clipGrad(Operation *op, GradBuilder &g, ValueRange og,
+                       Grads &in) {
+  Value x = op->getOperand(0);
+  if (!isFloatTensor(x))
+    return success();
+  Value inside = g.mul(g.cmpS("greater_equal", x, attrF(op, "a_min", 0)),
+                       g.cmpS("lesser_equal", x, attrF(op, "a_max", 0)));
+  in[0] = g.mul(og[0], inside);
+  return success();
+}
+
+LogicalResult castGrad(Operation *op, GradBuilder &g, ValueRange og,
+                       Grads &in) {
+  Value x = op->getOperand(0);
+  if (!isFloatTensor(x) || !isFloatTensor(op->getResult(0)))
+    return success();
+  in[0] = g.cast(og[0], typeOf(x).getElementType());
+  return success();
+}
+
+/// The axes a sum/mean/max/min reduces (sorted, non-negative).
+SmallVector<int64_t> reducedAxes(Operation *op, int64_t rank) {
+  auto axisAttr = op->getAttrOfType<DenseI64ArrayAttr>("axis");
+  bool exclude = attrB(op, "exclude", false);
+  SmallVector<bool> reduced(rank, false);
+  if (!axisAttr || axisAttr.empty()) {
+    reduced.assign(rank, true);
+  } else {
+    for (int64_t a : axisAttr.asArrayRef())
+      reduced[a < 0 ? a + rank : a] = true;
+    if (exclude)
+      for (auto &&r : reduced)
+        r = !r;
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (reduced[i])
+      axes.push_back(i);
+  return axes;
+}
+
+LogicalResult reduceGrad(Operation *op, GradBuilder &g, ValueRange og,
+                         Grads &in) {
+  StringRef name = op->getName().getStringRef();
+  Value x = op->getOperand(0), y = op->getResult(0);
+  if (!isFloatTensor(x))
+    return success();
+  auto xt = typeOf(x);
+  SmallVector<int64_t> axes = reducedAxes(op, xt.getRank());
+  SmallVector<int64_t> keep(xt.getShape());
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    count *= keep[a];
+    keep[a] = 1;
+  }
+  Value dyKeep = g.reshape(og[0], keep);
+  if (name == "mx.sum" || name == "mx.mean") {
+    Value d = g.broadcastLike(dyKeep, x);
+    in[0] = name == "mx.mean" ? g.mulS(d, 1.0 / double(count)) : d;
+    return success();
+  }
+  // max / min: every element equal to the extreme gets the gradient.
+  Value mask = g.cmp("equal", x, g.reshape(y, keep));
+  in[0] = g.mul(mask, dyKeep);
+  return success();
+}
+
+/// dot and batch_dot: with A = op(a), B = op(b) (op = transpose or not),
+/// dA = dY B^T and dB = A^T dY, expressed with the same op's transpose
+/// flags. dot's operands are viewed as matrices (leading axes of lhs and
+/// trailing axes of rhs flattened; vectors as 1xK / Kx1).
+LogicalResult dotGrad(Operation *op, GradBuilder &g, ValueRange og,
+                      Grads &in) {
+  bool batch = op->getName().getStringRef() == "mx.batch_dot";
+  StringRef opName = batch ? "mx.batch_dot" : "mx.dot";
+  bool ta = attrB(op, "transpose_a", false), tb = attrB(op, "transpose_b", false);
+  Value a = op->getOperand(0), b = op->getOperand(1), dy = og[0];
+  auto at = typeOf(a), bt = typeOf(b);
+  Value a2 = a, b2 = b, dy2 = dy;
+  if (!batch) {
+    if ((ta && at.getRank() > 2) || (tb && bt.getRank() > 2))
+      return unsupported(op, "transposed operands of rank > 2");
+    auto numel = [](ArrayRef<int64_t> s) {
+      int64_t n = 1;
+      for (int64_t e : s)
+        n *= e;
+      return n;
+    };
+    SmallVector<int64_t> as, bs;
+    if (at.getRank() == 1)
+      as = {1, at.getDimSize(0)};
+    else if (ta)
+      as = SmallVector<int64_t>(at.getShape());
+    else
+      as = {numel(at.getShape().drop_back()), at.getShape().back()};
+    if (bt.getRank() == 1)
+      bs = {bt.getDimSize(0), 1};
+    else if (tb)
+      bs = SmallVector<int64_t>(bt.getShape());
+    else
+      bs = {bt.getDimSize(0), numel(bt.getShape().drop_front())};
+    int64_t m = ta ? as[1] : as[0], n = tb ? bs[0] : bs[1];
+    a2 = g.reshape(a, as);
+    b2 = g.reshape(b, bs);
+    dy2 = g.reshape(dy, {m, n});
+  }
+  auto mm = [&](Value l, Value r, bool t1, bool t2) {
+    return g.op(opName, {l, r},
+                {g.boolean("transpose_a", t1), g.boolean("transpose_b", t2)});
+  };
+  Value da, db;
+  if (!ta && !tb) {
+    da = mm(dy2, b2, false, true);
+    db = mm(a2, dy2, true, false);
+  } else if (!ta && tb) {
+    da = mm(dy2, b2, false, false);
+    db = mm(dy2, a2, true, false);
+  } else if (ta && !tb) {
+    da = mm(b2, dy2, false, true);
+    db = mm(a2, dy2, false, false);
+  } else {
+    da = mm(b2, dy2, true, true);
+    db = mm(dy2, a2, true, true);
+  }
+  in[0] = g.reshape(da, at.getShape());
+  in[1] = g.reshape(db, bt.getShape());
+  return success();
+}
+
+LogicalResult transposeGrad(Operation *op, GradBuilder &g, ValueRange og,
+                            Grads &in) {
+  int64_t rank = typeOf(op->getOperand(0)).getRank();
+  SmallVector<int64_t> axes;
+  if (auto a = op->getAttrOfType<DenseI64ArrayAttr>("axes"))
+    axes.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+  if (axes.empty())
+    for (int64_t i = rank - 1; i >= 0; --i)
+      axes.push_back(i);
+  SmallVector<int64_t> inv(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inv[axes[i] < 0 ? axes[i] + rank : axes[i]] = i;
+  in[0] = g.op("mx.transpose", og[0], {g.shape("axes", inv)});
+  return success();
+}
+
+/// A slice of `v` along `axis`: [begin, end).
+Value sliceAxis(GradBuilder &g, Value v, int64_t axis, int64_t begin,
+                int64_t end) {
+  return g.op("mx.slice_axis", v,
+              {g.i64("axis", axis), g.i64("begin", begin), g.i64("end", end)});
+}
+
+LogicalResult sliceAxisGrad(Operation *op, GradBuilder &g, ValueRange og,
+                            Grads &in) {
+  Value x = op->getOperand(0);
+  auto xt = typeOf(x);
+  int64_t rank = xt.getRank();
+  int64_t axis = attrI(op, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  int64_t n = xt.getDimSize(axis);
+  int64_t begin = attrI(op, "begin", 0);
+  if (begin < 0)
+    begin += n;
+  int64_t end = attrI(op, "end", n);
+  if (end < 0)
+    end += n;
+  SmallVector<Value> parts;
+  if (begin > 0)
+    parts.push_back(g.zerosLike(sliceAxis(g, x, axis, 0, begin)));
+  parts.push_back(og[0]);
+  if (end < n)
+    parts.push_back(g.zerosLike(sliceAxis(g, x, axis, end, n)));
+  if (parts.size() == 1) {
+    in[0] = og[0];
+    return success();
+  }
+  in[0] = g.op("mx.Concat", parts,
+               {g.i64("num_args", int64_t(parts.size())), g.i64("dim", axis)});
+  return success();
+}
+
+LogicalResult concatGrad(Operation *op, GradBuilder &g, ValueRange og,
+                         Grads &in) {
+  int64_t rank = typeOf(op->getResult(0)).getRank();
+  int64_t dim = attrI(op, "dim", 1);
+  if (dim < 0)
+    dim += rank;
+  int64_t offset = 0;
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    int64_t e = typeOf(v).getDimSize(dim);
+    if (isFloatTensor(v))
+      in[i] = sliceAxis(g, og[0], dim, offset, offset + e);
+    offset += e;
+  }
+  return success();
+}
+
+LogicalResult softmaxGrad(Operation *op, GradBuilder &g, ValueRange og,
+                          Grads &in) {
+  bool isLog = op->getName().getStringRef() == "mx.log_softmax";
+  if (attrB(op, "use_length", false))
+    return unsupported(op, "use_length");
+  Value x = op->getOperand(0), y = op->getResult(0);
+  int64_t rank = typeOf(x).getRank();
+  int64_t axis = attrI(op, "axis", -1);
+  if (axis < 0)
+    axis += rank;
+  double t = attrF(op, "temperature", 1.0);
+  Value dy = og[0];
+  Value dx;
+  if (isLog) // (dy - exp(y) * sum(dy)) / t
+    dx = g.sub(dy, g.mul(g.exp(y), g.sum(dy, {axis}, true)));
+  else // y * (dy - sum(dy * y)) / t
+    dx = g.mul(y, g.sub(dy, g.sum(g.mul(dy, y), {axis}, true)));
+  if (t != 1.0)
+    dx = g.mulS(dx, 1.0 / t);
+  in[0] = g.cast(dx, typeOf(x).getElementType());
+  return success();
+}
+
+LogicalResult whereGrad(Operation *op, GradBuilder &g, ValueRange og,
+                        Grads &in) {
+  Value c = op->getOperand(0), dy = og[0];
+  if (!isFloatTensor(dy))
+    return success();
+  Value zero = g.zerosLike(dy);
+  in[1] = g.op("mx.where", {c, dy, zero});
+  in[2] = g.op("mx.where", {c, zero, dy});
+  return success();
+}
+
+/// SoftmaxOutput: MXNet's built-in gradient (see the file comment).
+LogicalResult softmaxOutputGrad(Operation *op, GradBuilder &g, ValueRange og,
+                                Grads &in) {
+  Value x = op->getOperand(0), label = op->getOperand(1),
+        p = op->getResult(0), dy = og[0];
+  auto xt = typeOf(x), lt = typeOf(label);
+  ArrayRef<int64_t> xs = xt.getShape();
+  double scale = attrF(op, "grad_scale", 1.0);
+  double ignore = attrF(op, "ignore_label", -1.0);
+  bool useIgnore = attrB(op, "use_ignore", false);
+  bool outGrad = attrB(op, "out_grad", false);
+  double alpha = attrF(op, "smooth_alpha", 0.0);
+  StringRef norm = attrS(op, "normalization", "null");
+  StringRef dtype = getMXNetDTypeName(xt.getElementType());
+  auto numel = [](ArrayRef<int64_t> s) {
+    int64_t n = 1;
+    for (int64_t e : s)
+      n *= e;
+    return n;
+  };
+
+  if (lt.getShape() == xs) { // probabilities as labels
+    Value d = g.mulS(g.sub(p, label), scale);
+    in[0] = outGrad ? g.mul(d, dy) : d;
+    return success();
+  }
+  /// count of labels != ignore_label, at least 1, as a (1,) tensor.
+  auto validCount = [&]() {
+    Value valid = g.cmpS("not_equal", label, ignore);
+    SmallVector<int64_t> all;
+    for (int64_t i = 0; i < lt.getRank(); ++i)
+      all.push_back(i);
+    Value cnt = g.op("mx.sum", valid, {g.shape("axis", all)});
+    return g.scalarOp("mx._maximum_scalar", cnt, 1.0);
+  };
+
+  if (attrB(op, "multi_output", false)) {
+    if (xt.getRank() < 2)
+      return unsupported(op, "multi_output on rank < 2 data");
+    int64_t n = xs[0], k = xs[1], s = numel(xs.drop_front(2));
+    if (lt.getNumElements() != n * s)
+      return unsupported(op, "this label shape");
+    if (alpha != 0.0)
+      return unsupported(op, "smooth_alpha and multi_output");
+    Value l2 = g.reshape(label, {n, s});
+    Value oh = g.op("mx.one_hot", l2,
+                    {g.i64("depth", k), g.str("dtype", dtype)}); // (n, s, k)
+    oh = g.op("mx.transpose", oh, {g.shape("axes", {0, 2, 1})});
+    Value d = g.sub(g.reshape(p, {n, k, s}), oh);
+    if (useIgnore)
+      d = g.mul(d, g.reshape(g.cmpS("not_equal", l2, ignore), {n, 1, s}));
+    if (norm == "valid") {
+      d = g.div(d, g.reshape(validCount(), {1, 1, 1}));
+      d = g.mulS(d, scale);
+    } else {
+      d = g.mulS(d, scale / double(s) / double(norm == "batch" ? n : 1));
+    }
+    d = g.reshape(d, xs);
+    in[0] = outGrad ? g.mul(d, dy) : d;
+    return success();
+  }
+
+  SmallVector<int64_t> s2;
+  if (attrB(op, "preserve_shape", false))
+    s2 = {numel(xs.drop_back()), xs.back()};
+  else
+    s2 = {xs[0], numel(xs.drop_front())};
+  int64_t rows = lt.getNumElements();
+  if (rows != s2[0])
+    return unsupported(op, "this label shape");
+  Value l1 = g.reshape(label, {rows});
+  double on = 1.0, off = 0.0;
+  if (alpha != 0.0) {
+    on = 1.0 - alpha;
+    off = s2[1] > 1 ? alpha / double(s2[1] - 1) : 0.0;
+  }
+  Value oh = g.op("mx.one_hot", l1,
+                  {g.i64("depth", s2[1]), g.f64("on_value", on),
+                   g.f64("off_value", off), g.str("dtype", dtype)});
+  Value d = g.sub(g.reshape(p, s2), oh);
+  if (useIgnore)
+    d = g.mul(d, g.reshape(g.cmpS("not_equal", l1, ignore), {rows, 1}));
+  if (norm == "valid")
+    d = g.mulS(g.div(d, g.reshape(validCount(), {1, 1})), scale);
+  else
+    d = g.mulS(d, scale / double(norm == "batch" ? rows : 1));
+  d = g.reshape(d, xs);
+  in[0] = outGrad ? g.mul(d, dy) : d;
+  return success();
+}
+
+} // namespace
+
+void mxc::mx::registerTensorGradients(MXDialect &dialect) {
+  MLIRContext *ctx = dialect.getContext();
+  Rule<noGradient>::attach<
+      BroadcastEqualOp, BroadcastNotEqualOp, BroadcastGreaterOp,
+      BroadcastGreaterEqualOp, BroadcastLesserOp, BroadcastLesserEqualOp,
+      EqualScalarOp, NotEqualScalarOp, GreaterScalarOp, GreaterEqualScalarOp,
+      LesserScalarOp, LesserEqualScalarOp, ArgmaxOp, OneHotOp, ZerosLikeOp,
+      OnesLikeOp, BlockGradOp, DropoutMaskOp>(ctx);
+  Rule<identityGrad>::attach<IdentityOp>(ctx);
+  Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp>(ctx);
+  Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
+                           ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
+                           BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,
+                           BroadcastMinimumOp, BroadcastPowerOp>(ctx);
+  Rule<scalarGrad>::attach<PlusScalarOp, MinusScalarOp, RminusScalarOp,
+                           MulScalarOp, DivScalarOp, RdivScalarOp,
+                           PowerScalarOp, RpowerScalarOp, MaximumScalarOp,
+                           MinimumScalarOp>(ctx);
+  Rule<unaryGrad>::attach<NegativeOp, AbsOp, SquareOp, SqrtOp, ExpOp, LogOp,
+                          ReluOp, SigmoidOp, TanhOp, ActivationOp>(ctx);
+  Rule<leakyReluGrad>::attach<LeakyReLUOp>(ctx);
+  Rule<clipGrad>::attach<ClipOp>(ctx);
+  Rule<castGrad>::attach<CastOp>(ctx);
+  Rule<reduceGrad>::attach<SumOp, MeanOp, MaxOp, MinOp>(ctx);
+  Rule<dotGrad>::attach<DotOp, BatchDotOp>(ctx);
+  Rule<transposeGrad>::attach<TransposeOp>(ctx);
+  Rule<sliceAxisGrad>::attach<SliceAxisOp>(ctx);
+  Rule<concatGrad>::attach<ConcatOp>(ctx);
+  Rule<softmaxGrad>::attach<SoftmaxOp, LogSoftmaxOp>(ctx);
+  Rule<whereGrad>::attach<WhereOp>(ctx);
+  Rule<softmaxOutputGrad>::attach<SoftmaxOutputOp>(ctx);
+}

@@ -1,7 +1,49 @@
 //===- MXTrainingOps.td - hand-written mx ops ------------------*- tablegen -*-===//
+//
+// Training forms that mx-autodiff introduces where no composition of MXNet
+// operators exists. Lowered in lib/Conversion/MXToLinalg/Training.cpp.
+//
+//===----------------------------------------------------------------------===//
 #ifndef MXC_DIALECT_MX_IR_MXTRAININGOPS_TD
 #define MXC_DIALECT_MX_IR_MXTRAININGOPS_TD
 
 include "mxc/Dialect/MX/IR/MXBase.td"
+
+def MX_DropoutMaskOp : MX_Op<"dropout_mask", [Pure]> {
+  let summary = "Dropout's training mask from a counter-based generator";
+  let description = [{
+    The mask of MXNet's Dropout in training: each element is `1 / (1 - p)`
+    with probability `1 - p` and `0` otherwise (MXNet keeps an element when
+    its uniform draw is below `1 - p`). The draw of element `i` (row-major
+    linear index) is a pure function of the `seed` (a `tensor<1xi64>`, the
+    training step's `rng_seed` argument), the op's `stream` (one per Dropout
+    node) and `i`:
+
+      z = splitmix64(seed * 0x9e3779b97f4a7c15 + stream * 0xd1b54a32d192ed03 + i)
+      u = (z >> 11) * 2^-53
+
+    so the op is `Pure`: recomputing it gives the same mask, and the
+    backward pass (which multiplies by the same SSA value) never redraws.
+    mx-autodiff replaces `mx.Dropout` in training by
+    `data * mx.dropout_mask` (broadcast over the variational `axes`).
+
+    Example:
+
+    ```mlir
+    %m = mx.dropout_mask %seed {p = 5.000000e-01 : f64, stream = 7 : i64} : (tensor<1xi64>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    TensorOf<[I64]>:$seed,
+    F64Attr:$p,
+    I64Attr:$stream
+  );
+  let results = (outs
+    MX_FloatTensor:$mask
+  );
+  let assemblyFormat = [{
+    $seed attr-dict `:` functional-type(operands, results)
+  }];
+}
 
 #endif // MXC_DIALECT_MX_IR_MXTRAININGOPS_TD

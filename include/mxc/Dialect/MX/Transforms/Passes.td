@@ -28,7 +28,65 @@ def MXPrunePass : Pass<"mx-prune", "mlir::ModuleOp"> {
 def MXAutodiffPass : Pass<"mx-autodiff", "mlir::ModuleOp"> {
   let summary = "Build forward results plus argument gradients (MXNet backward)";
   let description = [{
-    (to be written with the pass: IR before and after)
+    Turns `@main` into MXNet's training step, `forward(is_train=True)`
+    followed by `backward(out_grads)`:
+
+    - Training forms replace inference forms: BatchNorm (unless
+      `use_global_stats`) normalises with the batch mean and (biased)
+      variance, composed of mx ops, and its moving statistics are updated as
+      MXNet does (`moving * momentum + batch_stat * (1 - momentum)`), returned
+      as extra results; Dropout becomes `data * mx.dropout_mask(rng_seed)`, a
+      counter-based mask that the backward reuses (the same SSA value).
+    - New arguments: one head gradient per result (`mx.kind = "head_grad"`,
+      `mx.name = "<result>_grad"`), the previous gradient of every argument
+      with grad_req `add` (`mx.kind = "grad_in"`, `"<arg>_grad"`), and
+      `rng_seed` (`tensor<1xi64>`, `mx.kind = "rng_seed"`) if there is a
+      Dropout.
+    - New results, after the original ones: the gradient of every argument
+      with grad_req `write` or `add` (`mx.kind = "grad"`, `"<arg>_grad"`),
+      then the updated auxiliary states (`mx.kind = "aux_out"`, named as the
+      aux argument).
+
+    The gradient is built in reverse op order from each op's
+    GradientOpInterface rule, for the ops on a path from a differentiated
+    argument to a result; a value with several uses gets the sum of their
+    gradients (elemwise_add). `wrt` defaults to every argument of kind
+    "param"; `grad-req` is `write`, `add` or `null` for all of them, and
+    `name=req` entries set one argument (data arguments included). An op on
+    the path without a rule is an error at its node ("no gradient for
+    <MXNet op>").
+
+    Before:
+
+    ```mlir
+    func.func @main(%x: tensor<2x3xf32> {mx.kind = "data", mx.name = "data"},
+                    %w: tensor<3xf32> {mx.kind = "param", mx.name = "w"})
+        -> (tensor<2x3xf32> {mx.name = "out"}) {
+      %0 = mx.broadcast_mul %x, %w : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+      %1 = mx.tanh %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      return %1 : tensor<2x3xf32>
+    }
+    ```
+
+    After `mx-autodiff`:
+
+    ```mlir
+    func.func @main(%x: tensor<2x3xf32> {mx.kind = "data", mx.name = "data"},
+                    %w: tensor<3xf32> {mx.kind = "param", mx.name = "w"},
+                    %g: tensor<2x3xf32> {mx.kind = "head_grad", mx.name = "out_grad"})
+        -> (tensor<2x3xf32> {mx.name = "out"},
+            tensor<3xf32> {mx.kind = "grad", mx.name = "w_grad"}) {
+      %0 = mx.broadcast_mul %x, %w : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+      %1 = mx.tanh %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %2 = mx.square %1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %3 = mx._rminus_scalar %2 {is_int = false} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %4 = mx.elemwise_mul %g, %3 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+      %5 = mx.elemwise_mul %4, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+      %6 = mx.sum %5 {axis = array<i64: 0>, keepdims = true} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+      %7 = mx.Reshape %6 {shape = array<i64: 3>} : (tensor<1x3xf32>) -> tensor<3xf32>
+      return %1, %7 : tensor<2x3xf32>, tensor<3xf32>
+    }
+    ```
   }];
   let options = [
     ListOption<"wrt", "wrt", "std::string",
