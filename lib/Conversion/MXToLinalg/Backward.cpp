@@ -1,14 +1,229 @@
-//===- Backward.cpp - mx -> linalg: Backward family (skeleton) ------------------===//
+//===- Backward.cpp - mx -> linalg: backward ops of layers ----------------===//
+//
+// The ops of MXBackwardOps.td become `mxrt.kernel_call`s of the runtime's
+// gradient kernels (runtime/src/kernels/{conv,pooling,lrn}_backward.cc,
+// declared in kernels.h) for f32 / f64 with static shapes:
+//   Convolution_backward_data   mxc_kernel_conv_backward_data_<T>(w, dy)
+//   Convolution_backward_weight mxc_kernel_conv_backward_weight_<T>(x, dy)
+//     both with a second destination, the im2col workspace
+//     (C/G * prod(kernel) * prod(out) elements; one for pointwise
+//     convolutions, which need none), so that the scratch is a planned
+//     intermediate and the kernels allocate nothing;
+//   Pooling_backward            mxc_kernel_pooling_backward_<T>(dy, x, y)
+//   LRN_backward                mxc_kernel_lrn_backward_<T>(dy, x, tmp_norm)
+// Spatial geometry is passed 3-D (1-D and 2-D get leading unit extents), as
+// for the forward convolution kernel. Other element types, dynamic shapes,
+// channel-last layouts and modules with `mxc.kernel_calls = false` are
+// rejected with the reason.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelCalls.h"
 #include "Patterns.h"
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
+#include <cstring>
+
 using namespace mlir;
+using namespace mxc::conversion;
+namespace mx = mxc::mx;
+
+namespace {
+
+/// Why a backward op cannot become a kernel call, or success.
+LogicalResult checkKernelCall(ConversionPatternRewriter &rewriter,
+                              Operation *op, Type elt) {
+  if (!hasStaticShapes(op))
+    return unsupported(rewriter, op, "dynamic shapes are not supported");
+  if (!elt.isF32() && !elt.isF64())
+    return unsupported(rewriter, op,
+                       "only float32 and float64 gradients are supported");
+  if (!useKernelCalls(op, elt))
+    return unsupported(rewriter, op,
+                       "needs the runtime's kernels (the module sets "
+                       "mxc.kernel_calls = false)");
+  return success();
+}
+
+/// `v` (1, 2 or 3 entries, or empty for all `fill`) as 3 entries with
+/// leading `fill`s.
+SmallVector<int64_t> as3(ArrayRef<int64_t> v, int64_t n, int64_t fill) {
+  SmallVector<int64_t> r(3 - n, fill);
+  if (v.empty())
+    r.append(n, fill);
+  else
+    r.append(v.begin(), v.end());
+  return r;
+}
+
+/// The static arguments of the convolution gradient kernels: batch,
+/// channels, filters, groups, then in, kernel, out, stride, pad, dilate as
+/// 3-D triples; `pointwise` tells whether no workspace is needed.
+template <typename OpTy>
+SmallVector<int64_t> convArgs(OpTy op, RankedTensorType data,
+                              RankedTensorType outGrad, bool &pointwise,
+                              int64_t &workspace) {
+  int64_t n = op.getKernel().size();
+  int64_t groups = static_cast<int64_t>(op.getNumGroup());
+  SmallVector<int64_t> args{data.getDimSize(0), data.getDimSize(1),
+                            static_cast<int64_t>(op.getNumFilter()), groups};
+  SmallVector<int64_t> kernel = as3(op.getKernel(), n, 1);
+  SmallVector<int64_t> stride = as3(op.getStride(), n, 1);
+  SmallVector<int64_t> pad = as3(op.getPad(), n, 0);
+  llvm::append_range(args, as3(data.getShape().drop_front(2), n, 1));
+  llvm::append_range(args, kernel);
+  llvm::append_range(args, as3(outGrad.getShape().drop_front(2), n, 1));
+  llvm::append_range(args, stride);
+  llvm::append_range(args, pad);
+  llvm::append_range(args, as3(op.getDilate(), n, 1));
+  pointwise = product(kernel) == 1 &&
+              llvm::all_of(stride, [](int64_t s) { return s == 1; }) &&
+              llvm::all_of(pad, [](int64_t p) { return p == 0; });
+  workspace = pointwise ? 1
+                        : data.getDimSize(1) / groups * product(kernel) *
+                              product(outGrad.getShape().drop_front(2));
+  return args;
+}
+
+struct ConvertConvolutionBackwardData
+    : OpConversionPattern<mx::ConvolutionBackwardDataOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ConvolutionBackwardDataOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elt = resultType.getElementType();
+    if (failed(checkKernelCall(rewriter, op, elt)))
+      return failure();
+    auto outGrad = cast<RankedTensorType>(adaptor.getOutGrad().getType());
+    bool pointwise;
+    int64_t workspace;
+    SmallVector<int64_t> args =
+        convArgs(op, resultType, outGrad, pointwise, workspace);
+    Value result = callKernelWithWorkspace(
+        rewriter, op, "mxc_kernel_conv_backward_data_" + kernelSuffix(elt),
+        {adaptor.getWeight(), adaptor.getOutGrad()}, args, resultType,
+        {{workspace}});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConvertConvolutionBackwardWeight
+    : OpConversionPattern<mx::ConvolutionBackwardWeightOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ConvolutionBackwardWeightOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elt = resultType.getElementType();
+    if (failed(checkKernelCall(rewriter, op, elt)))
+      return failure();
+    auto data = cast<RankedTensorType>(adaptor.getData().getType());
+    auto outGrad = cast<RankedTensorType>(adaptor.getOutGrad().getType());
+    bool pointwise;
+    int64_t workspace;
+    SmallVector<int64_t> args = convArgs(op, data, outGrad, pointwise, workspace);
+    Value result = callKernelWithWorkspace(
+        rewriter, op, "mxc_kernel_conv_backward_weight_" + kernelSuffix(elt),
+        {adaptor.getData(), adaptor.getOutGrad()}, args, resultType,
+        {{workspace}});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConvertPoolingBackward : OpConversionPattern<mx::PoolingBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::PoolingBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elt = resultType.getElementType();
+    if (failed(checkKernelCall(rewriter, op, elt)))
+      return failure();
+    if (auto layout = op.getLayout();
+        layout && (*layout == "NWC" || *layout == "NHWC" || *layout == "NDHWC"))
+      return unsupported(rewriter, op,
+                         "layout " + *layout +
+                             " (channel-last) is not supported");
+    StringRef type = op.getPoolType();
+    int64_t kind = type == "max" ? 0 : type == "avg" ? 1 : type == "sum" ? 2 : 3;
+    int64_t p = op.getPValue().value_or(1);
+    if (kind == 3 && p < 1)
+      return unsupported(rewriter, op,
+                         "p_value must be >= 1 for lp pooling, got " +
+                             Twine(p));
+    auto outType = cast<RankedTensorType>(adaptor.getOutGrad().getType());
+    ArrayRef<int64_t> in = resultType.getShape().drop_front(2);
+    ArrayRef<int64_t> out = outType.getShape().drop_front(2);
+    int64_t n = in.size();
+    SmallVector<int64_t> kernel, stride, pad;
+    if (op.getGlobalPool()) {
+      kernel.assign(in.begin(), in.end());
+      stride.assign(n, 1);
+      pad.assign(n, 0);
+    } else {
+      kernel.assign(op.getKernel().begin(), op.getKernel().end());
+      stride = op.getStride().empty() ? SmallVector<int64_t>(n, 1)
+                                      : SmallVector<int64_t>(op.getStride());
+      pad = op.getPad().empty() ? SmallVector<int64_t>(n, 0)
+                                : SmallVector<int64_t>(op.getPad());
+    }
+    SmallVector<int64_t> args{kind, p, op.getCountIncludePad().value_or(true),
+                              resultType.getDimSize(0) *
+                                  resultType.getDimSize(1)};
+    llvm::append_range(args, as3(in, n, 1));
+    llvm::append_range(args, as3(kernel, n, 1));
+    llvm::append_range(args, as3(out, n, 1));
+    llvm::append_range(args, as3(stride, n, 1));
+    llvm::append_range(args, as3(pad, n, 0));
+    Value result = callKernel(
+        rewriter, op, "mxc_kernel_pooling_backward_" + kernelSuffix(elt),
+        {adaptor.getOutGrad(), adaptor.getData(), adaptor.getOutput()}, args,
+        resultType);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConvertLRNBackward : OpConversionPattern<mx::LRNBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::LRNBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elt = resultType.getElementType();
+    if (failed(checkKernelCall(rewriter, op, elt)))
+      return failure();
+    auto bits = [](double v) {
+      int64_t b;
+      std::memcpy(&b, &v, sizeof b);
+      return b;
+    };
+    ArrayRef<int64_t> shape = resultType.getShape();
+    SmallVector<int64_t> args{shape[0], shape[1], product(shape.drop_front(2)),
+                              static_cast<int64_t>(op.getNsize()),
+                              bits(op.getAlpha().convertToDouble()),
+                              bits(op.getBeta().convertToDouble())};
+    Value result = callKernel(
+        rewriter, op, "mxc_kernel_lrn_backward_" + kernelSuffix(elt),
+        {adaptor.getOutGrad(), adaptor.getData(), adaptor.getTmpNorm()}, args,
+        resultType);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
 
 void mxc::conversion::populateBackwardPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  (void)typeConverter;
-  (void)patterns;
-  (void)target;
+  target.addIllegalOp<mx::ConvolutionBackwardDataOp,
+                      mx::ConvolutionBackwardWeightOp, mx::PoolingBackwardOp,
+                      mx::LRNBackwardOp>();
+  patterns.add<ConvertConvolutionBackwardData,
+               ConvertConvolutionBackwardWeight, ConvertPoolingBackward,
+               ConvertLRNBackward>(typeConverter, patterns.getContext());
 }

@@ -113,6 +113,28 @@ inline mlir::Value callKernel(mlir::OpBuilder &b, mlir::Operation *op,
       .getResult();
 }
 
+/// Like callKernel, plus one scratch destination per entry of
+/// `workspaceShapes` (a `tensor.empty` the kernel writes and reads; its
+/// contents afterwards are unspecified and its result unused), so that the
+/// scratch is an intermediate buffer of the graph rather than an allocation
+/// inside the kernel.
+inline mlir::Value
+callKernelWithWorkspace(mlir::OpBuilder &b, mlir::Operation *op,
+                        llvm::StringRef name,
+                        llvm::ArrayRef<mlir::Value> inputs,
+                        llvm::ArrayRef<int64_t> ints,
+                        mlir::RankedTensorType resultType,
+                        llvm::ArrayRef<llvm::SmallVector<int64_t>> workspaceShapes) {
+  mlir::Location loc = op->getLoc();
+  llvm::SmallVector<mlir::Value> inits{mlir::tensor::EmptyOp::create(
+      b, loc, resultType.getShape(), resultType.getElementType())};
+  for (const auto &shape : workspaceShapes)
+    inits.push_back(mlir::tensor::EmptyOp::create(
+        b, loc, shape, resultType.getElementType()));
+  return mxc::mxrt::KernelCallOp::create(b, loc, name, inputs, inits, ints)
+      .getResult();
+}
+
 /// A zero (or `value`) constant of a float type.
 inline mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Type type, double value) {

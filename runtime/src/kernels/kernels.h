@@ -63,4 +63,57 @@ MXC_DECLARE_GEMM_KERNELS(double, f64)
 
 #undef MXC_DECLARE_GEMM_KERNELS
 
+// Gradients of layers (conv_backward.cc, pooling_backward.cc,
+// lrn_backward.cc), called by the lowering of MXBackwardOps.td
+// (lib/Conversion/MXToLinalg/Backward.cpp). Scratch memory comes from the
+// caller as a `ws` destination buffer: the kernels allocate nothing.
+#define MXC_DECLARE_BACKWARD_KERNELS(T, suffix)                                \
+  /* Convolution gradients, geometry as mxc_kernel_conv (without has_bias).   \
+     backward_data: dx (batch, channels, in...) from w and dy (batch,         \
+     filters, out...); backward_weight: dw (filters, channels / groups,       \
+     k...) from x and dy. `ws` holds at least channels / groups *             \
+     k_d*k_h*k_w * out_d*out_h*out_w elements (any size for pointwise         \
+     convolutions: 1x1x1 kernel, stride 1, no padding). */                    \
+  MXC_KERNEL_EXPORT void mxc_kernel_conv_backward_data_##suffix(               \
+      MXC_KERNEL_BUFFER(const T, w), MXC_KERNEL_BUFFER(const T, dy),           \
+      MXC_KERNEL_BUFFER(T, dx), MXC_KERNEL_BUFFER(T, ws), int64_t batch,       \
+      int64_t channels, int64_t filters, int64_t groups, int64_t in_d,         \
+      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w,       \
+      int64_t out_d, int64_t out_h, int64_t out_w, int64_t stride_d,           \
+      int64_t stride_h, int64_t stride_w, int64_t pad_d, int64_t pad_h,        \
+      int64_t pad_w, int64_t dilate_d, int64_t dilate_h, int64_t dilate_w);    \
+  MXC_KERNEL_EXPORT void mxc_kernel_conv_backward_weight_##suffix(             \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, dy),           \
+      MXC_KERNEL_BUFFER(T, dw), MXC_KERNEL_BUFFER(T, ws), int64_t batch,       \
+      int64_t channels, int64_t filters, int64_t groups, int64_t in_d,         \
+      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w,       \
+      int64_t out_d, int64_t out_h, int64_t out_w, int64_t stride_d,           \
+      int64_t stride_h, int64_t stride_w, int64_t pad_d, int64_t pad_h,        \
+      int64_t pad_w, int64_t dilate_d, int64_t dilate_h, int64_t dilate_w);    \
+  /* Pooling data gradient: dy, y (planes, out_d, out_h, out_w), x and dx     \
+     (planes, in_d, in_h, in_w) with planes = batch * channels; kind 0 max,   \
+     1 avg, 2 sum, 3 lp (p_value); windows as the forward (global pooling:   \
+     kernel = in, stride 1, pad 0). */                                        \
+  MXC_KERNEL_EXPORT void mxc_kernel_pooling_backward_##suffix(                 \
+      MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),           \
+      MXC_KERNEL_BUFFER(const T, y), MXC_KERNEL_BUFFER(T, dx), int64_t kind,   \
+      int64_t p_value, int64_t count_include_pad, int64_t planes,              \
+      int64_t in_d, int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h,      \
+      int64_t k_w, int64_t out_d, int64_t out_h, int64_t out_w,                \
+      int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d,     \
+      int64_t pad_h, int64_t pad_w);                                           \
+  /* LRN data gradient on (outer, channels, inner) dy, x and the forward's    \
+     tmp_norm (`norm`); alpha and beta are doubles passed as their IEEE-754   \
+     bit patterns. */                                                         \
+  MXC_KERNEL_EXPORT void mxc_kernel_lrn_backward_##suffix(                     \
+      MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),           \
+      MXC_KERNEL_BUFFER(const T, norm), MXC_KERNEL_BUFFER(T, dx),              \
+      int64_t outer, int64_t channels, int64_t inner, int64_t nsize,           \
+      int64_t alpha_bits, int64_t beta_bits);
+
+MXC_DECLARE_BACKWARD_KERNELS(float, f32)
+MXC_DECLARE_BACKWARD_KERNELS(double, f64)
+
+#undef MXC_DECLARE_BACKWARD_KERNELS
+
 #endif // MXC_RUNTIME_SRC_KERNELS_KERNELS_H

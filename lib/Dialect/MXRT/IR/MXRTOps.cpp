@@ -17,10 +17,10 @@ using namespace mxc::mxrt;
 #include "mxc/Dialect/MXRT/IR/MXRTOps.cpp.inc"
 
 void KernelCallOp::build(OpBuilder &b, OperationState &state, StringRef callee,
-                         ValueRange inputs, Value init,
+                         ValueRange inputs, ValueRange inits,
                          ArrayRef<int64_t> staticArgs) {
-  build(b, state, TypeRange{init.getType()},
-        FlatSymbolRefAttr::get(b.getContext(), callee), inputs, init,
+  build(b, state, inits.getTypes(),
+        FlatSymbolRefAttr::get(b.getContext(), callee), inputs, inits,
         b.getDenseI64ArrayAttr(staticArgs));
 }
 
@@ -45,11 +45,17 @@ static bool isContiguous(MemRefType type) {
 }
 
 LogicalResult KernelCallOp::verify() {
+  if (getInits().empty())
+    return emitOpError("needs at least one destination");
   bool onTensors = isa<RankedTensorType>(getInit().getType());
-  if (onTensors != static_cast<bool>(getResult()))
-    return emitOpError(onTensors
-                           ? "on tensors must return the updated destination"
-                           : "on memrefs must not return a value");
+  for (Value init : getInits())
+    if (isa<RankedTensorType>(init.getType()) != onTensors)
+      return emitOpError("destinations must be all tensors or all memrefs");
+  if (onTensors && getOutputs().size() != getInits().size())
+    return emitOpError("on tensors must return the updated destination")
+           << (getInits().size() > 1 ? "s" : "");
+  if (!onTensors && !getOutputs().empty())
+    return emitOpError("on memrefs must not return a value");
   Type elementType = cast<ShapedType>(getInit().getType()).getElementType();
   for (OpOperand &operand : getOperation()->getOpOperands()) {
     Type type = operand.get().getType();
@@ -88,9 +94,10 @@ void KernelCallOp::getEffects(
     if (isa<MemRefType>(operand.get().getType()))
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
-  if (isa<MemRefType>(getInit().getType()))
-    effects.emplace_back(MemoryEffects::Write::get(), &getInitMutable(),
-                         SideEffects::DefaultResource::get());
+  for (OpOperand &operand : getInitsMutable())
+    if (isa<MemRefType>(operand.get().getType()))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
 }
 
 //===----------------------------------------------------------------------===//
@@ -99,21 +106,22 @@ void KernelCallOp::getEffects(
 
 bool KernelCallOp::bufferizesToMemoryRead(
     OpOperand &operand, const bufferization::AnalysisState &) {
-  // The kernel overwrites its destination without reading it.
-  return operand.getOperandNumber() != getInitMutable().getOperandNumber();
+  // The kernel overwrites its destinations without reading them first.
+  return !isDpsInit(&operand);
 }
 
 bool KernelCallOp::bufferizesToMemoryWrite(
     OpOperand &operand, const bufferization::AnalysisState &) {
-  return operand.getOperandNumber() == getInitMutable().getOperandNumber();
+  return isDpsInit(&operand);
 }
 
 bufferization::AliasingValueList
 KernelCallOp::getAliasingValues(OpOperand &operand,
                                 const bufferization::AnalysisState &) {
-  if (operand.getOperandNumber() != getInitMutable().getOperandNumber())
+  if (!isDpsInit(&operand))
     return {};
-  return {{getResult(), bufferization::BufferRelation::Equivalent}};
+  return {{getTiedOpResult(&operand),
+           bufferization::BufferRelation::Equivalent}};
 }
 
 /// A fresh identity-layout buffer of `type`'s shape and element type.
@@ -151,25 +159,32 @@ KernelCallOp::bufferize(RewriterBase &rewriter,
     inputs.push_back(*copy);
   }
 
-  FailureOr<Value> dest =
-      bufferization::getBuffer(rewriter, getInit(), options, state);
-  if (failed(dest))
-    return failure();
   // A strided destination: the kernel writes a fresh buffer, copied into the
   // destination after the call.
-  auto destType = cast<MemRefType>(dest->getType());
-  bool direct = isContiguous(destType);
-  Value out = *dest;
-  if (!direct) {
+  SmallVector<Value> dests, outs;
+  SmallVector<std::pair<Value, Value>> copiesBack;
+  for (Value init : getInits()) {
+    FailureOr<Value> dest =
+        bufferization::getBuffer(rewriter, init, options, state);
+    if (failed(dest))
+      return failure();
+    dests.push_back(*dest);
+    auto destType = cast<MemRefType>(dest->getType());
+    if (isContiguous(destType)) {
+      outs.push_back(*dest);
+      continue;
+    }
     FailureOr<Value> alloc = allocLike(rewriter, loc, destType, options);
     if (failed(alloc))
       return failure();
-    out = *alloc;
+    outs.push_back(*alloc);
+    copiesBack.push_back({*alloc, *dest});
   }
-  KernelCallOp::create(rewriter, loc, TypeRange(), getCalleeAttr(), inputs, out,
-                       getStaticArgsAttr());
-  if (!direct && failed(options.createMemCpy(rewriter, loc, out, *dest)))
-    return failure();
-  bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(), *dest);
+  KernelCallOp::create(rewriter, loc, TypeRange(), getCalleeAttr(), inputs,
+                       outs, getStaticArgsAttr());
+  for (auto [from, to] : copiesBack)
+    if (failed(options.createMemCpy(rewriter, loc, from, to)))
+      return failure();
+  bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(), dests);
   return success();
 }

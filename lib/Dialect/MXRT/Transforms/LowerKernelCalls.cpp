@@ -76,7 +76,7 @@ struct LowerKernelCallsPass
     SmallVector<mxc::mxrt::KernelCallOp> calls;
     module.walk([&](mxc::mxrt::KernelCallOp op) { calls.push_back(op); });
     for (mxc::mxrt::KernelCallOp op : calls) {
-      if (op.getResult()) {
+      if (!op.getOutputs().empty()) {
         op.emitOpError("is still on tensors: run after bufferization");
         return signalPassFailure();
       }
@@ -85,7 +85,8 @@ struct LowerKernelCallsPass
       SmallVector<Value> args;
       for (Value v : op.getInputs())
         args.push_back(flatten(b, loc, v));
-      args.push_back(flatten(b, loc, op.getInit()));
+      for (Value v : op.getInits())
+        args.push_back(flatten(b, loc, v));
       llvm::SmallDenseMap<int64_t, Value> constants;
       for (int64_t v : op.getStaticArgs()) {
         Value &c = constants[v];

@@ -8,30 +8,36 @@ include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def MXRT_KernelCallOp : MXRT_Op<"kernel_call", [
-    DestinationStyleOpInterface,
+    AttrSizedOperandSegments, DestinationStyleOpInterface,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<BufferizableOpInterface, [
         "bufferizesToMemoryRead", "bufferizesToMemoryWrite",
         "getAliasingValues", "bufferize"]>]> {
-  let summary = "Calls a runtime kernel that reads `inputs` and writes `init`";
+  let summary = "Calls a runtime kernel that reads `inputs` and writes `inits`";
   let description = [{
     A call of the runtime's C function `callee` (declared by
     `mxrt-lower-kernel-calls`, not here) in destination-passing style. The
     kernel reads every element of each input and overwrites every element of
-    `init` without reading it; it keeps no reference to any buffer. Inputs
-    and `init` never alias inside the kernel.
+    the first destination (`inits`) without reading it first; it keeps no
+    reference to any buffer. Inputs and destinations never alias inside the
+    kernel. A kernel that needs scratch memory (the im2col columns of the
+    convolution gradients) takes it as a further destination, a
+    `tensor.empty` whose result nobody uses, which it writes before reading
+    and leaves with unspecified contents: the scratch is then an ordinary
+    intermediate buffer that memory planning places, instead of an
+    allocation inside the kernel.
 
-    On tensors (before bufferization) the op returns the updated `init` and
-    has no side effects. One-shot bufferization then knows that the inputs
-    are read at the op itself, wherever CSE or any other pass moved their
-    producers, and that only `init`'s buffer is written. Each buffer is made
-    contiguous (static strides, any offset) on the way, with a copy only when
-    its layout does not guarantee that.
+    On tensors (before bufferization) the op returns the updated `inits`
+    and has no side effects. One-shot bufferization then knows that the
+    inputs are read at the op itself, wherever CSE or any other pass moved
+    their producers, and that only the destinations' buffers are written.
+    Each buffer is made contiguous (static strides, any offset) on the way,
+    with a copy only when its layout does not guarantee that.
 
     On memrefs (after bufferization) the op has no result; every operand is
     statically shaped and contiguous row-major. `mxrt-lower-kernel-calls`
     then passes each as a rank-1 `memref<?xT, strided<[1], offset: ?>>`,
-    inputs first and `init` last, followed by `static_args` as `i64`s.
+    inputs first and destinations last, followed by `static_args` as `i64`s.
 
     ```mlir
     %y = mxrt.kernel_call @mxc_kernel_gemm_f32(%a, %b) outs(%init)
@@ -46,25 +52,31 @@ def MXRT_KernelCallOp : MXRT_Op<"kernel_call", [
 
   let arguments = (ins FlatSymbolRefAttr:$callee,
                        Variadic<AnyShaped>:$inputs,
-                       AnyShaped:$init,
+                       Variadic<AnyShaped>:$inits,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$static_args);
-  let results = (outs Optional<AnyRankedTensor>:$result);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
 
   let assemblyFormat = [{
-    $callee `(` $inputs `)` `outs` `(` $init `)` (`args` $static_args^)?
+    $callee `(` $inputs `)` `outs` `(` $inits `)` (`args` $static_args^)?
     attr-dict `:` functional-type(operands, results)
   }];
 
   let builders = [
-    // The tensor form: the result has the type of `init`.
+    // The tensor form: the results have the types of `inits`.
     OpBuilder<(ins "::llvm::StringRef":$callee, "::mlir::ValueRange":$inputs,
-                   "::mlir::Value":$init,
+                   "::mlir::ValueRange":$inits,
                    "::llvm::ArrayRef<int64_t>":$staticArgs)>,
   ];
 
   let extraClassDeclaration = [{
     ::mlir::MutableOperandRange getDpsInitsMutable() {
-      return getInitMutable();
+      return getInitsMutable();
+    }
+    /// The first destination and its result (null on memrefs): the kernel's
+    /// output; further destinations are scratch.
+    ::mlir::Value getInit() { return getInits().front(); }
+    ::mlir::Value getResult() {
+      return getOutputs().empty() ? ::mlir::Value() : getOutputs().front();
     }
   }];
 

@@ -1,0 +1,187 @@
+//===- MXBackwardOps.cpp - backward ops of mx layers ----------------------===//
+//
+// Verifiers and result types of MXBackwardOps.td. Each verifier runs the
+// forward op's own shape inference (MXShapeInferenceNN.cpp) on the backward
+// op's operands and attributes, so forward and backward agree on every
+// attribute check and output extent.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+#include "MXInference.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mxc::mx;
+using namespace mxc::mx::detail;
+
+namespace {
+
+/// Checks that `actual` is compatible with the forward's inferred type.
+LogicalResult checkAgainstForward(Operation *op, StringRef what, Type inferred,
+                                  Type actual) {
+  if (isCompatibleReturnTypes(TypeRange{inferred}, TypeRange{actual}))
+    return success();
+  return op->emitOpError() << what << " type " << actual
+                           << " does not match the forward result type "
+                           << inferred;
+}
+
+/// Runs the forward op's inference `fn`; its diagnostic, if any, is
+/// re-emitted at `op` as "as the forward <Op>: <message>" so that the error
+/// names the backward op.
+template <typename Fn>
+LogicalResult viaForward(Operation *op, StringRef forwardName, Fn fn) {
+  std::string message;
+  LogicalResult result = success();
+  {
+    ScopedDiagnosticHandler handler(op->getContext(), [&](Diagnostic &diag) {
+      if (message.empty())
+        message = diag.str();
+      return success();
+    });
+    result = fn();
+  }
+  if (succeeded(result))
+    return success();
+  StringRef text(message);
+  std::string prefix = ("'mx." + forwardName + "' op ").str();
+  text.consume_front(prefix);
+  return op->emitOpError() << "as the forward " << forwardName << ": "
+                           << text;
+}
+
+/// The forward Convolution's result type for `data` and `weight` under the
+/// backward op's attributes (no bias), or failure with a diagnostic.
+template <typename BackwardOp>
+FailureOr<Type> convolutionForwardType(BackwardOp op, Value data,
+                                       Value weight) {
+  ConvolutionOp::Properties props;
+  props.kernel = op.getKernelAttr();
+  props.stride = op.getStrideAttr();
+  props.dilate = op.getDilateAttr();
+  props.pad = op.getPadAttr();
+  props.num_filter = op.getNumFilterAttr();
+  props.num_group = op.getNumGroupAttr();
+  props.no_bias = BoolAttr::get(op.getContext(), true);
+  // The adaptor keeps a reference to the operand list: keep it alive.
+  SmallVector<Value, 2> operands{data, weight};
+  ConvolutionOp::Adaptor adaptor(ValueRange(operands), nullptr, props);
+  SmallVector<Type> inferred;
+  if (failed(viaForward(op, "Convolution", [&] {
+        return ConvolutionOp::inferReturnTypes(op.getContext(), op.getLoc(),
+                                               adaptor, inferred);
+      })))
+    return failure();
+  return inferred.front();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Convolution_backward_data
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvolutionBackwardDataOp::verify() {
+  // The result is the forward data: Convolution(data_grad-typed data,
+  // weight) must give out_grad's type.
+  FailureOr<Type> fwd = convolutionForwardType(*this, getDataGrad(),
+                                               getWeight());
+  if (failed(fwd))
+    return failure();
+  return checkAgainstForward(*this, "out_grad", *fwd, getOutGrad().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution_backward_weight
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvolutionBackwardWeightOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  int64_t k = kernel.size();
+  if (k < 1 || k > 3)
+    return inferError(loc, name, "kernel ", formatShape(kernel),
+                      " must have 1, 2 or 3 entries");
+  if (data->getRank() != k + 2)
+    return inferError(loc, name, "expects ", k + 2, "-D data for a ", k,
+                      "-D kernel, got ", formatShape(data->getShape()));
+  int64_t numFilter = static_cast<int64_t>(adaptor.getNumFilter());
+  int64_t numGroup = static_cast<int64_t>(adaptor.getNumGroup());
+  if (numGroup < 1)
+    return inferError(loc, name, "num_group must be >= 1, got ", numGroup);
+  int64_t channels = data->getDimSize(1);
+  if (!isDynamic(channels) && channels % numGroup != 0)
+    return inferError(loc, name, "input channels ", channels,
+                      " not divisible by num_group ", numGroup);
+  Shape shape{numFilter, isDynamic(channels) ? kDynamic : channels / numGroup};
+  shape.append(kernel.begin(), kernel.end());
+  results.push_back(RankedTensorType::get(shape, data->getElementType()));
+  return success();
+}
+
+LogicalResult ConvolutionBackwardWeightOp::verify() {
+  FailureOr<Type> fwd =
+      convolutionForwardType(*this, getData(), getWeightGrad());
+  if (failed(fwd))
+    return failure();
+  return checkAgainstForward(*this, "out_grad", *fwd, getOutGrad().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling_backward
+//===----------------------------------------------------------------------===//
+
+LogicalResult PoolingBackwardOp::verify() {
+  PoolingOp::Properties props;
+  props.kernel = getKernelAttr();
+  props.pool_type = getPoolTypeAttr();
+  props.global_pool = getGlobalPoolAttr();
+  props.pooling_convention = getPoolingConventionAttr();
+  props.stride = getStrideAttr();
+  props.pad = getPadAttr();
+  props.p_value = getPValueAttr();
+  props.count_include_pad = getCountIncludePadAttr();
+  props.layout = getLayoutAttr();
+  Value data = getData();
+  PoolingOp::Adaptor adaptor(ValueRange(data), nullptr, props);
+  SmallVector<Type> inferred;
+  if (failed(viaForward(*this, "Pooling", [&] {
+        return PoolingOp::inferReturnTypes(getContext(), getLoc(), adaptor,
+                                           inferred);
+      })))
+    return failure();
+  if (failed(checkAgainstForward(*this, "output", inferred.front(),
+                                 getOutput().getType())) ||
+      failed(checkAgainstForward(*this, "out_grad", inferred.front(),
+                                 getOutGrad().getType())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LRN_backward
+//===----------------------------------------------------------------------===//
+
+LogicalResult LRNBackwardOp::verify() {
+  if (static_cast<int64_t>(getNsize()) < 1)
+    return emitOpError("nsize must be >= 1, got ")
+           << static_cast<int64_t>(getNsize());
+  Type dataType = getData().getType();
+  if (getData().getType().getRank() < 3)
+    return emitOpError("expects data of rank >= 3 (N, C, ...), got ")
+           << dataType;
+  for (auto [what, value] : {std::pair<StringRef, Value>{"out_grad", getOutGrad()},
+                             {"tmp_norm", getTmpNorm()}})
+    if (!isCompatibleReturnTypes(TypeRange{dataType},
+                                 TypeRange{value.getType()}))
+      return emitOpError() << what << " type " << value.getType()
+                           << " does not match the data type " << dataType;
+  return success();
+}
