@@ -1,0 +1,200 @@
+"""Gradients of the layer ops (Convolution, Pooling, LRN, FullyConnected)
+against central finite differences, in float64.
+
+Each case runs ONE `mxc run --train` (all arguments in --wrt, a random head
+gradient through --head-grad), which returns the forward output and the
+gradient of every argument. The finite differences are taken on the numpy
+reference forward (mxnet_ref, checked here to agree with mxc's forward
+output) of the scalar loss sum(head_grad * output): every coordinate of
+each argument when it is small, else a fixed random sample of them.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mxc_testing import assert_close, one_op_graph, run_graph  # noqa: E402
+from mxnet_ref.graph import run_graph_ref  # noqa: E402
+
+EPS = 1e-6
+RTOL = 1e-5
+ATOL = 1e-7
+MAX_COORDS = 160  # per argument; beyond that a fixed random sample
+
+
+def _check(graph, data, params, out_name, seed=0, positive=False):
+    """Runs mxc once for the output and all gradients; compares them with
+    the reference forward and its finite differences."""
+    rng = np.random.default_rng(seed)
+    values = dict(data)
+    values.update(params)
+    if positive:
+        values = {k: np.abs(v) + 0.5 for k, v in values.items()}
+        data = {k: values[k] for k in data}
+        params = {k: values[k] for k in params}
+    ref = run_graph_ref(graph, values)[out_name]
+    head = rng.standard_normal(ref.shape)
+    sym = json.dumps(graph)
+
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="mxc-grad-") as tmp:
+        hpath = os.path.join(tmp, "head.npy")
+        np.save(hpath, head)
+        wrt = ",".join(values)
+        out = run_graph(sym, data, params=params,
+                        extra_args=["--train", "--wrt", wrt,
+                                    "--head-grad", "%s=%s" % (out_name, hpath)])
+    assert_close(out[out_name], ref, rtol=1e-10, atol=1e-12, name=out_name)
+
+    def loss(vals):
+        return float(np.sum(head * run_graph_ref(graph, vals)[out_name]))
+
+    for name, v in values.items():
+        grad = out[name + ".grad"]
+        assert grad.shape == v.shape and grad.dtype == np.float64, name
+        flat = v.reshape(-1)
+        idx = np.arange(flat.size)
+        if flat.size > MAX_COORDS:
+            idx = np.sort(rng.choice(flat.size, MAX_COORDS, replace=False))
+        fd = np.empty(len(idx))
+        for j, i in enumerate(idx):
+            plus, minus = dict(values), dict(values)
+            p, m = flat.copy(), flat.copy()
+            p[i] += EPS
+            m[i] -= EPS
+            plus[name], minus[name] = p.reshape(v.shape), m.reshape(v.shape)
+            fd[j] = (loss(plus) - loss(minus)) / (2 * EPS)
+        got = grad.reshape(-1)[idx]
+        bad = np.abs(got - fd) > ATOL + RTOL * np.abs(fd)
+        assert not bad.any(), "%s.grad: %d of %d coordinates differ; worst at %d: %r vs fd %r" % (
+            name, int(bad.sum()), len(idx), int(idx[np.argmax(np.abs(got - fd))]),
+            got[np.argmax(np.abs(got - fd))], fd[np.argmax(np.abs(got - fd))])
+
+
+def _rand(rng, *shape):
+    return rng.standard_normal(shape)
+
+
+# --------------------------------------------------------------------------
+# Convolution: data, weight and bias gradients.
+# --------------------------------------------------------------------------
+
+CONV_CASES = [
+    # id, data shape, attrs
+    ("2d_stride_pad", (2, 3, 7, 6), dict(kernel=(3, 3), num_filter=4, stride=(2, 2), pad=(1, 1))),
+    ("2d_dilate_groups_no_bias", (1, 4, 7, 7),
+     dict(kernel=(3, 3), num_filter=6, num_group=2, dilate=(2, 2), pad=(1, 0), no_bias=True)),
+    ("2d_depthwise", (2, 3, 5, 5), dict(kernel=(3, 3), num_filter=3, num_group=3, stride=(2, 1))),
+    ("2d_pointwise", (2, 4, 3, 3), dict(kernel=(1, 1), num_filter=3)),
+    ("1d_stride_pad_dilate", (2, 3, 11), dict(kernel=(3,), num_filter=2, stride=(2,), pad=(2,), dilate=(2,))),
+    ("3d", (1, 2, 4, 5, 4), dict(kernel=(2, 3, 2), num_filter=3, stride=(1, 2, 1), pad=(1, 0, 1))),
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES, ids=[c[0] for c in CONV_CASES])
+def test_convolution_grad(case):
+    _, dshape, attrs = case
+    no_bias = attrs.get("no_bias", False)
+    inputs = ["data", "weight"] + ([] if no_bias else ["bias"])
+    g = one_op_graph("Convolution", attrs, inputs)
+    rng = np.random.default_rng(1)
+    groups = attrs.get("num_group", 1)
+    params = {"weight": _rand(rng, attrs["num_filter"], dshape[1] // groups, *attrs["kernel"])}
+    if not no_bias:
+        params["bias"] = _rand(rng, attrs["num_filter"])
+    _check(g, {"data": _rand(rng, *dshape)}, params, "convolution_output")
+
+
+# --------------------------------------------------------------------------
+# Pooling: max / avg / sum x valid / full, global, 1-D / 2-D / 3-D, lp.
+# --------------------------------------------------------------------------
+
+POOL_CASES = []
+for ptype in ("max", "avg", "sum"):
+    for conv in ("valid", "full"):
+        POOL_CASES.append(("2d_%s_%s" % (ptype, conv), (2, 2, 7, 6),
+                           dict(kernel=(3, 3), pool_type=ptype, stride=(2, 2), pad=(1, 1),
+                                pooling_convention=conv)))
+    POOL_CASES.append(("2d_%s_global" % ptype, (2, 3, 4, 5),
+                       dict(kernel=(1, 1), pool_type=ptype, global_pool=True)))
+POOL_CASES += [
+    ("2d_avg_no_count_pad_full", (1, 2, 6, 7),
+     dict(kernel=(2, 3), pool_type="avg", stride=(3, 2), pad=(1, 1), pooling_convention="full",
+          count_include_pad=False)),
+    ("1d_max_full", (2, 3, 9), dict(kernel=(3,), pool_type="max", stride=(2,), pad=(1,),
+                                    pooling_convention="full")),
+    ("1d_avg_valid", (2, 3, 9), dict(kernel=(2,), pool_type="avg", stride=(2,), pad=(1,))),
+    ("1d_sum_global", (2, 3, 5), dict(kernel=(1,), pool_type="sum", global_pool=True)),
+    ("3d_avg", (1, 2, 4, 4, 5), dict(kernel=(2, 2, 3), pool_type="avg", stride=(2, 1, 2), pad=(1, 0, 1))),
+    ("2d_lp2", (1, 2, 5, 6), dict(kernel=(2, 2), pool_type="lp", p_value=2, stride=(2, 2))),
+]
+
+
+@pytest.mark.parametrize("case", POOL_CASES, ids=[c[0] for c in POOL_CASES])
+def test_pooling_grad(case):
+    _, dshape, attrs = case
+    g = one_op_graph("Pooling", attrs, ["data"])
+    rng = np.random.default_rng(2)
+    _check(g, {"data": _rand(rng, *dshape)}, {}, "pooling_output",
+           positive=attrs["pool_type"] == "lp")
+
+
+def test_max_pooling_routes_ties_to_first_maximum():
+    """MXNet's max pooling backward gives the whole gradient to the first
+    maximal element of each window in row-major window order (finite
+    differences cannot see ties)."""
+    g = one_op_graph("Pooling", dict(kernel=(2, 2), pool_type="max", stride=(2, 2)), ["data"])
+    x = np.zeros((1, 1, 4, 4))
+    x[0, 0, 2:, 2:] = [[1.0, 2.0], [2.0, 2.0]]   # ties at (2,3), (3,2), (3,3)
+    x[0, 0, 2, 0] = -1.0                         # window (1, 0): ties at 0 after it
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="mxc-grad-") as tmp:
+        head = np.arange(1.0, 5.0).reshape(1, 1, 2, 2)
+        hpath = os.path.join(tmp, "head.npy")
+        np.save(hpath, head)
+        out = run_graph(json.dumps(g), {"data": x},
+                        extra_args=["--train", "--wrt", "data",
+                                    "--head-grad", "pooling_output=%s" % hpath])
+    expected = np.zeros((1, 1, 4, 4))
+    expected[0, 0, 0, 0] = 1.0  # all zeros: the first element
+    expected[0, 0, 0, 2] = 2.0
+    expected[0, 0, 2, 1] = 3.0  # -1, 0, 0, 0: the first zero
+    expected[0, 0, 2, 3] = 4.0  # 1, 2, 2, 2: the first 2
+    np.testing.assert_array_equal(out["data.grad"], expected)
+
+
+# --------------------------------------------------------------------------
+# LRN and FullyConnected.
+# --------------------------------------------------------------------------
+
+# alpha / nsize exact in float32 (the reference computes its constants in
+# float32 as MXNet does).
+@pytest.mark.parametrize("nsize,alpha,beta,knorm", [(3, 0.375, 0.75, 1.5), (5, 0.625, 0.5, 2.0)])
+def test_lrn_grad(nsize, alpha, beta, knorm):
+    g = one_op_graph("LRN", dict(nsize=nsize, alpha=alpha, beta=beta, knorm=knorm), ["data"])
+    rng = np.random.default_rng(3)
+    _check(g, {"data": _rand(rng, 2, 6, 3, 2)}, {}, "lrn_output")
+
+
+FC_CASES = [
+    ("flatten", (3, 2, 2, 3), dict(num_hidden=5)),
+    ("flatten_no_bias", (4, 6), dict(num_hidden=3, no_bias=True)),
+    ("no_flatten", (2, 3, 4), dict(num_hidden=5, flatten=False)),
+]
+
+
+@pytest.mark.parametrize("case", FC_CASES, ids=[c[0] for c in FC_CASES])
+def test_fully_connected_grad(case):
+    _, dshape, attrs = case
+    no_bias = attrs.get("no_bias", False)
+    inputs = ["data", "weight"] + ([] if no_bias else ["bias"])
+    g = one_op_graph("FullyConnected", attrs, inputs, name="fc")
+    rng = np.random.default_rng(4)
+    k = int(np.prod(dshape[1:])) if attrs.get("flatten", True) else dshape[-1]
+    params = {"weight": _rand(rng, attrs["num_hidden"], k)}
+    if not no_bias:
+        params["bias"] = _rand(rng, attrs["num_hidden"])
+    _check(g, {"data": _rand(rng, *dshape)}, params, "fc_output")
