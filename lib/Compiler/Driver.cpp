@@ -135,6 +135,18 @@ cl::opt<unsigned>
               cl::desc("Untimed forward passes before the --repeat timed ones "
                        "(default 0)"),
               cl::value_desc("K"), cl::init(0), cl::sub(runCmd));
+cl::list<std::string> graphOutputs(
+    cl::cat(mxcCategory), "outputs",
+    cl::desc("Compute only these heads (mx-prune outputs): MXNet node names "
+             "with an optional output index (node:i) or output names "
+             "(fc1_output); the layers after them are skipped"),
+    cl::value_desc("node[:i],..."), cl::CommaSeparated, cl::sub(runCmd),
+    cl::sub(codegenCmd));
+cl::opt<bool> noGraphFusion(
+    cl::cat(mxcCategory), "no-graph-fusion",
+    cl::desc("Do not group elementwise ops into mx.fused kernels "
+             "(mx-fuse-elementwise)"),
+    cl::sub(runCmd), cl::sub(codegenCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache"),
@@ -374,6 +386,8 @@ int mxc::driverMain(int argc, char **argv) {
       o.target.cpu = targetCPU;
       o.target.features = targetFeatures;
       o.verbose = verbose;
+      o.outputs.assign(graphOutputs.begin(), graphOutputs.end());
+      o.graphFusion = !noGraphFusion;
     };
     if (runCmd) {
       RunCommandOptions o;

@@ -64,6 +64,10 @@ struct CompileCommandOptions {
   std::string paramsFile;
   TargetOptions target;
   bool verbose = false;
+  /// Graph heads to keep (mx-prune outputs): node[:i] or output names.
+  std::vector<std::string> outputs;
+  /// mx-fuse-elementwise (off: --no-graph-fusion).
+  bool graphFusion = true;
 };
 
 struct RunCommandOptions : CompileCommandOptions {

@@ -327,6 +327,12 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   OwningOpRef<ModuleOp> module = loadModel(*ctx, opts, params, status);
   if (!module)
     return status;
+  // The graph passes (mx-prune drops arguments) before the signature.
+  PipelineOptions pipeline;
+  pipeline.outputs = opts.outputs;
+  pipeline.fuseGraph = opts.graphFusion;
+  if (failed(runGraphPasses(*module, pipeline)))
+    return kBadInput;
   FailureOr<EntrySignature> sig = getEntrySignature(*module);
   if (failed(sig))
     return kBadInput;
@@ -409,6 +415,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   jitOpts.target = opts.target;
   jitOpts.useDiskCache = !opts.noCache;
   jitOpts.useMemoryCache = !opts.noCache;
+  jitOpts.pipeline = pipeline;
   CompileInfo info;
   auto start = Clock::now();
   FailureOr<std::shared_ptr<CompiledGraph>> compiled =
@@ -555,6 +562,8 @@ int driver::runCodegenCommand(const CodegenCommandOptions &opts) {
   if (!module)
     return status;
   PipelineOptions pipeline;
+  pipeline.outputs = opts.outputs;
+  pipeline.fuseGraph = opts.graphFusion;
 
   auto open = [&](bool binary) -> std::unique_ptr<llvm::ToolOutputFile> {
     std::error_code ec;

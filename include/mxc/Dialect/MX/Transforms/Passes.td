@@ -15,7 +15,53 @@ include "mlir/Pass/PassBase.td"
 def MXPrunePass : Pass<"mx-prune", "mlir::ModuleOp"> {
   let summary = "Keep only what the requested outputs of @main need";
   let description = [{
-    (to be written with the pass: IR before and after)
+    Prunes `@main` to what its heads need. With `outputs=node[:i],...` the
+    results become those values first (feature extraction: the trailing
+    layers are skipped). A head is an MXNet node name (the op's NameLoc) with
+    an optional output index (default 0), an output name as MXNet's
+    `list_outputs` spells it (`fc1_output`, `bn_mean`) or an argument name;
+    the results' `mx.name` become the output names. An unknown node or an
+    index out of range is an error at that node.
+
+    `mode=inference` (the default) also drops what only training needs:
+    `SoftmaxOutput` becomes its forward form (`softmax` over axis 1 with
+    `multi_output`, the last axis with `preserve_shape`, else the trailing
+    axes flattened), so its label is no longer read; `Dropout` becomes its
+    input (a used mask becomes `ones_like`), `BlockGrad` and `identity` their
+    input; `BatchNorm` stays, marked `use_global_stats` (moving statistics).
+    `mode=training` keeps all of these.
+
+    Then ops nothing uses are erased, and the arguments no op uses are
+    removed with their attributes (the compiled entry no longer takes them).
+
+    Before (`--mx-prune="outputs=relu1"`):
+
+    ```mlir
+    func.func @main(%data: tensor<1x8xf32> {mx.name = "data"},
+                    %w: tensor<4x8xf32> {mx.name = "fc_weight"},
+                    %label: tensor<1xf32> {mx.name = "softmax_label"})
+        -> (tensor<1x4xf32> {mx.name = "softmax_output"}) {
+      %0 = mx.relu %data : (tensor<1x8xf32>) -> tensor<1x8xf32> loc("relu1")
+      %1 = mx.FullyConnected %0, %w {no_bias = true, num_hidden = 4 : i64}
+          : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<1x4xf32> loc("fc")
+      %2 = mx.SoftmaxOutput %1, %label
+          : (tensor<1x4xf32>, tensor<1xf32>) -> tensor<1x4xf32> loc("softmax")
+      return %2 : tensor<1x4xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @main(%data: tensor<1x8xf32> {mx.name = "data"})
+        -> (tensor<1x8xf32> {mx.name = "relu1_output"}) {
+      %0 = mx.relu %data : (tensor<1x8xf32>) -> tensor<1x8xf32> loc("relu1")
+      return %0 : tensor<1x8xf32>
+    }
+    ```
+
+    Without `outputs`, the same input keeps its head and only the label goes:
+    `%2 = mx.softmax %1 {axis = 1 : i64}` replaces the SoftmaxOutput.
   }];
   let options = [
     ListOption<"outputs", "outputs", "std::string",
