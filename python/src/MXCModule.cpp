@@ -1,0 +1,466 @@
+//===- MXCModule.cpp - the mxc._mxc extension ------------------------------===//
+//
+// What the Python package needs from the compiler, on plain Python values:
+//
+//   op_specs()                       the mx dialect's MXNet operator table
+//   normalize_json(text)             read + write symbol JSON (MXNet 1.9.1
+//                                    layout, byte for byte as MXNet writes)
+//   graph_lists(text)                list_arguments / list_auxiliary_states /
+//                                    list_outputs
+//   infer(text, shapes, dtypes)      import the graph; types of @main
+//   compile(text, shapes, dtypes, outputs)  -> Compiled (JIT + its caches)
+//   Compiled.run(inputs, outputs)    on C-contiguous CPU arrays, no copies
+//   load_params(path) / save_params(path, arrays)   MXNet .params files
+//
+// Every failure raises mxc.MXNetError; errors of the compiler carry the
+// MXNet node they are about ("node 'fc1': ...").
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Compiler/Import.h"
+#include "mxc/Compiler/JIT.h"
+#include "mxc/Compiler/Pipeline.h"
+#include "mxc/Dialect/MX/IR/MXOpTable.h"
+#include "mxc/Graph/Graph.h"
+#include "mxc/Graph/Params.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <dlfcn.h>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace mxc;
+
+// A kernel of the runtime: its address tells which file to make global.
+extern "C" void mxc_kernel_gemm_f32();
+
+namespace {
+
+/// Raised as mxc.MXNetError.
+struct MXNetError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// "node 'conv1': " for an op imported from an MXNet node.
+std::string locationPrefix(mlir::Location loc) {
+  if (auto name = llvm::dyn_cast<mlir::NameLoc>(loc))
+    return "node '" + name.getName().str() + "': ";
+  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location l : fused.getLocations())
+      if (auto p = locationPrefix(l); !p.empty())
+        return p;
+  if (auto callSite = llvm::dyn_cast<mlir::CallSiteLoc>(loc))
+    return locationPrefix(callSite.getCallee());
+  return "";
+}
+
+/// The process's MLIR context (every dialect the pipeline uses).
+mlir::MLIRContext &context() {
+  static mlir::MLIRContext *ctx = [] {
+    mlir::DialectRegistry registry;
+    registerCodegenDialects(registry);
+    auto *c = new mlir::MLIRContext(registry);
+    c->loadAllAvailableDialects();
+    return c;
+  }();
+  return *ctx;
+}
+
+/// One compiler operation at a time: the context's diagnostic handler is
+/// per call, and the pipeline is not meant to run concurrently on one
+/// context.
+std::mutex &compilerMutex() {
+  static std::mutex m;
+  return m;
+}
+
+/// Collects the first error (and its notes) of the context while alive.
+class ErrorCollector {
+public:
+  ErrorCollector()
+      : handler(&context(), [this](mlir::Diagnostic &d) {
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Error &&
+              first.empty())
+            first = locationPrefix(d.getLocation()) + d.str();
+          return mlir::success();
+        }) {}
+  [[noreturn]] void raise(const std::string &fallback) {
+    throw MXNetError(first.empty() ? fallback : first);
+  }
+
+private:
+  std::string first;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+graph::Graph parseGraph(const std::string &json) {
+  auto g = graph::readSymbolJSON(json);
+  if (!g)
+    throw MXNetError(llvm::toString(g.takeError()));
+  if (auto err = g->verify())
+    throw MXNetError(llvm::toString(std::move(err)));
+  return std::move(*g);
+}
+
+using ShapeMap = std::map<std::string, std::vector<int64_t>>;
+using DTypeMap = std::map<std::string, std::string>;
+
+ImportOptions importOptions(const ShapeMap &shapes, const DTypeMap &dtypes) {
+  ImportOptions opts;
+  opts.shapes = shapes;
+  for (const auto &[name, dt] : dtypes) {
+    if (!graph::parseDType(dt))
+      throw MXNetError("variable '" + name + "': unknown dtype '" + dt +
+                       "' (float32, float64, float16, bfloat16, uint8, int8, "
+                       "int32, int64, bool)");
+    opts.dtypes[name] = dt;
+  }
+  return opts;
+}
+
+nb::tuple shapeTuple(const std::vector<int64_t> &shape) {
+  nb::list l;
+  for (int64_t d : shape)
+    l.append(d);
+  return nb::tuple(l);
+}
+
+nb::list specList(const std::vector<TensorSpec> &specs, bool withKind) {
+  nb::list out;
+  for (const TensorSpec &s : specs) {
+    std::string dt = graph::dtypeName(s.dtype).str();
+    if (withKind)
+      out.append(nb::make_tuple(s.name, s.kind, shapeTuple(s.shape), dt));
+    else
+      out.append(nb::make_tuple(s.name, shapeTuple(s.shape), dt));
+  }
+  return out;
+}
+
+const char *attrKindName(mx::AttrKind k) {
+  switch (k) {
+  case mx::AttrKind::Int:
+    return "int";
+  case mx::AttrKind::Float:
+    return "float";
+  case mx::AttrKind::Bool:
+    return "bool";
+  case mx::AttrKind::Shape:
+    return "shape";
+  case mx::AttrKind::Enum:
+    return "enum";
+  case mx::AttrKind::DType:
+    return "dtype";
+  case mx::AttrKind::String:
+    return "string";
+  }
+  return "string";
+}
+
+nb::list opSpecs() {
+  nb::list out;
+  for (const mx::OpSpec &op : mx::allOpSpecs()) {
+    nb::dict d;
+    d["name"] = op.mxnetName;
+    d["mlir_name"] = op.opName;
+    nb::list inputs, outputs, aliases, aux, attrs;
+    for (const char *n : op.inputNames)
+      inputs.append(n);
+    for (const char *n : op.outputNames)
+      outputs.append(n);
+    for (const char *n : op.aliases)
+      aliases.append(n);
+    for (unsigned i : op.auxInputs)
+      aux.append(i);
+    for (const mx::AttrSpec &a : op.attrs) {
+      nb::dict ad;
+      ad["name"] = a.name;
+      ad["kind"] = attrKindName(a.kind);
+      ad["default"] = a.defaultValue ? nb::cast(std::string(a.defaultValue))
+                                     : nb::none();
+      ad["values"] = a.enumValues ? nb::cast(std::string(a.enumValues))
+                                  : nb::none();
+      attrs.append(ad);
+    }
+    d["inputs"] = inputs;
+    d["num_required_inputs"] = op.numRequiredInputs;
+    d["variadic"] = op.variadicInputs;
+    d["num_outputs"] = op.numOutputs;
+    d["num_visible_outputs"] = op.numVisibleOutputs;
+    d["aux_inputs"] = aux;
+    d["attrs"] = attrs;
+    d["outputs"] = outputs;
+    d["aliases"] = aliases;
+    out.append(d);
+  }
+  return out;
+}
+
+/// A compiled graph, and the specs Python checks buffers against.
+class PyCompiled {
+public:
+  std::shared_ptr<CompiledGraph> graph;
+  std::string outcome; ///< "compiled", "memory", "disk"
+
+  nb::list inputs() const { return specList(graph->signature().inputs, true); }
+  nb::list outputs() const {
+    return specList(graph->signature().outputs, false);
+  }
+
+  using Array = nb::ndarray<nb::device::cpu, nb::c_contig>;
+
+  void run(std::vector<Array> in, std::vector<Array> out) const {
+    const EntrySignature &sig = graph->signature();
+    if (in.size() != sig.inputs.size() || out.size() != sig.outputs.size())
+      throw MXNetError("compiled graph takes " +
+                       std::to_string(sig.inputs.size()) + " inputs and " +
+                       std::to_string(sig.outputs.size()) + " outputs, got " +
+                       std::to_string(in.size()) + " and " +
+                       std::to_string(out.size()));
+    std::vector<const void *> inPtrs;
+    std::vector<void *> outPtrs;
+    auto check = [](const TensorSpec &spec, const Array &a,
+                    const char *what) {
+      bool ok = a.ndim() == spec.shape.size() &&
+                a.itemsize() == graph::dtypeSize(spec.dtype);
+      for (size_t i = 0; ok && i < a.ndim(); ++i)
+        ok = int64_t(a.shape(i)) == spec.shape[i];
+      if (!ok) {
+        std::string got = "(";
+        for (size_t i = 0; i < a.ndim(); ++i)
+          got += (i ? ", " : "") + std::to_string(a.shape(i));
+        got += a.ndim() == 1 ? ",)" : ")";
+        throw MXNetError(std::string(what) + " '" + spec.name +
+                         "': expected " +
+                         graph::dtypeName(spec.dtype).str() + " of shape " +
+                         nb::repr(shapeTuple(spec.shape)).c_str() +
+                         ", got " + std::to_string(a.itemsize()) +
+                         "-byte elements of shape " + got);
+      }
+    };
+    for (size_t i = 0; i < in.size(); ++i) {
+      check(sig.inputs[i], in[i], "input");
+      inPtrs.push_back(in[i].data());
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      check(sig.outputs[i], out[i], "output");
+      outPtrs.push_back(out[i].data());
+    }
+    nb::gil_scoped_release release;
+    graph->run(inPtrs, outPtrs);
+  }
+};
+
+std::shared_ptr<PyCompiled> compile(const std::string &json,
+                                    const ShapeMap &shapes,
+                                    const DTypeMap &dtypes,
+                                    const std::vector<std::string> &outputs,
+                                    bool useDiskCache) {
+  graph::Graph g = parseGraph(json);
+  ImportOptions importOpts = importOptions(shapes, dtypes);
+  JITOptions jitOpts;
+  jitOpts.pipeline.outputs = outputs;
+  jitOpts.useDiskCache = useDiskCache;
+  CompileInfo info;
+  mlir::FailureOr<std::shared_ptr<CompiledGraph>> compiled;
+  {
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(compilerMutex());
+    ErrorCollector errors;
+    compiled = compileGraph(context(), g, importOpts, jitOpts, &info);
+    if (mlir::failed(compiled))
+      errors.raise("compilation failed");
+  }
+  auto result = std::make_shared<PyCompiled>();
+  result->graph = *compiled;
+  switch (info.outcome) {
+  case CacheOutcome::Compiled:
+    result->outcome = "compiled";
+    break;
+  case CacheOutcome::MemoryHit:
+    result->outcome = "memory";
+    break;
+  case CacheOutcome::DiskHit:
+    result->outcome = "disk";
+    break;
+  }
+  return result;
+}
+
+/// Shapes and dtypes of every input and output of the imported graph.
+nb::tuple infer(const std::string &json, const ShapeMap &shapes,
+                const DTypeMap &dtypes) {
+  graph::Graph g = parseGraph(json);
+  ImportOptions importOpts = importOptions(shapes, dtypes);
+  std::lock_guard<std::mutex> lock(compilerMutex());
+  ErrorCollector errors;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importGraph(context(), g, importOpts);
+  if (!module || mlir::failed(mlir::verify(*module)))
+    errors.raise("shape inference failed");
+  mlir::FailureOr<EntrySignature> sig = getEntrySignature(*module);
+  if (mlir::failed(sig))
+    errors.raise("shape inference failed");
+  return nb::make_tuple(specList(sig->inputs, true),
+                        specList(sig->outputs, false));
+}
+
+nb::dict graphLists(const std::string &json) {
+  graph::Graph g = parseGraph(json);
+  nb::list args, aux, outs;
+  for (uint32_t i : g.listArguments())
+    args.append(g.nodes[i].name);
+  for (uint32_t i : g.listAuxiliaryStates())
+    aux.append(g.nodes[i].name);
+  for (const std::string &o : g.listOutputs())
+    outs.append(o);
+  nb::dict d;
+  d["arguments"] = args;
+  d["auxiliary_states"] = aux;
+  d["outputs"] = outs;
+  return d;
+}
+
+nb::list paramsToPython(std::vector<graph::NDArrayData> arrays) {
+  nb::list out;
+  for (graph::NDArrayData &a : arrays) {
+    if (a.isNone()) {
+      out.append(nb::make_tuple(a.name, nb::none(), nb::none(), nb::none()));
+      continue;
+    }
+    nb::bytes data(reinterpret_cast<const char *>(a.bytes.data()),
+                   a.bytes.size());
+    out.append(nb::make_tuple(a.name, graph::dtypeName(a.dtype).str(),
+                              shapeTuple(a.shape), data));
+  }
+  return out;
+}
+
+nb::list loadParams(const std::string &path) {
+  auto arrays = graph::readParamsFile(path);
+  if (!arrays)
+    throw MXNetError(llvm::toString(arrays.takeError()));
+  return paramsToPython(std::move(*arrays));
+}
+
+nb::list loadParamsBytes(nb::bytes data) {
+  auto arrays = graph::readParams(llvm::StringRef(data.c_str(), data.size()));
+  if (!arrays)
+    throw MXNetError(llvm::toString(arrays.takeError()));
+  return paramsToPython(std::move(*arrays));
+}
+
+/// `arrays`: (name, dtype name, shape, C-contiguous array) tuples.
+std::vector<graph::NDArrayData> paramsFromPython(nb::list arrays) {
+  std::vector<graph::NDArrayData> out;
+  for (nb::handle item : arrays) {
+    auto t = nb::cast<nb::tuple>(item);
+    graph::NDArrayData a;
+    a.name = nb::cast<std::string>(t[0]);
+    std::string dt = nb::cast<std::string>(t[1]);
+    auto dtype = graph::parseDType(dt);
+    if (!dtype)
+      throw MXNetError("array '" + a.name + "': dtype '" + dt +
+                       "' cannot be stored in a .params file");
+    a.dtype = *dtype;
+    a.shape = nb::cast<std::vector<int64_t>>(t[2]);
+    auto arr = nb::cast<PyCompiled::Array>(t[3]);
+    const auto *p = static_cast<const uint8_t *>(arr.data());
+    a.bytes.assign(p, p + arr.nbytes());
+    a.version = graph::RecordVersion::V2;
+    if (auto err = graph::checkArray(a))
+      throw MXNetError("array '" + a.name +
+                       "': " + llvm::toString(std::move(err)));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void saveParams(const std::string &path, nb::list arrays) {
+  if (auto err = graph::writeParamsFile(path, paramsFromPython(arrays)))
+    throw MXNetError(llvm::toString(std::move(err)));
+}
+
+nb::bytes saveParamsBytes(nb::list arrays) {
+  std::string image = graph::writeParams(paramsFromPython(arrays));
+  return nb::bytes(image.data(), image.size());
+}
+
+std::string normalizeJSON(const std::string &json) {
+  return graph::writeSymbolJSON(parseGraph(json));
+}
+
+/// The JIT resolves the runtime's kernels among the process's global
+/// symbols; Python loads extensions (and their dependencies) with
+/// RTLD_LOCAL, so promote libmxc_runtime.so to global scope.
+void makeRuntimeGlobal() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&mxc_kernel_gemm_f32), &info) &&
+      info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+}
+
+} // namespace
+
+NB_MODULE(_mxc, m) {
+  m.doc() = "mxc's compiler, JIT and file formats (internal; use mxc)";
+  makeRuntimeGlobal();
+  nb::exception<MXNetError>(m, "MXNetError", PyExc_RuntimeError);
+
+  nb::class_<PyCompiled>(m, "Compiled")
+      .def_prop_ro("inputs", &PyCompiled::inputs,
+                   "[(name, kind, shape, dtype)] in argument order")
+      .def_prop_ro("outputs", &PyCompiled::outputs,
+                   "[(name, shape, dtype)] in output order")
+      .def_ro("outcome", &PyCompiled::outcome,
+              "'compiled', 'memory' or 'disk': where the code came from")
+      .def("run", &PyCompiled::run, nb::arg("inputs"), nb::arg("outputs"),
+           "Runs the graph on C-contiguous CPU arrays (outputs written in "
+           "place).");
+
+  m.def("op_specs", &opSpecs);
+  m.def("normalize_json", &normalizeJSON, nb::arg("json"));
+  m.def(
+      "input_names",
+      [](const std::string &op, const std::map<std::string, std::string> &attrs) {
+        return graph::inputNamesOf(op, attrs);
+      },
+      nb::arg("op"), nb::arg("attrs"),
+      "MXNet's input names of an operator given its attributes");
+  m.def(
+      "output_names",
+      [](const std::string &op, const std::map<std::string, std::string> &attrs) {
+        return graph::outputNamesOf(op, attrs);
+      },
+      nb::arg("op"), nb::arg("attrs"),
+      "MXNet's visible output names of an operator given its attributes");
+  m.def("graph_lists", &graphLists, nb::arg("json"));
+  m.def("infer", &infer, nb::arg("json"), nb::arg("shapes"),
+        nb::arg("dtypes"));
+  m.def("compile", &compile, nb::arg("json"), nb::arg("shapes"),
+        nb::arg("dtypes"), nb::arg("outputs") = std::vector<std::string>(),
+        nb::arg("disk_cache") = true);
+  m.def("load_params", &loadParams, nb::arg("path"));
+  m.def("load_params_bytes", &loadParamsBytes, nb::arg("data"));
+  m.def("save_params", &saveParams, nb::arg("path"), nb::arg("arrays"));
+  m.def("save_params_bytes", &saveParamsBytes, nb::arg("arrays"));
+  m.def("default_cache_dir", &defaultCacheDir);
+}
