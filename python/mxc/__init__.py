@@ -1,0 +1,30 @@
+"""mxc: MXNet 1.x's Python API on the mxc compiler.
+
+    import mxc as mx
+    x = mx.nd.array([[1, 2], [3, 4]])
+    y = mx.nd.FullyConnected(x, mx.nd.ones((3, 2)), mx.nd.zeros(3), num_hidden=3)
+    net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=10, name='fc1')
+    exe = net.simple_bind(mx.cpu(), data=(4, 2))
+
+Symbols and imperative operators are compiled by the mxc compiler (JIT,
+cached in memory and on disk); see docs/python.md for what is implemented
+and what differs from MXNet 1.x.
+"""
+from . import _mxc
+from .base import MXNetError, NameManager
+from .context import Context, cpu, gpu, current_context
+from . import context
+from . import ndarray
+from . import ndarray as nd
+from . import symbol
+from . import symbol as sym
+from . import random
+from .ndarray import NDArray, waitall
+from .symbol import Symbol
+from .executor import Executor
+
+__version__ = "0.1.0"
+
+__all__ = ["MXNetError", "NameManager", "Context", "cpu", "gpu", "current_context",
+           "nd", "ndarray", "sym", "symbol", "random", "NDArray", "Symbol",
+           "Executor", "waitall"]

@@ -1,0 +1,94 @@
+"""The operator table, read from the compiler (the mx dialect's MXNet table,
+scripts/gen_mx_ops.py), and the MXNet spelling of attribute values."""
+import keyword
+
+import numpy as np
+
+from . import _mxc
+from .base import MXNetError, dtype_name
+
+
+class OpSpec:
+    """One MXNet operator as the mx dialect knows it."""
+
+    def __init__(self, d):
+        self.name = d["name"]
+        self.inputs = list(d["inputs"])
+        self.num_required_inputs = d["num_required_inputs"]
+        self.variadic = d["variadic"]
+        self.num_outputs = d["num_outputs"]
+        self.num_visible_outputs = d["num_visible_outputs"] or d["num_outputs"]
+        self.aux_inputs = set(d["aux_inputs"])
+        self.attrs = {a["name"]: a for a in d["attrs"]}
+        self.aliases = list(d["aliases"])
+
+    def input_names(self, attrs):
+        """Input names for these attributes (FullyConnected without bias when
+        no_bias); variadic ops: None."""
+        if self.variadic:
+            return None
+        names = list(_mxc.input_names(self.name, attrs))
+        return names if names else list(self.inputs)
+
+    def format_attrs(self, kwargs):
+        """MXNet strings of the attributes in `kwargs` (None values left out,
+        as MXNet's generated functions do). Unknown names and missing
+        required attributes raise MXNetError."""
+        out = {}
+        for k, v in kwargs.items():
+            if v is None:
+                continue
+            spec = self.attrs.get(k)
+            if spec is None:
+                raise MXNetError("%s: no attribute '%s' (attributes: %s)" % (
+                    self.name, k, ", ".join(sorted(self.attrs)) or "none"))
+            out[k] = format_value(spec, v)
+        for name, spec in self.attrs.items():
+            if spec["default"] is None and name not in out and not (
+                    self.variadic and name == "num_args"):
+                raise MXNetError("%s: required attribute '%s' is missing" % (self.name, name))
+        return out
+
+    def visible_outputs(self, attrs):
+        if self.name == "BatchNorm" and attrs.get("output_mean_var", "False") in ("True", "true", "1"):
+            return 3
+        return self.num_visible_outputs
+
+
+def format_value(spec, v):
+    """MXNet's string for an attribute value (str() as MXNet's generated
+    functions write it; dtypes by name)."""
+    if spec["kind"] == "dtype" and not isinstance(v, str):
+        return dtype_name(v)
+    if isinstance(v, (np.integer, np.floating, np.bool_)):
+        v = v.item()
+    return str(v)
+
+
+def _load():
+    ops, names = {}, {}
+    for d in _mxc.op_specs():
+        spec = OpSpec(d)
+        ops[spec.name] = spec
+        names[spec.name] = spec
+        for a in spec.aliases:
+            names.setdefault(a, spec)
+    return ops, names
+
+
+#: canonical name -> OpSpec; and every name MXNet registers (aliases) -> OpSpec
+OPS, OP_NAMES = _load()
+
+
+def public_names():
+    """(python name, OpSpec) for the functions mx.sym / mx.nd expose: the
+    canonical names and the aliases MXNet's Python API shows (not the _npx_ /
+    _np_ / _sparse_ spellings of other front ends)."""
+    out = []
+    for name, spec in OP_NAMES.items():
+        if name.startswith(("_npx_", "_np_", "_npi_", "_sparse_", "_contrib_")):
+            continue
+        if not name.isidentifier() or keyword.iskeyword(name):
+            continue
+        out.append((name, spec))
+    return out

@@ -1,0 +1,84 @@
+"""Shared pieces: the error type, names, dtypes."""
+import threading
+
+import numpy as np
+
+from . import _mxc
+
+#: Raised for every error of the compiler, the graph and file readers, and
+#: the API (a subclass of RuntimeError). Errors about a graph node name it:
+#: "node 'fc1': ...".
+MXNetError = _mxc.MXNetError
+
+_DTYPE_NAMES = {
+    np.dtype("float32"): "float32", np.dtype("float64"): "float64",
+    np.dtype("float16"): "float16", np.dtype("uint8"): "uint8",
+    np.dtype("int8"): "int8", np.dtype("int32"): "int32",
+    np.dtype("int64"): "int64", np.dtype("bool"): "bool",
+}
+
+
+def dtype_name(dtype):
+    """MXNet's name of a numpy dtype (or of a name / type: 'float32', np.int32)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise MXNetError("unknown dtype %r" % (dtype,)) from e
+    name = _DTYPE_NAMES.get(dt)
+    if name is None:
+        raise MXNetError("dtype %s is not supported (float32, float64, float16, "
+                         "uint8, int8, int32, int64, bool)" % dt)
+    return name
+
+
+def np_dtype(name):
+    """numpy dtype of an MXNet dtype name."""
+    if name == "bfloat16":
+        raise MXNetError("bfloat16 has no numpy dtype")
+    return np.dtype(name)
+
+
+class NameManager:
+    """MXNet's automatic node names: the op's name in lower case and a
+    counter per name ('fullyconnected0', '_plus1'). Usable as a context
+    manager, like mx.name.NameManager."""
+
+    _local = threading.local()
+
+    def __init__(self):
+        self._counter = {}
+        self._old = None
+
+    def get(self, name, hint):
+        if name:
+            return name
+        n = self._counter.get(hint, 0)
+        self._counter[hint] = n + 1
+        return "%s%d" % (hint, n)
+
+    def __enter__(self):
+        self._old = NameManager.current()
+        NameManager._local.value = self
+        return self
+
+    def __exit__(self, *exc):
+        NameManager._local.value = self._old
+
+    @staticmethod
+    def current():
+        cur = getattr(NameManager._local, "value", None)
+        if cur is None:
+            cur = NameManager()
+            NameManager._local.value = cur
+        return cur
+
+
+class Prefix(NameManager):
+    """Names get `prefix` in front (mx.name.Prefix)."""
+
+    def __init__(self, prefix):
+        super().__init__()
+        self._prefix = prefix
+
+    def get(self, name, hint):
+        return self._prefix + super().get(name, hint)

@@ -1,0 +1,88 @@
+"""Devices: mx.cpu(), mx.gpu()."""
+import threading
+
+from .base import MXNetError
+
+
+class Context:
+    """A device, as MXNet names it: Context('cpu', 0) prints cpu(0).
+    Only the CPU has a back end so far; arrays and executors on a GPU
+    context raise MXNetError."""
+
+    devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+    devstr2type = {v: k for k, v in devtype2str.items()}
+    _local = threading.local()
+
+    def __init__(self, device_type, device_id=0):
+        if isinstance(device_type, Context):
+            self.device_typeid = device_type.device_typeid
+            self.device_id = device_type.device_id
+        else:
+            if device_type not in Context.devstr2type:
+                raise MXNetError("unknown device type %r" % (device_type,))
+            self.device_typeid = Context.devstr2type[device_type]
+            self.device_id = device_id
+        self._old = None
+
+    @property
+    def device_type(self):
+        return Context.devtype2str[self.device_typeid]
+
+    def __hash__(self):
+        return hash((self.device_typeid, self.device_id))
+
+    def __eq__(self, other):
+        return (isinstance(other, Context) and
+                self.device_typeid == other.device_typeid and
+                self.device_id == other.device_id)
+
+    def __repr__(self):
+        return "%s(%d)" % (self.device_type, self.device_id)
+
+    __str__ = __repr__
+
+    def __enter__(self):
+        self._old = current_context()
+        Context._local.value = self
+        return self
+
+    def __exit__(self, *exc):
+        Context._local.value = self._old
+
+    def empty_cache(self):
+        pass
+
+
+def cpu(device_id=0):
+    return Context("cpu", device_id)
+
+
+def cpu_pinned(device_id=0):
+    return Context("cpu_pinned", device_id)
+
+
+def gpu(device_id=0):
+    """A GPU context. It can be created and compared, but mxc has no GPU
+    back end yet: putting data or an executor on it raises MXNetError."""
+    return Context("gpu", device_id)
+
+
+def num_gpus():
+    """0: mxc has no GPU back end yet."""
+    return 0
+
+
+def current_context():
+    cur = getattr(Context._local, "value", None)
+    return cur if cur is not None else Context("cpu", 0)
+
+
+def check_context(ctx):
+    """The Context to use for `ctx` (None: the current one); MXNetError for
+    a device without a back end."""
+    ctx = current_context() if ctx is None else Context(ctx) if isinstance(ctx, str) else ctx
+    if not isinstance(ctx, Context):
+        raise MXNetError("expected a Context, got %r" % (ctx,))
+    if ctx.device_type == "gpu":
+        raise MXNetError("%s: mxc has no GPU back end yet (only mx.cpu() runs code)" % ctx)
+    return ctx

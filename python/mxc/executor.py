@@ -1,0 +1,212 @@
+"""Executor: a bound Symbol (MXNet 1.x mx.executor.Executor).
+
+forward() compiles the graph for the bound shapes and dtypes once (the JIT
+caches it in memory and on disk) and runs it on the bound arrays: the
+arguments and auxiliary states are passed without copies when they are
+C-contiguous, and the outputs are written into `outputs` in place.
+"""
+
+import numpy as np
+
+from . import _mxc
+from .base import MXNetError, dtype_name, np_dtype
+from .context import check_context
+from .ndarray import NDArray
+
+_TRAIN_MISSING = (
+    "mxc cannot train yet: forward(is_train=True) and backward() need the "
+    "mx-autodiff graph pass (PipelineOptions.train), which has not landed")
+
+
+class Executor:
+    """Arrays bound to a Symbol, and the compiled graph that runs on them."""
+
+    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, aux_arrays, grad_req):
+        self._symbol = symbol
+        self._ctx = ctx
+        self._arg_names = symbol.list_arguments()
+        self._aux_names = symbol.list_auxiliary_states()
+        self._out_names = symbol.list_outputs()
+        self.arg_arrays = arg_arrays
+        self.grad_arrays = grad_arrays
+        self.aux_arrays = aux_arrays
+        self._grad_req = grad_req
+        self._compiled = None
+        self._signature = None
+        self.outputs = []
+
+    # -- construction -------------------------------------------------------------
+    @staticmethod
+    def _simple_bind(symbol, ctx, grad_req, type_dict, shapes):
+        ctx = check_context(ctx)
+        types = {k: dtype_name(v) for k, v in type_dict.items()}
+        shape_args = symbol._shape_kwargs((), shapes)
+        by_name, _ = symbol._infer(shape_args, types)
+        arg_names = symbol.list_arguments()
+        aux_names = symbol.list_auxiliary_states()
+
+        def alloc(name):
+            shape, dt = by_name[name]
+            return NDArray(np.zeros(shape, dtype=np_dtype(dt)), ctx)
+
+        args = [alloc(n) for n in arg_names]
+        aux = [alloc(n) for n in aux_names]
+        reqs = _grad_reqs(grad_req, arg_names)
+        grads = [alloc(n) if reqs[n] != "null" else None for n in arg_names]
+        return Executor(symbol, ctx, args, grads, aux, reqs)
+
+    @staticmethod
+    def _bind(symbol, ctx, args, args_grad, grad_req, aux_states):
+        ctx = check_context(ctx)
+        arg_names = symbol.list_arguments()
+        aux_names = symbol.list_auxiliary_states()
+        arg_arrays = _arrays_in_order(args, arg_names, "args")
+        aux_arrays = _arrays_in_order(aux_states or [], aux_names, "aux_states")
+        reqs = _grad_reqs(grad_req, arg_names)
+        if args_grad is None:
+            grads = [None] * len(arg_names)
+        else:
+            grads = _arrays_in_order(args_grad, arg_names, "args_grad", allow_missing=True)
+        return Executor(symbol, ctx, arg_arrays, grads, aux_arrays, reqs)
+
+    # -- dictionaries ----------------------------------------------------------------
+    @property
+    def arg_dict(self):
+        return dict(zip(self._arg_names, self.arg_arrays))
+
+    @property
+    def grad_dict(self):
+        return {n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None}
+
+    @property
+    def aux_dict(self):
+        return dict(zip(self._aux_names, self.aux_arrays))
+
+    @property
+    def output_dict(self):
+        return dict(zip(self._out_names, self.outputs))
+
+    # -- running -----------------------------------------------------------------------
+    def _signature_now(self):
+        return tuple((a.shape, a._data.dtype.str) for a in self.arg_arrays + self.aux_arrays)
+
+    def _compile(self):
+        sig = self._signature_now()
+        if self._compiled is not None and sig == self._signature:
+            return self._compiled
+        shapes = {n: list(a.shape) for n, a in zip(self._arg_names, self.arg_arrays)}
+        shapes.update({n: list(a.shape) for n, a in zip(self._aux_names, self.aux_arrays)})
+        dtypes = {n: dtype_name(a._data.dtype) for n, a in
+                  zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)}
+        compiled = _mxc.compile(self._symbol._raw_json(), shapes, dtypes)
+        by_name = dict(zip(self._arg_names, self.arg_arrays))
+        by_name.update(zip(self._aux_names, self.aux_arrays))
+        missing = [name for name, _, _, _ in compiled.inputs if name not in by_name]
+        if missing:
+            raise MXNetError("the compiled graph has inputs %s that are not bound" % missing)
+        self._order = [name for name, _, _, _ in compiled.inputs]
+        self.outputs = [NDArray(np.zeros(tuple(s), dtype=np_dtype(d)), self._ctx)
+                        for _, s, d in compiled.outputs]
+        self._compiled = compiled
+        self._signature = sig
+        return compiled
+
+    def forward(self, is_train=False, **kwargs):
+        """Runs the graph. Keyword arrays are copied into the bound arguments
+        of that name first (as MXNet does). Returns `outputs`."""
+        if is_train:
+            raise NotImplementedError(_TRAIN_MISSING)
+        arg_dict = self.arg_dict
+        for k, v in kwargs.items():
+            if k not in arg_dict:
+                raise MXNetError("forward: '%s' is not an argument (arguments: %s)"
+                                 % (k, ", ".join(self._arg_names)))
+            dst = arg_dict[k]
+            src = v._data if isinstance(v, NDArray) else np.asarray(v)
+            if tuple(src.shape) != dst.shape:
+                raise MXNetError("forward: '%s' has shape %s, the executor was bound with %s"
+                                 % (k, tuple(src.shape), dst.shape))
+            np.copyto(dst._data, src, casting="unsafe")
+        compiled = self._compile()
+        by_name = dict(zip(self._arg_names, self.arg_arrays))
+        by_name.update(zip(self._aux_names, self.aux_arrays))
+        inputs = []
+        for n in self._order:
+            d = by_name[n]._data
+            inputs.append(d if d.flags.c_contiguous else np.ascontiguousarray(d))
+        compiled.run(inputs, [o._data for o in self.outputs])
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train=True):
+        raise NotImplementedError(_TRAIN_MISSING)
+
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copies arrays by name into the bound arguments and auxiliary
+        states; a name the executor lacks is an error unless
+        allow_extra_params."""
+        for params, names in ((arg_params, self.arg_dict), (aux_params or {}, self.aux_dict)):
+            for name, array in params.items():
+                if name in names:
+                    src = array._data if isinstance(array, NDArray) else np.asarray(array)
+                    if tuple(src.shape) != names[name].shape:
+                        raise MXNetError("copy_params_from: '%s' has shape %s, the executor's %s"
+                                         % (name, tuple(src.shape), names[name].shape))
+                    np.copyto(names[name]._data, src, casting="unsafe")
+                elif not allow_extra_params:
+                    raise MXNetError("copy_params_from: '%s' is not a parameter of the "
+                                     "executor (allow_extra_params=True ignores it)" % name)
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes (parameters are shared when
+        their shapes stay the same)."""
+        new = Executor._simple_bind(self._symbol, self._ctx, dict(
+            (n, r) for n, r in self._grad_req.items()),
+            {n: a._data.dtype for n, a in self.arg_dict.items()}, kwargs)
+        for name, a in self.arg_dict.items():
+            if name not in kwargs and new.arg_dict[name].shape == a.shape:
+                new.arg_arrays[new._arg_names.index(name)] = a
+        for name, a in self.aux_dict.items():
+            if new.aux_dict[name].shape == a.shape:
+                new.aux_arrays[new._aux_names.index(name)] = a
+        return new
+
+    def debug_str(self):
+        return self._symbol.tojson()
+
+
+def _grad_reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = {n: grad_req for n in names}
+    elif isinstance(grad_req, (list, tuple)):
+        reqs = dict(zip(names, grad_req))
+    elif isinstance(grad_req, dict):
+        reqs = {n: grad_req.get(n, "null") for n in names}
+    else:
+        raise MXNetError("grad_req: expected a string, list or dict")
+    for n, r in reqs.items():
+        if r not in ("write", "add", "null", "inplace"):
+            raise MXNetError("grad_req '%s' for '%s': expected write, add or null" % (r, n))
+    return reqs
+
+
+def _arrays_in_order(arrays, names, what, allow_missing=False):
+    if isinstance(arrays, dict):
+        extra = [k for k in arrays if k not in names]
+        if extra:
+            raise MXNetError("%s: %s not among %s" % (what, extra, names))
+        out = []
+        for n in names:
+            if n not in arrays and not allow_missing:
+                raise MXNetError("%s: no array for '%s'" % (what, n))
+            out.append(_as_ndarray(arrays.get(n), n, what))
+        return out
+    arrays = list(arrays)
+    if len(arrays) != len(names):
+        raise MXNetError("%s: %d arrays for %d names (%s)" % (what, len(arrays), len(names), names))
+    return [_as_ndarray(a, n, what) for a, n in zip(arrays, names)]
+
+
+def _as_ndarray(a, name, what):
+    if a is None or isinstance(a, NDArray):
+        return a
+    raise MXNetError("%s: '%s' must be an NDArray, got %s" % (what, name, type(a).__name__))

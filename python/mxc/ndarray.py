@@ -1,0 +1,651 @@
+"""mx.nd: NDArray and the imperative operators.
+
+An NDArray holds a numpy array (CPU memory) and a Context. Every operator
+of the mx dialect is a function here; a call builds a one-node graph, which
+the compiler JIT-compiles once per (operator, attributes, input shapes and
+dtypes) and caches (in this module, and the JIT's memory and disk caches
+below it), and runs it on the arrays' memory: C-contiguous inputs are passed
+without copies, outputs are written in place.
+
+Operators run synchronously: wait_to_read() and waitall() return at once.
+"""
+import builtins
+import operator as _operator
+
+import numpy as np
+
+from . import _mxc
+from . import _ops
+from .base import MXNetError, dtype_name, np_dtype
+from .context import Context, check_context, current_context
+
+__all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
+           "save", "load", "waitall", "concatenate"]
+
+
+def _as_np(source, dtype=None):
+    if isinstance(source, NDArray):
+        source = source._data
+    return np.asarray(source, dtype=dtype)
+
+
+class NDArray:
+    """An n-dimensional array on a device (CPU only for now), MXNet 1.x's
+    mx.nd.NDArray."""
+
+    __slots__ = ["_data", "_ctx", "__weakref__"]
+    # numpy defers binary operators with an NDArray on the right to us.
+    __array_priority__ = 1000.0
+
+    def __init__(self, data, ctx=None):
+        self._data = data
+        self._ctx = ctx if ctx is not None else Context("cpu", 0)
+
+    # -- properties ---------------------------------------------------------
+    @property
+    def shape(self):
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self):
+        """The element type as a numpy type (np.float32), as MXNet gives it."""
+        return self._data.dtype.type
+
+    @property
+    def size(self):
+        return int(self._data.size)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def context(self):
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def T(self):
+        if self.ndim != 2:
+            raise MXNetError("T is only defined for 2-D arrays (use transpose)")
+        return transpose(self)
+
+    @property
+    def handle(self):
+        return None
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        shape = "x".join(str(d) for d in self.shape)
+        return "\n%s\n<NDArray %s @%s>" % (str(self._data), shape, self._ctx)
+
+    # -- conversions ----------------------------------------------------------
+    def asnumpy(self):
+        """A numpy copy of the data (as MXNet's asnumpy)."""
+        return np.array(self._data, copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        # np.asarray(x) shares memory with x (no copy) where dtypes agree.
+        if dtype is not None and np.dtype(dtype) != self._data.dtype:
+            return self._data.astype(dtype)
+        if copy:
+            return self._data.copy()
+        return self._data
+
+    def asscalar(self):
+        if self.size != 1:
+            raise MXNetError("asscalar: the array has shape %s, not a single element"
+                             % (self.shape,))
+        return self._data.reshape(-1)[0]
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __bool__(self):
+        if self.size == 0:
+            return False
+        if self.size != 1:
+            raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+        return bool(self.asscalar())
+
+    def wait_to_read(self):
+        """Operators run synchronously: nothing to wait for."""
+
+    def wait_to_write(self):
+        """Operators run synchronously: nothing to wait for."""
+
+    def copy(self):
+        return NDArray(self._data.copy(), self._ctx)
+
+    def copyto(self, other):
+        """Copies into `other` (an NDArray of the same shape, returned) or to a
+        new array on Context `other`."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other.shape != self.shape:
+                raise MXNetError("copyto: shape %s does not match the destination's %s"
+                                 % (self.shape, other.shape))
+            np.copyto(other._data, self._data, casting="unsafe")
+            return other
+        if isinstance(other, Context):
+            return NDArray(self._data.copy(), check_context(other))
+        raise MXNetError("copyto: expected an NDArray or a Context, got %r" % (type(other),))
+
+    def as_in_context(self, context):
+        if context == self._ctx:
+            return self
+        return self.copyto(context)
+
+    def astype(self, dtype, copy=True):
+        dt = np_dtype(dtype_name(dtype))
+        if not copy and dt == self._data.dtype:
+            return self
+        return NDArray(self._data.astype(dt), self._ctx)
+
+    def reshape(self, *shape, **kwargs):
+        """A view with a new shape; MXNet's special values 0, -1, -2, -3, -4
+        and reverse=True are understood."""
+        reverse = kwargs.pop("reverse", False)
+        if "shape" in kwargs:
+            shape = kwargs.pop("shape")
+        if kwargs:
+            raise TypeError("reshape: unexpected arguments %s" % list(kwargs))
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        new = _infer_reshape(self.shape, tuple(shape), reverse)
+        data = self._data
+        if not data.flags.c_contiguous:
+            data = np.ascontiguousarray(data)
+        return NDArray(data.reshape(new), self._ctx)
+
+    def reshape_like(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self):
+        return Flatten(self)
+
+    def zeros_like(self):
+        return zeros_like(self)
+
+    def ones_like(self):
+        return ones_like(self)
+
+    def tostype(self, stype):
+        if stype != "default":
+            raise MXNetError("sparse storage types are not supported")
+        return self
+
+    def attach_grad(self, grad_req="write", stype=None):
+        raise NotImplementedError(
+            "attach_grad / autograd: mxc's autograd needs the mx-autodiff graph pass "
+            "(PipelineOptions.train), which has not landed yet")
+
+    @property
+    def grad(self):
+        return None
+
+    # -- indexing --------------------------------------------------------------
+    def __getitem__(self, key):
+        """Basic indexing and slicing give views that share memory (as
+        MXNet's for contiguous slices); advanced indexing gives a copy."""
+        key = _index_key(key)
+        out = self._data[key]
+        if not isinstance(out, np.ndarray):
+            out = np.asarray(out).reshape(1)  # MXNet has no 0-d arrays
+        return NDArray(out, self._ctx)
+
+    def __setitem__(self, key, value):
+        key = _index_key(key)
+        self._data[key] = _as_np(value)
+
+    # -- operators -------------------------------------------------------------
+    def _binary(self, other, array_op, scalar_op):
+        if isinstance(other, NDArray):
+            return _invoke(array_op, [self, other], {})
+        if isinstance(other, np.ndarray):
+            return _invoke(array_op, [self, array(other, dtype=other.dtype)], {})
+        if isinstance(other, (int, float, bool, np.number, np.bool_)):
+            return _invoke(scalar_op, [self], {"scalar": other})
+        return NotImplemented
+
+    def _rbinary(self, other, array_op, scalar_op):
+        if isinstance(other, np.ndarray):
+            return _invoke(array_op, [array(other, dtype=other.dtype), self], {})
+        if isinstance(other, (int, float, bool, np.number, np.bool_)):
+            return _invoke(scalar_op, [self], {"scalar": other})
+        return NotImplemented
+
+    def __add__(self, o):
+        return self._binary(o, "broadcast_add", "_plus_scalar")
+
+    def __radd__(self, o):
+        return self._rbinary(o, "broadcast_add", "_plus_scalar")
+
+    def __sub__(self, o):
+        return self._binary(o, "broadcast_sub", "_minus_scalar")
+
+    def __rsub__(self, o):
+        return self._rbinary(o, "broadcast_sub", "_rminus_scalar")
+
+    def __mul__(self, o):
+        return self._binary(o, "broadcast_mul", "_mul_scalar")
+
+    def __rmul__(self, o):
+        return self._rbinary(o, "broadcast_mul", "_mul_scalar")
+
+    def __truediv__(self, o):
+        return self._binary(o, "broadcast_div", "_div_scalar")
+
+    def __rtruediv__(self, o):
+        return self._rbinary(o, "broadcast_div", "_rdiv_scalar")
+
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+
+    def __pow__(self, o):
+        return self._binary(o, "broadcast_power", "_power_scalar")
+
+    def __rpow__(self, o):
+        return self._rbinary(o, "broadcast_power", "_rpower_scalar")
+
+    def __neg__(self):
+        return _invoke("_mul_scalar", [self], {"scalar": -1.0})
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _invoke("abs", [self], {})
+
+    def __eq__(self, o):
+        return self._binary(o, "broadcast_equal", "_equal_scalar")
+
+    def __ne__(self, o):
+        return self._binary(o, "broadcast_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, o):
+        return self._binary(o, "broadcast_greater", "_greater_scalar")
+
+    def __ge__(self, o):
+        return self._binary(o, "broadcast_greater_equal", "_greater_equal_scalar")
+
+    def __lt__(self, o):
+        return self._binary(o, "broadcast_lesser", "_lesser_scalar")
+
+    def __le__(self, o):
+        return self._binary(o, "broadcast_lesser_equal", "_lesser_equal_scalar")
+
+    __hash__ = object.__hash__
+
+    def _inplace(self, result):
+        if result is NotImplemented:
+            return result
+        if result.shape != self.shape:
+            raise MXNetError("in-place operator: the result's shape %s differs from %s"
+                             % (result.shape, self.shape))
+        np.copyto(self._data, result._data, casting="unsafe")
+        return self
+
+    def __iadd__(self, o):
+        return self._inplace(self.__add__(o))
+
+    def __isub__(self, o):
+        return self._inplace(self.__sub__(o))
+
+    def __imul__(self, o):
+        return self._inplace(self.__mul__(o))
+
+    def __itruediv__(self, o):
+        return self._inplace(self.__truediv__(o))
+
+
+def _index_key(key):
+    if isinstance(key, NDArray):
+        return key._data.astype(np.int64)
+    if isinstance(key, tuple):
+        return tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+    return key
+
+
+def _infer_reshape(src, target, reverse=False):
+    """MXNet's Reshape shape rules (0 copy, -1 infer, -2 copy the rest,
+    -3 merge two, -4 split one)."""
+    if reverse:
+        src, target = tuple(reversed(src)), tuple(reversed(target))
+        # -4's two following values are in reversed order now
+        t = list(target)
+        i = 0
+        while i < len(t):
+            if t[i] == -4:
+                raise MXNetError("reshape: -4 with reverse=True is not supported")
+            i += 1
+    out, i, j = [], 0, 0
+    while j < len(target):
+        v = target[j]
+        if v > 0:
+            out.append(v)
+            i += 1
+        elif v == 0:
+            if i >= len(src):
+                raise MXNetError("reshape: 0 at position %d has no source dimension" % j)
+            out.append(src[i])
+            i += 1
+        elif v == -1:
+            out.append(-1)
+            i += 1
+        elif v == -2:
+            out.extend(src[i:])
+            i = len(src)
+        elif v == -3:
+            out.append(src[i] * src[i + 1])
+            i += 2
+        elif v == -4:
+            d1, d2 = target[j + 1], target[j + 2]
+            j += 2
+            if d1 == -1:
+                d1 = src[i] // d2
+            if d2 == -1:
+                d2 = src[i] // d1
+            out.extend([d1, d2])
+            i += 1
+        else:
+            raise MXNetError("reshape: invalid dimension %d" % v)
+        j += 1
+    total = int(np.prod(src, dtype=np.int64))
+    if out.count(-1) > 1:
+        raise MXNetError("reshape: more than one -1 in %s" % (target,))
+    if -1 in out:
+        known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
+        if known == 0 or total % known:
+            raise MXNetError("reshape: cannot reshape %s into %s" % (src, target))
+        out[out.index(-1)] = total // known
+    if int(np.prod(out, dtype=np.int64)) != total:
+        raise MXNetError("reshape: cannot reshape %s into %s" % (tuple(src), tuple(target)))
+    if reverse:
+        out.reverse()
+    return tuple(out)
+
+
+# -- creation ------------------------------------------------------------------
+
+def _new(data, ctx):
+    return NDArray(data, check_context(ctx))
+
+
+def array(source_array, ctx=None, dtype=None):
+    """A new array holding a copy of `source_array`. The dtype is `dtype`, else
+    the source's if it is an NDArray, else float32 (as MXNet 1.x)."""
+    if isinstance(source_array, NDArray):
+        dt = source_array._data.dtype if dtype is None else dtype
+        return _new(source_array._data.astype(np_dtype(dtype_name(dt)), copy=True), ctx)
+    dt = np.float32 if dtype is None else np_dtype(dtype_name(dtype))
+    data = np.array(source_array, dtype=dt, copy=True)
+    if data.ndim == 0:
+        data = data.reshape(1)
+    return _new(np.ascontiguousarray(data), ctx)
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def empty(shape, ctx=None, dtype="float32"):
+    return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+
+
+def zeros(shape, ctx=None, dtype="float32", **kwargs):
+    return _new(np.zeros(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+
+
+def ones(shape, ctx=None, dtype="float32", **kwargs):
+    return _new(np.ones(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+
+
+def full(shape, val, ctx=None, dtype="float32", out=None):
+    if out is not None:
+        out._data[...] = val
+        return out
+    return _new(np.full(_shape(shape), val, dtype=np_dtype(dtype_name(dtype))), ctx)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype="float32"):
+    """MXNet's arange: float32 by default, each value `repeat` times."""
+    dt = np_dtype(dtype_name(dtype))
+    data = np.arange(start, stop, step, dtype=np.float64) if stop is not None \
+        else np.arange(0, start, step, dtype=np.float64)
+    if repeat != 1:
+        data = np.repeat(data, repeat)
+    return _new(data.astype(dt), ctx)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    return NDArray(np.concatenate([a._data for a in arrays], axis=axis), arrays[0]._ctx)
+
+
+def waitall():
+    """Operators run synchronously: nothing to wait for."""
+
+
+# -- .params files ---------------------------------------------------------------
+
+def save(fname, data):
+    """Writes NDArrays as an MXNet .params file: an NDArray, a list (no
+    names) or a dict name -> NDArray ('arg:fc1_weight' names as
+    Module.save_params writes them)."""
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        items = list(data.items())
+    elif isinstance(data, (list, tuple)):
+        items = [("", a) for a in data]
+    else:
+        raise MXNetError("save: expected an NDArray, a list or a dict of NDArrays")
+    records = []
+    for name, a in items:
+        if not isinstance(a, NDArray):
+            raise MXNetError("save: %r is not an NDArray" % (name or a,))
+        d = np.ascontiguousarray(a._data)
+        records.append((name, dtype_name(d.dtype), list(d.shape), d))
+    _mxc.save_params(str(fname), records)
+
+
+def _from_records(records):
+    arrays, names = [], []
+    for name, dt, shape, data in records:
+        names.append(name)
+        if dt is None:
+            arrays.append(None)
+            continue
+        if dt == "bfloat16":
+            # numpy has no bfloat16: the values, exactly, as float32.
+            bits = np.frombuffer(bytearray(data), dtype=np.uint16).astype(np.uint32) << 16
+            a = bits.view(np.float32).reshape(shape)
+        else:
+            a = np.frombuffer(bytearray(data), dtype=np_dtype(dt)).reshape(shape)
+        arrays.append(NDArray(a))
+    if any(names):
+        return dict(zip(names, arrays))
+    return arrays
+
+
+def load(fname):
+    """Reads an MXNet .params file: a dict when the arrays have names, else
+    a list."""
+    return _from_records(_mxc.load_params(str(fname)))
+
+
+def load_frombuffer(buf):
+    return _from_records(_mxc.load_params_bytes(bytes(buf)))
+
+
+# -- imperative operators ----------------------------------------------------------
+
+_cache = {}
+
+
+def _graph_json(spec, attrs, input_names, node_name):
+    nodes = [{"op": "null", "name": n, "inputs": []} for n in input_names]
+    aux = spec.aux_inputs
+    node = {"op": spec.name, "name": node_name,
+            "inputs": [[i, 0, 1 if i in aux else 0] for i in range(len(input_names))]}
+    if attrs:
+        node["attrs"] = attrs
+    nodes.append(node)
+    n = len(input_names)
+    return {"nodes": nodes, "arg_nodes": list(range(n)),
+            "heads": [[n, k, 0] for k in range(spec.visible_outputs(attrs))],
+            "attrs": {"mxnet_version": ["int", 10901]}}
+
+
+def compiled_op(spec, attrs, in_specs, node_name):
+    """The compiled one-node graph of `spec` for these attributes and input
+    (shape, dtype) pairs, cached per signature."""
+    key = (spec.name, node_name, tuple(sorted(attrs.items())), tuple(in_specs))
+    c = _cache.get(key)
+    if c is None:
+        import json
+        names = spec.input_names(attrs)
+        if names is None:
+            names = ["arg%d" % i for i in range(len(in_specs))]
+        else:
+            names = names[:len(in_specs)]
+        g = _graph_json(spec, attrs, names, node_name)
+        shapes = {n: list(s) for n, (s, _) in zip(names, in_specs)}
+        dtypes = {n: d for n, (_, d) in zip(names, in_specs)}
+        c = _mxc.compile(json.dumps(g), shapes, dtypes)
+        order = [names.index(i[0]) for i in c.inputs]
+        c = (c, order)
+        _cache[key] = c
+    return c
+
+
+def _invoke(op_name, inputs, kwargs, out=None, name=None):
+    spec = _ops.OP_NAMES[op_name]
+    attrs = spec.format_attrs(kwargs)
+    if spec.variadic and "num_args" in spec.attrs and "num_args" not in attrs:
+        attrs["num_args"] = str(len(inputs))
+    datas = []
+    for a in inputs:
+        if not isinstance(a, NDArray):
+            raise MXNetError("%s: inputs must be NDArrays, got %s" % (spec.name, type(a).__name__))
+        check_context(a._ctx)
+        d = a._data
+        if not d.flags.c_contiguous:
+            d = np.ascontiguousarray(d)
+        datas.append(d)
+    in_specs = [(d.shape, dtype_name(d.dtype)) for d in datas]
+    compiled, order = compiled_op(spec, attrs, in_specs, name or spec.name.lower())
+    ctx = inputs[0]._ctx if inputs else current_context()
+    outs = []
+    if out is not None:
+        outs_given = out if isinstance(out, (list, tuple)) else [out]
+        if len(outs_given) != len(compiled.outputs):
+            raise MXNetError("%s: out= needs %d arrays" % (spec.name, len(compiled.outputs)))
+    for i, (oname, shape, dt) in enumerate(compiled.outputs):
+        if out is not None and outs_given[i]._data.flags.c_contiguous and \
+                outs_given[i].shape == tuple(shape) and \
+                outs_given[i]._data.dtype == np_dtype(dt) and \
+                not any(np.shares_memory(outs_given[i]._data, d) for d in datas):
+            outs.append(outs_given[i]._data)
+        else:
+            outs.append(np.empty(shape, dtype=np_dtype(dt)))
+    compiled.run([datas[k] for k in order], outs)
+    if out is not None:
+        for o, d in zip(outs_given, outs):
+            if o._data is not d:
+                if o.shape != d.shape:
+                    raise MXNetError("%s: out= has shape %s, the result %s"
+                                     % (spec.name, o.shape, d.shape))
+                np.copyto(o._data, d, casting="unsafe")
+        return out
+    results = [NDArray(d, ctx) for d in outs]
+    return results[0] if len(results) == 1 else results
+
+
+def _make_op_function(py_name, spec):
+    def op_function(*args, **kwargs):
+        out = kwargs.pop("out", None)
+        name = kwargs.pop("name", None)
+        kwargs.pop("ctx", None)
+        inputs = list(args)
+        if spec.variadic:
+            if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+                inputs = list(inputs[0])
+        else:
+            attr_kwargs = {k: v for k, v in kwargs.items() if not isinstance(v, NDArray)}
+            names = spec.input_names(spec.format_attrs(attr_kwargs))
+            for n in names[len(inputs):]:
+                if n in kwargs and isinstance(kwargs[n], NDArray):
+                    inputs.append(kwargs.pop(n))
+                else:
+                    break
+            extra = [k for k, v in kwargs.items() if isinstance(v, NDArray)]
+            if extra:
+                raise MXNetError("%s: unexpected input(s) %s (inputs: %s)"
+                                 % (spec.name, ", ".join(extra), ", ".join(names)))
+            if len(inputs) != len(names):
+                raise MXNetError("%s: takes inputs %s, got %d"
+                                 % (spec.name, ", ".join(names), len(inputs)))
+        return _invoke(spec.name, inputs, kwargs, out=out, name=name)
+
+    op_function.__name__ = py_name
+    op_function.__qualname__ = py_name
+    op_function.__doc__ = "MXNet operator %s (imperative): inputs %s; attributes %s." % (
+        spec.name, ", ".join(spec.inputs) or "variadic",
+        ", ".join(spec.attrs) or "none")
+    return op_function
+
+
+class _Namespace:
+    """mx.nd._internal and the like: attribute access to op functions."""
+
+    def __init__(self, functions):
+        self.__dict__.update(functions)
+
+
+_functions = {py: _make_op_function(py, spec) for py, spec in _ops.public_names()}
+globals().update(_functions)
+_internal = _Namespace({k: v for k, v in _functions.items() if k.startswith("_")})
+op = _Namespace(_functions)
+
+
+# NDArray methods that are operators (x.sum(axis=1), x.exp(), ...).
+def _method(fname):
+    f = _functions[fname]
+
+    def method(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+
+    method.__name__ = fname
+    return method
+
+
+for _m in ["sum", "mean", "max", "min", "argmax", "exp", "log", "sqrt", "square",
+           "abs", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "transpose",
+           "expand_dims", "clip", "one_hot", "slice_axis", "negative"]:
+    if _m in _functions:
+        setattr(NDArray, _m, _method(_m))
+
+
+def _random():
+    from . import random as r
+    return r
+
+
+class _RandomNamespace:
+    def __getattr__(self, name):
+        return getattr(_random(), name)
+
+
+random = _RandomNamespace()

@@ -1,0 +1,557 @@
+"""mx.sym: symbolic graphs, MXNet 1.x's Symbol API.
+
+A Symbol is a list of outputs of graph nodes. Every operator of the mx
+dialect is a function here with MXNet's keyword attributes; inputs left out
+become variables named '<node>_<input>' (fc1_weight), as MXNet creates them.
+tojson() writes MXNet 1.9.1's layout byte for byte (the compiler's Graph
+writer), and the argument / output lists and shape inference come from the
+compiler, so they are what the compiler will compile.
+"""
+import json
+
+import numpy as np
+
+from . import _mxc
+from . import _ops
+from .base import MXNetError, NameManager, dtype_name, np_dtype
+
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json"]
+
+# MXNet's numeric dtype flags, as Variable(dtype=) stores them in __dtype__.
+_DTYPE_FLAG = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4,
+               "int8": 5, "int64": 6, "bool": 7}
+_FLAG_DTYPE = {str(v): k for k, v in _DTYPE_FLAG.items()}
+
+
+class _Node:
+    """A graph node: op ('null' for a variable), name, MXNet attribute
+    strings, inputs as (node, output index, version) and the output count."""
+
+    __slots__ = ["op", "name", "attrs", "inputs", "num_outputs"]
+
+    def __init__(self, op, name, attrs=None, inputs=(), num_outputs=1):
+        self.op = op
+        self.name = name
+        self.attrs = dict(attrs or {})
+        self.inputs = list(inputs)
+        self.num_outputs = num_outputs
+
+    def visible_outputs(self):
+        if self.op == "null":
+            return 1
+        spec = _ops.OP_NAMES.get(self.op)
+        if spec is None:
+            return self.num_outputs
+        return spec.visible_outputs(self.attrs)
+
+
+def _post_order(heads):
+    """Nodes reached from `heads`, inputs first (nnvm's DFSVisit order)."""
+    order, seen = [], set()
+    for head, _ in heads:
+        if id(head) in seen:
+            continue
+        stack = [(head, 0)]
+        seen.add(id(head))
+        while stack:
+            node, i = stack.pop()
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                child = node.inputs[i][0]
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, 0))
+            else:
+                order.append(node)
+    return order
+
+
+class Symbol:
+    """One or more outputs of a graph (MXNet 1.x mx.sym.Symbol)."""
+
+    # numpy defers binary operators with a Symbol on the right to us.
+    __array_priority__ = 1000.0
+
+    def __init__(self, outputs):
+        self._outputs = list(outputs)  # [(node, index)]
+
+    # -- graph text ---------------------------------------------------------
+    def _raw_json(self):
+        nodes = _post_order(self._outputs)
+        index = {id(n): i for i, n in enumerate(nodes)}
+        out, row = [], [0]
+        for n in nodes:
+            d = {"op": n.op, "name": n.name}
+            if n.attrs:
+                d["attrs"] = n.attrs
+            d["inputs"] = [[index[id(src)], i, v] for src, i, v in n.inputs]
+            out.append(d)
+            row.append(row[-1] + n.num_outputs)
+        return json.dumps({
+            "nodes": out,
+            "arg_nodes": [i for i, n in enumerate(nodes) if n.op == "null"],
+            "node_row_ptr": row,
+            "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
+            "attrs": {"mxnet_version": ["int", 10901]},
+        })
+
+    def tojson(self):
+        """The graph as MXNet 1.9.1's symbol JSON (byte-identical to what
+        MXNet writes for the same graph)."""
+        return _mxc.normalize_json(self._raw_json())
+
+    def save(self, fname, remove_amp_cast=True):
+        with open(fname, "w") as f:
+            f.write(self.tojson())
+
+    def _lists(self):
+        return _mxc.graph_lists(self._raw_json())
+
+    # -- introspection --------------------------------------------------------
+    @property
+    def name(self):
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0][0].name
+
+    def list_arguments(self):
+        return list(self._lists()["arguments"])
+
+    def list_outputs(self):
+        return list(self._lists()["outputs"])
+
+    def list_auxiliary_states(self):
+        return list(self._lists()["auxiliary_states"])
+
+    def list_inputs(self):
+        return [n.name for n in _post_order(self._outputs) if n.op == "null"]
+
+    def attr(self, key):
+        if len(self._outputs) != 1:
+            return None
+        node = self._outputs[0][0]
+        return node.attrs.get(key, node.attrs.get("__%s__" % key))
+
+    def list_attr(self, recursive=False):
+        if recursive:
+            raise MXNetError("list_attr(recursive=True) is deprecated; use attr_dict()")
+        node = self._outputs[0][0]
+        return {k.strip("_") if k.startswith("__") else k: v for k, v in node.attrs.items()}
+
+    def attr_dict(self):
+        return {n.name: dict(n.attrs) for n in _post_order(self._outputs) if n.attrs}
+
+    def get_internals(self):
+        """Every output of every node (visible outputs), in graph order."""
+        outs = []
+        for n in _post_order(self._outputs):
+            outs.extend((n, i) for i in range(n.visible_outputs()))
+        return Symbol(outs)
+
+    def get_children(self):
+        if len(self._outputs) != 1:
+            raise MXNetError("get_children: a single-output symbol only")
+        ins = [(src, i) for src, i, _ in self._outputs[0][0].inputs]
+        return Symbol(ins) if ins else None
+
+    def __len__(self):
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([o]) for o in self._outputs)
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            names = self.list_outputs()
+            matches = [i for i, n in enumerate(names) if n == index]
+            if not matches:
+                raise MXNetError("no output named '%s' (outputs: %s)" % (index, ", ".join(names)))
+            if len(matches) > 1:
+                raise MXNetError("more than one output is named '%s'" % index)
+            index = matches[0]
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not -len(self._outputs) <= index < len(self._outputs):
+            raise IndexError("output index %d out of range (%d outputs)" % (index, len(self._outputs)))
+        return Symbol([self._outputs[index]])
+
+    def __repr__(self):
+        if len(self._outputs) == 1:
+            return "<Symbol %s>" % self.name
+        return "<Symbol group [%s]>" % ", ".join(n.name for n, _ in self._outputs)
+
+    def __copy__(self):
+        return Symbol(self._outputs)
+
+    def __deepcopy__(self, memo):
+        return load_json(self.tojson())
+
+    def __reduce__(self):
+        return (load_json, (self.tojson(),))
+
+    # -- shape and type inference ---------------------------------------------
+    def _variables(self):
+        return {n.name: n for n in _post_order(self._outputs) if n.op == "null"}
+
+    def _infer(self, shapes, dtypes):
+        variables = self._variables()
+        for name in list(shapes) + list(dtypes):
+            if name not in variables:
+                raise MXNetError("'%s' is not an input of the symbol (inputs: %s)"
+                                 % (name, ", ".join(variables)))
+        dt = {n: _FLAG_DTYPE[v.attrs["__dtype__"]] for n, v in variables.items()
+              if v.attrs.get("__dtype__") in _FLAG_DTYPE}
+        dt.update(dtypes)
+        ins, outs = _mxc.infer(self._raw_json(), shapes, dt)
+        by_name = {name: (tuple(shape), dtype) for name, _, shape, dtype in ins}
+        return by_name, [(tuple(s), d) for _, s, d in outs]
+
+    def _shape_kwargs(self, args, kwargs):
+        shapes = {}
+        if args:
+            names = self.list_arguments()
+            for n, s in zip(names, args):
+                if s is not None:
+                    shapes[n] = s
+        for k, v in kwargs.items():
+            if v is not None:
+                shapes[k] = v
+        return {k: [int(d) for d in v] for k, v in shapes.items()}
+
+    def infer_shape(self, *args, **kwargs):
+        """(arg_shapes, out_shapes, aux_shapes) in list_arguments /
+        list_outputs / list_auxiliary_states order; (None, None, None) when
+        the shapes given do not determine every argument."""
+        shapes = self._shape_kwargs(args, kwargs)
+        try:
+            by_name, outs = self._infer(shapes, {})
+        except MXNetError as e:
+            if "cannot infer the shape" in str(e):
+                return None, None, None
+            raise
+        return ([by_name[n][0] for n in self.list_arguments()],
+                [s for s, _ in outs],
+                [by_name[n][0] for n in self.list_auxiliary_states()])
+
+    def infer_shape_partial(self, *args, **kwargs):
+        res = self.infer_shape(*args, **kwargs)
+        if res[0] is None:
+            raise MXNetError("infer_shape_partial: partial shapes are not supported "
+                             "by mxc's inference (give every data input's shape)")
+        return res
+
+    def infer_type(self, *args, **kwargs):
+        """(arg_types, out_types, aux_types) as numpy types. Types propagate
+        through the graph as MXNet's rules do for the wave-1 operators: an
+        operator's inputs and outputs share one type, except Cast and
+        one_hot (their dtype attribute) and argmax (float32 for float
+        inputs)."""
+        types = {}
+        if args:
+            for n, t in zip(self.list_arguments(), args):
+                if t is not None:
+                    types[n] = dtype_name(t)
+        for k, t in kwargs.items():
+            if t is not None:
+                types[k] = dtype_name(t)
+        known = {}
+        nodes = _post_order(self._outputs)
+        for n in nodes:
+            if n.op == "null":
+                if n.name in types:
+                    known[(id(n), 0)] = types[n.name]
+                elif n.attrs.get("__dtype__") in _FLAG_DTYPE:
+                    known[(id(n), 0)] = _FLAG_DTYPE[n.attrs["__dtype__"]]
+        for _ in range(2):  # forward, then again after back-filled variables
+            for n in nodes:
+                if n.op == "null":
+                    continue
+                ins = [known.get((id(s), i)) for s, i, _ in n.inputs]
+                t = next((x for x in ins if x is not None), None)
+                if n.op == "where" and len(ins) == 3:
+                    t = ins[1] or ins[2]
+                if t is None:
+                    continue
+                for s, i, _ in n.inputs:
+                    if s.op == "null" and (id(s), i) not in known and n.op != "where":
+                        known[(id(s), i)] = t
+                out = t
+                if n.op == "Cast":
+                    out = n.attrs["dtype"]
+                elif n.op == "one_hot":
+                    out = n.attrs.get("dtype", "float32")
+                for k in range(n.num_outputs):
+                    known[(id(n), k)] = out
+        variables = {n.name: n for n in nodes if n.op == "null"}
+
+        def get(name):
+            t = known.get((id(variables[name]), 0))
+            return None if t is None else np_dtype(t).type
+
+        outs = [known.get((id(n), i)) for n, i in self._outputs]
+        if any(t is None for t in outs):
+            return None, None, None
+        return ([get(n) for n in self.list_arguments()],
+                [np_dtype(t).type for t in outs],
+                [get(n) for n in self.list_auxiliary_states()])
+
+    # -- binding -----------------------------------------------------------------
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
+                    group2ctx=None, shared_arg_names=None, shared_exec=None,
+                    shared_buffer=None, **kwargs):
+        """An Executor with arrays allocated (zeros) for the shapes given as
+        keywords and the ones inferred from them."""
+        from .executor import Executor
+        return Executor._simple_bind(self, ctx, grad_req, type_dict or {}, kwargs)
+
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+             group2ctx=None, shared_exec=None):
+        """An Executor on the given arrays (list in list_arguments order, or
+        dict by name); the executor reads them at each forward()."""
+        from .executor import Executor
+        return Executor._bind(self, ctx, args, args_grad, grad_req, aux_states)
+
+    def eval(self, ctx=None, **kwargs):
+        from .context import cpu
+        exe = self.bind(ctx or cpu(), kwargs)
+        return exe.forward()
+
+    # -- operators -----------------------------------------------------------------
+    def _binary(self, other, sym_op, sym_hint, scalar_op, scalar_hint):
+        if isinstance(other, Symbol):
+            return _create(sym_op, [self, other], {}, None, sym_hint)
+        if isinstance(other, (int, float, bool, np.number, np.bool_)):
+            return _create(scalar_op, [self], {"scalar": other}, None, scalar_hint)
+        return NotImplemented
+
+    def _rscalar(self, other, scalar_op, scalar_hint):
+        if isinstance(other, (int, float, bool, np.number, np.bool_)):
+            return _create(scalar_op, [self], {"scalar": other}, None, scalar_hint)
+        return NotImplemented
+
+    def __add__(self, o):
+        return self._binary(o, "elemwise_add", "_plus", "_plus_scalar", "_plusscalar")
+
+    def __radd__(self, o):
+        return self._rscalar(o, "_plus_scalar", "_plusscalar")
+
+    def __sub__(self, o):
+        return self._binary(o, "elemwise_sub", "_minus", "_minus_scalar", "_minusscalar")
+
+    def __rsub__(self, o):
+        return self._rscalar(o, "_rminus_scalar", "_rminusscalar")
+
+    def __mul__(self, o):
+        return self._binary(o, "elemwise_mul", "_mul", "_mul_scalar", "_mulscalar")
+
+    def __rmul__(self, o):
+        return self._rscalar(o, "_mul_scalar", "_mulscalar")
+
+    def __truediv__(self, o):
+        return self._binary(o, "elemwise_div", "_div", "_div_scalar", "_divscalar")
+
+    def __rtruediv__(self, o):
+        return self._rscalar(o, "_rdiv_scalar", "_rdivscalar")
+
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+
+    def __pow__(self, o):
+        # MXNet writes _power for Symbol ** Symbol; the mx dialect has
+        # broadcast_power (same values for equal shapes).
+        return self._binary(o, "broadcast_power", "_power", "_power_scalar", "_powerscalar")
+
+    def __rpow__(self, o):
+        return self._rscalar(o, "_rpower_scalar", "_rpower_scalar")
+
+    def __neg__(self):
+        return self.__mul__(-1.0)
+
+    def __abs__(self):
+        return _create("abs", [self], {}, None, "abs")
+
+    # Symbol (op) Symbol comparisons: MXNet writes _equal, _greater, ...;
+    # the mx dialect has their broadcast_ forms.
+    def __eq__(self, o):
+        return self._binary(o, "broadcast_equal", "_equal", "_equal_scalar", "_equal_scalar")
+
+    def __ne__(self, o):
+        return self._binary(o, "broadcast_not_equal", "_not_equal",
+                            "_not_equal_scalar", "_not_equal_scalar")
+
+    def __gt__(self, o):
+        return self._binary(o, "broadcast_greater", "_greater",
+                            "_greater_scalar", "_greater_scalar")
+
+    def __ge__(self, o):
+        return self._binary(o, "broadcast_greater_equal", "_greater_equal",
+                            "_greater_equal_scalar", "_greater_equal_scalar")
+
+    def __lt__(self, o):
+        return self._binary(o, "broadcast_lesser", "_lesser",
+                            "_lesser_scalar", "_lesser_scalar")
+
+    def __le__(self, o):
+        return self._binary(o, "broadcast_lesser_equal", "_lesser_equal",
+                            "_lesser_equal_scalar", "_lesser_equal_scalar")
+
+    __hash__ = object.__hash__
+
+
+# -- construction ----------------------------------------------------------------
+
+def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None,
+             init=None, stype=None, **kwargs):
+    """A variable (graph input). shape, dtype, lr_mult, wd_mult, init and
+    extra keywords are stored as MXNet's hidden attributes (__shape__, ...)."""
+    if not isinstance(name, str):
+        raise MXNetError("Variable: the name must be a string")
+    attrs = {}
+    if attr:
+        attrs.update({k: str(v) for k, v in attr.items()})
+    if shape is not None:
+        attrs["__shape__"] = str(tuple(shape))
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        attrs["__dtype__"] = str(_DTYPE_FLAG[dtype_name(dtype)])
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None and stype != "default":
+        raise MXNetError("Variable '%s': sparse storage types are not supported" % name)
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            attrs[k] = str(v)
+        else:
+            raise MXNetError("Variable '%s': attribute %s must be spelled __%s__" % (name, k, k))
+    return Symbol([(_Node("null", name, attrs), 0)])
+
+
+var = Variable
+
+
+def Group(symbols):
+    """One symbol with the outputs of all of `symbols`."""
+    outs = []
+    for s in symbols:
+        if not isinstance(s, Symbol):
+            raise MXNetError("Group: expected Symbols, got %s" % type(s).__name__)
+        outs.extend(s._outputs)
+    return Symbol(outs)
+
+
+# BatchNorm sets __init__ on its auxiliary-state variables when composed.
+_AUX_INIT = {("BatchNorm", 3): '["zero", {}]', ("BatchNorm", 4): '["one", {}]'}
+
+
+def _single(sym, what):
+    if not isinstance(sym, Symbol):
+        raise MXNetError("%s: expected a Symbol, got %s" % (what, type(sym).__name__))
+    if len(sym._outputs) != 1:
+        raise MXNetError("%s: a symbol with %d outputs cannot be an input"
+                         % (what, len(sym._outputs)))
+    return sym._outputs[0]
+
+
+def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
+    spec = _ops.OP_NAMES[op_name]
+    attrs = spec.format_attrs(kwargs)
+    if spec.variadic and "num_args" in spec.attrs and "num_args" not in attrs:
+        attrs["num_args"] = str(len(inputs))
+    name = NameManager.current().get(name, hint)
+    entries = []
+    if spec.variadic:
+        entries = [_single(s, "%s '%s'" % (spec.name, name)) for s in inputs]
+    else:
+        names = spec.input_names(attrs)
+        named_inputs = dict(named_inputs or {})
+        if len(inputs) > len(names):
+            raise MXNetError("%s '%s': takes at most %d inputs (%s), got %d" % (
+                spec.name, name, len(names), ", ".join(names), len(inputs)))
+        for k in named_inputs:
+            if k not in names:
+                raise MXNetError("%s '%s': no input named '%s' (inputs: %s)" % (
+                    spec.name, name, k, ", ".join(names)))
+        for i, input_name in enumerate(names):
+            if i < len(inputs):
+                if input_name in named_inputs:
+                    raise MXNetError("%s '%s': input '%s' given twice" % (spec.name, name, input_name))
+                entries.append(_single(inputs[i], "%s '%s'" % (spec.name, name)))
+            elif input_name in named_inputs:
+                entries.append(_single(named_inputs[input_name], "%s '%s'" % (spec.name, name)))
+            else:
+                # MXNet creates the variable, with the operator's attributes.
+                entries.append((_Node("null", "%s_%s" % (name, input_name), attrs), 0))
+    node_inputs = []
+    for i, (node, idx) in enumerate(entries):
+        version = 0
+        if i in spec.aux_inputs:
+            version = 1
+            init = _AUX_INIT.get((spec.name, i))
+            if init and node.op == "null":
+                node.attrs["__init__"] = init
+        node_inputs.append((node, idx, version))
+    node_attrs = dict(attrs)
+    if attr:
+        node_attrs.update({k: str(v) for k, v in attr.items()})
+    node = _Node(spec.name, name, node_attrs, node_inputs, spec.num_outputs)
+    return Symbol([(node, i) for i in range(spec.visible_outputs(attrs))])
+
+
+def _make_op_function(py_name, spec):
+    hint = py_name.lower()
+
+    def op_function(*args, **kwargs):
+        name = kwargs.pop("name", None)
+        attr = kwargs.pop("attr", None)
+        named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
+        attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
+        inputs = list(args)
+        if spec.variadic and len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+            inputs = list(inputs[0])
+        if spec.variadic and named:
+            raise MXNetError("%s: inputs are positional" % spec.name)
+        return _create(spec.name, inputs, attrs, name, hint, named, attr)
+
+    op_function.__name__ = py_name
+    op_function.__qualname__ = py_name
+    op_function.__doc__ = "MXNet operator %s (symbolic): inputs %s; attributes %s." % (
+        spec.name, ", ".join(spec.inputs) or "variadic", ", ".join(spec.attrs) or "none")
+    return op_function
+
+
+class _Namespace:
+    def __init__(self, functions):
+        self.__dict__.update(functions)
+
+
+_functions = {py: _make_op_function(py, spec) for py, spec in _ops.public_names()}
+globals().update(_functions)
+_internal = _Namespace({k: v for k, v in _functions.items() if k.startswith("_")})
+op = _Namespace(_functions)
+
+
+# -- files -------------------------------------------------------------------------
+
+def load_json(json_str):
+    """A Symbol from MXNet symbol JSON (any version MXNet wrote; older files
+    get MXNet's upgrade on load)."""
+    g = json.loads(_mxc.normalize_json(json_str))
+    rows = g.get("node_row_ptr")
+    nodes = []
+    for i, d in enumerate(g["nodes"]):
+        n_out = rows[i + 1] - rows[i] if rows else 1
+        inputs = [(nodes[src], idx, ver) for src, idx, ver in d["inputs"]]
+        nodes.append(_Node(d["op"], d["name"], d.get("attrs", {}), inputs, n_out))
+    return Symbol([(nodes[h[0]], h[1]) for h in g["heads"]])
+
+
+def load(fname):
+    with open(fname) as f:
+        return load_json(f.read())
+
+
+def fromjson(json_str):
+    return load_json(json_str)
