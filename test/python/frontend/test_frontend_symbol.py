@@ -1,0 +1,236 @@
+"""mx.sym: construction, MXNet's names and lists, JSON, inference, binding."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import mxc as mx
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+FILES = os.path.join(ROOT, "test", "Inputs", "mxnet-files")
+PARAMS = os.path.join(ROOT, "test", "Inputs", "mxnet-params")
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    with mx.NameManager():
+        yield
+
+
+def mlp():
+    data = mx.sym.var("data")
+    fc1 = mx.sym.FullyConnected(data, num_hidden=8, name="fc1")
+    act = mx.sym.Activation(fc1, act_type="relu", name="relu1")
+    fc2 = mx.sym.FullyConnected(act, num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(fc2, name="softmax")
+
+
+def test_op_table_comes_from_the_compiler():
+    specs = mx._mxc.op_specs()
+    assert len(specs) == 74
+    for name in ["Convolution", "FullyConnected", "BatchNorm", "Concat", "softmax",
+                 "broadcast_add", "_plus_scalar", "one_hot", "where"]:
+        assert callable(getattr(mx.sym, name)), name
+        assert callable(getattr(mx.nd, name)), name
+    # aliases MXNet registers
+    assert callable(mx.sym.reshape) and callable(mx.sym.flatten)
+    assert issubclass(mx.MXNetError, RuntimeError)
+
+
+def test_lists_as_mxnet_names_them():
+    net = mlp()
+    assert net.list_arguments() == ["data", "fc1_weight", "fc1_bias", "fc2_weight",
+                                    "fc2_bias", "softmax_label"]
+    assert net.list_outputs() == ["softmax_output"]
+    assert net.list_auxiliary_states() == []
+    assert net.name == "softmax"
+
+
+def test_batchnorm_aux_and_internals():
+    # Expected lists: MXNet 1.9.1's for the same construction.
+    a = mx.sym.var("a")
+    fc = mx.sym.FullyConnected(a, num_hidden=10)
+    bn = mx.sym.BatchNorm(fc, fix_gamma=False, name="bn")
+    assert bn.list_arguments() == ["a", "fullyconnected0_weight", "fullyconnected0_bias",
+                                   "bn_gamma", "bn_beta"]
+    assert bn.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    assert bn.list_outputs() == ["bn_output"]
+    internals = bn.get_internals()
+    assert internals.list_outputs() == [
+        "a", "fullyconnected0_weight", "fullyconnected0_bias", "fullyconnected0_output",
+        "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var", "bn_output"]
+    fc_out = internals["fullyconnected0_output"]
+    assert fc_out.list_outputs() == ["fullyconnected0_output"]
+    assert fc_out.infer_shape(a=(2, 5))[1] == [(2, 10)]
+    with pytest.raises(mx.MXNetError, match="no output named 'nope'"):
+        internals["nope"]
+
+
+# tojson of this graph by MXNet 1.9.1 (mx.sym.var, operators, Group).
+MXNET_GROUP_JSON = open(os.path.join(os.path.dirname(__file__), "golden",
+                                     "group.mxnet-1.9.1.json")).read()
+MXNET_ARITH_JSON = open(os.path.join(os.path.dirname(__file__), "golden",
+                                     "arith.mxnet-1.9.1.json")).read()
+
+
+def test_tojson_is_byte_identical_to_mxnet():
+    a = mx.sym.var("a")
+    b = mx.sym.var("b")
+    fc = mx.sym.FullyConnected(a, num_hidden=10)
+    bn = mx.sym.BatchNorm(fc, fix_gamma=False, name="bn")
+    c = mx.sym.Concat(a, b, dim=1)
+    assert mx.sym.Group([bn, c]).tojson() == MXNET_GROUP_JSON
+
+
+def test_arithmetic_operators_as_mxnet_writes_them():
+    a = mx.sym.var("a")
+    b = mx.sym.var("b")
+    e = ((a + b) * 2 - a / 3.5 + (-a) + (2 - a) + (1 / a) + (a ** 2) + (a < 1)
+         + (2 ** a) + abs(a))
+    assert e.tojson() == MXNET_ARITH_JSON
+
+
+def test_symbol_symbol_comparison_uses_broadcast_ops():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    nodes = json.loads((a == b).tojson())["nodes"]
+    assert nodes[-1]["op"] == "broadcast_equal" and nodes[-1]["name"] == "_equal0"
+    exe = (a >= b).bind(mx.cpu(), {"a": mx.nd.array([1, 2, 3]), "b": mx.nd.array([2, 2, 2])})
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [0, 1, 1])
+
+
+@pytest.mark.parametrize("name", ["mlp-symbol", "save_000800", "vgg_like_model1", "legacy_hidden"])
+def test_load_then_tojson_matches_mxnet_resave(name):
+    # *.mxnet-1.9.1.json: MXNet's own mx.sym.load(f).tojson() of the file.
+    sym = mx.sym.load(os.path.join(FILES, name + ".json"))
+    with open(os.path.join(FILES, name + ".mxnet-1.9.1.json")) as f:
+        assert sym.tojson() == f.read()
+
+
+def test_json_round_trip(tmp_path):
+    net = mlp()
+    text = net.tojson()
+    again = mx.sym.load_json(text)
+    assert again.tojson() == text
+    assert again.list_arguments() == net.list_arguments()
+    path = tmp_path / "net-symbol.json"
+    net.save(str(path))
+    assert mx.sym.load(str(path)).tojson() == text
+
+
+def test_infer_shape_and_type():
+    net = mlp()
+    arg, out, aux = net.infer_shape(data=(4, 6))
+    assert arg == [(4, 6), (8, 6), (8,), (3, 8), (3,), (4,)]
+    assert out == [(4, 3)]
+    assert aux == []
+    assert net.infer_shape() == (None, None, None)
+    arg_t, out_t, aux_t = net.infer_type(data="float64")
+    assert arg_t == [np.float64] * 6 and out_t == [np.float64]
+    c = mx.sym.Cast(mx.sym.var("x"), dtype="int32")
+    assert c.infer_type(x=np.float32)[1] == [np.int32]
+
+
+def test_conv_net_shapes():
+    data = mx.sym.var("data")
+    c = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, pad=(1, 1), name="conv")
+    p = mx.sym.Pooling(c, kernel=(2, 2), stride=(2, 2), pool_type="max")
+    f = mx.sym.Flatten(p)
+    arg, out, _ = f.infer_shape(data=(2, 3, 8, 8))
+    assert dict(zip(f.list_arguments(), arg)) == {
+        "data": (2, 3, 8, 8), "conv_weight": (4, 3, 3, 3), "conv_bias": (4,)}
+    assert out == [(2, 64)]
+
+
+def test_attribute_errors():
+    x = mx.sym.var("x")
+    with pytest.raises(mx.MXNetError, match="no attribute 'num_hiden'"):
+        mx.sym.FullyConnected(x, num_hiden=3)
+    with pytest.raises(mx.MXNetError, match="required attribute 'num_hidden'"):
+        mx.sym.FullyConnected(x)
+    bad = mx.sym.Activation(x, act_type="nope", name="act9")
+    with pytest.raises(mx.MXNetError, match="node 'act9'"):
+        bad.infer_shape(x=(2, 2))
+
+
+def test_shape_error_names_the_node():
+    x = mx.sym.var("x")
+    w = mx.sym.var("w")
+    fc = mx.sym.FullyConnected(x, w, no_bias=True, num_hidden=3, name="fc_bad")
+    with pytest.raises(mx.MXNetError, match="node 'fc_bad'"):
+        fc.simple_bind(mx.cpu(), x=(2, 4), w=(3, 5))
+
+
+def mlp_numpy(x, p):
+    h = np.maximum(x @ p["fc1_weight"].T + p["fc1_bias"], 0)
+    z = h @ p["fc2_weight"].T + p["fc2_bias"]
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_simple_bind_forward_against_numpy():
+    net = mlp()
+    exe = net.simple_bind(mx.cpu(), data=(4, 6))
+    rng = np.random.default_rng(0)
+    params = {n: rng.standard_normal(a.shape).astype(np.float32)
+              for n, a in exe.arg_dict.items() if n not in ("data", "softmax_label")}
+    exe.copy_params_from({k: mx.nd.array(v) for k, v in params.items()})
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    out = exe.forward(is_train=False, data=mx.nd.array(x))
+    assert len(out) == 1 and out[0].shape == (4, 3)
+    np.testing.assert_allclose(out[0].asnumpy(), mlp_numpy(x, params), rtol=1e-5, atol=1e-6)
+    assert exe.output_dict["softmax_output"] is exe.outputs[0]
+    # The executor reads its bound arrays at every forward.
+    exe.arg_dict["data"][:] = 0
+    out = exe.forward()
+    np.testing.assert_allclose(out[0].asnumpy(), mlp_numpy(np.zeros_like(x), params),
+                               rtol=1e-5, atol=1e-6)
+    with pytest.raises(mx.MXNetError, match="not a parameter"):
+        exe.copy_params_from({"nope": mx.nd.zeros((1,))})
+    exe.copy_params_from({"nope": mx.nd.zeros((1,))}, allow_extra_params=True)
+
+
+def test_bind_with_aux_states_against_numpy():
+    data = mx.sym.var("data")
+    bn = mx.sym.BatchNorm(data, fix_gamma=False, eps=1e-3, name="bn")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    gamma, beta = rng.random(3).astype(np.float32), rng.random(3).astype(np.float32)
+    mean, var = rng.random(3).astype(np.float32), rng.random(3).astype(np.float32) + 0.5
+    args = {"data": mx.nd.array(x), "bn_gamma": mx.nd.array(gamma), "bn_beta": mx.nd.array(beta)}
+    aux = {"bn_moving_mean": mx.nd.array(mean), "bn_moving_var": mx.nd.array(var)}
+    exe = bn.bind(mx.cpu(), args, aux_states=aux)
+    out = exe.forward()[0].asnumpy()
+    sh = (1, 3, 1)
+    want = (x - mean.reshape(sh)) / np.sqrt(var.reshape(sh) + 1e-3) * gamma.reshape(sh) + beta.reshape(sh)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    assert sorted(exe.aux_dict) == ["bn_moving_mean", "bn_moving_var"]
+
+
+def test_training_is_not_there_yet():
+    exe = mlp().simple_bind(mx.cpu(), data=(2, 6))
+    assert sorted(exe.grad_dict) == ["data", "fc1_bias", "fc1_weight", "fc2_bias",
+                                     "fc2_weight", "softmax_label"]
+    with pytest.raises(NotImplementedError, match="mx-autodiff"):
+        exe.forward(is_train=True)
+    with pytest.raises(NotImplementedError, match="mx-autodiff"):
+        exe.backward()
+
+
+def test_real_checkpoint_runs():
+    # MXNet 1.9.1's save_checkpoint of the zoo MLP (test/Inputs/mxnet-params).
+    sym = mx.sym.load(os.path.join(PARAMS, "mlp-symbol.json"))
+    params = mx.nd.load(os.path.join(PARAMS, "mlp-0000.params"))
+    arg_params = {k[4:]: v for k, v in params.items() if k.startswith("arg:")}
+    shape = {"data": (2, 1, 28, 28)}
+    exe = sym.simple_bind(mx.cpu(), **shape)
+    exe.copy_params_from(arg_params)
+    x = np.random.default_rng(2).random((2, 1, 28, 28)).astype(np.float32)
+    out = exe.forward(data=mx.nd.array(x))[0].asnumpy()
+    assert out.shape == (2, 10)
+    np.testing.assert_allclose(out.sum(axis=1), 1, rtol=1e-5)
+
+
+def test_gpu_context_is_a_clear_error():
+    with pytest.raises(mx.MXNetError, match="no GPU back end"):
+        mlp().simple_bind(mx.gpu(), data=(2, 6))
