@@ -198,3 +198,51 @@ def test_fully_connected_grad(case):
     if not no_bias:
         params["bias"] = _rand(rng, attrs["num_hidden"])
     _check(g, {"data": _rand(rng, *dshape)}, params, "fc_output")
+
+
+# --------------------------------------------------------------------------
+# A whole network: LeNet (tools/zoo) differentiates end to end.
+# --------------------------------------------------------------------------
+
+def test_lenet_grad():
+    """`mxc run --train` on the zoo's LeNet in float64: SoftmaxOutput's
+    built-in gradient is that of the summed cross-entropy, so every
+    parameter gradient must match finite differences of
+    -sum(log p[label]) computed with the reference forward (a sample of
+    coordinates per parameter)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))), "tools", "zoo"))
+    import mxnet_zoo
+    graph = json.loads(mxnet_zoo.symbol_json("lenet"))
+    shapes = {"convolution0_weight": (20, 1, 5, 5), "convolution0_bias": (20,),
+              "convolution1_weight": (50, 20, 5, 5), "convolution1_bias": (50,),
+              "fullyconnected0_weight": (500, 800), "fullyconnected0_bias": (500,),
+              "fullyconnected1_weight": (10, 500), "fullyconnected1_bias": (10,)}
+    rng = np.random.default_rng(5)
+    params = {k: rng.standard_normal(s) * (0.2 if len(s) > 1 else 0.1) for k, s in shapes.items()}
+    x = rng.standard_normal((2, 1, 28, 28))
+    label = np.array([3.0, 7.0])
+    out = run_graph(json.dumps(graph), {"data": x, "softmax_label": label}, params=params,
+                    extra_args=["--train"])
+    values = dict(params, data=x, softmax_label=label)
+    p_ref = run_graph_ref(graph, values)["softmax_output"]
+    assert_close(out["softmax_output"], p_ref, rtol=1e-10, atol=1e-12)
+
+    def loss(vals):
+        p = run_graph_ref(graph, vals)["softmax_output"]
+        return -float(np.sum(np.log(p[np.arange(2), label.astype(int)])))
+
+    for name, v in params.items():
+        grad = out[name + ".grad"]
+        assert grad.shape == v.shape, name
+        flat = v.reshape(-1)
+        for i in rng.choice(flat.size, 4, replace=False):
+            plus, minus = dict(values), dict(values)
+            p, m = flat.copy(), flat.copy()
+            p[i] += EPS
+            m[i] -= EPS
+            plus[name], minus[name] = p.reshape(v.shape), m.reshape(v.shape)
+            fd = (loss(plus) - loss(minus)) / (2 * EPS)
+            g = grad.reshape(-1)[i]
+            assert abs(g - fd) <= 1e-6 + 1e-5 * abs(fd), "%s.grad[%d] = %r, fd %r" % (
+                name, i, g, fd)
