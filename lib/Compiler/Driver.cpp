@@ -135,6 +135,37 @@ cl::opt<unsigned>
               cl::desc("Untimed forward passes before the --repeat timed ones "
                        "(default 0)"),
               cl::value_desc("K"), cl::init(0), cl::sub(runCmd));
+cl::opt<bool> runTrain(
+    cl::cat(mxcCategory), "train",
+    cl::desc("Run a training step: forward(is_train=True) + backward "
+             "(mx-autodiff). Also writes the gradient of each --wrt argument "
+             "(<arg>.grad.npy) and the updated auxiliary states "
+             "(<aux>.aux.npy, BatchNorm running statistics)"),
+    cl::sub(runCmd));
+cl::list<std::string> runWrt(
+    cl::cat(mxcCategory), "wrt",
+    cl::desc("With --train: the arguments to differentiate (default: every "
+             "parameter)"),
+    cl::value_desc("name,..."), cl::CommaSeparated, cl::sub(runCmd));
+cl::list<std::string> runGradReq(
+    cl::cat(mxcCategory), "grad-req",
+    cl::desc("With --train: write (default), add (the previous gradient is "
+             "an input <arg>_grad, zeros unless given with --input) or null, "
+             "for all arguments, and/or name=req for one"),
+    cl::value_desc("write|add|null|name=req,..."), cl::CommaSeparated,
+    cl::sub(runCmd));
+cl::list<std::string> runHeadGrads(
+    cl::cat(mxcCategory), "head-grad",
+    cl::desc("With --train: the head gradient of an output (repeatable; "
+             "default: ones, as MXNet's backward() for a loss)"),
+    cl::value_desc("output=file.npy"), cl::sub(runCmd));
+cl::list<std::string> runSweeps(
+    cl::cat(mxcCategory), "sweep",
+    cl::desc("Run the graph K times, with the input set to each of the K "
+             "arrays stacked on axis 0 of the file (repeatable; equal K); "
+             "every output is written stacked, shape (K, ...). For finite "
+             "differences: one process for many evaluations"),
+    cl::value_desc("name=file.npy"), cl::sub(runCmd));
 cl::list<std::string> graphOutputs(
     cl::cat(mxcCategory), "outputs",
     cl::desc("Compute only these heads (mx-prune outputs): MXNet node names "
@@ -398,6 +429,11 @@ int mxc::driverMain(int argc, char **argv) {
       o.noCache = runNoCache;
       o.repeat = runRepeat;
       o.warmup = runWarmup;
+      o.train = runTrain;
+      o.wrt.assign(runWrt.begin(), runWrt.end());
+      o.gradReq.assign(runGradReq.begin(), runGradReq.end());
+      o.headGrads.assign(runHeadGrads.begin(), runHeadGrads.end());
+      o.sweeps.assign(runSweeps.begin(), runSweeps.end());
       return runRunCommand(o);
     }
     CodegenCommandOptions o;

@@ -77,6 +77,14 @@ struct RunCommandOptions : CompileCommandOptions {
   bool noCache = false;
   unsigned repeat = 1; ///< timed forward passes (timings with -v)
   unsigned warmup = 0; ///< untimed forward passes before the timed ones
+  /// --train: forward(is_train=True) + backward (mx-autodiff).
+  bool train = false;
+  std::vector<std::string> wrt;       ///< --wrt names
+  std::vector<std::string> gradReq;   ///< --grad-req write|add|null|name=req
+  std::vector<std::string> headGrads; ///< --head-grad output=file.npy
+  /// --sweep name=file.npy: K stacked values of an input; one run each,
+  /// outputs stacked (K, ...).
+  std::vector<std::string> sweeps;
 };
 
 struct CodegenCommandOptions : CompileCommandOptions {

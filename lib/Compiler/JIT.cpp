@@ -251,7 +251,6 @@ FailureOr<EntrySignature> mxc::getEntrySignature(ModuleOp module) {
     if (failed(spec(func.getResultTypes()[i], func.getResultAttrDict(i),
                     "output" + std::to_string(i), s)))
       return failure();
-    s.kind.clear();
     sig.outputs.push_back(std::move(s));
   }
   return sig;

@@ -331,6 +331,16 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   PipelineOptions pipeline;
   pipeline.outputs = opts.outputs;
   pipeline.fuseGraph = opts.graphFusion;
+  // --train: mx-autodiff makes @main the training step (head gradients in,
+  // gradients and updated aux states out).
+  if (!opts.train && (!opts.wrt.empty() || !opts.gradReq.empty() ||
+                      !opts.headGrads.empty())) {
+    errorLine() << "--wrt, --grad-req and --head-grad need --train\n";
+    return kBadUsage;
+  }
+  pipeline.train = opts.train;
+  pipeline.wrt = opts.wrt;
+  pipeline.gradReq = opts.gradReq;
   if (failed(runGraphPasses(*module, pipeline)))
     return kBadInput;
   FailureOr<EntrySignature> sig = getEntrySignature(*module);
@@ -358,6 +368,31 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     }
     if (!inputFiles.emplace(name, path).second) {
       errorLine() << "--input '" << s << "': '" << name << "' is given twice\n";
+      return kBadUsage;
+    }
+  }
+  // --head-grad output=file.npy: the head_grad input "<output>_grad".
+  for (const std::string &s : opts.headGrads) {
+    std::string name, path;
+    if (!splitAssignment(s, name, path)) {
+      errorLine() << "--head-grad '" << s << "': expected output=file.npy\n";
+      return kBadUsage;
+    }
+    auto it = llvm::find_if(sig->inputs, [&](const TensorSpec &t) {
+      return t.kind == "head_grad" && t.name == name + "_grad";
+    });
+    if (it == sig->inputs.end()) {
+      std::string names;
+      for (const TensorSpec &t : sig->outputs)
+        if (t.kind.empty())
+          names += (names.empty() ? "" : ", ") + t.name;
+      errorLine() << "--head-grad '" << s << "': the graph has no output named '"
+                  << name << "' (outputs: " << names << ")\n";
+      return kBadUsage;
+    }
+    if (!inputFiles.emplace(it->name, path).second) {
+      errorLine() << "--head-grad '" << s << "': '" << it->name
+                  << "' is given twice\n";
       return kBadUsage;
     }
   }
@@ -400,6 +435,25 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
         return kBadInput;
       }
       std::memcpy(buf->data, p.bytes.data(), spec.byteSize());
+    } else if (spec.kind == "head_grad" || spec.kind == "grad_in" ||
+               spec.kind == "rng_seed") {
+      // Training-step inputs: head gradients default to ones (MXNet's
+      // backward() of a loss), previous gradients (grad_req add) to zeros,
+      // the Dropout seed to --seed.
+      int64_t n = spec.numElements();
+      if (spec.kind == "head_grad")
+        for (int64_t j = 0; j < n; ++j)
+          storeElement(spec.dtype, buf->data, j, 1.0);
+      else if (spec.kind == "rng_seed" && spec.dtype == graph::DType::Int64)
+        for (int64_t j = 0; j < n; ++j)
+          std::memcpy(buf->data + 8 * j, &opts.seed, 8);
+      if (opts.verbose)
+        llvm::errs() << "mxc: " << spec.kind << " '" << spec.name << "' "
+                     << describe(spec) << ": "
+                     << (spec.kind == "head_grad"  ? "ones"
+                         : spec.kind == "grad_in" ? "zeros"
+                                                  : "the --seed")
+                     << "\n";
     } else {
       std::string range = fillRandom(spec, opts.seed, buf->data);
       if (opts.verbose)
@@ -408,6 +462,48 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
                      << opts.seed << ")\n";
     }
     inputBuffers.push_back(std::move(buf));
+  }
+
+  // --sweep name=file.npy: K values of one input, stacked on axis 0.
+  struct Sweep {
+    size_t input;
+    NpyArray array;
+  };
+  std::vector<Sweep> sweeps;
+  int64_t sweepCount = -1;
+  for (const std::string &s : opts.sweeps) {
+    std::string name, path;
+    if (!splitAssignment(s, name, path)) {
+      errorLine() << "--sweep '" << s << "': expected name=file.npy\n";
+      return kBadUsage;
+    }
+    auto it = llvm::find_if(sig->inputs,
+                            [&](const TensorSpec &t) { return t.name == name; });
+    if (it == sig->inputs.end()) {
+      errorLine() << "--sweep '" << s << "': the graph has no input named '"
+                  << name << "'\n";
+      return kBadUsage;
+    }
+    auto array = readNpyFile(path);
+    if (!array) {
+      errorLine() << "--sweep '" << s
+                  << "': " << llvm::toString(array.takeError()) << "\n";
+      return kBadInput;
+    }
+    if (array->dtype != it->dtype || array->shape.size() != it->shape.size() + 1 ||
+        !std::equal(it->shape.begin(), it->shape.end(),
+                    array->shape.begin() + 1) ||
+        (sweepCount >= 0 && array->shape[0] != sweepCount)) {
+      errorLine() << "--sweep '" << s << "': " << path << " holds "
+                  << formatShape(array->shape) << " "
+                  << graph::dtypeName(array->dtype) << ", expected (K, "
+                  << describe(*it) << ")"
+                  << (sweepCount >= 0 ? " with the K of the other sweeps" : "")
+                  << "\n";
+      return kBadInput;
+    }
+    sweepCount = array->shape[0];
+    sweeps.push_back({size_t(it - sig->inputs.begin()), std::move(*array)});
   }
 
   // Compile.
@@ -466,6 +562,29 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     (*compiled)->run(inPtrs, outPtrs);
     times.push_back(msSince(start));
   }
+  if (!sweeps.empty()) {
+    // One run per swept value; outputs stacked on a new axis 0.
+    std::vector<std::unique_ptr<Buffer>> stacked;
+    for (const TensorSpec &spec : sig->outputs)
+      stacked.push_back(
+          std::make_unique<Buffer>(size_t(sweepCount) * spec.byteSize()));
+    for (int64_t k = 0; k < sweepCount; ++k) {
+      for (const Sweep &sw : sweeps) {
+        size_t bytes = sig->inputs[sw.input].byteSize();
+        std::memcpy(inputBuffers[sw.input]->data,
+                    sw.array.bytes.data() + size_t(k) * bytes, bytes);
+      }
+      (*compiled)->run(inPtrs, outPtrs);
+      for (size_t i = 0; i < sig->outputs.size(); ++i) {
+        size_t bytes = sig->outputs[i].byteSize();
+        std::memcpy(stacked[i]->data + size_t(k) * bytes,
+                    outputBuffers[i]->data, bytes);
+      }
+    }
+    outputBuffers = std::move(stacked);
+    for (TensorSpec &spec : sig->outputs)
+      spec.shape.insert(spec.shape.begin(), sweepCount);
+  }
   if (opts.verbose) {
     llvm::errs() << "mxc: forward " << llvm::format("%.3f", times[0]) << " ms";
     if (times.size() > 1) {
@@ -502,7 +621,17 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
       sum += v;
       sumAbs += std::fabs(v);
     }
-    llvm::outs() << spec.name << ": shape " << formatShape(spec.shape) << " "
+    // Gradients print and save as <arg>.grad, updated aux states as
+    // <aux>.aux (mx-autodiff names them <arg>_grad and <aux>).
+    std::string shown = spec.name;
+    if (spec.kind == "grad") {
+      StringRef base(spec.name);
+      base.consume_back("_grad");
+      shown = base.str() + ".grad";
+    } else if (spec.kind == "aux_out") {
+      shown = spec.name + ".aux";
+    }
+    llvm::outs() << shown << ": shape " << formatShape(spec.shape) << " "
                  << graph::dtypeName(spec.dtype) << " sum "
                  << llvm::format("%.6g", sum) << " abs_sum "
                  << llvm::format("%.6g", sumAbs) << "\n";
@@ -513,7 +642,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     array.shape = spec.shape;
     array.bytes.assign(data, data + spec.byteSize());
     llvm::SmallString<256> path(opts.outputDir);
-    llvm::sys::path::append(path, fileNameFor(spec.name) + ".npy");
+    llvm::sys::path::append(path, fileNameFor(shown) + ".npy");
     if (llvm::Error err = writeNpyFile(path, array)) {
       errorLine() << "output '" << spec.name
                   << "': " << llvm::toString(std::move(err)) << "\n";

@@ -41,7 +41,9 @@ namespace mxc {
 /// One input or output of a compiled graph.
 struct TensorSpec {
   std::string name; ///< mx.name: variable name, or list_outputs name
-  std::string kind; ///< inputs: "data", "param" or "aux"; outputs: ""
+  /// inputs: "data", "param", "aux", and after mx-autodiff "head_grad",
+  /// "grad_in", "rng_seed"; outputs: "" (a head), "grad", "aux_out".
+  std::string kind;
   std::vector<int64_t> shape;
   graph::DType dtype = graph::DType::Float32;
 
