@@ -1,0 +1,330 @@
+"""Gradients of the tensor ops (MXGradientsTensor.cpp, mx-autodiff) against
+central finite differences of the training-mode forward pass, in float64
+(gradcheck.py: random directions and sampled coordinates, error relative to
+the gradient's norm). Ops whose gradient is not a derivative of their
+forward pass (SoftmaxOutput, BlockGrad) and BatchNorm's running statistics
+are checked against numpy formulas instead."""
+import numpy as np
+import pytest
+
+from gradcheck import check_gradients, run_training_step
+from mxc_testing import one_op_graph
+
+RNG_SEED = 1234
+
+
+def rand(shape, lo=-1.0, hi=1.0, away=0.0, seed=0):
+    """Uniform float64 in [lo, hi), values within `away` of 0 pushed out."""
+    rng = np.random.default_rng(RNG_SEED + seed)
+    x = rng.uniform(lo, hi, size=shape)
+    if away:
+        x = np.where(np.abs(x) < away, np.sign(x + 1e-300) * away + x, x)
+    return x
+
+
+def check_op(op, attrs, inputs, params=None, wrt=None, exclude=(), **kw):
+    g = one_op_graph(op, attrs, list(inputs) + list(params or {}))
+    return check_gradients(g, inputs, params, wrt=wrt, exclude=exclude, **kw)
+
+
+# --- unary -------------------------------------------------------------------
+
+UNARY = [
+    ("negative", {}, {}), ("abs", {}, {"away": 0.05}), ("square", {}, {}),
+    ("sqrt", {}, {"lo": 0.2, "hi": 2.0}), ("exp", {}, {}),
+    ("log", {}, {"lo": 0.2, "hi": 2.0}), ("relu", {}, {"away": 0.05}),
+    ("sigmoid", {}, {}), ("tanh", {}, {}),
+    ("Activation", {"act_type": "relu"}, {"away": 0.05}),
+    ("Activation", {"act_type": "sigmoid"}, {}),
+    ("Activation", {"act_type": "tanh"}, {}),
+    ("Activation", {"act_type": "softrelu"}, {}),
+    ("Activation", {"act_type": "softsign"}, {"away": 0.05}),
+    ("LeakyReLU", {"act_type": "leaky", "slope": 0.1}, {"away": 0.05}),
+    ("LeakyReLU", {"act_type": "elu", "slope": 0.7}, {"away": 0.05}),
+    ("LeakyReLU", {"act_type": "selu"}, {"away": 0.05}),
+    ("clip", {"a_min": -0.5, "a_max": 0.4}, {"away": 0.0}),
+    ("identity", {}, {}), ("Flatten", {}, {}),
+    ("Reshape", {"shape": (0, -1)}, {}), ("Reshape", {"shape": (-1,)}, {}),
+    ("expand_dims", {"axis": 1}, {}), ("expand_dims", {"axis": -1}, {}),
+    ("transpose", {}, {}), ("transpose", {"axes": (0, 2, 1)}, {}),
+    ("slice_axis", {"axis": 1, "begin": 1, "end": 3}, {}),
+    ("slice_axis", {"axis": -1, "begin": -3, "end": "None"}, {}),
+    ("slice_axis", {"axis": 0, "begin": 0, "end": 1}, {}),
+    ("softmax", {}, {}), ("softmax", {"axis": 0}, {}),
+    ("softmax", {"axis": 1, "temperature": 2.0}, {}),
+    ("log_softmax", {}, {}), ("log_softmax", {"axis": 1, "temperature": 0.5}, {}),
+]
+
+
+@pytest.mark.parametrize("op,attrs,fill", UNARY,
+                         ids=["%s-%s" % (o, "-".join("%s=%s" % kv for kv in a.items()))
+                              for o, a, _ in UNARY])
+def test_unary(op, attrs, fill):
+    x = rand((2, 4, 3), **fill)
+    if op == "clip":  # keep away from the bounds
+        x = np.where(np.abs(x + 0.5) < 0.02, x + 0.05, x)
+        x = np.where(np.abs(x - 0.4) < 0.02, x + 0.05, x)
+    check_op(op, attrs, {"data": x})
+
+
+def test_prelu():
+    x = rand((2, 3, 2, 2), away=0.05)
+    gamma = rand((3,), 0.1, 0.5, seed=1)
+    check_op("LeakyReLU", {"act_type": "prelu"}, {"data": x}, {"gamma": gamma})
+
+
+# --- binary ------------------------------------------------------------------
+
+BINARY_SHAPES = [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (3, 1)), ((1, 3, 4), (2, 1, 1)),
+                 ((2, 3), (3,))]
+
+
+@pytest.mark.parametrize("op", ["elemwise_add", "elemwise_sub", "elemwise_mul",
+                                "elemwise_div"])
+def test_elemwise(op):
+    a = rand((2, 3, 4))
+    b = rand((2, 3, 4), 0.5, 2.0, seed=1)
+    check_op(op, {}, {"lhs": a, "rhs": b})
+
+
+@pytest.mark.parametrize("shapes", BINARY_SHAPES, ids=str)
+@pytest.mark.parametrize("op", ["broadcast_add", "broadcast_sub", "broadcast_mul",
+                                "broadcast_div", "broadcast_maximum",
+                                "broadcast_minimum", "broadcast_power"])
+def test_broadcast(op, shapes):
+    sa, sb = shapes
+    if op == "broadcast_power":
+        a, b = rand(sa, 0.5, 2.0), rand(sb, -1.5, 1.5, seed=1)
+    elif op == "broadcast_div":
+        a, b = rand(sa), rand(sb, 0.5, 2.0, seed=1)
+    else:
+        a, b = rand(sa), rand(sb, seed=1)
+        if op in ("broadcast_maximum", "broadcast_minimum"):
+            b = b + 0.013  # no ties
+    check_op(op, {}, {"lhs": a, "rhs": b})
+
+
+SCALAR = [("_plus_scalar", 1.5, {}), ("_minus_scalar", 0.5, {}),
+          ("_rminus_scalar", 2.0, {}), ("_mul_scalar", -3.0, {}),
+          ("_div_scalar", 4.0, {}), ("_rdiv_scalar", 2.0, {"lo": 0.5, "hi": 2.0}),
+          ("_power_scalar", 2.5, {"lo": 0.5, "hi": 2.0}),
+          ("_power_scalar", 3.0, {}), ("_rpower_scalar", 1.7, {}),
+          ("_maximum_scalar", 0.1, {}), ("_minimum_scalar", -0.2, {})]
+
+
+@pytest.mark.parametrize("op,scalar,fill", SCALAR, ids=["%s-%g" % (o, s) for o, s, _ in SCALAR])
+def test_scalar(op, scalar, fill):
+    x = rand((3, 5), **fill)
+    if "imum" in op:
+        x = np.where(np.abs(x - scalar) < 0.02, x + 0.05, x)
+    check_op(op, {"scalar": scalar}, {"data": x})
+
+
+# --- reductions --------------------------------------------------------------
+
+REDUCE_ATTRS = [{}, {"axis": 1}, {"axis": (0, 2), "keepdims": True},
+                {"axis": 1, "exclude": True}, {"axis": -1, "keepdims": True}]
+
+
+@pytest.mark.parametrize("attrs", REDUCE_ATTRS, ids=str)
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "min"])
+def test_reduce(op, attrs):
+    # distinct values: no ties for max / min
+    x = np.random.default_rng(3).permutation(24).reshape(2, 3, 4) / 7.0 - 1.5
+    check_op(op, attrs, {"data": x})
+
+
+# --- linear algebra ----------------------------------------------------------
+
+DOT = [((3, 4), (4, 5), {}), ((4, 3), (4, 5), {"transpose_a": True}),
+       ((3, 4), (5, 4), {"transpose_b": True}),
+       ((4, 3), (5, 4), {"transpose_a": True, "transpose_b": True}),
+       ((4,), (4,), {}), ((4,), (4, 3), {}), ((2, 3, 4), (4, 5), {}),
+       ((3, 4), (4, 2, 2), {})]
+
+
+@pytest.mark.parametrize("sa,sb,attrs", DOT, ids=[str(d) for d in DOT])
+def test_dot(sa, sb, attrs):
+    check_op("dot", attrs, {"lhs": rand(sa), "rhs": rand(sb, seed=1)})
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_batch_dot(ta, tb):
+    sa = (2, 4, 3) if ta else (2, 3, 4)
+    sb = (2, 5, 4) if tb else (2, 4, 5)
+    check_op("batch_dot", {"transpose_a": ta, "transpose_b": tb},
+             {"lhs": rand(sa), "rhs": rand(sb, seed=1)})
+
+
+# --- data movement -----------------------------------------------------------
+
+@pytest.mark.parametrize("dim", [1, 0, -1])
+def test_concat(dim):
+    shapes = {1: [(2, 1, 3), (2, 2, 3), (2, 3, 3)], 0: [(1, 2, 3), (2, 2, 3), (1, 2, 3)],
+              -1: [(2, 2, 1), (2, 2, 2), (2, 2, 3)]}[dim]
+    inputs = {"in%d" % i: rand(s, seed=i) for i, s in enumerate(shapes)}
+    check_op("Concat", {"num_args": 3, "dim": dim}, inputs)
+
+
+@pytest.mark.parametrize("cond_shape", [(3, 4), (3,)])
+def test_where(cond_shape):
+    cond = (np.random.default_rng(5).uniform(size=cond_shape) > 0.5).astype(np.float64)
+    check_op("where", {}, {"condition": cond, "x": rand((3, 4)), "y": rand((3, 4), seed=1)},
+             wrt=["x", "y"])
+
+
+def test_cast():
+    # float64 -> float32 -> (graph output f32): finite differences in f32
+    check_op("Cast", {"dtype": "float32"}, {"data": rand((3, 4))}, h=1e-2, rtol=1e-4,
+             atol=1e-6)
+
+
+def test_block_grad_is_zero():
+    x = rand((2, 3))
+    g = one_op_graph("BlockGrad", {}, ["data"])
+    heads, grads, _ = run_training_step(g, {"data": x}, wrt=["data"])
+    np.testing.assert_array_equal(heads["blockgrad_output"], x)
+    np.testing.assert_array_equal(grads["data"], np.zeros_like(x))
+
+
+# --- training forms: Dropout, BatchNorm -------------------------------------
+
+@pytest.mark.parametrize("attrs", [{"p": 0.5}, {"p": 0.3, "axes": (1,)}], ids=str)
+def test_dropout(attrs):
+    x = rand((4, 6, 3))
+    r = check_op("Dropout", attrs, {"data": x})
+    # the mask is the forward's: y = x * mask with mask in {0, 1/(1-p)}
+    y = r["outputs"]["dropout_output"]
+    p = attrs["p"]
+    ratio = y / x
+    assert np.all(np.isclose(ratio, 0) | np.isclose(ratio, 1 / (1 - p)))
+    assert 0 < np.mean(np.isclose(ratio, 0)) < 1
+    if "axes" in attrs:  # one draw per (n, :, k)
+        np.testing.assert_allclose(ratio, np.broadcast_to(ratio[:, :1, :], ratio.shape))
+    # backward: grad = head_grad * the same mask
+    head = rand(x.shape, seed=9)
+    _, grads, _ = run_training_step(one_op_graph("Dropout", attrs, ["data"]),
+                                    {"data": x}, wrt=["data"],
+                                    head_grads={"dropout_output": head})
+    np.testing.assert_allclose(grads["data"], head * ratio, rtol=1e-12)
+
+
+BN = [{"fix_gamma": False}, {"fix_gamma": True}, {"fix_gamma": False, "axis": -1},
+      {"fix_gamma": False, "use_global_stats": True}]
+
+
+def bn_graph(attrs):
+    return one_op_graph("BatchNorm", attrs, ["data", "gamma", "beta", "moving_mean",
+                                             "moving_var"])
+
+
+@pytest.mark.parametrize("attrs", BN, ids=str)
+def test_batchnorm_gradients(attrs):
+    x = rand((3, 4, 2, 2)) * 2 + 0.3
+    c = x.shape[attrs.get("axis", 1)]
+    params = {"gamma": rand((c,), 0.5, 1.5, seed=1), "beta": rand((c,), seed=2),
+              "moving_mean": rand((c,), seed=3), "moving_var": rand((c,), 0.5, 1.5, seed=4)}
+    r = check_gradients(bn_graph(attrs), {"data": x}, params,
+                        wrt=["data", "gamma", "beta"])
+    if attrs.get("fix_gamma"):
+        np.testing.assert_array_equal(r["grads"]["gamma"], np.zeros(c))
+
+
+@pytest.mark.parametrize("momentum", [0.9, 0.5])
+def test_batchnorm_running_stats(momentum):
+    x = rand((3, 4, 2, 2)) * 2 + 0.3
+    mm, mv = rand((4,), seed=3), rand((4,), 0.5, 1.5, seed=4)
+    params = {"gamma": rand((4,), 0.5, 1.5, seed=1), "beta": rand((4,), seed=2),
+              "moving_mean": mm, "moving_var": mv}
+    attrs = {"fix_gamma": False, "momentum": momentum, "eps": 1e-3}
+    heads, grads, aux = run_training_step(bn_graph(attrs), {"data": x}, params)
+    mean = x.mean(axis=(0, 2, 3))
+    var = x.var(axis=(0, 2, 3))  # biased, as MXNet's batch_norm.cc
+    np.testing.assert_allclose(aux["moving_mean"], mm * momentum + mean * (1 - momentum),
+                               rtol=1e-12)
+    np.testing.assert_allclose(aux["moving_var"], mv * momentum + var * (1 - momentum),
+                               rtol=1e-12)
+    v = lambda a: a.reshape(1, 4, 1, 1)
+    y = (x - v(mean)) / np.sqrt(v(var) + 1e-3) * v(params["gamma"]) + v(params["beta"])
+    np.testing.assert_allclose(heads["batchnorm_output"], y, rtol=1e-10, atol=1e-12)
+    # default wrt: the parameters (gamma, beta), not the aux states
+    assert sorted(grads) == ["beta", "gamma"]
+
+
+def test_batchnorm_global_stats_no_update():
+    x = rand((3, 4, 2, 2))
+    params = {"gamma": rand((4,), 0.5, 1.5, seed=1), "beta": rand((4,), seed=2),
+              "moving_mean": rand((4,), seed=3), "moving_var": rand((4,), 0.5, 1.5, seed=4)}
+    _, _, aux = run_training_step(bn_graph({"use_global_stats": True}), {"data": x}, params)
+    assert aux == {}
+
+
+# --- SoftmaxOutput: MXNet's built-in gradient ---------------------------------
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+SMO = [{}, {"grad_scale": 2.5}, {"normalization": "batch"},
+       {"normalization": "valid", "use_ignore": True, "ignore_label": 2},
+       {"use_ignore": True, "ignore_label": 1}, {"smooth_alpha": 0.1},
+       {"normalization": "valid"}]
+
+
+@pytest.mark.parametrize("attrs", SMO, ids=str)
+def test_softmax_output(attrs):
+    n, k = 5, 4
+    x = rand((n, k))
+    label = np.array([0, 2, 1, 2, 3], dtype=np.float64)
+    head = rand((n, k), seed=7)  # ignored by the built-in gradient
+    g = one_op_graph("SoftmaxOutput", attrs, ["data", "label"])
+    heads, grads, _ = run_training_step(g, {"data": x, "label": label}, wrt=["data"],
+                                        head_grads={"softmaxoutput_output": head})
+    p = softmax(x, 1)
+    np.testing.assert_allclose(heads["softmaxoutput_output"], p, rtol=1e-12)
+    alpha = attrs.get("smooth_alpha", 0.0)
+    onehot = np.full((n, k), alpha / (k - 1))
+    onehot[np.arange(n), label.astype(int)] = 1 - alpha
+    grad = p - onehot
+    ignore = attrs.get("ignore_label", -1)
+    if attrs.get("use_ignore"):
+        grad[label == ignore] = 0
+    norm = attrs.get("normalization", "null")
+    scale = attrs.get("grad_scale", 1.0)
+    if norm == "batch":
+        scale /= n
+    elif norm == "valid":
+        scale /= max(int(np.sum(label != ignore)), 1)
+    np.testing.assert_allclose(grads["data"], grad * scale, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("norm", ["null", "batch", "valid"])
+def test_softmax_output_multi_output(norm):
+    n, k, s = 2, 3, 4
+    x = rand((n, k, s))
+    label = np.array([[0, 1, 2, 1], [2, 2, 0, 1]], dtype=np.float64)
+    attrs = {"multi_output": True, "normalization": norm, "use_ignore": True,
+             "ignore_label": 1}
+    g = one_op_graph("SoftmaxOutput", attrs, ["data", "label"])
+    _, grads, _ = run_training_step(g, {"data": x, "label": label}, wrt=["data"])
+    p = softmax(x, 1)
+    onehot = np.zeros((n, k, s))
+    for i in range(n):
+        for j in range(s):
+            onehot[i, int(label[i, j]), j] = 1
+    grad = (p - onehot) * (label != 1)[:, None, :]
+    if norm == "valid":
+        grad /= max(int(np.sum(label != 1)), 1)
+    else:  # MXNet divides by the spatial size unless normalization is valid
+        grad /= s * (n if norm == "batch" else 1)
+    np.testing.assert_allclose(grads["data"], grad, rtol=1e-12, atol=1e-15)
+
+
+def test_softmax_output_probability_label():
+    x = rand((3, 4))
+    label = softmax(rand((3, 4), seed=2), 1)
+    g = one_op_graph("SoftmaxOutput", {"grad_scale": 0.5}, ["data", "label"])
+    _, grads, _ = run_training_step(g, {"data": x, "label": label}, wrt=["data"])
+    np.testing.assert_allclose(grads["data"], (softmax(x, 1) - label) * 0.5, rtol=1e-12)
