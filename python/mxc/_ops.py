@@ -21,14 +21,19 @@ class OpSpec:
         self.aux_inputs = set(d["aux_inputs"])
         self.attrs = {a["name"]: a for a in d["attrs"]}
         self.aliases = list(d["aliases"])
+        self._input_names = {}
 
     def input_names(self, attrs):
         """Input names for these attributes (FullyConnected without bias when
         no_bias); variadic ops: None."""
         if self.variadic:
             return None
-        names = list(_mxc.input_names(self.name, attrs))
-        return names if names else list(self.inputs)
+        key = tuple(sorted(attrs.items()))
+        names = self._input_names.get(key)
+        if names is None:
+            names = list(_mxc.input_names(self.name, attrs)) or list(self.inputs)
+            self._input_names[key] = names
+        return list(names)
 
     def format_attrs(self, kwargs):
         """MXNet strings of the attributes in `kwargs` (None values left out,
