@@ -1,21 +1,25 @@
 """Gradients of the layer ops (Convolution, Pooling, LRN, FullyConnected)
 against central finite differences, in float64.
 
-Each case runs ONE `mxc run --train` (all arguments in --wrt, a random head
-gradient through --head-grad), which returns the forward output and the
-gradient of every argument. The finite differences are taken on the numpy
-reference forward (mxnet_ref, checked here to agree with mxc's forward
-output) of the scalar loss sum(head_grad * output): every coordinate of
-each argument when it is small, else a fixed random sample of them.
+Each case goes through gradcheck.check_gradients (two `mxc run` processes:
+the analytic gradients of every argument under a random head gradient, and
+finite differences of mxc's own forward along random directions and sampled
+coordinates). The same gradients are then compared, coordinate by
+coordinate, with central differences of the numpy reference forward
+(mxnet_ref, which must agree with mxc's forward output) of the loss
+sum(head_grad * output): every coordinate of small arguments, a fixed random
+sample of larger ones. The reference check needs no further mxc process.
 """
 import json
 import os
 import sys
+import tempfile
 
 import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gradcheck import check_gradients  # noqa: E402
 from mxc_testing import assert_close, one_op_graph, run_graph  # noqa: E402
 from mxnet_ref.graph import run_graph_ref  # noqa: E402
 
@@ -26,34 +30,25 @@ MAX_COORDS = 160  # per argument; beyond that a fixed random sample
 
 
 def _check(graph, data, params, out_name, seed=0, positive=False):
-    """Runs mxc once for the output and all gradients; compares them with
-    the reference forward and its finite differences."""
+    """check_gradients on the graph, then every (sampled) coordinate of each
+    gradient against finite differences of the reference forward."""
     rng = np.random.default_rng(seed)
+    if positive:  # lp pooling: away from the kink of |x| at 0
+        data = {k: np.abs(v) + 0.5 for k, v in data.items()}
+        params = {k: np.abs(v) + 0.5 for k, v in params.items()}
     values = dict(data)
     values.update(params)
-    if positive:
-        values = {k: np.abs(v) + 0.5 for k, v in values.items()}
-        data = {k: values[k] for k in data}
-        params = {k: values[k] for k in params}
     ref = run_graph_ref(graph, values)[out_name]
     head = rng.standard_normal(ref.shape)
-    sym = json.dumps(graph)
-
-    import tempfile
-    with tempfile.TemporaryDirectory(prefix="mxc-grad-") as tmp:
-        hpath = os.path.join(tmp, "head.npy")
-        np.save(hpath, head)
-        wrt = ",".join(values)
-        out = run_graph(sym, data, params=params,
-                        extra_args=["--train", "--wrt", wrt,
-                                    "--head-grad", "%s=%s" % (out_name, hpath)])
-    assert_close(out[out_name], ref, rtol=1e-10, atol=1e-12, name=out_name)
+    res = check_gradients(graph, inputs=data, params=params,
+                          head_grads={out_name: head}, seed=seed)
+    assert_close(res["outputs"][out_name], ref, rtol=1e-10, atol=1e-12, name=out_name)
 
     def loss(vals):
         return float(np.sum(head * run_graph_ref(graph, vals)[out_name]))
 
     for name, v in values.items():
-        grad = out[name + ".grad"]
+        grad = res["grads"][name]
         assert grad.shape == v.shape and grad.dtype == np.float64, name
         flat = v.reshape(-1)
         idx = np.arange(flat.size)
@@ -68,10 +63,11 @@ def _check(graph, data, params, out_name, seed=0, positive=False):
             plus[name], minus[name] = p.reshape(v.shape), m.reshape(v.shape)
             fd[j] = (loss(plus) - loss(minus)) / (2 * EPS)
         got = grad.reshape(-1)[idx]
-        bad = np.abs(got - fd) > ATOL + RTOL * np.abs(fd)
+        err = np.abs(got - fd)
+        bad = err > ATOL + RTOL * np.abs(fd)
+        w = int(np.argmax(err))
         assert not bad.any(), "%s.grad: %d of %d coordinates differ; worst at %d: %r vs fd %r" % (
-            name, int(bad.sum()), len(idx), int(idx[np.argmax(np.abs(got - fd))]),
-            got[np.argmax(np.abs(got - fd))], fd[np.argmax(np.abs(got - fd))])
+            name, int(bad.sum()), len(idx), int(idx[w]), got[w], fd[w])
 
 
 def _rand(rng, *shape):
@@ -150,7 +146,6 @@ def test_max_pooling_routes_ties_to_first_maximum():
     x = np.zeros((1, 1, 4, 4))
     x[0, 0, 2:, 2:] = [[1.0, 2.0], [2.0, 2.0]]   # ties at (2,3), (3,2), (3,3)
     x[0, 0, 2, 0] = -1.0                         # window (1, 0): ties at 0 after it
-    import tempfile
     with tempfile.TemporaryDirectory(prefix="mxc-grad-") as tmp:
         head = np.arange(1.0, 5.0).reshape(1, 1, 2, 2)
         hpath = os.path.join(tmp, "head.npy")

@@ -24,6 +24,7 @@
 #include "mxc/Dialect/MXRT/IR/MXRTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -114,10 +115,13 @@ inline mlir::Value callKernel(mlir::OpBuilder &b, mlir::Operation *op,
 }
 
 /// Like callKernel, plus one scratch destination per entry of
-/// `workspaceShapes` (a `tensor.empty` the kernel writes and reads; its
-/// contents afterwards are unspecified and its result unused), so that the
-/// scratch is an intermediate buffer of the graph rather than an allocation
-/// inside the kernel.
+/// `workspaceShapes` (the kernel writes and reads it; its contents afterwards
+/// are unspecified and its result unused), so that the scratch is an
+/// intermediate buffer of the graph rather than an allocation inside the
+/// kernel. The scratch is a `bufferization.alloc_tensor`, not a
+/// `tensor.empty`: CSE would merge equal `tensor.empty`s of several calls
+/// into one buffer live from the first call to the last, which memory
+/// planning could then not reuse in between.
 inline mlir::Value
 callKernelWithWorkspace(mlir::OpBuilder &b, mlir::Operation *op,
                         llvm::StringRef name,
@@ -129,8 +133,9 @@ callKernelWithWorkspace(mlir::OpBuilder &b, mlir::Operation *op,
   llvm::SmallVector<mlir::Value> inits{mlir::tensor::EmptyOp::create(
       b, loc, resultType.getShape(), resultType.getElementType())};
   for (const auto &shape : workspaceShapes)
-    inits.push_back(mlir::tensor::EmptyOp::create(
-        b, loc, shape, resultType.getElementType()));
+    inits.push_back(mlir::bufferization::AllocTensorOp::create(
+        b, loc, mlir::RankedTensorType::get(shape, resultType.getElementType()),
+        mlir::ValueRange()));
   return mxc::mxrt::KernelCallOp::create(b, loc, name, inputs, inits, ints)
       .getResult();
 }

@@ -1,4 +1,4 @@
-// RUN: mxc-opt %s --split-input-file --convert-mx-to-linalg --verify-diagnostics | FileCheck %s
+// RUN: mxc-opt %s --split-input-file --convert-mx-to-linalg --cse --verify-diagnostics | FileCheck %s
 // RUN: mxc-opt %s --split-input-file --convert-mx-to-linalg --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --mxrt-lower-kernel-calls --verify-diagnostics | FileCheck %s --check-prefix=BUF
 
 // Tests that the data gradient of a grouped, strided, padded 2-D convolution
@@ -12,7 +12,7 @@
 // CHECK-LABEL: func.func @conv_data
 // CHECK-SAME: (%[[DY:.*]]: tensor<2x6x4x4xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>)
 // CHECK-DAG: %[[OUT:.*]] = tensor.empty() : tensor<2x4x8x8xf32>
-// CHECK-DAG: %[[WS:.*]] = tensor.empty() : tensor<288xf32>
+// CHECK-DAG: %[[WS:.*]] = bufferization.alloc_tensor() : tensor<288xf32>
 // CHECK: %[[R:.*]]:2 = mxrt.kernel_call @mxc_kernel_conv_backward_data_f32(%[[W]], %[[DY]]) outs(%[[OUT]], %[[WS]]) args [2, 4, 6, 2, 1, 8, 8, 1, 3, 3, 1, 4, 4, 1, 2, 2, 0, 1, 1, 1, 1, 1]
 // CHECK: return %[[R]]#0
 
@@ -34,7 +34,7 @@ func.func @conv_data(%dy: tensor<2x6x4x4xf32>, %w: tensor<6x2x3x3xf32>) -> tenso
 
 // CHECK-LABEL: func.func @conv1d_weight
 // CHECK-SAME: (%[[DY:.*]]: tensor<2x4x6xf64>, %[[X:.*]]: tensor<2x3x11xf64>)
-// CHECK: %[[WS:.*]] = tensor.empty() : tensor<54xf64>
+// CHECK: %[[WS:.*]] = bufferization.alloc_tensor() : tensor<54xf64>
 // CHECK: mxrt.kernel_call @mxc_kernel_conv_backward_weight_f64(%[[X]], %[[DY]]) outs(%{{.*}}, %[[WS]]) args [2, 3, 4, 1, 1, 1, 11, 1, 1, 3, 1, 1, 6, 1, 1, 2, 0, 0, 2, 1, 1, 2] : (tensor<2x3x11xf64>, tensor<2x4x6xf64>, tensor<4x3x3xf64>, tensor<54xf64>) -> (tensor<4x3x3xf64>, tensor<54xf64>)
 func.func @conv1d_weight(%dy: tensor<2x4x6xf64>, %x: tensor<2x3x11xf64>) -> tensor<4x3x3xf64> {
   %0 = mx.Convolution_backward_weight %dy, %x {kernel = array<i64: 3>, num_filter = 4 : i64, pad = array<i64: 2>, dilate = array<i64: 2>, stride = array<i64: 2>} : (tensor<2x4x6xf64>, tensor<2x3x11xf64>) -> tensor<4x3x3xf64>
@@ -47,7 +47,7 @@ func.func @conv1d_weight(%dy: tensor<2x4x6xf64>, %x: tensor<2x3x11xf64>) -> tens
 // one-element workspace: the kernel needs none.
 
 // CHECK-LABEL: func.func @conv3d_pointwise
-// CHECK: tensor.empty() : tensor<1xf32>
+// CHECK: bufferization.alloc_tensor() : tensor<1xf32>
 // CHECK: mxrt.kernel_call @mxc_kernel_conv_backward_weight_f32({{.*}}) args [1, 2, 3, 1, 2, 3, 4, 1, 1, 1, 2, 3, 4, 1, 1, 1, 0, 0, 0, 1, 1, 1]
 func.func @conv3d_pointwise(%dy: tensor<1x3x2x3x4xf32>, %x: tensor<1x2x2x3x4xf32>) -> tensor<3x2x1x1x1xf32> {
   %0 = mx.Convolution_backward_weight %dy, %x {kernel = array<i64: 1, 1, 1>, num_filter = 3 : i64} : (tensor<1x3x2x3x4xf32>, tensor<1x2x2x3x4xf32>) -> tensor<3x2x1x1x1xf32>
@@ -92,6 +92,23 @@ func.func @pool_global_max_1d(%dy: tensor<2x5x1xf64>, %x: tensor<2x5x7xf64>, %y:
 func.func @lrn(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %0 = mx.LRN_backward %dy, %x, %n {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Tests that two gradient calls get a workspace each even after CSE (the
+// workspaces are alloc_tensors, not tensor.empty, so each stays a buffer live
+// for its own call only).
+
+// CHECK-LABEL: func.func @two_calls
+// CHECK: %[[WS1:.*]] = bufferization.alloc_tensor() : tensor<288xf32>
+// CHECK: mxrt.kernel_call @mxc_kernel_conv_backward_data_f32({{.*}}) outs(%{{.*}}, %[[WS1]])
+// CHECK: %[[WS2:.*]] = bufferization.alloc_tensor() : tensor<288xf32>
+// CHECK: mxrt.kernel_call @mxc_kernel_conv_backward_data_f32({{.*}}) outs(%{{.*}}, %[[WS2]])
+func.func @two_calls(%dy: tensor<2x6x4x4xf32>, %w: tensor<6x2x3x3xf32>, %w2: tensor<6x2x3x3xf32>) -> (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) {
+  %0 = mx.Convolution_backward_data %dy, %w {kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %1 = mx.Convolution_backward_data %dy, %w2 {kernel = array<i64: 3, 3>, num_filter = 6 : i64, num_group = 2 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x8x8xf32>
+  return %0, %1 : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>
 }
 
 // -----
