@@ -170,7 +170,7 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
   double momentum = bn.getMomentum().convertToDouble();
   bool global = bn.getUseGlobalStats();
 
-  Value meanK, invstdK;
+  Value meanK, invstdK, centred;
   if (global) {
     meanK = g.reshape(g.op("mx.BlockGrad", mm), view);
     invstdK = g.reshape(g.powS(g.addS(g.op("mx.BlockGrad", mv), eps), -0.5),
@@ -178,7 +178,7 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
   } else {
     meanK = g.op("mx.mean", x,
                  {g.shape("axis", red), g.boolean("keepdims", true)});
-    Value centred = g.sub(x, meanK);
+    centred = g.sub(x, meanK);
     Value varK = g.op("mx.mean", g.square(centred),
                       {g.shape("axis", red), g.boolean("keepdims", true)});
     invstdK = g.powS(g.addS(varK, eps), -0.5);
@@ -201,7 +201,7 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
       }
     }
   }
-  Value out = g.mul(g.sub(x, meanK), invstdK);
+  Value out = g.mul(centred ? centred : g.sub(x, meanK), invstdK);
   if (!bn.getFixGamma())
     out = g.mul(out, g.reshape(gamma, view));
   out = g.add(out, g.reshape(beta, view));
