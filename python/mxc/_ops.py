@@ -55,9 +55,16 @@ class OpSpec:
         return out
 
     def visible_outputs(self, attrs):
-        if self.name == "BatchNorm" and attrs.get("output_mean_var", "False") in ("True", "true", "1"):
-            return 3
+        """Outputs MXNet shows (FNumVisibleOutputs) for these attributes."""
+        if self.name == "BatchNorm":
+            return 3 if attrs.get("output_mean_var", "False") in ("True", "true", "1") else 1
+        if self.name == "LeakyReLU":
+            return 2 if attrs.get("act_type", "leaky") == "rrelu" else 1
         return self.num_visible_outputs
+
+    def all_outputs(self, attrs):
+        """Outputs of a node, hidden ones included (node_row_ptr)."""
+        return _mxc.num_outputs(self.name, attrs)
 
 
 def format_value(spec, v):

@@ -496,7 +496,7 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
     node_attrs = dict(attrs)
     if attr:
         node_attrs.update({k: str(v) for k, v in attr.items()})
-    node = _Node(spec.name, name, node_attrs, node_inputs, spec.num_outputs)
+    node = _Node(spec.name, name, node_attrs, node_inputs, spec.all_outputs(attrs))
     return Symbol([(node, i) for i in range(spec.visible_outputs(attrs))])
 
 

@@ -446,6 +446,13 @@ NB_MODULE(_mxc, m) {
       nb::arg("op"), nb::arg("attrs"),
       "MXNet's input names of an operator given its attributes");
   m.def(
+      "num_outputs",
+      [](const std::string &op, const std::map<std::string, std::string> &attrs) {
+        return graph::numOutputsOf(op, attrs);
+      },
+      nb::arg("op"), nb::arg("attrs"),
+      "Output count of an operator given its attributes (hidden included)");
+  m.def(
       "output_names",
       [](const std::string &op, const std::map<std::string, std::string> &attrs) {
         return graph::outputNamesOf(op, attrs);

@@ -67,6 +67,15 @@ def test_batchnorm_aux_and_internals():
         internals["nope"]
 
 
+def test_visible_outputs_depend_on_attributes():
+    x = mx.sym.var("x")
+    assert mx.sym.LeakyReLU(x, act_type="leaky", name="l").list_outputs() == ["l_output"]
+    assert len(mx.sym.LeakyReLU(x, act_type="rrelu", name="r")) == 2
+    bn = mx.sym.BatchNorm(x, output_mean_var=True, name="bn")
+    assert bn.list_outputs() == ["bn_output", "bn_mean", "bn_var"]
+    assert json.loads(bn.tojson())["node_row_ptr"][-2:] == [5, 8]
+
+
 # tojson of this graph by MXNet 1.9.1 (mx.sym.var, operators, Group).
 MXNET_GROUP_JSON = open(os.path.join(os.path.dirname(__file__), "golden",
                                      "group.mxnet-1.9.1.json")).read()

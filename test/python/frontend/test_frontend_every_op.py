@@ -1,0 +1,128 @@
+"""Every operator of the mx dialect through mx.nd, against the numpy
+references of test/python/mxnet_ref (written from MXNet's semantics,
+independently of mxc). The list of operators comes from the compiler, so a
+new operator without an example here fails test_every_op_has_an_example."""
+import numpy as np
+import pytest
+
+import mxc as mx
+from mxnet_ref import REF
+
+R = np.random.default_rng(6)
+
+
+def f(*shape, low=-2.0, high=2.0):
+    return R.uniform(low, high, size=shape).astype(np.float32)
+
+
+def pos(*shape):
+    return f(*shape, low=0.5, high=2.0)
+
+
+def nz(*shape):
+    x = f(*shape)
+    return np.where(np.abs(x) < 0.3, 0.7, x).astype(np.float32)
+
+
+B = (2, 3, 4)
+U = (3, 4)
+
+# op -> (inputs, attributes as Python values)
+EXAMPLES = {
+    "Convolution": ([f(2, 3, 6, 6), f(4, 3, 3, 3), f(4)], dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),
+    "Activation": ([f(*U)], dict(act_type="softrelu")),
+    "Pooling": ([f(2, 3, 6, 6)], dict(kernel=(2, 2), stride=(2, 2), pool_type="avg")),
+    "FullyConnected": ([f(4, 5), f(3, 5), f(3)], dict(num_hidden=3)),
+    "Flatten": ([f(*B)], {}),
+    "SoftmaxOutput": ([f(4, 5), np.array([0, 3, 1, 4], np.float32)], {}),
+    "Cast": ([f(*U)], dict(dtype="float64")),
+    "LRN": ([f(2, 6, 3, 3)], dict(nsize=3)),
+    "Dropout": ([f(*U)], dict(p=0.5)),
+    "BatchNorm": ([f(*B), pos(3), f(3), f(3), pos(3)], dict(fix_gamma=False)),
+    "Concat": ([f(2, 3), f(2, 2)], dict(dim=1)),
+    "elemwise_add": ([f(*U), f(*U)], {}),
+    "elemwise_sub": ([f(*U), f(*U)], {}),
+    "elemwise_mul": ([f(*U), f(*U)], {}),
+    "elemwise_div": ([f(*U), nz(*U)], {}),
+    "_copy": ([f(*U)], {}),
+    "BlockGrad": ([f(*U)], {}),
+    "broadcast_add": ([f(*B), f(3, 1)], {}),
+    "broadcast_sub": ([f(*B), f(1, 4)], {}),
+    "broadcast_mul": ([f(*B), f(1, 3, 1)], {}),
+    "broadcast_div": ([f(*B), nz(4)], {}),
+    "broadcast_maximum": ([f(*B), f(3, 1)], {}),
+    "broadcast_minimum": ([f(*B), f(3, 1)], {}),
+    "broadcast_power": ([pos(*B), f(3, 1)], {}),
+    "broadcast_equal": ([np.round(f(*B)), np.round(f(3, 1))], {}),
+    "broadcast_not_equal": ([np.round(f(*B)), np.round(f(3, 1))], {}),
+    "broadcast_greater": ([f(*B), f(3, 1)], {}),
+    "broadcast_greater_equal": ([np.round(f(*B)), np.round(f(3, 1))], {}),
+    "broadcast_lesser": ([f(*B), f(3, 1)], {}),
+    "broadcast_lesser_equal": ([np.round(f(*B)), np.round(f(3, 1))], {}),
+    "_plus_scalar": ([f(*U)], dict(scalar=1.5)),
+    "_minus_scalar": ([f(*U)], dict(scalar=1.5)),
+    "_rminus_scalar": ([f(*U)], dict(scalar=1.5)),
+    "_mul_scalar": ([f(*U)], dict(scalar=-2.5)),
+    "_div_scalar": ([f(*U)], dict(scalar=4)),
+    "_rdiv_scalar": ([nz(*U)], dict(scalar=2)),
+    "_power_scalar": ([pos(*U)], dict(scalar=1.5)),
+    "_rpower_scalar": ([f(*U)], dict(scalar=2)),
+    "_maximum_scalar": ([f(*U)], dict(scalar=0.25)),
+    "_minimum_scalar": ([f(*U)], dict(scalar=0.25)),
+    "_equal_scalar": ([np.round(f(*U))], dict(scalar=1)),
+    "_not_equal_scalar": ([np.round(f(*U))], dict(scalar=1)),
+    "_greater_scalar": ([f(*U)], dict(scalar=0.5)),
+    "_greater_equal_scalar": ([np.round(f(*U))], dict(scalar=1)),
+    "_lesser_scalar": ([f(*U)], dict(scalar=0.5)),
+    "_lesser_equal_scalar": ([np.round(f(*U))], dict(scalar=1)),
+    "negative": ([f(*U)], {}),
+    "abs": ([f(*U)], {}),
+    "square": ([f(*U)], {}),
+    "sqrt": ([pos(*U)], {}),
+    "exp": ([f(*U)], {}),
+    "log": ([pos(*U)], {}),
+    "relu": ([f(*U)], {}),
+    "sigmoid": ([f(*U)], {}),
+    "tanh": ([f(*U)], {}),
+    "sum": ([f(*B)], dict(axis=1)),
+    "mean": ([f(*B)], dict(axis=(0, 2), keepdims=True)),
+    "max": ([f(*B)], dict(axis=2)),
+    "min": ([f(*B)], {}),
+    "argmax": ([f(*U)], dict(axis=1)),
+    "dot": ([f(3, 4), f(4, 5)], {}),
+    "batch_dot": ([f(2, 3, 4), f(2, 5, 4)], dict(transpose_b=True)),
+    "Reshape": ([f(*B)], dict(shape=(0, -1))),
+    "transpose": ([f(*B)], dict(axes=(1, 0, 2))),
+    "expand_dims": ([f(2, 3)], dict(axis=1)),
+    "slice_axis": ([f(2, 5)], dict(axis=1, begin=1, end=4)),
+    "softmax": ([f(*U)], dict(axis=0)),
+    "log_softmax": ([f(*U)], {}),
+    "LeakyReLU": ([f(*U)], dict(act_type="leaky", slope=0.1)),
+    "clip": ([f(*U)], dict(a_min=-0.5, a_max=0.5)),
+    "where": ([np.round(pos(*U) - 0.5), f(*U), f(*U)], {}),
+    "zeros_like": ([f(*U)], {}),
+    "ones_like": ([f(*U)], {}),
+    "one_hot": ([np.array([0, 2, 1, 3], np.float32)], dict(depth=4)),
+}
+
+
+def test_every_op_has_an_example():
+    assert sorted(mx._ops.OPS) == sorted(EXAMPLES)
+
+
+@pytest.mark.parametrize("op", sorted(EXAMPLES))
+def test_op_against_numpy(op):
+    inputs, kwargs = EXAMPLES[op]
+    spec = mx._ops.OPS[op]
+    got = getattr(mx.nd, op)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **kwargs)
+    got = got if isinstance(got, list) else [got]
+    attrs = spec.format_attrs(kwargs)
+    if spec.variadic:
+        attrs["num_args"] = str(len(inputs))
+    want = REF[op]([x.copy() for x in inputs], attrs)
+    assert len(got) == spec.visible_outputs(attrs)
+    for g, w in zip(got, want):
+        assert g.shape == tuple(np.shape(w)), op
+        np.testing.assert_allclose(g.asnumpy().astype(np.float64),
+                                   np.asarray(w).astype(np.float64), rtol=1e-4, atol=1e-5,
+                                   err_msg=op)
