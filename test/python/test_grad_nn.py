@@ -124,6 +124,10 @@ POOL_CASES += [
                                     pooling_convention="full")),
     ("1d_avg_valid", (2, 3, 9), dict(kernel=(2,), pool_type="avg", stride=(2,), pad=(1,))),
     ("1d_sum_global", (2, 3, 5), dict(kernel=(1,), pool_type="sum", global_pool=True)),
+    ("1d_max_same", (2, 3, 9), dict(kernel=(3,), pool_type="max", stride=(2,),
+                                    pooling_convention="same")),
+    ("1d_avg_same", (1, 2, 8), dict(kernel=(3,), pool_type="avg", stride=(3,),
+                                    pooling_convention="same")),
     ("3d_avg", (1, 2, 4, 4, 5), dict(kernel=(2, 2, 3), pool_type="avg", stride=(2, 1, 2), pad=(1, 0, 1))),
     ("2d_lp2", (1, 2, 5, 6), dict(kernel=(2, 2), pool_type="lp", p_value=2, stride=(2, 2))),
 ]
@@ -159,6 +163,39 @@ def test_max_pooling_routes_ties_to_first_maximum():
     expected[0, 0, 2, 1] = 3.0  # -1, 0, 0, 0: the first zero
     expected[0, 0, 2, 3] = 4.0  # 1, 2, 2, 2: the first 2
     np.testing.assert_array_equal(out["data.grad"], expected)
+
+
+def test_float32_gradients_match_float64():
+    """The f32 kernels (what real training runs) against the f64 ones on a
+    Convolution -> Pooling(max) -> LRN chain, through one graph."""
+    nodes = [
+        {"op": "null", "name": "data", "inputs": []},
+        {"op": "null", "name": "conv_weight", "inputs": []},
+        {"op": "null", "name": "conv_bias", "inputs": []},
+        {"op": "Convolution", "name": "conv", "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]],
+         "attrs": {"kernel": "(3, 3)", "num_filter": "6", "num_group": "2", "pad": "(1, 1)",
+                   "stride": "(2, 2)"}},
+        {"op": "Pooling", "name": "pool", "inputs": [[3, 0, 0]],
+         "attrs": {"kernel": "(3, 3)", "stride": "(2, 2)", "pool_type": "max",
+                   "pooling_convention": "full"}},
+        {"op": "LRN", "name": "lrn", "inputs": [[4, 0, 0]], "attrs": {"nsize": "3", "alpha": "0.5"}},
+    ]
+    g = json.dumps({"nodes": nodes, "arg_nodes": [0, 1, 2], "heads": [[5, 0, 0]],
+                    "attrs": {"mxnet_version": ["int", 10901]}})
+    rng = np.random.default_rng(6)
+    vals = {"data": rng.standard_normal((2, 4, 9, 9)),
+            "conv_weight": rng.standard_normal((6, 2, 3, 3)),
+            "conv_bias": rng.standard_normal(6)}
+    grads = {}
+    for dt in (np.float64, np.float32):
+        v = {k: a.astype(dt) for k, a in vals.items()}
+        grads[dt] = run_graph(g, {"data": v["data"]},
+                              params={k: v[k] for k in ("conv_weight", "conv_bias")},
+                              extra_args=["--train", "--wrt", "data,conv_weight,conv_bias"])
+    for name in ("data", "conv_weight", "conv_bias"):
+        assert_close(grads[np.float32][name + ".grad"],
+                     grads[np.float64][name + ".grad"].astype(np.float32),
+                     rtol=1e-4, atol=1e-5, name=name + ".grad")
 
 
 # --------------------------------------------------------------------------
