@@ -8,6 +8,8 @@
 //   mxc run     model-symbol.json --shape ... [--params P] [--input x=a.npy]
 //               [--output-dir out/] [-v]                    (RunCommand.cpp)
 //   mxc codegen model-symbol.json --shape ... --emit=STAGE -o out
+//   mxc compile model-symbol.json --params P --shape ... [--target T]
+//               [--emit mlir|llvm|obj|shared|exe] -o out (CompileCommand.cpp)
 //
 // Every error is one line, "mxc: error: <where>: <what>", naming the MXNet
 // node (or the byte offset of a .params file); exit status 1 for bad input,
@@ -62,33 +64,36 @@ cl::SubCommand runCmd("run", "Compile a model for this CPU and run a forward "
 cl::SubCommand codegenCmd("codegen",
                           "Compile a model and write one stage of the CPU "
                           "pipeline (MLIR, LLVM IR or an object file)");
+cl::SubCommand compileCmd(
+    "compile", "Compile a model ahead of time into an executable, a shared "
+               "library or an object file (docs/aot.md)");
 
 cl::opt<std::string> inputFile(cl::cat(mxcCategory), cl::Positional,
                                cl::desc("<input file>"), cl::Required,
                                cl::sub(importCmd), cl::sub(exportCmd),
                                cl::sub(summaryCmd), cl::sub(runCmd),
-                               cl::sub(codegenCmd));
+                               cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::opt<std::string> outputFile(cl::cat(mxcCategory), "o",
                                 cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::sub(importCmd), cl::sub(exportCmd),
-                                cl::sub(codegenCmd));
+                                cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::list<std::string>
     shapes(cl::cat(mxcCategory), "shape",
            cl::desc("Input shape, e.g. data=1,3,224,224 (repeatable)"),
            cl::value_desc("name=d0,d1,..."), cl::sub(importCmd),
-           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::list<std::string>
     dtypes(cl::cat(mxcCategory), "dtype",
            cl::desc("Input dtype, e.g. data=float16 (default float32)"),
            cl::value_desc("name=dtype"), cl::sub(importCmd),
-           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::opt<std::string> paramsFile(
     cl::cat(mxcCategory), "params",
     cl::desc("MXNet .params file: fixes parameter shapes and dtypes (run: "
              "and gives their values)"),
     cl::value_desc("file"), cl::sub(importCmd), cl::sub(summaryCmd),
-    cl::sub(runCmd), cl::sub(codegenCmd));
+    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::opt<std::string> funcName(cl::cat(mxcCategory), "func",
                               cl::desc("Function to export"), cl::init("main"),
                               cl::sub(exportCmd));
@@ -101,15 +106,15 @@ cl::opt<std::string>
     targetCPU(cl::cat(mxcCategory), "mcpu",
               cl::desc("Target CPU (default: this machine's, as -march=native; "
                        "'generic' for another triple)"),
-              cl::value_desc("cpu"), cl::sub(runCmd), cl::sub(codegenCmd));
+              cl::value_desc("cpu"), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::opt<std::string> targetFeatures(
     cl::cat(mxcCategory), "mattr",
     cl::desc("CPU features to add or remove, e.g. +avx2,-avx512f"),
-    cl::value_desc("features"), cl::sub(runCmd), cl::sub(codegenCmd));
+    cl::value_desc("features"), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::opt<bool> verbose(cl::cat(mxcCategory), "v",
                       cl::desc("Print the target, cache use and timings on "
                                "stderr"),
-                      cl::sub(runCmd), cl::sub(codegenCmd));
+                      cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::list<std::string>
     runInputs(cl::cat(mxcCategory), "input",
               cl::desc("Input values from a .npy file (repeatable); inputs "
@@ -188,6 +193,40 @@ cl::opt<std::string> codegenEmit(
              "mlir-llvm (LLVM dialect), llvm (optimised LLVM IR), obj "
              "(object file)"),
     cl::value_desc("stage"), cl::init("obj"), cl::sub(codegenCmd));
+// mxc compile (CompileCommand.cpp).
+cl::opt<std::string> compileTarget(
+    cl::cat(mxcCategory), "target",
+    cl::desc("Target triple: x86_64-linux-gnu or aarch64-linux-gnu (default: "
+             "this machine, with its CPU's features)"),
+    cl::value_desc("triple"), cl::sub(compileCmd));
+cl::opt<unsigned> compileOptLevel(
+    cl::cat(mxcCategory), "O", cl::Prefix,
+    cl::desc("LLVM optimisation level, -O0 to -O3 (default -O3)"),
+    cl::init(3), cl::sub(compileCmd));
+cl::opt<std::string> compileEmit(
+    cl::cat(mxcCategory), "emit",
+    cl::desc("What to write: exe (a program: ./model --input data=x.npy "
+             "--output-dir out/ [--repeat N]), shared (a .so with the C API "
+             "of mxc/mxc_model.h, and OUT.h), obj (an object file to link with "
+             "libmxc_model_rt.a, and OUT.h), llvm (LLVM IR), mlir (the LLVM "
+             "dialect module)"),
+    cl::value_desc("kind"), cl::init("exe"), cl::sub(compileCmd));
+cl::opt<std::string> compileWeights(
+    cl::cat(mxcCategory), "weights",
+    cl::desc("embed: the --params arrays go into the binary (default); "
+             "external: into OUT.weights, read when the model is created"),
+    cl::value_desc("embed|external"), cl::init("embed"), cl::sub(compileCmd));
+cl::opt<bool> compileStats(
+    cl::cat(mxcCategory), "stats",
+    cl::desc("Print the compile time per stage and the sizes: model object, "
+             "weights, and the binary's code + runtime bytes without weights"),
+    cl::sub(compileCmd));
+cl::opt<std::string> compileRuntimeDir(
+    cl::cat(mxcCategory), "runtime-dir",
+    cl::desc("Where libmxc_model_rt.a / libmxc_model_main.a for the target "
+             "are (default: <mxc>/../lib/mxc/<arch>-linux-gnu, then "
+             "build-runtime-<arch>/ in the source tree)"),
+    cl::value_desc("dir"), cl::sub(compileCmd));
 cl::opt<std::string> diffA(cl::cat(mxcCategory), cl::Positional,
                            cl::desc("<first symbol.json>"), cl::Required,
                            cl::sub(diffCmd));
@@ -382,7 +421,7 @@ int mxc::driverMain(int argc, char **argv) {
   registerMLIRContextCLOptions();
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &importCmd, &exportCmd, &summaryCmd,
-        &diffCmd, &runCmd, &codegenCmd})
+        &diffCmd, &runCmd, &codegenCmd, &compileCmd})
     cl::HideUnrelatedOptions(mxcCategory, *sub);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
@@ -396,7 +435,11 @@ int mxc::driverMain(int argc, char **argv) {
           "P] [--input data=x.npy] [--output-dir out/] [-v]\n"
           "  mxc codegen model-symbol.json --shape data=1,3,224,224 "
           "--emit=mlir-linalg|mlir-llvm|llvm|obj [--target-triple T] [--mcpu "
-          "C] [--mattr F] -o out\n",
+          "C] [--mattr F] -o out\n"
+          "  mxc compile model-symbol.json --params P --shape "
+          "data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu] "
+          "[--mcpu C] [-O0..-O3] [--emit exe|shared|obj|llvm|mlir] [--weights "
+          "embed|external] [--stats] -o out\n",
           &llvm::errs()))
     return kBadUsage;
   if (importCmd)
@@ -407,7 +450,7 @@ int mxc::driverMain(int argc, char **argv) {
     return runSummary();
   if (diffCmd)
     return runDiff();
-  if (runCmd || codegenCmd) {
+  if (runCmd || codegenCmd || compileCmd) {
     auto fill = [](CompileCommandOptions &o) {
       o.model = inputFile;
       o.shapes.assign(shapes.begin(), shapes.end());
@@ -435,6 +478,21 @@ int mxc::driverMain(int argc, char **argv) {
       o.headGrads.assign(runHeadGrads.begin(), runHeadGrads.end());
       o.sweeps.assign(runSweeps.begin(), runSweeps.end());
       return runRunCommand(o);
+    }
+    if (compileCmd) {
+      AOTCompileOptions o;
+      fill(o);
+      o.target.triple = compileTarget;
+      o.emit = compileEmit;
+      o.weights = compileWeights;
+      o.output = outputFile == "-" && compileEmit != "mlir" &&
+                         compileEmit != "llvm"
+                     ? ""
+                     : std::string(outputFile);
+      o.runtimeDir = compileRuntimeDir;
+      o.optLevel = compileOptLevel;
+      o.stats = compileStats;
+      return runAOTCompileCommand(o);
     }
     CodegenCommandOptions o;
     fill(o);

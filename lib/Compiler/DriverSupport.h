@@ -12,9 +12,12 @@
 #include "mxc/Compiler/Pipeline.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,7 +95,28 @@ struct CodegenCommandOptions : CompileCommandOptions {
   std::string output;
 };
 
+/// A context with every dialect of the pipeline loaded.
+std::unique_ptr<mlir::MLIRContext> makeContext();
+
+/// Loads `opts.model` (symbol JSON, imported with --shape/--dtype/--params;
+/// or an .mlir module) into `ctx`; `params` receives the --params arrays.
+/// Prints errors; sets `status` (kOk or the exit code).
+mlir::OwningOpRef<mlir::ModuleOp>
+loadModel(mlir::MLIRContext &ctx, const CompileCommandOptions &opts,
+          std::vector<graph::NDArrayData> &params, int &status);
+
+/// `mxc compile` (CompileCommand.cpp, docs/aot.md).
+struct AOTCompileOptions : CompileCommandOptions {
+  std::string emit = "exe";      ///< mlir, llvm, obj, shared, exe
+  std::string weights = "embed"; ///< embed, external
+  std::string output;
+  std::string runtimeDir; ///< --runtime-dir; empty: search
+  unsigned optLevel = 3;
+  bool stats = false;
+};
+
 int runRunCommand(const RunCommandOptions &opts);
+int runAOTCompileCommand(const AOTCompileOptions &opts);
 int runCodegenCommand(const CodegenCommandOptions &opts);
 
 } // namespace mxc::driver

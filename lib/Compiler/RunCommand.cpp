@@ -60,66 +60,6 @@ using namespace mxc::driver;
 
 namespace {
 
-/// Loads `opts.model` (symbol JSON, imported with --shape/--dtype/--params;
-/// or an .mlir module) into `ctx`. Prints errors; sets `status`.
-OwningOpRef<ModuleOp> loadModel(MLIRContext &ctx,
-                                const CompileCommandOptions &opts,
-                                std::vector<graph::NDArrayData> &params,
-                                int &status) {
-  status = kBadInput;
-  if (StringRef(opts.model).ends_with(".mlir")) {
-    if (!opts.shapes.empty() || !opts.dtypes.empty()) {
-      errorLine() << "--shape and --dtype apply to symbol JSON input; an "
-                     ".mlir module has its shapes\n";
-      status = kBadUsage;
-      return nullptr;
-    }
-    if (!opts.paramsFile.empty()) {
-      auto p = graph::readParamsFile(opts.paramsFile);
-      if (!p) {
-        errorLine() << llvm::toString(p.takeError()) << "\n";
-        return nullptr;
-      }
-      params = std::move(*p);
-    }
-    if (!llvm::sys::fs::exists(opts.model)) {
-      errorLine() << opts.model << ": no such file\n";
-      return nullptr;
-    }
-    llvm::SourceMgr sm;
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(opts.model, sm, &ctx);
-    if (!module)
-      return nullptr;
-    status = kOk;
-    return module;
-  }
-  ImportOptions importOpts;
-  if (auto rc = parseImportOptions(opts.shapes, opts.dtypes, opts.paramsFile,
-                                   importOpts, params)) {
-    status = *rc;
-    return nullptr;
-  }
-  auto g = graph::readSymbolFile(opts.model);
-  if (!g) {
-    errorLine() << llvm::toString(g.takeError()) << "\n";
-    return nullptr;
-  }
-  OwningOpRef<ModuleOp> module = importGraph(ctx, *g, importOpts);
-  if (!module || failed(verify(*module)))
-    return nullptr;
-  status = kOk;
-  return module;
-}
-
-std::unique_ptr<MLIRContext> makeContext() {
-  DialectRegistry registry;
-  registerCodegenDialects(registry);
-  auto ctx = std::make_unique<MLIRContext>(registry);
-  ctx->loadAllAvailableDialects();
-  return ctx;
-}
-
 //===----------------------------------------------------------------------===//
 // Values
 //===----------------------------------------------------------------------===//
@@ -318,6 +258,66 @@ double msSince(Clock::time_point start) {
 }
 
 } // namespace
+
+/// Loads `opts.model` (symbol JSON, imported with --shape/--dtype/--params;
+/// or an .mlir module) into `ctx`. Prints errors; sets `status`.
+OwningOpRef<ModuleOp> driver::loadModel(MLIRContext &ctx,
+                                        const CompileCommandOptions &opts,
+                                        std::vector<graph::NDArrayData> &params,
+                                        int &status) {
+  status = kBadInput;
+  if (StringRef(opts.model).ends_with(".mlir")) {
+    if (!opts.shapes.empty() || !opts.dtypes.empty()) {
+      errorLine() << "--shape and --dtype apply to symbol JSON input; an "
+                     ".mlir module has its shapes\n";
+      status = kBadUsage;
+      return nullptr;
+    }
+    if (!opts.paramsFile.empty()) {
+      auto p = graph::readParamsFile(opts.paramsFile);
+      if (!p) {
+        errorLine() << llvm::toString(p.takeError()) << "\n";
+        return nullptr;
+      }
+      params = std::move(*p);
+    }
+    if (!llvm::sys::fs::exists(opts.model)) {
+      errorLine() << opts.model << ": no such file\n";
+      return nullptr;
+    }
+    llvm::SourceMgr sm;
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(opts.model, sm, &ctx);
+    if (!module)
+      return nullptr;
+    status = kOk;
+    return module;
+  }
+  ImportOptions importOpts;
+  if (auto rc = parseImportOptions(opts.shapes, opts.dtypes, opts.paramsFile,
+                                   importOpts, params)) {
+    status = *rc;
+    return nullptr;
+  }
+  auto g = graph::readSymbolFile(opts.model);
+  if (!g) {
+    errorLine() << llvm::toString(g.takeError()) << "\n";
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module = importGraph(ctx, *g, importOpts);
+  if (!module || failed(verify(*module)))
+    return nullptr;
+  status = kOk;
+  return module;
+}
+
+std::unique_ptr<MLIRContext> driver::makeContext() {
+  DialectRegistry registry;
+  registerCodegenDialects(registry);
+  auto ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
 
 int driver::runRunCommand(const RunCommandOptions &opts) {
   std::unique_ptr<MLIRContext> ctx = makeContext();

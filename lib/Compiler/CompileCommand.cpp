@@ -1,0 +1,304 @@
+//===- CompileCommand.cpp - mxc compile -----------------------------------===//
+//
+//   mxc compile model-symbol.json --params model-0000.params
+//       --shape data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu]
+//       [--mcpu NAME] [-O0..-O3] [--emit mlir|llvm|obj|shared|exe]
+//       [--weights embed|external] [--stats] [-o OUT]
+//
+// Ahead-of-time compilation (docs/aot.md): the pipeline of `mxc codegen`
+// (the same lowering the JIT runs), plus the model descriptor and weights
+// (AOT.h), then clang/lld links the runtime's model API for a shared library
+// or an executable. Inputs of the compiled model are the graph's data inputs;
+// every parameter and auxiliary state must have a value in --params.
+//
+//===----------------------------------------------------------------------===//
+#include "DriverSupport.h"
+
+#include "mxc/Compiler/AOT.h"
+#include "mxc/Compiler/JIT.h"
+#include "mxc/Compiler/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mxc;
+using namespace mxc::driver;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+/// "resnet18" for ".../resnet18-symbol.json".
+std::string modelNameOf(StringRef path) {
+  StringRef name = llvm::sys::path::filename(path);
+  for (StringRef suffix : {"-symbol.json", ".json", ".mlir"})
+    if (name.ends_with(suffix)) {
+      name = name.drop_back(suffix.size());
+      break;
+    }
+  return name.empty() ? "model" : name.str();
+}
+
+std::string defaultOutput(StringRef emit, StringRef name) {
+  if (emit == "exe")
+    return name.str();
+  if (emit == "shared")
+    return ("lib" + name + ".so").str();
+  if (emit == "obj")
+    return (name + ".o").str();
+  if (emit == "llvm")
+    return (name + ".ll").str();
+  return (name + ".mlir").str();
+}
+
+bool writeFile(StringRef path, StringRef bytes, bool text) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec,
+                           text ? llvm::sys::fs::OF_Text
+                                : llvm::sys::fs::OF_None);
+  if (ec) {
+    errorLine() << path << ": " << ec.message() << "\n";
+    return false;
+  }
+  out.os() << bytes;
+  out.keep();
+  return true;
+}
+
+} // namespace
+
+int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
+  auto total = Clock::now();
+  StringRef emit = opts.emit;
+  if (emit != "mlir" && emit != "llvm" && emit != "obj" && emit != "shared" &&
+      emit != "exe") {
+    errorLine() << "--emit='" << emit
+                << "': expected mlir, llvm, obj, shared or exe\n";
+    return kBadUsage;
+  }
+  if (opts.weights != "embed" && opts.weights != "external") {
+    errorLine() << "--weights='" << opts.weights
+                << "': expected embed or external\n";
+    return kBadUsage;
+  }
+  if (opts.optLevel > 3) {
+    errorLine() << "-O" << opts.optLevel << ": expected -O0, -O1, -O2 or -O3\n";
+    return kBadUsage;
+  }
+  // The target: LLVM must know the triple; linking needs a runtime for it.
+  TargetOptions targetOpts = opts.target;
+  if (!targetOpts.triple.empty()) {
+    llvm::Triple t(llvm::Triple::normalize(targetOpts.triple));
+    if (t.getArch() == llvm::Triple::UnknownArch || !t.isOSLinux()) {
+      errorLine() << "--target '" << targetOpts.triple
+                  << "': unknown target triple (expected x86_64-linux-gnu or "
+                     "aarch64-linux-gnu)\n";
+      return kBadUsage;
+    }
+  }
+  auto target = resolveTarget(targetOpts);
+  if (!target) {
+    errorLine() << llvm::toString(target.takeError()) << "\n";
+    return kBadUsage;
+  }
+  bool link = emit == "shared" || emit == "exe";
+  std::string runtimeDir;
+  if (link) {
+    auto dir = aot::findRuntimeDir(target->triple, opts.runtimeDir);
+    if (!dir) {
+      errorLine() << llvm::toString(dir.takeError()) << "\n";
+      return kBadInput;
+    }
+    runtimeDir = *dir;
+  }
+  std::string name = modelNameOf(opts.model);
+  std::string output =
+      opts.output.empty() ? defaultOutput(emit, name) : opts.output;
+  if (StringRef parent = llvm::sys::path::parent_path(output);
+      output != "-" && !parent.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
+      errorLine() << parent << ": " << ec.message() << "\n";
+      return kBadInput;
+    }
+  }
+
+  // Import and check the weights.
+  auto start = Clock::now();
+  std::unique_ptr<MLIRContext> ctx = makeContext();
+  OneLineDiagnostics diags(*ctx, /*firstErrorOnly=*/true);
+  std::vector<graph::NDArrayData> params;
+  int status;
+  OwningOpRef<ModuleOp> module = loadModel(*ctx, opts, params, status);
+  if (!module)
+    return status;
+  PipelineOptions pipeline;
+  pipeline.optLevel = opts.optLevel;
+  if (failed(runGraphPasses(*module, pipeline)))
+    return kBadInput;
+  FailureOr<EntrySignature> sig = getEntrySignature(*module);
+  if (failed(sig))
+    return kBadInput;
+  auto blob = aot::buildWeightsBlob(*sig, params);
+  if (!blob) {
+    errorLine() << llvm::toString(blob.takeError()) << "\n";
+    return kBadInput;
+  }
+  double importMs = msSince(start);
+
+  // MLIR lowering.
+  start = Clock::now();
+  if (failed(lowerToLinalg(*module, pipeline)) ||
+      failed(lowerToLLVMDialect(*module, pipeline)))
+    return kBadInput;
+  double lowerMs = msSince(start);
+  if (emit == "mlir") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return writeFile(output, text, true) ? kOk : kBadInput;
+  }
+
+  // LLVM IR, optimised for the target, with the descriptor.
+  start = Clock::now();
+  auto tm = createTargetMachine(*target, opts.optLevel);
+  if (!tm) {
+    errorLine() << llvm::toString(tm.takeError()) << "\n";
+    return kBadInput;
+  }
+  llvm::LLVMContext llvmCtx;
+  auto llvmModule = translateToLLVMIR(*module, llvmCtx, **tm, pipeline);
+  if (!llvmModule) {
+    errorLine() << llvm::toString(llvmModule.takeError()) << "\n";
+    return kBadInput;
+  }
+  bool embed = opts.weights == "embed";
+  // External weights: OUT.weights (NAME.weights when writing to stdout).
+  std::string weightsPath = (output == "-" ? name : output) + ".weights";
+  aot::DescriptorOptions descOpts;
+  descOpts.modelName = name;
+  descOpts.triple = target->triple;
+  descOpts.entrySymbol = pipeline.entrySymbol;
+  descOpts.embedWeights = embed;
+  descOpts.weightsFile = llvm::sys::path::filename(weightsPath).str();
+  if (auto err =
+          aot::addModelDescriptor(**llvmModule, *sig, *blob, descOpts)) {
+    errorLine() << llvm::toString(std::move(err)) << "\n";
+    return kBadInput;
+  }
+  double llvmMs = msSince(start);
+  if (opts.verbose)
+    llvm::errs() << "mxc: target " << target->triple << " cpu " << target->cpu
+                 << "\n";
+  if (!embed && !blob->bytes.empty() && output != "-") {
+    if (auto err = aot::writeWeightsFile(weightsPath, *blob)) {
+      errorLine() << llvm::toString(std::move(err)) << "\n";
+      return kBadInput;
+    }
+  }
+  if (emit == "llvm") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    (*llvmModule)->print(os, nullptr);
+    return writeFile(output, text, true) ? kOk : kBadInput;
+  }
+
+  // Object code.
+  start = Clock::now();
+  auto object = emitObjectFile(**llvmModule, **tm);
+  if (!object) {
+    errorLine() << llvm::toString(object.takeError()) << "\n";
+    return kBadInput;
+  }
+  double codegenMs = msSince(start);
+  uint64_t objectBytes = object->size() - (embed ? blob->bytes.size() : 0);
+
+  double linkMs = 0;
+  if (emit == "obj") {
+    if (!writeFile(output, *object, false))
+      return kBadInput;
+    std::string header = output;
+    if (StringRef(header).ends_with(".o"))
+      header.resize(header.size() - 2);
+    if (!writeFile(header + ".h", aot::modelHeader(*sig, name), true))
+      return kBadInput;
+  } else {
+    start = Clock::now();
+    llvm::SmallString<128> objPath;
+    if (auto ec =
+            llvm::sys::fs::createTemporaryFile("mxc-model", "o", objPath)) {
+      errorLine() << "temporary file: " << ec.message() << "\n";
+      return kBadInput;
+    }
+    bool ok = writeFile(objPath, *object, false);
+    aot::LinkOptions linkOpts;
+    linkOpts.triple = target->triple;
+    linkOpts.runtimeDir = runtimeDir;
+    linkOpts.shared = emit == "shared";
+    linkOpts.verbose = opts.verbose;
+    llvm::Error err =
+        ok ? aot::linkModel(objPath, output, linkOpts) : llvm::Error::success();
+    llvm::sys::fs::remove(objPath);
+    if (!ok)
+      return kBadInput;
+    if (err) {
+      errorLine() << llvm::toString(std::move(err)) << "\n";
+      return kBadInput;
+    }
+    if (emit == "shared") {
+      std::string header = output;
+      if (StringRef(header).ends_with(".so"))
+        header.resize(header.size() - 3);
+      if (!writeFile(header + ".h", aot::modelHeader(*sig, name), true))
+        return kBadInput;
+    }
+    linkMs = msSince(start);
+  }
+
+  if (opts.stats) {
+    auto f2 = [](double v) { return llvm::format("%.1f", v); };
+    llvm::outs() << "stats: model " << name << ", target " << target->triple
+                 << " cpu " << target->cpu << ", -O" << opts.optLevel << "\n";
+    llvm::outs() << "stats: compile time " << f2(msSince(total))
+                 << " ms (import " << f2(importMs) << " ms, mlir lowering "
+                 << f2(lowerMs) << " ms, llvm " << f2(llvmMs)
+                 << " ms, codegen " << f2(codegenMs) << " ms, link "
+                 << f2(linkMs) << " ms)\n";
+    llvm::outs() << "stats: model object " << objectBytes
+                 << " bytes (weights excluded)\n";
+    llvm::outs() << "stats: weights " << blob->bytes.size() << " bytes ("
+                 << (embed ? "embedded" : "external: " + weightsPath)
+                 << ")\n";
+    if (link) {
+      auto sizes = aot::measureBinary(output);
+      if (!sizes) {
+        errorLine() << llvm::toString(sizes.takeError()) << "\n";
+        return kBadInput;
+      }
+      uint64_t withoutWeights = sizes->fileBytes - sizes->weightsBytes;
+      llvm::outs() << "stats: " << emit << " " << output << ": "
+                   << sizes->fileBytes << " bytes; code + runtime (weights "
+                   << "excluded) " << withoutWeights << " bytes = "
+                   << llvm::format("%.3f", withoutWeights / 1048576.0)
+                   << " MiB (text " << sizes->codeBytes << ", data "
+                   << sizes->dataBytes
+                   << "); shared libraries not counted: libstdc++, libm, "
+                      "libc, OpenBLAS\n";
+    }
+  }
+  return kOk;
+}

@@ -1,0 +1,339 @@
+//===- model.cc - the C API of an ahead-of-time compiled model ------------===//
+//
+// mxc_model.h over the descriptor the compiled object defines
+// (model_desc.h). Plain C++17; no exception crosses the C boundary.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/mxc_model.h"
+#include "model_desc.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <memory>
+#include <new>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+extern "C" const mxc_model_desc mxc_model_descriptor;
+
+namespace {
+
+thread_local std::string lastError;
+
+int fail(std::string message) {
+  lastError = std::move(message);
+  return -1;
+}
+
+struct AlignedFree {
+  void operator()(void *p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<uint8_t, AlignedFree>;
+
+AlignedBuffer allocate(size_t size) {
+  size_t rounded = size < 64 ? 64 : (size + 63) / 64 * 64;
+  auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+  if (p)
+    std::memset(p, 0, rounded);
+  return AlignedBuffer(p);
+}
+
+/// The directory of the library (or executable) holding this code, with a
+/// trailing '/'; "" if unknown.
+std::string ownDirectory() {
+  std::string path;
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&mxc_model_create), &info) &&
+      info.dli_fname && std::strchr(info.dli_fname, '/'))
+    path = info.dli_fname;
+  if (path.empty()) {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0)
+      path.assign(buf, size_t(n));
+  }
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+/// A memref descriptor {allocated, aligned, offset, sizes[r], strides[r]}.
+std::vector<int64_t> describe(const int64_t *shape, int64_t ndim) {
+  std::vector<int64_t> d(size_t(3 + 2 * ndim), 0);
+  int64_t stride = 1;
+  for (int64_t i = ndim; i-- > 0;) {
+    d[size_t(3 + i)] = shape[i];
+    d[size_t(3 + ndim + i)] = stride;
+    stride *= shape[i];
+  }
+  return d;
+}
+
+void setPointer(std::vector<int64_t> &d, const void *p) {
+  d[0] = d[1] = int64_t(reinterpret_cast<intptr_t>(p));
+}
+
+} // namespace
+
+struct mxc_model {
+  const mxc_model_desc *desc = nullptr;
+  AlignedBuffer weights;      // external weights (64-byte header stripped)
+  const uint8_t *blob = nullptr;
+  AlignedBuffer arena;
+  std::vector<AlignedBuffer> scratchOutputs;
+  std::vector<std::vector<int64_t>> descriptors; // args, outputs, arena
+  std::vector<void *> packed;
+  std::vector<int> dataArgs; // indices of the data inputs in desc->args
+};
+
+namespace {
+
+/// Reads and checks an external weights file into model->weights.
+int loadWeightsFile(mxc_model &model, const std::string &path) {
+  const mxc_model_desc &d = *model.desc;
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return fail("weights file '" + path + "': " + std::strerror(errno));
+  unsigned char header[64];
+  bool ok = std::fread(header, 1, 64, f) == 64;
+  uint64_t size = 0, hash = 0;
+  if (ok) {
+    std::memcpy(&size, header + 8, 8);
+    std::memcpy(&hash, header + 16, 8);
+  }
+  if (!ok || std::memcmp(header, "MXCWGT01", 8) != 0) {
+    std::fclose(f);
+    return fail("weights file '" + path + "': not an mxc weights file");
+  }
+  if (size != uint64_t(d.weights_size) || hash != uint64_t(d.weights_hash)) {
+    std::fclose(f);
+    return fail("weights file '" + path +
+                "': written for another model (size " + std::to_string(size) +
+                ", this model needs " + std::to_string(d.weights_size) +
+                " bytes with checksum " +
+                std::to_string(uint64_t(d.weights_hash)) + ")");
+  }
+  model.weights = allocate(size_t(size));
+  if (!model.weights) {
+    std::fclose(f);
+    return fail("out of memory reading the weights");
+  }
+  size_t got = std::fread(model.weights.get(), 1, size_t(size), f);
+  std::fclose(f);
+  if (got != size)
+    return fail("weights file '" + path + "': truncated (" +
+                std::to_string(got) + " of " + std::to_string(size) +
+                " bytes)");
+  if (mxc_weights_hash(model.weights.get(), size_t(size)) != hash)
+    return fail("weights file '" + path + "': checksum mismatch (corrupt)");
+  model.blob = model.weights.get();
+  return 0;
+}
+
+const mxc_model_tensor_desc *tensorAt(const mxc_model *model, int index,
+                                      bool input) {
+  if (!model) {
+    fail("model is NULL");
+    return nullptr;
+  }
+  int n = input ? int(model->dataArgs.size())
+                : int(model->desc->num_outputs);
+  if (index < 0 || index >= n) {
+    fail(std::string(input ? "input" : "output") + " index " +
+         std::to_string(index) + " out of range (the model has " +
+         std::to_string(n) + ")");
+    return nullptr;
+  }
+  return input ? &model->desc->args[model->dataArgs[size_t(index)]]
+               : &model->desc->outputs[index];
+}
+
+int fillInfo(const mxc_model_tensor_desc *t, mxc_model_tensor_info *info) {
+  if (!t)
+    return -1;
+  if (!info)
+    return fail("info is NULL");
+  info->name = t->name;
+  info->dtype = int(t->dtype);
+  info->ndim = int(t->ndim);
+  info->shape = t->shape;
+  info->nbytes = size_t(t->nbytes);
+  return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+int mxc_model_api_version(void) { return MXC_MODEL_API_VERSION; }
+
+const char *mxc_model_last_error(void) { return lastError.c_str(); }
+
+mxc_model *mxc_model_create(const char *weights_path) {
+  const mxc_model_desc &d = mxc_model_descriptor;
+  if (d.magic != kMxcModelDescMagic || d.version != kMxcModelDescVersion) {
+    fail("the compiled model's descriptor has version " +
+         std::to_string(d.version) + ", this runtime reads " +
+         std::to_string(kMxcModelDescVersion) +
+         " (recompile with the matching mxc)");
+    return nullptr;
+  }
+  std::unique_ptr<mxc_model> model(new (std::nothrow) mxc_model);
+  if (!model) {
+    fail("out of memory");
+    return nullptr;
+  }
+  model->desc = &d;
+  if (weights_path && *weights_path) {
+    if (loadWeightsFile(*model, weights_path))
+      return nullptr;
+  } else if (d.weights) {
+    model->blob = d.weights;
+  } else if (d.weights_file) {
+    if (loadWeightsFile(*model, ownDirectory() + d.weights_file))
+      return nullptr;
+  } else if (d.weights_size > 0) {
+    fail("the model has no embedded weights: give a weights file");
+    return nullptr;
+  }
+
+  // Descriptors for every entry argument; parameters point into the blob.
+  for (int64_t i = 0; i < d.num_args; ++i) {
+    const mxc_model_tensor_desc &t = d.args[i];
+    model->descriptors.push_back(describe(t.shape, t.ndim));
+    if (t.kind == kMxcKindData) {
+      model->dataArgs.push_back(int(i));
+    } else {
+      if (t.weight_offset < 0 ||
+          t.weight_offset + t.nbytes > d.weights_size) {
+        fail(std::string("parameter '") + t.name +
+             "' lies outside the weights");
+        return nullptr;
+      }
+      setPointer(model->descriptors.back(), model->blob + t.weight_offset);
+    }
+  }
+  for (int64_t i = 0; i < d.num_outputs; ++i) {
+    const mxc_model_tensor_desc &t = d.outputs[i];
+    model->descriptors.push_back(describe(t.shape, t.ndim));
+    model->scratchOutputs.push_back(allocate(size_t(t.nbytes)));
+    if (!model->scratchOutputs.back()) {
+      fail("out of memory");
+      return nullptr;
+    }
+  }
+  if (d.arena_size) {
+    int64_t n = *d.arena_size;
+    model->arena = allocate(size_t(n));
+    if (!model->arena) {
+      fail("out of memory allocating the " + std::to_string(n) +
+           "-byte arena");
+      return nullptr;
+    }
+    model->descriptors.push_back(describe(&n, 1));
+    setPointer(model->descriptors.back(), model->arena.get());
+  }
+  for (auto &desc : model->descriptors)
+    model->packed.push_back(desc.data());
+  return model.release();
+}
+
+void mxc_model_destroy(mxc_model *model) { delete model; }
+
+const char *mxc_model_name(const mxc_model *model) {
+  return model ? model->desc->name : nullptr;
+}
+
+const char *mxc_model_target(const mxc_model *model) {
+  return model ? model->desc->target : nullptr;
+}
+
+int mxc_model_num_inputs(const mxc_model *model) {
+  if (!model)
+    return fail("model is NULL");
+  return int(model->dataArgs.size());
+}
+
+int mxc_model_num_outputs(const mxc_model *model) {
+  if (!model)
+    return fail("model is NULL");
+  return int(model->desc->num_outputs);
+}
+
+int mxc_model_input_info(const mxc_model *model, int index,
+                         mxc_model_tensor_info *info) {
+  return fillInfo(tensorAt(model, index, true), info);
+}
+
+int mxc_model_output_info(const mxc_model *model, int index,
+                          mxc_model_tensor_info *info) {
+  return fillInfo(tensorAt(model, index, false), info);
+}
+
+int mxc_model_run(mxc_model *model, const mxc_model_input *inputs,
+                  size_t num_inputs, const mxc_model_output *outputs,
+                  size_t num_outputs) {
+  if (!model)
+    return fail("model is NULL");
+  const mxc_model_desc &d = *model->desc;
+  if ((num_inputs && !inputs) || (num_outputs && !outputs))
+    return fail("inputs or outputs is NULL");
+  // Inputs: each data input exactly once.
+  std::vector<const void *> given(size_t(d.num_args), nullptr);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const char *name = inputs[i].name ? inputs[i].name : "";
+    int64_t found = -1;
+    for (int a : model->dataArgs)
+      if (std::strcmp(d.args[a].name, name) == 0)
+        found = a;
+    if (found < 0)
+      return fail(std::string("no input named '") + name + "'");
+    const mxc_model_tensor_desc &t = d.args[found];
+    if (given[size_t(found)])
+      return fail(std::string("input '") + name + "' is given twice");
+    if (!inputs[i].data)
+      return fail(std::string("input '") + name + "': data is NULL");
+    if (inputs[i].nbytes != size_t(t.nbytes))
+      return fail(std::string("input '") + name + "': " +
+                  std::to_string(inputs[i].nbytes) + " bytes given, " +
+                  std::to_string(t.nbytes) + " needed");
+    given[size_t(found)] = inputs[i].data;
+  }
+  for (int a : model->dataArgs) {
+    if (!given[size_t(a)])
+      return fail(std::string("input '") + d.args[a].name + "' not given");
+    setPointer(model->descriptors[size_t(a)], given[size_t(a)]);
+  }
+  // Outputs: the caller's buffer or the scratch one.
+  for (int64_t o = 0; o < d.num_outputs; ++o)
+    setPointer(model->descriptors[size_t(d.num_args + o)],
+               model->scratchOutputs[size_t(o)].get());
+  std::vector<bool> seen(size_t(d.num_outputs), false);
+  for (size_t i = 0; i < num_outputs; ++i) {
+    const char *name = outputs[i].name ? outputs[i].name : "";
+    int64_t found = -1;
+    for (int64_t o = 0; o < d.num_outputs; ++o)
+      if (std::strcmp(d.outputs[o].name, name) == 0)
+        found = o;
+    if (found < 0)
+      return fail(std::string("no output named '") + name + "'");
+    if (seen[size_t(found)])
+      return fail(std::string("output '") + name + "' is given twice");
+    seen[size_t(found)] = true;
+    if (!outputs[i].data)
+      return fail(std::string("output '") + name + "': data is NULL");
+    if (outputs[i].nbytes != size_t(d.outputs[found].nbytes))
+      return fail(std::string("output '") + name + "': " +
+                  std::to_string(outputs[i].nbytes) + " bytes given, " +
+                  std::to_string(d.outputs[found].nbytes) + " needed");
+    setPointer(model->descriptors[size_t(d.num_args + found)],
+               outputs[i].data);
+  }
+  d.entry(model->packed.data());
+  return 0;
+}
+
+} // extern "C"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# build-runtime-aarch64.sh - cross-builds the runtime for aarch64 Linux
+# (MXC_BUILD_COMPILER=OFF, cmake/aarch64-linux-gnu.cmake) in
+# build-runtime-aarch64/: libmxc_runtime.so and the AOT runtime that
+# `mxc compile --target aarch64-linux-gnu` links, in
+# build-runtime-aarch64/lib/mxc/aarch64-linux-gnu/ (where mxc looks for it).
+# Needs scripts/setup.sh's cross packages (g++-aarch64-linux-gnu,
+# libopenblas-dev:arm64). Extra arguments go to ninja (targets).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+B="${MXC_AARCH64_BUILD_DIR:-$ROOT/build-runtime-aarch64}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+if [ ! -f "$B/build.ninja" ]; then
+  cmake -G Ninja -S "$ROOT" -B "$B" -DMXC_BUILD_COMPILER=OFF -DMXC_BUILD_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" >/dev/null
+fi
+if [ $# -eq 0 ]; then
+  set -- mxc_runtime mxc_model_rt mxc_model_main
+fi
+ninja -C "$B" -j"${MXC_JOBS:-2}" "$@"

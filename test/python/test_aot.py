@@ -1,0 +1,150 @@
+"""Ahead-of-time compilation (`mxc compile`, docs/aot.md) against the JIT.
+
+For LeNet, MLP and ResNet-18 (tools/zoo graphs, batch 1, seeded weights in an
+MXNet .params file), each of
+  - the host executable (`--emit exe`),
+  - the host shared library (`--emit shared`) driven by the C program
+    test/aot/model_api_test.c through mxc/mxc_model.h,
+  - the aarch64 executable (`--target aarch64-linux-gnu`) under
+    `qemu-aarch64-static -L /usr/aarch64-linux-gnu`
+gives the outputs of `mxc run` (the JIT) within rtol 1e-4. Weights are
+embedded for some models and external (a .weights file beside the binary)
+for others, so both paths run. The host executable must link no LLVM or MLIR
+library (ldd).
+
+Needs: the aarch64 AOT runtime (scripts/build-runtime-aarch64.sh; run-tests.sh
+builds it), clang-22/lld, qemu-user-static and the cross toolchain
+(scripts/setup.sh). Missing pieces fail, never skip.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mxc_testing
+from mxc_testing import assert_close
+
+ROOT = mxc_testing.ROOT
+sys.path.insert(0, os.path.join(ROOT, "test", "aot"))
+from make_model import make_model  # noqa: E402
+
+QEMU = "qemu-aarch64-static"
+SYSROOT = "/usr/aarch64-linux-gnu"
+# (model, weights of the host exe, weights of the shared library)
+MODELS = {
+    "lenet": ("embed", "external"),
+    "mlp": ("external", "embed"),
+    "resnet18": ("embed", "embed"),
+}
+# One thread for OpenBLAS: the suite runs on 2 shared cores (and qemu).
+ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+
+
+def run(cmd, timeout=600, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=ENV, **kw)
+    if p.returncode != 0:
+        raise AssertionError("%s failed (exit %d):\n%s%s" % (
+            " ".join(cmd), p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
+    return p
+
+
+def outputs_of(stdout, out_dir):
+    """{name: array} for the output lines of `mxc run` / a compiled exe."""
+    result = {}
+    for line in stdout.splitlines():
+        name, sep, _ = line.rpartition(": shape ")
+        if sep:
+            result[name] = np.load(os.path.join(out_dir, name.replace("/", "_") + ".npy"))
+    assert result, "no outputs in:\n" + stdout
+    return result
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def model(request, tmp_path_factory, mxc_bin):
+    name = request.param
+    tmp = str(tmp_path_factory.mktemp("aot-" + name))
+    sym, params, data, shape = make_model(name, tmp)  # seeded weights, batch 1
+    jit_dir = os.path.join(tmp, "jit")
+    p = run([mxc_bin, "run", sym, "--params", params, "--shape", shape,
+             "--input", "data=" + data, "--output-dir", jit_dir])
+    return {"name": name, "tmp": tmp, "sym": sym, "params": params, "data": data,
+            "shape": shape, "jit": outputs_of(p.stdout, jit_dir)}
+
+
+def compile_model(mxc_bin, m, out, *extra):
+    cmd = [mxc_bin, "compile", m["sym"], "--params", m["params"], "--shape", m["shape"],
+           "-o", out] + list(extra)
+    return run(cmd)
+
+
+def check_outputs(actual, expected, what):
+    assert sorted(actual) == sorted(expected), what
+    for k in expected:
+        assert_close(actual[k], expected[k], rtol=1e-4, name="%s %s" % (what, k))
+
+
+def test_host_exe(model, mxc_bin):
+    exe = os.path.join(model["tmp"], "host", model["name"])
+    os.makedirs(os.path.dirname(exe))
+    weights = MODELS[model["name"]][0]
+    compile_model(mxc_bin, model, exe, "--emit", "exe", "--weights", weights)
+    assert os.path.exists(exe + ".weights") == (weights == "external")
+    out_dir = os.path.join(model["tmp"], "exe-out")
+    p = run([exe, "--input", "data=" + model["data"], "--output-dir", out_dir])
+    check_outputs(outputs_of(p.stdout, out_dir), model["jit"], "host exe")
+
+    # No LLVM or MLIR library; only libc, libm, libstdc++ (libgcc_s) and
+    # OpenBLAS with its own dependencies.
+    deps = run(["ldd", exe]).stdout
+    assert "LLVM" not in deps and "MLIR" not in deps.upper(), deps
+    allowed = ("linux-vdso", "ld-linux", "libc.so", "libm.so", "libstdc++", "libgcc_s",
+               "libopenblas", "libgfortran", "libquadmath")
+    for line in deps.strip().splitlines():
+        assert any(a in line for a in allowed), "unexpected dependency: " + line
+
+
+def test_host_shared_library(model, mxc_bin, tmp_path):
+    lib_dir = os.path.join(model["tmp"], "shared")
+    os.makedirs(lib_dir)
+    name = model["name"]
+    lib = os.path.join(lib_dir, "lib%s.so" % name)
+    weights = MODELS[name][1]
+    compile_model(mxc_bin, model, lib, "--emit", "shared", "--weights", weights)
+    assert os.path.exists(os.path.join(lib_dir, "lib%s.h" % name))
+    deps = run(["ldd", lib]).stdout
+    assert "LLVM" not in deps and "MLIR" not in deps.upper(), deps
+    # The C test program, linked against the library.
+    prog = os.path.join(lib_dir, "model_api_test")
+    run(["clang-22", "-std=c11", "-Wall", "-Werror",
+         "-I", os.path.join(ROOT, "runtime", "include"),
+         os.path.join(ROOT, "test", "aot", "model_api_test.c"),
+         "-o", prog, "-L", lib_dir, "-l" + name, "-Wl,-rpath," + lib_dir])
+    x = np.load(model["data"])
+    x.tofile(os.path.join(lib_dir, "x.bin"))
+    y_path = os.path.join(lib_dir, "y.bin")
+    p = run([prog, os.path.join(lib_dir, "x.bin"), y_path])
+    assert "model_api_test: ok" in p.stdout
+    (out_name, expected), = model["jit"].items()
+    y = np.fromfile(y_path, dtype=expected.dtype).reshape(expected.shape)
+    assert_close(y, expected, rtol=1e-4, name="shared library " + out_name)
+    if weights == "external":
+        # The weights file given explicitly, from another directory.
+        moved = os.path.join(str(tmp_path), "moved.weights")
+        shutil.copy(lib + ".weights", moved)
+        p = run([prog, os.path.join(lib_dir, "x.bin"), y_path, moved])
+        assert "model_api_test: ok" in p.stdout
+
+
+def test_aarch64_exe_under_qemu(model, mxc_bin):
+    assert shutil.which(QEMU), QEMU + " not found: run scripts/setup.sh"
+    exe = os.path.join(model["tmp"], "aarch64", model["name"])
+    os.makedirs(os.path.dirname(exe))
+    compile_model(mxc_bin, model, exe, "--emit", "exe", "--target", "aarch64-linux-gnu",
+                  "--weights", MODELS[model["name"]][0])
+    out_dir = os.path.join(model["tmp"], "aarch64-out")
+    p = run([QEMU, "-L", SYSROOT, exe, "--input", "data=" + model["data"],
+             "--output-dir", out_dir], timeout=900)
+    check_outputs(outputs_of(p.stdout, out_dir), model["jit"], "aarch64 exe")
