@@ -23,6 +23,8 @@ stage() {
 
 stage "ctest (unit tests)" ctest --test-dir build --output-on-failure --no-tests=error -j2
 stage "lit" /usr/lib/llvm-22/bin/lit -sv build/test
+# The aarch64 AOT runtime, which test_aot.py links (mxc compile --target).
+stage "runtime for aarch64 (cross build)" scripts/build-runtime-aarch64.sh
 stage "pytest" python -m pytest -q test/python
 stage "runtime alone (MXC_BUILD_COMPILER=OFF)" scripts/check-runtime-alone.sh
 stage "fuzzers (${FUZZ_SECONDS}s each)" scripts/run-fuzzers.sh "$FUZZ_SECONDS" build

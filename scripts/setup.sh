@@ -10,6 +10,7 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   libclang-rt-22-dev ninja-build ccache cmake libgtest-dev python3-venv
   libopenblas-dev
+  g++-aarch64-linux-gnu qemu-user-static dataset-fashion-mnist
 )
 
 SUDO=""
@@ -24,6 +25,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get install -y -q "${missing[@]}" >/dev/null ||
     { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q "${missing[@]}" >/dev/null; }
+fi
+
+# aarch64 (mxc compile --target aarch64-linux-gnu, docs/aot.md): Debian's
+# cross toolchain above, and OpenBLAS for arm64 from multiarch
+# (/usr/lib/aarch64-linux-gnu), which scripts/build-runtime-aarch64.sh links.
+if ! dpkg-query -W -f='${Status}' libopenblas-dev:arm64 2>/dev/null | grep -q "install ok installed"; then
+  echo "setup: installing libopenblas-dev:arm64 (multiarch)"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+    $SUDO apt-get update -q >/dev/null
+  fi
+  $SUDO apt-get install -y -q --no-install-recommends libopenblas-dev:arm64 >/dev/null ||
+    { $SUDO apt-get update -q >/dev/null &&
+      $SUDO apt-get install -y -q --no-install-recommends libopenblas-dev:arm64 >/dev/null; }
 fi
 
 # The project venv, from the python3 on PATH (pyenv 3.11 here).
