@@ -36,13 +36,11 @@ class OpSpec:
         return list(names)
 
     def format_attrs(self, kwargs):
-        """MXNet strings of the attributes in `kwargs` (None values left out,
-        as MXNet's generated functions do). Unknown names and missing
+        """MXNet strings of the attributes in `kwargs` (None is "None", as
+        MXNet's generated functions write it). Unknown names and missing
         required attributes raise MXNetError."""
         out = {}
         for k, v in kwargs.items():
-            if v is None:
-                continue
             spec = self.attrs.get(k)
             if spec is None:
                 raise MXNetError("%s: no attribute '%s' (attributes: %s)" % (
