@@ -1,14 +1,207 @@
-//===- Fused.cpp - mx -> linalg: Fused family (skeleton) ------------------===//
+//===- Fused.cpp - mx -> linalg: mx.fused as one loop nest ----------------===//
+//
+// An mx.fused region (mx-fuse-elementwise) is lowered on its own: its body is
+// copied into a scratch function, converted with the families' own patterns
+// (the same ones convert-mx-to-linalg uses), and the resulting
+// linalg.generic ops are fused producer-into-consumer with linalg's
+// elementwise fusion (fuseElementwiseOps; a producer whose value is also a
+// result of the group stays a result of the fused op). For the groups the
+// pass makes (elementwise and broadcast ops, BatchNorm's per-channel
+// arithmetic) this leaves one linalg.generic, with one result per value the
+// group yields; the scratch function's body then replaces the mx.fused op.
+//
+//===----------------------------------------------------------------------===//
 #include "Patterns.h"
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
+#include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
+namespace mx = mxc::mx;
+
+namespace {
+
+/// Converts the mx ops of `func` (a scratch function) to linalg with every
+/// family but this one. On failure returns the reason.
+LogicalResult convertBody(func::FuncOp func, std::string &reason) {
+  MLIRContext *ctx = func.getContext();
+  ConversionTarget target(*ctx);
+  target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                         arith::ArithDialect, math::MathDialect,
+                         func::FuncDialect, bufferization::BufferizationDialect,
+                         memref::MemRefDialect, scf::SCFDialect,
+                         mxc::mxrt::MXRTDialect>();
+  target.addIllegalDialect<mx::MXDialect>();
+  TypeConverter typeConverter;
+  typeConverter.addConversion([](Type t) { return t; });
+  RewritePatternSet patterns(ctx);
+  using namespace mxc::conversion;
+  populateElementwisePatternsAndLegality(typeConverter, patterns, target);
+  populateLinearPatternsAndLegality(typeConverter, patterns, target);
+  populateConvPatternsAndLegality(typeConverter, patterns, target);
+  populatePoolingPatternsAndLegality(typeConverter, patterns, target);
+  populateNormalizationPatternsAndLegality(typeConverter, patterns, target);
+  populateReductionPatternsAndLegality(typeConverter, patterns, target);
+  populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
+  populateTrainingPatternsAndLegality(typeConverter, patterns, target);
+  populateBackwardPatternsAndLegality(typeConverter, patterns, target);
+  // The failure is reported by the caller, at the mx.fused op.
+  ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
+    if (reason.empty())
+      reason = diag.str();
+    return success();
+  });
+  return applyPartialConversion(func, target, std::move(patterns));
+}
+
+/// Whether a value computed by `from` reaches `to` (an op after it in the
+/// same block) through operands.
+bool reaches(Operation *from, Operation *to) {
+  SmallVector<Operation *> worklist{to};
+  llvm::DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != to->getBlock() ||
+          !seen.insert(def).second)
+        continue;
+      if (def == from)
+        return true;
+      if (from->isBeforeInBlock(def))
+        worklist.push_back(def);
+    }
+  }
+  return false;
+}
+
+/// One producer-into-consumer fusion of two linalg.generic ops of `block`,
+/// if any is possible. A producer with other users keeps its values as
+/// results of the fused op (those users then read them from it), unless one
+/// of those users leads to the consumer (that would be a cycle); producers
+/// used only by the consumer go first.
+bool fuseOnePair(Block &block) {
+  for (bool singleUseOnly : {true, false}) {
+    for (Operation &op : block) {
+      auto consumer = dyn_cast<linalg::GenericOp>(op);
+      if (!consumer)
+        continue;
+      for (OpOperand &operand : consumer->getOpOperands()) {
+        if (!linalg::areElementwiseOpsFusable(&operand))
+          continue;
+        Operation *producer = operand.get().getDefiningOp();
+        if (producer->getBlock() != &block)
+          continue;
+        bool onlyConsumer = llvm::all_of(
+            producer->getUsers(), [&](Operation *u) { return u == consumer; });
+        if (singleUseOnly && !onlyConsumer)
+          continue;
+        if (!onlyConsumer &&
+            llvm::any_of(producer->getUsers(), [&](Operation *u) {
+              return u != consumer && u->getBlock() == &block &&
+                     u->isBeforeInBlock(consumer) && reaches(u, consumer);
+            }))
+          continue;
+        IRRewriter rewriter(consumer.getContext());
+        rewriter.setInsertionPoint(consumer);
+        FailureOr<linalg::ElementwiseOpFusionResult> fused =
+            linalg::fuseElementwiseOps(rewriter, &operand);
+        if (failed(fused))
+          continue;
+        for (auto [orig, replacement] : fused->replacements)
+          rewriter.replaceAllUsesWith(orig, replacement);
+        rewriter.eraseOp(consumer);
+        if (producer->use_empty())
+          rewriter.eraseOp(producer);
+        // Users of the producer's kept values that came before the consumer
+        // now read the fused op: restore def-before-use.
+        (void)sortTopologically(&block);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// Fuses the linalg.generic ops of `func` producer-into-consumer until no
+/// pair fuses, then removes what became dead.
+void fuseGenerics(func::FuncOp func) {
+  Block &block = func.getBody().front();
+  while (fuseOnePair(block)) {
+  }
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);
+  (void)applyPatternsGreedily(func, std::move(patterns));
+}
+
+struct ConvertFused final : OpConversionPattern<mx::FusedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::FusedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = op.getContext();
+    Location loc = op.getLoc();
+    // The body as a scratch function (args = inputs, return = yield).
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+    OpBuilder b = OpBuilder::atBlockEnd(scratch->getBody());
+    auto func = func::FuncOp::create(
+        b, loc, "fused",
+        FunctionType::get(ctx, op.getInputs().getTypes(), op.getResultTypes()));
+    Block *entry = func.addEntryBlock();
+    IRMapping map;
+    for (auto [arg, farg] :
+         llvm::zip(op.getBodyBlock().getArguments(), entry->getArguments()))
+      map.map(arg, farg);
+    b.setInsertionPointToEnd(entry);
+    for (Operation &inner : op.getBodyBlock().without_terminator())
+      b.clone(inner, map);
+    SmallVector<Value> results;
+    for (Value v : op.getBodyBlock().getTerminator()->getOperands())
+      results.push_back(map.lookupOrDefault(v));
+    func::ReturnOp::create(b, loc, results);
+
+    std::string reason;
+    if (failed(convertBody(func, reason)))
+      return rewriter.notifyMatchFailure(
+          op, "cannot lower the fused region: " + reason);
+    fuseGenerics(func);
+
+    // Splice the lowered body in place of the op.
+    IRMapping outer;
+    for (auto [farg, in] : llvm::zip(entry->getArguments(), adaptor.getInputs()))
+      outer.map(farg, in);
+    Block &body = func.getBody().front();
+    for (Operation &inner : body.without_terminator())
+      rewriter.clone(inner, outer);
+    SmallVector<Value> replacements;
+    for (Value v : body.getTerminator()->getOperands())
+      replacements.push_back(outer.lookupOrDefault(v));
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+
+} // namespace
 
 void mxc::conversion::populateFusedPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  (void)typeConverter;
-  (void)patterns;
-  (void)target;
+  target.addIllegalOp<mx::FusedOp, mx::YieldOp>();
+  patterns.add<ConvertFused>(typeConverter, patterns.getContext());
 }

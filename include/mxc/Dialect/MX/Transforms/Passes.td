@@ -145,8 +145,51 @@ def MXAutodiffPass : Pass<"mx-autodiff", "mlir::ModuleOp"> {
 def MXFuseElementwisePass : Pass<"mx-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Group maximal elementwise/broadcast chains into mx.fused ops";
   let description = [{
-    (to be written with the pass: IR before and after)
+    Groups maximal connected sets of elementwise, broadcast and
+    tensor-scalar ops (also Activation, relu, LeakyReLU but rrelu, clip,
+    where, Cast, identity, BlockGrad, and BatchNorm whose mean/var results
+    are unused: in inference form a per-channel scale and shift) into one
+    `mx.fused` op each. The region holds the original ops; `mx.yield` gives
+    the group's values used outside it, which become the results. Single ops
+    stay as they are. A group never makes a cycle: an op does not join a
+    group if a path leaves the joined group and comes back into it (through
+    other ops or other groups).
+
+    With `split-bias` (default), a Convolution or FullyConnected with a bias
+    whose only user is fusible loses its bias to a `broadcast_add` (the bias
+    reshaped to `(1, F, 1, ...)` for channel-first convolution) that joins
+    the tail, so the library kernel computes the product and one loop nest
+    the bias, BatchNorm and activation. convert-mx-to-linalg lowers each
+    `mx.fused` to one `linalg.generic`.
+
+    Before:
+
+    ```mlir
+    %c = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>}
+        : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+    %o, %m, %v = mx.BatchNorm %c, %g, %be, %mm, %mv {use_global_stats = true} : (...) -> (...)
+    %r = mx.Activation %o {act_type = "relu"} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %rb = mx.Reshape %b {shape = array<i64: 1, 8, 1, 1>} : (tensor<8xf32>) -> tensor<1x8x1x1xf32>
+    %c = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1, 1>}
+        : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+    %r = mx.fused %c, %rb, %g, %be, %mm, %mv : (...) -> tensor<1x8x8x8xf32> {
+    ^bb0(%a0: tensor<1x8x8x8xf32>, %a1: tensor<1x8x1x1xf32>, %a2: tensor<8xf32>, ...):
+      %0 = mx.broadcast_add %a0, %a1 : (tensor<1x8x8x8xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x8x8xf32>
+      %o, %m, %v = mx.BatchNorm %0, %a2, ... {use_global_stats = true} : (...) -> (...)
+      %1 = mx.Activation %o {act_type = "relu"} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+      mx.yield %1 : tensor<1x8x8x8xf32>
+    }
+    ```
   }];
+  let options = [
+    Option<"splitBias", "split-bias", "bool", /*default=*/"true",
+           "Move a Convolution/FullyConnected bias into its fused tail">,
+  ];
 }
 
 def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
@@ -157,7 +200,7 @@ def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
     statically shaped `memref.alloc` (intermediates, kernel workspaces, allocs
     nested in loops) whose aliases stay inside the function becomes a
     `memref.view` into one arena, a new trailing `memref<Nxi8>` argument
-    (`llvm.noalias`, `mx.arena`); its deallocs disappear and the function gets
+    (`llvm.noalias`); its deallocs disappear and the function gets
     `mx.arena_size = N : i64`. The caller passes a 64-byte aligned buffer of
     N bytes (mxc exports it as `<entry>_arena_size`); nothing is allocated
     per call.
@@ -202,7 +245,7 @@ def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
 
     ```mlir
     func.func @f(%x: memref<64xf32>, %out: memref<64xf32>,
-                 %arena: memref<256xi8> {llvm.noalias, mx.arena})
+                 %arena: memref<256xi8> {llvm.noalias})
         attributes {mx.arena_size = 256 : i64} {
       %c0 = arith.constant 0 : index
       %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
