@@ -82,3 +82,30 @@ class Prefix(NameManager):
 
     def get(self, name, hint):
         return self._prefix + super().get(name, hint)
+
+
+def compile_graph(json_text, shapes, dtypes, what):
+    """mxc._mxc.compile with feedback: a compile that takes more than a
+    second says so on stderr ("mxc: compiling <what> ...", then the time)
+    unless $MXC_QUIET is set."""
+    import os
+    import sys
+    import time
+
+    quiet = bool(os.environ.get("MXC_QUIET"))
+    timer = None
+    if not quiet:
+        timer = threading.Timer(1.0, lambda: print(
+            "mxc: compiling %s ..." % what, file=sys.stderr, flush=True))
+        timer.daemon = True
+        timer.start()
+    start = time.perf_counter()
+    try:
+        compiled = _mxc.compile(json_text, shapes, dtypes)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    elapsed = time.perf_counter() - start
+    if not quiet and elapsed > 1.0:
+        print("mxc: compiled %s in %.1f s" % (what, elapsed), file=sys.stderr, flush=True)
+    return compiled

@@ -8,8 +8,7 @@ C-contiguous, and the outputs are written into `outputs` in place.
 
 import numpy as np
 
-from . import _mxc
-from .base import MXNetError, dtype_name, np_dtype
+from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import check_context
 from .ndarray import NDArray
 
@@ -98,7 +97,10 @@ class Executor:
         shapes.update({n: list(a.shape) for n, a in zip(self._aux_names, self.aux_arrays)})
         dtypes = {n: dtype_name(a._data.dtype) for n, a in
                   zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)}
-        compiled = _mxc.compile(self._symbol._raw_json(), shapes, dtypes)
+        raw = self._symbol._raw_json()
+        what = "graph %s (%d nodes)" % (
+            ", ".join(n.name for n, _ in self._symbol._outputs[:3]), raw.count('"op"'))
+        compiled = compile_graph(raw, shapes, dtypes, what)
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
         missing = [name for name, _, _, _ in compiled.inputs if name not in by_name]

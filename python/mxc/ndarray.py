@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _mxc
 from . import _ops
-from .base import MXNetError, dtype_name, np_dtype
+from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import Context, check_context, current_context
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
@@ -523,7 +523,7 @@ def compiled_op(spec, attrs, in_specs, node_name):
         g = _graph_json(spec, attrs, names, node_name)
         shapes = {n: list(s) for n, (s, _) in zip(names, in_specs)}
         dtypes = {n: d for n, (_, d) in zip(names, in_specs)}
-        c = _mxc.compile(json.dumps(g), shapes, dtypes)
+        c = compile_graph(json.dumps(g), shapes, dtypes, "operator %s" % spec.name)
         order = [names.index(i[0]) for i in c.inputs]
         c = (c, order)
         _cache[key] = c

@@ -243,3 +243,20 @@ def test_real_checkpoint_runs():
 def test_gpu_context_is_a_clear_error():
     with pytest.raises(mx.MXNetError, match="no GPU back end"):
         mlp().simple_bind(mx.gpu(), data=(2, 6))
+
+
+def test_slow_compiles_say_so(monkeypatch, capsys):
+    import time
+    real = mx.base._mxc
+
+    class SlowCompiler:
+        def compile(self, *args):
+            time.sleep(1.3)
+            return real.compile(*args)
+
+    monkeypatch.delenv("MXC_QUIET", raising=False)
+    monkeypatch.setattr(mx.base, "_mxc", SlowCompiler())
+    exe = mlp().simple_bind(mx.cpu(), data=(3, 6))
+    exe.forward()
+    err = capsys.readouterr().err
+    assert "mxc: compiling graph softmax (" in err and "mxc: compiled graph softmax" in err
