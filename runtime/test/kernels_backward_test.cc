@@ -267,8 +267,9 @@ void lrnForward(const std::vector<double> &x, std::vector<double> &y,
       }
 }
 
-template <typename T> void checkLRN(int64_t nsize, double tol) {
-  const int64_t outer = 2, channels = 7, inner = 3;
+template <typename T>
+void checkLRN(int64_t nsize, double tol, int64_t channels = 7) {
+  const int64_t outer = 2, inner = 3;
   const double alpha = 0.3, beta = 0.75, knorm = 2.0;
   auto xv = randomVector<double>(outer * channels * inner, 11);
   auto dyv = randomVector<double>(xv.size(), 12);
@@ -308,5 +309,12 @@ TEST(LRNBackwardKernel, Nsize3F32) { checkLRN<float>(3, 1e-5); }
 TEST(LRNBackwardKernel, Nsize1F64) { checkLRN<double>(1, 1e-8); }
 TEST(LRNBackwardKernel, EvenNsizeF64) { checkLRN<double>(4, 1e-8); }
 TEST(LRNBackwardKernel, WindowWiderThanChannelsF64) { checkLRN<double>(9, 1e-8); }
+// Wide windows: the kernel keeps the last window's terms in a ring of 32
+// below that size and recomputes them from there on.
+TEST(LRNBackwardKernel, WideWindowsF64) {
+  checkLRN<double>(31, 1e-8, 40);
+  checkLRN<double>(32, 1e-8, 40);
+  checkLRN<double>(33, 1e-8, 40);
+}
 
 } // namespace
