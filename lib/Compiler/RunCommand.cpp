@@ -32,6 +32,7 @@
 #include "mxc/Compiler/Npy.h"
 #include "mxc/Compiler/Pipeline.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -53,6 +54,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mxc;
@@ -341,6 +343,14 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   pipeline.train = opts.train;
   pipeline.wrt = opts.wrt;
   pipeline.gradReq = opts.gradReq;
+  // Arguments before mx-prune: an --input for one that the passes removed
+  // (a label in inference, layers after --outputs) is accepted and unused,
+  // as MXNet's inference ignores them.
+  std::set<std::string> argumentsBeforePasses;
+  if (auto main = module->lookupSymbol<func::FuncOp>("main"))
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
+      if (auto n = main.getArgAttrOfType<StringAttr>(i, "mx.name"))
+        argumentsBeforePasses.insert(n.getValue().str());
   if (failed(runGraphPasses(*module, pipeline)))
     return kBadInput;
   FailureOr<EntrySignature> sig = getEntrySignature(*module);
@@ -357,6 +367,12 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     }
     bool known = llvm::any_of(
         sig->inputs, [&](const TensorSpec &t) { return t.name == name; });
+    if (!known && argumentsBeforePasses.count(name)) {
+      if (opts.verbose)
+        llvm::errs() << "mxc: input '" << name
+                     << "' is not needed for these outputs (unused)\n";
+      continue;
+    }
     if (!known) {
       std::string names;
       for (const TensorSpec &t : sig->inputs)
