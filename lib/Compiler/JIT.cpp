@@ -29,6 +29,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
@@ -43,6 +44,27 @@ public:
   EntrySignature signature;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
+  /// `<entry>_arena_size`: bytes of the arena (the last entry argument).
+  int64_t arenaBytes = 0;
+
+  /// What one call needs besides the caller's buffers: the arena and the
+  /// memref descriptors of every argument (shapes and strides filled in
+  /// once; a call sets the pointers). A call takes one from the pool, or
+  /// makes one, and puts it back: concurrent calls never share an arena, and
+  /// a warm graph allocates nothing per call.
+  struct CallScratch {
+    struct FreeDeleter {
+      void operator()(void *p) const { std::free(p); }
+    };
+    std::unique_ptr<void, FreeDeleter> arena;
+    std::vector<int64_t> words;    ///< all descriptors, back to back
+    std::vector<size_t> firstWord; ///< per argument, into words
+    std::vector<void *> args;      ///< per argument, &words[firstWord[i]]
+  };
+  std::mutex poolMutex;
+  std::vector<std::unique_ptr<CallScratch>> pool;
+
+  std::unique_ptr<CallScratch> makeScratch() const;
 };
 } // namespace mxc
 
@@ -133,8 +155,15 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
   auto sym = (*jit)->lookup(packedEntryName(pipeline.entrySymbol));
   if (!sym)
     return sym.takeError();
+  auto arenaSym = (*jit)->lookup(arenaSizeName(pipeline.entrySymbol));
+  if (!arenaSym)
+    return arenaSym.takeError();
   auto impl = std::make_unique<CompiledGraphImpl>();
   impl->entry = sym->toPtr<void (*)(void **)>();
+  impl->arenaBytes = *arenaSym->toPtr<const int64_t *>();
+  if (impl->arenaBytes < 0)
+    return llvm::createStringError("invalid " +
+                                   arenaSizeName(pipeline.entrySymbol));
   impl->jit = std::move(*jit);
   return impl;
 }
@@ -264,35 +293,71 @@ const EntrySignature &CompiledGraph::signature() const {
   return impl->signature;
 }
 
+int64_t CompiledGraph::arenaBytes() const { return impl->arenaBytes; }
+
+std::unique_ptr<CompiledGraphImpl::CallScratch>
+CompiledGraphImpl::makeScratch() const {
+  auto scratch = std::make_unique<CallScratch>();
+  // At least 64 bytes, so that even an empty arena is a valid buffer.
+  size_t bytes = llvm::alignTo(std::max<int64_t>(arenaBytes, 1), 64);
+  scratch->arena.reset(std::aligned_alloc(64, bytes));
+  if (!scratch->arena)
+    llvm::report_fatal_error("mxc: cannot allocate the arena of " +
+                             llvm::Twine(bytes) + " bytes");
+  // One memref descriptor per argument: {allocated, aligned, offset,
+  // sizes[r], strides[r]}, all 8-byte words.
+  auto describe = [&](llvm::ArrayRef<int64_t> shape) {
+    scratch->firstWord.push_back(scratch->words.size());
+    size_t d = scratch->words.size();
+    scratch->words.resize(d + 3 + 2 * shape.size(), 0);
+    int64_t stride = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      scratch->words[d + 3 + i] = shape[i];
+      scratch->words[d + 3 + shape.size() + i] = stride;
+      stride *= shape[i];
+    }
+  };
+  for (const TensorSpec &spec : signature.inputs)
+    describe(spec.shape);
+  for (const TensorSpec &spec : signature.outputs)
+    describe(spec.shape);
+  int64_t arenaShape[] = {arenaBytes};
+  describe(arenaShape);
+  size_t arenaWord = scratch->firstWord.back();
+  scratch->words[arenaWord] = scratch->words[arenaWord + 1] =
+      int64_t(reinterpret_cast<intptr_t>(scratch->arena.get()));
+  for (size_t first : scratch->firstWord)
+    scratch->args.push_back(&scratch->words[first]);
+  return scratch;
+}
+
 void CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
                         llvm::ArrayRef<void *> outputs) const {
   const EntrySignature &sig = impl->signature;
   assert(inputs.size() == sig.inputs.size() &&
          outputs.size() == sig.outputs.size() && "wrong argument count");
-  // One memref descriptor per argument: {allocated, aligned, offset,
-  // sizes[r], strides[r]}, all 8-byte words.
-  std::vector<std::vector<int64_t>> descriptors;
-  descriptors.reserve(inputs.size() + outputs.size());
-  auto describe = [&](const TensorSpec &spec, const void *data) {
-    std::vector<int64_t> d(3 + 2 * spec.shape.size());
-    d[0] = d[1] = int64_t(reinterpret_cast<intptr_t>(data));
-    d[2] = 0;
-    int64_t stride = 1;
-    for (size_t i = spec.shape.size(); i-- > 0;) {
-      d[3 + i] = spec.shape[i];
-      d[3 + spec.shape.size() + i] = stride;
-      stride *= spec.shape[i];
+  (void)sig;
+  std::unique_ptr<CompiledGraphImpl::CallScratch> scratch;
+  {
+    std::lock_guard<std::mutex> lock(impl->poolMutex);
+    if (!impl->pool.empty()) {
+      scratch = std::move(impl->pool.back());
+      impl->pool.pop_back();
     }
-    descriptors.push_back(std::move(d));
+  }
+  if (!scratch)
+    scratch = impl->makeScratch();
+  auto setPointer = [&](size_t arg, const void *data) {
+    int64_t *d = &scratch->words[scratch->firstWord[arg]];
+    d[0] = d[1] = int64_t(reinterpret_cast<intptr_t>(data));
   };
   for (size_t i = 0; i < inputs.size(); ++i)
-    describe(sig.inputs[i], inputs[i]);
+    setPointer(i, inputs[i]);
   for (size_t i = 0; i < outputs.size(); ++i)
-    describe(sig.outputs[i], outputs[i]);
-  std::vector<void *> args;
-  for (auto &d : descriptors)
-    args.push_back(d.data());
-  impl->entry(args.data());
+    setPointer(inputs.size() + i, outputs[i]);
+  impl->entry(scratch->args.data());
+  std::lock_guard<std::mutex> lock(impl->poolMutex);
+  impl->pool.push_back(std::move(scratch));
 }
 
 std::string mxc::defaultCacheDir() {

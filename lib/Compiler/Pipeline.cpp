@@ -10,6 +10,7 @@
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
+#include "mxc/Dialect/MX/Transforms/MemoryPlan.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 #include "mxc/Dialect/MXRT/Transforms/Passes.h"
@@ -304,6 +305,10 @@ std::string mxc::packedEntryName(StringRef entrySymbol) {
   return (entrySymbol + "_packed").str();
 }
 
+std::string mxc::arenaSizeName(StringRef entrySymbol) {
+  return (entrySymbol + "_arena_size").str();
+}
+
 std::string mxc::PipelineOptions::describe() const {
   auto list = [](const std::vector<std::string> &v) {
     return llvm::join(v, ",");
@@ -446,23 +451,58 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
   return runPipeline(module, pipeline);
 }
 
-LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
-                                      const PipelineOptions &opts) {
+LogicalResult mxc::lowerToBuffers(ModuleOp module,
+                                  const PipelineOptions &opts) {
   if (failed(convertEntryToMemrefABI(module, opts.entrySymbol)))
     return failure();
-  // Bufferize with the caller's buffers as destinations, then loops, then
-  // LLVM. Math functions without an LLVM intrinsic become libm calls.
+  // Bufferize with the caller's buffers as destinations. Kernel calls stay
+  // mxrt.kernel_call (whose reads and writes memory planning sees) until
+  // after planning.
   if (opts.fastReductions)
     allowReassociationInReductions(module);
   if (opts.approximateMath && failed(approximateMath(module)))
     return failure();
-  if (failed(runPipeline(
-          module, "eliminate-empty-tensors,"
-                  "one-shot-bufferize{bufferize-function-boundaries "
-                  "function-boundary-type-conversion=identity-layout-map},"
-                  "mxrt-lower-kernel-calls, canonicalize, cse, "
-                  "buffer-deallocation-pipeline, "
-                  "canonicalize")))
+  return runPipeline(module,
+                     "eliminate-empty-tensors,"
+                     "one-shot-bufferize{bufferize-function-boundaries "
+                     "function-boundary-type-conversion=identity-layout-map},"
+                     "canonicalize, cse");
+}
+
+/// Adds `llvm.mlir.global external constant @<entry>_arena_size(N) : i64`
+/// from the entry's mx.arena_size (which mx-plan-memory sets).
+static LogicalResult addArenaSizeGlobal(ModuleOp module, StringRef entry) {
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  auto size = func ? func->getAttrOfType<IntegerAttr>(mxc::mx::kArenaSizeAttrName)
+                   : IntegerAttr();
+  if (!size)
+    return module.emitError()
+           << "internal error: no arena size on @" << entry
+           << " after mx-plan-memory";
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  auto i64 = b.getI64Type();
+  LLVM::GlobalOp::create(b, func.getLoc(), i64, /*isConstant=*/true,
+                         LLVM::Linkage::External, mxc::arenaSizeName(entry),
+                         b.getIntegerAttr(i64, size.getInt()));
+  return success();
+}
+
+LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
+                                      const PipelineOptions &opts) {
+  if (failed(lowerToBuffers(module, opts)))
+    return failure();
+  // Every intermediate into the arena argument, then the kernel calls'
+  // ABI, then deallocation of whatever is still allocated (dynamic shapes).
+  // Then loops, then LLVM. Math functions without an LLVM intrinsic become
+  // libm calls.
+  if (failed(runPipeline(module, "mx-plan-memory{strategy=" +
+                                     opts.memoryPlan + "}")) ||
+      failed(addArenaSizeGlobal(module, opts.entrySymbol)))
+    return failure();
+  if (failed(runPipeline(module, "mxrt-lower-kernel-calls, canonicalize, cse, "
+                                 "buffer-deallocation-pipeline, "
+                                 "canonicalize")))
     return failure();
   stridedCopiesToLinalg(module);
   freeAfterLastUse(module);
@@ -485,6 +525,10 @@ mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
   m->setDataLayout(tm.createDataLayout());
   if (auto err = addPackedWrapper(*m, opts.entrySymbol))
     return std::move(err);
+  if (!m->getGlobalVariable(arenaSizeName(opts.entrySymbol)))
+    return llvm::createStringError("internal error: no " +
+                                   arenaSizeName(opts.entrySymbol) +
+                                   " in the LLVM module");
   StringRef cpu = tm.getTargetCPU();
   StringRef features = tm.getTargetFeatureString();
   for (llvm::Function &f : *m) {

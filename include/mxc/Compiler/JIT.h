@@ -76,9 +76,15 @@ public:
   /// Runs the forward pass. `inputs[i]` and `outputs[j]` point at
   /// contiguous C-order arrays with the shapes and dtypes of the signature;
   /// the outputs are written, nothing else is. Buffers must not overlap.
-  /// Thread-safe (no state between calls).
+  /// Thread-safe: the intermediates live in an arena (the entry's last
+  /// argument, `<entry>_arena_size` bytes, 64-byte aligned); each concurrent
+  /// call takes its own arena from a per-graph pool, so a warm graph
+  /// allocates nothing per call.
   void run(llvm::ArrayRef<const void *> inputs,
            llvm::ArrayRef<void *> outputs) const;
+
+  /// Bytes of one arena (the memory plan's size for every intermediate).
+  int64_t arenaBytes() const;
 
 private:
   std::unique_ptr<CompiledGraphImpl> impl;

@@ -5,23 +5,32 @@
 //
 //   lowerToLinalg        mx -> linalg/tensor/arith/math (convert-mx-to-linalg),
 //                        elementwise fusion, canonicalisation
-//   lowerToLLVMDialect   the entry ABI (memref arguments, results written into
-//                        caller buffers), one-shot bufferization, loops and
-//                        vectors, LLVM dialect
+//   lowerToBuffers       the entry ABI (memref arguments, results written into
+//                        caller buffers), one-shot bufferization
+//   lowerToLLVMDialect   lowerToBuffers, mx-plan-memory (every intermediate
+//                        in one arena), loops and vectors, LLVM dialect
 //   translateToLLVMIR    LLVM IR for a target, the packed entry wrapper, O3
 //   emitObjectFile       an ELF/Mach-O/COFF object for that target
 //
 // The entry ABI. `@main(%a0: tensor<..>, ...) -> (tensor<..>, ...)` becomes
-// `@<entry>(%a0: memref<..>, ..., %r0: memref<..>, ...)` (identity layouts,
-// results written in place, no allocation for them) with
+// `@<entry>(%a0: memref<..>, ..., %r0: memref<..>, ..., %arena: memref<Nxi8>)`
+// (identity layouts, results written in place, no allocation for them) with
 // `llvm.emit_c_interface`, so `_mlir_ciface_<entry>` takes one pointer to a
-// memref descriptor per argument. `translateToLLVMIR` adds
+// memref descriptor per argument. The last argument is the arena that holds
+// every intermediate buffer (mx-plan-memory, docs/memory.md); the module
+// exports its size as
+//
+//   const int64_t <entry>_arena_size = N;     // always present, maybe 0
+//
+// and the caller passes a 64-byte aligned buffer of at least N bytes (at
+// least 64 when N is 0), which it may reuse across calls but never for two
+// concurrent calls. `translateToLLVMIR` adds
 //
 //   void <entry>_packed(void **args)    // args[i] -> descriptor of argument i
 //
 // which calls it: inputs in the function's argument order, then one per
-// result. A descriptor of rank r is {T *allocated, T *aligned, i64 offset,
-// i64 sizes[r], i64 strides[r]}.
+// result, then the arena. A descriptor of rank r is {T *allocated,
+// T *aligned, i64 offset, i64 sizes[r], i64 strides[r]}.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXC_COMPILER_PIPELINE_H
@@ -130,7 +139,15 @@ mlir::LogicalResult runGraphPasses(mlir::ModuleOp module,
 mlir::LogicalResult lowerToLinalg(mlir::ModuleOp module,
                                   const PipelineOptions &opts = {});
 
-/// linalg on tensors -> LLVM dialect, with the entry ABI described above.
+/// linalg on tensors -> the entry ABI described above, bufferized (memrefs,
+/// `memref.alloc` per intermediate, `mxrt.kernel_call` on memrefs): the form
+/// mx-plan-memory plans (`mxc memory-report` stops here).
+mlir::LogicalResult lowerToBuffers(mlir::ModuleOp module,
+                                   const PipelineOptions &opts = {});
+
+/// linalg on tensors -> LLVM dialect, with the entry ABI described above
+/// (lowerToBuffers, then mx-plan-memory{strategy=opts.memoryPlan} and the
+/// `<entry>_arena_size` global).
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        const PipelineOptions &opts = {});
 
@@ -147,6 +164,9 @@ llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
 
 /// Name of the packed wrapper of `entrySymbol`.
 std::string packedEntryName(llvm::StringRef entrySymbol);
+
+/// Name of the exported arena size (`const int64_t`) of `entrySymbol`.
+std::string arenaSizeName(llvm::StringRef entrySymbol);
 
 } // namespace mxc
 

@@ -107,10 +107,16 @@ struct MemoryPlanner::Impl {
   llvm::DenseMap<Value, unsigned> bufferOf; ///< alloc result -> buffer
   unsigned numUnplanned = 0;
 
-  /// Columns of the reachability bitsets: the steps that access a buffer.
+  /// The nodes of the dependency DAG: maximal runs of consecutive top-level
+  /// ops with the same location, i.e. the ops one MXNet node lowered to
+  /// (its fill, its loop nest, its kernel call ...), which an executor runs
+  /// as one unit, in order. runOf[step] -> node.
+  std::vector<unsigned> runOf;
+  unsigned numRuns = 0;
+  /// Columns of the reachability bitsets: the nodes that access a buffer.
   llvm::DenseMap<unsigned, unsigned> columnOf;
   unsigned numColumns = 0;
-  /// ancestors[i]: columns (steps) from which step i is reachable.
+  /// ancestors[node]: columns (nodes) from which `node` is reachable.
   std::vector<llvm::BitVector> ancestors;
   /// Per buffer: its access steps as columns.
   std::vector<llvm::BitVector> userColumns;
@@ -122,9 +128,15 @@ struct MemoryPlanner::Impl {
     if (!func.getBody().hasOneBlock())
       return;
     Block &block = func.front();
+    std::optional<Location> previous;
     for (Operation &op : block) {
       stepOf[&op] = steps.size();
       steps.push_back(&op);
+      bool named = !isa<UnknownLoc>(op.getLoc());
+      if (!named || !previous || *previous != op.getLoc())
+        ++numRuns;
+      runOf.push_back(numRuns - 1);
+      previous = named ? std::optional<Location>(op.getLoc()) : std::nullopt;
     }
     collectBuffers();
     buildDependencies();
@@ -193,7 +205,7 @@ struct MemoryPlanner::Impl {
     }
     for (Buffer &b : buffers)
       for (unsigned s : b.accessSteps)
-        if (columnOf.try_emplace(s, numColumns).second)
+        if (columnOf.try_emplace(runOf[s], numColumns).second)
           ++numColumns;
   }
 
@@ -266,22 +278,25 @@ struct MemoryPlanner::Impl {
         }
       }
     }
-    ancestors.assign(n, llvm::BitVector(numColumns));
+    // Runs are contiguous, so every edge between runs goes forward.
+    ancestors.assign(numRuns, llvm::BitVector(numColumns));
     for (unsigned i = 0; i < n; ++i) {
+      unsigned r = runOf[i];
       for (unsigned p : preds[i]) {
-        if (p == i)
+        unsigned pr = runOf[p];
+        if (pr == r)
           continue;
-        assert(p < i && "dependency against the order of the ops");
-        ancestors[i] |= ancestors[p];
-        auto it = columnOf.find(p);
+        assert(pr < r && "dependency against the order of the ops");
+        ancestors[r] |= ancestors[pr];
+        auto it = columnOf.find(pr);
         if (it != columnOf.end())
-          ancestors[i].set(it->second);
+          ancestors[r].set(it->second);
       }
     }
     userColumns.assign(buffers.size(), llvm::BitVector(numColumns));
     for (unsigned b = 0; b < buffers.size(); ++b)
       for (unsigned s : buffers[b].accessSteps)
-        userColumns[b].set(columnOf.lookup(s));
+        userColumns[b].set(columnOf.lookup(runOf[s]));
   }
 
   /// The planned buffer `v` is a whole view of (same bytes, identity
@@ -380,15 +395,15 @@ MemoryPlan MemoryPlanner::plan(MemoryStrategy strategy) const {
   std::vector<Storage> storages;
   std::multimap<int64_t, unsigned> pool; // bytes -> storage
   // No executor respecting the DAG can run a previous user of `s` at the
-  // same time as step i (i itself excepted for inplace).
-  auto safe = [&](unsigned s, unsigned i, bool allowSelf) {
+  // same time as step i: each is in step i's node (run in order) or in an
+  // ancestor node.
+  auto safe = [&](unsigned s, unsigned i) {
+    unsigned r = a.runOf[i];
     llvm::BitVector rest = storages[s].users;
-    rest.reset(a.ancestors[i]);
-    if (allowSelf) {
-      auto it = a.columnOf.find(i);
-      if (it != a.columnOf.end())
-        rest.reset(it->second);
-    }
+    rest.reset(a.ancestors[r]);
+    auto it = a.columnOf.find(r);
+    if (it != a.columnOf.end())
+      rest.reset(it->second);
     return rest.none();
   };
   constexpr int64_t kMatchRange = 16; // NNVM's MXNET_EXEC_MATCH_RANGE
@@ -404,7 +419,7 @@ MemoryPlan MemoryPlanner::plan(MemoryStrategy strategy) const {
             unsigned s = plan.buffers[x].storage;
             if (a.buffers[x].start < i && storages[s].end == i &&
                 !storages[s].pooled && !takenInplace.contains(s) &&
-                storages[s].bytes >= p.bytes && safe(s, i, true)) {
+                storages[s].bytes >= p.bytes && safe(s, i)) {
               chosen = s;
               takenInplace.insert(s);
               p.inplaceOf = x;
@@ -419,11 +434,11 @@ MemoryPlan MemoryPlanner::plan(MemoryStrategy strategy) const {
         auto end = pool.upper_bound(p.bytes * kMatchRange);
         auto found = pool.end();
         for (auto it = mid; it != end && found == pool.end(); ++it)
-          if (safe(it->second, i, false))
+          if (safe(it->second, i))
             found = it;
         for (auto it = mid; it != begin && found == pool.end();) {
           --it;
-          if (safe(it->second, i, false))
+          if (safe(it->second, i))
             found = it;
         }
         if (found != pool.end()) {
@@ -498,7 +513,6 @@ LogicalResult mxc::mx::applyMemoryPlan(func::FuncOp func,
       MemRefType::get({plan.arenaBytes}, IntegerType::get(ctx, 8));
   NamedAttrList attrs;
   attrs.set(LLVM::LLVMDialect::getNoAliasAttrName(), UnitAttr::get(ctx));
-  attrs.set("mx.arena", UnitAttr::get(ctx));
   unsigned index = func.getNumArguments();
   if (failed(func.insertArgument(index, arenaType,
                                  attrs.getDictionary(ctx), func.getLoc())))

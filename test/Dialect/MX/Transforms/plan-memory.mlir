@@ -38,7 +38,7 @@ func.func @chain(%x: memref<64xf32>, %out: memref<64xf32>) {
   return
 }
 // BOTH-LABEL: func.func @chain(
-// BOTH-SAME: %{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32>, %[[ARENA:.*]]: memref<256xi8> {llvm.noalias, mx.arena})
+// BOTH-SAME: %{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32>, %[[ARENA:.*]]: memref<256xi8> {llvm.noalias})
 // BOTH-SAME: attributes {mx.arena_size = 256 : i64}
 // BOTH: %[[C0:.*]] = arith.constant 0 : index
 // BOTH: %[[A:.*]] = memref.view %[[ARENA]][%[[C0]]][] : memref<256xi8> to memref<64xf32>
@@ -51,7 +51,7 @@ func.func @chain(%x: memref<64xf32>, %out: memref<64xf32>) {
 // BOTH: return
 
 // NONE-LABEL: func.func @chain(
-// NONE-SAME: memref<512xi8> {llvm.noalias, mx.arena}) attributes {mx.arena_size = 512 : i64}
+// NONE-SAME: memref<512xi8> {llvm.noalias}) attributes {mx.arena_size = 512 : i64}
 // NONE: arith.constant 0 : index
 // NONE: arith.constant 256 : index
 // NONE-NOT: memref.dealloc
@@ -94,7 +94,7 @@ func.func @coshare(%x: memref<64xf32>, %out: memref<64xf32>) {
   return
 }
 // BOTH-LABEL: func.func @coshare(
-// BOTH-SAME: memref<512xi8> {llvm.noalias, mx.arena}) attributes {mx.arena_size = 512 : i64}
+// BOTH-SAME: memref<512xi8> {llvm.noalias}) attributes {mx.arena_size = 512 : i64}
 // NONE-LABEL: func.func @coshare(
 // NONE-SAME: attributes {mx.arena_size = 768 : i64}
 // INPLACE: remark: arena of @coshare: 768 bytes in 3 storages
@@ -188,7 +188,7 @@ func.func @nested(%x: memref<8xf64>, %n: index) -> memref<3xi8> {
   return %r : memref<3xi8>
 }
 // BOTH-LABEL: func.func @nested(
-// BOTH-SAME: %{{.*}}: memref<8xf64>, %{{.*}}: index, %[[ARENA:.*]]: memref<128xi8> {llvm.noalias, mx.arena}) -> memref<3xi8>
+// BOTH-SAME: %{{.*}}: memref<8xf64>, %{{.*}}: index, %[[ARENA:.*]]: memref<128xi8> {llvm.noalias}) -> memref<3xi8>
 // BOTH: memref.view %[[ARENA]][%{{.*}}][] : memref<128xi8> to memref<3xi8>
 // BOTH: scf.for
 // BOTH: %[[C64:.*]] = arith.constant 64 : index

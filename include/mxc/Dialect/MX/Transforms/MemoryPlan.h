@@ -23,10 +23,13 @@
 //            factor 16, larger ones first, growing a smaller one if needed,
 //            as NNVM's GraphAllocator::Request) -- but only if every step
 //            that touched the storage's previous occupants is an ancestor of
-//            the new buffer's first step in the dependency DAG of the
-//            function's top-level ops (SSA uses and read/write conflicts on
-//            buffers and arguments), so that no executor that respects the
-//            DAG could run the old users and the new writer in parallel.
+//            the new buffer's first step in the dependency DAG (SSA uses
+//            and read/write conflicts on buffers and arguments), so that no
+//            executor that respects the DAG could run the old users and the
+//            new writer in parallel. The DAG's nodes are maximal runs of
+//            consecutive top-level ops with the same location: the ops one
+//            MXNet node lowered to (a pooling's fill and its loop nest), run
+//            as one unit, in order, like the operators of the paper's graph.
 //   both     inplace, then coshare.
 // The same parallel-safety condition applies to inplace (every other user of
 // the input must be an ancestor of the elementwise step).
@@ -109,8 +112,7 @@ private:
 };
 
 /// Rewrites `func` to use `plan`: appends the arena argument
-/// `memref<Nxi8>` (N = plan.arenaBytes; attributes `llvm.noalias` and
-/// `mx.arena`), replaces each planned alloc by a `memref.view` of the arena
+/// `memref<Nxi8>` (N = plan.arenaBytes; attribute `llvm.noalias`), replaces each planned alloc by a `memref.view` of the arena
 /// at its offset, erases their deallocs, and records N as the function's
 /// `mx.arena_size` (i64). Fails (with an error on the function) if the
 /// function is called from somewhere (its signature changes).
