@@ -8,6 +8,8 @@
 //   mxc run     model-symbol.json --shape ... [--params P] [--input x=a.npy]
 //               [--output-dir out/] [-v]                    (RunCommand.cpp)
 //   mxc codegen model-symbol.json --shape ... --emit=STAGE -o out
+//   mxc memory-report model-symbol.json --shape ... [--train]
+//               (MemoryReport.cpp)
 //   mxc compile model-symbol.json --params P --shape ... [--target T]
 //               [--emit mlir|llvm|obj|shared|exe] -o out (CompileCommand.cpp)
 //
@@ -64,6 +66,11 @@ cl::SubCommand runCmd("run", "Compile a model for this CPU and run a forward "
 cl::SubCommand codegenCmd("codegen",
                           "Compile a model and write one stage of the CPU "
                           "pipeline (MLIR, LLVM IR or an object file)");
+cl::SubCommand memoryReportCmd(
+    "memory-report",
+    "Print the internal memory of a model (every intermediate, arguments and "
+    "outputs excluded) under each memory planning strategy, and the lower "
+    "bound, in MB");
 cl::SubCommand compileCmd(
     "compile", "Compile a model ahead of time into an executable, a shared "
                "library or an object file (docs/aot.md)");
@@ -72,7 +79,7 @@ cl::opt<std::string> inputFile(cl::cat(mxcCategory), cl::Positional,
                                cl::desc("<input file>"), cl::Required,
                                cl::sub(importCmd), cl::sub(exportCmd),
                                cl::sub(summaryCmd), cl::sub(runCmd),
-                               cl::sub(codegenCmd), cl::sub(compileCmd));
+                               cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
 cl::opt<std::string> outputFile(cl::cat(mxcCategory), "o",
                                 cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
@@ -82,18 +89,18 @@ cl::list<std::string>
     shapes(cl::cat(mxcCategory), "shape",
            cl::desc("Input shape, e.g. data=1,3,224,224 (repeatable)"),
            cl::value_desc("name=d0,d1,..."), cl::sub(importCmd),
-           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
 cl::list<std::string>
     dtypes(cl::cat(mxcCategory), "dtype",
            cl::desc("Input dtype, e.g. data=float16 (default float32)"),
            cl::value_desc("name=dtype"), cl::sub(importCmd),
-           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
 cl::opt<std::string> paramsFile(
     cl::cat(mxcCategory), "params",
     cl::desc("MXNet .params file: fixes parameter shapes and dtypes (run: "
              "and gives their values)"),
     cl::value_desc("file"), cl::sub(importCmd), cl::sub(summaryCmd),
-    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
+    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
 cl::opt<std::string> funcName(cl::cat(mxcCategory), "func",
                               cl::desc("Function to export"), cl::init("main"),
                               cl::sub(exportCmd));
@@ -177,12 +184,17 @@ cl::list<std::string> graphOutputs(
              "with an optional output index (node:i) or output names "
              "(fc1_output); the layers after them are skipped"),
     cl::value_desc("node[:i],..."), cl::CommaSeparated, cl::sub(runCmd),
-    cl::sub(codegenCmd));
+    cl::sub(codegenCmd), cl::sub(memoryReportCmd));
 cl::opt<bool> noGraphFusion(
     cl::cat(mxcCategory), "no-graph-fusion",
     cl::desc("Do not group elementwise ops into mx.fused kernels "
              "(mx-fuse-elementwise)"),
-    cl::sub(runCmd), cl::sub(codegenCmd));
+    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(memoryReportCmd));
+cl::opt<bool> reportTrain(
+    cl::cat(mxcCategory), "train",
+    cl::desc("Plan the training graph: forward(is_train=True) + backward "
+             "(mx-autodiff) with gradients of every parameter"),
+    cl::sub(memoryReportCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache"),
@@ -421,7 +433,7 @@ int mxc::driverMain(int argc, char **argv) {
   registerMLIRContextCLOptions();
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &importCmd, &exportCmd, &summaryCmd,
-        &diffCmd, &runCmd, &codegenCmd, &compileCmd})
+        &diffCmd, &runCmd, &codegenCmd, &compileCmd, &memoryReportCmd})
     cl::HideUnrelatedOptions(mxcCategory, *sub);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
@@ -439,7 +451,9 @@ int mxc::driverMain(int argc, char **argv) {
           "  mxc compile model-symbol.json --params P --shape "
           "data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu] "
           "[--mcpu C] [-O0..-O3] [--emit exe|shared|obj|llvm|mlir] [--weights "
-          "embed|external] [--stats] -o out\n",
+          "embed|external] [--stats] -o out\n"
+          "  mxc memory-report model-symbol.json --shape data=64,3,224,224 "
+          "[--train] [--no-graph-fusion]\n",
           &llvm::errs()))
     return kBadUsage;
   if (importCmd)
@@ -450,7 +464,7 @@ int mxc::driverMain(int argc, char **argv) {
     return runSummary();
   if (diffCmd)
     return runDiff();
-  if (runCmd || codegenCmd || compileCmd) {
+  if (runCmd || codegenCmd || compileCmd || memoryReportCmd) {
     auto fill = [](CompileCommandOptions &o) {
       o.model = inputFile;
       o.shapes.assign(shapes.begin(), shapes.end());
@@ -463,6 +477,12 @@ int mxc::driverMain(int argc, char **argv) {
       o.outputs.assign(graphOutputs.begin(), graphOutputs.end());
       o.graphFusion = !noGraphFusion;
     };
+    if (memoryReportCmd) {
+      MemoryReportOptions o;
+      fill(o);
+      o.train = reportTrain;
+      return runMemoryReportCommand(o);
+    }
     if (runCmd) {
       RunCommandOptions o;
       fill(o);

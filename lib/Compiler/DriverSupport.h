@@ -115,7 +115,13 @@ struct AOTCompileOptions : CompileCommandOptions {
   bool stats = false;
 };
 
+/// `mxc memory-report` (MemoryReport.cpp, docs/memory.md).
+struct MemoryReportOptions : CompileCommandOptions {
+  bool train = false; ///< forward + backward (mx-autodiff)
+};
+
 int runRunCommand(const RunCommandOptions &opts);
+int runMemoryReportCommand(const MemoryReportOptions &opts);
 int runAOTCompileCommand(const AOTCompileOptions &opts);
 int runCodegenCommand(const CodegenCommandOptions &opts);
 
