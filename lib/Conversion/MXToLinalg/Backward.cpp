@@ -123,7 +123,8 @@ struct ConvertConvolutionBackwardWeight
     auto outGrad = cast<RankedTensorType>(adaptor.getOutGrad().getType());
     bool pointwise;
     int64_t workspace;
-    SmallVector<int64_t> args = convArgs(op, data, outGrad, pointwise, workspace);
+    SmallVector<int64_t> args =
+        convArgs(op, data, outGrad, pointwise, workspace);
     Value result = callKernelWithWorkspace(
         rewriter, op, "mxc_kernel_conv_backward_weight_" + kernelSuffix(elt),
         {adaptor.getData(), adaptor.getOutGrad()}, args, resultType,
@@ -148,12 +149,14 @@ struct ConvertPoolingBackward : OpConversionPattern<mx::PoolingBackwardOp> {
                          "layout " + *layout +
                              " (channel-last) is not supported");
     StringRef type = op.getPoolType();
-    int64_t kind = type == "max" ? 0 : type == "avg" ? 1 : type == "sum" ? 2 : 3;
+    int64_t kind = type == "max"   ? 0
+                   : type == "avg" ? 1
+                   : type == "sum" ? 2
+                                   : 3;
     int64_t p = op.getPValue().value_or(1);
     if (kind == 3 && p < 1)
-      return unsupported(rewriter, op,
-                         "p_value must be >= 1 for lp pooling, got " +
-                             Twine(p));
+      return unsupported(
+          rewriter, op, "p_value must be >= 1 for lp pooling, got " + Twine(p));
     auto outType = cast<RankedTensorType>(adaptor.getOutGrad().getType());
     ArrayRef<int64_t> in = resultType.getShape().drop_front(2);
     ArrayRef<int64_t> out = outType.getShape().drop_front(2);
@@ -202,7 +205,9 @@ struct ConvertLRNBackward : OpConversionPattern<mx::LRNBackwardOp> {
       return b;
     };
     ArrayRef<int64_t> shape = resultType.getShape();
-    SmallVector<int64_t> args{shape[0], shape[1], product(shape.drop_front(2)),
+    SmallVector<int64_t> args{shape[0],
+                              shape[1],
+                              product(shape.drop_front(2)),
                               static_cast<int64_t>(op.getNsize()),
                               bits(op.getAlpha().convertToDouble()),
                               bits(op.getBeta().convertToDouble())};
@@ -223,7 +228,7 @@ void mxc::conversion::populateBackwardPatternsAndLegality(
   target.addIllegalOp<mx::ConvolutionBackwardDataOp,
                       mx::ConvolutionBackwardWeightOp, mx::PoolingBackwardOp,
                       mx::LRNBackwardOp>();
-  patterns.add<ConvertConvolutionBackwardData,
-               ConvertConvolutionBackwardWeight, ConvertPoolingBackward,
-               ConvertLRNBackward>(typeConverter, patterns.getContext());
+  patterns.add<ConvertConvolutionBackwardData, ConvertConvolutionBackwardWeight,
+               ConvertPoolingBackward, ConvertLRNBackward>(
+      typeConverter, patterns.getContext());
 }

@@ -122,13 +122,11 @@ inline mlir::Value callKernel(mlir::OpBuilder &b, mlir::Operation *op,
 /// `tensor.empty`: CSE would merge equal `tensor.empty`s of several calls
 /// into one buffer live from the first call to the last, which memory
 /// planning could then not reuse in between.
-inline mlir::Value
-callKernelWithWorkspace(mlir::OpBuilder &b, mlir::Operation *op,
-                        llvm::StringRef name,
-                        llvm::ArrayRef<mlir::Value> inputs,
-                        llvm::ArrayRef<int64_t> ints,
-                        mlir::RankedTensorType resultType,
-                        llvm::ArrayRef<llvm::SmallVector<int64_t>> workspaceShapes) {
+inline mlir::Value callKernelWithWorkspace(
+    mlir::OpBuilder &b, mlir::Operation *op, llvm::StringRef name,
+    llvm::ArrayRef<mlir::Value> inputs, llvm::ArrayRef<int64_t> ints,
+    mlir::RankedTensorType resultType,
+    llvm::ArrayRef<llvm::SmallVector<int64_t>> workspaceShapes) {
   mlir::Location loc = op->getLoc();
   llvm::SmallVector<mlir::Value> inits{mlir::tensor::EmptyOp::create(
       b, loc, resultType.getShape(), resultType.getElementType())};

@@ -93,7 +93,8 @@ Geometry makeGeometry(const int64_t *v) {
 
 // Visits every (row, column) of the im2col matrix of `cg` channels whose
 // input position is inside the image: f(row * P + col, input offset).
-template <typename F> void forEachColumnEntry(const Geometry &g, int64_t cg, F f) {
+template <typename F>
+void forEachColumnEntry(const Geometry &g, int64_t cg, F f) {
   const int64_t P = g.outVol();
   int64_t row = 0;
   for (int64_t c = 0; c < cg; ++c)
@@ -104,8 +105,7 @@ template <typename F> void forEachColumnEntry(const Geometry &g, int64_t cg, F f
           for (int64_t od = 0; od < g.out[0]; ++od) {
             const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilate[0];
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-              const int64_t ih =
-                  oh * g.stride[1] - g.pad[1] + kh * g.dilate[1];
+              const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilate[1];
               const bool rowInside =
                   id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
               for (int64_t ow = 0; ow < g.out[2]; ++ow, ++col) {
@@ -121,14 +121,12 @@ template <typename F> void forEachColumnEntry(const Geometry &g, int64_t cg, F f
 }
 
 void checkWorkspace(const char *kernel, const Geometry &g, int64_t size) {
-  const int64_t need = g.pointwise()
-                           ? 0
-                           : g.channels / g.groups * g.kVol() * g.outVol();
+  const int64_t need =
+      g.pointwise() ? 0 : g.channels / g.groups * g.kVol() * g.outVol();
   if (size < need) {
-    std::fprintf(stderr,
-                 "mxc runtime: %s: workspace of %lld elements, needs %lld\n",
-                 kernel, static_cast<long long>(size),
-                 static_cast<long long>(need));
+    std::fprintf(
+        stderr, "mxc runtime: %s: workspace of %lld elements, needs %lld\n",
+        kernel, static_cast<long long>(size), static_cast<long long>(need));
     std::abort();
   }
 }
@@ -194,11 +192,10 @@ void convBackwardWeight(const T *x, const T *dy, T *dw, T *cols,
       int64_t out_d, int64_t out_h, int64_t out_w, int64_t stride_d,           \
       int64_t stride_h, int64_t stride_w, int64_t pad_d, int64_t pad_h,        \
       int64_t pad_w, int64_t dilate_d, int64_t dilate_h, int64_t dilate_w) {   \
-    const int64_t v[] = {batch,    channels, filters,  groups,   in_d,         \
-                         in_h,     in_w,     k_d,      k_h,      k_w,          \
-                         out_d,    out_h,    out_w,    stride_d, stride_h,     \
-                         stride_w, pad_d,    pad_h,    pad_w,    dilate_d,     \
-                         dilate_h, dilate_w};                                  \
+    const int64_t v[] = {batch, channels, filters,  groups,   in_d,  in_h,     \
+                         in_w,  k_d,      k_h,      k_w,      out_d, out_h,    \
+                         out_w, stride_d, stride_h, stride_w, pad_d, pad_h,    \
+                         pad_w, dilate_d, dilate_h, dilate_w};                 \
     Geometry g = makeGeometry(v);                                              \
     checkWorkspace("mxc_kernel_conv_backward_data_" #suffix, g, ws_size);      \
     convBackwardData<T>(w + w_offset, dy + dy_offset, dx + dx_offset,          \
@@ -212,11 +209,10 @@ void convBackwardWeight(const T *x, const T *dy, T *dw, T *cols,
       int64_t out_d, int64_t out_h, int64_t out_w, int64_t stride_d,           \
       int64_t stride_h, int64_t stride_w, int64_t pad_d, int64_t pad_h,        \
       int64_t pad_w, int64_t dilate_d, int64_t dilate_h, int64_t dilate_w) {   \
-    const int64_t v[] = {batch,    channels, filters,  groups,   in_d,         \
-                         in_h,     in_w,     k_d,      k_h,      k_w,          \
-                         out_d,    out_h,    out_w,    stride_d, stride_h,     \
-                         stride_w, pad_d,    pad_h,    pad_w,    dilate_d,     \
-                         dilate_h, dilate_w};                                  \
+    const int64_t v[] = {batch, channels, filters,  groups,   in_d,  in_h,     \
+                         in_w,  k_d,      k_h,      k_w,      out_d, out_h,    \
+                         out_w, stride_d, stride_h, stride_w, pad_d, pad_h,    \
+                         pad_w, dilate_d, dilate_h, dilate_w};                 \
     Geometry g = makeGeometry(v);                                              \
     checkWorkspace("mxc_kernel_conv_backward_weight_" #suffix, g, ws_size);    \
     convBackwardWeight<T>(x + x_offset, dy + dy_offset, dw + dw_offset,        \

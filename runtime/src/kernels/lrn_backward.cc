@@ -1,4 +1,5 @@
-//===- lrn_backward.cc - LRN gradient --------------------------------------===//
+//===- lrn_backward.cc - LRN gradient
+//--------------------------------------===//
 //
 // mxc_kernel_lrn_backward_{f32,f64} (kernels.h): MXNet's LRN backward
 // (src/operator/nn/lrn-inl.h) on (outer, channels, inner) data, with the

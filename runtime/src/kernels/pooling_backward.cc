@@ -1,4 +1,5 @@
-//===- pooling_backward.cc - Pooling gradient ------------------------------===//
+//===- pooling_backward.cc - Pooling gradient
+//------------------------------===//
 //
 // mxc_kernel_pooling_backward_{f32,f64} (kernels.h): the data gradient of
 // MXNet's CPU pooling (src/operator/nn/pool.h, unpool_*), on NC + up to

@@ -48,8 +48,7 @@ LogicalResult viaForward(Operation *op, StringRef forwardName, Fn fn) {
   StringRef text(message);
   std::string prefix = ("'mx." + forwardName + "' op ").str();
   text.consume_front(prefix);
-  return op->emitOpError() << "as the forward " << forwardName << ": "
-                           << text;
+  return op->emitOpError() << "as the forward " << forwardName << ": " << text;
 }
 
 /// The forward Convolution's result type for `data` and `weight` under the
@@ -86,8 +85,8 @@ FailureOr<Type> convolutionForwardType(BackwardOp op, Value data,
 LogicalResult ConvolutionBackwardDataOp::verify() {
   // The result is the forward data: Convolution(data_grad-typed data,
   // weight) must give out_grad's type.
-  FailureOr<Type> fwd = convolutionForwardType(*this, getDataGrad(),
-                                               getWeight());
+  FailureOr<Type> fwd =
+      convolutionForwardType(*this, getDataGrad(), getWeight());
   if (failed(fwd))
     return failure();
   return checkAgainstForward(*this, "out_grad", *fwd, getOutGrad().getType());
@@ -177,8 +176,9 @@ LogicalResult LRNBackwardOp::verify() {
   if (getData().getType().getRank() < 3)
     return emitOpError("expects data of rank >= 3 (N, C, ...), got ")
            << dataType;
-  for (auto [what, value] : {std::pair<StringRef, Value>{"out_grad", getOutGrad()},
-                             {"tmp_norm", getTmpNorm()}})
+  for (auto [what, value] :
+       {std::pair<StringRef, Value>{"out_grad", getOutGrad()},
+        {"tmp_norm", getTmpNorm()}})
     if (!isCompatibleReturnTypes(TypeRange{dataType},
                                  TypeRange{value.getType()}))
       return emitOpError() << what << " type " << value.getType()

@@ -36,8 +36,7 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 /// "no gradient for <MXNet op> with <what>" at the op (its MXNet node).
 LogicalResult unsupported(Operation *op, StringRef mxnetName,
                           const Twine &what) {
-  return op->emitError() << "no gradient for " << mxnetName << " with "
-                         << what;
+  return op->emitError() << "no gradient for " << mxnetName << " with " << what;
 }
 
 /// The external model: runs `Rule::build` with a GradBuilder at the op's
@@ -50,8 +49,7 @@ struct Model
     GradBuilder g(b, op->getLoc());
     if (inGrads.size() != op->getNumOperands())
       inGrads.resize(op->getNumOperands());
-    if (failed(Rule::build(cast<OpTy>(op), g, outGrads, inGrads)) ||
-        g.failed())
+    if (failed(Rule::build(cast<OpTy>(op), g, outGrads, inGrads)) || g.failed())
       return failure();
     for (auto [i, v] : llvm::enumerate(inGrads))
       if (v && v.getType() != op->getOperand(i).getType())

@@ -120,8 +120,8 @@ KernelCallOp::getAliasingValues(OpOperand &operand,
                                 const bufferization::AnalysisState &) {
   if (!isDpsInit(&operand))
     return {};
-  return {{getTiedOpResult(&operand),
-           bufferization::BufferRelation::Equivalent}};
+  return {
+      {getTiedOpResult(&operand), bufferization::BufferRelation::Equivalent}};
 }
 
 /// A fresh identity-layout buffer of `type`'s shape and element type.
