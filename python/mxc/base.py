@@ -84,7 +84,7 @@ class Prefix(NameManager):
         return self._prefix + super().get(name, hint)
 
 
-def compile_graph(json_text, shapes, dtypes, what):
+def compile_graph(json_text, shapes, dtypes, what, **options):
     """mxc._mxc.compile with feedback: a compile that takes more than a
     second says so on stderr ("mxc: compiling <what> ...", then the time)
     unless $MXC_QUIET is set."""
@@ -101,7 +101,7 @@ def compile_graph(json_text, shapes, dtypes, what):
         timer.start()
     start = time.perf_counter()
     try:
-        compiled = _mxc.compile(json_text, shapes, dtypes)
+        compiled = _mxc.compile(json_text, shapes, dtypes, **options)
     finally:
         if timer is not None:
             timer.cancel()

@@ -12,9 +12,12 @@ from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import check_context
 from .ndarray import NDArray
 
-_TRAIN_MISSING = (
-    "mxc cannot train yet: forward(is_train=True) and backward() need the "
-    "mx-autodiff graph pass (PipelineOptions.train), which has not landed")
+
+def _next_seed():
+    """A seed for Dropout's masks, drawn from mx.random's generator (so that
+    mx.random.seed makes training reproducible)."""
+    from . import random as _random
+    return int(_random._generator.integers(0, 2 ** 62))
 
 
 class Executor:
@@ -30,8 +33,8 @@ class Executor:
         self.grad_arrays = grad_arrays
         self.aux_arrays = aux_arrays
         self._grad_req = grad_req
-        self._compiled = None
-        self._signature = None
+        self._compiled = {}  # is_train -> (compiled, signature)
+        self._pending = None  # forward(is_train=True)'s results for backward()
         self.outputs = []
 
     # -- construction -------------------------------------------------------------
@@ -39,6 +42,15 @@ class Executor:
     def _simple_bind(symbol, ctx, grad_req, type_dict, shapes):
         ctx = check_context(ctx)
         types = {k: dtype_name(v) for k, v in type_dict.items()}
+        if types:
+            # The other arguments' types follow, as MXNet infers them
+            # (a float64 data input makes float64 weights).
+            arg_t, _, aux_t = symbol.infer_type(**types)
+            if arg_t is not None:
+                names = symbol.list_arguments() + symbol.list_auxiliary_states()
+                for n, t in zip(names, list(arg_t) + list(aux_t)):
+                    if t is not None:
+                        types.setdefault(n, dtype_name(t))
         shape_args = symbol._shape_kwargs((), shapes)
         by_name, _ = symbol._infer(shape_args, types)
         arg_names = symbol.list_arguments()
@@ -89,35 +101,40 @@ class Executor:
     def _signature_now(self):
         return tuple((a.shape, a._data.dtype.str) for a in self.arg_arrays + self.aux_arrays)
 
-    def _compile(self):
+    def _compile(self, train):
         sig = self._signature_now()
-        if self._compiled is not None and sig == self._signature:
-            return self._compiled
+        entry = self._compiled.get(train)
+        if entry is not None and entry[1] == sig:
+            return entry[0]
         shapes = {n: list(a.shape) for n, a in zip(self._arg_names, self.arg_arrays)}
         shapes.update({n: list(a.shape) for n, a in zip(self._aux_names, self.aux_arrays)})
         dtypes = {n: dtype_name(a._data.dtype) for n, a in
                   zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)}
         raw = self._symbol._raw_json()
-        what = "graph %s (%d nodes)" % (
-            ", ".join(n.name for n, _ in self._symbol._outputs[:3]), raw.count('"op"'))
-        compiled = compile_graph(raw, shapes, dtypes, what)
-        by_name = dict(zip(self._arg_names, self.arg_arrays))
-        by_name.update(zip(self._aux_names, self.aux_arrays))
-        missing = [name for name, _, _, _ in compiled.inputs if name not in by_name]
+        what = "graph %s (%d nodes%s)" % (
+            ", ".join(n.name for n, _ in self._symbol._outputs[:3]), raw.count('"op"'),
+            ", forward + backward" if train else "")
+        options = {}
+        if train:
+            wrt = [n for n in self._arg_names if self._grad_req.get(n, "null") != "null"]
+            reqs = ["%s=%s" % (n, "write" if self._grad_req[n] == "inplace" else self._grad_req[n])
+                    for n in wrt]
+            # (an empty wrt would mean "every parameter" to mx-autodiff)
+            options = dict(train=True, wrt=wrt, grad_req=reqs or ["null"])
+        compiled = compile_graph(raw, shapes, dtypes, what, **options)
+        bound = set(self._arg_names) | set(self._aux_names)
+        missing = [name for name, kind, _, _ in compiled.inputs
+                   if kind in ("data", "param", "aux") and name not in bound]
         if missing:
             raise MXNetError("the compiled graph has inputs %s that are not bound" % missing)
-        self._order = [name for name, _, _, _ in compiled.inputs]
-        self.outputs = [NDArray(np.zeros(tuple(s), dtype=np_dtype(d)), self._ctx)
-                        for _, s, d in compiled.outputs]
-        self._compiled = compiled
-        self._signature = sig
+        heads = [o for o in compiled.outputs if o[1] == ""]
+        if not self.outputs or [o.shape for o in self.outputs] != [tuple(s) for _, _, s, _ in heads]:
+            self.outputs = [NDArray(np.zeros(tuple(s), dtype=np_dtype(d)), self._ctx)
+                            for _, _, s, d in heads]
+        self._compiled[train] = (compiled, sig)
         return compiled
 
-    def forward(self, is_train=False, **kwargs):
-        """Runs the graph. Keyword arrays are copied into the bound arguments
-        of that name first (as MXNet does). Returns `outputs`."""
-        if is_train:
-            raise NotImplementedError(_TRAIN_MISSING)
+    def _copy_kwargs(self, kwargs):
         arg_dict = self.arg_dict
         for k, v in kwargs.items():
             if k not in arg_dict:
@@ -129,18 +146,96 @@ class Executor:
                 raise MXNetError("forward: '%s' has shape %s, the executor was bound with %s"
                                  % (k, tuple(src.shape), dst.shape))
             np.copyto(dst._data, src, casting="unsafe")
-        compiled = self._compile()
-        by_name = dict(zip(self._arg_names, self.arg_arrays))
-        by_name.update(zip(self._aux_names, self.aux_arrays))
-        inputs = []
-        for n in self._order:
-            d = by_name[n]._data
-            inputs.append(d if d.flags.c_contiguous else np.ascontiguousarray(d))
-        compiled.run(inputs, [o._data for o in self.outputs])
+
+    def forward(self, is_train=False, **kwargs):
+        """Runs the graph. Keyword arrays are copied into the bound arguments
+        of that name first (as MXNet does). Returns `outputs`.
+
+        is_train=True runs MXNet's training forward (BatchNorm with batch
+        statistics, updating the moving ones in aux_dict; Dropout masks) as
+        the compiled training step of mx-autodiff, which also computes the
+        gradients for head gradients of ones; backward() stores them (or
+        reruns the step with the given out_grads)."""
+        self._copy_kwargs(kwargs)
+        self._pending = None
+        if not is_train:
+            compiled = self._compile(False)
+            ins = self._inputs(compiled, None, None, None)
+            compiled.run(ins, [o._data for o in self.outputs])
+            return self.outputs
+        compiled = self._compile(True)
+        aux_before = [np.array(a._data, copy=True) for a in self.aux_arrays]
+        seed = _next_seed()
+        results = self._run_train(compiled, None, aux_before, seed)
+        self._pending = (compiled, aux_before, seed, results)
         return self.outputs
 
+    def _inputs(self, compiled, head_grads, aux_values, seed):
+        by_name = dict(zip(self._arg_names, [a._data for a in self.arg_arrays]))
+        aux = aux_values if aux_values is not None else [a._data for a in self.aux_arrays]
+        by_name.update(zip(self._aux_names, aux))
+        grads = self.grad_dict
+        ins, k = [], 0
+        for name, kind, shape, dt in compiled.inputs:
+            if kind == "head_grad":
+                g = None if head_grads is None else head_grads[k]
+                k += 1
+                d = np.ones(tuple(shape), np_dtype(dt)) if g is None else \
+                    np.asarray(g._data if isinstance(g, NDArray) else g, dtype=np_dtype(dt))
+                if d.shape != tuple(shape):
+                    raise MXNetError("backward: out_grads[%d] has shape %s, the output %s"
+                                     % (k - 1, d.shape, tuple(shape)))
+            elif kind == "grad_in":
+                d = grads[name[:-len("_grad")]]._data
+            elif kind == "rng_seed":
+                d = np.array([seed], dtype=np_dtype(dt))
+            else:
+                d = by_name[name]
+            ins.append(d if d.flags.c_contiguous else np.ascontiguousarray(d))
+        return ins
+
+    def _run_train(self, compiled, head_grads, aux_values, seed):
+        """One training step: heads into `outputs`, gradients and updated
+        auxiliary states returned (name -> array)."""
+        ins = self._inputs(compiled, head_grads, aux_values, seed)
+        outs, results, heads = [], [], iter(self.outputs)
+        for name, kind, shape, dt in compiled.outputs:
+            if kind == "":
+                outs.append(next(heads)._data)
+            else:
+                d = np.empty(tuple(shape), dtype=np_dtype(dt))
+                outs.append(d)
+                results.append((kind, name, d))
+        compiled.run(ins, outs)
+        aux_dict = self.aux_dict
+        for kind, name, d in results:
+            if kind == "aux_out":
+                np.copyto(aux_dict[name]._data, d)
+        return [(kind, name, d) for kind, name, d in results if kind == "grad"]
+
     def backward(self, out_grads=None, is_train=True):
-        raise NotImplementedError(_TRAIN_MISSING)
+        """Gradients of the last forward(is_train=True) into grad_arrays
+        (grad_req write: replaced, add: accumulated). `out_grads`: head
+        gradients (NDArray or list, one per output); ones when omitted, as
+        for MXNet's loss outputs."""
+        if self._pending is None:
+            raise MXNetError("backward: call forward(is_train=True) first")
+        compiled, aux_before, seed, grads = self._pending
+        if out_grads is not None:
+            if isinstance(out_grads, (NDArray, np.ndarray)):
+                out_grads = [out_grads]
+            if len(out_grads) != len(self.outputs):
+                raise MXNetError("backward: %d out_grads for %d outputs"
+                                 % (len(out_grads), len(self.outputs)))
+            # The same step again (same Dropout masks, same auxiliary inputs)
+            # with these head gradients.
+            grads = self._run_train(compiled, out_grads, aux_before, seed)
+        grad_dict = self.grad_dict
+        for _, name, d in grads:
+            arg = name[:-len("_grad")]
+            if arg in grad_dict:
+                np.copyto(grad_dict[arg]._data, d)
+        self._pending = None
 
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
         """Copies arrays by name into the bound arguments and auxiliary

@@ -552,7 +552,7 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
         outs_given = out if isinstance(out, (list, tuple)) else [out]
         if len(outs_given) != len(compiled.outputs):
             raise MXNetError("%s: out= needs %d arrays" % (spec.name, len(compiled.outputs)))
-    for i, (oname, shape, dt) in enumerate(compiled.outputs):
+    for i, (oname, _, shape, dt) in enumerate(compiled.outputs):
         if out is not None and outs_given[i]._data.flags.c_contiguous and \
                 outs_given[i].shape == tuple(shape) and \
                 outs_given[i]._data.dtype == np_dtype(dt) and \

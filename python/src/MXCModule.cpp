@@ -8,7 +8,8 @@
 //   graph_lists(text)                list_arguments / list_auxiliary_states /
 //                                    list_outputs
 //   infer(text, shapes, dtypes)      import the graph; types of @main
-//   compile(text, shapes, dtypes, outputs)  -> Compiled (JIT + its caches)
+//   compile(text, shapes, dtypes, outputs, train, wrt, grad_req)
+//                                    -> Compiled (JIT + its caches)
 //   Compiled.run(inputs, outputs)    on C-contiguous CPU arrays, no copies
 //   load_params(path) / save_params(path, arrays)   MXNet .params files
 //
@@ -222,7 +223,7 @@ public:
 
   nb::list inputs() const { return specList(graph->signature().inputs, true); }
   nb::list outputs() const {
-    return specList(graph->signature().outputs, false);
+    return specList(graph->signature().outputs, true);
   }
 
   using Array = nb::ndarray<nb::device::cpu, nb::c_contig>;
@@ -273,11 +274,16 @@ std::shared_ptr<PyCompiled> compile(const std::string &json,
                                     const ShapeMap &shapes,
                                     const DTypeMap &dtypes,
                                     const std::vector<std::string> &outputs,
-                                    bool useDiskCache) {
+                                    bool useDiskCache, bool train,
+                                    const std::vector<std::string> &wrt,
+                                    const std::vector<std::string> &gradReq) {
   graph::Graph g = parseGraph(json);
   ImportOptions importOpts = importOptions(shapes, dtypes);
   JITOptions jitOpts;
   jitOpts.pipeline.outputs = outputs;
+  jitOpts.pipeline.train = train;
+  jitOpts.pipeline.wrt = wrt;
+  jitOpts.pipeline.gradReq = gradReq;
   jitOpts.useDiskCache = useDiskCache;
   CompileInfo info;
   mlir::FailureOr<std::shared_ptr<CompiledGraph>> compiled;
@@ -429,7 +435,8 @@ NB_MODULE(_mxc, m) {
       .def_prop_ro("inputs", &PyCompiled::inputs,
                    "[(name, kind, shape, dtype)] in argument order")
       .def_prop_ro("outputs", &PyCompiled::outputs,
-                   "[(name, shape, dtype)] in output order")
+                   "[(name, kind, shape, dtype)] in output order; kind '' "
+                   "for a head, 'grad' or 'aux_out' after mx-autodiff")
       .def_ro("outcome", &PyCompiled::outcome,
               "'compiled', 'memory' or 'disk': where the code came from")
       .def("run", &PyCompiled::run, nb::arg("inputs"), nb::arg("outputs"),
@@ -464,7 +471,12 @@ NB_MODULE(_mxc, m) {
         nb::arg("dtypes"));
   m.def("compile", &compile, nb::arg("json"), nb::arg("shapes"),
         nb::arg("dtypes"), nb::arg("outputs") = std::vector<std::string>(),
-        nb::arg("disk_cache") = true);
+        nb::arg("disk_cache") = true, nb::arg("train") = false,
+        nb::arg("wrt") = std::vector<std::string>(),
+        nb::arg("grad_req") = std::vector<std::string>(),
+        "Compiles a graph. train=True: mx-autodiff's training step (extra "
+        "inputs head_grad / grad_in / rng_seed, extra outputs grad / "
+        "aux_out, see Compiled.inputs/outputs kinds).");
   m.def("load_params", &loadParams, nb::arg("path"));
   m.def("load_params_bytes", &loadParamsBytes, nb::arg("data"));
   m.def("save_params", &saveParams, nb::arg("path"), nb::arg("arrays"));

@@ -216,14 +216,112 @@ def test_bind_with_aux_states_against_numpy():
     assert sorted(exe.aux_dict) == ["bn_moving_mean", "bn_moving_var"]
 
 
-def test_training_is_not_there_yet():
-    exe = mlp().simple_bind(mx.cpu(), data=(2, 6))
-    assert sorted(exe.grad_dict) == ["data", "fc1_bias", "fc1_weight", "fc2_bias",
-                                     "fc2_weight", "softmax_label"]
-    with pytest.raises(NotImplementedError, match="mx-autodiff"):
+def test_backward_against_numpy_backprop():
+    net = mlp()
+    exe = net.simple_bind(mx.cpu(), data=(4, 6))
+    rng = np.random.default_rng(5)
+    p = {n: (rng.standard_normal(a.shape) * 0.5).astype(np.float32)
+         for n, a in exe.arg_dict.items() if n not in ("data", "softmax_label")}
+    exe.copy_params_from({k: mx.nd.array(v) for k, v in p.items()})
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    label = np.array([0, 2, 1, 2], np.float32)
+    out = exe.forward(is_train=True, data=mx.nd.array(x), softmax_label=mx.nd.array(label))
+    prob = mlp_numpy(x, p)
+    np.testing.assert_allclose(out[0].asnumpy(), prob, rtol=1e-5, atol=1e-6)
+    exe.backward()
+    # SoftmaxOutput's gradient (normalization 'null'): prob - onehot(label).
+    pre = x @ p["fc1_weight"].T + p["fc1_bias"]
+    h = np.maximum(pre, 0)
+    dz = prob - np.eye(3)[label.astype(int)]
+    dh = (dz @ p["fc2_weight"]) * (pre > 0)
+    want = {"fc2_weight": dz.T @ h, "fc2_bias": dz.sum(0), "fc1_weight": dh.T @ x,
+            "fc1_bias": dh.sum(0), "data": dh @ p["fc1_weight"], "softmax_label": np.zeros(4)}
+    assert sorted(exe.grad_dict) == sorted(want)
+    for name, w in want.items():
+        np.testing.assert_allclose(exe.grad_dict[name].asnumpy(), w, rtol=1e-4, atol=1e-5,
+                                   err_msg=name)
+
+
+def test_backward_with_out_grads_against_finite_differences():
+    x = mx.sym.var("x")
+    y = mx.sym.tanh(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), name="t")
+    exe = y.simple_bind(mx.cpu(), grad_req={"fc_weight": "write", "fc_bias": "write"},
+                        type_dict={"x": "float64"}, x=(2, 4))
+    rng = np.random.default_rng(6)
+    for a in exe.arg_arrays:
+        a[:] = rng.standard_normal(a.shape)
+    head = rng.standard_normal((2, 3))
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(head, dtype="float64"))
+    assert sorted(exe.grad_dict) == ["fc_bias", "fc_weight"]
+
+    def loss():
+        return float((exe.forward()[0].asnumpy() * head).sum())
+
+    for name in ["fc_weight", "fc_bias"]:
+        arr = exe.arg_dict[name]._data
+        num = np.zeros_like(arr)
+        for i in np.ndindex(arr.shape):
+            old = arr[i]
+            arr[i] = old + 1e-6
+            up = loss()
+            arr[i] = old - 1e-6
+            down = loss()
+            arr[i] = old
+            num[i] = (up - down) / 2e-6
+        np.testing.assert_allclose(exe.grad_dict[name].asnumpy(), num, rtol=1e-5, atol=1e-7,
+                                   err_msg=name)
+
+
+def test_grad_req_add_accumulates():
+    x = mx.sym.var("x")
+    w = mx.sym.var("w")
+    y = mx.sym.sum(x * w)
+    exe = y.simple_bind(mx.cpu(), grad_req={"w": "add"}, x=(3,), w=(3,))
+    exe.arg_dict["x"][:] = mx.nd.array([1, 2, 3])
+    for _ in range(2):
         exe.forward(is_train=True)
-    with pytest.raises(NotImplementedError, match="mx-autodiff"):
         exe.backward()
+    np.testing.assert_allclose(exe.grad_dict["w"].asnumpy(), [2, 4, 6])
+    with pytest.raises(mx.MXNetError, match=r"forward\(is_train=True\) first"):
+        exe.backward()
+
+
+def test_batchnorm_training_updates_moving_statistics():
+    data = mx.sym.var("data")
+    bn = mx.sym.BatchNorm(data, fix_gamma=False, momentum=0.75, eps=1e-5, name="bn")
+    exe = bn.simple_bind(mx.cpu(), data=(4, 2, 3))
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 2, 3)).astype(np.float32) * 3 + 1
+    exe.arg_dict["bn_gamma"][:] = 1
+    exe.aux_dict["bn_moving_var"][:] = 1
+    out = exe.forward(is_train=True, data=mx.nd.array(x))[0].asnumpy()
+    mean, var = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
+    want = (x - mean.reshape(1, 2, 1)) / np.sqrt(var.reshape(1, 2, 1) + 1e-5)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(exe.aux_dict["bn_moving_mean"].asnumpy(), 0.25 * mean, rtol=1e-5)
+    np.testing.assert_allclose(exe.aux_dict["bn_moving_var"].asnumpy(), 0.75 + 0.25 * var,
+                               rtol=1e-5)
+    # backward with out_grads reruns the same step: the statistics move once.
+    exe.backward(mx.nd.ones((4, 2, 3)))
+    np.testing.assert_allclose(exe.aux_dict["bn_moving_mean"].asnumpy(), 0.25 * mean, rtol=1e-5)
+
+
+def test_dropout_trains_and_predicts():
+    x = mx.sym.var("x")
+    w = mx.sym.var("w")
+    y = mx.sym.Dropout(x * w, p=0.5)
+    exe = y.simple_bind(mx.cpu(), grad_req={"w": "write"}, x=(1000,), w=(1000,))
+    exe.arg_dict["x"][:] = 1
+    exe.arg_dict["w"][:] = 3
+    mx.random.seed(1)
+    out = exe.forward(is_train=True)[0].asnumpy()
+    kept = out != 0
+    assert 0.4 < kept.mean() < 0.6
+    np.testing.assert_allclose(out[kept], 6)  # scaled by 1 / (1 - p)
+    exe.backward()
+    np.testing.assert_allclose(exe.grad_dict["w"].asnumpy(), np.where(kept, 2.0, 0.0))
+    np.testing.assert_allclose(exe.forward(is_train=False)[0].asnumpy(), 3)
 
 
 def test_real_checkpoint_runs():
@@ -250,9 +348,9 @@ def test_slow_compiles_say_so(monkeypatch, capsys):
     real = mx.base._mxc
 
     class SlowCompiler:
-        def compile(self, *args):
+        def compile(self, *args, **kwargs):
             time.sleep(1.3)
-            return real.compile(*args)
+            return real.compile(*args, **kwargs)
 
     monkeypatch.delenv("MXC_QUIET", raising=False)
     monkeypatch.setattr(mx.base, "_mxc", SlowCompiler())
