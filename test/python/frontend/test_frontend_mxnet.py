@@ -136,3 +136,57 @@ def test_construction_matches_mxnet_byte_for_byte(tmp_path):
         exec(GRAPH_SRC, scope)
     with open(tmp_path / "mxnet.json") as f:
         assert scope["RESULT"] == f.read()
+
+
+GRAD_SCRIPT = textwrap.dedent("""
+    import sys, numpy as np, mxnet as mx
+    d = sys.argv[1]
+    sym = mx.sym.load(d + '/net-symbol.json')
+    params = mx.nd.load(d + '/net-0000.params')
+    x = np.load(d + '/x.npy'); label = np.load(d + '/label.npy')
+    exe = sym.simple_bind(mx.cpu(), data=x.shape, grad_req='write')
+    exe.copy_params_from({k[4:]: v for k, v in params.items() if k.startswith('arg:')},
+                         {k[4:]: v for k, v in params.items() if k.startswith('aux:')})
+    out = exe.forward(is_train=True, data=mx.nd.array(x), softmax_label=mx.nd.array(label))
+    exe.backward()
+    res = {'out': out[0]}
+    res.update({'grad:' + k: v for k, v in exe.grad_dict.items()})
+    res.update({'aux:' + k: v for k, v in exe.aux_dict.items()})
+    mx.nd.save(d + '/mxnet_train.params', res)
+""")
+
+
+def test_training_step_matches_mxnet(tmp_path):
+    """forward(is_train=True) + backward() of a conv/BatchNorm/FC net: outputs,
+    every gradient and the updated moving statistics, as MXNet computes them."""
+    d = str(tmp_path)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 1, 8, 8)).astype(np.float32)
+    label = np.array([0, 5, 2, 3], np.float32)
+    np.save(d + "/x.npy", x)
+    np.save(d + "/label.npy", label)
+    with mx.NameManager():
+        net = lenet_like()
+    exe = net.simple_bind(mx.cpu(), data=x.shape)
+    for name, a in list(exe.arg_dict.items()) + list(exe.aux_dict.items()):
+        if name not in ("data", "softmax_label"):
+            lo = 0.5 if "var" in name else -0.5
+            a[:] = rng.uniform(lo, lo + 1, a.shape).astype(np.float32)
+    net.save(d + "/net-symbol.json")
+    params = {"arg:" + k: v.copy() for k, v in exe.arg_dict.items() if k not in ("data", "softmax_label")}
+    params.update({"aux:" + k: v.copy() for k, v in exe.aux_dict.items()})
+    mx.nd.save(d + "/net-0000.params", params)
+
+    subprocess.run([MXNET_PY, "-c", GRAD_SCRIPT, d], check=True, cwd=d,
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    want = mx.nd.load(d + "/mxnet_train.params")
+
+    out = exe.forward(is_train=True, data=mx.nd.array(x), softmax_label=mx.nd.array(label))
+    exe.backward()
+    np.testing.assert_allclose(out[0].asnumpy(), want["out"].asnumpy(), rtol=1e-4, atol=1e-5)
+    for name, g in exe.grad_dict.items():
+        np.testing.assert_allclose(g.asnumpy(), want["grad:" + name].asnumpy(), rtol=1e-3,
+                                   atol=1e-5, err_msg=name)
+    for name, a in exe.aux_dict.items():
+        np.testing.assert_allclose(a.asnumpy(), want["aux:" + name].asnumpy(), rtol=1e-4,
+                                   atol=1e-6, err_msg=name)
