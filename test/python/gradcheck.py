@@ -11,12 +11,14 @@ differences of its forward pass, in float64.
                     params={"weight": rng.standard_normal((4, 3)),
                             "bias": rng.standard_normal(4)})
 
-What it does (two `mxc run` processes, whatever the number of arguments):
+What it does (two `mxc run` processes for small graphs):
 
 1. Forward: ``mxc run --train --grad-req null --sweep ...`` evaluates the
    training-mode forward pass (BatchNorm with batch statistics, Dropout with
    the mask of ``--seed``) at x +- h*v for every probe v, in one process
-   (``--sweep`` runs the graph once per stacked input value). Probes:
+   (``--sweep`` runs the graph once per stacked input value; arguments are
+   grouped so that a process stacks at most ``sweep_bytes``, so big models
+   take a few processes). Probes:
    ``directions`` random unit directions per checked argument, plus, for
    arguments with at most ``coord_limit`` elements, ``coords`` sampled
    single coordinates.
@@ -38,7 +40,15 @@ Arguments
                 array of inputs and params except `exclude`)
   exclude       names never differentiated (labels, aux states, indices)
   head_grads    {output name: array}; default: seeded standard normal
-  directions, coords, coord_limit, h, rtol, atol, seed: as above
+  loss          None, or a function {output name: array} -> float whose
+                gradient the training step computes with its default (ones)
+                head gradients: models ending in SoftmaxOutput (MXNet's
+                built-in gradient is that of the cross-entropy
+                -sum(log p[label]) with grad_scale 1, normalization null),
+                see cross_entropy(); then L = loss(outputs) instead of <w, y>
+  directions, coords, coord_limit, h, rtol, atol, seed: as above; an
+                argument with more than coord_limit elements gets no
+                coordinate probes
   extra_args    more `mxc run` flags for both runs (e.g. ["--no-graph-fusion"])
 Returns a dict: {"outputs": forward heads at x, "grads": {name: gradient},
 "aux": {aux name: updated state}, "probes": [(name, kind, fd, analytic)]}.
@@ -126,9 +136,23 @@ def run_training_step(symbol, inputs, params=None, wrt=None, grad_req=None,
         return _split(out)
 
 
+def cross_entropy(label, output=None):
+    """The loss whose gradient SoftmaxOutput returns (grad_scale 1,
+    normalization null, no ignore): -sum(log p[i, label[i]]) over the rows of
+    the (N, C) output `output` (default: the only one)."""
+    idx = np.asarray(label).astype(int).reshape(-1)
+
+    def loss(outs):
+        p = outs[output] if output else next(iter(outs.values()))
+        p = p.reshape(len(idx), -1)
+        return -float(np.sum(np.log(p[np.arange(len(idx)), idx])))
+    return loss
+
+
 def check_gradients(symbol, inputs, params=None, wrt=None, exclude=(),
                     head_grads=None, directions=2, coords=3, coord_limit=64,
-                    h=1e-5, rtol=1e-6, atol=1e-9, seed=0, extra_args=()):
+                    h=1e-5, rtol=1e-6, atol=1e-9, seed=0, extra_args=(),
+                    loss=None, sweep_bytes=64 << 20):
     params = dict(params or {})
     inputs = dict(inputs)
     values = dict(inputs)
@@ -153,34 +177,62 @@ def check_gradients(symbol, inputs, params=None, wrt=None, exclude=(),
                 probes.append((name, "coordinate %s" % (np.unravel_index(c, x.shape),),
                                v.reshape(x.shape)))
 
+    # Group the arguments so that one forward process sweeps at most about
+    # sweep_bytes of stacked values (every swept input is stacked K times).
+    groups = []
+    size = 0
+    count = 0
+    for name in wrt:
+        nbytes = np.asarray(values[name]).nbytes
+        n = sum(1 for p in probes if p[0] == name)
+        if groups and (size + nbytes) * (1 + 2 * (count + n)) <= sweep_bytes:
+            groups[-1].append(name)
+            size += nbytes
+            count += n
+        else:
+            groups.append([name])
+            size, count = nbytes, n
+
     with tempfile.TemporaryDirectory(prefix="mxc-gradcheck-") as tmp:
-        # 1. Forward at x (sweep entry 0) and x +- h v.
-        stacks = {}
-        for name in wrt:
-            x = np.asarray(values[name])
-            stack = [x]
-            for pname, _, v in probes:
-                if pname == name:
-                    stack += [x + h * v, x - h * v]
-                else:
-                    stack += [x, x]
-            stacks[name] = np.stack(stack).astype(x.dtype)
-        sweep_args = []
-        for name, s in stacks.items():
-            path = os.path.join(tmp, "sweep-%s.npy" % name)
-            np.save(path, s)
-            sweep_args += ["--sweep", "%s=%s" % (name, path)]
-        fwd = _run(tmp, "fwd", symbol, inputs, params,
-                   ["--train", "--grad-req", "null"] + sweep_args + list(extra_args))
-        heads, _, _ = _split(fwd)
-        if not heads:
-            raise AssertionError("the graph has no outputs")
+        # 1. Forward at x (sweep entry 0) and x +- h v, one process per group.
+        where = {}  # probe index -> (group heads, entry of x + hv)
+        base = None
+        group_heads = []
+        for gi, group in enumerate(groups):
+            mine = [i for i, p in enumerate(probes) if p[0] in group]
+            sweep_args = []
+            for name in group:
+                x = np.asarray(values[name])
+                stack = [x]
+                for i in mine:
+                    if probes[i][0] == name:
+                        v = probes[i][2]
+                        stack += [x + h * v, x - h * v]
+                    else:
+                        stack += [x, x]
+                path = os.path.join(tmp, "sweep-%s.npy" % name.replace("/", "_"))
+                np.save(path, np.stack(stack).astype(x.dtype))
+                del stack
+                sweep_args += ["--sweep", "%s=%s" % (name, path)]
+            fwd = _run(tmp, "fwd%d" % gi, symbol, inputs, params,
+                       ["--train", "--grad-req", "null"] + sweep_args + list(extra_args))
+            for name in group:
+                os.remove(os.path.join(tmp, "sweep-%s.npy" % name.replace("/", "_")))
+            heads, _, _ = _split(fwd)
+            if not heads:
+                raise AssertionError("the graph has no outputs")
+            if base is None:
+                base = {k: v[0] for k, v in heads.items()}
+            group_heads.append(heads)
+            for j, i in enumerate(mine):
+                where[i] = (gi, 1 + 2 * j)
 
         # 2. Backward with random head gradients.
-        if head_grads is None:
-            head_grads = {k: rng.standard_normal(v.shape[1:]).astype(v.dtype)
-                          for k, v in heads.items()}
-        base = {k: v[0] for k, v in heads.items()}
+        if loss is not None:
+            head_grads = {}
+        elif head_grads is None:
+            head_grads = {k: rng.standard_normal(v.shape).astype(v.dtype)
+                          for k, v in base.items()}
         b_heads, grads, aux = run_training_step(
             symbol, inputs, params, wrt=wrt, head_grads=head_grads,
             extra_args=extra_args, tmp=tmp)
@@ -190,7 +242,10 @@ def check_gradients(symbol, inputs, params=None, wrt=None, exclude=(),
                                                "the training step and the forward sweep" % k)
 
     # 3. Compare.
-    def loss(k):
+    def value(gi, k):
+        heads = group_heads[gi]
+        if loss is not None:
+            return loss({o: heads[o][k] for o in heads})
         return sum(float(np.sum(head_grads[o] * heads[o][k])) for o in heads)
 
     results = []
@@ -199,7 +254,8 @@ def check_gradients(symbol, inputs, params=None, wrt=None, exclude=(),
         if name not in grads:
             raise AssertionError("no gradient output for '%s' (got %s)" % (name, sorted(grads)))
         g = grads[name]
-        fd = (loss(1 + 2 * i) - loss(2 + 2 * i)) / (2 * h)
+        gi, k = where[i]
+        fd = (value(gi, k) - value(gi, k + 1)) / (2 * h)
         an = float(np.sum(g * v))
         results.append((name, kind, fd, an))
         tol = rtol * np.linalg.norm(g) * np.linalg.norm(v) + atol
