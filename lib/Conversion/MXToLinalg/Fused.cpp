@@ -9,6 +9,8 @@
 // pass makes (elementwise and broadcast ops, BatchNorm's per-channel
 // arithmetic) this leaves one linalg.generic, with one result per value the
 // group yields; the scratch function's body then replaces the mx.fused op.
+// If the body does not convert, the error names the op of the group that
+// cannot be lowered, its node and the reason.
 //
 //===----------------------------------------------------------------------===//
 #include "Patterns.h"
@@ -35,8 +37,69 @@ namespace mx = mxc::mx;
 
 namespace {
 
+/// The last match failure reason given for each op.
+using FailureReasons = llvm::DenseMap<Operation *, std::string>;
+
+/// Forwards notifications and records the match failure reasons for `op`
+/// (as convert-mx-to-linalg does for its own error messages).
+struct ReasonRecorder : RewriterBase::ForwardingListener {
+  ReasonRecorder(OpBuilder::Listener *inner, Operation *op,
+                 FailureReasons &reasons)
+      : ForwardingListener(inner), op(op), reasons(reasons) {}
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override {
+    Diagnostic diag(loc, DiagnosticSeverity::Remark);
+    reasonCallback(diag);
+    reasons[op] = diag.str();
+    ForwardingListener::notifyMatchFailure(loc, reasonCallback);
+  }
+  Operation *op;
+  FailureReasons &reasons;
+};
+
+/// Runs an op-rooted pattern with a ReasonRecorder installed.
+class RecordingPattern : public RewritePattern {
+public:
+  RecordingPattern(std::unique_ptr<RewritePattern> inner,
+                   FailureReasons &reasons)
+      : RewritePattern(inner->getRootKind()->getStringRef(),
+                       inner->getBenefit(), inner->getContext(),
+                       generatedOps(*inner)),
+        inner(std::move(inner)), reasons(reasons) {
+    setHasBoundedRewriteRecursion(this->inner->hasBoundedRewriteRecursion());
+  }
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    OpBuilder::Listener *previous = rewriter.getListener();
+    ReasonRecorder recorder(previous, op, reasons);
+    rewriter.setListener(&recorder);
+    LogicalResult result = inner->matchAndRewrite(op, rewriter);
+    rewriter.setListener(previous);
+    return result;
+  }
+
+private:
+  static SmallVector<StringRef> generatedOps(const RewritePattern &p) {
+    SmallVector<StringRef> names;
+    for (OperationName name : p.getGeneratedOps())
+      names.push_back(name.getStringRef());
+    return names;
+  }
+  std::unique_ptr<RewritePattern> inner;
+  FailureReasons &reasons;
+};
+
+/// "Convolution" for mx.Convolution.
+std::string mxnetOpName(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("mx.");
+  return name.str();
+}
+
 /// Converts the mx ops of `func` (a scratch function) to linalg with every
-/// family but this one. On failure returns the reason.
+/// family but this one. On failure, `reason` names the op that could not be
+/// lowered (its MXNet operator and node) and why.
 LogicalResult convertBody(func::FuncOp func, std::string &reason) {
   MLIRContext *ctx = func.getContext();
   ConversionTarget target(*ctx);
@@ -59,13 +122,41 @@ LogicalResult convertBody(func::FuncOp func, std::string &reason) {
   populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
   populateTrainingPatternsAndLegality(typeConverter, patterns, target);
   populateBackwardPatternsAndLegality(typeConverter, patterns, target);
-  // The failure is reported by the caller, at the mx.fused op.
-  ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
-    if (reason.empty())
-      reason = diag.str();
-    return success();
-  });
-  return applyPartialConversion(func, target, std::move(patterns));
+  FailureReasons reasons;
+  for (auto &pattern : patterns.getNativePatterns())
+    if (pattern->getRootKind())
+      pattern = std::make_unique<RecordingPattern>(std::move(pattern), reasons);
+  std::optional<Location> failedLoc;
+  LogicalResult result = success();
+  {
+    // The failure is reported by the caller, at the mx.fused op.
+    ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
+      if (!failedLoc)
+        failedLoc = diag.getLocation();
+      if (reason.empty())
+        reason = diag.str();
+      return success();
+    });
+    result = applyPartialConversion(func, target, std::move(patterns));
+  }
+  if (failed(result) && failedLoc) {
+    Operation *failedOp = nullptr;
+    func.walk([&](Operation *op) {
+      if (!failedOp && isa_and_nonnull<mx::MXDialect>(op->getDialect()) &&
+          op->getLoc() == *failedLoc)
+        failedOp = op;
+    });
+    if (failedOp) {
+      std::string node;
+      if (auto name = dyn_cast<NameLoc>(failedOp->getLoc()))
+        node = " (node '" + name.getName().str() + "')";
+      auto it = reasons.find(failedOp);
+      reason = mxnetOpName(failedOp) + node + ": " +
+               (it != reasons.end() ? it->second
+                                             : "no lowering for this operator");
+    }
+  }
+  return result;
 }
 
 /// Whether a value computed by `from` reaches `to` (an op after it in the
@@ -178,8 +269,7 @@ struct ConvertFused final : OpConversionPattern<mx::FusedOp> {
 
     std::string reason;
     if (failed(convertBody(func, reason)))
-      return rewriter.notifyMatchFailure(
-          op, "cannot lower the fused region: " + reason);
+      return rewriter.notifyMatchFailure(op, "in the fused group: " + reason);
     fuseGenerics(func);
 
     // Splice the lowered body in place of the op.

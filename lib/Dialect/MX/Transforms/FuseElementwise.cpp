@@ -291,7 +291,9 @@ void outline(ArrayRef<Operation *> group) {
   SmallVector<Value> yielded;
   for (Value v : outputs)
     yielded.push_back(map.lookup(v));
-  mx::YieldOp::create(inner, loc, yielded);
+  // The yield gets the last op's location: the op's own (fused) location
+  // then names only the mx.fused op in diagnostics.
+  mx::YieldOp::create(inner, last->getLoc(), yielded);
   for (auto [v, r] : llvm::zip(outputs, fused.getResults()))
     v.replaceUsesWithIf(r, [&](OpOperand &use) {
       return !members.contains(use.getOwner());
