@@ -1,0 +1,338 @@
+//===- ArenaTest.cpp - the arena contract of compiled graphs ---------------===//
+//
+// mx-plan-memory puts every intermediate of a graph into one arena that
+// CompiledGraph::run takes from a per-graph pool. This test links its own
+// malloc/calloc/realloc/posix_memalign/aligned_alloc/memalign/operator new,
+// forwarding to glibc's __libc_* functions, and counts the calls made while
+// a flag is set:
+//   - a warm forward + backward step of LeNet (PipelineOptions.train) makes
+//     no allocation at all (generated code, runtime kernels, the JIT's run);
+//   - concurrent calls of one graph get separate arenas (bitwise the same
+//     outputs as a single-threaded call).
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Compiler/JIT.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <dlfcn.h>
+#include <link.h>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+#include <thread>
+
+// --- allocation counting ----------------------------------------------------
+extern "C" {
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+void __libc_free(void *);
+}
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+/// Allocations called from the BLAS library (its code ranges below).
+std::atomic<long> blasAllocations{0};
+std::vector<std::pair<uintptr_t, uintptr_t>> blasCode;
+/// The callers of the first allocations seen, for the failure message.
+constexpr int kCallers = 16;
+void *callers[kCallers];
+__attribute__((always_inline)) inline void note() {
+  if (counting.load(std::memory_order_relaxed)) {
+    void *caller = __builtin_return_address(0);
+    long n = allocations.fetch_add(1, std::memory_order_relaxed);
+    if (n < kCallers)
+      callers[n] = caller;
+    for (auto [lo, hi] : blasCode)
+      if (uintptr_t(caller) >= lo && uintptr_t(caller) < hi)
+        blasAllocations.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+/// Records the executable segments of the loaded BLAS library.
+void findBlasCode() {
+  blasCode.clear();
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *) {
+        if (!info->dlpi_name || !strstr(info->dlpi_name, "blas"))
+          return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+            blasCode.emplace_back(info->dlpi_addr + ph.p_vaddr,
+                                  info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+        }
+        return 0;
+      },
+      nullptr);
+}
+
+/// "symbol (library)" of each recorded caller.
+std::string describeCallers() {
+  std::string s;
+  for (long i = 0; i < std::min<long>(allocations.load(), kCallers); ++i) {
+    Dl_info info;
+    s += "\n  called from ";
+    if (dladdr(callers[i], &info)) {
+      s += info.dli_sname ? info.dli_sname : "?";
+      s += " in ";
+      s += info.dli_fname ? info.dli_fname : "?";
+    } else {
+      s += "JIT code or unknown";
+    }
+  }
+  return s;
+}
+} // namespace
+
+extern "C" {
+void *malloc(size_t n) {
+  note();
+  return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t m) {
+  note();
+  return __libc_calloc(n, m);
+}
+void *realloc(void *p, size_t n) {
+  note();
+  return __libc_realloc(p, n);
+}
+void free(void *p) { __libc_free(p); }
+void *memalign(size_t a, size_t n) {
+  note();
+  return __libc_memalign(a, n);
+}
+void *aligned_alloc(size_t a, size_t n) {
+  note();
+  return __libc_memalign(a, n);
+}
+int posix_memalign(void **out, size_t a, size_t n) {
+  note();
+  void *p = __libc_memalign(a, n);
+  if (!p)
+    return ENOMEM;
+  *out = p;
+  return 0;
+}
+}
+
+void *operator new(size_t n) {
+  note();
+  if (void *p = __libc_malloc(n ? n : 1))
+    return p;
+  std::abort();
+}
+void *operator new[](size_t n) { return operator new(n); }
+void *operator new(size_t n, const std::nothrow_t &) noexcept {
+  note();
+  return __libc_malloc(n ? n : 1);
+}
+void *operator new[](size_t n, const std::nothrow_t &t) noexcept {
+  return operator new(n, t);
+}
+void *operator new(size_t n, std::align_val_t a) {
+  note();
+  if (void *p = __libc_memalign(size_t(a), n ? n : 1))
+    return p;
+  std::abort();
+}
+void *operator new[](size_t n, std::align_val_t a) {
+  return operator new(n, a);
+}
+void operator delete(void *p) noexcept { __libc_free(p); }
+void operator delete[](void *p) noexcept { __libc_free(p); }
+void operator delete(void *p, size_t) noexcept { __libc_free(p); }
+void operator delete[](void *p, size_t) noexcept { __libc_free(p); }
+void operator delete(void *p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete[](void *p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete(void *p, size_t, std::align_val_t) noexcept {
+  __libc_free(p);
+}
+void operator delete[](void *p, size_t, std::align_val_t) noexcept {
+  __libc_free(p);
+}
+
+// --- tests ------------------------------------------------------------------
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
+using namespace mxc;
+
+namespace {
+
+// tools/zoo/mxnet_zoo.py lenet, as MXNet 1.9.1 writes it.
+const char *kLeNet =
+    R"json({"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"null","name":"convolution0_weight)json"
+    R"json(","attrs":{"kernel":"(5, 5)","num_filter":"20"},"inputs":[]},{"op":"null","name":"convolut)json"
+    R"json(ion0_bias","attrs":{"kernel":"(5, 5)","num_filter":"20"},"inputs":[]},{"op":"Convolution",)json"
+    R"json("name":"convolution0","attrs":{"kernel":"(5, 5)","num_filter":"20"},"inputs":[[0,0,0],[1,0)json"
+    R"json(,0],[2,0,0]]},{"op":"Activation","name":"activation0","attrs":{"act_type":"tanh"},"inputs")json"
+    R"json(:[[3,0,0]]},{"op":"Pooling","name":"pooling0","attrs":{"kernel":"(2, 2)","pool_type":"max")json"
+    R"json(,"stride":"(2, 2)"},"inputs":[[4,0,0]]},{"op":"null","name":"convolution1_weight","attrs":)json"
+    R"json({"kernel":"(5, 5)","num_filter":"50"},"inputs":[]},{"op":"null","name":"convolution1_bias")json"
+    R"json(,"attrs":{"kernel":"(5, 5)","num_filter":"50"},"inputs":[]},{"op":"Convolution","name":"co)json"
+    R"json(nvolution1","attrs":{"kernel":"(5, 5)","num_filter":"50"},"inputs":[[5,0,0],[6,0,0],[7,0,0)json"
+    R"json(]]},{"op":"Activation","name":"activation1","attrs":{"act_type":"tanh"},"inputs":[[8,0,0]])json"
+    R"json(},{"op":"Pooling","name":"pooling1","attrs":{"kernel":"(2, 2)","pool_type":"max","stride":)json"
+    R"json("(2, 2)"},"inputs":[[9,0,0]]},{"op":"Flatten","name":"flatten0","inputs":[[10,0,0]]},{"op")json"
+    R"json(:"null","name":"fullyconnected0_weight","attrs":{"num_hidden":"500"},"inputs":[]},{"op":"n)json"
+    R"json(ull","name":"fullyconnected0_bias","attrs":{"num_hidden":"500"},"inputs":[]},{"op":"FullyC)json"
+    R"json(onnected","name":"fullyconnected0","attrs":{"num_hidden":"500"},"inputs":[[11,0,0],[12,0,0)json"
+    R"json(],[13,0,0]]},{"op":"Activation","name":"activation2","attrs":{"act_type":"tanh"},"inputs":)json"
+    R"json([[14,0,0]]},{"op":"null","name":"fullyconnected1_weight","attrs":{"num_hidden":"10"},"inpu)json"
+    R"json(ts":[]},{"op":"null","name":"fullyconnected1_bias","attrs":{"num_hidden":"10"},"inputs":[])json"
+    R"json(},{"op":"FullyConnected","name":"fullyconnected1","attrs":{"num_hidden":"10"},"inputs":[[1)json"
+    R"json(5,0,0],[16,0,0],[17,0,0]]},{"op":"null","name":"softmax_label","inputs":[]},{"op":"Softmax)json"
+    R"json(Output","name":"softmax","inputs":[[18,0,0],[19,0,0]]}],"arg_nodes":[0,1,2,6,7,12,13,16,17)json"
+    R"json(,19],"node_row_ptr":[0,1,2,3,4,5,7,8,9,10,11,13,14,15,16,17,18,19,20,21,22,23],"heads":[[2)json"
+    R"(0,0,0]],"attrs":{"mxnet_version":["int",10901]}})";
+
+std::unique_ptr<mlir::MLIRContext> makeContext() {
+  mlir::DialectRegistry registry;
+  registerCodegenDialects(registry);
+  auto ctx = std::make_unique<mlir::MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  ctx->getDiagEngine().registerHandler([](mlir::Diagnostic &d) {
+    ADD_FAILURE() << "diagnostic: " << d.str();
+    return mlir::success();
+  });
+  return ctx;
+}
+
+/// Buffers for every input (seeded values; labels are class indices) and
+/// output of `sig`.
+struct Buffers {
+  std::vector<std::vector<char>> inputs, outputs;
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  explicit Buffers(const EntrySignature &sig) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
+    for (const TensorSpec &t : sig.inputs) {
+      EXPECT_EQ(t.dtype, graph::DType::Float32) << t.name;
+      std::vector<char> bytes(t.byteSize());
+      float *f = reinterpret_cast<float *>(bytes.data());
+      for (int64_t i = 0; i < t.numElements(); ++i)
+        f[i] = t.name.find("label") != std::string::npos ? float(i % 10)
+                                                        : uniform(rng);
+      inputs.push_back(std::move(bytes));
+    }
+    for (const TensorSpec &t : sig.outputs)
+      outputs.emplace_back(t.byteSize(), 0);
+    for (auto &b : inputs)
+      in.push_back(b.data());
+    for (auto &b : outputs)
+      out.push_back(b.data());
+  }
+};
+
+std::shared_ptr<CompiledGraph> compileLeNet(mlir::MLIRContext &ctx,
+                                            bool train, int64_t batch) {
+  auto graph = graph::readSymbolJSON(kLeNet);
+  EXPECT_TRUE(bool(graph)) << llvm::toString(graph.takeError());
+  if (!graph)
+    return nullptr;
+  ImportOptions importOpts;
+  importOpts.shapes["data"] = {batch, 1, 28, 28};
+  JITOptions opts;
+  opts.useDiskCache = false;
+  opts.useMemoryCache = false;
+  opts.pipeline.train = train;
+  auto compiled = compileGraph(ctx, *graph, importOpts, opts);
+  EXPECT_TRUE(succeeded(compiled));
+  return succeeded(compiled) ? *compiled : nullptr;
+}
+
+TEST(Arena, WarmTrainingStepAllocatesNothing) {
+  auto ctx = makeContext();
+  auto g = compileLeNet(*ctx, /*train=*/true, /*batch=*/8);
+  ASSERT_TRUE(g);
+  const EntrySignature &sig = g->signature();
+  // forward + backward: the softmax output and parameter gradients.
+  ASSERT_GT(sig.outputs.size(), 1u);
+  EXPECT_GT(g->arenaBytes(), 0);
+  Buffers b(sig);
+  g->run(b.in, b.out); // warm-up: the arena pool, kernels' scratch, BLAS
+  std::vector<std::vector<char>> first = b.outputs;
+
+  // With the BLAS library's own threads, its threaded GEMM driver mallocs a
+  // job table per call (OpenBLAS level3_thread.c): nothing else may.
+  findBlasCode();
+  EXPECT_FALSE(blasCode.empty()) << "no BLAS library loaded";
+  allocations = 0;
+  blasAllocations = 0;
+  counting = true;
+  g->run(b.in, b.out);
+  counting = false;
+  EXPECT_EQ(allocations.load() - blasAllocations.load(), 0)
+      << "allocations outside BLAS during a warm forward + backward step:"
+      << describeCallers();
+  // The same results from a reused arena: nothing reads stale arena bytes.
+  EXPECT_EQ(first, b.outputs);
+
+  // Single-threaded BLAS: not a single allocation in the step.
+  if (openblas_set_num_threads) {
+    openblas_set_num_threads(1);
+    g->run(b.in, b.out); // warm again
+    allocations = 0;
+    counting = true;
+    g->run(b.in, b.out);
+    counting = false;
+    EXPECT_EQ(allocations.load(), 0)
+        << "allocations during a warm forward + backward step:"
+        << describeCallers();
+  }
+
+  // It computed gradients.
+  bool nonzeroGradient = false;
+  for (size_t i = 1; i < b.outputs.size(); ++i)
+    for (char c : b.outputs[i])
+      nonzeroGradient |= c != 0;
+  EXPECT_TRUE(nonzeroGradient);
+}
+
+TEST(Arena, CountingSeesAllocations) {
+  // The counter is live: an allocation while counting is seen.
+  allocations = 0;
+  counting = true;
+  void *volatile p = std::malloc(100);
+  int *volatile q = new int(3);
+  counting = false;
+  std::free(p);
+  delete q;
+  EXPECT_EQ(allocations.load(), 2);
+}
+
+TEST(Arena, ConcurrentCallsUseSeparateArenas) {
+  auto ctx = makeContext();
+  auto g = compileLeNet(*ctx, /*train=*/false, /*batch=*/4);
+  ASSERT_TRUE(g);
+  EXPECT_GT(g->arenaBytes(), 0);
+  Buffers reference(g->signature());
+  g->run(reference.in, reference.out);
+  constexpr int kThreads = 4, kRuns = 20;
+  std::vector<Buffers> perThread;
+  for (int t = 0; t < kThreads; ++t)
+    perThread.emplace_back(g->signature());
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRuns; ++r) {
+        g->run(perThread[t].in, perThread[t].out);
+        if (perThread[t].outputs != reference.outputs)
+          ++mismatches;
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+} // namespace
