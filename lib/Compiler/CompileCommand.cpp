@@ -2,7 +2,7 @@
 //
 //   mxc compile model-symbol.json --params model-0000.params
 //       --shape data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu]
-//       [--mcpu NAME] [-O0..-O3] [--emit mlir|llvm|obj|shared|exe]
+//       [--mcpu NAME] [-O0..-O3] [--emit mlir|llvm|obj|shared|exe|plan]
 //       [--weights embed|external] [--stats] [-o OUT]
 //
 // Ahead-of-time compilation (docs/aot.md): the pipeline of `mxc codegen`
@@ -61,6 +61,8 @@ std::string defaultOutput(StringRef emit, StringRef name) {
     return ("lib" + name + ".so").str();
   if (emit == "obj")
     return (name + ".o").str();
+  if (emit == "plan")
+    return (name + ".plan").str();
   if (emit == "llvm")
     return (name + ".ll").str();
   return (name + ".mlir").str();
@@ -86,9 +88,9 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   auto total = Clock::now();
   StringRef emit = opts.emit;
   if (emit != "mlir" && emit != "llvm" && emit != "obj" && emit != "shared" &&
-      emit != "exe") {
+      emit != "exe" && emit != "plan") {
     errorLine() << "--emit='" << emit
-                << "': expected mlir, llvm, obj, shared or exe\n";
+                << "': expected mlir, llvm, obj, shared, exe or plan\n";
     return kBadUsage;
   }
   if (opts.weights != "embed" && opts.weights != "external") {
@@ -153,7 +155,10 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   FailureOr<EntrySignature> sig = getEntrySignature(*module);
   if (failed(sig))
     return kBadInput;
-  auto blob = aot::buildWeightsBlob(*sig, params);
+  // A plan takes the parameters as arguments: --params is optional then.
+  auto blob = emit == "plan"
+                  ? llvm::Expected<aot::WeightsBlob>(aot::WeightsBlob())
+                  : aot::buildWeightsBlob(*sig, params);
   if (!blob) {
     errorLine() << llvm::toString(blob.takeError()) << "\n";
     return kBadInput;
@@ -195,8 +200,19 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   descOpts.entrySymbol = pipeline.entrySymbol;
   descOpts.embedWeights = embed;
   descOpts.weightsFile = llvm::sys::path::filename(weightsPath).str();
-  if (auto err =
-          aot::addModelDescriptor(**llvmModule, *sig, *blob, descOpts)) {
+  std::string planText;
+  if (emit == "plan") {
+    // Parameters are plan arguments: no descriptor, no weights.
+    auto text = aot::addPlanStep(**llvmModule, *sig, name,
+                                 pipeline.entrySymbol);
+    if (!text) {
+      errorLine() << llvm::toString(text.takeError()) << "\n";
+      return kBadInput;
+    }
+    planText = std::move(*text);
+    embed = true; // nothing external to write
+  } else if (auto err = aot::addModelDescriptor(**llvmModule, *sig, *blob,
+                                                descOpts)) {
     errorLine() << llvm::toString(std::move(err)) << "\n";
     return kBadInput;
   }
@@ -225,10 +241,19 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     return kBadInput;
   }
   double codegenMs = msSince(start);
-  uint64_t objectBytes = object->size() - (embed ? blob->bytes.size() : 0);
+  uint64_t objectBytes =
+      object->size() - (embed && emit != "plan" ? blob->bytes.size() : 0);
 
   double linkMs = 0;
-  if (emit == "obj") {
+  if (emit == "plan") {
+    // OUT: the plan text; OUT without .plan + ".o": the code.
+    std::string objPath = output;
+    if (StringRef(objPath).ends_with(".plan"))
+      objPath.resize(objPath.size() - 5);
+    if (!writeFile(output, planText, true) ||
+        !writeFile(objPath + ".o", *object, false))
+      return kBadInput;
+  } else if (emit == "obj") {
     if (!writeFile(output, *object, false))
       return kBadInput;
     std::string header = output;
@@ -281,7 +306,9 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     llvm::outs() << "stats: model object " << objectBytes
                  << " bytes (weights excluded)\n";
     llvm::outs() << "stats: weights " << blob->bytes.size() << " bytes ("
-                 << (embed ? "embedded" : "external: " + weightsPath)
+                 << (emit == "plan" ? "plan arguments"
+                     : embed        ? "embedded"
+                                    : "external: " + weightsPath)
                  << ")\n";
     if (link) {
       auto sizes = aot::measureBinary(output);

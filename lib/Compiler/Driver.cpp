@@ -11,7 +11,8 @@
 //   mxc memory-report model-symbol.json --shape ... [--train]
 //               (MemoryReport.cpp)
 //   mxc compile model-symbol.json --params P --shape ... [--target T]
-//               [--emit mlir|llvm|obj|shared|exe] -o out (CompileCommand.cpp)
+//               [--emit exe|shared|obj|plan|llvm|mlir] -o out
+//               (CompileCommand.cpp)
 //
 // Every error is one line, "mxc: error: <where>: <what>", naming the MXNet
 // node (or the byte offset of a .params file); exit status 1 for bad input,
@@ -79,7 +80,8 @@ cl::opt<std::string> inputFile(cl::cat(mxcCategory), cl::Positional,
                                cl::desc("<input file>"), cl::Required,
                                cl::sub(importCmd), cl::sub(exportCmd),
                                cl::sub(summaryCmd), cl::sub(runCmd),
-                               cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
+                               cl::sub(codegenCmd), cl::sub(compileCmd),
+                               cl::sub(memoryReportCmd));
 cl::opt<std::string> outputFile(cl::cat(mxcCategory), "o",
                                 cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
@@ -89,18 +91,21 @@ cl::list<std::string>
     shapes(cl::cat(mxcCategory), "shape",
            cl::desc("Input shape, e.g. data=1,3,224,224 (repeatable)"),
            cl::value_desc("name=d0,d1,..."), cl::sub(importCmd),
-           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd),
+           cl::sub(compileCmd), cl::sub(memoryReportCmd));
 cl::list<std::string>
     dtypes(cl::cat(mxcCategory), "dtype",
            cl::desc("Input dtype, e.g. data=float16 (default float32)"),
            cl::value_desc("name=dtype"), cl::sub(importCmd),
-           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
+           cl::sub(summaryCmd), cl::sub(runCmd), cl::sub(codegenCmd),
+           cl::sub(compileCmd), cl::sub(memoryReportCmd));
 cl::opt<std::string> paramsFile(
     cl::cat(mxcCategory), "params",
     cl::desc("MXNet .params file: fixes parameter shapes and dtypes (run: "
              "and gives their values)"),
     cl::value_desc("file"), cl::sub(importCmd), cl::sub(summaryCmd),
-    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd), cl::sub(memoryReportCmd));
+    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd),
+    cl::sub(memoryReportCmd));
 cl::opt<std::string> funcName(cl::cat(mxcCategory), "func",
                               cl::desc("Function to export"), cl::init("main"),
                               cl::sub(exportCmd));
@@ -113,15 +118,18 @@ cl::opt<std::string>
     targetCPU(cl::cat(mxcCategory), "mcpu",
               cl::desc("Target CPU (default: this machine's, as -march=native; "
                        "'generic' for another triple)"),
-              cl::value_desc("cpu"), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
+              cl::value_desc("cpu"), cl::sub(runCmd), cl::sub(codegenCmd),
+              cl::sub(compileCmd));
 cl::opt<std::string> targetFeatures(
     cl::cat(mxcCategory), "mattr",
     cl::desc("CPU features to add or remove, e.g. +avx2,-avx512f"),
-    cl::value_desc("features"), cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
+    cl::value_desc("features"), cl::sub(runCmd), cl::sub(codegenCmd),
+    cl::sub(compileCmd));
 cl::opt<bool> verbose(cl::cat(mxcCategory), "v",
                       cl::desc("Print the target, cache use and timings on "
                                "stderr"),
-                      cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
+                      cl::sub(runCmd), cl::sub(codegenCmd),
+                      cl::sub(compileCmd));
 cl::list<std::string>
     runInputs(cl::cat(mxcCategory), "input",
               cl::desc("Input values from a .npy file (repeatable); inputs "
@@ -220,8 +228,9 @@ cl::opt<std::string> compileEmit(
     cl::desc("What to write: exe (a program: ./model --input data=x.npy "
              "--output-dir out/ [--repeat N]), shared (a .so with the C API "
              "of mxc/mxc_model.h, and OUT.h), obj (an object file to link with "
-             "libmxc_model_rt.a, and OUT.h), llvm (LLVM IR), mlir (the LLVM "
-             "dialect module)"),
+             "libmxc_model_rt.a, and OUT.h), plan (a one-step mxc-plan 1 file "
+             "for the runtime's executor, and its object), llvm (LLVM IR), "
+             "mlir (the LLVM dialect module)"),
     cl::value_desc("kind"), cl::init("exe"), cl::sub(compileCmd));
 cl::opt<std::string> compileWeights(
     cl::cat(mxcCategory), "weights",
@@ -450,7 +459,7 @@ int mxc::driverMain(int argc, char **argv) {
           "C] [--mattr F] -o out\n"
           "  mxc compile model-symbol.json --params P --shape "
           "data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu] "
-          "[--mcpu C] [-O0..-O3] [--emit exe|shared|obj|llvm|mlir] [--weights "
+          "[--mcpu C] [-O0..-O3] [--emit exe|shared|obj|plan|llvm|mlir] [--weights "
           "embed|external] [--stats] -o out\n"
           "  mxc memory-report model-symbol.json --shape data=64,3,224,224 "
           "[--train] [--no-graph-fusion]\n",

@@ -23,8 +23,9 @@ import mxnet_zoo  # noqa: E402
 from mxc_testing import write_params  # noqa: E402
 
 
-def make_model(name, outdir, batch=1, seed=20261129):
-    """Returns (symbol path, params path, data path, --shape value)."""
+def make_model(name, outdir, batch=1, seed=20261129, arrays=None):
+    """Returns (symbol path, params path, data path, --shape value); fills the
+    dict `arrays` (if given) with the parameter arrays by bare name."""
     builder, shape, _ = mxnet_zoo.NETWORKS[name]
     g = mxnet_zoo.to_graph(builder())
     os.makedirs(outdir, exist_ok=True)
@@ -34,17 +35,19 @@ def make_model(name, outdir, batch=1, seed=20261129):
     data_shape = (batch,) + tuple(shape)
     args, aux, _ = mxnet_zoo.infer_shapes(g, data_shape)
     rng = np.random.default_rng(seed)
-    arrays = {}
+    all_arrays = {}
     for n, s in args:
         if n in ("data", "softmax_label"):
             continue
         a = np.sqrt(3.0 / np.prod(s[1:])) if len(s) > 1 else 0.5
-        arrays["arg:" + n] = rng.uniform(-a, a, s).astype(np.float32)
+        all_arrays["arg:" + n] = rng.uniform(-a, a, s).astype(np.float32)
     for n, s in aux:
         lo, hi = (0.5, 1.5) if n.endswith("var") else (-0.1, 0.1)
-        arrays["aux:" + n] = rng.uniform(lo, hi, s).astype(np.float32)
+        all_arrays["aux:" + n] = rng.uniform(lo, hi, s).astype(np.float32)
     params = os.path.join(outdir, name + "-0000.params")
-    write_params(params, arrays)
+    write_params(params, all_arrays)
+    if arrays is not None:
+        arrays.update({k.split(":", 1)[1]: v for k, v in all_arrays.items()})
     data = os.path.join(outdir, "data.npy")
     np.save(data, rng.uniform(-1, 1, data_shape).astype(np.float32))
     return sym, params, data, "data=" + ",".join(map(str, data_shape))

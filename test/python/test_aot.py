@@ -66,12 +66,13 @@ def outputs_of(stdout, out_dir):
 def model(request, tmp_path_factory, mxc_bin):
     name = request.param
     tmp = str(tmp_path_factory.mktemp("aot-" + name))
-    sym, params, data, shape = make_model(name, tmp)  # seeded weights, batch 1
+    arrays = {}
+    sym, params, data, shape = make_model(name, tmp, arrays=arrays)  # seeded, batch 1
     jit_dir = os.path.join(tmp, "jit")
     p = run([mxc_bin, "run", sym, "--params", params, "--shape", shape,
              "--input", "data=" + data, "--output-dir", jit_dir])
     return {"name": name, "tmp": tmp, "sym": sym, "params": params, "data": data,
-            "shape": shape, "jit": outputs_of(p.stdout, jit_dir)}
+            "shape": shape, "arrays": arrays, "jit": outputs_of(p.stdout, jit_dir)}
 
 
 def compile_model(mxc_bin, m, out, *extra):
@@ -148,3 +149,50 @@ def test_aarch64_exe_under_qemu(model, mxc_bin):
     p = run([QEMU, "-L", SYSROOT, exe, "--input", "data=" + model["data"],
              "--output-dir", out_dir], timeout=900)
     check_outputs(outputs_of(p.stdout, out_dir), model["jit"], "aarch64 exe")
+
+
+DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5,
+               "int64": 6, "bool": 7}
+
+
+def test_plan_on_the_runtime_executor(model, mxc_bin):
+    """--emit plan: the plan text runs on libmxc_runtime's plan executor with
+    the object's adapter as its kernel (test/aot/plan_test.c)."""
+    d = os.path.join(model["tmp"], "plan")
+    plan = os.path.join(d, model["name"] + ".plan")
+    run([mxc_bin, "compile", model["sym"], "--shape", model["shape"], "--emit", "plan",
+         "-o", plan])  # no --params: parameters are plan arguments
+    obj = os.path.join(d, model["name"] + ".o")
+    build = os.path.dirname(os.path.dirname(mxc_bin))
+    runtime = os.path.join(build, "runtime")
+    prog = os.path.join(d, "plan_test")
+    run(["clang-22", "-std=c11", "-Wall", "-Werror", "-I", os.path.join(ROOT, "runtime", "include"),
+         os.path.join(ROOT, "test", "aot", "plan_test.c"), obj, "-o", prog,
+         "-L", runtime, "-lmxc_runtime", "-Wl,-rpath," + runtime, "-lm"])
+    values = dict(model["arrays"], data=np.load(model["data"]))
+    manifest = []
+    expected = None
+    for line in open(plan):
+        w = line.split()
+        if len(w) < 6 or w[0] != "buffer" or w[2] not in ("argument", "output"):
+            continue
+        name, dtype, shape = w[1], w[4], w[5].strip("()").rstrip(",")
+        dims = [int(x) for x in shape.split(",") if x]
+        path = os.path.join(d, "%s-%s.bin" % (w[2], w[3]))
+        if w[2] == "argument":
+            v = np.ascontiguousarray(values[name])
+            assert list(v.shape) == dims and v.dtype.name == dtype, name
+            v.tofile(path)
+            manifest.append("arg %s %d %d %s" % (path, DTYPE_FLAGS[dtype], len(dims),
+                                                 " ".join(map(str, dims))))
+        elif w[3] == "0":
+            expected = model["jit"][name]
+            manifest.append("out %s %d %d %s" % (path, DTYPE_FLAGS[dtype], len(dims),
+                                                 " ".join(map(str, dims))))
+            out_path = path
+    with open(os.path.join(d, "manifest.txt"), "w") as f:
+        f.write("\n".join(manifest) + "\n")
+    p = run([prog, plan, os.path.join(d, "manifest.txt")])
+    assert "plan_test: ok" in p.stdout
+    y = np.fromfile(out_path, dtype=expected.dtype).reshape(expected.shape)
+    assert_close(y, expected, rtol=1e-4, name="plan output")
