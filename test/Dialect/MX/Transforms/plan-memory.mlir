@@ -161,10 +161,43 @@ func.func @ordered(%x: memref<64xf32>, %out1: memref<64xf32>, %out2: memref<64xf
   }
   return
 }
+// The ops one MXNet node lowered to (same location) are one node of the
+// DAG: %b's fill has no dependency of its own, but it is part of "pool",
+// whose generic reads %out1, so %b may take %a's storage.
+func.func @node(%x: memref<64xf32>, %out1: memref<64xf32>, %out2: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32>
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<64xf32>) outs(%out1 : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %b = memref.alloc() : memref<64xf32> loc("pool")
+  %zero = arith.constant 0.0 : f32 loc("pool")
+  linalg.fill ins(%zero : f32) outs(%b : memref<64xf32>) loc("pool")
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%out1 : memref<64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %o : f32
+    linalg.yield %m : f32
+  } loc("pool")
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%b : memref<64xf32>) outs(%out2 : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
 // COSHARE: remark: arena of @parallel: 512 bytes in 2 storages for 2 buffers (strategy coshare), lower bound 256 bytes
 // COSHARE: remark: arena of @ordered: 256 bytes in 1 storages for 2 buffers (strategy coshare), lower bound 256 bytes
+// COSHARE: remark: arena of @node: 256 bytes in 1 storages for 2 buffers (strategy coshare), lower bound 256 bytes
 // BOTHPLAN: remark: arena of @parallel: 512 bytes in 2 storages
 // BOTHPLAN: remark: arena of @ordered: 256 bytes in 1 storages
+// BOTHPLAN: remark: arena of @node: 256 bytes in 1 storages
 
 // -----
 
