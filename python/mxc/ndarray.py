@@ -214,14 +214,14 @@ class NDArray:
         if isinstance(other, NDArray):
             return _invoke(array_op, [self, other], {})
         if isinstance(other, np.ndarray):
-            return _invoke(array_op, [self, array(other, dtype=other.dtype)], {})
+            return _invoke(array_op, [self, array(other, dtype=self._data.dtype)], {})
         if isinstance(other, (int, float, bool, np.number, np.bool_)):
             return _invoke(scalar_op, [self], {"scalar": other})
         return NotImplemented
 
     def _rbinary(self, other, array_op, scalar_op):
         if isinstance(other, np.ndarray):
-            return _invoke(array_op, [array(other, dtype=other.dtype), self], {})
+            return _invoke(array_op, [array(other, dtype=self._data.dtype), self], {})
         if isinstance(other, (int, float, bool, np.number, np.bool_)):
             return _invoke(scalar_op, [self], {"scalar": other})
         return NotImplemented

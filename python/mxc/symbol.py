@@ -23,6 +23,19 @@ _DTYPE_FLAG = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4,
 _FLAG_DTYPE = {str(v): k for k, v in _DTYPE_FLAG.items()}
 
 
+# MXNet's hidden keys: stored as __key__, also shown as key (c_api_symbolic.cc).
+_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage",
+                "profiler_scope")
+
+
+def _shown_attrs(attrs):
+    out = dict(attrs)
+    for k in _HIDDEN_KEYS:
+        if "__%s__" % k in attrs:
+            out[k] = attrs["__%s__" % k]
+    return out
+
+
 class _Node:
     """A graph node: op ('null' for a variable), name, MXNet attribute
     strings, inputs as (node, output index, version) and the output count."""
@@ -127,19 +140,26 @@ class Symbol:
         return [n.name for n in _post_order(self._outputs) if n.op == "null"]
 
     def attr(self, key):
+        """The node's attribute `key` (hidden keys such as lr_mult also by
+        their bare name, as MXNet answers)."""
         if len(self._outputs) != 1:
             return None
-        node = self._outputs[0][0]
-        return node.attrs.get(key, node.attrs.get("__%s__" % key))
+        attrs = self._outputs[0][0].attrs
+        if key in attrs:
+            return attrs[key]
+        if key in _HIDDEN_KEYS:
+            return attrs.get("__%s__" % key)
+        return None
 
     def list_attr(self, recursive=False):
+        """The node's attributes; hidden keys MXNet knows (lr_mult, wd_mult,
+        ctx_group, ...) are listed under their bare name too, as MXNet does."""
         if recursive:
             raise MXNetError("list_attr(recursive=True) is deprecated; use attr_dict()")
-        node = self._outputs[0][0]
-        return {k.strip("_") if k.startswith("__") else k: v for k, v in node.attrs.items()}
+        return _shown_attrs(self._outputs[0][0].attrs)
 
     def attr_dict(self):
-        return {n.name: dict(n.attrs) for n in _post_order(self._outputs) if n.attrs}
+        return {n.name: _shown_attrs(n.attrs) for n in _post_order(self._outputs) if n.attrs}
 
     def get_internals(self):
         """Every output of every node (visible outputs), in graph order."""

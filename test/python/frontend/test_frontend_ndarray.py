@@ -294,3 +294,13 @@ def test_saved_bytes_are_mxnet_bytes(tmp_path):
     mx.nd.save(out, params)
     with open(src, "rb") as a, open(out, "rb") as b:
         assert a.read() == b.read()
+
+
+def test_numpy_operands_take_the_ndarray_dtype():
+    a = mx.nd.array([1, 2, 3])
+    r = a + np.array([1, 1, 1])  # int64 numpy array
+    assert isinstance(r, mx.nd.NDArray) and r.dtype == np.float32
+    np.testing.assert_array_equal(r.asnumpy(), [2, 3, 4])
+    r = np.array([1.0, 2.0, 3.0]) * a  # numpy defers to NDArray
+    assert isinstance(r, mx.nd.NDArray)
+    np.testing.assert_array_equal(r.asnumpy(), [1, 4, 9])

@@ -384,3 +384,29 @@ def test_sgd_loop_on_the_executor_learns():
             exe.arg_dict[name][:] = exe.arg_dict[name] - 0.5 * g
     pred = exe.forward(is_train=False)[0].asnumpy().argmax(axis=1)
     assert (pred == label).mean() > 0.95
+
+
+def test_variable_attributes_as_mxnet_shows_them():
+    # Expected values: MXNet 1.9.1's for the same Variable.
+    v = mx.sym.var("v", dtype="float16", shape=(2, 3), lr_mult=0.1)
+    assert v.list_attr() == {"__dtype__": "2", "__lr_mult__": "0.1", "lr_mult": "0.1",
+                             "__shape__": "(2, 3)"}
+    assert v.attr("shape") is None and v.attr("__shape__") == "(2, 3)" and v.attr("lr_mult") == "0.1"
+    r = mx.sym.relu(v)
+    assert r.infer_type() == ([np.float16], [np.float16], [])
+    assert r.infer_shape() == ([(2, 3)], [(2, 3)], [])
+    exe = r.simple_bind(mx.cpu())
+    assert exe.arg_dict["v"].dtype == np.float16 and exe.forward()[0].dtype == np.float16
+
+
+def test_executor_reshape_and_eval():
+    x = mx.sym.var("x")
+    y = mx.sym.FullyConnected(x, num_hidden=2, name="fc")
+    exe = y.simple_bind(mx.cpu(), x=(3, 4))
+    exe.arg_dict["fc_weight"][:] = 1
+    e2 = exe.reshape(x=(5, 4))
+    assert e2.arg_dict["x"].shape == (5, 4)
+    assert e2.arg_dict["fc_weight"] is exe.arg_dict["fc_weight"]
+    np.testing.assert_array_equal(e2.forward(x=mx.nd.ones((5, 4)))[0].asnumpy(), np.full((5, 2), 4))
+    out = y.eval(x=mx.nd.ones((2, 4)), fc_weight=mx.nd.ones((2, 4)), fc_bias=mx.nd.array([0, 1]))
+    np.testing.assert_array_equal(out[0].asnumpy(), [[4, 5], [4, 5]])
