@@ -227,8 +227,10 @@ public:
   }
 
   using Array = nb::ndarray<nb::device::cpu, nb::c_contig>;
+  /// Inputs may be read-only arrays.
+  using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 
-  void run(std::vector<Array> in, std::vector<Array> out) const {
+  void run(std::vector<InArray> in, std::vector<Array> out) const {
     const EntrySignature &sig = graph->signature();
     if (in.size() != sig.inputs.size() || out.size() != sig.outputs.size())
       throw MXNetError("compiled graph takes " +
@@ -238,7 +240,7 @@ public:
                        std::to_string(out.size()));
     std::vector<const void *> inPtrs;
     std::vector<void *> outPtrs;
-    auto check = [](const TensorSpec &spec, const Array &a,
+    auto check = [](const TensorSpec &spec, const auto &a,
                     const char *what) {
       bool ok = a.ndim() == spec.shape.size() &&
                 a.itemsize() == graph::dtypeSize(spec.dtype);
@@ -388,7 +390,7 @@ std::vector<graph::NDArrayData> paramsFromPython(nb::list arrays) {
                        "' cannot be stored in a .params file");
     a.dtype = *dtype;
     a.shape = nb::cast<std::vector<int64_t>>(t[2]);
-    auto arr = nb::cast<PyCompiled::Array>(t[3]);
+    auto arr = nb::cast<PyCompiled::InArray>(t[3]);
     const auto *p = static_cast<const uint8_t *>(arr.data());
     a.bytes.assign(p, p + arr.nbytes());
     a.version = graph::RecordVersion::V2;

@@ -304,3 +304,11 @@ def test_numpy_operands_take_the_ndarray_dtype():
     r = np.array([1.0, 2.0, 3.0]) * a  # numpy defers to NDArray
     assert isinstance(r, mx.nd.NDArray)
     np.testing.assert_array_equal(r.asnumpy(), [1, 4, 9])
+
+
+def test_read_only_inputs():
+    a = mx.nd.array([1, 2, 3])
+    a._data.setflags(write=False)  # e.g. memory numpy will not let us write
+    np.testing.assert_array_equal((a * 2).asnumpy(), [2, 4, 6])
+    b = mx.nd.NDArray(np.broadcast_to(np.float32(2), (2, 3)))  # read-only, stride 0
+    np.testing.assert_array_equal((b + 1).asnumpy(), np.full((2, 3), 3))
