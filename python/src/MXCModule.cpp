@@ -1,4 +1,4 @@
-//===- MXCModule.cpp - the mxc._mxc extension ------------------------------===//
+//===- MXCModule.cpp - the mxc._mxc extension -----------------------------===//
 //
 // What the Python package needs from the compiler, on plain Python values:
 //
@@ -38,8 +38,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <dlfcn.h>
 #include <cstring>
+#include <dlfcn.h>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -195,10 +195,10 @@ nb::list opSpecs() {
       nb::dict ad;
       ad["name"] = a.name;
       ad["kind"] = attrKindName(a.kind);
-      ad["default"] = a.defaultValue ? nb::cast(std::string(a.defaultValue))
-                                     : nb::none();
-      ad["values"] = a.enumValues ? nb::cast(std::string(a.enumValues))
-                                  : nb::none();
+      ad["default"] =
+          a.defaultValue ? nb::cast(std::string(a.defaultValue)) : nb::none();
+      ad["values"] =
+          a.enumValues ? nb::cast(std::string(a.enumValues)) : nb::none();
       attrs.append(ad);
     }
     d["inputs"] = inputs;
@@ -240,8 +240,7 @@ public:
                        std::to_string(out.size()));
     std::vector<const void *> inPtrs;
     std::vector<void *> outPtrs;
-    auto check = [](const TensorSpec &spec, const auto &a,
-                    const char *what) {
+    auto check = [](const TensorSpec &spec, const auto &a, const char *what) {
       bool ok = a.ndim() == spec.shape.size() &&
                 a.itemsize() == graph::dtypeSize(spec.dtype);
       for (size_t i = 0; ok && i < a.ndim(); ++i)
@@ -251,11 +250,10 @@ public:
         for (size_t i = 0; i < a.ndim(); ++i)
           got += (i ? ", " : "") + std::to_string(a.shape(i));
         got += a.ndim() == 1 ? ",)" : ")";
-        throw MXNetError(std::string(what) + " '" + spec.name +
-                         "': expected " +
+        throw MXNetError(std::string(what) + " '" + spec.name + "': expected " +
                          graph::dtypeName(spec.dtype).str() + " of shape " +
-                         nb::repr(shapeTuple(spec.shape)).c_str() +
-                         ", got " + std::to_string(a.itemsize()) +
+                         nb::repr(shapeTuple(spec.shape)).c_str() + ", got " +
+                         std::to_string(a.itemsize()) +
                          "-byte elements of shape " + got);
       }
     };
@@ -272,13 +270,11 @@ public:
   }
 };
 
-std::shared_ptr<PyCompiled> compile(const std::string &json,
-                                    const ShapeMap &shapes,
-                                    const DTypeMap &dtypes,
-                                    const std::vector<std::string> &outputs,
-                                    bool useDiskCache, bool train,
-                                    const std::vector<std::string> &wrt,
-                                    const std::vector<std::string> &gradReq) {
+std::shared_ptr<PyCompiled>
+compile(const std::string &json, const ShapeMap &shapes, const DTypeMap &dtypes,
+        const std::vector<std::string> &outputs, bool useDiskCache, bool train,
+        const std::vector<std::string> &wrt,
+        const std::vector<std::string> &gradReq) {
   graph::Graph g = parseGraph(json);
   ImportOptions importOpts = importOptions(shapes, dtypes);
   JITOptions jitOpts;
@@ -449,28 +445,30 @@ NB_MODULE(_mxc, m) {
   m.def("normalize_json", &normalizeJSON, nb::arg("json"));
   m.def(
       "input_names",
-      [](const std::string &op, const std::map<std::string, std::string> &attrs) {
+      [](const std::string &op,
+         const std::map<std::string, std::string> &attrs) {
         return graph::inputNamesOf(op, attrs);
       },
       nb::arg("op"), nb::arg("attrs"),
       "MXNet's input names of an operator given its attributes");
   m.def(
       "num_outputs",
-      [](const std::string &op, const std::map<std::string, std::string> &attrs) {
+      [](const std::string &op,
+         const std::map<std::string, std::string> &attrs) {
         return graph::numOutputsOf(op, attrs);
       },
       nb::arg("op"), nb::arg("attrs"),
       "Output count of an operator given its attributes (hidden included)");
   m.def(
       "output_names",
-      [](const std::string &op, const std::map<std::string, std::string> &attrs) {
+      [](const std::string &op,
+         const std::map<std::string, std::string> &attrs) {
         return graph::outputNamesOf(op, attrs);
       },
       nb::arg("op"), nb::arg("attrs"),
       "MXNet's visible output names of an operator given its attributes");
   m.def("graph_lists", &graphLists, nb::arg("json"));
-  m.def("infer", &infer, nb::arg("json"), nb::arg("shapes"),
-        nb::arg("dtypes"));
+  m.def("infer", &infer, nb::arg("json"), nb::arg("shapes"), nb::arg("dtypes"));
   m.def("compile", &compile, nb::arg("json"), nb::arg("shapes"),
         nb::arg("dtypes"), nb::arg("outputs") = std::vector<std::string>(),
         nb::arg("disk_cache") = true, nb::arg("train") = false,
