@@ -470,7 +470,18 @@ llvm::Error aot::linkModel(StringRef objectPath, StringRef outputPath,
   if (opts.shared)
     args.push_back("-Wl,--no-whole-archive");
   args.push_back("-Wl,--as-needed");
-  args.push_back("-lopenblas");
+  // The runtime's own link dependencies (runtime/CMakeLists.txt writes them:
+  // "-lopenblas", or nothing with the portable GEMM); OpenBLAS if absent.
+  if (auto deps = llvm::MemoryBuffer::getFile(opts.runtimeDir +
+                                              "/link-libs.txt")) {
+    llvm::SmallVector<StringRef> words;
+    StringRef((*deps)->getBuffer()).split(words, ' ', -1, false);
+    for (StringRef w : words)
+      if (!w.trim().empty())
+        args.push_back(w.trim().str());
+  } else {
+    args.push_back("-lopenblas");
+  }
   args.push_back("-lstdc++");
   args.push_back("-lm");
   args.push_back("-Wl,-O1");

@@ -196,3 +196,27 @@ def test_plan_on_the_runtime_executor(model, mxc_bin):
     assert "plan_test: ok" in p.stdout
     y = np.fromfile(out_path, dtype=expected.dtype).reshape(expected.shape)
     assert_close(y, expected, rtol=1e-4, name="plan output")
+
+
+def test_portable_gemm_runtime(tmp_path, mxc_bin):
+    """A runtime configured with -DMXC_RUNTIME_BLAS=OFF (portable C++ GEMM, no
+    OpenBLAS): `mxc compile --runtime-dir` links it, the executable depends on
+    libc, libm and libstdc++ only, and LeNet's outputs equal the JIT's."""
+    build = os.path.join(os.path.dirname(os.path.dirname(mxc_bin)), "aot-runtime-noblas")
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        run(["cmake", "-G", "Ninja", "-S", ROOT, "-B", build, "-DMXC_BUILD_COMPILER=OFF",
+             "-DMXC_BUILD_TESTS=OFF", "-DMXC_RUNTIME_BLAS=OFF", "-DCMAKE_BUILD_TYPE=Release",
+             "-DCMAKE_C_COMPILER=clang-22", "-DCMAKE_CXX_COMPILER=clang++-22"])
+    run(["ninja", "-C", build, "-j2", "mxc_model_rt", "mxc_model_main"], timeout=900)
+    sym, params, data, shape = make_model("lenet", str(tmp_path))
+    exe = os.path.join(str(tmp_path), "lenet")
+    run([mxc_bin, "compile", sym, "--params", params, "--shape", shape, "--runtime-dir", build,
+         "-o", exe])
+    deps = run(["ldd", exe]).stdout
+    assert "openblas" not in deps and "LLVM" not in deps, deps
+    out_dir = os.path.join(str(tmp_path), "out")
+    p = run([exe, "--input", "data=" + data, "--output-dir", out_dir])
+    jit_dir = os.path.join(str(tmp_path), "jit")
+    q = run([mxc_bin, "run", sym, "--params", params, "--shape", shape, "--input", "data=" + data,
+             "--output-dir", jit_dir])
+    check_outputs(outputs_of(p.stdout, out_dir), outputs_of(q.stdout, jit_dir), "portable GEMM exe")
