@@ -42,6 +42,7 @@ UNARY = [
     ("LeakyReLU", {"act_type": "leaky", "slope": 0.1}, {"away": 0.05}),
     ("LeakyReLU", {"act_type": "elu", "slope": 0.7}, {"away": 0.05}),
     ("LeakyReLU", {"act_type": "selu"}, {"away": 0.05}),
+    ("LeakyReLU", {"act_type": "gelu"}, {"lo": -3.0, "hi": 3.0}),
     ("clip", {"a_min": -0.5, "a_max": 0.4}, {"away": 0.0}),
     ("identity", {}, {}), ("Flatten", {}, {}),
     ("Reshape", {"shape": (0, -1)}, {}), ("Reshape", {"shape": (-1,)}, {}),

@@ -7,6 +7,8 @@
 //   mask = u < 1 - p ? 1 / (1 - p) : 0          (MXNet keeps u < pkeep)
 // in i64 / f64 arithmetic, so it depends on nothing but (seed, stream, i).
 //
+// mx.erf: math.erf per element (the pipeline's math approximations apply).
+//
 //===----------------------------------------------------------------------===//
 #include "Patterns.h"
 
@@ -14,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -96,11 +99,46 @@ struct ConvertDropoutMask final : OpConversionPattern<mxc::mx::DropoutMaskOp> {
   }
 };
 
+/// mx.erf: math.erf per element (f16 / bf16 through f32).
+struct ConvertErf final : OpConversionPattern<mxc::mx::ErfOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mxc::mx::ErfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!mxc::conversion::hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op,
+                                         "dynamic shapes are not supported");
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getOutput().getType());
+    auto elt = cast<FloatType>(type.getElementType());
+    int64_t rank = type.getRank();
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), elt);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{adaptor.getData()},
+        ValueRange{empty}, ArrayRef<AffineMap>{id, id}, iters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0];
+          bool narrow = elt.getWidth() < 32;
+          if (narrow)
+            x = arith::ExtFOp::create(b, l, b.getF32Type(), x);
+          Value r = math::ErfOp::create(b, l, x);
+          if (narrow)
+            r = arith::TruncFOp::create(b, l, elt, r);
+          linalg::YieldOp::create(b, l, r);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateTrainingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mxc::mx::DropoutMaskOp>();
-  patterns.add<ConvertDropoutMask>(typeConverter, patterns.getContext());
+  target.addIllegalOp<mxc::mx::DropoutMaskOp, mxc::mx::ErfOp>();
+  patterns.add<ConvertDropoutMask, ConvertErf>(typeConverter,
+                                               patterns.getContext());
 }

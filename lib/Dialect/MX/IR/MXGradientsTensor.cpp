@@ -252,8 +252,8 @@ LogicalResult unaryGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
-/// LeakyReLU: leaky, elu, selu, prelu (gelu needs erf, rrelu a random
-/// slope: not differentiated).
+/// LeakyReLU: leaky, elu, selu, prelu, gelu (with mx.erf); rrelu (a random
+/// slope in training) is not differentiated.
 LogicalResult leakyReluGrad(Operation *op, GradBuilder &g, ValueRange og,
                             Grads &in) {
   StringRef act = attrS(op, "act_type", "leaky");
@@ -301,7 +301,29 @@ LogicalResult leakyReluGrad(Operation *op, GradBuilder &g, ValueRange og,
     in[1] = g.reshape(g.reduceToShape(dg, viewType), gt.getShape());
     return success();
   }
+  if (act == "gelu") {
+    // d/dx 0.5 x (1 + erf(x / sqrt 2)) =
+    //   0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) / sqrt(2 pi)
+    OpBuilder &b = g.builder();
+    Value scaled = g.mulS(x, M_SQRT1_2);
+    if (!scaled)
+      return failure();
+    Value erf = ErfOp::create(b, g.location(), scaled);
+    Value cdf = g.mulS(g.addS(erf, 1.0), 0.5);
+    Value pdf = g.mulS(g.exp(g.mulS(g.square(x), -0.5)),
+                       1.0 / std::sqrt(2.0 * M_PI));
+    in[0] = g.mul(dy, g.add(cdf, g.mul(x, pdf)));
+    return success();
+  }
   return unsupported(op, "act_type '" + act + "'");
+}
+
+/// erf' = 2 / sqrt(pi) exp(-x^2).
+LogicalResult erfGrad(Operation *op, GradBuilder &g, ValueRange og,
+                      Grads &in) {
+  Value x = op->getOperand(0);
+  in[0] = g.mul(og[0], g.mulS(g.exp(g.neg(g.square(x))), 2.0 / std::sqrt(M_PI)));
+  return success();
 }
 
 LogicalResult clipGrad(Operation *op, GradBuilder &g, ValueRange og,
@@ -637,6 +659,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       EqualScalarOp, NotEqualScalarOp, GreaterScalarOp, GreaterEqualScalarOp,
       LesserScalarOp, LesserEqualScalarOp, ArgmaxOp, OneHotOp, ZerosLikeOp,
       OnesLikeOp, BlockGradOp, DropoutMaskOp>(ctx);
+  Rule<erfGrad>::attach<ErfOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,

@@ -21,16 +21,16 @@ func.func @main(%x: tensor<2xf32> {mx.kind = "param", mx.name = "x"}, %idx: tens
 // An op on the path without a gradient for its configuration: the error is
 // at the node.
 func.func @main(%x: tensor<2xf32> {mx.kind = "param", mx.name = "x"}) -> (tensor<2xf32> {mx.name = "out"}) {
-  // expected-error @below {{no gradient for LeakyReLU with act_type 'gelu'}}
-  %0 = mx.LeakyReLU %x {act_type = "gelu"} : (tensor<2xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
+  // expected-error @below {{no gradient for LeakyReLU with act_type 'rrelu'}}
+  %0:2 = mx.LeakyReLU %x {act_type = "rrelu"} : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %0#0 : tensor<2xf32>
 }
 
 // -----
 
-// Ops off the path need no rule: gelu only sees the data argument here.
+// Ops off the path need no rule: rrelu only sees the data argument here.
 func.func @main(%d: tensor<2xf32> {mx.kind = "data", mx.name = "data"}, %x: tensor<2xf32> {mx.kind = "param", mx.name = "x"}) -> (tensor<2xf32> {mx.name = "out"}) {
-  %0 = mx.LeakyReLU %d {act_type = "gelu"} : (tensor<2xf32>) -> tensor<2xf32> loc("act")
-  %1 = mx.elemwise_mul %0, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc("mul")
+  %0:2 = mx.LeakyReLU %d {act_type = "rrelu"} : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) loc("act")
+  %1 = mx.elemwise_mul %0#0, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc("mul")
   return %1 : tensor<2xf32>
 }
