@@ -211,6 +211,19 @@ def test_dropout(attrs):
     np.testing.assert_allclose(grads["data"], head * ratio, rtol=1e-12)
 
 
+def test_dropout_mask_statistics_and_seed():
+    """About p of the elements dropped; the mask depends on --seed only."""
+    x = np.ones((100, 100))
+    g = one_op_graph("Dropout", {"p": 0.3}, ["data"])
+    runs = [run_training_step(g, {"data": x}, wrt=["data"], extra_args=["--seed", s])[0]
+            ["dropout_output"] for s in ("1", "1", "2")]
+    dropped = np.mean(runs[0] == 0)
+    assert abs(dropped - 0.3) < 0.02, dropped
+    np.testing.assert_allclose(runs[0][runs[0] != 0], 1 / 0.7)
+    np.testing.assert_array_equal(runs[0], runs[1])
+    assert np.mean(runs[0] != runs[2]) > 0.2
+
+
 BN = [{"fix_gamma": False}, {"fix_gamma": True}, {"fix_gamma": False, "axis": -1},
       {"fix_gamma": False, "use_global_stats": True}]
 
