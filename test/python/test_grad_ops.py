@@ -342,3 +342,22 @@ def test_softmax_output_probability_label():
     g = one_op_graph("SoftmaxOutput", {"grad_scale": 0.5}, ["data", "label"])
     _, grads, _ = run_training_step(g, {"data": x, "label": label}, wrt=["data"])
     np.testing.assert_allclose(grads["data"], (softmax(x, 1) - label) * 0.5, rtol=1e-12)
+
+
+def test_softmax_output_preserve_shape():
+    """3-D data with preserve_shape: softmax over the last axis, one label per
+    row of the flattened leading axes. (Without preserve_shape MXNet's shape
+    rule wants a (2, 3) label for (2, 3, 4) data but its backward reads the
+    label as one per batch row; mxc reports no gradient for that mismatch.)"""
+    x = rand((2, 3, 4))
+    label = np.array([[0, 3, 1], [2, 2, 0]], dtype=np.float64)
+    p = softmax(x, 2).reshape(6, 4)
+    attrs = {"preserve_shape": True, "normalization": "batch"}
+    g = one_op_graph("SoftmaxOutput", attrs, ["data", "label"])
+    heads, grads, _ = run_training_step(g, {"data": x, "label": label}, wrt=["data"])
+    np.testing.assert_allclose(heads["softmaxoutput_output"], p.reshape(x.shape), rtol=1e-12)
+    onehot = np.zeros_like(p)
+    onehot[np.arange(6), label.reshape(-1).astype(int)] = 1
+    # batch: MXNet divides by the number of labels (the flattened label's size)
+    np.testing.assert_allclose(grads["data"], ((p - onehot) / 6).reshape(x.shape),
+                               rtol=1e-12, atol=1e-15)
