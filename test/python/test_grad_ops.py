@@ -361,3 +361,11 @@ def test_softmax_output_preserve_shape():
     # batch: MXNet divides by the number of labels (the flattened label's size)
     np.testing.assert_allclose(grads["data"], ((p - onehot) / 6).reshape(x.shape),
                                rtol=1e-12, atol=1e-15)
+
+
+def test_softmax_use_length():
+    x = rand((3, 5))
+    length = np.array([5, 2, 1], dtype=np.float64)
+    g = one_op_graph("softmax", {"axis": -1, "use_length": True}, ["data", "length"])
+    r = check_gradients(g, {"data": x, "length": length}, wrt=["data"])
+    assert np.all(r["grads"]["data"][1, 2:] == 0) and np.all(r["grads"]["data"][2, 1:] == 0)

@@ -527,7 +527,10 @@ LogicalResult concatGrad(Operation *op, GradBuilder &g, ValueRange og,
 LogicalResult softmaxGrad(Operation *op, GradBuilder &g, ValueRange og,
                           Grads &in) {
   bool isLog = op->getName().getStringRef() == "mx.log_softmax";
-  if (attrB(op, "use_length", false))
+  // softmax with use_length: masked elements are 0 in y, so y * (dy -
+  // sum(dy * y)) gives them no gradient and sums over the valid prefix only;
+  // `length` gets none.
+  if (isLog && attrB(op, "use_length", false))
     return unsupported(op, "use_length");
   Value x = op->getOperand(0), y = op->getResult(0);
   int64_t rank = typeOf(x).getRank();
