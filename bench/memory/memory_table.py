@@ -85,7 +85,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mxc", default=os.path.join(ROOT, "build", "bin", "mxc"))
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--models", nargs="+", default=["alexnet", "googlenet", "vgg16"])
+    ap.add_argument("--models", nargs="+", default=["alexnet", "googlenet", "vgg16", "resnet50"])
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "memory"),
                     help="writes OUT.json and OUT.png")
     args = ap.parse_args()
