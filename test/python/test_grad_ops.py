@@ -369,3 +369,17 @@ def test_softmax_use_length():
     g = one_op_graph("softmax", {"axis": -1, "use_length": True}, ["data", "length"])
     r = check_gradients(g, {"data": x, "length": length}, wrt=["data"])
     assert np.all(r["grads"]["data"][1, 2:] == 0) and np.all(r["grads"]["data"][2, 1:] == 0)
+
+
+def test_rrelu_training():
+    """rrelu in training: slopes drawn in [lower_bound, upper_bound) per
+    element (fixed by --seed), y = x > 0 ? x : slope * x, and the gradient
+    uses the same slopes."""
+    x = rand((6, 7), away=0.05)
+    attrs = {"act_type": "rrelu", "lower_bound": 0.1, "upper_bound": 0.3}
+    r = check_op("LeakyReLU", attrs, {"data": x})
+    y = r["outputs"]["leakyrelu_output"]
+    np.testing.assert_array_equal(y[x > 0], x[x > 0])
+    slope = y[x < 0] / x[x < 0]
+    assert np.all((slope >= 0.1 - 1e-12) & (slope < 0.3 + 1e-12)), slope
+    assert np.std(slope) > 0.02  # random, not the mean slope

@@ -7,6 +7,8 @@
 //   mask = u < 1 - p ? 1 / (1 - p) : 0          (MXNet keeps u < pkeep)
 // in i64 / f64 arithmetic, so it depends on nothing but (seed, stream, i).
 //
+// mx.random_uniform: low + (high - low) * u with the same u.
+//
 // mx.erf: math.erf per element (the pipeline's math approximations apply).
 //
 //===----------------------------------------------------------------------===//
@@ -23,6 +25,65 @@ using namespace mlir;
 
 namespace {
 
+/// A linalg.generic of `type` whose element i (row-major linear index) is
+/// `finish(u)`, u = the documented splitmix64 uniform in [0, 1) (f64) of
+/// (seed, stream, i).
+Value buildUniform(OpBuilder &rewriter, Location loc, Value seedTensor,
+                   int64_t stream, RankedTensorType type,
+                   llvm::function_ref<Value(OpBuilder &, Location, Value)>
+                       finish) {
+  auto elt = cast<FloatType>(type.getElementType());
+  Type i64 = rewriter.getI64Type();
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value seed =
+      tensor::ExtractOp::create(rewriter, loc, seedTensor, ValueRange{c0});
+  auto cst = [&](OpBuilder &b, uint64_t v) {
+    return arith::ConstantOp::create(b, loc, i64,
+                                     b.getI64IntegerAttr(int64_t(v)))
+        .getResult();
+  };
+  Value base = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc, seed,
+                            cst(rewriter, 0x9e3779b97f4a7c15ull)),
+      cst(rewriter, uint64_t(stream) * 0xd1b54a32d192ed03ull));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), elt);
+  int64_t rank = type.getRank();
+  AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  ArrayRef<int64_t> shape = type.getShape();
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
+      ArrayRef<AffineMap>{id}, iters,
+      [&](OpBuilder &b, Location l, ValueRange) {
+        Value lin = cst(b, 0);
+        for (int64_t d = 0; d < rank; ++d) {
+          Value idx = linalg::IndexOp::create(b, l, d);
+          Value i = arith::IndexCastOp::create(b, l, i64, idx);
+          lin = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, lin, cst(b, shape[d])), i);
+        }
+        // splitmix64 of base + lin.
+        Value z = arith::AddIOp::create(b, l, base, lin);
+        z = arith::AddIOp::create(b, l, z, cst(b, 0x9e3779b97f4a7c15ull));
+        auto mix = [&](Value v, unsigned sh, uint64_t m) -> Value {
+          Value x = arith::XOrIOp::create(
+              b, l, v, arith::ShRUIOp::create(b, l, v, cst(b, sh)));
+          return m ? Value(arith::MulIOp::create(b, l, x, cst(b, m))) : x;
+        };
+        z = mix(z, 30, 0xbf58476d1ce4e5b9ull);
+        z = mix(z, 27, 0x94d049bb133111ebull);
+        z = mix(z, 31, 0);
+        Value top = arith::ShRUIOp::create(b, l, z, cst(b, 11));
+        Value u = arith::UIToFPOp::create(b, l, b.getF64Type(), top);
+        u = arith::MulFOp::create(
+            b, l, u,
+            arith::ConstantOp::create(b, l, b.getF64FloatAttr(0x1.0p-53)));
+        linalg::YieldOp::create(b, l, finish(b, l, u));
+      });
+  return generic.getResult(0);
+}
+
 struct ConvertDropoutMask final : OpConversionPattern<mxc::mx::DropoutMaskOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -31,75 +92,65 @@ struct ConvertDropoutMask final : OpConversionPattern<mxc::mx::DropoutMaskOp> {
     if (!mxc::conversion::hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op,
                                          "dynamic shapes are not supported");
-    Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getMask().getType());
     auto elt = cast<FloatType>(type.getElementType());
     double p = op.getP().convertToDouble();
     if (!(p >= 0.0 && p < 1.0))
       return rewriter.notifyMatchFailure(op, "p must be in [0, 1)");
-    int64_t stream = static_cast<int64_t>(op.getStream());
-    Type i64 = rewriter.getI64Type();
-    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value seed = tensor::ExtractOp::create(rewriter, loc, adaptor.getSeed(),
-                                           ValueRange{c0});
-    auto cst = [&](OpBuilder &b, uint64_t v) {
-      return arith::ConstantOp::create(b, loc, i64,
-                                       b.getI64IntegerAttr(int64_t(v)))
-          .getResult();
-    };
-    Value base = arith::AddIOp::create(
-        rewriter, loc,
-        arith::MulIOp::create(rewriter, loc, seed,
-                              cst(rewriter, 0x9e3779b97f4a7c15ull)),
-        cst(rewriter, uint64_t(stream) * 0xd1b54a32d192ed03ull));
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, type.getShape(), elt);
-    int64_t rank = type.getRank();
-    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    ArrayRef<int64_t> shape = type.getShape();
     double keep = 1.0 - p, scale = 1.0 / keep;
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
-        ArrayRef<AffineMap>{id}, iters,
-        [&](OpBuilder &b, Location l, ValueRange) {
-          Value lin = cst(b, 0);
-          for (int64_t d = 0; d < rank; ++d) {
-            Value idx = linalg::IndexOp::create(b, l, d);
-            Value i = arith::IndexCastOp::create(b, l, i64, idx);
-            lin = arith::AddIOp::create(
-                b, l, arith::MulIOp::create(b, l, lin, cst(b, shape[d])), i);
-          }
-          // splitmix64 of base + lin.
-          Value z = arith::AddIOp::create(b, l, base, lin);
-          z = arith::AddIOp::create(b, l, z, cst(b, 0x9e3779b97f4a7c15ull));
-          auto mix = [&](Value v, unsigned sh, uint64_t m) -> Value {
-            Value x = arith::XOrIOp::create(
-                b, l, v, arith::ShRUIOp::create(b, l, v, cst(b, sh)));
-            return m ? Value(arith::MulIOp::create(b, l, x, cst(b, m))) : x;
-          };
-          z = mix(z, 30, 0xbf58476d1ce4e5b9ull);
-          z = mix(z, 27, 0x94d049bb133111ebull);
-          z = mix(z, 31, 0);
-          Value top = arith::ShRUIOp::create(b, l, z, cst(b, 11));
-          Value u = arith::UIToFPOp::create(b, l, b.getF64Type(), top);
-          u = arith::MulFOp::create(
-              b, l, u,
-              arith::ConstantOp::create(b, l, b.getF64FloatAttr(0x1.0p-53)));
+    Value r = buildUniform(
+        rewriter, op.getLoc(), adaptor.getSeed(),
+        static_cast<int64_t>(op.getStream()), type,
+        [&](OpBuilder &b, Location l, Value u) -> Value {
           Value kept = arith::CmpFOp::create(
               b, l, arith::CmpFPredicate::OLT, u,
               arith::ConstantOp::create(b, l, b.getF64FloatAttr(keep)));
-          Value one = arith::ConstantOp::create(b, l, b.getFloatAttr(elt, scale));
+          Value one =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(elt, scale));
           Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(elt, 0.0));
-          Value r = arith::SelectOp::create(b, l, kept, one, zero);
-          linalg::YieldOp::create(b, l, r);
+          return arith::SelectOp::create(b, l, kept, one, zero);
         });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, r);
     return success();
   }
 };
 
-/// mx.erf: math.erf per element (f16 / bf16 through f32).
+/// mx.random_uniform: low + (high - low) * u, rounded to the element type.
+struct ConvertRandomUniform final
+    : OpConversionPattern<mxc::mx::RandomUniformOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mxc::mx::RandomUniformOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!mxc::conversion::hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op,
+                                         "dynamic shapes are not supported");
+    auto type = cast<RankedTensorType>(op.getOutput().getType());
+    auto elt = cast<FloatType>(type.getElementType());
+    double low = op.getLow().convertToDouble();
+    double high = op.getHigh().convertToDouble();
+    Value r = buildUniform(
+        rewriter, op.getLoc(), adaptor.getSeed(),
+        static_cast<int64_t>(op.getStream()), type,
+        [&](OpBuilder &b, Location l, Value u) -> Value {
+          Value v = arith::AddFOp::create(
+              b, l, arith::ConstantOp::create(b, l, b.getF64FloatAttr(low)),
+              arith::MulFOp::create(
+                  b, l, u,
+                  arith::ConstantOp::create(b, l,
+                                            b.getF64FloatAttr(high - low))));
+          if (elt.getWidth() < 64)
+            v = arith::TruncFOp::create(b, l, elt, v);
+          return v;
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// mx.random_uniform: low + (high - low) * u with the same u.
+//
+// mx.erf: math.erf per element (f16 / bf16 through f32).
 struct ConvertErf final : OpConversionPattern<mxc::mx::ErfOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -138,7 +189,8 @@ struct ConvertErf final : OpConversionPattern<mxc::mx::ErfOp> {
 void mxc::conversion::populateTrainingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mxc::mx::DropoutMaskOp, mxc::mx::ErfOp>();
-  patterns.add<ConvertDropoutMask, ConvertErf>(typeConverter,
-                                               patterns.getContext());
+  target.addIllegalOp<mxc::mx::DropoutMaskOp, mxc::mx::RandomUniformOp,
+                      mxc::mx::ErfOp>();
+  patterns.add<ConvertDropoutMask, ConvertRandomUniform, ConvertErf>(
+      typeConverter, patterns.getContext());
 }

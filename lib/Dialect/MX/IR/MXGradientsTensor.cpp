@@ -252,8 +252,8 @@ LogicalResult unaryGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
-/// LeakyReLU: leaky, elu, selu, prelu, gelu (with mx.erf); rrelu (a random
-/// slope in training) is not differentiated.
+/// LeakyReLU: leaky, elu, selu, prelu, gelu (with mx.erf); rrelu is replaced
+/// by its training form (random slopes, mx.random_uniform) in mx-autodiff.
 LogicalResult leakyReluGrad(Operation *op, GradBuilder &g, ValueRange og,
                             Grads &in) {
   StringRef act = attrS(op, "act_type", "leaky");
@@ -661,7 +661,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       BroadcastGreaterEqualOp, BroadcastLesserOp, BroadcastLesserEqualOp,
       EqualScalarOp, NotEqualScalarOp, GreaterScalarOp, GreaterEqualScalarOp,
       LesserScalarOp, LesserEqualScalarOp, ArgmaxOp, OneHotOp, ZerosLikeOp,
-      OnesLikeOp, BlockGradOp, DropoutMaskOp>(ctx);
+      OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp>(ctx);
   Rule<erfGrad>::attach<ErfOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp>(ctx);

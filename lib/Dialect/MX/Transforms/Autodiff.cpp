@@ -12,11 +12,12 @@
 //      use_global_stats the moving statistics are used as constants
 //      (BlockGrad). Dropout becomes data * mx.dropout_mask(rng_seed), a
 //      counter-based mask; the backward multiplies by the same value.
+//      LeakyReLU rrelu draws its slopes with mx.random_uniform(rng_seed).
 //   2. Arguments: the original ones, one head gradient per result
 //      (mx.kind "head_grad", mx.name "<result>_grad"), the previous gradient
 //      of each grad_req=add argument (mx.kind "grad_in", mx.name
 //      "<arg>_grad"), and "rng_seed" (tensor<1xi64>, mx.kind "rng_seed") when
-//      there is a Dropout.
+//      there is a Dropout or an rrelu.
 //   3. Results: the original ones, the gradient of every argument with
 //      grad_req write or add (mx.kind "grad", mx.name "<arg>_grad"; add:
 //      previous + new), then the updated auxiliary states (mx.kind
@@ -115,6 +116,7 @@ struct MXAutodiffPass : mxc::mx::impl::MXAutodiffPassBase<MXAutodiffPass> {
 
   LogicalResult rewriteBatchNorm(BatchNormOp bn);
   LogicalResult rewriteDropout(DropoutOp op, unsigned index);
+  LogicalResult rewriteRReLU(LeakyReLUOp op, unsigned index);
   Value getRngSeed();
 
   void runOnOperation() override;
@@ -245,6 +247,32 @@ LogicalResult MXAutodiffPass::rewriteDropout(DropoutOp op, unsigned index) {
   return success();
 }
 
+/// LeakyReLU rrelu in training: a random slope per element in
+/// [lower_bound, upper_bound) (the hidden mask result, as MXNet), y = x > 0 ?
+/// x : slope * x; the backward reuses the slopes.
+LogicalResult MXAutodiffPass::rewriteRReLU(LeakyReLUOp op, unsigned index) {
+  OpBuilder b(op);
+  GradBuilder g(b, op.getLoc());
+  Value x = op.getData();
+  std::string name = nodeName(op);
+  int64_t stream =
+      int64_t(name.empty() ? uint64_t(index) : fnv1a64(name + "/rrelu"));
+  Value seed = getRngSeed();
+  b.setInsertionPoint(op);
+  Value slope = RandomUniformOp::create(
+      b, op.getLoc(), x.getType(), seed, op.getLowerBoundAttr(),
+      op.getUpperBoundAttr(), b.getI64IntegerAttr(stream));
+  Value pos = g.cmpS("greater", x, 0);
+  Value out = g.mul(x, g.add(pos, g.mul(g.rsubS(pos, 1), slope)));
+  if (g.failed() || !out)
+    return failure();
+  op.getOutput().replaceAllUsesWith(out);
+  if (Value mask = op.getMask())
+    mask.replaceAllUsesWith(slope);
+  op.erase();
+  return success();
+}
+
 void MXAutodiffPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -334,16 +362,21 @@ void MXAutodiffPass::runOnOperation() {
 
   // --- training forms ----------------------------------------------------
   SmallVector<Operation *> toRewrite;
-  for (Operation &op : block.without_terminator())
-    if (isa<BatchNormOp, DropoutOp>(op))
+  for (Operation &op : block.without_terminator()) {
+    auto leaky = dyn_cast<LeakyReLUOp>(op);
+    if (isa<BatchNormOp, DropoutOp>(op) ||
+        (leaky && leaky.getActType() == "rrelu"))
       toRewrite.push_back(&op);
-  unsigned dropoutIndex = 0;
+  }
+  unsigned randomIndex = 0;
   for (Operation *op : toRewrite) {
     LogicalResult r = success();
     if (auto bn = dyn_cast<BatchNormOp>(op))
       r = rewriteBatchNorm(bn);
+    else if (auto leaky = dyn_cast<LeakyReLUOp>(op))
+      r = rewriteRReLU(leaky, randomIndex++);
     else
-      r = rewriteDropout(cast<DropoutOp>(op), dropoutIndex++);
+      r = rewriteDropout(cast<DropoutOp>(op), randomIndex++);
     if (failed(r))
       return signalPassFailure();
   }

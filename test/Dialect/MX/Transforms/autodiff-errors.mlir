@@ -20,17 +20,17 @@ func.func @main(%x: tensor<2xf32> {mx.kind = "param", mx.name = "x"}, %idx: tens
 
 // An op on the path without a gradient for its configuration: the error is
 // at the node.
-func.func @main(%x: tensor<2xf32> {mx.kind = "param", mx.name = "x"}) -> (tensor<2xf32> {mx.name = "out"}) {
-  // expected-error @below {{no gradient for LeakyReLU with act_type 'rrelu'}}
-  %0:2 = mx.LeakyReLU %x {act_type = "rrelu"} : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
-  return %0#0 : tensor<2xf32>
+func.func @main(%x: tensor<2x3x4xf32> {mx.kind = "param", mx.name = "x"}, %l: tensor<2x4xf32> {mx.kind = "data", mx.name = "label"}) -> (tensor<2x3x4xf32> {mx.name = "out"}) {
+  // expected-error @below {{no gradient for SoftmaxOutput with smooth_alpha and multi_output}}
+  %0 = mx.SoftmaxOutput %x, %l {multi_output = true, smooth_alpha = 1.000000e-01 : f64} : (tensor<2x3x4xf32>, tensor<2x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
 }
 
 // -----
 
-// Ops off the path need no rule: rrelu only sees the data argument here.
-func.func @main(%d: tensor<2xf32> {mx.kind = "data", mx.name = "data"}, %x: tensor<2xf32> {mx.kind = "param", mx.name = "x"}) -> (tensor<2xf32> {mx.name = "out"}) {
-  %0:2 = mx.LeakyReLU %d {act_type = "rrelu"} : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) loc("act")
-  %1 = mx.elemwise_mul %0#0, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc("mul")
-  return %1 : tensor<2xf32>
+// Ops off the path need no rule: the SoftmaxOutput only sees data here.
+func.func @main(%d: tensor<2x3x4xf32> {mx.kind = "data", mx.name = "data"}, %l: tensor<2x4xf32> {mx.kind = "data", mx.name = "label"}, %x: tensor<2x3x4xf32> {mx.kind = "param", mx.name = "x"}) -> (tensor<2x3x4xf32> {mx.name = "out"}) {
+  %0 = mx.SoftmaxOutput %d, %l {multi_output = true, smooth_alpha = 1.000000e-01 : f64} : (tensor<2x3x4xf32>, tensor<2x4xf32>) -> tensor<2x3x4xf32> loc("softmax")
+  %1 = mx.elemwise_mul %0, %x : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32> loc("mul")
+  return %1 : tensor<2x3x4xf32>
 }

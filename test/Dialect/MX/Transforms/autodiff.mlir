@@ -102,3 +102,24 @@ func.func @main(%x: tensor<4x8xf32> {mx.kind = "param", mx.name = "x"}) -> (tens
   %0:2 = mx.Dropout %x {p = 2.500000e-01 : f64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) loc("drop")
   return %0#0 : tensor<4x8xf32>
 }
+
+// -----
+
+// LeakyReLU rrelu in training: random slopes in [lower_bound, upper_bound)
+// (the mask result), y = x * (x > 0 ? 1 : slope); the backward reuses them.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32> {mx.kind = "param", mx.name = "x"}, %[[SEED:.*]]: tensor<1xi64> {mx.kind = "rng_seed", mx.name = "rng_seed"}, %[[G:.*]]: tensor<4x8xf32> {mx.kind = "head_grad", mx.name = "act_output_grad"})
+// CHECK-NEXT: %[[S:.*]] = mx.random_uniform %[[SEED]] {high = 3.340000e-01 : f64, low = 1.250000e-01 : f64, stream = {{-?[0-9]+}} : i64} : (tensor<1xi64>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[P:.*]] = mx._greater_scalar %[[X]]
+// CHECK-NEXT: %[[N:.*]] = mx._rminus_scalar %[[P]]
+// CHECK-NEXT: %[[NS:.*]] = mx.elemwise_mul %[[N]], %[[S]]
+// CHECK-NEXT: %[[F:.*]] = mx.elemwise_add %[[P]], %[[NS]]
+// CHECK-NEXT: %[[Y:.*]] = mx.elemwise_mul %[[X]], %[[F]]
+// CHECK-NEXT: %[[DX:.*]] = mx.elemwise_mul %[[G]], %[[F]]
+// CHECK-NOT: random_uniform
+// CHECK: return %[[Y]], %[[DX]]
+func.func @main(%x: tensor<4x8xf32> {mx.kind = "param", mx.name = "x"}) -> (tensor<4x8xf32> {mx.name = "act_output"}) {
+  %0:2 = mx.LeakyReLU %x {act_type = "rrelu"} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) loc("act")
+  return %0#0 : tensor<4x8xf32>
+}

@@ -46,6 +46,34 @@ def MX_DropoutMaskOp : MX_Op<"dropout_mask", [Pure]> {
   }];
 }
 
+def MX_RandomUniformOp : MX_Op<"random_uniform", [Pure]> {
+  let summary = "Uniform random numbers from a counter-based generator";
+  let description = [{
+    `low + (high - low) * u` per element, with the `u` of `mx.dropout_mask`
+    (a pure function of `seed`, `stream` and the element's linear index).
+    mx-autodiff draws LeakyReLU `rrelu`'s training slopes with it
+    (`lower_bound`, `upper_bound`); the backward reuses the same value.
+
+    Example:
+
+    ```mlir
+    %s = mx.random_uniform %seed {low = 1.250000e-01 : f64, high = 3.340000e-01 : f64, stream = 3 : i64} : (tensor<1xi64>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    TensorOf<[I64]>:$seed,
+    F64Attr:$low,
+    F64Attr:$high,
+    I64Attr:$stream
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $seed attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def MX_ErfOp : MX_Op<"erf", [Pure, SameOperandsAndResultType]> {
   let summary = "Elementwise Gauss error function";
   let description = [{
