@@ -82,12 +82,13 @@ def MXAutodiffPass : Pass<"mx-autodiff", "mlir::ModuleOp"> {
       variance, composed of mx ops, and its moving statistics are updated as
       MXNet does (`moving * momentum + batch_stat * (1 - momentum)`), returned
       as extra results; Dropout becomes `data * mx.dropout_mask(rng_seed)`, a
-      counter-based mask that the backward reuses (the same SSA value).
+      counter-based mask that the backward reuses (the same SSA value);
+      LeakyReLU `rrelu` draws its slopes with `mx.random_uniform(rng_seed)`.
     - New arguments: one head gradient per result (`mx.kind = "head_grad"`,
       `mx.name = "<result>_grad"`), the previous gradient of every argument
       with grad_req `add` (`mx.kind = "grad_in"`, `"<arg>_grad"`), and
       `rng_seed` (`tensor<1xi64>`, `mx.kind = "rng_seed"`) if there is a
-      Dropout.
+      Dropout or an rrelu.
     - New results, after the original ones: the gradient of every argument
       with grad_req `write` or `add` (`mx.kind = "grad"`, `"<arg>_grad"`),
       then the updated auxiliary states (`mx.kind = "aux_out"`, named as the
