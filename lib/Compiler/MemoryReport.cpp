@@ -99,7 +99,8 @@ int driver::runMemoryReportCommand(const MemoryReportOptions &opts) {
     os << "\n";
   };
   os << "  " << llvm::left_justify("strategy", 12)
-     << llvm::right_justify("memory", 15) << "  " << "vs none\n";
+     << llvm::right_justify("memory", 15) << "  "
+     << "vs none\n";
   for (const mx::MemoryPlan &p : plans)
     row(mx::stringifyMemoryStrategy(p.strategy), p.arenaBytes,
         p.storageBytes.size());

@@ -1,4 +1,5 @@
-//===- ArenaTest.cpp - the arena contract of compiled graphs ---------------===//
+//===- ArenaTest.cpp - the arena contract of compiled graphs
+//---------------===//
 //
 // mx-plan-memory puts every intermediate of a graph into one arena that
 // CompiledGraph::run takes from a per-graph pool. This test links its own
@@ -19,10 +20,10 @@
 
 #include <atomic>
 #include <cmath>
-#include <dlfcn.h>
-#include <link.h>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
+#include <link.h>
 #include <new>
 #include <random>
 #include <thread>
@@ -251,7 +252,7 @@ struct Buffers {
       float *f = reinterpret_cast<float *>(bytes.data());
       for (int64_t i = 0; i < t.numElements(); ++i)
         f[i] = t.name.find("label") != std::string::npos ? float(i % 10)
-                                                        : uniform(rng);
+                                                         : uniform(rng);
       inputs.push_back(std::move(bytes));
     }
     for (const TensorSpec &t : sig.outputs)
@@ -263,8 +264,8 @@ struct Buffers {
   }
 };
 
-std::shared_ptr<CompiledGraph> compileLeNet(mlir::MLIRContext &ctx,
-                                            bool train, int64_t batch) {
+std::shared_ptr<CompiledGraph> compileLeNet(mlir::MLIRContext &ctx, bool train,
+                                            int64_t batch) {
   auto graph = graph::readSymbolJSON(kLeNet);
   EXPECT_TRUE(bool(graph)) << llvm::toString(graph.takeError());
   if (!graph)

@@ -368,10 +368,10 @@ MemoryPlan MemoryPlanner::plan(MemoryStrategy strategy) const {
   plan.strategy = strategy;
   plan.numSteps = a.steps.size();
   plan.numUnplanned = a.numUnplanned;
-  const bool inplace = strategy == MemoryStrategy::Inplace ||
-                       strategy == MemoryStrategy::Both;
-  const bool coshare = strategy == MemoryStrategy::Coshare ||
-                       strategy == MemoryStrategy::Both;
+  const bool inplace =
+      strategy == MemoryStrategy::Inplace || strategy == MemoryStrategy::Both;
+  const bool coshare =
+      strategy == MemoryStrategy::Coshare || strategy == MemoryStrategy::Both;
   unsigned n = a.steps.size();
   std::vector<SmallVector<unsigned, 2>> byStart(n), byEnd(n);
   for (unsigned b = 0; b < a.buffers.size(); ++b) {
@@ -509,13 +509,12 @@ LogicalResult mxc::mx::applyMemoryPlan(func::FuncOp func,
                                "argument";
   MLIRContext *ctx = func.getContext();
   OpBuilder b(ctx);
-  auto arenaType =
-      MemRefType::get({plan.arenaBytes}, IntegerType::get(ctx, 8));
+  auto arenaType = MemRefType::get({plan.arenaBytes}, IntegerType::get(ctx, 8));
   NamedAttrList attrs;
   attrs.set(LLVM::LLVMDialect::getNoAliasAttrName(), UnitAttr::get(ctx));
   unsigned index = func.getNumArguments();
-  if (failed(func.insertArgument(index, arenaType,
-                                 attrs.getDictionary(ctx), func.getLoc())))
+  if (failed(func.insertArgument(index, arenaType, attrs.getDictionary(ctx),
+                                 func.getLoc())))
     return func.emitError() << "cannot add the arena argument";
   Value arena = func.getArgument(index);
   for (const PlannedBuffer &p : plan.buffers) {
@@ -581,12 +580,11 @@ struct MXPlanMemoryPass
     for (unsigned i = 0; i < plan.buffers.size(); ++i) {
       const PlannedBuffer &p = plan.buffers[i];
       memref::AllocOp alloc = p.alloc;
-      InFlightDiagnostic d = alloc.emitRemark()
-                             << "buffer " << i << " ("
-                             << describeType(alloc.getType()) << ", "
-                             << p.bytes << " bytes) steps [" << p.start << ", "
-                             << p.end << "] -> storage " << p.storage
-                             << " at offset " << p.offset;
+      InFlightDiagnostic d =
+          alloc.emitRemark()
+          << "buffer " << i << " (" << describeType(alloc.getType()) << ", "
+          << p.bytes << " bytes) steps [" << p.start << ", " << p.end
+          << "] -> storage " << p.storage << " at offset " << p.offset;
       if (p.inplaceOf >= 0)
         d << " (in place of buffer " << p.inplaceOf << ")";
       else if (p.shared)

@@ -1,4 +1,5 @@
-//===- MemoryPlan.h - arena memory planning of a bufferized function -*- C++ -*-===//
+//===- MemoryPlan.h - arena memory planning of a bufferized function -*- C++
+//-*-===//
 //
 // The analysis behind mx-plan-memory, usable as a library (`mxc
 // memory-report` calls it for every strategy on the same function).
@@ -70,13 +71,13 @@ constexpr int64_t kArenaAlignment = 64;
 /// One planned buffer.
 struct PlannedBuffer {
   mlir::memref::AllocOp alloc;
-  int64_t bytes = 0;      ///< exact size
-  unsigned start = 0;     ///< first step touching its memory
-  unsigned end = 0;       ///< last step using it
-  unsigned storage = 0;   ///< index into MemoryPlan::storageBytes
-  int64_t offset = 0;     ///< byte offset in the arena (64-byte aligned)
-  int inplaceOf = -1;     ///< the buffer whose storage it took in place
-  bool shared = false;    ///< took a pooled storage (co-share)
+  int64_t bytes = 0;    ///< exact size
+  unsigned start = 0;   ///< first step touching its memory
+  unsigned end = 0;     ///< last step using it
+  unsigned storage = 0; ///< index into MemoryPlan::storageBytes
+  int64_t offset = 0;   ///< byte offset in the arena (64-byte aligned)
+  int inplaceOf = -1;   ///< the buffer whose storage it took in place
+  bool shared = false;  ///< took a pooled storage (co-share)
 };
 
 /// The result of planning one function with one strategy.
@@ -112,10 +113,11 @@ private:
 };
 
 /// Rewrites `func` to use `plan`: appends the arena argument
-/// `memref<Nxi8>` (N = plan.arenaBytes; attribute `llvm.noalias`), replaces each planned alloc by a `memref.view` of the arena
-/// at its offset, erases their deallocs, and records N as the function's
-/// `mx.arena_size` (i64). Fails (with an error on the function) if the
-/// function is called from somewhere (its signature changes).
+/// `memref<Nxi8>` (N = plan.arenaBytes; attribute `llvm.noalias`), replaces
+/// each planned alloc by a `memref.view` of the arena at its offset, erases
+/// their deallocs, and records N as the function's `mx.arena_size` (i64). Fails
+/// (with an error on the function) if the function is called from somewhere
+/// (its signature changes).
 mlir::LogicalResult applyMemoryPlan(mlir::func::FuncOp func,
                                     const MemoryPlan &plan);
 
