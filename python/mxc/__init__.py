@@ -19,6 +19,7 @@ from . import ndarray as nd
 from . import symbol
 from . import symbol as sym
 from . import random
+from . import autograd
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor
@@ -26,5 +27,5 @@ from .executor import Executor
 __version__ = "0.1.0"
 
 __all__ = ["MXNetError", "NameManager", "Context", "cpu", "gpu", "current_context",
-           "nd", "ndarray", "sym", "symbol", "random", "NDArray", "Symbol",
+           "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall"]

@@ -33,13 +33,16 @@ class NDArray:
     """An n-dimensional array on a device (CPU only for now), MXNet 1.x's
     mx.nd.NDArray."""
 
-    __slots__ = ["_data", "_ctx", "__weakref__"]
+    __slots__ = ["_data", "_ctx", "_grad", "_grad_req", "_ag", "__weakref__"]
     # numpy defers binary operators with an NDArray on the right to us.
     __array_priority__ = 1000.0
 
     def __init__(self, data, ctx=None):
         self._data = data
         self._ctx = ctx if ctx is not None else Context("cpu", 0)
+        self._grad = None
+        self._grad_req = "null"
+        self._ag = None  # (autograd entry, output index) when recorded
 
     # -- properties ---------------------------------------------------------
     @property
@@ -187,13 +190,25 @@ class NDArray:
         return self
 
     def attach_grad(self, grad_req="write", stype=None):
-        raise NotImplementedError(
-            "attach_grad / autograd: mxc's autograd needs the mx-autodiff graph pass "
-            "(PipelineOptions.train), which has not landed yet")
+        """Gives the array a gradient buffer (zeros) that autograd.backward()
+        fills (grad_req 'write') or adds to ('add')."""
+        if grad_req not in ("write", "add", "null"):
+            raise MXNetError("attach_grad: grad_req must be write, add or null")
+        self._grad = NDArray(np.zeros_like(self._data), self._ctx)
+        self._grad_req = grad_req
+        self._ag = None
 
     @property
     def grad(self):
-        return None
+        return self._grad
+
+    def detach(self):
+        return NDArray(self._data, self._ctx)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        from . import autograd
+        autograd.backward([self], None if out_grad is None else [out_grad],
+                          retain_graph=retain_graph, train_mode=train_mode)
 
     # -- indexing --------------------------------------------------------------
     def __getitem__(self, key):
@@ -508,10 +523,12 @@ def _graph_json(spec, attrs, input_names, node_name):
             "attrs": {"mxnet_version": ["int", 10901]}}
 
 
-def compiled_op(spec, attrs, in_specs, node_name):
+def compiled_op(spec, attrs, in_specs, node_name, train=False):
     """The compiled one-node graph of `spec` for these attributes and input
-    (shape, dtype) pairs, cached per signature."""
-    key = (spec.name, node_name, tuple(sorted(attrs.items())), tuple(in_specs))
+    (shape, dtype) pairs, cached per signature; and the variable names of its
+    inputs. train=True: MXNet's training forward (BatchNorm's batch
+    statistics and moving-statistics outputs, Dropout's mask), no gradients."""
+    key = (spec.name, node_name, tuple(sorted(attrs.items())), tuple(in_specs), train)
     c = _cache.get(key)
     if c is None:
         import json
@@ -523,14 +540,36 @@ def compiled_op(spec, attrs, in_specs, node_name):
         g = _graph_json(spec, attrs, names, node_name)
         shapes = {n: list(s) for n, (s, _) in zip(names, in_specs)}
         dtypes = {n: d for n, (_, d) in zip(names, in_specs)}
-        c = compile_graph(json.dumps(g), shapes, dtypes, "operator %s" % spec.name)
-        order = [names.index(i[0]) for i in c.inputs]
-        c = (c, order)
+        options = dict(train=True, wrt=[], grad_req=["null"]) if train else {}
+        compiled = compile_graph(json.dumps(g), shapes, dtypes, "operator %s" % spec.name,
+                                 **options)
+        c = (compiled, {n: i for i, n in enumerate(names)})
         _cache[key] = c
     return c
 
 
+_U64 = (1 << 64) - 1
+_C1, _C2 = 0x9e3779b97f4a7c15, 0xd1b54a32d192ed03
+
+
+def _fnv1a64(s):
+    h = 0xcbf29ce484222325
+    for c in s.encode():
+        h = ((h ^ c) * 0x100000001b3) & _U64
+    return h
+
+
+def _dropout_seed(graph_seed, graph_name, call_name):
+    """The seed under which node `call_name` draws the mask that node
+    `graph_name` draws under `graph_seed` (the mask of element i depends on
+    seed * C1 + fnv1a64(name) * C2 + i, see mx.dropout_mask)."""
+    delta = (_fnv1a64(graph_name) - _fnv1a64(call_name)) * _C2 * pow(_C1, -1, 1 << 64)
+    s = (graph_seed + delta) & _U64
+    return s - (1 << 64) if s >= 1 << 63 else s
+
+
 def _invoke(op_name, inputs, kwargs, out=None, name=None):
+    from . import autograd
     spec = _ops.OP_NAMES[op_name]
     attrs = spec.format_attrs(kwargs)
     if spec.variadic and "num_args" in spec.attrs and "num_args" not in attrs:
@@ -545,14 +584,28 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
             d = np.ascontiguousarray(d)
         datas.append(d)
     in_specs = [(d.shape, dtype_name(d.dtype)) for d in datas]
-    compiled, order = compiled_op(spec, attrs, in_specs, name or spec.name.lower())
+    node = name or spec.name.lower()
+    train = autograd.is_training() and spec.name in ("BatchNorm", "Dropout")
+    recording = autograd.is_recording() and any(autograd._tracked(a) for a in inputs)
+    graph_name = autograd.node_name(spec) if recording else node
+    compiled, positions = compiled_op(spec, attrs, in_specs, node, train)
     ctx = inputs[0]._ctx if inputs else current_context()
+    run_in = []
+    for iname, kind, shape, dt in compiled.inputs:
+        if kind == "head_grad":
+            run_in.append(np.zeros(shape, dtype=np_dtype(dt)))
+        elif kind == "rng_seed":
+            seed = autograd.seed() if recording else autograd.fresh_seed()
+            run_in.append(np.array([_dropout_seed(seed, graph_name, node)], dtype=np.int64))
+        else:
+            run_in.append(datas[positions[iname]])
+    heads = [o for o in compiled.outputs if o[1] == ""]
     outs = []
     if out is not None:
         outs_given = out if isinstance(out, (list, tuple)) else [out]
-        if len(outs_given) != len(compiled.outputs):
-            raise MXNetError("%s: out= needs %d arrays" % (spec.name, len(compiled.outputs)))
-    for i, (oname, _, shape, dt) in enumerate(compiled.outputs):
+        if len(outs_given) != len(heads):
+            raise MXNetError("%s: out= needs %d arrays" % (spec.name, len(heads)))
+    for i, (oname, _, shape, dt) in enumerate(heads):
         if out is not None and outs_given[i]._data.flags.c_contiguous and \
                 outs_given[i].shape == tuple(shape) and \
                 outs_given[i]._data.dtype == np_dtype(dt) and \
@@ -560,7 +613,11 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
             outs.append(outs_given[i]._data)
         else:
             outs.append(np.empty(shape, dtype=np_dtype(dt)))
-    compiled.run([datas[k] for k in order], outs)
+    aux_out = [(oname, np.empty(shape, dtype=np_dtype(dt)))
+               for oname, kind, shape, dt in compiled.outputs if kind == "aux_out"]
+    compiled.run(run_in, outs + [d for _, d in aux_out])
+    for oname, d in aux_out:  # BatchNorm in training updates its moving statistics
+        np.copyto(inputs[positions[oname]]._data, d)
     if out is not None:
         for o, d in zip(outs_given, outs):
             if o._data is not d:
@@ -568,8 +625,13 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
                     raise MXNetError("%s: out= has shape %s, the result %s"
                                      % (spec.name, o.shape, d.shape))
                 np.copyto(o._data, d, casting="unsafe")
+        results = list(outs_given)
+    else:
+        results = [NDArray(d, ctx) for d in outs]
+    if recording:
+        autograd.record_call(spec, attrs, graph_name, inputs, datas, results, train)
+    if out is not None:
         return out
-    results = [NDArray(d, ctx) for d in outs]
     return results[0] if len(results) == 1 else results
 
 

@@ -17,6 +17,8 @@ def seed(seed_state, ctx="all"):
     if not isinstance(seed_state, (int, np.integer)):
         raise MXNetError("seed: expected an integer, got %r" % (seed_state,))
     _generator = np.random.Generator(np.random.PCG64(int(seed_state)))
+    from . import autograd
+    autograd._st().seed = None  # recorded Dropout masks follow the new seed
 
 
 def _param(v):

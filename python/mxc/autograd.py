@@ -1,0 +1,252 @@
+"""mx.autograd: imperative gradients (MXNet 1.x's autograd API).
+
+Inside `record()`, every operator whose inputs depend on an array with
+`attach_grad()` is appended to a tape. `backward()` turns the part of the
+tape that leads to the heads into one MXNet graph (variables for the
+inputs, one node per recorded call) and compiles it with mx-autodiff
+(`PipelineOptions.train`): the gradients of the attached arrays come out of
+the same pass that trains symbols.
+
+Training mode (`record(train_mode=True)`, the default): BatchNorm uses the
+batch statistics (and updates its moving ones) and Dropout drops, both in the
+forward call and in the graph the backward compiles. Dropout's mask is a pure
+function of the recording's seed and the node's name, so the backward
+multiplies by exactly the mask the forward used.
+
+Arrays read by recorded operators must not be modified in place before
+backward() (the tape keeps references, not copies).
+"""
+import threading
+
+import numpy as np
+
+from .base import MXNetError
+
+_state = threading.local()
+
+
+def _st():
+    if not hasattr(_state, "recording"):
+        _state.recording = False
+        _state.training = False
+        _state.seed = None
+        _state.counter = 0
+    return _state
+
+
+def is_recording():
+    return _st().recording
+
+
+def is_training():
+    return _st().training
+
+
+def set_recording(is_recording):
+    st = _st()
+    old = st.recording
+    st.recording = bool(is_recording)
+    if st.recording and st.seed is None:
+        st.seed = fresh_seed()
+    return old
+
+
+def set_training(train_mode):
+    st = _st()
+    old = st.training
+    st.training = bool(train_mode)
+    return old
+
+
+class _Scope:
+    def __init__(self, recording, training):
+        self._rec, self._train = recording, training
+        self._old = None
+
+    def __enter__(self):
+        st = _st()
+        self._old = (st.recording, st.training)
+        if self._rec is not None:
+            set_recording(self._rec)
+        if self._train is not None:
+            set_training(self._train)
+        return self
+
+    def __exit__(self, *exc):
+        st = _st()
+        st.recording, st.training = self._old
+
+
+def record(train_mode=True):
+    """Records operators for backward(); train_mode selects BatchNorm's and
+    Dropout's training behaviour."""
+    return _Scope(True, train_mode)
+
+
+def pause(train_mode=False):
+    return _Scope(False, train_mode)
+
+
+def train_mode():
+    return _Scope(None, True)
+
+
+def predict_mode():
+    return _Scope(None, False)
+
+
+class _Entry:
+    """One recorded call: operator, attributes, node name, input arrays (and
+    the numpy buffers they held), outputs."""
+
+    __slots__ = ["spec", "attrs", "name", "inputs", "datas", "num_outputs", "training"]
+
+    def __init__(self, spec, attrs, name, inputs, datas, num_outputs, training):
+        self.spec, self.attrs, self.name = spec, attrs, name
+        self.inputs, self.datas = inputs, datas
+        self.num_outputs, self.training = num_outputs, training
+
+
+def _tracked(a):
+    return a._ag is not None or (a._grad is not None and a._grad_req != "null")
+
+
+def node_name(spec):
+    """A fresh node name for a recorded call (Dropout's mask stream)."""
+    st = _st()
+    st.counter += 1
+    return "%s_ag%d" % (spec.name.lower(), st.counter)
+
+
+def seed():
+    """The seed of Dropout masks in recorded calls (one per thread, drawn from
+    mx.random when recording first starts after mx.random.seed)."""
+    st = _st()
+    if st.seed is None:
+        st.seed = fresh_seed()
+    return st.seed
+
+
+def fresh_seed():
+    from . import random as _random
+    return int(_random._generator.integers(0, 2 ** 62))
+
+
+def record_call(spec, attrs, name, inputs, datas, outputs, training):
+    e = _Entry(spec, attrs, name, list(inputs), list(datas), len(outputs), training)
+    for i, o in enumerate(outputs):
+        o._ag = (e, i)
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    for v, g, r in zip(variables, gradients, grad_reqs):
+        v._grad, v._grad_req, v._ag = g, r, None
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    """Gradients of `heads` (an NDArray or a list) into the .grad of every
+    attached array they depend on; head_grads default to ones."""
+    import json
+    from .base import compile_graph, dtype_name, np_dtype
+    from .ndarray import NDArray
+
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if head_grads is not None and isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    if head_grads is not None and len(head_grads) != len(heads):
+        raise MXNetError("backward: %d head_grads for %d heads" % (len(head_grads), len(heads)))
+    for h in heads:
+        if h._ag is None:
+            raise MXNetError("backward: the head was not computed inside autograd.record() "
+                             "from an array with attach_grad()")
+
+    # Entries reachable from the heads, inputs first.
+    order, seen = [], set()
+    stack = [(h._ag[0], False) for h in heads]
+    while stack:
+        e, done = stack.pop()
+        if done:
+            order.append(e)
+            continue
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        stack.append((e, True))
+        for a in e.inputs:
+            if a._ag is not None and id(a._ag[0]) not in seen:
+                stack.append((a._ag[0], False))
+
+    nodes, index = [], {}       # index: id(entry) -> node index
+    var_of = {}                 # id(NDArray) -> node index of its variable
+    feeds = {}                  # variable name -> numpy buffer
+    leaves = {}                 # variable name -> NDArray with a gradient
+
+    def variable(a, data):
+        k = var_of.get(id(a))
+        if k is None:
+            name = "v%d" % len(var_of)
+            k = len(nodes)
+            nodes.append({"op": "null", "name": name, "inputs": []})
+            var_of[id(a)] = k
+            feeds[name] = data
+            if a._grad is not None and a._grad_req != "null":
+                leaves[name] = a
+        return k
+
+    for e in order:
+        ins = []
+        for j, (a, data) in enumerate(zip(e.inputs, e.datas)):
+            if a._ag is not None and id(a._ag[0]) in index:
+                ins.append([index[id(a._ag[0])], a._ag[1], 0])
+            else:
+                ins.append([variable(a, data), 0, 1 if j in e.spec.aux_inputs else 0])
+        op, attrs = e.spec.name, dict(e.attrs)
+        if not e.training and op == "BatchNorm":  # recorded in predict mode
+            attrs["use_global_stats"] = "True"
+        if not e.training and op == "Dropout":
+            op, attrs = "_copy", {}
+        node = {"op": op, "name": e.name, "inputs": ins}
+        if attrs:
+            node["attrs"] = attrs
+        index[id(e)] = len(nodes)
+        nodes.append(node)
+    graph = {"nodes": nodes,
+             "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
+             "heads": [[index[id(h._ag[0])], h._ag[1], 0] for h in heads],
+             "attrs": {"mxnet_version": ["int", 10901]}}
+    shapes = {n: list(d.shape) for n, d in feeds.items()}
+    dtypes = {n: dtype_name(d.dtype) for n, d in feeds.items()}
+    wrt = sorted(leaves)
+    reqs = ["%s=%s" % (n, leaves[n]._grad_req) for n in wrt]
+    compiled = compile_graph(json.dumps(graph), shapes, dtypes,
+                             "gradient of %d recorded operators" % len(order),
+                             train=True, wrt=wrt, grad_req=reqs or ["null"])
+    ins, k = [], 0
+    for name, kind, shape, dt in compiled.inputs:
+        if kind == "head_grad":
+            g = None if head_grads is None else head_grads[k]
+            k += 1
+            d = np.ones(tuple(shape), np_dtype(dt)) if g is None else \
+                np.ascontiguousarray(g._data if isinstance(g, NDArray) else g, dtype=np_dtype(dt))
+        elif kind == "grad_in":
+            d = leaves[name[:-len("_grad")]]._grad._data
+        elif kind == "rng_seed":
+            d = np.array([seed()], dtype=np_dtype(dt))
+        else:
+            d = feeds[name]
+        ins.append(d if d.flags.c_contiguous else np.ascontiguousarray(d))
+    outs, grads = [], []
+    for name, kind, shape, dt in compiled.outputs:
+        d = np.empty(tuple(shape), dtype=np_dtype(dt))
+        outs.append(d)
+        if kind == "grad":
+            grads.append((name[:-len("_grad")], d))
+    compiled.run(ins, outs)
+    for name, d in grads:
+        np.copyto(leaves[name]._grad._data, d)
+    if not retain_graph:
+        for h in heads:
+            h._ag = None

@@ -1,0 +1,121 @@
+"""mx.autograd: recorded imperative calls differentiated by mx-autodiff,
+against numpy and finite differences."""
+import numpy as np
+import pytest
+
+import mxc as mx
+from mxc import autograd
+
+rng = np.random.default_rng(12)
+
+
+def test_scopes():
+    assert not autograd.is_recording() and not autograd.is_training()
+    with autograd.record():
+        assert autograd.is_recording() and autograd.is_training()
+        with autograd.pause():
+            assert not autograd.is_recording() and not autograd.is_training()
+        with autograd.predict_mode():
+            assert autograd.is_recording() and not autograd.is_training()
+    with autograd.record(train_mode=False):
+        assert not autograd.is_training()
+    with autograd.train_mode():
+        assert autograd.is_training() and not autograd.is_recording()
+    assert not autograd.is_recording()
+
+
+def test_fully_connected_tanh_against_numpy():
+    xn = rng.standard_normal((4, 5)).astype(np.float32)
+    wn = rng.standard_normal((3, 5)).astype(np.float32)
+    x, w, b = mx.nd.array(xn), mx.nd.array(wn), mx.nd.zeros(3)
+    for a in (x, w, b):
+        a.attach_grad()
+    with autograd.record():
+        y = mx.nd.FullyConnected(x, w, b, num_hidden=3)
+        z = (mx.nd.tanh(y) * 2).sum()
+    z.backward()
+    dy = 2 * (1 - np.tanh(xn @ wn.T) ** 2)
+    np.testing.assert_allclose(w.grad.asnumpy(), dy.T @ xn, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(b.grad.asnumpy(), dy.sum(0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(x.grad.asnumpy(), dy @ wn, rtol=1e-4, atol=1e-5)
+
+
+def test_head_gradient_against_finite_differences():
+    x = mx.nd.array(rng.standard_normal((3, 4)), dtype="float64")
+    x.attach_grad()
+    head = rng.standard_normal((3, 4))
+
+    def f(a):
+        return mx.nd.sigmoid(a) * a + mx.nd.exp(a / 3)
+
+    with autograd.record():
+        y = f(x)
+    y.backward(mx.nd.array(head, dtype="float64"))
+    num = np.zeros((3, 4))
+    base = x.asnumpy()
+    for i in np.ndindex(3, 4):
+        up, down = base.copy(), base.copy()
+        up[i] += 1e-6
+        down[i] -= 1e-6
+        num[i] = ((f(mx.nd.array(up, dtype="float64")).asnumpy()
+                   - f(mx.nd.array(down, dtype="float64")).asnumpy()) * head).sum() / 2e-6
+    np.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-6, atol=1e-8)
+
+
+def test_grad_req_add_and_write():
+    w = mx.nd.array([1.0, 2.0])
+    w.attach_grad(grad_req="add")
+    for _ in range(3):
+        with autograd.record():
+            y = (w * w).sum()
+        y.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), [6, 12])
+    w.attach_grad()
+    with autograd.record():
+        y = (w * 3).sum()
+    y.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), [3, 3])
+
+
+def test_dropout_backward_uses_the_forward_mask():
+    mx.random.seed(3)
+    a = mx.nd.ones((2000,))
+    v = mx.nd.ones((2000,)) * 3
+    v.attach_grad()
+    with autograd.record():
+        o = mx.nd.Dropout(a * v, p=0.5)
+        o2 = mx.nd.Dropout(a * v, p=0.5)  # another call, another mask
+        s = o + o2
+    s.backward()
+    k1, k2 = o.asnumpy() != 0, o2.asnumpy() != 0
+    assert 0.4 < k1.mean() < 0.6 and (k1 != k2).any()
+    np.testing.assert_array_equal(np.unique(o.asnumpy()), [0, 6])
+    np.testing.assert_allclose(v.grad.asnumpy(), 2.0 * k1 + 2.0 * k2)
+    # Outside training mode Dropout is the identity.
+    np.testing.assert_array_equal(mx.nd.Dropout(a, p=0.5).asnumpy(), 1)
+
+
+def test_batchnorm_in_training_mode():
+    xn = rng.standard_normal((4, 2, 3)).astype(np.float32) * 2 + 1
+    x, gamma, beta = mx.nd.array(xn), mx.nd.array([1.5, 0.5]), mx.nd.zeros(2)
+    mean, var = mx.nd.zeros(2), mx.nd.ones(2)
+    gamma.attach_grad()
+    with autograd.record():
+        out = mx.nd.BatchNorm(x, gamma, beta, mean, var, fix_gamma=False, momentum=0.9)
+        loss = mx.nd.square(out).sum()
+    mu, sigma2 = xn.mean(axis=(0, 2)), xn.var(axis=(0, 2))
+    xhat = (xn - mu.reshape(1, 2, 1)) / np.sqrt(sigma2.reshape(1, 2, 1) + 1e-3)
+    np.testing.assert_allclose(out.asnumpy(), xhat * np.array([1.5, 0.5]).reshape(1, 2, 1),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(mean.asnumpy(), 0.1 * mu, rtol=1e-5)
+    loss.backward()
+    want = (2 * out.asnumpy() * xhat).sum(axis=(0, 2))
+    np.testing.assert_allclose(gamma.grad.asnumpy(), want, rtol=1e-3, atol=1e-4)
+
+
+def test_errors():
+    a = mx.nd.ones(3)
+    with pytest.raises(mx.MXNetError, match="record"):
+        (a * 2).backward()
+    with pytest.raises(mx.MXNetError, match="grad_req"):
+        a.attach_grad(grad_req="sometimes")
