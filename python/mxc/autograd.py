@@ -66,6 +66,11 @@ class _Scope:
     def __enter__(self):
         st = _st()
         self._old = (st.recording, st.training)
+        if self._rec and not st.recording:
+            # A new recording: node names restart (so that the same loop body
+            # gives the same graph, a cache hit), Dropout gets a new seed.
+            st.counter = 0
+            st.seed = fresh_seed()
         if self._rec is not None:
             set_recording(self._rec)
         if self._train is not None:
@@ -99,12 +104,12 @@ class _Entry:
     """One recorded call: operator, attributes, node name, input arrays (and
     the numpy buffers they held), outputs."""
 
-    __slots__ = ["spec", "attrs", "name", "inputs", "datas", "num_outputs", "training"]
+    __slots__ = ["spec", "attrs", "name", "inputs", "datas", "num_outputs", "training", "seed"]
 
-    def __init__(self, spec, attrs, name, inputs, datas, num_outputs, training):
+    def __init__(self, spec, attrs, name, inputs, datas, num_outputs, training, seed):
         self.spec, self.attrs, self.name = spec, attrs, name
         self.inputs, self.datas = inputs, datas
-        self.num_outputs, self.training = num_outputs, training
+        self.num_outputs, self.training, self.seed = num_outputs, training, seed
 
 
 def _tracked(a):
@@ -133,9 +138,14 @@ def fresh_seed():
 
 
 def record_call(spec, attrs, name, inputs, datas, outputs, training):
-    e = _Entry(spec, attrs, name, list(inputs), list(datas), len(outputs), training)
+    e = _Entry(spec, attrs, name, list(inputs), list(datas), len(outputs), training, seed())
     for i, o in enumerate(outputs):
         o._ag = (e, i)
+
+
+# Compiled gradient graphs by (graph, shapes, dtypes, grad_req): a training
+# loop records the same graph every step.
+_compiled = {}
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):
@@ -217,13 +227,24 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
              "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
              "heads": [[index[id(h._ag[0])], h._ag[1], 0] for h in heads],
              "attrs": {"mxnet_version": ["int", 10901]}}
+    seeds = {e.seed for e in order if e.spec.name == "Dropout" and e.training}
+    if len(seeds) > 1:
+        raise MXNetError("backward: the heads depend on Dropout calls of different "
+                         "autograd.record() scopes")
+    graph_seed = seeds.pop() if seeds else 0
     shapes = {n: list(d.shape) for n, d in feeds.items()}
     dtypes = {n: dtype_name(d.dtype) for n, d in feeds.items()}
     wrt = sorted(leaves)
     reqs = ["%s=%s" % (n, leaves[n]._grad_req) for n in wrt]
-    compiled = compile_graph(json.dumps(graph), shapes, dtypes,
-                             "gradient of %d recorded operators" % len(order),
-                             train=True, wrt=wrt, grad_req=reqs or ["null"])
+    text = json.dumps(graph)
+    key = (text, tuple(sorted((n, tuple(v)) for n, v in shapes.items())),
+           tuple(sorted(dtypes.items())), tuple(reqs))
+    compiled = _compiled.get(key)
+    if compiled is None:
+        compiled = compile_graph(text, shapes, dtypes,
+                                 "gradient of %d recorded operators" % len(order),
+                                 train=True, wrt=wrt, grad_req=reqs or ["null"])
+        _compiled[key] = compiled
     ins, k = [], 0
     for name, kind, shape, dt in compiled.inputs:
         if kind == "head_grad":
@@ -234,7 +255,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         elif kind == "grad_in":
             d = leaves[name[:-len("_grad")]]._grad._data
         elif kind == "rng_seed":
-            d = np.array([seed()], dtype=np_dtype(dt))
+            d = np.array([graph_seed], dtype=np_dtype(dt))
         else:
             d = feeds[name]
         ins.append(d if d.flags.c_contiguous else np.ascontiguousarray(d))

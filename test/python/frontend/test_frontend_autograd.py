@@ -119,3 +119,18 @@ def test_errors():
         (a * 2).backward()
     with pytest.raises(mx.MXNetError, match="grad_req"):
         a.attach_grad(grad_req="sometimes")
+
+
+def test_a_training_loop_compiles_its_gradient_once():
+    w = mx.nd.array(rng.standard_normal((3, 4)))
+    w.attach_grad()
+    x = mx.nd.array(rng.standard_normal((5, 4)))
+    n = None
+    for _ in range(3):
+        with autograd.record():
+            loss = mx.nd.Dropout(mx.nd.dot(x, w, transpose_b=True), p=0.3).sum()
+        loss.backward()
+        if n is None:
+            n = len(autograd._compiled)
+        w[:] = w - 0.01 * w.grad
+    assert len(autograd._compiled) == n
