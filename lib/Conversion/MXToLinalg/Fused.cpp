@@ -213,8 +213,18 @@ bool fuseOnePair(Block &block) {
             linalg::fuseElementwiseOps(rewriter, &operand);
         if (failed(fused))
           continue;
+        // A consumer that reads the producer's value through more than one
+        // operand (broadcast_mul(%x, %x)) only has `operand` fused: the
+        // fused op still reads the producer's value through the other ones.
+        // Those reads must stay on the producer (a later round fuses them):
+        // redirecting them to the fused op's own copy of the value would make
+        // the op use its own result, a cycle that is not valid SSA (and
+        // crashed the topological sort and the canonicalizations after it).
+        Operation *fusedOp = fused->fusedOp;
         for (auto [orig, replacement] : fused->replacements)
-          rewriter.replaceAllUsesWith(orig, replacement);
+          rewriter.replaceUsesWithIf(orig, replacement, [&](OpOperand &use) {
+            return use.getOwner() != fusedOp;
+          });
         rewriter.eraseOp(consumer);
         if (producer->use_empty())
           rewriter.eraseOp(producer);
@@ -231,14 +241,22 @@ bool fuseOnePair(Block &block) {
 /// Fuses the linalg.generic ops of `func` producer-into-consumer until no
 /// pair fuses, then removes what became dead.
 void fuseGenerics(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  auto cleanUp = [&] {
+    // Also merges the operands of a generic that read the same value through
+    // the same indexing map (broadcast_mul(%x, %x)), so that a producer of
+    // such a value is fused (and computed) once.
+    RewritePatternSet patterns(ctx);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    (void)applyPatternsGreedily(func, std::move(patterns));
+  };
+  cleanUp();
   Block &block = func.getBody().front();
   while (fuseOnePair(block)) {
   }
-  MLIRContext *ctx = func.getContext();
-  RewritePatternSet patterns(ctx);
-  linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
-  tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);
-  (void)applyPatternsGreedily(func, std::move(patterns));
+  cleanUp();
 }
 
 struct ConvertFused final : OpConversionPattern<mx::FusedOp> {
