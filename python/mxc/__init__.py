@@ -20,6 +20,16 @@ from . import symbol
 from . import symbol as sym
 from . import random
 from . import autograd
+from . import initializer
+from . import initializer as init
+from . import lr_scheduler
+from . import optimizer
+from . import metric
+from . import io
+from . import model
+from . import callback
+from . import module
+from . import module as mod
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor
@@ -28,4 +38,5 @@ __version__ = "0.1.0"
 
 __all__ = ["MXNetError", "NameManager", "Context", "cpu", "gpu", "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
-           "Executor", "waitall"]
+           "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
+           "metric", "io", "model", "callback", "module", "mod"]

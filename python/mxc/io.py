@@ -1,0 +1,260 @@
+"""mx.io: DataDesc, DataBatch, DataIter and NDArrayIter (MXNet 1.x).
+
+NDArrayIter batches arrays held in memory along their first axis, with
+shuffling (numpy's global generator, as MXNet: np.random.seed makes it
+reproducible) and MXNet's three ways to end an epoch whose size is not a
+multiple of the batch size (last_batch_handle): 'pad' (the last batch is
+completed with samples from the start, and `pad` says how many),
+'discard' (the incomplete batch is dropped) and 'roll_over' (its samples
+open the next epoch's first batch).
+"""
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from .base import MXNetError
+from .ndarray import NDArray
+
+
+class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
+    """A named input with its shape, dtype and layout."""
+
+    def __new__(cls, name, shape, dtype=np.float32, layout="NCHW"):
+        ret = super().__new__(cls, name, tuple(shape))
+        ret.dtype = dtype
+        ret.layout = layout
+        return ret
+
+    def __repr__(self):
+        return "DataDesc[%s,%s,%s,%s]" % (self.name, self.shape, self.dtype, self.layout)
+
+    @staticmethod
+    def get_batch_axis(layout):
+        if layout is None:
+            return 0
+        return layout.find("N")
+
+    @staticmethod
+    def get_list(shapes, types):
+        if types is not None:
+            type_dict = dict(types)
+            return [DataDesc(x[0], x[1], type_dict[x[0]]) for x in shapes]
+        return [DataDesc(x[0], x[1]) for x in shapes]
+
+
+class DataBatch:
+    """One batch: lists of NDArrays `data` and `label`, `pad` (samples at the
+    end that only fill the batch), `index`, and optionally the descriptions."""
+
+    def __init__(self, data, label=None, pad=None, index=None, bucket_key=None,
+                 provide_data=None, provide_label=None):
+        if data is not None and not isinstance(data, (list, tuple)):
+            raise MXNetError("Data must be list of NDArrays")
+        if label is not None and not isinstance(label, (list, tuple)):
+            raise MXNetError("Label must be list of NDArrays")
+        self.data = data
+        self.label = label
+        self.pad = pad
+        self.index = index
+        self.bucket_key = bucket_key
+        self.provide_data = provide_data
+        self.provide_label = provide_label
+
+    def __str__(self):
+        data_shapes = [d.shape for d in self.data]
+        label_shapes = [l.shape for l in self.label] if self.label else None
+        return "{}: data shapes: {} label shapes: {}".format(
+            self.__class__.__name__, data_shapes, label_shapes)
+
+
+class DataIter:
+    """Base class of the iterators: iteration yields DataBatch objects until
+    the epoch ends; reset() starts the next epoch."""
+
+    def __init__(self, batch_size=0):
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def reset(self):
+        pass
+
+    def next(self):
+        if self.iter_next():
+            return DataBatch(data=self.getdata(), label=self.getlabel(),
+                             pad=self.getpad(), index=self.getindex())
+        raise StopIteration
+
+    def __next__(self):
+        return self.next()
+
+    def iter_next(self):
+        pass
+
+    def getdata(self):
+        pass
+
+    def getlabel(self):
+        pass
+
+    def getindex(self):
+        return None
+
+    def getpad(self):
+        pass
+
+
+def _init_data(data, allow_empty, default_name):
+    """data -> [(name, NDArray)] as MXNet's NDArrayIter names them."""
+    if data is None:
+        data = []
+    if isinstance(data, (np.ndarray, NDArray)):
+        data = [data]
+    if isinstance(data, list):
+        if not allow_empty and not data:
+            raise MXNetError("NDArrayIter: no data")
+        if len(data) == 1:
+            data = OrderedDict([(default_name, data[0])])
+        else:
+            data = OrderedDict([("_%d_%s" % (i, default_name), d) for i, d in enumerate(data)])
+    if not isinstance(data, dict):
+        raise MXNetError("Input must be NDArray, numpy.ndarray, a list of them or dict with "
+                         "them as values")
+    out = []
+    for k, v in data.items():
+        if isinstance(v, NDArray):
+            arr = v._data
+        else:
+            try:
+                arr = np.asarray(v)
+            except Exception:
+                raise MXNetError("Invalid type '%s' for %s, should be NDArray or numpy.ndarray"
+                                 % (type(v), k))
+        out.append((k, arr))
+    return out
+
+
+class NDArrayIter(DataIter):
+    """Iterates over arrays (NDArray, numpy, a list or a dict of them) in
+    batches of batch_size along the first axis."""
+
+    def __init__(self, data, label=None, batch_size=1, shuffle=False,
+                 last_batch_handle="pad", data_name="data", label_name="softmax_label"):
+        super().__init__(batch_size)
+        if last_batch_handle not in ("pad", "discard", "roll_over"):
+            raise MXNetError("last_batch_handle must be 'pad', 'discard' or 'roll_over', got '%s'"
+                             % last_batch_handle)
+        self.data = _init_data(data, allow_empty=False, default_name=data_name)
+        self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        n = self.data[0][1].shape[0]
+        for k, v in self.data + self.label:
+            if v.shape[0] != n:
+                raise MXNetError("NDArrayIter: '%s' has %d samples, '%s' %d"
+                                 % (k, v.shape[0], self.data[0][0], n))
+        if batch_size <= 0:
+            raise MXNetError("NDArrayIter: batch_size must be positive")
+        self.shuffle = shuffle
+        self.last_batch_handle = last_batch_handle
+        self.num_source = n
+        self.idx = np.arange(n)
+        self.num_data = n
+        if last_batch_handle == "discard":
+            self.num_data = n - n % batch_size
+            if self.num_data == 0:
+                raise MXNetError("NDArrayIter: batch_size %d is larger than the %d samples with "
+                                 "last_batch_handle='discard'" % (batch_size, n))
+        self._cache = None  # roll_over: the previous epoch's leftover (data, label)
+        self.cursor = -batch_size
+        if shuffle:
+            np.random.shuffle(self.idx)
+
+    @property
+    def provide_data(self):
+        return [DataDesc(k, (self.batch_size,) + v.shape[1:], v.dtype) for k, v in self.data]
+
+    @property
+    def provide_label(self):
+        return [DataDesc(k, (self.batch_size,) + v.shape[1:], v.dtype) for k, v in self.label]
+
+    def __len__(self):
+        """Batches per epoch (at most; roll_over's may be one fewer)."""
+        if self.last_batch_handle == "discard":
+            return self.num_data // self.batch_size
+        if self.last_batch_handle == "roll_over":
+            return self.num_data // self.batch_size
+        return -(-self.num_data // self.batch_size)
+
+    def hard_reset(self):
+        """Back to the first epoch (drops roll_over's leftover)."""
+        if self.shuffle:
+            np.random.shuffle(self.idx)
+        self.cursor = -self.batch_size
+        self._cache = None
+
+    def reset(self):
+        if self.shuffle:
+            np.random.shuffle(self.idx)
+        if self.last_batch_handle == "roll_over" and \
+                self.num_data - self.batch_size < self.cursor < self.num_data:
+            # the leftover of this epoch opens the next one
+            left = self.num_data - self.cursor
+            self.cursor = -left - self.batch_size
+        else:
+            self.cursor = -self.batch_size
+            self._cache = None
+
+    def iter_next(self):
+        self.cursor += self.batch_size
+        return self.cursor < self.num_data
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        if self.last_batch_handle == "roll_over" and \
+                self.cursor + self.batch_size > self.num_data:
+            # keep the incomplete last batch for the next epoch
+            self._cache = ([v[self.idx[self.cursor:]] for _, v in self.data],
+                           [v[self.idx[self.cursor:]] for _, v in self.label])
+            raise StopIteration
+        data = self.getdata()
+        label = self.getlabel()
+        return DataBatch(data=data, label=label, pad=self.getpad(), index=None,
+                         provide_data=self.provide_data, provide_label=self.provide_label)
+
+    def _batchify(self, sources, which):
+        if self.cursor >= self.num_data:
+            raise MXNetError("NDArrayIter: DataIter needs reset.")
+        if self.last_batch_handle == "roll_over" and -self.batch_size < self.cursor < 0:
+            if self._cache is None:
+                raise MXNetError("NDArrayIter: roll_over without a leftover batch")
+            cached = self._cache[which]
+            end = self.cursor + self.batch_size
+            return [NDArray(np.concatenate([c, v[self.idx[:end]]], axis=0))
+                    for c, (_, v) in zip(cached, sources)]
+        if self.last_batch_handle == "pad" and self.cursor + self.batch_size > self.num_data:
+            pad = self.batch_size - self.num_data + self.cursor
+            sel = np.concatenate([self.idx[self.cursor:], self.idx[:pad]])
+            # (more padding than samples: wrap around as often as needed)
+            if sel.shape[0] < self.batch_size:
+                sel = np.resize(np.concatenate([self.idx[self.cursor:], self.idx]),
+                                self.batch_size)
+            return [NDArray(v[sel]) for _, v in sources]
+        end = min(self.cursor + self.batch_size, self.num_data)
+        return [NDArray(v[self.idx[self.cursor:end]]) for _, v in sources]
+
+    def getdata(self):
+        return self._batchify(self.data, 0)
+
+    def getlabel(self):
+        return self._batchify(self.label, 1)
+
+    def getpad(self):
+        if self.last_batch_handle == "pad" and self.cursor + self.batch_size > self.num_data:
+            return self.cursor + self.batch_size - self.num_data
+        if self.last_batch_handle == "roll_over" and -self.batch_size < self.cursor < 0:
+            return -self.cursor
+        return 0
+
+    def getindex(self):
+        return None

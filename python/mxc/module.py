@@ -1,0 +1,538 @@
+"""mx.mod.Module: MXNet 1.x's Module on one CPU context.
+
+bind() makes an Executor (Symbol.simple_bind) for the data and label
+shapes; forward(is_train=True) runs the compiled training step of
+mx-autodiff (forward and gradients at once), backward() stores the
+gradients, update() applies the optimizer (mx.optimizer, numpy, in place on
+the executor's parameter arrays). fit() is MXNet's training loop, with a
+tqdm progress bar per epoch (throughput and the training metric; none when
+tqdm is missing, MXC_QUIET=1 or MXC_PROGRESS=0).
+"""
+import logging
+import os
+import time
+
+import numpy as np
+
+from . import initializer as _init
+from . import metric as _metric
+from . import optimizer as _opt
+from .base import MXNetError
+from .context import cpu
+from .io import DataDesc
+from .model import BatchEndParam, load_checkpoint, save_checkpoint
+from .ndarray import NDArray
+from . import ndarray as nd
+
+
+def _as_list(obj):
+    if obj is None:
+        return []
+    if isinstance(obj, (list, tuple)):
+        return list(obj)
+    return [obj]
+
+
+def _descs(shapes):
+    out = []
+    for s in shapes or []:
+        if isinstance(s, DataDesc):
+            out.append(s)
+        else:
+            out.append(DataDesc(s[0], s[1]))
+    return out
+
+
+class Module:
+    """A Symbol with its data/label names, bound to one context."""
+
+    def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),
+                 logger=logging, context=None, work_load_list=None, fixed_param_names=None,
+                 state_names=None, group2ctxs=None, compression_params=None):
+        ctxs = _as_list(context) or [cpu()]
+        if len(ctxs) != 1:
+            raise MXNetError("Module: mxc runs on one context, got %d" % len(ctxs))
+        self._context = ctxs[0]
+        self.logger = logger
+        self._symbol = symbol
+        arg_names = symbol.list_arguments()
+        self._data_names = list(data_names or [])
+        for n in self._data_names:
+            if n not in arg_names:
+                raise MXNetError("Module: data name '%s' is not an argument of the symbol "
+                                 "(arguments: %s)" % (n, ", ".join(arg_names)))
+        # label names the symbol does not have are dropped (MXNet warns)
+        self._label_names = [n for n in (label_names or []) if n in arg_names]
+        self._state_names = list(state_names or [])
+        self._fixed_param_names = list(fixed_param_names or [])
+        inputs = set(self._data_names + self._label_names + self._state_names)
+        self._param_names = [n for n in arg_names if n not in inputs]
+        self._aux_names = symbol.list_auxiliary_states()
+        self._output_names = symbol.list_outputs()
+        self.binded = False
+        self.for_training = False
+        self.inputs_need_grad = False
+        self.params_initialized = False
+        self.optimizer_initialized = False
+        self._exec = None
+        self._arg_params = None
+        self._aux_params = None
+        self._optimizer = None
+        self._updater = None
+        self._preload_opt_states = None
+        self._data_shapes = None
+        self._label_shapes = None
+
+    # -- loading ------------------------------------------------------------------------
+    @staticmethod
+    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
+        """A Module from a checkpoint (prefix-symbol.json, prefix-%04d.params;
+        prefix-%04d.states with load_optimizer_states)."""
+        sym, args, auxs = load_checkpoint(prefix, epoch)
+        mod = Module(symbol=sym, **kwargs)
+        mod._arg_params = args
+        mod._aux_params = auxs
+        mod.params_initialized = True
+        if load_optimizer_states:
+            mod._preload_opt_states = "%s-%04d.states" % (prefix, epoch)
+        return mod
+
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
+        """prefix-symbol.json and prefix-%04d.params (and prefix-%04d.states)."""
+        self._symbol.save("%s-symbol.json" % prefix, remove_amp_cast=remove_amp_cast)
+        param_name = "%s-%04d.params" % (prefix, epoch)
+        self.save_params(param_name)
+        self.logger.info('Saved checkpoint to "%s"', param_name)
+        if save_optimizer_states:
+            self.save_optimizer_states("%s-%04d.states" % (prefix, epoch))
+
+    # -- properties ---------------------------------------------------------------------
+    @property
+    def symbol(self):
+        return self._symbol
+
+    @property
+    def data_names(self):
+        return self._data_names
+
+    @property
+    def label_names(self):
+        return self._label_names
+
+    @property
+    def output_names(self):
+        return self._output_names
+
+    @property
+    def data_shapes(self):
+        self._check_binded()
+        return self._data_shapes
+
+    @property
+    def label_shapes(self):
+        self._check_binded()
+        return self._label_shapes
+
+    @property
+    def output_shapes(self):
+        self._check_binded()
+        _, out_shapes, _ = self._symbol.infer_shape(**self._input_shapes())
+        return list(zip(self._output_names, out_shapes))
+
+    def _check_binded(self):
+        if not self.binded:
+            raise MXNetError("Module: call bind() first")
+
+    def _input_shapes(self):
+        return {d.name: d.shape for d in self._data_shapes + (self._label_shapes or [])}
+
+    # -- parameters ---------------------------------------------------------------------
+    def get_params(self):
+        """(arg_params, aux_params): copies of the parameters."""
+        if not self.params_initialized:
+            raise MXNetError("Module: parameters are not initialized")
+        return ({k: v.copy() for k, v in self._arg_params.items()},
+                {k: v.copy() for k, v in self._aux_params.items()})
+
+    def init_params(self, initializer=None, arg_params=None, aux_params=None,
+                    allow_missing=False, force_init=False, allow_extra=False):
+        """Initializes the parameters: from arg_params/aux_params where given,
+        else with `initializer` (default Uniform(0.01), as MXNet), by name."""
+        if self.params_initialized and not force_init:
+            return
+        self._check_binded()
+        if initializer is None and arg_params is None and aux_params is None:
+            initializer = _init.Uniform(0.01)
+        attrs = self._symbol.attr_dict()
+        for given, names, table in ((arg_params, self._param_names, self._exec.arg_dict),
+                                    (aux_params, self._aux_names, self._exec.aux_dict)):
+            if given is not None and not allow_extra:
+                extra = [k for k in given if k not in names]
+                if extra:
+                    raise MXNetError("init_params: %s are not parameters of the module "
+                                     "(allow_extra=True ignores them)" % extra)
+            for name in names:
+                arr = table[name]
+                if given is not None and name in given:
+                    src = given[name]
+                    src = src._data if isinstance(src, NDArray) else np.asarray(src)
+                    if tuple(src.shape) != arr.shape:
+                        raise MXNetError("init_params: '%s' has shape %s, the module's %s"
+                                         % (name, tuple(src.shape), arr.shape))
+                    np.copyto(arr._data, src, casting="unsafe")
+                elif given is not None and not allow_missing:
+                    raise MXNetError("%s is not presented" % name)
+                elif initializer is not None:
+                    _init.create(initializer)(_init.InitDesc(name, attrs.get(name, {})), arr)
+        self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
+        self._aux_params = dict(self._exec.aux_dict)
+        self.params_initialized = True
+
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
+                   allow_extra=False):
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init,
+                         allow_extra=allow_extra)
+
+    def save_params(self, fname):
+        arg_params, aux_params = self.get_params()
+        save_dict = {("arg:%s" % k): v for k, v in arg_params.items()}
+        save_dict.update({("aux:%s" % k): v for k, v in aux_params.items()})
+        nd.save(fname, save_dict)
+
+    def load_params(self, fname):
+        save_dict = nd.load(fname)
+        arg_params, aux_params = {}, {}
+        for k, value in save_dict.items():
+            arg_type, _, name = k.partition(":")
+            if arg_type == "arg":
+                arg_params[name] = value
+            elif arg_type == "aux":
+                aux_params[name] = value
+            else:
+                raise MXNetError("Invalid param file " + fname)
+        self.set_params(arg_params, aux_params)
+
+    # -- binding ------------------------------------------------------------------------
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req="write"):
+        """Allocates the executor for these input shapes (a list of DataDesc or
+        (name, shape) pairs)."""
+        if force_rebind:
+            self.binded = False
+        if self.binded:
+            self.logger.warning("Already bound, ignoring bind()")
+            return
+        if shared_module is not None:
+            raise MXNetError("bind: shared_module is not supported by mxc")
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._data_shapes = _descs(data_shapes)
+        self._label_shapes = _descs(label_shapes) if label_shapes else None
+        names = [d.name for d in self._data_shapes]
+        if sorted(names) != sorted(self._data_names):
+            raise MXNetError("bind: data shapes for %s, the module's data names are %s"
+                             % (names, self._data_names))
+        if self._label_shapes:
+            for d in self._label_shapes:
+                if d.name not in self._label_names:
+                    raise MXNetError("bind: '%s' is not a label of the module (labels: %s)"
+                                     % (d.name, self._label_names))
+        reqs = {}
+        for n in self._symbol.list_arguments():
+            if n in self._param_names:
+                fixed = n in self._fixed_param_names
+                reqs[n] = grad_req if (for_training and not fixed) else "null"
+            elif n in self._data_names:
+                reqs[n] = grad_req if (for_training and inputs_need_grad) else "null"
+            else:
+                reqs[n] = "null"
+        type_dict = {d.name: d.dtype for d in self._data_shapes + (self._label_shapes or [])
+                     if getattr(d, "dtype", None) is not None}
+        old_args, old_aux = self._arg_params, self._aux_params
+        self._exec = self._symbol.simple_bind(self._context, grad_req=reqs, type_dict=type_dict,
+                                              **self._input_shapes())
+        self.binded = True
+        if self.params_initialized and old_args is not None:
+            # parameters held before binding (Module.load, set_params, a rebind)
+            self.params_initialized = False
+            self.init_params(initializer=None, arg_params=old_args, aux_params=old_aux,
+                             allow_missing=False, force_init=True, allow_extra=True)
+        if self._preload_opt_states is not None and self.optimizer_initialized:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    def reshape(self, data_shapes, label_shapes=None):
+        """New input shapes for the bound module (parameters are kept)."""
+        self._check_binded()
+        self._data_shapes = _descs(data_shapes)
+        self._label_shapes = _descs(label_shapes) if label_shapes else None
+        self._exec = self._exec.reshape(**self._input_shapes())
+        if self.params_initialized:
+            self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
+            self._aux_params = dict(self._exec.aux_dict)
+
+    # -- optimizer ----------------------------------------------------------------------
+    def init_optimizer(self, kvstore="local", optimizer="sgd",
+                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
+        """Creates the optimizer (rescale_grad = 1 / batch size unless given)
+        and its updater."""
+        if not (self.binded and self.params_initialized):
+            raise MXNetError("init_optimizer: bind and initialize the parameters first")
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning("optimizer already initialized, ignoring...")
+            return
+        batch_size = self._data_shapes[0].shape[0]
+        rescale_grad = 1.0 / batch_size
+        idx2name = dict(enumerate(self._param_names))
+        if isinstance(optimizer, str):
+            optimizer_params = dict(optimizer_params)
+            if "rescale_grad" not in optimizer_params:
+                optimizer_params["rescale_grad"] = rescale_grad
+            optimizer = _opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name,
+                                    **optimizer_params)
+        elif isinstance(optimizer, _opt.Optimizer):
+            if optimizer.rescale_grad != rescale_grad:
+                self.logger.warning(
+                    "Optimizer created manually outside Module but rescale_grad is not "
+                    "normalized to 1.0/batch_size (%s vs. %s). Is this intended?",
+                    optimizer.rescale_grad, rescale_grad)
+            if not optimizer.idx2name:
+                optimizer.idx2name = idx2name.copy()
+                optimizer.set_wd_mult({})
+        else:
+            raise MXNetError("init_optimizer: expected an optimizer name or an Optimizer")
+        self._optimizer = optimizer
+        self._updater = _opt.get_updater(optimizer)
+        self.optimizer_initialized = True
+        if self._preload_opt_states is not None:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    def save_optimizer_states(self, fname):
+        with open(fname, "wb") as f:
+            f.write(self._updater.get_states())
+
+    def load_optimizer_states(self, fname):
+        with open(fname, "rb") as f:
+            self._updater.set_states(f.read())
+
+    # -- computation --------------------------------------------------------------------
+    def forward(self, data_batch, is_train=None):
+        """Copies the batch into the executor (reshaping it when the batch's
+        shapes differ from the bound ones) and runs it."""
+        self._check_binded()
+        if not self.params_initialized:
+            raise MXNetError("forward: call init_params() first")
+        if is_train is None:
+            is_train = self.for_training
+        if is_train and not self.for_training:
+            raise MXNetError("forward(is_train=True): the module was bound with "
+                             "for_training=False")
+        data = _as_list(data_batch.data)
+        label = _as_list(data_batch.label) if data_batch.label is not None else []
+        if len(data) != len(self._data_names):
+            raise MXNetError("forward: %d data arrays for data names %s"
+                             % (len(data), self._data_names))
+        cur = [d.shape for d in self._data_shapes]
+        new = [tuple(a.shape) for a in data]
+        if cur != new:
+            new_data = [DataDesc(d.name, s, d.dtype) for d, s in zip(self._data_shapes, new)]
+            new_label = None
+            if self._label_shapes:
+                if label:
+                    new_label = [DataDesc(d.name, tuple(a.shape), d.dtype)
+                                 for d, a in zip(self._label_shapes, label)]
+                else:
+                    new_label = [DataDesc(d.name, (new[0][0],) + tuple(d.shape[1:]), d.dtype)
+                                 for d in self._label_shapes]
+            self.reshape(new_data, new_label)
+        arrays = dict(zip(self._data_names, data))
+        if label and self._label_names:
+            arrays.update(zip(self._label_names, label))
+        self._exec.forward(is_train=is_train, **arrays)
+
+    def backward(self, out_grads=None):
+        if not self.for_training:
+            raise MXNetError("backward: the module was bound with for_training=False")
+        self._exec.backward(out_grads=out_grads)
+
+    def forward_backward(self, data_batch):
+        self.forward(data_batch, is_train=True)
+        self.backward()
+
+    def update(self):
+        """Applies the optimizer to every parameter with a gradient."""
+        if not (self.binded and self.params_initialized and self.optimizer_initialized):
+            raise MXNetError("update: bind, init_params and init_optimizer first")
+        grads = self._exec.grad_dict
+        for i, name in enumerate(self._param_names):
+            if name in grads:
+                self._updater(i, grads[name], self._exec.arg_dict[name])
+
+    def get_outputs(self, merge_multi_context=True):
+        self._check_binded()
+        return list(self._exec.outputs)
+
+    def get_input_grads(self, merge_multi_context=True):
+        if not self.inputs_need_grad:
+            raise MXNetError("get_input_grads: bind with inputs_need_grad=True")
+        return [self._exec.grad_dict[n] for n in self._data_names]
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        labels = dict(zip(self._label_names, _as_list(labels)))
+        preds = dict(zip(self._output_names, self._exec.outputs))
+        eval_metric.update_dict(labels, preds)
+
+    def install_monitor(self, mon):
+        raise MXNetError("install_monitor: monitors are not supported by mxc")
+
+    # -- high level -----------------------------------------------------------------------
+    def score(self, eval_data, eval_metric, num_batch=None, batch_end_callback=None,
+              score_end_callback=None, reset=True, epoch=0, sparse_row_id_fn=None):
+        """Runs the module on eval_data and returns the metric's
+        [(name, value)]."""
+        if not (self.binded and self.params_initialized):
+            raise MXNetError("score: bind and initialize the parameters first")
+        if reset:
+            eval_data.reset()
+        eval_metric = _metric.create(eval_metric)
+        eval_metric.reset()
+        actual_num_batch = 0
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.forward(eval_batch, is_train=False)
+            self.update_metric(eval_metric, eval_batch.label)
+            if batch_end_callback is not None:
+                params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
+                                       locals=locals())
+                for cb in _as_list(batch_end_callback):
+                    cb(params)
+            actual_num_batch += 1
+        if score_end_callback:
+            params = BatchEndParam(epoch=epoch, nbatch=actual_num_batch,
+                                   eval_metric=eval_metric, locals=locals())
+            for cb in _as_list(score_end_callback):
+                cb(params)
+        return eval_metric.get_name_value()
+
+    def iter_predict(self, eval_data, num_batch=None, reset=True, sparse_row_id_fn=None):
+        if reset:
+            eval_data.reset()
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.forward(eval_batch, is_train=False)
+            pad = eval_batch.pad or 0
+            outputs = [NDArray(o._data[0:o.shape[0] - pad].copy()) for o in self.get_outputs()]
+            yield (outputs, nbatch, eval_batch)
+
+    def predict(self, eval_data, num_batch=None, merge_batches=True, reset=True,
+                always_output_list=False, sparse_row_id_fn=None):
+        """The outputs on eval_data (the padding of the last batch removed),
+        concatenated over the batches."""
+        if not (self.binded and self.params_initialized):
+            raise MXNetError("predict: bind and initialize the parameters first")
+        if isinstance(eval_data, (np.ndarray, NDArray)):
+            from .io import NDArrayIter
+            a = eval_data._data if isinstance(eval_data, NDArray) else eval_data
+            eval_data = NDArrayIter(a, batch_size=self._data_shapes[0].shape[0],
+                                    last_batch_handle="pad")
+        output_list = [outs for outs, _, _ in self.iter_predict(eval_data, num_batch, reset)]
+        if not output_list:
+            return output_list
+        if merge_batches:
+            num_outputs = len(output_list[0])
+            merged = [NDArray(np.concatenate([o[i]._data for o in output_list], axis=0))
+                      for i in range(num_outputs)]
+            if num_outputs == 1 and not always_output_list:
+                return merged[0]
+            return merged
+        return output_list
+
+    def fit(self, train_data, eval_data=None, eval_metric="acc", epoch_end_callback=None,
+            batch_end_callback=None, kvstore="local", optimizer="sgd",
+            optimizer_params=(("learning_rate", 0.01),), eval_end_callback=None,
+            eval_batch_end_callback=None, initializer=None, arg_params=None, aux_params=None,
+            allow_missing=False, force_rebind=False, force_init=False, begin_epoch=0,
+            num_epoch=None, validation_metric=None, monitor=None, sparse_row_id_fn=None):
+        """MXNet's training loop: per epoch, forward/backward/update over
+        train_data (metric updated, batch_end_callback called), then
+        epoch_end_callback(epoch, symbol, arg_params, aux_params) and, with
+        eval_data, the validation score."""
+        if num_epoch is None:
+            raise MXNetError("fit: please specify number of epochs")
+        if initializer is None:
+            initializer = _init.Uniform(0.01)
+        self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
+                  for_training=True, force_rebind=force_rebind)
+        self.init_params(initializer=initializer, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init)
+        self.init_optimizer(kvstore=kvstore, optimizer=optimizer,
+                            optimizer_params=optimizer_params)
+        if validation_metric is None:
+            validation_metric = eval_metric
+        if not isinstance(eval_metric, _metric.EvalMetric):
+            eval_metric = _metric.create(eval_metric)
+        for epoch in range(begin_epoch, num_epoch):
+            tic = time.time()
+            eval_metric.reset()
+            nbatch = 0
+            samples = 0
+            bar = _progress_bar(train_data, epoch, num_epoch)
+            for data_batch in train_data:
+                self.forward_backward(data_batch)
+                self.update()
+                self.update_metric(eval_metric, data_batch.label)
+                samples += data_batch.data[0].shape[0]
+                if bar is not None:
+                    elapsed = max(time.time() - tic, 1e-9)
+                    post = {"samples/s": "%.0f" % (samples / elapsed)}
+                    for name, value in eval_metric.get_global_name_value():
+                        post[name] = "%.4f" % value
+                    bar.set_postfix(post, refresh=False)
+                    bar.update(1)
+                if batch_end_callback is not None:
+                    params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
+                                           locals=locals())
+                    for cb in _as_list(batch_end_callback):
+                        cb(params)
+                nbatch += 1
+            if bar is not None:
+                bar.close()
+            for name, val in eval_metric.get_global_name_value():
+                self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
+            toc = time.time()
+            self.logger.info("Epoch[%d] Time cost=%.3f", epoch, toc - tic)
+            arg_params_, aux_params_ = self.get_params()
+            if epoch_end_callback is not None:
+                for cb in _as_list(epoch_end_callback):
+                    cb(epoch, self._symbol, arg_params_, aux_params_)
+            if eval_data is not None:
+                res = self.score(eval_data, validation_metric,
+                                 score_end_callback=eval_end_callback,
+                                 batch_end_callback=eval_batch_end_callback, epoch=epoch)
+                for name, val in res:
+                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
+            train_data.reset()
+
+
+def _progress_bar(train_data, epoch, num_epoch):
+    if os.environ.get("MXC_QUIET", "") not in ("", "0") or \
+            os.environ.get("MXC_PROGRESS", "1") == "0":
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    try:
+        total = len(train_data)
+    except TypeError:
+        total = None
+    return tqdm(total=total, desc="Epoch %d/%d" % (epoch + 1, num_epoch), unit="batch",
+                leave=True, dynamic_ncols=True)
+
+
+# mx.mod.save_checkpoint spelled as in mx.model
+__all__ = ["Module", "save_checkpoint"]
