@@ -1,0 +1,407 @@
+"""The training API of `import mxc as mx`: mx.init, mx.optimizer,
+mx.lr_scheduler, mx.metric, mx.io, mx.callback, mx.model checkpoints and
+mx.mod.Module, against numpy (MXNet 1.x's formulas written out here)."""
+import logging
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mxc as mx
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from mxc_testing import mxc_binary  # noqa: E402
+
+
+# -- mx.optimizer ----------------------------------------------------------------------
+
+def _steps(rng, n, shape):
+    return [rng.standard_normal(shape).astype(np.float32) for _ in range(n)]
+
+
+@pytest.mark.parametrize("momentum,wd,clip", [(0.0, 0.0, None), (0.9, 1e-3, None),
+                                              (0.9, 1e-2, 0.5)])
+def test_sgd_update_formula(momentum, wd, clip):
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((4, 3)).astype(np.float32)
+    grads = _steps(rng, 5, (4, 3))
+    opt = mx.optimizer.create("sgd", learning_rate=0.1, momentum=momentum, wd=wd,
+                              rescale_grad=0.25, clip_gradient=clip,
+                              param_idx2name={0: "fc_weight"})
+    upd = mx.optimizer.get_updater(opt)
+    w = mx.nd.array(w0)
+    ref, mom = w0.astype(np.float64), np.zeros_like(w0, dtype=np.float64)
+    for g in grads:
+        upd(0, mx.nd.array(g), w)
+        gg = 0.25 * g.astype(np.float64)
+        if clip is not None:
+            gg = np.clip(gg, -clip, clip)
+        # MXNet's sgd_mom_update: mom = momentum*mom - lr*(g + wd*w); w += mom
+        mom = momentum * mom - 0.1 * (gg + wd * ref)
+        ref = ref + mom
+    np.testing.assert_allclose(w.asnumpy(), ref, rtol=1e-5, atol=1e-6)
+    assert opt.num_update == 5
+
+
+def test_sgd_wd_mult_and_lr_mult():
+    # wd_mult is 0 for names not ending in _weight/_gamma; __lr_mult__ from the symbol
+    data = mx.sym.var("data")
+    wvar = mx.sym.var("fc_weight", lr_mult=0.5)
+    net = mx.sym.FullyConnected(data, weight=wvar, num_hidden=2, name="fc")
+    opt = mx.optimizer.SGD(learning_rate=1.0, wd=0.1, sym=net,
+                           param_idx2name={0: "fc_weight", 1: "fc_bias"})
+    assert opt._get_lr(0) == 0.5 and opt._get_lr(1) == 1.0
+    assert opt._get_wd(0) == pytest.approx(0.1) and opt._get_wd(1) == 0.0
+    b = mx.nd.ones((2,))
+    opt.update(1, b, mx.nd.zeros((2,)), None)   # zero grad, no decay on a bias
+    np.testing.assert_array_equal(b.asnumpy(), np.ones(2))
+
+
+def test_adam_update_formula():
+    rng = np.random.default_rng(1)
+    w0 = rng.standard_normal((5,)).astype(np.float32)
+    grads = _steps(rng, 6, (5,))
+    opt = mx.optimizer.Optimizer.create_optimizer("Adam", learning_rate=0.01, wd=1e-2,
+                                                  rescale_grad=0.5,
+                                                  param_idx2name={3: "x_weight"})
+    upd = mx.optimizer.get_updater(opt)
+    w = mx.nd.array(w0)
+    ref = w0.astype(np.float64)
+    m = np.zeros(5)
+    v = np.zeros(5)
+    for t, g in enumerate(grads, 1):
+        upd(3, mx.nd.array(g), w)
+        lr = 0.01 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        gg = 0.5 * g + 1e-2 * ref
+        m = 0.9 * m + 0.1 * gg
+        v = 0.999 * v + 0.001 * gg * gg
+        ref = ref - lr * m / (np.sqrt(v) + 1e-8)
+    np.testing.assert_allclose(w.asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_unknown_optimizer():
+    with pytest.raises(mx.MXNetError, match="Cannot find optimizer"):
+        mx.optimizer.create("nosuch")
+
+
+def test_updater_states_round_trip():
+    opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
+    upd = mx.optimizer.get_updater(opt)
+    w = mx.nd.ones((3,))
+    upd(0, mx.nd.ones((3,)), w)
+    blob = upd.get_states()
+    upd2 = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9))
+    upd2.set_states(blob)
+    np.testing.assert_allclose(upd2.states[0].asnumpy(), upd.states[0].asnumpy())
+
+
+# -- mx.lr_scheduler ---------------------------------------------------------------------
+
+def test_factor_scheduler():
+    s = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, stop_factor_lr=0.2, base_lr=1.0)
+    # MXNet: the rate drops once num_update exceeds each multiple of step
+    assert [s(n) for n in range(1, 9)] == [1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.2, 0.2]
+
+
+def test_scheduler_drives_the_optimizer():
+    sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5)
+    opt = mx.optimizer.SGD(learning_rate=1.0, lr_scheduler=sched)
+    assert sched.base_lr == 1.0
+    w = mx.nd.zeros((1,))
+    lrs = []
+    for _ in range(3):
+        before = w.asnumpy()[0]
+        opt.update(0, w, mx.nd.ones((1,)), None)
+        lrs.append(before - w.asnumpy()[0])
+    np.testing.assert_allclose(lrs, [1.0, 0.5, 0.25])
+
+
+def test_multifactor_scheduler():
+    s = mx.lr_scheduler.MultiFactorScheduler(step=[2, 4], factor=0.1, base_lr=1.0)
+    np.testing.assert_allclose([s(n) for n in range(1, 7)], [1, 1, 0.1, 0.1, 0.01, 0.01])
+
+
+# -- mx.metric -------------------------------------------------------------------------------
+
+def test_metrics_against_numpy():
+    rng = np.random.default_rng(2)
+    logits = rng.standard_normal((20, 5))
+    probs = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    labels = rng.integers(0, 5, 20).astype(np.float32)
+    acc = mx.metric.create("acc")
+    ce = mx.metric.create("ce")
+    top3 = mx.metric.create("top_k_accuracy", top_k=3)
+    for m in (acc, ce, top3):
+        m.update([mx.nd.array(labels[:12])], [mx.nd.array(probs[:12])])
+        m.update([mx.nd.array(labels[12:])], [mx.nd.array(probs[12:])])
+    li = labels.astype(int)
+    assert acc.get() == ("accuracy", pytest.approx((probs.argmax(1) == li).mean()))
+    assert ce.get()[1] == pytest.approx(-np.log(probs[np.arange(20), li]).mean(), rel=1e-5)
+    top = np.argsort(-probs, axis=1)[:, :3]
+    assert top3.get() == ("top_k_accuracy_3", pytest.approx((top == li[:, None]).any(1).mean()))
+    comp = mx.metric.create(["acc", "ce"])
+    comp.update([mx.nd.array(labels)], [mx.nd.array(probs)])
+    names, values = comp.get()
+    assert names == ["accuracy", "cross-entropy"]
+    assert values[0] == pytest.approx(acc.get()[1])
+    acc.reset()
+    assert np.isnan(acc.get()[1])
+    with pytest.raises(mx.MXNetError, match="unknown metric"):
+        mx.metric.create("nosuch")
+
+
+def test_accuracy_local_and_global():
+    acc = mx.metric.Accuracy()
+    acc.update([mx.nd.array([1, 0])], [mx.nd.array([[0, 1], [0, 1]])])
+    acc.reset_local()
+    acc.update([mx.nd.array([1, 1])], [mx.nd.array([[0, 1], [0, 1]])])
+    assert acc.get()[1] == 1.0 and acc.get_global()[1] == 0.75
+
+
+# -- mx.io -------------------------------------------------------------------------------------
+
+def _batches(it):
+    return [(b.data[0].asnumpy(), b.label[0].asnumpy(), b.pad) for b in it]
+
+
+def test_ndarrayiter_pad_discard_roll_over():
+    x = np.arange(10, dtype=np.float32).reshape(10, 1)
+    y = np.arange(10, dtype=np.float32)
+    pad = _batches(mx.io.NDArrayIter(x, y, batch_size=4))
+    assert [p for _, _, p in pad] == [0, 0, 2]
+    np.testing.assert_array_equal(pad[2][0].ravel(), [8, 9, 0, 1])
+    it = mx.io.NDArrayIter(x, y, batch_size=4, last_batch_handle="discard")
+    assert [b[0].ravel().tolist() for b in _batches(it)] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert len(it) == 2
+    it = mx.io.NDArrayIter(x, y, batch_size=4, last_batch_handle="roll_over")
+    first = _batches(it)
+    assert [b[0].ravel().tolist() for b in first] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    it.reset()
+    second = _batches(it)
+    # the two left-over samples open the next epoch
+    assert [b[0].ravel().tolist() for b in second] == [[8, 9, 0, 1], [2, 3, 4, 5],
+                                                       [6, 7, 8, 9]]
+    it.reset()
+    assert [b[0].ravel().tolist() for b in _batches(it)] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert it.provide_data[0].name == "data" and it.provide_data[0].shape == (4, 1)
+    assert it.provide_label[0].name == "softmax_label"
+
+
+def test_ndarrayiter_shuffle_keeps_pairs_and_is_seeded():
+    x = np.arange(12, dtype=np.float32).reshape(12, 1) * 10
+    y = np.arange(12, dtype=np.float32)
+
+    def epoch(seed):
+        np.random.seed(seed)
+        it = mx.io.NDArrayIter(x, y, batch_size=4, shuffle=True)
+        return _batches(it)
+    a, b, c = epoch(3), epoch(3), epoch(4)
+    order = np.concatenate([d.ravel() for d, _, _ in a])
+    assert sorted(order.tolist()) == (np.arange(12) * 10).tolist()
+    assert order.tolist() != (np.arange(12) * 10).tolist()
+    for d, l, _ in a:
+        np.testing.assert_array_equal(d.ravel(), l * 10)
+    assert all((p[0] == q[0]).all() for p, q in zip(a, b))
+    assert any((p[0] != q[0]).any() for p, q in zip(a, c))
+
+
+def test_ndarrayiter_dict_and_list_names():
+    it = mx.io.NDArrayIter({"a": np.zeros((4, 2)), "b": np.ones((4, 3))}, batch_size=2)
+    assert [d.name for d in it.provide_data] == ["a", "b"]
+    it = mx.io.NDArrayIter([np.zeros((4, 2)), np.ones((4, 3))], batch_size=2)
+    assert [d.name for d in it.provide_data] == ["_0_data", "_1_data"]
+    with pytest.raises(mx.MXNetError):
+        mx.io.NDArrayIter(np.zeros((4, 2)), np.zeros(3), batch_size=2)
+
+
+# -- mx.init -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rnd_type,factor_type,magnitude", [
+    ("uniform", "avg", 3), ("gaussian", "in", 2), ("uniform", "out", 1)])
+def test_xavier_statistics(rnd_type, factor_type, magnitude):
+    mx.random.seed(5)
+    shape = (64, 32, 3, 3)
+    arr = mx.nd.zeros(shape)
+    mx.init.Xavier(rnd_type, factor_type, magnitude)(mx.init.InitDesc("c_weight"), arr)
+    a = arr.asnumpy()
+    fan_in, fan_out = 32 * 9, 64 * 9
+    factor = {"avg": (fan_in + fan_out) / 2, "in": fan_in, "out": fan_out}[factor_type]
+    scale = np.sqrt(magnitude / factor)
+    if rnd_type == "uniform":
+        assert np.abs(a).max() <= scale
+        assert a.std() == pytest.approx(scale / np.sqrt(3), rel=0.03)
+    else:
+        assert a.std() == pytest.approx(scale, rel=0.03)
+    assert abs(a.mean()) < 0.01 * scale * 10
+
+
+def test_initializers_and_name_defaults():
+    mx.random.seed(6)
+    w = mx.nd.zeros((200, 100))
+    mx.init.Uniform(0.2)(mx.init.InitDesc("fc_weight"), w)
+    assert np.abs(w.asnumpy()).max() <= 0.2 and w.asnumpy().std() == pytest.approx(
+        0.2 / np.sqrt(3), rel=0.03)
+    mx.init.Normal(0.5)(mx.init.InitDesc("fc_weight"), w)
+    assert w.asnumpy().std() == pytest.approx(0.5, rel=0.03)
+    for init, value in ((mx.init.Zero(), 0.0), (mx.init.One(), 1.0), (mx.init.Constant(2.5), 2.5)):
+        init("x_weight", w)
+        assert (w.asnumpy() == value).all()
+    # names decide: biases/beta/moving_mean 0, gamma/moving_var 1, whatever the initializer
+    for name, value in (("fc_bias", 0), ("bn_beta", 0), ("bn_gamma", 1), ("bn_moving_mean", 0),
+                        ("bn_moving_var", 1)):
+        b = mx.nd.full((3,), 7.0)
+        mx.init.Xavier()(mx.init.InitDesc(name), b)
+        assert (b.asnumpy() == value).all(), name
+    with pytest.raises(mx.MXNetError, match="Unknown initialization pattern"):
+        mx.init.Uniform()(mx.init.InitDesc("mystery"), b)
+    with pytest.raises(mx.MXNetError, match="at least 2D"):
+        mx.init.Xavier()(mx.init.InitDesc("v_weight"), mx.nd.zeros((4,)))
+    # the __init__ attribute wins (MXNet's JSON form)
+    c = mx.nd.zeros((2, 2))
+    mx.init.Uniform()(mx.init.InitDesc("p_weight", {"__init__": mx.init.Constant(3).dumps()}), c)
+    assert (c.asnumpy() == 3).all()
+    assert isinstance(mx.init.create('["xavier", {"magnitude": 2}]'), mx.init.Xavier)
+
+
+def test_module_init_params_uses_names_and_batchnorm_init():
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(data, num_hidden=4, name="fc")
+    net = mx.sym.BatchNorm(net, name="bn")
+    mod = mx.mod.Module(net, label_names=None)
+    mod.bind(data_shapes=[("data", (2, 3))], for_training=False)
+    mod.init_params(mx.init.Normal(1.0))
+    args, aux = mod.get_params()
+    assert (args["fc_bias"].asnumpy() == 0).all() and (args["bn_gamma"].asnumpy() == 1).all()
+    assert (args["bn_beta"].asnumpy() == 0).all() and args["fc_weight"].asnumpy().std() > 0.3
+    assert (aux["bn_moving_mean"].asnumpy() == 0).all()
+    assert (aux["bn_moving_var"].asnumpy() == 1).all()
+
+
+# -- Module, checkpoints --------------------------------------------------------------------
+
+def _blobs(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = np.array([[2, 2, 0, 0], [-2, 2, 0, 0], [0, -2, 2, 0]], dtype=np.float32)
+    y = rng.integers(0, 3, n)
+    x = centers[y] + rng.standard_normal((n, 4)).astype(np.float32) * 0.6
+    return x.astype(np.float32), y.astype(np.float32)
+
+
+def _mlp():
+    data = mx.sym.var("data")
+    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=16, name="fc1"),
+                          act_type="relu", name="relu1")
+    return mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name="fc2"),
+                                name="softmax")
+
+
+def test_module_fit_score_predict_and_checkpoint(tmp_path):
+    mx.random.seed(0)
+    np.random.seed(0)
+    x, y = _blobs()
+    train = mx.io.NDArrayIter(x[:500], y[:500], batch_size=25, shuffle=True)
+    val = mx.io.NDArrayIter(x[500:], y[500:], batch_size=25)
+    mod = mx.mod.Module(_mlp())
+    seen_batches, seen_epochs = [], []
+    prefix = str(tmp_path / "mlp")
+    mod.fit(train, eval_data=val, eval_metric="acc", num_epoch=4, optimizer="sgd",
+            optimizer_params={"learning_rate": 0.1, "momentum": 0.9},
+            initializer=mx.init.Xavier(),
+            batch_end_callback=[lambda p: seen_batches.append((p.epoch, p.nbatch)),
+                                mx.callback.Speedometer(25, 5)],
+            epoch_end_callback=[lambda e, s, a, x_: seen_epochs.append(e),
+                                mx.callback.do_checkpoint(prefix, period=2)])
+    assert seen_epochs == [0, 1, 2, 3] and len(seen_batches) == 4 * 20
+    name, acc = mod.score(val, "acc")[0]
+    assert name == "accuracy" and acc > 0.95
+    probs = mod.predict(val).asnumpy()
+    assert probs.shape == (100, 3)
+    np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)
+    assert (probs.argmax(1) == y[500:]).mean() > 0.95
+    # the same numbers by numpy from the parameters
+    args, _ = mod.get_params()
+    h = np.maximum(x[500:] @ args["fc1_weight"].asnumpy().T + args["fc1_bias"].asnumpy(), 0)
+    z = h @ args["fc2_weight"].asnumpy().T + args["fc2_bias"].asnumpy()
+    ref = np.exp(z - z.max(1, keepdims=True))
+    np.testing.assert_allclose(probs, ref / ref.sum(1, keepdims=True), rtol=1e-4, atol=1e-6)
+
+    # do_checkpoint wrote epochs 2 and 4 in MXNet's layout
+    assert sorted(os.listdir(tmp_path)) == ["mlp-0002.params", "mlp-0004.params",
+                                            "mlp-symbol.json"]
+    sym, arg_params, aux_params = mx.model.load_checkpoint(prefix, 4)
+    assert sym.tojson() == mod.symbol.tojson() and aux_params == {}
+    for k, v in args.items():
+        np.testing.assert_array_equal(arg_params[k].asnumpy(), v.asnumpy())
+    # read back by the compiler's own readers: arg: names, the graph's arguments
+    records = mx._mxc.load_params(prefix + "-0004.params")
+    assert sorted(r[0] for r in records) == sorted("arg:" + k for k in args)
+    lists = mx._mxc.graph_lists(open(prefix + "-symbol.json").read())
+    assert lists["arguments"] == ["data", "fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias",
+                                  "softmax_label"]
+    # ... and by `mxc run`: the same outputs as Module.predict
+    np.save(str(tmp_path / "x.npy"), x[500:525])
+    p = subprocess.run([mxc_binary(), "run", prefix + "-symbol.json", "--params",
+                        prefix + "-0004.params", "--shape", "data=25,4", "--input",
+                        "data=%s" % (tmp_path / "x.npy"), "--output-dir", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    np.testing.assert_allclose(np.load(str(tmp_path / "out" / "softmax_output.npy")),
+                               probs[:25], rtol=1e-4, atol=1e-6)
+
+    # Module.load + predict gives the same outputs; save_checkpoint with states
+    mod2 = mx.mod.Module.load(prefix, 4)
+    mod2.bind(data_shapes=val.provide_data, for_training=False)
+    np.testing.assert_allclose(mod2.predict(val).asnumpy(), probs, rtol=1e-6)
+    mod.save_checkpoint(str(tmp_path / "again"), 7, save_optimizer_states=True)
+    assert os.path.exists(str(tmp_path / "again-0007.states"))
+    mod3 = mx.mod.Module.load(str(tmp_path / "again"), 7, load_optimizer_states=True)
+    mod3.bind(data_shapes=train.provide_data, label_shapes=train.provide_label)
+    mod3.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9})
+    for i in mod._updater.states:
+        np.testing.assert_allclose(mod3._updater.states[i].asnumpy(),
+                                   mod._updater.states[i].asnumpy())
+
+
+def test_module_step_is_sgd_on_the_executor_gradients():
+    mx.random.seed(1)
+    x, y = _blobs(40, seed=3)
+    mod = mx.mod.Module(_mlp())
+    mod.bind(data_shapes=[mx.io.DataDesc("data", (40, 4))],
+             label_shapes=[mx.io.DataDesc("softmax_label", (40,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(optimizer="sgd", optimizer_params=(("learning_rate", 0.5),))
+    before, _ = mod.get_params()
+    batch = mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)])
+    mod.forward(batch, is_train=True)
+    mod.backward()
+    # SoftmaxOutput's gradient: (p - onehot(y)) per sample, summed; rescale_grad = 1/40
+    p = mod.get_outputs()[0].asnumpy()
+    w1, b1 = before["fc1_weight"].asnumpy(), before["fc1_bias"].asnumpy()
+    h = np.maximum(x @ w1.T + b1, 0)
+    dz = p - np.eye(3)[y.astype(int)]
+    mod.update()
+    after, _ = mod.get_params()
+    np.testing.assert_allclose(after["fc2_weight"].asnumpy(),
+                               before["fc2_weight"].asnumpy() - 0.5 / 40 * dz.T @ h,
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(after["fc2_bias"].asnumpy(),
+                               before["fc2_bias"].asnumpy() - 0.5 / 40 * dz.sum(0),
+                               rtol=1e-4, atol=1e-6)
+    assert mod.output_shapes == [("softmax_output", (40, 3))]
+
+
+def test_module_adam_fit_and_errors():
+    mx.random.seed(2)
+    np.random.seed(2)
+    x, y = _blobs(300, seed=4)
+    it = mx.io.NDArrayIter(x, y, batch_size=30, shuffle=True, last_batch_handle="discard")
+    mod = mx.mod.Module(_mlp())
+    with pytest.raises(mx.MXNetError, match="number of epochs"):
+        mod.fit(it)
+    mod.fit(it, num_epoch=3, optimizer="adam", optimizer_params={"learning_rate": 0.05},
+            initializer=mx.init.Xavier())
+    assert mod.score(it, mx.metric.Accuracy())[0][1] > 0.95
+    with pytest.raises(mx.MXNetError, match="data name 'nope'"):
+        mx.mod.Module(_mlp(), data_names=["nope"])
