@@ -150,7 +150,6 @@ def train_autograd(args, train, test, history):
                                    last_batch_handle="discard")
     for epoch in range(args.epochs):
         tic = time.time()
-        train_iter.reset()
         loss_sum, correct, seen = 0.0, 0, 0
         bar = progress(len(train_iter), epoch, args.epochs)
         for batch in train_iter:
@@ -171,6 +170,7 @@ def train_autograd(args, train, test, history):
                 bar.update(1)
         if bar is not None:
             bar.close()
+        train_iter.reset()   # (where Module.fit resets it: the same shuffles)
         elapsed = time.time() - tic
         probs = np.concatenate([softmax(lenet_nd(mx.nd.array(test[0][i:i + 1000]),
                                                  params).asnumpy())
