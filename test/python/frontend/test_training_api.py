@@ -405,3 +405,71 @@ def test_module_adam_fit_and_errors():
     assert mod.score(it, mx.metric.Accuracy())[0][1] > 0.95
     with pytest.raises(mx.MXNetError, match="data name 'nope'"):
         mx.mod.Module(_mlp(), data_names=["nope"])
+
+
+# -- against MXNet 1.9.1 itself (the side venv .venv-mxnet, skipped without it) --------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+MXNET_PY = os.path.join(ROOT, ".venv-mxnet", "bin", "python")
+
+MXNET_TRAINING = r"""
+import sys, numpy as np, mxnet as mx
+d = sys.argv[1]
+z = np.load(d + '/in.npz')
+out = {}
+for name, kw in (('sgd', dict(learning_rate=0.1, momentum=0.9, wd=1e-2, rescale_grad=0.25,
+                             clip_gradient=0.5)),
+                 ('adam', dict(learning_rate=0.01, wd=1e-2, rescale_grad=0.5)),
+                 ('sched', dict(learning_rate=1.0, momentum=0.5,
+                                lr_scheduler=mx.lr_scheduler.FactorScheduler(2, 0.5)))):
+    opt = mx.optimizer.create(name.replace('sched', 'sgd'), param_idx2name={0: 'fc_weight'}, **kw)
+    upd = mx.optimizer.get_updater(opt)
+    w = mx.nd.array(z['w0'])
+    for g in z['grads']:
+        upd(0, mx.nd.array(g), w)
+    out[name] = w.asnumpy()
+x = np.arange(10, dtype=np.float32).reshape(10, 1)
+for h in ('pad', 'discard', 'roll_over'):
+    it = mx.io.NDArrayIter(x, np.arange(10, dtype=np.float32), batch_size=4, last_batch_handle=h)
+    rows = []
+    for epoch in range(3):
+        for b in it:
+            rows.append(list(b.data[0].asnumpy().ravel()) + [b.pad])
+        it.reset()
+    out['iter_' + h] = np.array(rows)
+np.savez(d + '/out.npz', **out)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_against_mxnet_optimizers_schedulers_iterators(tmp_path):
+    rng = np.random.default_rng(9)
+    w0 = rng.standard_normal((4, 3)).astype(np.float32)
+    grads = np.stack(_steps(rng, 6, (4, 3)))
+    np.savez(str(tmp_path / "in.npz"), w0=w0, grads=grads)
+    p = subprocess.run([MXNET_PY, "-c", MXNET_TRAINING, str(tmp_path)], capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    ref = np.load(str(tmp_path / "out.npz"))
+    for name, kw in (("sgd", dict(learning_rate=0.1, momentum=0.9, wd=1e-2, rescale_grad=0.25,
+                                  clip_gradient=0.5)),
+                     ("adam", dict(learning_rate=0.01, wd=1e-2, rescale_grad=0.5)),
+                     ("sched", dict(learning_rate=1.0, momentum=0.5,
+                                    lr_scheduler=mx.lr_scheduler.FactorScheduler(2, 0.5)))):
+        opt = mx.optimizer.create(name.replace("sched", "sgd"), param_idx2name={0: "fc_weight"},
+                                  **kw)
+        upd = mx.optimizer.get_updater(opt)
+        w = mx.nd.array(w0)
+        for g in grads:
+            upd(0, mx.nd.array(g), w)
+        np.testing.assert_allclose(w.asnumpy(), ref[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    x = np.arange(10, dtype=np.float32).reshape(10, 1)
+    for h in ("pad", "discard", "roll_over"):
+        it = mx.io.NDArrayIter(x, np.arange(10, dtype=np.float32), batch_size=4,
+                               last_batch_handle=h)
+        rows = []
+        for _ in range(3):
+            for b in it:
+                rows.append(list(b.data[0].asnumpy().ravel()) + [b.pad])
+            it.reset()
+        np.testing.assert_array_equal(np.array(rows), ref["iter_" + h], err_msg=h)
