@@ -473,3 +473,47 @@ def test_against_mxnet_optimizers_schedulers_iterators(tmp_path):
                 rows.append(list(b.data[0].asnumpy().ravel()) + [b.pad])
             it.reset()
         np.testing.assert_array_equal(np.array(rows), ref["iter_" + h], err_msg=h)
+
+
+MXNET_FIT = r"""
+import sys, numpy as np, mxnet as mx
+d = sys.argv[1]
+z = np.load(d + '/in.npz')
+data = mx.sym.var('data')
+h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=16, name='fc1'), act_type='relu',
+                      name='relu1')
+net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name='fc2'), name='softmax')
+it = mx.io.NDArrayIter(z['x'], z['y'], batch_size=25, last_batch_handle='pad')
+mod = mx.mod.Module(net)
+args = {k[4:]: mx.nd.array(z[k]) for k in z.files if k.startswith('arg_')}
+mod.fit(it, num_epoch=2, optimizer='sgd',
+        optimizer_params={'learning_rate': 0.1, 'momentum': 0.9, 'wd': 1e-3},
+        arg_params=args, eval_metric='acc')
+a, _ = mod.get_params()
+np.savez(d + '/out.npz', **{k: v.asnumpy() for k, v in a.items()})
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_module_fit_against_mxnet(tmp_path):
+    # the same data, initial weights and hyper-parameters: MXNet's Module.fit and
+    # mxc's end at the same weights (rescale_grad, momentum, wd on weights only, pad)
+    x, y = _blobs(110, seed=7)
+    mx.random.seed(3)
+    mod = mx.mod.Module(_mlp())
+    it = mx.io.NDArrayIter(x, y, batch_size=25, last_batch_handle="pad")
+    mod.bind(it.provide_data, it.provide_label)
+    mod.init_params(mx.init.Xavier())
+    init, _ = mod.get_params()
+    np.savez(str(tmp_path / "in.npz"), x=x, y=y,
+             **{"arg_" + k: v.asnumpy() for k, v in init.items()})
+    p = subprocess.run([MXNET_PY, "-c", MXNET_FIT, str(tmp_path)], capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    ref = np.load(str(tmp_path / "out.npz"))
+    mod.fit(it, num_epoch=2, optimizer="sgd",
+            optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3})
+    got, _ = mod.get_params()
+    for k in init:
+        assert not np.allclose(init[k].asnumpy(), ref[k]) or k.endswith("bias"), k
+        np.testing.assert_allclose(got[k].asnumpy(), ref[k], rtol=1e-4, atol=1e-5, err_msg=k)
