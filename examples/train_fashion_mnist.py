@@ -93,8 +93,12 @@ def softmax(z):
     return e / e.sum(axis=1, keepdims=True)
 
 
-def make_optimizer(args, batch_size):
+def make_optimizer(args, batch_size, batches_per_epoch):
     params = {"learning_rate": args.lr, "rescale_grad": 1.0 / batch_size, "wd": args.wd}
+    if args.lr_decay != 1.0:
+        # the rate is multiplied by lr_decay after every lr_decay_epochs epochs
+        params["lr_scheduler"] = mx.lr_scheduler.FactorScheduler(
+            step=args.lr_decay_epochs * batches_per_epoch, factor=args.lr_decay)
     if args.optimizer == "sgd":
         params["momentum"] = args.momentum
     return args.optimizer, params
@@ -119,7 +123,7 @@ def train_module(args, train, test, history):
         state["tic"] = time.time()
 
     metric = mx.metric.create(["acc", "ce"])
-    opt, opt_params = make_optimizer(args, args.batch_size)
+    opt, opt_params = make_optimizer(args, args.batch_size, len(train_iter))
     mod.fit(train_iter, eval_metric=metric, num_epoch=args.epochs, optimizer=opt,
             optimizer_params=opt_params, initializer=mx.init.Xavier(magnitude=2.0),
             epoch_end_callback=epoch_end,
@@ -143,11 +147,11 @@ def train_autograd(args, train, test, history):
         arr.attach_grad()
         params[name] = arr
     names = sorted(params)
-    opt_name, opt_params = make_optimizer(args, args.batch_size)
-    optimizer = mx.optimizer.create(opt_name, param_idx2name=dict(enumerate(names)), **opt_params)
-    updater = mx.optimizer.get_updater(optimizer)
     train_iter = mx.io.NDArrayIter(train[0], train[1], batch_size=args.batch_size, shuffle=True,
                                    last_batch_handle="discard")
+    opt_name, opt_params = make_optimizer(args, args.batch_size, len(train_iter))
+    optimizer = mx.optimizer.create(opt_name, param_idx2name=dict(enumerate(names)), **opt_params)
+    updater = mx.optimizer.get_updater(optimizer)
     for epoch in range(args.epochs):
         tic = time.time()
         loss_sum, correct, seen = 0.0, 0, 0
@@ -238,6 +242,10 @@ def main():
                     help="learning rate (default 0.05 for sgd, 0.001 for adam)")
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--wd", type=float, default=0.0)
+    ap.add_argument("--lr-decay", type=float, default=1.0,
+                    help="multiply the learning rate by this every --lr-decay-epochs epochs "
+                         "(mx.lr_scheduler.FactorScheduler; 1: constant)")
+    ap.add_argument("--lr-decay-epochs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--train-limit", type=int, default=0,
                     help="use only the first N training images (0: all 60,000)")
@@ -264,9 +272,11 @@ def main():
     mx.random.seed(args.seed)
     np.random.seed(args.seed)
     how = "autograd.record() + hand loop" if args.autograd else "Module.fit"
-    print("LeNet on Fashion-MNIST (%d train / %d test images) with %s: %s lr %g%s, batch %d, "
+    print("LeNet on Fashion-MNIST (%d train / %d test images) with %s: %s lr %g%s%s, batch %d, "
           "%d epochs" % (len(train[0]), len(test[0]), how, args.optimizer, args.lr,
                          " momentum %g" % args.momentum if args.optimizer == "sgd" else "",
+                         " x%g every %d epochs" % (args.lr_decay, args.lr_decay_epochs)
+                         if args.lr_decay != 1.0 else "",
                          args.batch_size, args.epochs), flush=True)
     history = []
     t0 = time.time()
