@@ -52,7 +52,7 @@ cpu_prof = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cpu_prof)
 
 np = tb.np
-os.environ.setdefault("MXC_CACHE_DIR", os.path.join(tempfile.gettempdir(), "mxc-train-profile-cache"))
+os.environ.setdefault("MXC_CACHE_DIR", os.path.join(HERE, ".work", "cache"))
 os.environ["MXC_QUIET"] = "1"
 import mxc as mx  # noqa: E402
 
