@@ -17,7 +17,10 @@ Networks (tools/zoo/mxnet_zoo.py, MXNet 1.9.1's image-classification zoo):
 mxc: `mx.sym.load_json(graph)`, `simple_bind(grad_req = write for the
 parameters, null for data and label)`; a step is `forward(is_train=True,
 data=, softmax_label=)` + `backward()` + plain SGD in numpy on
-`arg_dict`/`grad_dict` (w -= lr * g, in place). PyTorch: the same graph
+`arg_dict`/`grad_dict` (w -= lr * g, in place). With --mxc-api module:
+`mx.mod.Module` (bind, init_params with the same values, init_optimizer
+'sgd' with rescale_grad 1), a step is `forward_backward(DataBatch)` +
+`update()` (the gradient check still uses the Executor). PyTorch: the same graph
 converted by bench/cpu_inference's `MXNetGraphModule` with the same weights,
 SoftmaxOutput replaced by cross-entropy with reduction='sum' (the gradient
 MXNet's SoftmaxOutput gives, normalization='null'); a step is zero_grad +
@@ -64,6 +67,9 @@ def parse_args():
     p.add_argument("--steps", type=int, default=10, help="timed steps per round")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--mxc-api", choices=["executor", "module"], default="executor",
+                   help="mxc's step: Executor + numpy SGD, or mx.mod.Module "
+                        "(forward_backward + update, optimizer 'sgd')")
     p.add_argument("--worker", choices=["mxc", "torch"], help=argparse.SUPPRESS)
     p.add_argument("--model", help=argparse.SUPPRESS)
     p.add_argument("--check", help=argparse.SUPPRESS)
@@ -150,6 +156,18 @@ def mxc_worker(model, data, g, vals):
         for w, gr in params:
             w -= LR * gr
 
+    if ARGS.mxc_api == "module" and not ARGS.check:
+        mod = mx.mod.Module(sym, context=mx.cpu())
+        mod.bind(data_shapes=[("data", (batch,) + shape)], label_shapes=[("softmax_label", (batch,))])
+        names = set(sym.list_arguments())
+        mod.init_params(arg_params={n: v for n, v in vals.items() if n in names},
+                        aux_params={n: v for n, v in vals.items() if n not in names})
+        mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": LR, "rescale_grad": 1.0})
+
+        def step(x, y):  # noqa: F811
+            mod.forward_backward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)]))
+            mod.update()
+
     if ARGS.check:
         step(*data[0])
         np.save(ARGS.check, np.asarray(ex.grad_dict[last_fc_weight(g)]))
@@ -231,7 +249,8 @@ def other_cpu(a, b):
 
 def spawn(fw, model, env, check=None):
     cmd = [sys.executable, "-W", "ignore", os.path.abspath(__file__), "--worker", fw, "--model", model,
-           "--steps", str(ARGS.steps), "--warmup", str(ARGS.warmup), "--threads", str(ARGS.threads)]
+           "--steps", str(ARGS.steps), "--warmup", str(ARGS.warmup), "--threads", str(ARGS.threads),
+           "--mxc-api", ARGS.mxc_api]
     if check:
         cmd += ["--check", check]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -249,9 +268,9 @@ def main():
     if ARGS.worker:
         return worker()
     import torch
-    print("training benchmark, %s UTC, load average %s, torch %s, numpy %s, %d threads"
+    print("training benchmark, %s UTC, load average %s, torch %s, numpy %s, %d threads, mxc %s"
           % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), loadavg(), torch.__version__,
-             np.__version__, ARGS.threads))
+             np.__version__, ARGS.threads, ARGS.mxc_api))
     tmp = tempfile.TemporaryDirectory(prefix="mxc-train-")  # JIT disk caches, removed at exit
     cache = os.path.join(tmp.name, "cache")
     env = dict(os.environ, MXC_CACHE_DIR=cache, MXC_QUIET="1")
