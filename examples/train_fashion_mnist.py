@@ -12,7 +12,8 @@ The data are the real images of Debian's dataset-fashion-mnist
 The network is MXNet's LeNet (example/image-classification/symbols/lenet.py:
 conv 5x5x20, tanh, max-pool 2x2, conv 5x5x50, tanh, max-pool, FC 500, tanh,
 FC 10, SoftmaxOutput), written with mx.sym. By default it is trained with
-Module.fit (SGD with momentum 0.9, batch 64, Xavier initialisation); with
+Module.fit (SGD with momentum 0.9, lr 0.05 halved every 3 epochs by
+mx.lr_scheduler.FactorScheduler, batch 64, Xavier initialisation); with
 --autograd the same network, with the same initial weights, is written as
 imperative mx.nd calls and trained by a hand loop under autograd.record()
 with the same optimizer. Both print the test accuracy after every epoch,
@@ -242,7 +243,7 @@ def main():
                     help="learning rate (default 0.05 for sgd, 0.001 for adam)")
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--wd", type=float, default=0.0)
-    ap.add_argument("--lr-decay", type=float, default=1.0,
+    ap.add_argument("--lr-decay", type=float, default=0.5,
                     help="multiply the learning rate by this every --lr-decay-epochs epochs "
                          "(mx.lr_scheduler.FactorScheduler; 1: constant)")
     ap.add_argument("--lr-decay-epochs", type=int, default=3)
