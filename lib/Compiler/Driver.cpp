@@ -198,6 +198,12 @@ cl::opt<bool> noGraphFusion(
     cl::desc("Do not group elementwise ops into mx.fused kernels "
              "(mx-fuse-elementwise)"),
     cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(memoryReportCmd));
+cl::opt<std::string> memoryPlanOpt(
+    cl::cat(mxcCategory), "memory-plan",
+    cl::desc("Buffer reuse of mx-plan-memory: none (every buffer its own "
+             "allocation), inplace, coshare or both (default)"),
+    cl::value_desc("none|inplace|coshare|both"), cl::init("both"),
+    cl::sub(runCmd), cl::sub(codegenCmd));
 cl::opt<bool> reportTrain(
     cl::cat(mxcCategory), "train",
     cl::desc("Plan the training graph: forward(is_train=True) + backward "
@@ -453,7 +459,8 @@ int mxc::driverMain(int argc, char **argv) {
           "  mxc summary model-symbol.json --shape data=1,3,224,224\n"
           "  mxc diff    a-symbol.json b-symbol.json\n"
           "  mxc run     model-symbol.json --shape data=1,3,224,224 [--params "
-          "P] [--input data=x.npy] [--output-dir out/] [-v]\n"
+          "P] [--input data=x.npy] [--output-dir out/] [--memory-plan "
+          "none|inplace|coshare|both] [-v]\n"
           "  mxc codegen model-symbol.json --shape data=1,3,224,224 "
           "--emit=mlir-linalg|mlir-llvm|llvm|obj [--target-triple T] [--mcpu "
           "C] [--mattr F] -o out\n"
@@ -474,6 +481,11 @@ int mxc::driverMain(int argc, char **argv) {
   if (diffCmd)
     return runDiff();
   if (runCmd || codegenCmd || compileCmd || memoryReportCmd) {
+    if (memoryPlanOpt != "none" && memoryPlanOpt != "inplace" &&
+        memoryPlanOpt != "coshare" && memoryPlanOpt != "both") {
+      errorLine() << "--memory-plan must be none, inplace, coshare or both\n";
+      return kBadUsage;
+    }
     auto fill = [](CompileCommandOptions &o) {
       o.model = inputFile;
       o.shapes.assign(shapes.begin(), shapes.end());
@@ -485,6 +497,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.verbose = verbose;
       o.outputs.assign(graphOutputs.begin(), graphOutputs.end());
       o.graphFusion = !noGraphFusion;
+      o.memoryPlan = memoryPlanOpt;
     };
     if (memoryReportCmd) {
       MemoryReportOptions o;

@@ -71,6 +71,8 @@ struct CompileCommandOptions {
   std::vector<std::string> outputs;
   /// mx-fuse-elementwise (off: --no-graph-fusion).
   bool graphFusion = true;
+  /// mx-plan-memory strategy: none | inplace | coshare | both (--memory-plan).
+  std::string memoryPlan = "both";
 };
 
 struct RunCommandOptions : CompileCommandOptions {

@@ -95,9 +95,9 @@ FailureOr<MemRefType> boundaryType(Type type) {
 
 /// Rewrites `@main(tensors) -> (tensors)` into `@<entry>(memref inputs...,
 /// memref outputs...)`: inputs are read through `to_tensor restrict`, each
-/// result is stored with `materialize_in_destination ... restrict writable`
-/// into its caller-provided buffer (eliminate-empty-tensors then makes the
-/// producing op write there directly, no copy).
+/// result is stored with `materialize_in_destination` into `to_tensor restrict
+/// writable` of its caller-provided buffer (eliminate-empty-tensors then makes
+/// the producing op write there directly, no copy, where that is safe).
 LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
@@ -127,16 +127,38 @@ LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
         /*writable=*/false);
     arg.replaceAllUsesExcept(toTensor.getResult(), toTensor);
   }
-  SmallVector<Value> outs;
-  for (Type t : ArrayRef(argTypes).drop_front(type.getNumInputs()))
-    outs.push_back(block.addArgument(t, func.getLoc()));
+  // Each output buffer enters as a writable tensor (`to_tensor restrict
+  // writable`) and the result is materialized into that tensor, not into the
+  // memref: one-shot bufferization then sees every write to the caller's
+  // buffer. With a memref destination, eliminate-empty-tensors hands the
+  // buffer to the tensor.empty at the start of the result's def chain even
+  // when a value on that chain has other users (a zero-filled accumulator
+  // shared by several reductions after CSE); the analysis cannot see that
+  // the final copy into the memref clobbers them, and two gradients came out
+  // equal.
+  // The tensor form has no uses, so a final memref-form copy of it into the
+  // same buffer (a self-copy, folded away) keeps it alive.
+  SmallVector<Value> outs, outTensors;
+  for (auto [i, t] :
+       llvm::enumerate(ArrayRef(argTypes).drop_front(type.getNumInputs()))) {
+    BlockArgument out = block.addArgument(t, func.getLoc());
+    outs.push_back(out);
+    outTensors.push_back(bufferization::ToTensorOp::create(
+        b, func.getLoc(), type.getResult(i), out, /*restrict=*/true,
+        /*writable=*/true));
+  }
 
   auto ret = cast<func::ReturnOp>(block.getTerminator());
   b.setInsertionPoint(ret);
-  for (auto [value, out] : llvm::zip(ret.getOperands(), outs))
+  for (auto [value, out, outTensor] :
+       llvm::zip(ret.getOperands(), outs, outTensors)) {
+    auto inDest = bufferization::MaterializeInDestinationOp::create(
+        b, ret.getLoc(), outTensor.getType(), value, outTensor,
+        /*restrict=*/false, /*writable=*/false);
     bufferization::MaterializeInDestinationOp::create(
-        b, ret.getLoc(), TypeRange(), value, out, /*restrict=*/true,
-        /*writable=*/true);
+        b, ret.getLoc(), TypeRange(), inDest.getResult(), out,
+        /*restrict=*/false, /*writable=*/true);
+  }
   func::ReturnOp::create(b, ret.getLoc());
   ret.erase();
 

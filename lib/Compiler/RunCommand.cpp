@@ -333,6 +333,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   PipelineOptions pipeline;
   pipeline.outputs = opts.outputs;
   pipeline.fuseGraph = opts.graphFusion;
+  pipeline.memoryPlan = opts.memoryPlan;
   // --train: mx-autodiff makes @main the training step (head gradients in,
   // gradients and updated aux states out).
   if (!opts.train && (!opts.wrt.empty() || !opts.gradReq.empty() ||
@@ -709,6 +710,7 @@ int driver::runCodegenCommand(const CodegenCommandOptions &opts) {
   PipelineOptions pipeline;
   pipeline.outputs = opts.outputs;
   pipeline.fuseGraph = opts.graphFusion;
+  pipeline.memoryPlan = opts.memoryPlan;
 
   auto open = [&](bool binary) -> std::unique_ptr<llvm::ToolOutputFile> {
     std::error_code ec;
