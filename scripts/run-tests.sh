@@ -28,6 +28,9 @@ stage "runtime for aarch64 (cross build)" scripts/build-runtime-aarch64.sh
 stage "pytest" python -m pytest -q test/python
 stage "runtime alone (MXC_BUILD_COMPILER=OFF)" scripts/check-runtime-alone.sh
 stage "fuzzers (${FUZZ_SECONDS}s each)" scripts/run-fuzzers.sh "$FUZZ_SECONDS" build
+# pip install . (the user's route), once and last, reusing build/: nothing of
+# the compiler is compiled again.
+stage "pip install . (reuses build/)" scripts/check-pip-install.sh
 
 echo
 if [ ${#failed[@]} -gt 0 ]; then
