@@ -158,6 +158,32 @@ def mark_variables(variables, gradients, grad_reqs="write"):
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     """Gradients of `heads` (an NDArray or a list) into the .grad of every
     attached array they depend on; head_grads default to ones."""
+    _backward(heads, head_grads, retain_graph)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):
+    """MXNet's autograd.grad: the gradients of `heads` with respect to
+    `variables` (NDArrays computed from or marked inside record()), returned
+    as new NDArrays; no .grad buffer is touched. A variable the heads do not
+    depend on gets zeros. Higher-order gradients (create_graph=True) are not
+    supported."""
+    from .ndarray import NDArray
+    if create_graph:
+        raise MXNetError("autograd.grad: create_graph=True (higher-order gradients) "
+                         "is not supported")
+    single = isinstance(variables, NDArray)
+    if single:
+        variables = [variables]
+    got = _backward(heads, head_grads, bool(retain_graph), variables=variables)
+    out = [NDArray(got[id(v)] if id(v) in got else np.zeros(v.shape, v._data.dtype),
+                   v._ctx) for v in variables]
+    return out[0] if single else out
+
+
+def _backward(heads, head_grads, retain_graph, variables=None):
+    """backward() and grad(): with `variables`, the gradients of exactly
+    those arrays (req write) are returned as {id(array): numpy array}."""
     import json
     from .base import compile_graph, dtype_name, np_dtype
     from .ndarray import NDArray
@@ -202,7 +228,10 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
             nodes.append({"op": "null", "name": name, "inputs": []})
             var_of[id(a)] = k
             feeds[name] = data
-            if a._grad is not None and a._grad_req != "null":
+            if variables is not None:
+                if any(a is v for v in variables):
+                    leaves[name] = a
+            elif a._grad is not None and a._grad_req != "null":
                 leaves[name] = a
         return k
 
@@ -235,7 +264,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     shapes = {n: list(d.shape) for n, d in feeds.items()}
     dtypes = {n: dtype_name(d.dtype) for n, d in feeds.items()}
     wrt = sorted(leaves)
-    reqs = ["%s=%s" % (n, leaves[n]._grad_req) for n in wrt]
+    reqs = ["%s=%s" % (n, "write" if variables is not None else leaves[n]._grad_req)
+            for n in wrt]
     text = json.dumps(graph)
     key = (text, tuple(sorted((n, tuple(v)) for n, v in shapes.items())),
            tuple(sorted(dtypes.items())), tuple(reqs))
@@ -266,8 +296,10 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         if kind == "grad":
             grads.append((name[:-len("_grad")], d))
     compiled.run(ins, outs)
-    for name, d in grads:
-        np.copyto(leaves[name]._grad._data, d)
     if not retain_graph:
         for h in heads:
             h._ag = None
+    if variables is not None:
+        return {id(leaves[name]): d for name, d in grads}
+    for name, d in grads:
+        np.copyto(leaves[name]._grad._data, d)

@@ -134,3 +134,27 @@ def test_a_training_loop_compiles_its_gradient_once():
             n = len(autograd._compiled)
         w[:] = w - 0.01 * w.grad
     assert len(autograd._compiled) == n
+
+
+def test_grad_returns_gradients_without_touching_dot_grad():
+    xn = rng.standard_normal((3, 4))
+    wn = rng.standard_normal((2, 4))
+    x, w = mx.nd.array(xn, dtype=np.float64), mx.nd.array(wn, dtype=np.float64)
+    w.attach_grad()
+    before = w.grad.asnumpy().copy()
+    unused = mx.nd.ones((5,))
+    with autograd.record():
+        y = mx.nd.dot(x, w, transpose_b=True)
+        z = (y * y).sum()
+    gx, gw, gu = autograd.grad(z, [x, w, unused])
+    y_n = xn @ wn.T
+    np.testing.assert_allclose(gx.asnumpy(), 2 * y_n @ wn, rtol=1e-10)
+    np.testing.assert_allclose(gw.asnumpy(), 2 * y_n.T @ xn, rtol=1e-10)
+    np.testing.assert_array_equal(gu.asnumpy(), np.zeros(5))
+    np.testing.assert_array_equal(w.grad.asnumpy(), before)  # .grad untouched
+    with autograd.record():
+        z2 = (mx.nd.dot(x, w, transpose_b=True) * 3).sum()
+    g = autograd.grad(z2, w, head_grads=mx.nd.array([2.0], dtype=np.float64))
+    np.testing.assert_allclose(g.asnumpy(), 6 * np.ones((2, 3)) @ xn, rtol=1e-10)
+    with pytest.raises(mx.MXNetError, match="create_graph"):
+        autograd.grad(z2, w, create_graph=True)
