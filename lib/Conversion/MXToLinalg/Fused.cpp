@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Patterns.h"
+#include "RecordingPattern.h"
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
@@ -37,66 +38,6 @@ namespace mx = mxc::mx;
 
 namespace {
 
-/// The last match failure reason given for each op.
-using FailureReasons = llvm::DenseMap<Operation *, std::string>;
-
-/// Forwards notifications and records the match failure reasons for `op`
-/// (as convert-mx-to-linalg does for its own error messages).
-struct ReasonRecorder : RewriterBase::ForwardingListener {
-  ReasonRecorder(OpBuilder::Listener *inner, Operation *op,
-                 FailureReasons &reasons)
-      : ForwardingListener(inner), op(op), reasons(reasons) {}
-  void
-  notifyMatchFailure(Location loc,
-                     function_ref<void(Diagnostic &)> reasonCallback) override {
-    Diagnostic diag(loc, DiagnosticSeverity::Remark);
-    reasonCallback(diag);
-    reasons[op] = diag.str();
-    ForwardingListener::notifyMatchFailure(loc, reasonCallback);
-  }
-  Operation *op;
-  FailureReasons &reasons;
-};
-
-/// Runs an op-rooted pattern with a ReasonRecorder installed.
-class RecordingPattern : public RewritePattern {
-public:
-  RecordingPattern(std::unique_ptr<RewritePattern> inner,
-                   FailureReasons &reasons)
-      : RewritePattern(inner->getRootKind()->getStringRef(),
-                       inner->getBenefit(), inner->getContext(),
-                       generatedOps(*inner)),
-        inner(std::move(inner)), reasons(reasons) {
-    setHasBoundedRewriteRecursion(this->inner->hasBoundedRewriteRecursion());
-  }
-  LogicalResult matchAndRewrite(Operation *op,
-                                PatternRewriter &rewriter) const override {
-    OpBuilder::Listener *previous = rewriter.getListener();
-    ReasonRecorder recorder(previous, op, reasons);
-    rewriter.setListener(&recorder);
-    LogicalResult result = inner->matchAndRewrite(op, rewriter);
-    rewriter.setListener(previous);
-    return result;
-  }
-
-private:
-  static SmallVector<StringRef> generatedOps(const RewritePattern &p) {
-    SmallVector<StringRef> names;
-    for (OperationName name : p.getGeneratedOps())
-      names.push_back(name.getStringRef());
-    return names;
-  }
-  std::unique_ptr<RewritePattern> inner;
-  FailureReasons &reasons;
-};
-
-/// "Convolution" for mx.Convolution.
-std::string mxnetOpName(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  name.consume_front("mx.");
-  return name.str();
-}
-
 /// Converts the mx ops of `func` (a scratch function) to linalg with every
 /// family but this one. On failure, `reason` names the op that could not be
 /// lowered (its MXNet operator and node) and why.
@@ -113,19 +54,9 @@ LogicalResult convertBody(func::FuncOp func, std::string &reason) {
   typeConverter.addConversion([](Type t) { return t; });
   RewritePatternSet patterns(ctx);
   using namespace mxc::conversion;
-  populateElementwisePatternsAndLegality(typeConverter, patterns, target);
-  populateLinearPatternsAndLegality(typeConverter, patterns, target);
-  populateConvPatternsAndLegality(typeConverter, patterns, target);
-  populatePoolingPatternsAndLegality(typeConverter, patterns, target);
-  populateNormalizationPatternsAndLegality(typeConverter, patterns, target);
-  populateReductionPatternsAndLegality(typeConverter, patterns, target);
-  populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
-  populateTrainingPatternsAndLegality(typeConverter, patterns, target);
-  populateBackwardPatternsAndLegality(typeConverter, patterns, target);
+  populateAllFamilies(typeConverter, patterns, target, /*withFused=*/false);
   FailureReasons reasons;
-  for (auto &pattern : patterns.getNativePatterns())
-    if (pattern->getRootKind())
-      pattern = std::make_unique<RecordingPattern>(std::move(pattern), reasons);
+  recordFailureReasons(patterns, reasons);
   std::optional<Location> failedLoc;
   LogicalResult result = success();
   {

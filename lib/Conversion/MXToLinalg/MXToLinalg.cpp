@@ -14,6 +14,7 @@
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 
 #include "Patterns.h"
+#include "RecordingPattern.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -34,81 +35,6 @@ using namespace mlir;
 
 namespace {
 
-/// The last notifyMatchFailure reason given for each op.
-using FailureReasons = llvm::DenseMap<Operation *, std::string>;
-
-/// Forwards every notification to the conversion rewriter's own listener and
-/// also records match failure reasons for the op being matched.
-struct ReasonRecorder : RewriterBase::ForwardingListener {
-  ReasonRecorder(OpBuilder::Listener *inner, Operation *op,
-                 FailureReasons &reasons)
-      : ForwardingListener(inner), op(op), reasons(reasons) {}
-  void
-  notifyMatchFailure(Location loc,
-                     function_ref<void(Diagnostic &)> reasonCallback) override {
-    Diagnostic diag(loc, DiagnosticSeverity::Remark);
-    reasonCallback(diag);
-    reasons[op] = diag.str();
-    ForwardingListener::notifyMatchFailure(loc, reasonCallback);
-  }
-  Operation *op;
-  FailureReasons &reasons;
-};
-
-/// A pattern that runs `inner` with a ReasonRecorder installed.
-class RecordingPattern : public RewritePattern {
-public:
-  static std::unique_ptr<RecordingPattern>
-  wrap(std::unique_ptr<RewritePattern> inner, FailureReasons &reasons) {
-    SmallVector<StringRef> generated;
-    for (OperationName name : inner->getGeneratedOps())
-      generated.push_back(name.getStringRef());
-    MLIRContext *ctx = inner->getContext();
-    PatternBenefit benefit = inner->getBenefit();
-    std::unique_ptr<RecordingPattern> p;
-    if (auto root = inner->getRootKind())
-      p.reset(
-          new RecordingPattern(root->getStringRef(), benefit, ctx, generated));
-    else if (auto iface = inner->getRootInterfaceID())
-      p.reset(new RecordingPattern(MatchInterfaceOpTypeTag(), *iface, benefit,
-                                   ctx, generated));
-    else if (auto trait = inner->getRootTraitID())
-      p.reset(new RecordingPattern(MatchTraitOpTypeTag(), *trait, benefit, ctx,
-                                   generated));
-    else
-      p.reset(
-          new RecordingPattern(MatchAnyOpTypeTag(), benefit, ctx, generated));
-    p->setHasBoundedRewriteRecursion(inner->hasBoundedRewriteRecursion());
-    p->setDebugName(inner->getDebugName());
-    p->inner = std::move(inner);
-    p->reasons = &reasons;
-    return p;
-  }
-
-  LogicalResult matchAndRewrite(Operation *op,
-                                PatternRewriter &rewriter) const override {
-    OpBuilder::Listener *previous = rewriter.getListener();
-    ReasonRecorder recorder(previous, op, *reasons);
-    rewriter.setListener(&recorder);
-    LogicalResult result = inner->matchAndRewrite(op, rewriter);
-    rewriter.setListener(previous);
-    return result;
-  }
-
-private:
-  using RewritePattern::RewritePattern;
-  std::unique_ptr<RewritePattern> inner;
-  FailureReasons *reasons = nullptr;
-};
-
-/// "Convolution" for `mx.Convolution`.
-std::string mxnetOpName(Operation *op) {
-  if (const mxc::mx::OpSpec *spec =
-          mxc::mx::lookupMLIROp(op->getName().getStringRef()))
-    return spec->mxnetName;
-  return op->getName().getStringRef().str();
-}
-
 struct ConvertMXToLinalgPass
     : mxc::impl::ConvertMXToLinalgPassBase<ConvertMXToLinalgPass> {
   void runOnOperation() override {
@@ -124,29 +50,10 @@ struct ConvertMXToLinalgPass
     TypeConverter typeConverter;
     typeConverter.addConversion([](Type t) { return t; });
     RewritePatternSet patterns(ctx);
-    mxc::conversion::populateElementwisePatternsAndLegality(typeConverter,
-                                                            patterns, target);
-    mxc::conversion::populateLinearPatternsAndLegality(typeConverter, patterns,
-                                                       target);
-    mxc::conversion::populateConvPatternsAndLegality(typeConverter, patterns,
-                                                     target);
-    mxc::conversion::populatePoolingPatternsAndLegality(typeConverter, patterns,
-                                                        target);
-    mxc::conversion::populateNormalizationPatternsAndLegality(typeConverter,
-                                                              patterns, target);
-    mxc::conversion::populateReductionPatternsAndLegality(typeConverter,
-                                                          patterns, target);
-    mxc::conversion::populateDataMovementPatternsAndLegality(typeConverter,
-                                                             patterns, target);
-    mxc::conversion::populateTrainingPatternsAndLegality(typeConverter,
-                                                         patterns, target);
-    mxc::conversion::populateBackwardPatternsAndLegality(typeConverter,
-                                                         patterns, target);
-    mxc::conversion::populateFusedPatternsAndLegality(typeConverter, patterns,
-                                                      target);
-    FailureReasons reasons;
-    for (auto &pattern : patterns.getNativePatterns())
-      pattern = RecordingPattern::wrap(std::move(pattern), reasons);
+    mxc::conversion::populateAllFamilies(typeConverter, patterns, target,
+                                         /*withFused=*/true);
+    mxc::conversion::FailureReasons reasons;
+    mxc::conversion::recordFailureReasons(patterns, reasons);
 
     // The driver's "failed to legalize operation" (the conversion stops at
     // the first op it cannot legalize and rolls everything back) is replaced
@@ -187,7 +94,7 @@ struct ConvertMXToLinalgPass
     }
     auto it = reasons.find(failedOp);
     InFlightDiagnostic diag = failedOp->emitError()
-                              << "cannot lower " << mxnetOpName(failedOp)
+                              << "cannot lower " << mxc::conversion::mxnetOpName(failedOp)
                               << ": ";
     if (it != reasons.end())
       diag << it->second;

@@ -14,6 +14,7 @@
 // allocate nothing. Plain C++17 over the CBLAS interface.
 //
 //===----------------------------------------------------------------------===//
+#include "blas.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -21,46 +22,9 @@
 #include <cstdlib>
 #include <cstring>
 
-extern "C" {
-// The CBLAS interface (row-major = 101, no-trans = 111, trans = 112).
-void cblas_sgemm(int order, int transA, int transB, int m, int n, int k,
-                 float alpha, const float *a, int lda, const float *b, int ldb,
-                 float beta, float *c, int ldc);
-void cblas_dgemm(int order, int transA, int transB, int m, int n, int k,
-                 double alpha, const double *a, int lda, const double *b,
-                 int ldb, double beta, double *c, int ldc);
-}
-
 namespace {
-constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
-
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
-          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-          float *c, int64_t ldc) {
-  cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
-              k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
-          const double *a, int64_t lda, const double *b, int64_t ldb,
-          double beta, double *c, int64_t ldc) {
-  cblas_dgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
-              k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-// Row-major C (m x n) = op(A) * op(B) + beta * C, also for the empty cases
-// BLAS rejects.
-template <typename T>
-void gemmOrZero(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a,
-                const T *b, T beta, T *c) {
-  if (m == 0 || n == 0)
-    return;
-  if (k == 0) {
-    if (beta == T(0))
-      std::fill(c, c + m * n, T(0));
-    return;
-  }
-  gemm(ta, tb, m, n, k, T(1), a, ta ? m : k, b, tb ? k : n, beta, c, n);
-}
+using mxc::kernels::gemm;
+using mxc::kernels::gemmOrZero;
 
 struct Geometry {
   int64_t batch, channels, filters, groups;

@@ -3,56 +3,20 @@
 // The kernel ABI of kernels.h: dot / batch_dot (gemm), FullyConnected and
 // N-D grouped Convolution (im2col + GEMM, 1x1 convolutions without im2col),
 // for f32 and f64. Plain C++17; the only dependency is the CBLAS interface,
-// declared here so that no particular cblas.h (Debian ships several) is
+// declared in blas.h so that no particular cblas.h (Debian ships several) is
 // needed.
 //
 //===----------------------------------------------------------------------===//
+#include "blas.h"
 #include "kernels.h"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-extern "C" {
-// The CBLAS interface (row-major = 101, no-trans = 111, trans = 112).
-void cblas_sgemm(int order, int transA, int transB, int m, int n, int k,
-                 float alpha, const float *a, int lda, const float *b, int ldb,
-                 float beta, float *c, int ldc);
-void cblas_dgemm(int order, int transA, int transB, int m, int n, int k,
-                 double alpha, const double *a, int lda, const double *b,
-                 int ldb, double beta, double *c, int ldc);
-}
-
 namespace {
-constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
-
-// Row-major C = alpha * op(A) * op(B) + beta * C for float or double.
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
-          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-          float *c, int64_t ldc) {
-  cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
-              k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
-          const double *a, int64_t lda, const double *b, int64_t ldb,
-          double beta, double *c, int64_t ldc) {
-  cblas_dgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
-              k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-// C = op(A) * op(B) that also handles the empty cases BLAS rejects.
-template <typename T>
-void gemmOrZero(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a,
-                const T *b, T beta, T *c) {
-  if (m == 0 || n == 0)
-    return;
-  if (k == 0) {
-    if (beta == T(0))
-      std::fill(c, c + m * n, T(0));
-    return;
-  }
-  gemm(ta, tb, m, n, k, T(1), a, ta ? m : k, b, tb ? k : n, beta, c, n);
-}
+using mxc::kernels::gemm;
+using mxc::kernels::gemmOrZero;
 
 // A per-thread scratch buffer of at least `n` elements (im2col columns).
 template <typename T> T *scratch(size_t n, int slot) {
