@@ -180,17 +180,14 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
 
   // LLVM IR, optimised for the target, with the descriptor.
   start = Clock::now();
-  auto tm = createTargetMachine(*target, opts.optLevel);
-  if (!tm) {
-    errorLine() << llvm::toString(tm.takeError()) << "\n";
-    return kBadInput;
-  }
   llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateToLLVMIR(*module, llvmCtx, **tm, pipeline);
-  if (!llvmModule) {
-    errorLine() << llvm::toString(llvmModule.takeError()) << "\n";
+  auto translated = translateForTarget(*module, *target, llvmCtx, pipeline);
+  if (!translated) {
+    errorLine() << llvm::toString(translated.takeError()) << "\n";
     return kBadInput;
   }
+  llvm::Module &llvmModule = *translated->module;
+  llvm::TargetMachine &tm = *translated->machine;
   bool embed = opts.weights == "embed";
   // External weights: OUT.weights (NAME.weights when writing to stdout).
   std::string weightsPath = (output == "-" ? name : output) + ".weights";
@@ -203,7 +200,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   std::string planText;
   if (emit == "plan") {
     // Parameters are plan arguments: no descriptor, no weights.
-    auto text = aot::addPlanStep(**llvmModule, *sig, name,
+    auto text = aot::addPlanStep(llvmModule, *sig, name,
                                  pipeline.entrySymbol);
     if (!text) {
       errorLine() << llvm::toString(text.takeError()) << "\n";
@@ -211,7 +208,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     }
     planText = std::move(*text);
     embed = true; // nothing external to write
-  } else if (auto err = aot::addModelDescriptor(**llvmModule, *sig, *blob,
+  } else if (auto err = aot::addModelDescriptor(llvmModule, *sig, *blob,
                                                 descOpts)) {
     errorLine() << llvm::toString(std::move(err)) << "\n";
     return kBadInput;
@@ -229,13 +226,13 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   if (emit == "llvm") {
     std::string text;
     llvm::raw_string_ostream os(text);
-    (*llvmModule)->print(os, nullptr);
+    llvmModule.print(os, nullptr);
     return writeFile(output, text, true) ? kOk : kBadInput;
   }
 
   // Object code.
   start = Clock::now();
-  auto object = emitObjectFile(**llvmModule, **tm);
+  auto object = emitObjectFile(llvmModule, tm);
   if (!object) {
     errorLine() << llvm::toString(object.takeError()) << "\n";
     return kBadInput;

@@ -211,14 +211,11 @@ FailureOr<std::string> compileToObject(ModuleOp module,
     emitError(module.getLoc()) << llvm::toString(std::move(err));
     return failure();
   };
-  auto tm = createTargetMachine(target, pipeline.optLevel);
-  if (!tm)
-    return fail(tm.takeError());
   llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateToLLVMIR(module, llvmCtx, **tm, pipeline);
-  if (!llvmModule)
-    return fail(llvmModule.takeError());
-  auto object = emitObjectFile(**llvmModule, **tm);
+  auto translated = translateForTarget(module, target, llvmCtx, pipeline);
+  if (!translated)
+    return fail(translated.takeError());
+  auto object = emitObjectFile(*translated->module, *translated->machine);
   if (!object)
     return fail(object.takeError());
   info.codegenMs = msSince(start);

@@ -569,6 +569,19 @@ mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
   return m;
 }
 
+llvm::Expected<mxc::TargetModule>
+mxc::translateForTarget(ModuleOp module, const ResolvedTarget &target,
+                        llvm::LLVMContext &llvmCtx,
+                        const PipelineOptions &opts) {
+  auto tm = createTargetMachine(target, opts.optLevel);
+  if (!tm)
+    return tm.takeError();
+  auto llvmModule = translateToLLVMIR(module, llvmCtx, **tm, opts);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  return TargetModule{std::move(*tm), std::move(*llvmModule)};
+}
+
 llvm::Expected<std::string> mxc::emitObjectFile(llvm::Module &module,
                                                 llvm::TargetMachine &tm) {
   llvm::SmallVector<char, 0> bytes;

@@ -742,17 +742,14 @@ int driver::runCodegenCommand(const CodegenCommandOptions &opts) {
   if (emit == "mlir-llvm")
     return printModule();
 
-  auto tm = createTargetMachine(*target, pipeline.optLevel);
-  if (!tm) {
-    errorLine() << llvm::toString(tm.takeError()) << "\n";
-    return kBadInput;
-  }
   llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateToLLVMIR(*module, llvmCtx, **tm, pipeline);
-  if (!llvmModule) {
-    errorLine() << llvm::toString(llvmModule.takeError()) << "\n";
+  auto translated = translateForTarget(*module, *target, llvmCtx, pipeline);
+  if (!translated) {
+    errorLine() << llvm::toString(translated.takeError()) << "\n";
     return kBadInput;
   }
+  llvm::Module &llvmModule = *translated->module;
+  llvm::TargetMachine &tm = *translated->machine;
   if (opts.verbose)
     llvm::errs() << "mxc: target " << target->triple << " cpu " << target->cpu
                  << "\n";
@@ -760,11 +757,11 @@ int driver::runCodegenCommand(const CodegenCommandOptions &opts) {
     auto out = open(false);
     if (!out)
       return kBadInput;
-    (*llvmModule)->print(out->os(), nullptr);
+    llvmModule.print(out->os(), nullptr);
     out->keep();
     return kOk;
   }
-  auto object = emitObjectFile(**llvmModule, **tm);
+  auto object = emitObjectFile(llvmModule, tm);
   if (!object) {
     errorLine() << llvm::toString(object.takeError()) << "\n";
     return kBadInput;

@@ -39,7 +39,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <memory>
 #include <string>
@@ -157,6 +159,20 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmCtx,
                   llvm::TargetMachine &tm, const PipelineOptions &opts = {});
+
+/// A module translated for a target: the target machine (for
+/// emitObjectFile) and the optimised LLVM IR.
+struct TargetModule {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+/// createTargetMachine(target, opts.optLevel), then translateToLLVMIR with
+/// it: the step every code generator (JIT, mxc codegen, mxc compile) takes.
+llvm::Expected<TargetModule>
+translateForTarget(mlir::ModuleOp module, const ResolvedTarget &target,
+                   llvm::LLVMContext &llvmCtx,
+                   const PipelineOptions &opts = {});
 
 /// Writes `module` as an object file image for `tm`.
 llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
