@@ -27,6 +27,9 @@ stage "lit" /usr/lib/llvm-22/bin/lit -sv build/test
 stage "runtime for aarch64 (cross build)" scripts/build-runtime-aarch64.sh
 stage "pytest" python -m pytest -q test/python
 stage "runtime alone (MXC_BUILD_COMPILER=OFF)" scripts/check-runtime-alone.sh
+# cmake --install + find_package(mxc) from examples/cpp-consumer (reuses
+# build-runtime/ from the stage above).
+stage "install + CMake consumer (find_package(mxc))" scripts/check-install.sh
 stage "fuzzers (${FUZZ_SECONDS}s each)" scripts/run-fuzzers.sh "$FUZZ_SECONDS" build
 # pip install . (the user's route), once and last, reusing build/: nothing of
 # the compiler is compiled again.
