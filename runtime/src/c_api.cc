@@ -4,6 +4,7 @@
 #include "mxc/runtime/error.h"
 #include "mxc/runtime/ndarray.h"
 #include "mxc/runtime/plan.h"
+#include "mxc/runtime/profiler.h"
 
 #include <exception>
 #include <memory>
@@ -343,6 +344,68 @@ MXCStatus mxcEngineWaitAll(void) {
   return guarded([&] {
     if (auto err = defaultEngine().waitForAll())
       return fail(MXC_ERROR_OPERATION_FAILED, err->str());
+    return MXC_OK;
+  });
+}
+
+MXCStatus mxcProfilerSetConfig(int num_params, const char *const *keys,
+                               const char *const *vals) {
+  return guarded([&] {
+    if (num_params < 0 || (num_params > 0 && (!keys || !vals)))
+      return nullArgument("mxcProfilerSetConfig");
+    for (int i = 0; i < num_params; ++i) {
+      if (!keys[i] || !vals[i])
+        return nullArgument("mxcProfilerSetConfig");
+      Profiler::get().setConfig(keys[i], vals[i]);
+    }
+    return MXC_OK;
+  });
+}
+
+MXCStatus mxcProfilerSetState(int state) {
+  return guarded([&] {
+    if (state != 0 && state != 1)
+      return fail(MXC_ERROR_INVALID_ARGUMENT,
+                  "mxcProfilerSetState: state " + std::to_string(state) +
+                      " (want 0 = stop or 1 = run)");
+    Profiler::get().setState(state ? Profiler::State::Run : Profiler::State::Stop);
+    return MXC_OK;
+  });
+}
+
+MXCStatus mxcProfilerGetState(int *state) {
+  return guarded([&] {
+    if (!state)
+      return nullArgument("mxcProfilerGetState");
+    *state = Profiler::get().state() == Profiler::State::Run ? 1 : 0;
+    return MXC_OK;
+  });
+}
+
+MXCStatus mxcProfilerPause(int paused) {
+  return guarded([&] {
+    if (paused)
+      Profiler::get().pause();
+    else
+      Profiler::get().resume();
+    return MXC_OK;
+  });
+}
+
+MXCStatus mxcProfilerDump(int finished) {
+  return guarded([&] {
+    Profiler::get().dump(finished != 0);
+    return MXC_OK;
+  });
+}
+
+MXCStatus mxcProfilerDumps(int reset, const char *format, const char **out) {
+  return guarded([&] {
+    if (!out)
+      return nullArgument("mxcProfilerDumps");
+    static thread_local std::string text;
+    text = Profiler::get().aggregateStats(reset != 0, format ? format : "table");
+    *out = text.c_str();
     return MXC_OK;
   });
 }

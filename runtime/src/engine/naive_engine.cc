@@ -5,6 +5,8 @@
 // engine, so both engines give the same results and the same errors.
 #include "engine_impl.h"
 
+#include "mxc/runtime/profiler.h"
+
 #include <atomic>
 #include <condition_variable>
 
@@ -75,6 +77,9 @@ struct Completion {
   std::condition_variable cv;
   bool done = false;
   std::string error;
+  /// The profiler was active at the op's start: `done` notes the end time.
+  bool profiled = false;
+  uint64_t endNs = 0;
 };
 
 void NaiveEngine::pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> reads,
@@ -102,12 +107,21 @@ void NaiveEngine::pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> re
   }
 
   auto completion = std::make_shared<Completion>();
+  int32_t profTid = 0;
+  uint64_t profStartNs = 0;
+  if (Profiler::active()) {
+    completion->profiled = true;
+    profTid = Profiler::threadId();
+    profStartNs = Profiler::nowNs();
+  }
   CompleteCallback done = [completion](const std::string &error) {
     std::lock_guard<std::mutex> lock(completion->mu);
     if (completion->done)
       return;
     completion->done = true;
     completion->error = error;
+    if (completion->profiled)
+      completion->endNs = Profiler::nowNs();
     completion->cv.notify_all();
   };
   try {
@@ -116,11 +130,15 @@ void NaiveEngine::pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> re
     done(detail::currentExceptionMessage());
   }
   std::string error;
+  uint64_t profEndNs = 0;
   {
     std::unique_lock<std::mutex> lock(completion->mu);
     completion->cv.wait(lock, [&] { return completion->done; });
     error = std::move(completion->error);
+    profEndNs = completion->endNs;
   }
+  if (completion->profiled)
+    Profiler::get().record(Profiler::Event{name, device, profTid, profStartNs, profEndNs});
   detail::ErrorPtr failure;
   if (!error.empty())
     failure = std::make_shared<const EngineError>(EngineError{std::move(name), std::move(error)});

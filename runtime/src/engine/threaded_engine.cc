@@ -13,8 +13,11 @@
 //     counted out of the pending operations.
 #include "threaded_engine.h"
 
+#include "mxc/runtime/profiler.h"
+
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace mxc::runtime {
 namespace detail {
@@ -50,7 +53,14 @@ WorkerPool::WorkerPool(const char *name, int threads, RunFn run,
     threads = 1;
   threads_.reserve(threads);
   for (int i = 0; i < threads; ++i)
-    threads_.emplace_back([this, onThreadStart] { loop(onThreadStart); });
+    threads_.emplace_back([this, onThreadStart, i] {
+      // The thread's name in profiler traces: "cpu worker 0", "priority
+      // worker 0", "async worker 0", "gpu worker 1", ...
+      const std::string pool =
+          std::strcmp(name_, "cpu-priority") == 0 ? std::string("priority") : std::string(name_);
+      Profiler::setThreadName(pool + " worker " + std::to_string(i));
+      loop(onThreadStart);
+    });
 }
 
 WorkerPool::~WorkerPool() {
@@ -291,9 +301,18 @@ void ThreadedEngine::execute(OprBlock *op) {
       }
     }
   }
+  if (op->kind == OprBlock::Kind::User && Profiler::active()) {
+    op->profiled = true;
+    op->profTid = Profiler::threadId();
+    op->profStartNs = Profiler::nowNs();
+  }
   CompleteCallback done = [this, op](const std::string &error) {
     if (op->completed.exchange(true, std::memory_order_acq_rel))
       return; // called twice, or after the function threw: the first wins
+    // The op's event ends here, before its variables let the next ops run.
+    if (op->profiled)
+      Profiler::get().record(Profiler::Event{op->name, op->device, op->profTid,
+                                             op->profStartNs, Profiler::nowNs()});
     ErrorPtr failure;
     if (!error.empty())
       failure = std::make_shared<const EngineError>(EngineError{op->name, error});

@@ -60,6 +60,12 @@ struct OprBlock {
   /// Run after the block is freed and counted out of numPending (waitForVar
   /// uses it to wake its caller). Empty for user operations.
   std::function<void()> afterRelease;
+  /// Set when the profiler was active as a worker started the op: the
+  /// worker's profiler thread id and the start time; `done` records the
+  /// event (include/mxc/runtime/profiler.h).
+  bool profiled = false;
+  int32_t profTid = 0;
+  uint64_t profStartNs = 0;
 };
 
 /// A pool of worker threads with a priority queue of ready operations:

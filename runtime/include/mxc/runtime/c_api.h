@@ -153,6 +153,37 @@ MXC_RUNTIME_API void mxcKernelReportError(const char *message);
  * wait-all. */
 MXC_RUNTIME_API MXCStatus mxcEngineWaitAll(void);
 
+/* ---- Profiler -----------------------------------------------------------
+ * The process-wide profiler of engine operations (docs/runtime.md,
+ * "Profiler"; MXNet's MXSetProcessProfilerConfig / MXSetProcessProfilerState
+ * / MXProcessProfilePause / MXDumpProcessProfile / MXAggregateProfileStatsPrint).
+ * While it runs, every operation an engine runs becomes one event of a
+ * Chrome trace. */
+
+/* Sets `num_params` configuration values keys[i] = vals[i] (strings owned by
+ * the caller), spelled as MXNet's profiler.set_config: filename,
+ * profile_all, profile_symbolic, profile_imperative (booleans "true" /
+ * "false" / "1" / "0"), and profile_memory, profile_api, aggregate_stats,
+ * continuous_dump, dump_period, profile_process (accepted, ignored).
+ * MXC_ERROR_INVALID_ARGUMENT names an unknown key or a bad value; the values
+ * before it are set. */
+MXC_RUNTIME_API MXCStatus mxcProfilerSetConfig(int num_params,
+                                               const char *const *keys,
+                                               const char *const *vals);
+/* state: 0 = stop, 1 = run. */
+MXC_RUNTIME_API MXCStatus mxcProfilerSetState(int state);
+MXC_RUNTIME_API MXCStatus mxcProfilerGetState(int *state);
+/* paused: 1 = pause recording, 0 = resume (the state is unchanged). */
+MXC_RUNTIME_API MXCStatus mxcProfilerPause(int paused);
+/* Writes the trace to the configured file (atomically). finished != 0: the
+ * trace is complete and the next dump starts a new one. */
+MXC_RUNTIME_API MXCStatus mxcProfilerDump(int finished);
+/* *out: aggregate statistics per operation name, `format` "table" or
+ * "json" (NULL: "table"); reset != 0 clears them after. The string is owned
+ * by the runtime, valid until the next mxcProfilerDumps on this thread. */
+MXC_RUNTIME_API MXCStatus mxcProfilerDumps(int reset, const char *format,
+                                           const char **out);
+
 #ifdef __cplusplus
 }
 #endif
