@@ -2,8 +2,10 @@
 // environment, the factory the engines register with, the default engine.
 #include "engine_impl.h"
 
+#include "../env.h"
+#include "mxc/runtime/threads.h"
+
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -87,28 +89,24 @@ void normalizeVarSets(std::vector<VarHandle> &reads, std::vector<VarHandle> &wri
 
 namespace {
 // Reads a non-negative integer environment variable into `out` if it is set
-// and well formed (at least `min`); otherwise warns and leaves `out` alone.
+// and well formed (at least `min`); otherwise (warning if malformed) leaves
+// `out` alone.
 template <typename T> void readEnvInt(const char *name, long long min, T &out) {
-  const char *text = std::getenv(name);
-  if (!text || !*text)
-    return;
-  errno = 0;
-  char *end = nullptr;
-  long long value = std::strtoll(text, &end, 10);
-  if (errno != 0 || *end != '\0' || value < min || value > (1LL << 40)) {
-    std::fprintf(stderr, "mxc: ignoring %s='%s' (want an integer >= %lld)\n", name, text, min);
-    return;
-  }
-  out = static_cast<T>(value);
+  long long value = 0;
+  if (detail::readEnvInteger(name, min, value))
+    out = static_cast<T>(value);
 }
 } // namespace
 
 EngineOptions EngineOptions::fromEnvironment() {
+  // The engine kind and the CPU pools come from the process's thread budget
+  // (threads.h: MXC_* beside MXNet's names, workers x kernel threads <=
+  // cores by default).
+  ThreadBudget budget = resolveThreadBudget(ThreadSettings::fromEnvironment(), usableCores());
   EngineOptions opts;
-  if (const char *kind = std::getenv("MXC_ENGINE"); kind && *kind)
-    opts.kind = kind;
-  readEnvInt("MXC_CPU_WORKER_NTHREADS", 1, opts.cpuWorkers);
-  readEnvInt("MXC_CPU_PRIORITY_NTHREADS", 0, opts.priorityWorkers);
+  opts.kind = budget.engine;
+  opts.cpuWorkers = budget.cpuWorkers;
+  opts.priorityWorkers = budget.priorityWorkers;
   readEnvInt("MXC_ENGINE_MAX_INFLIGHT", 0, opts.maxInFlight);
   readEnvInt("MXC_GPU_WORKER_NTHREADS", 1, opts.gpuWorkers);
   readEnvInt("MXC_GPU_COPY_NTHREADS", 1, opts.gpuCopyWorkers);
@@ -164,6 +162,9 @@ Engine &defaultEngine() {
   // Created on first use and destroyed at exit (which waits for every pushed
   // operation).
   static std::unique_ptr<Engine> engine = [] {
+    // The thread budget first: OpenBLAS gets its kernel threads before any
+    // operation can run.
+    initThreadBudget();
     EngineOptions opts = EngineOptions::fromEnvironment();
     std::unique_ptr<Engine> e = createEngine(opts);
     if (!e) {

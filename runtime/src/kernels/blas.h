@@ -2,11 +2,15 @@
 //
 // The two CBLAS routines the kernels use (from OpenBLAS, or from
 // portable_gemm.cc when the runtime is built with MXC_RUNTIME_BLAS=OFF), and
-// typed row-major wrappers shared by gemm.cc and conv_backward.cc.
+// typed row-major wrappers shared by gemm.cc and conv_backward.cc. The
+// wrappers resolve the process's thread budget before the first BLAS call
+// (mxc/runtime/threads.h): OpenBLAS then uses the budget's kernel threads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXC_RUNTIME_SRC_KERNELS_BLAS_H
 #define MXC_RUNTIME_SRC_KERNELS_BLAS_H
+
+#include "mxc/runtime/threads.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -29,12 +33,14 @@ constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                  float alpha, const float *a, int64_t lda, const float *b,
                  int64_t ldb, float beta, float *c, int64_t ldc) {
+  runtime::initThreadBudget();
   cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
               k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                  double alpha, const double *a, int64_t lda, const double *b,
                  int64_t ldb, double beta, double *c, int64_t ldc) {
+  runtime::initThreadBudget();
   cblas_dgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
               k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

@@ -9,6 +9,7 @@
 
 #include "mxc/runtime/api.h"
 #include "mxc/runtime/device.h"
+#include "mxc/runtime/threads.h"
 
 #include <cstdint>
 #include <functional>
@@ -48,21 +49,23 @@ enum class FnProperty {
   Async,         ///< the function itself only starts asynchronous work
 };
 
-/// Engine options; the environment variables override the defaults:
-/// MXC_ENGINE=naive|threaded, MXC_CPU_WORKER_NTHREADS,
-/// MXC_ENGINE_MAX_INFLIGHT.
+/// Engine options; the environment variables override the defaults
+/// (fromEnvironment; docs/runtime.md, "Threads").
 struct MXC_RUNTIME_API EngineOptions {
   std::string kind = "threaded";
-  int cpuWorkers = 2;
-  int priorityWorkers = 1;
+  /// CPU worker threads (MXNet's default, 1: its kernels get every core).
+  int cpuWorkers = kDefaultCpuWorkers;
+  int priorityWorkers = kDefaultPriorityWorkers;
   /// Operations pushed but not finished before pushAsync blocks (back-pressure).
   size_t maxInFlight = 1 << 16;
   /// Worker threads per GPU for compute and for each copy direction (the GPU
   /// issue fills these pools; MXC_GPU_WORKER_NTHREADS, MXC_GPU_COPY_NTHREADS).
   int gpuWorkers = 2;
   int gpuCopyWorkers = 1;
-  /// The defaults above, overridden by MXC_ENGINE, MXC_CPU_WORKER_NTHREADS,
-  /// MXC_CPU_PRIORITY_NTHREADS, MXC_ENGINE_MAX_INFLIGHT (0: no bound),
+  /// The defaults above, overridden by the thread budget's variables
+  /// (threads.h: MXC_ENGINE or MXNET_ENGINE_TYPE, MXC_ or
+  /// MXNET_CPU_WORKER_NTHREADS, MXC_ or MXNET_CPU_PRIORITY_NTHREADS; an
+  /// MXC_* name wins), MXC_ENGINE_MAX_INFLIGHT (0: no bound),
   /// MXC_GPU_WORKER_NTHREADS and MXC_GPU_COPY_NTHREADS. A malformed value is
   /// ignored with a warning on stderr.
   static EngineOptions fromEnvironment();
