@@ -1,13 +1,15 @@
 //===- AOT.cpp - ahead-of-time compiled models ----------------------------===//
 //
-// The descriptor emitted here is read by runtime/src/model/model.cc through
-// runtime/src/model/model_desc.h: every field is one 8-byte word, in the
-// order of that header's structs. Change both together.
+// The descriptor emitted here is mxc_model_desc of the public header
+// runtime/include/mxc/runtime/compiled_module.h, which the model runtime
+// (runtime/src/model/model.cc) reads; the static_asserts below tie the
+// emitted layout to it.
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/AOT.h"
 #include "mxc/Compiler/Npy.h"
 #include "mxc/Compiler/Pipeline.h"
+#include "mxc/runtime/compiled_module.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
@@ -32,8 +34,15 @@ using llvm::StringRef;
 
 namespace {
 
-constexpr int64_t kDescMagic = 0x4c45444f4d43584dll; // "MXCMODEL"
-constexpr int64_t kDescVersion = 1;
+constexpr int64_t kDescMagic = MXC_MODEL_DESC_MAGIC;
+constexpr int64_t kDescVersion = MXC_MODEL_DESC_VERSION;
+// Every field one 8-byte word, as emitted below.
+static_assert(sizeof(mxc_model_desc) == 15 * 8 &&
+                  offsetof(mxc_model_desc, plan) == 8 * 8 &&
+                  offsetof(mxc_model_desc, weights_hash) == 14 * 8,
+              "mxc_model_desc changed: change addModelDescriptor with it");
+static_assert(sizeof(mxc_model_tensor_desc) == 7 * 8,
+              "mxc_model_tensor_desc changed: change addModelDescriptor");
 
 int64_t kindCode(StringRef kind) {
   if (kind == "param")
@@ -125,21 +134,18 @@ llvm::Error aot::addModelDescriptor(llvm::Module &m, const EntrySignature &sig,
   auto *nullPtr = llvm::ConstantPointerNull::get(ptr);
   auto cInt = [&](int64_t v) { return llvm::ConstantInt::get(i64, v, true); };
 
-  llvm::Function *packed = m.getFunction(packedEntryName(opts.entrySymbol));
-  llvm::Function *ciface =
-      m.getFunction("_mlir_ciface_" + opts.entrySymbol);
-  if (!packed || !ciface)
-    return error("internal error: no " + packedEntryName(opts.entrySymbol) +
+  // The plan and its kernels (translateToLLVMIR adds them).
+  llvm::GlobalVariable *plan =
+      m.getNamedGlobal(runtime::planSymbol(opts.entrySymbol));
+  llvm::GlobalVariable *kernels =
+      m.getNamedGlobal(runtime::kernelTableSymbol(opts.entrySymbol));
+  if (!plan || !kernels)
+    return error("internal error: no " + runtime::planSymbol(opts.entrySymbol) +
+                 " / " + runtime::kernelTableSymbol(opts.entrySymbol) +
                  " in the LLVM module");
-  llvm::GlobalVariable *arena =
-      m.getNamedGlobal(opts.entrySymbol + "_arena_size");
-  size_t want = sig.inputs.size() + sig.outputs.size() + (arena ? 1 : 0);
-  if (ciface->arg_size() != want)
-    return error("internal error: the entry takes " +
-                 llvm::Twine(ciface->arg_size()) + " arguments, expected " +
-                 llvm::Twine(want) + " (inputs, outputs" +
-                 (arena ? ", arena" : "") + ")");
-
+  auto *tableTy = dyn_cast<llvm::ArrayType>(kernels->getValueType());
+  if (!tableTy)
+    return error("internal error: the kernel table is not an array");
   auto string = [&](StringRef s, StringRef name) -> llvm::Constant * {
     auto *init = llvm::ConstantDataArray::getString(ctx, s, true);
     auto *g = new llvm::GlobalVariable(m, init->getType(), true,
@@ -195,8 +201,9 @@ llvm::Error aot::addModelDescriptor(llvm::Module &m, const EntrySignature &sig,
     weightsFile = string(opts.weightsFile, "mxc_model.weights_file");
   }
 
-  // {magic, version, name, target, num_args, args, num_outputs, outputs,
-  //  entry, arena_size, weights, weights_size, weights_file, weights_hash}
+  // mxc_model_desc (compiled_module.h): {magic, version, name, target,
+  // num_args, args, num_outputs, outputs, plan, kernels, num_kernels,
+  // weights, weights_size, weights_file, weights_hash}
   std::vector<llvm::Constant *> fields = {
       cInt(kDescMagic),
       cInt(kDescVersion),
@@ -206,8 +213,9 @@ llvm::Error aot::addModelDescriptor(llvm::Module &m, const EntrySignature &sig,
       tensors(sig.inputs, false, "args"),
       cInt(int64_t(sig.outputs.size())),
       tensors(sig.outputs, true, "outputs"),
-      packed,
-      arena ? static_cast<llvm::Constant *>(arena) : nullPtr,
+      plan,
+      kernels,
+      cInt(int64_t(tableTy->getNumElements())),
       weightsPtr,
       cInt(int64_t(weights.bytes.size())),
       weightsFile,
@@ -222,111 +230,6 @@ llvm::Error aot::addModelDescriptor(llvm::Module &m, const EntrySignature &sig,
   desc->setAlignment(llvm::Align(8));
   desc->setVisibility(llvm::GlobalValue::DefaultVisibility);
   return llvm::Error::success();
-}
-
-llvm::Expected<std::string> aot::addPlanStep(llvm::Module &m,
-                                            const EntrySignature &sig,
-                                            StringRef modelName,
-                                            StringRef entry) {
-  llvm::LLVMContext &ctx = m.getContext();
-  auto *i64 = llvm::Type::getInt64Ty(ctx);
-  auto *ptr = llvm::PointerType::getUnqual(ctx);
-  llvm::Function *packed = m.getFunction(packedEntryName(entry));
-  llvm::Function *ciface = m.getFunction(("_mlir_ciface_" + entry).str());
-  if (!packed || !ciface)
-    return error("internal error: no " + packedEntryName(entry));
-  llvm::GlobalVariable *arenaSym = m.getNamedGlobal((entry + "_arena_size").str());
-  int64_t arenaBytes = -1; // no arena argument
-  if (arenaSym) {
-    auto *init = arenaSym->hasInitializer()
-                     ? dyn_cast<llvm::ConstantInt>(arenaSym->getInitializer())
-                     : nullptr;
-    if (!init)
-      return error("internal error: " + entry +
-                   "_arena_size is not a constant integer");
-    arenaBytes = init->getSExtValue();
-  }
-  size_t numBuffers =
-      sig.inputs.size() + sig.outputs.size() + (arenaSym ? 1 : 0);
-  if (ciface->arg_size() != numBuffers)
-    return error("internal error: the entry takes " +
-                 llvm::Twine(ciface->arg_size()) + " arguments, expected " +
-                 llvm::Twine(numBuffers));
-
-  auto *fnTy =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
-  auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage,
-                                    (entry + "_plan_step").str(), m);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  auto *table = b.CreateAlloca(llvm::ArrayType::get(ptr, numBuffers));
-  auto describe = [&](size_t i, llvm::ArrayRef<int64_t> shape) {
-    llvm::Value *data = b.CreateLoad(
-        ptr, b.CreateConstGEP1_64(ptr, fn->getArg(0), i));
-    size_t rank = shape.size();
-    auto *desc = b.CreateAlloca(llvm::ArrayType::get(i64, 3 + 2 * rank));
-    auto store = [&](size_t k, llvm::Value *v) {
-      b.CreateStore(v, b.CreateConstGEP1_64(i64, desc, k));
-    };
-    llvm::Value *address = b.CreatePtrToInt(data, i64);
-    store(0, address);
-    store(1, address);
-    store(2, llvm::ConstantInt::get(i64, 0));
-    int64_t stride = 1;
-    for (size_t d = rank; d-- > 0;) {
-      store(3 + d, llvm::ConstantInt::get(i64, shape[d]));
-      store(3 + rank + d, llvm::ConstantInt::get(i64, stride));
-      stride *= shape[d];
-    }
-    b.CreateStore(desc, b.CreateConstGEP1_64(ptr, table, i));
-  };
-  size_t i = 0;
-  for (const TensorSpec &t : sig.inputs)
-    describe(i++, t.shape);
-  for (const TensorSpec &t : sig.outputs)
-    describe(i++, t.shape);
-  if (arenaSym)
-    describe(i++, {arenaBytes});
-  b.CreateCall(packed, {table});
-  b.CreateRetVoid();
-
-  // The plan.
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  auto planShape = [](llvm::ArrayRef<int64_t> shape) {
-    std::string s = "(";
-    for (size_t d = 0; d < shape.size(); ++d)
-      s += (d ? "," : "") + std::to_string(shape[d]);
-    return s + (shape.size() == 1 ? ",)" : ")");
-  };
-  os << "mxc-plan 1\n";
-  os << "# " << modelName << ": written by mxc compile --emit plan. The "
-     << "compiled graph is one function,\n# so the plan is one step calling "
-     << "it through the adapter " << entry << "_plan_step;\n# parameters and "
-     << "auxiliary states are plan arguments (bind them from the .params).\n";
-  int64_t arenaBuffer = std::max<int64_t>(arenaBytes, 64);
-  if (arenaSym)
-    os << "arena " << arenaBuffer << "\n";
-  std::string reads, writes;
-  for (size_t a = 0; a < sig.inputs.size(); ++a) {
-    const TensorSpec &t = sig.inputs[a];
-    os << "buffer " << t.name << " argument " << a << " "
-       << graph::dtypeName(t.dtype) << " " << planShape(t.shape) << "\n";
-    reads += " " + t.name;
-  }
-  for (size_t o = 0; o < sig.outputs.size(); ++o) {
-    const TensorSpec &t = sig.outputs[o];
-    os << "buffer " << t.name << " output " << o << " "
-       << graph::dtypeName(t.dtype) << " " << planShape(t.shape) << "\n";
-    writes += " " + t.name;
-  }
-  if (arenaSym) {
-    os << "buffer " << entry << "_arena arena 0 " << arenaBuffer << " uint8 ("
-       << arenaBuffer << ",)\n";
-    writes += " " + entry.str() + "_arena";
-  }
-  os << "step " << modelName << " " << entry << "_plan_step cpu(0) reads"
-     << reads << " writes" << writes << "\n";
-  return text;
 }
 
 std::string aot::modelHeader(const EntrySignature &sig, StringRef modelName) {

@@ -199,14 +199,17 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   descOpts.weightsFile = llvm::sys::path::filename(weightsPath).str();
   std::string planText;
   if (emit == "plan") {
-    // Parameters are plan arguments: no descriptor, no weights.
-    auto text = aot::addPlanStep(llvmModule, *sig, name,
-                                 pipeline.entrySymbol);
-    if (!text) {
-      errorLine() << llvm::toString(text.takeError()) << "\n";
+    // Parameters are plan arguments: no descriptor, no weights. The plan is
+    // the one the module carries (its kernels are in the object).
+    FailureOr<std::string> text = getPlanText(*module);
+    if (failed(text))
       return kBadInput;
-    }
-    planText = std::move(*text);
+    size_t header = text->find('\n') + 1; // "mxc-plan N" comes first
+    planText = text->substr(0, header) + "# " + name +
+               ": written by mxc compile --emit plan; the kernels are in the "
+               "object beside it.\n# Parameters and auxiliary states are "
+               "plan arguments (bind them from the .params).\n" +
+               text->substr(header);
     embed = true; // nothing external to write
   } else if (auto err = aot::addModelDescriptor(llvmModule, *sig, *blob,
                                                 descOpts)) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/JIT.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
+#include "mxc/runtime/compiled_module.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -38,33 +39,21 @@ using namespace mlir;
 using namespace mxc;
 
 namespace mxc {
-/// The JIT that owns the code, and the packed entry point.
+/// The JIT that owns the code, the plan and the kernel table.
 class CompiledGraphImpl {
 public:
   EntrySignature signature;
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  void (*entry)(void **) = nullptr;
-  /// `<entry>_arena_size`: bytes of the arena (the last entry argument).
+  runtime::Plan plan;
+  runtime::KernelTable kernels;
+  /// `<entry>_arena_size`: bytes of the plan's arena.
   int64_t arenaBytes = 0;
 
-  /// What one call needs besides the caller's buffers: the arena and the
-  /// memref descriptors of every argument (shapes and strides filled in
-  /// once; a call sets the pointers). A call takes one from the pool, or
-  /// makes one, and puts it back: concurrent calls never share an arena, and
-  /// a warm graph allocates nothing per call.
-  struct CallScratch {
-    struct FreeDeleter {
-      void operator()(void *p) const { std::free(p); }
-    };
-    std::unique_ptr<void, FreeDeleter> arena;
-    std::vector<int64_t> words;    ///< all descriptors, back to back
-    std::vector<size_t> firstWord; ///< per argument, into words
-    std::vector<void *> args;      ///< per argument, &words[firstWord[i]]
-  };
+  /// Executors of the plan (each owns an arena): a call takes one from the
+  /// pool, or makes one, and puts it back, so concurrent calls never share
+  /// an arena and a warm graph allocates no arena per call.
   std::mutex poolMutex;
-  std::vector<std::unique_ptr<CallScratch>> pool;
-
-  std::unique_ptr<CallScratch> makeScratch() const;
+  std::vector<std::unique_ptr<runtime::Executor>> pool;
 };
 } // namespace mxc
 
@@ -106,7 +95,7 @@ std::string cacheKey(ModuleOp module, const ResolvedTarget &target,
   llvm::raw_string_ostream os(text);
   module.print(os, OpPrintingFlags().enableDebugInfo(false));
   llvm::SHA256 sha;
-  sha.update("mxc-jit-object v1\n");
+  sha.update("mxc-jit-object v2 (plan + kernels)\n");
   sha.update(compilerIdentity() + "\n");
   sha.update(target.triple + "\n" + target.cpu + "\n" + target.features + "\n");
   sha.update(pipeline.describe() + "\n");
@@ -121,8 +110,11 @@ struct MemoryCache {
   std::map<std::string, std::shared_ptr<CompiledGraph>> entries;
 };
 MemoryCache &memoryCache() {
-  static MemoryCache cache;
-  return cache;
+  // Never destroyed: its graphs hold executors whose engine variables
+  // belong to the default engine, which is destroyed at exit (possibly
+  // first).
+  static MemoryCache *cache = new MemoryCache;
+  return *cache;
 }
 
 /// Links `object` into a new LLJIT and finds the packed entry.
@@ -152,18 +144,35 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
   if (auto err = (*jit)->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(object, name)))
     return std::move(err);
-  auto sym = (*jit)->lookup(packedEntryName(pipeline.entrySymbol));
-  if (!sym)
-    return sym.takeError();
-  auto arenaSym = (*jit)->lookup(arenaSizeName(pipeline.entrySymbol));
+  // The plan and its kernels (runtime/include/mxc/runtime/compiled_module.h).
+  const std::string &entry = pipeline.entrySymbol;
+  auto planSym = (*jit)->lookup(runtime::planSymbol(entry));
+  if (!planSym)
+    return planSym.takeError();
+  auto tableSym = (*jit)->lookup(runtime::kernelTableSymbol(entry));
+  if (!tableSym)
+    return tableSym.takeError();
+  auto countSym = (*jit)->lookup(runtime::numKernelsSymbol(entry));
+  if (!countSym)
+    return countSym.takeError();
+  auto arenaSym = (*jit)->lookup(arenaSizeName(entry));
   if (!arenaSym)
     return arenaSym.takeError();
   auto impl = std::make_unique<CompiledGraphImpl>();
-  impl->entry = sym->toPtr<void (*)(void **)>();
+  const auto *table = tableSym->toPtr<const mxc_kernel_entry *>();
+  int64_t count = *countSym->toPtr<const int64_t *>();
+  for (int64_t k = 0; k < count; ++k)
+    impl->kernels.add(table[k].symbol, table[k].fn);
+  runtime::PlanError perr;
+  auto plan = runtime::Plan::parse(planSym->toPtr<const char *>(), &perr,
+                                   &impl->kernels);
+  if (!plan)
+    return llvm::createStringError("the compiled plan does not load: " +
+                                   perr.str());
+  impl->plan = std::move(*plan);
   impl->arenaBytes = *arenaSym->toPtr<const int64_t *>();
-  if (impl->arenaBytes < 0)
-    return llvm::createStringError("invalid " +
-                                   arenaSizeName(pipeline.entrySymbol));
+  if (impl->arenaBytes < 0 || uint64_t(impl->arenaBytes) != impl->plan.arenaBytes)
+    return llvm::createStringError("invalid " + arenaSizeName(entry));
   impl->jit = std::move(*jit);
   return impl;
 }
@@ -292,69 +301,54 @@ const EntrySignature &CompiledGraph::signature() const {
 
 int64_t CompiledGraph::arenaBytes() const { return impl->arenaBytes; }
 
-std::unique_ptr<CompiledGraphImpl::CallScratch>
-CompiledGraphImpl::makeScratch() const {
-  auto scratch = std::make_unique<CallScratch>();
-  // At least 64 bytes, so that even an empty arena is a valid buffer.
-  size_t bytes = llvm::alignTo(std::max<int64_t>(arenaBytes, 1), 64);
-  scratch->arena.reset(std::aligned_alloc(64, bytes));
-  if (!scratch->arena)
-    llvm::report_fatal_error("mxc: cannot allocate the arena of " +
-                             llvm::Twine(bytes) + " bytes");
-  // One memref descriptor per argument: {allocated, aligned, offset,
-  // sizes[r], strides[r]}, all 8-byte words.
-  auto describe = [&](llvm::ArrayRef<int64_t> shape) {
-    scratch->firstWord.push_back(scratch->words.size());
-    size_t d = scratch->words.size();
-    scratch->words.resize(d + 3 + 2 * shape.size(), 0);
-    int64_t stride = 1;
-    for (size_t i = shape.size(); i-- > 0;) {
-      scratch->words[d + 3 + i] = shape[i];
-      scratch->words[d + 3 + shape.size() + i] = stride;
-      stride *= shape[i];
-    }
-  };
-  for (const TensorSpec &spec : signature.inputs)
-    describe(spec.shape);
-  for (const TensorSpec &spec : signature.outputs)
-    describe(spec.shape);
-  int64_t arenaShape[] = {arenaBytes};
-  describe(arenaShape);
-  size_t arenaWord = scratch->firstWord.back();
-  scratch->words[arenaWord] = scratch->words[arenaWord + 1] =
-      int64_t(reinterpret_cast<intptr_t>(scratch->arena.get()));
-  for (size_t first : scratch->firstWord)
-    scratch->args.push_back(&scratch->words[first]);
-  return scratch;
-}
+const runtime::Plan &CompiledGraph::plan() const { return impl->plan; }
 
-void CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
-                        llvm::ArrayRef<void *> outputs) const {
-  const EntrySignature &sig = impl->signature;
-  assert(inputs.size() == sig.inputs.size() &&
-         outputs.size() == sig.outputs.size() && "wrong argument count");
-  (void)sig;
-  std::unique_ptr<CompiledGraphImpl::CallScratch> scratch;
+llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
+                               llvm::ArrayRef<void *> outputs) const {
+  const runtime::Plan &plan = impl->plan;
+  if (inputs.size() != plan.numArguments() ||
+      outputs.size() != plan.numOutputs())
+    return llvm::createStringError(
+        "run: the graph takes " + llvm::Twine(plan.numArguments()) +
+        " inputs and " + llvm::Twine(plan.numOutputs()) + " outputs, given " +
+        llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
+  std::unique_ptr<runtime::Executor> exec;
   {
     std::lock_guard<std::mutex> lock(impl->poolMutex);
     if (!impl->pool.empty()) {
-      scratch = std::move(impl->pool.back());
+      exec = std::move(impl->pool.back());
       impl->pool.pop_back();
     }
   }
-  if (!scratch)
-    scratch = impl->makeScratch();
-  auto setPointer = [&](size_t arg, const void *data) {
-    int64_t *d = &scratch->words[scratch->firstWord[arg]];
-    d[0] = d[1] = int64_t(reinterpret_cast<intptr_t>(data));
-  };
-  for (size_t i = 0; i < inputs.size(); ++i)
-    setPointer(i, inputs[i]);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    setPointer(inputs.size() + i, outputs[i]);
-  impl->entry(scratch->args.data());
-  std::lock_guard<std::mutex> lock(impl->poolMutex);
-  impl->pool.push_back(std::move(scratch));
+  std::string error;
+  try {
+    if (!exec)
+      exec = std::make_unique<runtime::Executor>(plan, impl->kernels);
+    // The caller's buffers, bound without copies; the call returns when
+    // every step has run (the engine's workers run independent steps at
+    // the same time).
+    auto wrap = [&](const void *data, uint32_t buffer) {
+      const runtime::PlanBuffer &b = plan.buffers[buffer];
+      return runtime::NDArray::fromExternal(const_cast<void *>(data), b.shape,
+                                            b.dtype);
+    };
+    std::vector<runtime::NDArray> args, outs;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      args.push_back(wrap(inputs[i], plan.argumentBuffer(i)));
+    for (size_t i = 0; i < outputs.size(); ++i)
+      outs.push_back(wrap(outputs[i], plan.outputBuffer(i)));
+    exec->bind(args, outs);
+    exec->run();
+  } catch (const std::exception &e) {
+    error = e.what();
+  }
+  if (exec) {
+    std::lock_guard<std::mutex> lock(impl->poolMutex);
+    impl->pool.push_back(std::move(exec));
+  }
+  if (!error.empty())
+    return llvm::createStringError(error);
+  return llvm::Error::success();
 }
 
 std::string mxc::defaultCacheDir() {

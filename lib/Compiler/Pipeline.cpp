@@ -14,6 +14,9 @@
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 #include "mxc/Dialect/MXRT/Transforms/Passes.h"
+#include "mxc/Dialect/MX/IR/MXOpTable.h"
+#include "mxc/runtime/compiled_module.h"
+#include "mxc/runtime/plan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -48,6 +51,7 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <mutex>
+#include <set>
 
 using namespace mlir;
 
@@ -84,6 +88,10 @@ LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
     return module.emitError() << "internal error: bad pass pipeline: " << err;
   return pm.run(module);
 }
+
+constexpr llvm::StringLiteral kBufferNamesAttr = "mx.buffer_names";
+constexpr llvm::StringLiteral kNumInputsAttr = "mx.num_inputs";
+constexpr llvm::StringLiteral kPlanAttr = "mxc.plan";
 
 /// The memref type a tensor argument or result crosses the entry with.
 FailureOr<MemRefType> boundaryType(Type type) {
@@ -161,6 +169,20 @@ LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
   }
   func::ReturnOp::create(b, ret.getLoc());
   ret.erase();
+
+  // The plan names its argument and output buffers after them
+  // (extractPlan): keep the names the attributes are about to lose.
+  SmallVector<Attribute> names;
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    auto n = func.getArgAttrOfType<StringAttr>(i, "mx.name");
+    names.push_back(n ? n : b.getStringAttr("arg" + Twine(i)));
+  }
+  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+    auto n = func.getResultAttrOfType<StringAttr>(i, "mx.name");
+    names.push_back(n ? n : b.getStringAttr("output" + Twine(i)));
+  }
+  func->setAttr(kBufferNamesAttr, b.getArrayAttr(names));
+  func->setAttr(kNumInputsAttr, b.getI64IntegerAttr(type.getNumInputs()));
 
   func.setType(FunctionType::get(ctx, argTypes, {}));
   func.removeArgAttrsAttr();
@@ -269,28 +291,96 @@ void freeAfterLastUse(ModuleOp module) {
   });
 }
 
-/// Adds `void <entry>_packed(void **args)` calling `_mlir_ciface_<entry>`
-/// with args[0..n).
-llvm::Error addPackedWrapper(llvm::Module &m, StringRef entry) {
-  llvm::Function *ciface = m.getFunction(("_mlir_ciface_" + entry).str());
-  if (!ciface)
-    return llvm::createStringError("internal error: no _mlir_ciface_" + entry +
-                                   " in the LLVM module");
+/// Adds, for the plan in the module's `mxc.plan`, one kernel per step with
+/// the kernel ABI, `void <entry>_step<i>_kernel(void **buffers)`, calling the
+/// outlined step function `<entry>_step<i>` with a memref descriptor per
+/// buffer (dense, row-major, offset 0); then `<entry>_plan` (the text),
+/// `<entry>_kernels` and `<entry>_num_kernels` (compiled_module.h).
+llvm::Error addPlanSymbols(llvm::Module &m, StringRef planText,
+                           StringRef entry) {
+  namespace rt = mxc::runtime;
+  rt::PlanError perr;
+  std::optional<rt::Plan> plan = rt::Plan::parse(planText.str(), &perr);
+  if (!plan)
+    return llvm::createStringError("internal error: the emitted plan does not "
+                                   "parse: " + perr.str());
   llvm::LLVMContext &ctx = m.getContext();
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *fnTy =
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
-  auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage,
-                                    mxc::packedEntryName(entry), m);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  SmallVector<llvm::Value *> args;
-  for (unsigned i = 0; i < ciface->arg_size(); ++i) {
-    llvm::Value *slot = b.CreateConstGEP1_64(ptrTy, fn->getArg(0), i);
-    args.push_back(b.CreateLoad(ptrTy, slot));
+  auto *entryTy = llvm::StructType::get(ctx, {ptrTy, ptrTy});
+  std::vector<llvm::Constant *> rows;
+  for (auto [i, step] : llvm::enumerate(plan->steps)) {
+    std::string implName = rt::stepFunctionName(entry.str(), i);
+    llvm::Function *impl = m.getFunction(implName);
+    if (!impl || step.kernel != rt::stepKernelSymbol(entry.str(), i))
+      return llvm::createStringError("internal error: no step function " +
+                                     implName + " for step '" + step.name +
+                                     "'");
+    auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage,
+                                      step.kernel, m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    SmallVector<llvm::Value *> args;
+    std::vector<uint32_t> buffers = step.reads;
+    buffers.insert(buffers.end(), step.writes.begin(), step.writes.end());
+    for (auto [k, buf] : llvm::enumerate(buffers)) {
+      llvm::Value *slot = b.CreateConstGEP1_64(ptrTy, fn->getArg(0), k);
+      llvm::Value *data = b.CreateLoad(ptrTy, slot);
+      const rt::Shape &shape = plan->buffers[buf].shape;
+      args.push_back(data);
+      args.push_back(data);
+      args.push_back(llvm::ConstantInt::get(i64, 0));
+      for (int64_t d : shape)
+        args.push_back(llvm::ConstantInt::get(i64, d));
+      int64_t stride = 1;
+      SmallVector<int64_t> strides(shape.size());
+      for (size_t d = shape.size(); d-- > 0;) {
+        strides[d] = stride;
+        stride *= shape[d];
+      }
+      for (int64_t st : strides)
+        args.push_back(llvm::ConstantInt::get(i64, st));
+    }
+    if (impl->arg_size() != args.size())
+      return llvm::createStringError(
+          "internal error: step function " + implName + " takes " +
+          llvm::Twine(impl->arg_size()) + " words, its buffers make " +
+          llvm::Twine(args.size()));
+    b.CreateCall(impl, args);
+    b.CreateRetVoid();
+    auto *init = llvm::ConstantDataArray::getString(ctx, step.kernel, true);
+    auto *name = new llvm::GlobalVariable(m, init->getType(), true,
+                                          llvm::GlobalValue::PrivateLinkage,
+                                          init, step.kernel + ".name");
+    rows.push_back(llvm::ConstantStruct::get(entryTy, {name, fn}));
   }
-  b.CreateCall(ciface, args);
-  b.CreateRetVoid();
+  auto *tableTy = llvm::ArrayType::get(entryTy, rows.size());
+  new llvm::GlobalVariable(m, tableTy, true, llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantArray::get(tableTy, rows),
+                           rt::kernelTableSymbol(entry.str()));
+  new llvm::GlobalVariable(m, i64, true, llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantInt::get(i64, rows.size()),
+                           rt::numKernelsSymbol(entry.str()));
+  auto *text = llvm::ConstantDataArray::getString(ctx, planText, true);
+  new llvm::GlobalVariable(m, text->getType(), true,
+                           llvm::GlobalValue::ExternalLinkage, text,
+                           rt::planSymbol(entry.str()));
   return llvm::Error::success();
+}
+
+/// A plan token for `name`: printable ASCII without spaces or '#', unique
+/// among `used`.
+std::string planToken(StringRef name, std::set<std::string> &used) {
+  std::string t;
+  for (char c : name)
+    t += (c > ' ' && c < 127 && c != '#') ? c : '_';
+  if (t.empty())
+    t = "_";
+  std::string unique = t;
+  for (int k = 1; !used.insert(unique).second; ++k)
+    unique = t + "." + std::to_string(k);
+  return unique;
 }
 
 /// Runs LLVM's default O<level> pipeline with `tm`'s cost model.
@@ -510,6 +600,117 @@ static LogicalResult addArenaSizeGlobal(ModuleOp module, StringRef entry) {
   return success();
 }
 
+FailureOr<mxc::runtime::Plan> mxc::extractPlan(ModuleOp module,
+                                               StringRef entry) {
+  namespace rt = mxc::runtime;
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  if (!func)
+    return module.emitError() << "internal error: no @" << entry;
+  auto names = func->getAttrOfType<ArrayAttr>(kBufferNamesAttr);
+  auto numInputs = func->getAttrOfType<IntegerAttr>(kNumInputsAttr);
+  auto arenaSize =
+      func->getAttrOfType<IntegerAttr>(mxc::mx::kArenaSizeAttrName);
+  if (!names || !numInputs || !arenaSize || func.getNumArguments() == 0 ||
+      names.size() != func.getNumArguments() - 1)
+    return func.emitError() << "internal error: @" << entry
+                            << " is not a planned entry (no buffer names, "
+                               "input count or arena size)";
+  rt::Plan plan;
+  plan.arenaBytes = uint64_t(arenaSize.getInt());
+  std::set<std::string> usedNames, usedSteps;
+  llvm::DenseMap<Value, uint32_t> bufferIndex;
+  Value arena = func.getArguments().back();
+  auto describe = [&](Value v, rt::PlanBuffer &b) -> LogicalResult {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    std::optional<rt::DType> dtype;
+    if (type)
+      dtype = rt::dtypeFromName(
+          mx::getMXNetDTypeName(type.getElementType()).str());
+    if (!type || !type.hasStaticShape() || !dtype)
+      return func.emitError()
+             << "internal error: a plan buffer of type " << v.getType();
+    b.dtype = *dtype;
+    b.shape.assign(type.getShape().begin(), type.getShape().end());
+    b.size = uint64_t(type.getNumElements()) * rt::dtypeSize(*dtype);
+    return success();
+  };
+  int64_t nIn = numInputs.getInt();
+  for (unsigned i = 0; i + 1 < func.getNumArguments(); ++i) {
+    rt::PlanBuffer b;
+    b.name = planToken(cast<StringAttr>(names[i]).getValue(), usedNames);
+    b.kind = int64_t(i) < nIn ? rt::BufferKind::Argument
+                              : rt::BufferKind::Output;
+    b.index = int64_t(i) < nIn ? i : i - nIn;
+    if (failed(describe(func.getArgument(i), b)))
+      return failure();
+    bufferIndex[func.getArgument(i)] = plan.buffers.size();
+    plan.buffers.push_back(std::move(b));
+  }
+  for (Operation &op : func.front().without_terminator()) {
+    auto call = dyn_cast<func::CallOp>(op);
+    if (!call) {
+      if (isMemoryEffectFree(&op) && op.getNumRegions() == 0)
+        continue; // constants and the buffers' views
+      return op.emitError() << "internal error: " << op.getName()
+                            << " in a planned entry after mx-outline-steps";
+    }
+    auto stepAttr = call->getAttrOfType<IntegerAttr>("mx.step");
+    auto readsAttr = call->getAttrOfType<IntegerAttr>("mx.reads");
+    auto nodes = call->getAttrOfType<ArrayAttr>("mx.nodes");
+    if (!stepAttr || !readsAttr || !nodes)
+      return call.emitError() << "internal error: a call without mx.step";
+    rt::PlanStep step;
+    SmallVector<std::string> nodeList;
+    for (Attribute n : nodes)
+      nodeList.push_back(cast<StringAttr>(n).str());
+    std::string stepName = llvm::join(nodeList, "+");
+    if (stepName.empty())
+      stepName = "step" + std::to_string(stepAttr.getInt());
+    step.name = planToken(stepName, usedSteps);
+    step.kernel =
+        rt::stepKernelSymbol(entry.str(), size_t(stepAttr.getInt()));
+    step.device = rt::Device::cpu(0);
+    for (auto [k, v] : llvm::enumerate(call.getOperands())) {
+      auto it = bufferIndex.find(v);
+      if (it == bufferIndex.end()) {
+        rt::PlanBuffer b;
+        b.kind = rt::BufferKind::Arena;
+        if (v == arena) {
+          b.offset = 0;
+        } else if (auto view = v.getDefiningOp<memref::ViewOp>();
+                   view && view.getSource() == arena) {
+          auto shift = getConstantIntValue(view.getByteShift());
+          if (!shift)
+            return view.emitError() << "internal error: an arena view at a "
+                                       "dynamic offset";
+          b.offset = uint64_t(*shift);
+        } else {
+          return call.emitError() << "internal error: step operand " << k
+                                  << " is neither an entry buffer nor an "
+                                     "arena view";
+        }
+        if (failed(describe(v, b)))
+          return failure();
+        b.name = planToken("t" + std::to_string(plan.buffers.size()),
+                           usedNames);
+        it = bufferIndex.try_emplace(v, plan.buffers.size()).first;
+        plan.buffers.push_back(std::move(b));
+      }
+      (int64_t(k) < readsAttr.getInt() ? step.reads : step.writes)
+          .push_back(it->second);
+    }
+    plan.steps.push_back(std::move(step));
+  }
+  return plan;
+}
+
+FailureOr<std::string> mxc::getPlanText(ModuleOp module) {
+  auto text = module->getAttrOfType<StringAttr>(kPlanAttr);
+  if (!text)
+    return module.emitError() << "internal error: no plan in the module";
+  return text.str();
+}
+
 LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
                                       const PipelineOptions &opts) {
   if (failed(lowerToBuffers(module, opts)))
@@ -522,6 +723,23 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
                                      opts.memoryPlan + "}")) ||
       failed(addArenaSizeGlobal(module, opts.entrySymbol)))
     return failure();
+  // One kernel function a step; the entry, now a list of calls, is the plan:
+  // serialised into the module (`mxc.plan`), then dropped, so that only the
+  // kernels are compiled (docs/runtime.md, "Plans from the compiler").
+  if (failed(runPipeline(module, "mx-outline-steps")))
+    return failure();
+  FailureOr<runtime::Plan> plan = extractPlan(module, opts.entrySymbol);
+  if (failed(plan))
+    return failure();
+  {
+    std::string body = plan->print();
+    runtime::PlanError perr;
+    if (!runtime::Plan::parse(body, &perr))
+      return module.emitError()
+             << "internal error: the plan does not validate: " << perr.str();
+    module->setAttr(kPlanAttr, StringAttr::get(module.getContext(), body));
+  }
+  module.lookupSymbol<func::FuncOp>(opts.entrySymbol).erase();
   if (failed(runPipeline(module, "mxrt-lower-kernel-calls, canonicalize, cse, "
                                  "buffer-deallocation-pipeline, "
                                  "canonicalize")))
@@ -545,7 +763,11 @@ mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
         "internal error: translation to LLVM IR failed");
   m->setTargetTriple(tm.getTargetTriple());
   m->setDataLayout(tm.createDataLayout());
-  if (auto err = addPackedWrapper(*m, opts.entrySymbol))
+  auto planText = module->getAttrOfType<StringAttr>(kPlanAttr);
+  if (!planText)
+    return llvm::createStringError("internal error: no plan in the module "
+                                   "(lowerToLLVMDialect adds it)");
+  if (auto err = addPlanSymbols(*m, planText.getValue(), opts.entrySymbol))
     return std::move(err);
   if (!m->getGlobalVariable(arenaSizeName(opts.entrySymbol)))
     return llvm::createStringError("internal error: no " +

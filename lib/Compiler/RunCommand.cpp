@@ -571,12 +571,22 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     outputBuffers.push_back(std::make_unique<Buffer>(spec.byteSize()));
     outPtrs.push_back(outputBuffers.back()->data);
   }
+  // A failing step is one line naming it (its MXNet node) and its kernel.
+  auto runOnce = [&]() {
+    if (llvm::Error err = (*compiled)->run(inPtrs, outPtrs)) {
+      llvm::errs() << "mxc: error: " << llvm::toString(std::move(err)) << "\n";
+      return false;
+    }
+    return true;
+  };
   for (unsigned i = 0; i < opts.warmup; ++i)
-    (*compiled)->run(inPtrs, outPtrs);
+    if (!runOnce())
+      return kBadInput;
   std::vector<double> times;
   for (unsigned i = 0; i < std::max(1u, opts.repeat); ++i) {
     start = Clock::now();
-    (*compiled)->run(inPtrs, outPtrs);
+    if (!runOnce())
+      return kBadInput;
     times.push_back(msSince(start));
   }
   if (!sweeps.empty()) {
@@ -591,7 +601,8 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
         std::memcpy(inputBuffers[sw.input]->data,
                     sw.array.bytes.data() + size_t(k) * bytes, bytes);
       }
-      (*compiled)->run(inPtrs, outPtrs);
+      if (!runOnce())
+        return kBadInput;
       for (size_t i = 0; i < sig->outputs.size(); ++i) {
         size_t bytes = sig->outputs[i].byteSize();
         std::memcpy(stacked[i]->data + size_t(k) * bytes,

@@ -265,8 +265,13 @@ public:
       check(sig.outputs[i], out[i], "output");
       outPtrs.push_back(out[i].data());
     }
-    nb::gil_scoped_release release;
-    graph->run(inPtrs, outPtrs);
+    llvm::Error err = llvm::Error::success();
+    {
+      nb::gil_scoped_release release;
+      err = graph->run(inPtrs, outPtrs);
+    }
+    if (err)
+      throw MXNetError(llvm::toString(std::move(err)));
   }
 };
 

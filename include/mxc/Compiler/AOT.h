@@ -67,23 +67,11 @@ struct DescriptorOptions {
 constexpr const char *kWeightsSection = ".mxc_weights";
 
 /// Adds `mxc_model_descriptor` (and the embedded weights) to `module`, which
-/// holds `<entry>_packed` (translateToLLVMIR). Checks the entry's argument
-/// count: inputs + outputs, plus one when `<entry>_arena_size` exists.
+/// holds the plan and its kernel table (`<entry>_plan`, `<entry>_kernels`,
+/// added by translateToLLVMIR; runtime/include/mxc/runtime/compiled_module.h).
 llvm::Error addModelDescriptor(llvm::Module &module, const EntrySignature &sig,
                                const WeightsBlob &weights,
                                const DescriptorOptions &opts);
-
-/// For --emit plan: adds `void <entry>_plan_step(void **buffers)`, a kernel
-/// of the runtime's plan ABI (docs/runtime.md: buffers[i] = data pointer of
-/// the step's i-th buffer) that builds the memref descriptors of the entry's
-/// inputs, outputs and (when it has one) arena from those pointers and calls
-/// `<entry>_packed`. Returns the plan text: one step calling it, every entry
-/// input a plan argument (parameters included), every result an output, the
-/// arena an arena buffer.
-llvm::Expected<std::string> addPlanStep(llvm::Module &module,
-                                        const EntrySignature &sig,
-                                        llvm::StringRef modelName,
-                                        llvm::StringRef entrySymbol);
 
 /// A C header describing the compiled model's inputs and outputs (macros
 /// <PREFIX>_INPUT_<i>_NAME / _NBYTES, ...), including mxc/mxc_model.h.

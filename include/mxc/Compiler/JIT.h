@@ -73,15 +73,18 @@ public:
 
   const EntrySignature &signature() const;
 
-  /// Runs the forward pass. `inputs[i]` and `outputs[j]` point at
-  /// contiguous C-order arrays with the shapes and dtypes of the signature;
-  /// the outputs are written, nothing else is. Buffers must not overlap.
-  /// Thread-safe: the intermediates live in an arena (the entry's last
-  /// argument, `<entry>_arena_size` bytes, 64-byte aligned); each concurrent
-  /// call takes its own arena from a per-graph pool, so a warm graph
-  /// allocates nothing per call.
-  void run(llvm::ArrayRef<const void *> inputs,
-           llvm::ArrayRef<void *> outputs) const;
+  /// Runs the graph's plan on the runtime's executor (the default engine):
+  /// `inputs[i]` and `outputs[j]` point at contiguous C-order arrays with the
+  /// shapes and dtypes of the signature, bound without copies; the outputs
+  /// are written, nothing else is. Buffers must not overlap. Returns when
+  /// every step has finished; a failing step is an error naming it (its
+  /// MXNet node) and its kernel. Thread-safe: each concurrent call takes its
+  /// own executor (and arena, `arenaBytes()`) from a per-graph pool.
+  llvm::Error run(llvm::ArrayRef<const void *> inputs,
+                  llvm::ArrayRef<void *> outputs) const;
+
+  /// The execution plan (steps, buffers, kernels).
+  const runtime::Plan &plan() const;
 
   /// Bytes of one arena (the memory plan's size for every intermediate).
   int64_t arenaBytes() const;

@@ -42,6 +42,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
+#include "mxc/runtime/plan.h"
 
 #include <memory>
 #include <string>
@@ -146,6 +147,17 @@ mlir::LogicalResult lowerToLinalg(mlir::ModuleOp module,
 /// mx-plan-memory plans (`mxc memory-report` stops here).
 mlir::LogicalResult lowerToBuffers(mlir::ModuleOp module,
                                    const PipelineOptions &opts = {});
+
+/// The execution plan of a planned entry after mx-outline-steps (a list of
+/// calls of step functions): argument and output buffers named after the
+/// graph's inputs and outputs, the arena views the steps use, one step per
+/// call with its reads, writes, kernel symbol (`<entry>_step<i>_kernel`) and
+/// the MXNet node names of its location. Emits an error on anything else.
+mlir::FailureOr<runtime::Plan> extractPlan(mlir::ModuleOp module,
+                                           llvm::StringRef entry);
+
+/// The plan text lowerToLLVMDialect stored in the module.
+mlir::FailureOr<std::string> getPlanText(mlir::ModuleOp module);
 
 /// linalg on tensors -> LLVM dialect, with the entry ABI described above
 /// (lowerToBuffers, then mx-plan-memory{strategy=opts.memoryPlan} and the

@@ -146,6 +146,8 @@ std::vector<std::string> registeredEngines() {
 }
 
 std::unique_ptr<Engine> createEngine(const EngineOptions &opts) {
+  detail::linkNaiveEngine();
+  detail::linkThreadedEngine();
   EngineFactory factory = nullptr;
   {
     Registry &r = registry();

@@ -39,6 +39,11 @@ std::string currentExceptionMessage();
 /// writer of it), keeping the first occurrence's order. Throws
 /// std::invalid_argument on a null var.
 void normalizeVarSets(std::vector<VarHandle> &reads, std::vector<VarHandle> &writes);
+
+/// Defined beside each engine's registration; createEngine calls them so that
+/// a static link (the AOT model runtime archive) keeps every engine.
+void linkNaiveEngine();
+void linkThreadedEngine();
 } // namespace detail
 
 /// A variable. The naive engine uses only `mu` and `error`; the threaded

@@ -153,4 +153,6 @@ const bool kRegistered = (registerEngine("naive",
 
 } // namespace
 
+void detail::linkNaiveEngine() {}
+
 } // namespace mxc::runtime

@@ -437,5 +437,7 @@ const bool kRegistered = (registerEngine("threaded",
                           true);
 } // namespace
 
+void linkThreadedEngine() {}
+
 } // namespace detail
 } // namespace mxc::runtime

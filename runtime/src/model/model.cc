@@ -1,11 +1,14 @@
 //===- model.cc - the C API of an ahead-of-time compiled model ------------===//
 //
 // mxc_model.h over the descriptor the compiled object defines
-// (model_desc.h). Plain C++17; no exception crosses the C boundary.
+// (mxc/runtime/compiled_module.h): the model's plan and kernel table run on
+// the runtime's executor and engine, like every compiled graph. Plain C++17;
+// no exception crosses the C boundary.
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/mxc_model.h"
-#include "model_desc.h"
+#include "mxc/runtime/compiled_module.h"
+#include "mxc/runtime/plan.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -60,33 +63,18 @@ std::string ownDirectory() {
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
-/// A memref descriptor {allocated, aligned, offset, sizes[r], strides[r]}.
-std::vector<int64_t> describe(const int64_t *shape, int64_t ndim) {
-  std::vector<int64_t> d(size_t(3 + 2 * ndim), 0);
-  int64_t stride = 1;
-  for (int64_t i = ndim; i-- > 0;) {
-    d[size_t(3 + i)] = shape[i];
-    d[size_t(3 + ndim + i)] = stride;
-    stride *= shape[i];
-  }
-  return d;
-}
-
-void setPointer(std::vector<int64_t> &d, const void *p) {
-  d[0] = d[1] = int64_t(reinterpret_cast<intptr_t>(p));
-}
-
 } // namespace
+
+namespace rt = mxc::runtime;
 
 struct mxc_model {
   const mxc_model_desc *desc = nullptr;
   AlignedBuffer weights;      // external weights (64-byte header stripped)
   const uint8_t *blob = nullptr;
-  AlignedBuffer arena;
   std::vector<AlignedBuffer> scratchOutputs;
-  std::vector<std::vector<int64_t>> descriptors; // args, outputs, arena
-  std::vector<void *> packed;
   std::vector<int> dataArgs; // indices of the data inputs in desc->args
+  std::unique_ptr<rt::Executor> executor;
+  std::vector<rt::NDArray> arguments; // parameters bound over the blob
 };
 
 namespace {
@@ -174,10 +162,10 @@ const char *mxc_model_last_error(void) { return lastError.c_str(); }
 
 mxc_model *mxc_model_create(const char *weights_path) {
   const mxc_model_desc &d = mxc_model_descriptor;
-  if (d.magic != kMxcModelDescMagic || d.version != kMxcModelDescVersion) {
+  if (d.magic != MXC_MODEL_DESC_MAGIC || d.version != MXC_MODEL_DESC_VERSION) {
     fail("the compiled model's descriptor has version " +
          std::to_string(d.version) + ", this runtime reads " +
-         std::to_string(kMxcModelDescVersion) +
+         std::to_string(MXC_MODEL_DESC_VERSION) +
          " (recompile with the matching mxc)");
     return nullptr;
   }
@@ -200,44 +188,53 @@ mxc_model *mxc_model_create(const char *weights_path) {
     return nullptr;
   }
 
-  // Descriptors for every entry argument; parameters point into the blob.
-  for (int64_t i = 0; i < d.num_args; ++i) {
-    const mxc_model_tensor_desc &t = d.args[i];
-    model->descriptors.push_back(describe(t.shape, t.ndim));
-    if (t.kind == kMxcKindData) {
-      model->dataArgs.push_back(int(i));
-    } else {
-      if (t.weight_offset < 0 ||
-          t.weight_offset + t.nbytes > d.weights_size) {
+  // The plan and its kernels, on the executor (the process's engine).
+  try {
+    rt::KernelTable kernels;
+    for (int64_t k = 0; k < d.num_kernels; ++k)
+      kernels.add(d.kernels[k].symbol, d.kernels[k].fn);
+    rt::PlanError perr;
+    std::optional<rt::Plan> plan = rt::Plan::parse(d.plan, &perr, &kernels);
+    if (!plan) {
+      fail("the compiled model's plan does not load: " + perr.str());
+      return nullptr;
+    }
+    if (plan->numArguments() != size_t(d.num_args) ||
+        plan->numOutputs() != size_t(d.num_outputs)) {
+      fail("the compiled model's plan does not match its descriptor");
+      return nullptr;
+    }
+    model->arguments.resize(size_t(d.num_args));
+    for (int64_t i = 0; i < d.num_args; ++i) {
+      const mxc_model_tensor_desc &t = d.args[i];
+      if (t.kind == MXC_KIND_DATA) {
+        model->dataArgs.push_back(int(i));
+        continue;
+      }
+      if (t.weight_offset < 0 || t.weight_offset + t.nbytes > d.weights_size) {
         fail(std::string("parameter '") + t.name +
              "' lies outside the weights");
         return nullptr;
       }
-      setPointer(model->descriptors.back(), model->blob + t.weight_offset);
+      const rt::PlanBuffer &b = plan->buffers[plan->argumentBuffer(size_t(i))];
+      // Read-only: parameters are plan arguments, which no step writes.
+      model->arguments[size_t(i)] = rt::NDArray::fromExternal(
+          const_cast<uint8_t *>(model->blob + t.weight_offset), b.shape,
+          b.dtype);
     }
-  }
-  for (int64_t i = 0; i < d.num_outputs; ++i) {
-    const mxc_model_tensor_desc &t = d.outputs[i];
-    model->descriptors.push_back(describe(t.shape, t.ndim));
-    model->scratchOutputs.push_back(allocate(size_t(t.nbytes)));
-    if (!model->scratchOutputs.back()) {
-      fail("out of memory");
-      return nullptr;
+    for (int64_t i = 0; i < d.num_outputs; ++i) {
+      model->scratchOutputs.push_back(allocate(size_t(d.outputs[i].nbytes)));
+      if (!model->scratchOutputs.back()) {
+        fail("out of memory");
+        return nullptr;
+      }
     }
+    model->executor =
+        std::make_unique<rt::Executor>(std::move(*plan), std::move(kernels));
+  } catch (const std::exception &e) {
+    fail(std::string("cannot load the model: ") + e.what());
+    return nullptr;
   }
-  if (d.arena_size) {
-    int64_t n = *d.arena_size;
-    model->arena = allocate(size_t(n));
-    if (!model->arena) {
-      fail("out of memory allocating the " + std::to_string(n) +
-           "-byte arena");
-      return nullptr;
-    }
-    model->descriptors.push_back(describe(&n, 1));
-    setPointer(model->descriptors.back(), model->arena.get());
-  }
-  for (auto &desc : model->descriptors)
-    model->packed.push_back(desc.data());
   return model.release();
 }
 
@@ -302,15 +299,13 @@ int mxc_model_run(mxc_model *model, const mxc_model_input *inputs,
                   std::to_string(t.nbytes) + " needed");
     given[size_t(found)] = inputs[i].data;
   }
-  for (int a : model->dataArgs) {
+  for (int a : model->dataArgs)
     if (!given[size_t(a)])
       return fail(std::string("input '") + d.args[a].name + "' not given");
-    setPointer(model->descriptors[size_t(a)], given[size_t(a)]);
-  }
   // Outputs: the caller's buffer or the scratch one.
+  std::vector<void *> outPtrs(size_t(d.num_outputs));
   for (int64_t o = 0; o < d.num_outputs; ++o)
-    setPointer(model->descriptors[size_t(d.num_args + o)],
-               model->scratchOutputs[size_t(o)].get());
+    outPtrs[size_t(o)] = model->scratchOutputs[size_t(o)].get();
   std::vector<bool> seen(size_t(d.num_outputs), false);
   for (size_t i = 0; i < num_outputs; ++i) {
     const char *name = outputs[i].name ? outputs[i].name : "";
@@ -329,10 +324,29 @@ int mxc_model_run(mxc_model *model, const mxc_model_input *inputs,
       return fail(std::string("output '") + name + "': " +
                   std::to_string(outputs[i].nbytes) + " bytes given, " +
                   std::to_string(d.outputs[found].nbytes) + " needed");
-    setPointer(model->descriptors[size_t(d.num_args + found)],
-               outputs[i].data);
+    outPtrs[size_t(found)] = outputs[i].data;
   }
-  d.entry(model->packed.data());
+  // The caller's buffers, bound without copies; returns when every step of
+  // the plan has run on the engine.
+  try {
+    rt::Executor &exec = *model->executor;
+    const rt::Plan &plan = exec.plan();
+    std::vector<rt::NDArray> args = model->arguments, outs;
+    for (int a : model->dataArgs) {
+      const rt::PlanBuffer &b = plan.buffers[plan.argumentBuffer(size_t(a))];
+      args[size_t(a)] = rt::NDArray::fromExternal(
+          const_cast<void *>(given[size_t(a)]), b.shape, b.dtype);
+    }
+    for (int64_t o = 0; o < d.num_outputs; ++o) {
+      const rt::PlanBuffer &b = plan.buffers[plan.outputBuffer(size_t(o))];
+      outs.push_back(
+          rt::NDArray::fromExternal(outPtrs[size_t(o)], b.shape, b.dtype));
+    }
+    exec.bind(args, outs);
+    exec.run();
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  }
   return 0;
 }
 

@@ -14,9 +14,10 @@ namespace mxc::runtime {
 /// the variable (so after everything pushed on it), then deletes the variable.
 struct NDArray::Chunk {
   Storage storage;
-  StorageManager *manager = nullptr;
+  StorageManager *manager = nullptr; ///< null: external memory
   Engine *engine = nullptr;
   VarHandle var = nullptr;
+  std::function<void()> release; ///< external memory: run when done
 
   Chunk() = default;
   Chunk(const Chunk &) = delete;
@@ -28,9 +29,14 @@ struct NDArray::Chunk {
     try {
       Storage block = storage;
       StorageManager *m = manager;
-      engine->pushSync([block, m](RunContext) { m->release(block); },
-                       block.device, {}, {var}, FnProperty::Normal, 0,
-                       "free storage");
+      if (m)
+        engine->pushSync([block, m](RunContext) { m->release(block); },
+                         block.device, {}, {var}, FnProperty::Normal, 0,
+                         "free storage");
+      else if (release)
+        engine->pushSync([fn = std::move(release)](RunContext) { fn(); },
+                         block.device, {}, {var}, FnProperty::Normal, 0,
+                         "release external memory");
       engine->deleteVar(var);
     } catch (...) {
       // The engine refused the operation (it is shutting down): the block is
@@ -127,6 +133,28 @@ NDArray::NDArray(Shape shape, DType dtype, Device device, Engine *engine)
   chunk->engine = &eng;
   chunk->var = var;
   chunk_ = std::move(chunk);
+}
+
+NDArray NDArray::fromExternal(void *data, Shape shape, DType dtype,
+                              Device device, Engine *engine,
+                              std::function<void()> release) {
+  if (dtypeSize(dtype) == 0)
+    throw Error("unknown dtype flag " +
+                std::to_string(static_cast<int>(dtype)));
+  auto bytes = shapeNumBytes(shape, dtype);
+  if (!bytes)
+    throw Error("bad array shape " + shapeStr(shape));
+  if (!data && *bytes > 0)
+    throw Error("fromExternal: null data for " + shapeStr(shape));
+  Engine &eng = engine ? *engine : defaultEngine();
+  auto chunk = std::make_shared<Chunk>();
+  chunk->storage.data = data;
+  chunk->storage.size = chunk->storage.capacity = static_cast<size_t>(*bytes);
+  chunk->storage.device = device;
+  chunk->engine = &eng;
+  chunk->release = std::move(release);
+  chunk->var = eng.newVar();
+  return NDArray(std::move(chunk), std::move(shape), dtype, 0);
 }
 
 NDArray::NDArray(std::shared_ptr<Chunk> chunk, Shape shape, DType dtype,

@@ -40,6 +40,17 @@ public:
   NDArray(Shape shape, DType dtype, Device device = Device::cpu(),
           Engine *engine = nullptr);
 
+  /// An array over memory the caller owns: `data` holds at least the
+  /// array's bytes, aligned for `dtype`; nothing is copied. The caller keeps
+  /// the memory alive (and leaves it to the engine's operations) until the
+  /// last view of the array is gone and every operation pushed on it has
+  /// finished; then `release`, if given, runs as an engine operation. numpy
+  /// interop and the JIT's CompiledGraph::run bind caller buffers this way.
+  static NDArray fromExternal(void *data, Shape shape, DType dtype,
+                              Device device = Device::cpu(),
+                              Engine *engine = nullptr,
+                              std::function<void()> release = {});
+
   bool isNone() const { return chunk_ == nullptr; }
   const Shape &shape() const { return shape_; }
   DType dtype() const { return dtype_; }

@@ -270,4 +270,70 @@ def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def MXOutlineStepsPass : Pass<"mx-outline-steps", "mlir::ModuleOp"> {
+  let summary = "Outline each step of a planned entry into its own kernel function";
+  let description = [{
+    Runs after `mx-plan-memory` (every intermediate a `memref.view` of the
+    trailing arena argument), before kernel calls and linalg ops are lowered.
+    In every public function with `mx.arena_size`, the top-level ops with
+    memory effects are grouped into **steps**: maximal runs of consecutive
+    ops with the same location, i.e. the ops one MXNet node (or one fused
+    group, whose location names all of its nodes) lowered to -- its fill,
+    its loop nest, its `mxrt.kernel_call`s. These are exactly the nodes of
+    the dependency DAG that `mx-plan-memory` co-shares storage by, so an
+    executor may run any two steps that the buffers they read and write do
+    not order.
+
+    Each step becomes `func.func @<entry>_step<i>(buffers...)`: one memref
+    argument per **buffer** the step touches -- an entry argument (input or
+    output) or an arena view (`memref.view %arena[constant]`) -- first those
+    it only reads, then those it writes, in order of first use. Side-effect
+    free ops the step needs (constants, views of its buffers) are cloned into
+    it. Arguments get `llvm.noalias` unless they are arena views that overlap
+    another buffer of the same step (an in-place elementwise step). The entry
+    becomes its buffers' views and one `func.call` per step with
+    `mx.step = i`, `mx.reads = R` (the first R operands are read, the rest
+    written) and `mx.nodes` (the MXNet node names of its location); it still
+    runs as an ordinary function, and it is also the execution plan
+    (mxc::extractPlan in lib/Compiler/Plan.cpp serialises it).
+
+    Before:
+
+    ```mlir
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>)
+        attributes {mx.arena_size = 256 : i64} {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+      linalg.generic ... ins(%x) outs(%a)     loc("exp0")
+      linalg.generic ... ins(%a) outs(%out)   loc("relu0")
+      return
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @f_step0(%x: memref<64xf32> {llvm.noalias},
+                       %a: memref<64xf32> {llvm.noalias}) attributes {mx.step = 0} {
+      linalg.generic ... ins(%x) outs(%a)
+      return
+    }
+    func.func @f_step1(...)
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>) ... {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+      call @f_step0(%x, %a) {mx.nodes = ["exp0"], mx.reads = 1, mx.step = 0}
+      call @f_step1(%a, %out) {mx.nodes = ["relu0"], mx.reads = 1, mx.step = 1}
+      return
+    }
+    ```
+
+    A value other than a buffer that one step defines and another uses (a
+    dynamically sized allocation, say) cannot cross steps: the two steps are
+    merged into one.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 #endif // MXC_DIALECT_MX_TRANSFORMS_PASSES_TD

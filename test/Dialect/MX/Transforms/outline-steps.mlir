@@ -1,0 +1,116 @@
+// mx-outline-steps: each run of ops of one location (one MXNet node) becomes
+// a step function over the buffers it touches, reads first, then writes; the
+// entry becomes a list of calls (the plan).
+// RUN: mxc-opt %s -mx-outline-steps -split-input-file | FileCheck %s
+
+#id = affine_map<(d0) -> (d0)>
+
+// Two independent branches of x (exp -> a, relu -> b) joined by an add into
+// the output; the add's fill and generic share a location: one step.
+func.func @diamond(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<512xi8>)
+    attributes {mx.arena_size = 512 : i64} {
+  %c0 = arith.constant 0 : index
+  %c256 = arith.constant 256 : index
+  %a = memref.view %arena[%c0][] : memref<512xi8> to memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } loc("exp0")
+  %b = memref.view %arena[%c256][] : memref<512xi8> to memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %in, %z : f32
+    linalg.yield %r : f32
+  } loc("relu0")
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64xf32>) loc("add0")
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : memref<64xf32>, memref<64xf32>) outs(%out : memref<64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    %t = arith.addf %s, %o : f32
+    linalg.yield %t : f32
+  } loc("add0")
+  return
+}
+// CHECK-LABEL: func.func @diamond(
+// CHECK-SAME: %[[X:.*]]: memref<64xf32>, %[[OUT:.*]]: memref<64xf32>, %[[ARENA:.*]]: memref<512xi8>)
+// CHECK-DAG: %[[A:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<512xi8> to memref<64xf32>
+// CHECK-DAG: %[[B:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<512xi8> to memref<64xf32>
+// CHECK: call @diamond_step0(%[[X]], %[[A]]) {mx.nodes = ["exp0"], mx.reads = 1 : i64, mx.step = 0 : i64}
+// CHECK: call @diamond_step1(%[[X]], %[[B]]) {mx.nodes = ["relu0"], mx.reads = 1 : i64, mx.step = 1 : i64}
+// CHECK: call @diamond_step2(%[[A]], %[[B]], %[[OUT]]) {mx.nodes = ["add0"], mx.reads = 2 : i64, mx.step = 2 : i64}
+// CHECK-NEXT: return
+// CHECK: func.func private @diamond_step0(%{{.*}}: memref<64xf32> {llvm.noalias}, %{{.*}}: memref<64xf32> {llvm.noalias}) attributes {mx.step = 0 : i64}
+// CHECK: math.exp
+// CHECK: func.func private @diamond_step1(
+// CHECK: arith.maximumf
+// CHECK: func.func private @diamond_step2(
+// CHECK: %[[ZERO:.*]] = arith.constant 0.0{{.*}} : f32
+// CHECK: linalg.fill ins(%[[ZERO]] : f32)
+// CHECK: linalg.generic
+// CHECK: return
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// In place: the relu writes the storage the exp wrote (same offset), so in
+// the step that reads one and writes the other neither is noalias; a fused
+// location names every node of the group.
+func.func @inplace(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>)
+    attributes {mx.arena_size = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } loc("exp0")
+  %b = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %in, %z : f32
+    linalg.yield %r : f32
+  } loc(fused["relu0", "neg0"])
+  memref.copy %b, %out : memref<64xf32> to memref<64xf32> loc("copy0")
+  return
+}
+// CHECK-LABEL: func.func @inplace(
+// CHECK: call @inplace_step0(
+// CHECK: call @inplace_step1({{.*}}) {mx.nodes = ["relu0", "neg0"], mx.reads = 1 : i64, mx.step = 1 : i64}
+// CHECK: call @inplace_step2({{.*}}) {mx.nodes = ["copy0"], mx.reads = 1 : i64, mx.step = 2 : i64}
+// CHECK: func.func private @inplace_step1(%{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32>) attributes {mx.step = 1 : i64}
+// CHECK: func.func private @inplace_step2(%{{.*}}: memref<64xf32> {llvm.noalias}, %{{.*}}: memref<64xf32> {llvm.noalias})
+// CHECK: memref.copy
+
+// -----
+
+// A value other than a buffer crossing two steps (a dynamically sized
+// allocation written by one node and read by the next) merges them.
+func.func @merge(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<64xi8>, %n: index)
+    attributes {mx.arena_size = 64 : i64} {
+  %t = memref.alloc(%n) : memref<?xf32> loc("producer")
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<64xf32> loc("producer")
+  memref.store %v, %t[%c0] : memref<?xf32> loc("producer")
+  %w = memref.load %t[%c0] : memref<?xf32> loc("consumer")
+  memref.store %w, %out[%c0] : memref<64xf32> loc("consumer")
+  memref.dealloc %t : memref<?xf32> loc("consumer")
+  return
+}
+// CHECK-LABEL: func.func @merge(
+// CHECK: call @merge_step0({{.*}}) {mx.nodes = ["producer", "consumer"], mx.reads = 2 : i64, mx.step = 0 : i64}
+// CHECK-NOT: call
+// CHECK: return
+// CHECK: func.func private @merge_step0(
+// CHECK: memref.alloc
+// CHECK: memref.dealloc
+
