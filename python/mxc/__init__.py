@@ -30,6 +30,7 @@ from . import model
 from . import callback
 from . import module
 from . import module as mod
+from . import profiler
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor
@@ -39,4 +40,4 @@ __version__ = "0.1.0"
 __all__ = ["MXNetError", "NameManager", "Context", "cpu", "gpu", "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
-           "metric", "io", "model", "callback", "module", "mod"]
+           "metric", "io", "model", "callback", "module", "mod", "profiler"]

@@ -429,10 +429,14 @@ void makeRuntimeGlobal() {
 
 } // namespace
 
+// mx.profiler's bindings (Profiler.cpp).
+void bindProfiler(nb::module_ &m);
+
 NB_MODULE(_mxc, m) {
   m.doc() = "mxc's compiler, JIT and file formats (internal; use mxc)";
   makeRuntimeGlobal();
   nb::exception<MXNetError>(m, "MXNetError", PyExc_RuntimeError);
+  bindProfiler(m);
 
   nb::class_<PyCompiled>(m, "Compiled")
       .def_prop_ro("inputs", &PyCompiled::inputs,
