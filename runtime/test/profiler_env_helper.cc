@@ -12,6 +12,7 @@ int main() {
     engine.pushSync([](RunContext) {}, Device::cpu(), {}, {v}, FnProperty::Normal, 0,
                     "helper-op");
   // No wait: the default engine finishes them at exit, before the trace is
-  // written.
+  // written (and deletes the variable after them).
+  engine.deleteVar(v);
   return 0;
 }
