@@ -54,6 +54,11 @@ public:
   /// an arena and a warm graph allocates no arena per call.
   std::mutex poolMutex;
   std::vector<std::unique_ptr<runtime::Executor>> pool;
+
+  /// The executor of push(): one per graph, rebound for every push (its
+  /// arena's variables order successive pushes).
+  std::mutex pushMutex;
+  std::unique_ptr<runtime::Executor> pushExecutor;
 };
 } // namespace mxc
 
@@ -349,6 +354,16 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
   if (!error.empty())
     return llvm::createStringError(error);
   return llvm::Error::success();
+}
+
+void CompiledGraph::push(const std::vector<runtime::NDArray> &inputs,
+                         const std::vector<runtime::NDArray> &outputs) const {
+  std::lock_guard<std::mutex> lock(impl->pushMutex);
+  if (!impl->pushExecutor)
+    impl->pushExecutor =
+        std::make_unique<runtime::Executor>(impl->plan, impl->kernels);
+  impl->pushExecutor->bind(inputs, outputs);
+  impl->pushExecutor->push();
 }
 
 std::string mxc::defaultCacheDir() {

@@ -20,6 +20,8 @@ import threading
 
 import numpy as np
 
+from . import _mxc
+
 from .base import MXNetError
 
 _state = threading.local()
@@ -295,6 +297,9 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         outs.append(d)
         if kind == "grad":
             grads.append((name[:-len("_grad")], d))
+    # The recorded inputs are numpy views of runtime arrays that engine
+    # operations may still be writing: a barrier first.
+    _mxc.engine_wait_all()
     compiled.run(ins, outs)
     if not retain_graph:
         for h in heads:

@@ -1,13 +1,23 @@
 """mx.nd: NDArray and the imperative operators.
 
-An NDArray holds a numpy array (CPU memory) and a Context. Every operator
-of the mx dialect is a function here; a call builds a one-node graph, which
-the compiler JIT-compiles once per (operator, attributes, input shapes and
-dtypes) and caches (in this module, and the JIT's memory and disk caches
-below it), and runs it on the arrays' memory: C-contiguous inputs are passed
-without copies, outputs are written in place.
+An NDArray lives in the runtime: runtime storage with an engine variable
+(mxc._mxc.Array), seen from Python through a numpy view of that storage.
+Every operator of the mx dialect is a function here; a call builds a one-node
+graph, which the compiler JIT-compiles once per (operator, attributes, input
+shapes and dtypes) and caches (in this module, and the JIT's memory and disk
+caches below it). On runtime arrays a call *pushes* the graph's plan onto the
+dependency engine -- reading its inputs' variables, writing its outputs' --
+and returns at once (MXNet's lazy evaluation); in-place operators (+=, out=,
+copyto, x[:] = y) are engine writes. asnumpy(), asscalar(), printing,
+wait_to_read() and mx.nd.waitall() block; a failed operation raises there,
+naming the operator.
 
-Operators run synchronously: wait_to_read() and waitall() return at once.
+Anything that reaches the numpy data (NDArray._data: numpy code in the
+optimizers, metrics, io, Module, autograd's backward) first waits for the
+engine's work on the array, so numpy code and engine operations stay in
+program order. An NDArray made over numpy memory that is not runtime storage
+(NDArray(numpy_array), views from basic indexing) runs its operators
+synchronously, after every pending engine operation (a barrier).
 """
 import builtins
 import operator as _operator
@@ -33,34 +43,55 @@ class NDArray:
     """An n-dimensional array on a device (CPU only for now), MXNet 1.x's
     mx.nd.NDArray."""
 
-    __slots__ = ["_data", "_ctx", "_grad", "_grad_req", "_ag", "__weakref__"]
+    __slots__ = ["_np", "_rt", "_ctx", "_grad", "_grad_req", "_ag", "__weakref__"]
     # numpy defers binary operators with an NDArray on the right to us.
     __array_priority__ = 1000.0
 
-    def __init__(self, data, ctx=None):
-        self._data = data
+    def __init__(self, data, ctx=None, _rt=None):
+        # _np: the numpy data (a view of _rt's storage when _rt is set);
+        # _rt: the runtime array (storage + engine variable) or None.
+        self._np = data
+        self._rt = _rt
         self._ctx = ctx if ctx is not None else Context("cpu", 0)
         self._grad = None
         self._grad_req = "null"
         self._ag = None  # (autograd entry, output index) when recorded
 
+    # -- the data --------------------------------------------------------------
+    @property
+    def _data(self):
+        """The numpy data, after the engine's work on the array (every pushed
+        read and write: the caller may write)."""
+        rt = self._rt
+        if rt is not None:
+            rt.wait_to_write()
+        elif _mxc.engine_num_pending():
+            # numpy memory that may belong to a runtime array (a view).
+            _mxc.engine_wait_all()
+        return self._np
+
+    @_data.setter
+    def _data(self, value):
+        self._np = value
+        self._rt = None
+
     # -- properties ---------------------------------------------------------
     @property
     def shape(self):
-        return tuple(self._data.shape)
+        return tuple(self._np.shape)
 
     @property
     def dtype(self):
         """The element type as a numpy type (np.float32), as MXNet gives it."""
-        return self._data.dtype.type
+        return self._np.dtype.type
 
     @property
     def size(self):
-        return int(self._data.size)
+        return int(self._np.size)
 
     @property
     def ndim(self):
-        return self._data.ndim
+        return self._np.ndim
 
     @property
     def context(self):
@@ -122,12 +153,25 @@ class NDArray:
         return bool(self.asscalar())
 
     def wait_to_read(self):
-        """Operators run synchronously: nothing to wait for."""
+        """Blocks until every pushed write of the array has finished; raises
+        MXNetError if one failed."""
+        if self._rt is not None:
+            self._rt.wait_to_read()
+        elif _mxc.engine_num_pending():
+            _mxc.engine_wait_all()
 
     def wait_to_write(self):
-        """Operators run synchronously: nothing to wait for."""
+        """Blocks until every pushed read and write of the array finished."""
+        if self._rt is not None:
+            self._rt.wait_to_write()
+        elif _mxc.engine_num_pending():
+            _mxc.engine_wait_all()
 
     def copy(self):
+        if self._rt is not None:
+            out = _new_rt(self._np.shape, self._np.dtype, self._ctx)
+            self._rt.copy_to(out._rt)
+            return out
         return NDArray(self._data.copy(), self._ctx)
 
     def copyto(self, other):
@@ -139,6 +183,8 @@ class NDArray:
             if other.shape != self.shape:
                 raise MXNetError("copyto: shape %s does not match the destination's %s"
                                  % (self.shape, other.shape))
+            if _engine_copy(self, other):
+                return other
             np.copyto(other._data, self._data, casting="unsafe")
             return other
         if isinstance(other, Context):
@@ -167,6 +213,9 @@ class NDArray:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
         new = _infer_reshape(self.shape, tuple(shape), reverse)
+        if self._rt is not None:  # a view sharing the storage and variable
+            rt = self._rt.reshape(list(new))
+            return NDArray(self._np.reshape(new), self._ctx, _rt=rt)
         data = self._data
         if not data.flags.c_contiguous:
             data = np.ascontiguousarray(data)
@@ -194,7 +243,7 @@ class NDArray:
         fills (grad_req 'write') or adds to ('add')."""
         if grad_req not in ("write", "add", "null"):
             raise MXNetError("attach_grad: grad_req must be write, add or null")
-        self._grad = NDArray(np.zeros_like(self._data), self._ctx)
+        self._grad = zeros(self.shape, self._ctx, self._np.dtype)
         self._grad_req = grad_req
         self._ag = None
 
@@ -203,7 +252,7 @@ class NDArray:
         return self._grad
 
     def detach(self):
-        return NDArray(self._data, self._ctx)
+        return NDArray(self._np, self._ctx, _rt=self._rt)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         from . import autograd
@@ -221,6 +270,10 @@ class NDArray:
         return NDArray(out, self._ctx)
 
     def __setitem__(self, key, value):
+        if isinstance(key, slice) and key == slice(None) and \
+                isinstance(value, NDArray) and value.shape == self.shape and \
+                _engine_copy(value, self):
+            return  # x[:] = y: an engine write
         key = _index_key(key)
         self._data[key] = _as_np(value)
 
@@ -309,7 +362,8 @@ class NDArray:
         if result.shape != self.shape:
             raise MXNetError("in-place operator: the result's shape %s differs from %s"
                              % (result.shape, self.shape))
-        np.copyto(self._data, result._data, casting="unsafe")
+        if not _engine_copy(result, self):
+            np.copyto(self._data, result._data, casting="unsafe")
         return self
 
     def __iadd__(self, o):
@@ -395,7 +449,35 @@ def _infer_reshape(src, target, reverse=False):
 # -- creation ------------------------------------------------------------------
 
 def _new(data, ctx):
-    return NDArray(data, check_context(ctx))
+    """A runtime array holding a copy of the numpy array `data` (numpy-backed
+    if the runtime has no such dtype)."""
+    ctx = check_context(ctx)
+    try:
+        out = _new_rt(data.shape, data.dtype, ctx)
+    except MXNetError:
+        return NDArray(data, ctx)
+    np.copyto(out._np, data, casting="no")  # fresh: nothing pending on it
+    return out
+
+
+def _new_rt(shape, dtype, ctx=None):
+    """A new runtime array (uninitialised) and its NDArray."""
+    dtype = np.dtype(dtype)
+    rt = _mxc.Array(list(shape), dtype_name(dtype))
+    view = rt.view()
+    if view.dtype.type is not dtype.type:  # int64 comes back as longlong
+        view = view.view(dtype)
+    return NDArray(view, ctx, _rt=rt)
+
+
+def _engine_copy(src, dst):
+    """Pushes dst = src as an engine operation when both are runtime arrays
+    of one dtype (the caller checked the shapes); False otherwise."""
+    if src._rt is None or dst._rt is None or src._np.dtype != dst._np.dtype:
+        return False
+    if src._rt is not dst._rt:
+        src._rt.copy_to(dst._rt)
+    return True
 
 
 def array(source_array, ctx=None, dtype=None):
@@ -416,7 +498,10 @@ def _shape(shape):
 
 
 def empty(shape, ctx=None, dtype="float32"):
-    return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+    try:
+        return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), check_context(ctx))
+    except MXNetError:
+        return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
 def zeros(shape, ctx=None, dtype="float32", **kwargs):
@@ -449,7 +534,14 @@ def concatenate(arrays, axis=0, always_copy=True):
 
 
 def waitall():
-    """Operators run synchronously: nothing to wait for."""
+    """Blocks until every pushed operation has finished; raises MXNetError for
+    the first one that failed since the last waitall."""
+    _mxc.engine_wait_all()
+
+
+def _num_pending():
+    """Engine operations pushed and not yet finished (for tests)."""
+    return _mxc.engine_num_pending()
 
 
 # -- .params files ---------------------------------------------------------------
@@ -574,15 +666,25 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
     attrs = spec.format_attrs(kwargs)
     if spec.variadic and "num_args" in spec.attrs and "num_args" not in attrs:
         attrs["num_args"] = str(len(inputs))
-    datas = []
     for a in inputs:
         if not isinstance(a, NDArray):
             raise MXNetError("%s: inputs must be NDArrays, got %s" % (spec.name, type(a).__name__))
         check_context(a._ctx)
-        d = a._data
-        if not d.flags.c_contiguous:
-            d = np.ascontiguousarray(d)
-        datas.append(d)
+    outs_given = None
+    if out is not None:
+        outs_given = list(out) if isinstance(out, (list, tuple)) else [out]
+    # Runtime arrays in and out: push onto the engine and return at once.
+    lazy = all(a._rt is not None for a in inputs) and \
+        (outs_given is None or all(isinstance(o, NDArray) for o in outs_given))
+    if lazy:
+        datas = [a._np for a in inputs]
+    else:
+        datas = []
+        for a in inputs:
+            d = a._data
+            if not d.flags.c_contiguous:
+                d = np.ascontiguousarray(d)
+            datas.append(d)
     in_specs = [(d.shape, dtype_name(d.dtype)) for d in datas]
     node = name or spec.name.lower()
     train = autograd.is_training() and spec.name in ("BatchNorm", "Dropout")
@@ -590,44 +692,79 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
     graph_name = autograd.node_name(spec) if recording else node
     compiled, positions = compiled_op(spec, attrs, in_specs, node, train)
     ctx = inputs[0]._ctx if inputs else current_context()
-    run_in = []
-    for iname, kind, shape, dt in compiled.inputs:
-        if kind == "head_grad":
-            run_in.append(np.zeros(shape, dtype=np_dtype(dt)))
-        elif kind == "rng_seed":
-            seed = autograd.seed() if recording else autograd.fresh_seed()
-            run_in.append(np.array([_dropout_seed(seed, graph_name, node)], dtype=np.int64))
-        else:
-            run_in.append(datas[positions[iname]])
     heads = [o for o in compiled.outputs if o[1] == ""]
-    outs = []
-    if out is not None:
-        outs_given = out if isinstance(out, (list, tuple)) else [out]
-        if len(outs_given) != len(heads):
-            raise MXNetError("%s: out= needs %d arrays" % (spec.name, len(heads)))
-    for i, (oname, _, shape, dt) in enumerate(heads):
-        if out is not None and outs_given[i]._data.flags.c_contiguous and \
-                outs_given[i].shape == tuple(shape) and \
-                outs_given[i]._data.dtype == np_dtype(dt) and \
-                not any(np.shares_memory(outs_given[i]._data, d) for d in datas):
-            outs.append(outs_given[i]._data)
-        else:
-            outs.append(np.empty(shape, dtype=np_dtype(dt)))
-    aux_out = [(oname, np.empty(shape, dtype=np_dtype(dt)))
-               for oname, kind, shape, dt in compiled.outputs if kind == "aux_out"]
-    compiled.run(run_in, outs + [d for _, d in aux_out])
-    for oname, d in aux_out:  # BatchNorm in training updates its moving statistics
-        np.copyto(inputs[positions[oname]]._data, d)
-    if out is not None:
-        for o, d in zip(outs_given, outs):
-            if o._data is not d:
-                if o.shape != d.shape:
+    if outs_given is not None and len(outs_given) != len(heads):
+        raise MXNetError("%s: out= needs %d arrays" % (spec.name, len(heads)))
+
+    def extra_input(kind, shape, dt):
+        if kind == "head_grad":
+            return np.zeros(shape, dtype=np_dtype(dt))
+        seed = autograd.seed() if recording else autograd.fresh_seed()
+        return np.array([_dropout_seed(seed, graph_name, node)], dtype=np.int64)
+
+    if lazy:
+        run_in = []
+        for iname, kind, shape, dt in compiled.inputs:
+            if kind in ("head_grad", "rng_seed"):
+                run_in.append(_new(extra_input(kind, shape, dt), ctx)._rt)
+            else:
+                run_in.append(inputs[positions[iname]]._rt)
+        results, copies = [], []
+        for i, (oname, _, shape, dt) in enumerate(heads):
+            o = outs_given[i] if outs_given is not None else None
+            if o is not None and o._rt is not None and o.shape == tuple(shape) and \
+                    o._np.dtype == np_dtype(dt) and \
+                    not any(o._rt.shares_storage_with(r) for r in run_in):
+                results.append(o)  # written in place by the graph
+                continue
+            fresh = _new_rt(shape, np_dtype(dt), ctx)
+            results.append(fresh)
+            if o is not None:
+                if o.shape != tuple(shape):
                     raise MXNetError("%s: out= has shape %s, the result %s"
-                                     % (spec.name, o.shape, d.shape))
-                np.copyto(o._data, d, casting="unsafe")
-        results = list(outs_given)
+                                     % (spec.name, o.shape, tuple(shape)))
+                copies.append((fresh, o))
+        aux_out = [(oname, _new_rt(shape, np_dtype(dt), ctx))
+                   for oname, kind, shape, dt in compiled.outputs if kind == "aux_out"]
+        compiled.push(run_in, [r._rt for r in results] + [d._rt for _, d in aux_out])
+        for oname, d in aux_out:  # BatchNorm in training updates its moving statistics
+            d._rt.copy_to(inputs[positions[oname]]._rt)
+        for fresh, o in copies:
+            if not _engine_copy(fresh, o):
+                np.copyto(o._data, fresh._data, casting="unsafe")
+        if outs_given is not None:
+            results = outs_given
     else:
-        results = [NDArray(d, ctx) for d in outs]
+        run_in = []
+        for iname, kind, shape, dt in compiled.inputs:
+            if kind in ("head_grad", "rng_seed"):
+                run_in.append(extra_input(kind, shape, dt))
+            else:
+                run_in.append(datas[positions[iname]])
+        outs = []
+        for i, (oname, _, shape, dt) in enumerate(heads):
+            if outs_given is not None and outs_given[i]._data.flags.c_contiguous and \
+                    outs_given[i].shape == tuple(shape) and \
+                    outs_given[i]._data.dtype == np_dtype(dt) and \
+                    not any(np.shares_memory(outs_given[i]._data, d) for d in datas):
+                outs.append(outs_given[i])
+            else:
+                outs.append(_new_rt(shape, np_dtype(dt), ctx))
+        aux_out = [(oname, np.empty(shape, dtype=np_dtype(dt)))
+                   for oname, kind, shape, dt in compiled.outputs if kind == "aux_out"]
+        compiled.run(run_in, [o._data for o in outs] + [d for _, d in aux_out])
+        for oname, d in aux_out:  # BatchNorm in training updates its moving statistics
+            np.copyto(inputs[positions[oname]]._data, d)
+        if outs_given is not None:
+            for o, d in zip(outs_given, outs):
+                if o is not d:
+                    if o.shape != d.shape:
+                        raise MXNetError("%s: out= has shape %s, the result %s"
+                                         % (spec.name, o.shape, d.shape))
+                    np.copyto(o._data, d._data, casting="unsafe")
+            results = list(outs_given)
+        else:
+            results = outs
     if recording:
         autograd.record_call(spec, attrs, graph_name, inputs, datas, results, train)
     if out is not None:

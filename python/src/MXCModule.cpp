@@ -29,6 +29,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 
+#include "mxc/runtime/ndarray.h"
+#include "mxc/runtime/engine.h"
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -216,6 +218,82 @@ nb::list opSpecs() {
 }
 
 /// A compiled graph, and the specs Python checks buffers against.
+namespace rt = mxc::runtime;
+
+/// Runs `fn` with the GIL released, turning the runtime's failures into
+/// MXNetError (a failed operation names its step, i.e. its MXNet node).
+template <typename Fn> void withoutGil(Fn &&fn) {
+  std::string error;
+  {
+    nb::gil_scoped_release release;
+    try {
+      fn();
+    } catch (const std::exception &e) {
+      error = e.what();
+    }
+  }
+  if (!error.empty())
+    throw MXNetError(error);
+}
+
+/// A runtime array (runtime storage + engine variable) for mx.nd.NDArray.
+struct PyArray {
+  rt::NDArray array;
+
+  PyArray(const std::vector<int64_t> &shape, const std::string &dtype) {
+    auto dt = rt::dtypeFromName(dtype);
+    if (!dt)
+      throw MXNetError("unknown dtype '" + dtype + "'");
+    try {
+      array = rt::NDArray(rt::Shape(shape.begin(), shape.end()), *dt);
+    } catch (const std::exception &e) {
+      throw MXNetError(e.what());
+    }
+  }
+  explicit PyArray(rt::NDArray a) : array(std::move(a)) {}
+
+  /// A numpy view of the storage (no copy, no wait: the caller waits).
+  nb::object view() const {
+    auto *keep = new rt::NDArray(array);
+    nb::capsule owner(keep, [](void *p) noexcept {
+      delete static_cast<rt::NDArray *>(p);
+    });
+    std::vector<size_t> shape(array.shape().begin(), array.shape().end());
+    nb::dlpack::dtype dt;
+    switch (array.dtype()) {
+    case rt::DType::F32: dt = nb::dtype<float>(); break;
+    case rt::DType::F64: dt = nb::dtype<double>(); break;
+    case rt::DType::I32: dt = nb::dtype<int32_t>(); break;
+    case rt::DType::I64: dt = nb::dtype<int64_t>(); break;
+    case rt::DType::I8: dt = nb::dtype<int8_t>(); break;
+    case rt::DType::U8: dt = nb::dtype<uint8_t>(); break;
+    case rt::DType::Bool: dt = nb::dtype<bool>(); break;
+    case rt::DType::F16: dt = {uint8_t(nb::dlpack::dtype_code::Float), 16, 1}; break;
+    default:
+      throw MXNetError(std::string("no numpy view of ") +
+                       rt::dtypeName(array.dtype()) + " arrays");
+    }
+    return nb::cast(nb::ndarray<nb::numpy>(array.data(), shape.size(),
+                                           shape.data(), owner, nullptr, dt));
+  }
+  void waitToRead() const { withoutGil([&] { array.waitToRead(); }); }
+  void waitToWrite() const { withoutGil([&] { array.waitToWrite(); }); }
+  /// An engine operation copying this array into `dst` (same byte size).
+  void copyTo(const PyArray &dst) const {
+    if (dst.array.numBytes() != array.numBytes())
+      throw MXNetError("copyto: " + rt::shapeStr(array.shape()) + " into " +
+                       rt::shapeStr(dst.array.shape()));
+    try {
+      array.copyTo(dst.array);
+    } catch (const std::exception &e) {
+      throw MXNetError(e.what());
+    }
+  }
+  bool sharesStorageWith(const PyArray &o) const {
+    return array.sharesStorageWith(o.array);
+  }
+};
+
 class PyCompiled {
 public:
   std::shared_ptr<CompiledGraph> graph;
@@ -229,6 +307,21 @@ public:
   using Array = nb::ndarray<nb::device::cpu, nb::c_contig>;
   /// Inputs may be read-only arrays.
   using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
+
+  /// Pushes the graph onto the engine on runtime arrays; returns at once.
+  void push(const std::vector<PyArray *> &in,
+            const std::vector<PyArray *> &out) const {
+    std::vector<rt::NDArray> ins, outs;
+    for (PyArray *a : in)
+      ins.push_back(a->array);
+    for (PyArray *a : out)
+      outs.push_back(a->array);
+    try {
+      graph->push(ins, outs);
+    } catch (const std::exception &e) {
+      throw MXNetError(e.what());
+    }
+  }
 
   void run(std::vector<InArray> in, std::vector<Array> out) const {
     const EntrySignature &sig = graph->signature();
@@ -448,7 +541,49 @@ NB_MODULE(_mxc, m) {
               "'compiled', 'memory' or 'disk': where the code came from")
       .def("run", &PyCompiled::run, nb::arg("inputs"), nb::arg("outputs"),
            "Runs the graph on C-contiguous CPU arrays (outputs written in "
-           "place).");
+           "place).")
+      .def("push", &PyCompiled::push, nb::arg("inputs"), nb::arg("outputs"),
+           "Pushes the graph's plan onto the engine on runtime arrays "
+           "(Array) and returns at once.");
+
+  nb::class_<PyArray>(m, "Array",
+                      "A runtime array: storage + engine variable")
+      .def(nb::init<const std::vector<int64_t> &, const std::string &>(),
+           nb::arg("shape"), nb::arg("dtype"))
+      .def("view", &PyArray::view,
+           "A numpy view of the storage (no copy; wait first)")
+      .def("wait_to_read", &PyArray::waitToRead)
+      .def("wait_to_write", &PyArray::waitToWrite)
+      .def("copy_to", &PyArray::copyTo, nb::arg("dst"),
+           "Pushes a copy into dst (an engine operation)")
+      .def("shares_storage_with", &PyArray::sharesStorageWith)
+      .def(
+          "reshape",
+          [](const PyArray &a, const std::vector<int64_t> &shape) {
+            try {
+              return PyArray(a.array.reshape(rt::Shape(shape.begin(), shape.end())));
+            } catch (const std::exception &e) {
+              throw MXNetError(e.what());
+            }
+          },
+          nb::arg("shape"), "A view with another shape (same storage and variable)")
+      .def_prop_ro("shape", [](const PyArray &a) {
+        return std::vector<int64_t>(a.array.shape().begin(),
+                                    a.array.shape().end());
+      })
+      .def_prop_ro("dtype",
+                   [](const PyArray &a) { return rt::dtypeName(a.array.dtype()); });
+  m.def("engine_wait_all", [] {
+    std::optional<rt::EngineError> err;
+    {
+      nb::gil_scoped_release release;
+      err = rt::defaultEngine().waitForAll();
+    }
+    if (err)
+      throw MXNetError(err->str());
+  }, "Blocks until every pushed operation finished (mx.nd.waitall)");
+  m.def("engine_num_pending", [] { return rt::defaultEngine().numPending(); },
+        "Operations pushed to the default engine and not yet finished");
 
   m.def("op_specs", &opSpecs);
   m.def("normalize_json", &normalizeJSON, nb::arg("json"));

@@ -1,7 +1,8 @@
 /* plan_test.c - runs the plan of `mxc compile --emit plan` on the runtime's
- * plan executor (mxc/runtime/c_api.h), with the compiled object's adapter
- * `mxc_main_plan_step` as the kernel table (test/python/test_aot.py builds it
- * from plan_test.c + the object + libmxc_runtime.so).
+ * plan executor (mxc/runtime/c_api.h), with the compiled object's kernel
+ * table `mxc_main_kernels` (one kernel per step; mxc/runtime/compiled_module.h)
+ * (test/python/test_aot.py builds it from plan_test.c + the object +
+ * libmxc_runtime.so).
  *
  *   plan_test PLAN MANIFEST
  *
@@ -10,12 +11,14 @@
  * for output 0, which is written to FILE. Prints "plan_test: ok".
  */
 #include "mxc/runtime/c_api.h"
+#include "mxc/runtime/compiled_module.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void mxc_main_plan_step(void **buffers);
+extern const mxc_kernel_entry mxc_main_kernels[];
+extern const int64_t mxc_main_num_kernels;
 
 static size_t dtypeSize(int dtype) {
   switch (dtype) {
@@ -53,10 +56,16 @@ int main(int argc, char **argv) {
   check(mxcPlanGetNumArguments(plan, &numArgs), "arguments");
   check(mxcPlanGetNumOutputs(plan, &numOutputs), "outputs");
 
-  const char *symbols[] = {"mxc_main_plan_step"};
-  MXCKernelFn kernels[] = {mxc_main_plan_step};
+  int numKernels = (int)mxc_main_num_kernels;
+  const char **symbols = calloc((size_t)numKernels, sizeof *symbols);
+  MXCKernelFn *kernels = calloc((size_t)numKernels, sizeof *kernels);
+  for (int k = 0; k < numKernels; ++k) {
+    symbols[k] = mxc_main_kernels[k].symbol;
+    kernels[k] = mxc_main_kernels[k].fn;
+  }
   MXCExecutorHandle exec;
-  check(mxcExecutorCreate(plan, symbols, kernels, 1, &exec), "executor");
+  check(mxcExecutorCreate(plan, symbols, kernels, numKernels, &exec),
+        "executor");
 
   FILE *m = fopen(argv[2], "r");
   if (!m) {

@@ -17,6 +17,7 @@ Needs: the aarch64 AOT runtime (scripts/build-runtime-aarch64.sh; run-tests.sh
 builds it), clang-22/lld, qemu-user-static and the cross toolchain
 (scripts/setup.sh). Missing pieces fail, never skip.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -173,6 +174,15 @@ def test_plan_on_the_runtime_executor(model, mxc_bin):
     run([mxc_bin, "compile", model["sym"], "--shape", model["shape"], "--emit", "plan",
          "-o", plan])  # no --params: parameters are plan arguments
     obj = os.path.join(d, model["name"] + ".o")
+    # One step per layer: every Convolution and FullyConnected node is a step
+    # of its own (named after its node), and the steps are many.
+    with open(model["sym"]) as f:
+        layers = [n["name"] for n in json.load(f)["nodes"]
+                  if n["op"] in ("Convolution", "FullyConnected")]
+    steps = [line.split()[1] for line in open(plan) if line.startswith("step ")]
+    step_nodes = {part for s in steps for part in s.split("+")}
+    assert layers and set(layers) <= step_nodes, sorted(set(layers) - step_nodes)
+    assert len(steps) > len(layers)
     build = os.path.dirname(os.path.dirname(mxc_bin))
     runtime = os.path.join(build, "runtime")
     prog = os.path.join(d, "plan_test")

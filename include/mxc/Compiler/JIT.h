@@ -83,6 +83,17 @@ public:
   llvm::Error run(llvm::ArrayRef<const void *> inputs,
                   llvm::ArrayRef<void *> outputs) const;
 
+  /// Pushes the plan's steps onto the engine with `inputs` and `outputs`
+  /// bound (runtime arrays with the signature's shapes and dtypes, on the
+  /// default engine) and returns at once: the steps read the inputs'
+  /// variables and write the outputs', so waiting for an output's variable
+  /// waits for the graph, and a failing step fails the variables it writes.
+  /// Throws runtime::Error (compiled with exceptions: call it from code that
+  /// catches, such as the Python extension) for a binding that does not
+  /// fit. Thread-safe.
+  void push(const std::vector<runtime::NDArray> &inputs,
+            const std::vector<runtime::NDArray> &outputs) const;
+
   /// The execution plan (steps, buffers, kernels).
   const runtime::Plan &plan() const;
 

@@ -1,0 +1,216 @@
+"""mx.nd on the dependency engine (issue 11): laziness, the paper's
+interleaving of w -= lr * g with executor passes, failures raised at the next
+wait naming the operator, NaiveEngine, and a differential test of random
+imperative ops and in-place updates against numpy."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import mxc as mx
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    # The subprocess imports the same mxc package as this test.
+    package_dir = os.path.dirname(os.path.dirname(mx.__file__))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [package_dir] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.update(extra)
+    return env
+
+
+def test_a_chain_of_large_ops_returns_before_the_engine_is_done():
+    rng = np.random.default_rng(0)
+    a_np = rng.random((600, 600), dtype=np.float32)
+    b_np = rng.random((600, 600), dtype=np.float32)
+    a, b = mx.nd.array(a_np), mx.nd.array(b_np)
+    # Compile every op of the chain first, so that the calls below only push.
+    (mx.nd.dot(a, b) * 0.001 + a).wait_to_read()
+    mx.nd.waitall()
+    assert mx.nd._num_pending() == 0
+    x = a
+    for _ in range(8):
+        x = mx.nd.dot(x, b) * 0.001 + a
+    # The calls returned; the engine still holds their work (an engine
+    # query: 24 pushed operations, each a 600^3 GEMM or a pass over 1.4 MB).
+    assert mx.nd._num_pending() > 0
+    mx.nd.waitall()
+    assert mx.nd._num_pending() == 0
+    ref = a_np
+    for _ in range(8):
+        ref = (ref @ b_np) * np.float32(0.001) + a_np
+    np.testing.assert_allclose(x.asnumpy(), ref, rtol=1e-4)
+
+
+def test_in_place_operators_are_engine_writes():
+    w = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    g = mx.nd.ones((2, 3))
+    before = w._rt
+    w -= 0.5 * g
+    w += g
+    w[:] = w * 2
+    assert w._rt is before  # updated in place, same storage and variable
+    np.testing.assert_allclose(w.asnumpy(), (np.arange(6).reshape(2, 3) + 0.5) * 2)
+    out = mx.nd.zeros((2, 3))
+    mx.nd.elemwise_add(w, g, out=out)
+    np.testing.assert_allclose(out.asnumpy(), w.asnumpy() + 1)
+
+
+def test_w_minus_lr_g_interleaved_with_executor_passes():
+    """The paper's interleaving: updates pushed between forward/backward
+    passes of an executor in random orders give exactly the serial numpy
+    result (100 interleavings)."""
+    rng = np.random.default_rng(1)
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=4, name="fc")
+    net = mx.sym.sum(net * net)
+    x_np = rng.standard_normal((3, 5)).astype(np.float32)
+    w0 = rng.standard_normal((4, 5)).astype(np.float32)
+    b0 = rng.standard_normal((4,)).astype(np.float32)
+    exe = net.simple_bind(mx.cpu(), data=(3, 5), grad_req="write")
+    exe.arg_dict["data"][:] = mx.nd.array(x_np)
+    lr = 0.01
+
+    def numpy_grads(w, b):
+        y = x_np @ w.T + b
+        return (2 * y).T @ x_np, (2 * y).sum(axis=0), (y * y).sum()
+
+    for trial in range(100):
+        exe.arg_dict["fc_weight"][:] = mx.nd.array(w0)
+        exe.arg_dict["fc_bias"][:] = mx.nd.array(b0)
+        w_ref, b_ref = w0.copy(), b0.copy()
+        steps = int(rng.integers(1, 4))
+        losses, ref_losses = [], []
+        for _ in range(steps):
+            exe.forward(is_train=True)
+            exe.backward()
+            gw, gb, loss = numpy_grads(w_ref, b_ref)
+            ref_losses.append(loss)
+            losses.append(exe.outputs[0])
+            w, b = exe.arg_dict["fc_weight"], exe.arg_dict["fc_bias"]
+            # Pushed in a random order; each reads the gradient the backward
+            # pass wrote and writes the parameter the next forward reads.
+            updates = [lambda: w.__isub__(lr * exe.grad_dict["fc_weight"]),
+                       lambda: b.__isub__(lr * exe.grad_dict["fc_bias"])]
+            for k in rng.permutation(2):
+                updates[k]()
+            w_ref = w_ref - np.float32(lr) * gw.astype(np.float32)
+            b_ref = b_ref - np.float32(lr) * gb.astype(np.float32)
+        np.testing.assert_allclose(exe.arg_dict["fc_weight"].asnumpy(), w_ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(exe.arg_dict["fc_bias"].asnumpy(), b_ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(losses[-1].asnumpy()[0], ref_losses[-1], rtol=1e-4)
+
+
+def test_random_imperative_ops_and_in_place_updates_against_numpy():
+    """The differential engine test, from Python: random sequences of ops,
+    in-place updates (+=, -=, *=, out=, x[:] = y, copyto) and reads on a few
+    arrays, pushed lazily, against the same program in numpy."""
+    rng = np.random.default_rng(2)
+    for trial in range(20):
+        n = 4
+        ref = [rng.standard_normal((16, 8)).astype(np.float32) for _ in range(n)]
+        arrs = [mx.nd.array(r) for r in ref]
+        for _ in range(40):
+            op = int(rng.integers(0, 8))
+            i, j, k = (int(v) for v in rng.integers(0, n, 3))
+            if op == 0:
+                arrs[i] = arrs[j] + arrs[k]
+                ref[i] = ref[j] + ref[k]
+            elif op == 1:
+                arrs[i] += arrs[j]
+                ref[i] += ref[j]
+            elif op == 2:
+                arrs[i] -= 0.5 * arrs[j]
+                ref[i] -= np.float32(0.5) * ref[j]
+            elif op == 3:
+                mx.nd.elemwise_mul(arrs[j], arrs[k], out=arrs[i])
+                ref[i] = ref[j] * ref[k]
+            elif op == 4:
+                arrs[i][:] = mx.nd.relu(arrs[j])
+                ref[i] = np.maximum(ref[j], 0)
+            elif op == 5:
+                arrs[j].copyto(arrs[i])
+                ref[i] = ref[j].copy()
+            elif op == 6:
+                arrs[i] *= 0.9
+                ref[i] *= np.float32(0.9)
+            else:  # a read in the middle
+                np.testing.assert_allclose(arrs[i].asnumpy(), ref[i], rtol=1e-5, atol=1e-5)
+            # keep the values bounded
+            if np.abs(ref[i]).max() > 1e3:
+                arrs[i] = arrs[i] * 1e-3
+                ref[i] = ref[i] * np.float32(1e-3)
+        for a, r in zip(arrs, ref):
+            np.testing.assert_allclose(a.asnumpy(), r, rtol=1e-4, atol=1e-4)
+
+
+def test_naive_engine_runs_everything_at_push(tmp_path):
+    code = textwrap.dedent("""
+        import numpy as np, mxc as mx
+        a = mx.nd.ones((300, 300))
+        x = a
+        for _ in range(5):
+            x = mx.nd.dot(x, a) * 0.01
+        print(mx.nd._num_pending())
+        print(float(x.asnumpy()[0, 0]))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=_env(MXNET_ENGINE_TYPE="NaiveEngine"), timeout=300)
+    assert out.returncode == 0, out.stderr
+    pending, value = out.stdout.split()
+    assert int(pending) == 0
+    assert abs(float(value) - 300.0 ** 5 * 0.01 ** 5) < 1e-2 * 300.0 ** 5 * 0.01 ** 5
+
+
+def test_a_failing_kernel_raises_at_the_next_wait(tmp_path):
+    """A convolution whose im2col scratch cannot be allocated (the address
+    space is limited after the code is compiled) fails on the engine: the
+    call returns, the next asnumpy() raises MXNetError naming the operator,
+    and later independent ops still give correct results."""
+    cache = str(tmp_path / "cache")
+    prelude = textwrap.dedent("""
+        import numpy as np, mxc as mx
+        x = mx.nd.ones((1, 16, 1024, 1024))
+        w = mx.nd.ones((4, 16, 3, 3))
+        b = mx.nd.zeros((4,))
+        small = mx.nd.ones((8, 8))
+    """)
+    warm = prelude + textwrap.dedent("""
+        mx.nd.Convolution(x, w, b, kernel=(3, 3), pad=(1, 1), num_filter=4).wait_to_read()
+        (small * 2 + 1).wait_to_read()
+    """)
+    out = subprocess.run([sys.executable, "-c", warm], capture_output=True, text=True,
+                         env=_env(MXC_CACHE_DIR=cache), timeout=600)
+    assert out.returncode == 0, out.stderr
+    failing = prelude + textwrap.dedent("""
+        import resource
+        def vm_bytes():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+        # Room for the arrays and code, not for a 576 MB im2col scratch.
+        limit = vm_bytes() + 300 * 2 ** 20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        y = mx.nd.Convolution(x, w, b, kernel=(3, 3), pad=(1, 1), num_filter=4)
+        z = small * 2 + 1  # independent of y
+        np.testing.assert_array_equal(z.asnumpy(), 3)
+        try:
+            y.asnumpy()
+        except mx.MXNetError as e:
+            print("ERROR", e)
+        else:
+            print("NO ERROR")
+        np.testing.assert_array_equal((small + 41).asnumpy(), 42)
+        print("AFTER OK")
+    """)
+    out = subprocess.run([sys.executable, "-c", failing], capture_output=True, text=True,
+                         env=_env(MXC_CACHE_DIR=cache), timeout=600)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("ERROR"), out.stdout
+    assert "convolution" in lines[0] and "im2col scratch" in lines[0], lines[0]
+    assert lines[-1] == "AFTER OK"
