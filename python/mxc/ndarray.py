@@ -30,7 +30,8 @@ from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import Context, check_context, current_context
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
-           "save", "load", "waitall", "concatenate"]
+           "save", "load", "waitall", "concatenate", "sgd_update", "sgd_mom_update",
+           "adam_update"]
 
 
 def _as_np(source, dtype=None):
@@ -848,3 +849,151 @@ class _RandomNamespace:
 
 
 random = _RandomNamespace()
+
+
+# -- optimizer updates: compiled, fused kernels pushed on the engine -------------
+#
+# MXNet's sgd_update / sgd_mom_update / adam_update. Each is a small graph of
+# elementwise operators (mx-fuse-elementwise makes it one kernel), compiled
+# once per (update, shape, dtype, hyper-parameters) with the learning rate an
+# input (a schedule does not recompile), pushed on the engine like any
+# operator, then engine copies write the new weight (into `out`) and states in
+# place: the weight and the states are written variables. The arithmetic is
+# the numpy code's, operation for operation (optimizer.py), so both give the
+# same float32 results.
+
+class _UpdateGraph:
+    """A tiny MXNet graph builder: variables, operators, heads."""
+
+    def __init__(self):
+        self.nodes = []
+
+    def var(self, name):
+        self.nodes.append({"op": "null", "name": name, "inputs": []})
+        return len(self.nodes) - 1
+
+    def op(self, op, *inputs, **attrs):
+        node = {"op": op, "name": "%s%d" % (op.strip("_").lower(), len(self.nodes)),
+                "inputs": [[i, 0, 0] for i in inputs]}
+        if attrs:
+            node["attrs"] = {k: repr(float(v)) if isinstance(v, float) else str(v)
+                             for k, v in attrs.items()}
+        self.nodes.append(node)
+        return len(self.nodes) - 1
+
+    def json(self, heads):
+        import json
+        return json.dumps({"nodes": self.nodes,
+                           "arg_nodes": [i for i, n in enumerate(self.nodes) if n["op"] == "null"],
+                           "heads": [[h, 0, 0] for h in heads],
+                           "attrs": {"mxnet_version": ["int", 10901]}})
+
+
+_update_cache = {}
+
+
+def _rescaled_grad(G, grad, rescale_grad, clip_gradient, plus=None):
+    g = G.op("_mul_scalar", grad, scalar=float(rescale_grad))
+    if plus is not None:
+        g = G.op("elemwise_add", g, plus)
+    if clip_gradient is not None and clip_gradient >= 0:
+        g = G.op("clip", g, a_min=-float(clip_gradient), a_max=float(clip_gradient))
+    return g
+
+
+def _build_update(kind, p):
+    G = _UpdateGraph()
+    w, grad, lr = G.var("weight"), G.var("grad"), G.var("lr")
+    if kind == "sgd":
+        g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"])
+        step = G.op("broadcast_mul", lr, G.op("elemwise_add", g, G.op("_mul_scalar", w, scalar=p["wd"])))
+        return G.json([G.op("elemwise_sub", w, step)]), ["weight"]
+    if kind == "sgd_mom":
+        mom = G.var("mom")
+        g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"])
+        m = G.op("_mul_scalar", mom, scalar=p["momentum"])
+        tmp = G.op("elemwise_add", g, G.op("_mul_scalar", w, scalar=p["wd"]))
+        m = G.op("elemwise_sub", m, G.op("broadcast_mul", lr, tmp))
+        return G.json([G.op("elemwise_add", w, m), m]), ["weight", "mom"]
+    if kind == "adam":
+        mean, var = G.var("mean"), G.var("var")
+        g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"],
+                           plus=G.op("_mul_scalar", w, scalar=p["wd"]))
+        mean = G.op("elemwise_add", G.op("_mul_scalar", mean, scalar=p["beta1"]),
+                    G.op("_mul_scalar", g, scalar=1.0 - p["beta1"]))
+        var = G.op("elemwise_add", G.op("_mul_scalar", var, scalar=p["beta2"]),
+                   G.op("elemwise_mul", G.op("_mul_scalar", g, scalar=1.0 - p["beta2"]), g))
+        step = G.op("elemwise_div", G.op("broadcast_mul", lr, mean),
+                    G.op("_plus_scalar", G.op("sqrt", var), scalar=p["epsilon"]))
+        return G.json([G.op("elemwise_sub", w, step), mean, var]), ["weight", "mean", "var"]
+    raise MXNetError("unknown update %s" % kind)
+
+
+def _push_update(kind, arrays, lr, params, out):
+    """Pushes update `kind` on runtime arrays {name: NDArray}; `out` gets the
+    new weight, the states are updated in place. Returns out."""
+    weight = arrays["weight"]
+    for name, a in arrays.items():
+        if not isinstance(a, NDArray):
+            raise MXNetError("%s_update: %s must be an NDArray" % (kind, name))
+        if a.shape != weight.shape:
+            raise MXNetError("%s_update: %s has shape %s, the weight %s"
+                             % (kind, name, a.shape, weight.shape))
+    dt = weight._np.dtype
+    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())))
+    compiled = _update_cache.get(key)
+    if compiled is None:
+        text, _ = _build_update(kind, params)
+        shapes = {n: list(weight.shape) for n in arrays}
+        shapes["lr"] = [1] * builtins.max(len(weight.shape), 1)
+        dtypes = {n: dtype_name(dt) for n in shapes}
+        compiled = compile_graph(text, shapes, dtypes, "%s_update" % kind)
+        _update_cache[key] = compiled
+    lr_arr = _new(np.full([1] * builtins.max(len(weight.shape), 1), lr, dtype=dt), weight._ctx)
+    feeds = dict(arrays, lr=lr_arr)
+    if all(a._rt is not None for a in feeds.values()) and \
+            (out is None or out._rt is not None):
+        results = [_new_rt(shape, np_dtype(d), weight._ctx) for _, _, shape, d in compiled.outputs]
+        compiled.push([feeds[name]._rt for name, _, _, _ in compiled.inputs],
+                      [r._rt for r in results])
+    else:  # numpy-backed arrays: run now
+        results = [_new_rt(shape, np_dtype(d), weight._ctx) for _, _, shape, d in compiled.outputs]
+        compiled.run([np.ascontiguousarray(feeds[name]._data) for name, _, _, _ in compiled.inputs],
+                     [r._data for r in results])
+    targets = [out if out is not None else weight] + \
+        [arrays[n] for n in {"sgd": [], "sgd_mom": ["mom"], "adam": ["mean", "var"]}[kind]]
+    for r, t in zip(results, targets):
+        if not _engine_copy(r, t):
+            np.copyto(t._data, r._data)
+    return targets[0]
+
+
+def sgd_update(weight, grad, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
+               lazy_update=True, out=None, name=None):
+    """MXNet's sgd_update: out = weight - lr * (clip(rescale_grad * grad) + wd * weight)."""
+    return _push_update("sgd", {"weight": weight, "grad": grad}, lr,
+                        {"wd": float(wd), "rescale_grad": float(rescale_grad),
+                         "clip_gradient": float(clip_gradient)}, out)
+
+
+def sgd_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
+                   clip_gradient=-1.0, lazy_update=True, out=None, name=None):
+    """MXNet's sgd_mom_update: mom = momentum * mom - lr * (clip(rescale_grad *
+    grad) + wd * weight) (in place); out = weight + mom."""
+    return _push_update("sgd_mom", {"weight": weight, "grad": grad, "mom": mom}, lr,
+                        {"momentum": float(momentum), "wd": float(wd),
+                         "rescale_grad": float(rescale_grad),
+                         "clip_gradient": float(clip_gradient)}, out)
+
+
+def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True, out=None,
+                name=None):
+    """MXNet's adam_update (lr without bias correction, as MXNet's operator):
+    g = clip(rescale_grad * grad + wd * weight); mean, var updated in place;
+    out = weight - lr * mean / (sqrt(var) + epsilon)."""
+    return _push_update("adam", {"weight": weight, "grad": grad, "mean": mean, "var": var}, lr,
+                        {"beta1": float(beta1), "beta2": float(beta2),
+                         "epsilon": float(epsilon), "wd": float(wd),
+                         "rescale_grad": float(rescale_grad),
+                         "clip_gradient": float(clip_gradient)}, out)

@@ -1,7 +1,9 @@
-"""mx.optimizer: SGD and Adam with MXNet 1.x's update rules (numpy, in place).
+"""mx.optimizer: SGD and Adam with MXNet 1.x's update rules.
 
-The updates are MXNet's kernels written in numpy, on the weights' own
-memory: `sgd_update`, `sgd_mom_update` and `adam_update` (with rescale_grad,
+The updates are MXNet's `sgd_update`, `sgd_mom_update` and `adam_update`:
+on runtime arrays, compiled fused kernels pushed on the engine with the
+weight and the states as written variables (mx.nd.sgd_update etc.); on
+numpy-backed arrays, the same arithmetic in numpy (with rescale_grad,
 clip_gradient, wd), learning rates from an lr_scheduler, per-parameter
 lr_mult/wd_mult (from the symbol's __lr_mult__/__wd_mult__ attributes and,
 as MXNet, wd_mult 0 for parameters whose names do not end in _weight or
@@ -18,6 +20,16 @@ from .ndarray import NDArray
 
 def _np(a):
     return a._data if isinstance(a, NDArray) else a
+
+
+def _on_engine(*arrays):
+    """True when the update can be a compiled kernel pushed on the engine:
+    runtime float32/float64 arrays of one dtype (None states are ignored)."""
+    arrays = [a for a in arrays if a is not None]
+    if not all(isinstance(a, NDArray) and a._rt is not None for a in arrays):
+        return False
+    dt = arrays[0]._np.dtype
+    return dt in (np.float32, np.float64) and all(a._np.dtype == dt for a in arrays)
 
 
 class Optimizer:
@@ -180,12 +192,24 @@ class SGD(Optimizer):
     def create_state(self, index, weight):
         if self.momentum == 0.0:
             return None
-        return NDArray(np.zeros(weight.shape, dtype=_np(weight).dtype), weight.context)
+        from . import ndarray as nd
+        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr = self._get_lr(index)
         wd = self._get_wd(index)
+        if _on_engine(weight, grad, state):
+            from . import ndarray as nd
+            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            if state is not None:
+                nd.sgd_mom_update(weight, grad, state, lr, momentum=self.momentum, wd=wd,
+                                  rescale_grad=self.rescale_grad, clip_gradient=clip,
+                                  out=weight)
+            else:
+                nd.sgd_update(weight, grad, lr, wd=wd, rescale_grad=self.rescale_grad,
+                              clip_gradient=clip, out=weight)
+            return
         w = _np(weight)
         t = w.dtype.type
         g = self._prepare_grad(grad, w.dtype)
@@ -218,7 +242,8 @@ class Adam(Optimizer):
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
-        z = lambda: NDArray(np.zeros(weight.shape, dtype=_np(weight).dtype), weight.context)
+        from . import ndarray as nd
+        z = lambda: nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
         return (z(), z())
 
     def update(self, index, weight, grad, state):
@@ -227,6 +252,13 @@ class Adam(Optimizer):
         wd = self._get_wd(index)
         t = self._index_update_count[index]
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
+        if _on_engine(weight, grad, *state):
+            from . import ndarray as nd
+            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            nd.adam_update(weight, grad, state[0], state[1], lr, beta1=self.beta1,
+                           beta2=self.beta2, epsilon=self.epsilon, wd=wd,
+                           rescale_grad=self.rescale_grad, clip_gradient=clip, out=weight)
+            return
         w = _np(weight)
         ty = w.dtype.type
         g = _np(grad).astype(w.dtype, copy=True) * ty(self.rescale_grad) + ty(wd) * w

@@ -214,3 +214,52 @@ def test_a_failing_kernel_raises_at_the_next_wait(tmp_path):
     assert lines[0].startswith("ERROR"), out.stdout
     assert "convolution" in lines[0] and "im2col scratch" in lines[0], lines[0]
     assert lines[-1] == "AFTER OK"
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("sgd", {}),
+    ("sgd", {"momentum": 0.9, "wd": 1e-4, "clip_gradient": 0.5, "rescale_grad": 0.5}),
+    ("adam", {"wd": 1e-3, "clip_gradient": 1.0}),
+    ("adam", {"rescale_grad": 2.0}),
+])
+def test_optimizer_updates_are_compiled_kernels_on_the_engine(name, kwargs):
+    """On runtime arrays the optimizers push compiled fused update kernels
+    (mx.nd.sgd_update / sgd_mom_update / adam_update) that write the weight
+    and states in place; they give bit for bit the numpy path's float32
+    results (numpy-backed arrays still take it)."""
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((7, 5)).astype(np.float32)
+    grads = [rng.standard_normal((7, 5)).astype(np.float32) for _ in range(5)]
+    results = []
+    for engine in (True, False):
+        updater = mx.optimizer.get_updater(
+            mx.optimizer.create(name, learning_rate=0.1, **kwargs))
+        w = mx.nd.array(w0) if engine else mx.nd.NDArray(w0.copy())
+        storage = w._rt
+        for g in grads:
+            updater(0, mx.nd.array(g) if engine else mx.nd.NDArray(g.copy()), w)
+        if engine:
+            assert w._rt is storage  # updated in place
+        results.append(w.asnumpy())
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_nd_update_operators_follow_mxnet():
+    rng = np.random.default_rng(4)
+    w, g, m = (rng.standard_normal((4, 3)).astype(np.float32) for _ in range(3))
+    lr, wd, mom = np.float32(0.05), np.float32(0.01), np.float32(0.9)
+    out = mx.nd.sgd_update(mx.nd.array(w), mx.nd.array(g), lr=0.05, wd=0.01)
+    np.testing.assert_allclose(out.asnumpy(), w - lr * (g + wd * w), rtol=1e-6)
+    W, M = mx.nd.array(w), mx.nd.array(m)
+    mx.nd.sgd_mom_update(W, mx.nd.array(g), M, lr=0.05, momentum=0.9, wd=0.01, out=W)
+    m_ref = mom * m - lr * (g + wd * w)
+    np.testing.assert_allclose(M.asnumpy(), m_ref, rtol=1e-6)
+    np.testing.assert_allclose(W.asnumpy(), w + m_ref, rtol=1e-6)
+    W, MEAN, VAR = mx.nd.array(w), mx.nd.zeros((4, 3)), mx.nd.zeros((4, 3))
+    mx.nd.adam_update(W, mx.nd.array(g), MEAN, VAR, lr=0.01, out=W)
+    mean, var = 0.1 * g, 0.001 * g * g
+    np.testing.assert_allclose(MEAN.asnumpy(), mean, rtol=1e-6)
+    np.testing.assert_allclose(VAR.asnumpy(), var, rtol=1e-5)
+    np.testing.assert_allclose(W.asnumpy(), w - 0.01 * mean / (np.sqrt(var) + 1e-8), rtol=1e-5)
+    with pytest.raises(mx.MXNetError, match="shape"):
+        mx.nd.sgd_update(mx.nd.ones((2, 2)), mx.nd.ones((3,)), lr=0.1)
