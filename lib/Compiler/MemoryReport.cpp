@@ -8,12 +8,12 @@
 // under each mx-plan-memory strategy, and the lower bound, in MB (2^20
 // bytes). The pipeline stops at the bufferized form (lowerToBuffers), where
 // mx-plan-memory runs; the planner is the same library code
-// (mxc/Dialect/MX/Transforms/MemoryPlan.h), so the numbers are the arena
+// (mxc/Compiler/Transforms/MemoryPlan.h), so the numbers are the arena
 // sizes `mxc run` and `mxc compile` use.
 //
 //===----------------------------------------------------------------------===//
 #include "DriverSupport.h"
-#include "mxc/Dialect/MX/Transforms/MemoryPlan.h"
+#include "mxc/Compiler/Transforms/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Format.h"
@@ -66,16 +66,16 @@ int driver::runMemoryReportCommand(const MemoryReportOptions &opts) {
     return kBadInput;
   }
 
-  mx::MemoryPlanner planner(func);
-  const mx::MemoryStrategy strategies[] = {
-      mx::MemoryStrategy::None, mx::MemoryStrategy::Inplace,
-      mx::MemoryStrategy::Coshare, mx::MemoryStrategy::Both};
-  std::vector<mx::MemoryPlan> plans;
-  for (mx::MemoryStrategy s : strategies)
+  MemoryPlanner planner(func);
+  const MemoryStrategy strategies[] = {
+      MemoryStrategy::None, MemoryStrategy::Inplace,
+      MemoryStrategy::Coshare, MemoryStrategy::Both};
+  std::vector<MemoryPlan> plans;
+  for (MemoryStrategy s : strategies)
     plans.push_back(planner.plan(s));
 
   llvm::raw_ostream &os = llvm::outs();
-  const mx::MemoryPlan &none = plans.front();
+  const MemoryPlan &none = plans.front();
   os << "model: " << opts.model;
   for (const std::string &s : opts.shapes)
     os << " " << s;
@@ -101,8 +101,8 @@ int driver::runMemoryReportCommand(const MemoryReportOptions &opts) {
   os << "  " << llvm::left_justify("strategy", 12)
      << llvm::right_justify("memory", 15) << "  "
      << "vs none\n";
-  for (const mx::MemoryPlan &p : plans)
-    row(mx::stringifyMemoryStrategy(p.strategy), p.arenaBytes,
+  for (const MemoryPlan &p : plans)
+    row(stringifyMemoryStrategy(p.strategy), p.arenaBytes,
         p.storageBytes.size());
   row("lower-bound", none.lowerBound, 0);
   os << "graph naive (every op output of the graph its own buffer, before "

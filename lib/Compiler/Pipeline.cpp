@@ -8,9 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/Pipeline.h"
+#include "mxc/Compiler/Transforms/MemoryPlan.h"
+#include "mxc/Compiler/Transforms/Passes.h"
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
-#include "mxc/Dialect/MX/Transforms/MemoryPlan.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 #include "mxc/Dialect/MXRT/Transforms/Passes.h"
@@ -19,11 +20,8 @@
 #include "mxc/runtime/plan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -35,7 +33,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -65,6 +62,7 @@ void initializeOnce() {
     mxc::registerMXCConversionPasses();
     mxc::mxrt::registerMXRTPasses();
     mxc::mx::registerMXPasses();
+    mxc::registerMXCCompilerPasses();
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
@@ -89,207 +87,7 @@ LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
   return pm.run(module);
 }
 
-constexpr llvm::StringLiteral kBufferNamesAttr = "mx.buffer_names";
-constexpr llvm::StringLiteral kNumInputsAttr = "mx.num_inputs";
 constexpr llvm::StringLiteral kPlanAttr = "mxc.plan";
-
-/// The memref type a tensor argument or result crosses the entry with.
-FailureOr<MemRefType> boundaryType(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return failure();
-  return MemRefType::get(tensor.getShape(), tensor.getElementType());
-}
-
-/// Rewrites `@main(tensors) -> (tensors)` into `@<entry>(memref inputs...,
-/// memref outputs...)`: inputs are read through `to_tensor restrict`, each
-/// result is stored with `materialize_in_destination` into `to_tensor restrict
-/// writable` of its caller-provided buffer (eliminate-empty-tensors then makes
-/// the producing op write there directly, no copy, where that is safe).
-LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
-  auto func = module.lookupSymbol<func::FuncOp>("main");
-  if (!func)
-    return module.emitError() << "no function @main to compile";
-  if (!func.getBody().hasOneBlock())
-    return func.emitError() << "@main must have a single block";
-  MLIRContext *ctx = module.getContext();
-  FunctionType type = func.getFunctionType();
-  SmallVector<Type> argTypes;
-  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults())) {
-    FailureOr<MemRefType> m = boundaryType(t);
-    if (failed(m))
-      return func.emitError()
-             << "cannot compile a function with argument or result type " << t
-             << " (statically shaped tensors only)";
-    argTypes.push_back(*m);
-  }
-
-  Block &block = func.front();
-  OpBuilder b(ctx);
-  b.setInsertionPointToStart(&block);
-  for (BlockArgument arg : block.getArguments()) {
-    Type tensorType = arg.getType();
-    arg.setType(argTypes[arg.getArgNumber()]);
-    auto toTensor = bufferization::ToTensorOp::create(
-        b, arg.getLoc(), tensorType, arg, /*restrict=*/true,
-        /*writable=*/false);
-    arg.replaceAllUsesExcept(toTensor.getResult(), toTensor);
-  }
-  // Each output buffer enters as a writable tensor (`to_tensor restrict
-  // writable`) and the result is materialized into that tensor, not into the
-  // memref: one-shot bufferization then sees every write to the caller's
-  // buffer. With a memref destination, eliminate-empty-tensors hands the
-  // buffer to the tensor.empty at the start of the result's def chain even
-  // when a value on that chain has other users (a zero-filled accumulator
-  // shared by several reductions after CSE); the analysis cannot see that
-  // the final copy into the memref clobbers them, and two gradients came out
-  // equal.
-  // The tensor form has no uses, so a final memref-form copy of it into the
-  // same buffer (a self-copy, folded away) keeps it alive.
-  SmallVector<Value> outs, outTensors;
-  for (auto [i, t] :
-       llvm::enumerate(ArrayRef(argTypes).drop_front(type.getNumInputs()))) {
-    BlockArgument out = block.addArgument(t, func.getLoc());
-    outs.push_back(out);
-    outTensors.push_back(bufferization::ToTensorOp::create(
-        b, func.getLoc(), type.getResult(i), out, /*restrict=*/true,
-        /*writable=*/true));
-  }
-
-  auto ret = cast<func::ReturnOp>(block.getTerminator());
-  b.setInsertionPoint(ret);
-  for (auto [value, out, outTensor] :
-       llvm::zip(ret.getOperands(), outs, outTensors)) {
-    auto inDest = bufferization::MaterializeInDestinationOp::create(
-        b, ret.getLoc(), outTensor.getType(), value, outTensor,
-        /*restrict=*/false, /*writable=*/false);
-    bufferization::MaterializeInDestinationOp::create(
-        b, ret.getLoc(), TypeRange(), inDest.getResult(), out,
-        /*restrict=*/false, /*writable=*/true);
-  }
-  func::ReturnOp::create(b, ret.getLoc());
-  ret.erase();
-
-  // The plan names its argument and output buffers after them
-  // (extractPlan): keep the names the attributes are about to lose.
-  SmallVector<Attribute> names;
-  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
-    auto n = func.getArgAttrOfType<StringAttr>(i, "mx.name");
-    names.push_back(n ? n : b.getStringAttr("arg" + Twine(i)));
-  }
-  for (unsigned i = 0; i < type.getNumResults(); ++i) {
-    auto n = func.getResultAttrOfType<StringAttr>(i, "mx.name");
-    names.push_back(n ? n : b.getStringAttr("output" + Twine(i)));
-  }
-  func->setAttr(kBufferNamesAttr, b.getArrayAttr(names));
-  func->setAttr(kNumInputsAttr, b.getI64IntegerAttr(type.getNumInputs()));
-
-  func.setType(FunctionType::get(ctx, argTypes, {}));
-  func.removeArgAttrsAttr();
-  func.removeResAttrsAttr();
-  // The caller's buffers never overlap (CompiledGraph::run's contract):
-  // noalias lets LLVM keep accumulators in registers and vectorize.
-  for (unsigned i = 0; i < argTypes.size(); ++i)
-    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
-                    UnitAttr::get(ctx));
-  func.setSymName(entry);
-  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                UnitAttr::get(ctx));
-  return success();
-}
-
-/// Lets LLVM reassociate the float arithmetic of reduction bodies (sum, mean,
-/// softmax denominators, ...), which its loop vectorizer needs to vectorize
-/// a floating-point reduction (partial sums per vector lane, as MXNet's own
-/// vectorized kernels compute them).
-void allowReassociationInReductions(ModuleOp module) {
-  MLIRContext *ctx = module.getContext();
-  module.walk([&](linalg::LinalgOp op) {
-    if (op.getNumReductionLoops() == 0)
-      return;
-    op->walk([&](arith::ArithFastMathInterface fm) {
-      arith::FastMathFlags flags = arith::FastMathFlags::none;
-      if (auto attr = fm.getFastMathFlagsAttr())
-        flags = attr.getValue();
-      fm->setAttr(fm.getFastMathAttrName(),
-                  arith::FastMathFlagsAttr::get(
-                      ctx, flags | arith::FastMathFlags::reassoc));
-    });
-  });
-}
-
-/// Replaces f32 exp/log/tanh/erf (and f16 ones, computed in f32) by MLIR's
-/// polynomial approximations, which LLVM vectorizes; libm calls would stay
-/// scalar.
-LogicalResult approximateMath(ModuleOp module) {
-  RewritePatternSet patterns(module.getContext());
-  auto which = [](StringRef name) {
-    name.consume_front("math."); // the patterns ask with the op name
-    return llvm::is_contained(
-        {"exp", "expm1", "log", "log1p", "log2", "tanh", "erf"}, name);
-  };
-  populateMathF32ExpansionPatterns(patterns, which);
-  populateMathPolynomialApproximationPatterns(patterns, which);
-  if (failed(applyPatternsGreedily(module, std::move(patterns))))
-    return module.emitError() << "internal error: math approximation did not "
-                                 "converge";
-  return success();
-}
-
-/// Turns memref.copy between non-contiguous memrefs (a padded copy into a
-/// subview, say) into linalg.copy, which becomes loops LLVM vectorizes,
-/// instead of a call to the generic element-by-element `memrefCopy` of the
-/// MLIR runner utils. Contiguous copies stay memref.copy (a memcpy).
-void stridedCopiesToLinalg(ModuleOp module) {
-  SmallVector<memref::CopyOp> copies;
-  module.walk([&](memref::CopyOp copy) {
-    auto src = cast<MemRefType>(copy.getSource().getType());
-    auto dst = cast<MemRefType>(copy.getTarget().getType());
-    if (!src.getLayout().isIdentity() || !dst.getLayout().isIdentity())
-      copies.push_back(copy);
-  });
-  for (memref::CopyOp copy : copies) {
-    OpBuilder b(copy);
-    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
-                           copy.getTarget());
-    copy.erase();
-  }
-}
-
-/// Moves each `memref.dealloc` of an allocation of the same block to just
-/// after the allocation's last use. Ownership-based deallocation frees
-/// everything at the end of the block, so without this every intermediate
-/// of a graph would be live at once. Anything computed from the allocation
-/// (views, casts, pointers) counts as a use.
-void freeAfterLastUse(ModuleOp module) {
-  module.walk([](memref::DeallocOp dealloc) {
-    Value memref = dealloc.getMemref();
-    auto alloc = memref.getDefiningOp<memref::AllocOp>();
-    Block *block = dealloc->getBlock();
-    if (!alloc || alloc->getBlock() != block)
-      return;
-    Operation *last = alloc;
-    SmallVector<Value> worklist{memref};
-    llvm::SmallPtrSet<Value, 8> seen{memref};
-    while (!worklist.empty()) {
-      Value v = worklist.pop_back_val();
-      for (Operation *user : v.getUsers()) {
-        if (user == dealloc)
-          continue;
-        Operation *inBlock = block->findAncestorOpInBlock(*user);
-        if (!inBlock)
-          return; // used outside this block: leave the dealloc alone
-        if (last->isBeforeInBlock(inBlock))
-          last = inBlock;
-        for (Value r : user->getResults())
-          if (seen.insert(r).second)
-            worklist.push_back(r);
-      }
-    }
-    if (last->isBeforeInBlock(dealloc))
-      dealloc->moveAfter(last);
-  });
-}
 
 /// Adds, for the plan in the module's `mxc.plan`, one kernel per step with
 /// the kernel ABI, `void <entry>_step<i>_kernel(void **buffers)`, calling the
@@ -565,27 +363,27 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
 
 LogicalResult mxc::lowerToBuffers(ModuleOp module,
                                   const PipelineOptions &opts) {
-  if (failed(convertEntryToMemrefABI(module, opts.entrySymbol)))
-    return failure();
-  // Bufferize with the caller's buffers as destinations. Kernel calls stay
-  // mxrt.kernel_call (whose reads and writes memory planning sees) until
-  // after planning.
+  // The entry ABI, then bufferization with the caller's buffers as
+  // destinations. Kernel calls stay mxrt.kernel_call (whose reads and writes
+  // memory planning sees) until after planning.
+  std::string pipeline = "mxc-entry-abi{entry=" + opts.entrySymbol + "}";
   if (opts.fastReductions)
-    allowReassociationInReductions(module);
-  if (opts.approximateMath && failed(approximateMath(module)))
-    return failure();
+    pipeline += ", mxc-reassociate-reductions";
+  if (opts.approximateMath)
+    pipeline += ", mxc-approximate-math";
   return runPipeline(module,
-                     "eliminate-empty-tensors,"
-                     "one-shot-bufferize{bufferize-function-boundaries "
-                     "function-boundary-type-conversion=identity-layout-map},"
-                     "canonicalize, cse");
+                     pipeline +
+                         ", eliminate-empty-tensors,"
+                         "one-shot-bufferize{bufferize-function-boundaries "
+                         "function-boundary-type-conversion=identity-layout-map},"
+                         "canonicalize, cse");
 }
 
 /// Adds `llvm.mlir.global external constant @<entry>_arena_size(N) : i64`
 /// from the entry's mx.arena_size (which mx-plan-memory sets).
 static LogicalResult addArenaSizeGlobal(ModuleOp module, StringRef entry) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
-  auto size = func ? func->getAttrOfType<IntegerAttr>(mxc::mx::kArenaSizeAttrName)
+  auto size = func ? func->getAttrOfType<IntegerAttr>(mxc::kArenaSizeAttrName)
                    : IntegerAttr();
   if (!size)
     return module.emitError()
@@ -606,10 +404,10 @@ FailureOr<mxc::runtime::Plan> mxc::extractPlan(ModuleOp module,
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func)
     return module.emitError() << "internal error: no @" << entry;
-  auto names = func->getAttrOfType<ArrayAttr>(kBufferNamesAttr);
-  auto numInputs = func->getAttrOfType<IntegerAttr>(kNumInputsAttr);
+  auto names = func->getAttrOfType<ArrayAttr>(kBufferNamesAttrName);
+  auto numInputs = func->getAttrOfType<IntegerAttr>(kNumInputsAttrName);
   auto arenaSize =
-      func->getAttrOfType<IntegerAttr>(mxc::mx::kArenaSizeAttrName);
+      func->getAttrOfType<IntegerAttr>(mxc::kArenaSizeAttrName);
   if (!names || !numInputs || !arenaSize || func.getNumArguments() == 0 ||
       names.size() != func.getNumArguments() - 1)
     return func.emitError() << "internal error: @" << entry
@@ -740,14 +538,11 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
     module->setAttr(kPlanAttr, StringAttr::get(module.getContext(), body));
   }
   module.lookupSymbol<func::FuncOp>(opts.entrySymbol).erase();
-  if (failed(runPipeline(module, "mxrt-lower-kernel-calls, canonicalize, cse, "
-                                 "buffer-deallocation-pipeline, "
-                                 "canonicalize")))
-    return failure();
-  stridedCopiesToLinalg(module);
-  freeAfterLastUse(module);
   return runPipeline(
       module,
+      "mxrt-lower-kernel-calls, canonicalize, cse, "
+      "buffer-deallocation-pipeline, canonicalize,"
+      "mxc-strided-copies-to-linalg, mxc-free-after-last-use,"
       "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
       "convert-scf-to-cf, convert-math-to-llvm, convert-math-to-libm,"
       "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"

@@ -1,4 +1,5 @@
 //===- mxc-opt.cpp - mlir-opt with the mx dialect -----------------------===//
+#include "mxc/Compiler/Transforms/Passes.h"
 #include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mxc::registerMXCConversionPasses();
   mxc::mxrt::registerMXRTPasses();
   mxc::mx::registerMXPasses();
+  mxc::registerMXCCompilerPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   registry.insert<mxc::mx::MXDialect, mxc::mxrt::MXRTDialect>();

@@ -1,10 +1,10 @@
 //===- Passes.td - mx graph passes -------------------------*- tablegen -*-===//
 //
-// The graph passes of the paper: prune, autodiff, fuse elementwise (on `mx`
-// ops, tensors) and plan memory (on the bufferized form). One .cpp each in
-// lib/Dialect/MX/Transforms; lit tests in test/Dialect/MX/Transforms.
-// mxc::runGraphPasses (lib/Compiler/Pipeline.cpp) composes the first three
-// with these option names; lowerToLLVMDialect runs mx-plan-memory.
+// The graph passes of the paper on `mx` ops (tensors): prune, autodiff, fuse
+// elementwise. One .cpp each in lib/Dialect/MX/Transforms; lit tests in
+// test/Dialect/MX/Transforms. mxc::runGraphPasses (lib/Compiler/Pipeline.cpp)
+// composes them with these option names. Memory planning and step outlining
+// work on the bufferized form: include/mxc/Compiler/Transforms/Passes.td.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXC_DIALECT_MX_TRANSFORMS_PASSES_TD
@@ -191,149 +191,6 @@ def MXFuseElementwisePass : Pass<"mx-fuse-elementwise", "mlir::ModuleOp"> {
     Option<"splitBias", "split-bias", "bool", /*default=*/"true",
            "Move a Convolution/FullyConnected bias into its fused tail">,
   ];
-}
-
-def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
-  let summary = "Place every intermediate buffer in one arena (inplace + co-share)";
-  let description = [{
-    Runs on the bufferized form (after one-shot-bufferize, before
-    buffer-deallocation). In every public function with a body, each
-    statically shaped `memref.alloc` (intermediates, kernel workspaces, allocs
-    nested in loops) whose aliases stay inside the function becomes a
-    `memref.view` into one arena, a new trailing `memref<Nxi8>` argument
-    (`llvm.noalias`); its deallocs disappear and the function gets
-    `mx.arena_size = N : i64`. The caller passes a 64-byte aligned buffer of
-    N bytes (mxc exports it as `<entry>_arena_size`); nothing is allocated
-    per call.
-
-    Liveness is from the first op that touches a buffer (through any alias:
-    subview, collapse/expand_shape, cast, reinterpret_cast, view, extracted
-    pointers) to its last use, in the order of the function's top-level ops.
-    Strategies (Chen et al. 2015, section 3.3, as MXNet's NNVM plans memory):
-
-    - `none`: every buffer its own offset (the naive allocation).
-    - `inplace`: a reference count per buffer; when the count of an input of
-      an elementwise step (all-parallel linalg op, identity maps on that input
-      and on its output) reaches zero at that step, the output takes the
-      input's storage.
-    - `coshare`: storages whose buffers are all dead go to a free pool; a
-      later buffer takes a pooled storage of similar size (within 16x,
-      growing it if needed) only if every op that used the storage is an
-      ancestor of the new buffer's first writer in the dependency DAG of the
-      top-level ops (SSA and read/write conflicts), so that even a parallel
-      executor could not run them at the same time.
-    - `both`: inplace, then co-share.
-
-    Offsets are 64-byte aligned. The same analysis is a library
-    (mxc/Dialect/MX/Transforms/MemoryPlan.h), which `mxc memory-report` uses.
-
-    Before (strategy=both):
-
-    ```mlir
-    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>) {
-      %a = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
-      linalg.generic {...} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {...}   // exp
-      %b = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
-      linalg.generic {...} ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {...}   // relu: a dies
-      linalg.generic {...} ins(%b : memref<64xf32>) outs(%out : memref<64xf32>) {...}
-      memref.dealloc %a : memref<64xf32>
-      memref.dealloc %b : memref<64xf32>
-      return
-    }
-    ```
-
-    After: `%b` takes `%a`'s storage in place, the arena holds 256 bytes:
-
-    ```mlir
-    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>,
-                 %arena: memref<256xi8> {llvm.noalias})
-        attributes {mx.arena_size = 256 : i64} {
-      %c0 = arith.constant 0 : index
-      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
-      linalg.generic {...} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {...}
-      %c0_0 = arith.constant 0 : index
-      %b = memref.view %arena[%c0_0][] : memref<256xi8> to memref<64xf32>
-      linalg.generic {...} ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {...}
-      linalg.generic {...} ins(%b : memref<64xf32>) outs(%out : memref<64xf32>) {...}
-      return
-    }
-    ```
-  }];
-  let options = [
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"both\"",
-           "none | inplace | coshare | both">,
-    Option<"printPlan", "print-plan", "bool", /*default=*/"false",
-           "Emit a remark per buffer (size, live steps, storage, offset) and "
-           "one per function (arena size, lower bound)">,
-  ];
-  let dependentDialects = ["mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
-}
-
-def MXOutlineStepsPass : Pass<"mx-outline-steps", "mlir::ModuleOp"> {
-  let summary = "Outline each step of a planned entry into its own kernel function";
-  let description = [{
-    Runs after `mx-plan-memory` (every intermediate a `memref.view` of the
-    trailing arena argument), before kernel calls and linalg ops are lowered.
-    In every public function with `mx.arena_size`, the top-level ops with
-    memory effects are grouped into **steps**: maximal runs of consecutive
-    ops with the same location, i.e. the ops one MXNet node (or one fused
-    group, whose location names all of its nodes) lowered to -- its fill,
-    its loop nest, its `mxrt.kernel_call`s. These are exactly the nodes of
-    the dependency DAG that `mx-plan-memory` co-shares storage by, so an
-    executor may run any two steps that the buffers they read and write do
-    not order.
-
-    Each step becomes `func.func @<entry>_step<i>(buffers...)`: one memref
-    argument per **buffer** the step touches -- an entry argument (input or
-    output) or an arena view (`memref.view %arena[constant]`) -- first those
-    it only reads, then those it writes, in order of first use. Side-effect
-    free ops the step needs (constants, views of its buffers) are cloned into
-    it. Arguments get `llvm.noalias` unless they are arena views that overlap
-    another buffer of the same step (an in-place elementwise step). The entry
-    becomes its buffers' views and one `func.call` per step with
-    `mx.step = i`, `mx.reads = R` (the first R operands are read, the rest
-    written) and `mx.nodes` (the MXNet node names of its location); it still
-    runs as an ordinary function, and it is also the execution plan
-    (mxc::extractPlan in lib/Compiler/Plan.cpp serialises it).
-
-    Before:
-
-    ```mlir
-    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>)
-        attributes {mx.arena_size = 256 : i64} {
-      %c0 = arith.constant 0 : index
-      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
-      linalg.generic ... ins(%x) outs(%a)     loc("exp0")
-      linalg.generic ... ins(%a) outs(%out)   loc("relu0")
-      return
-    }
-    ```
-
-    After:
-
-    ```mlir
-    func.func @f_step0(%x: memref<64xf32> {llvm.noalias},
-                       %a: memref<64xf32> {llvm.noalias}) attributes {mx.step = 0} {
-      linalg.generic ... ins(%x) outs(%a)
-      return
-    }
-    func.func @f_step1(...)
-    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>) ... {
-      %c0 = arith.constant 0 : index
-      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
-      call @f_step0(%x, %a) {mx.nodes = ["exp0"], mx.reads = 1, mx.step = 0}
-      call @f_step1(%a, %out) {mx.nodes = ["relu0"], mx.reads = 1, mx.step = 1}
-      return
-    }
-    ```
-
-    A value other than a buffer that one step defines and another uses (a
-    dynamically sized allocation, say) cannot cross steps: the two steps are
-    merged into one.
-  }];
-  let dependentDialects = ["mlir::func::FuncDialect",
-                           "mlir::memref::MemRefDialect"];
 }
 
 #endif // MXC_DIALECT_MX_TRANSFORMS_PASSES_TD

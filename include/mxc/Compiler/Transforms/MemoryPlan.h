@@ -1,5 +1,4 @@
-//===- MemoryPlan.h - arena memory planning of a bufferized function -*- C++
-//-*-===//
+//===- MemoryPlan.h - arena planning of a bufferized function ---*- C++ -*-===//
 //
 // The analysis behind mx-plan-memory, usable as a library (`mxc
 // memory-report` calls it for every strategy on the same function).
@@ -45,8 +44,8 @@
 // counts). It is the maximum over steps of that sum, in exact bytes.
 //
 //===----------------------------------------------------------------------===//
-#ifndef MXC_DIALECT_MX_TRANSFORMS_MEMORYPLAN_H
-#define MXC_DIALECT_MX_TRANSFORMS_MEMORYPLAN_H
+#ifndef MXC_COMPILER_TRANSFORMS_MEMORYPLAN_H
+#define MXC_COMPILER_TRANSFORMS_MEMORYPLAN_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -57,7 +56,7 @@
 #include <string>
 #include <vector>
 
-namespace mxc::mx {
+namespace mxc {
 
 enum class MemoryStrategy { None, Inplace, Coshare, Both };
 
@@ -124,6 +123,6 @@ mlir::LogicalResult applyMemoryPlan(mlir::func::FuncOp func,
 /// The name of the function attribute holding the arena size.
 inline constexpr llvm::StringLiteral kArenaSizeAttrName = "mx.arena_size";
 
-} // namespace mxc::mx
+} // namespace mxc
 
-#endif // MXC_DIALECT_MX_TRANSFORMS_MEMORYPLAN_H
+#endif // MXC_COMPILER_TRANSFORMS_MEMORYPLAN_H

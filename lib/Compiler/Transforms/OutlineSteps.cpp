@@ -6,8 +6,8 @@
 // pass description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
-#include "mxc/Dialect/MX/Transforms/MemoryPlan.h"
-#include "mxc/Dialect/MX/Transforms/Passes.h"
+#include "mxc/Compiler/Transforms/MemoryPlan.h"
+#include "mxc/Compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,10 +24,10 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
-namespace mxc::mx {
+namespace mxc {
 #define GEN_PASS_DEF_MXOUTLINESTEPSPASS
-#include "mxc/Dialect/MX/Transforms/Passes.h.inc"
-} // namespace mxc::mx
+#include "mxc/Compiler/Transforms/Passes.h.inc"
+} // namespace mxc
 
 using namespace mlir;
 
@@ -348,14 +348,14 @@ struct Outliner {
 };
 
 struct MXOutlineStepsPass
-    : public mxc::mx::impl::MXOutlineStepsPassBase<MXOutlineStepsPass> {
+    : public mxc::impl::MXOutlineStepsPassBase<MXOutlineStepsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> entries;
     for (auto f : module.getOps<func::FuncOp>())
       if (f.isPublic() && !f.isExternal() &&
-          f->hasAttr(mxc::mx::kArenaSizeAttrName))
+          f->hasAttr(mxc::kArenaSizeAttrName))
         entries.push_back(f);
     for (func::FuncOp f : entries) {
       if (!f.getBody().hasOneBlock() || f.getNumArguments() == 0) {

@@ -1,12 +1,12 @@
 //===- PlanMemory.cpp - mx-plan-memory: one arena, inplace + co-share -----===//
 //
 // The analysis (MemoryPlanner) and the rewrite (applyMemoryPlan) described in
-// include/mxc/Dialect/MX/Transforms/MemoryPlan.h, and the pass that runs them
+// include/mxc/Compiler/Transforms/MemoryPlan.h, and the pass that runs them
 // on every public function with a body.
 //
 //===----------------------------------------------------------------------===//
-#include "mxc/Dialect/MX/Transforms/MemoryPlan.h"
-#include "mxc/Dialect/MX/Transforms/Passes.h"
+#include "mxc/Compiler/Transforms/MemoryPlan.h"
+#include "mxc/Compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,15 +25,15 @@
 
 #include <map>
 
-namespace mxc::mx {
+namespace mxc {
 #define GEN_PASS_DEF_MXPLANMEMORYPASS
-#include "mxc/Dialect/MX/Transforms/Passes.h.inc"
-} // namespace mxc::mx
+#include "mxc/Compiler/Transforms/Passes.h.inc"
+} // namespace mxc
 
 using namespace mlir;
-using namespace mxc::mx;
+using namespace mxc;
 
-std::optional<MemoryStrategy> mxc::mx::parseMemoryStrategy(StringRef name) {
+std::optional<MemoryStrategy> mxc::parseMemoryStrategy(StringRef name) {
   return llvm::StringSwitch<std::optional<MemoryStrategy>>(name)
       .Case("none", MemoryStrategy::None)
       .Case("inplace", MemoryStrategy::Inplace)
@@ -42,7 +42,7 @@ std::optional<MemoryStrategy> mxc::mx::parseMemoryStrategy(StringRef name) {
       .Default(std::nullopt);
 }
 
-StringRef mxc::mx::stringifyMemoryStrategy(MemoryStrategy strategy) {
+StringRef mxc::stringifyMemoryStrategy(MemoryStrategy strategy) {
   switch (strategy) {
   case MemoryStrategy::None:
     return "none";
@@ -500,7 +500,7 @@ MemoryPlan MemoryPlanner::plan(MemoryStrategy strategy) const {
   return plan;
 }
 
-LogicalResult mxc::mx::applyMemoryPlan(func::FuncOp func,
+LogicalResult mxc::applyMemoryPlan(func::FuncOp func,
                                        const MemoryPlan &plan) {
   auto module = func->getParentOfType<ModuleOp>();
   if (module && !SymbolTable::symbolKnownUseEmpty(func, module))
@@ -546,7 +546,7 @@ std::string describeType(MemRefType type) {
 }
 
 struct MXPlanMemoryPass
-    : mxc::mx::impl::MXPlanMemoryPassBase<MXPlanMemoryPass> {
+    : mxc::impl::MXPlanMemoryPassBase<MXPlanMemoryPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -1,0 +1,36 @@
+//===- Passes.h - mxc code generation passes --------------------*- C++ -*-===//
+//
+// The passes of Passes.td (lib/Compiler/Transforms) and the attributes they
+// leave for the rest of the compiler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_COMPILER_TRANSFORMS_PASSES_H
+#define MXC_COMPILER_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mxc {
+
+/// On the entry after mxc-entry-abi: the plan's name of each argument
+/// buffer, inputs then outputs (an array of strings).
+inline constexpr llvm::StringLiteral kBufferNamesAttrName = "mx.buffer_names";
+/// On the entry after mxc-entry-abi: how many of its buffers are inputs.
+inline constexpr llvm::StringLiteral kNumInputsAttrName = "mx.num_inputs";
+
+#define GEN_PASS_DECL
+#include "mxc/Compiler/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mxc/Compiler/Transforms/Passes.h.inc"
+
+} // namespace mxc
+
+#endif // MXC_COMPILER_TRANSFORMS_PASSES_H

@@ -1,0 +1,351 @@
+//===- Passes.td - mxc code generation passes --------------*- tablegen -*-===//
+//
+// The compiler's own rewrites between the graph passes (mx dialect, tensors)
+// and LLVM, on upstream dialects: the entry ABI (tensors -> caller buffers),
+// the float and math choices made before bufferization, memory planning and
+// step outlining on the bufferized form, and the memref clean-ups before
+// loops. One .cpp each in lib/Compiler/Transforms; lit tests in
+// test/Compiler/Transforms. mxc::lowerToBuffers and mxc::lowerToLLVMDialect
+// (lib/Compiler/Pipeline.cpp) run them by name, in this order:
+//
+//   mxc-entry-abi, [mxc-reassociate-reductions], [mxc-approximate-math],
+//   (one-shot bufferization), mx-plan-memory, mx-outline-steps,
+//   (kernel-call ABI, buffer deallocation), mxc-strided-copies-to-linalg,
+//   mxc-free-after-last-use, (loops, LLVM)
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_COMPILER_TRANSFORMS_PASSES_TD
+#define MXC_COMPILER_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def EntryABIPass : Pass<"mxc-entry-abi", "mlir::ModuleOp"> {
+  let summary = "Turn @main on tensors into the compiled entry on caller buffers";
+  let description = [{
+    Rewrites `@main(tensors) -> (tensors)` (statically shaped) into
+    `@<entry>(memref inputs..., memref outputs...)` with no results, the
+    entry ABI of include/mxc/Compiler/Pipeline.h. Each input is read through
+    `bufferization.to_tensor restrict`; each output buffer enters as
+    `to_tensor restrict writable` and the result is materialized into that
+    tensor (so one-shot bufferization sees every write to the caller's
+    buffer; eliminate-empty-tensors then lets the producer write there
+    directly), then the tensor into the buffer (a self-copy that folds
+    away). Every argument gets `llvm.noalias` (the caller's buffers never
+    overlap), the function `llvm.emit_c_interface`.
+
+    The names the plan gives the entry's buffers are kept before the
+    argument and result attributes go: `mx.buffer_names` (each input's and
+    result's `mx.name`, else `arg<i>` / `output<i>`) and `mx.num_inputs`.
+    mxc::extractPlan reads them. A dynamic shape or a non-tensor type is an
+    error at @main.
+
+    Before (`--mxc-entry-abi=entry=f`):
+
+    ```mlir
+    func.func @main(%x: tensor<4xf32> {mx.name = "data"})
+        -> (tensor<4xf32> {mx.name = "out"}) {
+      %0 = math.exp %x : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @f(%x: memref<4xf32> {llvm.noalias}, %out: memref<4xf32> {llvm.noalias})
+        attributes {llvm.emit_c_interface, mx.buffer_names = ["data", "out"],
+                    mx.num_inputs = 1 : i64} {
+      %t = bufferization.to_tensor %x restrict : memref<4xf32> to tensor<4xf32>
+      %o = bufferization.to_tensor %out restrict writable : memref<4xf32> to tensor<4xf32>
+      %0 = math.exp %t : tensor<4xf32>
+      %1 = bufferization.materialize_in_destination %0 in %o
+          : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      bufferization.materialize_in_destination %1 in writable %out
+          : (tensor<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"mxc_main\"",
+           "Symbol of the compiled entry (@main is renamed to it)">,
+  ];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def ReassociateReductionsPass
+    : Pass<"mxc-reassociate-reductions", "mlir::ModuleOp"> {
+  let summary = "Let LLVM reassociate the float arithmetic of reductions";
+  let description = [{
+    Adds the `reassoc` fast-math flag to every arith op with fast-math flags
+    in the body of a linalg op with a reduction loop (sum, mean, softmax
+    denominators, GEMM-like contractions left in linalg), keeping the flags
+    it had. LLVM's loop vectorizer needs it to vectorize a floating-point
+    reduction (partial sums per vector lane, as MXNet's own vectorized
+    kernels compute them); results differ from a sequential sum by rounding.
+    Elementwise ops are left alone. Runs on tensors or memrefs.
+    (PipelineOptions::fastReductions.)
+
+    Before:
+
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.addf %in, %out : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    ```
+
+    After:
+
+    ```mlir
+      %s = arith.addf %in, %out fastmath<reassoc> : f32
+    ```
+  }];
+}
+
+def ApproximateMathPass : Pass<"mxc-approximate-math", "mlir::ModuleOp"> {
+  let summary = "f32/f16 exp, log, tanh, erf as vectorizable polynomials";
+  let description = [{
+    Replaces `math.exp`, `expm1`, `log`, `log1p`, `log2`, `tanh` and `erf`
+    on f32 (and on f16/bf16, computed in f32) by MLIR's polynomial
+    approximations (populateMathPolynomialApproximationPatterns), which
+    LLVM vectorizes; libm calls would stay scalar. Other math ops and f64
+    stay as they are (convert-math-to-libm later). (PipelineOptions::
+    approximateMath.)
+
+    Before:
+
+    ```mlir
+    %0 = math.tanh %x : f32
+    ```
+
+    After: arithmetic only (clamped rational approximation),
+
+    ```mlir
+    %c = arith.constant ... : f32
+    %0 = arith.cmpf ...
+    %1 = arith.select ...
+    %2 = math.fma ...
+    ...
+    %r = arith.divf %p, %q : f32
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def StridedCopiesToLinalgPass
+    : Pass<"mxc-strided-copies-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Copy between non-contiguous memrefs with linalg.copy";
+  let description = [{
+    Replaces each `memref.copy` whose source or target has a non-identity
+    layout (a padded copy into a subview, say) by `linalg.copy`, which
+    becomes loops LLVM vectorizes, instead of a call of the generic
+    element-by-element `memrefCopy` of the MLIR runner utils. Copies between
+    identity layouts stay `memref.copy` (a memcpy).
+
+    Before:
+
+    ```mlir
+    %v = memref.subview %big[0, 1] [4, 4] [1, 1]
+        : memref<6x6xf32> to memref<4x4xf32, strided<[6, 1], offset: 1>>
+    memref.copy %src, %v : memref<4x4xf32> to memref<4x4xf32, strided<[6, 1], offset: 1>>
+    ```
+
+    After:
+
+    ```mlir
+    linalg.copy ins(%src : memref<4x4xf32>)
+        outs(%v : memref<4x4xf32, strided<[6, 1], offset: 1>>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def FreeAfterLastUsePass : Pass<"mxc-free-after-last-use", "mlir::ModuleOp"> {
+  let summary = "Move each dealloc to just after its allocation's last use";
+  let description = [{
+    Moves each `memref.dealloc` of a `memref.alloc` of the same block to just
+    after the last op of that block that uses the allocation, anything
+    computed from it (views, casts, extracted pointers) counting as a use
+    (an op nested in a region counts as its ancestor in the block).
+    Ownership-based deallocation (buffer-deallocation-pipeline) frees
+    everything at the end of the block, so without this every allocation
+    that memory planning left (dynamic shapes) would be live at once. A
+    dealloc whose allocation is used outside the block, or that already
+    follows the last use, stays.
+
+    Before:
+
+    ```mlir
+    %a = memref.alloc(%n) : memref<?xf32>
+    linalg.fill ins(%cst : f32) outs(%a : memref<?xf32>)
+    %b = memref.alloc(%n) : memref<?xf32>
+    linalg.copy ins(%a : memref<?xf32>) outs(%b : memref<?xf32>)
+    linalg.copy ins(%b : memref<?xf32>) outs(%out : memref<?xf32>)
+    memref.dealloc %a : memref<?xf32>
+    memref.dealloc %b : memref<?xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %a = memref.alloc(%n) : memref<?xf32>
+    linalg.fill ins(%cst : f32) outs(%a : memref<?xf32>)
+    %b = memref.alloc(%n) : memref<?xf32>
+    linalg.copy ins(%a : memref<?xf32>) outs(%b : memref<?xf32>)
+    memref.dealloc %a : memref<?xf32>
+    linalg.copy ins(%b : memref<?xf32>) outs(%out : memref<?xf32>)
+    memref.dealloc %b : memref<?xf32>
+    ```
+  }];
+}
+
+def MXPlanMemoryPass : Pass<"mx-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every intermediate buffer in one arena (inplace + co-share)";
+  let description = [{
+    Runs on the bufferized form (after one-shot-bufferize, before
+    buffer-deallocation). In every public function with a body, each
+    statically shaped `memref.alloc` (intermediates, kernel workspaces, allocs
+    nested in loops) whose aliases stay inside the function becomes a
+    `memref.view` into one arena, a new trailing `memref<Nxi8>` argument
+    (`llvm.noalias`); its deallocs disappear and the function gets
+    `mx.arena_size = N : i64`. The caller passes a 64-byte aligned buffer of
+    N bytes (mxc exports it as `<entry>_arena_size`); nothing is allocated
+    per call.
+
+    Liveness is from the first op that touches a buffer (through any alias:
+    subview, collapse/expand_shape, cast, reinterpret_cast, view, extracted
+    pointers) to its last use, in the order of the function's top-level ops.
+    Strategies (Chen et al. 2015, section 3.3, as MXNet's NNVM plans memory):
+
+    - `none`: every buffer its own offset (the naive allocation).
+    - `inplace`: a reference count per buffer; when the count of an input of
+      an elementwise step (all-parallel linalg op, identity maps on that input
+      and on its output) reaches zero at that step, the output takes the
+      input's storage.
+    - `coshare`: storages whose buffers are all dead go to a free pool; a
+      later buffer takes a pooled storage of similar size (within 16x,
+      growing it if needed) only if every op that used the storage is an
+      ancestor of the new buffer's first writer in the dependency DAG of the
+      top-level ops (SSA and read/write conflicts), so that even a parallel
+      executor could not run them at the same time.
+    - `both`: inplace, then co-share.
+
+    Offsets are 64-byte aligned. The same analysis is a library
+    (mxc/Compiler/Transforms/MemoryPlan.h), which `mxc memory-report` uses.
+
+    Before (strategy=both):
+
+    ```mlir
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>) {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+      linalg.generic {...} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {...}   // exp
+      %b = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+      linalg.generic {...} ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {...}   // relu: a dies
+      linalg.generic {...} ins(%b : memref<64xf32>) outs(%out : memref<64xf32>) {...}
+      memref.dealloc %a : memref<64xf32>
+      memref.dealloc %b : memref<64xf32>
+      return
+    }
+    ```
+
+    After: `%b` takes `%a`'s storage in place, the arena holds 256 bytes:
+
+    ```mlir
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>,
+                 %arena: memref<256xi8> {llvm.noalias})
+        attributes {mx.arena_size = 256 : i64} {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+      linalg.generic {...} ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {...}
+      %c0_0 = arith.constant 0 : index
+      %b = memref.view %arena[%c0_0][] : memref<256xi8> to memref<64xf32>
+      linalg.generic {...} ins(%a : memref<64xf32>) outs(%b : memref<64xf32>) {...}
+      linalg.generic {...} ins(%b : memref<64xf32>) outs(%out : memref<64xf32>) {...}
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"both\"",
+           "none | inplace | coshare | both">,
+    Option<"printPlan", "print-plan", "bool", /*default=*/"false",
+           "Emit a remark per buffer (size, live steps, storage, offset) and "
+           "one per function (arena size, lower bound)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def MXOutlineStepsPass : Pass<"mx-outline-steps", "mlir::ModuleOp"> {
+  let summary = "Outline each step of a planned entry into its own kernel function";
+  let description = [{
+    Runs after `mx-plan-memory` (every intermediate a `memref.view` of the
+    trailing arena argument), before kernel calls and linalg ops are lowered.
+    In every public function with `mx.arena_size`, the top-level ops with
+    memory effects are grouped into **steps**: maximal runs of consecutive
+    ops with the same location, i.e. the ops one MXNet node (or one fused
+    group, whose location names all of its nodes) lowered to -- its fill,
+    its loop nest, its `mxrt.kernel_call`s. These are exactly the nodes of
+    the dependency DAG that `mx-plan-memory` co-shares storage by, so an
+    executor may run any two steps that the buffers they read and write do
+    not order.
+
+    Each step becomes `func.func @<entry>_step<i>(buffers...)`: one memref
+    argument per **buffer** the step touches -- an entry argument (input or
+    output) or an arena view (`memref.view %arena[constant]`) -- first those
+    it only reads, then those it writes, in order of first use. Side-effect
+    free ops the step needs (constants, views of its buffers) are cloned into
+    it. Arguments get `llvm.noalias` unless they are arena views that overlap
+    another buffer of the same step (an in-place elementwise step). The entry
+    becomes its buffers' views and one `func.call` per step with
+    `mx.step = i`, `mx.reads = R` (the first R operands are read, the rest
+    written) and `mx.nodes` (the MXNet node names of its location); it still
+    runs as an ordinary function, and it is also the execution plan
+    (mxc::extractPlan in lib/Compiler/Pipeline.cpp serialises it).
+
+    Before:
+
+    ```mlir
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>)
+        attributes {mx.arena_size = 256 : i64} {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+      linalg.generic ... ins(%x) outs(%a)     loc("exp0")
+      linalg.generic ... ins(%a) outs(%out)   loc("relu0")
+      return
+    }
+    ```
+
+    After:
+
+    ```mlir
+    func.func @f_step0(%x: memref<64xf32> {llvm.noalias},
+                       %a: memref<64xf32> {llvm.noalias}) attributes {mx.step = 0} {
+      linalg.generic ... ins(%x) outs(%a)
+      return
+    }
+    func.func @f_step1(...)
+    func.func @f(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>) ... {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %arena[%c0][] : memref<256xi8> to memref<64xf32>
+      call @f_step0(%x, %a) {mx.nodes = ["exp0"], mx.reads = 1, mx.step = 0}
+      call @f_step1(%a, %out) {mx.nodes = ["relu0"], mx.reads = 1, mx.step = 1}
+      return
+    }
+    ```
+
+    A value other than a buffer that one step defines and another uses (a
+    dynamically sized allocation, say) cannot cross steps: the two steps are
+    merged into one.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+#endif // MXC_COMPILER_TRANSFORMS_PASSES_TD

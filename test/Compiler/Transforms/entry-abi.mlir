@@ -1,0 +1,41 @@
+// mxc-entry-abi: @main on tensors becomes the compiled entry on caller
+// buffers (inputs, then one per result), with the plan's buffer names.
+// RUN: mxc-opt %s -split-input-file -mxc-entry-abi | FileCheck %s
+// RUN: mxc-opt %s -split-input-file -mxc-entry-abi=entry=model | FileCheck %s --check-prefix=ENTRY
+
+// Tests that inputs are read through to_tensor restrict, each result is
+// materialized into the writable tensor of its output buffer and then into
+// the buffer, and the names (mx.name, else arg<i> / output<i>) are kept.
+func.func @main(%x: tensor<4xf32> {mx.name = "data"}, %y: tensor<2x3xi64>)
+    -> (tensor<4xf32> {mx.name = "out"}, tensor<2x3xi64>) {
+  %0 = math.exp %x : tensor<4xf32>
+  return %0, %y : tensor<4xf32>, tensor<2x3xi64>
+}
+// CHECK-LABEL: func.func @mxc_main(
+// CHECK-SAME: %[[X:[^:]*]]: memref<4xf32> {llvm.noalias}, %[[Y:[^:]*]]: memref<2x3xi64> {llvm.noalias},
+// CHECK-SAME: %[[OUT:[^:]*]]: memref<4xf32> {llvm.noalias}, %[[OUT1:[^:]*]]: memref<2x3xi64> {llvm.noalias})
+// CHECK-SAME: attributes {llvm.emit_c_interface, mx.buffer_names = ["data", "arg1", "out", "output1"], mx.num_inputs = 2 : i64}
+// CHECK-NOT: ->
+// CHECK: %[[TX:.*]] = bufferization.to_tensor %[[X]] restrict : memref<4xf32>
+// CHECK: %[[TY:.*]] = bufferization.to_tensor %[[Y]] restrict : memref<2x3xi64>
+// CHECK: %[[TO:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<4xf32>
+// CHECK: %[[TO1:.*]] = bufferization.to_tensor %[[OUT1]] restrict writable : memref<2x3xi64>
+// CHECK: %[[E:.*]] = math.exp %[[TX]]
+// CHECK: %[[M:.*]] = bufferization.materialize_in_destination %[[E]] in %[[TO]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: bufferization.materialize_in_destination %[[M]] in writable %[[OUT]] : (tensor<4xf32>, memref<4xf32>) -> ()
+// CHECK: %[[M1:.*]] = bufferization.materialize_in_destination %[[TY]] in %[[TO1]]
+// CHECK: bufferization.materialize_in_destination %[[M1]] in writable %[[OUT1]]
+// CHECK: return{{$}}
+// ENTRY-LABEL: func.func @model(
+// ENTRY-NOT: @main
+
+// -----
+
+// Tests that other functions (the kernels' declarations) are left alone.
+func.func private @helper(tensor<4xf32>) -> tensor<4xf32>
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+// CHECK: func.func private @helper(tensor<4xf32>) -> tensor<4xf32>
+// CHECK-LABEL: func.func @mxc_main(
+// CHECK-SAME: mx.buffer_names = ["arg0", "output0"], mx.num_inputs = 1 : i64
