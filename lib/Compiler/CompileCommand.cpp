@@ -29,19 +29,11 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
-#include <chrono>
-
 using namespace mlir;
 using namespace mxc;
 using namespace mxc::driver;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
 
 /// "resnet18" for ".../resnet18-symbol.json".
 std::string modelNameOf(StringRef path) {
@@ -141,13 +133,10 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
 
   // Import and check the weights.
   auto start = Clock::now();
-  std::unique_ptr<MLIRContext> ctx = makeContext();
-  OneLineDiagnostics diags(*ctx, /*firstErrorOnly=*/true);
-  std::vector<graph::NDArrayData> params;
-  int status;
-  OwningOpRef<ModuleOp> module = loadModel(*ctx, opts, params, status);
-  if (!module)
-    return status;
+  LoadedModel loaded = openModel(opts);
+  if (!loaded.module)
+    return loaded.status;
+  OwningOpRef<ModuleOp> &module = loaded.module;
   PipelineOptions pipeline;
   pipeline.optLevel = opts.optLevel;
   if (failed(runGraphPasses(*module, pipeline)))
@@ -158,7 +147,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   // A plan takes the parameters as arguments: --params is optional then.
   auto blob = emit == "plan"
                   ? llvm::Expected<aot::WeightsBlob>(aot::WeightsBlob())
-                  : aot::buildWeightsBlob(*sig, params);
+                  : aot::buildWeightsBlob(*sig, loaded.params);
   if (!blob) {
     errorLine() << llvm::toString(blob.takeError()) << "\n";
     return kBadInput;

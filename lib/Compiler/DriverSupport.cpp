@@ -4,7 +4,11 @@
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -101,4 +105,71 @@ driver::parseImportOptions(ArrayRef<std::string> shapes,
     opts.params = &params;
   }
   return std::nullopt;
+}
+
+OwningOpRef<ModuleOp> driver::loadModel(MLIRContext &ctx,
+                                        const CompileCommandOptions &opts,
+                                        std::vector<graph::NDArrayData> &params,
+                                        int &status) {
+  status = kBadInput;
+  if (StringRef(opts.model).ends_with(".mlir")) {
+    if (!opts.shapes.empty() || !opts.dtypes.empty()) {
+      errorLine() << "--shape and --dtype apply to symbol JSON input; an "
+                     ".mlir module has its shapes\n";
+      status = kBadUsage;
+      return nullptr;
+    }
+    if (!opts.paramsFile.empty()) {
+      auto p = graph::readParamsFile(opts.paramsFile);
+      if (!p) {
+        errorLine() << llvm::toString(p.takeError()) << "\n";
+        return nullptr;
+      }
+      params = std::move(*p);
+    }
+    if (!llvm::sys::fs::exists(opts.model)) {
+      errorLine() << opts.model << ": no such file\n";
+      return nullptr;
+    }
+    llvm::SourceMgr sm;
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(opts.model, sm, &ctx);
+    if (!module)
+      return nullptr;
+    status = kOk;
+    return module;
+  }
+  ImportOptions importOpts;
+  if (auto rc = parseImportOptions(opts.shapes, opts.dtypes, opts.paramsFile,
+                                   importOpts, params)) {
+    status = *rc;
+    return nullptr;
+  }
+  auto g = graph::readSymbolFile(opts.model);
+  if (!g) {
+    errorLine() << llvm::toString(g.takeError()) << "\n";
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module = importGraph(ctx, *g, importOpts);
+  if (!module || failed(verify(*module)))
+    return nullptr;
+  status = kOk;
+  return module;
+}
+
+std::unique_ptr<MLIRContext> driver::makeContext() {
+  DialectRegistry registry;
+  registerCodegenDialects(registry);
+  auto ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+LoadedModel driver::openModel(const CompileCommandOptions &opts) {
+  LoadedModel m;
+  m.context = makeContext();
+  m.diagnostics = std::make_unique<OneLineDiagnostics>(*m.context,
+                                                       /*firstErrorOnly=*/true);
+  m.module = loadModel(*m.context, opts, m.params, m.status);
+  return m;
 }

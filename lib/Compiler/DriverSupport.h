@@ -1,8 +1,11 @@
 //===- DriverSupport.h - shared pieces of the mxc commands ------*- C++ -*-===//
 //
 // Internal to lib/Compiler: the one-line error convention, import option
-// parsing, and the `run` / `codegen` commands (their options are declared in
-// Driver.cpp, where every cl::opt lives, and handed over as plain structs).
+// parsing, the prelude every command that compiles a model starts with
+// (openModel), and the commands' entry points: run (RunCommand.cpp), codegen
+// (CodegenCommand.cpp), compile (CompileCommand.cpp), memory-report
+// (MemoryReport.cpp). Their options are declared in Driver.cpp, where every
+// cl::opt lives, and handed over as plain structs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXC_LIB_COMPILER_DRIVERSUPPORT_H
@@ -17,6 +20,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +110,28 @@ std::unique_ptr<mlir::MLIRContext> makeContext();
 mlir::OwningOpRef<mlir::ModuleOp>
 loadModel(mlir::MLIRContext &ctx, const CompileCommandOptions &opts,
           std::vector<graph::NDArrayData> &params, int &status);
+
+/// What a command that compiles a model holds while it runs: the context,
+/// its one-line diagnostics (first error only), the --params arrays and the
+/// loaded module (destroyed in that order, the module first).
+struct LoadedModel {
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<OneLineDiagnostics> diagnostics;
+  std::vector<graph::NDArrayData> params;
+  /// Null when loading failed; `status` is then the exit code.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  int status = kOk;
+};
+
+/// The commands' prelude: makeContext, OneLineDiagnostics, loadModel.
+LoadedModel openModel(const CompileCommandOptions &opts);
+
+using Clock = std::chrono::steady_clock;
+/// Milliseconds since `start`.
+inline double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
 
 /// `mxc compile` (CompileCommand.cpp, docs/aot.md).
 struct AOTCompileOptions : CompileCommandOptions {

@@ -23,13 +23,10 @@ using namespace mxc;
 using namespace mxc::driver;
 
 int driver::runMemoryReportCommand(const MemoryReportOptions &opts) {
-  std::unique_ptr<MLIRContext> ctx = makeContext();
-  OneLineDiagnostics diags(*ctx, /*firstErrorOnly=*/true);
-  std::vector<graph::NDArrayData> params;
-  int status;
-  OwningOpRef<ModuleOp> module = loadModel(*ctx, opts, params, status);
-  if (!module)
-    return status;
+  LoadedModel loaded = openModel(opts);
+  if (!loaded.module)
+    return loaded.status;
+  OwningOpRef<ModuleOp> &module = loaded.module;
   PipelineOptions pipeline;
   pipeline.outputs = opts.outputs;
   pipeline.fuseGraph = opts.graphFusion;
