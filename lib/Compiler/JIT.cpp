@@ -363,7 +363,15 @@ void CompiledGraph::push(const std::vector<runtime::NDArray> &inputs,
     impl->pushExecutor =
         std::make_unique<runtime::Executor>(impl->plan, impl->kernels);
   impl->pushExecutor->bind(inputs, outputs);
-  impl->pushExecutor->push();
+  try {
+    impl->pushExecutor->push();
+  } catch (...) {
+    impl->pushExecutor->unbind();
+    throw;
+  }
+  // The pushed steps keep what they use alive through the engine: holding
+  // the arrays here would only keep the last call's memory.
+  impl->pushExecutor->unbind();
 }
 
 std::string mxc::defaultCacheDir() {

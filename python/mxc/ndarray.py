@@ -31,7 +31,8 @@ from .context import Context, check_context, current_context
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
            "save", "load", "waitall", "concatenate", "sgd_update", "sgd_mom_update",
-           "adam_update"]
+           "adam_update", "from_numpy", "from_dlpack", "to_dlpack_for_read",
+           "to_dlpack_for_write"]
 
 
 def _as_np(source, dtype=None):
@@ -133,6 +134,27 @@ class NDArray:
         if copy:
             return self._data.copy()
         return self._data
+
+    # -- DLPack (no copies) ------------------------------------------------------
+    def __dlpack__(self, stream=None, **kwargs):
+        """The array as a DLPack capsule sharing its memory (after the engine's
+        work on it: the consumer may write)."""
+        return self._data.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+    def to_dlpack_for_read(self):
+        """MXNet's to_dlpack_for_read: a DLPack capsule sharing the memory, after
+        the pending writes."""
+        self.wait_to_read()
+        return self._np.__dlpack__()
+
+    def to_dlpack_for_write(self):
+        """MXNet's to_dlpack_for_write: a DLPack capsule sharing the memory,
+        after the pending reads and writes."""
+        self.wait_to_write()
+        return self._np.__dlpack__()
 
     def asscalar(self):
         if self.size != 1:
@@ -459,6 +481,50 @@ def _new(data, ctx):
         return NDArray(data, ctx)
     np.copyto(out._np, data, casting="no")  # fresh: nothing pending on it
     return out
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """MXNet's from_numpy: an NDArray sharing the numpy array's memory when
+    `zero_copy` and the array is C-contiguous (the runtime borrows the memory
+    and keeps the numpy array referenced while engine operations use it;
+    writing the numpy array while they are pending is a race, as in MXNet);
+    otherwise a copy."""
+    a = ndarray
+    if not isinstance(a, np.ndarray):
+        raise MXNetError("from_numpy: expected a numpy.ndarray, got %s" % type(a).__name__)
+    if zero_copy and a.flags.c_contiguous and a.flags.writeable and a.ndim > 0:
+        try:
+            rt = _mxc.Array.borrow(a, dtype_name(a.dtype))
+        except (MXNetError, TypeError, ValueError):
+            rt = None
+        if rt is not None:
+            return NDArray(a, Context("cpu", 0), _rt=rt)
+    return array(a, dtype=a.dtype)
+
+
+def from_dlpack(dlpack):
+    """MXNet's from_dlpack: an NDArray sharing the memory of a DLPack capsule
+    (to_dlpack_for_read/write, torch.utils.dlpack.to_dlpack) or of any object
+    with __dlpack__ (torch tensors, numpy arrays, ...); the runtime keeps the
+    producer's tensor alive while it uses the memory."""
+    capsule = dlpack.__dlpack__() if hasattr(dlpack, "__dlpack__") else dlpack
+    try:
+        rt = _mxc.Array.borrow(capsule, "")
+    except TypeError as e:
+        raise MXNetError("from_dlpack: %s" % e)
+    view = rt.view()
+    dt = np_dtype(rt.dtype)
+    if view.dtype.type is not dt.type:  # int64 comes back as longlong
+        view = view.view(dt)
+    return NDArray(view, Context("cpu", 0), _rt=rt)
+
+
+def to_dlpack_for_read(data):
+    return data.to_dlpack_for_read()
+
+
+def to_dlpack_for_write(data):
+    return data.to_dlpack_for_write()
 
 
 def _new_rt(shape, dtype, ctx=None):

@@ -236,6 +236,25 @@ template <typename Fn> void withoutGil(Fn &&fn) {
     throw MXNetError(error);
 }
 
+/// Python objects whose memory runtime arrays borrowed (zero-copy numpy and
+/// DLPack imports), released by engine operations once the array is done
+/// with them. Engine threads never take the GIL: they queue the object here
+/// and the interpreter's thread drops the references at its next array
+/// call (drainReleased).
+using BorrowedArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+std::mutex releasedMutex;
+std::vector<BorrowedArray *> released;
+
+void drainReleased() {
+  std::vector<BorrowedArray *> drop;
+  {
+    std::lock_guard<std::mutex> lock(releasedMutex);
+    drop.swap(released);
+  }
+  for (BorrowedArray *a : drop)
+    delete a; // with the GIL: drops the reference to the source
+}
+
 /// A runtime array (runtime storage + engine variable) for mx.nd.NDArray.
 struct PyArray {
   rt::NDArray array;
@@ -251,6 +270,53 @@ struct PyArray {
     }
   }
   explicit PyArray(rt::NDArray a) : array(std::move(a)) {}
+
+  /// A runtime array over the memory of a C-contiguous CPU array (numpy, or
+  /// anything with the buffer / DLPack protocol nanobind reads), no copy; the
+  /// object stays referenced until the runtime array and every operation
+  /// pushed on it are done.
+  static PyArray borrow(BorrowedArray a, const std::string &dtypeName) {
+    drainReleased();
+    std::string dtype = dtypeName;
+    if (dtype.empty()) { // from the array (a DLPack import)
+      nb::dlpack::dtype t = a.dtype();
+      auto code = nb::dlpack::dtype_code(t.code);
+      if (t.lanes != 1)
+        throw MXNetError("from_dlpack: vector dtypes are not supported");
+      if (code == nb::dlpack::dtype_code::Float && t.bits == 32) dtype = "float32";
+      else if (code == nb::dlpack::dtype_code::Float && t.bits == 64) dtype = "float64";
+      else if (code == nb::dlpack::dtype_code::Float && t.bits == 16) dtype = "float16";
+      else if (code == nb::dlpack::dtype_code::Int && t.bits == 32) dtype = "int32";
+      else if (code == nb::dlpack::dtype_code::Int && t.bits == 64) dtype = "int64";
+      else if (code == nb::dlpack::dtype_code::Int && t.bits == 8) dtype = "int8";
+      else if (code == nb::dlpack::dtype_code::UInt && t.bits == 8) dtype = "uint8";
+      else if (code == nb::dlpack::dtype_code::Bool) dtype = "bool";
+      else
+        throw MXNetError("from_dlpack: unsupported dtype (code " +
+                         std::to_string(int(t.code)) + ", " +
+                         std::to_string(t.bits) + " bits)");
+    }
+    auto dt = rt::dtypeFromName(dtype);
+    if (!dt)
+      throw MXNetError("unknown dtype '" + dtype + "'");
+    if (a.itemsize() != rt::dtypeSize(*dt))
+      throw MXNetError("from_numpy: " + std::to_string(a.itemsize()) +
+                       "-byte elements are not " + dtype);
+    rt::Shape shape;
+    for (size_t i = 0; i < a.ndim(); ++i)
+      shape.push_back(int64_t(a.shape(i)));
+    auto *keep = new BorrowedArray(a); // holds the source object
+    try {
+      return PyArray(rt::NDArray::fromExternal(
+          a.data(), shape, *dt, rt::Device::cpu(), nullptr, [keep] {
+            std::lock_guard<std::mutex> lock(releasedMutex);
+            released.push_back(keep);
+          }));
+    } catch (const std::exception &e) {
+      delete keep;
+      throw MXNetError(e.what());
+    }
+  }
 
   /// A numpy view of the storage (no copy, no wait: the caller waits).
   nb::object view() const {
@@ -548,8 +614,16 @@ NB_MODULE(_mxc, m) {
 
   nb::class_<PyArray>(m, "Array",
                       "A runtime array: storage + engine variable")
-      .def(nb::init<const std::vector<int64_t> &, const std::string &>(),
+      .def("__init__",
+           [](PyArray *self, const std::vector<int64_t> &shape,
+              const std::string &dtype) {
+             drainReleased();
+             new (self) PyArray(shape, dtype);
+           },
            nb::arg("shape"), nb::arg("dtype"))
+      .def_static("borrow", &PyArray::borrow, nb::arg("array"), nb::arg("dtype"),
+                  "A runtime array over a C-contiguous CPU array's memory (no "
+                  "copy); the source stays referenced while the runtime uses it")
       .def("view", &PyArray::view,
            "A numpy view of the storage (no copy; wait first)")
       .def("wait_to_read", &PyArray::waitToRead)
@@ -574,6 +648,7 @@ NB_MODULE(_mxc, m) {
       .def_prop_ro("dtype",
                    [](const PyArray &a) { return rt::dtypeName(a.array.dtype()); });
   m.def("engine_wait_all", [] {
+    drainReleased();
     std::optional<rt::EngineError> err;
     {
       nb::gil_scoped_release release;

@@ -153,6 +153,13 @@ void Executor::bind(const std::vector<NDArray> &arguments,
     bindOutput(i, outputs[i]);
 }
 
+void Executor::unbind() {
+  for (NDArray &a : arguments_)
+    a = NDArray();
+  for (NDArray &a : outputs_)
+    a = NDArray();
+}
+
 void Executor::push() {
   for (size_t i = 0; i < arguments_.size(); ++i)
     if (arguments_[i].isNone())

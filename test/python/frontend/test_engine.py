@@ -263,3 +263,40 @@ def test_nd_update_operators_follow_mxnet():
     np.testing.assert_allclose(W.asnumpy(), w - 0.01 * mean / (np.sqrt(var) + 1e-8), rtol=1e-5)
     with pytest.raises(mx.MXNetError, match="shape"):
         mx.nd.sgd_update(mx.nd.ones((2, 2)), mx.nd.ones((3,)), lr=0.1)
+
+
+def test_from_numpy_and_dlpack_share_memory():
+    import gc
+    import sys
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    base = sys.getrefcount(a)
+    x = mx.nd.from_numpy(a)  # zero copy: the runtime borrows a's memory
+    assert np.shares_memory(x.asnumpy(), a) is False  # asnumpy copies
+    assert np.shares_memory(np.asarray(x), a)
+    y = x * 2
+    np.testing.assert_array_equal(y.asnumpy(), a * 2)
+    x += 1  # an engine write into a's memory
+    mx.nd.waitall()
+    np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4) + 1)
+    # The runtime keeps a referenced until it is done with the memory.
+    assert sys.getrefcount(a) > base
+    del x, y
+    gc.collect()
+    mx.nd.waitall()
+    assert sys.getrefcount(a) == base
+    # Non-contiguous: a copy.
+    v = np.arange(8, dtype=np.float32)[::2]
+    assert not np.shares_memory(np.asarray(mx.nd.from_numpy(v)), v)
+
+    b = mx.nd.ones((2, 3))
+    c = np.from_dlpack(b)  # __dlpack__: the consumer sees b's memory
+    c[0, 0] = 7
+    np.testing.assert_array_equal(b.asnumpy()[0], [7, 1, 1])
+    d = mx.nd.from_dlpack(b.to_dlpack_for_write())  # MXNet's capsule route
+    d += 1
+    np.testing.assert_array_equal(b.asnumpy()[0], [8, 2, 2])
+    e = mx.nd.from_dlpack(np.ones((2, 2), dtype=np.int64))
+    assert e.dtype == np.int64
+    np.testing.assert_array_equal((e + 1).asnumpy(), 2)
+    with pytest.raises(mx.MXNetError):
+        mx.nd.from_dlpack(object())

@@ -142,6 +142,10 @@ public:
   /// not yet bound are allocated by push().
   void bind(const std::vector<NDArray> &arguments,
             const std::vector<NDArray> &outputs = {});
+  /// Drops every bound array. Steps already pushed are unaffected: an
+  /// array's storage is given back by an engine operation ordered after
+  /// them, so a caller may unbind right after push().
+  void unbind();
 
   /// Pushes every step (in plan order) and returns at once. Throws Error if
   /// an argument is unbound.
