@@ -39,10 +39,7 @@ int driver::runCodegenCommand(const CodegenCommandOptions &opts) {
   if (!loaded.module)
     return loaded.status;
   OwningOpRef<ModuleOp> &module = loaded.module;
-  PipelineOptions pipeline;
-  pipeline.outputs = opts.outputs;
-  pipeline.fuseGraph = opts.graphFusion;
-  pipeline.memoryPlan = opts.memoryPlan;
+  PipelineOptions pipeline = pipelineOptionsFor(opts);
 
   auto open = [&](bool binary) -> std::unique_ptr<llvm::ToolOutputFile> {
     std::error_code ec;

@@ -173,3 +173,11 @@ LoadedModel driver::openModel(const CompileCommandOptions &opts) {
   m.module = loadModel(*m.context, opts, m.params, m.status);
   return m;
 }
+
+PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
+  PipelineOptions pipeline;
+  pipeline.outputs = opts.outputs;
+  pipeline.fuseGraph = opts.graphFusion;
+  pipeline.memoryPlan = opts.memoryPlan;
+  return pipeline;
+}

@@ -126,6 +126,10 @@ struct LoadedModel {
 /// The commands' prelude: makeContext, OneLineDiagnostics, loadModel.
 LoadedModel openModel(const CompileCommandOptions &opts);
 
+/// The pipeline options the shared command options select: outputs,
+/// graph fusion, memory plan (the rest at their defaults).
+PipelineOptions pipelineOptionsFor(const CompileCommandOptions &opts);
+
 using Clock = std::chrono::steady_clock;
 /// Milliseconds since `start`.
 inline double msSince(Clock::time_point start) {

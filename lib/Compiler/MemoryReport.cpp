@@ -27,9 +27,7 @@ int driver::runMemoryReportCommand(const MemoryReportOptions &opts) {
   if (!loaded.module)
     return loaded.status;
   OwningOpRef<ModuleOp> &module = loaded.module;
-  PipelineOptions pipeline;
-  pipeline.outputs = opts.outputs;
-  pipeline.fuseGraph = opts.graphFusion;
+  PipelineOptions pipeline = pipelineOptionsFor(opts);
   pipeline.train = opts.train;
   // The paper's naive count on the graph: every op output of @main (after
   // the graph passes: pruned, differentiated, fused) its own buffer, except

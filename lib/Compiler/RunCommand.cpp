@@ -56,10 +56,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     return loaded.status;
   OwningOpRef<ModuleOp> &module = loaded.module;
   // The graph passes (mx-prune drops arguments) before the signature.
-  PipelineOptions pipeline;
-  pipeline.outputs = opts.outputs;
-  pipeline.fuseGraph = opts.graphFusion;
-  pipeline.memoryPlan = opts.memoryPlan;
+  PipelineOptions pipeline = pipelineOptionsFor(opts);
   // --train: mx-autodiff makes @main the training step (head gradients in,
   // gradients and updated aux states out).
   if (!opts.train && (!opts.wrt.empty() || !opts.gradReq.empty() ||
