@@ -163,8 +163,11 @@ struct Outliner {
               work.push_back(operand);
             continue;
           }
-          // Defined by another step: merge it and everything between.
+          // Defined by another step: merge it and everything between. (A
+          // cloneable op over this step's own values is cloned after them.)
           unsigned d = stepOf.lookup(def);
+          if (d == s)
+            continue;
           unsigned lo = std::min(d, s), hi = std::max(d, s);
           for (unsigned k = lo + 1; k <= hi; ++k)
             steps[lo].append(steps[k].begin(), steps[k].end());
@@ -206,6 +209,8 @@ struct Outliner {
         continue;
       }
       Operation *def = topDef(v);
+      if (def && stepOf.count(def) && stepOf.lookup(def) == s)
+        continue; // computed inside the step (a view of its own allocation)
       if (!def || !isCloneable(def))
         return func.emitError() << "internal error: mx-outline-steps: a value "
                                    "crosses steps";

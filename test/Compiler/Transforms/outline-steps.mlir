@@ -114,3 +114,26 @@ func.func @merge(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<64xi8>
 // CHECK: memref.alloc
 // CHECK: memref.dealloc
 
+// -----
+
+// A view of a step's own allocation used by that step (Dropout's mask) is
+// cloned into it after the allocation.
+func.func @ownview(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<64xi8>, %n: index)
+    attributes {mx.arena_size = 64 : i64} {
+  %t = memref.alloc(%n) : memref<?xf32> loc("mask")
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = memref.subview %t[%c1] [%c1] [%c1] : memref<?xf32> to memref<?xf32, strided<[?], offset: ?>>
+  %w = memref.load %x[%c0] : memref<64xf32> loc("mask")
+  memref.store %w, %v[%c0] : memref<?xf32, strided<[?], offset: ?>> loc("mask")
+  memref.dealloc %t : memref<?xf32> loc("mask")
+  memref.copy %x, %out : memref<64xf32> to memref<64xf32> loc("out")
+  return
+}
+// CHECK-LABEL: func.func @ownview(
+// CHECK: call @ownview_step0({{.*}}) {mx.nodes = ["mask"]
+// CHECK: call @ownview_step1({{.*}}) {mx.nodes = ["out"]
+// CHECK: func.func private @ownview_step0(
+// CHECK: %[[T:.*]] = memref.alloc
+// CHECK: memref.subview %[[T]]
+// CHECK: memref.store
