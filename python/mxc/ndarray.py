@@ -727,7 +727,45 @@ def _dropout_seed(graph_seed, graph_name, call_name):
     return s - (1 << 64) if s >= 1 << 63 else s
 
 
+# The dispatch fast path: (op, attributes, input shapes and dtypes) -> the
+# compiled op, its inputs' positions and its outputs' dtypes, for calls that
+# need nothing else (no out=, no name, not recorded, no head-gradient or seed
+# input): one C++ call allocates the outputs and pushes.
+_fast = {}
+
+
 def _invoke(op_name, inputs, kwargs, out=None, name=None):
+    if out is None and name is None:
+        try:
+            key = (op_name, tuple(kwargs.items()),
+                   tuple((a._np.shape, a._np.dtype) for a in inputs))
+            entry = _fast.get(key)
+        except (AttributeError, TypeError):  # a non-NDArray input, unhashable attribute
+            entry = None
+        if entry is not None and not _ag_state().recording:
+            compiled, order, dtypes, ctx_check = entry
+            rts = [inputs[i]._rt for i in order]
+            if None not in rts:
+                outs = compiled.call(rts)
+                results = [_wrap_rt(r, d, inputs[0]._ctx if inputs else None)
+                           for r, d in zip(outs, dtypes)]
+                return results[0] if len(results) == 1 else results
+    return _invoke_slow(op_name, inputs, kwargs, out, name)
+
+
+def _ag_state():
+    from . import autograd
+    return autograd._st()
+
+
+def _wrap_rt(rt, dtype, ctx):
+    view = rt.view()
+    if view.dtype.type is not dtype.type:
+        view = view.view(dtype)
+    return NDArray(view, ctx, _rt=rt)
+
+
+def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
     from . import autograd
     spec = _ops.OP_NAMES[op_name]
     attrs = spec.format_attrs(kwargs)
@@ -769,6 +807,16 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
         seed = autograd.seed() if recording else autograd.fresh_seed()
         return np.array([_dropout_seed(seed, graph_name, node)], dtype=np.int64)
 
+    if lazy and outs_given is None and name is None and not recording and \
+            spec.name not in ("BatchNorm", "Dropout") and \
+            all(kind == "" for _, kind, _, _ in compiled.outputs) and \
+            all(kind not in ("head_grad", "rng_seed") for _, kind, _, _ in compiled.inputs):
+        try:
+            key = (op_name, tuple(kwargs.items()), tuple((a._np.shape, a._np.dtype) for a in inputs))
+            _fast[key] = (compiled, [positions[n] for n, _, _, _ in compiled.inputs],
+                          [np_dtype(dt) for _, _, _, dt in compiled.outputs], None)
+        except TypeError:  # an unhashable attribute value
+            pass
     if lazy:
         run_in = []
         for iname, kind, shape, dt in compiled.inputs:
