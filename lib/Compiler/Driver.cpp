@@ -234,9 +234,10 @@ cl::opt<std::string> compileEmit(
     cl::desc("What to write: exe (a program: ./model --input data=x.npy "
              "--output-dir out/ [--repeat N]), shared (a .so with the C API "
              "of mxc/mxc_model.h, and OUT.h), obj (an object file to link with "
-             "libmxc_model_rt.a, and OUT.h), plan (OUT: a one-step mxc-plan 1 file "
-             "for the runtime's executor; its object is OUT with .plan "
-             "replaced by .o, or OUT.o), llvm (LLVM IR), "
+             "libmxc_model_rt.a, and OUT.h), plan (OUT: the mxc-plan 1 file, a "
+             "step per MXNet node or fused group, for the runtime's executor; "
+             "its kernels are in OUT with .plan replaced by .o, or OUT.o), "
+             "llvm (LLVM IR), "
              "mlir (the LLVM dialect module)"),
     cl::value_desc("kind"), cl::init("exe"), cl::sub(compileCmd));
 cl::opt<std::string> compileWeights(

@@ -52,8 +52,18 @@ public:
   /// Executors of the plan (each owns an arena): a call takes one from the
   /// pool, or makes one, and puts it back, so concurrent calls never share
   /// an arena and a warm graph allocates no arena per call.
+  /// An executor with the caller's buffers of its last call still bound:
+  /// a call whose pointer for an argument or output is the one bound before
+  /// keeps that binding (weights are the same memory call after call), so a
+  /// warm call makes no engine variables. The wrappers own nothing; the
+  /// call waits for every step, so nothing is pending on them in between.
+  struct Pooled {
+    std::unique_ptr<runtime::Executor> executor;
+    std::vector<const void *> inputs, outputs;
+  };
   std::mutex poolMutex;
-  std::vector<std::unique_ptr<runtime::Executor>> pool;
+  std::vector<std::unique_ptr<Pooled>> pool;
+  std::vector<uint32_t> argBuffers, outBuffers; ///< plan buffer of each
 
   /// The executor of push(): one per graph, rebound for every push (its
   /// arena's variables order successive pushes).
@@ -176,6 +186,10 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
                                    perr.str());
   impl->plan = std::move(*plan);
   impl->arenaBytes = *arenaSym->toPtr<const int64_t *>();
+  for (size_t i = 0; i < impl->plan.numArguments(); ++i)
+    impl->argBuffers.push_back(impl->plan.argumentBuffer(i));
+  for (size_t i = 0; i < impl->plan.numOutputs(); ++i)
+    impl->outBuffers.push_back(impl->plan.outputBuffer(i));
   if (impl->arenaBytes < 0 || uint64_t(impl->arenaBytes) != impl->plan.arenaBytes)
     return llvm::createStringError("invalid " + arenaSizeName(entry));
   impl->jit = std::move(*jit);
@@ -317,39 +331,51 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
         "run: the graph takes " + llvm::Twine(plan.numArguments()) +
         " inputs and " + llvm::Twine(plan.numOutputs()) + " outputs, given " +
         llvm::Twine(inputs.size()) + " and " + llvm::Twine(outputs.size()));
-  std::unique_ptr<runtime::Executor> exec;
+  std::unique_ptr<CompiledGraphImpl::Pooled> pooled;
   {
     std::lock_guard<std::mutex> lock(impl->poolMutex);
     if (!impl->pool.empty()) {
-      exec = std::move(impl->pool.back());
+      pooled = std::move(impl->pool.back());
       impl->pool.pop_back();
     }
   }
   std::string error;
   try {
-    if (!exec)
-      exec = std::make_unique<runtime::Executor>(plan, impl->kernels);
-    // The caller's buffers, bound without copies; the call returns when
-    // every step has run (the engine's workers run independent steps at
-    // the same time).
+    if (!pooled) {
+      pooled = std::make_unique<CompiledGraphImpl::Pooled>();
+      pooled->executor =
+          std::make_unique<runtime::Executor>(plan, impl->kernels);
+      pooled->inputs.assign(inputs.size(), nullptr);
+      pooled->outputs.assign(outputs.size(), nullptr);
+    }
+    runtime::Executor &exec = *pooled->executor;
+    // The caller's buffers, bound without copies (rebound only where a
+    // pointer changed); the call returns when every step has run (the
+    // engine's workers run independent steps at the same time).
     auto wrap = [&](const void *data, uint32_t buffer) {
       const runtime::PlanBuffer &b = plan.buffers[buffer];
       return runtime::NDArray::fromExternal(const_cast<void *>(data), b.shape,
                                             b.dtype);
     };
-    std::vector<runtime::NDArray> args, outs;
     for (size_t i = 0; i < inputs.size(); ++i)
-      args.push_back(wrap(inputs[i], plan.argumentBuffer(i)));
+      if (pooled->inputs[i] != inputs[i]) {
+        pooled->inputs[i] = nullptr; // until bound
+        exec.bindArgument(i, wrap(inputs[i], impl->argBuffers[i]));
+        pooled->inputs[i] = inputs[i];
+      }
     for (size_t i = 0; i < outputs.size(); ++i)
-      outs.push_back(wrap(outputs[i], plan.outputBuffer(i)));
-    exec->bind(args, outs);
-    exec->run();
+      if (pooled->outputs[i] != outputs[i]) {
+        pooled->outputs[i] = nullptr;
+        exec.bindOutput(i, wrap(outputs[i], impl->outBuffers[i]));
+        pooled->outputs[i] = outputs[i];
+      }
+    exec.run();
   } catch (const std::exception &e) {
     error = e.what();
   }
-  if (exec) {
+  if (pooled && pooled->executor) {
     std::lock_guard<std::mutex> lock(impl->poolMutex);
-    impl->pool.push_back(std::move(exec));
+    impl->pool.push_back(std::move(pooled));
   }
   if (!error.empty())
     return llvm::createStringError(error);

@@ -41,6 +41,10 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
     stepKernels_.push_back(kernels_.find(s.kernel));
   arguments_.resize(plan_.numArguments());
   outputs_.resize(plan_.numOutputs());
+  for (size_t i = 0; i < arguments_.size(); ++i)
+    argBuffers_.push_back(plan_.argumentBuffer(i));
+  for (size_t i = 0; i < outputs_.size(); ++i)
+    outBuffers_.push_back(plan_.outputBuffer(i));
 
   // One variable per arena buffer; a buffer overlaps those whose byte ranges
   // intersect its own (found by a sweep over the buffers sorted by offset).
@@ -125,7 +129,7 @@ void Executor::bindArgument(size_t i, NDArray array) {
   if (i >= arguments_.size())
     throw Error("bind: the plan has " + std::to_string(arguments_.size()) +
                 " arguments, not " + std::to_string(i + 1));
-  checkBinding(plan_, plan_.buffers[plan_.argumentBuffer(i)], array, engine_,
+  checkBinding(plan_, plan_.buffers[argBuffers_[i]], array, engine_,
                "argument " + std::to_string(i));
   arguments_[i] = std::move(array);
 }
@@ -134,7 +138,7 @@ void Executor::bindOutput(size_t i, NDArray array) {
   if (i >= outputs_.size())
     throw Error("bind: the plan has " + std::to_string(outputs_.size()) +
                 " outputs, not " + std::to_string(i + 1));
-  checkBinding(plan_, plan_.buffers[plan_.outputBuffer(i)], array, engine_,
+  checkBinding(plan_, plan_.buffers[outBuffers_[i]], array, engine_,
                "output " + std::to_string(i));
   outputs_[i] = std::move(array);
 }
@@ -164,11 +168,11 @@ void Executor::push() {
   for (size_t i = 0; i < arguments_.size(); ++i)
     if (arguments_[i].isNone())
       throw Error("run: argument " + std::to_string(i) + " ('" +
-                  plan_.buffers[plan_.argumentBuffer(i)].name +
+                  plan_.buffers[argBuffers_[i]].name +
                   "') is not bound");
   for (size_t i = 0; i < outputs_.size(); ++i)
     if (outputs_[i].isNone()) {
-      const PlanBuffer &b = plan_.buffers[plan_.outputBuffer(i)];
+      const PlanBuffer &b = plan_.buffers[outBuffers_[i]];
       outputs_[i] = NDArray(b.shape, b.dtype, plan_.device(), engine_);
     }
 

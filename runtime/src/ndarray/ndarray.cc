@@ -101,17 +101,24 @@ void registerCopier(Device::Kind from, Device::Kind to, CopyFn fn,
 
 NDArray::NDArray() = default;
 
-NDArray::NDArray(Shape shape, DType dtype, Device device, Engine *engine)
-    : shape_(std::move(shape)), dtype_(dtype) {
+/// Bytes of an array of `shape` and `dtype`; throws Error for an unknown
+/// dtype or a bad shape.
+static size_t checkedNumBytes(const Shape &shape, DType dtype) {
   if (dtypeSize(dtype) == 0)
     throw Error("unknown dtype flag " +
                 std::to_string(static_cast<int>(dtype)));
-  auto bytes = shapeNumBytes(shape_, dtype);
+  auto bytes = shapeNumBytes(shape, dtype);
   if (!bytes)
-    throw Error("bad array shape " + shapeStr(shape_));
+    throw Error("bad array shape " + shapeStr(shape));
+  return static_cast<size_t>(*bytes);
+}
+
+NDArray::NDArray(Shape shape, DType dtype, Device device, Engine *engine)
+    : shape_(std::move(shape)), dtype_(dtype) {
+  const size_t bytes = checkedNumBytes(shape_, dtype);
   Engine &eng = engine ? *engine : defaultEngine();
   StorageManager &manager = storageManager(device);
-  Storage block = manager.allocate(static_cast<size_t>(*bytes));
+  Storage block = manager.allocate(bytes);
   VarHandle var;
   try {
     var = eng.newVar();
@@ -138,18 +145,13 @@ NDArray::NDArray(Shape shape, DType dtype, Device device, Engine *engine)
 NDArray NDArray::fromExternal(void *data, Shape shape, DType dtype,
                               Device device, Engine *engine,
                               std::function<void()> release) {
-  if (dtypeSize(dtype) == 0)
-    throw Error("unknown dtype flag " +
-                std::to_string(static_cast<int>(dtype)));
-  auto bytes = shapeNumBytes(shape, dtype);
-  if (!bytes)
-    throw Error("bad array shape " + shapeStr(shape));
-  if (!data && *bytes > 0)
+  const size_t bytes = checkedNumBytes(shape, dtype);
+  if (!data && bytes > 0)
     throw Error("fromExternal: null data for " + shapeStr(shape));
   Engine &eng = engine ? *engine : defaultEngine();
   auto chunk = std::make_shared<Chunk>();
   chunk->storage.data = data;
-  chunk->storage.size = chunk->storage.capacity = static_cast<size_t>(*bytes);
+  chunk->storage.size = chunk->storage.capacity = bytes;
   chunk->storage.device = device;
   chunk->engine = &eng;
   chunk->release = std::move(release);

@@ -165,6 +165,7 @@ private:
   std::vector<KernelFn> stepKernels_;
   Engine *engine_;
   std::vector<NDArray> arguments_, outputs_;
+  std::vector<uint32_t> argBuffers_, outBuffers_; ///< plan buffer of each
   std::shared_ptr<Arena> arena_;
   std::vector<VarHandle> arenaVars_;        ///< per buffer; null if not arena
   std::vector<std::vector<uint32_t>> overlaps_; ///< arena buffers overlapping
