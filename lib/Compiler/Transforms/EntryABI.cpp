@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -87,6 +88,16 @@ LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
 
   auto ret = cast<func::ReturnOp>(block.getTerminator());
   b.setInsertionPoint(ret);
+  // A result that is a fill other ops also use (a zero gradient, such as a
+  // label's, CSE-merged with a reduction's zero accumulator of the same
+  // shape) gets a fill of its own: materializing the shared one into the
+  // caller's buffer while the accumulator is written in place is a
+  // read-after-write conflict one-shot bufferization refuses.
+  for (OpOperand &operand : ret->getOpOperands()) {
+    auto fill = operand.get().getDefiningOp<linalg::FillOp>();
+    if (fill && !operand.get().hasOneUse())
+      operand.set(b.clone(*fill)->getResult(0));
+  }
   for (auto [value, out, outTensor] :
        llvm::zip(ret.getOperands(), outs, outTensors)) {
     auto inDest = bufferization::MaterializeInDestinationOp::create(

@@ -39,3 +39,27 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: func.func private @helper(tensor<4xf32>) -> tensor<4xf32>
 // CHECK-LABEL: func.func @mxc_main(
 // CHECK-SAME: mx.buffer_names = ["arg0", "output0"], mx.num_inputs = 1 : i64
+
+// -----
+
+// A result that is a fill other ops also use (a label's zero gradient that
+// CSE merged with a reduction's zero accumulator of the same shape) gets a
+// fill of its own, so that bufferization can write the accumulator in place.
+func.func @main(%x: tensor<4x3xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %c0 = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.reduce ins(%x : tensor<4x3xf32>) outs(%z : tensor<4xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  return %s, %z : tensor<4xf32>, tensor<4xf32>
+}
+// CHECK-LABEL: func.func @mxc_main(
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: %[[S:.*]] = linalg.reduce ins(%{{.*}}) outs(%[[Z]] : tensor<4xf32>)
+// CHECK: %[[Z2:.*]] = linalg.fill
+// CHECK: bufferization.materialize_in_destination %[[S]]
+// CHECK: bufferization.materialize_in_destination %[[Z2]]
+// CHECK: return
