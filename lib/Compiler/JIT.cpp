@@ -63,7 +63,6 @@ public:
   };
   std::mutex poolMutex;
   std::vector<std::unique_ptr<Pooled>> pool;
-  std::vector<uint32_t> argBuffers, outBuffers; ///< plan buffer of each
 
   /// The executor of push(): one per graph, rebound for every push (its
   /// arena's variables order successive pushes).
@@ -170,14 +169,13 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
   auto countSym = (*jit)->lookup(runtime::numKernelsSymbol(entry));
   if (!countSym)
     return countSym.takeError();
-  auto arenaSym = (*jit)->lookup(arenaSizeName(entry));
+  auto arenaSym = (*jit)->lookup(runtime::arenaSizeSymbol(entry));
   if (!arenaSym)
     return arenaSym.takeError();
   auto impl = std::make_unique<CompiledGraphImpl>();
-  const auto *table = tableSym->toPtr<const mxc_kernel_entry *>();
-  int64_t count = *countSym->toPtr<const int64_t *>();
-  for (int64_t k = 0; k < count; ++k)
-    impl->kernels.add(table[k].symbol, table[k].fn);
+  impl->kernels = runtime::KernelTable(
+      tableSym->toPtr<const mxc_kernel_entry *>(),
+      size_t(*countSym->toPtr<const int64_t *>()));
   runtime::PlanError perr;
   auto plan = runtime::Plan::parse(planSym->toPtr<const char *>(), &perr,
                                    &impl->kernels);
@@ -186,12 +184,8 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
                                    perr.str());
   impl->plan = std::move(*plan);
   impl->arenaBytes = *arenaSym->toPtr<const int64_t *>();
-  for (size_t i = 0; i < impl->plan.numArguments(); ++i)
-    impl->argBuffers.push_back(impl->plan.argumentBuffer(i));
-  for (size_t i = 0; i < impl->plan.numOutputs(); ++i)
-    impl->outBuffers.push_back(impl->plan.outputBuffer(i));
   if (impl->arenaBytes < 0 || uint64_t(impl->arenaBytes) != impl->plan.arenaBytes)
-    return llvm::createStringError("invalid " + arenaSizeName(entry));
+    return llvm::createStringError("invalid " + runtime::arenaSizeSymbol(entry));
   impl->jit = std::move(*jit);
   return impl;
 }
@@ -352,21 +346,20 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
     // The caller's buffers, bound without copies (rebound only where a
     // pointer changed); the call returns when every step has run (the
     // engine's workers run independent steps at the same time).
-    auto wrap = [&](const void *data, uint32_t buffer) {
-      const runtime::PlanBuffer &b = plan.buffers[buffer];
+    auto wrap = [](const void *data, const runtime::PlanBuffer &b) {
       return runtime::NDArray::fromExternal(const_cast<void *>(data), b.shape,
                                             b.dtype);
     };
     for (size_t i = 0; i < inputs.size(); ++i)
       if (pooled->inputs[i] != inputs[i]) {
         pooled->inputs[i] = nullptr; // until bound
-        exec.bindArgument(i, wrap(inputs[i], impl->argBuffers[i]));
+        exec.bindArgument(i, wrap(inputs[i], exec.argumentSpec(i)));
         pooled->inputs[i] = inputs[i];
       }
     for (size_t i = 0; i < outputs.size(); ++i)
       if (pooled->outputs[i] != outputs[i]) {
         pooled->outputs[i] = nullptr;
-        exec.bindOutput(i, wrap(outputs[i], impl->outBuffers[i]));
+        exec.bindOutput(i, wrap(outputs[i], exec.outputSpec(i)));
         pooled->outputs[i] = outputs[i];
       }
     exec.run();

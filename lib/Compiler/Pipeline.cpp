@@ -211,14 +211,6 @@ void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
 
 void mxc::registerCodegenPasses() { initializeOnce(); }
 
-std::string mxc::packedEntryName(StringRef entrySymbol) {
-  return (entrySymbol + "_packed").str();
-}
-
-std::string mxc::arenaSizeName(StringRef entrySymbol) {
-  return (entrySymbol + "_arena_size").str();
-}
-
 std::string mxc::PipelineOptions::describe() const {
   auto list = [](const std::vector<std::string> &v) {
     return llvm::join(v, ",");
@@ -393,7 +385,7 @@ static LogicalResult addArenaSizeGlobal(ModuleOp module, StringRef entry) {
   b.setInsertionPointToEnd(module.getBody());
   auto i64 = b.getI64Type();
   LLVM::GlobalOp::create(b, func.getLoc(), i64, /*isConstant=*/true,
-                         LLVM::Linkage::External, mxc::arenaSizeName(entry),
+                         LLVM::Linkage::External, mxc::runtime::arenaSizeSymbol(entry.str()),
                          b.getIntegerAttr(i64, size.getInt()));
   return success();
 }
@@ -564,9 +556,9 @@ mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
                                    "(lowerToLLVMDialect adds it)");
   if (auto err = addPlanSymbols(*m, planText.getValue(), opts.entrySymbol))
     return std::move(err);
-  if (!m->getGlobalVariable(arenaSizeName(opts.entrySymbol)))
+  if (!m->getGlobalVariable(runtime::arenaSizeSymbol(opts.entrySymbol)))
     return llvm::createStringError("internal error: no " +
-                                   arenaSizeName(opts.entrySymbol) +
+                                   runtime::arenaSizeSymbol(opts.entrySymbol) +
                                    " in the LLVM module");
   StringRef cpu = tm.getTargetCPU();
   StringRef features = tm.getTargetFeatureString();

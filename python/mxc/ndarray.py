@@ -512,11 +512,7 @@ def from_dlpack(dlpack):
         rt = _mxc.Array.borrow(capsule, "")
     except TypeError as e:
         raise MXNetError("from_dlpack: %s" % e)
-    view = rt.view()
-    dt = np_dtype(rt.dtype)
-    if view.dtype.type is not dt.type:  # int64 comes back as longlong
-        view = view.view(dt)
-    return NDArray(view, Context("cpu", 0), _rt=rt)
+    return _wrap_rt(rt, np_dtype(rt.dtype), Context("cpu", 0))
 
 
 def to_dlpack_for_read(data):
@@ -530,11 +526,7 @@ def to_dlpack_for_write(data):
 def _new_rt(shape, dtype, ctx=None):
     """A new runtime array (uninitialised) and its NDArray."""
     dtype = np.dtype(dtype)
-    rt = _mxc.Array(list(shape), dtype_name(dtype))
-    view = rt.view()
-    if view.dtype.type is not dtype.type:  # int64 comes back as longlong
-        view = view.view(dtype)
-    return NDArray(view, ctx, _rt=rt)
+    return _wrap_rt(_mxc.Array(list(shape), dtype_name(dtype)), dtype, ctx)
 
 
 def _engine_copy(src, dst):
@@ -734,16 +726,21 @@ def _dropout_seed(graph_seed, graph_name, call_name):
 _fast = {}
 
 
+def _fast_key(op_name, inputs, kwargs):
+    """The fast path's key of a call (raises AttributeError for a non-NDArray
+    input, TypeError for an unhashable attribute when hashed)."""
+    return (op_name, tuple(kwargs.items()),
+            tuple((a._np.shape, a._np.dtype) for a in inputs))
+
+
 def _invoke(op_name, inputs, kwargs, out=None, name=None):
     if out is None and name is None:
         try:
-            key = (op_name, tuple(kwargs.items()),
-                   tuple((a._np.shape, a._np.dtype) for a in inputs))
-            entry = _fast.get(key)
+            entry = _fast.get(_fast_key(op_name, inputs, kwargs))
         except (AttributeError, TypeError):  # a non-NDArray input, unhashable attribute
             entry = None
         if entry is not None and not _ag_state().recording:
-            compiled, order, dtypes, ctx_check = entry
+            compiled, order, dtypes = entry
             rts = [inputs[i]._rt for i in order]
             if None not in rts:
                 outs = compiled.call(rts)
@@ -759,8 +756,9 @@ def _ag_state():
 
 
 def _wrap_rt(rt, dtype, ctx):
+    """The NDArray of runtime array `rt` (numpy dtype `dtype`)."""
     view = rt.view()
-    if view.dtype.type is not dtype.type:
+    if view.dtype.type is not dtype.type:  # int64 comes back as longlong
         view = view.view(dtype)
     return NDArray(view, ctx, _rt=rt)
 
@@ -812,9 +810,9 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
             all(kind == "" for _, kind, _, _ in compiled.outputs) and \
             all(kind not in ("head_grad", "rng_seed") for _, kind, _, _ in compiled.inputs):
         try:
-            key = (op_name, tuple(kwargs.items()), tuple((a._np.shape, a._np.dtype) for a in inputs))
-            _fast[key] = (compiled, [positions[n] for n, _, _, _ in compiled.inputs],
-                          [np_dtype(dt) for _, _, _, dt in compiled.outputs], None)
+            _fast[_fast_key(op_name, inputs, kwargs)] = (
+                compiled, [positions[n] for n, _, _, _ in compiled.inputs],
+                [np_dtype(dt) for _, _, _, dt in compiled.outputs])
         except TypeError:  # an unhashable attribute value
             pass
     if lazy:
@@ -1054,28 +1052,28 @@ def _push_update(kind, arrays, lr, params, out):
             raise MXNetError("%s_update: %s has shape %s, the weight %s"
                              % (kind, name, a.shape, weight.shape))
     dt = weight._np.dtype
+    lr_shape = [1] * builtins.max(len(weight.shape), 1)  # broadcast against the weight
     key = (kind, weight.shape, dt.str, tuple(sorted(params.items())))
-    compiled = _update_cache.get(key)
-    if compiled is None:
-        text, _ = _build_update(kind, params)
+    cached = _update_cache.get(key)
+    if cached is None:
+        text, written = _build_update(kind, params)
         shapes = {n: list(weight.shape) for n in arrays}
-        shapes["lr"] = [1] * builtins.max(len(weight.shape), 1)
+        shapes["lr"] = lr_shape
         dtypes = {n: dtype_name(dt) for n in shapes}
-        compiled = compile_graph(text, shapes, dtypes, "%s_update" % kind)
-        _update_cache[key] = compiled
-    lr_arr = _new(np.full([1] * builtins.max(len(weight.shape), 1), lr, dtype=dt), weight._ctx)
-    feeds = dict(arrays, lr=lr_arr)
+        cached = (compile_graph(text, shapes, dtypes, "%s_update" % kind), written)
+        _update_cache[key] = cached
+    compiled, written = cached
+    feeds = dict(arrays, lr=_new(np.full(lr_shape, lr, dtype=dt), weight._ctx))
+    results = [_new_rt(shape, np_dtype(d), weight._ctx) for _, _, shape, d in compiled.outputs]
     if all(a._rt is not None for a in feeds.values()) and \
             (out is None or out._rt is not None):
-        results = [_new_rt(shape, np_dtype(d), weight._ctx) for _, _, shape, d in compiled.outputs]
         compiled.push([feeds[name]._rt for name, _, _, _ in compiled.inputs],
                       [r._rt for r in results])
     else:  # numpy-backed arrays: run now
-        results = [_new_rt(shape, np_dtype(d), weight._ctx) for _, _, shape, d in compiled.outputs]
         compiled.run([np.ascontiguousarray(feeds[name]._data) for name, _, _, _ in compiled.inputs],
                      [r._data for r in results])
-    targets = [out if out is not None else weight] + \
-        [arrays[n] for n in {"sgd": [], "sgd_mom": ["mom"], "adam": ["mean", "var"]}[kind]]
+    # The graph's heads, in order: the new weight, then the new states.
+    targets = [out if out is not None else weight] + [arrays[n] for n in written[1:]]
     for r, t in zip(results, targets):
         if not _engine_copy(r, t):
             np.copyto(t._data, r._data)

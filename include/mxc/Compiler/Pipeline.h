@@ -8,29 +8,23 @@
 //   lowerToBuffers       the entry ABI (memref arguments, results written into
 //                        caller buffers), one-shot bufferization
 //   lowerToLLVMDialect   lowerToBuffers, mx-plan-memory (every intermediate
-//                        in one arena), loops and vectors, LLVM dialect
-//   translateToLLVMIR    LLVM IR for a target, the packed entry wrapper, O3
+//                        in one arena), mx-outline-steps (one function a
+//                        step; the plan into the module), loops, LLVM dialect
+//   translateToLLVMIR    LLVM IR for a target, the steps' kernels and the
+//                        plan's symbols, O3
 //   emitObjectFile       an ELF/Mach-O/COFF object for that target
 //
-// The entry ABI. `@main(%a0: tensor<..>, ...) -> (tensor<..>, ...)` becomes
-// `@<entry>(%a0: memref<..>, ..., %r0: memref<..>, ..., %arena: memref<Nxi8>)`
-// (identity layouts, results written in place, no allocation for them) with
-// `llvm.emit_c_interface`, so `_mlir_ciface_<entry>` takes one pointer to a
-// memref descriptor per argument. The last argument is the arena that holds
-// every intermediate buffer (mx-plan-memory, docs/memory.md); the module
-// exports its size as
-//
-//   const int64_t <entry>_arena_size = N;     // always present, maybe 0
-//
-// and the caller passes a 64-byte aligned buffer of at least N bytes (at
-// least 64 when N is 0), which it may reuse across calls but never for two
-// concurrent calls. `translateToLLVMIR` adds
-//
-//   void <entry>_packed(void **args)    // args[i] -> descriptor of argument i
-//
-// which calls it: inputs in the function's argument order, then one per
-// result, then the arena. A descriptor of rank r is {T *allocated,
-// T *aligned, i64 offset, i64 sizes[r], i64 strides[r]}.
+// The entry ABI (pass mxc-entry-abi). `@main(%a0: tensor<..>, ...) ->
+// (tensor<..>, ...)` becomes `@<entry>(%a0: memref<..>, ..., %r0: memref<..>,
+// ..., %arena: memref<Nxi8>)` (identity layouts, results written in place);
+// the arena holds every intermediate buffer (mx-plan-memory,
+// docs/memory.md). mx-outline-steps then splits the entry into steps, and
+// extractPlan serialises it as the execution plan; the entry itself is not
+// compiled. What the object exports -- `<entry>_plan`, `<entry>_kernels`,
+// `<entry>_num_kernels`, `<entry>_arena_size` and one
+// `void <entry>_step<i>_kernel(void **buffers)` per step -- is the ABI of
+// runtime/include/mxc/runtime/compiled_module.h, which the runtime's
+// executor runs (docs/runtime.md, "Plans from the compiler").
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXC_COMPILER_PIPELINE_H
@@ -160,13 +154,14 @@ mlir::FailureOr<runtime::Plan> extractPlan(mlir::ModuleOp module,
 mlir::FailureOr<std::string> getPlanText(mlir::ModuleOp module);
 
 /// linalg on tensors -> LLVM dialect, with the entry ABI described above
-/// (lowerToBuffers, then mx-plan-memory{strategy=opts.memoryPlan} and the
-/// `<entry>_arena_size` global).
+/// (lowerToBuffers, then mx-plan-memory{strategy=opts.memoryPlan}, the
+/// `<entry>_arena_size` global, mx-outline-steps and the plan).
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        const PipelineOptions &opts = {});
 
 /// LLVM dialect -> LLVM IR for `tm`'s triple and data layout, with the
-/// packed entry wrapper and `target-cpu`/`target-features` on every function,
+/// steps' kernels, the plan's symbols and `target-cpu`/`target-features` on
+/// every function,
 /// optimised at opts.optLevel. Errors name the stage.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmCtx,
@@ -189,12 +184,6 @@ translateForTarget(mlir::ModuleOp module, const ResolvedTarget &target,
 /// Writes `module` as an object file image for `tm`.
 llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
                                            llvm::TargetMachine &tm);
-
-/// Name of the packed wrapper of `entrySymbol`.
-std::string packedEntryName(llvm::StringRef entrySymbol);
-
-/// Name of the exported arena size (`const int64_t`) of `entrySymbol`.
-std::string arenaSizeName(llvm::StringRef entrySymbol);
 
 } // namespace mxc
 

@@ -8,6 +8,11 @@
 
 namespace mxc::runtime {
 
+KernelTable::KernelTable(const mxc_kernel_entry *rows, size_t count) {
+  for (size_t k = 0; k < count; ++k)
+    add(rows[k].symbol, rows[k].fn);
+}
+
 void KernelTable::add(const std::string &symbol, KernelFn fn) {
   table_[symbol] = fn;
 }

@@ -190,9 +190,7 @@ mxc_model *mxc_model_create(const char *weights_path) {
 
   // The plan and its kernels, on the executor (the process's engine).
   try {
-    rt::KernelTable kernels;
-    for (int64_t k = 0; k < d.num_kernels; ++k)
-      kernels.add(d.kernels[k].symbol, d.kernels[k].fn);
+    rt::KernelTable kernels(d.kernels, size_t(d.num_kernels));
     rt::PlanError perr;
     std::optional<rt::Plan> plan = rt::Plan::parse(d.plan, &perr, &kernels);
     if (!plan) {
@@ -330,15 +328,14 @@ int mxc_model_run(mxc_model *model, const mxc_model_input *inputs,
   // the plan has run on the engine.
   try {
     rt::Executor &exec = *model->executor;
-    const rt::Plan &plan = exec.plan();
     std::vector<rt::NDArray> args = model->arguments, outs;
     for (int a : model->dataArgs) {
-      const rt::PlanBuffer &b = plan.buffers[plan.argumentBuffer(size_t(a))];
+      const rt::PlanBuffer &b = exec.argumentSpec(size_t(a));
       args[size_t(a)] = rt::NDArray::fromExternal(
           const_cast<void *>(given[size_t(a)]), b.shape, b.dtype);
     }
     for (int64_t o = 0; o < d.num_outputs; ++o) {
-      const rt::PlanBuffer &b = plan.buffers[plan.outputBuffer(size_t(o))];
+      const rt::PlanBuffer &b = exec.outputSpec(size_t(o));
       outs.push_back(
           rt::NDArray::fromExternal(outPtrs[size_t(o)], b.shape, b.dtype));
     }

@@ -18,6 +18,7 @@
 #define MXC_RUNTIME_PLAN_H
 
 #include "mxc/runtime/api.h"
+#include "mxc/runtime/compiled_module.h"
 #include "mxc/runtime/device.h"
 #include "mxc/runtime/dtype.h"
 #include "mxc/runtime/engine.h"
@@ -39,6 +40,10 @@ using KernelFn = void (*)(void **buffers);
 /// Kernel symbol -> function. A value type.
 class MXC_RUNTIME_API KernelTable {
 public:
+  KernelTable() = default;
+  /// The `count` rows of a compiled module's `<entry>_kernels`
+  /// (compiled_module.h).
+  KernelTable(const mxc_kernel_entry *rows, size_t count);
   /// Adds or replaces `symbol`.
   void add(const std::string &symbol, KernelFn fn);
   /// The function of `symbol`; nullptr if absent.
@@ -157,6 +162,13 @@ public:
   /// Output `i` (allocated by push() if it was not bound).
   const NDArray &output(size_t i) const;
   const NDArray &argument(size_t i) const;
+  /// The plan buffer of argument / output `i` (its shape and dtype).
+  const PlanBuffer &argumentSpec(size_t i) const {
+    return plan_.buffers.at(argBuffers_.at(i));
+  }
+  const PlanBuffer &outputSpec(size_t i) const {
+    return plan_.buffers.at(outBuffers_.at(i));
+  }
 
 private:
   struct Arena;
