@@ -31,6 +31,7 @@ from . import callback
 from . import module
 from . import module as mod
 from . import profiler
+from . import gluon
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor

@@ -109,3 +109,43 @@ def compile_graph(json_text, shapes, dtypes, what, **options):
     if not quiet and elapsed > 1.0:
         print("mxc: compiled %s in %.1f s" % (what, elapsed), file=sys.stderr, flush=True)
     return compiled
+
+
+class atomic_path:
+    """Writes a file atomically: `with atomic_path(fname) as tmp:` write
+    `tmp` (a new file in fname's directory); on success it is flushed to disk
+    and renamed over fname, so a crash while writing leaves the previous
+    fname intact; on an error it is removed."""
+
+    def __init__(self, fname):
+        import os
+        self.fname = os.fspath(fname)
+        d = os.path.dirname(os.path.abspath(self.fname))
+        self.tmp = os.path.join(d, ".%s.tmp-%d-%d" % (os.path.basename(self.fname), os.getpid(),
+                                                      threading.get_ident()))
+
+    def __enter__(self):
+        return self.tmp
+
+    def __exit__(self, etype, value, tb):
+        import os
+        if etype is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            return False
+        fd = os.open(self.tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(self.tmp, self.fname)
+        return False
+
+
+def atomic_write_bytes(fname, data, mode="wb"):
+    """fname's new content, written atomically (atomic_path)."""
+    with atomic_path(fname) as tmp:
+        with open(tmp, mode) as f:
+            f.write(data)

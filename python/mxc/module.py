@@ -310,8 +310,8 @@ class Module:
             self._preload_opt_states = None
 
     def save_optimizer_states(self, fname):
-        with open(fname, "wb") as f:
-            f.write(self._updater.get_states())
+        from .base import atomic_write_bytes
+        atomic_write_bytes(fname, self._updater.get_states())  # a crash leaves the old file
 
     def load_optimizer_states(self, fname):
         with open(fname, "rb") as f:

@@ -623,7 +623,9 @@ def save(fname, data):
             raise MXNetError("save: %r is not an NDArray" % (name or a,))
         d = np.ascontiguousarray(a._data)
         records.append((name, dtype_name(d.dtype), list(d.shape), d))
-    _mxc.save_params(str(fname), records)
+    from .base import atomic_path
+    with atomic_path(str(fname)) as tmp:  # a crash leaves the previous file
+        _mxc.save_params(tmp, records)
 
 
 def _from_records(records):

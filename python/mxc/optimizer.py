@@ -162,13 +162,17 @@ class Optimizer:
         return g
 
     def __getstate__(self):
+        # As MXNet: the parameters (param_dict, gluon's Parameters) are not
+        # part of the state; the Trainer sets them again after loading.
         ret = self.__dict__.copy()
         ret.pop("sym_info", None)
+        ret.pop("param_dict", None)
         return ret
 
     def __setstate__(self, state):
         self.__dict__ = state
         self.sym_info = ()
+        self.param_dict = {}
 
 
 register = Optimizer.register

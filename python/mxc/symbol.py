@@ -114,8 +114,8 @@ class Symbol:
         return _mxc.normalize_json(self._raw_json())
 
     def save(self, fname, remove_amp_cast=True):
-        with open(fname, "w") as f:
-            f.write(self.tojson())
+        from .base import atomic_write_bytes
+        atomic_write_bytes(fname, self.tojson(), mode="w")
 
     def _lists(self):
         return _mxc.graph_lists(self._raw_json())
