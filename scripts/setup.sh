@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libclang-rt-22-dev ninja-build ccache cmake libgtest-dev python3-venv
   libopenblas-dev
   g++-aarch64-linux-gnu qemu-user-static dataset-fashion-mnist
+  openmpi-bin libopenmpi-dev iproute2
 )
 
 SUDO=""

@@ -32,6 +32,8 @@ from . import module
 from . import module as mod
 from . import profiler
 from . import gluon
+from . import kvstore
+from . import kvstore as kv
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor
@@ -41,4 +43,4 @@ __version__ = "0.1.0"
 __all__ = ["MXNetError", "NameManager", "Context", "cpu", "gpu", "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
-           "metric", "io", "model", "callback", "module", "mod", "profiler"]
+           "metric", "io", "model", "callback", "module", "mod", "profiler", "kv", "kvstore"]

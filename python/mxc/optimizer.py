@@ -326,3 +326,17 @@ def _restore(v):
 
 def get_updater(optimizer):
     return Updater(optimizer)
+
+
+@register
+class Test(Optimizer):
+    """MXNet's Test optimizer (what its KVStore tests use): weight +=
+    rescale_grad * grad; the state holds a copy of the weight."""
+
+    def create_state(self, index, weight):
+        from .ndarray import zeros
+        return zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def update(self, index, weight, grad, state):
+        weight[:] += grad * self.rescale_grad
+        state[:] = weight

@@ -614,14 +614,29 @@ void makeRuntimeGlobal() {
 
 } // namespace
 
-// mx.profiler's bindings (Profiler.cpp).
+// mx.profiler's bindings (Profiler.cpp) and mx.kv's (KVStore.cpp).
 void bindProfiler(nb::module_ &m);
+void bindKVStore(nb::module_ &m);
+
+// The seam KVStore.cpp uses: runtime arrays in and out of _mxc.Array.
+rt::NDArray runtimeArrayOf(nb::handle array) {
+  if (!nb::isinstance<PyArray>(array))
+    throw MXNetError("expected a runtime array (mxc._mxc.Array)");
+  return nb::cast<PyArray &>(array).array;
+}
+nb::object wrapRuntimeArray(const rt::NDArray &array) {
+  return nb::cast(PyArray(array));
+}
+[[noreturn]] void raiseMXNetError(const std::string &message) {
+  throw MXNetError(message);
+}
 
 NB_MODULE(_mxc, m) {
   m.doc() = "mxc's compiler, JIT and file formats (internal; use mxc)";
   makeRuntimeGlobal();
   nb::exception<MXNetError>(m, "MXNetError", PyExc_RuntimeError);
   bindProfiler(m);
+  bindKVStore(m);
 
   nb::class_<PyCompiled>(m, "Compiled")
       .def_prop_ro("inputs", &PyCompiled::inputs,

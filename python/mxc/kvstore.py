@@ -1,0 +1,286 @@
+"""mx.kv: MXNet 1.x's KVStore on the runtime's (runtime/include/mxc/runtime/kvstore.h).
+
+    kv = mx.kv.create('local')          # or 'device', 'dist_sync', 'dist_async'
+    kv.init(3, mx.nd.ones((2, 3)))
+    kv.push(3, [g_cpu0, g_cpu1])        # summed on the machine (level 1)
+    kv.pull(3, out=w)
+
+push and pull are engine operations: they return at once and are ordered
+with the operators that write the gradients and read the weights. The dist
+types run over MPI (`mpirun -np 4 python train.py`, or tools/launch.py):
+dist_sync all-reduces each push in one fixed order (every worker ends with
+the same bits) and runs the updater on every worker; dist_async sends pushes
+to server ranks, which apply the optimizer as they arrive. docs/distributed.md.
+"""
+import atexit
+import os
+import pickle
+import sys
+import traceback
+import weakref
+
+import numpy as np
+
+from . import _mxc
+from . import optimizer as _opt
+from .base import MXNetError
+from .ndarray import NDArray, _new_rt, _wrap_rt
+
+__all__ = ["KVStore", "create"]
+
+_live = weakref.WeakSet()
+_dist_used = [False]
+
+
+def _finalize_all():
+    for kv in list(_live):
+        try:
+            kv._handle.finalize()
+        except MXNetError as e:  # pragma: no cover - reported, exit continues
+            print("mxc kvstore: %s" % e, file=sys.stderr)
+    if _dist_used[0]:
+        _mxc.kv_finalize_mpi()
+
+
+atexit.register(_finalize_all)
+
+
+def _install_abort_hook(rank):
+    """An uncaught exception in one rank aborts the whole MPI job (MPI_Abort),
+    so the other ranks never wait for it."""
+    previous = sys.excepthook
+
+    def hook(etype, value, tb):
+        try:
+            traceback.print_exception(etype, value, tb)
+        finally:
+            _mxc.kv_abort(1, "mxc: rank %d: uncaught %s, aborting the MPI job"
+                          % (rank, etype.__name__))
+        previous(etype, value, tb)  # never reached
+
+    sys.excepthook = hook
+
+
+def _rt_of(arr, what, key):
+    if not isinstance(arr, NDArray):
+        raise MXNetError("%s of key %r: expected an NDArray, got %s"
+                         % (what, key, type(arr).__name__))
+    if arr._rt is None:  # numpy-backed view: give the store a runtime copy
+        tmp = _new_rt(arr.shape, arr._np.dtype, arr.context)
+        np.copyto(tmp._np, arr._data)
+        return tmp._rt, tmp
+    return arr._rt, None
+
+
+class KVStore:
+    """A key-value store (MXNet 1.x's mx.kvstore.KVStore)."""
+
+    def __init__(self, handle, name):
+        self._handle = handle
+        self._name = name
+        self._updater = None
+        self._updater_func = None
+        self._key_type = None
+        self._keys = {}  # str(key) -> the user's key
+        self._str_keys = {}  # str(key) -> whether the user key was a str
+        _live.add(self)
+
+    # -- keys -------------------------------------------------------------------------
+    def _key(self, key):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            kind = int
+        elif isinstance(key, str):
+            kind = str
+        else:
+            raise MXNetError("kvstore keys are ints or strings, got %r" % (key,))
+        if self._key_type is None:
+            self._key_type = kind
+        elif self._key_type is not kind:
+            raise MXNetError("kvstore: key %r mixes %s keys with %s keys"
+                             % (key, kind.__name__, self._key_type.__name__))
+        s = str(key)
+        self._keys.setdefault(s, key)
+        return s
+
+    @staticmethod
+    def _pairs(key, value, what):
+        """(key, [values]) pairs from MXNet's call forms: one key with a value
+        or a list of values (one per device); a list of keys with a list of
+        values or of value lists."""
+        if isinstance(key, (list, tuple)):
+            if not isinstance(value, (list, tuple)) or len(value) != len(key):
+                raise MXNetError("%s: %d keys need a list of %d values"
+                                 % (what, len(key), len(key)))
+            return [(k, list(v) if isinstance(v, (list, tuple)) else [v])
+                    for k, v in zip(key, value)]
+        return [(key, list(value) if isinstance(value, (list, tuple)) else [value])]
+
+    # -- API --------------------------------------------------------------------------
+    @property
+    def type(self):
+        return self._name
+
+    @property
+    def rank(self):
+        return self._handle.rank
+
+    @property
+    def num_workers(self):
+        return self._handle.num_workers
+
+    def init(self, key, value):
+        """Initialises keys (rank 0's values win in the dist types)."""
+        for k, vals in self._pairs(key, value, "init"):
+            s = self._key(k)
+            rt, _keep = _rt_of(vals[0], "init", k)
+            self._handle.init(s, rt)
+
+    def push(self, key, value, priority=0):
+        """Pushes values (summed over the list of each key) into the store."""
+        for k, vals in self._pairs(key, value, "push"):
+            s = self._key(k)
+            rts, keep = [], []
+            for v in vals:
+                rt, tmp = _rt_of(v, "push", k)
+                rts.append(rt)
+                keep.append(tmp)
+            self._handle.push(s, rts, int(priority))
+
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Pulls the stored values into `out` (an array or a list per key)."""
+        if out is None:
+            raise MXNetError("pull: out is required")
+        for k, outs in self._pairs(key, out, "pull"):
+            s = self._key(k)
+            rts, back = [], []
+            for o in outs:
+                rt, tmp = _rt_of(o, "pull", k)
+                rts.append(rt)
+                if tmp is not None:
+                    back.append((o, tmp))
+            self._handle.pull(s, rts, int(priority))
+            for o, tmp in back:  # numpy-backed outs: copied when done
+                o[:] = tmp
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """push then pull (into `value` itself when out is None)."""
+        self.push(key, value, priority)
+        self.pull(key, value if out is None else out, priority)
+
+    def broadcast(self, key, value, out, priority=0):
+        """init with `value`, then pull into `out`."""
+        self.init(key, value)
+        self.pull(key, out, priority)
+
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        raise MXNetError("row_sparse_pull: mxc has no sparse storage")
+
+    def set_gradient_compression(self, compression_params):
+        raise MXNetError("set_gradient_compression: not supported by mxc")
+
+    def set_optimizer(self, optimizer):
+        """Runs `optimizer` in the store: on the servers (dist_async, the
+        optimizer is pickled and sent), else on this process for every push."""
+        if not isinstance(optimizer, _opt.Optimizer):
+            raise MXNetError("set_optimizer: expected an Optimizer")
+        if self._name == "dist_async":
+            try:
+                body = pickle.dumps(optimizer)
+            except Exception as e:
+                raise MXNetError("set_optimizer: the optimizer cannot be pickled "
+                                 "for the servers: %s" % e) from None
+            self._handle.send_command_to_servers(0, body)
+            self._updater = _opt.get_updater(optimizer)  # for save/load of states
+            return
+        self._set_updater(_opt.get_updater(optimizer))
+
+    def _set_updater(self, updater):
+        """updater(key, recv, stored) on NDArrays, called for every push."""
+        self._updater = updater
+        if updater is None:
+            self._handle.set_updater(None)
+            return
+        self._handle.set_updater(self._wrap_updater(updater))
+
+    def _wrap_updater(self, updater):
+        keys = self._keys
+
+        def call(key, recv, stored):
+            r = _wrap_rt(recv, np.dtype(recv.dtype), None)
+            w = _wrap_rt(stored, np.dtype(stored.dtype), None)
+            updater(keys.get(key, _server_key(key)), r, w)
+
+        return call
+
+    def _barrier(self):
+        self._handle.barrier()
+
+    def barrier(self):
+        """Blocks until every worker reached it."""
+        self._handle.barrier()
+
+    def _send_command_to_servers(self, head, body):
+        if isinstance(body, str):
+            body = body.encode()
+        self._handle.send_command_to_servers(int(head), body)
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """The updater's states (this process's; on dist_async the servers
+        hold theirs, and this saves the worker's copy of the optimizer)."""
+        if self._updater is None:
+            raise MXNetError("save_optimizer_states: no optimizer is set")
+        data = self._updater.get_states(dump_optimizer)
+        tmp = "%s.tmp.%d" % (fname, os.getpid())  # same directory, then rename
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, fname)
+
+    def load_optimizer_states(self, fname):
+        if self._updater is None:
+            raise MXNetError("load_optimizer_states: no optimizer is set")
+        with open(fname, "rb") as f:
+            self._updater.set_states(f.read())
+
+    def _run_server(self):
+        """A dist_async server rank: serve until every worker is done."""
+        store = self
+
+        def command(head, body):
+            if head == 0:  # set_optimizer: the updater for this store's pushes
+                optimizer = pickle.loads(body)
+                store._updater = _opt.get_updater(optimizer)
+                return store._wrap_updater(store._updater)
+            raise MXNetError("unknown server command %d" % head)
+
+        self._handle.run_server(command)
+
+    def __repr__(self):
+        return "<KVStore %s rank %d of %d>" % (self._name, self.rank, self.num_workers)
+
+
+def _server_key(key):
+    """A server sees string keys; ints come back as ints (as the workers' keys)."""
+    return int(key) if key.lstrip("-").isdigit() else key
+
+
+def create(name="local"):
+    """A KVStore of type `name`: local, device, dist_sync, dist_device_sync,
+    dist_async (MXNet 1.x's mx.kv.create). On a dist_async server rank this
+    call serves the workers and then exits the process, as MXNet's servers do."""
+    if not isinstance(name, str):
+        raise MXNetError("kvstore: the type must be a string")
+    try:
+        handle = _mxc.KVStore.create(name)
+    except MXNetError:
+        raise
+    kv = KVStore(handle, name)
+    if name.startswith("dist"):
+        _dist_used[0] = True
+        _install_abort_hook(handle.rank if handle.is_worker else -1)
+        if not handle.is_worker:
+            kv._run_server()
+            _finalize_all()
+            sys.exit(0)
+    return kv
