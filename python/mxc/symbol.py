@@ -510,8 +510,8 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
         if i in spec.aux_inputs:
             version = 1
             init = _AUX_INIT.get((spec.name, i))
-            if init and node.op == "null":
-                node.attrs["__init__"] = init
+            if init and node.op == "null" and "__init__" not in node.attrs:
+                node.attrs["__init__"] = init  # (MXNet keeps an __init__ already set)
         node_inputs.append((node, idx, version))
     node_attrs = dict(attrs)
     if attr:

@@ -7,3 +7,5 @@ from . import loss
 from . import utils
 from .trainer import Trainer
 from . import data
+from . import model_zoo
+from . import contrib

@@ -299,7 +299,8 @@ class Parameter:
             self._var = symbol.Variable(self.name, shape=self.shape, dtype=self.dtype,
                                         lr_mult=self.lr_mult, wd_mult=self.wd_mult,
                                         init=self.init if isinstance(self.init, str) or
-                                        self.init is None else self.init.dumps())
+                                        self.init is None else self.init.dumps(),
+                                        __storage_type__=0)
         return self._var
 
     def cast(self, dtype):
