@@ -4,13 +4,25 @@ forward() compiles the graph for the bound shapes and dtypes once (the JIT
 caches it in memory and on disk) and runs it on the bound arrays: the
 arguments and auxiliary states are passed without copies when they are
 C-contiguous, and the outputs are written into `outputs` in place.
+
+The bound arrays are runtime arrays. forward(is_train=True) *pushes* the
+training step's plan onto the engine (heads, gradients and the updated
+auxiliary states written straight into outputs / grad_arrays / aux_arrays)
+and returns at once: each gradient is ready when the plan's step that
+writes it has run, so a KVStore push or an optimizer update of one
+parameter starts while the backward pass of earlier layers still runs.
 """
 
 import numpy as np
 
 from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import check_context
-from .ndarray import NDArray
+from .ndarray import NDArray, _engine_copy, zeros as _nd_zeros
+
+
+def _zeros(shape, dtype, ctx):
+    """A zero-filled runtime array (numpy-backed for a dtype the runtime lacks)."""
+    return _nd_zeros(shape, ctx, dtype=dtype)
 
 
 def _next_seed():
@@ -35,6 +47,7 @@ class Executor:
         self._grad_req = grad_req
         self._compiled = {}  # is_train -> (compiled, signature)
         self._pending = None  # forward(is_train=True)'s results for backward()
+        self._staging = {}  # runtime arrays the pushed training step reuses
         self.outputs = []
 
     # -- construction -------------------------------------------------------------
@@ -58,7 +71,7 @@ class Executor:
 
         def alloc(name):
             shape, dt = by_name[name]
-            return NDArray(np.zeros(shape, dtype=np_dtype(dt)), ctx)
+            return _zeros(shape, np_dtype(dt), ctx)
 
         args = [alloc(n) for n in arg_names]
         aux = [alloc(n) for n in aux_names]
@@ -99,7 +112,8 @@ class Executor:
 
     # -- running -----------------------------------------------------------------------
     def _signature_now(self):
-        return tuple((a.shape, a._data.dtype.str) for a in self.arg_arrays + self.aux_arrays)
+        # (._np: the dtype needs no wait for the engine's work on the array)
+        return tuple((a.shape, a._np.dtype.str) for a in self.arg_arrays + self.aux_arrays)
 
     def _compile(self, train):
         sig = self._signature_now()
@@ -108,7 +122,7 @@ class Executor:
             return entry[0]
         shapes = {n: list(a.shape) for n, a in zip(self._arg_names, self.arg_arrays)}
         shapes.update({n: list(a.shape) for n, a in zip(self._aux_names, self.aux_arrays)})
-        dtypes = {n: dtype_name(a._data.dtype) for n, a in
+        dtypes = {n: dtype_name(a._np.dtype) for n, a in
                   zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)}
         raw = self._symbol._raw_json()
         what = "graph %s (%d nodes%s)" % (
@@ -129,7 +143,7 @@ class Executor:
             raise MXNetError("the compiled graph has inputs %s that are not bound" % missing)
         heads = [o for o in compiled.outputs if o[1] == ""]
         if not self.outputs or [o.shape for o in self.outputs] != [tuple(s) for _, _, s, _ in heads]:
-            self.outputs = [NDArray(np.zeros(tuple(s), dtype=np_dtype(d)), self._ctx)
+            self.outputs = [_zeros(tuple(s), np_dtype(d), self._ctx)
                             for _, _, s, d in heads]
         self._compiled[train] = (compiled, sig)
         return compiled
@@ -141,6 +155,8 @@ class Executor:
                 raise MXNetError("forward: '%s' is not an argument (arguments: %s)"
                                  % (k, ", ".join(self._arg_names)))
             dst = arg_dict[k]
+            if isinstance(v, NDArray) and v.shape == dst.shape and _engine_copy(v, dst):
+                continue  # an engine copy: no wait
             src = v._data if isinstance(v, NDArray) else np.asarray(v)
             if tuple(src.shape) != dst.shape:
                 raise MXNetError("forward: '%s' has shape %s, the executor was bound with %s"
@@ -164,11 +180,110 @@ class Executor:
             compiled.run(ins, [o._data for o in self.outputs])
             return self.outputs
         compiled = self._compile(True)
-        aux_before = [np.array(a._data, copy=True) for a in self.aux_arrays]
         seed = _next_seed()
+        if self._can_push():
+            aux_before = self._stage_aux()
+            self._push_train(compiled, None, aux_before, seed)
+            self._pending = (compiled, aux_before, seed, None)
+            return self.outputs
+        aux_before = [np.array(a._data, copy=True) for a in self.aux_arrays]
         results = self._run_train(compiled, None, aux_before, seed)
         self._pending = (compiled, aux_before, seed, results)
         return self.outputs
+
+    def _grad_ready_order(self):
+        """The arguments with gradients, in the order the training step's
+        plan writes their gradients (its last writing step first to last):
+        the order a KVStore should push them in (Module.update). The same
+        on every process that compiled the same graph."""
+        entry = self._compiled.get(True)
+        if entry is None:
+            return None
+        compiled = entry[0]
+        order = []
+        for (name, kind, _, _), step in zip(compiled.outputs, compiled.output_steps):
+            if kind == "grad":
+                order.append((step, name[:-len("_grad")]))
+        return [n for _, n in sorted(order, key=lambda p: p[0])]
+
+    # -- the pushed training step ----------------------------------------------------
+    def _can_push(self):
+        arrays = self.arg_arrays + self.aux_arrays + self.outputs + \
+            [g for g in self.grad_arrays if g is not None]
+        return all(a._rt is not None for a in arrays)
+
+    def _staged(self, key, shape, dtype, fill=None):
+        a = self._staging.get(key)
+        if a is None or a.shape != tuple(shape) or a._np.dtype != dtype:
+            a = _zeros(tuple(shape), dtype, self._ctx)
+            if fill is not None:
+                a._np[...] = fill  # fresh: nothing pending on it
+            self._staging[key] = a
+        return a
+
+    def _stage_aux(self):
+        """The auxiliary states as the step reads them (engine copies: the
+        step writes the updated ones into aux_arrays; backward(out_grads)
+        reruns it from these)."""
+        out = []
+        for name, a in zip(self._aux_names, self.aux_arrays):
+            b = self._staged(("aux_in", name), a.shape, a._np.dtype)
+            _engine_copy(a, b)
+            out.append(b)
+        return out
+
+    def _push_train(self, compiled, head_grads, aux_before, seed):
+        args = dict(zip(self._arg_names, self.arg_arrays))
+        args.update(zip(self._aux_names, aux_before))
+        grads = self.grad_dict
+        ins, k = [], 0
+        grad_in = set()
+        for name, kind, shape, dt in compiled.inputs:
+            dtype = np_dtype(dt)
+            if kind == "head_grad":
+                g = None if head_grads is None else head_grads[k]
+                k += 1
+                if g is None:
+                    a = self._staged(("ones", tuple(shape), dt), shape, dtype, fill=1)
+                else:
+                    a = g if isinstance(g, NDArray) else NDArray(np.asarray(g))
+                    if a.shape != tuple(shape):
+                        raise MXNetError("backward: out_grads[%d] has shape %s, the output %s"
+                                         % (k - 1, a.shape, tuple(shape)))
+                    if a._rt is None or a._np.dtype != dtype:
+                        b = _zeros(tuple(shape), dtype, self._ctx)
+                        b._np[...] = a._data
+                        a = b
+            elif kind == "grad_in":
+                a = grads[name[:-len("_grad")]]
+                grad_in.add(name)
+            elif kind == "rng_seed":
+                a = _zeros(tuple(shape), dtype, self._ctx)
+                a._np[...] = seed
+            else:
+                a = args[name]
+            ins.append(a._rt)
+        outs, copies, heads = [], [], iter(self.outputs)
+        aux_dict = self.aux_dict
+        for name, kind, shape, dt in compiled.outputs:
+            if kind == "":
+                outs.append(next(heads)._rt)
+                continue
+            target = None
+            if kind == "grad":
+                target = grads.get(name[:-len("_grad")])
+            elif kind == "aux_out":
+                target = aux_dict.get(name)
+            if target is not None and name not in grad_in:
+                outs.append(target._rt)
+            else:  # read by the step too (grad_req add), or not bound
+                tmp = self._staged(("out", name), shape, np_dtype(dt))
+                outs.append(tmp._rt)
+                if target is not None:
+                    copies.append((tmp, target))
+        compiled.push(ins, outs)
+        for src, dst in copies:
+            _engine_copy(src, dst)
 
     def _inputs(self, compiled, head_grads, aux_values, seed):
         by_name = dict(zip(self._arg_names, [a._data for a in self.arg_arrays]))
@@ -221,6 +336,18 @@ class Executor:
         if self._pending is None:
             raise MXNetError("backward: call forward(is_train=True) first")
         compiled, aux_before, seed, grads = self._pending
+        if grads is None:  # the pushed step wrote the gradients already
+            if out_grads is not None:
+                if isinstance(out_grads, (NDArray, np.ndarray)):
+                    out_grads = [out_grads]
+                if len(out_grads) != len(self.outputs):
+                    raise MXNetError("backward: %d out_grads for %d outputs"
+                                     % (len(out_grads), len(self.outputs)))
+                # The same step again (same Dropout masks, same auxiliary
+                # inputs) with these head gradients.
+                self._push_train(compiled, list(out_grads), aux_before, seed)
+            self._pending = None
+            return
         if out_grads is not None:
             if isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]

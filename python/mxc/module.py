@@ -79,6 +79,8 @@ class Module:
         self._aux_params = None
         self._optimizer = None
         self._updater = None
+        self._kvstore = None
+        self._update_on_kvstore = False
         self._preload_opt_states = None
         self._data_shapes = None
         self._label_shapes = None
@@ -282,7 +284,10 @@ class Module:
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring...")
             return
+        kv, update_on_kvstore = _create_kvstore(kvstore, self._arg_params)
         batch_size = self._data_shapes[0].shape[0]
+        if kv is not None and "dist" in kv.type and "_sync" in kv.type:
+            batch_size *= kv.num_workers  # the gradients are summed over the workers
         rescale_grad = 1.0 / batch_size
         idx2name = dict(enumerate(self._param_names))
         if isinstance(optimizer, str):
@@ -303,17 +308,39 @@ class Module:
         else:
             raise MXNetError("init_optimizer: expected an optimizer name or an Optimizer")
         self._optimizer = optimizer
-        self._updater = _opt.get_updater(optimizer)
+        self._kvstore = kv
+        self._update_on_kvstore = update_on_kvstore
+        self._updater = None
+        if kv is not None:
+            # Every worker starts from rank 0's parameters (MXNet broadcasts
+            # them with update_on_kvstore; mxc also without, so that dist
+            # workers hold the same bits from the first step).
+            args = self._exec.arg_dict
+            for idx, name in enumerate(self._param_names):
+                if update_on_kvstore or "dist" in kv.type:
+                    kv.broadcast(name, args[name], out=args[name], priority=-idx)
+                else:
+                    kv.init(name, args[name])
+        if update_on_kvstore:
+            kv.set_optimizer(optimizer)
+        else:
+            self._updater = _opt.get_updater(optimizer)
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
             self._preload_opt_states = None
 
     def save_optimizer_states(self, fname):
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+            return
         from .base import atomic_write_bytes
         atomic_write_bytes(fname, self._updater.get_states())  # a crash leaves the old file
 
     def load_optimizer_states(self, fname):
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
         with open(fname, "rb") as f:
             self._updater.set_states(f.read())
 
@@ -366,9 +393,35 @@ class Module:
         if not (self.binded and self.params_initialized and self.optimizer_initialized):
             raise MXNetError("update: bind, init_params and init_optimizer first")
         grads = self._exec.grad_dict
-        for i, name in enumerate(self._param_names):
-            if name in grads:
-                self._updater(i, grads[name], self._exec.arg_dict[name])
+        args = self._exec.arg_dict
+        kv = self._kvstore
+        if kv is None:
+            for i, name in enumerate(self._param_names):
+                if name in grads:
+                    self._updater(i, grads[name], args[name])
+            return
+        # MXNet's _update_params(_on_kvstore), with priority -index (the first
+        # layer's first). Pushed in the order the training step's plan writes
+        # the gradients (the backward pass: last layer first), which is also
+        # the order dist_sync's collectives run in on every rank, so the
+        # all-reduce of late layers runs while the earlier layers' gradients
+        # are still being computed.
+        index = {n: i for i, n in enumerate(self._param_names)}
+        ready = self._exec._grad_ready_order() or list(reversed(self._param_names))
+        order = [index[n] for n in ready if n in index and n in grads]
+        order += [i for i in reversed(range(len(self._param_names)))
+                  if self._param_names[i] in grads and i not in order]
+        for i in order:
+            name = self._param_names[i]
+            if self._update_on_kvstore:
+                kv.push(name, grads[name], priority=-i)
+                kv.pull(name, out=args[name], priority=-i)
+            else:
+                kv.pushpull(name, grads[name], priority=-i)  # summed in place
+        if not self._update_on_kvstore:
+            for i, name in enumerate(self._param_names):
+                if name in grads:
+                    self._updater(i, grads[name], args[name])
 
     def get_outputs(self, merge_multi_context=True):
         self._check_binded()
@@ -516,6 +569,29 @@ class Module:
                 for name, val in res:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
             train_data.reset()
+
+
+def _create_kvstore(kvstore, arg_params):
+    """MXNet's model._create_kvstore for one device per process: (store or
+    None, update_on_kvstore). A 'local'/'device' name makes no store for one
+    device (nothing to merge); a dist name always does.
+    MXNET_UPDATE_ON_KVSTORE=0 runs the optimizer on the workers."""
+    from . import kvstore as _kvs
+    update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, _kvs.KVStore):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        kv = _kvs.create(kvstore) if "dist" in kvstore else None
+    else:
+        raise TypeError("kvstore must be KVStore, str or None")
+    if kv is None:
+        update_on_kvstore = False
+    elif kv.type == "local" and arg_params:
+        if max(int(np.prod(p.shape)) for p in arg_params.values()) > 1024 * 1024 * 16:
+            update_on_kvstore = False
+    return kv, update_on_kvstore
 
 
 def _progress_bar(train_data, epoch, num_epoch):

@@ -369,6 +369,20 @@ public:
   nb::list outputs() const {
     return specList(graph->signature().outputs, true);
   }
+  /// For each output, the index of the last plan step that writes it (the
+  /// order in which a pushed plan makes its outputs ready; -1: none).
+  std::vector<int64_t> outputSteps() const {
+    const rt::Plan &plan = graph->plan();
+    std::vector<int64_t> out(plan.numOutputs(), -1);
+    for (size_t i = 0; i < plan.numOutputs(); ++i) {
+      uint32_t b = plan.outputBuffer(i);
+      for (size_t s = 0; s < plan.steps.size(); ++s)
+        for (uint32_t w : plan.steps[s].writes)
+          if (w == b)
+            out[i] = static_cast<int64_t>(s);
+    }
+    return out;
+  }
 
   using Array = nb::ndarray<nb::device::cpu, nb::c_contig>;
   /// Inputs may be read-only arrays.
@@ -644,6 +658,8 @@ NB_MODULE(_mxc, m) {
       .def_prop_ro("outputs", &PyCompiled::outputs,
                    "[(name, kind, shape, dtype)] in output order; kind '' "
                    "for a head, 'grad' or 'aux_out' after mx-autodiff")
+      .def_prop_ro("output_steps", &PyCompiled::outputSteps,
+                   "per output, the last plan step writing it (-1: none)")
       .def_ro("outcome", &PyCompiled::outcome,
               "'compiled', 'memory' or 'disk': where the code came from")
       .def("run", &PyCompiled::run, nb::arg("inputs"), nb::arg("outputs"),

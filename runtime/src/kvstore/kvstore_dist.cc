@@ -128,12 +128,7 @@ private:
       ready_.erase(it);
       running_ = true;
       lock.unlock();
-      uint64_t t0 = Profiler::active() ? Profiler::nowNs() : 0;
       item.work();
-      if (t0)
-        Profiler::get().record(Profiler::Event{item.name, Device::cpu(),
-                                               Profiler::threadId(), t0,
-                                               Profiler::nowNs()});
       lock.lock();
       ++next_;
       running_ = false;
@@ -160,8 +155,9 @@ struct Lane {
     CommLane *l = lane.get();
     defaultEngine().pushAsync(
         [l, seq, name, work](RunContext, CompleteCallback done) {
-          l->submit(seq, name, [work, done] {
+          l->submit(seq, name, [work, done, name] {
             std::string error;
+            uint64_t t0 = Profiler::active() ? Profiler::nowNs() : 0;
             try {
               work();
             } catch (const std::exception &e) {
@@ -169,6 +165,12 @@ struct Lane {
               if (error.empty())
                 error = "communication failed";
             }
+            // (recorded before the operation completes: a wait for it sees
+            // the event)
+            if (t0)
+              Profiler::get().record(Profiler::Event{name, Device::cpu(),
+                                                     Profiler::threadId(), t0,
+                                                     Profiler::nowNs()});
             done(error);
           });
         },
