@@ -45,7 +45,7 @@ def _finalize_all():
 atexit.register(_finalize_all)
 
 
-def _install_abort_hook(rank):
+def _install_abort_hook(who):
     """An uncaught exception in one rank aborts the whole MPI job (MPI_Abort),
     so the other ranks never wait for it."""
     previous = sys.excepthook
@@ -54,8 +54,8 @@ def _install_abort_hook(rank):
         try:
             traceback.print_exception(etype, value, tb)
         finally:
-            _mxc.kv_abort(1, "mxc: rank %d: uncaught %s, aborting the MPI job"
-                          % (rank, etype.__name__))
+            _mxc.kv_abort(1, "mxc: %s: uncaught %s, aborting the MPI job"
+                          % (who, etype.__name__))
         previous(etype, value, tb)  # never reached
 
     sys.excepthook = hook
@@ -278,7 +278,8 @@ def create(name="local"):
     kv = KVStore(handle, name)
     if name.startswith("dist"):
         _dist_used[0] = True
-        _install_abort_hook(handle.rank if handle.is_worker else -1)
+        _install_abort_hook(("rank %d" % handle.rank) if handle.is_worker
+                            else ("server %d" % handle.rank))
         if not handle.is_worker:
             kv._run_server()
             _finalize_all()

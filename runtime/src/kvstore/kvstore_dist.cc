@@ -27,6 +27,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace mxc::runtime {
@@ -77,14 +78,20 @@ int envInt(const char *name, const char *alt, long long fallback) {
   return static_cast<int>(fallback);
 }
 
-/// The communication thread of a store: runs handed-over work strictly in
-/// the order its sequence numbers were reserved (reserve() at push time).
+/// The communication thread of a store. Ordered (dist_sync): runs the
+/// handed-over work strictly in the order its sequence numbers were reserved
+/// (reserve() at push time), so every rank's collectives match. Unordered
+/// (dist_async, point-to-point only): runs the ready work of the highest
+/// priority first (ties: the earlier push), except across a fence (init,
+/// barrier, command, stop): a fence runs after everything reserved before
+/// it and before anything reserved after it.
 class CommLane {
 public:
-  explicit CommLane(std::string threadName) : thread_([this, threadName] {
-    Profiler::setThreadName(threadName);
-    loop();
-  }) {}
+  CommLane(std::string threadName, bool ordered)
+      : ordered_(ordered), thread_([this, threadName] {
+          Profiler::setThreadName(threadName);
+          loop();
+        }) {}
   ~CommLane() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -93,14 +100,17 @@ public:
     cv_.notify_all();
     thread_.join();
   }
-  uint64_t reserve() {
+  uint64_t reserve(bool fence = false) {
     std::lock_guard<std::mutex> lock(mu_);
+    unexecuted_.insert(issued_);
+    if (fence)
+      fences_.insert(issued_);
     return issued_++;
   }
-  void submit(uint64_t seq, std::string name, std::function<void()> work) {
+  void submit(uint64_t seq, int priority, std::string name, std::function<void()> work) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      ready_.emplace(seq, Item{std::move(name), std::move(work)});
+      ready_.emplace(seq, Item{priority, std::move(name), std::move(work)});
     }
     cv_.notify_all();
   }
@@ -108,37 +118,58 @@ public:
   /// can (after the engine drained, the missing ones were skipped).
   uint64_t outstanding() {
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait(lock, [&] { return !running_ && !ready_.count(next_); });
-    return issued_ - next_;
+    idle_.wait(lock, [&] { return !running_ && runnable() == ready_.end(); });
+    return issued_ - executed_;
   }
 
 private:
   struct Item {
+    int priority;
     std::string name;
     std::function<void()> work;
   };
+  std::map<uint64_t, Item>::iterator runnable() {
+    if (ready_.empty())
+      return ready_.end();
+    uint64_t first = *unexecuted_.begin();
+    if (ordered_)
+      return ready_.find(first);
+    uint64_t fence = fences_.empty() ? UINT64_MAX : *fences_.begin();
+    if (fence == first)
+      return ready_.find(fence);
+    auto best = ready_.end();
+    for (auto it = ready_.begin(); it != ready_.end() && it->first < fence; ++it)
+      if (best == ready_.end() || it->second.priority > best->second.priority)
+        best = it;
+    return best;
+  }
   void loop() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      cv_.wait(lock, [&] { return stop_ || ready_.count(next_); });
-      auto it = ready_.find(next_);
+      cv_.wait(lock, [&] { return stop_ || runnable() != ready_.end(); });
+      auto it = runnable();
       if (it == ready_.end())
         return; // stopping with nothing runnable
+      uint64_t seq = it->first;
       Item item = std::move(it->second);
       ready_.erase(it);
       running_ = true;
       lock.unlock();
       item.work();
       lock.lock();
-      ++next_;
+      ++executed_;
+      unexecuted_.erase(seq);
+      fences_.erase(seq);
       running_ = false;
       idle_.notify_all();
     }
   }
+  const bool ordered_;
   std::mutex mu_;
   std::condition_variable cv_, idle_;
   std::map<uint64_t, Item> ready_;
-  uint64_t issued_ = 0, next_ = 0;
+  std::set<uint64_t> unexecuted_, fences_;
+  uint64_t issued_ = 0, executed_ = 0;
   bool stop_ = false, running_ = false;
   std::thread thread_;
 };
@@ -150,12 +181,12 @@ struct Lane {
   /// An engine operation (reads, writes) whose body runs on the lane.
   void push(const std::string &name, std::vector<VarHandle> reads,
             std::vector<VarHandle> writes, int priority,
-            std::function<void()> work) {
-    uint64_t seq = lane->reserve();
+            std::function<void()> work, bool fence = false) {
+    uint64_t seq = lane->reserve(fence);
     CommLane *l = lane.get();
     defaultEngine().pushAsync(
-        [l, seq, name, work](RunContext, CompleteCallback done) {
-          l->submit(seq, name, [work, done, name] {
+        [l, seq, priority, name, work](RunContext, CompleteCallback done) {
+          l->submit(seq, priority, name, [work, done, name] {
             std::string error;
             uint64_t t0 = Profiler::active() ? Profiler::nowNs() : 0;
             try {
@@ -181,7 +212,7 @@ struct Lane {
   void run(const std::string &name, std::function<void()> work) {
     Engine &engine = defaultEngine();
     VarHandle var = engine.newVar();
-    push(name, {}, {var}, 0, std::move(work));
+    push(name, {}, {var}, 0, std::move(work), /*fence=*/true);
     std::optional<EngineError> err = engine.waitForVar(var);
     engine.deleteVar(var);
     if (err)
@@ -252,7 +283,7 @@ public:
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
-    lane_.lane = std::make_unique<CommLane>("kvstore comm");
+    lane_.lane = std::make_unique<CommLane>("kvstore comm", /*ordered=*/true);
   }
   ~DistSync() override { finalize(); }
 
@@ -381,7 +412,7 @@ struct AsyncContext {
     bound = envInt("MXC_KV_BIGARRAY_BOUND", "MXNET_KVSTORE_BIGARRAY_BOUND", 1000000);
     MPI_Comm_split(p2p, server ? 1 : 0, worldRank, &group);
     if (!server)
-      lane.lane = std::make_unique<CommLane>("kvstore comm");
+      lane.lane = std::make_unique<CommLane>("kvstore comm", /*ordered=*/false);
   }
 
   /// Workers: tells every server this worker is done, after its pushed
@@ -533,12 +564,14 @@ public:
                                    int(s.count * es), MPI_BYTE, s.server, kTagData,
                                    comm);
                        }
-                     });
+                     },
+                     /*fence=*/true);
     }
     // As MXNet: every worker waits at a barrier after init, so no pull
     // reaches a server before rank 0's value.
     MPI_Comm group = ctx_.group;
-    ctx_.lane.push("kvstore barrier (init)", {}, {}, 0, [group] { MPI_Barrier(group); });
+    ctx_.lane.push("kvstore barrier (init)", {}, {}, 0, [group] { MPI_Barrier(group); },
+                   /*fence=*/true);
   }
 
   void push(const std::string &key, const std::vector<NDArray> &values,
@@ -557,7 +590,9 @@ public:
     base.store = store_;
     base.key = int32_t(e.id);
     base.dtype = int32_t(merged.dtype());
-    ctx_.lane.push("kvstore push '" + key + "'", {merged.var()}, {}, priority,
+    // (writes merged: the key's later pulls read it, so they follow this
+    // push whatever their priorities)
+    ctx_.lane.push("kvstore push '" + key + "'", {}, {merged.var()}, priority,
                    [merged, shards, comm, base] {
                      size_t es = dtypeSize(merged.dtype());
                      for (const Shard &s : shards) {
@@ -585,12 +620,16 @@ public:
     std::vector<Shard> shards = shardsOf(e);
     MPI_Comm comm = ctx_.p2p;
     NDArray out = outs[0];
+    if (e.merged.isNone())
+      e.merged = NDArray(e.stored.shape(), e.stored.dtype(), Device::cpu(),
+                         &e.stored.engine());
+    VarHandle after = e.merged.var();
     Header base;
     base.op = int32_t(Op::Pull);
     base.store = store_;
     base.key = int32_t(e.id);
     base.dtype = int32_t(out.dtype());
-    ctx_.lane.push("kvstore pull '" + key + "'", {}, {out.var()}, priority,
+    ctx_.lane.push("kvstore pull '" + key + "'", {after}, {out.var()}, priority,
                    [out, shards, comm, base] {
                      size_t es = dtypeSize(out.dtype());
                      for (const Shard &s : shards) {

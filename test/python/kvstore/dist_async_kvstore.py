@@ -28,6 +28,18 @@ for k, s in (("3", shape), ("99", big_shape)):
     got = out.asnumpy()
     assert np.all(got == expect), (rank, k, got.min(), got.max(), expect)
 
+# A pull of higher priority than the push before it still reads it (the
+# lane runs the highest priority first, but a key's pull follows its push).
+kv3 = mx.kv.create("dist_async")
+mine = "r%d" % rank
+kv3.init(["r%d" % r for r in range(nworker)], [mx.nd.ones(shape)] * nworker)
+kv3.set_optimizer(mx.optimizer.create("test", rescale_grad=rate))
+for i in range(4):
+    kv3.push(mine, mx.nd.ones(shape) * (rank + 1), priority=-5)
+    out = mx.nd.zeros(shape)
+    kv3.pull(mine, out=out, priority=10)
+    assert np.all(out.asnumpy() == 1 + rate * (rank + 1) * (i + 1)), (rank, i, out.asnumpy())
+
 # Least squares: every worker holds its own rows of one problem.
 kv2 = mx.kv.create("dist_async")
 rng = np.random.RandomState(0)
