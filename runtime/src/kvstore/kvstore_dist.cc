@@ -239,19 +239,23 @@ void checkBytes(const std::string &key, size_t bytes) {
     throw Error("kvstore key '" + key + "': arrays above 2 GiB are not supported");
 }
 
-/// Sum over the ranks of `comm` in place, in one fixed order: rank j sums
-/// slice j of every rank's array in rank order (MPI_Alltoallv brings them),
-/// then every rank gathers the summed slices (MPI_Allgatherv). Each element
+/// data = the sum over the ranks of `comm` of each rank's `src` (may be
+/// `data`), in one fixed order: rank j sums slice j of every rank's array in
+/// rank order (MPI_Alltoallv brings them), then every rank gathers the
+/// summed slices into data (MPI_Allgatherv). Each element
 /// is summed once, the same way, whatever the arrival order, so every rank
 /// ends with the same bits.
-void fixedOrderAllreduce(void *data, int64_t n, DType dtype, MPI_Comm comm,
-                         std::vector<char> &scratch) {
+void fixedOrderAllreduce(const void *src, void *data, int64_t n, DType dtype,
+                         MPI_Comm comm, std::vector<char> &scratch) {
   int size = 1, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
-  if (size == 1)
-    return;
   size_t es = dtypeSize(dtype);
+  if (size == 1) {
+    if (src != data)
+      std::memcpy(data, src, size_t(n) * es);
+    return;
+  }
   std::vector<int> counts(size), displs(size);
   for (int j = 0; j < size; ++j) {
     int64_t begin = n * j / size, end = n * (j + 1) / size;
@@ -264,7 +268,7 @@ void fixedOrderAllreduce(void *data, int64_t n, DType dtype, MPI_Comm comm,
   for (int i = 0; i < size; ++i)
     rdispls[i] = i * mine;
   char *bytes = static_cast<char *>(data);
-  MPI_Alltoallv(bytes, counts.data(), displs.data(), MPI_BYTE, scratch.data(),
+  MPI_Alltoallv(src, counts.data(), displs.data(), MPI_BYTE, scratch.data(),
                 rcounts.data(), rdispls.data(), MPI_BYTE, comm);
   std::vector<const void *> srcs(size);
   for (int i = 0; i < size; ++i)
@@ -313,15 +317,37 @@ public:
       throw Error("push of key '" + key + "': dtype " +
                   dtypeName(e.stored.dtype()) + " cannot be summed");
     checkBytes(key, e.stored.numBytes());
-    NDArray merged = reduce(key, e, values, priority, /*alwaysCopy=*/true);
+    // One value: the all-reduce reads it and writes the key's buffer (no
+    // copy); several: their level-1 sum, all-reduced in place.
+    NDArray src;
+    if (values.size() == 1) {
+      checkLike("push", key, e.stored, values[0]);
+      src = values[0];
+      if (e.merged.isNone())
+        e.merged = NDArray(e.stored.shape(), e.stored.dtype(), Device::cpu(),
+                           &e.stored.engine());
+    } else {
+      src = reduce(key, e, values, priority, /*alwaysCopy=*/true);
+    }
+    NDArray merged = e.merged;
+    std::vector<VarHandle> reads;
+    if (!src.sharesStorageWith(merged))
+      reads.push_back(src.var());
     MPI_Comm comm = comm_;
     std::vector<char> *scratch = &scratch_;
-    lane_.push("kvstore allreduce '" + key + "'", {}, {merged.var()}, priority,
-               [merged, comm, scratch] {
-                 fixedOrderAllreduce(merged.data(), merged.numElements(),
+    lane_.push("kvstore allreduce '" + key + "'", std::move(reads), {merged.var()},
+               priority, [src, merged, comm, scratch] {
+                 fixedOrderAllreduce(src.data(), merged.data(), merged.numElements(),
                                      merged.dtype(), comm, *scratch);
                });
-    apply(key, e, merged, priority);
+    if (updater_) {
+      apply(key, e, merged, priority);
+    } else {
+      // The sum is the new value: the buffers trade places (later pulls
+      // read it once written; the next push writes the old value's buffer
+      // after those pulls), instead of a copy.
+      std::swap(e.stored, e.merged);
+    }
   }
 
   void pull(const std::string &key, const std::vector<NDArray> &outs,
