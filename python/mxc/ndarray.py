@@ -277,6 +277,10 @@ class NDArray:
     def detach(self):
         return NDArray(self._np, self._ctx, _rt=self._rt)
 
+    def __reduce__(self):
+        # Pickles as its values (DataLoader workers, multiprocessing).
+        return (array, (self.asnumpy(), self._ctx, self._np.dtype))
+
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         from . import autograd
         autograd.backward([self], None if out_grad is None else [out_grad],

@@ -309,7 +309,7 @@ class Parameter:
         self._var = None
         if self._data is None:
             return
-        self._data = [nd.array(d.asnumpy().astype(self._dtype), ctx=d.context) for d in self._data]
+        self._data = [nd.array(d.asnumpy(), ctx=d.context, dtype=self._dtype) for d in self._data]
         self._init_grad()
 
 

@@ -1,9 +1,12 @@
 """gluon.data.DataLoader (MXNet 1.9.1's arguments).
 
 num_workers > 0 runs the dataset's __getitem__ and the batchify function in
-worker processes (multiprocessing, fork; thread_pool=True: threads). Workers
-build numpy batches and send them back pickled; the main process makes the
-NDArrays (MXNet passes shared-memory NDArrays instead). pin_memory,
+worker processes (thread_pool=True: threads). The workers are fresh
+interpreters (multiprocessing 'spawn', not MXNet's fork: a forked child
+would inherit the engine's locks without its threads), so the dataset and
+a batchify_fn must be picklable (NDArrays pickle as their values; lambdas
+do not pickle). Workers build numpy batches and send them back pickled; the
+main process makes the NDArrays (MXNet passes shared-memory NDArrays). pin_memory,
 pin_device_id and try_nopython are accepted and have no effect on the CPU.
 """
 import multiprocessing
@@ -133,8 +136,9 @@ class DataLoader:
             if self._thread_pool:
                 self._worker_pool = multiprocessing.pool.ThreadPool(self._num_workers)
             else:
-                nd.waitall()  # nothing of the engine in flight across the fork
-                ctx = multiprocessing.get_context("fork")
+                # Fresh interpreters (spawn): a fork would copy the engine's
+                # locks without its threads.
+                ctx = multiprocessing.get_context("spawn")
                 self._worker_pool = ctx.Pool(self._num_workers, initializer=_worker_initializer,
                                              initargs=(self._dataset, self._user_batchify))
 

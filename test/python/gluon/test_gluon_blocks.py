@@ -1,0 +1,290 @@
+"""gluon Parameters and Blocks: names, deferred initialisation, hybridize()
+(compiled graph, same forward / backward as imperative, recompiles only on
+new shapes), summary, cast, files."""
+import os
+
+import numpy as np
+import pytest
+
+import mxc as mx
+from mxc import autograd, gluon
+from mxc.gluon import nn
+
+
+def _x(*shape, seed=0):
+    return mx.nd.array(np.random.RandomState(seed).uniform(-1, 1, shape))
+
+
+def test_parameter_deferred_init_and_errors():
+    p = gluon.Parameter("w", shape=(3, 0), allow_deferred_init=True)
+    p.initialize(init=mx.init.One())
+    with pytest.raises(gluon.DeferredInitializationError, match="'w'"):
+        p.data()
+    p.shape = (3, 4)
+    p._finish_deferred_init()
+    np.testing.assert_array_equal(p.data().asnumpy(), np.ones((3, 4)))
+    assert p.grad().shape == (3, 4)
+    with pytest.raises(mx.MXNetError, match="incompatible"):
+        p.shape = (3, 5)
+    q = gluon.Parameter("q", shape=(2, 0))
+    with pytest.raises(mx.MXNetError, match="invalid shape"):
+        q.initialize()
+    with pytest.raises(mx.MXNetError, match="grad_req"):
+        gluon.Parameter("r", grad_req="sometimes")
+    r = gluon.Parameter("r", shape=(2,), grad_req="null")
+    r.initialize()
+    with pytest.raises(mx.MXNetError, match="grad_req='null'"):
+        r.grad()
+    p.set_data(mx.nd.ones((3, 4)) * 2)
+    assert float(p.data().asnumpy().sum()) == 24
+    p.grad()[:] = 5
+    p.zero_grad()
+    assert float(p.grad().asnumpy().sum()) == 0
+
+
+def test_names_scopes_and_collect_params():
+    class Net(gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.a = nn.Dense(4, in_units=3)
+                self.b = nn.Dense(2, in_units=4, use_bias=False)
+
+        def hybrid_forward(self, F, x):
+            return self.b(self.a(x))
+
+    with mx.NameManager():
+        net = Net(prefix="model_")
+        other = nn.Dense(5)
+    assert net.prefix == "model_" and net.name == "model"
+    assert list(net.collect_params().keys()) == [
+        "model_dense0_weight", "model_dense0_bias", "model_dense1_weight"]
+    assert list(net.collect_params(".*weight").keys()) == [
+        "model_dense0_weight", "model_dense1_weight"]
+    assert sorted(net._collect_params_with_prefix()) == ["a.bias", "a.weight", "b.weight"]
+    assert other.weight.name == "dense0_weight"
+    with pytest.raises(mx.MXNetError, match="Children of HybridBlock"):
+        net.register_child(nn.Sequential())
+
+
+def test_hybridize_matches_imperative_forward_and_backward():
+    def make():
+        with mx.NameManager():
+            net = nn.HybridSequential()
+            with net.name_scope():
+                net.add(nn.Conv2D(3, 3, padding=1), nn.BatchNorm(), nn.Activation("tanh"),
+                        nn.MaxPool2D(), nn.Flatten(), nn.Dense(4))
+        net.initialize(mx.init.Xavier())
+        return net
+
+    mx.random.seed(1)
+    a = make()
+    mx.random.seed(1)
+    b = make()
+    x = _x(2, 2, 6, 6)
+    a(x)
+    b(x)
+    for pa, pb in zip(a.collect_params().values(), b.collect_params().values()):
+        pb.set_data(pa.data())
+    b.hybridize()
+    np.testing.assert_allclose(b(x).asnumpy(), a(x).asnumpy(), rtol=1e-5, atol=1e-6)
+    y = mx.nd.array([1, 3])
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    outs = []
+    for net in (a, b):
+        with autograd.record():
+            out = loss(net(x), y)
+        out.backward()
+        outs.append((out.asnumpy(), {k: p.grad().asnumpy() for k, p in
+                                     net._collect_params_with_prefix().items()
+                                     if p.grad_req != "null"},
+                     {k: p.data().asnumpy() for k, p in net._collect_params_with_prefix().items()
+                      if "running" in k}))
+    np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-5, atol=1e-6)
+    assert sorted(outs[0][1]) == sorted(outs[1][1])
+    for k in outs[0][1]:
+        np.testing.assert_allclose(outs[1][1][k], outs[0][1][k], rtol=1e-4, atol=1e-6, err_msg=k)
+        assert np.abs(outs[0][1][k]).sum() > 0, k
+    for k in outs[0][2]:  # training mode updated the moving statistics alike
+        np.testing.assert_allclose(outs[1][2][k], outs[0][2][k], rtol=1e-5, atol=1e-6)
+
+
+def test_hybridize_compiles_once_per_shape_and_input_gradient():
+    net = nn.Dense(3, in_units=4)
+    net.initialize()
+    net.hybridize()
+    for _ in range(3):
+        net(_x(2, 4))
+    assert net._cached_op.num_compiles == 1
+    net(_x(5, 4))
+    assert net._cached_op.num_compiles == 2
+    net(_x(2, 4))
+    assert net._cached_op.num_compiles == 2
+    # d(sum(W x + b)) / dx = column sums of W.
+    x = _x(2, 4)
+    x.attach_grad()
+    with autograd.record():
+        y = net(x)
+    y.backward()
+    w = net.weight.data().asnumpy()
+    np.testing.assert_allclose(x.grad.asnumpy(), np.tile(w.sum(0), (2, 1)), rtol=1e-5)
+
+
+def test_hybridized_dropout_mask_forward_equals_backward():
+    net = nn.HybridSequential()
+    net.add(nn.Dropout(0.5))
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.ones((4, 50))
+    x.attach_grad()
+    with autograd.record():
+        y = net(x)
+    y.backward()
+    kept = y.asnumpy() != 0
+    assert 0.2 < kept.mean() < 0.8
+    np.testing.assert_allclose(x.grad.asnumpy(), kept * 2.0)
+    np.testing.assert_allclose(net(x).asnumpy(), x.asnumpy())  # inference: identity
+
+
+def test_grad_req_add_and_lr_mult():
+    net = nn.Dense(2, in_units=2, use_bias=False)
+    net.initialize(mx.init.One())
+    net.weight.grad_req = "add"
+    net.hybridize()
+    x = mx.nd.array([[1.0, 2.0]])
+    for _ in range(2):
+        with autograd.record():
+            y = net(x)
+        y.backward()
+    np.testing.assert_allclose(net.weight.grad().asnumpy(), [[2, 4], [2, 4]])
+    net.weight.lr_mult = 0.5
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
+    tr.step(1)
+    np.testing.assert_allclose(net.weight.data().asnumpy(), [[0, -1], [0, -1]])
+
+
+def test_summary_prints_layers(capsys):
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, in_units=3), nn.Activation("relu"), nn.Dense(2, in_units=4))
+    net.initialize()
+    net.summary(mx.nd.ones((1, 3)))
+    out = capsys.readouterr().out
+    assert "Dense-1" in out and "(1, 4)" in out and "Total params: 26" in out
+    net.hybridize()
+    with pytest.raises(mx.MXNetError, match="hybridized"):
+        net.summary(mx.nd.ones((1, 3)))
+
+
+def test_cast_float64():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    net.cast("float64")
+    assert net.weight.data().dtype == np.float64
+    out = net(mx.nd.ones((1, 3), dtype="float64"))
+    assert out.dtype == np.float64
+
+
+def test_save_load_parameters_and_errors(tmp_path):
+    f = str(tmp_path / "net.params")
+    a = nn.Dense(3, in_units=2)
+    a.initialize()
+    a.save_parameters(f)
+    b = nn.Dense(3, in_units=2)
+    b.load_parameters(f)
+    np.testing.assert_array_equal(b.weight.data().asnumpy(), a.weight.data().asnumpy())
+    one = nn.HybridSequential()
+    one.add(nn.Dense(3, in_units=2))
+    one.initialize()
+    g = str(tmp_path / "seq.params")
+    one.save_parameters(g)
+    assert sorted(mx.nd.load(g)) == ["0.bias", "0.weight"]
+    two = nn.HybridSequential()
+    two.add(nn.Dense(3, in_units=2), nn.Dense(1, in_units=3))
+    with pytest.raises(mx.MXNetError, match="'1.weight' is missing"):
+        two.load_parameters(g)
+    two.load_parameters(g, allow_missing=True)
+    np.testing.assert_array_equal(two[0].weight.data().asnumpy(), one[0].weight.data().asnumpy())
+    d = nn.Dense(3, in_units=2, use_bias=False)
+    with pytest.raises(mx.MXNetError, match="'bias' .* not present"):
+        d.load_parameters(f)
+    d.load_parameters(f, ignore_extra=True)
+    e = nn.Dense(3, in_units=5)
+    with pytest.raises(mx.MXNetError, match="shape incompatible"):
+        e.load_parameters(f)
+
+
+def test_export_and_imports_in_mxc(tmp_path):
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(2, 3), nn.BatchNorm(), nn.GlobalAvgPool2D(), nn.Dense(3))
+    net.initialize()
+    with pytest.raises(mx.MXNetError, match="hybridize"):
+        net.export(str(tmp_path / "m"))
+    net.hybridize()
+    x = _x(1, 1, 5, 5)
+    ref = net(x).asnumpy()
+    sym_file, par_file = net.export(str(tmp_path / "m"), epoch=7)
+    assert par_file.endswith("m-0007.params") and os.path.exists(sym_file)
+    blk = gluon.SymbolBlock.imports(sym_file, ["data"], par_file)
+    np.testing.assert_allclose(blk(x).asnumpy(), ref, rtol=1e-6)
+    # A SymbolBlock inside a hybridized block (symbol composition).
+    outer = nn.HybridSequential()
+    outer.add(blk, nn.Activation("relu"))
+    outer.hybridize()
+    np.testing.assert_allclose(outer(x).asnumpy(), np.maximum(ref, 0), rtol=1e-6)
+
+
+def test_hybrid_lambda_and_lambda():
+    h = nn.HybridLambda(lambda F, x: F.relu(x) * 2)
+    h.hybridize()
+    x = _x(3, 2)
+    np.testing.assert_allclose(h(x).asnumpy(), np.maximum(x.asnumpy(), 0) * 2, rtol=1e-6)
+    lam = nn.Lambda("tanh")
+    np.testing.assert_allclose(lam(x).asnumpy(), np.tanh(x.asnumpy()), rtol=1e-6)
+    with pytest.raises(mx.MXNetError, match="not found"):
+        nn.Lambda("no_such_function")
+
+
+def test_atomic_save_survives_kill_9(tmp_path):
+    """kill -9 during save_parameters of a large model leaves the previous
+    file loadable (the write goes to a temporary file, then rename)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    f = str(tmp_path / "big.params")
+    small = nn.Dense(4, in_units=4)
+    small.initialize(mx.init.One())
+    small.save_parameters(f)
+    before = open(f, "rb").read()
+    src = (
+        "import sys, mxc as mx\n"
+        "from mxc.gluon import nn\n"
+        "net = nn.Dense(4096, in_units=16384)\n"
+        "net.initialize()\n"
+        "print('ready', flush=True)\n"
+        "while True:\n"
+        "    net.save_parameters(sys.argv[1])\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__)))
+    p = subprocess.Popen([sys.executable, "-c", src, f], stdout=subprocess.PIPE, env=env)
+    try:
+        assert p.stdout.readline().strip() == b"ready"
+        # Kill it while a 256 MiB write is in progress (temporary file present).
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if any(n.startswith(".big.params.tmp") for n in os.listdir(str(tmp_path))):
+                break
+            time.sleep(0.001)
+        else:
+            pytest.fail("the writer never started a temporary file")
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    # Either the old file or a complete new one: always loadable.
+    loaded = mx.nd.load(f)
+    if open(f, "rb").read() == before:
+        np.testing.assert_array_equal(loaded["weight"].asnumpy(), np.ones((4, 4)))
+    else:
+        assert loaded["weight"].shape == (4096, 16384)

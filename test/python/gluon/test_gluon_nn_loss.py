@@ -1,0 +1,173 @@
+"""gluon.nn layers and gluon.loss against numpy formulas, imperative and
+hybridized (tiny shapes)."""
+import numpy as np
+import pytest
+
+import mxc as mx
+from mxc import autograd, gluon
+from mxc.gluon import nn
+
+RNG = np.random.RandomState(7)
+
+
+def _both(block, *inputs):
+    """The block's output imperatively and hybridized (must agree)."""
+    block.initialize()
+    a = block(*inputs)
+    block.hybridize()
+    b = block(*inputs)
+    a, b = a.asnumpy(), b.asnumpy()
+    np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    return a
+
+
+def _nd(a):
+    return mx.nd.array(a, dtype=a.dtype)
+
+
+def test_dense_flatten_false_and_activation():
+    x = RNG.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+    d = nn.Dense(5, activation="relu", flatten=False)
+    out = _both(d, _nd(x))
+    w, b = d.weight.data().asnumpy(), d.bias.data().asnumpy()
+    np.testing.assert_allclose(out, np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6)
+    assert d.weight.shape == (5, 4)
+
+
+def test_conv_pool_layers_shapes():
+    x = _nd(RNG.uniform(-1, 1, (1, 2, 9, 9)).astype(np.float32))
+    assert _both(nn.Conv2D(3, (3, 2), strides=2, padding=1, groups=1), x).shape == (1, 3, 5, 5)
+    assert _both(nn.MaxPool2D(3, 2, ceil_mode=True), x).shape == (1, 2, 4, 4)
+    assert _both(nn.AvgPool2D(2), x).shape == (1, 2, 4, 4)
+    g = _both(nn.GlobalAvgPool2D(), x)
+    np.testing.assert_allclose(g[:, :, 0, 0], x.asnumpy().mean(axis=(2, 3)), rtol=1e-5)
+    x1 = _nd(RNG.uniform(-1, 1, (2, 3, 10)).astype(np.float32))
+    assert _both(nn.Conv1D(4, 3), x1).shape == (2, 4, 8)
+    assert _both(nn.MaxPool1D(2), x1).shape == (2, 3, 5)
+    m = _both(nn.GlobalMaxPool1D(), x1)
+    np.testing.assert_allclose(m[:, :, 0], x1.asnumpy().max(axis=2))
+    with pytest.raises(mx.MXNetError, match="Deconvolution"):
+        nn.Conv2DTranspose(2, 3)
+
+
+def test_activations():
+    x = RNG.uniform(-2, 2, (3, 4)).astype(np.float32)
+    np.testing.assert_allclose(_both(nn.LeakyReLU(0.1), _nd(x)), np.where(x > 0, x, 0.1 * x),
+                               rtol=1e-6)
+    np.testing.assert_allclose(_both(nn.ELU(0.5), _nd(x)),
+                               np.where(x > 0, x, 0.5 * (np.exp(x) - 1)), rtol=1e-5, atol=1e-6)
+    s = 1.0507009873554805
+    a = 1.6732632423543772
+    np.testing.assert_allclose(_both(nn.SELU(), _nd(x)),
+                               s * np.where(x > 0, x, a * (np.exp(x) - 1)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_both(nn.Swish(2.0), _nd(x)), x / (1 + np.exp(-2 * x)),
+                               rtol=1e-5, atol=1e-6)
+    p = nn.PReLU()
+    np.testing.assert_allclose(_both(p, _nd(x)), np.where(x > 0, x, 0.25 * x), rtol=1e-6)
+
+
+def test_layernorm_instancenorm_embedding():
+    x = RNG.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+    ln = nn.LayerNorm()
+    out = _both(ln, _nd(x))
+    ref = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+    assert ln.gamma.shape == (4,)
+    inorm = nn.InstanceNorm()
+    out = _both(inorm, _nd(x))
+    ref = (x - x.mean(2, keepdims=True)) / np.sqrt(x.var(2, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+    emb = nn.Embedding(6, 3)
+    idx = np.array([[0, 5], [2, 2]], np.float32)
+    out = _both(emb, _nd(idx))
+    np.testing.assert_allclose(out, emb.weight.data().asnumpy()[idx.astype(int)], rtol=1e-6)
+    # Inside a hybridized network, the deferred shapes come from one
+    # imperative pass.
+    net = nn.HybridSequential()
+    net.add(nn.Dense(5, flatten=False), nn.LayerNorm())
+    net.initialize()
+    net.hybridize()
+    assert net(_nd(x)).shape == (2, 3, 5)
+    assert net[1].gamma.shape == (5,)
+
+
+def test_batchnorm_training_updates_running_stats():
+    x = RNG.uniform(-1, 1, (4, 2, 3, 3)).astype(np.float32)
+    bn = nn.BatchNorm(momentum=0.5)
+    bn.initialize()
+    bn.hybridize()
+    with autograd.record():
+        y = bn(_nd(x))
+    mean = x.mean(axis=(0, 2, 3))
+    np.testing.assert_allclose(bn.running_mean.data().asnumpy(), 0.5 * mean, rtol=1e-5,
+                               atol=1e-6)
+    ref = (x - mean.reshape(1, 2, 1, 1)) / np.sqrt(x.var(axis=(0, 2, 3)).reshape(1, 2, 1, 1)
+                                                  + 1e-5)
+    np.testing.assert_allclose(y.asnumpy(), ref, rtol=1e-4, atol=1e-5)
+
+
+def _loss(loss, *args):
+    """The loss imperatively and hybridized (must agree)."""
+    a = loss(*[_nd(x) for x in args]).asnumpy()
+    loss.hybridize()
+    b = loss(*[_nd(x) for x in args]).asnumpy()
+    np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    return a
+
+
+def test_losses_against_numpy():
+    pred = RNG.uniform(-2, 2, (4, 3)).astype(np.float32)
+    label = RNG.uniform(-2, 2, (4, 3)).astype(np.float32)
+    w = RNG.uniform(0, 1, (4, 1)).astype(np.float32)
+    np.testing.assert_allclose(_loss(gluon.loss.L2Loss(), pred, label),
+                               (0.5 * (pred - label) ** 2).mean(1), rtol=1e-5)
+    np.testing.assert_allclose(_loss(gluon.loss.L1Loss(weight=2.0), pred, label, w),
+                               (2 * w * np.abs(pred - label)).mean(1), rtol=1e-5)
+    err = np.abs(pred - label)
+    np.testing.assert_allclose(_loss(gluon.loss.HuberLoss(rho=0.5), pred, label),
+                               np.where(err > 0.5, err - 0.25, err ** 2).mean(1), rtol=1e-5)
+    lsm = pred - np.log(np.exp(pred).sum(1, keepdims=True))
+    cls = np.array([0, 2, 1, 2], np.float32)
+    np.testing.assert_allclose(_loss(gluon.loss.SoftmaxCrossEntropyLoss(), pred, cls),
+                               -lsm[np.arange(4), cls.astype(int)], rtol=1e-5)
+    dense = np.eye(3, dtype=np.float32)[cls.astype(int)]
+    np.testing.assert_allclose(
+        _loss(gluon.loss.SoftmaxCrossEntropyLoss(sparse_label=False), pred, dense),
+        -(lsm * dense).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(
+        _loss(gluon.loss.SoftmaxCrossEntropyLoss(from_logits=True), lsm, cls),
+        -lsm[np.arange(4), cls.astype(int)], rtol=1e-5)
+    # batch_axis=1: one loss per column.
+    np.testing.assert_allclose(_loss(gluon.loss.L2Loss(batch_axis=1), pred, label),
+                               (0.5 * (pred - label) ** 2).mean(0), rtol=1e-5)
+    z = (label > 0).astype(np.float32)
+    bce = np.maximum(pred, 0) - pred * z + np.log1p(np.exp(-np.abs(pred)))
+    np.testing.assert_allclose(_loss(gluon.loss.SigmoidBinaryCrossEntropyLoss(), pred, z),
+                               bce.mean(1), rtol=1e-5)
+    sig = 1 / (1 + np.exp(-pred))
+    np.testing.assert_allclose(
+        _loss(gluon.loss.SigmoidBCELoss(from_sigmoid=True), sig, z),
+        (-(np.log(sig + 1e-12) * z + np.log(1 - sig + 1e-12) * (1 - z))).mean(1), rtol=1e-4)
+    p = np.exp(lsm)
+    np.testing.assert_allclose(_loss(gluon.loss.KLDivLoss(), lsm, p),
+                               (p * (np.log(p + 1e-12) - lsm)).mean(1), rtol=1e-4, atol=1e-7)
+    np.testing.assert_allclose(_loss(gluon.loss.KLDivLoss(from_logits=False), pred, p),
+                               (p * (np.log(p + 1e-12) - lsm)).mean(1), rtol=1e-4, atol=1e-7)
+    sign = np.where(label > 0, 1, -1).astype(np.float32)
+    np.testing.assert_allclose(_loss(gluon.loss.HingeLoss(), pred, sign),
+                               np.maximum(0, 1 - pred * sign).mean(1), rtol=1e-5)
+
+
+def test_loss_gradient_matches_formula():
+    pred = _nd(RNG.uniform(-1, 1, (3, 4)).astype(np.float32))
+    label = _nd(np.array([1, 0, 3], np.float32))
+    pred.attach_grad()
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    loss.hybridize()
+    with autograd.record():
+        out = loss(pred, label)
+    out.backward()
+    p = pred.asnumpy()
+    sm = np.exp(p) / np.exp(p).sum(1, keepdims=True)
+    np.testing.assert_allclose(pred.grad.asnumpy(), sm - np.eye(4)[[1, 0, 3]], rtol=1e-5,
+                               atol=1e-6)
