@@ -86,8 +86,10 @@ def main():
     print("| backward window, ms | %.1f |" % (float(np.median([r[0] for r in rows])) / 1e3))
     print("| all-reduce time on the comm thread, ms | %.1f |"
           % (float(np.median([r[1] for r in rows])) / 1e3))
-    print("| of it inside the backward window (hidden) | %.0f%% |"
+    print("| of it inside the backward window (hidden) | %.1f%% |"
           % (100 * float(np.median([r[2] / r[1] for r in rows]))))
+    print("| exposed after the backward pass, ms | %.2f |"
+          % (float(np.median([r[1] - r[2] for r in rows])) / 1e3))
     print("(%d traced steps, %d parameters pushed per step)"
           % (len(rows), len([n for n in mod._param_names])))
 
