@@ -13,7 +13,6 @@ KVStore, rescale_grad = 1 / 64). Rank 0 prints the test accuracy on the
 10,000 test images after every epoch; --json writes the history.
 """
 import argparse
-import gzip
 import json
 import os
 import sys
@@ -26,30 +25,9 @@ sys.path.insert(0, os.path.join(os.environ.get("MXC_BUILD_DIR", os.path.join(HER
                                 "python_packages"))
 import mxc as mx  # noqa: E402
 
-FASHION = "/usr/share/datasets/fashion-mnist"
-
-
-def load(root, split):
-    prefix = "train" if split == "train" else "t10k"
-    with gzip.open(os.path.join(root, prefix + "-images-idx3-ubyte.gz")) as f:
-        images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
-    with gzip.open(os.path.join(root, prefix + "-labels-idx1-ubyte.gz")) as f:
-        labels = np.frombuffer(f.read(), np.uint8, offset=8)
-    return (images / np.float32(255.0)).astype(np.float32), labels.astype(np.float32)
-
-
-def lenet():
-    x = mx.sym.var("data")
-    x = mx.sym.Convolution(x, kernel=(5, 5), num_filter=20, name="conv1")
-    x = mx.sym.Pooling(mx.sym.Activation(x, act_type="tanh", name="tanh1"), pool_type="max",
-                       kernel=(2, 2), stride=(2, 2), name="pool1")
-    x = mx.sym.Convolution(x, kernel=(5, 5), num_filter=50, name="conv2")
-    x = mx.sym.Pooling(mx.sym.Activation(x, act_type="tanh", name="tanh2"), pool_type="max",
-                       kernel=(2, 2), stride=(2, 2), name="pool2")
-    x = mx.sym.FullyConnected(mx.sym.Flatten(x), num_hidden=500, name="fc1")
-    x = mx.sym.FullyConnected(mx.sym.Activation(x, act_type="tanh", name="tanh3"),
-                              num_hidden=10, name="fc2")
-    return mx.sym.SoftmaxOutput(x, name="softmax")
+# The data and the network of the single-process example (MXNet's LeNet).
+from train_fashion_mnist import FASHION, lenet_symbol  # noqa: E402
+from train_fashion_mnist import load_fashion_mnist as load  # noqa: E402
 
 
 def main():
@@ -72,7 +50,7 @@ def main():
     train_x, train_y = train_x[:args.train_images], train_y[:args.train_images]
     test_x, test_y = load(args.data, "test")
 
-    mod = mx.mod.Module(lenet(), context=mx.cpu())
+    mod = mx.mod.Module(lenet_symbol(), context=mx.cpu())
     mod.bind(data_shapes=[("data", (local, 1, 28, 28))],
              label_shapes=[("softmax_label", (local,))])
     mx.random.seed(1)

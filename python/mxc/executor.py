@@ -336,26 +336,20 @@ class Executor:
         if self._pending is None:
             raise MXNetError("backward: call forward(is_train=True) first")
         compiled, aux_before, seed, grads = self._pending
-        if grads is None:  # the pushed step wrote the gradients already
-            if out_grads is not None:
-                if isinstance(out_grads, (NDArray, np.ndarray)):
-                    out_grads = [out_grads]
-                if len(out_grads) != len(self.outputs):
-                    raise MXNetError("backward: %d out_grads for %d outputs"
-                                     % (len(out_grads), len(self.outputs)))
-                # The same step again (same Dropout masks, same auxiliary
-                # inputs) with these head gradients.
-                self._push_train(compiled, list(out_grads), aux_before, seed)
-            self._pending = None
-            return
         if out_grads is not None:
             if isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]
             if len(out_grads) != len(self.outputs):
                 raise MXNetError("backward: %d out_grads for %d outputs"
                                  % (len(out_grads), len(self.outputs)))
-            # The same step again (same Dropout masks, same auxiliary inputs)
-            # with these head gradients.
+        if grads is None:  # the pushed step wrote the gradients already
+            if out_grads is not None:
+                # The same step again (same Dropout masks, same auxiliary
+                # inputs) with these head gradients.
+                self._push_train(compiled, list(out_grads), aux_before, seed)
+            self._pending = None
+            return
+        if out_grads is not None:
             grads = self._run_train(compiled, out_grads, aux_before, seed)
         grad_dict = self.grad_dict
         for _, name, d in grads:
