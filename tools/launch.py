@@ -114,9 +114,13 @@ def main(argv=None):
         m = re.search(r"process rank (\d+) .*exited on signal (\d+)", line)
         if m:
             lost.append("rank %s died (signal %s)" % m.groups())
-        m = re.search(r"MPI_ABORT was invoked on rank (\d+)", line)
+        m = re.search(r"MPI_ABORT was invoked on rank (\d+)", line) or \
+            re.search(r"^mxc: rank (\d+): uncaught \w+, aborting", line)
         if m:
             lost.append("rank %s aborted the job" % m.group(1))
+        m = re.search(r"Process name: \[\[\d+,\d+\],(\d+)\]", line)
+        if m:
+            lost.append("rank %s exited non-zero" % m.group(1))
         m = re.search(r"process rank (\d+) .*exited with a non-zero", line)
         if m:
             lost.append("rank %s exited non-zero" % m.group(1))
