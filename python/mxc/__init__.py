@@ -12,6 +12,9 @@ and what differs from MXNet 1.x.
 """
 from . import _mxc
 from .base import MXNetError, NameManager
+from .attribute import AttrScope
+from . import attribute
+from . import name
 from .context import Context, cpu, gpu, current_context
 from . import context
 from . import ndarray
@@ -40,7 +43,7 @@ from .executor import Executor
 
 __version__ = "0.1.0"
 
-__all__ = ["MXNetError", "NameManager", "Context", "cpu", "gpu", "current_context",
+__all__ = ["MXNetError", "NameManager", "AttrScope", "attribute", "name", "Context", "cpu", "gpu", "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
            "metric", "io", "model", "callback", "module", "mod", "profiler", "kv", "kvstore"]

@@ -149,3 +149,54 @@ def atomic_write_bytes(fname, data, mode="wb"):
     with atomic_path(fname) as tmp:
         with open(tmp, mode) as f:
             f.write(data)
+
+
+# -- MXNet 1.x's plain-Python helpers of mxnet.base (scripts import them) ------------
+
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.int32, np.int64)
+mx_real_t = np.float32
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray-only function called on a Symbol (MXNet's error type)."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = "Function {}".format(self.function)
+        if self.alias:
+            msg += " (namely operator \"{}\")".format(self.alias)
+        if self.args:
+            msg += " with arguments ({})".format(", ".join(self.args))
+        msg += " is not implemented for Symbol and only available in NDArray."
+        return msg
+
+
+def py_str(x):
+    """bytes -> str (MXNet's C strings)."""
+    return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+def _as_list(obj):
+    """A list or tuple as it is, anything else as [obj]."""
+    if isinstance(obj, (list, tuple)):
+        return obj
+    return [obj]
+
+
+def data_dir_default():
+    """MXNet's default data directory, ~/.mxnet."""
+    import os
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir():
+    """$MXNET_HOME, else ~/.mxnet."""
+    import os
+    return os.getenv("MXNET_HOME", data_dir_default())

@@ -105,6 +105,31 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
+class PolyScheduler(LRScheduler):
+    """Polynomial decay from base_lr to final_lr over max_update updates:
+    lr = final_lr + (base_lr - final_lr) * (1 - (n - warmup_steps) / (max_update
+    - warmup_steps))^pwr, after the warm-up (MXNet 1.9.1's PolyScheduler)."""
+
+    def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0,
+                 warmup_begin_lr=0, warmup_mode="linear"):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        if not isinstance(max_update, int) or max_update < 1:
+            raise MXNetError("maximum number of updates must be a positive integer")
+        self.power = pwr
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def __call__(self, num_update):
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
+                pow(1 - float(num_update - self.warmup_steps) / float(self.max_steps), self.power)
+        return self.base_lr
+
+
 class CosineScheduler(LRScheduler):
     """Cosine decay from base_lr to final_lr over max_update updates."""
 

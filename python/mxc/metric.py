@@ -276,6 +276,45 @@ class MSE(EvalMetric):
             self._add(float(((label - pred) ** 2.0).mean()), 1)
 
 
+def _as_columns(label, pred):
+    label, pred = _np(label), _np(pred)
+    if label.ndim == 1:
+        label = label.reshape(label.shape[0], 1)
+    if pred.ndim == 1:
+        pred = pred.reshape(pred.shape[0], 1)
+    return label, pred
+
+
+@register
+class MAE(EvalMetric):
+    """Mean absolute error (per batch, averaged over batches, as MXNet)."""
+
+    def __init__(self, name="mae", output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _as_columns(label, pred)
+            self._add(float(np.abs(label - pred).mean()), 1)
+
+
+@register
+class RMSE(EvalMetric):
+    """Root mean squared error (per batch, averaged over batches, as MXNet)."""
+
+    def __init__(self, name="rmse", output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _as_columns(label, pred)
+            self._add(float(np.sqrt(((label - pred) ** 2.0).mean())), 1)
+
+
 @register
 class Loss(EvalMetric):
     """Mean of the outputs themselves (a loss output); labels are ignored."""

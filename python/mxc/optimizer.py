@@ -340,3 +340,381 @@ class Test(Optimizer):
     def update(self, index, weight, grad, state):
         weight[:] += grad * self.rescale_grad
         state[:] = weight
+
+
+# -- the rest of MXNet 1.9.1's optimizers ----------------------------------------------
+#
+# Each update is MXNet 1.9.1's rule in numpy, in the weight's dtype, on the
+# arrays' data after the engine's pending work on them (NDArray._data), written
+# in place: the fused-kernel ones (nag_mom_update, rmsprop_update,
+# rmspropalex_update, ftrl_update, signsgd_update, signum_update,
+# lamb_update_phase1/2) follow the kernels of src/operator/optimizer_op-inl.h,
+# the others MXNet's Python arithmetic (python/mxnet/optimizer/optimizer.py).
+# As there, the fused ones clip only when clip_gradient is truthy, the Python
+# ones whenever it is not None.
+
+def _zeros_like(weight):
+    from . import ndarray as nd
+    return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+
+def _kernel_clip(clip_gradient):
+    """The clip_gradient a fused kernel gets from MXNet's Python (-1: none)."""
+    return clip_gradient if clip_gradient else -1.0
+
+
+def _clip(x, bound):
+    if bound is not None and bound >= 0:
+        np.clip(x, -bound, bound, out=x)
+    return x
+
+
+def _grad(grad, w, rescale_grad):
+    """rescale_grad * grad in the weight's dtype (a new array)."""
+    return _np(grad).astype(w.dtype, copy=True) * w.dtype.type(rescale_grad)
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated gradient (MXNet's nag_mom_update; sgd_update
+    without momentum):
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        mom = momentum * mom
+        weight = weight - mom + (momentum + 1) * (mom - lr * g)
+        mom = mom - lr * (g with the new weight's wd term: MXNet's in-place kernel)
+    """
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
+        step = t(lr) * (g + t(wd) * w)
+        if state is None:
+            w -= step
+            return
+        mom = _np(state)
+        mom *= t(self.momentum)
+        w[...] = w - mom + t(self.momentum + 1) * (mom - step)
+        # MXNet's kernel runs in place (out = weight): the momentum's weight
+        # decay term reads the weight it has just written.
+        mom -= t(lr) * (g + t(wd) * w)
+
+
+@register
+class RMSProp(Optimizer):
+    """RMSProp: Tieleman & Hinton (centered=False, MXNet's rmsprop_update) or
+    Graves (centered=True, rmspropalex_update):
+
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        n = (1 - gamma1) * g^2 + gamma1 * n
+        not centered: weight -= lr * g / sqrt(n + epsilon)
+        centered:     s = (1 - gamma1) * g + gamma1 * s
+                      delta = gamma2 * delta - lr * g / sqrt(n - s^2 + epsilon)
+                      weight += delta
+        then weight = clip(weight, clip_weights) when clip_weights is given.
+    """
+
+    def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
+                 centered=False, clip_weights=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.gamma1 = gamma1
+        self.gamma2 = gamma2
+        self.centered = centered
+        self.epsilon = epsilon
+        self.clip_weights = clip_weights
+
+    def create_state(self, index, weight):
+        if self.centered:
+            return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
+        return (_zeros_like(weight),)
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _grad(grad, w, self.rescale_grad) + t(wd) * w
+        _clip(g, _kernel_clip(self.clip_gradient))
+        g1 = t(self.gamma1)
+        n = _np(state[0])
+        n[...] = (t(1) - g1) * (g * g) + g1 * n
+        if not self.centered:
+            w -= t(lr) * (g / np.sqrt(n + t(self.epsilon)))
+        else:
+            s, delta = _np(state[1]), _np(state[2])
+            s[...] = (t(1) - g1) * g + g1 * s
+            delta[...] = t(self.gamma2) * delta - \
+                t(lr) * g / np.sqrt(n - s * s + t(self.epsilon))
+            w += delta
+        _clip(w, _kernel_clip(self.clip_weights))
+
+
+@register
+class AdaGrad(Optimizer):
+    """AdaGrad (MXNet's Python rule):
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        history += g^2
+        weight += (g / sqrt(history + eps) + wd * weight) * -lr
+    """
+
+    def __init__(self, eps=1e-7, **kwargs):
+        super().__init__(**kwargs)
+        self.float_stable_eps = eps
+
+    def create_state(self, index, weight):
+        from . import ndarray as nd
+        return nd.zeros(weight.shape, weight.context)   # float32, as MXNet
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
+        history = _np(state)
+        history += np.square(g)
+        div = g / np.sqrt(history + t(self.float_stable_eps))
+        w += (div + w * t(wd)) * t(-lr)
+
+
+@register
+class AdaDelta(Optimizer):
+    """AdaDelta (MXNet's Python rule; the learning rate is not used):
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        acc_g = rho * acc_g + (1 - rho) * g^2
+        delta = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * g
+        acc_delta = rho * acc_delta + (1 - rho) * delta^2
+        weight -= delta + wd * weight
+
+    (MXNet also multiplies the caller's gradient by rescale_grad in place;
+    here the gradient is left as it is.)
+    """
+
+    def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        from . import ndarray as nd
+        return (nd.zeros(weight.shape, weight.context), nd.zeros(weight.shape, weight.context))
+
+    def update(self, index, weight, grad, state):
+        wd = self._get_wd(index)
+        self._update_count(index)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
+        acc_g, acc_delta = _np(state[0]), _np(state[1])
+        rho = t(self.rho)
+        acc_g *= rho
+        acc_g += (t(1) - rho) * g * g
+        delta = np.sqrt(acc_delta + t(self.epsilon)) / np.sqrt(acc_g + t(self.epsilon)) * g
+        acc_delta *= rho
+        acc_delta += (t(1) - rho) * delta * delta
+        w -= delta + t(wd) * w
+
+
+@register
+class Ftrl(Optimizer):
+    """FTRL-Proximal (MXNet's ftrl_update):
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        z += g - (sqrt(n + g^2) - sqrt(n)) * weight / lr
+        n += g^2
+        weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
+    """
+
+    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
+        super().__init__(**kwargs)
+        self.lamda1 = lamda1
+        self.beta = beta
+        self.lr = learning_rate
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))   # z, n
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        wd, lr = self._get_wd(index), self._get_lr(index)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
+        z, n = _np(state[0]), _np(state[1])
+        z += g - (np.sqrt(n + g * g) - np.sqrt(n)) * w / t(lr)
+        n += g * g
+        w[...] = (np.sign(z) * t(self.lamda1) - z) / ((t(self.beta) + np.sqrt(n)) / t(lr) + t(wd)) \
+            * (np.abs(z) > t(self.lamda1)).astype(w.dtype)
+
+
+@register
+class Adamax(Optimizer):
+    """AdaMax (MXNet's Python rule):
+
+        lr_t = lr / (1 - beta1^t)
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        m = beta1 * m + (1 - beta1) * g
+        u = maximum(beta2 * u, |g|)
+        weight -= lr_t * m / u
+    """
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        t_ = self._index_update_count[index]
+        lr /= (1. - self.beta1 ** t_)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad) + t(wd) * w, self.clip_gradient)
+        m, u = _np(state[0]), _np(state[1])
+        m *= t(self.beta1)
+        m += t(1. - self.beta1) * g
+        u[...] = np.maximum(t(self.beta2) * u, np.abs(g))
+        w -= t(lr) * m / u
+
+
+@register
+class Nadam(Optimizer):
+    """Nesterov Adam (MXNet's Python rule, with its momentum schedule
+    beta1 * (1 - 0.5 * 0.96^(t * schedule_decay)))."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 schedule_decay=0.004, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.schedule_decay = schedule_decay
+        self.m_schedule = 1.
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        t_ = self._index_update_count[index]
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad) + t(wd) * w, self.clip_gradient)
+        momentum_t = self.beta1 * (1. - 0.5 * (pow(0.96, t_ * self.schedule_decay)))
+        momentum_t_1 = self.beta1 * (1. - 0.5 * (pow(0.96, (t_ + 1) * self.schedule_decay)))
+        self.m_schedule = self.m_schedule * momentum_t
+        m_schedule_next = self.m_schedule * momentum_t_1
+        m, v = _np(state[0]), _np(state[1])
+        m *= t(self.beta1)
+        m += t(1. - self.beta1) * g
+        v *= t(self.beta2)
+        v += t(1. - self.beta2) * g * g
+        grad_prime = g / t(1. - self.m_schedule)
+        m_prime = m / t(1. - m_schedule_next)
+        v_prime = v / t(1. - pow(self.beta2, t_))
+        m_bar = t(1. - momentum_t) * grad_prime + t(momentum_t_1) * m_prime
+        w -= t(lr) * m_bar / (np.sqrt(v_prime) + t(self.epsilon))
+
+
+@register
+class Signum(Optimizer):
+    """signSGD (momentum 0, MXNet's signsgd_update) and Signum (signum_update):
+
+        signsgd: weight = (1 - lr * wd) * weight - lr * sign(grad)
+        signum:  mom = momentum * mom - (1 - momentum) * (wd * weight
+                       + clip(rescale_grad * grad, clip_gradient))
+                 weight = (1 - lr * wd_lh) * weight + lr * sign(mom)
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = momentum
+        self.wd_lh = wd_lh
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        w = _np(weight)
+        t = w.dtype.type
+        if state is None:
+            gr = _np(grad)
+            w[...] = (t(1) - t(lr) * t(wd)) * w - t(lr) * np.sign(gr).astype(w.dtype)
+            return
+        # MXNet passes momentum only when > 0 (else the kernel's default 0)
+        mo = t(self.momentum if self.momentum > 0 else 0.0)
+        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
+        mom = _np(state)
+        mom[...] = mo * mom - (t(1) - mo) * t(wd) * w - (t(1) - mo) * g
+        w[...] = (t(1) - t(lr) * t(self.wd_lh or 0.0)) * w + t(lr) * np.sign(mom).astype(w.dtype)
+
+
+@register
+class LAMB(Optimizer):
+    """LAMB (MXNet's lamb_update_phase1 + lamb_update_phase2):
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        mean = beta1 * mean + (1 - beta1) * g;  var = beta2 * var + (1 - beta2) * g^2
+        r = mean / (sqrt(var) + epsilon) + wd * weight    (bias-corrected mean/var
+            when bias_correction)
+        r1 = clip(||weight||, lower_bound, upper_bound);  r2 = ||r||
+        weight -= lr * (r1 / r2 if r1 != 0 and r2 != 0 else 1) * r
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        self.bias_correction = bias_correction
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        step = self._index_update_count[index]
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
+        mean, var = _np(state[0]), _np(state[1])
+        b1, b2 = t(self.beta1), t(self.beta2)
+        mean[...] = b1 * mean + (t(1) - b1) * g
+        var[...] = b2 * var + (t(1) - b2) * g * g
+        if self.bias_correction:
+            m_hat = mean / (t(1) - t(self.beta1 ** step))
+            v_hat = var / (t(1) - t(self.beta2 ** step))
+            r = m_hat / (np.sqrt(v_hat) + t(self.epsilon)) + t(wd) * w
+        else:
+            r = mean / (np.sqrt(var) + t(self.epsilon)) + t(wd) * w
+        r1 = t(np.sqrt(np.sum(np.square(w, dtype=np.float32), dtype=np.float32)))
+        r2 = t(np.sqrt(np.sum(np.square(r, dtype=np.float32), dtype=np.float32)))
+        if self.lower_bound:
+            r1 = max(r1, t(self.lower_bound))
+        if self.upper_bound:
+            r1 = min(r1, t(self.upper_bound))
+        ratio = t(1) if (r1 == 0 or r2 == 0) else r1 / r2
+        w -= t(lr) * ratio * r

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _mxc
 from . import _ops
+from .attribute import AttrScope
 from .base import MXNetError, NameManager, dtype_name, np_dtype
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json"]
@@ -34,6 +35,12 @@ def _shown_attrs(attrs):
         if "__%s__" % k in attrs:
             out[k] = attrs["__%s__" % k]
     return out
+
+
+def _hidden(attrs):
+    """attr= / AttrScope strings as MXNet stores them (MXSymbolSetAttr):
+    a bare hidden key (lr_mult) becomes __lr_mult__, the rest stay."""
+    return {("__%s__" % k if k in _HIDDEN_KEYS else k): str(v) for k, v in attrs.items()}
 
 
 class _Node:
@@ -426,9 +433,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     extra keywords are stored as MXNet's hidden attributes (__shape__, ...)."""
     if not isinstance(name, str):
         raise MXNetError("Variable: the name must be a string")
-    attrs = {}
-    if attr:
-        attrs.update({k: str(v) for k, v in attr.items()})
+    attrs = _hidden(AttrScope.current().get(attr))
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
@@ -481,6 +486,8 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
     if spec.variadic and "num_args" in spec.attrs and "num_args" not in attrs:
         attrs["num_args"] = str(len(inputs))
     name = NameManager.current().get(name, hint)
+    node_attrs = dict(attrs)
+    node_attrs.update(_hidden(AttrScope.current().get(attr)))
     entries = []
     if spec.variadic:
         entries = [_single(s, "%s '%s'" % (spec.name, name)) for s in inputs]
@@ -502,8 +509,9 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
             elif input_name in named_inputs:
                 entries.append(_single(named_inputs[input_name], "%s '%s'" % (spec.name, name)))
             else:
-                # MXNet creates the variable, with the operator's attributes.
-                entries.append((_Node("null", "%s_%s" % (name, input_name), attrs), 0))
+                # MXNet creates the variable with a copy of the operator's
+                # attributes (its parameters and the attr= / AttrScope ones).
+                entries.append((_Node("null", "%s_%s" % (name, input_name), dict(node_attrs)), 0))
     node_inputs = []
     for i, (node, idx) in enumerate(entries):
         version = 0
@@ -513,9 +521,6 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
             if init and node.op == "null" and "__init__" not in node.attrs:
                 node.attrs["__init__"] = init  # (MXNet keeps an __init__ already set)
         node_inputs.append((node, idx, version))
-    node_attrs = dict(attrs)
-    if attr:
-        node_attrs.update({k: str(v) for k, v in attr.items()})
     node = _Node(spec.name, name, node_attrs, node_inputs, spec.all_outputs(attrs))
     return Symbol([(node, i) for i in range(spec.visible_outputs(attrs))])
 
@@ -528,6 +533,12 @@ def _make_op_function(py_name, spec):
         attr = kwargs.pop("attr", None)
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
+        # MXNet's hidden keys (lr_mult=, ctx_group=, ...) and __dunder__
+        # keywords are node attributes, not operator parameters.
+        extra = {k: attrs.pop(k) for k in list(attrs)
+                 if k in _HIDDEN_KEYS or (k.startswith("__") and k.endswith("__"))}
+        if extra:
+            attr = dict(extra, **(attr or {}))
         inputs = list(args)
         if spec.variadic and len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
             inputs = list(inputs[0])

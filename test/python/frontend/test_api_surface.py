@@ -1,0 +1,293 @@
+"""MXNet 1.9.1's pure-Python API surface on mxc (issue 15, item 2):
+mx.AttrScope, mx.name, mx.base's helpers, the optimizers NAG, RMSProp
+(plain and centered), AdaGrad, AdaDelta, Ftrl, Adamax, Nadam, Signum
+(signSGD and Signum) and LAMB.
+
+The optimizers are checked against their update formulas written out here
+element by element in float64 (always), and against MXNet 1.9.1 itself when
+the side venv .venv-mxnet exists (skipped otherwise: CI has no MXNet).
+"""
+import json
+import math
+import os
+import pickle
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+import mxc as mx
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+MXNET_PY = os.path.join(ROOT, ".venv-mxnet", "bin", "python")
+
+
+# -- AttrScope, name --------------------------------------------------------------------
+
+def test_attr_scope_variables_and_operators():
+    with mx.AttrScope(group="4", data="great"):
+        data = mx.sym.Variable("data", attr={"dtype": "data", "group": "1",
+                                             "force_mirroring": "True"}, lr_mult=1)
+        gdata = mx.sym.Variable("data2")
+        with mx.AttrScope(__init_bias__="0.0"):
+            fc = mx.sym.FullyConnected(data, num_hidden=10, name="fc")
+    plain = mx.sym.Variable("plain")
+    assert gdata.attr("group") == "4" and data.attr("group") == "1"
+    assert data.attr("lr_mult") == "1" and data.attr("__lr_mult__") == "1"
+    assert data.attr("force_mirroring") == "True"
+    assert data.attr("__force_mirroring__") == "True"
+    assert fc.attr("data") == "great" and fc.attr("__init_bias__") == "0.0"
+    assert plain.attr("group") is None     # the scope ended
+    # the weight variable made for fc copies the node's attributes (as MXNet)
+    assert fc.attr_dict()["fc_weight"]["__init_bias__"] == "0.0"
+    assert pickle.loads(pickle.dumps(fc)).tojson() == fc.tojson()
+    with pytest.raises(ValueError):
+        mx.AttrScope(group=4)
+
+
+def test_operator_hidden_keywords():
+    data = mx.sym.Variable("data")
+    op = mx.sym.Convolution(data=data, name="conv", kernel=(1, 1), num_filter=1,
+                            attr={"__mood__": "so so", "wd_mult": "0.5"}, lr_mult=1)
+    attrs = op.list_attr()
+    assert attrs["__lr_mult__"] == "1" and attrs["lr_mult"] == "1"
+    assert attrs["__wd_mult__"] == "0.5" and attrs["wd_mult"] == "0.5"
+    assert attrs["__mood__"] == "so so" and attrs["kernel"] == "(1, 1)"
+    # the hidden attributes reach the optimizer's lr_mult table
+    opt = mx.optimizer.SGD(sym=op, param_idx2name={0: "conv_weight"})
+    assert opt.lr_mult["conv_weight"] == 1.0 and opt.wd_mult["conv_weight"] == 0.5
+    with pytest.raises(mx.MXNetError):
+        mx.sym.Convolution(data=data, kernel=(1, 1), num_filter=1, no_such_param=3)
+
+
+def test_name_manager_and_prefix():
+    with mx.name.NameManager():
+        a = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2)
+        b = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2)
+    assert (a.name, b.name) == ("fullyconnected0", "fullyconnected1")
+    with mx.name.Prefix("net_"):
+        c = mx.sym.Activation(mx.sym.var("x"), act_type="relu")
+    assert c.name == "net_activation0"
+    assert mx.name.NameManager is mx.NameManager
+
+
+def test_base_helpers():
+    assert mx.base.py_str(b"ab") == "ab" and mx.base._as_list(3) == [3]
+    assert mx.base._as_list((1, 2)) == (1, 2)
+    assert isinstance(np.float32(1), mx.base.numeric_types)
+    err = mx.base.NotImplementedForSymbol(test_base_helpers, "x")
+    assert isinstance(err, mx.MXNetError) and "not implemented for Symbol" in str(err)
+
+
+# -- optimizers against their formulas ----------------------------------------------------
+
+def _ref_step(name, p, w, g, s, t, m_sched):
+    """One step of `name`'s rule for one element in float64 (s: state dict)."""
+    lr, wd, rg, cg = p["learning_rate"], p.get("wd", 0.0), p.get("rescale_grad", 1.0), \
+        p.get("clip_gradient")
+    clip = (lambda x: max(-cg, min(cg, x))) if cg is not None else (lambda x: x)
+    if name == "nag":
+        gg = clip(rg * g) + wd * w
+        s["m"] = p["momentum"] * s["m"]
+        w = w - s["m"] + (p["momentum"] + 1) * (s["m"] - lr * gg)
+        s["m"] -= lr * (clip(rg * g) + wd * w)   # MXNet's in-place kernel: the new w
+    elif name == "rmsprop":
+        gg = clip(rg * g + wd * w)
+        s["n"] = 0.1 * gg * gg + 0.9 * s["n"]
+        if p.get("centered"):
+            s["g"] = 0.1 * gg + 0.9 * s["g"]
+            s["d"] = 0.9 * s["d"] - lr * gg / math.sqrt(s["n"] - s["g"] ** 2 + 1e-8)
+            w = w + s["d"]
+        else:
+            w = w - lr * gg / math.sqrt(s["n"] + 1e-8)
+    elif name == "adagrad":
+        gg = clip(rg * g)
+        s["h"] += gg * gg
+        w = w - lr * (gg / math.sqrt(s["h"] + 1e-7) + wd * w)
+    elif name == "adadelta":
+        gg = clip(rg * g)
+        s["ag"] = 0.9 * s["ag"] + 0.1 * gg * gg
+        d = math.sqrt(s["ad"] + 1e-5) / math.sqrt(s["ag"] + 1e-5) * gg
+        s["ad"] = 0.9 * s["ad"] + 0.1 * d * d
+        w = w - d - wd * w
+    elif name == "ftrl":
+        gg = clip(rg * g)
+        s["z"] += gg - (math.sqrt(s["n"] + gg * gg) - math.sqrt(s["n"])) * w / lr
+        s["n"] += gg * gg
+        z = s["z"]
+        w = 0.0 if abs(z) <= 0.01 else (math.copysign(0.01, z) - z) / ((1 + math.sqrt(s["n"])) / lr + wd)
+    elif name == "adamax":
+        gg = clip(rg * g + wd * w)
+        s["m"] = 0.9 * s["m"] + 0.1 * gg
+        s["u"] = max(0.999 * s["u"], abs(gg))
+        w = w - lr / (1 - 0.9 ** t) * s["m"] / s["u"]
+    elif name == "nadam":
+        gg = clip(rg * g + wd * w)
+        mt = 0.9 * (1 - 0.5 * 0.96 ** (t * 0.004))
+        mt1 = 0.9 * (1 - 0.5 * 0.96 ** ((t + 1) * 0.004))
+        m_sched[0] *= mt
+        s["m"] = 0.9 * s["m"] + 0.1 * gg
+        s["v"] = 0.999 * s["v"] + 0.001 * gg * gg
+        mbar = (1 - mt) * gg / (1 - m_sched[0]) + mt1 * s["m"] / (1 - m_sched[0] * mt1)
+        w = w - lr * mbar / (math.sqrt(s["v"] / (1 - 0.999 ** t)) + 1e-8)
+    elif name == "signum":
+        mo = p["momentum"]
+        s["m"] = mo * s["m"] - (1 - mo) * (wd * w + clip(rg * g))
+        w = w + lr * (1 if s["m"] > 0 else -1 if s["m"] < 0 else 0)
+    elif name == "signsgd":
+        w = (1 - lr * wd) * w - lr * (1 if g > 0 else -1 if g < 0 else 0)
+    return w
+
+
+CASES = [
+    ("nag", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01, "rescale_grad": 0.5}),
+    ("nag", {"learning_rate": 0.1, "momentum": 0.0, "wd": 0.01}),
+    ("rmsprop", {"learning_rate": 0.01, "wd": 0.01, "clip_gradient": 1.5}),
+    ("rmsprop", {"learning_rate": 0.01, "centered": True, "rescale_grad": 0.5}),
+    ("adagrad", {"learning_rate": 0.1, "wd": 0.01, "clip_gradient": 2.0}),
+    ("adadelta", {"learning_rate": 1.0, "wd": 0.01}),
+    ("ftrl", {"learning_rate": 0.1, "wd": 0.01}),
+    ("adamax", {"learning_rate": 0.01, "wd": 0.01, "rescale_grad": 0.5}),
+    ("nadam", {"learning_rate": 0.01, "wd": 0.01}),
+    ("signum", {"learning_rate": 0.01, "momentum": 0.9, "wd": 0.01, "clip_gradient": 1.0}),
+    ("signsgd", {"learning_rate": 0.01, "momentum": 0.0, "wd": 0.01}),
+]
+STATE0 = {"nag": ["m"], "rmsprop": ["n", "g", "d"], "adagrad": ["h"], "adadelta": ["ag", "ad"],
+          "ftrl": ["z", "n"], "adamax": ["m", "u"], "nadam": ["m", "v"], "signum": ["m"],
+          "signsgd": []}
+
+
+@pytest.mark.parametrize("name,params", CASES, ids=["%s-%d" % (c[0], i) for i, c in enumerate(CASES)])
+def test_optimizer_against_formula(name, params):
+    rng = np.random.RandomState(3)
+    w0 = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    grads = [rng.uniform(-2, 2, (4, 3)).astype(np.float32) for _ in range(4)]
+    opt = mx.optimizer.create("signum" if name == "signsgd" else name, **params)
+    weight = mx.nd.array(w0)
+    state = opt.create_state_multi_precision(0, weight)
+    ref = w0.astype(np.float64).ravel().tolist()
+    states = [dict.fromkeys(STATE0[name], 0.0) for _ in ref]
+    m_sched = [[1.0] for _ in ref]
+    for t, g in enumerate(grads, start=1):
+        opt.update_multi_precision(0, weight, mx.nd.array(g), state)
+        ref = [_ref_step(name, params, w, gi, s, t, ms)
+               for w, gi, s, ms in zip(ref, g.ravel().tolist(), states, m_sched)]
+    np.testing.assert_allclose(weight.asnumpy().ravel(), ref, rtol=2e-5, atol=2e-6)
+
+
+def test_lamb_against_formula():
+    rng = np.random.RandomState(5)
+    w = rng.uniform(-1, 1, (5, 2)).astype(np.float64)
+    opt = mx.optimizer.create("lamb", learning_rate=0.01, wd=0.1, upper_bound=2.0)
+    weight = mx.nd.array(w.astype(np.float32))
+    state = opt.create_state(0, weight)
+    m = np.zeros_like(w)
+    v = np.zeros_like(w)
+    for t in range(1, 4):
+        g = rng.uniform(-1, 1, w.shape)
+        opt.update(0, weight, mx.nd.array(g.astype(np.float32)), state)
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        r = (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-6) + 0.1 * w
+        r1 = min(np.linalg.norm(w), 2.0)
+        w = w - 0.01 * r1 / np.linalg.norm(r) * r
+    np.testing.assert_allclose(weight.asnumpy(), w, rtol=1e-5, atol=1e-6)
+
+
+def test_optimizers_registered_by_mxnet_names():
+    for n in ("sgd", "nag", "rmsprop", "adagrad", "adadelta", "ftrl", "adamax", "nadam",
+              "signum", "lamb", "adam", "test"):
+        assert mx.optimizer.create(n).__class__.__name__.lower() == n
+    with pytest.raises(mx.MXNetError):
+        mx.optimizer.create("no-such-optimizer")
+
+
+def test_optimizer_states_pickle_through_updater():
+    opt = mx.optimizer.create("rmsprop", centered=True, learning_rate=0.01)
+    up = mx.optimizer.get_updater(opt)
+    w = mx.nd.array(np.ones((3,), np.float32))
+    up(0, mx.nd.array([1.0, -1.0, 2.0]), w)
+    up2 = mx.optimizer.get_updater(mx.optimizer.create("rmsprop", centered=True,
+                                                       learning_rate=0.01))
+    up2.set_states(up.get_states())
+    w2 = w.copy()
+    g = mx.nd.array([0.5, 0.5, -1.0])
+    up(0, g, w)
+    up2(0, g, w2)
+    np.testing.assert_array_equal(w.asnumpy(), w2.asnumpy())
+
+
+# -- against MXNet 1.9.1 ------------------------------------------------------------------
+
+MXNET_OPT = textwrap.dedent("""
+    import sys, json, numpy as np, mxnet as mx
+    d = sys.argv[1]
+    cases = json.load(open(d + '/cases.json'))
+    z = np.load(d + '/in.npz')
+    out = {}
+    for i, (name, params) in enumerate(cases):
+        opt = mx.optimizer.create(name, **params)
+        w = mx.nd.array(z['w0'])
+        s = opt.create_state_multi_precision(0, w)
+        for g in z['grads']:
+            opt.update_multi_precision(0, w, mx.nd.array(g), s)
+        out[str(i)] = w.asnumpy()
+    np.savez(d + '/out.npz', **out)
+""")
+
+MXNET_CASES = [(n if n != "signsgd" else "signum", p) for n, p in CASES] + [
+    ("lamb", {"learning_rate": 0.01, "wd": 0.1}),
+    ("lamb", {"learning_rate": 0.01, "bias_correction": False, "lower_bound": 0.1,
+              "upper_bound": 1.0, "clip_gradient": 0.5}),
+    ("rmsprop", {"learning_rate": 0.01, "centered": True, "clip_weights": 0.3}),
+    ("ftrl", {"learning_rate": 0.1, "lamda1": 0.5, "beta": 2.0, "clip_gradient": 0.7}),
+    ("signum", {"learning_rate": 0.01, "momentum": 0.5, "wd_lh": 0.1}),
+]
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_optimizers_match_mxnet(tmp_path):
+    rng = np.random.RandomState(11)
+    w0 = rng.uniform(-1, 1, (6, 5)).astype(np.float32)
+    grads = rng.uniform(-2, 2, (5, 6, 5)).astype(np.float32)
+    with open(tmp_path / "cases.json", "w") as f:
+        json.dump(MXNET_CASES, f)
+    np.savez(str(tmp_path / "in.npz"), w0=w0, grads=grads)
+    p = subprocess.run([MXNET_PY, "-c", MXNET_OPT, str(tmp_path)], capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    ref = np.load(str(tmp_path / "out.npz"))
+    diffs = []
+    for i, (name, params) in enumerate(MXNET_CASES):
+        opt = mx.optimizer.create(name, **params)
+        w = mx.nd.array(w0)
+        s = opt.create_state_multi_precision(0, w)
+        for g in grads:
+            opt.update_multi_precision(0, w, mx.nd.array(g), s)
+        diffs.append((float(np.max(np.abs(w.asnumpy() - ref[str(i)]))), name, params))
+    bad = [d for d in diffs if d[0] > 2e-6]
+    assert not bad, bad
+
+
+def test_poly_scheduler_with_warmup():
+    s = mx.lr_scheduler.PolyScheduler(max_update=10, base_lr=1.0, pwr=2, final_lr=0.1,
+                                      warmup_steps=2, warmup_begin_lr=0.5)
+    got = [s(n) for n in range(14)]
+    want = [0.5 + 0.5 * n / 2 for n in range(2)] + \
+        [0.1 + 0.9 * (1 - (n - 2) / 8.0) ** 2 for n in range(2, 11)] + [0.1] * 3
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(mx.MXNetError):
+        mx.lr_scheduler.PolyScheduler(max_update=0)
+
+
+def test_mae_rmse_by_name():
+    labels = [mx.nd.array([1.0, 2.0, 3.0]), mx.nd.array([0.0, 0.0])]
+    preds = [mx.nd.array([1.5, 2.0, 1.0]), mx.nd.array([1.0, -3.0])]
+    mae, rmse = mx.metric.create("mae"), mx.metric.create("rmse")
+    for m in (mae, rmse):
+        for lab, pred in zip(labels, preds):
+            m.update([lab], [pred])
+    # averaged over the two batches (MXNet's num_inst counts batches here)
+    assert mae.get() == ("mae", pytest.approx(((0.5 + 0 + 2) / 3 + (1 + 3) / 2) / 2))
+    assert rmse.get() == ("rmse", pytest.approx((math.sqrt((0.25 + 4) / 3) + math.sqrt(5)) / 2))
