@@ -228,6 +228,38 @@ class MSRAPrelu(Xavier):
 
 
 @register
+class Bilinear(Initializer):
+    """Bilinear-upsampling weights for a 4-d (Deconvolution) kernel, MXNet
+    1.9.1's formula: w[.., y, x] = (1 - |x / f - c|) * (1 - |y / f - c|),
+    f = ceil(width / 2), c = (2f - 1 - f % 2) / (2f)."""
+
+    def _init_weight(self, _, arr):
+        shape = arr.shape
+        f = np.ceil(shape[3] / 2.)
+        c = (2 * f - 1 - f % 2) / (2. * f)
+        x = np.arange(shape[3], dtype=np.float64)
+        y = np.arange(shape[2], dtype=np.float64)
+        plane = np.outer(1 - np.abs(y / f - c), 1 - np.abs(x / f - c)).astype(np.float32)
+        _fill(arr, np.broadcast_to(plane, shape))
+
+
+@register
+class LSTMBias(Initializer):
+    """Biases of an LSTM cell: 0, except forget_bias for the forget gate
+    (the second of the four gates), as MXNet 1.9.1."""
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, name, arr):
+        num_hidden = int(arr.shape[0] / 4)
+        values = np.zeros(arr.shape, dtype=np.float32)
+        values[num_hidden:2 * num_hidden] = self.forget_bias
+        _fill(arr, values)
+
+
+@register
 class Mixed(Initializer):
     """The first initializer whose regular expression matches the name."""
 

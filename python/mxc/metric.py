@@ -5,6 +5,9 @@ returns (name, value) for the instances since the last reset(),
 get_global() since the last reset() of the global statistics (MXNet's
 reset_local() keeps them).
 """
+import json
+import math
+
 import numpy as np
 
 from .base import MXNetError
@@ -315,6 +318,375 @@ class RMSE(EvalMetric):
             self._add(float(np.sqrt(((label - pred) ** 2.0).mean())), 1)
 
 
+class _BinaryClassificationMetrics:
+    """True/false positives/negatives of a binary classifier (argmax of the
+    predictions over axis 1), local and global, as MXNet 1.9.1 keeps them."""
+
+    def __init__(self):
+        self.reset_stats()
+
+    def update_binary_stats(self, label, pred):
+        pred = _np(pred)
+        label = _np(label).astype("int32")
+        pred_label = np.argmax(pred, axis=1)
+        check_label_shapes(label, pred)
+        if len(np.unique(label)) > 2:
+            raise ValueError("%s currently only supports binary classification."
+                             % self.__class__.__name__)
+        pred_true = (pred_label == 1)
+        pred_false = 1 - pred_true
+        label_true = (label == 1)
+        label_false = 1 - label_true
+        stats = {"true_positives": (pred_true * label_true).sum(),
+                 "false_positives": (pred_true * label_false).sum(),
+                 "false_negatives": (pred_false * label_true).sum(),
+                 "true_negatives": (pred_false * label_false).sum()}
+        for k, v in stats.items():
+            setattr(self, k, getattr(self, k) + v)
+            setattr(self, "global_" + k, getattr(self, "global_" + k) + v)
+
+    @staticmethod
+    def _ratio(a, b):
+        return float(a) / (a + b) if a + b > 0 else 0.
+
+    @property
+    def precision(self):
+        return self._ratio(self.true_positives, self.false_positives)
+
+    @property
+    def global_precision(self):
+        return self._ratio(self.global_true_positives, self.global_false_positives)
+
+    @property
+    def recall(self):
+        return self._ratio(self.true_positives, self.false_negatives)
+
+    @property
+    def global_recall(self):
+        return self._ratio(self.global_true_positives, self.global_false_negatives)
+
+    @property
+    def fscore(self):
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r > 0 else 0.
+
+    @property
+    def global_fscore(self):
+        p, r = self.global_precision, self.global_recall
+        return 2 * p * r / (p + r) if p + r > 0 else 0.
+
+    def matthewscc(self, use_global=False):
+        pre = "global_" if use_global else ""
+        if not (self.global_total_examples if use_global else self.total_examples):
+            return 0.
+        tp, fp, fn, tn = (float(getattr(self, pre + k)) for k in (
+            "true_positives", "false_positives", "false_negatives", "true_negatives"))
+        denom = 1.
+        for t in (tp + fp, tp + fn, tn + fp, tn + fn):
+            if t != 0.:
+                denom *= t
+        return ((tp * tn) - (fp * fn)) / math.sqrt(denom)
+
+    @property
+    def total_examples(self):
+        return self.false_negatives + self.false_positives + \
+            self.true_negatives + self.true_positives
+
+    @property
+    def global_total_examples(self):
+        return self.global_false_negatives + self.global_false_positives + \
+            self.global_true_negatives + self.global_true_positives
+
+    def local_reset_stats(self):
+        self.false_positives = 0
+        self.false_negatives = 0
+        self.true_positives = 0
+        self.true_negatives = 0
+
+    def reset_stats(self):
+        self.local_reset_stats()
+        self.global_false_positives = 0
+        self.global_false_negatives = 0
+        self.global_true_positives = 0
+        self.global_true_negatives = 0
+
+
+@register
+class F1(EvalMetric):
+    """F1 score of a binary classifier; average 'macro' (mean of the batches'
+    scores) or 'micro' (over all examples), as MXNet 1.9.1."""
+
+    def __init__(self, name="f1", output_names=None, label_names=None, average="macro"):
+        self.average = average
+        self.metrics = _BinaryClassificationMetrics()
+        EvalMetric.__init__(self, name=name, output_names=output_names,
+                            label_names=label_names, has_global_stats=True)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            self.metrics.update_binary_stats(label, pred)
+        if self.average == "macro":
+            self.sum_metric += self.metrics.fscore
+            self.global_sum_metric += self.metrics.global_fscore
+            self.num_inst += 1
+            self.global_num_inst += 1
+            self.metrics.reset_stats()
+        else:
+            self.sum_metric = self.metrics.fscore * self.metrics.total_examples
+            self.global_sum_metric = self.metrics.global_fscore * \
+                self.metrics.global_total_examples
+            self.num_inst = self.metrics.total_examples
+            self.global_num_inst = self.metrics.global_total_examples
+
+    def reset(self):
+        self.sum_metric = 0.
+        self.num_inst = 0
+        self.global_num_inst = 0
+        self.global_sum_metric = 0.0
+        if hasattr(self, "metrics"):
+            self.metrics.reset_stats()
+
+    def reset_local(self):
+        self.sum_metric = 0.
+        self.num_inst = 0
+        self.metrics.local_reset_stats()
+
+
+@register
+class MCC(EvalMetric):
+    """Matthews correlation coefficient of a binary classifier ('macro' or
+    'micro' average), as MXNet 1.9.1."""
+
+    def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
+        self._average = average
+        self._metrics = _BinaryClassificationMetrics()
+        EvalMetric.__init__(self, name=name, output_names=output_names,
+                            label_names=label_names, has_global_stats=True)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            self._metrics.update_binary_stats(label, pred)
+        if self._average == "macro":
+            self.sum_metric += self._metrics.matthewscc()
+            self.global_sum_metric += self._metrics.matthewscc(use_global=True)
+            self.num_inst += 1
+            self.global_num_inst += 1
+            self._metrics.reset_stats()
+        else:
+            self.sum_metric = self._metrics.matthewscc() * self._metrics.total_examples
+            self.global_sum_metric = self._metrics.matthewscc(use_global=True) * \
+                self._metrics.global_total_examples
+            self.num_inst = self._metrics.total_examples
+            self.global_num_inst = self._metrics.global_total_examples
+
+    def reset(self):
+        self.sum_metric = 0.
+        self.num_inst = 0.
+        self.global_sum_metric = 0.
+        self.global_num_inst = 0.
+        if hasattr(self, "_metrics"):
+            self._metrics.reset_stats()
+
+    def reset_local(self):
+        self.sum_metric = 0.
+        self.num_inst = 0.
+        self._metrics.local_reset_stats()
+
+
+@register
+class Perplexity(EvalMetric):
+    """exp(mean negative log-probability of the labels), skipping
+    ignore_label (MXNet 1.9.1's Perplexity; the label's probability is
+    picked with pick's 'clip' mode, in float32)."""
+
+    def __init__(self, ignore_label, axis=-1, name="perplexity", output_names=None,
+                 label_names=None):
+        super().__init__(name, ignore_label=ignore_label, output_names=output_names,
+                         label_names=label_names, has_global_stats=True)
+        self.ignore_label = ignore_label
+        self.axis = axis
+
+    def update(self, labels, preds):
+        assert len(labels) == len(preds)
+        loss = 0.
+        num = 0
+        for label, pred in zip(labels, preds):
+            label, pred = _np(label), _np(pred)
+            assert label.size == pred.size / pred.shape[-1], \
+                "shape mismatch: %s vs. %s" % (label.shape, pred.shape)
+            label = label.reshape((label.size,))
+            moved = np.moveaxis(pred, self.axis, -1)
+            moved = moved.reshape(-1, moved.shape[-1])
+            index = np.clip(label.astype("int32"), 0, moved.shape[-1] - 1)
+            picked = moved[np.arange(moved.shape[0]), index]
+            if self.ignore_label is not None:
+                ignore = (label == self.ignore_label).astype(picked.dtype)
+                num -= float(np.sum(ignore))
+                picked = picked * (1 - ignore) + ignore
+            loss -= float(np.sum(np.log(np.maximum(picked.dtype.type(1e-10), picked))))
+            num += picked.size
+        self._add(loss, num)
+
+    def get(self):
+        if self.num_inst == 0:
+            return (self.name, float("nan"))
+        return (self.name, math.exp(self.sum_metric / self.num_inst))
+
+    def get_global(self):
+        if self.global_num_inst == 0:
+            return (self.name, float("nan"))
+        return (self.name, math.exp(self.global_sum_metric / self.global_num_inst))
+
+
+@alias("pearsonr")
+class PearsonCorrelation(EvalMetric):
+    """Pearson correlation of predictions and labels; 'macro' (mean of the
+    batches' coefficients) or 'micro' (streaming over all values)."""
+
+    def __init__(self, name="pearsonr", output_names=None, label_names=None, average="macro"):
+        self.average = average
+        super().__init__(name, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+        if self.average == "micro":
+            self.reset_micro()
+
+    def reset_micro(self):
+        self._sse_p = 0
+        self._mean_p = 0
+        self._sse_l = 0
+        self._mean_l = 0
+        self._pred_nums = 0
+        self._label_nums = 0
+        self._conv = 0
+
+    def reset(self):
+        self.num_inst = 0
+        self.sum_metric = 0.0
+        self.global_num_inst = 0
+        self.global_sum_metric = 0.0
+        if getattr(self, "average", None) == "micro":
+            self.reset_micro()
+
+    def update_variance(self, new_values, *aggregate):
+        count, mean, m_2 = aggregate
+        count += len(new_values)
+        delta = new_values - mean
+        mean += np.sum(delta / count)
+        delta_2 = new_values - mean
+        m_2 += np.sum(delta * delta_2)
+        return count, mean, m_2
+
+    def update_cov(self, label, pred):
+        self._conv = self._conv + np.sum((label - self._mean_l) * (pred - self._mean_p))
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            check_label_shapes(label, pred, False, True)
+            label = _np(label).ravel().astype(np.float64)
+            pred = _np(pred).ravel().astype(np.float64)
+            if self.average == "macro":
+                self._add(np.corrcoef(pred, label)[0, 1], 1)
+            else:
+                self.global_num_inst += 1
+                self.num_inst += 1
+                self._label_nums, self._mean_l, self._sse_l = \
+                    self.update_variance(label, self._label_nums, self._mean_l, self._sse_l)
+                self.update_cov(label, pred)
+                self._pred_nums, self._mean_p, self._sse_p = \
+                    self.update_variance(pred, self._pred_nums, self._mean_p, self._sse_p)
+
+    def get(self):
+        if self.num_inst == 0:
+            return (self.name, float("nan"))
+        if self.average == "macro":
+            return (self.name, self.sum_metric / self.num_inst)
+        n = self._label_nums
+        pearsonr = self._conv / ((n - 1) * np.sqrt(self._sse_p / (n - 1)) *
+                                 np.sqrt(self._sse_l / (n - 1)))
+        return (self.name, pearsonr)
+
+
+@register
+class PCC(EvalMetric):
+    """Multiclass Matthews correlation (the Pearson correlation of the
+    confusion matrix), growing with the classes seen, as MXNet 1.9.1."""
+
+    def __init__(self, name="pcc", output_names=None, label_names=None,
+                 has_global_stats=True):
+        self.k = 2
+        super().__init__(name=name, output_names=output_names, label_names=label_names,
+                         has_global_stats=has_global_stats)
+
+    def _grow(self, inc):
+        self.lcm = np.pad(self.lcm, ((0, inc), (0, inc)), "constant", constant_values=(0))
+        self.gcm = np.pad(self.gcm, ((0, inc), (0, inc)), "constant", constant_values=(0))
+        self.k += inc
+
+    @staticmethod
+    def _calc_mcc(cmat):
+        n = cmat.sum()
+        x = cmat.sum(axis=1)
+        y = cmat.sum(axis=0)
+        cov_xx = np.sum(x * (n - x))
+        cov_yy = np.sum(y * (n - y))
+        if cov_xx == 0 or cov_yy == 0:
+            return float("nan")
+        i = cmat.diagonal()
+        cov_xy = np.sum(i * n - x * y)
+        return cov_xy / (cov_xx * cov_yy) ** 0.5
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label = _np(label).astype("int32", copy=False)
+            pred = _np(pred)
+            if pred.shape != label.shape:
+                pred = pred.argmax(axis=1)
+            else:
+                pred = pred.astype("int32", copy=False)
+            n = max(pred.max(), label.max())
+            if n >= self.k:
+                self._grow(n + 1 - self.k)
+            bcm = np.zeros((self.k, self.k))
+            for i, j in zip(pred, label):
+                bcm[i, j] += 1
+            self.lcm += bcm
+            self.gcm += bcm
+        self.num_inst += 1
+        self.global_num_inst += 1
+
+    @property
+    def sum_metric(self):
+        return self._calc_mcc(self.lcm) * self.num_inst
+
+    @sum_metric.setter
+    def sum_metric(self, value):
+        pass    # derived from the confusion matrix
+
+    @property
+    def global_sum_metric(self):
+        return self._calc_mcc(self.gcm) * self.global_num_inst
+
+    @global_sum_metric.setter
+    def global_sum_metric(self, value):
+        pass
+
+    def reset(self):
+        self.global_num_inst = 0.
+        self.gcm = np.zeros((self.k, self.k))
+        self.reset_local()
+
+    def reset_local(self):
+        self.num_inst = 0.
+        self.lcm = np.zeros((self.k, self.k))
+
+
+
+
+
 @register
 class Loss(EvalMetric):
     """Mean of the outputs themselves (a loss output); labels are ignored."""
@@ -370,6 +742,16 @@ def create(metric, *args, **kwargs):
         for child in metric:
             composite.add(create(child, *args, **kwargs))
         return composite
+    if isinstance(metric, dict):      # a get_config() (MXNet's registry)
+        kw = dict(metric)
+        kw.update(kwargs)
+        return create(kw.pop("metric"), *args, **kw)
+    if isinstance(metric, str) and metric.startswith("{"):
+        return create(json.loads(metric), *args, **kwargs)
+    if isinstance(metric, str) and metric.startswith("["):
+        name, kw = json.loads(metric)
+        kw.update(kwargs)
+        return create(name, *args, **kw)
     if isinstance(metric, str):
         klass = _REGISTRY.get(metric.lower())
         if klass is None:

@@ -257,8 +257,7 @@ class NDArray:
         return ones_like(self)
 
     def tostype(self, stype):
-        if stype != "default":
-            raise MXNetError("sparse storage types are not supported")
+        _check_dense(stype, "tostype")
         return self
 
     def attach_grad(self, grad_req="write", stype=None):
@@ -266,6 +265,7 @@ class NDArray:
         fills (grad_req 'write') or adds to ('add')."""
         if grad_req not in ("write", "add", "null"):
             raise MXNetError("attach_grad: grad_req must be write, add or null")
+        _check_dense(stype, "attach_grad")
         self._grad = zeros(self.shape, self._ctx, self._np.dtype)
         self._grad_req = grad_req
         self._ag = None
@@ -560,18 +560,28 @@ def _shape(shape):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
 
 
-def empty(shape, ctx=None, dtype="float32"):
+def _check_dense(stype, what):
+    """MXNet's sparse storage types are out of mxc's scope: a clear error."""
+    if stype is not None and stype != "default":
+        raise MXNetError("%s: sparse storage (stype='%s') is not supported by mxc; "
+                         "arrays are dense (stype='default')" % (what, stype))
+
+
+def empty(shape, ctx=None, dtype="float32", stype=None):
+    _check_dense(stype, "empty")
     try:
         return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), check_context(ctx))
     except MXNetError:
         return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
-def zeros(shape, ctx=None, dtype="float32", **kwargs):
+def zeros(shape, ctx=None, dtype="float32", stype=None, **kwargs):
+    _check_dense(stype, "zeros")
     return _new(np.zeros(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
-def ones(shape, ctx=None, dtype="float32", **kwargs):
+def ones(shape, ctx=None, dtype="float32", stype=None, **kwargs):
+    _check_dense(stype, "ones")
     return _new(np.ones(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
@@ -967,6 +977,48 @@ class _RandomNamespace:
 
 
 random = _RandomNamespace()
+
+
+class _SparseNamespace:
+    """mx.nd.sparse / mx.sym.sparse: MXNet's sparse storage (csr,
+    row_sparse) is not in mxc; every name here raises an MXNetError that
+    says so."""
+
+    def __init__(self, prefix):
+        self._prefix = prefix
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        prefix = self._prefix
+
+        def unsupported(*args, **kwargs):
+            raise MXNetError("%s.%s: sparse storage (stype='csr' / 'row_sparse') is not "
+                             "supported by mxc; arrays are dense (stype='default')"
+                             % (prefix, name))
+        unsupported.__name__ = name
+        return unsupported
+
+
+sparse = _SparseNamespace("mx.nd.sparse")
+
+
+def _random_alias(name, target):
+    def sample(*args, **kwargs):
+        return getattr(_random(), target)(*args, **kwargs)
+    sample.__name__ = name
+    sample.__doc__ = "mx.nd.%s: MXNet's alias of mx.nd.random.%s (the same sampler)." % (
+        name, target)
+    return sample
+
+
+# MXNet 1.x's top-level names of the samplers (_random_uniform's aliases
+# uniform / random_uniform, ...), where no operator of that name exists.
+for _alias, _target in (("uniform", "uniform"), ("random_uniform", "uniform"),
+                        ("normal", "normal"), ("random_normal", "normal"),
+                        ("random_randint", "randint"), ("shuffle", "shuffle")):
+    if _alias not in globals():
+        globals()[_alias] = _random_alias(_alias, _target)
 
 
 # -- optimizer updates: compiled, fused kernels pushed on the engine -------------

@@ -445,7 +445,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None and stype != "default":
-        raise MXNetError("Variable '%s': sparse storage types are not supported" % name)
+        raise MXNetError("Variable '%s': sparse storage (stype='%s') is not supported by mxc; "
+                         "arrays are dense (stype='default')" % (name, stype))
     for k, v in kwargs.items():
         if k.startswith("__") and k.endswith("__"):
             attrs[k] = str(v)
@@ -560,6 +561,14 @@ class _Namespace:
 
 _functions = {py: _make_op_function(py, spec) for py, spec in _ops.public_names()}
 globals().update(_functions)
+
+
+def _sparse_namespace():
+    from .ndarray import _SparseNamespace
+    return _SparseNamespace("mx.sym.sparse")
+
+
+sparse = _sparse_namespace()
 _internal = _Namespace({k: v for k, v in _functions.items() if k.startswith("_")})
 op = _Namespace(_functions)
 

@@ -291,3 +291,129 @@ def test_mae_rmse_by_name():
     # averaged over the two batches (MXNet's num_inst counts batches here)
     assert mae.get() == ("mae", pytest.approx(((0.5 + 0 + 2) / 3 + (1 + 3) / 2) / 2))
     assert rmse.get() == ("rmse", pytest.approx((math.sqrt((0.25 + 4) / 3) + math.sqrt(5)) / 2))
+
+
+# -- metrics against MXNet 1.9.1 ----------------------------------------------------------
+
+METRIC_CASES = [("f1", {}), ("f1", {"average": "micro"}), ("mcc", {}), ("mcc", {"average": "micro"}),
+                ("pcc", {}), ("pearsonr", {}), ("pearsonr", {"average": "micro"}),
+                ("perplexity", {"ignore_label": None}), ("perplexity", {"ignore_label": 1}),
+                ("mae", {}), ("rmse", {}), ("mse", {}), ("acc", {}), ("ce", {})]
+
+
+def _metric_batches():
+    rng = np.random.RandomState(2)
+    out = []
+    for _ in range(3):
+        pred = rng.dirichlet(np.ones(2), size=8).astype(np.float32)
+        label = rng.randint(0, 2, size=8).astype(np.float32)
+        out.append((label, pred))
+    return out
+
+
+def _metric_inputs(name, label, pred):
+    if name in ("pearsonr", "mae", "rmse", "mse"):
+        return label, pred[:, 1].copy()
+    return label, pred
+
+
+def test_metric_formulas_by_hand():
+    f1 = mx.metric.create("f1")
+    label = mx.nd.array([0, 1, 1, 1])
+    pred = mx.nd.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]])
+    f1.update([label], [pred])        # tp 2, fp 0, fn 1: precision 1, recall 2/3
+    assert f1.get()[1] == pytest.approx(2 * (2 / 3) / (1 + 2 / 3))
+    ppl = mx.metric.create("perplexity", ignore_label=None)
+    ppl.update([label], [pred])
+    assert ppl.get()[1] == pytest.approx(math.exp(-np.log([0.9, 0.8, 0.4, 0.7]).mean()), rel=1e-6)
+    # a get_config() JSON creates the metric again (MXNet's registry; like
+    # MXNet, F1's config does not carry `average`)
+    cfg = mx.metric.create("perplexity", ignore_label=3, name="ppl").get_config()
+    again = mx.metric.create(json.dumps(cfg))
+    assert isinstance(again, mx.metric.Perplexity) and again.ignore_label == 3
+    assert again.name == "ppl"
+
+
+MXNET_METRICS = textwrap.dedent("""
+    import sys, json, numpy as np, mxnet as mx
+    d = sys.argv[1]
+    cases = json.load(open(d + '/cases.json'))
+    z = np.load(d + '/in.npz')
+    out = {}
+    for i, (name, kw) in enumerate(cases):
+        m = mx.metric.create(name, **kw)
+        for b in range(3):
+            m.update([mx.nd.array(z['l%d_%d' % (i, b)])], [mx.nd.array(z['p%d_%d' % (i, b)])])
+            if b == 1:
+                m.reset_local()
+        out[str(i)] = [m.get()[1], m.get_global()[1]]
+    json.dump(out, open(d + '/out.json', 'w'))
+""")
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_metrics_match_mxnet(tmp_path):
+    arrays = {}
+    for i, (name, _) in enumerate(METRIC_CASES):
+        for b, (label, pred) in enumerate(_metric_batches()):
+            arrays["l%d_%d" % (i, b)], arrays["p%d_%d" % (i, b)] = _metric_inputs(name, label, pred)
+    np.savez(str(tmp_path / "in.npz"), **arrays)
+    with open(tmp_path / "cases.json", "w") as f:
+        json.dump(METRIC_CASES, f)
+    p = subprocess.run([MXNET_PY, "-c", MXNET_METRICS, str(tmp_path)], capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    ref = json.loads((tmp_path / "out.json").read_text())
+    for i, (name, kw) in enumerate(METRIC_CASES):
+        m = mx.metric.create(name, **kw)
+        for b in range(3):
+            m.update([mx.nd.array(arrays["l%d_%d" % (i, b)])], [mx.nd.array(arrays["p%d_%d" % (i, b)])])
+            if b == 1:
+                m.reset_local()
+        np.testing.assert_allclose([m.get()[1], m.get_global()[1]], ref[str(i)], rtol=1e-5,
+                                   err_msg="%s %s" % (name, kw))
+
+
+# -- initializers, sampler aliases, sparse storage ------------------------------------------
+
+def test_bilinear_and_lstm_bias_initializers():
+    arr = mx.nd.zeros((2, 1, 4, 3))
+    mx.init.Bilinear()("up_weight", arr)
+    shape = arr.shape
+    f = np.ceil(shape[3] / 2.)
+    c = (2 * f - 1 - f % 2) / (2. * f)
+    want = np.zeros(int(np.prod(shape)), dtype=np.float32)
+    for i in range(int(np.prod(shape))):       # MXNet 1.9.1's loop
+        x = i % shape[3]
+        y = (i // shape[3]) % shape[2]
+        want[i] = (1 - abs(x / f - c)) * (1 - abs(y / f - c))
+    np.testing.assert_allclose(arr.asnumpy(), want.reshape(shape), rtol=1e-6)
+    bias = mx.nd.ones((8,))
+    mx.init.LSTMBias(forget_bias=2.0)._init_weight("lstm_i2h_bias", bias)
+    np.testing.assert_array_equal(bias.asnumpy(), [0, 0, 2, 2, 0, 0, 0, 0])
+    assert mx.init.create('["bilinear", {}]').__class__ is mx.init.Bilinear
+
+
+def test_sampler_aliases():
+    mx.random.seed(5)
+    a = mx.nd.uniform(low=-1, high=1, shape=(200,))
+    mx.random.seed(5)
+    b = mx.nd.random.uniform(-1, 1, shape=(200,))
+    np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert -1 <= a.asnumpy().min() and a.asnumpy().max() < 1
+    n = mx.nd.random_normal(loc=3.0, scale=0.5, shape=(4000,)).asnumpy()
+    assert abs(n.mean() - 3.0) < 0.05 and abs(n.std() - 0.5) < 0.05
+    assert mx.nd.normal is not None and mx.nd.random_uniform(shape=(2, 2)).shape == (2, 2)
+
+
+def test_sparse_storage_is_a_clear_error():
+    for call in (lambda: mx.nd.zeros((2, 2), stype="csr"),
+                 lambda: mx.nd.ones((2,), stype="row_sparse"),
+                 lambda: mx.nd.ones((2, 2)).tostype("csr"),
+                 lambda: mx.nd.ones((2, 2)).attach_grad(stype="row_sparse"),
+                 lambda: mx.nd.sparse.csr_matrix(([1.0], [0], [0, 1]), shape=(1, 2)),
+                 lambda: mx.sym.sparse.dot(mx.sym.var("a"), mx.sym.var("b")),
+                 lambda: mx.sym.var("x", stype="csr")):
+        with pytest.raises(mx.MXNetError, match="sparse storage.*not supported by mxc"):
+            call()
+    assert mx.nd.zeros((2,), stype="default").stype == "default"
