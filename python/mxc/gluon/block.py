@@ -108,6 +108,17 @@ def _flatten(args, inout_str):
     return flat, fmts
 
 
+def _flatten_any(args):
+    """Every leaf of nested lists / tuples (for type checks)."""
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            out.extend(_flatten_any(a))
+        else:
+            out.append(a)
+    return out
+
+
 def _regroup(args, fmt):
     if isinstance(fmt, int):
         if fmt == 0:
@@ -712,8 +723,11 @@ class HybridBlock(Block):
         args, _ = _flatten(args, "input")
         args = [a for a in args if a is not None]
         if infer_fn == "infer_shape":
-            arg_attrs, _, aux_attrs = out.infer_shape(
-                **{i.name: j.shape for i, j in zip(inputs, args)})
+            # (with the inputs' dtypes: a float64 input meets float64 weights)
+            by_name, _ = out._infer({i.name: list(j.shape) for i, j in zip(inputs, args)},
+                                    {i.name: dtype_name(j.dtype) for i, j in zip(inputs, args)})
+            arg_attrs = [by_name[n][0] for n in out.list_arguments()]
+            aux_attrs = [by_name[n][0] for n in out.list_auxiliary_states()]
         else:
             arg_attrs, _, aux_attrs = out.infer_type(
                 **{i.name: j.dtype for i, j in zip(inputs, args)})
@@ -789,10 +803,18 @@ class HybridBlock(Block):
         return _regroup(out, self._out_format)[0]
 
     def forward(self, x, *args):
-        if isinstance(x, NDArray):
+        flat = [a for a in _flatten_any([x] + list(args)) if a is not None]
+        has_nd = any(isinstance(a, NDArray) for a in flat)
+        has_sym = any(isinstance(a, Symbol) for a in flat)
+        if has_nd and has_sym:
+            raise MXNetError("HybridBlock %s: mixed NDArray and Symbol inputs" % self.name)
+        if not has_nd and not has_sym:
+            raise MXNetError("HybridBlock %s: there must be one NDArray or one Symbol in the "
+                             "input, got %s" % (self.name, type(x).__name__))
+        if has_nd:
+            ctx = next(a for a in flat if isinstance(a, NDArray)).context
             if self._active:
                 return self._call_cached_op(x, *args)
-            ctx = x.context
             try:
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
             except DeferredInitializationError:
@@ -801,9 +823,6 @@ class HybridBlock(Block):
                     v._finish_deferred_init()
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
             return self.hybrid_forward(nd, x, *args, **params)
-        if not isinstance(x, Symbol):
-            raise MXNetError("HybridBlock %s: the first input must be an NDArray or a Symbol, "
-                             "got %s" % (self.name, type(x).__name__))
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(_sym, x, *args, **params)

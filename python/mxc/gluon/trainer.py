@@ -3,9 +3,9 @@
 step(batch_size) = allreduce_grads() + update(): the gradients are scaled by
 rescale_grad / batch_size and each parameter is updated by the optimizer
 (mx.optimizer, by name or instance; lr_mult / wd_mult from the Parameter).
-With parameters on several contexts the gradients are summed across them
-and every copy is updated with the sum, as MXNet's 'device' kvstore with
-update_on_kvstore=False does. The `kvstore` argument is accepted and not
+With parameters on several contexts the gradients are summed across them,
+the first context's copy is updated with the sum and the other copies get
+its values (what MXNet's 'device' kvstore gives). The `kvstore` argument is accepted and not
 used: mxc has no mx.kv yet, so reduction is the in-process sum above
 (docs/gluon.md).
 """
@@ -144,11 +144,16 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
+        # Every context has the same (summed) gradient: the first context's
+        # copy is updated, the others receive it (one update count per step,
+        # as MXNet's per-device counts give, so lr schedules step alike).
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
-            for upd, arr, grad in zip(self._updaters, param.list_data(), param.list_grad()):
-                upd(i, grad, arr)
+            data = param.list_data()
+            self._updaters[0](i, param.list_grad()[0], data[0])
+            for d in data[1:]:
+                d[:] = data[0]
 
     def save_states(self, fname):
         """The optimizer and its states (momenta, ...) as a pickle, written

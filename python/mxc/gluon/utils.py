@@ -69,19 +69,14 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     if size < num_slice:
         raise MXNetError("Too many slices for data with shape %s. Arguments are num_slice=%d "
                          "and batch_axis=%d." % (str(data.shape), num_slice, batch_axis))
-    step = size // num_slice
-    if not even_split and size < num_slice:
-        step = 1
-        num_slice = size
-    a = data.asnumpy()
     if num_slice == 1:
         return [data]
-    out = []
-    for i in range(num_slice):
-        lo = i * step
-        hi = (i + 1) * step if i < num_slice - 1 else size
-        out.append(nd.array(np.take(a, np.arange(lo, hi), axis=batch_axis), dtype=a.dtype))
-    return out
+    n_each, extras = divmod(size, num_slice)
+    sizes = [0] + extras * [n_each + 1] + (num_slice - extras) * [n_each]
+    points = np.array(sizes).cumsum()
+    a = data.asnumpy()
+    return [nd.array(np.take(a, np.arange(points[i], points[i + 1]), axis=batch_axis),
+                     ctx=data.context, dtype=a.dtype) for i in range(num_slice)]
 
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
