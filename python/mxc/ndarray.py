@@ -979,6 +979,88 @@ class _RandomNamespace:
 random = _RandomNamespace()
 
 
+# -- MXNet operators composed of compiled ones (exact: same values, and the
+# gradients come from the parts' gradients) ---------------------------------------
+
+def split(data, num_outputs, axis=1, squeeze_axis=False, **kwargs):
+    """MXNet's split / SliceChannel, imperatively: num_outputs slice_axis
+    calls (and a reshape when squeeze_axis), so a list of arrays (one array
+    when num_outputs is 1), as MXNet returns. Not an operator of its own:
+    mx.sym.split is not there yet."""
+    if kwargs.get("out") is not None:
+        raise MXNetError("split: out= is not supported (it returns new arrays)")
+    ndim = len(data.shape)
+    if not -ndim <= axis < ndim:
+        raise MXNetError("split: axis %d out of range for a %d-d array" % (axis, ndim))
+    ax = axis % ndim
+    n = data.shape[ax]
+    if num_outputs < 1 or n % num_outputs:
+        raise MXNetError("split: axis %d of size %d does not split into %d equal parts"
+                         % (axis, n, num_outputs))
+    step = n // num_outputs
+    if squeeze_axis and step != 1:
+        raise MXNetError("split: squeeze_axis needs num_outputs (%d) equal to the axis's "
+                         "size (%d)" % (num_outputs, n))
+    outs = []
+    for i in range(num_outputs):
+        o = slice_axis(data, axis=ax, begin=i * step, end=(i + 1) * step)
+        if squeeze_axis:
+            rest = tuple(d for k, d in enumerate(o.shape) if k != ax)
+            o = reshape(o, shape=rest if rest else (1,))
+        outs.append(o)
+    return outs if num_outputs > 1 else outs[0]
+
+
+SliceChannel = split
+
+
+def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, **kwargs):
+    """MXNet's norm for ord 1 and 2, as sum(abs(x)) and sqrt(sum(square(x)))
+    over `axis` (all axes: shape (1,), as MXNet). MXNet's L2 kernel scales
+    to avoid overflow; this one overflows above ~1.8e19 in float32."""
+    if ord not in (1, 2):
+        raise MXNetError("norm: ord must be 1 or 2 (got %r)" % (ord,))
+    if out_dtype is not None:
+        raise MXNetError("norm: out_dtype is not supported by mxc")
+    kw = {"keepdims": keepdims}
+    if axis is not None:
+        kw["axis"] = axis
+    if ord == 2:
+        return sqrt(sum(square(data), **kw))
+    return sum(abs(data), **kw)
+
+
+def _contrib_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=True, **kwargs):
+    """MXNet's contrib.allclose: a 0-d uint8 array, 1 when every element has
+    |a - b| <= atol + rtol * |b| (NaNs equal when equal_nan), in the data's
+    precision as MXNet's kernel. Host numpy after the arrays' pending writes
+    (synchronous), not a compiled operator."""
+    x, y = _as_np(a), _as_np(b)
+    if x.shape != y.shape:
+        raise MXNetError("contrib.allclose: shapes %s and %s differ" % (x.shape, y.shape))
+    ct = np.float64 if np.float64 in (x.dtype.type, y.dtype.type) else np.float32
+    xf, yf = x.astype(ct), y.astype(ct)
+    nan_x, nan_y = np.isnan(xf), np.isnan(yf)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = (xf == yf) | (np.abs(xf - yf) <= ct(atol) + ct(rtol) * np.abs(yf))
+    ok = np.where(nan_x | nan_y, bool(equal_nan) & (nan_x == nan_y), close)
+    ctx = a.context if isinstance(a, NDArray) else None
+    return _new(np.array(1 if ok.all() else 0, dtype=np.uint8), ctx)   # MXNet: shape (), uint8
+
+
+class _ContribNamespace:
+    """mx.nd.contrib: the names mxc has (allclose); any other is an
+    AttributeError naming it."""
+
+    allclose = staticmethod(_contrib_allclose)
+
+    def __getattr__(self, name):
+        raise AttributeError("mx.nd.contrib.%s is not in mxc" % name)
+
+
+contrib = _ContribNamespace()
+
+
 class _SparseNamespace:
     """mx.nd.sparse / mx.sym.sparse: MXNet's sparse storage (csr,
     row_sparse) is not in mxc; every name here raises an MXNetError that
@@ -1167,3 +1249,17 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
                          "epsilon": float(epsilon), "wd": float(wd),
                          "rescale_grad": float(rescale_grad),
                          "clip_gradient": float(clip_gradient)}, out)
+
+
+NDArray.split = lambda self, *args, **kwargs: split(self, *args, **kwargs)
+NDArray.norm = lambda self, *args, **kwargs: norm(self, *args, **kwargs)
+
+
+def _add_update_ops():
+    from . import _update_ops
+    for fname, function in _update_ops.FUNCTIONS.items():
+        if fname not in globals():
+            globals()[fname] = function
+
+
+_add_update_ops()

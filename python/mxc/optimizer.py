@@ -14,6 +14,7 @@ import pickle
 
 import numpy as np
 
+from . import _update_ops as _uo
 from .base import MXNetError
 from .ndarray import NDArray
 
@@ -41,10 +42,14 @@ class Optimizer:
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
                  multi_precision=False, param_dict=None):
         self.rescale_grad = rescale_grad
-        self.lr = learning_rate if learning_rate is not None else 0.01
         self.lr_scheduler = lr_scheduler
-        if lr_scheduler is not None:
-            self.lr_scheduler.base_lr = self.lr
+        # As MXNet 1.9.1: a scheduler keeps its base_lr unless learning_rate
+        # is given (then learning_rate wins).
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None:
+            self.lr_scheduler.base_lr = learning_rate
         self.wd = wd
         self.lr_mult = {}
         self.wd_mult = {}
@@ -382,7 +387,8 @@ class NAG(Optimizer):
         g = clip(rescale_grad * grad, clip_gradient) + wd * weight
         mom = momentum * mom
         weight = weight - mom + (momentum + 1) * (mom - lr * g)
-        mom = mom - lr * (g with the new weight's wd term: MXNet's in-place kernel)
+        mom = mom - lr * g   (g's wd term with the new weight: MXNet's kernel
+                              runs in place)
     """
 
     def __init__(self, momentum=0.0, **kwargs):
@@ -396,18 +402,14 @@ class NAG(Optimizer):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         w = _np(weight)
-        t = w.dtype.type
-        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
-        step = t(lr) * (g + t(wd) * w)
         if state is None:
-            w -= step
+            t = w.dtype.type
+            g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
+            w -= t(lr) * (g + t(wd) * w)
             return
-        mom = _np(state)
-        mom *= t(self.momentum)
-        w[...] = w - mom + t(self.momentum + 1) * (mom - step)
-        # MXNet's kernel runs in place (out = weight): the momentum's weight
-        # decay term reads the weight it has just written.
-        mom -= t(lr) * (g + t(wd) * w)
+        w[...] = _uo.nag_mom(w, _np(grad), _np(state), lr, momentum=self.momentum, wd=wd,
+                             rescale_grad=self.rescale_grad,
+                             clip_gradient=_kernel_clip(self.clip_gradient))
 
 
 @register
@@ -442,21 +444,15 @@ class RMSProp(Optimizer):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         w = _np(weight)
-        t = w.dtype.type
-        g = _grad(grad, w, self.rescale_grad) + t(wd) * w
-        _clip(g, _kernel_clip(self.clip_gradient))
-        g1 = t(self.gamma1)
-        n = _np(state[0])
-        n[...] = (t(1) - g1) * (g * g) + g1 * n
+        kw = dict(gamma1=self.gamma1, epsilon=self.epsilon, wd=wd,
+                  rescale_grad=self.rescale_grad,
+                  clip_gradient=_kernel_clip(self.clip_gradient),
+                  clip_weights=_kernel_clip(self.clip_weights))
         if not self.centered:
-            w -= t(lr) * (g / np.sqrt(n + t(self.epsilon)))
+            w[...] = _uo.rmsprop(w, _np(grad), _np(state[0]), lr, **kw)
         else:
-            s, delta = _np(state[1]), _np(state[2])
-            s[...] = (t(1) - g1) * g + g1 * s
-            delta[...] = t(self.gamma2) * delta - \
-                t(lr) * g / np.sqrt(n - s * s + t(self.epsilon))
-            w += delta
-        _clip(w, _kernel_clip(self.clip_weights))
+            w[...] = _uo.rmspropalex(w, _np(grad), _np(state[0]), _np(state[1]),
+                                     _np(state[2]), lr, gamma2=self.gamma2, **kw)
 
 
 @register
@@ -550,13 +546,9 @@ class Ftrl(Optimizer):
         self._update_count(index)
         wd, lr = self._get_wd(index), self._get_lr(index)
         w = _np(weight)
-        t = w.dtype.type
-        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
-        z, n = _np(state[0]), _np(state[1])
-        z += g - (np.sqrt(n + g * g) - np.sqrt(n)) * w / t(lr)
-        n += g * g
-        w[...] = (np.sign(z) * t(self.lamda1) - z) / ((t(self.beta) + np.sqrt(n)) / t(lr) + t(wd)) \
-            * (np.abs(z) > t(self.lamda1)).astype(w.dtype)
+        w[...] = _uo.ftrl(w, _np(grad), _np(state[0]), _np(state[1]), lr, lamda1=self.lamda1,
+                          beta=self.beta, wd=wd, rescale_grad=self.rescale_grad,
+                          clip_gradient=_kernel_clip(self.clip_gradient))
 
 
 @register
@@ -655,17 +647,15 @@ class Signum(Optimizer):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         w = _np(weight)
-        t = w.dtype.type
         if state is None:
-            gr = _np(grad)
-            w[...] = (t(1) - t(lr) * t(wd)) * w - t(lr) * np.sign(gr).astype(w.dtype)
+            w[...] = _uo.signsgd(w, _np(grad), lr, wd=wd)
             return
         # MXNet passes momentum only when > 0 (else the kernel's default 0)
-        mo = t(self.momentum if self.momentum > 0 else 0.0)
-        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
-        mom = _np(state)
-        mom[...] = mo * mom - (t(1) - mo) * t(wd) * w - (t(1) - mo) * g
-        w[...] = (t(1) - t(lr) * t(self.wd_lh or 0.0)) * w + t(lr) * np.sign(mom).astype(w.dtype)
+        w[...] = _uo.signum(w, _np(grad), _np(state), lr,
+                            momentum=self.momentum if self.momentum > 0 else 0.0, wd=wd,
+                            rescale_grad=self.rescale_grad,
+                            clip_gradient=_kernel_clip(self.clip_gradient),
+                            wd_lh=self.wd_lh or 0.0)
 
 
 @register
@@ -698,23 +688,69 @@ class LAMB(Optimizer):
         lr, wd = self._get_lr(index), self._get_wd(index)
         step = self._index_update_count[index]
         w = _np(weight)
+        r = _uo.lamb_phase1(w, _np(grad), _np(state[0]), _np(state[1]), step,
+                            beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                            bias_correction=self.bias_correction, wd=wd,
+                            rescale_grad=self.rescale_grad,
+                            clip_gradient=_kernel_clip(self.clip_gradient))
+        w[...] = _uo.lamb_phase2(w, r, _uo.l2_norm(w), _uo.l2_norm(r), lr,
+                                 lower_bound=self.lower_bound if self.lower_bound else -1.0,
+                                 upper_bound=self.upper_bound if self.upper_bound else -1.0)
+
+
+@register
+class FTML(Optimizer):
+    """FTML, Follow the Moving Leader (MXNet's ftml_update):
+
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        v = beta2 * v + (1 - beta2) * g^2
+        d_t = (1 - beta1^t) / lr * (sqrt(v / (1 - beta2^t)) + epsilon)
+        z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * weight;  d = d_t
+        weight = -z / d_t
+    """
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))  # d, v, z
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        t = self._index_update_count[index]
+        w = _np(weight)
+        w[...] = _uo.ftml(w, _np(grad), _np(state[0]), _np(state[1]), _np(state[2]), lr, t,
+                          beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon, wd=wd,
+                          rescale_grad=self.rescale_grad,
+                          clip_grad=_kernel_clip(self.clip_gradient))
+
+
+@register
+class SGLD(Optimizer):
+    """Stochastic Gradient Langevin Dynamics (MXNet's Python rule):
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        weight += -lr / 2 * (g + wd * weight) + normal(0, sqrt(lr))
+
+    The noise comes from mx.random (mxc's generator: the same seed gives
+    other numbers than MXNet's).
+    """
+
+    def create_state(self, index, weight):
+        return None
+
+    def update(self, index, weight, grad, state):
+        from . import random as _random
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        w = _np(weight)
         t = w.dtype.type
-        g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
-        mean, var = _np(state[0]), _np(state[1])
-        b1, b2 = t(self.beta1), t(self.beta2)
-        mean[...] = b1 * mean + (t(1) - b1) * g
-        var[...] = b2 * var + (t(1) - b2) * g * g
-        if self.bias_correction:
-            m_hat = mean / (t(1) - t(self.beta1 ** step))
-            v_hat = var / (t(1) - t(self.beta2 ** step))
-            r = m_hat / (np.sqrt(v_hat) + t(self.epsilon)) + t(wd) * w
-        else:
-            r = mean / (np.sqrt(var) + t(self.epsilon)) + t(wd) * w
-        r1 = t(np.sqrt(np.sum(np.square(w, dtype=np.float32), dtype=np.float32)))
-        r2 = t(np.sqrt(np.sum(np.square(r, dtype=np.float32), dtype=np.float32)))
-        if self.lower_bound:
-            r1 = max(r1, t(self.lower_bound))
-        if self.upper_bound:
-            r1 = min(r1, t(self.upper_bound))
-        ratio = t(1) if (r1 == 0 or r2 == 0) else r1 / r2
-        w -= t(lr) * ratio * r
+        g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
+        w += t(-lr / 2) * (g + t(wd) * w)
+        noise = _random.normal(0, math.sqrt(lr), shape=w.shape, dtype=w.dtype,
+                               ctx=weight.context)
+        w += _np(noise)

@@ -197,7 +197,7 @@ def test_lamb_against_formula():
 
 def test_optimizers_registered_by_mxnet_names():
     for n in ("sgd", "nag", "rmsprop", "adagrad", "adadelta", "ftrl", "adamax", "nadam",
-              "signum", "lamb", "adam", "test"):
+              "signum", "lamb", "ftml", "sgld", "adam", "test"):
         assert mx.optimizer.create(n).__class__.__name__.lower() == n
     with pytest.raises(mx.MXNetError):
         mx.optimizer.create("no-such-optimizer")
@@ -243,6 +243,8 @@ MXNET_CASES = [(n if n != "signsgd" else "signum", p) for n, p in CASES] + [
     ("rmsprop", {"learning_rate": 0.01, "centered": True, "clip_weights": 0.3}),
     ("ftrl", {"learning_rate": 0.1, "lamda1": 0.5, "beta": 2.0, "clip_gradient": 0.7}),
     ("signum", {"learning_rate": 0.01, "momentum": 0.5, "wd_lh": 0.1}),
+    ("ftml", {"learning_rate": 0.05, "wd": 0.01, "clip_gradient": 1.0}),
+    ("ftml", {"learning_rate": 0.05, "beta1": 0.9, "rescale_grad": 0.5}),
 ]
 
 
@@ -417,3 +419,104 @@ def test_sparse_storage_is_a_clear_error():
         with pytest.raises(mx.MXNetError, match="sparse storage.*not supported by mxc"):
             call()
     assert mx.nd.zeros((2,), stype="default").stype == "default"
+
+
+# -- compositions of compiled operators --------------------------------------------------
+
+def test_split_values_and_gradient():
+    x = np.arange(24, dtype=np.float32).reshape(2, 6, 2)
+    parts = mx.nd.split(mx.nd.array(x), num_outputs=3, axis=1)
+    for got, want in zip(parts, np.split(x, 3, axis=1)):
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    sq = mx.nd.split(mx.nd.array(x), num_outputs=2, axis=0, squeeze_axis=True)
+    assert [p.shape for p in sq] == [(6, 2), (6, 2)]
+    assert mx.nd.array(x).split(num_outputs=1, axis=-1).shape == (2, 6, 2)
+    a = mx.nd.array(x)
+    a.attach_grad()
+    with mx.autograd.record():
+        p0, p1 = mx.nd.SliceChannel(a, num_outputs=2, axis=2)
+        loss = mx.nd.sum(p0 * 2.0) + mx.nd.sum(p1 * 3.0)
+    loss.backward()
+    want = np.zeros_like(x)
+    want[..., 0] = 2.0
+    want[..., 1] = 3.0
+    np.testing.assert_array_equal(a.grad.asnumpy(), want)
+    with pytest.raises(mx.MXNetError, match="equal parts"):
+        mx.nd.split(mx.nd.array(x), num_outputs=4, axis=1)
+
+
+def test_norm():
+    x = np.random.RandomState(0).uniform(-2, 2, (3, 4, 5)).astype(np.float32)
+    a = mx.nd.array(x)
+    np.testing.assert_allclose(mx.nd.norm(a).asnumpy(), [np.linalg.norm(x.ravel())], rtol=1e-6)
+    np.testing.assert_allclose(a.norm(ord=1, axis=1).asnumpy(), np.abs(x).sum(axis=1), rtol=1e-6)
+    np.testing.assert_allclose(mx.nd.norm(a, axis=(0, 2), keepdims=True).asnumpy(),
+                               np.sqrt((x * x).sum(axis=(0, 2), keepdims=True)), rtol=1e-6)
+    with pytest.raises(mx.MXNetError):
+        mx.nd.norm(a, ord=3)
+
+
+MXNET_UPDATE_OPS = textwrap.dedent("""
+    import sys, json, numpy as np, mxnet as mx
+    d = sys.argv[1]
+    cases = json.load(open(d + '/cases.json'))
+    z = np.load(d + '/in.npz')
+    out = {}
+    for i, (op, n_states, kw) in enumerate(cases):
+        arrays = [mx.nd.array(z['a%d_%d' % (i, k)]) for k in range(2 + n_states)]
+        res = getattr(mx.nd, op)(*arrays, out=arrays[0], **kw)
+        fresh = [mx.nd.array(z['a%d_%d' % (i, k)]) for k in range(2 + n_states)]
+        new = getattr(mx.nd, op)(*fresh, **kw)
+        out[str(i)] = [a.asnumpy().tolist() for a in arrays] + [new.asnumpy().tolist(),
+                                                               fresh[0].asnumpy().tolist()]
+    json.dump(out, open(d + '/out.json', 'w'))
+""")
+
+UPDATE_OP_CASES = [
+    ("signsgd_update", 0, {"lr": 0.01, "wd": 1e-3, "rescale_grad": 0.1, "clip_gradient": 1e-3}),
+    ("signum_update", 1, {"lr": 0.01, "wd": 1e-3, "momentum": 0.5, "wd_lh": 1e-3,
+                          "clip_gradient": 0.3}),
+    ("nag_mom_update", 1, {"lr": 0.01, "wd": 0.1, "momentum": 0.9, "rescale_grad": 0.5}),
+    ("ftml_update", 3, {"lr": 0.01, "t": 3, "wd": 1e-3, "clip_grad": 0.5}),
+    ("ftrl_update", 2, {"lr": 0.1, "wd": 1e-3, "lamda1": 0.2}),
+    ("rmsprop_update", 1, {"lr": 0.01, "wd": 1e-3, "clip_weights": 0.8}),
+    ("rmspropalex_update", 3, {"lr": 0.01, "gamma2": 0.5}),
+    ("lamb_update_phase1", 2, {"t": 2, "wd": 0.01, "rescale_grad": 0.5}),
+]
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_nd_update_ops_match_mxnet(tmp_path):
+    rng = np.random.RandomState(4)
+    arrays = {}
+    for i, (op, n_states, _) in enumerate(UPDATE_OP_CASES):
+        for k in range(2 + n_states):
+            a = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+            if op.startswith(("ftrl", "rmsprop", "ftml", "lamb")) and k >= 2:
+                a = np.abs(a)          # accumulated squares are non-negative
+            arrays["a%d_%d" % (i, k)] = a
+    np.savez(str(tmp_path / "in.npz"), **arrays)
+    with open(tmp_path / "cases.json", "w") as f:
+        json.dump(UPDATE_OP_CASES, f)
+    p = subprocess.run([MXNET_PY, "-c", MXNET_UPDATE_OPS, str(tmp_path)], capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    ref = json.loads((tmp_path / "out.json").read_text())
+    for i, (op, n_states, kw) in enumerate(UPDATE_OP_CASES):
+        a = [mx.nd.array(arrays["a%d_%d" % (i, k)]) for k in range(2 + n_states)]
+        getattr(mx.nd, op)(*a, out=a[0], **kw)
+        fresh = [mx.nd.array(arrays["a%d_%d" % (i, k)]) for k in range(2 + n_states)]
+        new = getattr(mx.nd, op)(*fresh, **kw)
+        got = [x.asnumpy() for x in a] + [new.asnumpy(), fresh[0].asnumpy()]
+        for g, r in zip(got, ref[str(i)]):
+            np.testing.assert_allclose(g, np.array(r, dtype=np.float32), rtol=1e-5, atol=1e-6,
+                                       err_msg=op)
+
+
+def test_sgld_noise_scale():
+    mx.random.seed(1)
+    opt = mx.optimizer.create("sgld", learning_rate=0.04)
+    w = mx.nd.zeros((20000,))
+    opt.update(0, w, mx.nd.zeros((20000,)), None)
+    v = w.asnumpy()
+    assert abs(v.mean()) < 0.01 and abs(v.std() - 0.2) < 0.01   # normal(0, sqrt(lr))
