@@ -23,6 +23,7 @@ import numpy as np
 from . import _mxc
 
 from .base import MXNetError
+from .ndarray import NDArray  # noqa: F401  (MXNet's autograd has it: `from mxnet.autograd import *`)
 
 _state = threading.local()
 

@@ -1,4 +1,4 @@
-"""mx.io: DataDesc, DataBatch, DataIter and NDArrayIter (MXNet 1.x).
+"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter and CSVIter (MXNet 1.x).
 
 NDArrayIter batches arrays held in memory along their first axis, with
 shuffling (numpy's global generator, as MXNet: np.random.seed makes it
@@ -258,3 +258,122 @@ class NDArrayIter(DataIter):
 
     def getindex(self):
         return None
+
+
+class CSVIter(DataIter):
+    """MXNet 1.9.1's CSVIter over local files: each row of data_csv is one
+    sample reshaped to data_shape; label_csv's rows are the labels (zeros
+    without it). Batches are (batch_size,) + data_shape and (batch_size,)
+    labels ((batch_size,) + label_shape when label_csv has label_shape
+    (2,) or more), both of `dtype` (float32, int32 or int64).
+
+    An epoch's incomplete last batch: round_batch=True (default) fills it
+    from the start of the data and the next epoch starts after those
+    samples; round_batch=False leaves the previous batch's samples in the
+    unused rows. Either way `pad` says how many rows only fill the batch, as
+    MXNet. The files are read at construction (prefetch_buffer is ignored).
+    """
+
+    def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,), batch_size=1,
+                 round_batch=True, prefetch_buffer=4, ctx="cpu", dtype=None,
+                 data_name="data", label_name="softmax_label", **kwargs):
+        super().__init__(batch_size)
+        dt = np.dtype(dtype or "float32")
+        if dt not in (np.float32, np.int32, np.int64):
+            raise MXNetError("CSVIter: dtype must be float32, int32 or int64, got %s" % dt)
+        self._dtype = dt
+        data_shape = tuple(int(d) for d in data_shape)
+        self._data = self._read(data_csv, data_shape, "data_csv")
+        if label_csv is not None and label_csv != "NULL":
+            label_shape = tuple(int(d) for d in label_shape)
+            self._label = self._read(label_csv, label_shape, "label_csv")
+            if self._label.shape[0] != self._data.shape[0]:
+                raise MXNetError("CSVIter: %s has %d rows, %s has %d" % (
+                    label_csv, self._label.shape[0], data_csv, self._data.shape[0]))
+            if label_shape == (1,):
+                self._label = self._label.reshape(-1)
+        else:
+            self._label = np.zeros((self._data.shape[0],), dtype=dt)
+        if batch_size < 1:
+            raise MXNetError("CSVIter: batch_size must be positive")
+        self.round_batch = bool(round_batch)
+        self.data_name, self.label_name = data_name, label_name
+        self._batch_data = np.zeros((batch_size,) + data_shape, dtype=dt)
+        self._batch_label = np.zeros((batch_size,) + self._label.shape[1:], dtype=dt)
+        self._batch_index = np.zeros((batch_size,), dtype=np.uint64)
+        self._cursor = 0
+        self._overflow = 0
+        self._pad = 0
+
+    def _read(self, path, shape, what):
+        size = int(np.prod(shape))
+        rows = []
+        with open(path) as f:
+            for lineno, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                values = line.split(",")
+                if len(values) != size:
+                    raise MXNetError("CSVIter: %s line %d has %d values, %s %s needs %d" % (
+                        path, lineno, len(values), what.split("_")[0] + "_shape", shape, size))
+                rows.append(values)
+        if not rows:
+            raise MXNetError("CSVIter: %s has no rows" % path)
+        try:
+            arr = np.array(rows, dtype=self._dtype)
+        except ValueError:
+            arr = np.array(rows, dtype=np.float64).astype(self._dtype)
+        return arr.reshape((len(rows),) + shape)
+
+    @property
+    def provide_data(self):
+        return [DataDesc(self.data_name, self._batch_data.shape, self._dtype.type)]
+
+    @property
+    def provide_label(self):
+        return [DataDesc(self.label_name, self._batch_label.shape, self._dtype.type)]
+
+    def reset(self):
+        self._cursor = self._overflow if self.round_batch else 0
+        self._overflow = 0
+
+    def iter_next(self):
+        n = self._data.shape[0]
+        if self._cursor >= n:
+            return False
+        take = min(self.batch_size, n - self._cursor)
+        rows = np.arange(self._cursor, self._cursor + take)
+        self._batch_data[:take] = self._data[rows]
+        self._batch_label[:take] = self._label[rows]
+        self._batch_index[:take] = rows
+        self._pad = self.batch_size - take
+        if self._pad and self.round_batch:
+            extra = np.arange(self._pad) % n
+            self._batch_data[take:] = self._data[extra]
+            self._batch_label[take:] = self._label[extra]
+            self._batch_index[take:] = extra
+            self._overflow = self._pad
+        self._cursor += take
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return DataBatch(data=[self.getdata()], label=[self.getlabel()], pad=self.getpad(),
+                             index=self.getindex(), provide_data=self.provide_data,
+                             provide_label=self.provide_label)
+        raise StopIteration
+
+    def getdata(self):
+        from .ndarray import array
+        return array(self._batch_data, dtype=self._dtype)
+
+    def getlabel(self):
+        from .ndarray import array
+        return array(self._batch_label, dtype=self._dtype)
+
+    def getindex(self):
+        return self._batch_index.copy()
+
+    def getpad(self):
+        return self._pad

@@ -12,6 +12,7 @@ import math
 import os
 import pickle
 import subprocess
+import sys
 import textwrap
 
 import numpy as np
@@ -520,3 +521,79 @@ def test_sgld_noise_scale():
     opt.update(0, w, mx.nd.zeros((20000,)), None)
     v = w.asnumpy()
     assert abs(v.mean()) < 0.01 and abs(v.std() - 0.2) < 0.01   # normal(0, sqrt(lr))
+
+
+# -- mx.io.CSVIter ----------------------------------------------------------------------
+
+CSV_PROBE = textwrap.dedent("""
+    import sys, json
+    mx = __import__(sys.argv[1])
+    d = sys.argv[2]
+    out = []
+    for rb in (True, False):
+        it = mx.io.CSVIter(data_csv=d + '/d.csv', data_shape=(3,), label_csv=d + '/l.csv',
+                           batch_size=4, round_batch=rb)
+        out.append([str(it.provide_data), str(it.provide_label)])
+        for ep in range(3):
+            for b in it:
+                out.append([rb, ep, b.pad, b.index.tolist(), b.data[0].asnumpy().tolist(),
+                            b.label[0].asnumpy().tolist()])
+            it.reset()
+    it = mx.io.CSVIter(data_csv=d + '/d.csv', data_shape=(1, 3), label_csv=d + '/l2.csv',
+                       label_shape=(2,), batch_size=3, dtype='int32')
+    b = it.next()
+    out.append([str(it.provide_data), str(it.provide_label), b.data[0].asnumpy().tolist(),
+                b.label[0].asnumpy().tolist(), str(b.data[0].dtype)])
+    it = mx.io.CSVIter(data_csv=d + '/big.csv', data_shape=(2,), batch_size=2, dtype='int64')
+    out.append(it.next().data[0].asnumpy().tolist())
+    json.dump(out, open(d + '/out-%s.json' % sys.argv[1], 'w'))
+""")
+
+
+def _csv_files(d):
+    with open(d / "d.csv", "w") as f:
+        f.write("".join("%d,%d,%d\n" % (3 * i, 3 * i + 1, 3 * i + 2) for i in range(10)))
+    with open(d / "l.csv", "w") as f:
+        f.write("".join("%d\n" % (10 * i) for i in range(10)))
+    with open(d / "l2.csv", "w") as f:
+        f.write("".join("%d,%d\n" % (i, -i) for i in range(10)))
+    with open(d / "big.csv", "w") as f:
+        f.write("2147483648,200000001\n9007199254740993,-5\n")
+
+
+def _run_csv_probe(python, module, d, env=None):
+    p = subprocess.run([python, "-c", CSV_PROBE, module, str(d)], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads((d / ("out-%s.json" % module)).read_text())
+
+
+def test_csv_iter_batches(tmp_path):
+    _csv_files(tmp_path)
+    it = mx.io.CSVIter(data_csv=str(tmp_path / "d.csv"), data_shape=(3,),
+                       label_csv=str(tmp_path / "l.csv"), batch_size=4)
+    got = [(b.pad, b.index.tolist()) for b in it]
+    # round_batch: the last batch wraps to the start; the next epoch starts after it
+    assert got == [(0, [0, 1, 2, 3]), (0, [4, 5, 6, 7]), (2, [8, 9, 0, 1])]
+    it.reset()
+    assert [b.index.tolist()[0] for b in it] == [2, 6]
+    it = mx.io.CSVIter(data_csv=str(tmp_path / "d.csv"), data_shape=(3,), batch_size=4,
+                       round_batch=False)
+    last = list(it)[-1]
+    assert last.pad == 2 and last.index.tolist() == [8, 9, 6, 7]    # previous batch's rows stay
+    np.testing.assert_array_equal(last.data[0].asnumpy()[:2], [[24, 25, 26], [27, 28, 29]])
+    assert last.label[0].shape == (4,) and not last.label[0].asnumpy().any()
+    big = mx.io.CSVIter(data_csv=str(tmp_path / "big.csv"), data_shape=(2,), batch_size=2,
+                        dtype="int64").next().data[0]
+    assert big.asnumpy().tolist() == [[2147483648, 200000001], [9007199254740993, -5]]
+    with pytest.raises(mx.MXNetError, match="needs 4"):
+        mx.io.CSVIter(data_csv=str(tmp_path / "d.csv"), data_shape=(4,), batch_size=2)
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_csv_iter_matches_mxnet(tmp_path):
+    _csv_files(tmp_path)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__)))
+    mine = _run_csv_probe(sys.executable, "mxc", tmp_path, env)
+    theirs = _run_csv_probe(MXNET_PY, "mxnet", tmp_path)
+    assert mine == theirs
