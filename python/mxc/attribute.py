@@ -9,12 +9,15 @@ given with attr= (those win), and nested scopes add to the outer one's.
 """
 import threading
 
+from .base import _ClassProperty, _ClassPropertyMeta
+
 __all__ = ["AttrScope"]
 
 
-class AttrScope:
+class AttrScope(metaclass=_ClassPropertyMeta):
     """Attributes for the symbols created in a `with` block; values must be
-    strings (as MXNet requires)."""
+    strings (as MXNet requires). `AttrScope.current` is the calling thread's
+    scope, a class property that can be assigned, as MXNet's."""
 
     _current = threading.local()
 
@@ -35,7 +38,7 @@ class AttrScope:
         return attr if attr else {}
 
     def __enter__(self):
-        self._old_scope = AttrScope.current()
+        self._old_scope = AttrScope.current
         attr = self._old_scope._attr.copy()
         attr.update(self._attr)
         self._attr = attr
@@ -46,10 +49,14 @@ class AttrScope:
         assert self._old_scope
         AttrScope._current.value = self._old_scope
 
-    @staticmethod
-    def current():
+    def _get_current(cls):
         cur = getattr(AttrScope._current, "value", None)
         if cur is None:
             cur = AttrScope()
             AttrScope._current.value = cur
         return cur
+
+    def _set_current(cls, value):
+        AttrScope._current.value = value
+
+    current = _ClassProperty(_get_current, _set_current)

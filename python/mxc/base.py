@@ -38,10 +38,38 @@ def np_dtype(name):
     return np.dtype(name)
 
 
-class NameManager:
+class _ClassProperty:
+    """A property of the class (MXNet's classproperty): `Cls.current` reads,
+    `Cls.current = x` writes (through _ClassPropertyMeta)."""
+
+    def __init__(self, fget, fset=None):
+        self.fget = fget
+        self.fset = fset
+
+    def __get__(self, obj, cls=None):
+        return self.fget(cls if cls is not None else type(obj))
+
+    def setter(self, fset):
+        self.fset = fset
+        return self
+
+
+class _ClassPropertyMeta(type):
+    def __setattr__(cls, key, value):
+        prop = cls.__dict__.get(key)
+        if isinstance(prop, _ClassProperty):
+            if prop.fset is None:
+                raise MXNetError("cannot set %s.%s" % (cls.__name__, key))
+            return prop.fset(cls, value)
+        return super().__setattr__(key, value)
+
+
+class NameManager(metaclass=_ClassPropertyMeta):
     """MXNet's automatic node names: the op's name in lower case and a
     counter per name ('fullyconnected0', '_plus1'). Usable as a context
-    manager, like mx.name.NameManager."""
+    manager, like mx.name.NameManager. `NameManager.current` is the calling
+    thread's manager, a class property that can be assigned, as MXNet's;
+    calling it (`NameManager.current()`) gives the same manager."""
 
     _local = threading.local()
 
@@ -57,20 +85,28 @@ class NameManager:
         return "%s%d" % (hint, n)
 
     def __enter__(self):
-        self._old = NameManager.current()
+        self._old = NameManager.current
         NameManager._local.value = self
         return self
 
     def __exit__(self, *exc):
         NameManager._local.value = self._old
 
-    @staticmethod
-    def current():
+    def __call__(self):
+        # NameManager.current() (a call of the current manager) is itself
+        return self
+
+    def _get_current(cls):
         cur = getattr(NameManager._local, "value", None)
         if cur is None:
             cur = NameManager()
             NameManager._local.value = cur
         return cur
+
+    def _set_current(cls, value):
+        NameManager._local.value = value
+
+    current = _ClassProperty(_get_current, _set_current)
 
 
 class Prefix(NameManager):

@@ -433,7 +433,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     extra keywords are stored as MXNet's hidden attributes (__shape__, ...)."""
     if not isinstance(name, str):
         raise MXNetError("Variable: the name must be a string")
-    attrs = _hidden(AttrScope.current().get(attr))
+    attrs = _hidden(AttrScope.current.get(attr))
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
@@ -486,9 +486,9 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
     attrs = spec.format_attrs(kwargs)
     if spec.variadic and "num_args" in spec.attrs and "num_args" not in attrs:
         attrs["num_args"] = str(len(inputs))
-    name = NameManager.current().get(name, hint)
+    name = NameManager.current.get(name, hint)
     node_attrs = dict(attrs)
-    node_attrs.update(_hidden(AttrScope.current().get(attr)))
+    node_attrs.update(_hidden(AttrScope.current.get(attr)))
     entries = []
     if spec.variadic:
         entries = [_single(s, "%s '%s'" % (spec.name, name)) for s in inputs]

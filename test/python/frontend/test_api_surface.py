@@ -597,3 +597,30 @@ def test_csv_iter_matches_mxnet(tmp_path):
     mine = _run_csv_probe(sys.executable, "mxc", tmp_path, env)
     theirs = _run_csv_probe(MXNET_PY, "mxnet", tmp_path)
     assert mine == theirs
+
+
+def test_current_scopes_are_thread_local_class_properties():
+    import threading
+    from mxc.attribute import AttrScope
+    from mxc.name import NameManager
+    old_scope, old_names = AttrScope.current, NameManager.current
+    try:
+        AttrScope.current = AttrScope(y="hi")            # MXNet's assignable class property
+        NameManager.current = NameManager()
+        NameManager.current.get(None, "main_thread")
+        seen = {}
+
+        def spawned():
+            seen["attr"] = dict(AttrScope.current._attr)
+            seen["names"] = dict(NameManager.current._counter)
+            with mx.AttrScope(x="hello"):
+                seen["in_with"] = dict(AttrScope.current._attr)
+        t = threading.Thread(target=spawned)
+        t.start()
+        t.join()
+        assert seen == {"attr": {}, "names": {}, "in_with": {"x": "hello"}}
+        assert AttrScope.current._attr == {"y": "hi"} and "main_thread" in NameManager.current._counter
+        assert NameManager.current() is NameManager.current   # calling it: the same manager
+        assert mx.sym.var("v").attr("y") == "hi"
+    finally:
+        AttrScope.current, NameManager.current = old_scope, old_names
