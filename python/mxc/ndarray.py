@@ -964,6 +964,15 @@ for _m in ["sum", "mean", "max", "min", "argmax", "exp", "log", "sqrt", "square"
            "expand_dims", "clip", "one_hot", "slice_axis", "negative"]:
     if _m in _functions:
         setattr(NDArray, _m, _method(_m))
+# MXNet's other fluent methods, for the operators mxc has (same list as Symbol's).
+for _m in ["broadcast_axes", "repeat", "pad", "swapaxes", "slice", "slice_like", "take", "pick",
+           "sort", "topk", "argsort", "argmax_channel", "argmin", "sign", "broadcast_to",
+           "broadcast_like", "tile", "flip", "diag", "nansum", "prod", "nanprod", "round",
+           "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
+           "arctan", "degrees", "radians", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+           "expm1", "log10", "log2", "log1p", "rsqrt", "cbrt", "rcbrt", "reciprocal", "softmin"]:
+    if _m in _functions and not hasattr(NDArray, _m):
+        setattr(NDArray, _m, _method(_m))
 
 
 def _random():

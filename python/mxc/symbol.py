@@ -563,6 +563,35 @@ _functions = {py: _make_op_function(py, spec) for py, spec in _ops.public_names(
 globals().update(_functions)
 
 
+# MXNet's fluent methods (sym.sum(axis=1), sym.flatten(), ...) for the
+# operators mxc has: each calls the operator with the symbol as its first input.
+_FLUENT = ("reshape", "reshape_like", "zeros_like", "ones_like", "broadcast_axes", "repeat", "pad",
+           "swapaxes", "split", "slice", "slice_axis", "slice_like", "take", "one_hot", "pick",
+           "sort", "topk", "argsort", "argmax", "argmax_channel", "argmin", "clip", "abs", "sign",
+           "flatten", "expand_dims", "broadcast_to", "broadcast_like", "tile", "transpose", "flip",
+           "diag", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm", "round",
+           "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
+           "arctan", "degrees", "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+           "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt",
+           "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin")
+
+
+def _fluent(fname):
+    f = _functions[fname]
+
+    def method(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+
+    method.__name__ = fname
+    method.__doc__ = "Fluent form of mx.sym.%s (MXNet's Symbol.%s)." % (fname, fname)
+    return method
+
+
+for _f in _FLUENT:
+    if _f in _functions and not hasattr(Symbol, _f):
+        setattr(Symbol, _f, _fluent(_f))
+
+
 def _sparse_namespace():
     from .ndarray import _SparseNamespace
     return _SparseNamespace("mx.sym.sparse")

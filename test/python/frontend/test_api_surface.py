@@ -624,3 +624,15 @@ def test_current_scopes_are_thread_local_class_properties():
         assert mx.sym.var("v").attr("y") == "hi"
     finally:
         AttrScope.current, NameManager.current = old_scope, old_names
+
+
+def test_symbol_fluent_methods():
+    x = mx.sym.var("x")
+    y = x.flatten().square().sum(axis=1).sqrt()
+    assert y.list_arguments() == ["x"]
+    exe = y.simple_bind(mx.cpu(), x=(2, 3, 2), grad_req="null")
+    v = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    out = exe.forward(is_train=False, x=mx.nd.array(v))[0].asnumpy()
+    np.testing.assert_allclose(out, np.sqrt((v.reshape(2, 6) ** 2).sum(axis=1)), rtol=1e-6)
+    assert json.loads(x.abs().tojson())["nodes"][-1]["op"] == "abs"
+    assert json.loads(x.sum(axis=0).tojson())["nodes"][-1]["attrs"] == {"axis": "0"}
