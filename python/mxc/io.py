@@ -1,4 +1,5 @@
-"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter and CSVIter (MXNet 1.x).
+"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter, CSVIter, ResizeIter and
+PrefetchingIter (MXNet 1.x).
 
 NDArrayIter batches arrays held in memory along their first axis, with
 shuffling (numpy's global generator, as MXNet: np.random.seed makes it
@@ -377,3 +378,168 @@ class CSVIter(DataIter):
 
     def getpad(self):
         return self._pad
+
+
+# ResizeIter and PrefetchingIter: ported from Apache MXNet 1.9.1's
+# python/mxnet/io/io.py (Apache License 2.0), the same logic.
+
+class ResizeIter(DataIter):
+    """`size` batches per epoch from `data_iter`, restarting it when it ends
+    (reset_internal: reset() also resets it), as MXNet's ResizeIter."""
+
+    def __init__(self, data_iter, size, reset_internal=True):
+        super().__init__()
+        self.data_iter = data_iter
+        self.size = size
+        self.reset_internal = reset_internal
+        self.cur = 0
+        self.current_batch = None
+        self.provide_data = data_iter.provide_data
+        self.provide_label = data_iter.provide_label
+        self.batch_size = data_iter.batch_size
+        if hasattr(data_iter, "default_bucket_key"):
+            self.default_bucket_key = data_iter.default_bucket_key
+
+    def reset(self):
+        self.cur = 0
+        if self.reset_internal:
+            self.data_iter.reset()
+
+    def iter_next(self):
+        if self.cur == self.size:
+            return False
+        try:
+            self.current_batch = self.data_iter.next()
+        except StopIteration:
+            self.data_iter.reset()
+            self.current_batch = self.data_iter.next()
+        self.cur += 1
+        return True
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class PrefetchingIter(DataIter):
+    """Prefetches the next batch of each of `iters` on a thread of its own
+    and joins them into one batch (data and labels concatenated as lists);
+    rename_data / rename_label map each iterator's names (a list of dicts),
+    as MXNet's PrefetchingIter."""
+
+    def __init__(self, iters, rename_data=None, rename_label=None):
+        super().__init__()
+        import threading
+        if not isinstance(iters, list):
+            iters = [iters]
+        self.n_iter = len(iters)
+        if self.n_iter == 0:
+            raise MXNetError("PrefetchingIter: no iterators")
+        self.iters = iters
+        self.rename_data = rename_data
+        self.rename_label = rename_label
+        self.batch_size = self.provide_data[0][1][0]
+        self.data_ready = [threading.Event() for _ in range(self.n_iter)]
+        self.data_taken = [threading.Event() for _ in range(self.n_iter)]
+        for e in self.data_taken:
+            e.set()
+        self.started = True
+        self.current_batch = [None for _ in range(self.n_iter)]
+        self.next_batch = [None for _ in range(self.n_iter)]
+
+        def prefetch_func(self, i):
+            while True:
+                self.data_taken[i].wait()
+                if not self.started:
+                    break
+                try:
+                    self.next_batch[i] = self.iters[i].next()
+                except StopIteration:
+                    self.next_batch[i] = None
+                self.data_taken[i].clear()
+                self.data_ready[i].set()
+        self.prefetch_threads = [threading.Thread(target=prefetch_func, args=[self, i], daemon=True)
+                                 for i in range(self.n_iter)]
+        for thread in self.prefetch_threads:
+            thread.start()
+
+    def __del__(self):
+        self.started = False
+        for e in getattr(self, "data_taken", ()):
+            e.set()
+        for thread in getattr(self, "prefetch_threads", ()):
+            thread.join()
+
+    def _renamed(self, which, renames):
+        descs = [getattr(i, which) for i in self.iters]
+        if renames is None:
+            return sum(descs, [])
+        return sum([[DataDesc(r[x.name], x.shape, x.dtype) if isinstance(x, DataDesc)
+                     else DataDesc(*x) for x in d] for r, d in zip(renames, descs)], [])
+
+    @property
+    def provide_data(self):
+        return self._renamed("provide_data", self.rename_data)
+
+    @property
+    def provide_label(self):
+        return self._renamed("provide_label", self.rename_label)
+
+    def reset(self):
+        for e in self.data_ready:
+            e.wait()
+        for i in self.iters:
+            i.reset()
+        for e in self.data_ready:
+            e.clear()
+        for e in self.data_taken:
+            e.set()
+
+    def iter_next(self):
+        for e in self.data_ready:
+            e.wait()
+        if self.next_batch[0] is None:
+            for b in self.next_batch:
+                if b is not None:
+                    raise MXNetError("PrefetchingIter: number of entries mismatches between "
+                                     "iterators")
+            return False
+        for b in self.next_batch:
+            if b.pad != self.next_batch[0].pad:
+                raise MXNetError("PrefetchingIter: number of entries mismatches between "
+                                 "iterators")
+        self.current_batch = DataBatch(sum([b.data for b in self.next_batch], []),
+                                       sum([b.label for b in self.next_batch], []),
+                                       self.next_batch[0].pad, self.next_batch[0].index,
+                                       provide_data=self.provide_data,
+                                       provide_label=self.provide_label)
+        for e in self.data_ready:
+            e.clear()
+        for e in self.data_taken:
+            e.set()
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad

@@ -636,3 +636,53 @@ def test_symbol_fluent_methods():
     np.testing.assert_allclose(out, np.sqrt((v.reshape(2, 6) ** 2).sum(axis=1)), rtol=1e-6)
     assert json.loads(x.abs().tojson())["nodes"][-1]["op"] == "abs"
     assert json.loads(x.sum(axis=0).tojson())["nodes"][-1]["attrs"] == {"axis": "0"}
+
+
+ITER_PROBE = textwrap.dedent("""
+    import sys, json
+    import numpy as np
+    mx = __import__(sys.argv[1])
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    y = np.arange(10, dtype=np.float32)
+    out = []
+    it = mx.io.ResizeIter(mx.io.NDArrayIter(x, y, batch_size=3), 5)
+    for ep in range(2):
+        out.append([[b.pad, b.data[0].asnumpy()[:, 0].tolist(), b.label[0].asnumpy().tolist()]
+                    for b in it])
+        it.reset()
+    a = mx.io.NDArrayIter(x, y, batch_size=4, data_name='a', label_name='la')
+    b = mx.io.NDArrayIter(x * 2, y * 2, batch_size=4, data_name='b', label_name='lb')
+    it = mx.io.PrefetchingIter([a, b], rename_data=[{'a': 'A'}, {'b': 'B'}])
+    out.append([[d.name, list(d.shape)] for d in it.provide_data])
+    out.append([[d.name, list(d.shape)] for d in it.provide_label])
+    for ep in range(2):
+        out.append([[bt.pad, [d.asnumpy()[:, 0].tolist() for d in bt.data],
+                     [l.asnumpy().tolist() for l in bt.label]] for bt in it])
+        it.reset()
+    json.dump(out, open(sys.argv[2], 'w'))
+""")
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_resize_and_prefetching_iter_match_mxnet(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__)))
+    res = {}
+    for python, module in ((sys.executable, "mxc"), (MXNET_PY, "mxnet")):
+        f = tmp_path / (module + ".json")
+        p = subprocess.run([python, "-c", ITER_PROBE, module, str(f)], capture_output=True,
+                           text=True, timeout=300, env=env if module == "mxc" else None)
+        assert p.returncode == 0, p.stderr[-2000:]
+        res[module] = json.loads(f.read_text())
+    assert res["mxc"] == res["mxnet"]
+
+
+def test_resize_and_prefetching_iter():
+    x = np.arange(20, dtype=np.float32).reshape(10, 2)
+    it = mx.io.ResizeIter(mx.io.NDArrayIter(x, batch_size=4), 4)   # 3 batches an epoch inside
+    firsts = [b.data[0].asnumpy()[0, 0] for b in it]
+    assert firsts == [0.0, 8.0, 16.0, 0.0]                         # wraps to the start
+    pre = mx.io.PrefetchingIter(mx.io.NDArrayIter(x, batch_size=5))
+    assert [b.data[0].asnumpy()[:, 0].tolist() for b in pre] == [[0, 2, 4, 6, 8],
+                                                                 [10, 12, 14, 16, 18]]
+    pre.reset()
+    assert len(list(pre)) == 2
