@@ -1,5 +1,5 @@
-"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter, CSVIter, ResizeIter and
-PrefetchingIter (MXNet 1.x).
+"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter, CSVIter, MNISTIter,
+ResizeIter and PrefetchingIter (MXNet 1.x).
 
 NDArrayIter batches arrays held in memory along their first axis, with
 shuffling (numpy's global generator, as MXNet: np.random.seed makes it
@@ -543,3 +543,105 @@ class PrefetchingIter(DataIter):
 
     def getpad(self):
         return self.current_batch.pad
+
+
+def _open_idx(path):
+    import gzip
+    with open(path, "rb") as f:
+        head = f.read(2)
+    return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
+
+
+class MNISTIter(DataIter):
+    """MXNet 1.9.1's MNISTIter over local idx files (image: idx3 ubyte,
+    label: idx1 ubyte; gzip-compressed files are read too): images as
+    float32 pixel / 256 in (batch_size, 1, rows, cols) or, with flat=True,
+    (batch_size, rows * cols); labels (batch_size,) float32. Only full
+    batches (the remainder of an epoch is dropped), pad 0, as MXNet.
+    num_parts / part_index take MXNet's contiguous part of the samples.
+    shuffle (default True, once at construction, as MXNet) uses numpy's
+    RandomState(seed): the same seed gives another order than MXNet's."""
+
+    def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte",
+                 batch_size=128, shuffle=True, flat=False, seed=0, silent=False, num_parts=1,
+                 part_index=0, prefetch_buffer=4, data_name="data", label_name="softmax_label",
+                 **kwargs):
+        super().__init__(batch_size)
+        import struct
+        if batch_size < 1:
+            raise MXNetError("MNISTIter: batch_size must be positive")
+        if not 0 <= part_index < num_parts:
+            raise MXNetError("MNISTIter: part_index must be in [0, num_parts)")
+
+        def part(count):
+            return (int(float(count) / num_parts * part_index),
+                    int(float(count) / num_parts * (part_index + 1)))
+        with _open_idx(image) as f:
+            _, count, rows, cols = struct.unpack(">iiii", f.read(16))
+            start, end = part(count)
+            f.read(start * rows * cols)
+            raw = f.read((end - start) * rows * cols)
+        if len(raw) != (end - start) * rows * cols:
+            raise MXNetError("MNISTIter: %s is shorter than its header says" % image)
+        images = np.frombuffer(raw, dtype=np.uint8).reshape(end - start, rows, cols)
+        with _open_idx(label) as f:
+            _, lcount = struct.unpack(">ii", f.read(8))
+            lstart, lend = part(lcount)
+            f.read(lstart)
+            labels = np.frombuffer(f.read(lend - lstart), dtype=np.uint8)
+        if labels.shape[0] != images.shape[0]:
+            raise MXNetError("MNISTIter: %d images in %s, %d labels in %s"
+                             % (images.shape[0], image, labels.shape[0], label))
+        if shuffle:
+            order = np.random.RandomState(seed).permutation(images.shape[0])
+            images, labels = images[order], labels[order]
+        self._images = images.astype(np.float32) * np.float32(1.0 / 256.0)
+        self._labels = labels.astype(np.float32)
+        self._shape = (rows * cols,) if flat else (1, rows, cols)
+        self.data_name, self.label_name = data_name, label_name
+        self._loc = 0
+        self._cur = None
+        if not silent:
+            import logging
+            logging.info("MNISTIter: load %d images, shuffle=%d, shape=%s", images.shape[0],
+                         int(bool(shuffle)), (batch_size,) + self._shape)
+
+    @property
+    def provide_data(self):
+        return [DataDesc(self.data_name, (self.batch_size,) + self._shape, np.float32)]
+
+    @property
+    def provide_label(self):
+        return [DataDesc(self.label_name, (self.batch_size,), np.float32)]
+
+    def reset(self):
+        self._loc = 0
+
+    def iter_next(self):
+        if self._loc + self.batch_size > self._images.shape[0]:
+            return False
+        self._cur = self._loc
+        self._loc += self.batch_size
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return DataBatch(data=[self.getdata()], label=[self.getlabel()], pad=0,
+                             index=self.getindex(), provide_data=self.provide_data,
+                             provide_label=self.provide_label)
+        raise StopIteration
+
+    def getdata(self):
+        from .ndarray import array
+        rows = self._images[self._cur:self._cur + self.batch_size]
+        return array(rows.reshape((self.batch_size,) + self._shape))
+
+    def getlabel(self):
+        from .ndarray import array
+        return array(self._labels[self._cur:self._cur + self.batch_size])
+
+    def getindex(self):
+        return np.zeros((self.batch_size,), dtype=np.uint64)   # MXNet's MNISTIter gives zeros
+
+    def getpad(self):
+        return 0

@@ -686,3 +686,62 @@ def test_resize_and_prefetching_iter():
                                                                  [10, 12, 14, 16, 18]]
     pre.reset()
     assert len(list(pre)) == 2
+
+
+# -- mx.io.MNISTIter ------------------------------------------------------------------------
+
+def _idx_files(d, n=10, rows=4, cols=3, gz=False):
+    import gzip
+    import struct
+    rng = np.random.RandomState(0)
+    imgs = rng.randint(0, 256, size=(n, rows, cols)).astype(np.uint8)
+    labs = rng.randint(0, 10, size=n).astype(np.uint8)
+    op = gzip.open if gz else open
+    with op(str(d / "img"), "wb") as f:
+        f.write(struct.pack(">iiii", 2051, n, rows, cols) + imgs.tobytes())
+    with op(str(d / "lab"), "wb") as f:
+        f.write(struct.pack(">ii", 2049, n) + labs.tobytes())
+    return imgs, labs
+
+
+def test_mnist_iter(tmp_path):
+    imgs, labs = _idx_files(tmp_path, gz=True)
+    it = mx.io.MNISTIter(image=str(tmp_path / "img"), label=str(tmp_path / "lab"), batch_size=3,
+                         shuffle=False, silent=True)
+    batches = list(it)
+    assert len(batches) == 3                                   # 10 samples: full batches only
+    np.testing.assert_array_equal(batches[1].data[0].asnumpy(),
+                                  imgs[3:6].reshape(3, 1, 4, 3).astype(np.float32) / 256)
+    np.testing.assert_array_equal(batches[2].label[0].asnumpy(), labs[6:9])
+    it = mx.io.MNISTIter(image=str(tmp_path / "img"), label=str(tmp_path / "lab"), batch_size=2,
+                         shuffle=True, seed=1, flat=True, num_parts=2, part_index=1, silent=True)
+    got = np.concatenate([b.label[0].asnumpy() for b in it])   # part 1 of 2: samples 5..9
+    assert len(got) == 4 and it.provide_data[0].shape == (2, 12)
+    pool = labs[5:10].tolist()
+    for v in got.tolist():
+        pool.remove(v)                              # each label comes from that part
+
+
+@pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
+def test_mnist_iter_matches_mxnet(tmp_path):
+    _idx_files(tmp_path, n=11, rows=5, cols=2)
+    probe = textwrap.dedent("""
+        import sys, json
+        mx = __import__(sys.argv[1]); d = sys.argv[2]
+        out = []
+        for kw in ({}, {'flat': True}, {'num_parts': 3, 'part_index': 2}):
+            it = mx.io.MNISTIter(image=d + '/img', label=d + '/lab', batch_size=3, shuffle=False,
+                                 silent=True, **kw)
+            out.append([str(it.provide_data), str(it.provide_label)])
+            for ep in range(2):
+                out += [[b.pad, b.index.tolist(), b.data[0].asnumpy().tolist(),
+                         b.label[0].asnumpy().tolist()] for b in it]
+                it.reset()
+        json.dump(out, open(d + '/' + sys.argv[1] + '.json', 'w'))
+    """)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__)))
+    for python, module in ((sys.executable, "mxc"), (MXNET_PY, "mxnet")):
+        p = subprocess.run([python, "-c", probe, module, str(tmp_path)], capture_output=True,
+                           text=True, timeout=300, env=env if module == "mxc" else None)
+        assert p.returncode == 0, p.stderr[-2000:]
+    assert (tmp_path / "mxc.json").read_text() == (tmp_path / "mxnet.json").read_text()
