@@ -1023,6 +1023,29 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, **kwargs):
 SliceChannel = split
 
 
+def add_n(*args, **kwargs):
+    """MXNet's add_n / ElementWiseSum: the sum of equally shaped arrays, as
+    elemwise_add calls left to right (MXNet's kernel adds in that order)."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    if not args:
+        raise MXNetError("add_n: no arrays")
+    out = kwargs.get("out")
+    if len(args) == 1:
+        result = args[0].copy()
+    else:
+        result = elemwise_add(args[0], args[1])
+        for a in args[2:]:
+            result = elemwise_add(result, a)
+    if out is not None:
+        out[:] = result
+        return out
+    return result
+
+
+ElementWiseSum = add_n
+
+
 def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, **kwargs):
     """MXNet's norm for ord 1 and 2, as sum(abs(x)) and sqrt(sum(square(x)))
     over `axis` (all axes: shape (1,), as MXNet). MXNet's L2 kernel scales

@@ -745,3 +745,16 @@ def test_mnist_iter_matches_mxnet(tmp_path):
                            text=True, timeout=300, env=env if module == "mxc" else None)
         assert p.returncode == 0, p.stderr[-2000:]
     assert (tmp_path / "mxc.json").read_text() == (tmp_path / "mxnet.json").read_text()
+
+
+def test_add_n():
+    rng = np.random.RandomState(1)
+    xs = [rng.uniform(-1, 1, (3, 4)).astype(np.float32) for _ in range(4)]
+    got = mx.nd.add_n(*[mx.nd.array(x) for x in xs]).asnumpy()
+    want = ((xs[0] + xs[1]) + xs[2]) + xs[3]
+    np.testing.assert_array_equal(got, want)
+    out = mx.nd.zeros((3, 4))
+    mx.nd.ElementWiseSum([mx.nd.array(x) for x in xs[:2]], out=out)
+    np.testing.assert_array_equal(out.asnumpy(), xs[0] + xs[1])
+    with pytest.raises(mx.MXNetError):
+        mx.nd.add_n(mx.nd.ones((2,)), mx.nd.ones((3,)))
