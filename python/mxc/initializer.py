@@ -67,6 +67,14 @@ class Initializer:
         """JSON as MXNet writes it into `__init__`: `["name", {kwargs}]`."""
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
+    def __eq__(self, other):
+        # As MXNet: the same class with the same arguments.
+        if not isinstance(other, Initializer):
+            return NotImplemented
+        return self.__class__ is other.__class__ and self._kwargs == other._kwargs
+
+    __hash__ = object.__hash__
+
     def __repr__(self):
         return "%s(%s)" % (self.__class__.__name__,
                            ", ".join("%s=%r" % kv for kv in self._kwargs.items()))

@@ -34,7 +34,11 @@ from ..context import current_context
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from .parameter import Parameter, ParameterDict, DeferredInitializationError
-from .utils import _TraceShapes
+from .utils import _TraceShapes, _ValueError
+
+
+class _TypeError(MXNetError, TypeError):
+    """An MXNetError that is also the TypeError MXNet raises."""
 
 
 class _BlockScope:
@@ -187,7 +191,7 @@ class Block:
         if hasattr(self, name):
             existing = getattr(self, name)
             if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
-                raise MXNetError("Changing attribute type for {name} from {type1} to {type2} "
+                raise _TypeError("Changing attribute type for {name} from {type1} to {type2} "
                                  "is not allowed.".format(name=name, type1=type(existing),
                                                           type2=type(value)))
         if isinstance(value, Block):
@@ -794,7 +798,7 @@ class HybridBlock(Block):
                 self._deferred_init_params(*args)
             self._build_cache(*args)
         if fmt != self._in_format:
-            raise MXNetError("%s: invalid input format: the block was traced with %s"
+            raise _ValueError("%s: invalid input format: the block was traced with %s"
                              % (self.name, self._in_format))
         if any(p._deferred_init for p in self._cached_op.params.values()):
             self._deferred_init_params(*args)
@@ -807,9 +811,9 @@ class HybridBlock(Block):
         has_nd = any(isinstance(a, NDArray) for a in flat)
         has_sym = any(isinstance(a, Symbol) for a in flat)
         if has_nd and has_sym:
-            raise MXNetError("HybridBlock %s: mixed NDArray and Symbol inputs" % self.name)
+            raise _ValueError("HybridBlock %s: mixed NDArray and Symbol inputs" % self.name)
         if not has_nd and not has_sym:
-            raise MXNetError("HybridBlock %s: there must be one NDArray or one Symbol in the "
+            raise _ValueError("HybridBlock %s: there must be one NDArray or one Symbol in the "
                              "input, got %s" % (self.name, type(x).__name__))
         if has_nd:
             ctx = next(a for a in flat if isinstance(a, NDArray)).context

@@ -6,8 +6,8 @@ rescale_grad / batch_size and each parameter is updated by the optimizer
 With parameters on several contexts the gradients are summed across them,
 the first context's copy is updated with the sum and the other copies get
 its values (what MXNet's 'device' kvstore gives). The `kvstore` argument is accepted and not
-used: mxc has no mx.kv yet, so reduction is the in-process sum above
-(docs/gluon.md).
+used: the Trainer does not use mx.kv yet, so reduction is the in-process
+sum above (docs/gluon.md).
 """
 import os
 import pickle
@@ -41,8 +41,8 @@ class Trainer:
             self._param2idx[param.name] = i
             self._params.append(param)
         if update_on_kvstore:
-            raise MXNetError("Trainer: update_on_kvstore=True needs a kvstore, which mxc does "
-                             "not have yet (docs/gluon.md)")
+            raise MXNetError("Trainer: update_on_kvstore=True is not supported: gluon.Trainer "
+                             "does not use mx.kv yet (docs/gluon.md)")
         self._compression_params = compression_params
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kvstore = None

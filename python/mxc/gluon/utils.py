@@ -13,6 +13,10 @@ from ..ndarray import NDArray
 _trace = threading.local()
 
 
+class _ValueError(MXNetError, ValueError):
+    """An MXNetError that is also the ValueError MXNet raises."""
+
+
 def _indent(s_, num_spaces):
     s = s_.split("\n")
     if len(s) == 1:
@@ -62,12 +66,12 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     """Splits an NDArray into num_slice slices along batch_axis."""
     size = data.shape[batch_axis]
     if even_split and size % num_slice != 0:
-        raise MXNetError(
+        raise _ValueError(
             "data with shape %s cannot be evenly split into %d slices along axis %d. Use a "
             "batch size that's multiple of %d or set even_split=False to allow uneven "
             "partitioning of data." % (str(data.shape), num_slice, batch_axis, num_slice))
     if size < num_slice:
-        raise MXNetError("Too many slices for data with shape %s. Arguments are num_slice=%d "
+        raise _ValueError("Too many slices for data with shape %s. Arguments are num_slice=%d "
                          "and batch_axis=%d." % (str(data.shape), num_slice, batch_axis))
     if num_slice == 1:
         return [data]

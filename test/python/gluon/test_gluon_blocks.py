@@ -288,3 +288,17 @@ def test_atomic_save_survives_kill_9(tmp_path):
         np.testing.assert_array_equal(loaded["weight"].asnumpy(), np.ones((4, 4)))
     else:
         assert loaded["weight"].shape == (4096, 16384)
+
+
+def test_mxnet_exception_types_and_initializer_equality():
+    b = gluon.Block()
+    b.b = gluon.Block()
+    with pytest.raises(TypeError, match="Changing attribute type for b"):
+        b.b = (2,)
+    with pytest.raises(ValueError, match="evenly split"):
+        gluon.utils.split_data(mx.nd.ones((5, 2)), 2)
+    assert [s.shape[0] for s in gluon.utils.split_data(mx.nd.ones((5, 2)), 2,
+                                                        even_split=False)] == [3, 2]
+    assert mx.init.Constant(-10.0) == mx.init.Constant(-10.0)
+    assert mx.init.Constant(1.0) != mx.init.Constant(2.0)
+    assert mx.init.Xavier() != mx.init.Uniform()

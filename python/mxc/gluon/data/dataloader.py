@@ -6,8 +6,9 @@ interpreters (multiprocessing 'spawn', not MXNet's fork: a forked child
 would inherit the engine's locks without its threads), so the dataset and
 a batchify_fn must be picklable (NDArrays pickle as their values; lambdas
 do not pickle). Workers build numpy batches and send them back pickled; the
-main process makes the NDArrays (MXNet passes shared-memory NDArrays). pin_memory,
-pin_device_id and try_nopython are accepted and have no effect on the CPU.
+main process makes the NDArrays (MXNet passes shared-memory NDArrays).
+pin_memory puts the batches on cpu_pinned(pin_device_id) (the same memory
+on the CPU); auto_reload is accepted (the workers live as long as the loader).
 """
 import multiprocessing
 import multiprocessing.pool
@@ -94,6 +95,15 @@ def _worker_fn(samples):
     return ("obj", _pickleable(_worker_batchify([_worker_dataset[i] for i in samples])))
 
 
+def _on(x, ctx):
+    """Batch `x` with its NDArrays on context `ctx` (pin_memory)."""
+    if isinstance(x, NDArray):
+        return x.as_in_context(ctx)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_on(i, ctx) for i in x)
+    return x
+
+
 def _thread_worker_fn(samples, batchify_fn, dataset):
     return batchify_fn([dataset[i] for i in samples])
 
@@ -106,9 +116,10 @@ class DataLoader:
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None,
                  last_batch=None, batch_sampler=None, batchify_fn=None,
                  num_workers=0, pin_memory=False, pin_device_id=0,
-                 prefetch=None, thread_pool=False, timeout=120, try_nopython=None):
+                 prefetch=None, thread_pool=False, timeout=120, auto_reload=False):
         self._dataset = dataset
         self._pin_memory = pin_memory
+        self._pin_device_id = pin_device_id
         self._thread_pool = thread_pool
         self._timeout = timeout
         if batch_sampler is None:
@@ -143,6 +154,13 @@ class DataLoader:
                                              initargs=(self._dataset, self._user_batchify))
 
     def __iter__(self):
+        if not self._pin_memory:
+            return self._batches()
+        from ...context import cpu_pinned
+        ctx = cpu_pinned(self._pin_device_id)
+        return (_on(b, ctx) for b in self._batches())
+
+    def _batches(self):
         if self._num_workers == 0:
             for batch in self._batch_sampler:
                 yield self._batchify_fn([self._dataset[idx] for idx in batch])

@@ -47,6 +47,7 @@ def main():
     for f in os.listdir(os.path.join(HERE, "shim")):
         if f.endswith(".py"):
             shutil.copy(os.path.join(HERE, "shim", f), work)
+    shutil.copytree(os.path.join(HERE, "shim", "mxnet"), os.path.join(work, "mxnet"))
     results = {}
     env = dict(os.environ)
     if "PYTHONPATH" not in env:
