@@ -14,7 +14,7 @@ import numpy as np
 from . import _mxc
 from . import _ops
 from .attribute import AttrScope
-from .base import MXNetError, NameManager, dtype_name, np_dtype
+from .base import MXNetError, NameManager, NotImplementedForSymbol, dtype_name, np_dtype
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json"]
 
@@ -183,6 +183,10 @@ class Symbol:
 
     def __len__(self):
         return len(self._outputs)
+
+    def __bool__(self):
+        # As MXNet: a symbol has no truth value (only NDArrays do).
+        raise NotImplementedForSymbol(self.__bool__, "bool")
 
     def __iter__(self):
         return (Symbol([o]) for o in self._outputs)

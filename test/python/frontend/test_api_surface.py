@@ -758,3 +758,9 @@ def test_add_n():
     np.testing.assert_array_equal(out.asnumpy(), xs[0] + xs[1])
     with pytest.raises(mx.MXNetError):
         mx.nd.add_n(mx.nd.ones((2,)), mx.nd.ones((3,)))
+
+
+def test_symbol_has_no_truth_value():
+    with pytest.raises(mx.base.NotImplementedForSymbol):
+        bool(mx.sym.var("x"))
+    assert len(mx.sym.Group([mx.sym.var("a"), mx.sym.var("b")])) == 2
