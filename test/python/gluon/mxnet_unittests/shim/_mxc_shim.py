@@ -1,4 +1,4 @@
-"""The import shim (installed by conftest.py, and by mxnet/__init__.py in
+"""The import shim (installed by conftest_shim.py, and by mxnet/__init__.py in
 spawned worker processes) that runs MXNet 1.9.1's own unit tests against mxc.
 
 `import mxnet` (and every mxnet.X) gives mxc's module (mxc.X); the

@@ -1,5 +1,6 @@
 """pytest set-up for MXNet's unit tests run against mxc: installs the import
-shim (_mxc_shim.py: `import mxnet` is mxc) and a per-test time limit."""
+shim (_mxc_shim.py: `import mxnet` is mxc) and a per-test time limit. run.py
+copies it as conftest.py next to MXNet's test files."""
 import os
 
 import pytest
