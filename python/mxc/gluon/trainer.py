@@ -3,11 +3,12 @@
 step(batch_size) = allreduce_grads() + update(): the gradients are scaled by
 rescale_grad / batch_size and each parameter is updated by the optimizer
 (mx.optimizer, by name or instance; lr_mult / wd_mult from the Parameter).
-With parameters on several contexts the gradients are summed across them,
-the first context's copy is updated with the sum and the other copies get
-its values (what MXNet's 'device' kvstore gives). The `kvstore` argument is accepted and not
-used: the Trainer does not use mx.kv yet, so reduction is the in-process
-sum above (docs/gluon.md).
+With parameters on several contexts the gradients are summed across them
+by an mx.kv store ('device' by default, as MXNet; kvstore=None: an
+in-process sum), the first context's copy is updated with the sum and the
+other copies get its values (what MXNet's store gives with
+update_on_kvstore=False). update_on_kvstore=True and the dist_* stores are
+not supported by the Trainer yet (docs/gluon.md).
 """
 import os
 import pickle
@@ -42,10 +43,11 @@ class Trainer:
             self._params.append(param)
         if update_on_kvstore:
             raise MXNetError("Trainer: update_on_kvstore=True is not supported: gluon.Trainer "
-                             "does not use mx.kv yet (docs/gluon.md)")
+                             "reduces gradients with mx.kv and updates locally (docs/gluon.md)")
         self._compression_params = compression_params
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kvstore = None
+        self._kv_initialized = False
         self._update_on_kvstore = False
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
@@ -124,8 +126,40 @@ class Trainer:
         self._ready()
         self._allreduce_grads()
 
+    def _init_kvstore(self):
+        """MXNet's choice: no store on one context; on several, mx.kv.create
+        of the `kvstore` name ('device', 'local') or the given KVStore, which
+        sums the gradients (push of every context's copy, pull into all)."""
+        if self._kv_initialized:
+            return
+        self._kv_initialized = True
+        kv = self._kvstore_params["kvstore"]
+        if len(self._contexts) <= 1 or kv is None:
+            return
+        from .. import kvstore as _kv
+        if isinstance(kv, str):
+            if kv.startswith("dist"):
+                raise MXNetError("Trainer: kvstore '%s': distributed training through "
+                                 "gluon.Trainer is not supported yet (docs/gluon.md)" % kv)
+            kv = _kv.create(kv)
+        elif not isinstance(kv, _kv.KVStore):
+            raise MXNetError("Trainer: kvstore must be a name or an mx.kv KVStore, got %r"
+                             % (kv,))
+        for i, param in enumerate(self._params):
+            if param.grad_req != "null":
+                kv.init(i, param.list_grad()[0])
+        self._kvstore = kv
+
     def _allreduce_grads(self):
         if len(self._contexts) <= 1:
+            return
+        self._init_kvstore()
+        if self._kvstore is not None:
+            for i, param in enumerate(self._params):
+                if param.grad_req != "null":
+                    grads = param.list_grad()
+                    self._kvstore.push(i, grads, priority=-i)
+                    self._kvstore.pull(i, out=grads, priority=-i)
             return
         for param in self._params:
             if param.grad_req == "null":

@@ -159,18 +159,32 @@ def test_trainer_sgd_matches_numpy_and_states(tmp_path):
         gluon.Trainer([1, 2], "sgd")
 
 
-def test_trainer_two_contexts_sum_gradients():
+@pytest.mark.parametrize("kvstore", ["device", "local", None])
+def test_trainer_two_contexts_sum_gradients(kvstore):
     ctx = [mx.cpu(0), mx.cpu(1)]
     net = nn.Dense(1, in_units=2, use_bias=False)
     net.initialize(mx.init.Zero(), ctx=ctx)
-    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0}, kvstore=kvstore)
     xs = [mx.nd.array([[1.0, 0.0]], ctx=ctx[0]), mx.nd.array([[0.0, 3.0]], ctx=ctx[1])]
-    with autograd.record():
-        ys = [net(x) for x in xs]
-    for y in ys:
-        y.backward()
-    tr.step(1)
+    for step in range(2):
+        with autograd.record():
+            ys = [net(x) for x in xs]
+        for y in ys:
+            y.backward()
+        tr.step(1)
     for c in ctx:
-        np.testing.assert_allclose(net.weight.data(c).asnumpy(), [[-1.0, -3.0]])
+        np.testing.assert_allclose(net.weight.data(c).asnumpy(), [[-2.0, -6.0]])
+    if kvstore is None:
+        assert tr._kvstore is None
+    else:
+        assert tr._kvstore.type == kvstore   # the sum went through mx.kv
+    one = nn.Dense(1, in_units=2)
+    one.initialize()
+    single = gluon.Trainer(one.collect_params(), "sgd")
+    with autograd.record():
+        y = one(xs[0])
+    y.backward()
+    single.step(1)
+    assert single._kvstore is None   # one context: no store, as MXNet
     parts = gluon.utils.split_and_load(mx.nd.array(np.arange(8).reshape(4, 2)), ctx)
     assert [p.shape for p in parts] == [(2, 2), (2, 2)] and parts[1].context == ctx[1]
