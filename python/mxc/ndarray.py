@@ -1023,6 +1023,60 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, **kwargs):
 SliceChannel = split
 
 
+def _ufunc_helper(lhs, rhs, fn_array, fn_scalar, lfn_scalar, rfn_scalar=None):
+    """MXNet 1.9.1's dispatch of mx.nd.add/maximum/...: two arrays -> the
+    broadcast operator, an array and a number -> the scalar operator (its
+    reversed form when the number is on the left), two numbers -> Python."""
+    numbers = (int, float, bool, np.number, np.bool_)
+    if isinstance(lhs, numbers):
+        if isinstance(rhs, numbers):
+            return fn_scalar(lhs, rhs)
+        if rfn_scalar is None:       # commutative
+            return lfn_scalar(rhs, scalar=float(lhs))
+        return rfn_scalar(rhs, scalar=float(lhs))
+    if isinstance(rhs, numbers):
+        return lfn_scalar(lhs, scalar=float(rhs))
+    if isinstance(rhs, NDArray):
+        return fn_array(lhs, rhs)
+    raise TypeError("type %s not supported" % str(type(rhs)))
+
+
+def _binary_function(name, array_op, fn_scalar, scalar_op, rscalar_op=None):
+    def f(lhs, rhs):
+        g = globals()
+        return _ufunc_helper(lhs, rhs, g[array_op], fn_scalar, g[scalar_op],
+                             g[rscalar_op] if rscalar_op else None)
+    f.__name__ = name
+    f.__doc__ = ("MXNet's mx.nd.%s(lhs, rhs): %s for two arrays (broadcasting), %s with a "
+                 "number." % (name, array_op, scalar_op))
+    return f
+
+
+for _name, _spec in {
+        "add": ("broadcast_add", _operator.add, "_plus_scalar"),
+        "subtract": ("broadcast_sub", _operator.sub, "_minus_scalar", "_rminus_scalar"),
+        "multiply": ("broadcast_mul", _operator.mul, "_mul_scalar"),
+        "divide": ("broadcast_div", _operator.truediv, "_div_scalar", "_rdiv_scalar"),
+        "power": ("broadcast_power", _operator.pow, "_power_scalar", "_rpower_scalar"),
+        "maximum": ("broadcast_maximum", lambda x, y: x if x > y else y, "_maximum_scalar"),
+        "minimum": ("broadcast_minimum", lambda x, y: x if x < y else y, "_minimum_scalar"),
+        "equal": ("broadcast_equal", lambda x, y: 1 if x == y else 0, "_equal_scalar"),
+        "not_equal": ("broadcast_not_equal", lambda x, y: 1 if x != y else 0,
+                      "_not_equal_scalar"),
+        "greater": ("broadcast_greater", lambda x, y: 1 if x > y else 0, "_greater_scalar",
+                    "_lesser_scalar"),
+        "greater_equal": ("broadcast_greater_equal", lambda x, y: 1 if x >= y else 0,
+                          "_greater_equal_scalar", "_lesser_equal_scalar"),
+        "lesser": ("broadcast_lesser", lambda x, y: 1 if x < y else 0, "_lesser_scalar",
+                   "_greater_scalar"),
+        "lesser_equal": ("broadcast_lesser_equal", lambda x, y: 1 if x <= y else 0,
+                         "_lesser_equal_scalar", "_greater_equal_scalar")}.items():
+    if _name not in globals() and all(n in globals() for n in _spec[::2] + _spec[3:4]
+                                      if isinstance(n, str)):
+        globals()[_name] = _binary_function(_name, *_spec)
+true_divide = globals().get("divide")
+
+
 def add_n(*args, **kwargs):
     """MXNet's add_n / ElementWiseSum: the sum of equally shaped arrays, as
     elemwise_add calls left to right (MXNet's kernel adds in that order)."""

@@ -596,6 +596,36 @@ for _f in _FLUENT:
         setattr(Symbol, _f, _fluent(_f))
 
 
+def _symbol_binary(name, array_op, scalar_op, rscalar_op, py_fn):
+    numbers = (int, float, np.number)
+
+    def f(left, right):
+        g = globals()
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return g[array_op](left, right)
+        if isinstance(left, Symbol) and isinstance(right, numbers):
+            return g[scalar_op](left, scalar=right)
+        if isinstance(left, numbers) and isinstance(right, Symbol):
+            return g[rscalar_op](right, scalar=left)
+        if isinstance(left, numbers) and isinstance(right, numbers):
+            return py_fn(left, right)
+        raise TypeError("types (%s, %s) not supported" % (type(left), type(right)))
+    f.__name__ = name
+    f.__doc__ = ("MXNet's mx.sym.%s(left, right) for symbols and numbers. Two symbols write "
+                 "%s (MXNet writes the elementwise operator; the same values for equal "
+                 "shapes)." % (name, array_op))
+    return f
+
+
+pow = _symbol_binary("pow", "broadcast_power", "_power_scalar", "_rpower_scalar",
+                     lambda a, b: a ** b)
+power = pow
+maximum = _symbol_binary("maximum", "broadcast_maximum", "_maximum_scalar", "_maximum_scalar",
+                         lambda a, b: a if a > b else b)
+minimum = _symbol_binary("minimum", "broadcast_minimum", "_minimum_scalar", "_minimum_scalar",
+                         lambda a, b: a if a < b else b)
+
+
 def _sparse_namespace():
     from .ndarray import _SparseNamespace
     return _SparseNamespace("mx.sym.sparse")

@@ -764,3 +764,26 @@ def test_symbol_has_no_truth_value():
     with pytest.raises(mx.base.NotImplementedForSymbol):
         bool(mx.sym.var("x"))
     assert len(mx.sym.Group([mx.sym.var("a"), mx.sym.var("b")])) == 2
+
+
+def test_nd_and_sym_binary_functions():
+    a = np.array([1.0, 5.0, 3.0], dtype=np.float32)
+    b = np.array([[2.0], [4.0]], dtype=np.float32)
+    A, B = mx.nd.array(a), mx.nd.array(b)
+    np.testing.assert_array_equal(mx.nd.maximum(A, B).asnumpy(), np.maximum(a, b))
+    np.testing.assert_array_equal(mx.nd.minimum(2, A).asnumpy(), np.minimum(2, a))
+    np.testing.assert_array_equal(mx.nd.subtract(2, A).asnumpy(), 2 - a)
+    np.testing.assert_allclose(mx.nd.divide(1, A).asnumpy(), 1 / a, rtol=1e-7)
+    np.testing.assert_array_equal(mx.nd.power(A, 2).asnumpy(), a ** 2)
+    np.testing.assert_array_equal(mx.nd.greater(2, A).asnumpy(), (2 > a).astype(np.float32))
+    np.testing.assert_array_equal(mx.nd.lesser_equal(A, B).asnumpy(), (a <= b).astype(np.float32))
+    assert mx.nd.maximum(2, 3) == 3 and mx.nd.add(1, 2) == 3
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    for expr, want in ((mx.sym.maximum(x, y), np.maximum(a, a[::-1])),
+                       (mx.sym.minimum(x, 2.0), np.minimum(a, 2.0)),
+                       (mx.sym.pow(2.0, x), 2.0 ** a), (mx.sym.power(x, y), a ** a[::-1])):
+        args = [n for n in expr.list_arguments()]
+        feed = {"x": mx.nd.array(a), "y": mx.nd.array(a[::-1].copy())}
+        out = expr.bind(mx.cpu(), {n: feed[n] for n in args}).forward()[0].asnumpy()
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+    assert json.loads(mx.sym.minimum(x, 2.0).tojson())["nodes"][-1]["op"] == "_minimum_scalar"
