@@ -102,7 +102,7 @@ def _flatten(args, inout_str):
     if args is None:
         return [None], int(-1)
     if not isinstance(args, (list, tuple)):
-        raise MXNetError("HybridBlock %s must be (nested) list of Symbol or NDArray, but got "
+        raise _ValueError("HybridBlock %s must be (nested) list of Symbol or NDArray, but got "
                          "%s of type %s" % (inout_str, str(args), str(type(args))))
     flat, fmts = [], []
     for i in args:
@@ -110,6 +110,16 @@ def _flatten(args, inout_str):
         flat.extend(arg)
         fmts.append(fmt)
     return flat, fmts
+
+
+def _trailing_none_match(fmt, stored):
+    """The formats differ only by trailing None arguments (defaults), which
+    MXNet accepts."""
+    if isinstance(fmt, int) or isinstance(stored, int):
+        return False
+    short, long_ = (fmt, stored) if len(fmt) < len(stored) else (stored, fmt)
+    return len(short) != len(long_) and list(long_[:len(short)]) == list(short) and \
+        all(f == -1 for f in long_[len(short):])
 
 
 def _flatten_any(args):
@@ -797,7 +807,7 @@ class HybridBlock(Block):
             if any(p._deferred_init for p in params):
                 self._deferred_init_params(*args)
             self._build_cache(*args)
-        if fmt != self._in_format:
+        if fmt != self._in_format and not _trailing_none_match(fmt, self._in_format):
             raise _ValueError("%s: invalid input format: the block was traced with %s"
                              % (self.name, self._in_format))
         if any(p._deferred_init for p in self._cached_op.params.values()):
@@ -818,6 +828,13 @@ class HybridBlock(Block):
         if has_nd:
             ctx = next(a for a in flat if isinstance(a, NDArray)).context
             if self._active:
+                # (cpu_pinned memory is the CPU's: it mixes with cpu)
+                ctxs = {("cpu" if a.context.device_type == "cpu_pinned" else
+                         a.context.device_type, a.context.device_id)
+                        for a in flat if isinstance(a, NDArray)}
+                if len(ctxs) > 1:
+                    raise _ValueError("HybridBlock %s: a hybridized block takes inputs on one "
+                                      "context, got %s" % (self.name, sorted(ctxs)))
                 return self._call_cached_op(x, *args)
             try:
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
