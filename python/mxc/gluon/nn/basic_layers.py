@@ -328,6 +328,47 @@ class InstanceNorm(_Norm):
     __repr__ = LayerNorm.__repr__
 
 
+class GroupNorm(HybridBlock):
+    """Group normalisation (MXNet 1.9.1): the channels in num_groups groups,
+    each normalised over its channels and positions; gamma, beta of shape
+    (num_groups,), one per group. Written with Reshape / mean / broadcast."""
+
+    def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center,
+                        "scale": scale}
+        self._num_groups = num_groups
+        self._epsilon = epsilon
+        self._center = center
+        self._scale = scale
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                     shape=(num_groups,), init=gamma_initializer,
+                                     allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                    shape=(num_groups,), init=beta_initializer,
+                                    allow_deferred_init=True)
+
+    def hybrid_forward(self, F, data, gamma, beta):
+        shape = _shape_of(F, data)
+        g = self._num_groups
+        if shape[1] % g:
+            raise MXNetError("%s: %d channels do not split into %d groups"
+                             % (self.name, shape[1], g))
+        x = F.Reshape(data, shape=(shape[0], g, -1))
+        xc, var = _moments(F, x, (2,))
+        y = F.broadcast_div(xc, F.sqrt(var + self._epsilon))
+        y = F.broadcast_mul(y, F.Reshape(gamma, shape=(1, g, 1)))
+        y = F.broadcast_add(y, F.Reshape(beta, shape=(1, g, 1)))
+        return F.Reshape(y, shape=tuple(shape))
+
+    def __repr__(self):
+        s = "{name}({content})"
+        return s.format(name=self.__class__.__name__,
+                        content=", ".join(["=".join([k, v.__repr__()])
+                                           for k, v in self._kwargs.items()]))
+
+
 class Lambda(Block):
     """A Block from a function of NDArrays, or the name of an mx.nd operator."""
 
