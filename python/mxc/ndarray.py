@@ -236,6 +236,8 @@ class NDArray:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
         new = _infer_reshape(self.shape, tuple(shape), reverse)
+        if _recorded(self):  # under autograd.record(): the Reshape operator, on the tape
+            return _invoke("Reshape", [self], {"shape": tuple(new)})
         if self._rt is not None:  # a view sharing the storage and variable
             rt = self._rt.reshape(list(new))
             return NDArray(self._np.reshape(new), self._ctx, _rt=rt)
@@ -290,6 +292,10 @@ class NDArray:
     def __getitem__(self, key):
         """Basic indexing and slicing give views that share memory (as
         MXNet's for contiguous slices); advanced indexing gives a copy."""
+        if _recorded(self):  # under autograd.record(): operators on the tape
+            got = _recorded_index(self, key)
+            if got is not None:
+                return got
         key = _index_key(key)
         out = self._data[key]
         if not isinstance(out, np.ndarray):
@@ -404,6 +410,32 @@ class NDArray:
 
     def __itruediv__(self, o):
         return self._inplace(self.__truediv__(o))
+
+
+def _recorded(a):
+    """Whether an operation on `a` must be recorded for autograd (views
+    would cut the tape: gradients would silently stop at them)."""
+    from . import autograd
+    return autograd.is_recording() and autograd._tracked(a)
+
+
+def _recorded_index(a, key):
+    """a[key] as recorded operators for an int or a step-1 slice on the first
+    axis (slice_axis, and a Reshape dropping the axis for an int); None for
+    other keys (they stay views)."""
+    n = a.shape[0] if a.ndim else 0
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        i = int(key) + (n if key < 0 else 0)
+        if not 0 <= i < n:
+            raise IndexError("index %d is out of bounds for axis 0 with size %d" % (key, n))
+        part = _invoke("slice_axis", [a], {"axis": 0, "begin": i, "end": i + 1})
+        return _invoke("Reshape", [part], {"shape": a.shape[1:] or (1,)})
+    if isinstance(key, slice) and key.step in (None, 1):
+        begin, end, _ = key.indices(n)
+        if end <= begin:
+            return None
+        return _invoke("slice_axis", [a], {"axis": 0, "begin": begin, "end": end})
+    return None
 
 
 def _index_key(key):

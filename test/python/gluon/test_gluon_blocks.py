@@ -302,3 +302,31 @@ def test_mxnet_exception_types_and_initializer_equality():
     assert mx.init.Constant(-10.0) == mx.init.Constant(-10.0)
     assert mx.init.Constant(1.0) != mx.init.Constant(2.0)
     assert mx.init.Xavier() != mx.init.Uniform()
+
+
+def test_reshape_and_slicing_are_recorded_in_imperative_blocks():
+    """x.reshape / x[i] / x[a:b] inside record() are operators on the tape
+    (views would stop the gradients silently)."""
+    class Net(gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.fc = nn.Dense(6, in_units=4)
+
+        def hybrid_forward(self, F, x):
+            y = self.fc(x)
+            return y.reshape((-1,))[2:8] * 2 + y[1].sum()
+
+    net = Net()
+    net.initialize(mx.init.Xavier())
+    x = _x(3, 4)
+    with autograd.record():
+        out = net(x)
+    out.backward()
+    w_grad = net.fc.weight.grad().asnumpy()
+    # d/dW of sum(2 * flat(y)[2:8]) + 6 * sum(y[1]), y = x W^T + b
+    xs = x.asnumpy()
+    coef = np.zeros((3, 6), np.float32)
+    coef.reshape(-1)[2:8] += 2
+    coef[1] += 6
+    np.testing.assert_allclose(w_grad, coef.T @ xs, rtol=1e-5, atol=1e-6)
