@@ -133,13 +133,19 @@ cl::opt<bool> verbose(cl::cat(mxcCategory), "v",
 cl::list<std::string>
     runInputs(cl::cat(mxcCategory), "input",
               cl::desc("Input values from a .npy file (repeatable); inputs "
-                       "and parameters without a value are filled with "
-                       "seeded random numbers"),
+                       "without a value (and, without --params, parameters) "
+                       "are filled with seeded random numbers"),
               cl::value_desc("name=file.npy"), cl::sub(runCmd));
 cl::opt<std::string>
     runOutputDir(cl::cat(mxcCategory), "output-dir",
                  cl::desc("Write each output as <dir>/<output name>.npy"),
                  cl::value_desc("dir"), cl::sub(runCmd));
+cl::opt<bool> runAllowMissing(
+    cl::cat(mxcCategory), "allow-missing",
+    cl::desc("With --params: give the parameters and auxiliary states the "
+             "file lacks seeded random numbers (default: an error naming "
+             "them, as MXNet's set_params)"),
+    cl::sub(runCmd));
 cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
                           cl::desc("Seed of the random fill (default 0)"),
                           cl::init(0), cl::sub(runCmd));
@@ -513,6 +519,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.inputs.assign(runInputs.begin(), runInputs.end());
       o.outputDir = runOutputDir;
       o.seed = runSeed;
+      o.allowMissing = runAllowMissing;
       o.noCache = runNoCache;
       o.repeat = runRepeat;
       o.warmup = runWarmup;

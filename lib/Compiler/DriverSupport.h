@@ -83,6 +83,8 @@ struct RunCommandOptions : CompileCommandOptions {
   std::vector<std::string> inputs; ///< name=file.npy
   std::string outputDir;
   uint64_t seed = 0;
+  /// --allow-missing: parameters a --params file lacks get random values.
+  bool allowMissing = false;
   bool noCache = false;
   unsigned repeat = 1; ///< timed forward passes (timings with -v)
   unsigned warmup = 0; ///< untimed forward passes before the timed ones

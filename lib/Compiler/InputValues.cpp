@@ -3,7 +3,9 @@
 // Values of the inputs of `mxc run`, in order of precedence:
 //   1. --input name=file.npy (dtype and shape must match the graph's);
 //   2. the --params array of that name ("arg:"/"aux:" prefixes removed);
-//   3. seeded random numbers. Each input has its own stream: splitmix64
+//   3. seeded random numbers (for a parameter or auxiliary state only without
+//      --params, or with --allow-missing: a --params file that lacks one is an
+//      error naming it, as MXNet's Module.set_params). Each input has its own stream: splitmix64
 //      seeded with seed * 0x9e3779b97f4a7c15 + fnv1a64(name), so a value
 //      does not depend on the other inputs. Float inputs are uniform in:
 //        data inputs            [-1, 1)
@@ -24,6 +26,7 @@
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -205,7 +208,33 @@ int driver::makeInputValues(
     const EntrySignature &sig,
     const std::map<std::string, std::string> &inputFiles,
     ArrayRef<graph::NDArrayData> params, uint64_t seed, bool verbose,
-    std::vector<std::unique_ptr<Buffer>> &buffers) {
+    std::vector<std::unique_ptr<Buffer>> &buffers, StringRef paramsFile,
+    bool allowMissing) {
+  // A --params file must hold every parameter and auxiliary state the graph
+  // reads (unless --allow-missing): one line naming what it lacks.
+  if (!paramsFile.empty() && !allowMissing) {
+    llvm::StringSet<> have;
+    for (const graph::NDArrayData &p : params)
+      have.insert(p.bareName());
+    std::string missing;
+    int count = 0;
+    for (const TensorSpec &spec : sig.inputs)
+      if ((spec.kind == "param" || spec.kind == "aux") && !have.count(spec.name) &&
+          !inputFiles.count(spec.name)) {
+        if (count < 5)
+          missing += std::string(count ? ", " : "") + "'" + spec.name + "' (" +
+                     (spec.kind == "aux" ? "auxiliary state " : "parameter ") +
+                     describe(spec) + ")";
+        ++count;
+      }
+    if (count) {
+      errorLine() << paramsFile << " has no value for " << count
+                  << (count == 1 ? " array" : " arrays") << " the graph needs: "
+                  << missing << (count > 5 ? ", ..." : "")
+                  << "; --allow-missing fills them with seeded random numbers\n";
+      return kBadInput;
+    }
+  }
   llvm::StringMap<const graph::NDArrayData *> paramsByName;
   for (const graph::NDArrayData &p : params)
     paramsByName[p.bareName()] = &p;

@@ -59,7 +59,8 @@ int makeInputValues(const EntrySignature &sig,
                     const std::map<std::string, std::string> &inputFiles,
                     llvm::ArrayRef<graph::NDArrayData> params, uint64_t seed,
                     bool verbose,
-                    std::vector<std::unique_ptr<Buffer>> &buffers);
+                    std::vector<std::unique_ptr<Buffer>> &buffers,
+                    llvm::StringRef paramsFile = "", bool allowMissing = true);
 
 } // namespace mxc::driver
 

@@ -139,7 +139,8 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   // Input values.
   std::vector<std::unique_ptr<Buffer>> inputBuffers;
   if (int rc = makeInputValues(*sig, inputFiles, loaded.params, opts.seed,
-                               opts.verbose, inputBuffers))
+                               opts.verbose, inputBuffers, opts.paramsFile,
+                               opts.allowMissing))
     return rc;
 
   // --sweep name=file.npy: K values of one input, stacked on axis 0.
