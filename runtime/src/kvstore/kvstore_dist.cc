@@ -426,10 +426,11 @@ struct AsyncContext {
     int dflt = size > 1 ? 1 : 0;
     numServers = envInt("MXC_KV_NUM_SERVERS", "DMLC_NUM_SERVER", dflt);
     if (numServers < 1 || numServers >= size)
-      throw Error("kvstore 'dist_async': " + std::to_string(size) +
-                  " MPI rank(s) cannot hold " + std::to_string(numServers) +
-                  " server(s) and at least one worker (MXC_KV_NUM_SERVERS; "
-                  "launch with mpirun -np >= 2, or tools/launch.py -n W -s S)");
+      throw Error("kvstore 'dist_async' needs at least one server rank and one "
+                  "worker rank: this job has " + std::to_string(size) +
+                  " MPI rank(s) and " + std::to_string(numServers) +
+                  " server(s) (MXC_KV_NUM_SERVERS); launch it with "
+                  "tools/launch.py -n WORKERS -s SERVERS, or mpirun -np >= 2");
     MPI_Comm_dup(MPI_COMM_WORLD, &p2p);
     MPI_Comm_rank(p2p, &worldRank);
     worldSize = size;
