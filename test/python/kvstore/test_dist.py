@@ -288,3 +288,22 @@ def test_two_hosts_in_network_namespaces(tmp_path):
     finally:
         for ns in (na, nb):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def test_dist_types_in_one_process():
+    """Without mpirun a dist store is a job of one rank (MPI singleton):
+    dist_sync works as a one-worker store, dist_async says what it needs.
+    (In a subprocess: MPI is not initialised in the test process.)"""
+    code = ("import mxc as mx\n"
+            "kv = mx.kv.create('dist_sync')\n"
+            "assert (kv.rank, kv.num_workers) == (0, 1)\n"
+            "kv.init(0, mx.nd.ones(3)); kv.push(0, mx.nd.ones(3) * 2)\n"
+            "o = mx.nd.zeros(3); kv.pull(0, out=o); assert o.asnumpy().tolist() == [2, 2, 2]\n"
+            "try:\n"
+            "    mx.kv.create('dist_async')\n"
+            "except mx.MXNetError as e:\n"
+            "    print('ERR', e)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "ERR kvstore 'dist_async' needs at least one server rank" in proc.stdout, proc.stdout
