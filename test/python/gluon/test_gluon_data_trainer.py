@@ -188,3 +188,25 @@ def test_trainer_two_contexts_sum_gradients(kvstore):
     assert single._kvstore is None   # one context: no store, as MXNet
     parts = gluon.utils.split_and_load(mx.nd.array(np.arange(8).reshape(4, 2)), ctx)
     assert [p.shape for p in parts] == [(2, 2), (2, 2)] and parts[1].context == ctx[1]
+
+
+def test_trainer_every_optimizer_by_name(tmp_path):
+    """Every optimizer mx.optimizer registers steps through the Trainer, and
+    its states save and load."""
+    names = sorted(mx.optimizer.Optimizer.opt_registry)
+    assert {"sgd", "adam", "nag", "rmsprop"} <= set(names)
+    for name in names:
+        net = nn.Dense(2, in_units=3)
+        net.initialize(mx.init.One())
+        tr = gluon.Trainer(net.collect_params(), name, {"learning_rate": 0.01})
+        for _ in range(2):
+            with autograd.record():
+                y = net(mx.nd.ones((1, 3)))
+            y.backward()
+            tr.step(1)
+        if name != "test":  # (MXNet's Test optimizer adds the gradient)
+            assert not np.allclose(net.weight.data().asnumpy(), 1.0), name
+        f = str(tmp_path / (name + ".states"))
+        tr.save_states(f)
+        tr.load_states(f)
+        assert tr.learning_rate == 0.01, name
