@@ -127,6 +127,9 @@ def main():
     ap.add_argument("-k", default=None)
     ap.add_argument("--out", default=None)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--merge", action="store_true",
+                    help="update only the tests this run reports (with -k: rerun a few tests, "
+                         "e.g. timeouts with a longer --timeout) in the file's earlier results")
     args = ap.parse_args()
     if not os.path.isfile(os.path.join(UPSTREAM, "test_utils.py")):
         sys.exit("no MXNet files in %s: run test/mxnet_unittest/fetch.py first" % UPSTREAM)
@@ -164,6 +167,9 @@ def main():
         final = run_file(name, args, work, env)
         cases = [{"test": node.split("::", 1)[-1], "status": rec["outcome"],
                   "reason": rec.get("reason", "")} for node, rec in sorted(final.items())]
+        if args.merge and name in results:
+            new = {c["test"]: c for c in cases}
+            cases = [new.pop(c["test"], c) for c in results[name]["cases"]] + list(new.values())
         results[name] = {"cases": cases, "seconds": round(time.time() - t0, 1),
                          "against": args.against}
         n = {s: sum(c["status"] == s for c in cases) for s in ("passed", "failed", "error",

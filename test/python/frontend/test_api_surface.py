@@ -787,3 +787,17 @@ def test_nd_and_sym_binary_functions():
         out = expr.bind(mx.cpu(), {n: feed[n] for n in args}).forward()[0].asnumpy()
         np.testing.assert_allclose(out, want, rtol=1e-6)
     assert json.loads(mx.sym.minimum(x, 2.0).tojson())["nodes"][-1]["op"] == "_minimum_scalar"
+
+
+def test_positional_attributes_after_inputs():
+    x = mx.nd.array([-2.0, 0.5, 3.0])
+    np.testing.assert_array_equal(mx.nd.clip(x, -1, 1).asnumpy(), [-1.0, 0.5, 1.0])
+    np.testing.assert_array_equal(mx.nd.sum(mx.nd.ones((2, 3)), 1).asnumpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(mx.nd.one_hot(mx.nd.array([1, 0]), 3).asnumpy(),
+                                  [[0, 1, 0], [1, 0, 0]])
+    s = mx.sym.clip(mx.sym.var("x"), 0.0, 1.0)
+    assert json.loads(s.tojson())["nodes"][-1]["attrs"] == {"a_max": "1.0", "a_min": "0.0"}
+    with pytest.raises(mx.MXNetError, match="given twice"):
+        mx.nd.clip(x, -1, 1, a_min=0)
+    with pytest.raises(mx.MXNetError, match="positional attributes"):
+        mx.nd.clip(x, -1, 1, 2)
