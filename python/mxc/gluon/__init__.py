@@ -7,5 +7,4 @@ from . import loss
 from . import utils
 from .trainer import Trainer
 from . import data
-from . import model_zoo
 from . import contrib
