@@ -383,7 +383,24 @@ class CSVIter(DataIter):
 # ResizeIter and PrefetchingIter: ported from Apache MXNet 1.9.1's
 # python/mxnet/io/io.py (Apache License 2.0), the same logic.
 
-class ResizeIter(DataIter):
+class _BatchHolder(DataIter):
+    """An iterator whose getdata/getlabel/getindex/getpad read the batch it
+    holds in `current_batch` (ResizeIter, PrefetchingIter)."""
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_BatchHolder):
     """`size` batches per epoch from `data_iter`, restarting it when it ends
     (reset_internal: reset() also resets it), as MXNet's ResizeIter."""
 
@@ -416,20 +433,8 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
 
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
-
-
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_BatchHolder):
     """Prefetches the next batch of each of `iters` on a thread of its own
     and joins them into one batch (data and labels concatenated as lists);
     rename_data / rename_label map each iterator's names (a list of dicts),
@@ -531,18 +536,6 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
 
 def _open_idx(path):

@@ -13,7 +13,6 @@ the same bits) and runs the updater on every worker; dist_async sends pushes
 to server ranks, which apply the optimizer as they arrive. docs/distributed.md.
 """
 import atexit
-import os
 import pickle
 import sys
 import traceback
@@ -23,7 +22,7 @@ import numpy as np
 
 from . import _mxc
 from . import optimizer as _opt
-from .base import MXNetError
+from .base import MXNetError, atomic_write_bytes
 from .ndarray import NDArray, _new_rt, _wrap_rt
 
 __all__ = ["KVStore", "create"]
@@ -229,13 +228,7 @@ class KVStore:
         hold theirs, and this saves the worker's copy of the optimizer)."""
         if self._updater is None:
             raise MXNetError("save_optimizer_states: no optimizer is set")
-        data = self._updater.get_states(dump_optimizer)
-        tmp = "%s.tmp.%d" % (fname, os.getpid())  # same directory, then rename
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, fname)
+        atomic_write_bytes(fname, self._updater.get_states(dump_optimizer))
 
     def load_optimizer_states(self, fname):
         if self._updater is None:

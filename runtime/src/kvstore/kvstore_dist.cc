@@ -397,6 +397,19 @@ struct Header {
 };
 constexpr int kTagHeader = 101, kTagData = 102, kTagReply = 103;
 
+/// One value's place on the servers: elements [offset, offset + count).
+struct Shard {
+  int server;
+  int64_t offset, count;
+};
+
+/// `base` addressed to shard `s`.
+Header shardHeader(Header base, const Shard &s) {
+  base.offset = s.offset;
+  base.count = s.count;
+  return base;
+}
+
 /// What every dist_async store of a process shares: the communicators
 /// (created once: creating one is collective over every rank, and the
 /// servers are inside their loop), the workers' lane, the roles. The
@@ -581,9 +594,7 @@ public:
                      [v, shards, comm, base, key] {
                        size_t es = dtypeSize(v.dtype());
                        for (const Shard &s : shards) {
-                         Header h = base;
-                         h.offset = s.offset;
-                         h.count = s.count;
+                         Header h = shardHeader(base, s);
                          MPI_Ssend(&h, sizeof h, MPI_BYTE, s.server, kTagHeader, comm);
                          MPI_Ssend(key.data(), int(key.size()), MPI_BYTE, s.server,
                                    kTagData, comm);
@@ -623,9 +634,7 @@ public:
                    [merged, shards, comm, base] {
                      size_t es = dtypeSize(merged.dtype());
                      for (const Shard &s : shards) {
-                       Header h = base;
-                       h.offset = s.offset;
-                       h.count = s.count;
+                       Header h = shardHeader(base, s);
                        // Synchronous: once it returns the server has taken
                        // the push (as ps-lite's acknowledged push), so a
                        // barrier after pushes orders them before later pulls.
@@ -660,9 +669,7 @@ public:
                    [out, shards, comm, base] {
                      size_t es = dtypeSize(out.dtype());
                      for (const Shard &s : shards) {
-                       Header h = base;
-                       h.offset = s.offset;
-                       h.count = s.count;
+                       Header h = shardHeader(base, s);
                        MPI_Send(&h, sizeof h, MPI_BYTE, s.server, kTagHeader, comm);
                        MPI_Recv(static_cast<char *>(out.data()) + s.offset * es,
                                 int(s.count * es), MPI_BYTE, s.server, kTagReply,
@@ -719,10 +726,6 @@ public:
   }
 
 private:
-  struct Shard {
-    int server;
-    int64_t offset, count;
-  };
   /// Small values live on one server (by init order); values above the
   /// bound are split evenly across all of them.
   std::vector<Shard> shardsOf(const Entry &e) const {
