@@ -30,7 +30,7 @@ import sys
 NS = [1, 2, 4, 8, 10, 16, 32, 64]
 
 
-def predict(m, model, link_gbit, kind, buckets=None, faster=1.0):
+def predict(m, link_gbit, kind, buckets=None, faster=1.0):
     s = m["param_bytes"]
     k = buckets if buckets is not None else m["param_arrays"]
     tc = m["batch"] * m["s_per_sample"] / faster
@@ -55,9 +55,9 @@ def predict(m, model, link_gbit, kind, buckets=None, faster=1.0):
 def headroom(m, link, kind, buckets):
     """The largest compute speed-up (powers of 2^(1/4)) that keeps N=64 at >= 90% efficiency."""
     f = 1.0
-    while predict(m, None, link, kind, buckets, faster=f * 2 ** 0.25)[-1][1] >= 0.9 and f < 1e6:
+    while predict(m, link, kind, buckets, faster=f * 2 ** 0.25)[-1][1] >= 0.9 and f < 1e6:
         f *= 2 ** 0.25
-    return f if predict(m, None, link, kind, buckets, faster=f)[-1][1] >= 0.9 else 0.0
+    return f if predict(m, link, kind, buckets, faster=f)[-1][1] >= 0.9 else 0.0
 
 
 def main():
@@ -75,7 +75,7 @@ def main():
         for link in (10, 100):
             for kind in ("dist_sync", "dist_async"):
                 for buckets in (None, 4):
-                    row = predict(m, model, link, kind, buckets)
+                    row = predict(m, link, kind, buckets)
                     label = "one per array" if buckets is None else "%d buckets" % buckets
                     print("| %d Gbit/s | %s | %s | " % (link, kind, label) +
                           " | ".join("%.1fx (%.0f%%)" % (sp, 100 * e) for sp, e in row) +

@@ -78,10 +78,8 @@ class KVStore:
         self._handle = handle
         self._name = name
         self._updater = None
-        self._updater_func = None
         self._key_type = None
         self._keys = {}  # str(key) -> the user's key
-        self._str_keys = {}  # str(key) -> whether the user key was a str
         _live.add(self)
 
     # -- keys -------------------------------------------------------------------------
@@ -264,10 +262,7 @@ def create(name="local"):
     call serves the workers and then exits the process, as MXNet's servers do."""
     if not isinstance(name, str):
         raise MXNetError("kvstore: the type must be a string")
-    try:
-        handle = _mxc.KVStore.create(name)
-    except MXNetError:
-        raise
+    handle = _mxc.KVStore.create(name)
     kv = KVStore(handle, name)
     if name.startswith("dist"):
         _dist_used[0] = True
