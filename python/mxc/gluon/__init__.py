@@ -8,3 +8,4 @@ from . import utils
 from .trainer import Trainer
 from . import data
 from . import contrib
+from . import model_zoo
