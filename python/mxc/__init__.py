@@ -37,6 +37,8 @@ from . import profiler
 from . import gluon
 from . import kvstore
 from . import kvstore as kv
+from . import onnx
+from . import contrib
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor

@@ -1,0 +1,829 @@
+"""mx.onnx.export_model: an mxc/MXNet Symbol and its parameters as an ONNX
+model (the interface of MXNet 1.9's mx2onnx).
+
+The graph is walked in MXNet's node order (inputs first). Each operator node
+becomes one or a few ONNX nodes through the translation table _EXPORTERS
+below; the values the table's functions need to know (input ranks, a
+Reshape's result, dtypes of scalars) come from mxc's own shape and type
+inference of the whole graph for the shapes given. Parameters become
+initializers; every other variable is a graph input, in the order of the
+graph, except the label of a loss output (SoftmaxOutput's label), which
+inference does not need.
+
+ONNX value names: a node's first output keeps the node's name, its other
+outputs are '<name>_out<i>'; helper values a translation adds are
+'<name>__<what>'.
+"""
+import logging
+import os
+
+import numpy as np
+
+from ..base import MXNetError
+from .. import _ops
+from ._common import (DEFAULT_EXPORT_OPSET, attr_bool, attr_float, attr_int, attr_shape,
+                      attr_str, onnx_elem_type, require_onnx)
+
+#: operators whose input 1 is a training label that inference drops
+_LOSS_OUTPUTS = {"SoftmaxOutput": 1, "LinearRegressionOutput": 1, "LogisticRegressionOutput": 1,
+                 "MAERegressionOutput": 1, "SVMOutput": 1}
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+class _Emitter:
+    """The ONNX graph being written: nodes, initializers, unique names."""
+
+    def __init__(self, opset):
+        self.onnx = require_onnx()
+        self.opset = opset
+        self.nodes = []
+        self.initializers = []
+        self.used = set()
+
+    def unique(self, hint):
+        name, k = hint, 1
+        while name in self.used:
+            name = "%s_%d" % (hint, k)
+            k += 1
+        self.used.add(name)
+        return name
+
+    def const(self, hint, value, dtype=None):
+        """An initializer holding `value` (numpy-convertible); its name."""
+        arr = np.asarray(value, dtype=dtype)
+        name = self.unique(hint)
+        self.initializers.append(self.onnx.numpy_helper.from_array(arr, name))
+        return name
+
+    def ints(self, hint, values):
+        return self.const(hint, np.asarray(list(values), dtype=np.int64))
+
+    def node(self, op_type, inputs, outputs, name=None, **attrs):
+        """Adds an ONNX node; `outputs` are names (already reserved) or an
+        int (that many fresh names from `name`). Returns the output names."""
+        if isinstance(outputs, int):
+            base = name or op_type
+            outputs = [self.unique("%s__%s%s" % (base, op_type.lower(), "" if i == 0 else i))
+                       for i in range(outputs)]
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        self.nodes.append(self.onnx.helper.make_node(
+            op_type, list(inputs), list(outputs), name=self.unique(name or outputs[0]), **attrs))
+        return list(outputs)
+
+    def one(self, op_type, inputs, name, **attrs):
+        """A one-output helper node; its output name."""
+        return self.node(op_type, inputs, 1, name=name, **attrs)[0]
+
+
+class _Node:
+    """What a translation function sees of one MXNet node."""
+
+    def __init__(self, op, name, attrs, inputs, in_shapes, in_dtypes, outs, out_shapes,
+                 out_dtypes, input_nodes):
+        self.op = op
+        self.name = name
+        self.attrs = attrs
+        self.inputs = inputs          # ONNX names of the inputs
+        self.in_shapes = in_shapes    # their shapes (tuples)
+        self.in_dtypes = in_dtypes    # their numpy dtypes
+        self.outs = outs              # ONNX names of the outputs
+        self.out_shapes = out_shapes
+        self.out_dtypes = out_dtypes
+        self.input_nodes = input_nodes  # the MXNet source nodes (mxc symbol nodes)
+
+    def fail(self, what):
+        raise MXNetError("export_model: node '%s' (%s): %s" % (self.name, self.op, what))
+
+
+# -- the translation table ---------------------------------------------------------
+_EXPORTERS = {}
+
+
+def _exports(*ops):
+    def register(fn):
+        for op in ops:
+            _EXPORTERS[op] = fn
+        return fn
+    return register
+
+
+def _spatial(n, key, default, rank):
+    v = attr_shape(n.attrs, key, ())
+    if not v:
+        return [default] * rank
+    if len(v) != rank:
+        n.fail("%s=%s does not have %d dimensions" % (key, v, rank))
+    return list(v)
+
+
+def _check_layout(n, rank):
+    layout = attr_str(n.attrs, "layout")
+    if layout is not None and layout not in ("NCW", "NCHW", "NCDHW"):
+        n.fail("layout %s is not exported (ONNX is channel-first; NCHW-style layouts only)" % layout)
+
+
+@_exports("Convolution")
+def _convolution(g, n):
+    kernel = attr_shape(n.attrs, "kernel")
+    d = len(kernel)
+    _check_layout(n, d)
+    ins = n.inputs[:2] if attr_bool(n.attrs, "no_bias") else n.inputs[:3]
+    pad = _spatial(n, "pad", 0, d)
+    g.node("Conv", ins, n.outs[:1], name=n.name, kernel_shape=list(kernel),
+           strides=_spatial(n, "stride", 1, d), dilations=_spatial(n, "dilate", 1, d),
+           pads=pad + pad, group=attr_int(n.attrs, "num_group", 1))
+
+
+@_exports("FullyConnected")
+def _fully_connected(g, n):
+    x, w = n.inputs[0], n.inputs[1]
+    no_bias = attr_bool(n.attrs, "no_bias")
+    rank = len(n.in_shapes[0])
+    if attr_bool(n.attrs, "flatten", True):
+        if rank != 2:
+            x = g.one("Flatten", [x], n.name, axis=1)
+        ins = [x, w] if no_bias else [x, w, n.inputs[2]]
+        g.node("Gemm", ins, n.outs[:1], name=n.name, transB=1)
+        return
+    wt = g.one("Transpose", [w], n.name, perm=[1, 0])
+    if no_bias:
+        g.node("MatMul", [x, wt], n.outs[:1], name=n.name)
+    else:
+        y = g.one("MatMul", [x, wt], n.name)
+        g.node("Add", [y, n.inputs[2]], n.outs[:1], name=n.name + "__bias")
+
+
+@_exports("BatchNorm")
+def _batch_norm(g, n, params):
+    rank = len(n.in_shapes[0])
+    axis = attr_int(n.attrs, "axis", 1)
+    if axis < 0:
+        axis += rank
+    if axis != 1:
+        n.fail("axis=%d: ONNX BatchNormalization normalises axis 1 only" % axis)
+    gamma = n.inputs[1]
+    if attr_bool(n.attrs, "fix_gamma", True):
+        # MXNet ignores gamma (uses 1) when fix_gamma is set.
+        gamma = g.const(n.name + "__gamma_ones", np.ones(n.in_shapes[1], dtype=n.in_dtypes[1]))
+    g.node("BatchNormalization", [n.inputs[0], gamma] + n.inputs[2:5], n.outs[:1], name=n.name,
+           epsilon=attr_float(n.attrs, "eps", 1e-3), momentum=attr_float(n.attrs, "momentum", 0.9))
+
+
+_ACTIVATIONS = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "softrelu": "Softplus",
+                "softsign": "Softsign"}
+
+
+@_exports("Activation")
+def _activation(g, n):
+    act = attr_str(n.attrs, "act_type")
+    if act not in _ACTIVATIONS:
+        n.fail("act_type=%s has no ONNX mapping" % act)
+    g.node(_ACTIVATIONS[act], n.inputs[:1], n.outs[:1], name=n.name)
+
+
+def _gelu(g, n, x, out):
+    if g.opset >= 20:
+        g.node("Gelu", [x], [out], name=n.name)
+        return
+    dt = n.in_dtypes[0]
+    scaled = g.one("Div", [x, g.const(n.name + "__sqrt2", np.sqrt(2.0), dt)], n.name)
+    erf = g.one("Erf", [scaled], n.name)
+    one_plus = g.one("Add", [erf, g.const(n.name + "__one", 1.0, dt)], n.name)
+    half_x = g.one("Mul", [x, g.const(n.name + "__half", 0.5, dt)], n.name)
+    g.node("Mul", [half_x, one_plus], [out], name=n.name + "__gelu")
+
+
+@_exports("LeakyReLU")
+def _leaky_relu(g, n):
+    act = attr_str(n.attrs, "act_type", "leaky")
+    x, out = n.inputs[0], n.outs[0]
+    slope = attr_float(n.attrs, "slope", 0.25)
+    if act == "leaky":
+        g.node("LeakyRelu", [x], [out], name=n.name, alpha=slope)
+    elif act == "rrelu":  # inference: the mean of the bounds
+        lo = attr_float(n.attrs, "lower_bound", 0.125)
+        hi = attr_float(n.attrs, "upper_bound", 0.334)
+        g.node("LeakyRelu", [x], [out], name=n.name, alpha=(lo + hi) / 2.0)
+    elif act == "elu":
+        g.node("Elu", [x], [out], name=n.name, alpha=slope)
+    elif act == "selu":
+        g.node("Selu", [x], [out], name=n.name, alpha=1.6732632423543772,
+               gamma=1.0507009873554805)
+    elif act == "gelu":
+        _gelu(g, n, x, out)
+    elif act == "prelu":
+        # MXNet's gamma is (C,) over axis 1; ONNX broadcasts the slope from the right.
+        rank = len(n.in_shapes[0])
+        gshape = n.in_shapes[1]
+        slope_in = n.inputs[1]
+        if rank > 2 and len(gshape) == 1 and gshape[0] != 1:
+            shape = g.ints(n.name + "__slope_shape", [gshape[0]] + [1] * (rank - 2))
+            slope_in = g.one("Reshape", [slope_in, shape], n.name)
+        g.node("PRelu", [x, slope_in], [out], name=n.name)
+    else:
+        n.fail("act_type=%s has no ONNX mapping" % act)
+
+
+def _softmax_like(g, n, op_type):
+    if attr_bool(n.attrs, "use_length"):
+        n.fail("use_length=True is not exported")
+    x = n.inputs[0]
+    t = attr_float(n.attrs, "temperature")
+    if t is not None and t != 1.0:
+        x = g.one("Div", [x, g.const(n.name + "__temperature", t, n.in_dtypes[0])], n.name)
+    out_dtype = n.out_dtypes[0]
+    if out_dtype != n.in_dtypes[0]:
+        x = g.one("Cast", [x], n.name, to=onnx_elem_type(out_dtype))
+    g.node(op_type, [x], n.outs[:1], name=n.name, axis=attr_int(n.attrs, "axis", -1))
+
+
+@_exports("softmax")
+def _softmax(g, n):
+    _softmax_like(g, n, "Softmax")
+
+
+@_exports("log_softmax")
+def _log_softmax(g, n):
+    _softmax_like(g, n, "LogSoftmax")
+
+
+@_exports("SoftmaxOutput")
+def _softmax_output(g, n):
+    x, out = n.inputs[0], n.outs[0]
+    rank = len(n.in_shapes[0])
+    if attr_bool(n.attrs, "preserve_shape"):
+        g.node("Softmax", [x], [out], name=n.name, axis=-1)
+    elif attr_bool(n.attrs, "multi_output") or rank <= 2:
+        g.node("Softmax", [x], [out], name=n.name, axis=1)
+    else:
+        flat = g.one("Flatten", [x], n.name, axis=1)
+        sm = g.one("Softmax", [flat], n.name, axis=1)
+        g.node("Reshape", [sm, g.ints(n.name + "__shape", n.in_shapes[0])], [out],
+               name=n.name + "__reshape")
+
+
+@_exports("Pooling")
+def _pooling(g, n):
+    rank = len(n.in_shapes[0])
+    d = rank - 2
+    _check_layout(n, d)
+    pool = attr_str(n.attrs, "pool_type", "max")
+    x, out = n.inputs[0], n.outs[0]
+    if attr_bool(n.attrs, "global_pool"):
+        if pool == "max":
+            g.node("GlobalMaxPool", [x], [out], name=n.name)
+        elif pool == "avg":
+            g.node("GlobalAveragePool", [x], [out], name=n.name)
+        elif pool == "sum":
+            _reduce(g, n, "ReduceSum", x, out, list(range(2, rank)), True)
+        elif pool == "lp":
+            g.node("GlobalLpPool", [x], [out], name=n.name, p=attr_int(n.attrs, "p_value", 2))
+        else:
+            n.fail("pool_type=%s has no ONNX mapping" % pool)
+        return
+    kernel = list(attr_shape(n.attrs, "kernel"))
+    if len(kernel) != d:
+        n.fail("kernel=%s does not match a %d-D input" % (tuple(kernel), rank))
+    strides = _spatial(n, "stride", 1, d)
+    pad = _spatial(n, "pad", 0, d)
+    conv = attr_str(n.attrs, "pooling_convention", "valid")
+    common = {"kernel_shape": kernel, "strides": strides}
+    if conv == "same":
+        if any(pad):
+            n.fail("pooling_convention=same with pad=%s is not exported" % (tuple(pad),))
+        common["auto_pad"] = "SAME_UPPER"
+    else:
+        common["pads"] = pad + pad
+        if conv == "full":
+            common["ceil_mode"] = 1
+    if pool == "max":
+        g.node("MaxPool", [x], [out], name=n.name, **common)
+    elif pool in ("avg", "sum"):
+        include = attr_bool(n.attrs, "count_include_pad", True)
+        if pool == "sum":
+            avg = g.one("AveragePool", [x], n.name, count_include_pad=1, **common)
+            area = g.const(n.name + "__area", float(np.prod(kernel)), n.in_dtypes[0])
+            g.node("Mul", [avg, area], [out], name=n.name + "__sum")
+        else:
+            g.node("AveragePool", [x], [out], name=n.name, count_include_pad=int(include), **common)
+    elif pool == "lp":
+        if common.pop("ceil_mode", 0) and g.opset < 18:
+            n.fail("LpPool with pooling_convention=full needs opset 18")
+        g.node("LpPool", [x], [out], name=n.name, p=attr_int(n.attrs, "p_value", 2), **common)
+    else:
+        n.fail("pool_type=%s has no ONNX mapping" % pool)
+
+
+@_exports("Flatten")
+def _flatten(g, n):
+    g.node("Flatten", n.inputs[:1], n.outs[:1], name=n.name, axis=1)
+
+
+@_exports("Reshape")
+def _reshape(g, n, dynamic):
+    if attr_bool(n.attrs, "reverse"):
+        n.fail("reverse=True is not exported")
+    shape = attr_shape(n.attrs, "shape", ())
+    if not shape:
+        shape = attr_shape(n.attrs, "target_shape", ())
+    if shape and all(s >= -1 for s in shape) and sum(1 for s in shape if s == -1) <= 1:
+        target = list(shape)   # 0 (copy) and -1 (infer) mean the same in ONNX
+    else:
+        target = list(n.out_shapes[0])  # MXNet's -2/-3/-4 codes: the inferred shape
+        if dynamic and target and n.in_shapes[0] and target[0] == n.in_shapes[0][0]:
+            target[0] = 0
+    g.node("Reshape", [n.inputs[0], g.ints(n.name + "__shape", target)], n.outs[:1], name=n.name)
+
+
+@_exports("Concat")
+def _concat(g, n):
+    g.node("Concat", n.inputs, n.outs[:1], name=n.name, axis=attr_int(n.attrs, "dim", 1))
+
+
+@_exports("Dropout", "_copy", "BlockGrad")
+def _identity(g, n):
+    g.node("Identity", n.inputs[:1], n.outs[:1], name=n.name)
+
+
+@_exports("Cast")
+def _cast(g, n):
+    g.node("Cast", n.inputs[:1], n.outs[:1], name=n.name, to=onnx_elem_type(n.out_dtypes[0]))
+
+
+@_exports("LRN")
+def _lrn(g, n):
+    g.node("LRN", n.inputs[:1], n.outs[:1], name=n.name, alpha=attr_float(n.attrs, "alpha", 1e-4),
+           beta=attr_float(n.attrs, "beta", 0.75), bias=attr_float(n.attrs, "knorm", 2.0),
+           size=attr_int(n.attrs, "nsize"))
+
+
+@_exports("clip")
+def _clip(g, n):
+    dt = n.in_dtypes[0]
+    lo = g.const(n.name + "__min", attr_float(n.attrs, "a_min"), dt)
+    hi = g.const(n.name + "__max", attr_float(n.attrs, "a_max"), dt)
+    g.node("Clip", [n.inputs[0], lo, hi], n.outs[:1], name=n.name)
+
+
+@_exports("transpose")
+def _transpose(g, n):
+    axes = attr_shape(n.attrs, "axes", ())
+    if not axes:
+        axes = tuple(reversed(range(len(n.in_shapes[0]))))
+    g.node("Transpose", n.inputs[:1], n.outs[:1], name=n.name, perm=list(axes))
+
+
+_BINARY = {"elemwise_add": "Add", "broadcast_add": "Add", "elemwise_sub": "Sub",
+           "broadcast_sub": "Sub", "elemwise_mul": "Mul", "broadcast_mul": "Mul",
+           "elemwise_div": "Div", "broadcast_div": "Div", "broadcast_power": "Pow",
+           "broadcast_maximum": "Max", "broadcast_minimum": "Min"}
+_COMPARE = {"broadcast_equal": ("Equal", False), "broadcast_not_equal": ("Equal", True),
+            "broadcast_greater": ("Greater", False), "broadcast_greater_equal": ("GreaterOrEqual", False),
+            "broadcast_lesser": ("Less", False), "broadcast_lesser_equal": ("LessOrEqual", False)}
+
+
+def _compare_out(g, n, op_type, negate, a, b):
+    """MXNet's comparisons give 0/1 in the input dtype; ONNX gives bool."""
+    c = g.one(op_type, [a, b], n.name)
+    if negate:
+        c = g.one("Not", [c], n.name)
+    g.node("Cast", [c], n.outs[:1], name=n.name + "__cast", to=onnx_elem_type(n.out_dtypes[0]))
+
+
+@_exports(*_BINARY)
+def _binary(g, n):
+    g.node(_BINARY[n.op], n.inputs[:2], n.outs[:1], name=n.name)
+
+
+@_exports(*_COMPARE)
+def _compare(g, n):
+    op_type, negate = _COMPARE[n.op]
+    _compare_out(g, n, op_type, negate, n.inputs[0], n.inputs[1])
+
+
+# _X_scalar: (ONNX op, scalar on the left)
+_SCALAR = {"_plus_scalar": ("Add", False), "_minus_scalar": ("Sub", False),
+           "_rminus_scalar": ("Sub", True), "_mul_scalar": ("Mul", False),
+           "_div_scalar": ("Div", False), "_rdiv_scalar": ("Div", True),
+           "_power_scalar": ("Pow", False), "_rpower_scalar": ("Pow", True),
+           "_maximum_scalar": ("Max", False), "_minimum_scalar": ("Min", False)}
+_SCALAR_COMPARE = {"_equal_scalar": ("Equal", False), "_not_equal_scalar": ("Equal", True),
+                   "_greater_scalar": ("Greater", False),
+                   "_greater_equal_scalar": ("GreaterOrEqual", False),
+                   "_lesser_scalar": ("Less", False), "_lesser_equal_scalar": ("LessOrEqual", False)}
+
+
+def _scalar_const(g, n):
+    dt = n.in_dtypes[0]
+    return g.const(n.name + "__scalar", attr_float(n.attrs, "scalar", 1.0), dt)
+
+
+@_exports(*_SCALAR)
+def _scalar(g, n):
+    op_type, left = _SCALAR[n.op]
+    s = _scalar_const(g, n)
+    ins = [s, n.inputs[0]] if left else [n.inputs[0], s]
+    g.node(op_type, ins, n.outs[:1], name=n.name)
+
+
+@_exports(*_SCALAR_COMPARE)
+def _scalar_compare(g, n):
+    op_type, negate = _SCALAR_COMPARE[n.op]
+    _compare_out(g, n, op_type, negate, n.inputs[0], _scalar_const(g, n))
+
+
+_UNARY = {"abs": "Abs", "negative": "Neg", "exp": "Exp", "log": "Log", "sqrt": "Sqrt",
+          "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh"}
+
+
+@_exports(*_UNARY)
+def _unary(g, n):
+    g.node(_UNARY[n.op], n.inputs[:1], n.outs[:1], name=n.name)
+
+
+@_exports("square")
+def _square(g, n):
+    g.node("Mul", [n.inputs[0], n.inputs[0]], n.outs[:1], name=n.name)
+
+
+def _reduce(g, n, op_type, x, out, axes, keepdims):
+    """ONNX Reduce*: axes an attribute before opset 18 (13 for ReduceSum),
+    an input since."""
+    as_input = g.opset >= (13 if op_type == "ReduceSum" else 18)
+    ins = [x]
+    attrs = {"keepdims": int(keepdims)}
+    if axes is not None:
+        if as_input:
+            ins.append(g.ints(n.name + "__axes", axes))
+        else:
+            attrs["axes"] = list(axes)
+    g.node(op_type, ins, [out], name=n.name, **attrs)
+
+
+_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin"}
+
+
+@_exports(*_REDUCE)
+def _reduction(g, n):
+    rank = len(n.in_shapes[0])
+    axis = attr_shape(n.attrs, "axis", None)
+    keepdims = attr_bool(n.attrs, "keepdims")
+    if axis is not None:
+        axes = sorted(a + rank if a < 0 else a for a in axis)
+        if attr_bool(n.attrs, "exclude"):
+            axes = [a for a in range(rank) if a not in axes]
+        if not axes and not attr_bool(n.attrs, "exclude"):
+            axes = None  # axis=() reduces everything, as MXNet does
+    else:
+        axes = None
+    if axes is not None and not axes:
+        g.node("Identity", n.inputs[:1], n.outs[:1], name=n.name)
+        return
+    _reduce(g, n, _REDUCE[n.op], n.inputs[0], n.outs[0], axes, keepdims)
+
+
+@_exports("argmax")
+def _argmax(g, n):
+    x = n.inputs[0]
+    axis = attr_int(n.attrs, "axis")
+    keepdims = attr_bool(n.attrs, "keepdims")
+    if axis is None:
+        x = g.one("Reshape", [x, g.ints(n.name + "__flat", [-1])], n.name)
+        axis = 0
+    idx = g.one("ArgMax", [x], n.name, axis=axis, keepdims=int(keepdims))
+    g.node("Cast", [idx], n.outs[:1], name=n.name + "__cast", to=onnx_elem_type(n.out_dtypes[0]))
+
+
+def _swap_last(g, n, x, rank, hint):
+    perm = list(range(rank))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return g.one("Transpose", [x], n.name + hint, perm=perm)
+
+
+@_exports("dot")
+def _dot(g, n):
+    a, b = n.inputs[:2]
+    sa, sb = n.in_shapes[:2]
+    ta, tb = attr_bool(n.attrs, "transpose_a"), attr_bool(n.attrs, "transpose_b")
+    if len(sa) <= 2 and len(sb) <= 2:
+        if ta and len(sa) == 2:
+            a = _swap_last(g, n, a, 2, "__a")
+        if tb and len(sb) == 2:
+            b = _swap_last(g, n, b, 2, "__b")
+        g.node("MatMul", [a, b], n.outs[:1], name=n.name)
+        return
+    if ta or tb:
+        n.fail("transpose_a/transpose_b of an N-D dot are not exported")
+    # MXNet's N-D dot contracts a's last axis with b's first: a 2-D product.
+    k = sa[-1]
+    a2 = g.one("Reshape", [a, g.ints(n.name + "__ashape", [-1, k])], n.name)
+    b2 = g.one("Reshape", [b, g.ints(n.name + "__bshape", [k, -1])], n.name)
+    y = g.one("MatMul", [a2, b2], n.name)
+    g.node("Reshape", [y, g.ints(n.name + "__shape", list(n.out_shapes[0]))], n.outs[:1],
+           name=n.name + "__reshape")
+
+
+@_exports("batch_dot")
+def _batch_dot(g, n):
+    a, b = n.inputs[:2]
+    if attr_bool(n.attrs, "transpose_a"):
+        a = _swap_last(g, n, a, len(n.in_shapes[0]), "__a")
+    if attr_bool(n.attrs, "transpose_b"):
+        b = _swap_last(g, n, b, len(n.in_shapes[1]), "__b")
+    g.node("MatMul", [a, b], n.outs[:1], name=n.name)
+
+
+@_exports("expand_dims")
+def _expand_dims(g, n):
+    axis = attr_int(n.attrs, "axis")
+    if axis < 0:
+        axis += len(n.in_shapes[0]) + 1
+    g.node("Unsqueeze", [n.inputs[0], g.ints(n.name + "__axes", [axis])], n.outs[:1], name=n.name)
+
+
+@_exports("slice_axis")
+def _slice_axis(g, n):
+    axis = attr_int(n.attrs, "axis")
+    begin = attr_int(n.attrs, "begin")
+    end = attr_int(n.attrs, "end")
+    if end is None:
+        end = _INT64_MAX
+    g.node("Slice", [n.inputs[0], g.ints(n.name + "__starts", [begin]),
+                     g.ints(n.name + "__ends", [end]), g.ints(n.name + "__axes", [axis])],
+           n.outs[:1], name=n.name)
+
+
+@_exports("where")
+def _where(g, n):
+    cond = n.inputs[0]
+    if n.in_dtypes[0] != np.bool_:
+        cond = g.one("Cast", [cond], n.name, to=require_onnx().TensorProto.BOOL)
+    g.node("Where", [cond, n.inputs[1], n.inputs[2]], n.outs[:1], name=n.name)
+
+
+def _filled_like(g, n, value):
+    onnx = require_onnx()
+    shape = g.one("Shape", n.inputs[:1], n.name)
+    fill = onnx.numpy_helper.from_array(np.asarray([value], dtype=n.out_dtypes[0]), "value")
+    g.node("ConstantOfShape", [shape], n.outs[:1], name=n.name, value=fill)
+
+
+@_exports("zeros_like")
+def _zeros_like(g, n):
+    _filled_like(g, n, 0)
+
+
+@_exports("ones_like")
+def _ones_like(g, n):
+    _filled_like(g, n, 1)
+
+
+@_exports("one_hot")
+def _one_hot(g, n):
+    dt = n.out_dtypes[0]
+    values = g.const(n.name + "__values", [attr_float(n.attrs, "off_value", 0.0),
+                                           attr_float(n.attrs, "on_value", 1.0)], dt)
+    depth = g.const(n.name + "__depth", [attr_int(n.attrs, "depth")], np.int64)
+    idx = g.one("Cast", n.inputs[:1], n.name, to=require_onnx().TensorProto.INT64)
+    g.node("OneHot", [idx, depth, values], n.outs[:1], name=n.name, axis=-1)
+
+
+def supported_ops():
+    """The MXNet operators (canonical names) export_model translates."""
+    return sorted(_EXPORTERS)
+
+
+# -- the driver -----------------------------------------------------------------------------
+def _as_numpy(v):
+    if hasattr(v, "asnumpy"):
+        return v.asnumpy()
+    return np.asarray(v)
+
+
+def _load_params(params):
+    from .. import ndarray as nd
+    if isinstance(params, (str, os.PathLike)):
+        params = nd.load(str(params))
+    if isinstance(params, (list, tuple)) and len(params) == 2 and all(
+            isinstance(p, dict) for p in params):
+        merged = {}
+        merged.update(params[0])
+        merged.update(params[1])
+        params = merged
+    if not isinstance(params, dict):
+        raise MXNetError("export_model: params must be a dict, a [arg_params, aux_params] pair "
+                         "or a .params file path, not %s" % type(params).__name__)
+    out = {}
+    for k, v in params.items():
+        if k.startswith(("arg:", "aux:")):
+            k = k[4:]
+        out[k] = _as_numpy(v)
+    return out
+
+
+def _load_symbol(sym):
+    from .. import symbol as _symbol
+    if isinstance(sym, (str, os.PathLike)):
+        return _symbol.load(str(sym))
+    if not isinstance(sym, _symbol.Symbol):
+        raise MXNetError("export_model: sym must be a Symbol or a -symbol.json path, not %s"
+                         % type(sym).__name__)
+    return sym
+
+
+def _call(fn, g, n, params, dynamic):
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount]
+    kwargs = {}
+    if "params" in names:
+        kwargs["params"] = params
+    if "dynamic" in names:
+        kwargs["dynamic"] = dynamic
+    fn(g, n, **kwargs)
+
+
+def build_model(sym, params, in_shapes, in_types, opset_version=None, dynamic=False,
+                dynamic_input_shapes=None, verbose=False):
+    """The onnx.ModelProto export_model writes."""
+    onnx = require_onnx()
+    from .. import symbol as _symbol
+    sym = _load_symbol(sym)
+    params = _load_params(params)
+    opset = int(opset_version or DEFAULT_EXPORT_OPSET)
+    if opset < 11:
+        raise MXNetError("export_model: opset %d is not supported (11 or later)" % opset)
+
+    nodes = _symbol._post_order(sym._outputs)
+    labels = set()
+    for node in nodes:
+        spec = _ops.OP_NAMES.get(node.op)
+        canonical = spec.name if spec is not None else node.op
+        k = _LOSS_OUTPUTS.get(canonical)
+        if k is not None and len(node.inputs) > k:
+            src = node.inputs[k][0]
+            if src.op == "null" and src.name not in params:
+                labels.add(id(src))
+    data_inputs = [nd for nd in nodes if nd.op == "null" and nd.name not in params
+                   and id(nd) not in labels]
+
+    if in_shapes is None:
+        raise MXNetError("export_model: in_shapes is required (one shape per input: %s)"
+                         % ", ".join(nd.name for nd in data_inputs))
+    in_shapes = [tuple(int(d) for d in s) for s in in_shapes]
+    if not isinstance(in_types, (list, tuple)):
+        in_types = [in_types] * len(in_shapes)
+    in_types = [np.dtype(t) for t in in_types]
+    if len(in_shapes) != len(data_inputs) or len(in_types) != len(data_inputs):
+        raise MXNetError("export_model: the graph has %d inputs (%s); in_shapes has %d and "
+                         "in_types %d entries" % (len(data_inputs),
+                                                  ", ".join(nd.name for nd in data_inputs),
+                                                  len(in_shapes), len(in_types)))
+
+    # Shapes and dtypes of every value, from mxc's own inference.
+    shapes, types = {}, {}
+    for nd, s, t in zip(data_inputs, in_shapes, in_types):
+        shapes[nd.name], types[nd.name] = s, t
+    used_params = {nd.name for nd in nodes if nd.op == "null" and nd.name in params}
+    for name in used_params:
+        shapes[name], types[name] = params[name].shape, params[name].dtype
+    internals = [(nd, i) for nd in nodes for i in range(nd.visible_outputs())]
+    internal_sym = _symbol.Symbol(internals)
+    try:
+        _, out_shapes, _ = internal_sym.infer_shape(**{k: v for k, v in shapes.items()})
+    except MXNetError as e:
+        raise MXNetError("export_model: shape inference failed for in_shapes %s: %s"
+                         % (in_shapes, e)) from None
+    if out_shapes is None:
+        raise MXNetError("export_model: in_shapes %s do not determine every shape of the graph"
+                         % (in_shapes,))
+    _, out_types, _ = internal_sym.infer_type(**{k: v for k, v in types.items()})
+    if out_types is None:
+        out_types = [np.float32] * len(internals)
+    value_shape = {(id(nd), i): tuple(s) for (nd, i), s in zip(internals, out_shapes)}
+    value_dtype = {(id(nd), i): np.dtype(t) for (nd, i), t in zip(internals, out_types)}
+
+    g = _Emitter(opset)
+    names = {}
+    graph_inputs = []
+    dyn = list(dynamic_input_shapes) if dynamic_input_shapes is not None else None
+    for k, nd in enumerate(data_inputs):
+        g.used.add(nd.name)
+        names[(id(nd), 0)] = nd.name
+        shape = list(in_shapes[k])
+        if dynamic:
+            if dyn is not None:
+                shape = [d if d is not None else "%s_dim%d" % (nd.name, j)
+                         for j, d in enumerate(dyn[k])]
+            else:
+                shape = ["%s_dim%d" % (nd.name, j) for j in range(len(shape))]
+        graph_inputs.append(onnx.helper.make_tensor_value_info(
+            nd.name, onnx_elem_type(in_types[k]), shape))
+    for nd in nodes:
+        if nd.op == "null" and nd.name in params and (id(nd), 0) not in names:
+            if nd.name in g.used:
+                names[(id(nd), 0)] = nd.name
+                continue
+            g.used.add(nd.name)
+            names[(id(nd), 0)] = nd.name
+            g.initializers.append(onnx.numpy_helper.from_array(
+                np.ascontiguousarray(params[nd.name]), nd.name))
+
+    for nd in nodes:
+        if nd.op == "null":
+            continue
+        spec = _ops.OP_NAMES.get(nd.op)
+        op = spec.name if spec is not None else nd.op
+        fn = _EXPORTERS.get(op)
+        if fn is None:
+            raise MXNetError("export_model: node '%s': operator '%s' has no ONNX mapping"
+                             % (nd.name, nd.op))
+        nvis = nd.visible_outputs()
+        outs = []
+        for i in range(nvis):
+            outs.append(g.unique(nd.name if i == 0 else "%s_out%d" % (nd.name, i)))
+            names[(id(nd), i)] = outs[-1]
+        ins, in_shapes_n, in_dtypes_n = [], [], []
+        for src, i, _ in nd.inputs:
+            if id(src) in labels:
+                continue
+            ins.append(names[(id(src), i)])
+            in_shapes_n.append(value_shape.get((id(src), i), ()))
+            in_dtypes_n.append(value_dtype.get((id(src), i), np.dtype(np.float32)))
+        en = _Node(op, nd.name, dict(nd.attrs), ins, in_shapes_n, in_dtypes_n, outs,
+                   [value_shape[(id(nd), i)] for i in range(nvis)],
+                   [value_dtype[(id(nd), i)] for i in range(nvis)],
+                   [src for src, _, _ in nd.inputs])
+        if verbose:
+            logging.info("export_model: %s (%s) -> %s", nd.name, op, ", ".join(outs))
+        _call(fn, g, en, params, dynamic)
+
+    graph_outputs = []
+    seen = set()
+    for nd, i in sym._outputs:
+        name = names[(id(nd), i)]
+        if name in seen or nd.op == "null":
+            alias = g.unique(name + "_output")
+            g.node("Identity", [name], [alias], name=alias)
+            name = alias
+        seen.add(name)
+        shape = None if dynamic else list(value_shape[(id(nd), i)])
+        graph_outputs.append(onnx.helper.make_tensor_value_info(
+            name, onnx_elem_type(value_dtype[(id(nd), i)]), shape))
+
+    graph = onnx.helper.make_graph(g.nodes, "mxc_converted_model", graph_inputs, graph_outputs,
+                                   initializer=g.initializers)
+    model = onnx.helper.make_model(graph, producer_name="mxc",
+                                   opset_imports=[onnx.helper.make_opsetid("", opset)])
+    model.ir_version = min(model.ir_version, _ir_version_for(opset))
+    try:
+        onnx.checker.check_model(model)
+    except Exception as e:  # the checker's own error types vary across onnx versions
+        raise MXNetError("export_model: the ONNX checker rejected the model: %s"
+                         % str(e).splitlines()[0]) from None
+    return model
+
+
+def _ir_version_for(opset):
+    """The IR version the onnx package pairs with `opset` (so that an older
+    ONNX Runtime reads the file)."""
+    onnx = require_onnx()
+    for entry in onnx.helper.VERSION_TABLE:
+        if entry[2] == opset:
+            return entry[1]
+    return onnx.IR_VERSION
+
+
+def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_path="model.onnx",
+                 verbose=False, dynamic=False, dynamic_input_shapes=None,
+                 run_shape_inference=False, input_type=None, input_shape=None,
+                 opset_version=None):
+    """Writes `sym` with `params` as an ONNX model file; returns its path.
+
+    sym: a Symbol or the path of a -symbol.json file. params: a dict of
+    name -> NDArray/numpy ('arg:'/'aux:' prefixes allowed), a
+    [arg_params, aux_params] pair, or a .params file path. in_shapes /
+    in_types: one per graph input (the variables that are not parameters,
+    labels of loss outputs left out), in graph order. dynamic=True leaves
+    the input dimensions symbolic (dynamic_input_shapes: None marks a
+    symbolic dimension). input_type / input_shape are MXNet's older names.
+    opset_version: the ONNX opset to write (default 17).
+    """
+    onnx = require_onnx()
+    if input_type is not None:
+        in_types = input_type
+    if input_shape is not None:
+        in_shapes = input_shape
+    model = build_model(sym, params, in_shapes, in_types, opset_version=opset_version,
+                        dynamic=dynamic, dynamic_input_shapes=dynamic_input_shapes,
+                        verbose=verbose)
+    if run_shape_inference:
+        try:
+            model = onnx.shape_inference.infer_shapes(model)
+        except Exception:  # keep the model as it is, as MXNet does
+            logging.info("export_model: ONNX shape inference failed; the model is kept as is")
+    from ..base import atomic_write_bytes
+    atomic_write_bytes(str(onnx_file_path), model.SerializeToString())
+    if verbose:
+        logging.info("export_model: wrote %s", onnx_file_path)
+    return onnx_file_path

@@ -1,0 +1,1144 @@
+"""mx.onnx.import_model: an ONNX model file as (sym, arg_params, aux_params).
+
+The file is read and checked by the `onnx` package (its protobuf schema and
+checker), and ONNX's shape inference gives the static shapes a few
+translations need (Flatten on an axis other than 1, Squeeze, Pad, the
+coerced 2-D Softmax of opsets before 13). Each ONNX node then becomes mx.sym
+operators through the table _IMPORTERS below. Values that are constants
+(initializers, Constant nodes, shape arithmetic on them) stay numpy arrays
+while the operators reading them take them as attributes (a Reshape's
+shape, Clip's bounds, Slice's starts); a constant that is an operator's
+tensor input becomes a variable whose value is in arg_params (aux_params
+for BatchNormalization's mean and variance).
+
+Graph inputs become variables of the same name; the outputs are the
+symbol's outputs, in the graph's order.
+"""
+import os
+
+import numpy as np
+
+from ..base import MXNetError
+from .. import symbol as _symbol
+from ._common import MAX_IMPORT_OPSET, MIN_IMPORT_OPSET, np_of_elem_type, require_onnx
+
+_FLOAT_MAX = float(np.finfo(np.float32).max)
+
+
+class _Unmapped(Exception):
+    pass
+
+
+def _sym(op, inputs, name, **attrs):
+    """One mx.sym operator node (all inputs given, named `name`)."""
+    attrs = {k: v for k, v in attrs.items() if v is not None}
+    return _symbol._create(op, list(inputs), attrs, name, op.lower())
+
+
+# -- the translation table -----------------------------------------------------------
+_IMPORTERS = {}
+
+
+def _imports(*op_types):
+    def register(fn):
+        for t in op_types:
+            _IMPORTERS[t] = fn
+        return fn
+    return register
+
+
+def _attrs(node):
+    onnx = require_onnx()
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _s(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+class _Importer:
+    def __init__(self, model):
+        self.onnx = require_onnx()
+        self.model = model
+        self.opset = None
+        for imp in model.opset_import:
+            if imp.domain in ("", "ai.onnx"):
+                self.opset = imp.version
+        if self.opset is None:
+            raise MXNetError("import_model: the model imports no default-domain (ai.onnx) opset")
+        if self.opset < MIN_IMPORT_OPSET:
+            raise MXNetError("import_model: opset %d is older than %d, the oldest mx.onnx reads"
+                             % (self.opset, MIN_IMPORT_OPSET))
+        self.values = {}      # ONNX name -> mx Symbol
+        self.consts = {}      # ONNX name -> numpy array (constants)
+        self.params = {}      # variable name -> numpy array (constants made variables)
+        self.shapes = {}      # ONNX name -> tuple (None for an unknown dimension) 
+        self.dtypes = {}      # ONNX name -> numpy dtype
+        self.used_names = set()
+        self.reserved = set()  # initializer names: their variables keep them
+        self.node = None
+
+    # -- values -------------------------------------------------------------------
+    def unique(self, hint, reserved_ok=False):
+        hint = hint or "node"
+        name, k = hint, 1
+        while name in self.used_names or (name in self.reserved and not reserved_ok):
+            name = "%s_%d" % (hint, k)
+            k += 1
+        self.used_names.add(name)
+        return name
+
+    def is_const(self, name):
+        return name in self.consts
+
+    def const(self, name, what="input"):
+        if name not in self.consts:
+            self.fail("%s '%s' must be a constant (an initializer or Constant output)"
+                      % (what, name))
+        return self.consts[name]
+
+    def tensor(self, name):
+        """The Symbol of value `name` (a constant becomes a variable)."""
+        if name in self.values:
+            return self.values[name]
+        if name in self.consts:
+            arr = self.consts[name]
+            vname = self.unique(name, reserved_ok=True)
+            self.params[vname] = arr
+            s = _symbol.Variable(vname, shape=arr.shape, dtype=arr.dtype)
+            self.values[name] = s
+            return s
+        self.fail("input '%s' is not produced by any node, input or initializer" % name)
+
+    def param(self, hint, arr):
+        """A new variable holding `arr` (a transformed constant)."""
+        vname = self.unique(hint)
+        arr = np.ascontiguousarray(arr)
+        self.params[vname] = arr
+        return _symbol.Variable(vname, shape=arr.shape, dtype=arr.dtype)
+
+    def shape(self, name):
+        if name in self.consts:
+            return tuple(self.consts[name].shape)
+        return self.shapes.get(name)
+
+    def static_shape(self, name, why):
+        s = self.shape(name)
+        if s is None or any(d is None for d in s):
+            self.fail("%s needs the static shape of '%s', which shape inference did not give"
+                      % (why, name))
+        return s
+
+    def rank(self, name):
+        s = self.shape(name)
+        if s is None:
+            self.fail("the rank of '%s' is unknown (shape inference gave none)" % name)
+        return len(s)
+
+    def dtype(self, name):
+        if name in self.consts:
+            return self.consts[name].dtype
+        return self.dtypes.get(name, np.dtype(np.float32))
+
+    def fail(self, what):
+        n = self.node
+        raise MXNetError("import_model: node '%s' (%s): %s" % (n.name or "?", n.op_type, what))
+
+    def name_for(self, node):
+        return self.unique(node.name or (node.output[0] if node.output else node.op_type.lower()))
+
+    # -- the graph -------------------------------------------------------------------
+    def _value_infos(self, graph):
+        for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
+            t = vi.type
+            if not t.HasField("tensor_type"):
+                continue
+            tt = t.tensor_type
+            if tt.elem_type:
+                try:
+                    self.dtypes[vi.name] = np_of_elem_type(tt.elem_type)
+                except Exception:
+                    pass
+            if tt.HasField("shape"):
+                self.shapes[vi.name] = tuple(
+                    d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
+
+    def run(self):
+        onnx = self.onnx
+        graph = self.model.graph
+        try:
+            inferred = onnx.shape_inference.infer_shapes(self.model)
+            self._value_infos(inferred.graph)
+        except Exception:
+            self._value_infos(graph)
+        for init in graph.initializer:
+            self.consts[init.name] = onnx.numpy_helper.to_array(init)
+            self.reserved.add(init.name)
+        for vi in graph.input:
+            if vi.name in self.consts:
+                continue
+            self.used_names.add(vi.name)
+            self.values[vi.name] = _symbol.Variable(vi.name)
+        for node in graph.node:
+            self.node = node
+            if node.domain not in ("", "ai.onnx"):
+                self.fail("operator domain '%s' is not mapped" % node.domain)
+            fn = _IMPORTERS.get(node.op_type)
+            if fn is None:
+                raise MXNetError("import_model: node '%s': ONNX operator '%s' has no mxc mapping"
+                                 % (node.name or node.output[0], node.op_type))
+            outs = fn(self, node, list(node.input), _attrs(node))
+            if not isinstance(outs, (list, tuple)):
+                outs = [outs]
+            for k, name in enumerate(node.output):
+                if not name:
+                    continue
+                if k >= len(outs) or outs[k] is None:
+                    if self._consumed(name):
+                        self.fail("output %d ('%s') is not mapped" % (k, name))
+                    continue
+                v = outs[k]
+                if isinstance(v, np.ndarray):
+                    self.consts[name] = v
+                else:
+                    self.values[name] = v
+        self.node = None
+        heads = []
+        for out in graph.output:
+            if out.name in self.values:
+                heads.append(self.values[out.name])
+            elif out.name in self.consts:
+                heads.append(_sym("_copy", [self.tensor(out.name)], self.unique(out.name + "_out")))
+            else:
+                raise MXNetError("import_model: graph output '%s' is not produced" % out.name)
+        sym = heads[0] if len(heads) == 1 else _symbol.Group(heads)
+        from .. import ndarray as nd
+        aux_names = set(sym.list_auxiliary_states())
+        arg_names = set(sym.list_arguments())
+        arg_params, aux_params = {}, {}
+        for k, v in self.params.items():
+            if k in aux_names:
+                aux_params[k] = nd.array(v, dtype=v.dtype)
+            elif k in arg_names:
+                arg_params[k] = nd.array(v, dtype=v.dtype)
+        return sym, arg_params, aux_params
+
+    def _consumed(self, name):
+        if any(o.name == name for o in self.model.graph.output):
+            return True
+        return any(name in n.input for n in self.model.graph.node)
+
+
+# -- padding by slices and concatenation (mxc has no Pad operator) ------------------
+def _filled_block(imp, x, axis, width, dim, value, name):
+    """A block of `width` entries along `axis` filled with `value`, shaped as
+    x elsewhere: zeros_like of a slice of x, repeated to the width."""
+    pieces = []
+    left = width
+    while left > 0:
+        k = min(left, dim)
+        z = _sym("zeros_like", [_sym("slice_axis", [x], imp.unique(name + "_s"), axis=axis,
+                                     begin=0, end=k)], imp.unique(name + "_z"))
+        pieces.append(z)
+        left -= k
+    block = pieces[0] if len(pieces) == 1 else _sym("Concat", pieces, imp.unique(name + "_c"),
+                                                    dim=axis, num_args=len(pieces))
+    if value != 0:
+        block = _sym("_plus_scalar", [block], imp.unique(name + "_v"), scalar=float(value))
+    return block
+
+
+def _pad(imp, x, shape, pads, mode, value, name):
+    """x padded by pads = [begin_0.., end_0..] (negative: cropped)."""
+    rank = len(shape)
+    shape = list(shape)
+    for axis in range(rank):
+        b, e = int(pads[axis]), int(pads[axis + rank])
+        if b < 0 or e < 0:
+            x = _sym("slice_axis", [x], imp.unique(name + "_crop"), axis=axis, begin=max(-b, 0),
+                     end=shape[axis] - max(-e, 0))
+            shape[axis] -= max(-b, 0) + max(-e, 0)
+            b, e = max(b, 0), max(e, 0)
+        if b == 0 and e == 0:
+            continue
+        dim = shape[axis]
+        parts = []
+        if mode == "constant":
+            if b:
+                parts.append(_filled_block(imp, x, axis, b, dim, value, name + "_b%d" % axis))
+            parts.append(x)
+            if e:
+                parts.append(_filled_block(imp, x, axis, e, dim, value, name + "_e%d" % axis))
+        elif mode in ("edge", "reflect"):
+            def piece(i):
+                return _sym("slice_axis", [x], imp.unique(name + "_p"), axis=axis, begin=i,
+                            end=i + 1)
+            if mode == "reflect" and (b >= dim or e >= dim):
+                imp.fail("reflect padding of %d/%d on a dimension of %d" % (b, e, dim))
+            for i in range(b, 0, -1):
+                parts.append(piece(0 if mode == "edge" else i))
+            parts.append(x)
+            for i in range(1, e + 1):
+                parts.append(piece(dim - 1 if mode == "edge" else dim - 1 - i))
+        else:
+            imp.fail("pad mode '%s' is not mapped" % mode)
+        x = _sym("Concat", parts, imp.unique(name + "_pad%d" % axis), dim=axis,
+                 num_args=len(parts))
+        shape[axis] = dim + b + e
+    return x
+
+
+def _spatial_pads(imp, node, x, attrs, kernel, strides, dilations):
+    """Begin and end pads of a Conv / pool node (auto_pad resolved)."""
+    d = len(kernel)
+    auto = _s(attrs.get("auto_pad", "NOTSET"))
+    if auto in ("NOTSET", "") or auto is None:
+        pads = list(attrs.get("pads", [0] * (2 * d)))
+        return pads[:d], pads[d:]
+    if auto == "VALID":
+        return [0] * d, [0] * d
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        shape = imp.static_shape(x, "auto_pad=%s" % auto)
+        begin, end = [], []
+        for i in range(d):
+            n = shape[2 + i]
+            out = -(-n // strides[i])
+            total = max((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - n, 0)
+            small = total // 2
+            if auto == "SAME_UPPER":
+                begin.append(small)
+                end.append(total - small)
+            else:
+                begin.append(total - small)
+                end.append(small)
+        return begin, end
+    imp.fail("auto_pad=%s is not mapped" % auto)
+
+
+@_imports("Conv")
+def _conv(imp, node, ins, attrs):
+    x, w = ins[0], ins[1]
+    wshape = imp.static_shape(w, "Conv")
+    kernel = list(attrs.get("kernel_shape", wshape[2:]))
+    d = len(kernel)
+    strides = list(attrs.get("strides", [1] * d))
+    dilations = list(attrs.get("dilations", [1] * d))
+    begin, end = _spatial_pads(imp, node, x, attrs, kernel, strides, dilations)
+    data = imp.tensor(x)
+    name = imp.name_for(node)
+    if begin != end:
+        shape = imp.static_shape(x, "asymmetric Conv pads")
+        data = _pad(imp, data, shape, [0, 0] + begin + [0, 0] + end, "constant", 0.0, name)
+        pad = [0] * d
+    else:
+        pad = begin
+    inputs = [data, imp.tensor(w)]
+    has_bias = len(ins) > 2 and ins[2]
+    if has_bias:
+        inputs.append(imp.tensor(ins[2]))
+    return _sym("Convolution", inputs, name, kernel=tuple(kernel), stride=tuple(strides),
+                dilate=tuple(dilations), pad=tuple(pad), num_filter=int(wshape[0]),
+                num_group=int(attrs.get("group", 1)), no_bias=not has_bias)
+
+
+def _pool_common(imp, node, ins, attrs, pool_type, **more):
+    x = ins[0]
+    kernel = list(attrs["kernel_shape"])
+    d = len(kernel)
+    strides = list(attrs.get("strides", [1] * d))
+    dilations = list(attrs.get("dilations", [1] * d))
+    if any(v != 1 for v in dilations):
+        imp.fail("dilations=%s: mxc's Pooling has no dilation" % dilations)
+    begin, end = _spatial_pads(imp, node, x, attrs, kernel, strides, dilations)
+    name = imp.name_for(node)
+    data = imp.tensor(x)
+    extra = dict(more)
+    if pool_type == "avg":
+        extra["count_include_pad"] = bool(attrs.get("count_include_pad", 0))
+    if begin != end:
+        if pool_type == "avg" and not extra["count_include_pad"]:
+            imp.fail("asymmetric pads with count_include_pad=0 are not mapped")
+        shape = imp.static_shape(x, "asymmetric pool pads")
+        fill = 0.0 if pool_type == "avg" else -_FLOAT_MAX
+        data = _pad(imp, data, shape, [0, 0] + begin + [0, 0] + end, "constant", fill, name)
+        begin = [0] * d
+    convention = "full" if attrs.get("ceil_mode", 0) else "valid"
+    return _sym("Pooling", [data], name, kernel=tuple(kernel), stride=tuple(strides),
+                pad=tuple(begin), pool_type=pool_type, pooling_convention=convention, **extra)
+
+
+@_imports("MaxPool")
+def _max_pool(imp, node, ins, attrs):
+    if len(node.output) > 1 and node.output[1] and imp._consumed(node.output[1]):
+        imp.fail("the Indices output is not mapped")
+    return [_pool_common(imp, node, ins, attrs, "max")]
+
+
+@_imports("AveragePool")
+def _avg_pool(imp, node, ins, attrs):
+    return _pool_common(imp, node, ins, attrs, "avg")
+
+
+@_imports("LpPool")
+def _lp_pool(imp, node, ins, attrs):
+    return _pool_common(imp, node, ins, attrs, "lp", p_value=int(attrs.get("p", 2)))
+
+
+@_imports("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(imp, node, ins, attrs):
+    d = imp.rank(ins[0]) - 2
+    return _sym("Pooling", [imp.tensor(ins[0])], imp.name_for(node), kernel=(1,) * d,
+                global_pool=True, pool_type="avg" if node.op_type == "GlobalAveragePool" else "max")
+
+
+@_imports("Gemm")
+def _gemm(imp, node, ins, attrs):
+    a, b = ins[0], ins[1]
+    c = ins[2] if len(ins) > 2 and ins[2] else None
+    alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))
+    ta, tb = int(attrs.get("transA", 0)), int(attrs.get("transB", 0))
+    name = imp.name_for(node)
+    if not ta and alpha == 1.0 and imp.is_const(b):
+        wt = imp.const(b)
+        if not tb:
+            weight = imp.param(b + "_T", wt.T)
+        else:
+            weight = imp.tensor(b)
+        n_out = wt.shape[0] if tb else wt.shape[1]
+        bias = None
+        if c is not None and imp.is_const(c):
+            cv = imp.const(c)
+            if cv.shape == (n_out,) and beta == 1.0:
+                bias = imp.tensor(c)
+                c = None
+            elif cv.size == n_out or cv.size == 1:
+                cv = np.broadcast_to((cv * beta).reshape(-1), (n_out,)).astype(cv.dtype)
+                bias = imp.param(c + "_bias", cv)
+                c = None
+        inputs = [imp.tensor(a), weight] + ([bias] if bias is not None else [])
+        y = _sym("FullyConnected", inputs, name, num_hidden=int(n_out), no_bias=bias is None)
+    else:
+        y = _sym("dot", [imp.tensor(a), imp.tensor(b)], name, transpose_a=bool(ta),
+                 transpose_b=bool(tb))
+        if alpha != 1.0:
+            y = _sym("_mul_scalar", [y], imp.unique(name + "_alpha"), scalar=alpha)
+    if c is not None:
+        cs = imp.tensor(c)
+        if beta != 1.0:
+            cs = _sym("_mul_scalar", [cs], imp.unique(name + "_beta"), scalar=beta)
+        y = _sym("broadcast_add", [y, cs], imp.unique(name + "_c"))
+    return y
+
+
+@_imports("MatMul")
+def _matmul(imp, node, ins, attrs):
+    a, b = ins
+    ra, rb = imp.rank(a), imp.rank(b)
+    name = imp.name_for(node)
+    if rb == 2 and ra >= 2 and imp.is_const(b):
+        w = imp.const(b)
+        return _sym("FullyConnected", [imp.tensor(a), imp.param(b + "_T", w.T)], name,
+                    num_hidden=int(w.shape[1]), no_bias=True, flatten=False)
+    if rb <= 2 or ra <= 1:
+        return _sym("dot", [imp.tensor(a), imp.tensor(b)], name)
+    if ra == rb == 3:
+        return _sym("batch_dot", [imp.tensor(a), imp.tensor(b)], name)
+    sa = imp.static_shape(a, "an N-D MatMul")
+    sb = imp.static_shape(b, "an N-D MatMul")
+    if ra != rb or sa[:-2] != sb[:-2]:
+        imp.fail("MatMul of %s and %s: broadcast batch dimensions are not mapped" % (sa, sb))
+    batch = int(np.prod(sa[:-2]))
+    a3 = _sym("Reshape", [imp.tensor(a)], imp.unique(name + "_a"), shape=(batch,) + tuple(sa[-2:]))
+    b3 = _sym("Reshape", [imp.tensor(b)], imp.unique(name + "_b"), shape=(batch,) + tuple(sb[-2:]))
+    y = _sym("batch_dot", [a3, b3], imp.unique(name + "_bd"))
+    return _sym("Reshape", [y], name, shape=tuple(sa[:-1]) + (sb[-1],))
+
+
+@_imports("BatchNormalization")
+def _batch_norm(imp, node, ins, attrs):
+    if int(attrs.get("training_mode", 0)):
+        imp.fail("training_mode=1 is not mapped (inference only)")
+    if len(node.output) > 1 and any(o and imp._consumed(o) for o in node.output[1:]):
+        imp.fail("the running mean/variance outputs are not mapped")
+    inputs = [imp.tensor(i) for i in ins[:5]]
+    return _sym("BatchNorm", inputs, imp.name_for(node), eps=float(attrs.get("epsilon", 1e-5)),
+                momentum=float(attrs.get("momentum", 0.9)), fix_gamma=False,
+                use_global_stats=True)
+
+
+def _simple(op, **fixed):
+    def fn(imp, node, ins, attrs):
+        return _sym(op, [imp.tensor(ins[0])], imp.name_for(node), **fixed)
+    return fn
+
+
+for _t, _act in (("Relu", "relu"), ("Sigmoid", "sigmoid"), ("Tanh", "tanh"),
+                 ("Softplus", "softrelu"), ("Softsign", "softsign")):
+    _IMPORTERS[_t] = _simple("Activation", act_type=_act)
+for _t, _op in (("Exp", "exp"), ("Log", "log"), ("Abs", "abs"), ("Neg", "negative"),
+                ("Sqrt", "sqrt")):
+    _IMPORTERS[_t] = _simple(_op)
+
+
+@_imports("Identity")
+def _identity(imp, node, ins, attrs):
+    if imp.is_const(ins[0]):
+        return imp.const(ins[0])
+    return imp.tensor(ins[0])
+
+
+@_imports("Dropout")
+def _dropout(imp, node, ins, attrs):
+    if len(node.output) > 1 and node.output[1] and imp._consumed(node.output[1]):
+        imp.fail("the mask output is not mapped (inference only)")
+    return [imp.tensor(ins[0])]
+
+
+@_imports("LeakyRelu")
+def _leaky(imp, node, ins, attrs):
+    return _sym("LeakyReLU", [imp.tensor(ins[0])], imp.name_for(node), act_type="leaky",
+                slope=float(attrs.get("alpha", 0.01)))
+
+
+@_imports("Elu")
+def _elu(imp, node, ins, attrs):
+    return _sym("LeakyReLU", [imp.tensor(ins[0])], imp.name_for(node), act_type="elu",
+                slope=float(attrs.get("alpha", 1.0)))
+
+
+@_imports("Selu")
+def _selu(imp, node, ins, attrs):
+    alpha = float(attrs.get("alpha", 1.67326319217681884765625))
+    gamma = float(attrs.get("gamma", 1.05070102214813232421875))
+    x = imp.tensor(ins[0])
+    name = imp.name_for(node)
+    neg = _sym("_minimum_scalar", [x], imp.unique(name + "_neg"), scalar=0.0)
+    em1 = _sym("_minus_scalar", [_sym("exp", [neg], imp.unique(name + "_exp"))],
+               imp.unique(name + "_em1"), scalar=1.0)
+    scaled = _sym("_mul_scalar", [em1], imp.unique(name + "_a"), scalar=alpha)
+    pos = _sym("relu", [x], imp.unique(name + "_pos"))
+    s = _sym("elemwise_add", [pos, scaled], imp.unique(name + "_sum"))
+    return _sym("_mul_scalar", [s], name, scalar=gamma)
+
+
+@_imports("PRelu")
+def _prelu(imp, node, ins, attrs):
+    x, slope = ins
+    name = imp.name_for(node)
+    xs = imp.shape(x)
+    if imp.is_const(slope) and xs is not None and len(xs) >= 2 and xs[1] is not None:
+        sv = imp.const(slope)
+        c = xs[1]
+        # a slope of shape (C, 1, ..) broadcast along axis 1: MXNet's PReLU gamma
+        if sv.ndim == len(xs) - 1 and sv.shape[0] == c and sv.size == c:
+            return _sym("LeakyReLU", [imp.tensor(x), imp.param(slope + "_gamma", sv.reshape(c))],
+                        name, act_type="prelu")
+    xt = imp.tensor(x)
+    pos = _sym("_maximum_scalar", [xt], imp.unique(name + "_pos"), scalar=0.0)
+    neg = _sym("_minimum_scalar", [xt], imp.unique(name + "_neg"), scalar=0.0)
+    scaled = _sym("broadcast_mul", [neg, imp.tensor(slope)], imp.unique(name + "_mul"))
+    return _sym("broadcast_add", [pos, scaled], name)
+
+
+@_imports("HardSigmoid")
+def _hard_sigmoid(imp, node, ins, attrs):
+    alpha, beta = float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))
+    name = imp.name_for(node)
+    y = _sym("_mul_scalar", [imp.tensor(ins[0])], imp.unique(name + "_a"), scalar=alpha)
+    y = _sym("_plus_scalar", [y], imp.unique(name + "_b"), scalar=beta)
+    return _sym("clip", [y], name, a_min=0.0, a_max=1.0)
+
+
+@_imports("HardSwish")
+def _hard_swish(imp, node, ins, attrs):
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    y = _sym("_mul_scalar", [x], imp.unique(name + "_a"), scalar=1.0 / 6.0)
+    y = _sym("_plus_scalar", [y], imp.unique(name + "_b"), scalar=0.5)
+    y = _sym("clip", [y], imp.unique(name + "_clip"), a_min=0.0, a_max=1.0)
+    return _sym("elemwise_mul", [x, y], name)
+
+
+@_imports("Gelu")
+def _gelu(imp, node, ins, attrs):
+    approx = _s(attrs.get("approximate", "none"))
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    if approx == "none":
+        return _sym("LeakyReLU", [x], name, act_type="gelu")
+    # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    x3 = _sym("_power_scalar", [x], imp.unique(name + "_x3"), scalar=3.0)
+    inner = _sym("elemwise_add", [x, _sym("_mul_scalar", [x3], imp.unique(name + "_c"),
+                                          scalar=0.044715)], imp.unique(name + "_in"))
+    t = _sym("tanh", [_sym("_mul_scalar", [inner], imp.unique(name + "_k"),
+                           scalar=float(np.sqrt(2.0 / np.pi)))], imp.unique(name + "_t"))
+    onep = _sym("_plus_scalar", [t], imp.unique(name + "_1p"), scalar=1.0)
+    half = _sym("_mul_scalar", [x], imp.unique(name + "_h"), scalar=0.5)
+    return _sym("elemwise_mul", [half, onep], name)
+
+
+@_imports("Reciprocal")
+def _reciprocal(imp, node, ins, attrs):
+    return _sym("_rdiv_scalar", [imp.tensor(ins[0])], imp.name_for(node), scalar=1.0)
+
+
+# ONNX binary op -> (broadcast op, scalar op with the constant on the right, on the left)
+_BINARY = {"Add": ("broadcast_add", "_plus_scalar", "_plus_scalar"),
+           "Sub": ("broadcast_sub", "_minus_scalar", "_rminus_scalar"),
+           "Mul": ("broadcast_mul", "_mul_scalar", "_mul_scalar"),
+           "Div": ("broadcast_div", "_div_scalar", "_rdiv_scalar"),
+           "Pow": ("broadcast_power", "_power_scalar", "_rpower_scalar")}
+_NUMPY_BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Pow": np.power}
+
+
+def _is_scalar_const(imp, name, other):
+    if not imp.is_const(name) or imp.is_const(other):
+        return False
+    v = imp.const(name)
+    if v.size != 1:
+        return False
+    so = imp.shape(other)
+    return v.ndim == 0 or (so is not None and v.ndim <= len(so))
+
+
+@_imports(*_BINARY)
+def _binary(imp, node, ins, attrs):
+    a, b = ins
+    if imp.is_const(a) and imp.is_const(b):
+        va, vb = imp.const(a), imp.const(b)
+        if node.op_type == "Div":
+            if np.issubdtype(va.dtype, np.integer):
+                return np.trunc(va / vb).astype(va.dtype)
+            return (va / vb).astype(va.dtype)
+        return _NUMPY_BINARY[node.op_type](va, vb).astype(va.dtype)
+    op, right, left = _BINARY[node.op_type]
+    name = imp.name_for(node)
+    dt = imp.dtype(a if not imp.is_const(a) else b)
+    if np.issubdtype(dt, np.floating) or node.op_type != "Div":
+        if _is_scalar_const(imp, b, a):
+            return _sym(right, [imp.tensor(a)], name, scalar=float(imp.const(b).reshape(-1)[0]))
+        if _is_scalar_const(imp, a, b):
+            return _sym(left, [imp.tensor(b)], name, scalar=float(imp.const(a).reshape(-1)[0]))
+    return _sym(op, [imp.tensor(a), imp.tensor(b)], name)
+
+
+def _variadic(op, mean=False):
+    def fn(imp, node, ins, attrs):
+        name = imp.name_for(node)
+        acc = imp.tensor(ins[0])
+        for k, i in enumerate(ins[1:]):
+            acc = _sym(op, [acc, imp.tensor(i)], imp.unique("%s_%d" % (name, k)))
+        if mean and len(ins) > 1:
+            return _sym("_div_scalar", [acc], name, scalar=float(len(ins)))
+        if len(ins) == 1:
+            return _sym("_copy", [acc], name)
+        return acc
+    return fn
+
+
+_IMPORTERS["Max"] = _variadic("broadcast_maximum")
+_IMPORTERS["Min"] = _variadic("broadcast_minimum")
+_IMPORTERS["Sum"] = _variadic("broadcast_add")
+_IMPORTERS["Mean"] = _variadic("broadcast_add", mean=True)
+
+_COMPARE = {"Equal": "broadcast_equal", "Greater": "broadcast_greater",
+            "GreaterOrEqual": "broadcast_greater_equal", "Less": "broadcast_lesser",
+            "LessOrEqual": "broadcast_lesser_equal"}
+
+
+@_imports(*_COMPARE)
+def _compare(imp, node, ins, attrs):
+    name = imp.name_for(node)
+    c = _sym(_COMPARE[node.op_type], [imp.tensor(ins[0]), imp.tensor(ins[1])],
+             imp.unique(name + "_cmp"))
+    return _sym("Cast", [c], name, dtype="bool")
+
+
+@_imports("Not")
+def _not(imp, node, ins, attrs):
+    name = imp.name_for(node)
+    x = _sym("Cast", [imp.tensor(ins[0])], imp.unique(name + "_f"), dtype="float32")
+    return _sym("Cast", [_sym("_equal_scalar", [x], imp.unique(name + "_eq"), scalar=0.0)], name,
+                dtype="bool")
+
+
+@_imports("Where")
+def _where(imp, node, ins, attrs):
+    shapes = [imp.shape(i) for i in ins]
+    if any(s is None for s in shapes) or len(set(shapes)) != 1:
+        imp.fail("Where with broadcasting (shapes %s) is not mapped" % (shapes,))
+    name = imp.name_for(node)
+    return _sym("where", [imp.tensor(i) for i in ins], name)
+
+
+_ONNX_DTYPES_MX = {"float32", "float64", "float16", "uint8", "int8", "int32", "int64", "bool"}
+
+
+@_imports("Cast")
+def _cast(imp, node, ins, attrs):
+    try:
+        dt = np_of_elem_type(int(attrs["to"]))
+    except Exception:
+        dt = None
+    if dt is None or dt.name not in _ONNX_DTYPES_MX:
+        imp.fail("cast to ONNX type %s is not mapped" % attrs.get("to"))
+    if imp.is_const(ins[0]):
+        return imp.const(ins[0]).astype(dt)
+    return _sym("Cast", [imp.tensor(ins[0])], imp.name_for(node), dtype=dt.name)
+
+
+@_imports("Reshape")
+def _reshape(imp, node, ins, attrs):
+    shape = [int(v) for v in imp.const(ins[1], "the shape").reshape(-1)]
+    if imp.is_const(ins[0]):
+        v = imp.const(ins[0])
+        target = [v.shape[i] if s == 0 and not attrs.get("allowzero", 0) else s
+                  for i, s in enumerate(shape)]
+        return v.reshape(target)
+    if attrs.get("allowzero", 0) and 0 in shape:
+        imp.fail("allowzero=1 with a 0 in the shape is not mapped")
+    return _sym("Reshape", [imp.tensor(ins[0])], imp.name_for(node), shape=tuple(shape))
+
+
+@_imports("Flatten")
+def _flatten(imp, node, ins, attrs):
+    axis = int(attrs.get("axis", 1))
+    rank = imp.rank(ins[0])
+    if axis < 0:
+        axis += rank
+    name = imp.name_for(node)
+    if axis == 1:
+        return _sym("Flatten", [imp.tensor(ins[0])], name)
+    if axis == 0:
+        return _sym("Reshape", [imp.tensor(ins[0])], name, shape=(1, -1))
+    s = imp.static_shape(ins[0], "Flatten with axis=%d" % axis)
+    return _sym("Reshape", [imp.tensor(ins[0])], name, shape=(int(np.prod(s[:axis])), -1))
+
+
+@_imports("Concat")
+def _concat(imp, node, ins, attrs):
+    axis = int(attrs["axis"])
+    ins = [i for i in ins if i]
+    if all(imp.is_const(i) for i in ins):
+        return np.concatenate([imp.const(i) for i in ins], axis=axis)
+    if axis < 0:
+        axis += imp.rank(ins[0])
+    return _sym("Concat", [imp.tensor(i) for i in ins], imp.name_for(node), dim=axis,
+                num_args=len(ins))
+
+
+def _softmax_like(op):
+    def fn(imp, node, ins, attrs):
+        rank = imp.rank(ins[0])
+        axis = int(attrs.get("axis", -1 if imp.opset >= 13 else 1))
+        if axis < 0:
+            axis += rank
+        name = imp.name_for(node)
+        x = imp.tensor(ins[0])
+        if imp.opset >= 13 or axis == rank - 1:
+            return _sym(op, [x], name, axis=axis)
+        # opsets 11-12: softmax of the input coerced to 2-D at `axis`
+        s = imp.static_shape(ins[0], "%s of opset %d" % (node.op_type, imp.opset))
+        flat = _sym("Reshape", [x], imp.unique(name + "_2d"),
+                    shape=(int(np.prod(s[:axis])), int(np.prod(s[axis:]))))
+        y = _sym(op, [flat], imp.unique(name + "_sm"), axis=-1)
+        return _sym("Reshape", [y], name, shape=tuple(s))
+    return fn
+
+
+_IMPORTERS["Softmax"] = _softmax_like("softmax")
+_IMPORTERS["LogSoftmax"] = _softmax_like("log_softmax")
+
+
+@_imports("Transpose")
+def _transpose(imp, node, ins, attrs):
+    perm = attrs.get("perm")
+    if imp.is_const(ins[0]):
+        return np.transpose(imp.const(ins[0]), perm)
+    if perm is None:
+        perm = list(reversed(range(imp.rank(ins[0]))))
+    return _sym("transpose", [imp.tensor(ins[0])], imp.name_for(node), axes=tuple(perm))
+
+
+@_imports("Constant")
+def _constant(imp, node, ins, attrs):
+    onnx = imp.onnx
+    if "value" in attrs:
+        return onnx.numpy_helper.to_array(attrs["value"])
+    if "value_float" in attrs:
+        return np.asarray(attrs["value_float"], dtype=np.float32)
+    if "value_floats" in attrs:
+        return np.asarray(list(attrs["value_floats"]), dtype=np.float32)
+    if "value_int" in attrs:
+        return np.asarray(attrs["value_int"], dtype=np.int64)
+    if "value_ints" in attrs:
+        return np.asarray(list(attrs["value_ints"]), dtype=np.int64)
+    imp.fail("a Constant of kind %s is not mapped" % ", ".join(attrs) or "none")
+
+
+@_imports("Clip")
+def _clip(imp, node, ins, attrs):
+    lo = attrs.get("min")
+    hi = attrs.get("max")
+    x = imp.tensor(ins[0])
+    name = imp.name_for(node)
+    bounds = []
+    for k, default in ((1, lo), (2, hi)):
+        if len(ins) > k and ins[k]:
+            if not imp.is_const(ins[k]):
+                bounds.append(ins[k])
+                continue
+            bounds.append(float(imp.const(ins[k]).reshape(-1)[0]))
+        else:
+            bounds.append(default)
+    if any(isinstance(b, str) for b in bounds):
+        y = x
+        if bounds[0] is not None:
+            y = (_sym("broadcast_maximum", [y, imp.tensor(bounds[0])], imp.unique(name + "_lo"))
+                 if isinstance(bounds[0], str) else
+                 _sym("_maximum_scalar", [y], imp.unique(name + "_lo"), scalar=bounds[0]))
+        if bounds[1] is not None:
+            y = (_sym("broadcast_minimum", [y, imp.tensor(bounds[1])], name)
+                 if isinstance(bounds[1], str) else
+                 _sym("_minimum_scalar", [y], name, scalar=bounds[1]))
+        return y
+    lo = -_FLOAT_MAX if bounds[0] is None else bounds[0]
+    hi = _FLOAT_MAX if bounds[1] is None else bounds[1]
+    if lo > hi:  # ONNX: every value becomes max
+        return _sym("_plus_scalar", [_sym("zeros_like", [x], imp.unique(name + "_z"))], name,
+                    scalar=hi)
+    return _sym("clip", [x], name, a_min=lo, a_max=hi)
+
+
+@_imports("LRN")
+def _lrn(imp, node, ins, attrs):
+    return _sym("LRN", [imp.tensor(ins[0])], imp.name_for(node),
+                alpha=float(attrs.get("alpha", 1e-4)), beta=float(attrs.get("beta", 0.75)),
+                knorm=float(attrs.get("bias", 1.0)), nsize=int(attrs["size"]))
+
+
+def _reduce_axes(imp, node, ins, attrs):
+    """(axes or None for all, keepdims, noop) of a Reduce* node."""
+    axes = attrs.get("axes")
+    if len(ins) > 1 and ins[1]:
+        axes = [int(v) for v in imp.const(ins[1], "axes").reshape(-1)]
+    keepdims = bool(attrs.get("keepdims", 1))
+    noop = bool(attrs.get("noop_with_empty_axes", 0))
+    if axes is not None and len(axes) == 0:
+        axes = None
+    if axes is not None:
+        rank = imp.rank(ins[0])
+        axes = tuple(sorted(a + rank if a < 0 else a for a in axes))
+    return axes, keepdims, noop
+
+
+def _reduce(mx_op, pre=None, post=None):
+    def fn(imp, node, ins, attrs):
+        axes, keepdims, noop = _reduce_axes(imp, node, ins, attrs)
+        name = imp.name_for(node)
+        x = imp.tensor(ins[0])
+        if pre is not None:
+            x = _sym(pre, [x], imp.unique(name + "_pre"))
+        if axes is None and noop:
+            return _sym("_copy", [x], name)
+        kw = {"keepdims": keepdims}
+        if axes is not None:
+            kw["axis"] = axes
+        if post is None:
+            return _sym(mx_op, [x], name, **kw)
+        y = _sym(mx_op, [x], imp.unique(name + "_red"), **kw)
+        return _sym(post, [y], name)
+    return fn
+
+
+_IMPORTERS["ReduceSum"] = _reduce("sum")
+_IMPORTERS["ReduceMean"] = _reduce("mean")
+_IMPORTERS["ReduceMax"] = _reduce("max")
+_IMPORTERS["ReduceMin"] = _reduce("min")
+_IMPORTERS["ReduceSumSquare"] = _reduce("sum", pre="square")
+_IMPORTERS["ReduceL1"] = _reduce("sum", pre="abs")
+_IMPORTERS["ReduceL2"] = _reduce("sum", pre="square", post="sqrt")
+_IMPORTERS["ReduceLogSum"] = _reduce("sum", post="log")
+_IMPORTERS["ReduceLogSumExp"] = _reduce("sum", pre="exp", post="log")
+
+
+@_imports("ArgMax", "ArgMin")
+def _argmax(imp, node, ins, attrs):
+    if int(attrs.get("select_last_index", 0)):
+        imp.fail("select_last_index=1 is not mapped")
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    if node.op_type == "ArgMin":
+        x = _sym("negative", [x], imp.unique(name + "_neg"))
+    axis = int(attrs.get("axis", 0))
+    y = _sym("argmax", [x], imp.unique(name + "_f"), axis=axis,
+             keepdims=bool(attrs.get("keepdims", 1)))
+    return _sym("Cast", [y], name, dtype="int64")
+
+
+@_imports("Unsqueeze")
+def _unsqueeze(imp, node, ins, attrs):
+    axes = attrs.get("axes")
+    if len(ins) > 1 and ins[1]:
+        axes = [int(v) for v in imp.const(ins[1], "axes").reshape(-1)]
+    if imp.is_const(ins[0]):
+        v = imp.const(ins[0])
+        out_rank = v.ndim + len(axes)
+        for a in sorted(a + out_rank if a < 0 else a for a in axes):
+            v = np.expand_dims(v, a)
+        return v
+    out_rank = imp.rank(ins[0]) + len(axes)
+    axes = sorted(a + out_rank if a < 0 else a for a in axes)
+    name = imp.name_for(node)
+    y = imp.tensor(ins[0])
+    for k, a in enumerate(axes):
+        y = _sym("expand_dims", [y], name if k == len(axes) - 1 else imp.unique(name + "_e"),
+                 axis=a)
+    return y
+
+
+@_imports("Squeeze")
+def _squeeze(imp, node, ins, attrs):
+    axes = attrs.get("axes")
+    if len(ins) > 1 and ins[1]:
+        axes = [int(v) for v in imp.const(ins[1], "axes").reshape(-1)]
+    if imp.is_const(ins[0]):
+        v = imp.const(ins[0])
+        return np.squeeze(v, axis=tuple(axes) if axes is not None else None)
+    s = imp.static_shape(ins[0], "Squeeze")
+    if axes is None:
+        axes = [i for i, d in enumerate(s) if d == 1]
+    axes = {a + len(s) if a < 0 else a for a in axes}
+    target = tuple(d for i, d in enumerate(s) if i not in axes)
+    return _sym("Reshape", [imp.tensor(ins[0])], imp.name_for(node), shape=target or (1,)) \
+        if target else _sym("Reshape", [imp.tensor(ins[0])], imp.name_for(node), shape=(1,))
+
+
+@_imports("Slice")
+def _slice(imp, node, ins, attrs):
+    starts = [int(v) for v in imp.const(ins[1], "starts").reshape(-1)]
+    ends = [int(v) for v in imp.const(ins[2], "ends").reshape(-1)]
+    axes = ([int(v) for v in imp.const(ins[3], "axes").reshape(-1)]
+            if len(ins) > 3 and ins[3] else list(range(len(starts))))
+    steps = ([int(v) for v in imp.const(ins[4], "steps").reshape(-1)]
+             if len(ins) > 4 and ins[4] else [1] * len(starts))
+    if imp.is_const(ins[0]):
+        v = imp.const(ins[0])
+        idx = [slice(None)] * v.ndim
+        for s, e, a, st in zip(starts, ends, axes, steps):
+            idx[a] = slice(s, e, st)
+        return v[tuple(idx)]
+    if any(st != 1 for st in steps):
+        imp.fail("steps %s: only step 1 is mapped" % steps)
+    shape = imp.shape(ins[0])
+    rank = imp.rank(ins[0])
+    name = imp.name_for(node)
+    y = imp.tensor(ins[0])
+    for k, (s, e, a) in enumerate(zip(starts, ends, axes)):
+        if a < 0:
+            a += rank
+        dim = shape[a] if shape is not None else None
+        if dim is not None:
+            s = max(0, min(s + dim if s < 0 else s, dim))
+            e = max(0, min(e + dim if e < 0 else e, dim))
+            if e <= s:
+                imp.fail("an empty slice on axis %d is not mapped" % a)
+            if s == 0 and e == dim:
+                continue
+        end = None if e >= 2 ** 62 else e
+        y = _sym("slice_axis", [y], imp.unique("%s_%d" % (name, k)), axis=a, begin=s, end=end)
+    return _sym("_copy", [y], name)
+
+
+@_imports("Pad")
+def _pad_node(imp, node, ins, attrs):
+    mode = _s(attrs.get("mode", "constant"))
+    pads = attrs.get("pads")
+    if len(ins) > 1 and ins[1]:
+        pads = [int(v) for v in imp.const(ins[1], "pads").reshape(-1)]
+    value = float(attrs.get("value", 0.0))
+    if len(ins) > 2 and ins[2]:
+        value = float(imp.const(ins[2], "constant_value").reshape(-1)[0])
+    shape = imp.static_shape(ins[0], "Pad")
+    rank = len(shape)
+    if len(ins) > 3 and ins[3]:
+        axes = [int(v) for v in imp.const(ins[3], "axes").reshape(-1)]
+        full = [0] * (2 * rank)
+        for k, a in enumerate(axes):
+            a = a + rank if a < 0 else a
+            full[a] = pads[k]
+            full[a + rank] = pads[k + len(axes)]
+        pads = full
+    name = imp.name_for(node)
+    y = _pad(imp, imp.tensor(ins[0]), shape, pads, mode, value, name)
+    return _sym("_copy", [y], name)
+
+
+@_imports("Shape")
+def _shape(imp, node, ins, attrs):
+    s = imp.static_shape(ins[0], "Shape")
+    start, end = attrs.get("start", 0), attrs.get("end")
+    return np.asarray(s[start:end], dtype=np.int64)
+
+
+@_imports("Gather")
+def _gather(imp, node, ins, attrs):
+    axis = int(attrs.get("axis", 0))
+    idx = imp.const(ins[1], "indices")
+    if imp.is_const(ins[0]):
+        return np.take(imp.const(ins[0]), idx, axis=axis)
+    # constant indices: slices of the data, concatenated
+    s = imp.static_shape(ins[0], "Gather")
+    if axis < 0:
+        axis += len(s)
+    dim = s[axis]
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    flat = [int(i) + dim if int(i) < 0 else int(i) for i in idx.reshape(-1)]
+    pieces = [_sym("slice_axis", [x], imp.unique(name + "_g"), axis=axis, begin=i, end=i + 1)
+              for i in flat]
+    y = pieces[0] if len(pieces) == 1 else _sym("Concat", pieces, imp.unique(name + "_cat"),
+                                                dim=axis, num_args=len(pieces))
+    target = tuple(s[:axis]) + tuple(idx.shape) + tuple(s[axis + 1:])
+    return _sym("Reshape", [y], name, shape=target if target else (1,))
+
+
+@_imports("ConstantOfShape")
+def _constant_of_shape(imp, node, ins, attrs):
+    shape = [int(v) for v in imp.const(ins[0], "the shape").reshape(-1)]
+    value = attrs.get("value")
+    fill = (imp.onnx.numpy_helper.to_array(value).reshape(-1)[0] if value is not None
+            else np.float32(0))
+    return np.full(shape, fill, dtype=np.asarray(fill).dtype)
+
+
+@_imports("Expand")
+def _expand(imp, node, ins, attrs):
+    shape = [int(v) for v in imp.const(ins[1], "the shape").reshape(-1)]
+    if imp.is_const(ins[0]):
+        v = imp.const(ins[0])
+        return (v * np.ones(shape, dtype=v.dtype)).astype(v.dtype)
+    name = imp.name_for(node)
+    zeros = imp.param(name + "_zeros", np.zeros(shape, dtype=imp.dtype(ins[0])))
+    return _sym("broadcast_add", [imp.tensor(ins[0]), zeros], name)
+
+
+@_imports("Range")
+def _range(imp, node, ins, attrs):
+    start, limit, delta = (imp.const(i, "range bound").reshape(-1)[0] for i in ins)
+    return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
+
+
+def _normalize(imp, name, x, axes, eps):
+    mean = _sym("mean", [x], imp.unique(name + "_mean"), axis=axes, keepdims=True)
+    centred = _sym("broadcast_sub", [x, mean], imp.unique(name + "_c"))
+    var = _sym("mean", [_sym("square", [centred], imp.unique(name + "_sq"))],
+               imp.unique(name + "_var"), axis=axes, keepdims=True)
+    std = _sym("sqrt", [_sym("_plus_scalar", [var], imp.unique(name + "_eps"), scalar=eps)],
+               imp.unique(name + "_std"))
+    return _sym("broadcast_div", [centred, std], imp.unique(name + "_n"))
+
+
+@_imports("InstanceNormalization")
+def _instance_norm(imp, node, ins, attrs):
+    rank = imp.rank(ins[0])
+    name = imp.name_for(node)
+    y = _normalize(imp, name, imp.tensor(ins[0]), tuple(range(2, rank)),
+                   float(attrs.get("epsilon", 1e-5)))
+    shape = (-1,) + (1,) * (rank - 2)
+    scale = _sym("Reshape", [imp.tensor(ins[1])], imp.unique(name + "_s"), shape=shape)
+    bias = _sym("Reshape", [imp.tensor(ins[2])], imp.unique(name + "_b"), shape=shape)
+    y = _sym("broadcast_mul", [y, scale], imp.unique(name + "_mul"))
+    return _sym("broadcast_add", [y, bias], name)
+
+
+@_imports("LayerNormalization")
+def _layer_norm(imp, node, ins, attrs):
+    if len(node.output) > 1 and any(o and imp._consumed(o) for o in node.output[1:]):
+        imp.fail("the Mean / InvStdDev outputs are not mapped")
+    rank = imp.rank(ins[0])
+    axis = int(attrs.get("axis", -1))
+    if axis < 0:
+        axis += rank
+    name = imp.name_for(node)
+    y = _normalize(imp, name, imp.tensor(ins[0]), tuple(range(axis, rank)),
+                   float(attrs.get("epsilon", 1e-5)))
+    y = _sym("broadcast_mul", [y, imp.tensor(ins[1])], imp.unique(name + "_mul"))
+    if len(ins) > 2 and ins[2]:
+        return _sym("broadcast_add", [y, imp.tensor(ins[2])], name)
+    return _sym("_copy", [y], name)
+
+
+def supported_ops():
+    """The ONNX operator types import_model maps."""
+    return sorted(_IMPORTERS)
+
+
+# -- the driver ------------------------------------------------------------------------------
+def _read_model(model_file):
+    onnx = require_onnx()
+    path = os.fspath(model_file)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise MXNetError("import_model: cannot read '%s': %s" % (path, e.strerror)) from None
+    if not data:
+        raise MXNetError("import_model: '%s' is empty, not an ONNX model" % path)
+    try:
+        model = onnx.load_model_from_string(data)
+    except Exception as e:
+        first = (str(e).splitlines() or [type(e).__name__])[0]
+        raise MXNetError("import_model: '%s' is not a valid ONNX model (%s)" % (path, first)) \
+            from None
+    if not model.HasField("graph") or not model.opset_import:
+        raise MXNetError("import_model: '%s' is not a valid ONNX model (no graph or no opset)"
+                         % path)
+    has_external = any(t.data_location == onnx.TensorProto.EXTERNAL
+                       for t in model.graph.initializer)
+    if has_external:
+        try:
+            from onnx.external_data_helper import load_external_data_for_model
+            load_external_data_for_model(model, os.path.dirname(os.path.abspath(path)))
+        except Exception as e:
+            raise MXNetError("import_model: '%s': its external data cannot be read (%s)"
+                             % (path, (str(e).splitlines() or [""])[0])) from None
+    try:
+        onnx.checker.check_model(model)
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise MXNetError("import_model: '%s' is not a valid ONNX model (%s)" % (path, first)) \
+            from None
+    return model
+
+
+def model_from_proto(model):
+    """(sym, arg_params, aux_params) of an onnx.ModelProto already in memory."""
+    return _Importer(model).run()
+
+
+def import_model(model_file):
+    """(sym, arg_params, aux_params) of the ONNX model in `model_file`, as
+    MXNet's mx.contrib.onnx.import_model returns them."""
+    model = _read_model(model_file)
+    return _Importer(model).run()
+
+
+def get_model_metadata(model_file):
+    """{'input_tensor_data': [(name, shape)], 'output_tensor_data': [...]}
+    of the graph's inputs (initializers left out) and outputs, as MXNet's
+    get_model_metadata answers."""
+    model = _read_model(model_file)
+    inits = {i.name for i in model.graph.initializer}
+
+    def info(vis):
+        out = []
+        for vi in vis:
+            if vi.name in inits:
+                continue
+            dims = tuple(d.dim_value if d.HasField("dim_value") else d.dim_param
+                         for d in vi.type.tensor_type.shape.dim)
+            out.append((vi.name, dims))
+        return out
+    return {"input_tensor_data": info(model.graph.input),
+            "output_tensor_data": info(model.graph.output)}
