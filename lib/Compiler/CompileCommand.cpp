@@ -139,6 +139,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   OwningOpRef<ModuleOp> &module = loaded.module;
   PipelineOptions pipeline;
   pipeline.optLevel = opts.optLevel;
+  pipeline.parallelLoops = opts.parallelLoops;
   if (failed(runGraphPasses(*module, pipeline)))
     return kBadInput;
   FailureOr<EntrySignature> sig = getEntrySignature(*module);

@@ -204,6 +204,12 @@ cl::opt<bool> noGraphFusion(
     cl::desc("Do not group elementwise ops into mx.fused kernels "
              "(mx-fuse-elementwise)"),
     cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(memoryReportCmd));
+cl::opt<bool> noParallelLoops(
+    cl::cat(mxcCategory), "no-parallel-loops",
+    cl::desc("Run every generated loop nest on one thread (no "
+             "mxc-parallel-loops; the library kernels still use the kernel "
+             "threads)"),
+    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd));
 cl::opt<std::string> memoryPlanOpt(
     cl::cat(mxcCategory), "memory-plan",
     cl::desc("Buffer reuse of mx-plan-memory: none (every buffer its own "
@@ -505,6 +511,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.verbose = verbose;
       o.outputs.assign(graphOutputs.begin(), graphOutputs.end());
       o.graphFusion = !noGraphFusion;
+      o.parallelLoops = !noParallelLoops;
       o.memoryPlan = memoryPlanOpt;
     };
     if (memoryReportCmd) {

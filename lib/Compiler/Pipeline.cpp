@@ -217,7 +217,8 @@ std::string mxc::PipelineOptions::describe() const {
   };
   return "entry=" + entrySymbol + " fuse=" + (fuseElementwise ? "1" : "0") +
          " reassoc=" + (fastReductions ? "1" : "0") +
-         " approx=" + (approximateMath ? "1" : "0") + " O" +
+         " approx=" + (approximateMath ? "1" : "0") +
+         " par=" + (parallelLoops ? "1" : "0") + " O" +
          std::to_string(optLevel) + " outputs=" + list(outputs) +
          " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
          " grad-req=" + list(gradReq) + " fuse-graph=" +
@@ -530,12 +531,18 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
     module->setAttr(kPlanAttr, StringAttr::get(module.getContext(), body));
   }
   module.lookupSymbol<func::FuncOp>(opts.entrySymbol).erase();
+  // Loop nests of parallel iterators become scf.parallel, whose outermost
+  // ones run on the kernel threads (mxc-parallel-loops); the rest lower to
+  // sequential loops with everything else.
   return runPipeline(
       module,
-      "mxrt-lower-kernel-calls, canonicalize, cse, "
-      "buffer-deallocation-pipeline, canonicalize,"
-      "mxc-strided-copies-to-linalg, mxc-free-after-last-use,"
-      "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
+      std::string("mxrt-lower-kernel-calls, canonicalize, cse, "
+                  "buffer-deallocation-pipeline, canonicalize,"
+                  "mxc-strided-copies-to-linalg, mxc-free-after-last-use,") +
+          (opts.parallelLoops
+               ? "convert-linalg-to-parallel-loops, mxc-parallel-loops,"
+               : "") +
+          "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
       "convert-scf-to-cf, convert-math-to-llvm, convert-math-to-libm,"
       "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"
       "reconcile-unrealized-casts");

@@ -90,6 +90,9 @@ struct PipelineOptions {
   /// f32/f16 exp, log, tanh, erf as MLIR's polynomial approximations
   /// (vectorizable) instead of libm calls.
   bool approximateMath = true;
+  /// Run the outermost parallel loop nests of each step on the kernel
+  /// threads (mxc-parallel-loops, runtime/src/kernels/parallel.h).
+  bool parallelLoops = true;
   /// LLVM optimisation level (0-3).
   unsigned optLevel = 3;
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "blas.h"
 #include "kernels.h"
+#include "parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,6 +22,7 @@
 namespace {
 using mxc::kernels::gemm;
 using mxc::kernels::gemmOrZero;
+using mxc::kernels::parallelFor;
 
 // A per-thread scratch buffer of at least `n` elements (im2col columns).
 template <typename T> T *scratch(size_t n, int slot) {
@@ -46,14 +48,14 @@ inline void validRange(int64_t off, int64_t s, int64_t in, int64_t out,
   hi = std::max(lo, std::min(hi, out));
 }
 
-// Unfolds `cg` channels of one image into rows (c, kd, kh, kw) of `cols`,
+// Unfolds channels [c0, c1) of one image into rows (c, kd, kh, kw) of `cols`,
 // each row `P = outD*outH*outW` wide with leading dimension `ld`.
 template <typename T>
-void im2col(const T *x, int64_t cg, const ConvGeometry &g, T *cols,
-            int64_t ld) {
+void im2colRange(const T *x, int64_t c0, int64_t c1, const ConvGeometry &g,
+                 T *cols, int64_t ld) {
   const int64_t inVol = g.inD * g.inH * g.inW;
-  int64_t row = 0;
-  for (int64_t c = 0; c < cg; ++c)
+  int64_t row = c0 * g.kD * g.kH * g.kW;
+  for (int64_t c = c0; c < c1; ++c)
     for (int64_t kd = 0; kd < g.kD; ++kd)
       for (int64_t kh = 0; kh < g.kH; ++kh)
         for (int64_t kw = 0; kw < g.kW; ++kw, ++row) {
@@ -81,6 +83,16 @@ void im2col(const T *x, int64_t cg, const ConvGeometry &g, T *cols,
             }
           }
         }
+}
+
+// All `cg` channels, split across the kernel threads.
+template <typename T>
+void im2col(const T *x, int64_t cg, const ConvGeometry &g, T *cols,
+            int64_t ld) {
+  const int64_t rowLen = g.outD * g.outH * g.outW * g.kD * g.kH * g.kW;
+  parallelFor(cg, cg * rowLen, [&](int64_t lo, int64_t hi) {
+    im2colRange(x, lo, hi, g, cols, ld);
+  });
 }
 
 template <typename T>
@@ -115,14 +127,17 @@ void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
       }
       T *tmp = scratch<T>(size_t(filters) * ld, 1);
       gemmOrZero<T>(false, false, filters, ld, kc, w, cols, T(0), tmp);
-      for (int64_t i = 0; i < cnt; ++i)
-        for (int64_t f = 0; f < filters; ++f) {
+      parallelFor(cnt * filters, cnt * filters * P, [&](int64_t lo,
+                                                        int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          const int64_t i = r / filters, f = r % filters;
           const T *src = tmp + f * ld + i * P;
           T *dst = y + ((n0 + i) * filters + f) * P;
           const T b = hasBias ? bias[f] : T(0);
           for (int64_t p = 0; p < P; ++p)
             dst[p] = src[p] + b;
         }
+      });
     }
     return;
   }

@@ -58,6 +58,12 @@
       int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,        \
       int64_t dilate_w);
 
+/* The parallel loops of generated code (parallel.h): body(ctx, lo, hi) over
+   chunks of [0, n) on the kernel threads; `cost` estimates the innermost
+   iterations (small loops run on the caller). */
+MXC_KERNEL_EXPORT void mxc_parallel_for(void (*body)(void *, int64_t, int64_t),
+                                        void *ctx, int64_t n, int64_t cost);
+
 MXC_DECLARE_GEMM_KERNELS(float, f32)
 MXC_DECLARE_GEMM_KERNELS(double, f64)
 

@@ -66,9 +66,48 @@ void gemm(int order, int transA, int transB, int m, int n, int k, T alpha,
   }
 }
 
+// y = alpha * op(A) x + beta * y; A is m x n (row stride lda).
+template <typename T>
+void gemv(int order, int trans, int m, int n, T alpha, const T *a, int lda,
+          const T *x, int incx, T beta, T *y, int incy) {
+  if (order != kRowMajor)
+    std::abort();
+  const int len = trans == kTrans ? n : m;
+  for (int i = 0; i < len; ++i)
+    y[size_t(i) * incy] = beta == T(0) ? T(0) : beta * y[size_t(i) * incy];
+  if (trans == kTrans) {
+    for (int r = 0; r < m; ++r) {
+      const T s = alpha * x[size_t(r) * incx];
+      const T *ar = a + size_t(r) * size_t(lda);
+      for (int j = 0; j < n; ++j)
+        y[size_t(j) * incy] += s * ar[j];
+    }
+  } else {
+    for (int r = 0; r < m; ++r) {
+      const T *ar = a + size_t(r) * size_t(lda);
+      T acc = T(0);
+      for (int j = 0; j < n; ++j)
+        acc += ar[j] * x[size_t(j) * incx];
+      y[size_t(r) * incy] += alpha * acc;
+    }
+  }
+}
+
 } // namespace
 
 extern "C" {
+
+void cblas_sgemv(int order, int trans, int m, int n, float alpha,
+                 const float *a, int lda, const float *x, int incx, float beta,
+                 float *y, int incy) {
+  gemv<float>(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+void cblas_dgemv(int order, int trans, int m, int n, double alpha,
+                 const double *a, int lda, const double *x, int incx,
+                 double beta, double *y, int incy) {
+  gemv<double>(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
 
 void cblas_sgemm(int order, int transA, int transB, int m, int n, int k,
                  float alpha, const float *a, int lda, const float *b, int ldb,

@@ -348,4 +348,75 @@ def MXOutlineStepsPass : Pass<"mx-outline-steps", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def ParallelLoopsPass : Pass<"mxc-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Run the outermost scf.parallel of each function on the kernel threads";
+  let description = [{
+    Outlines each `scf.parallel` that is directly in a function body (not
+    nested in another loop) and has no reductions into a function
+    `@<func>_par<N>(%ctx: !llvm.ptr, %lo: index, %hi: index)` and replaces
+    it with a call of the runtime's `mxc_parallel_for(fn, ctx, n, cost)`
+    (runtime/src/kernels/parallel.h): the runtime calls the outlined function
+    on chunks [lo, hi) of the loop's first dimensions, linearised (`n`
+    iterations), from the kernel threads of the process's thread budget;
+    `cost`, the loop's innermost iteration count (nested `scf.for`s of
+    constant trip count multiply it), lets the runtime run small loops on the
+    calling thread.
+
+    The dimensions handed to the runtime are the shortest prefix whose
+    (constant) trip counts reach `min-chunks` iterations, so that a batch-1
+    NCHW loop is split over channels rather than not at all; the remaining
+    dimensions stay an `scf.parallel` inside the outlined function. Values the
+    loop uses from outside are passed through `ctx`, an array of 8-byte slots
+    on the caller's stack: constants are cloned instead, a memref travels as
+    its aligned pointer, offset, sizes and strides (any strided layout,
+    static or dynamic), an index, integer or float as itself. A loop that
+    uses a value of another type (or a memref of another memory space or
+    layout) stays as it is. Runs on loops from `convert-linalg-to-parallel-
+    loops`, before `expand-strided-metadata` and the conversion to LLVM.
+
+    Before:
+
+    ```mlir
+    func.func @f_step0(%x: memref<64x256xf32>, %y: memref<64x256xf32>) {
+      scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c256) step (%c1, %c1) {
+        %v = memref.load %x[%i, %j] : memref<64x256xf32>
+        %e = math.exp %v : f32
+        memref.store %e, %y[%i, %j] : memref<64x256xf32>
+      }
+      return
+    }
+    ```
+
+    After (schematically):
+
+    ```mlir
+    func.func @f_step0(%x: memref<64x256xf32>, %y: memref<64x256xf32>) {
+      %ctx = llvm.alloca %c1 x !llvm.array<12 x i64> : (i64) -> !llvm.ptr
+      // the pointer, offset, sizes and strides of %x and %y into %ctx
+      %fn = func.constant @f_step0_par0 : (!llvm.ptr, index, index) -> ()
+      call @mxc_parallel_for(%fn, %ctx, %c64, %c16384) : ...
+      return
+    }
+    func.func private @f_step0_par0(%ctx: !llvm.ptr, %lo: index, %hi: index) {
+      // %x, %y rebuilt from %ctx
+      scf.for %i = %lo to %hi step %c1 {
+        scf.parallel (%j) = (%c0) to (%c256) step (%c1) { ... }
+      }
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"minChunks", "min-chunks", "int64_t", /*default=*/"64",
+           "Hand the runtime at least this many iterations where the "
+           "constant trip counts allow (more dimensions are linearised "
+           "until they do)">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 #endif // MXC_COMPILER_TRANSFORMS_PASSES_TD

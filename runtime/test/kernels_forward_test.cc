@@ -1,0 +1,197 @@
+// Forward GEMM-class kernels of runtime/src/kernels (gemm.cc) and the
+// parallel loop they and generated code use (parallel.cc), against naive
+// loops: every transpose of dot / batch_dot with one row or one column (the
+// GEMV paths) and without, FullyConnected at batch 1 and more, and
+// convolutions large enough that im2col and the bias scatter run on several
+// kernel threads.
+#include "../src/kernels/kernels.h"
+#include "mxc/runtime/threads.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+template <typename T> std::vector<T> randomVector(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<T> v(n);
+  for (T &x : v)
+    x = T(dist(gen));
+  return v;
+}
+
+// The exported C entry of the parallel loop (what generated code calls),
+// over a C++ callable.
+template <typename F> void parallelFor(int64_t n, int64_t cost, F &&f) {
+  using Fn = std::remove_reference_t<F>;
+  mxc_parallel_for(
+      [](void *ctx, int64_t lo, int64_t hi) { (*static_cast<Fn *>(ctx))(lo, hi); },
+      &f, n, cost);
+}
+
+#define BUF(v) (v).data(), (v).data(), int64_t(0), int64_t((v).size()), int64_t(1)
+
+template <typename T> double tolerance() {
+  return sizeof(T) == 4 ? 1e-4 : 1e-12;
+}
+
+template <typename T> void checkGemm(int64_t batch, int64_t m, int64_t n,
+                                     int64_t k, bool ta, bool tb) {
+  auto a = randomVector<T>(batch * m * k, 1), b = randomVector<T>(batch * k * n, 2);
+  std::vector<T> c(batch * m * n, T(7));
+  auto call = [&](auto fn) {
+    fn(BUF(a), BUF(b), BUF(c), batch, m, n, k, int64_t(ta), int64_t(tb));
+  };
+  if constexpr (sizeof(T) == 4)
+    call(mxc_kernel_gemm_f32);
+  else
+    call(mxc_kernel_gemm_f64);
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double ref = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          double av = ta ? a[bi * m * k + p * m + i] : a[bi * m * k + i * k + p];
+          double bv = tb ? b[bi * k * n + j * k + p] : b[bi * k * n + p * n + j];
+          ref += av * bv;
+        }
+        ASSERT_NEAR(c[bi * m * n + i * n + j], ref, tolerance<T>() * (1 + std::abs(ref)))
+            << "batch " << bi << " (" << i << ", " << j << ") of m=" << m
+            << " n=" << n << " k=" << k << " ta=" << ta << " tb=" << tb;
+      }
+}
+
+TEST(GemmKernel, EveryTransposeWithOneRowOrColumn) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{1, 37}, {37, 1}, {1, 1},
+                      {5, 9}})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        checkGemm<float>(3, m, n, 19, ta, tb);
+        checkGemm<double>(2, m, n, 19, ta, tb);
+      }
+}
+
+template <typename T> void checkFullyConnected(int64_t m, int64_t n, int64_t k,
+                                               bool hasBias) {
+  auto x = randomVector<T>(m * k, 3), w = randomVector<T>(n * k, 4),
+       bias = randomVector<T>(n, 5);
+  std::vector<T> y(m * n, T(-3));
+  if constexpr (sizeof(T) == 4)
+    mxc_kernel_fully_connected_f32(BUF(x), BUF(w), BUF(bias), BUF(y), m, n, k,
+                                   hasBias);
+  else
+    mxc_kernel_fully_connected_f64(BUF(x), BUF(w), BUF(bias), BUF(y), m, n, k,
+                                   hasBias);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double ref = hasBias ? bias[j] : 0;
+      for (int64_t p = 0; p < k; ++p)
+        ref += double(x[i * k + p]) * w[j * k + p];
+      ASSERT_NEAR(y[i * n + j], ref, tolerance<T>() * (1 + std::abs(ref)))
+          << "(" << i << ", " << j << ") m=" << m << " bias=" << hasBias;
+    }
+}
+
+TEST(FullyConnectedKernel, BatchOneIsTheSameProduct) {
+  for (int64_t m : {1, 2, 6})
+    for (bool bias : {false, true}) {
+      checkFullyConnected<float>(m, 300, 129, bias);
+      checkFullyConnected<double>(m, 33, 17, bias);
+    }
+}
+
+struct ConvCase {
+  int64_t batch, channels, filters, groups, h, w, k, stride, pad;
+};
+
+template <typename T> void checkConv(const ConvCase &p) {
+  const int64_t oh = (p.h + 2 * p.pad - p.k) / p.stride + 1,
+                ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
+  const int64_t cg = p.channels / p.groups, fg = p.filters / p.groups;
+  auto x = randomVector<T>(p.batch * p.channels * p.h * p.w, 6),
+       w = randomVector<T>(p.filters * cg * p.k * p.k, 7),
+       bias = randomVector<T>(p.filters, 8);
+  std::vector<T> y(p.batch * p.filters * oh * ow, T(9));
+  auto call = [&](auto fn) {
+    fn(BUF(x), BUF(w), BUF(bias), BUF(y), p.batch, p.channels, p.filters,
+       p.groups, int64_t(1), int64_t(1), p.h, p.w, int64_t(1), p.k, p.k,
+       int64_t(1), oh, ow, int64_t(1), p.stride, p.stride, int64_t(0), p.pad,
+       p.pad, int64_t(1), int64_t(1), int64_t(1));
+  };
+  if constexpr (sizeof(T) == 4)
+    call(mxc_kernel_conv_f32);
+  else
+    call(mxc_kernel_conv_f64);
+  for (int64_t n = 0; n < p.batch; ++n)
+    for (int64_t f = 0; f < p.filters; ++f)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          const int64_t g = f / fg;
+          double ref = bias[f];
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ki = 0; ki < p.k; ++ki)
+              for (int64_t kj = 0; kj < p.k; ++kj) {
+                int64_t ih = i * p.stride - p.pad + ki,
+                        iw = j * p.stride - p.pad + kj;
+                if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w)
+                  continue;
+                ref += double(x[((n * p.channels + g * cg + c) * p.h + ih) * p.w + iw]) *
+                       w[((f * cg + c) * p.k + ki) * p.k + kj];
+              }
+          ASSERT_NEAR(y[((n * p.filters + f) * oh + i) * ow + j], ref,
+                      tolerance<T>() * (1 + std::abs(ref)))
+              << "image " << n << " filter " << f << " at (" << i << ", " << j
+              << ")";
+        }
+}
+
+// Sizes above the parallel threshold: im2col and the batched bias scatter
+// run in chunks on two kernel threads.
+TEST(ConvKernel, ParallelIm2colAndScatterOnTwoThreads) {
+  mxc::runtime::setKernelThreads(2);
+  for (const ConvCase &c : {ConvCase{1, 16, 24, 1, 30, 30, 3, 1, 1},
+                            ConvCase{4, 8, 12, 1, 14, 14, 3, 2, 1},
+                            ConvCase{2, 12, 12, 3, 20, 20, 3, 1, 0},
+                            ConvCase{3, 16, 8, 1, 9, 9, 1, 1, 0}}) {
+    checkConv<float>(c);
+    checkConv<double>(c);
+  }
+}
+
+TEST(ParallelFor, EveryIndexOnceFromSeveralCallers) {
+  mxc::runtime::setKernelThreads(3);
+  for (int64_t n : {1, 2, 7, 1000, 100000}) {
+    std::vector<std::atomic<int>> hits(n);
+    parallelFor(n, int64_t(1) << 40, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        hits[i].fetch_add(1);
+    });
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(hits[i].load(), 1) << "index " << i << " of " << n;
+  }
+  // Concurrent callers (engine workers): each loop complete, whichever runs
+  // alone; a loop inside a loop runs on its caller.
+  std::vector<std::thread> callers;
+  std::atomic<int64_t> total{0};
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&] {
+      for (int r = 0; r < 200; ++r)
+        parallelFor(64, int64_t(1) << 40, [&](int64_t lo, int64_t hi) {
+          parallelFor(10, int64_t(1) << 40, [&](int64_t a, int64_t b) {
+            total.fetch_add((hi - lo) * (b - a));
+          });
+        });
+    });
+  for (std::thread &t : callers)
+    t.join();
+  EXPECT_EQ(total.load(), 4 * 200 * 64 * 10);
+}
+
+} // namespace
