@@ -225,6 +225,21 @@ def _leaky_relu(g, n):
         n.fail("act_type=%s has no ONNX mapping" % act)
 
 
+def _softmax_axis(g, n, op_type, x, out, axis, rank):
+    """Softmax over one axis. Before opset 13 ONNX's Softmax normalises over
+    every axis from `axis` on, so a middle axis goes last and back."""
+    if axis < 0:
+        axis += rank
+    if g.opset >= 13 or axis == rank - 1:
+        g.node(op_type, [x], [out], name=n.name, axis=axis)
+        return
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    t = g.one("Transpose", [x], n.name + "__to_last", perm=perm)
+    sm = g.one(op_type, [t], n.name, axis=rank - 1)
+    g.node("Transpose", [sm], [out], name=n.name + "__back", perm=perm)
+
+
 def _softmax_like(g, n, op_type):
     if attr_bool(n.attrs, "use_length"):
         n.fail("use_length=True is not exported")
@@ -235,7 +250,8 @@ def _softmax_like(g, n, op_type):
     out_dtype = n.out_dtypes[0]
     if out_dtype != n.in_dtypes[0]:
         x = g.one("Cast", [x], n.name, to=onnx_elem_type(out_dtype))
-    g.node(op_type, [x], n.outs[:1], name=n.name, axis=attr_int(n.attrs, "axis", -1))
+    _softmax_axis(g, n, op_type, x, n.outs[0], attr_int(n.attrs, "axis", -1),
+                  len(n.in_shapes[0]))
 
 
 @_exports("softmax")
@@ -255,7 +271,7 @@ def _softmax_output(g, n):
     if attr_bool(n.attrs, "preserve_shape"):
         g.node("Softmax", [x], [out], name=n.name, axis=-1)
     elif attr_bool(n.attrs, "multi_output") or rank <= 2:
-        g.node("Softmax", [x], [out], name=n.name, axis=1)
+        _softmax_axis(g, n, "Softmax", x, out, 1, rank)
     else:
         flat = g.one("Flatten", [x], n.name, axis=1)
         sm = g.one("Softmax", [flat], n.name, axis=1)
@@ -385,6 +401,10 @@ _COMPARE = {"broadcast_equal": ("Equal", False), "broadcast_not_equal": ("Equal"
 
 def _compare_out(g, n, op_type, negate, a, b):
     """MXNet's comparisons give 0/1 in the input dtype; ONNX gives bool."""
+    if g.opset < 12 and op_type in ("GreaterOrEqual", "LessOrEqual"):
+        # (opset 11 has neither: the negation of the strict other one)
+        op_type = "Less" if op_type == "GreaterOrEqual" else "Greater"
+        negate = not negate
     c = g.one(op_type, [a, b], n.name)
     if negate:
         c = g.one("Not", [c], n.name)
@@ -480,6 +500,14 @@ def _reduction(g, n):
     if axes is not None and not axes:
         g.node("Identity", n.inputs[:1], n.outs[:1], name=n.name)
         return
+    if not keepdims and tuple(n.out_shapes[0]) == (1,) and (axes is None or len(axes) == rank):
+        # MXNet's full reduction is (1,), ONNX's a scalar
+        y = g.one("Identity", [n.inputs[0]], n.name)
+        red = g.unique(n.name + "__scalar")
+        _reduce(g, n, _REDUCE[n.op], y, red, axes, False)
+        g.node("Reshape", [red, g.ints(n.name + "__one", [1])], n.outs[:1],
+               name=n.name + "__reshape")
+        return
     _reduce(g, n, _REDUCE[n.op], n.inputs[0], n.outs[0], axes, keepdims)
 
 
@@ -492,6 +520,8 @@ def _argmax(g, n):
         x = g.one("Reshape", [x, g.ints(n.name + "__flat", [-1])], n.name)
         axis = 0
     idx = g.one("ArgMax", [x], n.name, axis=axis, keepdims=int(keepdims))
+    if tuple(n.out_shapes[0]) == (1,) and not keepdims:
+        idx = g.one("Reshape", [idx, g.ints(n.name + "__one", [1])], n.name)
     g.node("Cast", [idx], n.outs[:1], name=n.name + "__cast", to=onnx_elem_type(n.out_dtypes[0]))
 
 
@@ -539,7 +569,11 @@ def _expand_dims(g, n):
     axis = attr_int(n.attrs, "axis")
     if axis < 0:
         axis += len(n.in_shapes[0]) + 1
-    g.node("Unsqueeze", [n.inputs[0], g.ints(n.name + "__axes", [axis])], n.outs[:1], name=n.name)
+    if g.opset < 13:
+        g.node("Unsqueeze", [n.inputs[0]], n.outs[:1], name=n.name, axes=[axis])
+    else:
+        g.node("Unsqueeze", [n.inputs[0], g.ints(n.name + "__axes", [axis])], n.outs[:1],
+               name=n.name)
 
 
 @_exports("slice_axis")
@@ -767,7 +801,9 @@ def build_model(sym, params, in_shapes, in_types, opset_version=None, dynamic=Fa
             g.node("Identity", [name], [alias], name=alias)
             name = alias
         seen.add(name)
-        shape = None if dynamic else list(value_shape[(id(nd), i)])
+        shape = list(value_shape[(id(nd), i)])
+        if dynamic:
+            shape = ["%s_dim%d" % (name, j) for j in range(len(shape))]
         graph_outputs.append(onnx.helper.make_tensor_value_info(
             name, onnx_elem_type(value_dtype[(id(nd), i)]), shape))
 

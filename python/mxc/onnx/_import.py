@@ -198,8 +198,8 @@ class _Importer:
                         self.fail("output %d ('%s') is not mapped" % (k, name))
                     continue
                 v = outs[k]
-                if isinstance(v, np.ndarray):
-                    self.consts[name] = v
+                if isinstance(v, (np.ndarray, np.generic)):
+                    self.consts[name] = np.asarray(v)
                 else:
                     self.values[name] = v
         self.node = None
@@ -356,15 +356,45 @@ def _pool_common(imp, node, ins, attrs, pool_type, **more):
     if pool_type == "avg":
         extra["count_include_pad"] = bool(attrs.get("count_include_pad", 0))
     if begin != end:
-        if pool_type == "avg" and not extra["count_include_pad"]:
-            imp.fail("asymmetric pads with count_include_pad=0 are not mapped")
         shape = imp.static_shape(x, "asymmetric pool pads")
-        fill = 0.0 if pool_type == "avg" else -_FLOAT_MAX
-        data = _pad(imp, data, shape, [0, 0] + begin + [0, 0] + end, "constant", fill, name)
-        begin = [0] * d
-    convention = "full" if attrs.get("ceil_mode", 0) else "valid"
-    return _sym("Pooling", [data], name, kernel=tuple(kernel), stride=tuple(strides),
-                pad=tuple(begin), pool_type=pool_type, pooling_convention=convention, **extra)
+        full_pads = [0, 0] + begin + [0, 0] + end
+        fill = -_FLOAT_MAX if pool_type == "max" else 0.0
+        if pool_type == "avg" and not extra["count_include_pad"]:
+            # the mean over the window's real entries: a sum pool of the
+            # zero-padded input over a sum pool of zero-padded ones
+            ones = _sym("ones_like", [data], imp.unique(name + "_ones"))
+            common = dict(kernel=tuple(kernel), stride=tuple(strides), pad=(0,) * d,
+                          pool_type="sum")
+            num = _sym("Pooling", [_pad(imp, data, shape, full_pads, "constant", 0.0, name)],
+                       imp.unique(name + "_num"), **common)
+            den = _sym("Pooling", [_pad(imp, ones, shape, full_pads, "constant", 0.0, name + "_1")],
+                       imp.unique(name + "_den"), **common)
+            if attrs.get("ceil_mode", 0):
+                imp.fail("asymmetric pads with ceil_mode=1 and count_include_pad=0 are not mapped")
+            return _sym("elemwise_div", [num, den], name)
+        data = _pad(imp, data, shape, full_pads, "constant", fill, name)
+        begin = end = [0] * d
+    ceil = bool(attrs.get("ceil_mode", 0))
+    convention = "full" if ceil else "valid"
+    y = _sym("Pooling", [data], imp.unique(name + "_pool") if ceil else name, kernel=tuple(kernel),
+             stride=tuple(strides), pad=tuple(begin), pool_type=pool_type,
+             pooling_convention=convention, **extra)
+    if not ceil:
+        return y
+    # ONNX drops a last window that would start in the right padding;
+    # MXNet's 'full' convention keeps it.
+    shape = imp.shape(x)
+    if shape is not None:
+        for i in range(d):
+            n = shape[2 + i]
+            if n is None:
+                continue
+            n_pad = n + 2 * begin[i] if begin == end else n
+            out = -(-(n_pad - kernel[i]) // strides[i]) + 1
+            if (out - 1) * strides[i] >= n + begin[i]:
+                y = _sym("slice_axis", [y], imp.unique(name + "_last"), axis=2 + i, begin=0,
+                         end=out - 1)
+    return _sym("_copy", [y], name)
 
 
 @_imports("MaxPool")
@@ -381,7 +411,14 @@ def _avg_pool(imp, node, ins, attrs):
 
 @_imports("LpPool")
 def _lp_pool(imp, node, ins, attrs):
-    return _pool_common(imp, node, ins, attrs, "lp", p_value=int(attrs.get("p", 2)))
+    p = float(attrs.get("p", 2))
+    name = imp.name_for(node)
+    powered = _sym("_power_scalar", [_sym("abs", [imp.tensor(ins[0])], imp.unique(name + "_abs"))],
+                   imp.unique(name + "_pow"), scalar=p)
+    imp.values[name + "__lp_in"] = powered
+    imp.shapes[name + "__lp_in"] = imp.shape(ins[0])
+    summed = _pool_common(imp, node, [name + "__lp_in"] + list(ins[1:]), attrs, "sum")
+    return _sym("_power_scalar", [summed], name, scalar=1.0 / p)
 
 
 @_imports("GlobalAveragePool", "GlobalMaxPool")
@@ -439,19 +476,36 @@ def _matmul(imp, node, ins, attrs):
         w = imp.const(b)
         return _sym("FullyConnected", [imp.tensor(a), imp.param(b + "_T", w.T)], name,
                     num_hidden=int(w.shape[1]), no_bias=True, flatten=False)
-    if rb <= 2 or ra <= 1:
+    if (rb <= 2 and ra >= 1) or (ra == 1 and rb <= 2):
         return _sym("dot", [imp.tensor(a), imp.tensor(b)], name)
-    if ra == rb == 3:
+    if ra == rb == 3 and imp.shape(a)[0] == imp.shape(b)[0] and imp.shape(a)[0] is not None:
         return _sym("batch_dot", [imp.tensor(a), imp.tensor(b)], name)
-    sa = imp.static_shape(a, "an N-D MatMul")
-    sb = imp.static_shape(b, "an N-D MatMul")
-    if ra != rb or sa[:-2] != sb[:-2]:
-        imp.fail("MatMul of %s and %s: broadcast batch dimensions are not mapped" % (sa, sb))
-    batch = int(np.prod(sa[:-2]))
-    a3 = _sym("Reshape", [imp.tensor(a)], imp.unique(name + "_a"), shape=(batch,) + tuple(sa[-2:]))
-    b3 = _sym("Reshape", [imp.tensor(b)], imp.unique(name + "_b"), shape=(batch,) + tuple(sb[-2:]))
-    y = _sym("batch_dot", [a3, b3], imp.unique(name + "_bd"))
-    return _sym("Reshape", [y], name, shape=tuple(sa[:-1]) + (sb[-1],))
+    # numpy matmul semantics: 1-D operands promoted, batch dimensions
+    # broadcast (adding zeros of the broadcast shape), then one batch_dot
+    sa = list(imp.static_shape(a, "an N-D MatMul"))
+    sb = list(imp.static_shape(b, "an N-D MatMul"))
+    out_shape = imp.static_shape(node.output[0], "an N-D MatMul")
+    ta, tb = imp.tensor(a), imp.tensor(b)
+    if len(sa) == 1:
+        sa = [1] + sa
+    if len(sb) == 1:
+        sb = sb + [1]
+    batch = list(np.broadcast_shapes(tuple(sa[:-2]), tuple(sb[:-2])))
+    ta = _sym("Reshape", [ta], imp.unique(name + "_a"), shape=tuple(sa))
+    tb = _sym("Reshape", [tb], imp.unique(name + "_b"), shape=tuple(sb))
+    for which, sh in (("a", sa), ("b", sb)):
+        if list(sh[:-2]) != batch:
+            z = imp.param(name + "_bcast_" + which,
+                          np.zeros(batch + [1, 1], dtype=imp.dtype(a if which == "a" else b)))
+            if which == "a":
+                ta = _sym("broadcast_add", [ta, z], imp.unique(name + "_ba"))
+            else:
+                tb = _sym("broadcast_add", [tb, z], imp.unique(name + "_bb"))
+    nb = int(np.prod(batch)) if batch else 1
+    ta = _sym("Reshape", [ta], imp.unique(name + "_a3"), shape=(nb, sa[-2], sa[-1]))
+    tb = _sym("Reshape", [tb], imp.unique(name + "_b3"), shape=(nb, sb[-2], sb[-1]))
+    y = _sym("batch_dot", [ta, tb], imp.unique(name + "_bd"))
+    return _sym("Reshape", [y], name, shape=tuple(out_shape) if out_shape else (1,))
 
 
 @_imports("BatchNormalization")
@@ -613,6 +667,10 @@ def _binary(imp, node, ins, attrs):
         return _NUMPY_BINARY[node.op_type](va, vb).astype(va.dtype)
     op, right, left = _BINARY[node.op_type]
     name = imp.name_for(node)
+    if node.op_type == "Pow" and imp.dtype(a) != imp.dtype(b) and not imp.is_const(b):
+        # ONNX's Pow gives the base's type; mxc's wants equal types
+        cast = _sym("Cast", [imp.tensor(b)], imp.unique(name + "_exp"), dtype=imp.dtype(a).name)
+        return _sym(op, [imp.tensor(a), cast], name)
     dt = imp.dtype(a if not imp.is_const(a) else b)
     if np.issubdtype(dt, np.floating) or node.op_type != "Div":
         if _is_scalar_const(imp, b, a):
@@ -665,10 +723,20 @@ def _not(imp, node, ins, attrs):
 @_imports("Where")
 def _where(imp, node, ins, attrs):
     shapes = [imp.shape(i) for i in ins]
-    if any(s is None for s in shapes) or len(set(shapes)) != 1:
-        imp.fail("Where with broadcasting (shapes %s) is not mapped" % (shapes,))
     name = imp.name_for(node)
-    return _sym("where", [imp.tensor(i) for i in ins], name)
+    cond, x, y = (imp.tensor(i) for i in ins)
+    if any(s is None for s in shapes) or len(set(shapes)) != 1:
+        # mxc's where wants equal shapes: each operand plus zeros of the
+        # broadcast shape (zeros_like of a broadcast sum: no values read)
+        dt = np.result_type(imp.dtype(ins[1]), imp.dtype(ins[2]))
+        condv = _sym("Cast", [cond], imp.unique(name + "_cf"), dtype=dt.name)
+        total = _sym("broadcast_add", [_sym("broadcast_add", [condv, x], imp.unique(name + "_s1")),
+                                       y], imp.unique(name + "_s2"))
+        zeros = _sym("zeros_like", [total], imp.unique(name + "_z"))
+        cond = _sym("broadcast_add", [condv, zeros], imp.unique(name + "_cb"))
+        x = _sym("broadcast_add", [x, zeros], imp.unique(name + "_xb"))
+        y = _sym("broadcast_add", [y, zeros], imp.unique(name + "_yb"))
+    return _sym("where", [cond, x, y], name)
 
 
 _ONNX_DTYPES_MX = {"float32", "float64", "float16", "uint8", "int8", "int32", "int64", "bool"}
@@ -802,8 +870,10 @@ def _clip(imp, node, ins, attrs):
                  if isinstance(bounds[1], str) else
                  _sym("_minimum_scalar", [y], name, scalar=bounds[1]))
         return y
-    lo = -_FLOAT_MAX if bounds[0] is None else bounds[0]
-    hi = _FLOAT_MAX if bounds[1] is None else bounds[1]
+    dt = imp.dtype(ins[0])
+    info = np.iinfo(dt) if np.issubdtype(dt, np.integer) else np.finfo(np.float32)
+    lo = float(info.min) if bounds[0] is None else bounds[0]
+    hi = float(info.max) if bounds[1] is None else bounds[1]
     if lo > hi:  # ONNX: every value becomes max
         return _sym("_plus_scalar", [_sym("zeros_like", [x], imp.unique(name + "_z"))], name,
                     scalar=hi)
@@ -1029,14 +1099,17 @@ def _range(imp, node, ins, attrs):
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
-def _normalize(imp, name, x, axes, eps):
+def _normalize(imp, name, x, axes, eps, stats=False):
     mean = _sym("mean", [x], imp.unique(name + "_mean"), axis=axes, keepdims=True)
     centred = _sym("broadcast_sub", [x, mean], imp.unique(name + "_c"))
     var = _sym("mean", [_sym("square", [centred], imp.unique(name + "_sq"))],
                imp.unique(name + "_var"), axis=axes, keepdims=True)
     std = _sym("sqrt", [_sym("_plus_scalar", [var], imp.unique(name + "_eps"), scalar=eps)],
                imp.unique(name + "_std"))
-    return _sym("broadcast_div", [centred, std], imp.unique(name + "_n"))
+    y = _sym("broadcast_div", [centred, std], imp.unique(name + "_n"))
+    if stats:
+        return y, mean, _sym("_rdiv_scalar", [std], imp.unique(name + "_inv"), scalar=1.0)
+    return y
 
 
 @_imports("InstanceNormalization")
@@ -1054,19 +1127,21 @@ def _instance_norm(imp, node, ins, attrs):
 
 @_imports("LayerNormalization")
 def _layer_norm(imp, node, ins, attrs):
-    if len(node.output) > 1 and any(o and imp._consumed(o) for o in node.output[1:]):
-        imp.fail("the Mean / InvStdDev outputs are not mapped")
+    if int(attrs.get("stash_type", 1)) != 1:
+        imp.fail("stash_type=%s is not mapped (float32 statistics only)" % attrs["stash_type"])
     rank = imp.rank(ins[0])
     axis = int(attrs.get("axis", -1))
     if axis < 0:
         axis += rank
     name = imp.name_for(node)
-    y = _normalize(imp, name, imp.tensor(ins[0]), tuple(range(axis, rank)),
-                   float(attrs.get("epsilon", 1e-5)))
+    y, mean, inv = _normalize(imp, name, imp.tensor(ins[0]), tuple(range(axis, rank)),
+                              float(attrs.get("epsilon", 1e-5)), stats=True)
     y = _sym("broadcast_mul", [y, imp.tensor(ins[1])], imp.unique(name + "_mul"))
     if len(ins) > 2 and ins[2]:
-        return _sym("broadcast_add", [y, imp.tensor(ins[2])], name)
-    return _sym("_copy", [y], name)
+        y = _sym("broadcast_add", [y, imp.tensor(ins[2])], name)
+    else:
+        y = _sym("_copy", [y], name)
+    return [y, mean, inv]
 
 
 def supported_ops():

@@ -1,0 +1,285 @@
+"""mx.onnx.export_model: mxc graphs written as ONNX run in ONNX Runtime with
+the outputs mxc gives (1e-4 relative)."""
+import os
+
+import numpy as np
+import pytest
+
+import mxc as mx
+from mxc import gluon
+from mxc.gluon import nn
+
+from onnx_util import assert_close, mxc_run, ort_run, random_params
+
+sym = mx.sym
+
+
+def _check_symbol(net, data_shapes, tmp_path, seed=0, opset=None, feed=None, rtol=1e-4,
+                  atol=1e-5):
+    """Exports `net` with random parameters; ORT's outputs == mxc's."""
+    args, aux = random_params(net, data_shapes, seed=seed, skip=("softmax_label",))
+    rng = np.random.default_rng(seed + 1)
+    if feed is None:
+        feed = {k: rng.standard_normal(s).astype(np.float32) for k, s in data_shapes.items()}
+    params = {"arg:" + k: mx.nd.array(v) for k, v in args.items()}
+    params.update({"aux:" + k: mx.nd.array(v) for k, v in aux.items()})
+    path = str(tmp_path / "model.onnx")
+    # export_model's inputs: the graph's non-parameter variables in graph order
+    order = [n for n in net.list_arguments() if n in data_shapes]
+    mx.onnx.export_model(net, params, [feed[k].shape for k in order],
+                         [feed[k].dtype for k in order], path, opset_version=opset)
+    ref, _, in_names = ort_run(path, {k: feed[k] for k in order})
+    assert in_names == order
+    mx_args = {k: mx.nd.array(v) for k, v in args.items()}
+    if "softmax_label" in net.list_arguments():
+        mx_args["softmax_label"] = mx.nd.zeros(net.infer_shape(**data_shapes)[0][
+            net.list_arguments().index("softmax_label")])
+    got = mxc_run(net, mx_args, {k: mx.nd.array(v) for k, v in aux.items()}, feed)
+    assert len(got) == len(ref)
+    for i, (g, r) in enumerate(zip(got, ref)):
+        assert_close(r, g, rtol=rtol, atol=atol, what="output %d" % i)
+    return path
+
+
+def test_contrib_alias():
+    assert mx.contrib.onnx is mx.onnx
+    assert mx.contrib.onnx.export_model is mx.onnx.export_model
+    assert mx.contrib.onnx.import_model is mx.onnx.import_model
+
+
+def test_gluon_cnn_exported_runs_in_onnxruntime(tmp_path):
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.Activation("relu"),
+            nn.MaxPool2D(2), nn.Conv2D(16, 3, strides=2, padding=1, use_bias=False),
+            nn.BatchNorm(), nn.LeakyReLU(0.1), nn.AvgPool2D(2), nn.Conv2D(16, 1),
+            nn.GlobalAvgPool2D(), nn.Flatten(), nn.Dense(32, activation="tanh"),
+            nn.Dropout(0.5), nn.Dense(10))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 32, 32)).astype(np.float32)
+    net(mx.nd.array(x))  # shapes of the deferred parameters
+    for name, p in net.collect_params().items():
+        if name.endswith("running_var"):
+            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, p.shape).astype(np.float32)))
+        elif name.endswith("running_mean") or name.endswith("beta"):
+            p.set_data(mx.nd.array(rng.uniform(-0.3, 0.3, p.shape).astype(np.float32)))
+    want = net(mx.nd.array(x)).asnumpy()
+    prefix = str(tmp_path / "gluon_cnn")
+    sym_file, params_file = net.export(prefix)
+    path = mx.onnx.export_model(sym_file, params_file, [(2, 3, 32, 32)], np.float32,
+                                str(tmp_path / "gluon_cnn.onnx"))
+    assert path == str(tmp_path / "gluon_cnn.onnx")
+    (got,), _, _ = ort_run(path, {"data": x})
+    assert_close(got, want)
+    # and back: the ONNX file imported runs in mxc with the same outputs
+    s, a, x_params = mx.onnx.import_model(path)
+    assert_close(mxc_run(s, a, x_params, {"data": x})[0], want)
+
+
+def _conv_net():
+    d = sym.var("data")
+    a = sym.Convolution(d, kernel=(3, 3), num_filter=6, pad=(1, 1), name="c1")
+    b = sym.Convolution(d, kernel=(3, 3), num_filter=6, pad=(2, 2), dilate=(2, 2), no_bias=True,
+                        name="c2")
+    x = sym.Concat(a, b, dim=1, name="cat")
+    x = sym.Convolution(x, kernel=(1, 1), num_filter=12, num_group=3, name="grouped")
+    x = sym.BatchNorm(x, fix_gamma=False, eps=1e-4, name="bn")
+    x = sym.LRN(x, nsize=3, alpha=1e-3, beta=0.7, knorm=1.5, name="lrn")
+    x = sym.Pooling(x, kernel=(3, 3), stride=(2, 2), pool_type="max",
+                    pooling_convention="full", name="pool_full")
+    y = sym.Pooling(x, kernel=(2, 2), stride=(1, 1), pad=(1, 1), pool_type="avg", name="pool_avg")
+    z = sym.Pooling(x, kernel=(2, 2), stride=(1, 1), pad=(1, 1), pool_type="avg",
+                    count_include_pad=False, name="pool_avg_excl")
+    w = sym.Pooling(x, kernel=(2, 2), stride=(1, 1), pad=(1, 1), pool_type="sum", name="pool_sum")
+    g = sym.Pooling(x, kernel=(1, 1), global_pool=True, pool_type="max", name="gmax")
+    return sym.Group([y + z, w, g]), {"data": (2, 3, 11, 11)}
+
+
+def _activations():
+    d = sym.var("data")
+    outs = [sym.Activation(d, act_type=t, name="act_" + t)
+            for t in ("relu", "sigmoid", "tanh", "softrelu", "softsign")]
+    outs += [sym.LeakyReLU(d, act_type="leaky", slope=0.2, name="leaky"),
+             sym.LeakyReLU(d, act_type="elu", slope=0.7, name="elu"),
+             sym.LeakyReLU(d, act_type="selu", name="selu"),
+             sym.LeakyReLU(d, act_type="gelu", name="gelu"),
+             sym.LeakyReLU(d, act_type="prelu", name="prelu"),
+             sym.relu(d, name="r"), sym.sigmoid(d, name="s"), sym.tanh(d, name="t"),
+             sym.clip(d, a_min=-0.5, a_max=0.7, name="clip")]
+    return sym.Group(outs), {"data": (2, 4, 3, 3)}
+
+
+def _elementwise():
+    a, b, c = sym.var("a"), sym.var("b"), sym.var("c")
+    outs = [sym.elemwise_add(a, b), sym.elemwise_sub(a, b), sym.elemwise_mul(a, b),
+            sym.elemwise_div(a, sym.abs(b) + 1.0), sym.broadcast_add(a, c),
+            sym.broadcast_sub(a, c), sym.broadcast_mul(a, c),
+            sym.broadcast_div(a, sym.abs(c) + 2), sym.broadcast_maximum(a, c),
+            sym.broadcast_minimum(a, c), sym.broadcast_power(sym.abs(a) + 0.5, c),
+            a + 1.5, a - 2, 3 - a, a * 0.5, a / 4, 2 / (sym.abs(a) + 1), (sym.abs(a) + 0.1) ** 1.5,
+            2 ** a, sym.maximum(a, 0.2) if hasattr(sym, "maximum") else a,
+            sym.broadcast_equal(a, b), sym.broadcast_not_equal(a, b), sym.broadcast_greater(a, c),
+            sym.broadcast_greater_equal(a, c), sym.broadcast_lesser(a, c),
+            sym.broadcast_lesser_equal(a, c), a > 0.1, a >= 0.1, a < 0.1, a <= 0.1, a == 0.0,
+            a != 0.0, sym.negative(a), sym.abs(a), sym.exp(a), sym.log(sym.abs(a) + 1),
+            sym.sqrt(sym.abs(a)), sym.square(a), sym.where(a > 0, a, b),
+            sym.zeros_like(a), sym.ones_like(a), sym.Cast(a, dtype="float64"),
+            sym.BlockGrad(a), sym._copy(a) if hasattr(sym, "_copy") else a,
+            sym.Dropout(a, p=0.3)]
+    return sym.Group(outs), {"a": (2, 3, 4), "b": (2, 3, 4), "c": (3, 1)}
+
+
+def _shapes_and_reductions():
+    a = sym.var("a")
+    outs = [sym.Reshape(a, shape=(0, -1)), sym.Reshape(a, shape=(-3, -2)),
+            sym.Reshape(a, shape=(2, 3, 2, -1)), sym.Flatten(a),
+            sym.transpose(a), sym.transpose(a, axes=(0, 2, 3, 1)), sym.expand_dims(a, axis=1),
+            sym.slice_axis(a, axis=2, begin=1, end=3), sym.slice_axis(a, axis=3, begin=-2, end=None),
+            sym.sum(a), sym.sum(a, axis=(1, 3), keepdims=True), sym.mean(a, axis=2),
+            sym.max(a, axis=1, exclude=True), sym.min(a, axis=-1),
+            sym.argmax(a, axis=2), sym.argmax(a, axis=1, keepdims=True),
+            sym.softmax(a, axis=1), sym.softmax(a, temperature=2.0), sym.log_softmax(a, axis=2)]
+    return sym.Group(outs), {"a": (2, 3, 4, 5)}
+
+
+def _dense_and_products():
+    x, y = sym.var("x"), sym.var("y")
+    u, v = sym.var("u"), sym.var("v")
+    outs = [sym.FullyConnected(x, num_hidden=7, name="fc"),
+            sym.FullyConnected(x, num_hidden=5, flatten=False, name="fc_nf"),
+            sym.FullyConnected(x, num_hidden=3, no_bias=True, name="fc_nb"),
+            sym.dot(u, v), sym.dot(u, v, transpose_a=True, transpose_b=True) if False else
+            sym.dot(u, u, transpose_b=True),
+            sym.batch_dot(x, y), sym.batch_dot(x, x, transpose_b=True),
+            sym.dot(x, v)]
+    return sym.Group(outs), {"x": (2, 3, 4), "y": (2, 4, 5), "u": (3, 4), "v": (4, 6)}
+
+
+def _softmax_outputs():
+    d = sym.var("data")
+    fc = sym.FullyConnected(d, num_hidden=6, name="fc")
+    return sym.SoftmaxOutput(fc, name="softmax"), {"data": (3, 2, 4)}
+
+
+def _softmax_output_multi():
+    d = sym.var("data")
+    c = sym.Convolution(d, kernel=(1, 1), num_filter=4, name="conv")
+    return sym.SoftmaxOutput(c, multi_output=True, name="softmax"), {"data": (2, 3, 5, 5)}
+
+
+def _one_hot():
+    i = sym.var("indices")
+    return sym.Group([sym.one_hot(i, depth=5, on_value=2.0, off_value=-1.0),
+                      sym.Convolution(sym.var("data"), kernel=(3,), num_filter=2, stride=(2,),
+                                      name="conv1d")]), {"indices": (2, 3), "data": (1, 2, 9)}
+
+
+GRAPHS = {"conv": _conv_net, "activations": _activations, "elementwise": _elementwise,
+          "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
+          "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,
+          "one_hot_conv1d": _one_hot}
+
+
+@pytest.mark.parametrize("opset", [11, 13, 17, 21])
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+def test_symbol_graph_exported_runs_in_onnxruntime(graph, opset, tmp_path):
+    net, shapes = GRAPHS[graph]()
+    feed = None
+    if graph == "one_hot_conv1d":
+        rng = np.random.default_rng(3)
+        feed = {"indices": rng.integers(0, 5, shapes["indices"]).astype(np.float32),
+                "data": rng.standard_normal(shapes["data"]).astype(np.float32)}
+    _check_symbol(net, shapes, tmp_path, opset=opset, feed=feed)
+
+
+def test_exported_model_is_checked_and_names_follow_the_graph(tmp_path):
+    import onnx
+    net, shapes = _conv_net()
+    path = _check_symbol(net, shapes, tmp_path)
+    model = onnx.load(path)
+    onnx.checker.check_model(model, full_check=True)
+    # graph outputs are named after the nodes (MXNet's "<node>_output" less the suffix)
+    want = [o[:-len("_output")] for o in net.list_outputs()]
+    assert [o.name for o in model.graph.output] == want
+    assert want[1:] == ["pool_sum", "gmax"]
+    inits = {i.name for i in model.graph.initializer}
+    assert {"c1_weight", "c1_bias", "c2_weight", "bn_moving_mean", "bn_moving_var"} <= inits
+    assert model.opset_import[0].version == 17
+    assert model.producer_name == "mxc"
+
+
+def test_dynamic_batch(tmp_path):
+    d = sym.var("data")
+    net = sym.FullyConnected(sym.Activation(sym.Convolution(d, kernel=(3, 3), num_filter=4,
+                                                            name="c"), act_type="relu"),
+                             num_hidden=5, name="fc")
+    net = sym.Reshape(net, shape=(-1, 5, 1))
+    args, _ = random_params(net, {"data": (1, 2, 6, 6)})
+    path = str(tmp_path / "dyn.onnx")
+    mx.onnx.export_model(net, {k: mx.nd.array(v) for k, v in args.items()}, [(1, 2, 6, 6)],
+                         np.float32, path, dynamic=True, dynamic_input_shapes=[(None, 2, 6, 6)])
+    x = np.random.default_rng(1).standard_normal((4, 2, 6, 6)).astype(np.float32)
+    (got,), _, _ = ort_run(path, {"data": x})
+    want = mxc_run(net, {k: mx.nd.array(v) for k, v in args.items()}, {}, {"data": x})[0]
+    assert_close(got, want)
+
+
+def test_params_forms(tmp_path):
+    net, shapes = _softmax_outputs()
+    args, aux = random_params(net, shapes, skip=("softmax_label",))
+    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
+    x = np.random.default_rng(5).standard_normal(shapes["data"]).astype(np.float32)
+    want = None
+    mx.nd.save(str(tmp_path / "p.params"), {"arg:" + k: v for k, v in nd_args.items()})
+    net.save(str(tmp_path / "net-symbol.json"))
+    forms = [nd_args, {k: v for k, v in args.items()}, [nd_args, {}],
+             str(tmp_path / "p.params")]
+    for i, params in enumerate(forms):
+        s = str(tmp_path / "net-symbol.json") if i == 3 else net
+        path = mx.onnx.export_model(s, params, [shapes["data"]], np.float32,
+                                    str(tmp_path / ("m%d.onnx" % i)))
+        (got,), _, _ = ort_run(path, {"data": x})
+        if want is None:
+            want = got
+        np.testing.assert_array_equal(got, want)
+
+
+def test_input_count_mismatch_is_one_line_error(tmp_path):
+    net, shapes = _dense_and_products()
+    with pytest.raises(mx.MXNetError) as e:
+        mx.onnx.export_model(net, {}, [(2, 3, 4)], np.float32, str(tmp_path / "x.onnx"))
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert "the graph has 4 inputs" in msg and "in_shapes has 1" in msg
+
+
+def test_unmapped_operator_names_node_and_op(tmp_path, monkeypatch):
+    from mxc.onnx import _export
+    monkeypatch.delitem(_export._EXPORTERS, "LRN")
+    d = sym.var("data")
+    net = sym.LRN(sym.Activation(d, act_type="relu", name="r"), nsize=3, name="my_lrn")
+    with pytest.raises(mx.MXNetError) as e:
+        mx.onnx.export_model(net, {}, [(1, 3, 4, 4)], np.float32, str(tmp_path / "x.onnx"))
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert "'my_lrn'" in msg and "'LRN'" in msg and "no ONNX mapping" in msg
+    assert not os.path.exists(str(tmp_path / "x.onnx"))
+
+
+def test_unexportable_attribute_is_one_line_error(tmp_path):
+    d = sym.var("data")
+    net = sym.BatchNorm(d, axis=3, name="bn_last")
+    args, aux = random_params(net, {"data": (1, 2, 2, 3)})
+    params = dict(args, **aux)
+    with pytest.raises(mx.MXNetError) as e:
+        mx.onnx.export_model(net, params, [(1, 2, 2, 3)], np.float32, str(tmp_path / "x.onnx"))
+    assert "\n" not in str(e.value) and "'bn_last'" in str(e.value) and "axis" in str(e.value)
+
+
+def test_every_table_operator_has_an_export_mapping():
+    """The operators of mxc's table that export_model cannot translate are
+    the listed ones (a new op in the table shows up here)."""
+    from mxc import _ops
+    missing = sorted(set(_ops.OPS) - set(mx.onnx.get_operator_support()))
+    assert missing == [], missing
