@@ -247,11 +247,16 @@ def test_params_forms(tmp_path):
 
 def test_input_count_mismatch_is_one_line_error(tmp_path):
     net, shapes = _dense_and_products()
+    args, _ = random_params(net, shapes)
     with pytest.raises(mx.MXNetError) as e:
-        mx.onnx.export_model(net, {}, [(2, 3, 4)], np.float32, str(tmp_path / "x.onnx"))
+        mx.onnx.export_model(net, args, [(2, 3, 4)], np.float32, str(tmp_path / "x.onnx"))
     msg = str(e.value)
     assert "\n" not in msg
-    assert "the graph has 4 inputs" in msg and "in_shapes has 1" in msg
+    assert "the graph has 4 inputs (x, u, v, y)" in msg and "in_shapes has 1" in msg
+    # without parameters every variable is an input
+    with pytest.raises(mx.MXNetError) as e:
+        mx.onnx.export_model(net, {}, [(2, 3, 4)], np.float32, str(tmp_path / "x.onnx"))
+    assert "the graph has 9 inputs (x, fc_weight," in str(e.value)
 
 
 def test_unmapped_operator_names_node_and_op(tmp_path, monkeypatch):
