@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   libclang-rt-22-dev ninja-build ccache cmake libgtest-dev python3-venv
-  libopenblas-dev
+  libopenblas-dev libdnnl-dev
   g++-aarch64-linux-gnu qemu-user-static dataset-fashion-mnist
   openmpi-bin libopenmpi-dev iproute2
 )

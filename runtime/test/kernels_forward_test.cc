@@ -108,22 +108,24 @@ TEST(FullyConnectedKernel, BatchOneIsTheSameProduct) {
 }
 
 struct ConvCase {
-  int64_t batch, channels, filters, groups, h, w, k, stride, pad;
+  int64_t batch, channels, filters, groups, h, w, k, stride, pad, dilate = 1;
+  int64_t kw = 0; // 0: square (k)
 };
 
 template <typename T> void checkConv(const ConvCase &p) {
-  const int64_t oh = (p.h + 2 * p.pad - p.k) / p.stride + 1,
-                ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
+  const int64_t kh = p.k, kw = p.kw ? p.kw : p.k;
+  const int64_t oh = (p.h + 2 * p.pad - (kh - 1) * p.dilate - 1) / p.stride + 1,
+                ow = (p.w + 2 * p.pad - (kw - 1) * p.dilate - 1) / p.stride + 1;
   const int64_t cg = p.channels / p.groups, fg = p.filters / p.groups;
   auto x = randomVector<T>(p.batch * p.channels * p.h * p.w, 6),
-       w = randomVector<T>(p.filters * cg * p.k * p.k, 7),
+       w = randomVector<T>(p.filters * cg * kh * kw, 7),
        bias = randomVector<T>(p.filters, 8);
   std::vector<T> y(p.batch * p.filters * oh * ow, T(9));
   auto call = [&](auto fn) {
     fn(BUF(x), BUF(w), BUF(bias), BUF(y), p.batch, p.channels, p.filters,
-       p.groups, int64_t(1), int64_t(1), p.h, p.w, int64_t(1), p.k, p.k,
+       p.groups, int64_t(1), int64_t(1), p.h, p.w, int64_t(1), kh, kw,
        int64_t(1), oh, ow, int64_t(1), p.stride, p.stride, int64_t(0), p.pad,
-       p.pad, int64_t(1), int64_t(1), int64_t(1));
+       p.pad, int64_t(1), p.dilate, p.dilate);
   };
   if constexpr (sizeof(T) == 4)
     call(mxc_kernel_conv_f32);
@@ -136,14 +138,14 @@ template <typename T> void checkConv(const ConvCase &p) {
           const int64_t g = f / fg;
           double ref = bias[f];
           for (int64_t c = 0; c < cg; ++c)
-            for (int64_t ki = 0; ki < p.k; ++ki)
-              for (int64_t kj = 0; kj < p.k; ++kj) {
-                int64_t ih = i * p.stride - p.pad + ki,
-                        iw = j * p.stride - p.pad + kj;
+            for (int64_t ki = 0; ki < kh; ++ki)
+              for (int64_t kj = 0; kj < kw; ++kj) {
+                int64_t ih = i * p.stride - p.pad + ki * p.dilate,
+                        iw = j * p.stride - p.pad + kj * p.dilate;
                 if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w)
                   continue;
                 ref += double(x[((n * p.channels + g * cg + c) * p.h + ih) * p.w + iw]) *
-                       w[((f * cg + c) * p.k + ki) * p.k + kj];
+                       w[((f * cg + c) * kh + ki) * kw + kj];
               }
           ASSERT_NEAR(y[((n * p.filters + f) * oh + i) * ow + j], ref,
                       tolerance<T>() * (1 + std::abs(ref)))
@@ -152,14 +154,25 @@ template <typename T> void checkConv(const ConvCase &p) {
         }
 }
 
-// Sizes above the parallel threshold: im2col and the batched bias scatter
-// run in chunks on two kernel threads.
-TEST(ConvKernel, ParallelIm2colAndScatterOnTwoThreads) {
+// Sizes above the parallel threshold (im2col and the batched bias scatter
+// run in chunks on two kernel threads), and the geometries the f32 oneDNN
+// path (conv_dnnl.cc) handles differently: pointwise on NCHW, grouped and
+// depthwise, dilated, non-square, one row (1-D), a stride that leaves input
+// columns unread, odd channel counts. CTest runs this file a second time
+// with MXC_CONV_IMPL=im2col, so both f32 paths are checked.
+TEST(ConvKernel, GeometriesOnTwoThreads) {
   mxc::runtime::setKernelThreads(2);
   for (const ConvCase &c : {ConvCase{1, 16, 24, 1, 30, 30, 3, 1, 1},
                             ConvCase{4, 8, 12, 1, 14, 14, 3, 2, 1},
                             ConvCase{2, 12, 12, 3, 20, 20, 3, 1, 0},
-                            ConvCase{3, 16, 8, 1, 9, 9, 1, 1, 0}}) {
+                            ConvCase{3, 16, 8, 1, 9, 9, 1, 1, 0},
+                            ConvCase{2, 32, 32, 32, 12, 12, 3, 1, 1},
+                            ConvCase{1, 24, 24, 24, 15, 15, 3, 2, 1},
+                            ConvCase{2, 5, 7, 1, 17, 13, 3, 1, 2, 2},
+                            ConvCase{1, 3, 16, 1, 23, 23, 7, 2, 3},
+                            ConvCase{2, 6, 10, 1, 1, 40, 1, 1, 0, 1, 5},
+                            ConvCase{2, 6, 4, 2, 6, 6, 1, 2, 0},
+                            ConvCase{1, 17, 19, 1, 11, 9, 5, 3, 2}}) {
     checkConv<float>(c);
     checkConv<double>(c);
   }

@@ -10,8 +10,12 @@
 #include "blas.h"
 #include "kernels.h"
 #include "parallel.h"
+#if MXC_RUNTIME_HAVE_DNNL
+#include "conv_dnnl.h"
+#endif
 
 #include <algorithm>
+#include <type_traits>
 #include <cstring>
 #include <vector>
 
@@ -107,6 +111,16 @@ void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
                          g.sW == 1 && g.pD == 0 && g.pH == 0 && g.pW == 0;
   if (batch == 0 || filters == 0 || P == 0)
     return;
+#if MXC_RUNTIME_HAVE_DNNL
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.kD == 1 && g.inD == 1 && g.outD == 1 && channels > 0 &&
+        mxc::kernels::convDnnl(
+            x, w, bias, y,
+            {batch, channels, filters, groups, hasBias, g.inH, g.inW, g.kH,
+             g.kW, g.outH, g.outW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW}))
+      return;
+  }
+#endif
   // Small feature maps make a per-image GEMM too narrow for OpenBLAS: unfold
   // `nb` images side by side into one (kc x nb*P) matrix (about 2048 columns,
   // which bounds the scratch memory), do one GEMM, then scatter the

@@ -1,0 +1,31 @@
+//===- conv_dnnl.h - f32 2-D convolution through oneDNN ---------*- C++ -*-===//
+//
+// The forward convolution of mxc_kernel_conv_f32 (gemm.cc) on oneDNN's
+// direct kernels where the runtime is built with oneDNN (MXC_RUNTIME_DNNL,
+// x86-64 hosts with libdnnl-dev); elsewhere, for f64, 3-D convolutions, or
+// with MXC_CONV_IMPL=im2col in the environment, gemm.cc's im2col + GEMM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MXC_RUNTIME_SRC_KERNELS_CONV_DNNL_H
+#define MXC_RUNTIME_SRC_KERNELS_CONV_DNNL_H
+
+#include <cstdint>
+
+namespace mxc::kernels {
+
+/// A 2-D NCHW convolution with groups; dilations as MXNet's (1: none).
+struct ConvArgs {
+  int64_t batch, channels, filters, groups;
+  bool hasBias;
+  int64_t inH, inW, kH, kW, outH, outW, sH, sW, pH, pW, dH, dW;
+};
+
+/// y = conv(x, w) + bias; false (nothing written) when oneDNN is not used
+/// for it, and the caller computes it another way. Throws std::bad_alloc
+/// when its scratch buffers cannot be allocated.
+bool convDnnl(const float *x, const float *w, const float *bias, float *y,
+              const ConvArgs &args);
+
+} // namespace mxc::kernels
+
+#endif // MXC_RUNTIME_SRC_KERNELS_CONV_DNNL_H
