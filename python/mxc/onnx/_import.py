@@ -142,7 +142,8 @@ class _Importer:
 
     def fail(self, what):
         n = self.node
-        raise MXNetError("import_model: node '%s' (%s): %s" % (n.name or "?", n.op_type, what))
+        label = n.name or (n.output[0] if n.output else "?")
+        raise MXNetError("import_model: node '%s' (%s): %s" % (label, n.op_type, what))
 
     def name_for(self, node):
         return self.unique(node.name or (node.output[0] if node.output else node.op_type.lower()))
@@ -183,6 +184,12 @@ class _Importer:
             self.node = node
             if node.domain not in ("", "ai.onnx"):
                 self.fail("operator domain '%s' is not mapped" % node.domain)
+            folded = self._fold(node)
+            if folded is not None:
+                for name, v in zip(node.output, folded):
+                    if name:
+                        self.consts[name] = np.asarray(v)
+                continue
             fn = _IMPORTERS.get(node.op_type)
             if fn is None:
                 raise MXNetError("import_model: node '%s': ONNX operator '%s' has no mxc mapping"
@@ -222,6 +229,43 @@ class _Importer:
             elif k in arg_names:
                 arg_params[k] = nd.array(v, dtype=v.dtype)
         return sym, arg_params, aux_params
+
+    #: operators evaluated at import time (by onnx's reference implementation)
+    #: when all their inputs are constants: shape arithmetic
+    _FOLDABLE = {"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Max", "Min", "Cast", "Concat",
+                 "Gather", "Unsqueeze", "Squeeze", "Slice", "Reshape", "Shape", "Size", "Range",
+                 "ConstantOfShape", "Equal", "Less", "Greater", "Where", "Not", "And", "Or",
+                 "Floor", "Ceil", "Sqrt", "ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin",
+                 "Identity", "Expand", "Tile", "Transpose", "Mod", "Sign", "Clip", "CastLike"}
+    _FOLD_LIMIT = 1 << 16   # elements: larger constant computations stay in the graph
+
+    def _fold(self, node):
+        """Outputs of `node` computed now, when it is shape arithmetic on
+        constants; None otherwise."""
+        if node.op_type not in self._FOLDABLE:
+            return None
+        ins = [i for i in node.input if i]
+        if not ins or not all(i in self.consts for i in ins):
+            return None
+        if sum(self.consts[i].size for i in ins) > self._FOLD_LIMIT:
+            return None
+        try:
+            from onnx.reference import ReferenceEvaluator
+        except ImportError:
+            return None
+        onnx = self.onnx
+        feeds = {i: self.consts[i] for i in ins}
+        graph = onnx.helper.make_graph(
+            [node], "fold",
+            [onnx.helper.make_tensor_value_info(i, onnx.helper.np_dtype_to_tensor_dtype(
+                feeds[i].dtype), feeds[i].shape) for i in ins],
+            [onnx.helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None)
+             for o in node.output if o])
+        model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", self.opset)])
+        try:
+            return ReferenceEvaluator(model).run(None, feeds)
+        except Exception:
+            return None   # left to the translation, which says what it cannot do
 
     def _consumed(self, name):
         if any(o.name == name for o in self.model.graph.output):
@@ -269,6 +313,16 @@ def _pad(imp, x, shape, pads, mode, value, name):
             parts.append(x)
             if e:
                 parts.append(_filled_block(imp, x, axis, e, dim, value, name + "_e%d" % axis))
+        elif mode == "wrap":
+            if b > dim or e > dim:
+                imp.fail("wrap padding of %d/%d on a dimension of %d" % (b, e, dim))
+            if b:
+                parts.append(_sym("slice_axis", [x], imp.unique(name + "_wb"), axis=axis,
+                                  begin=dim - b, end=dim))
+            parts.append(x)
+            if e:
+                parts.append(_sym("slice_axis", [x], imp.unique(name + "_we"), axis=axis,
+                                  begin=0, end=e))
         elif mode in ("edge", "reflect"):
             def piece(i):
                 return _sym("slice_axis", [x], imp.unique(name + "_p"), axis=axis, begin=i,
@@ -543,9 +597,21 @@ def _identity(imp, node, ins, attrs):
 
 @_imports("Dropout")
 def _dropout(imp, node, ins, attrs):
+    """Inference: the identity, and a mask of all True."""
+    ratio = float(attrs.get("ratio", 0.5))
+    if len(ins) > 1 and ins[1] and imp.is_const(ins[1]):
+        ratio = float(imp.const(ins[1]).reshape(-1)[0])
+    if len(ins) > 2 and ins[2]:
+        training = imp.const(ins[2], "training_mode")
+        if bool(training.reshape(-1)[0]) and ratio != 0.0:
+            imp.fail("training_mode=True with ratio %g is not mapped (inference only)" % ratio)
+    x = imp.tensor(ins[0])
     if len(node.output) > 1 and node.output[1] and imp._consumed(node.output[1]):
-        imp.fail("the mask output is not mapped (inference only)")
-    return [imp.tensor(ins[0])]
+        name = imp.name_for(node)
+        mask = _sym("Cast", [_sym("ones_like", [x], imp.unique(name + "_ones"))], name + "_mask",
+                    dtype="bool")
+        return [x, mask]
+    return [x]
 
 
 @_imports("LeakyRelu")
