@@ -28,7 +28,9 @@ The network definitions are our own; the rules reproduced are MXNet's:
   laid out as dmlc::JSONWriter does it.
 
 Also: `infer_shapes` (shape inference for the operators used here) and
-`count_parameters`.
+`count_parameters`; and, in EXTRA_NETWORKS (ALL_NETWORKS = both), networks of
+our own that are not in MXNet's example files: `mobilenet_v2` (depthwise
+convolutions as num_group, ReLU6 as `clip`), for the benchmarks.
 
 CLI:  python3 tools/zoo/mxnet_zoo.py NAME -o NAME-symbol.json
       python3 tools/zoo/mxnet_zoo.py --all DIR      (writes DIR/<name>-symbol.json)
@@ -98,6 +100,7 @@ OPS = {
     "SoftmaxOutput": ("SoftmaxOutput", ["data", "label"], 1, (), None),
     "identity": ("_copy", ["data"], 1, (), None),
     "_Plus": ("elemwise_add", ["lhs", "rhs"], 1, (), None),
+    "clip": ("clip", ["data"], 1, (), None),
 }
 
 # ---------------------------------------------------------------------------
@@ -566,8 +569,72 @@ NETWORKS = {
 }
 
 
+# MobileNet-v2 (Sandler et al., 2018), width 1.0, 224x224: our own definition
+# for the benchmarks, not one of MXNet's example symbol files, so it is kept out
+# of NETWORKS (whose JSON is checked byte for byte against MXNet 1.9.1's).
+# (expansion t, output channels c, repeats n, first stride s) per stage.
+MOBILENET_V2_STAGES = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                       (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]
+
+
+def mobilenet_v2(num_classes=1000, multiplier=1.0):
+    """MobileNet-v2 with MXNet operators: Convolution (no bias; depthwise as
+    num_group = channels) + BatchNorm + ReLU6 as `clip(0, 6)`, inverted
+    residual blocks (1x1 expand, 3x3 depthwise, 1x1 linear projection, an
+    `elemwise_add` shortcut where stride 1 keeps the channel count), a 1x1
+    conv to 1280 channels, global average pooling, FullyConnected, softmax.
+    3,504,872 parameters (as torchvision's mobilenet_v2), 34,112 auxiliary
+    states; the JSON is what MXNet 1.9.1's `mx.sym` writes for the same calls
+    (checked by running this function with `mx.sym` in place of Builder)."""
+    mx = Builder()
+    bn = dict(fix_gamma=False, eps=1e-5, momentum=0.9)
+
+    def width(c):
+        # channels rounded to a multiple of 8, never below 90% of c * multiplier
+        v = max(8, int(c * multiplier + 4) // 8 * 8)
+        return v + 8 if v < 0.9 * c * multiplier else v
+
+    def conv_bn(x, channels, kernel, stride, pad, groups, name, relu6=True):
+        kw = dict(num_group=groups) if groups > 1 else {}
+        x = mx.Convolution(data=x, num_filter=channels, kernel=kernel, stride=stride, pad=pad,
+                           no_bias=True, name=name + "_conv", **kw)
+        x = mx.BatchNorm(data=x, name=name + "_bn", **bn)
+        if relu6:
+            x = mx.clip(data=x, a_min=0.0, a_max=6.0, name=name + "_relu6")
+        return x
+
+    x = mx.Variable(name="data")
+    channels = width(32)
+    x = conv_bn(x, channels, (3, 3), (2, 2), (1, 1), 1, "first")
+    for i, (t, c, n, s) in enumerate(MOBILENET_V2_STAGES):
+        out = width(c)
+        for j in range(n):
+            name = "stage%d_unit%d" % (i + 1, j + 1)
+            stride = (s, s) if j == 0 else (1, 1)
+            hidden = channels * t
+            y = x
+            if t != 1:
+                y = conv_bn(y, hidden, (1, 1), (1, 1), (0, 0), 1, name + "_expand")
+            y = conv_bn(y, hidden, (3, 3), stride, (1, 1), hidden, name + "_dw")
+            y = conv_bn(y, out, (1, 1), (1, 1), (0, 0), 1, name + "_project", relu6=False)
+            x = x + y if stride == (1, 1) and channels == out else y
+            channels = out
+    x = conv_bn(x, max(1280, width(1280)), (1, 1), (1, 1), (0, 0), 1, "last")
+    x = mx.Pooling(data=x, global_pool=True, kernel=(7, 7), pool_type="avg", name="pool")
+    x = mx.Flatten(data=x, name="flatten")
+    x = mx.FullyConnected(data=x, num_hidden=num_classes, name="fc")
+    return mx.SoftmaxOutput(data=x, name="softmax")
+
+
+# Networks of our own (same form as NETWORKS; not compared with MXNet's files).
+EXTRA_NETWORKS = {
+    "mobilenet-v2": (lambda: mobilenet_v2(1000), (3, 224, 224), "mobilenet_v2 width 1.0 (ours)"),
+}
+ALL_NETWORKS = dict(NETWORKS, **EXTRA_NETWORKS)
+
+
 def graph(name):
-    return to_graph(NETWORKS[name][0]())
+    return to_graph(ALL_NETWORKS[name][0]())
 
 
 def symbol_json(name):
@@ -630,7 +697,7 @@ def _infer_node(op, a, ins):
                  else (x[2 + i] + 2 * pd[i] - k[i]) // st[i]) + 1 for i in range(nd))
         out = x[:2] + spatial
         return [x], [out] * _pool_outputs(a)
-    if op in ("Activation", "_copy"):
+    if op in ("Activation", "_copy", "clip"):
         return [x], [x]
     if op in ("LRN", "Dropout"):
         return [x], [x, x]
@@ -715,7 +782,7 @@ def summary(name, batch=1):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("name", nargs="?", choices=sorted(NETWORKS))
+    p.add_argument("name", nargs="?", choices=sorted(ALL_NETWORKS))
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     p.add_argument("--all", metavar="DIR", help="write DIR/<name>-symbol.json for every network")
     p.add_argument("--summary", action="store_true", help="print parameters and shapes")
