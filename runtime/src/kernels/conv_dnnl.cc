@@ -9,22 +9,37 @@
 // weight, stay on NCHW, where oneDNN runs them as GEMMs without reorders. The weights are re-laid on every call (the
 // kernel ABI does not say when they change); see docs/benchmarks.md.
 //
+// Threads: the kernel threads of the runtime's pool (parallel.h), not
+// oneDNN's. Debian's oneDNN runs on libgomp, whose idle threads spin (for
+// 300000 iterations by default) and are not part of the process's thread
+// budget: on a loaded 2-core machine ResNet-18 took 212 ms a pass with two
+// OpenMP threads against 38 ms with OMP_WAIT_POLICY=passive. So each call
+// sets the calling thread's OpenMP thread count to 1 (oneDNN then starts no
+// OpenMP threads) and the convolution is split into independent parts run by
+// parallelFor: images when the batch has at least as many as there are
+// kernel threads, else output channels (whole 16-channel blocks), or groups
+// for grouped convolutions. Each part is a primitive of its own reading the
+// full input (a part's share of the weights and output); the input's
+// re-layout is repeated by every channel part.
+//
 // Primitives are built once per geometry and kept (a mutex-guarded map);
-// each call uses per-thread scratch buffers and a user scratchpad, so steps
-// on several engine workers may run convolutions at once. oneDNN's own
-// threads (its OpenMP runtime) get the kernel thread count of the calling
-// thread's budget before each call.
+// each part uses per-thread scratch buffers and a user scratchpad, so steps
+// on several engine workers may run convolutions at once.
 //
 //===----------------------------------------------------------------------===//
 #include "conv_dnnl.h"
 
 #include "mxc/runtime/threads.h"
+#include "parallel.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
+#include <exception>
 #include <cstring>
+#include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -37,7 +52,16 @@ namespace {
 
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t>;
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t>;
+
+/// One part of a convolution: a convolution of its own whose input and
+/// output are channel ranges of larger NCHW tensors (srcC, dstF channels).
+struct Part {
+  ConvArgs a;
+  int64_t srcC, dstF;
+  int64_t xOffset, wOffset, biasOffset, yOffset; // elements
+};
 
 struct Conv {
   dnnl::convolution_forward::primitive_desc pd;
@@ -76,7 +100,8 @@ void *scratch(size_t bytes, int slot) {
 // NCHW (measured on ResNet-18's layers, docs/benchmarks.md).
 constexpr int64_t kPlainBelowPixels = 128;
 
-std::shared_ptr<Conv> build(const ConvArgs &a) {
+std::shared_ptr<Conv> build(const Part &part) {
+  const ConvArgs &a = part.a;
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   const bool grouped = a.groups > 1;
@@ -90,8 +115,16 @@ std::shared_ptr<Conv> build(const ConvArgs &a) {
                                    a.channels / a.groups, a.kH, a.kW}
               : dnnl::memory::dims{a.filters, a.channels, a.kH, a.kW};
   auto c = std::make_shared<Conv>();
-  c->userSrc = dnnl::memory::desc(src, dt::f32, tag::nchw);
-  c->userDst = dnnl::memory::desc(dst, dt::f32, tag::nchw);
+  auto nchw = [](const dnnl::memory::dims &d, int64_t fullC) {
+    // A batch of one has a dense batch stride whatever the full tensor's.
+    int64_t plane = d[2] * d[3];
+    return dnnl::memory::desc(
+        d, dt::f32,
+        dnnl::memory::dims{d[0] == 1 ? d[1] * plane : fullC * plane, plane,
+                           d[3], 1});
+  };
+  c->userSrc = nchw(src, part.srcC);
+  c->userDst = nchw(dst, part.dstF);
   c->userWeights =
       dnnl::memory::desc(weights, dt::f32, grouped ? tag::goihw : tag::oihw);
   c->bias = dnnl::memory::desc(bias, dt::f32, tag::x);
@@ -136,17 +169,108 @@ std::shared_ptr<Conv> build(const ConvArgs &a) {
   return c;
 }
 
-std::shared_ptr<Conv> lookup(const ConvArgs &a) {
+std::shared_ptr<Conv> lookup(const Part &p) {
   static std::mutex mu;
   static std::map<Key, std::shared_ptr<Conv>> cache;
+  const ConvArgs &a = p.a;
   Key key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH, a.inW,
           a.kH,    a.kW,       a.outH,    a.outW,   a.sH,      a.sW,  a.pH,
-          a.pW,    a.dH,       a.dW};
+          a.pW,    a.dH,       a.dW,      p.srcC,   p.dstF};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it == cache.end())
-    it = cache.emplace(key, build(a)).first;
+    it = cache.emplace(key, build(p)).first;
   return it->second;
+}
+
+/// Splits `a` into at most `threads` parts (see the file comment).
+std::vector<Part> split(const ConvArgs &a, int threads) {
+  const int64_t inVol = a.inH * a.inW, outVol = a.outH * a.outW;
+  const int64_t cg = a.channels / a.groups, fg = a.filters / a.groups;
+  const int64_t kVol = a.kH * a.kW;
+  Part whole{a, a.channels, a.filters, 0, 0, 0, 0};
+  std::vector<Part> parts;
+  auto ranges = [&](int64_t n, int64_t unit, auto emit) {
+    // `threads` ranges of whole units, as even as they come.
+    int64_t units = (n + unit - 1) / unit;
+    int64_t k = std::min<int64_t>(threads, units);
+    for (int64_t i = 0, lo = 0; i < k; ++i) {
+      int64_t hi = std::min(n, (units * (i + 1) / k) * unit);
+      if (hi > lo)
+        emit(lo, hi);
+      lo = hi;
+    }
+  };
+  if (threads <= 1) {
+    parts.push_back(whole);
+  } else if (a.batch >= threads) {
+    ranges(a.batch, 1, [&](int64_t lo, int64_t hi) {
+      Part p = whole;
+      p.a.batch = hi - lo;
+      p.xOffset = lo * a.channels * inVol;
+      p.yOffset = lo * a.filters * outVol;
+      parts.push_back(p);
+    });
+  } else if (a.groups > 1) {
+    ranges(a.groups, 1, [&](int64_t lo, int64_t hi) {
+      Part p = whole;
+      p.a.groups = hi - lo;
+      p.a.channels = (hi - lo) * cg;
+      p.a.filters = (hi - lo) * fg;
+      p.xOffset = lo * cg * inVol;
+      p.wOffset = lo * fg * cg * kVol;
+      p.biasOffset = lo * fg;
+      p.yOffset = lo * fg * outVol;
+      parts.push_back(p);
+    });
+  } else {
+    ranges(a.filters, 16, [&](int64_t lo, int64_t hi) {
+      Part p = whole;
+      p.a.filters = hi - lo;
+      p.wOffset = lo * a.channels * kVol;
+      p.biasOffset = lo;
+      p.yOffset = lo * outVol;
+      parts.push_back(p);
+    });
+  }
+  return parts;
+}
+
+void runPart(const Conv &c, const float *x, const float *w, const float *bias,
+             float *y, bool hasBias) {
+  if (omp_set_num_threads)
+    omp_set_num_threads(1);
+  dnnl::engine &e = cpuEngine();
+  dnnl::stream s(e);
+  auto mem = [&](const dnnl::memory::desc &d, const void *p) {
+    return dnnl::memory(d, e, const_cast<void *>(p));
+  };
+  dnnl::memory userSrc = mem(c.userSrc, x), userWeights = mem(c.userWeights, w),
+               userDst = mem(c.userDst, y);
+  dnnl::memory src = userSrc, weights = userWeights, dst = userDst;
+  if (c.reorderSrc) {
+    src = mem(c.pd.src_desc(), scratch(c.pd.src_desc().get_size(), 0));
+    c.toSrc.execute(s, userSrc, src);
+  }
+  if (c.reorderWeights) {
+    weights =
+        mem(c.pd.weights_desc(), scratch(c.pd.weights_desc().get_size(), 1));
+    c.toWeights.execute(s, userWeights, weights);
+  }
+  if (c.reorderDst)
+    dst = mem(c.pd.dst_desc(), scratch(c.pd.dst_desc().get_size(), 2));
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+  if (hasBias)
+    args.emplace(DNNL_ARG_BIAS, mem(c.bias, bias));
+  size_t pad = c.pd.scratchpad_desc().get_size();
+  if (pad)
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 mem(c.pd.scratchpad_desc(), scratch(pad, 3)));
+  c.prim.execute(s, args);
+  if (c.reorderDst)
+    c.fromDst.execute(s, dst, userDst);
+  s.wait();
 }
 
 bool enabled() {
@@ -163,45 +287,39 @@ bool convDnnl(const float *x, const float *w, const float *bias, float *y,
               const ConvArgs &a) {
   if (!enabled())
     return false;
-  std::shared_ptr<Conv> c;
+  // Before any primitive is built: oneDNN sizes its work split by the
+  // OpenMP thread count at creation.
+  if (omp_set_num_threads)
+    omp_set_num_threads(1);
+  std::vector<Part> parts = split(a, runtime::kernelThreads());
+  std::vector<std::shared_ptr<Conv>> convs;
   try {
-    c = lookup(a);
+    for (const Part &p : parts)
+      convs.push_back(lookup(p));
   } catch (const dnnl::error &) {
     return false; // a geometry oneDNN has no implementation for: im2col
   }
-  if (omp_set_num_threads)
-    omp_set_num_threads(runtime::kernelThreads());
-  dnnl::engine &e = cpuEngine();
-  dnnl::stream s(e);
-  auto mem = [&](const dnnl::memory::desc &d, const void *p) {
-    return dnnl::memory(d, e, const_cast<void *>(p));
-  };
-  dnnl::memory userSrc = mem(c->userSrc, x), userWeights = mem(c->userWeights, w),
-               userDst = mem(c->userDst, y);
-  dnnl::memory src = userSrc, weights = userWeights, dst = userDst;
-  if (c->reorderSrc) {
-    src = mem(c->pd.src_desc(), scratch(c->pd.src_desc().get_size(), 0));
-    c->toSrc.execute(s, userSrc, src);
-  }
-  if (c->reorderWeights) {
-    weights = mem(c->pd.weights_desc(),
-                  scratch(c->pd.weights_desc().get_size(), 1));
-    c->toWeights.execute(s, userWeights, weights);
-  }
-  if (c->reorderDst)
-    dst = mem(c->pd.dst_desc(), scratch(c->pd.dst_desc().get_size(), 2));
-  std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-  if (a.hasBias)
-    args.emplace(DNNL_ARG_BIAS, mem(c->bias, bias));
-  size_t pad = c->pd.scratchpad_desc().get_size();
-  if (pad)
-    args.emplace(DNNL_ARG_SCRATCHPAD,
-                 mem(c->pd.scratchpad_desc(), scratch(pad, 3)));
-  c->prim.execute(s, args);
-  if (c->reorderDst)
-    c->fromDst.execute(s, dst, userDst);
-  s.wait();
+  const int64_t work = a.batch * a.filters * a.outH * a.outW *
+                       (a.channels / a.groups) * a.kH * a.kW;
+  // A part's failure (its scratch cannot be allocated) is rethrown here, on
+  // the calling thread, never out of a helper thread.
+  std::mutex failMu;
+  std::exception_ptr failure;
+  parallelFor(int64_t(parts.size()), work, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const Part &p = parts[i];
+      try {
+        runPart(*convs[i], x + p.xOffset, w + p.wOffset, bias + p.biasOffset,
+                y + p.yOffset, a.hasBias);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failMu);
+        if (!failure)
+          failure = std::current_exception();
+      }
+    }
+  });
+  if (failure)
+    std::rethrow_exception(failure);
   return true;
 }
 
