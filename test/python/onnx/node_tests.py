@@ -57,6 +57,17 @@ def selected_cases(pattern=None):
     return out
 
 
+def _array(v):
+    """A data set's value as numpy (some tests give TensorProtos)."""
+    import onnx
+    if isinstance(v, onnx.TensorProto):
+        try:
+            return onnx.numpy_helper.to_array(v)
+        except Exception:
+            return v
+    return v
+
+
 def _dtype_ok(a):
     return a.dtype.kind in "fiub" and a.dtype.itemsize <= 8
 
@@ -116,6 +127,7 @@ def run_case(case):
         return "folded", "outputs are import-time constants"
     for ds in case.data_sets:
         inputs, expected = ds
+        inputs, expected = [_array(v) for v in inputs], [_array(v) for v in expected]
         if any(not isinstance(v, (np.ndarray, np.generic)) for v in list(inputs) + list(expected)):
             return "failed", "non-tensor inputs or outputs (sequences / optionals)"
         inputs = [np.asarray(v) for v in inputs]
