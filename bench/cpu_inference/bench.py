@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""CPU inference latency: mxc against ONNX Runtime and PyTorch (eager), same
-networks, same weights, same input, same thread count.
+"""CPU inference latency: mxc against ONNX Runtime, OpenVINO, PyTorch (eager and
+torch.compile) and MXNet 1.9.1, same networks, same weights, same input, same
+thread count.
 
-    bench/cpu_inference/run.sh            # sets up .venv-bench, builds mxc, runs this
-    .venv-bench/bin/python bench/cpu_inference/bench.py [--models resnet18,vgg11]
-        [--batches 1,16] [--runs 20] [--warmup 3] [--threads 2] [--no-gemm]
+    bench/cpu_inference/run.sh [options]    # sets up .venv-bench, builds mxc, runs this
+    .venv-bench/bin/python bench/cpu_inference/bench.py [--nets resnet18,vgg11]
+        [--batches 1,16] [--rounds 4] [--runs 20] [--warmup 2] [--threads 2]
+        [--frameworks mxc,ort,ov,torch,compile,mxnet] [--no-gemm] [--no-plot]
+        [--plot docs/cpu_inference.png] [--json FILE]
 
-For each network of MXNet 1.9.1's image-classification zoo (tools/zoo/mxnet_zoo.py):
+    quick look:  run.sh --no-build --nets resnet18 --batches 1 --rounds 1 --runs 5 --no-gemm
+
+Networks (--nets): ResNet-18, ResNet-50, VGG-11, AlexNet and Inception-BN of
+MXNet 1.9.1's image-classification examples and our MobileNet-v2 (width 1.0,
+depthwise convolutions as num_group, ReLU6 as clip), all from
+tools/zoo/mxnet_zoo.py, 3x224x224 input, batch 1 and 16.
+
+For each network:
 
 1. Weights, generated once per run from a fixed seed: convolution and
    FullyConnected weights N(0, 2 / fan_in) (MXNet's Xavier(rnd_type='gaussian',
@@ -17,41 +27,72 @@ For each network of MXNet 1.9.1's image-classification zoo (tools/zoo/mxnet_zoo.
    cumulative averaging, so every BatchNorm sees roughly zero-mean
    unit-variance activations at inference (what a trained network's statistics
    give). The values are written as an MXNet .params file (arg:/aux: names)
-   for mxc under bench/cpu_inference/.work/.
+   under bench/cpu_inference/.work/, read by mxc and by MXNet.
 2. The same network in PyTorch, built from the symbol JSON by a small converter
    (`MXNetGraphModule`) that walks the nodes in file order and maps each
-   operator to a torch module or functional call, copying the weights. It is
+   operator to a torch module or functional call (grouped / depthwise
+   Convolution, clip as torch.clamp, ...), copying the weights. It is
    exported to ONNX (torch.onnx.export, TorchScript exporter, opset 17, batch
-   axis dynamic) for ONNX Runtime.
-3. Check: the softmax outputs of mxc, ONNX Runtime and PyTorch on the same
-   input must agree with rtol 1e-3 (|a - b| <= 1e-6 + 1e-3 |b|, b = PyTorch);
-   the maximum relative difference is printed. A network that fails is not
-   timed and the script exits with status 1.
-4. Timing: in --rounds rounds, each framework in turn (the order rotates)
+   axis dynamic): that one file is what ONNX Runtime and OpenVINO load.
+3. The frameworks (--frameworks):
+   mxc      `mxc run --warmup K --repeat N -v`: the per-pass times of the
+            compiled forward function (compilation cached and excluded; each
+            round is a new process, hence its warm-up).
+   ort      ONNX Runtime InferenceSession.run, CPU execution provider,
+            ORT_ENABLE_ALL, intra_op_num_threads = threads, inter_op 1,
+            sequential execution.
+   ov       OpenVINO (PyPI `openvino`), CPU plugin: the ONNX file read,
+            reshaped to the static batch, compiled with
+            INFERENCE_PRECISION_HINT f32, INFERENCE_NUM_THREADS = threads,
+            PERFORMANCE_HINT LATENCY; InferRequest.infer.
+   torch    PyTorch eager, model(x) under torch.inference_mode().
+   compile  torch.compile(model, dynamic=False) (Inductor, its C++ CPU
+            backend; it needs a C++ compiler: if compiling fails the cell says
+            "n/a (reason)"), called under torch.no_grad(); the first call per
+            batch compiles (its seconds are printed) and is not timed.
+   mxnet    MXNet 1.9.1 (PyPI wheel, oneDNN build) in its own venv
+            (--mxnet-python, .venv-mxnet, numpy < 1.24), one process per round
+            running mxnet_runner.py: mx.mod.Module over the same -symbol.json
+            and .params, bound for inference, forward(is_train=False) +
+            wait_to_read(); --mxnet-subgraph MKLDNN adds MXNet's oneDNN
+            fusion pass (Symbol.optimize_for).
+4. Check: before timing, the softmax output of every framework on the same
+   input must agree with PyTorch eager's with rtol 1e-3 (|a - b| <= 1e-6 +
+   1e-3 |b|, b = PyTorch); the maximum relative difference is printed. A
+   framework that fails the check is not timed on that row, and the script
+   exits with status 1; one that cannot run the network (an error) shows
+   "n/a (reason)" and is not counted as a failure.
+5. Timing: in --rounds rounds, each framework in turn (the order rotates)
    runs --warmup untimed passes, then runs/rounds timed ones; the median,
    p10, p90 and min of all the timed passes of a framework (>= --runs). The
    rounds interleave the frameworks so that all see the same background (this
-   machine's speed drifts over minutes; see the probe). mxc: `mxc run
-   --warmup K --repeat N -v`, the per-pass times of the compiled forward
-   function only (the compilation is cached and excluded; each round is a
-   new process, hence its warm-up). PyTorch: model(x) under
-   torch.inference_mode(). ONNX Runtime: InferenceSession.run with
-   ORT_ENABLE_ALL graph optimisation.
-5. Probe: before each network, the GFLOP/s of a 1024^3 float32 torch.mm on
+   machine's speed drifts over minutes; see the probe).
+6. Probe: before each network, the GFLOP/s of a 1024^3 float32 torch.mm on
    all threads and on one, as a gauge of the machine's state; and for each
    row, `other CPU`: the CPU time that other processes (and the hypervisor,
    as steal) used while the row was timed, in % of all CPUs (/proc/stat busy
    time minus this process's and its children's, from os.times()). Rows with
-   more than a few % were disturbed: rerun them (--models NAME --batches B).
+   more than a few % were disturbed: rerun them (--nets NAME --batches B).
 
 Threads: OMP_NUM_THREADS, MKL_NUM_THREADS and OPENBLAS_NUM_THREADS are set
-to --threads before torch, onnxruntime or mxc start; torch.set_num_threads and
-ORT's intra_op_num_threads (inter_op 1, sequential execution) likewise.
-mxc's generated code is single-threaded; its GEMM-class ops run in OpenBLAS
-with OPENBLAS_NUM_THREADS threads.
+to --threads (default 2) before any framework starts; torch.set_num_threads,
+ORT's intra_op_num_threads and OpenVINO's INFERENCE_NUM_THREADS likewise;
+MXNet gets OMP_NUM_THREADS = threads and MXNET_CPU_WORKER_NTHREADS = 1 (one
+engine worker, whose oneDNN / OpenMP regions are `threads` wide) and
+--mxnet-engine as MXNET_ENGINE_TYPE.
 
-Then, if bench/gemm/run.sh exists, it is run (GEMM GFLOP/s of the OpenBLAS
-kernel that mxc calls and of the transform-dialect codegen, same shapes).
+Then, if bench/gemm/run.sh exists (not with --no-gemm), it is run: GEMM
+GFLOP/s of the OpenBLAS kernel that mxc calls (and of the transform-dialect
+codegen); its best 2-thread SGEMM median is printed beside the tables as the
+machine's measured GEMM peak.
+
+Output: per-row progress lines, then for each batch a table of latency
+median (p10-p90) per framework, the ratios mxc / each peer and mxc / the
+fastest peer, the check's max relative differences and `other CPU`; a table
+of the GFLOP/s each framework reaches (convolution + FullyConnected FLOPs,
+2 per multiply-add, over the median latency) with the GEMM peak; and a plot
+(--plot, default docs/cpu_inference.png; latency per framework per network,
+normalised to mxc, log scale).
 """
 import argparse
 import datetime
@@ -65,37 +106,79 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-MODELS = ["resnet18", "vgg11", "alexnet", "inception-bn"]
+MODELS = ["resnet18", "resnet50", "vgg11", "alexnet", "inception-bn", "mobilenet-v2"]
+# Seeds per network: the first four as in earlier runs of this script.
+SEED_INDEX = {"resnet18": 0, "vgg11": 1, "alexnet": 2, "inception-bn": 3, "resnet50": 4,
+              "mobilenet-v2": 5}
+FRAMEWORKS = ["mxc", "ort", "ov", "torch", "compile", "mxnet"]
+LABELS = {"mxc": "mxc", "ort": "ONNX Runtime", "ov": "OpenVINO", "torch": "PyTorch eager",
+          "compile": "torch.compile", "mxnet": "MXNet 1.9.1"}
+SHORT = {"mxc": "mxc", "ort": "ORT", "ov": "OV", "torch": "PyTorch", "compile": "compile",
+         "mxnet": "MXNet"}
+PRETTY = {"resnet18": "ResNet-18", "resnet50": "ResNet-50", "vgg11": "VGG-11",
+          "alexnet": "AlexNet", "inception-bn": "Inception-BN", "mobilenet-v2": "MobileNet-v2"}
 RTOL, ATOL = 1e-3, 1e-6
 SEED = 20261129
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--models", default=",".join(MODELS))
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--nets", "--models", dest="nets", default=",".join(MODELS),
+                   help="comma-separated networks (default: all six): " + ",".join(MODELS))
     p.add_argument("--batches", default="1,16")
     p.add_argument("--runs", type=int, default=20, help="timed passes (>= 20 for the record)")
     p.add_argument("--warmup", type=int, default=2, help="untimed passes first, every round")
     p.add_argument("--rounds", type=int, default=4, help="interleaved rounds")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--mxc", default=os.path.join(os.environ.get("MXC_BUILD_DIR") or
                                                  os.path.join(ROOT, "build"), "bin", "mxc"))
     p.add_argument("--work", default=os.path.join(HERE, ".work"))
-    p.add_argument("--frameworks", default="mxc,ort,torch")
+    p.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                   help="comma-separated, from " + ",".join(FRAMEWORKS))
+    p.add_argument("--mxnet-python", default=os.path.join(ROOT, ".venv-mxnet", "bin", "python"))
+    p.add_argument("--mxnet-engine", default="ThreadedEnginePerDevice",
+                   help="MXNET_ENGINE_TYPE (NaiveEngine: operators on the calling thread)")
+    p.add_argument("--mxnet-subgraph", default="",
+                   help="MXNet graph backend for Symbol.optimize_for (MKLDNN), default none")
     p.add_argument("--no-gemm", action="store_true", help="skip bench/gemm")
+    p.add_argument("--plot", default=os.path.join(ROOT, "docs", "cpu_inference.png"))
+    p.add_argument("--no-plot", action="store_true")
     p.add_argument("--json", help="also write the results as JSON here")
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    a.nets = [n for n in a.nets.split(",") if n]
+    a.batches = [int(b) for b in a.batches.split(",") if b]
+    a.frameworks = [f for f in a.frameworks.split(",") if f]
+    for f in a.frameworks:
+        if f not in FRAMEWORKS:
+            p.error("unknown framework %s (choose from %s)" % (f, ",".join(FRAMEWORKS)))
+    for n in a.nets:
+        if n not in MODELS:
+            p.error("unknown network %s (choose from %s)" % (n, ",".join(MODELS)))
+    if "torch" not in a.frameworks:
+        a.frameworks.append("torch")  # the reference of the check
+    return a
 
 
 ARGS = parse_args()
 for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[var] = str(ARGS.threads)
+# Inductor: compile in this process (no worker pool), cache under .work/.
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(ARGS.work, "inductor"))
 
 import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+try:
+    import openvino as ov  # noqa: E402
+    OV_ERROR = None
+except ImportError as e:  # reported as n/a in the table
+    ov = None
+    OV_ERROR = "openvino not installed: %s" % e
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "zoo"))
 sys.path.insert(0, os.path.join(ROOT, "test", "python"))
@@ -155,6 +238,17 @@ class _FullyConnected(nn.Module):
 
     def forward(self, x):
         return self.linear(x.flatten(1) if self.flatten else x)
+
+
+class _Clip(nn.Module):
+    # MXNet clip(a_min, a_max); ReLU6 in MobileNet-v2 is clip(0, 6). Exported
+    # to ONNX as Clip.
+    def __init__(self, a_min, a_max):
+        super().__init__()
+        self.a_min, self.a_max = a_min, a_max
+
+    def forward(self, x):
+        return torch.clamp(x, self.a_min, self.a_max)
 
 
 class _LRN(nn.Module):
@@ -260,6 +354,8 @@ class MXNetGraphModule(nn.Module):
                 self.bn_params[key] = (var(ins[3]), var(ins[4]))
             elif op == "Activation":
                 m = _ACTIVATIONS[a["act_type"]]()
+            elif op == "clip":
+                m = _Clip(float(a["a_min"]), float(a["a_max"]))
             elif op == "Pooling":
                 m = _pooling(a)
             elif op == "LRN":
@@ -352,6 +448,32 @@ def calibrate_batchnorm(model, values, data_shape, seed):
 
 
 # ---------------------------------------------------------------------------
+# FLOPs
+# ---------------------------------------------------------------------------
+
+def conv_fc_flops(graph, data_chw):
+    """Convolution + FullyConnected FLOPs of one image (2 per multiply-add)."""
+    nodes = graph["nodes"]
+    out = {}
+    total = 0
+    for i, n in enumerate(nodes):
+        if n["op"] == "null":
+            if n["name"] == "data":
+                out[(i, 0)] = (1,) + tuple(data_chw)
+            continue
+        ins = [out[(e[0], e[1])] for e in n["inputs"] if (e[0], e[1]) in out]
+        in_shapes, outs = mxnet_zoo._infer_node(n["op"], n.get("attrs", {}), ins)
+        for (src, idx, _), shp in zip(n["inputs"], in_shapes):
+            out.setdefault((src, idx), shp)
+        for j, shp in enumerate(outs):
+            out[(i, j)] = shp
+        if n["op"] in ("Convolution", "FullyConnected"):
+            w = in_shapes[1]  # (out, in / groups, k...) or (hidden, in)
+            total += 2 * int(np.prod(outs[0])) * int(np.prod(w[1:]))
+    return total
+
+
+# ---------------------------------------------------------------------------
 # Runners
 # ---------------------------------------------------------------------------
 
@@ -365,31 +487,6 @@ _LATENCY = re.compile(r"^latency: median ([0-9.]+) ms, p10 ([0-9.]+) ms, p90 ([0
                       r"min ([0-9.]+) ms over ([0-9]+) runs", re.M)
 
 
-def mxc_run(sym_path, params_path, x_path, batch, extra, out_dir=None):
-    cmd = [ARGS.mxc, "run", sym_path, "--shape", "data=%d,3,224,224" % batch,
-           "--params", params_path, "--input", "data=" + x_path] + extra
-    if out_dir:
-        cmd += ["--output-dir", out_dir]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), r.returncode, r.stderr.strip()))
-    return r.stdout
-
-
-def mxc_times(sym_path, params_path, x_path, batch, warmup, runs):
-    """The per-pass times (ms) of `mxc run --warmup --repeat -v`."""
-    cmd = [ARGS.mxc, "run", sym_path, "--shape", "data=%d,3,224,224" % batch,
-           "--params", params_path, "--input", "data=" + x_path,
-           "--warmup", str(warmup), "--repeat", str(runs), "-v"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), r.returncode, r.stderr.strip()))
-    m = re.search(r"^mxc: timed runs \(ms\):((?: [0-9.]+)+)$", r.stderr, re.M)
-    if not m or not _LATENCY.search(r.stdout):
-        raise RuntimeError("no timing lines in mxc's output:\n" + r.stdout + r.stderr)
-    return [float(t) for t in m.group(1).split()]
-
-
 def times_callable(fn, warmup, runs):
     for _ in range(warmup):
         fn()
@@ -399,6 +496,261 @@ def times_callable(fn, warmup, runs):
         fn()
         times.append((time.perf_counter() - start) * 1e3)
     return times
+
+
+def one_line(e, limit=110):
+    """A short reason for an n/a cell."""
+    text = str(e).strip().splitlines()
+    text = [t.strip() for t in text if t.strip()]
+    msg = "%s: %s" % (type(e).__name__, text[0] if text else "")
+    # Inductor's C++ compile errors: the compiler's first error line says most.
+    for t in text:
+        if "error:" in t or "No such file" in t or "not found" in t:
+            msg = "%s: %s" % (type(e).__name__, t)
+            break
+    msg = msg.replace("|", "/")
+    return msg if len(msg) <= limit else msg[:limit - 3] + "..."
+
+
+class NotAvailable(Exception):
+    """The framework cannot run this network here (shown as n/a (reason))."""
+
+
+class Framework(object):
+    """One framework: net() once per network, batch() once per batch (returns
+    the output for the check), times() per round."""
+
+    key = None
+
+    def net(self, ctx):
+        pass
+
+    def batch(self, ctx, batch, x):
+        raise NotImplementedError
+
+    def times(self, warmup, runs):
+        raise NotImplementedError
+
+    def done(self):
+        pass
+
+    def version(self):
+        return ""
+
+
+class Mxc(Framework):
+    key = "mxc"
+
+    def _cmd(self, ctx, batch):
+        return [ARGS.mxc, "run", ctx["sym"], "--shape", "data=%d,%s" % (
+            batch, ",".join(str(d) for d in ctx["chw"])), "--params", ctx["params"],
+            "--input", "data=" + ctx["x_path"]]
+
+    def batch(self, ctx, b, x):
+        self.ctx, self.b = ctx, b
+        out_dir = os.path.join(ARGS.work, "out-%s-%d" % (ctx["name"], b))
+        if os.path.isdir(out_dir):
+            for f in os.listdir(out_dir):
+                os.remove(os.path.join(out_dir, f))
+        cmd = self._cmd(ctx, b) + ["--output-dir", out_dir]
+        t0 = time.time()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        self.first_s = time.time() - t0
+        if r.returncode != 0:
+            raise NotAvailable("mxc run failed (%d): %s" % (r.returncode, (r.stderr.strip() or
+                                                                           r.stdout.strip())))
+        files = sorted(f for f in os.listdir(out_dir) if f.endswith(".npy"))
+        return np.load(os.path.join(out_dir, files[0]))
+
+    def times(self, warmup, runs):
+        cmd = self._cmd(self.ctx, self.b) + ["--warmup", str(warmup), "--repeat", str(runs), "-v"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), r.returncode,
+                                                       r.stderr.strip()))
+        m = re.search(r"^mxc: timed runs \(ms\):((?: [0-9.]+)+)$", r.stderr, re.M)
+        if not m or not _LATENCY.search(r.stdout):
+            raise RuntimeError("no timing lines in mxc's output:\n" + r.stdout + r.stderr)
+        return [float(t) for t in m.group(1).split()]
+
+    def version(self):
+        return "mxc %s (%s)" % (ARGS.mxc, sh("git -C %s describe --always --dirty" % ROOT))
+
+
+class Ort(Framework):
+    key = "ort"
+
+    def net(self, ctx):
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = ARGS.threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.sess = ort.InferenceSession(ctx["onnx"], so, providers=["CPUExecutionProvider"])
+
+    def batch(self, ctx, b, x):
+        self.feed = {"data": x}
+        return self.sess.run(None, self.feed)[0]
+
+    def times(self, warmup, runs):
+        return times_callable(lambda: self.sess.run(None, self.feed), warmup, runs)
+
+    def done(self):
+        self.sess = None
+
+    def version(self):
+        return "onnxruntime %s" % ort.__version__
+
+
+class OpenVINO(Framework):
+    key = "ov"
+
+    def net(self, ctx):
+        if ov is None:
+            raise NotAvailable(OV_ERROR)
+        self.core = ov.Core()
+        self.onnx = ctx["onnx"]
+        self.req = self.compiled = None
+
+    def batch(self, ctx, b, x):
+        self.req = self.compiled = None
+        model = self.core.read_model(self.onnx)
+        model.reshape({"data": list(x.shape)})
+        config = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": str(ARGS.threads),
+                  "PERFORMANCE_HINT": "LATENCY"}
+        t0 = time.time()
+        self.compiled = self.core.compile_model(model, "CPU", config)
+        self.first_s = time.time() - t0
+        self.req = self.compiled.create_infer_request()
+        self.x = x
+        self.req.infer({"data": x})
+        return np.array(self.req.get_output_tensor(0).data, copy=True)
+
+    def times(self, warmup, runs):
+        return times_callable(lambda: self.req.infer({"data": self.x}), warmup, runs)
+
+    def done(self):
+        self.req = self.compiled = None
+
+    def version(self):
+        return "openvino %s" % (ov.__version__ if ov is not None else "-")
+
+
+class TorchEager(Framework):
+    key = "torch"
+
+    def net(self, ctx):
+        self.model = ctx["model"]
+
+    def batch(self, ctx, b, x):
+        self.xt = torch.from_numpy(x)
+        with torch.inference_mode():
+            return self.model(self.xt).numpy()
+
+    def times(self, warmup, runs):
+        with torch.inference_mode():
+            return times_callable(lambda: self.model(self.xt), warmup, runs)
+
+    def done(self):
+        self.model = None
+
+    def version(self):
+        return "torch %s" % torch.__version__
+
+
+class TorchCompile(Framework):
+    key = "compile"
+    global_error = None  # set when compiling cannot work at all here
+
+    def net(self, ctx):
+        if TorchCompile.global_error:
+            raise NotAvailable(TorchCompile.global_error)
+        torch._dynamo.reset()
+        self.fn = torch.compile(ctx["model"], dynamic=False)
+
+    def batch(self, ctx, b, x):
+        self.xt = torch.from_numpy(x)
+        t0 = time.time()
+        try:
+            with torch.no_grad():
+                y = self.fn(self.xt).numpy()
+        except Exception as e:  # noqa: BLE001 - any compile failure is "n/a (reason)"
+            reason = one_line(e)
+            if re.search(r"CppCompileError|[Cc]ompiler|g\+\+|gcc|clang|Python\.h|InvalidCxx",
+                         type(e).__name__ + str(e)):
+                TorchCompile.global_error = reason  # no point retrying per network
+            raise NotAvailable(reason)
+        self.first_s = time.time() - t0
+        return y
+
+    def times(self, warmup, runs):
+        with torch.no_grad():
+            return times_callable(lambda: self.fn(self.xt), warmup, runs)
+
+    def done(self):
+        self.fn = None
+        torch._dynamo.reset()
+
+    def version(self):
+        return "torch.compile (Inductor, C++ CPU backend, %s)" % (
+            sh("c++ --version | head -1") or "no c++ found")
+
+
+class MXNet(Framework):
+    key = "mxnet"
+    info = None
+
+    def _env(self):
+        env = dict(os.environ)
+        env.update(OMP_NUM_THREADS=str(ARGS.threads), MKL_NUM_THREADS=str(ARGS.threads),
+                   OPENBLAS_NUM_THREADS=str(ARGS.threads), MXNET_CPU_WORKER_NTHREADS="1",
+                   MXNET_ENGINE_TYPE=ARGS.mxnet_engine, PYTHONNOUSERSITE="1")
+        env.pop("PYTHONPATH", None)
+        return env
+
+    def _run(self, warmup, runs, out=None):
+        cmd = [ARGS.mxnet_python, os.path.join(HERE, "mxnet_runner.py"), self.ctx["sym"],
+               self.ctx["params"], self.ctx["x_path"], "--warmup", str(warmup),
+               "--runs", str(runs)]
+        if out:
+            cmd += ["--out", out]
+        if ARGS.mxnet_subgraph:
+            cmd += ["--subgraph", ARGS.mxnet_subgraph]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=self._env())
+        m = re.search(r"^MXNET_RUNNER (.*)$", r.stdout, re.M)
+        if r.returncode != 0 or not m:
+            err = [l for l in (r.stderr + r.stdout).strip().splitlines() if l.strip()]
+            raise NotAvailable("mxnet_runner.py failed (%d): %s" % (
+                r.returncode, err[-1] if err else ""))
+        MXNet.info = json.loads(m.group(1))
+        return MXNet.info
+
+    def net(self, ctx):
+        if not os.path.exists(ARGS.mxnet_python):
+            raise NotAvailable("no MXNet venv at %s" % ARGS.mxnet_python)
+
+    def batch(self, ctx, b, x):
+        self.ctx = ctx
+        out = os.path.join(ARGS.work, "mxnet-out-%s-%d.npy" % (ctx["name"], b))
+        t0 = time.time()
+        self._run(0, 1, out)
+        self.first_s = time.time() - t0
+        return np.load(out)
+
+    def times(self, warmup, runs):
+        return self._run(warmup, runs)["times_ms"]
+
+    def version(self):
+        i = MXNet.info
+        if not i:
+            return "mxnet (%s)" % ARGS.mxnet_python
+        return "mxnet %s (numpy %s, oneDNN %s, %s, OMP_NUM_THREADS %s, 1 engine worker%s)" % (
+            i["mxnet"], i["numpy"], "on" if i["mkldnn"] else "off", i["engine"],
+            i["omp_threads"], ", optimize_for(%s)" % i["subgraph"] if i["subgraph"] else "")
+
+
+RUNNERS = {"mxc": Mxc, "ort": Ort, "ov": OpenVINO, "torch": TorchEager, "compile": TorchCompile,
+           "mxnet": MXNet}
 
 
 def probe():
@@ -415,10 +767,6 @@ def probe():
     return res
 
 
-def read_npy(path):
-    return np.load(path)
-
-
 def max_rel_diff(a, b):
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-30)))
@@ -429,7 +777,7 @@ def close(a, b):
 
 
 # ---------------------------------------------------------------------------
-# Main
+# Machine
 # ---------------------------------------------------------------------------
 
 def cpu_snapshot():
@@ -467,167 +815,341 @@ def load_line():
 
 
 def gemm_bench():
+    """(bench/gemm's output, its 2-thread SGEMM peak (GFLOP/s, shape) or None)."""
     script = os.path.join(ROOT, "bench", "gemm", "run.sh")
     if ARGS.no_gemm or not os.path.exists(script):
-        return None
+        return None, None
     build = os.path.dirname(os.path.dirname(os.path.abspath(ARGS.mxc)))
     env = dict(os.environ, REPS=os.environ.get("REPS", "30"))
     r = subprocess.run(["bash", script, build], capture_output=True, text=True, env=env)
-    return (r.stdout + ("\n" + r.stderr if r.returncode else "")).strip()
+    text = (r.stdout + ("\n" + r.stderr if r.returncode else "")).strip()
+    return text, gemm_peak(text)
 
+
+def gemm_peak(text):
+    """The best 'openblas kernel' GEMM median in bench/gemm's 2-thread section."""
+    part = text.split("== 2 threads", 1)
+    if len(part) < 2:
+        return None
+    best, shape = None, None
+    for m in re.finditer(r"^gemm (\S+) \(([^\n]*)\)\n\s+openblas kernel\s*: median\s+([0-9.]+) "
+                         r"GFLOP/s", part[1], re.M):
+        g = float(m.group(3))
+        if best is None or g > best:
+            best, shape = g, m.group(1)
+    return (best, shape) if best is not None else None
+
+
+# ---------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------
 
 def main():
-    frameworks = [f for f in ARGS.frameworks.split(",") if f]
-    batches = [int(b) for b in ARGS.batches.split(",")]
-    models = [m for m in ARGS.models.split(",") if m]
+    frameworks = ARGS.frameworks
     os.makedirs(ARGS.work, exist_ok=True)
-    print("# CPU inference benchmark, %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
+    runners = {f: RUNNERS[f]() for f in frameworks}
+    started = datetime.datetime.now(datetime.timezone.utc)
+    print("# CPU inference benchmark, %s" % started.strftime("%Y-%m-%d %H:%M UTC"))
     print("# machine: %s" % machine_line())
     print("# threads: %d for every framework (OMP/MKL/OPENBLAS_NUM_THREADS, torch.set_num_threads, "
-          "ORT intra_op_num_threads)" % ARGS.threads)
-    print("# torch %s, onnxruntime %s, numpy %s; mxc %s (%s)" % (
-        torch.__version__, ort.__version__, np.__version__, ARGS.mxc,
-        sh("git -C %s describe --always --dirty" % ROOT)))
+          "ORT intra_op_num_threads, OpenVINO INFERENCE_NUM_THREADS, MXNet OMP_NUM_THREADS + "
+          "1 engine worker)" % ARGS.threads)
+    print("# %s; numpy %s; %s" % (", ".join(runners[f].version() for f in frameworks
+                                            if f not in ("mxc", "mxnet")),
+                                  np.__version__, runners["mxc"].version() if "mxc" in runners
+                                  else "mxc not run"))
     per_round = -(-ARGS.runs // ARGS.rounds)
     print("# timing: %d interleaved rounds of %d warm-up + %d timed passes per framework; "
           "median, p10, p90, min of the %d timed passes, ms" %
           (ARGS.rounds, ARGS.warmup, per_round, per_round * ARGS.rounds))
-    print("# load average before: %s" % load_line())
+    load_before = load_line()
+    print("# load average before: %s" % load_before)
     sys.stdout.flush()
 
     results = []  # dicts
     failed = False
-    for name in models:
+    for name in ARGS.nets:
         pr = probe()
         print("# probe before %s: torch.mm 1024^3 %.0f GFLOP/s on %d threads, %.0f on 1; load %s" %
               (name, pr[0], ARGS.threads, pr[1], load_line()))
         graph = mxnet_zoo.graph(name)
-        data_chw = mxnet_zoo.NETWORKS[name][1]
+        data_chw = tuple(mxnet_zoo.ALL_NETWORKS[name][1])
+        flops = conv_fc_flops(graph, data_chw)
         sym_path = os.path.join(ARGS.work, "%s-symbol.json" % name)
         with open(sym_path, "w") as f:
             f.write(mxnet_zoo.dumps(graph))
-        seed = SEED + MODELS.index(name) if name in MODELS else SEED
+        seed = SEED + SEED_INDEX.get(name, len(SEED_INDEX))
         values, kinds = make_values(graph, (1,) + data_chw, seed)
         model = MXNetGraphModule(graph, values)
         calibrate_batchnorm(model, values, (1,) + data_chw, seed)
         model.eval()
         params_path = os.path.join(ARGS.work, "%s-0000.params" % name)
         write_params(params_path, {"%s:%s" % (kinds[k], k): v for k, v in values.items()})
+        del values
         onnx_path = os.path.join(ARGS.work, "%s.onnx" % name)
-        if "ort" in frameworks:
+        if "ort" in frameworks or "ov" in frameworks:
             torch.onnx.export(model, (torch.zeros((1,) + data_chw),), onnx_path, dynamo=False,
                               opset_version=17, input_names=["data"], output_names=["softmax"],
                               dynamic_axes={"data": {0: "batch"}, "softmax": {0: "batch"}})
-            so = ort.SessionOptions()
-            so.intra_op_num_threads = ARGS.threads
-            so.inter_op_num_threads = 1
-            so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            sess = ort.InferenceSession(onnx_path, so, providers=["CPUExecutionProvider"])
-        del values
+        ctx = {"name": name, "sym": sym_path, "params": params_path, "onnx": onnx_path,
+               "model": model, "chw": data_chw}
+        na_net = {}  # framework -> reason, for the whole network
+        for fw in frameworks:
+            try:
+                runners[fw].net(ctx)
+            except NotAvailable as e:
+                na_net[fw] = str(e)
+            except Exception as e:  # noqa: BLE001
+                na_net[fw] = one_line(e)
 
-        for batch in batches:
+        for batch in ARGS.batches:
             rng = np.random.default_rng(seed + 100 + batch)
             x = rng.uniform(-1, 1, (batch,) + data_chw).astype(np.float32)
             x_path = os.path.join(ARGS.work, "%s-x%d.npy" % (name, batch))
             np.save(x_path, x)
-            xt = torch.from_numpy(x)
+            ctx["x_path"] = x_path
+            row = {"model": name, "batch": batch, "gflop_per_image": flops / 1e9, "check": {},
+                   "latency": {}, "na": dict(na_net), "first_s": {}}
 
-            # Check: the same outputs from all three before timing.
-            with torch.inference_mode():
-                ref = model(xt).numpy()
-            outs = {}
-            if "mxc" in frameworks:
-                out_dir = os.path.join(ARGS.work, "out-%s-%d" % (name, batch))
-                mxc_run(sym_path, params_path, x_path, batch, [], out_dir)  # compiles (cached)
-                files = [f for f in os.listdir(out_dir) if f.endswith(".npy")]
-                outs["mxc"] = read_npy(os.path.join(out_dir, files[0]))
-            if "ort" in frameworks:
-                outs["ort"] = sess.run(None, {"data": x})[0]
-            row = {"model": name, "batch": batch, "check": {}, "latency": {}}
-            ok = True
-            for fw, out in outs.items():
-                d = max_rel_diff(out, ref)
-                c = out.shape == ref.shape and close(out, ref)
-                row["check"][fw] = {"max_rel_diff": d, "ok": c}
-                ok &= c
-            row["check"]["top1_agree"] = all(
-                np.array_equal(o.argmax(1), ref.argmax(1)) for o in outs.values())
-            print("%-12s b%-2d check vs torch: %s; max softmax %.3g%s" % (
-                name, batch, ", ".join("%s max rel diff %.2e %s" % (
-                    fw, row["check"][fw]["max_rel_diff"], "ok" if row["check"][fw]["ok"] else "FAIL")
-                    for fw in outs), float(ref.max()), "" if ok else "  -- NOT TIMED"))
+            # Check: the same outputs as PyTorch eager from every framework before timing.
+            ref = runners["torch"].batch(ctx, batch, x)
+            timed = []
+            for fw in frameworks:
+                if fw == "torch":
+                    timed.append(fw)
+                    continue
+                if fw in row["na"]:
+                    continue
+                try:
+                    out = runners[fw].batch(ctx, batch, x)
+                except NotAvailable as e:
+                    row["na"][fw] = str(e)
+                    continue
+                except Exception as e:  # noqa: BLE001
+                    row["na"][fw] = one_line(e)
+                    continue
+                if getattr(runners[fw], "first_s", None) is not None:
+                    row["first_s"][fw] = runners[fw].first_s
+                ok = out.shape == ref.shape and close(out, ref)
+                row["check"][fw] = {"max_rel_diff": max_rel_diff(out, ref) if out.shape == ref.shape
+                                    else float("inf"), "ok": ok,
+                                    "top1_agree": bool(out.shape == ref.shape and np.array_equal(
+                                        out.argmax(1), ref.argmax(1)))}
+                if ok:
+                    timed.append(fw)
+                else:
+                    failed = True
+            print("%-12s b%-2d check vs torch: %s; max softmax %.3g" % (
+                name, batch, ", ".join("%s %.2e %s" % (fw, c["max_rel_diff"], "ok" if c["ok"]
+                                                       else "FAIL (not timed)")
+                                       for fw, c in row["check"].items()), float(ref.max())))
+            for fw, reason in row["na"].items():
+                print("%-12s b%-2d %-7s n/a (%s)" % (name, batch, fw, reason))
+            if row["first_s"]:
+                print("%-12s b%-2d first call (compile / load + one pass), s: %s" % (
+                    name, batch, ", ".join("%s %.1f" % (fw, t) for fw, t in row["first_s"].items())))
             sys.stdout.flush()
-            if not ok:
-                failed = True
-                results.append(row)
-                continue
 
             # Timing: interleaved rounds, the order rotating.
-            times = {fw: [] for fw in frameworks}
-            feed = {"data": x}
+            times = {fw: [] for fw in timed}
             snap = cpu_snapshot()
             for r in range(ARGS.rounds):
-                for fw in frameworks[r % len(frameworks):] + frameworks[:r % len(frameworks)]:
-                    if fw == "mxc":
-                        t = mxc_times(sym_path, params_path, x_path, batch, ARGS.warmup,
-                                      per_round)
-                    elif fw == "ort":
-                        t = times_callable(lambda: sess.run(None, feed), ARGS.warmup, per_round)
-                    elif fw == "torch":
-                        with torch.inference_mode():
-                            t = times_callable(lambda: model(xt), ARGS.warmup, per_round)
-                    else:
-                        raise SystemExit("unknown framework %s" % fw)
-                    times[fw] += t
+                k = r % len(timed)
+                for fw in timed[k:] + timed[:k]:
+                    if fw not in times:
+                        continue
+                    try:
+                        times[fw] += runners[fw].times(ARGS.warmup, per_round)
+                    except Exception as e:  # noqa: BLE001
+                        row["na"][fw] = "while timing: " + one_line(e)
+                        del times[fw]
             row["other_cpu"] = other_cpu(snap, cpu_snapshot())
             print("%-12s b%-2d other CPU while timing: %.1f%%" % (name, batch, row["other_cpu"]))
             for fw in frameworks:
+                if fw not in times:
+                    continue
                 s = row["latency"][fw] = stats(times[fw])
-                print("%-12s b%-2d %-6s median %9.2f ms  p10 %9.2f  p90 %9.2f  min %9.2f  (%d runs)" % (
-                    name, batch, fw, s["median"], s["p10"], s["p90"], s["min"], s["runs"]))
+                s["gflops"] = flops * batch / (s["median"] * 1e-3) / 1e9
+                print("%-12s b%-2d %-7s median %9.2f ms  p10 %9.2f  p90 %9.2f  min %9.2f  "
+                      "(%d runs)  %5.0f GFLOP/s" % (name, batch, fw, s["median"], s["p10"], s["p90"],
+                                                   s["min"], s["runs"], s["gflops"]))
             sys.stdout.flush()
             results.append(row)
-        if "ort" in frameworks:
-            del sess
+        for fw in frameworks:
+            runners[fw].done()
+        ctx = None
         del model
 
-    print("# load average after: %s" % load_line())
+    load_after = load_line()
+    print("# load average after: %s" % load_after)
+    if "mxnet" in runners:
+        print("# %s" % runners["mxnet"].version())
+
+    gemm_text, peak = gemm_bench()
     print()
-    print_table(results, frameworks)
+    print_tables(results, frameworks, peak)
+    if gemm_text:
+        print()
+        print("## GEMM (bench/gemm/run.sh: OpenBLAS kernel ABI that mxc calls vs transform-dialect "
+              "codegen)")
+        print(gemm_text)
+    meta = {"date": started.strftime("%Y-%m-%d %H:%M UTC"), "machine": machine_line(),
+            "threads": ARGS.threads, "rounds": ARGS.rounds, "runs": per_round * ARGS.rounds,
+            "load_before": load_before, "load_after": load_after,
+            "git": sh("git -C %s describe --always --dirty" % ROOT),
+            "gemm_peak_gflops": peak[0] if peak else None}
     if ARGS.json:
         with open(ARGS.json, "w") as f:
-            json.dump({"threads": ARGS.threads, "runs": ARGS.runs, "warmup": ARGS.warmup,
-                       "machine": machine_line(), "results": results}, f, indent=1)
-
-    g = gemm_bench()
-    if g:
-        print()
-        print("## GEMM (bench/gemm/run.sh: OpenBLAS kernel ABI that mxc calls vs transform-dialect codegen)")
-        print(g)
+            json.dump(dict(meta, warmup=ARGS.warmup, frameworks=frameworks, results=results), f,
+                      indent=1)
+    if not ARGS.no_plot and results:
+        try:
+            plot(results, frameworks, meta, ARGS.plot)
+            print("\n# plot: %s" % ARGS.plot)
+        except ImportError as e:
+            print("\n# no plot (%s)" % e)
     return 1 if failed else 0
 
 
-def print_table(results, frameworks):
-    names = {"mxc": "mxc", "ort": "ONNX Runtime", "torch": "PyTorch eager"}
-    head = ["model", "batch"] + ["%s median (p10-p90) ms" % names[f] for f in frameworks]
-    ratios = [f for f in ("ort", "torch") if f in frameworks and "mxc" in frameworks]
-    head += ["mxc / %s" % names[f] for f in ratios] + ["max rel diff vs torch", "other CPU"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for r in results:
-        lat = r["latency"]
-        cells = [r["model"], str(r["batch"])]
-        for f in frameworks:
-            s = lat.get(f)
-            cells.append("%.1f (%.1f-%.1f)" % (s["median"], s["p10"], s["p90"]) if s else "-")
-        for f in ratios:
-            cells.append("%.2f" % (lat["mxc"]["median"] / lat[f]["median"])
-                         if "mxc" in lat and f in lat else "-")
-        cells.append(", ".join("%s %.1e" % (fw, c["max_rel_diff"]) for fw, c in r["check"].items()
-                               if isinstance(c, dict)))
-        cells.append("%.0f%%" % r["other_cpu"] if "other_cpu" in r else "-")
-        print("| " + " | ".join(cells) + " |")
+# ---------------------------------------------------------------------------
+# Tables and plot
+# ---------------------------------------------------------------------------
+
+def _cell_latency(r, f):
+    s = r["latency"].get(f)
+    if s:
+        return "%.1f (%.1f-%.1f)" % (s["median"], s["p10"], s["p90"])
+    if f in r["na"]:
+        return "n/a (%s)" % r["na"][f]
+    c = r["check"].get(f)
+    if c and not c["ok"]:
+        return "FAIL (check)"
+    return "-"
+
+
+def _fastest_peer(r):
+    peers = [(s["median"], f) for f, s in r["latency"].items() if f != "mxc"]
+    return min(peers) if peers else None
+
+
+def print_tables(results, frameworks, peak):
+    peers = [f for f in frameworks if f != "mxc"]
+    peak_line = ("GEMM peak (measured, bench/gemm: OpenBLAS SGEMM through mxc's kernel ABI, "
+                 "2 threads): %.0f GFLOP/s (%s)" % peak if peak else
+                 "GEMM peak: not measured (--no-gemm, or bench/gemm failed)")
+    for batch in sorted(set(r["batch"] for r in results)):
+        rows = [r for r in results if r["batch"] == batch]
+        print("### Batch %d: latency, ms (median (p10-p90))" % batch)
+        print()
+        head = ["model"] + [LABELS[f] for f in frameworks]
+        if "mxc" in frameworks:
+            head += ["mxc / %s" % SHORT[f] for f in peers] + ["mxc / fastest peer"]
+        head += ["max rel diff vs PyTorch", "other CPU"]
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        ratios = {f: [] for f in peers + ["fastest"]}
+        for r in rows:
+            lat = r["latency"]
+            cells = [PRETTY.get(r["model"], r["model"])] + [_cell_latency(r, f) for f in frameworks]
+            if "mxc" in frameworks:
+                for f in peers:
+                    if "mxc" in lat and f in lat:
+                        q = lat["mxc"]["median"] / lat[f]["median"]
+                        ratios[f].append(q)
+                        cells.append("%.2f" % q)
+                    else:
+                        cells.append("-")
+                best = _fastest_peer(r)
+                if "mxc" in lat and best:
+                    q = lat["mxc"]["median"] / best[0]
+                    ratios["fastest"].append(q)
+                    cells.append("%.2f (%s)" % (q, SHORT[best[1]]))
+                else:
+                    cells.append("-")
+            cells.append(", ".join("%s %.1e" % (SHORT[fw], c["max_rel_diff"])
+                                   for fw, c in r["check"].items()))
+            cells.append("%.0f%%" % r["other_cpu"] if "other_cpu" in r else "-")
+            print("| " + " | ".join(cells) + " |")
+        if "mxc" in frameworks and len(rows) > 1:
+            cells = ["median row"] + [""] * len(frameworks)
+            cells += ["%.2f" % float(np.median(ratios[f])) if ratios[f] else "-" for f in peers]
+            cells += ["%.2f" % float(np.median(ratios["fastest"])) if ratios["fastest"] else "-"]
+            cells += ["", ""]
+            print("| " + " | ".join(cells) + " |")
+        print()
+        print("### Batch %d: GFLOP/s (convolution + FullyConnected FLOPs / median latency)" % batch)
+        print()
+        print(peak_line)
+        print()
+        head = ["model", "GFLOP / image"] + [LABELS[f] for f in frameworks]
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in rows:
+            cells = [PRETTY.get(r["model"], r["model"]), "%.2f" % r["gflop_per_image"]]
+            for f in frameworks:
+                s = r["latency"].get(f)
+                if s:
+                    cells.append("%.0f (%.0f%%)" % (s["gflops"], 100 * s["gflops"] / peak[0])
+                                 if peak else "%.0f" % s["gflops"])
+                else:
+                    cells.append("n/a" if f in r["na"] else "-")
+            print("| " + " | ".join(cells) + " |")
+        if peak:
+            print()
+            print("(in brackets: % of the measured GEMM peak)")
+        print()
+
+
+def plot(results, frameworks, meta, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    batches = sorted(set(r["batch"] for r in results))
+    norm = "mxc" in frameworks
+    fig, axes = plt.subplots(1, len(batches), figsize=(max(7, 3.2 * len(batches) + 1.6 *
+                                                           len(set(r["model"] for r in results))),
+                                                       4.8), squeeze=False)
+    colors = {"mxc": "#d62728", "ort": "#1f77b4", "ov": "#9467bd", "torch": "#ff7f0e",
+              "compile": "#e6a03c", "mxnet": "#2ca02c"}
+    width = 0.8 / len(frameworks)
+    for ax, batch in zip(axes[0], batches):
+        rows = [r for r in results if r["batch"] == batch]
+        for j, f in enumerate(frameworks):
+            xs, ys = [], []
+            for i, r in enumerate(rows):
+                s = r["latency"].get(f)
+                base = r["latency"].get("mxc") if norm else None
+                if s and (base or not norm):
+                    xs.append(i + (j - (len(frameworks) - 1) / 2) * width)
+                    ys.append(s["median"] / base["median"] if norm else s["median"])
+                elif not s:
+                    ax.text(i + (j - (len(frameworks) - 1) / 2) * width, 1.0 if norm else 1.0,
+                            "n/a", rotation=90, ha="center", va="bottom", fontsize=6,
+                            color=colors.get(f, "k"))
+            ax.bar(xs, ys, width, label=LABELS[f], color=colors.get(f))
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels(["%s\n%s" % (PRETTY.get(r["model"], r["model"]),
+                                        ("mxc %.1f ms" % r["latency"]["mxc"]["median"])
+                                        if "mxc" in r["latency"] else "")
+                            for r in rows], fontsize=8)
+        if norm:
+            ax.axhline(1.0, color="k", lw=0.6)
+            ax.set_ylabel("latency / mxc's (log; < 1: faster than mxc)")
+        else:
+            ax.set_ylabel("latency, ms (log)")
+        ax.set_title("batch %d" % batch)
+        ax.grid(axis="y", which="both", lw=0.3, alpha=0.5)
+    axes[0][-1].legend(fontsize=7, loc="best")
+    fig.suptitle("CPU inference, median latency, %d threads each (%s, %s; %d rounds, %d passes; "
+                 "load %s -> %s)" % (meta["threads"], meta["date"], meta["git"], meta["rounds"],
+                                     meta["runs"], meta["load_before"], meta["load_after"]),
+                 fontsize=8)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""MXNet 1.9.1 side of bench.py: runs in the MXNet venv (.venv-mxnet, numpy < 1.24),
+one process per timing round, started by bench.py.
+
+    .venv-mxnet/bin/python bench/cpu_inference/mxnet_runner.py SYMBOL.json PARAMS X.npy
+        [--warmup K] [--runs N] [--out OUT.npy] [--subgraph MKLDNN]
+
+Loads the same -symbol.json and .params that mxc reads into `mx.mod.Module`
+(data `data`, label `softmax_label`, CPU context), binds it for inference
+(for_training=False) at X's shape, and runs `forward(is_train=False)` on X:
+K untimed passes, then N timed ones, each ending in `wait_to_read()` on the
+output (MXNet's engine is asynchronous). --out saves the output (softmax) for
+bench.py's check. --subgraph MKLDNN first applies MXNet's oneDNN graph
+fusion (`Symbol.optimize_for('MKLDNN')`: Conv+BN+ReLU(+Add) fused), what
+MXNet's Intel guide advises for inference; without it, the plain Module (the
+operators still run on oneDNN, the PyPI wheel is built with it).
+
+Threads: bench.py sets OMP_NUM_THREADS (the width of each operator's oneDNN /
+OpenMP region), MXNET_CPU_WORKER_NTHREADS=1 (one engine worker runs the
+operators, so no two operators run at once) and MXNET_ENGINE_TYPE before
+this starts. Prints one JSON line: the per-pass times (ms) and the setup.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("symbol")
+    p.add_argument("params")
+    p.add_argument("x")
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--out")
+    p.add_argument("--subgraph", default="", help="e.g. MKLDNN: Symbol.optimize_for(backend)")
+    a = p.parse_args()
+
+    import mxnet as mx
+
+    x = np.load(a.x)
+    sym = mx.sym.load(a.symbol)
+    loaded = mx.nd.load(a.params)
+    arg = {k[4:]: v for k, v in loaded.items() if k.startswith("arg:")}
+    aux = {k[4:]: v for k, v in loaded.items() if k.startswith("aux:")}
+    if a.subgraph:
+        sym = sym.optimize_for(a.subgraph, arg, aux, ctx=mx.cpu())
+    mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"], context=mx.cpu())
+    mod.bind(data_shapes=[("data", x.shape)], label_shapes=[("softmax_label", (x.shape[0],))],
+             for_training=False)
+    mod.set_params(arg, aux, allow_missing=False, allow_extra=True)
+    batch = mx.io.DataBatch(data=[mx.nd.array(x)], label=None)
+
+    def once():
+        mod.forward(batch, is_train=False)
+        return mod.get_outputs()[0].wait_to_read()
+
+    start = time.perf_counter()
+    once()
+    first_ms = (time.perf_counter() - start) * 1e3
+    for _ in range(a.warmup):
+        once()
+    times = []
+    for _ in range(a.runs):
+        start = time.perf_counter()
+        once()
+        times.append((time.perf_counter() - start) * 1e3)
+    if a.out:
+        np.save(a.out, mod.get_outputs()[0].asnumpy())
+    info = {"times_ms": times, "first_ms": first_ms, "mxnet": mx.__version__,
+            "numpy": np.__version__, "engine": os.environ.get("MXNET_ENGINE_TYPE", "default"),
+            "omp_threads": os.environ.get("OMP_NUM_THREADS"),
+            "threads_in_process": len(os.listdir("/proc/self/task")),
+            "mkldnn": bool(mx.runtime.Features().is_enabled("MKLDNN")),
+            "subgraph": a.subgraph or None}
+    print("MXNET_RUNNER " + json.dumps(info))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
