@@ -25,10 +25,6 @@ from ._common import MAX_IMPORT_OPSET, MIN_IMPORT_OPSET, np_of_elem_type, requir
 _FLOAT_MAX = float(np.finfo(np.float32).max)
 
 
-class _Unmapped(Exception):
-    pass
-
-
 def _sym(op, inputs, name, **attrs):
     """One mx.sym operator node (all inputs given, named `name`)."""
     attrs = {k: v for k, v in attrs.items() if v is not None}
@@ -395,7 +391,8 @@ def _conv(imp, node, ins, attrs):
                 num_group=int(attrs.get("group", 1)), no_bias=not has_bias)
 
 
-def _pool_common(imp, node, ins, attrs, pool_type, **more):
+def _pool_common(imp, node, ins, attrs, pool_type, data=None, **more):
+    """Pooling of ins[0] (or of the symbol `data`, shaped as ins[0])."""
     x = ins[0]
     kernel = list(attrs["kernel_shape"])
     d = len(kernel)
@@ -405,7 +402,7 @@ def _pool_common(imp, node, ins, attrs, pool_type, **more):
         imp.fail("dilations=%s: mxc's Pooling has no dilation" % dilations)
     begin, end = _spatial_pads(imp, node, x, attrs, kernel, strides, dilations)
     name = imp.name_for(node)
-    data = imp.tensor(x)
+    data = imp.tensor(x) if data is None else data
     extra = dict(more)
     if pool_type == "avg":
         extra["count_include_pad"] = bool(attrs.get("count_include_pad", 0))
@@ -469,9 +466,7 @@ def _lp_pool(imp, node, ins, attrs):
     name = imp.name_for(node)
     powered = _sym("_power_scalar", [_sym("abs", [imp.tensor(ins[0])], imp.unique(name + "_abs"))],
                    imp.unique(name + "_pow"), scalar=p)
-    imp.values[name + "__lp_in"] = powered
-    imp.shapes[name + "__lp_in"] = imp.shape(ins[0])
-    summed = _pool_common(imp, node, [name + "__lp_in"] + list(ins[1:]), attrs, "sum")
+    summed = _pool_common(imp, node, ins, attrs, "sum", data=powered)
     return _sym("_power_scalar", [summed], name, scalar=1.0 / p)
 
 
@@ -805,7 +800,7 @@ def _where(imp, node, ins, attrs):
     return _sym("where", [cond, x, y], name)
 
 
-_ONNX_DTYPES_MX = {"float32", "float64", "float16", "uint8", "int8", "int32", "int64", "bool"}
+_MX_DTYPES = {"float32", "float64", "float16", "uint8", "int8", "int32", "int64", "bool"}
 
 
 @_imports("Cast")
@@ -814,7 +809,7 @@ def _cast(imp, node, ins, attrs):
         dt = np_of_elem_type(int(attrs["to"]))
     except Exception:
         dt = None
-    if dt is None or dt.name not in _ONNX_DTYPES_MX:
+    if dt is None or dt.name not in _MX_DTYPES:
         imp.fail("cast to ONNX type %s is not mapped" % attrs.get("to"))
     if imp.is_const(ins[0]):
         return imp.const(ins[0]).astype(dt)
@@ -1045,9 +1040,9 @@ def _squeeze(imp, node, ins, attrs):
     if axes is None:
         axes = [i for i, d in enumerate(s) if d == 1]
     axes = {a + len(s) if a < 0 else a for a in axes}
-    target = tuple(d for i, d in enumerate(s) if i not in axes)
-    return _sym("Reshape", [imp.tensor(ins[0])], imp.name_for(node), shape=target or (1,)) \
-        if target else _sym("Reshape", [imp.tensor(ins[0])], imp.name_for(node), shape=(1,))
+    # (a scalar result is (1,): mxc, as MXNet 1.x, has no 0-d arrays)
+    target = tuple(d for i, d in enumerate(s) if i not in axes) or (1,)
+    return _sym("Reshape", [imp.tensor(ins[0])], imp.name_for(node), shape=target)
 
 
 @_imports("Slice")
