@@ -639,6 +639,8 @@ def _load_params(params):
     from .. import ndarray as nd
     if isinstance(params, (str, os.PathLike)):
         params = nd.load(str(params))
+        if isinstance(params, list) and not params:
+            params = {}   # a block without parameters saves an empty list
     if isinstance(params, (list, tuple)) and len(params) == 2 and all(
             isinstance(p, dict) for p in params):
         merged = {}

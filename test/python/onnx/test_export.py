@@ -300,3 +300,43 @@ def test_wave1_operators_have_export_mappings():
     assert WAVE1 <= supported, sorted(WAVE1 - supported)
     # each mapping names an operator of the table (no typo'd dead entries)
     assert supported <= set(_ops.OPS), sorted(supported - set(_ops.OPS))
+
+
+GLUON_LAYERS = {
+    "layernorm": (lambda: nn.LayerNorm(), (2, 3, 4)),
+    "instancenorm": (lambda: nn.InstanceNorm(), (2, 3, 4, 4)),
+    "groupnorm": (lambda: nn.GroupNorm(num_groups=2), (2, 4, 3, 3)),
+    "prelu": (lambda: nn.PReLU(), (2, 3, 4, 4)),
+    "elu": (lambda: nn.ELU(), (2, 3)),
+    "selu": (lambda: nn.SELU(), (2, 3)),
+    "gelu": (lambda: nn.GELU(), (2, 3)),
+    "swish": (lambda: nn.Swish(), (2, 3)),
+    "conv1d": (lambda: nn.Conv1D(4, 3), (2, 3, 8)),
+    "globalmaxpool1d": (lambda: nn.GlobalMaxPool1D(), (2, 3, 8)),
+    "conv3d": (lambda: nn.Conv3D(2, 3), (1, 2, 5, 5, 5)),
+    "maxpool3d": (lambda: nn.MaxPool3D(), (1, 2, 4, 4, 4)),
+    "dense_no_flatten": (lambda: nn.Dense(5, flatten=False), (2, 3, 4)),
+    "embedding": (lambda: nn.Embedding(10, 4), (2, 3)),
+}
+
+
+@pytest.mark.parametrize("layer", sorted(GLUON_LAYERS))
+def test_gluon_layer_exported(layer, tmp_path):
+    """Each Gluon layer, hybridized and saved by export(), runs in ONNX
+    Runtime with the block's outputs (a block without parameters too)."""
+    make, shape = GLUON_LAYERS[layer]
+    net = nn.HybridSequential()
+    net.add(make())
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    rng = np.random.default_rng(2)
+    if layer == "embedding":
+        x = rng.integers(0, 10, shape).astype(np.float32)
+    else:
+        x = rng.standard_normal(shape).astype(np.float32)
+    want = net(mx.nd.array(x)).asnumpy()
+    sym_file, params_file = net.export(str(tmp_path / layer))
+    path = mx.onnx.export_model(sym_file, params_file, [shape], np.float32,
+                                str(tmp_path / (layer + ".onnx")))
+    (got,), _, _ = ort_run(path, {"data": x})
+    assert_close(got, want)
