@@ -4,12 +4,14 @@
 // pooling gradient against per-window loops written from MXNet's rules, and
 // the LRN gradient against central differences of a direct forward.
 #include "../src/kernels/kernels.h"
+#include "mxc/runtime/threads.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <limits>
 #include <random>
 #include <vector>
@@ -122,6 +124,28 @@ TEST(ConvBackwardKernel, Conv3DF64) {
 TEST(ConvBackwardKernel, StrideLeavesRemainderF32) {
   // in 8, kernel 3, stride 2: the last input column is never read.
   checkConv<float>(conv2d(1, 2, 2, 1, 8, 8, 3, 2, 0, 1), 1e-4);
+}
+
+// f32 on two kernel threads, where the runtime built with oneDNN splits the
+// gradients into parts (conv_dnnl.cc): the data gradient by images (or
+// groups for one image), the weight gradient by 16-filter blocks (or groups);
+// CTest runs these again with MXC_CONV_IMPL=im2col.
+TEST(ConvBackwardKernel, SplitsF32OnTwoThreads) {
+  mxc::runtime::setKernelThreads(2);
+  for (const Conv &c : {conv2d(3, 5, 24, 1, 9, 9, 3, 1, 1, 1),
+                        conv2d(1, 7, 40, 1, 8, 10, 3, 2, 1, 1),
+                        conv2d(2, 8, 8, 8, 9, 9, 3, 1, 1, 1),
+                        conv2d(1, 12, 18, 3, 7, 7, 3, 1, 1, 2),
+                        conv2d(4, 16, 32, 1, 5, 5, 1, 1, 0, 1),
+                        conv2d(1, 16, 17, 1, 6, 6, 1, 1, 0, 1),
+                        Conv{2, 6, 20, 1, {1, 1, 30}, {1, 1, 5}, {1, 1, 2},
+                             {0, 0, 2}, {1, 1, 1}, {}}}) {
+    SCOPED_TRACE("batch " + std::to_string(c.batch) + " channels " +
+                 std::to_string(c.channels) + " filters " +
+                 std::to_string(c.filters) + " groups " +
+                 std::to_string(c.groups));
+    checkConv<float>(c, 2e-4);
+  }
 }
 
 // Pooling: the reference forward and backward, one window at a time.

@@ -16,11 +16,18 @@
 //===----------------------------------------------------------------------===//
 #include "blas.h"
 #include "kernels.h"
+#include "mxc/runtime/plan.h"
+#if MXC_RUNTIME_HAVE_DNNL
+#include "conv_dnnl.h"
+#endif
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <string>
+#include <type_traits>
 
 namespace {
 using mxc::kernels::gemm;
@@ -37,6 +44,20 @@ struct Geometry {
            pad[0] == 0 && pad[1] == 0 && pad[2] == 0;
   }
 };
+
+#if MXC_RUNTIME_HAVE_DNNL
+// The oneDNN geometry of a 2-D (or 1-D) convolution; false for 3-D.
+bool dnnlArgs(const Geometry &g, mxc::kernels::ConvArgs &a) {
+  if (g.k[0] != 1 || g.in[0] != 1 || g.out[0] != 1 || g.channels == 0 ||
+      g.outVol() == 0)
+    return false;
+  a = {g.batch,     g.channels,  g.filters,   g.groups,    false,
+       g.in[1],     g.in[2],     g.k[1],      g.k[2],      g.out[1],
+       g.out[2],    g.stride[1], g.stride[2], g.pad[1],    g.pad[2],
+       g.dilate[1], g.dilate[2]};
+  return true;
+}
+#endif
 
 Geometry makeGeometry(const int64_t *v) {
   Geometry g;
@@ -100,6 +121,14 @@ void convBackwardData(const T *w, const T *dy, T *dx, T *cols,
                       const Geometry &g) {
   const int64_t cg = g.channels / g.groups, fg = g.filters / g.groups;
   const int64_t kc = cg * g.kVol(), P = g.outVol(), inVol = g.inVol();
+#if MXC_RUNTIME_HAVE_DNNL
+  if constexpr (std::is_same_v<T, float>) {
+    mxc::kernels::ConvArgs a;
+    if (g.batch > 0 && dnnlArgs(g, a) &&
+        mxc::kernels::convBackwardDataDnnl(w, dy, dx, a))
+      return;
+  }
+#endif
   std::fill(dx, dx + g.batch * g.channels * inVol, T(0));
   if (P == 0)
     return;
@@ -125,6 +154,14 @@ void convBackwardWeight(const T *x, const T *dy, T *dw, T *cols,
                         const Geometry &g) {
   const int64_t cg = g.channels / g.groups, fg = g.filters / g.groups;
   const int64_t kc = cg * g.kVol(), P = g.outVol(), inVol = g.inVol();
+#if MXC_RUNTIME_HAVE_DNNL
+  if constexpr (std::is_same_v<T, float>) {
+    mxc::kernels::ConvArgs a;
+    if (g.batch > 0 && dnnlArgs(g, a) &&
+        mxc::kernels::convBackwardWeightDnnl(x, dy, dw, a))
+      return;
+  }
+#endif
   std::fill(dw, dw + g.filters * kc, T(0));
   if (P == 0)
     return;
@@ -145,6 +182,18 @@ void convBackwardWeight(const T *x, const T *dy, T *dw, T *cols,
                     dw + gi * fg * kc);
     }
 }
+// Runs `f`; an exception (oneDNN's scratch cannot be allocated, say) becomes
+// a kernel error of the step, never an exception through generated code.
+template <typename F> void guarded(const char *what, F &&f) {
+  try {
+    f();
+  } catch (const std::bad_alloc &) {
+    mxc::runtime::reportKernelError(std::string(what) +
+                                    ": cannot allocate its scratch memory");
+  } catch (const std::exception &e) {
+    mxc::runtime::reportKernelError(std::string(what) + ": " + e.what());
+  }
+}
 } // namespace
 
 #define MXC_DEFINE_CONV_BACKWARD_KERNELS(T, suffix)                            \
@@ -162,8 +211,10 @@ void convBackwardWeight(const T *x, const T *dy, T *dw, T *cols,
                          pad_w, dilate_d, dilate_h, dilate_w};                 \
     Geometry g = makeGeometry(v);                                              \
     checkWorkspace("mxc_kernel_conv_backward_data_" #suffix, g, ws_size);      \
-    convBackwardData<T>(w + w_offset, dy + dy_offset, dx + dx_offset,          \
-                        ws + ws_offset, g);                                    \
+    guarded("Convolution gradient (data)", [&] {                               \
+      convBackwardData<T>(w + w_offset, dy + dy_offset, dx + dx_offset,        \
+                          ws + ws_offset, g);                                  \
+    });                                                                        \
   }                                                                            \
   MXC_KERNEL_EXPORT void mxc_kernel_conv_backward_weight_##suffix(             \
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, dy),           \
@@ -179,8 +230,10 @@ void convBackwardWeight(const T *x, const T *dy, T *dw, T *cols,
                          pad_w, dilate_d, dilate_h, dilate_w};                 \
     Geometry g = makeGeometry(v);                                              \
     checkWorkspace("mxc_kernel_conv_backward_weight_" #suffix, g, ws_size);    \
-    convBackwardWeight<T>(x + x_offset, dy + dy_offset, dw + dw_offset,        \
-                          ws + ws_offset, g);                                  \
+    guarded("Convolution gradient (weight)", [&] {                             \
+      convBackwardWeight<T>(x + x_offset, dy + dy_offset, dw + dw_offset,      \
+                            ws + ws_offset, g);                                \
+    });                                                                        \
   }
 
 MXC_DEFINE_CONV_BACKWARD_KERNELS(float, f32)

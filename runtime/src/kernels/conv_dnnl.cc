@@ -283,6 +283,222 @@ bool enabled() {
 
 } // namespace
 
+namespace {
+
+// Gradients. A part of the data gradient is a batch range (or a group
+// range); of the weight gradient a range of whole 16-filter blocks (or of
+// groups), so that no part's result needs adding to another's. Every tensor
+// is re-laid into the layouts the primitive picks and the result back.
+enum class Pass { Data, Weights };
+
+struct Backward {
+  dnnl::primitive prim;
+  // Inputs a, b and the result r: data (w, dy -> dx), weights (x, dy -> dw).
+  dnnl::memory::desc userA, userB, userR, primA, primB, primR, pad;
+  int argA, argB, argR;
+  dnnl::reorder toA, toB, fromR;
+  bool reA, reB, reR;
+};
+
+using BackwardKey = std::tuple<int, Key>;
+
+Key keyOf(const Part &p) {
+  const ConvArgs &a = p.a;
+  return Key{a.batch, a.channels, a.filters, a.groups, 0,    a.inH, a.inW,
+             a.kH,    a.kW,       a.outH,    a.outW,   a.sH, a.sW,  a.pH,
+             a.pW,    a.dH,       a.dW,      p.srcC,   p.dstF};
+}
+
+std::shared_ptr<Backward> buildBackward(const Part &part, Pass pass) {
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  const ConvArgs &a = part.a;
+  const bool grouped = a.groups > 1;
+  dnnl::memory::dims src{a.batch, a.channels, a.inH, a.inW},
+      dst{a.batch, a.filters, a.outH, a.outW}, strides{a.sH, a.sW},
+      dilates{a.dH - 1, a.dW - 1}, pad{a.pH, a.pW},
+      padR{(a.outH - 1) * a.sH + (a.kH - 1) * a.dH + 1 - a.inH - a.pH,
+           (a.outW - 1) * a.sW + (a.kW - 1) * a.dW + 1 - a.inW - a.pW};
+  dnnl::memory::dims weights =
+      grouped ? dnnl::memory::dims{a.groups, a.filters / a.groups,
+                                   a.channels / a.groups, a.kH, a.kW}
+              : dnnl::memory::dims{a.filters, a.channels, a.kH, a.kW};
+  auto nchw = [](const dnnl::memory::dims &d, int64_t fullC) {
+    int64_t plane = d[2] * d[3];
+    return dnnl::memory::desc(
+        d, dt::f32,
+        dnnl::memory::dims{d[0] == 1 ? d[1] * plane : fullC * plane, plane,
+                           d[3], 1});
+  };
+  auto anyOf = [](const dnnl::memory::dims &d) {
+    return dnnl::memory::desc(d, dt::f32, tag::any);
+  };
+  dnnl::memory::desc userSrc = nchw(src, part.srcC),
+                     userDst = nchw(dst, part.dstF),
+                     userW = dnnl::memory::desc(weights, dt::f32,
+                                                grouped ? tag::goihw : tag::oihw);
+  dnnl::engine &e = cpuEngine();
+  auto fwd = dnnl::convolution_forward::primitive_desc(
+      dnnl::convolution_forward::desc(
+          dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+          anyOf(src), anyOf(weights), anyOf(dst), strides, dilates, pad, padR),
+      e);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  auto b = std::make_shared<Backward>();
+  if (pass == Pass::Data) {
+    auto pd = dnnl::convolution_backward_data::primitive_desc(
+        dnnl::convolution_backward_data::desc(
+            dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
+            anyOf(dst), strides, dilates, pad, padR),
+        attr, e, fwd);
+    b->prim = dnnl::convolution_backward_data(pd);
+    b->userA = userW, b->userB = userDst, b->userR = userSrc;
+    b->primA = pd.weights_desc(), b->primB = pd.diff_dst_desc(),
+    b->primR = pd.diff_src_desc(), b->pad = pd.scratchpad_desc();
+    b->argA = DNNL_ARG_WEIGHTS, b->argB = DNNL_ARG_DIFF_DST,
+    b->argR = DNNL_ARG_DIFF_SRC;
+  } else {
+    auto pd = dnnl::convolution_backward_weights::primitive_desc(
+        dnnl::convolution_backward_weights::desc(
+            dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
+            anyOf(dst), strides, dilates, pad, padR),
+        attr, e, fwd);
+    b->prim = dnnl::convolution_backward_weights(pd);
+    b->userA = userSrc, b->userB = userDst, b->userR = userW;
+    b->primA = pd.src_desc(), b->primB = pd.diff_dst_desc(),
+    b->primR = pd.diff_weights_desc(), b->pad = pd.scratchpad_desc();
+    b->argA = DNNL_ARG_SRC, b->argB = DNNL_ARG_DIFF_DST,
+    b->argR = DNNL_ARG_DIFF_WEIGHTS;
+  }
+  b->reA = b->primA != b->userA;
+  b->reB = b->primB != b->userB;
+  b->reR = b->primR != b->userR;
+  if (b->reA)
+    b->toA = dnnl::reorder(dnnl::reorder::primitive_desc(e, b->userA, e, b->primA));
+  if (b->reB)
+    b->toB = dnnl::reorder(dnnl::reorder::primitive_desc(e, b->userB, e, b->primB));
+  if (b->reR)
+    b->fromR = dnnl::reorder(dnnl::reorder::primitive_desc(e, b->primR, e, b->userR));
+  return b;
+}
+
+std::shared_ptr<Backward> lookupBackward(const Part &p, Pass pass) {
+  static std::mutex mu;
+  static std::map<BackwardKey, std::shared_ptr<Backward>> cache;
+  BackwardKey key{int(pass), keyOf(p)};
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, buildBackward(p, pass)).first;
+  return it->second;
+}
+
+void runBackward(const Backward &b, const float *inA, const float *inB,
+                 float *out) {
+  if (omp_set_num_threads)
+    omp_set_num_threads(1);
+  dnnl::engine &e = cpuEngine();
+  dnnl::stream s(e);
+  auto mem = [&](const dnnl::memory::desc &d, const void *p) {
+    return dnnl::memory(d, e, const_cast<void *>(p));
+  };
+  dnnl::memory userA = mem(b.userA, inA), userB = mem(b.userB, inB),
+               userR = mem(b.userR, out);
+  dnnl::memory A = userA, B = userB, R = userR;
+  if (b.reA) {
+    A = mem(b.primA, scratch(b.primA.get_size(), 0));
+    b.toA.execute(s, userA, A);
+  }
+  if (b.reB) {
+    B = mem(b.primB, scratch(b.primB.get_size(), 1));
+    b.toB.execute(s, userB, B);
+  }
+  if (b.reR)
+    R = mem(b.primR, scratch(b.primR.get_size(), 2));
+  std::unordered_map<int, dnnl::memory> args{
+      {b.argA, A}, {b.argB, B}, {b.argR, R}};
+  if (size_t n = b.pad.get_size())
+    args.emplace(DNNL_ARG_SCRATCHPAD, mem(b.pad, scratch(n, 3)));
+  b.prim.execute(s, args);
+  if (b.reR)
+    b.fromR.execute(s, R, userR);
+  s.wait();
+}
+
+// Parts of a gradient: batch (data gradient only) or groups, else filters
+// in 16-blocks (weight gradient only); one part otherwise.
+std::vector<Part> splitBackward(const ConvArgs &a, Pass pass, int threads) {
+  if (threads > 1 && pass == Pass::Weights && a.groups == 1) {
+    // Filters, whatever the batch: split() picks them for a batch of one.
+    ConvArgs one = a;
+    one.batch = 1;
+    std::vector<Part> parts = split(one, threads);
+    for (Part &p : parts)
+      p.a.batch = a.batch;
+    return parts;
+  }
+  // split() picks images when the batch covers the threads, else groups;
+  // else filters, which no data-gradient part may take (each would write a
+  // partial sum over its filters).
+  if (threads > 1 && (a.batch >= threads ? pass == Pass::Data : a.groups > 1))
+    return split(a, threads);
+  return {Part{a, a.channels, a.filters, 0, 0, 0, 0}};
+}
+
+template <typename Run>
+bool runBackwardParts(const ConvArgs &a, Pass pass, Run run) {
+  if (!enabled())
+    return false;
+  if (omp_set_num_threads)
+    omp_set_num_threads(1);
+  std::vector<Part> parts = splitBackward(a, pass, runtime::kernelThreads());
+  std::vector<std::shared_ptr<Backward>> prims;
+  try {
+    for (const Part &p : parts)
+      prims.push_back(lookupBackward(p, pass));
+  } catch (const dnnl::error &) {
+    return false;
+  }
+  const int64_t work = a.batch * a.filters * a.outH * a.outW *
+                       (a.channels / a.groups) * a.kH * a.kW;
+  std::mutex failMu;
+  std::exception_ptr failure;
+  parallelFor(int64_t(parts.size()), work, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      try {
+        run(*prims[i], parts[i]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failMu);
+        if (!failure)
+          failure = std::current_exception();
+      }
+    }
+  });
+  if (failure)
+    std::rethrow_exception(failure);
+  return true;
+}
+
+} // namespace
+
+bool convBackwardDataDnnl(const float *w, const float *dy, float *dx,
+                          const ConvArgs &a) {
+  // Part offsets: x* index dx, y* index dy, w* the weights.
+  return runBackwardParts(a, Pass::Data, [&](const Backward &b, const Part &p) {
+    runBackward(b, w + p.wOffset, dy + p.yOffset, dx + p.xOffset);
+  });
+}
+
+bool convBackwardWeightDnnl(const float *x, const float *dy, float *dw,
+                            const ConvArgs &a) {
+  return runBackwardParts(a, Pass::Weights,
+                          [&](const Backward &b, const Part &p) {
+                            runBackward(b, x + p.xOffset, dy + p.yOffset,
+                                        dw + p.wOffset);
+                          });
+}
+
 bool convDnnl(const float *x, const float *w, const float *bias, float *y,
               const ConvArgs &a) {
   if (!enabled())

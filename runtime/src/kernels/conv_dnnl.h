@@ -26,6 +26,14 @@ struct ConvArgs {
 bool convDnnl(const float *x, const float *w, const float *bias, float *y,
               const ConvArgs &args);
 
+/// The gradients (conv_backward.cc's contract): dx from w and dy, and dw from
+/// x and dy, each overwritten; false (nothing written) when oneDNN is not
+/// used for them. `hasBias` is ignored.
+bool convBackwardDataDnnl(const float *w, const float *dy, float *dx,
+                          const ConvArgs &args);
+bool convBackwardWeightDnnl(const float *x, const float *dy, float *dw,
+                            const ConvArgs &args);
+
 } // namespace mxc::kernels
 
 #endif // MXC_RUNTIME_SRC_KERNELS_CONV_DNNL_H

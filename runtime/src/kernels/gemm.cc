@@ -215,17 +215,22 @@ void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m,
     const ConvGeometry g{in_d,  in_h,  in_w,  k_d,      k_h,      k_w,         \
                          out_d, out_h, out_w, stride_d, stride_h, stride_w,    \
                          pad_d, pad_h, pad_w, dilate_d, dilate_h, dilate_w};   \
-    /* The im2col scratch may not fit in memory: a kernel error (the step  \
-       fails, its outputs are marked failed), never an exception through    \
-       generated code. */                                                    \
+    /* The scratch (im2col columns, or oneDNN's re-laid tensors) may not  \
+       fit in memory: a kernel error (the step fails, its outputs are       \
+       marked failed), never an exception through generated code. */        \
     try {                                                                    \
       conv<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset,    \
               batch, channels, filters, groups, has_bias != 0, g);             \
     } catch (const std::bad_alloc &) {                                       \
       mxc::runtime::reportKernelError(                                       \
-          "Convolution: cannot allocate the im2col scratch (" +              \
+          "Convolution: cannot allocate its scratch memory (the im2col "     \
+          "columns are " +                                                   \
           std::to_string(channels / groups * k_d * k_h * k_w) + " x " +      \
-          std::to_string(out_d * out_h * out_w) + " elements)");             \
+          std::to_string(out_d * out_h * out_w) + " elements; oneDNN's "     \
+          "re-laid input and output about their size)");                    \
+    } catch (const std::exception &e) {                                      \
+      mxc::runtime::reportKernelError(std::string("Convolution: ") +         \
+                                      e.what());                             \
     }                                                                        \
   }
 
