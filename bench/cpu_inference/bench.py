@@ -91,8 +91,10 @@ median (p10-p90) per framework, the ratios mxc / each peer and mxc / the
 fastest peer, the check's max relative differences and `other CPU`; a table
 of the GFLOP/s each framework reaches (convolution + FullyConnected FLOPs,
 2 per multiply-add, over the median latency) with the GEMM peak; and a plot
-(--plot, default docs/cpu_inference.png; latency per framework per network,
-normalised to mxc, log scale).
+(latency per framework per network, normalised to mxc, log scale): --plot, by
+default docs/cpu_inference.png for the full run (all networks, frameworks and
+both batches, >= 4 rounds, >= 20 passes) and .work/cpu_inference.png for a
+partial one, so quick runs leave docs/ alone.
 """
 import argparse
 import datetime
@@ -142,7 +144,8 @@ def parse_args(argv=None):
     p.add_argument("--mxnet-subgraph", default="",
                    help="MXNet graph backend for Symbol.optimize_for (MKLDNN), default none")
     p.add_argument("--no-gemm", action="store_true", help="skip bench/gemm")
-    p.add_argument("--plot", default=os.path.join(ROOT, "docs", "cpu_inference.png"))
+    p.add_argument("--plot", help="where the plot goes (default: docs/cpu_inference.png for a "
+                   "full run, .work/cpu_inference.png for a partial one)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--json", help="also write the results as JSON here")
     a = p.parse_args(argv)
@@ -155,6 +158,11 @@ def parse_args(argv=None):
     for n in a.nets:
         if n not in MODELS:
             p.error("unknown network %s (choose from %s)" % (n, ",".join(MODELS)))
+    full = (a.nets == MODELS and a.batches == [1, 16] and a.frameworks == FRAMEWORKS and
+            a.rounds >= 4 and a.runs >= 20)
+    if a.plot is None:
+        a.plot = (os.path.join(ROOT, "docs", "cpu_inference.png") if full else
+                  os.path.join(a.work, "cpu_inference.png"))
     if "torch" not in a.frameworks:
         a.frameworks.append("torch")  # the reference of the check
     return a
@@ -723,6 +731,10 @@ class MXNet(Framework):
             raise NotAvailable("mxnet_runner.py failed (%d): %s" % (
                 r.returncode, err[-1] if err else ""))
         MXNet.info = json.loads(m.group(1))
+        # MXNet logs the graph passes it applies when binding (1.9.1's oneDNN build
+        # activates its MKLDNN subgraph backend, Conv+BN+ReLU fusion, by default).
+        act = re.findall(r"Subgraph backend (\S+) is activated", r.stderr)
+        MXNet.info["bind_subgraph"] = sorted(set(act))
         return MXNet.info
 
     def net(self, ctx):
@@ -744,9 +756,12 @@ class MXNet(Framework):
         i = MXNet.info
         if not i:
             return "mxnet (%s)" % ARGS.mxnet_python
-        return "mxnet %s (numpy %s, oneDNN %s, %s, OMP_NUM_THREADS %s, 1 engine worker%s)" % (
-            i["mxnet"], i["numpy"], "on" if i["mkldnn"] else "off", i["engine"],
-            i["omp_threads"], ", optimize_for(%s)" % i["subgraph"] if i["subgraph"] else "")
+        return ("mxnet %s (numpy %s, oneDNN %s, %s, OMP_NUM_THREADS %s, 1 engine worker, "
+                "%d threads in the process; subgraph backend at bind: %s%s)" % (
+                    i["mxnet"], i["numpy"], "on" if i["mkldnn"] else "off", i["engine"],
+                    i["omp_threads"], i["threads_in_process"],
+                    ", ".join(i.get("bind_subgraph") or []) or "none",
+                    "; optimize_for(%s)" % i["subgraph"] if i["subgraph"] else ""))
 
 
 RUNNERS = {"mxc": Mxc, "ort": Ort, "ov": OpenVINO, "torch": TorchEager, "compile": TorchCompile,
@@ -1089,8 +1104,8 @@ def print_tables(results, frameworks, peak):
             for f in frameworks:
                 s = r["latency"].get(f)
                 if s:
-                    cells.append("%.0f (%.0f%%)" % (s["gflops"], 100 * s["gflops"] / peak[0])
-                                 if peak else "%.0f" % s["gflops"])
+                    g = ("%.0f" if s["gflops"] >= 10 else "%.1f") % s["gflops"]
+                    cells.append("%s (%.0f%%)" % (g, 100 * s["gflops"] / peak[0]) if peak else g)
                 else:
                     cells.append("n/a" if f in r["na"] else "-")
             print("| " + " | ".join(cells) + " |")
@@ -1104,12 +1119,13 @@ def plot(results, frameworks, meta, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     batches = sorted(set(r["batch"] for r in results))
     norm = "mxc" in frameworks
-    fig, axes = plt.subplots(1, len(batches), figsize=(max(7, 3.2 * len(batches) + 1.6 *
-                                                           len(set(r["model"] for r in results))),
-                                                       4.8), squeeze=False)
+    nets = len(set(r["model"] for r in results))
+    fig, axes = plt.subplots(1, len(batches), figsize=(max(8, len(batches) * (1.2 + 1.3 * nets)),
+                                                       5.0), squeeze=False)
     colors = {"mxc": "#d62728", "ort": "#1f77b4", "ov": "#9467bd", "torch": "#ff7f0e",
               "compile": "#e6a03c", "mxnet": "#2ca02c"}
     width = 0.8 / len(frameworks)
@@ -1129,6 +1145,9 @@ def plot(results, frameworks, meta, path):
                             color=colors.get(f, "k"))
             ax.bar(xs, ys, width, label=LABELS[f], color=colors.get(f))
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(rows)))
         ax.set_xticklabels(["%s\n%s" % (PRETTY.get(r["model"], r["model"]),
                                         ("mxc %.1f ms" % r["latency"]["mxc"]["median"])
@@ -1142,8 +1161,8 @@ def plot(results, frameworks, meta, path):
         ax.set_title("batch %d" % batch)
         ax.grid(axis="y", which="both", lw=0.3, alpha=0.5)
     axes[0][-1].legend(fontsize=7, loc="best")
-    fig.suptitle("CPU inference, median latency, %d threads each (%s, %s; %d rounds, %d passes; "
-                 "load %s -> %s)" % (meta["threads"], meta["date"], meta["git"], meta["rounds"],
+    fig.suptitle("CPU inference, median latency, %d threads each\n%s, %s; %d rounds, %d timed "
+                 "passes; load average %s -> %s" % (meta["threads"], meta["date"], meta["git"], meta["rounds"],
                                      meta["runs"], meta["load_before"], meta["load_after"]),
                  fontsize=8)
     fig.tight_layout()

@@ -10,10 +10,11 @@ Loads the same -symbol.json and .params that mxc reads into `mx.mod.Module`
 (for_training=False) at X's shape, and runs `forward(is_train=False)` on X:
 K untimed passes, then N timed ones, each ending in `wait_to_read()` on the
 output (MXNet's engine is asynchronous). --out saves the output (softmax) for
-bench.py's check. --subgraph MKLDNN first applies MXNet's oneDNN graph
-fusion (`Symbol.optimize_for('MKLDNN')`: Conv+BN+ReLU(+Add) fused), what
-MXNet's Intel guide advises for inference; without it, the plain Module (the
-operators still run on oneDNN, the PyPI wheel is built with it).
+bench.py's check. The PyPI wheel is built with oneDNN, and binding for
+inference already applies its MKLDNN subgraph backend (Conv+BN+ReLU(+Add)
+fusion; MXNet logs "Subgraph backend MKLDNN is activated", which bench.py
+reports); --subgraph BACKEND also calls `Symbol.optimize_for(BACKEND)` on
+the symbol and parameters first.
 
 Threads: bench.py sets OMP_NUM_THREADS (the width of each operator's oneDNN /
 OpenMP region), MXNET_CPU_WORKER_NTHREADS=1 (one engine worker runs the

@@ -2,7 +2,7 @@
 """Where mxc's forward time goes: `perf record` of `mxc run --repeat N` on the
 files bench.py left in .work/, samples bucketed by function.
 
-    .venv-bench/bin/python bench/cpu_inference/profile_mxc.py [--models ...]
+    .venv-bench/bin/python bench/cpu_inference/profile_mxc.py [--nets ...]
         [--batches 1,16] [--threads 2]
 
 Run bench.py first (it writes the symbol JSON, .params and inputs). Sampling
@@ -22,9 +22,15 @@ Buckets:
   gemm packing   OpenBLAS panel copies (sgemm_*copy) and beta scaling
   openblas other OpenBLAS without symbols (the thread server's wait loop)
   im2col         the runtime's im2col (mxc_kernel_conv_f32)
-  runtime other  the rest of libmxc_runtime (bias, 1x1 paths, plt stubs)
-  generated      the JIT-compiled code: every non-GEMM op (BatchNorm, ReLU,
-                 pooling, add, LRN, Concat copies, softmax)
+  runtime other  the rest of libmxc_runtime (bias, 1x1 paths, thread pool, plt stubs)
+  oneDNN         libdnnl (its convolution drivers and reorders) and, when it
+                 names them through a perf map (DNNL_JIT_PROFILE=1 is set), its
+                 JIT-compiled convolution kernels
+  generated      the JIT-compiled code: every op that is not a library call
+                 (BatchNorm, ReLU, pooling, add, LRN, Concat copies, softmax),
+                 and any anonymous JIT code perf cannot name (oneDNN's kernels
+                 too when its perf map is missing: Debian's libdnnl may be
+                 built without JIT profiling)
   memcpy/memset  libc copies and fills (im2col rows and padding, 1x1 unfolds)
   libm           libm calls from the generated code (powf: LRN)
   page faults    kernel memory management (first touch of fresh buffers)
@@ -48,6 +54,7 @@ BUCKETS = [
     ("openblas other", lambda d, s: "openblas" in d),
     ("im2col", lambda d, s: "mxc_runtime" in d and "im2col" in s),
     ("runtime other", lambda d, s: "mxc_runtime" in d),
+    ("oneDNN", lambda d, s: "dnnl" in d or re.match(r"(dnnl|jit_|brgemm)", s)),
     ("generated", lambda d, s: d.startswith("[JIT]") or d.startswith("//anon")),
     ("memcpy/memset", lambda d, s: "libc" in d and re.search(r"mem(move|cpy|set)", s)),
     ("libm", lambda d, s: "libm." in d),
@@ -69,15 +76,17 @@ def bucket(dso, sym):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--models", default="resnet18,vgg11,alexnet,inception-bn")
+    p.add_argument("--nets", "--models", dest="models",
+                   default="resnet18,resnet50,vgg11,alexnet,inception-bn,mobilenet-v2")
     p.add_argument("--batches", default="1,16")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seconds", type=float, default=6.0, help="profiled time per case")
     p.add_argument("--repeat", type=int, default=10, help="passes for the forward time")
     p.add_argument("--mxc", default=os.path.join(ROOT, "build", "bin", "mxc"))
     p.add_argument("--work", default=os.path.join(HERE, ".work"))
     a = p.parse_args()
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(a.threads), OMP_NUM_THREADS=str(a.threads))
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(a.threads), OMP_NUM_THREADS=str(a.threads),
+               DNNL_JIT_PROFILE="1")
     env.setdefault("MXC_CACHE_DIR", os.path.join(a.work, "cache"))
     names = [b[0] for b in BUCKETS] + ["other"]
     print("| model | batch | forward ms | page faults / forward | "
