@@ -22,9 +22,14 @@
 // full input (a part's share of the weights and output); the input's
 // re-layout is repeated by every channel part.
 //
-// Primitives are built once per geometry and kept (a mutex-guarded map);
-// each part uses per-thread scratch buffers and a user scratchpad, so steps
-// on several engine workers may run convolutions at once.
+// Primitives are built once per geometry and kept (a mutex-guarded map).
+// A part runs with the state of its "slot": part i of a convolution running
+// on the kernel threads uses slot i (one parallel loop runs at a time, so the
+// slot is its alone), a convolution run outside the pool (another is running
+// there) uses a slot of its calling thread. A slot owns the re-layout buffers
+// (grown to the largest part it has run) and, per primitive, the oneDNN
+// memory objects and argument map, re-pointed at each call's buffers: a
+// warm step allocates nothing in this file (ArenaTest checks it).
 //
 //===----------------------------------------------------------------------===//
 #include "conv_dnnl.h"
@@ -53,7 +58,7 @@ namespace {
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t>;
+                       int64_t, int>;
 
 /// One part of a convolution: a convolution of its own whose input and
 /// output are channel ranges of larger NCHW tensors (srcC, dstF channels).
@@ -63,12 +68,19 @@ struct Part {
   int64_t xOffset, wOffset, biasOffset, yOffset; // elements
 };
 
-struct Conv {
-  dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward prim;
-  dnnl::memory::desc userSrc, userWeights, userDst, bias;
-  bool reorderSrc, reorderWeights, reorderDst;
-  dnnl::reorder toSrc, toWeights, fromDst;
+enum class Pass { Forward, Data, Weights };
+
+/// A primitive with two inputs a, b and a result r (forward: x, w -> y;
+/// data gradient: w, dy -> dx; weight gradient: x, dy -> dw), each in the
+/// caller's layout (user*) and the primitive's (prim*), and the re-layouts
+/// between them.
+struct Prim {
+  dnnl::primitive prim;
+  dnnl::memory::desc userA, userB, userR, primA, primB, primR, pad, bias;
+  int argA, argB, argR;
+  bool hasBias = false;
+  bool reA = false, reB = false, reR = false;
+  dnnl::reorder toA, toB, fromR;
 };
 
 dnnl::engine &cpuEngine() {
@@ -76,45 +88,24 @@ dnnl::engine &cpuEngine() {
   return engine;
 }
 
-// A per-thread scratch buffer of at least `bytes` bytes, 64-byte aligned.
-void *scratch(size_t bytes, int slot) {
-  struct Buffer {
-    void *p = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(p); }
-  };
-  thread_local Buffer buffers[4];
-  Buffer &b = buffers[slot];
-  if (b.size < bytes) {
-    std::free(b.p);
-    b.size = 0;
-    b.p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!b.p)
-      throw std::bad_alloc();
-    b.size = bytes;
-  }
-  return b.p;
-}
-
-// Output pixels (batch x height x width) below which a convolution stays on
-// NCHW (measured on ResNet-18's layers, docs/benchmarks.md).
+// Output pixels (batch x height x width) below which a forward convolution
+// stays on NCHW (measured on ResNet-18's layers, docs/benchmarks.md).
 constexpr int64_t kPlainBelowPixels = 128;
 
-std::shared_ptr<Conv> build(const Part &part) {
-  const ConvArgs &a = part.a;
+std::shared_ptr<Prim> build(const Part &part, Pass pass) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
+  const ConvArgs &a = part.a;
   const bool grouped = a.groups > 1;
   dnnl::memory::dims src{a.batch, a.channels, a.inH, a.inW},
-      dst{a.batch, a.filters, a.outH, a.outW}, bias{a.filters},
-      strides{a.sH, a.sW}, dilates{a.dH - 1, a.dW - 1}, pad{a.pH, a.pW},
+      dst{a.batch, a.filters, a.outH, a.outW}, strides{a.sH, a.sW},
+      dilates{a.dH - 1, a.dW - 1}, pad{a.pH, a.pW},
       padR{(a.outH - 1) * a.sH + (a.kH - 1) * a.dH + 1 - a.inH - a.pH,
            (a.outW - 1) * a.sW + (a.kW - 1) * a.dW + 1 - a.inW - a.pW};
   dnnl::memory::dims weights =
       grouped ? dnnl::memory::dims{a.groups, a.filters / a.groups,
                                    a.channels / a.groups, a.kH, a.kW}
               : dnnl::memory::dims{a.filters, a.channels, a.kH, a.kW};
-  auto c = std::make_shared<Conv>();
   auto nchw = [](const dnnl::memory::dims &d, int64_t fullC) {
     // A batch of one has a dense batch stride whatever the full tensor's.
     int64_t plane = d[2] * d[3];
@@ -123,68 +114,204 @@ std::shared_ptr<Conv> build(const Part &part) {
         dnnl::memory::dims{d[0] == 1 ? d[1] * plane : fullC * plane, plane,
                            d[3], 1});
   };
-  c->userSrc = nchw(src, part.srcC);
-  c->userDst = nchw(dst, part.dstF);
-  c->userWeights =
-      dnnl::memory::desc(weights, dt::f32, grouped ? tag::goihw : tag::oihw);
-  c->bias = dnnl::memory::desc(bias, dt::f32, tag::x);
-  const bool pointwise = a.kH == 1 && a.kW == 1 && a.sH == 1 && a.sW == 1 &&
-                         a.pH == 0 && a.pW == 0;
   auto anyOf = [](const dnnl::memory::dims &d) {
     return dnnl::memory::desc(d, dt::f32, tag::any);
   };
-  // Few output pixels per weight (ResNet's last stage at batch 1): the
-  // blocked kernels' per-call weight re-layout would cost about as much as
-  // the convolution; oneDNN's GEMM convolution on NCHW reads them as they are.
-  const bool plain = pointwise || a.batch * a.outH * a.outW < kPlainBelowPixels;
-  dnnl::memory::desc srcMd = plain ? c->userSrc : anyOf(src),
-                     dstMd = plain ? c->userDst : anyOf(dst);
-  auto desc =
-      a.hasBias
-          ? dnnl::convolution_forward::desc(
-                dnnl::prop_kind::forward_inference,
-                dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
-                c->bias, dstMd, strides, dilates, pad, padR)
-          : dnnl::convolution_forward::desc(
-                dnnl::prop_kind::forward_inference,
-                dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
-                dstMd, strides, dilates, pad, padR);
+  dnnl::memory::desc userSrc = nchw(src, part.srcC),
+                     userDst = nchw(dst, part.dstF),
+                     userW = dnnl::memory::desc(
+                         weights, dt::f32, grouped ? tag::goihw : tag::oihw);
+  dnnl::engine &e = cpuEngine();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  c->pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpuEngine());
-  c->prim = dnnl::convolution_forward(c->pd);
-  dnnl::engine &e = cpuEngine();
-  c->reorderSrc = c->pd.src_desc() != c->userSrc;
-  c->reorderWeights = c->pd.weights_desc() != c->userWeights;
-  c->reorderDst = c->pd.dst_desc() != c->userDst;
-  if (c->reorderSrc)
-    c->toSrc = dnnl::reorder(dnnl::reorder::primitive_desc(
-        e, c->userSrc, e, c->pd.src_desc()));
-  if (c->reorderWeights)
-    c->toWeights = dnnl::reorder(dnnl::reorder::primitive_desc(
-        e, c->userWeights, e, c->pd.weights_desc()));
-  if (c->reorderDst)
-    c->fromDst = dnnl::reorder(dnnl::reorder::primitive_desc(
-        e, c->pd.dst_desc(), e, c->userDst));
-  return c;
+  auto p = std::make_shared<Prim>();
+  if (pass == Pass::Forward) {
+    const bool pointwise = a.kH == 1 && a.kW == 1 && a.sH == 1 &&
+                           a.sW == 1 && a.pH == 0 && a.pW == 0;
+    // Few output pixels per weight (ResNet's last stage at batch 1): the
+    // blocked kernels' per-call weight re-layout would cost about as much
+    // as the convolution; oneDNN's GEMM convolution on NCHW reads them as
+    // they are.
+    const bool plain =
+        pointwise || a.batch * a.outH * a.outW < kPlainBelowPixels;
+    dnnl::memory::desc srcMd = plain ? userSrc : anyOf(src),
+                       dstMd = plain ? userDst : anyOf(dst);
+    p->bias = dnnl::memory::desc({a.filters}, dt::f32, tag::x);
+    p->hasBias = a.hasBias;
+    auto desc =
+        a.hasBias
+            ? dnnl::convolution_forward::desc(
+                  dnnl::prop_kind::forward_inference,
+                  dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
+                  p->bias, dstMd, strides, dilates, pad, padR)
+            : dnnl::convolution_forward::desc(
+                  dnnl::prop_kind::forward_inference,
+                  dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
+                  dstMd, strides, dilates, pad, padR);
+    auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, e);
+    p->prim = dnnl::convolution_forward(pd);
+    p->userA = userSrc, p->userB = userW, p->userR = userDst;
+    p->primA = pd.src_desc(), p->primB = pd.weights_desc(),
+    p->primR = pd.dst_desc(), p->pad = pd.scratchpad_desc();
+    p->argA = DNNL_ARG_SRC, p->argB = DNNL_ARG_WEIGHTS, p->argR = DNNL_ARG_DST;
+  } else {
+    auto fwd = dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(
+            dnnl::prop_kind::forward_training,
+            dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
+            anyOf(dst), strides, dilates, pad, padR),
+        e);
+    if (pass == Pass::Data) {
+      auto pd = dnnl::convolution_backward_data::primitive_desc(
+          dnnl::convolution_backward_data::desc(
+              dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
+              anyOf(dst), strides, dilates, pad, padR),
+          attr, e, fwd);
+      p->prim = dnnl::convolution_backward_data(pd);
+      p->userA = userW, p->userB = userDst, p->userR = userSrc;
+      p->primA = pd.weights_desc(), p->primB = pd.diff_dst_desc(),
+      p->primR = pd.diff_src_desc(), p->pad = pd.scratchpad_desc();
+      p->argA = DNNL_ARG_WEIGHTS, p->argB = DNNL_ARG_DIFF_DST,
+      p->argR = DNNL_ARG_DIFF_SRC;
+    } else {
+      auto pd = dnnl::convolution_backward_weights::primitive_desc(
+          dnnl::convolution_backward_weights::desc(
+              dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
+              anyOf(dst), strides, dilates, pad, padR),
+          attr, e, fwd);
+      p->prim = dnnl::convolution_backward_weights(pd);
+      p->userA = userSrc, p->userB = userDst, p->userR = userW;
+      p->primA = pd.src_desc(), p->primB = pd.diff_dst_desc(),
+      p->primR = pd.diff_weights_desc(), p->pad = pd.scratchpad_desc();
+      p->argA = DNNL_ARG_SRC, p->argB = DNNL_ARG_DIFF_DST,
+      p->argR = DNNL_ARG_DIFF_WEIGHTS;
+    }
+  }
+  p->reA = p->primA != p->userA;
+  p->reB = p->primB != p->userB;
+  p->reR = p->primR != p->userR;
+  if (p->reA)
+    p->toA = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->userA, e, p->primA));
+  if (p->reB)
+    p->toB = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->userB, e, p->primB));
+  if (p->reR)
+    p->fromR = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->primR, e, p->userR));
+  return p;
 }
 
-std::shared_ptr<Conv> lookup(const Part &p) {
+std::shared_ptr<Prim> lookup(const Part &part, Pass pass) {
   static std::mutex mu;
-  static std::map<Key, std::shared_ptr<Conv>> cache;
-  const ConvArgs &a = p.a;
-  Key key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH, a.inW,
-          a.kH,    a.kW,       a.outH,    a.outW,   a.sH,      a.sW,  a.pH,
-          a.pW,    a.dH,       a.dW,      p.srcC,   p.dstF};
+  static std::map<Key, std::shared_ptr<Prim>> cache;
+  const ConvArgs &a = part.a;
+  Key key{a.batch, a.channels, a.filters, a.groups,  a.hasBias, a.inH,
+          a.inW,   a.kH,       a.kW,      a.outH,    a.outW,    a.sH,
+          a.sW,    a.pH,       a.pW,      a.dH,      a.dW,      part.srcC,
+          part.dstF, int(pass)};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it == cache.end())
-    it = cache.emplace(key, build(p)).first;
+    it = cache.emplace(key, build(part, pass)).first;
   return it->second;
+}
+
+/// A 64-byte aligned buffer that only grows.
+struct Buffer {
+  void *p = nullptr;
+  size_t size = 0;
+  Buffer() = default;
+  Buffer(const Buffer &) = delete;
+  ~Buffer() { std::free(p); }
+  void *get(size_t bytes) {
+    if (size < bytes) {
+      std::free(p);
+      size = 0;
+      p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+      if (!p)
+        throw std::bad_alloc();
+      size = bytes;
+    }
+    return p;
+  }
+};
+
+/// A primitive's memory objects and arguments in one slot.
+struct Bound {
+  dnnl::memory userA, userB, userR, A, B, R, bias, pad;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+struct Slot {
+  Buffer buffers[4]; // A, B, R re-laid; the scratchpad
+  std::unordered_map<const Prim *, std::unique_ptr<Bound>> bound;
+  std::unique_ptr<dnnl::stream> stream;
+};
+
+// Slots of the parts of a convolution on the kernel threads.
+constexpr int kMaxParts = 64;
+
+Slot &slotFor(int64_t part) {
+  if (inParallelLoop()) {
+    static Slot *slots = new Slot[kMaxParts]; // leaked: used until exit
+    return slots[part];
+  }
+  thread_local Slot slot;
+  return slot;
+}
+
+void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
+         float *out, const float *bias) {
+  if (omp_set_num_threads)
+    omp_set_num_threads(1);
+  dnnl::engine &e = cpuEngine();
+  if (!slot.stream)
+    slot.stream = std::make_unique<dnnl::stream>(e);
+  dnnl::stream &s = *slot.stream;
+  std::unique_ptr<Bound> &b = slot.bound[&p];
+  if (!b) {
+    b = std::make_unique<Bound>();
+    auto mem = [&](const dnnl::memory::desc &d) {
+      return dnnl::memory(d, e, DNNL_MEMORY_NONE);
+    };
+    b->userA = mem(p.userA), b->userB = mem(p.userB), b->userR = mem(p.userR);
+    b->A = p.reA ? mem(p.primA) : b->userA;
+    b->B = p.reB ? mem(p.primB) : b->userB;
+    b->R = p.reR ? mem(p.primR) : b->userR;
+    b->args = {{p.argA, b->A}, {p.argB, b->B}, {p.argR, b->R}};
+    if (p.hasBias) {
+      b->bias = mem(p.bias);
+      b->args.emplace(DNNL_ARG_BIAS, b->bias);
+    }
+    if (p.pad.get_size()) {
+      b->pad = mem(p.pad);
+      b->args.emplace(DNNL_ARG_SCRATCHPAD, b->pad);
+    }
+  }
+  b->userA.set_data_handle(const_cast<float *>(inA));
+  b->userB.set_data_handle(const_cast<float *>(inB));
+  b->userR.set_data_handle(out);
+  if (p.reA)
+    b->A.set_data_handle(slot.buffers[0].get(p.primA.get_size()));
+  if (p.reB)
+    b->B.set_data_handle(slot.buffers[1].get(p.primB.get_size()));
+  if (p.reR)
+    b->R.set_data_handle(slot.buffers[2].get(p.primR.get_size()));
+  if (p.hasBias)
+    b->bias.set_data_handle(const_cast<float *>(bias));
+  if (p.pad.get_size())
+    b->pad.set_data_handle(slot.buffers[3].get(p.pad.get_size()));
+  if (p.reA)
+    p.toA.execute(s, b->userA, b->A);
+  if (p.reB)
+    p.toB.execute(s, b->userB, b->B);
+  p.prim.execute(s, b->args);
+  if (p.reR)
+    p.fromR.execute(s, b->R, b->userR);
+  s.wait();
 }
 
 /// Splits `a` into at most `threads` parts (see the file comment).
 std::vector<Part> split(const ConvArgs &a, int threads) {
+  threads = std::min(threads, kMaxParts);
   const int64_t inVol = a.inH * a.inW, outVol = a.outH * a.outW;
   const int64_t cg = a.channels / a.groups, fg = a.filters / a.groups;
   const int64_t kVol = a.kH * a.kW;
@@ -236,199 +363,12 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
   return parts;
 }
 
-void runPart(const Conv &c, const float *x, const float *w, const float *bias,
-             float *y, bool hasBias) {
-  if (omp_set_num_threads)
-    omp_set_num_threads(1);
-  dnnl::engine &e = cpuEngine();
-  dnnl::stream s(e);
-  auto mem = [&](const dnnl::memory::desc &d, const void *p) {
-    return dnnl::memory(d, e, const_cast<void *>(p));
-  };
-  dnnl::memory userSrc = mem(c.userSrc, x), userWeights = mem(c.userWeights, w),
-               userDst = mem(c.userDst, y);
-  dnnl::memory src = userSrc, weights = userWeights, dst = userDst;
-  if (c.reorderSrc) {
-    src = mem(c.pd.src_desc(), scratch(c.pd.src_desc().get_size(), 0));
-    c.toSrc.execute(s, userSrc, src);
-  }
-  if (c.reorderWeights) {
-    weights =
-        mem(c.pd.weights_desc(), scratch(c.pd.weights_desc().get_size(), 1));
-    c.toWeights.execute(s, userWeights, weights);
-  }
-  if (c.reorderDst)
-    dst = mem(c.pd.dst_desc(), scratch(c.pd.dst_desc().get_size(), 2));
-  std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-  if (hasBias)
-    args.emplace(DNNL_ARG_BIAS, mem(c.bias, bias));
-  size_t pad = c.pd.scratchpad_desc().get_size();
-  if (pad)
-    args.emplace(DNNL_ARG_SCRATCHPAD,
-                 mem(c.pd.scratchpad_desc(), scratch(pad, 3)));
-  c.prim.execute(s, args);
-  if (c.reorderDst)
-    c.fromDst.execute(s, dst, userDst);
-  s.wait();
-}
-
-bool enabled() {
-  static const bool on = [] {
-    const char *v = std::getenv("MXC_CONV_IMPL");
-    return !(v && std::strcmp(v, "im2col") == 0);
-  }();
-  return on;
-}
-
-} // namespace
-
-namespace {
-
-// Gradients. A part of the data gradient is a batch range (or a group
-// range); of the weight gradient a range of whole 16-filter blocks (or of
-// groups), so that no part's result needs adding to another's. Every tensor
-// is re-laid into the layouts the primitive picks and the result back.
-enum class Pass { Data, Weights };
-
-struct Backward {
-  dnnl::primitive prim;
-  // Inputs a, b and the result r: data (w, dy -> dx), weights (x, dy -> dw).
-  dnnl::memory::desc userA, userB, userR, primA, primB, primR, pad;
-  int argA, argB, argR;
-  dnnl::reorder toA, toB, fromR;
-  bool reA, reB, reR;
-};
-
-using BackwardKey = std::tuple<int, Key>;
-
-Key keyOf(const Part &p) {
-  const ConvArgs &a = p.a;
-  return Key{a.batch, a.channels, a.filters, a.groups, 0,    a.inH, a.inW,
-             a.kH,    a.kW,       a.outH,    a.outW,   a.sH, a.sW,  a.pH,
-             a.pW,    a.dH,       a.dW,      p.srcC,   p.dstF};
-}
-
-std::shared_ptr<Backward> buildBackward(const Part &part, Pass pass) {
-  using dt = dnnl::memory::data_type;
-  using tag = dnnl::memory::format_tag;
-  const ConvArgs &a = part.a;
-  const bool grouped = a.groups > 1;
-  dnnl::memory::dims src{a.batch, a.channels, a.inH, a.inW},
-      dst{a.batch, a.filters, a.outH, a.outW}, strides{a.sH, a.sW},
-      dilates{a.dH - 1, a.dW - 1}, pad{a.pH, a.pW},
-      padR{(a.outH - 1) * a.sH + (a.kH - 1) * a.dH + 1 - a.inH - a.pH,
-           (a.outW - 1) * a.sW + (a.kW - 1) * a.dW + 1 - a.inW - a.pW};
-  dnnl::memory::dims weights =
-      grouped ? dnnl::memory::dims{a.groups, a.filters / a.groups,
-                                   a.channels / a.groups, a.kH, a.kW}
-              : dnnl::memory::dims{a.filters, a.channels, a.kH, a.kW};
-  auto nchw = [](const dnnl::memory::dims &d, int64_t fullC) {
-    int64_t plane = d[2] * d[3];
-    return dnnl::memory::desc(
-        d, dt::f32,
-        dnnl::memory::dims{d[0] == 1 ? d[1] * plane : fullC * plane, plane,
-                           d[3], 1});
-  };
-  auto anyOf = [](const dnnl::memory::dims &d) {
-    return dnnl::memory::desc(d, dt::f32, tag::any);
-  };
-  dnnl::memory::desc userSrc = nchw(src, part.srcC),
-                     userDst = nchw(dst, part.dstF),
-                     userW = dnnl::memory::desc(weights, dt::f32,
-                                                grouped ? tag::goihw : tag::oihw);
-  dnnl::engine &e = cpuEngine();
-  auto fwd = dnnl::convolution_forward::primitive_desc(
-      dnnl::convolution_forward::desc(
-          dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-          anyOf(src), anyOf(weights), anyOf(dst), strides, dilates, pad, padR),
-      e);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  auto b = std::make_shared<Backward>();
-  if (pass == Pass::Data) {
-    auto pd = dnnl::convolution_backward_data::primitive_desc(
-        dnnl::convolution_backward_data::desc(
-            dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
-            anyOf(dst), strides, dilates, pad, padR),
-        attr, e, fwd);
-    b->prim = dnnl::convolution_backward_data(pd);
-    b->userA = userW, b->userB = userDst, b->userR = userSrc;
-    b->primA = pd.weights_desc(), b->primB = pd.diff_dst_desc(),
-    b->primR = pd.diff_src_desc(), b->pad = pd.scratchpad_desc();
-    b->argA = DNNL_ARG_WEIGHTS, b->argB = DNNL_ARG_DIFF_DST,
-    b->argR = DNNL_ARG_DIFF_SRC;
-  } else {
-    auto pd = dnnl::convolution_backward_weights::primitive_desc(
-        dnnl::convolution_backward_weights::desc(
-            dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
-            anyOf(dst), strides, dilates, pad, padR),
-        attr, e, fwd);
-    b->prim = dnnl::convolution_backward_weights(pd);
-    b->userA = userSrc, b->userB = userDst, b->userR = userW;
-    b->primA = pd.src_desc(), b->primB = pd.diff_dst_desc(),
-    b->primR = pd.diff_weights_desc(), b->pad = pd.scratchpad_desc();
-    b->argA = DNNL_ARG_SRC, b->argB = DNNL_ARG_DIFF_DST,
-    b->argR = DNNL_ARG_DIFF_WEIGHTS;
-  }
-  b->reA = b->primA != b->userA;
-  b->reB = b->primB != b->userB;
-  b->reR = b->primR != b->userR;
-  if (b->reA)
-    b->toA = dnnl::reorder(dnnl::reorder::primitive_desc(e, b->userA, e, b->primA));
-  if (b->reB)
-    b->toB = dnnl::reorder(dnnl::reorder::primitive_desc(e, b->userB, e, b->primB));
-  if (b->reR)
-    b->fromR = dnnl::reorder(dnnl::reorder::primitive_desc(e, b->primR, e, b->userR));
-  return b;
-}
-
-std::shared_ptr<Backward> lookupBackward(const Part &p, Pass pass) {
-  static std::mutex mu;
-  static std::map<BackwardKey, std::shared_ptr<Backward>> cache;
-  BackwardKey key{int(pass), keyOf(p)};
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(key);
-  if (it == cache.end())
-    it = cache.emplace(key, buildBackward(p, pass)).first;
-  return it->second;
-}
-
-void runBackward(const Backward &b, const float *inA, const float *inB,
-                 float *out) {
-  if (omp_set_num_threads)
-    omp_set_num_threads(1);
-  dnnl::engine &e = cpuEngine();
-  dnnl::stream s(e);
-  auto mem = [&](const dnnl::memory::desc &d, const void *p) {
-    return dnnl::memory(d, e, const_cast<void *>(p));
-  };
-  dnnl::memory userA = mem(b.userA, inA), userB = mem(b.userB, inB),
-               userR = mem(b.userR, out);
-  dnnl::memory A = userA, B = userB, R = userR;
-  if (b.reA) {
-    A = mem(b.primA, scratch(b.primA.get_size(), 0));
-    b.toA.execute(s, userA, A);
-  }
-  if (b.reB) {
-    B = mem(b.primB, scratch(b.primB.get_size(), 1));
-    b.toB.execute(s, userB, B);
-  }
-  if (b.reR)
-    R = mem(b.primR, scratch(b.primR.get_size(), 2));
-  std::unordered_map<int, dnnl::memory> args{
-      {b.argA, A}, {b.argB, B}, {b.argR, R}};
-  if (size_t n = b.pad.get_size())
-    args.emplace(DNNL_ARG_SCRATCHPAD, mem(b.pad, scratch(n, 3)));
-  b.prim.execute(s, args);
-  if (b.reR)
-    b.fromR.execute(s, R, userR);
-  s.wait();
-}
-
-// Parts of a gradient: batch (data gradient only) or groups, else filters
-// in 16-blocks (weight gradient only); one part otherwise.
-std::vector<Part> splitBackward(const ConvArgs &a, Pass pass, int threads) {
+// Parts of a gradient: the data gradient by images (or groups for a small
+// batch), the weight gradient by 16-filter blocks (or groups), so that no
+// part's result is a partial sum of another's; one part otherwise.
+std::vector<Part> splitFor(const ConvArgs &a, Pass pass, int threads) {
+  if (pass == Pass::Forward)
+    return split(a, threads);
   if (threads > 1 && pass == Pass::Weights && a.groups == 1) {
     // Filters, whatever the batch: split() picks them for a batch of one.
     ConvArgs one = a;
@@ -446,28 +386,68 @@ std::vector<Part> splitBackward(const ConvArgs &a, Pass pass, int threads) {
   return {Part{a, a.channels, a.filters, 0, 0, 0, 0}};
 }
 
-template <typename Run>
-bool runBackwardParts(const ConvArgs &a, Pass pass, Run run) {
+bool enabled() {
+  static const bool on = [] {
+    const char *v = std::getenv("MXC_CONV_IMPL");
+    return !(v && std::strcmp(v, "im2col") == 0);
+  }();
+  return on;
+}
+
+/// A convolution's parts and their primitives, for one thread count.
+struct Split {
+  std::vector<Part> parts;
+  std::vector<std::shared_ptr<Prim>> prims;
+};
+
+/// The split of `pass` of `a` on `threads` threads, built once; null when
+/// oneDNN has no implementation for one of its parts.
+const Split *splitOf(const ConvArgs &a, Pass pass, int threads) {
+  static std::mutex mu;
+  static std::map<std::tuple<Key, int>, std::unique_ptr<Split>> cache;
+  Key key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH,
+          a.inW,   a.kH,       a.kW,      a.outH,   a.outW,    a.sH,
+          a.sW,    a.pH,       a.pW,      a.dH,     a.dW,      0,
+          0,       int(pass)};
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, fresh] = cache.try_emplace({key, threads});
+  if (fresh) {
+    auto s = std::make_unique<Split>();
+    s->parts = splitFor(a, pass, threads);
+    try {
+      for (const Part &p : s->parts)
+        s->prims.push_back(lookup(p, pass));
+      it->second = std::move(s);
+    } catch (const dnnl::error &) {
+      // A geometry oneDNN has no implementation for: im2col (remembered).
+    }
+  }
+  return it->second.get();
+}
+
+/// Runs `pass` of `a` in parts on the kernel threads; `call(prim, slot,
+/// part)` runs one. False when oneDNN has no implementation for a part.
+template <typename Call>
+bool runParts(const ConvArgs &a, Pass pass, Call call) {
   if (!enabled())
     return false;
+  // Before any primitive is built: oneDNN sizes its work split by the
+  // OpenMP thread count at creation.
   if (omp_set_num_threads)
     omp_set_num_threads(1);
-  std::vector<Part> parts = splitBackward(a, pass, runtime::kernelThreads());
-  std::vector<std::shared_ptr<Backward>> prims;
-  try {
-    for (const Part &p : parts)
-      prims.push_back(lookupBackward(p, pass));
-  } catch (const dnnl::error &) {
+  const Split *split = splitOf(a, pass, runtime::kernelThreads());
+  if (!split)
     return false;
-  }
   const int64_t work = a.batch * a.filters * a.outH * a.outW *
                        (a.channels / a.groups) * a.kH * a.kW;
+  // A part's failure (its scratch cannot be allocated) is rethrown here, on
+  // the calling thread, never out of a helper thread.
   std::mutex failMu;
   std::exception_ptr failure;
-  parallelFor(int64_t(parts.size()), work, [&](int64_t lo, int64_t hi) {
+  parallelFor(int64_t(split->parts.size()), work, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       try {
-        run(*prims[i], parts[i]);
+        call(*split->prims[i], slotFor(i), split->parts[i]);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failMu);
         if (!failure)
@@ -482,61 +462,32 @@ bool runBackwardParts(const ConvArgs &a, Pass pass, Run run) {
 
 } // namespace
 
+bool convDnnl(const float *x, const float *w, const float *bias, float *y,
+              const ConvArgs &a) {
+  return runParts(a, Pass::Forward,
+                  [&](const Prim &p, Slot &slot, const Part &part) {
+                    run(p, slot, x + part.xOffset, w + part.wOffset,
+                        y + part.yOffset, bias + part.biasOffset);
+                  });
+}
+
 bool convBackwardDataDnnl(const float *w, const float *dy, float *dx,
                           const ConvArgs &a) {
-  // Part offsets: x* index dx, y* index dy, w* the weights.
-  return runBackwardParts(a, Pass::Data, [&](const Backward &b, const Part &p) {
-    runBackward(b, w + p.wOffset, dy + p.yOffset, dx + p.xOffset);
-  });
+  // Part offsets: x* index dx, y* dy, w* the weights.
+  return runParts(a, Pass::Data,
+                  [&](const Prim &p, Slot &slot, const Part &part) {
+                    run(p, slot, w + part.wOffset, dy + part.yOffset,
+                        dx + part.xOffset, nullptr);
+                  });
 }
 
 bool convBackwardWeightDnnl(const float *x, const float *dy, float *dw,
                             const ConvArgs &a) {
-  return runBackwardParts(a, Pass::Weights,
-                          [&](const Backward &b, const Part &p) {
-                            runBackward(b, x + p.xOffset, dy + p.yOffset,
-                                        dw + p.wOffset);
-                          });
-}
-
-bool convDnnl(const float *x, const float *w, const float *bias, float *y,
-              const ConvArgs &a) {
-  if (!enabled())
-    return false;
-  // Before any primitive is built: oneDNN sizes its work split by the
-  // OpenMP thread count at creation.
-  if (omp_set_num_threads)
-    omp_set_num_threads(1);
-  std::vector<Part> parts = split(a, runtime::kernelThreads());
-  std::vector<std::shared_ptr<Conv>> convs;
-  try {
-    for (const Part &p : parts)
-      convs.push_back(lookup(p));
-  } catch (const dnnl::error &) {
-    return false; // a geometry oneDNN has no implementation for: im2col
-  }
-  const int64_t work = a.batch * a.filters * a.outH * a.outW *
-                       (a.channels / a.groups) * a.kH * a.kW;
-  // A part's failure (its scratch cannot be allocated) is rethrown here, on
-  // the calling thread, never out of a helper thread.
-  std::mutex failMu;
-  std::exception_ptr failure;
-  parallelFor(int64_t(parts.size()), work, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const Part &p = parts[i];
-      try {
-        runPart(*convs[i], x + p.xOffset, w + p.wOffset, bias + p.biasOffset,
-                y + p.yOffset, a.hasBias);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failMu);
-        if (!failure)
-          failure = std::current_exception();
-      }
-    }
-  });
-  if (failure)
-    std::rethrow_exception(failure);
-  return true;
+  return runParts(a, Pass::Weights,
+                  [&](const Prim &p, Slot &slot, const Part &part) {
+                    run(p, slot, x + part.xOffset, dy + part.yOffset,
+                        dw + part.wOffset, nullptr);
+                  });
 }
 
 } // namespace mxc::kernels

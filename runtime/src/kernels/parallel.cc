@@ -47,6 +47,15 @@ constexpr int64_t kMinParallelCost = 32768;
 // How long a helper spins for the next loop before it sleeps.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
+thread_local bool tlsInPool = false;
+
+// Sets tlsInPool for a scope.
+struct InPool {
+  bool saved;
+  explicit InPool(bool on) : saved(tlsInPool) { tlsInPool = on; }
+  ~InPool() { tlsInPool = saved; }
+};
+
 struct Loop {
   LoopBody body;
   void *ctx;
@@ -84,6 +93,7 @@ public:
     const int threads = runtime::kernelThreads();
     if (n <= 1 || threads <= 1 || cost < kMinParallelCost ||
         busy_.exchange(true, std::memory_order_acquire)) {
+      InPool alone(false);
       body(ctx, 0, n);
       return;
     }
@@ -105,7 +115,10 @@ public:
         s.cv.notify_one();
       }
     }
-    loop.run();
+    {
+      InPool pooled(true);
+      loop.run();
+    }
     for (int i = 0; i < helpers; ++i) {
       Slot &s = *slots_[i];
       int expected = kPosted;
@@ -145,7 +158,10 @@ private:
       if (!s->state.compare_exchange_strong(expected, kTaken,
                                             std::memory_order_acq_rel))
         continue; // revoked
-      s->loop->run();
+      {
+        InPool pooled(true);
+        s->loop->run();
+      }
       s->state.store(kIdle, std::memory_order_release);
     }
   }
@@ -155,6 +171,8 @@ private:
 };
 
 } // namespace
+
+bool inParallelLoop() { return tlsInPool; }
 
 void parallelFor(int64_t n, int64_t cost, LoopBody body, void *ctx) {
   if (n <= 0)

@@ -25,6 +25,12 @@ using LoopBody = void (*)(void *ctx, int64_t lo, int64_t hi);
 /// the calling thread alone. Returns when every chunk has run.
 void parallelFor(int64_t n, int64_t cost, LoopBody body, void *ctx);
 
+/// Whether the calling thread is running chunks of a parallel loop on the
+/// pool (not a loop run alone on its caller). At most one such loop runs at
+/// a time, so per-chunk state indexed by the chunk (conv_dnnl.cc's slots) is
+/// the chunk's alone while this is true.
+bool inParallelLoop();
+
 /// The same for a C++ callable `f(lo, hi)`.
 template <typename F> void parallelFor(int64_t n, int64_t cost, F &&f) {
   using Fn = std::remove_reference_t<F>;
