@@ -506,16 +506,19 @@ def times_callable(fn, warmup, runs):
     return times
 
 
-def one_line(e, limit=110):
+def one_line(e, limit=140):
     """A short reason for an n/a cell."""
-    text = str(e).strip().splitlines()
-    text = [t.strip() for t in text if t.strip()]
-    msg = "%s: %s" % (type(e).__name__, text[0] if text else "")
+    text = [t.strip() for t in str(e).strip().splitlines() if t.strip()]
+    msg = text[0] if text else ""
     # Inductor's C++ compile errors: the compiler's first error line says most.
     for t in text:
         if "error:" in t or "No such file" in t or "not found" in t:
-            msg = "%s: %s" % (type(e).__name__, t)
+            msg = t
             break
+    # Wrapped exceptions ("InductorError: InvalidCxxCompiler: ..."): the innermost name.
+    if not re.match(r"^\w+(Error|Exception)\b", msg):
+        msg = "%s: %s" % (type(e).__name__, msg)
+    msg = re.sub(r"^(\w+(Error|Exception): )+(?=\w+(Error|Exception|Compiler)\b)", "", msg)
     msg = msg.replace("|", "/")
     return msg if len(msg) <= limit else msg[:limit - 3] + "..."
 
@@ -1125,7 +1128,7 @@ def plot(results, frameworks, meta, path):
     norm = "mxc" in frameworks
     nets = len(set(r["model"] for r in results))
     fig, axes = plt.subplots(1, len(batches), figsize=(max(8, len(batches) * (1.2 + 1.3 * nets)),
-                                                       5.0), squeeze=False)
+                                                       5.0), squeeze=False, sharey=True)
     colors = {"mxc": "#d62728", "ort": "#1f77b4", "ov": "#9467bd", "torch": "#ff7f0e",
               "compile": "#e6a03c", "mxnet": "#2ca02c"}
     width = 0.8 / len(frameworks)
