@@ -1205,6 +1205,217 @@ def _layer_norm(imp, node, ins, attrs):
     return [y, mean, inv]
 
 
+@_imports("Split")
+def _split(imp, node, ins, attrs):
+    axis = int(attrs.get("axis", 0))
+    shape = imp.static_shape(ins[0], "Split")
+    if axis < 0:
+        axis += len(shape)
+    dim = shape[axis]
+    n_out = len(node.output)
+    sizes = attrs.get("split")
+    if len(ins) > 1 and ins[1]:
+        sizes = [int(v) for v in imp.const(ins[1], "split").reshape(-1)]
+    if sizes is None:
+        n = int(attrs.get("num_outputs", n_out))
+        chunk = -(-dim // n)
+        sizes = [min(chunk, dim - k * chunk) for k in range(n)]
+    if sum(sizes) != dim or len(sizes) != n_out:
+        imp.fail("split sizes %s do not cover dimension %d in %d outputs" % (sizes, dim, n_out))
+    x = imp.tensor(ins[0])
+    name = imp.name_for(node)
+    outs, begin = [], 0
+    for k, size in enumerate(sizes):
+        if size <= 0:
+            imp.fail("an empty split output is not mapped")
+        outs.append(_sym("slice_axis", [x], imp.unique("%s_%d" % (name, k)), axis=axis,
+                         begin=begin, end=begin + size))
+        begin += size
+    return outs
+
+
+@_imports("Tile")
+def _tile(imp, node, ins, attrs):
+    repeats = [int(v) for v in imp.const(ins[1], "repeats").reshape(-1)]
+    if imp.is_const(ins[0]):
+        return np.tile(imp.const(ins[0]), repeats)
+    name = imp.name_for(node)
+    y = imp.tensor(ins[0])
+    for axis, r in enumerate(repeats):
+        if r < 1:
+            imp.fail("repeats %s: an empty result is not mapped" % repeats)
+        if r > 1:
+            y = _sym("Concat", [y] * r, imp.unique("%s_%d" % (name, axis)), dim=axis, num_args=r)
+    return _sym("_copy", [y], name)
+
+
+def _blocks(imp, node, ins, attrs, to_space):
+    b = int(attrs["blocksize"])
+    n, c, h, w = imp.static_shape(ins[0], node.op_type)
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    if to_space:
+        if _s(attrs.get("mode", "DCR")) == "DCR":
+            shape, perm = (n, b, b, c // (b * b), h, w), (0, 3, 4, 1, 5, 2)
+        else:
+            shape, perm = (n, c // (b * b), b, b, h, w), (0, 1, 4, 2, 5, 3)
+        out = (n, c // (b * b), h * b, w * b)
+    else:
+        shape = (n, c, h // b, b, w // b, b)
+        perm = (0, 3, 5, 1, 2, 4) if _s(attrs.get("mode", "DCR")) == "DCR" else (0, 1, 3, 5, 2, 4)
+        out = (n, c * b * b, h // b, w // b)
+    y = _sym("Reshape", [x], imp.unique(name + "_split"), shape=shape)
+    y = _sym("transpose", [y], imp.unique(name + "_perm"), axes=perm)
+    return _sym("Reshape", [y], name, shape=out)
+
+
+@_imports("DepthToSpace")
+def _depth_to_space(imp, node, ins, attrs):
+    return _blocks(imp, node, ins, attrs, True)
+
+
+@_imports("SpaceToDepth")
+def _space_to_depth(imp, node, ins, attrs):
+    return _blocks(imp, node, ins, attrs, False)
+
+
+def _nearest_is_repeat(ctm, nearest, size, f):
+    """Whether ONNX's nearest resizing of a dimension of `size` by the
+    integer factor f picks source index i // f for every output index i."""
+    out = size * f
+    i = np.arange(out, dtype=np.float64)
+    if ctm in ("half_pixel", "pytorch_half_pixel"):
+        v = (i + 0.5) / f - 0.5
+    elif ctm == "asymmetric":
+        v = i / f
+    elif ctm == "tf_half_pixel_for_nn":
+        v = (i + 0.5) / f
+    elif ctm == "align_corners":
+        v = i * (size - 1) / max(out - 1, 1)
+    else:
+        return False
+    if nearest == "round_prefer_floor":
+        src = np.ceil(v - 0.5)
+    elif nearest == "round_prefer_ceil":
+        src = np.floor(v + 0.5)
+    elif nearest == "floor":
+        src = np.floor(v)
+    elif nearest == "ceil":
+        src = np.ceil(v)
+    else:
+        return False
+    src = np.clip(src, 0, size - 1)
+    return bool(np.array_equal(src, i // f))
+
+
+@_imports("Resize", "Upsample")
+def _resize(imp, node, ins, attrs):
+    shape = imp.static_shape(ins[0], node.op_type)
+    mode = _s(attrs.get("mode", "nearest"))
+    ctm = _s(attrs.get("coordinate_transformation_mode", "half_pixel"))
+    nearest = _s(attrs.get("nearest_mode", "round_prefer_floor"))
+    if node.op_type == "Upsample":
+        ctm, nearest = "asymmetric", "floor"
+        scales = imp.const(ins[1], "scales").reshape(-1) if len(ins) > 1 else attrs.get("scales")
+        sizes = None
+    else:
+        scales = imp.const(ins[2], "scales").reshape(-1) if len(ins) > 2 and ins[2] else None
+        sizes = imp.const(ins[3], "sizes").reshape(-1) if len(ins) > 3 and ins[3] else None
+        policy = _s(attrs.get("keep_aspect_ratio_policy", "stretch"))
+        if policy != "stretch" and sizes is not None:
+            imp.fail("keep_aspect_ratio_policy=%s is not mapped" % policy)
+        axes = attrs.get("axes")
+        if axes is not None:
+            # scales / sizes for the listed axes only: the others keep their size
+            axes = [a + len(shape) if a < 0 else a for a in axes]
+            if sizes is not None:
+                full = list(shape)
+                for a, v in zip(axes, sizes):
+                    full[a] = int(v)
+                sizes = full
+            else:
+                full = [1.0] * len(shape)
+                for a, v in zip(axes, scales):
+                    full[a] = float(v)
+                scales = full
+    if sizes is not None:
+        if any(int(o) % int(i) for o, i in zip(sizes, shape)):
+            imp.fail("sizes %s are not integer multiples of %s" % (list(sizes), list(shape)))
+        factors = [int(o) // int(i) for o, i in zip(sizes, shape)]
+    else:
+        factors = [float(f) for f in scales]
+        if any(f != int(f) or f < 1 for f in factors):
+            imp.fail("scales %s: only integer upsampling factors are mapped" % factors)
+        factors = [int(f) for f in factors]
+    if mode != "nearest":
+        imp.fail("mode '%s' is not mapped (nearest with integer factors only)" % mode)
+    for d, f in zip(shape, factors):
+        if f > 1 and not _nearest_is_repeat(ctm, nearest, d, f):
+            imp.fail("coordinate_transformation_mode=%s with nearest_mode=%s by %d is not a "
+                     "repetition (not mapped)" % (ctm, nearest, f))
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    if all(f == 1 for f in factors):
+        return _sym("_copy", [x], name)
+    # each dimension d becomes (d, 1) plus zeros (1, f): every entry repeated f times
+    split = []
+    for d, f in zip(shape, factors):
+        split += [d, 1]
+    zeros = []
+    for f in factors:
+        zeros += [1, f]
+    y = _sym("Reshape", [x], imp.unique(name + "_split"), shape=tuple(split))
+    z = imp.param(name + "_repeat", np.zeros(zeros, dtype=imp.dtype(ins[0])))
+    y = _sym("broadcast_add", [y, z], imp.unique(name + "_rep"))
+    return _sym("Reshape", [y], name, shape=tuple(d * f for d, f in zip(shape, factors)))
+
+
+@_imports("Mish")
+def _mish(imp, node, ins, attrs):
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    sp = _sym("Activation", [x], imp.unique(name + "_sp"), act_type="softrelu")
+    return _sym("elemwise_mul", [x, _sym("tanh", [sp], imp.unique(name + "_t"))], name)
+
+
+@_imports("ThresholdedRelu")
+def _thresholded_relu(imp, node, ins, attrs):
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    mask = _sym("_greater_scalar", [x], imp.unique(name + "_m"),
+                scalar=float(attrs.get("alpha", 1.0)))
+    return _sym("elemwise_mul", [x, mask], name)
+
+
+@_imports("Celu")
+def _celu(imp, node, ins, attrs):
+    alpha = float(attrs.get("alpha", 1.0))
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    pos = _sym("relu", [x], imp.unique(name + "_pos"))
+    e = _sym("exp", [_sym("_div_scalar", [x], imp.unique(name + "_d"), scalar=alpha)],
+             imp.unique(name + "_e"))
+    neg = _sym("_minimum_scalar", [_sym("_mul_scalar", [_sym("_minus_scalar", [e],
+                                                              imp.unique(name + "_m1"), scalar=1.0)],
+                                        imp.unique(name + "_a"), scalar=alpha)],
+               imp.unique(name + "_neg"), scalar=0.0)
+    return _sym("elemwise_add", [pos, neg], name)
+
+
+@_imports("Sign")
+def _sign(imp, node, ins, attrs):
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    return _sym("elemwise_sub", [_sym("_greater_scalar", [x], imp.unique(name + "_p"), scalar=0.0),
+                                 _sym("_lesser_scalar", [x], imp.unique(name + "_n"), scalar=0.0)],
+                name)
+
+
+@_imports("Size")
+def _size(imp, node, ins, attrs):
+    return np.asarray(int(np.prod(imp.static_shape(ins[0], "Size"))), dtype=np.int64)
+
+
 def supported_ops():
     """The ONNX operator types import_model maps."""
     return sorted(_IMPORTERS)
