@@ -680,6 +680,8 @@ class TorchCompile(Framework):
         self.fn = torch.compile(ctx["model"], dynamic=False)
 
     def batch(self, ctx, b, x):
+        if TorchCompile.global_error:
+            raise NotAvailable(TorchCompile.global_error)
         self.xt = torch.from_numpy(x)
         t0 = time.time()
         try:

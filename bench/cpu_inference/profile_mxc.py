@@ -8,12 +8,14 @@ files bench.py left in .work/, samples bucketed by function.
 Run bench.py first (it writes the symbol JSON, .params and inputs). Sampling
 starts after the start-up (reading the .params, loading the cached object,
 one untimed pass: `perf record --delay`), so the buckets are those of the
-forward passes. The buckets are shares of the main thread's samples: it runs
-the whole forward pass (generated code, the runtime kernels and its part of
-each OpenBLAS GEMM), so its samples split the wall time. `helper idle` is
-the share of the other (OpenBLAS) threads' samples spent waiting
-(sched/yield, OpenBLAS's wait loop): the second core idles while the main
-thread runs single-threaded code. `perf stat` adds the page faults per
+forward passes. The buckets are shares of all the process's samples, every
+thread together (the runtime runs a graph's steps on its executor and
+kernel-pool threads, not only on the main thread, so no one thread's samples
+split the wall time any more). `busiest thread` is the share of the samples
+on the one thread with the most (about 50% when the work is spread over two
+threads, near 100% when it is serial); `waiting` is the share spent in
+sched/yield and OpenBLAS's wait loop (a thread pool's own spin loop counts as
+`runtime other`). `perf stat` adds the page faults per
 forward pass (first touches of freshly mapped buffers). Needs `perf` (and perf_event_paranoid allowing
 user sampling).
 
@@ -90,8 +92,8 @@ def main():
     env.setdefault("MXC_CACHE_DIR", os.path.join(a.work, "cache"))
     names = [b[0] for b in BUCKETS] + ["other"]
     print("| model | batch | forward ms | page faults / forward | "
-          + " | ".join(names) + " | helper idle |")
-    print("|" + "---|" * (5 + len(names)))
+          + " | ".join(names) + " | busiest thread | waiting |")
+    print("|" + "---|" * (6 + len(names)))
     for model in a.models.split(","):
         for batch in [int(b) for b in a.batches.split(",")]:
             base = [a.mxc, "run", os.path.join(a.work, "%s-symbol.json" % model),
@@ -130,13 +132,11 @@ def main():
                     b = bucket(m.group(3), m.group(4))
                     t = per_thread.setdefault(int(m.group(2)), {n: 0.0 for n in names})
                     t[b] += float(m.group(1))
-            main_tid = min(per_thread)
-            main = per_thread.pop(main_tid)
-            main_total = sum(main.values()) or 1.0
-            shares = {n: 100.0 * v / main_total for n, v in main.items()}
-            helper_total = sum(sum(t.values()) for t in per_thread.values())
-            helper_idle = sum(t["sched/yield"] + t["openblas other"] for t in per_thread.values())
-            helper = 100.0 * helper_idle / helper_total if helper_total else 0.0
+            total = sum(sum(t.values()) for t in per_thread.values()) or 1.0
+            shares = {n: 100.0 * sum(t[n] for t in per_thread.values()) / total for n in names}
+            busiest = 100.0 * max(sum(t.values()) for t in per_thread.values()) / total \
+                if per_thread else 0.0
+            waiting = shares["sched/yield"] + shares["openblas other"]
 
             def counters(text):
                 c = {}
@@ -147,9 +147,9 @@ def main():
                 return c
             cn, c1 = counters(st), counters(st1)
             per = lambda k: (cn.get(k, 0) - c1.get(k, 0)) / (reps - 1)  # noqa: E731
-            print("| %s | %d | %.1f | %.0f | %s | %.0f%% |" % (
+            print("| %s | %d | %.1f | %.0f | %s | %.0f%% | %.0f%% |" % (
                 model, batch, fwd, per("page-faults"),
-                " | ".join("%.0f%%" % shares[n] for n in names), helper))
+                " | ".join("%.0f%%" % shares[n] for n in names), busiest, waiting))
             sys.stdout.flush()
 
 
