@@ -175,6 +175,8 @@ for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(ARGS.work, "inductor"))
 
+import logging  # noqa: E402
+
 import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
@@ -194,6 +196,8 @@ import mxnet_zoo  # noqa: E402
 from mxc_testing import write_params  # noqa: E402
 
 torch.set_num_threads(ARGS.threads)
+# "No CUDA runtime is found" (the PyPI wheel is the CUDA build; it runs on the CPU here).
+logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
 
 
 # ---------------------------------------------------------------------------
@@ -762,9 +766,10 @@ class MXNet(Framework):
         if not i:
             return "mxnet (%s)" % ARGS.mxnet_python
         return ("mxnet %s (numpy %s, oneDNN %s, %s, OMP_NUM_THREADS %s, 1 engine worker, "
-                "%d threads in the process; subgraph backend at bind: %s%s)" % (
+                "%d threads in the process, %s doing >= 10%% of the work; subgraph backend at "
+                "bind: %s%s)" % (
                     i["mxnet"], i["numpy"], "on" if i["mkldnn"] else "off", i["engine"],
-                    i["omp_threads"], i["threads_in_process"],
+                    i["omp_threads"], i["threads_in_process"], i.get("busy_threads", "?"),
                     ", ".join(i.get("bind_subgraph") or []) or "none",
                     "; optimize_for(%s)" % i["subgraph"] if i["subgraph"] else ""))
 

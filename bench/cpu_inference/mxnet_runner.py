@@ -30,6 +30,20 @@ import time
 import numpy as np
 
 
+def task_cpu():
+    """{thread id: CPU seconds (user + system)} of this process's threads."""
+    hz = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open("/proc/self/task/%s/stat" % tid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[tid] = (int(fields[11]) + int(fields[12])) / hz
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("symbol")
@@ -66,16 +80,22 @@ def main():
     for _ in range(a.warmup):
         once()
     times = []
+    before = task_cpu()
     for _ in range(a.runs):
         start = time.perf_counter()
         once()
         times.append((time.perf_counter() - start) * 1e3)
+    after = task_cpu()
+    used = sorted((after[t] - before.get(t, 0.0) for t in after), reverse=True)
+    busy = sum(used)
     if a.out:
         np.save(a.out, mod.get_outputs()[0].asnumpy())
     info = {"times_ms": times, "first_ms": first_ms, "mxnet": mx.__version__,
             "numpy": np.__version__, "engine": os.environ.get("MXNET_ENGINE_TYPE", "default"),
             "omp_threads": os.environ.get("OMP_NUM_THREADS"),
             "threads_in_process": len(os.listdir("/proc/self/task")),
+            # threads that did >= 10% of the CPU work of the timed passes
+            "busy_threads": sum(1 for u in used if busy > 0 and u >= 0.1 * busy),
             "mkldnn": bool(mx.runtime.Features().is_enabled("MKLDNN")),
             "subgraph": a.subgraph or None}
     print("MXNET_RUNNER " + json.dumps(info))
