@@ -1062,6 +1062,7 @@ def print_tables(results, frameworks, peak):
     peak_line = ("GEMM peak (measured, bench/gemm: OpenBLAS SGEMM through mxc's kernel ABI, "
                  "2 threads): %.0f GFLOP/s (%s)" % peak if peak else
                  "GEMM peak: not measured (--no-gemm, or bench/gemm failed)")
+    all_ratios = {f: [] for f in peers + ["fastest"]}
     for batch in sorted(set(r["batch"] for r in results)):
         rows = [r for r in results if r["batch"] == batch]
         print("### Batch %d: latency, ms (median (p10-p90))" % batch)
@@ -1101,6 +1102,21 @@ def print_tables(results, frameworks, peak):
             cells += ["%.2f" % float(np.median(ratios["fastest"])) if ratios["fastest"] else "-"]
             cells += ["", ""]
             print("| " + " | ".join(cells) + " |")
+        if "mxc" in frameworks:
+            # Issue 13's bar: faster than ORT and MXNet on every row, and than the fastest
+            # peer on the median row.
+            bar = []
+            for f in ("ort", "mxnet"):
+                if f in peers:
+                    n = len(ratios[f])
+                    bar.append("mxc faster than %s on %d of %d rows" % (
+                        SHORT[f], sum(q < 1 for q in ratios[f]), n))
+            if ratios["fastest"]:
+                bar.append("median mxc / fastest peer %.2f" % float(np.median(ratios["fastest"])))
+            print()
+            print("Issue 13 bar: " + "; ".join(bar) + ".")
+            for f in all_ratios:
+                all_ratios[f] += ratios[f]
         print()
         print("### Batch %d: GFLOP/s (convolution + FullyConnected FLOPs / median latency)" % batch)
         print()
@@ -1122,6 +1138,12 @@ def print_tables(results, frameworks, peak):
         if peak:
             print()
             print("(in brackets: % of the measured GEMM peak)")
+        print()
+    if "mxc" in frameworks and len(set(r["batch"] for r in results)) > 1 and all_ratios["fastest"]:
+        print("All rows, both batches: median mxc / peer: %s; median mxc / fastest peer %.2f "
+              "(< 1: mxc faster)." % (", ".join("%s %.2f" % (SHORT[f], float(np.median(all_ratios[f])))
+                                                 for f in peers if all_ratios[f]),
+                                      float(np.median(all_ratios["fastest"]))))
         print()
 
 
