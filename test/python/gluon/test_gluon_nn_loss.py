@@ -177,3 +177,27 @@ def test_loss_gradient_matches_formula():
     sm = np.exp(p) / np.exp(p).sum(1, keepdims=True)
     np.testing.assert_allclose(pred.grad.asnumpy(), sm - np.eye(4)[[1, 0, 3]], rtol=1e-5,
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("padding", [3, (0, 0, 0, 0, 1, 2, 0, 3)])
+def test_reflection_pad2d_against_numpy(padding):
+    rng = np.random.RandomState(0)
+    x = mx.nd.array(rng.uniform(-1, 1, (2, 3, 6, 5)))
+    sides = (padding,) * 4 if isinstance(padding, int) else padding[4:]
+    widths = ((0, 0), (0, 0), sides[:2], sides[2:])
+    ref = np.pad(x.asnumpy(), widths, mode="reflect")
+    # each input element's gradient (head of ones) counts its copies in the output
+    index = np.pad(np.arange(x.size).reshape(x.shape), widths, mode="reflect")
+    copies = np.bincount(index.reshape(-1), minlength=x.size).reshape(x.shape)
+    layer = nn.ReflectionPad2D(padding)
+    layer.initialize()
+    for hybrid in (False, True):
+        layer.hybridize(hybrid)
+        x.attach_grad()
+        with autograd.record():
+            y = layer(x)
+        y.backward(mx.nd.ones(ref.shape))
+        np.testing.assert_array_equal(y.asnumpy(), ref)
+        np.testing.assert_array_equal(x.grad.asnumpy(), copies)
+    with pytest.raises(mx.MXNetError, match="padding"):
+        nn.ReflectionPad2D((1, 0, 0, 0, 1, 1, 1, 1))

@@ -202,3 +202,42 @@ GlobalMaxPool3D = _global_pool(3, "max", "NCDHW", "GlobalMaxPool3D")
 GlobalAvgPool1D = _global_pool(1, "avg", "NCW", "GlobalAvgPool1D")
 GlobalAvgPool2D = _global_pool(2, "avg", "NCHW", "GlobalAvgPool2D")
 GlobalAvgPool3D = _global_pool(3, "avg", "NCDHW", "GlobalAvgPool3D")
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pads the last two axes (H, W) of an NCHW input by mirroring it at the
+    edges without repeating the edge (numpy's mode='reflect'). `padding` is an
+    int (all four sides) or MXNet's 8-tuple pad_width (0, 0, 0, 0, top, bottom,
+    left, right). The compiler has no Pad operator: the border is a Concat of
+    one-wide slices, so the layer runs (and differentiates) imperatively and
+    hybridized, and an export holds slice_axis / Concat nodes instead of Pad."""
+
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, int):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        padding = tuple(int(p) for p in padding)
+        if len(padding) != 8 or any(padding[:4]) or min(padding) < 0:
+            raise MXNetError("ReflectionPad2D: padding must be an int or (0, 0, 0, 0, top, "
+                             "bottom, left, right) with non-negative sides, got %s"
+                             % (padding,))
+        self._padding = padding
+
+    def hybrid_forward(self, F, x):
+        top, bottom, left, right = self._padding[4:]
+        x = self._mirror(F, x, 2, top, bottom)
+        return self._mirror(F, x, 3, left, right)
+
+    @staticmethod
+    def _mirror(F, x, axis, before, after):
+        """x with `before` mirrored slices in front along `axis` (x[before],
+        ..., x[1]) and `after` behind (x[-2], ..., x[-1 - after])."""
+        if not before and not after:
+            return x
+        parts = [F.slice_axis(x, axis=axis, begin=i, end=i + 1) for i in range(before, 0, -1)]
+        parts.append(x)
+        parts += [F.slice_axis(x, axis=axis, begin=-2 - i, end=-1 - i) for i in range(after)]
+        return F.concat(*parts, dim=axis)
+
+    def __repr__(self):
+        return "%s(padding=%s)" % (self.__class__.__name__, self._padding)
