@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 #include "conv_dnnl.h"
 
+#include "mxc/runtime/engine.h"
 #include "mxc/runtime/threads.h"
 #include "parallel.h"
 
@@ -83,9 +84,12 @@ struct Prim {
   dnnl::reorder toA, toB, fromR;
 };
 
+// The engine, the caches of primitives and the slots are never destroyed:
+// at exit, static destructors may run after oneDNN's own, and destroying a
+// primitive then crashes (a Python process exiting after a training step).
 dnnl::engine &cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
+  static dnnl::engine *engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
 }
 
 // Output pixels (batch x height x width) below which a forward convolution
@@ -201,7 +205,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
 
 std::shared_ptr<Prim> lookup(const Part &part, Pass pass) {
   static std::mutex mu;
-  static std::map<Key, std::shared_ptr<Prim>> cache;
+  static auto &cache = *new std::map<Key, std::shared_ptr<Prim>>;
   const ConvArgs &a = part.a;
   Key key{a.batch, a.channels, a.filters, a.groups,  a.hasBias, a.inH,
           a.inW,   a.kH,       a.kW,      a.outH,    a.outW,    a.sH,
@@ -254,8 +258,8 @@ Slot &slotFor(int64_t part) {
     static Slot *slots = new Slot[kMaxParts]; // leaked: used until exit
     return slots[part];
   }
-  thread_local Slot slot;
-  return slot;
+  thread_local Slot *slot = new Slot; // leaked with its thread
+  return *slot;
 }
 
 void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
@@ -404,7 +408,8 @@ struct Split {
 /// oneDNN has no implementation for one of its parts.
 const Split *splitOf(const ConvArgs &a, Pass pass, int threads) {
   static std::mutex mu;
-  static std::map<std::tuple<Key, int>, std::unique_ptr<Split>> cache;
+  static auto &cache =
+      *new std::map<std::tuple<Key, int>, std::unique_ptr<Split>>;
   Key key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH,
           a.inW,   a.kH,       a.kW,      a.outH,   a.outW,    a.sH,
           a.sW,    a.pH,       a.pW,      a.dH,     a.dW,      0,
@@ -455,6 +460,17 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
       }
     }
   });
+  // At exit, static destructors run while engine workers may still be in
+  // steps (the engine's own destructor waits for them, but runs after
+  // oneDNN's statics are gone if oneDNN was first used after the engine was
+  // created): a Python process that exits with training steps in flight
+  // crashed in oneDNN's freed JIT code. Registered after oneDNN's first use,
+  // this handler runs before oneDNN's destructors and lets the steps finish.
+  static const bool drainAtExit = [] {
+    std::atexit([] { (void)runtime::defaultEngine().waitForAll(); });
+    return true;
+  }();
+  (void)drainAtExit;
   if (failure)
     std::rethrow_exception(failure);
   return true;

@@ -304,3 +304,29 @@ def test_from_numpy_and_dlpack_share_memory():
     np.testing.assert_array_equal((e + 1).asnumpy(), 2)
     with pytest.raises(mx.MXNetError):
         mx.nd.from_dlpack(object())
+
+
+def test_exit_with_training_steps_in_flight(tmp_path):
+    """A script that exits while convolution training steps are still running
+    on the engine (no waitall) exits cleanly: the steps finish before the
+    kernels' libraries (oneDNN's JIT code) are torn down."""
+    code = textwrap.dedent("""
+        import numpy as np, mxc as mx
+        data = mx.sym.Variable("data")
+        net = mx.sym.Convolution(data, kernel=(3, 3), pad=(1, 1), num_filter=32, name="c1")
+        net = mx.sym.Activation(net, act_type="relu")
+        net = mx.sym.Convolution(net, kernel=(3, 3), pad=(1, 1), num_filter=32, name="c2")
+        net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.flatten(net), num_hidden=10),
+                                   name="softmax")
+        exe = net.simple_bind(mx.cpu(), data=(16, 8, 32, 32), grad_req="write")
+        for a in exe.arg_arrays:
+            a[:] = np.random.default_rng(0).uniform(-0.1, 0.1, a.shape)
+        for _ in range(3):
+            exe.forward(is_train=True)
+            exe.backward()
+        print("PUSHED")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=_env(MXC_CACHE_DIR=str(tmp_path / "cache")), timeout=600)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.strip() == "PUSHED"
