@@ -169,7 +169,12 @@ class _Importer:
         except Exception:
             self._value_infos(graph)
         for init in graph.initializer:
-            self.consts[init.name] = onnx.numpy_helper.to_array(init)
+            try:
+                self.consts[init.name] = onnx.numpy_helper.to_array(init)
+            except Exception as e:
+                raise MXNetError("import_model: initializer '%s' cannot be read (%s)"
+                                 % (init.name, (str(e).splitlines() or [type(e).__name__])[0])) \
+                    from None
             self.reserved.add(init.name)
         for vi in graph.input:
             if vi.name in self.consts:
@@ -190,7 +195,16 @@ class _Importer:
             if fn is None:
                 raise MXNetError("import_model: node '%s': ONNX operator '%s' has no mxc mapping"
                                  % (node.name or node.output[0], node.op_type))
-            outs = fn(self, node, list(node.input), _attrs(node))
+            try:
+                outs = fn(self, node, list(node.input), _attrs(node))
+            except MXNetError:
+                raise
+            except Exception as e:
+                # an attribute or input the translation did not expect (a
+                # malformed model the checker let through): still one line
+                detail = (str(e).strip().splitlines() or [""])[0]
+                self.fail("cannot be mapped (%s%s)" % (type(e).__name__,
+                                                       ": " + detail if detail else ""))
             if not isinstance(outs, (list, tuple)):
                 outs = [outs]
             for k, name in enumerate(node.output):
@@ -273,6 +287,10 @@ class _Importer:
 def _filled_block(imp, x, axis, width, dim, value, name):
     """A block of `width` entries along `axis` filled with `value`, shaped as
     x elsewhere: zeros_like of a slice of x, repeated to the width."""
+    if dim <= 0:
+        imp.fail("padding a dimension of %d is not mapped" % dim)
+    if -(-width // dim) > 64:
+        imp.fail("a pad of %d on a dimension of %d is not mapped (over 64 copies)" % (width, dim))
     pieces = []
     left = width
     while left > 0:
@@ -292,9 +310,13 @@ def _pad(imp, x, shape, pads, mode, value, name):
     """x padded by pads = [begin_0.., end_0..] (negative: cropped)."""
     rank = len(shape)
     shape = list(shape)
+    if len(pads) != 2 * rank:
+        imp.fail("%d pads for a %d-D input (2 per dimension)" % (len(pads), rank))
     for axis in range(rank):
         b, e = int(pads[axis]), int(pads[axis + rank])
         if b < 0 or e < 0:
+            if max(-b, 0) + max(-e, 0) >= shape[axis]:
+                imp.fail("pads %s crop axis %d of %d away" % (list(pads), axis, shape[axis]))
             x = _sym("slice_axis", [x], imp.unique(name + "_crop"), axis=axis, begin=max(-b, 0),
                      end=shape[axis] - max(-e, 0))
             shape[axis] -= max(-b, 0) + max(-e, 0)
@@ -341,9 +363,17 @@ def _pad(imp, x, shape, pads, mode, value, name):
 def _spatial_pads(imp, node, x, attrs, kernel, strides, dilations):
     """Begin and end pads of a Conv / pool node (auto_pad resolved)."""
     d = len(kernel)
+    if len(strides) != d or len(dilations) != d:
+        imp.fail("kernel %s, strides %s and dilations %s differ in length"
+                 % (list(kernel), list(strides), list(dilations)))
+    if any(v < 1 for v in list(kernel) + list(strides) + list(dilations)):
+        imp.fail("kernel %s, strides %s, dilations %s must be positive"
+                 % (list(kernel), list(strides), list(dilations)))
     auto = _s(attrs.get("auto_pad", "NOTSET"))
     if auto in ("NOTSET", "") or auto is None:
         pads = list(attrs.get("pads", [0] * (2 * d)))
+        if len(pads) != 2 * d or any(v < 0 for v in pads):
+            imp.fail("pads %s for a %d-D kernel" % (pads, d))
         return pads[:d], pads[d:]
     if auto == "VALID":
         return [0] * d, [0] * d
@@ -367,8 +397,12 @@ def _spatial_pads(imp, node, x, attrs, kernel, strides, dilations):
 
 @_imports("Conv")
 def _conv(imp, node, ins, attrs):
+    if len(ins) < 2 or not ins[1]:
+        imp.fail("no weight input")
     x, w = ins[0], ins[1]
     wshape = imp.static_shape(w, "Conv")
+    if len(wshape) < 3:
+        imp.fail("weight of shape %s (want (M, C/group, k...))" % (tuple(wshape),))
     kernel = list(attrs.get("kernel_shape", wshape[2:]))
     d = len(kernel)
     strides = list(attrs.get("strides", [1] * d))
@@ -394,8 +428,12 @@ def _conv(imp, node, ins, attrs):
 def _pool_common(imp, node, ins, attrs, pool_type, data=None, **more):
     """Pooling of ins[0] (or of the symbol `data`, shaped as ins[0])."""
     x = ins[0]
+    if "kernel_shape" not in attrs:
+        imp.fail("no kernel_shape")
     kernel = list(attrs["kernel_shape"])
     d = len(kernel)
+    if imp.shape(x) is not None and len(imp.shape(x)) != d + 2:
+        imp.fail("a %d-D kernel on a %d-D input" % (d, len(imp.shape(x))))
     strides = list(attrs.get("strides", [1] * d))
     dilations = list(attrs.get("dilations", [1] * d))
     if any(v != 1 for v in dilations):
@@ -484,6 +522,9 @@ def _gemm(imp, node, ins, attrs):
     alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))
     ta, tb = int(attrs.get("transA", 0)), int(attrs.get("transB", 0))
     name = imp.name_for(node)
+    for v in (a, b):
+        if imp.shape(v) is not None and len(imp.shape(v)) != 2:
+            imp.fail("input '%s' of shape %s (Gemm multiplies 2-D matrices)" % (v, imp.shape(v)))
     if not ta and alpha == 1.0 and imp.is_const(b):
         wt = imp.const(b)
         if not tb:
@@ -1120,6 +1161,8 @@ def _gather(imp, node, ins, attrs):
         return np.take(imp.const(ins[0]), idx, axis=axis)
     # constant indices: slices of the data, concatenated
     s = imp.static_shape(ins[0], "Gather")
+    if not -len(s) <= axis < len(s):
+        imp.fail("axis %d of a %d-D input" % (axis, len(s)))
     if axis < 0:
         axis += len(s)
     dim = s[axis]
@@ -1338,8 +1381,13 @@ def _resize(imp, node, ins, attrs):
                 for a, v in zip(axes, scales):
                     full[a] = float(v)
                 scales = full
+    if sizes is None and scales is None:
+        imp.fail("neither scales nor sizes is given")
+    if len(sizes if sizes is not None else scales) != len(shape):
+        imp.fail("scales/sizes for %d dimensions of a %d-D input"
+                 % (len(sizes if sizes is not None else scales), len(shape)))
     if sizes is not None:
-        if any(int(o) % int(i) for o, i in zip(sizes, shape)):
+        if any(int(i) <= 0 or int(o) % int(i) for o, i in zip(sizes, shape)):
             imp.fail("sizes %s are not integer multiples of %s" % (list(sizes), list(shape)))
         factors = [int(o) // int(i) for o, i in zip(sizes, shape)]
     else:
