@@ -223,6 +223,11 @@ def test_dynamic_batch(tmp_path):
     (got,), _, _ = ort_run(path, {"data": x})
     want = mxc_run(net, {k: mx.nd.array(v) for k, v in args.items()}, {}, {"data": x})[0]
     assert_close(got, want)
+    # imported back, the symbolic batch dimension is bound when the symbol is
+    s, a, aux = mx.onnx.import_model(path)
+    for batch in (4, 3):
+        xb = x[:batch]
+        assert_close(mxc_run(s, a, aux, {"data": xb})[0], want[:batch])
 
 
 def test_params_forms(tmp_path):
