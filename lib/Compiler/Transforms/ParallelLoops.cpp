@@ -101,6 +101,7 @@ struct ParallelLoopsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    decl = nullptr;
     SmallVector<scf::ParallelOp> loops;
     for (auto func : module.getOps<func::FuncOp>())
       for (Block &b : func.getBody())
@@ -108,16 +109,19 @@ struct ParallelLoopsPass
           if (par.getNumResults() == 0)
             loops.push_back(par);
     llvm::DenseMap<Operation *, unsigned> counter;
+    SymbolTable symbols(module);
     for (scf::ParallelOp par : loops) {
       auto func = par->getParentOfType<func::FuncOp>();
-      if (failed(outline(module, func, par, counter[func]++)))
+      if (failed(outline(module, symbols, func, par, counter[func]++)))
         return signalPassFailure();
     }
   }
 
   func::FuncOp runtimeDecl(ModuleOp module, OpBuilder &b, FunctionType body) {
+    if (decl)
+      return decl;
     if (auto f = module.lookupSymbol<func::FuncOp>(kRuntimeParallelFor))
-      return f;
+      return decl = f;
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToEnd(module.getBody());
     auto type = b.getFunctionType(
@@ -126,11 +130,13 @@ struct ParallelLoopsPass
         {});
     auto f = func::FuncOp::create(b, module.getLoc(), kRuntimeParallelFor, type);
     f.setPrivate();
-    return f;
+    return decl = f;
   }
+  func::FuncOp decl; // mxc_parallel_for, once found or declared
 
-  LogicalResult outline(ModuleOp module, func::FuncOp func,
-                        scf::ParallelOp par, unsigned index) {
+  LogicalResult outline(ModuleOp module, SymbolTable &symbols,
+                        func::FuncOp func, scf::ParallelOp par,
+                        unsigned index) {
     MLIRContext *ctx = module.getContext();
     Location loc = par.getLoc();
     unsigned rank = par.getNumLoops();
@@ -186,10 +192,10 @@ struct ParallelLoopsPass
     std::string name =
         (func.getSymName() + "_par" + llvm::Twine(index)).str();
     OpBuilder mb(ctx);
-    mb.setInsertionPointAfter(func);
     auto outlined = func::FuncOp::create(mb, loc, name, bodyType);
     outlined.setPrivate();
-    SymbolTable(module).insert(outlined); // uniquifies the name if taken
+    // Inserted after `func`; the name is made unique if taken.
+    symbols.insert(outlined, std::next(Block::iterator(func)));
     Block *entry = outlined.addEntryBlock();
     OpBuilder ob = OpBuilder::atBlockBegin(entry);
     Value ctxArg = entry->getArgument(0), lo = entry->getArgument(1),
