@@ -1156,6 +1156,8 @@ def _shape(imp, node, ins, attrs):
 @_imports("Gather")
 def _gather(imp, node, ins, attrs):
     axis = int(attrs.get("axis", 0))
+    if not imp.is_const(ins[1]):
+        return _gather_by_one_hot(imp, node, ins, axis)
     idx = imp.const(ins[1], "indices")
     if imp.is_const(ins[0]):
         return np.take(imp.const(ins[0]), idx, axis=axis)
@@ -1175,6 +1177,43 @@ def _gather(imp, node, ins, attrs):
                                                 dim=axis, num_args=len(pieces))
     target = tuple(s[:axis]) + tuple(idx.shape) + tuple(s[axis + 1:])
     return _sym("Reshape", [y], name, shape=target if target else (1,))
+
+
+def _gather_by_one_hot(imp, node, ins, axis):
+    """Gather with tensor indices (an embedding lookup): one_hot(indices) dot
+    data, the gathered axis moved first and the index dimensions put back in
+    its place. Exact for finite data (a product with 1 plus zeros)."""
+    s = imp.static_shape(ins[0], "Gather with tensor indices")
+    si = imp.static_shape(ins[1], "Gather with tensor indices")
+    dt = imp.dtype(ins[0])
+    if not np.issubdtype(dt, np.floating):
+        imp.fail("Gather of %s data with tensor indices is not mapped (float data only)" % dt)
+    if not -len(s) <= axis < len(s):
+        imp.fail("axis %d of a %d-D input" % (axis, len(s)))
+    if axis < 0:
+        axis += len(s)
+    dim = s[axis]
+    pre, post = tuple(s[:axis]), tuple(s[axis + 1:])
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    if axis:
+        x = _sym("transpose", [x], imp.unique(name + "_first"),
+                 axes=(axis,) + tuple(range(axis)) + tuple(range(axis + 1, len(s))))
+    table = _sym("Reshape", [x], imp.unique(name + "_table"), shape=(dim, -1))
+    idx = imp.tensor(ins[1])
+    # negative indices count from the end
+    neg = _sym("_lesser_scalar", [idx], imp.unique(name + "_neg"), scalar=0.0)
+    idx = _sym("elemwise_add", [idx, _sym("_mul_scalar", [neg], imp.unique(name + "_wrap"),
+                                          scalar=float(dim))], imp.unique(name + "_idx"))
+    hot = _sym("one_hot", [idx], imp.unique(name + "_hot"), depth=int(dim), dtype=dt.name)
+    hot = _sym("Reshape", [hot], imp.unique(name + "_hot2"), shape=(-1, dim))
+    y = _sym("dot", [hot, table], imp.unique(name + "_dot"))
+    k = len(si)
+    y = _sym("Reshape", [y], imp.unique(name + "_unflat"), shape=tuple(si) + pre + post or (1,))
+    if axis and k:
+        perm = tuple(range(k, k + axis)) + tuple(range(k)) + tuple(range(k + axis, k + axis + len(post)))
+        y = _sym("transpose", [y], imp.unique(name + "_back"), axes=perm)
+    return _sym("_copy", [y], name)
 
 
 @_imports("ConstantOfShape")

@@ -79,7 +79,7 @@ _CONSTANT_INPUTS = {"Reshape": {1}, "Unsqueeze": {1}, "Squeeze": {1}, "Slice": {
                     "Pad": {1, 2, 3}, "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1},
                     "ReduceMin": {1}, "ReduceSumSquare": {1}, "ReduceL1": {1}, "ReduceL2": {1},
                     "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "Expand": {1},
-                    "ConstantOfShape": {0}, "Range": {0, 1, 2}, "Gather": {1},
+                    "ConstantOfShape": {0}, "Range": {0, 1, 2},
                     "Dropout": {1, 2}, "Split": {1}, "Tile": {1}, "Resize": {1, 2, 3},
                     "Upsample": {1}}
 

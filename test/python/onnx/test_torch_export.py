@@ -122,6 +122,18 @@ class SmallCNN(nn.Module):
         return torch.softmax(self.fc(torch.flatten(self.features(x), 1)), dim=1)
 
 
+class Embedder(nn.Module):
+    """A bag-of-embeddings text classifier: Gather with tensor indices."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 8)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, tokens):
+        return self.fc(self.emb(tokens).mean(dim=1))
+
+
 class SmallLSTM(nn.Module):
     def __init__(self):
         super().__init__()
@@ -172,6 +184,24 @@ def check_net(name, opset, tmp_dir):
     return float(np.abs(got - ref).max() / scale)
 
 
+def check_embedder(tmp_dir):
+    torch.manual_seed(0)
+    net = Embedder().eval()
+    tokens = torch.randint(0, 50, (4, 7))
+    path = os.path.join(tmp_dir, "embedder.onnx")
+    with torch.no_grad():
+        torch.onnx.export(net, (tokens,), path, input_names=["tokens"], output_names=["y"],
+                          opset_version=17, dynamo=False)
+        want = net(tokens).numpy()
+    feed = {"tokens": tokens.numpy()}
+    (ref,), _, _ = ort_run(path, feed)
+    sym, arg_params, aux_params = mx.onnx.import_model(path)
+    (got,) = mxc_run(sym, arg_params, aux_params, feed)
+    assert_close(got, ref)
+    assert_close(got, want, rtol=1e-3, atol=1e-5)
+    return float(np.abs(got - ref).max())
+
+
 def check_lstm(tmp_dir):
     torch.manual_seed(0)
     net = SmallLSTM().eval()
@@ -194,6 +224,9 @@ if pytest is not None:
     def test_torch_exported_network(name, opset, tmp_path):
         check_net(name, opset, str(tmp_path))
 
+    def test_torch_embedding_model(tmp_path):
+        check_embedder(str(tmp_path))
+
     def test_torch_lstm_is_a_clear_error(tmp_path):
         check_lstm(str(tmp_path))
 
@@ -204,4 +237,5 @@ if __name__ == "__main__":
             for opset in (13, 17):
                 print("%-14s opset %d: max |mxc - ORT| / max |ORT| = %.2g"
                       % (name, opset, check_net(name, opset, d)), flush=True)
+        print("embedder: max |mxc - ORT| = %.2g" % check_embedder(d))
         print("lstm: %s" % check_lstm(d))
