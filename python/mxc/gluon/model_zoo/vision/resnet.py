@@ -95,6 +95,8 @@ class _UnitV2(HybridBlock):
 
 
 def _projection(channels, stride, in_channels, with_norm):
+    """The shortcut of a unit that changes width or resolution: a strided 1x1
+    conv, followed by a BatchNorm in v1 (then both in an unnamed sequence)."""
     conv = nn.Conv2D(channels, 1, strides=stride, use_bias=False, in_channels=in_channels)
     if not with_norm:
         return conv
