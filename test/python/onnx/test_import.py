@@ -189,10 +189,11 @@ def test_opset_older_than_11_is_refused(tmp_path):
 
 # -- the real networks of the onnx wheel (light models) -------------------------------------
 _LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
-# vgg19 (143M parameters, 30 s here) is left out: its operators are alexnet's.
+# vgg19 (143M parameters, 30 s here) and zfnet512 (13 s) are left out for time: their
+# operators (Conv, LRN, MaxPool, Gemm, Dropout) are bvlc_alexnet's. Both pass (checked once).
 LIGHT_MODELS = sorted(os.path.basename(p)[len("light_"):-len(".onnx")]
                       for p in glob.glob(os.path.join(_LIGHT, "light_*.onnx"))
-                      if "vgg19" not in p)
+                      if "vgg19" not in p and "zfnet512" not in p)
 
 
 def _light_model(name, rng):
