@@ -9,9 +9,10 @@ schema, checker and shape inference). See docs/onnx.md for the operators
 each direction maps.
 """
 from ._export import export_model, supported_ops as _export_ops
-from ._import import import_model, get_model_metadata, supported_ops as _import_ops
+from ._import import import_model, import_to_gluon, get_model_metadata, supported_ops as _import_ops
 
-__all__ = ["export_model", "import_model", "get_model_metadata", "get_operator_support"]
+__all__ = ["export_model", "import_model", "import_to_gluon", "get_model_metadata",
+           "get_operator_support", "get_import_support"]
 
 
 def get_operator_support(opset_version=None):

@@ -162,6 +162,8 @@ def _batch_norm(g, n, params):
         axis += rank
     if axis != 1:
         n.fail("axis=%d: ONNX BatchNormalization normalises axis 1 only" % axis)
+    if attr_bool(n.attrs, "output_mean_var"):
+        n.fail("output_mean_var=True (the batch statistics outputs) is not exported")
     gamma = n.inputs[1]
     if attr_bool(n.attrs, "fix_gamma", True):
         # MXNet ignores gamma (uses 1) when fix_gamma is set.
@@ -687,8 +689,9 @@ def build_model(sym, params, in_shapes, in_types, opset_version=None, dynamic=Fa
     sym = _load_symbol(sym)
     params = _load_params(params)
     opset = int(opset_version or DEFAULT_EXPORT_OPSET)
-    if opset < 11:
-        raise MXNetError("export_model: opset %d is not supported (11 or later)" % opset)
+    if opset < 11 or opset > onnx.defs.onnx_opset_version():
+        raise MXNetError("export_model: opset %d is not supported (11 to %d, the onnx package's "
+                         "newest)" % (opset, onnx.defs.onnx_opset_version()))
 
     nodes = _symbol._post_order(sym._outputs)
     labels = set()

@@ -1558,6 +1558,27 @@ def import_model(model_file):
     return _Importer(model).run()
 
 
+def import_to_gluon(model_file, ctx=None):
+    """The ONNX model as a gluon.SymbolBlock with its parameters loaded (MXNet's
+    mx.contrib.onnx.import_to_gluon): the block's inputs are the graph's
+    inputs, in order."""
+    from ..gluon import SymbolBlock
+    from .. import context as _context
+    model = _read_model(model_file)
+    sym, arg_params, aux_params = _Importer(model).run()
+    inits = {i.name for i in model.graph.initializer}
+    names = set(sym.list_arguments()) | set(sym.list_auxiliary_states())
+    data = [vi.name for vi in model.graph.input if vi.name not in inits and vi.name in names]
+    net = SymbolBlock(sym, [_symbol.Variable(n) for n in data])
+    ctx = ctx or _context.current_context()
+    params = net.collect_params()
+    for name, arr in list(arg_params.items()) + list(aux_params.items()):
+        if name in params:
+            params[name].shape = arr.shape
+            params[name]._load_init(arr, [ctx] if not isinstance(ctx, (list, tuple)) else ctx)
+    return net
+
+
 def get_model_metadata(model_file):
     """{'input_tensor_data': [(name, shape)], 'output_tensor_data': [...]}
     of the graph's inputs (initializers left out) and outputs, as MXNet's

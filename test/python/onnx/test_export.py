@@ -277,6 +277,15 @@ def test_unmapped_operator_names_node_and_op(tmp_path, monkeypatch):
     assert not os.path.exists(str(tmp_path / "x.onnx"))
 
 
+def test_opset_out_of_range(tmp_path):
+    net, shapes = _softmax_outputs()
+    args, _ = random_params(net, shapes, skip=("softmax_label",))
+    for opset in (9, 99):
+        with pytest.raises(mx.MXNetError, match="opset %d is not supported" % opset):
+            mx.onnx.export_model(net, args, [shapes["data"]], np.float32,
+                                 str(tmp_path / "x.onnx"), opset_version=opset)
+
+
 def test_unexportable_attribute_is_one_line_error(tmp_path):
     d = sym.var("data")
     net = sym.BatchNorm(d, axis=3, name="bn_last")

@@ -142,6 +142,19 @@ def test_batchnorm_statistics_are_aux_params(tmp_path):
         numpy_helper.to_array(next(i for i in model.graph.initializer if i.name == bn.input[4])))
 
 
+def test_import_to_gluon(tmp_path):
+    path = str(tmp_path / "cnn.onnx")
+    onnx.save(_cnn(13), path)
+    x = np.random.default_rng(2).standard_normal((1, 3, 15, 15)).astype(np.float32)
+    ref, _, _ = ort_run(path, {"input": x})
+    net = mx.contrib.onnx.import_to_gluon(path, mx.cpu())
+    assert isinstance(net, mx.gluon.SymbolBlock)
+    out = net(mx.nd.array(x))
+    assert len(out) == 2
+    for got, want in zip(out, ref):
+        assert_close(got.asnumpy(), want)
+
+
 def test_metadata(tmp_path):
     path = str(tmp_path / "cnn.onnx")
     onnx.save(_cnn(13), path)
