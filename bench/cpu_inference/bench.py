@@ -1156,8 +1156,10 @@ def plot(results, frameworks, meta, path):
     batches = sorted(set(r["batch"] for r in results))
     norm = "mxc" in frameworks
     nets = len(set(r["model"] for r in results))
-    fig, axes = plt.subplots(1, len(batches), figsize=(max(8, len(batches) * (1.2 + 1.3 * nets)),
-                                                       5.0), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(len(batches), 1, figsize=(max(7.0, 1.5 + 1.45 * nets),
+                                                       1.2 + 3.4 * len(batches)),
+                             squeeze=False, sharey=True)
+    axes = [[a[0] for a in axes]]  # one panel per batch, stacked
     colors = {"mxc": "#d62728", "ort": "#1f77b4", "ov": "#9467bd", "torch": "#ff7f0e",
               "compile": "#e6a03c", "mxnet": "#2ca02c"}
     width = 0.8 / len(frameworks)
@@ -1192,12 +1194,14 @@ def plot(results, frameworks, meta, path):
             ax.set_ylabel("latency, ms (log)")
         ax.set_title("batch %d" % batch)
         ax.grid(axis="y", which="both", lw=0.3, alpha=0.5)
-    axes[0][-1].legend(fontsize=7, loc="best")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    busy = max((r.get("other_cpu", 0.0) for r in results), default=0.0)
     fig.suptitle("CPU inference, median latency, %d threads each\n%s, %s; %d rounds, %d timed "
-                 "passes; load average %s -> %s" % (meta["threads"], meta["date"], meta["git"], meta["rounds"],
-                                     meta["runs"], meta["load_before"], meta["load_after"]),
-                 fontsize=8)
-    fig.tight_layout()
+                 "passes; load average %s -> %s; other CPU while timing up to %.0f%%" % (
+                     meta["threads"], meta["date"], meta["git"], meta["rounds"], meta["runs"],
+                     meta["load_before"], meta["load_after"], busy), fontsize=8)
+    fig.tight_layout(rect=(0, 0.035, 1, 1))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
