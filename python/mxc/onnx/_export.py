@@ -315,6 +315,14 @@ def _pooling(g, n):
         common["pads"] = pad + pad
         if conv == "full":
             common["ceil_mode"] = 1
+            # ONNX drops a last window that would start in the right padding;
+            # MXNet's 'full' keeps it: such a window cannot be written.
+            for i in range(d):
+                size = n.in_shapes[0][2 + i]
+                windows = -(-(size + 2 * pad[i] - kernel[i]) // strides[i]) + 1
+                if (windows - 1) * strides[i] >= size + pad[i]:
+                    n.fail("pooling_convention=full: the last window on axis %d starts in the "
+                           "padding, which ONNX's ceil_mode drops" % (2 + i))
     if pool == "max":
         g.node("MaxPool", [x], [out], name=n.name, **common)
     elif pool in ("avg", "sum"):
