@@ -487,7 +487,24 @@ for name, what, tensor, aliases in [
         ("log", "log(x)", FLOAT, ["_sparse_log"]),
         ("relu", "max(x, 0)", ANY, ["_sparse_relu"]),
         ("sigmoid", "1 / (1 + exp(-x))", FLOAT, ["_sparse_sigmoid"]),
-        ("tanh", "tanh(x)", FLOAT, ["_sparse_tanh"])]:
+        ("tanh", "tanh(x)", FLOAT, ["_sparse_tanh"]),
+        # Rounding (zero gradient) and the rest of MXNet's unary math
+        # (src/operator/tensor/elemwise_unary_op_basic.cc, _logexp.cc, _trig.cc).
+        ("sign", "sign(x): -1, 0 or 1", ANY, ["_sparse_sign"]),
+        ("round", "x rounded half away from zero", FLOAT, ["_sparse_round"]),
+        ("rint", "x rounded half to even", FLOAT, ["_sparse_rint"]),
+        ("floor", "floor(x)", FLOAT, ["_sparse_floor"]),
+        ("ceil", "ceil(x)", FLOAT, ["_sparse_ceil"]),
+        ("trunc", "x rounded toward zero", FLOAT, ["_sparse_trunc"]),
+        ("fix", "x rounded toward zero", FLOAT, ["_sparse_fix"]),
+        ("reciprocal", "1 / x", FLOAT, []),
+        ("rsqrt", "1 / sqrt(x)", FLOAT, ["_sparse_rsqrt"]),
+        ("log1p", "log(1 + x)", FLOAT, ["_sparse_log1p"]),
+        ("expm1", "exp(x) - 1", FLOAT, ["_sparse_expm1"]),
+        ("log2", "log2(x)", FLOAT, ["_sparse_log2"]),
+        ("log10", "log10(x)", FLOAT, ["_sparse_log10"]),
+        ("sin", "sin(x)", FLOAT, ["_sparse_sin"]),
+        ("cos", "cos(x)", FLOAT, ["_sparse_cos"])]:
     op(mxnet=name, mnemonic=name, cpp=camel(name),
        source="src/operator/tensor/elemwise_unary_op_*.cc",
        summary=f"Elementwise `{what}`",

@@ -42,8 +42,27 @@ def _ints(rng, shape, dtype=np.int32, low=-9, high=10):
 UNARY = {
     "negative": (-3, 3), "abs": (-3, 3), "square": (-3, 3), "sqrt": (0.01, 4),
     "exp": (-4, 4), "log": (0.01, 5), "relu": (-3, 3), "sigmoid": (-6, 6),
-    "tanh": (-3, 3),
+    "tanh": (-3, 3), "sign": (-3, 3), "round": (-4, 4), "rint": (-4, 4),
+    "floor": (-4, 4), "ceil": (-4, 4), "trunc": (-4, 4), "fix": (-4, 4),
+    "reciprocal": (0.1, 4), "rsqrt": (0.05, 4), "log1p": (-0.9, 4), "expm1": (-3, 3),
+    "log2": (0.01, 8), "log10": (0.01, 8), "sin": (-6, 6), "cos": (-6, 6),
 }
+
+
+@pytest.mark.parametrize("op", ["round", "rint", "floor", "ceil", "trunc", "fix", "sign"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_rounding_at_ties_and_zero(op, dtype):
+    # Halves (round: away from zero, rint: to even), integers, signed zeros.
+    x = np.array([-2.5, -1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 3.0, -3.0, 0.49, -0.51],
+                 dtype=dtype)
+    check(op, {}, [x], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8])
+def test_sign_int(dtype):
+    rng = np.random.default_rng(14)
+    low = 0 if dtype == np.uint8 else -9
+    check("sign", {}, [_ints(rng, (3, 5), dtype, low=low)])
 
 
 @pytest.mark.parametrize("op", sorted(UNARY))

@@ -51,6 +51,20 @@ enum class Fn {
   Tanh,
   SoftRelu,
   SoftSign,
+  Sign,
+  Round,
+  Rint,
+  Floor,
+  Ceil,
+  Trunc,
+  Reciprocal,
+  Rsqrt,
+  Log1p,
+  Expm1,
+  Log2,
+  Log10,
+  Sin,
+  Cos,
   // Binary.
   Add,
   Sub,
@@ -125,6 +139,51 @@ static Value emitUnary(OpBuilder &b, Location loc, Fn fn, Value x,
         arith::AddFOp::create(b, loc, one(), math::AbsFOp::create(b, loc, x));
     return arith::DivFOp::create(b, loc, x, den);
   }
+  case Fn::Sign: {
+    // (x > 0) - (x < 0); NaN gives 0 as MXNet's mshadow_op::sign.
+    if (kind.isUnsigned && !isF)
+      return boolToElement(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero()),
+          kind);
+    Value gt = isF ? Value(arith::CmpFOp::create(
+                         b, loc, arith::CmpFPredicate::OGT, x, zero()))
+                   : Value(arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::sgt, x, zero()));
+    Value lt = isF ? Value(arith::CmpFOp::create(
+                         b, loc, arith::CmpFPredicate::OLT, x, zero()))
+                   : Value(arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::slt, x, zero()));
+    Value minusOne = constant(b, loc, kind, -1);
+    return arith::SelectOp::create(
+        b, loc, gt, one(), arith::SelectOp::create(b, loc, lt, minusOne, zero()));
+  }
+  case Fn::Round: // half away from zero (C's round)
+    return math::RoundOp::create(b, loc, x);
+  case Fn::Rint: // half to even (C's rint in the default rounding mode)
+    return math::RoundEvenOp::create(b, loc, x);
+  case Fn::Floor:
+    return math::FloorOp::create(b, loc, x);
+  case Fn::Ceil:
+    return math::CeilOp::create(b, loc, x);
+  case Fn::Trunc:
+    return math::TruncOp::create(b, loc, x);
+  case Fn::Reciprocal:
+    return arith::DivFOp::create(b, loc, one(), x);
+  case Fn::Rsqrt:
+    return math::RsqrtOp::create(b, loc, x);
+  case Fn::Log1p:
+    return math::Log1pOp::create(b, loc, x);
+  case Fn::Expm1:
+    return math::ExpM1Op::create(b, loc, x);
+  case Fn::Log2:
+    return math::Log2Op::create(b, loc, x);
+  case Fn::Log10:
+    return math::Log10Op::create(b, loc, x);
+  case Fn::Sin:
+    return math::SinOp::create(b, loc, x);
+  case Fn::Cos:
+    return math::CosOp::create(b, loc, x);
   default:
     llvm_unreachable("not a unary function");
   }
@@ -329,7 +388,9 @@ static LogicalResult rejectBool(Operation *op, ConversionPatternRewriter &r,
   return success();
 }
 
-/// negative, abs, square, sqrt, exp, log, relu, sigmoid, tanh.
+/// negative, abs, square, sqrt, exp, log, relu, sigmoid, tanh, sign, round,
+/// rint, floor, ceil, trunc, fix, reciprocal, rsqrt, log1p, expm1, log2,
+/// log10, sin, cos.
 template <typename OpTy, Fn F>
 struct ConvertUnary final : ConvertElementwise<OpTy> {
   using ConvertElementwise<OpTy>::ConvertElementwise;
@@ -675,7 +736,17 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::SqrtOp, Fn::Sqrt>, ConvertUnary<mx::ExpOp, Fn::Exp>,
       ConvertUnary<mx::LogOp, Fn::Log>, ConvertUnary<mx::ReluOp, Fn::Relu>,
       ConvertUnary<mx::SigmoidOp, Fn::Sigmoid>,
-      ConvertUnary<mx::TanhOp, Fn::Tanh>>(typeConverter, patterns, target);
+      ConvertUnary<mx::TanhOp, Fn::Tanh>, ConvertUnary<mx::SignOp, Fn::Sign>,
+      ConvertUnary<mx::RoundOp, Fn::Round>, ConvertUnary<mx::RintOp, Fn::Rint>,
+      ConvertUnary<mx::FloorOp, Fn::Floor>, ConvertUnary<mx::CeilOp, Fn::Ceil>,
+      ConvertUnary<mx::TruncOp, Fn::Trunc>, ConvertUnary<mx::FixOp, Fn::Trunc>,
+      ConvertUnary<mx::ReciprocalOp, Fn::Reciprocal>,
+      ConvertUnary<mx::RsqrtOp, Fn::Rsqrt>,
+      ConvertUnary<mx::Log1pOp, Fn::Log1p>,
+      ConvertUnary<mx::Expm1Op, Fn::Expm1>,
+      ConvertUnary<mx::Log2Op, Fn::Log2>, ConvertUnary<mx::Log10Op, Fn::Log10>,
+      ConvertUnary<mx::SinOp, Fn::Sin>, ConvertUnary<mx::CosOp, Fn::Cos>>(
+      typeConverter, patterns, target);
   addPatterns<ConvertBinary<mx::ElemwiseAddOp, Fn::Add>,
               ConvertBinary<mx::ElemwiseSubOp, Fn::Sub>,
               ConvertBinary<mx::ElemwiseMulOp, Fn::Mul>,

@@ -116,6 +116,13 @@ def _softsign(x):
     return (x / (1 + np.abs(x))).astype(x.dtype)
 
 
+def _round_half_away(x):
+    # C's round (MXNet's mshadow_op::round): halves away from zero; numpy's
+    # np.round rounds them to even. In float64, x + 0.5 is exact for f32 / f16.
+    x64 = x.astype(np.float64)
+    return np.where(x64 >= 0, np.floor(x64 + 0.5), np.ceil(x64 - 0.5)).astype(x.dtype)
+
+
 def _negative(x):
     return (-x).astype(x.dtype)
 
@@ -134,6 +141,21 @@ _UNARY = {
     "relu": _relu,
     "sigmoid": _sigmoid,
     "tanh": lambda x: np.tanh(x).astype(x.dtype),
+    "sign": lambda x: np.sign(x).astype(x.dtype),
+    "round": lambda x: _round_half_away(x),
+    "rint": lambda x: np.rint(x).astype(x.dtype),
+    "floor": lambda x: np.floor(x).astype(x.dtype),
+    "ceil": lambda x: np.ceil(x).astype(x.dtype),
+    "trunc": lambda x: np.trunc(x).astype(x.dtype),
+    "fix": lambda x: np.fix(x).astype(x.dtype),
+    "reciprocal": lambda x: (1.0 / x.astype(np.float64)).astype(x.dtype),
+    "rsqrt": lambda x: (1.0 / np.sqrt(x.astype(np.float64))).astype(x.dtype),
+    "log1p": lambda x: np.log1p(x.astype(np.float64)).astype(x.dtype),
+    "expm1": lambda x: np.expm1(x.astype(np.float64)).astype(x.dtype),
+    "log2": lambda x: np.log2(x.astype(np.float64)).astype(x.dtype),
+    "log10": lambda x: np.log10(x.astype(np.float64)).astype(x.dtype),
+    "sin": lambda x: np.sin(x.astype(np.float64)).astype(x.dtype),
+    "cos": lambda x: np.cos(x.astype(np.float64)).astype(x.dtype),
 }
 
 _UNARY_ALIASES = {
@@ -141,6 +163,11 @@ _UNARY_ALIASES = {
     "square": ["_sparse_square"], "sqrt": ["_sparse_sqrt"],
     "exp": ["_sparse_exp"], "log": ["_sparse_log"], "relu": ["_sparse_relu"],
     "sigmoid": ["_sparse_sigmoid"], "tanh": ["_sparse_tanh"],
+    "sign": ["_sparse_sign"], "round": ["_sparse_round"], "rint": ["_sparse_rint"],
+    "floor": ["_sparse_floor"], "ceil": ["_sparse_ceil"], "trunc": ["_sparse_trunc"],
+    "fix": ["_sparse_fix"], "reciprocal": [], "rsqrt": ["_sparse_rsqrt"],
+    "log1p": ["_sparse_log1p"], "expm1": ["_sparse_expm1"], "log2": ["_sparse_log2"],
+    "log10": ["_sparse_log10"], "sin": ["_sparse_sin"], "cos": ["_sparse_cos"],
 }
 
 

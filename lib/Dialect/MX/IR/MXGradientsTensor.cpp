@@ -224,6 +224,29 @@ Value unaryDerivative(GradBuilder &g, StringRef fn, Value x, Value y) {
     return g.mul(y, g.rsubS(y, 1));
   if (fn == "tanh")
     return g.rsubS(g.square(y), 1);
+  // Rounding: zero almost everywhere (MXNet's zero gradients / _backward_sign).
+  if (fn == "sign" || fn == "round" || fn == "rint" || fn == "floor" ||
+      fn == "ceil" || fn == "trunc" || fn == "fix")
+    return g.mulS(g.onesLike(x), 0);
+  if (fn == "reciprocal") // -1 / x^2 = -y^2
+    return g.mulS(g.square(y), -1);
+  if (fn == "rsqrt") // -0.5 x^-1.5 = -0.5 y^3
+    return g.mulS(g.mul(g.square(y), y), -0.5);
+  if (fn == "log1p")
+    return g.op("mx._rdiv_scalar", g.addS(x, 1),
+                {g.f64("scalar", 1.0), g.boolean("is_int", false)});
+  if (fn == "expm1")
+    return g.addS(y, 1);
+  if (fn == "log2")
+    return g.op("mx._rdiv_scalar", x,
+                {g.f64("scalar", 1.0 / std::log(2.0)), g.boolean("is_int", false)});
+  if (fn == "log10")
+    return g.op("mx._rdiv_scalar", x,
+                {g.f64("scalar", 1.0 / std::log(10.0)), g.boolean("is_int", false)});
+  if (fn == "sin")
+    return g.op("mx.cos", x, {});
+  if (fn == "cos")
+    return g.mulS(g.op("mx.sin", x, {}), -1);
   if (fn == "softrelu") // log(1 + exp(x)) -> sigmoid(x)
     return g.sigmoid(x);
   if (fn == "softsign") // x / (1 + |x|) -> 1 / (1 + |x|)^2
@@ -674,7 +697,10 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
                            PowerScalarOp, RpowerScalarOp, MaximumScalarOp,
                            MinimumScalarOp>(ctx);
   Rule<unaryGrad>::attach<NegativeOp, AbsOp, SquareOp, SqrtOp, ExpOp, LogOp,
-                          ReluOp, SigmoidOp, TanhOp, ActivationOp>(ctx);
+                          ReluOp, SigmoidOp, TanhOp, ActivationOp, SignOp,
+                          RoundOp, RintOp, FloorOp, CeilOp, TruncOp, FixOp,
+                          ReciprocalOp, RsqrtOp, Log1pOp, Expm1Op, Log2Op,
+                          Log10Op, SinOp, CosOp>(ctx);
   Rule<leakyReluGrad>::attach<LeakyReLUOp>(ctx);
   Rule<clipGrad>::attach<ClipOp>(ctx);
   Rule<castGrad>::attach<CastOp>(ctx);

@@ -2065,6 +2065,516 @@ def MX_TanhOp : MX_Op<"tanh", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_SignOp : MX_Op<"sign", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `sign(x): -1, 0 or 1`";
+  let description = [{
+    Computes `sign(x): -1, 0 or 1` for every element; the result has the input's type.
+
+    MXNet operator: `sign` (aliases `_sparse_sign`).
+
+    Example:
+
+    ```mlir
+    %out = mx.sign %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RoundOp : MX_Op<"round", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `x rounded half away from zero`";
+  let description = [{
+    Computes `x rounded half away from zero` for every element; the result has the input's type.
+
+    MXNet operator: `round` (aliases `_sparse_round`).
+
+    Example:
+
+    ```mlir
+    %out = mx.round %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RintOp : MX_Op<"rint", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `x rounded half to even`";
+  let description = [{
+    Computes `x rounded half to even` for every element; the result has the input's type.
+
+    MXNet operator: `rint` (aliases `_sparse_rint`).
+
+    Example:
+
+    ```mlir
+    %out = mx.rint %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_FloorOp : MX_Op<"floor", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `floor(x)`";
+  let description = [{
+    Computes `floor(x)` for every element; the result has the input's type.
+
+    MXNet operator: `floor` (aliases `_sparse_floor`).
+
+    Example:
+
+    ```mlir
+    %out = mx.floor %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_CeilOp : MX_Op<"ceil", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `ceil(x)`";
+  let description = [{
+    Computes `ceil(x)` for every element; the result has the input's type.
+
+    MXNet operator: `ceil` (aliases `_sparse_ceil`).
+
+    Example:
+
+    ```mlir
+    %out = mx.ceil %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_TruncOp : MX_Op<"trunc", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `x rounded toward zero`";
+  let description = [{
+    Computes `x rounded toward zero` for every element; the result has the input's type.
+
+    MXNet operator: `trunc` (aliases `_sparse_trunc`).
+
+    Example:
+
+    ```mlir
+    %out = mx.trunc %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_FixOp : MX_Op<"fix", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `x rounded toward zero`";
+  let description = [{
+    Computes `x rounded toward zero` for every element; the result has the input's type.
+
+    MXNet operator: `fix` (aliases `_sparse_fix`).
+
+    Example:
+
+    ```mlir
+    %out = mx.fix %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ReciprocalOp : MX_Op<"reciprocal", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `1 / x`";
+  let description = [{
+    Computes `1 / x` for every element; the result has the input's type.
+
+    MXNet operator: `reciprocal`.
+
+    Example:
+
+    ```mlir
+    %out = mx.reciprocal %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RsqrtOp : MX_Op<"rsqrt", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `1 / sqrt(x)`";
+  let description = [{
+    Computes `1 / sqrt(x)` for every element; the result has the input's type.
+
+    MXNet operator: `rsqrt` (aliases `_sparse_rsqrt`).
+
+    Example:
+
+    ```mlir
+    %out = mx.rsqrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_Log1pOp : MX_Op<"log1p", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `log(1 + x)`";
+  let description = [{
+    Computes `log(1 + x)` for every element; the result has the input's type.
+
+    MXNet operator: `log1p` (aliases `_sparse_log1p`).
+
+    Example:
+
+    ```mlir
+    %out = mx.log1p %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_Expm1Op : MX_Op<"expm1", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `exp(x) - 1`";
+  let description = [{
+    Computes `exp(x) - 1` for every element; the result has the input's type.
+
+    MXNet operator: `expm1` (aliases `_sparse_expm1`).
+
+    Example:
+
+    ```mlir
+    %out = mx.expm1 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_Log2Op : MX_Op<"log2", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `log2(x)`";
+  let description = [{
+    Computes `log2(x)` for every element; the result has the input's type.
+
+    MXNet operator: `log2` (aliases `_sparse_log2`).
+
+    Example:
+
+    ```mlir
+    %out = mx.log2 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_Log10Op : MX_Op<"log10", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `log10(x)`";
+  let description = [{
+    Computes `log10(x)` for every element; the result has the input's type.
+
+    MXNet operator: `log10` (aliases `_sparse_log10`).
+
+    Example:
+
+    ```mlir
+    %out = mx.log10 %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_SinOp : MX_Op<"sin", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `sin(x)`";
+  let description = [{
+    Computes `sin(x)` for every element; the result has the input's type.
+
+    MXNet operator: `sin` (aliases `_sparse_sin`).
+
+    Example:
+
+    ```mlir
+    %out = mx.sin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_CosOp : MX_Op<"cos", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `cos(x)`";
+  let description = [{
+    Computes `cos(x)` for every element; the result has the input's type.
+
+    MXNet operator: `cos` (aliases `_sparse_cos`).
+
+    Example:
+
+    ```mlir
+    %out = mx.cos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_SumOp : MX_Op<"sum", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Reduces by sum over axes";
   let description = [{
