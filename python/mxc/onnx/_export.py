@@ -311,6 +311,23 @@ def _pooling(g, n):
         if any(pad):
             n.fail("pooling_convention=same with pad=%s is not exported" % (tuple(pad),))
         common["auto_pad"] = "SAME_UPPER"
+    elif conv == "full" and pool == "max":
+        # MXNet's 'full' windows, exactly: floor mode with the right pads
+        # widened to the last window's end (padding never wins a max)
+        ends = []
+        for i in range(d):
+            size = n.in_shapes[0][2 + i]
+            windows = -(-(size + 2 * pad[i] - kernel[i]) // strides[i]) + 1
+            ends.append(pad[i] + max(0, (windows - 1) * strides[i] + kernel[i] - size - 2 * pad[i]))
+        if all(p < k for p, k in zip(pad + ends, kernel + kernel)):
+            common["pads"] = pad + ends
+        else:
+            # (ONNX Runtime wants pads below the kernel: an explicit Pad of the lowest value)
+            dt = n.in_dtypes[0]
+            low = np.finfo(dt).min if np.issubdtype(dt, np.floating) else np.iinfo(dt).min
+            x = g.one("Pad", [x, g.ints(n.name + "__pads", [0, 0] + pad + [0, 0] + ends),
+                              g.const(n.name + "__low", low, dt)], n.name, mode="constant")
+            common["pads"] = [0] * (2 * d)
     else:
         common["pads"] = pad + pad
         if conv == "full":

@@ -279,13 +279,18 @@ def test_unmapped_operator_names_node_and_op(tmp_path, monkeypatch):
 
 def test_full_pooling_window_in_the_padding_is_refused(tmp_path):
     d = sym.var("data")
-    net = sym.Pooling(d, kernel=(2, 2), stride=(2, 2), pad=(1, 1), pool_type="max",
+    net = sym.Pooling(d, kernel=(2, 2), stride=(2, 2), pad=(1, 1), pool_type="avg",
                       pooling_convention="full", name="pool_full")
     with pytest.raises(mx.MXNetError) as e:
         mx.onnx.export_model(net, {}, [(1, 1, 5, 5)], np.float32, str(tmp_path / "x.onnx"))
     assert "'pool_full'" in str(e.value) and "starts in the padding" in str(e.value)
     # the same layer on 4x4 has no such window, and matches ONNX Runtime
     _check_symbol(net, {"data": (1, 1, 4, 4)}, tmp_path)
+    # max pooling writes MXNet's windows exactly (wider right pads), on 5x5 too
+    for size in (4, 5, 6, 7):
+        _check_symbol(sym.Pooling(d, kernel=(2, 2), stride=(2, 2), pad=(1, 1), pool_type="max",
+                                  pooling_convention="full"), {"data": (1, 1, size, size)},
+                      tmp_path)
 
 
 def test_opset_out_of_range(tmp_path):
