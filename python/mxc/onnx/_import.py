@@ -1457,6 +1457,37 @@ def _resize(imp, node, ins, attrs):
     return _sym("Reshape", [y], name, shape=tuple(d * f for d, f in zip(shape, factors)))
 
 
+@_imports("Hardmax")
+def _hardmax(imp, node, ins, attrs):
+    """one_hot of the argmax over `axis` (the first maximum, as ONNX)."""
+    shape = imp.static_shape(ins[0], "Hardmax")
+    rank = len(shape)
+    axis = int(attrs.get("axis", -1 if imp.opset >= 13 else 1))
+    if axis < 0:
+        axis += rank
+    name = imp.name_for(node)
+    x = imp.tensor(ins[0])
+    if imp.opset < 13 and axis != rank - 1:
+        # opsets 11-12: over the input coerced to 2-D at `axis`
+        x = _sym("Reshape", [x], imp.unique(name + "_2d"),
+                 shape=(int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))))
+        work_axis, work_rank = 1, 2
+    else:
+        work_axis, work_rank = axis, rank
+    perm = None
+    if work_axis != work_rank - 1:
+        perm = list(range(work_rank))
+        perm[work_axis], perm[-1] = perm[-1], perm[work_axis]
+        x = _sym("transpose", [x], imp.unique(name + "_last"), axes=tuple(perm))
+    depth = int(shape[axis]) if imp.opset >= 13 or axis == rank - 1 else int(np.prod(shape[axis:]))
+    idx = _sym("argmax", [x], imp.unique(name + "_arg"), axis=-1)
+    y = _sym("one_hot", [idx], imp.unique(name + "_hot"), depth=depth,
+             dtype=imp.dtype(ins[0]).name)
+    if perm is not None:
+        y = _sym("transpose", [y], imp.unique(name + "_back"), axes=tuple(perm))
+    return _sym("Reshape", [y], name, shape=tuple(shape))
+
+
 @_imports("Mish")
 def _mish(imp, node, ins, attrs):
     name = imp.name_for(node)

@@ -254,3 +254,21 @@ def test_light_model_matches_onnxruntime(name, tmp_path):
     got = mxc_run(sym, arg_params, aux_params, feed)
     for g, r, n in zip(got, ref, names):
         assert_close(g, r, what="%s %s" % (name, n))
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+@pytest.mark.parametrize("op_type", ["Softmax", "LogSoftmax", "Hardmax"])
+def test_softmax_family_axis_semantics(op_type, opset, tmp_path):
+    """Before opset 13 these normalise over every axis from `axis` on (the
+    input coerced to 2-D); from 13 over `axis` alone."""
+    node = helper.make_node(op_type, ["x"], ["y"], name="sm", axis=1)
+    graph = helper.make_graph([node], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    path = str(tmp_path / "sm.onnx")
+    onnx.save(model, path)
+    x = np.random.default_rng(3).standard_normal((2, 3, 4)).astype(np.float32)
+    (ref,), _, _ = ort_run(path, {"x": x})
+    sym, a, aux = mx.onnx.import_model(path)
+    assert_close(mxc_run(sym, a, aux, {"x": x})[0], ref)
