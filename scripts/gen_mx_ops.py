@@ -634,6 +634,27 @@ Inserts a new axis at `axis`, in `[-ndim - 1, ndim]`.""",
    aliases=["_npi_expand_dims"],
    example="""%out = mx.expand_dims %x {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x1x3xf32>""")
 
+op(mxnet="squeeze", mnemonic="squeeze", cpp="Squeeze",
+   source="src/operator/tensor/matrix_op-inl.h SqueezeParam",
+   summary="Removes axes of extent 1",
+   description="""
+Removes the axes listed in `axis` (each must have extent 1; negative values
+count from the end), or every axis of extent 1 when `axis` is absent.
+Squeezing every axis away gives shape `(1,)`, as MXNet's SqueezeShape.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("axis", "shape", "None", doc="Axes to remove; absent removes every axis of extent 1.")],
+   example="""%out = mx.squeeze %x {axis = array<i64: 1>} : (tensor<2x1x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="broadcast_to", mnemonic="broadcast_to", cpp="BroadcastTo",
+   source="src/operator/tensor/broadcast_reduce_op.h BroadcastToParam",
+   summary="Broadcasts to a shape",
+   description="""
+Repeats axes of extent 1 to the extents of `shape`, which has the input's
+rank; a 0 in `shape` keeps the input's extent (MXNet's BroadcastToShape).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("shape", "shape", "()", doc="Target shape; 0 keeps an axis.")],
+   example="""%out = mx.broadcast_to %x {shape = array<i64: 2, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>""")
+
 op(mxnet="slice_axis", mnemonic="slice_axis", cpp="SliceAxis",
    source="src/operator/tensor/matrix_op-inl.h SliceAxisParam",
    summary="Slices along one axis",

@@ -1014,7 +1014,7 @@ for _m in ["sum", "mean", "max", "min", "argmax", "exp", "log", "sqrt", "square"
         setattr(NDArray, _m, _method(_m))
 # MXNet's other fluent methods, for the operators mxc has (same list as Symbol's).
 for _m in ["broadcast_axes", "repeat", "pad", "swapaxes", "slice", "slice_like", "take", "pick",
-           "sort", "topk", "argsort", "argmax_channel", "argmin", "sign", "broadcast_to",
+           "sort", "topk", "argsort", "argmax_channel", "argmin", "sign", "broadcast_to", "squeeze",
            "broadcast_like", "tile", "flip", "diag", "nansum", "prod", "nanprod", "round",
            "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
            "arctan", "degrees", "radians", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",

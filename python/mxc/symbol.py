@@ -588,7 +588,7 @@ globals().update(_functions)
 _FLUENT = ("reshape", "reshape_like", "zeros_like", "ones_like", "broadcast_axes", "repeat", "pad",
            "swapaxes", "split", "slice", "slice_axis", "slice_like", "take", "one_hot", "pick",
            "sort", "topk", "argsort", "argmax", "argmax_channel", "argmin", "clip", "abs", "sign",
-           "flatten", "expand_dims", "broadcast_to", "broadcast_like", "tile", "transpose", "flip",
+           "flatten", "expand_dims", "squeeze", "broadcast_to", "broadcast_like", "tile", "transpose", "flip",
            "diag", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm", "round",
            "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
            "arctan", "degrees", "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",

@@ -56,6 +56,7 @@ UNARY = [
     ("identity", {}, {}), ("Flatten", {}, {}),
     ("Reshape", {"shape": (0, -1)}, {}), ("Reshape", {"shape": (-1,)}, {}),
     ("expand_dims", {"axis": 1}, {}), ("expand_dims", {"axis": -1}, {}),
+    ("squeeze", {}, {}),
     ("transpose", {}, {}), ("transpose", {"axes": (0, 2, 1)}, {}),
     ("slice_axis", {"axis": 1, "begin": 1, "end": 3}, {}),
     ("slice_axis", {"axis": -1, "begin": -3, "end": "None"}, {}),
@@ -75,6 +76,15 @@ def test_unary(op, attrs, fill):
         x = np.where(np.abs(x + 0.5) < 0.02, x + 0.05, x)
         x = np.where(np.abs(x - 0.4) < 0.02, x + 0.05, x)
     check_op(op, attrs, {"data": x})
+
+
+@pytest.mark.parametrize("shape,target", [((1, 3, 1), (2, 3, 4)), ((2, 1, 3), (0, 5, 0))])
+def test_broadcast_to(shape, target):
+    check_op("broadcast_to", {"shape": target}, {"data": rand(shape)})
+
+
+def test_squeeze_axis():
+    check_op("squeeze", {"axis": (0, 2)}, {"data": rand((1, 3, 1, 2))})
 
 
 def test_prelu():

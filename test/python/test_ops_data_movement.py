@@ -7,7 +7,7 @@ several inputs) and one_hot. Exact results: these ops only move values.
 import numpy as np
 import pytest
 
-from mxc_testing import assert_close, one_op_graph, run_graph
+from mxc_testing import MxcError, assert_close, one_op_graph, run_graph
 from mxnet_ref import REF
 
 
@@ -73,6 +73,40 @@ def test_transpose(shape, axes):
 def test_expand_dims(axis):
     rng = np.random.default_rng(203)
     check("expand_dims", {"axis": axis}, [_rand(rng, (2, 3))])
+
+
+@pytest.mark.parametrize("shape,axis", [
+    ((2, 1, 3, 1), None), ((2, 1, 3, 1), (1,)), ((2, 1, 3, 1), (-1, 1)),
+    ((1, 1, 1), None), ((1, 4), (0,)), ((3, 4), None),
+])
+def test_squeeze(shape, axis):
+    rng = np.random.default_rng(210)
+    check("squeeze", {"axis": axis} if axis is not None else {}, [_rand(rng, shape)])
+
+
+@pytest.mark.parametrize("shape,target", [
+    ((1, 3), (4, 3)), ((1, 3), (2, 0)), ((2, 1, 1), (2, 3, 5)), ((3,), (3,)),
+    ((1, 1, 4), (0, 6, 0)),
+])
+def test_broadcast_to(shape, target):
+    rng = np.random.default_rng(211)
+    check("broadcast_to", {"shape": target}, [_rand(rng, shape)])
+
+
+@pytest.mark.parametrize("op,attrs,shape,message", [
+    ("squeeze", {"axis": (0,)}, (2, 1), "size=2 not equal to one"),
+    ("squeeze", {"axis": (2,)}, (2, 1), "out of bounds"),
+    ("squeeze", {"axis": (1, -1)}, (2, 1), "duplicate value in axis"),
+    ("broadcast_to", {"shape": (2, 3)}, (2, 2), "cannot be broadcasted"),
+    ("broadcast_to", {"shape": (2, 3, 4)}, (2, 3), "cannot be broadcasted"),
+])
+def test_shape_errors_name_the_node(op, attrs, shape, message):
+    rng = np.random.default_rng(212)
+    graph = one_op_graph(op, attrs, ["in0"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": _rand(rng, shape)})
+    text = str(e.value)
+    assert "node" in text and message in text, text
 
 
 @pytest.mark.parametrize("attrs", [

@@ -30,7 +30,8 @@ namespace {
     return rewriter.notifyMatchFailure(op, "dynamic shapes are not "           \
                                            "supported");
 
-/// Reshape, Flatten, expand_dims: the data in the inferred result shape.
+/// Reshape, Flatten, expand_dims, squeeze: the data in the inferred result
+/// shape.
 template <typename OpTy>
 struct ConvertReshapeLike final : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -189,11 +190,12 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
     ConversionTarget &target) {
   target.addLegalOp<UnrealizedConversionCastOp>(); // ui8 in linalg bodies
   target.addIllegalOp<mx::ReshapeOp, mx::FlattenOp, mx::ExpandDimsOp,
-                      mx::TransposeOp, mx::SliceAxisOp, mx::ConcatOp,
-                      mx::OneHotOp>();
+                      mx::SqueezeOp, mx::TransposeOp, mx::SliceAxisOp,
+                      mx::ConcatOp, mx::OneHotOp>();
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
-           ConvertReshapeLike<mx::ExpandDimsOp>, ConvertTranspose,
+           ConvertReshapeLike<mx::ExpandDimsOp>,
+           ConvertReshapeLike<mx::SqueezeOp>, ConvertTranspose,
            ConvertSliceAxis, ConvertConcat, ConvertOneHot>(
           typeConverter, patterns.getContext());
 }

@@ -409,6 +409,19 @@ struct ConvertUnary final : ConvertElementwise<OpTy> {
   }
 };
 
+/// broadcast_to: the input, broadcast to the result's shape (the maps of
+/// buildElementwise repeat its axes of extent 1).
+struct ConvertBroadcastTo final : ConvertElementwise<mx::BroadcastToOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::BroadcastToOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    p.inputs = {adaptor.getData()};
+    p.payload = [](OpBuilder &, Location, ValueRange e) { return e[0]; };
+    return success();
+  }
+};
+
 /// elemwise_* (equal shapes) and broadcast_* (numpy broadcasting).
 template <typename OpTy, Fn F>
 struct ConvertBinary final : ConvertElementwise<OpTy> {
@@ -745,8 +758,8 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::Log1pOp, Fn::Log1p>,
       ConvertUnary<mx::Expm1Op, Fn::Expm1>,
       ConvertUnary<mx::Log2Op, Fn::Log2>, ConvertUnary<mx::Log10Op, Fn::Log10>,
-      ConvertUnary<mx::SinOp, Fn::Sin>, ConvertUnary<mx::CosOp, Fn::Cos>>(
-      typeConverter, patterns, target);
+      ConvertUnary<mx::SinOp, Fn::Sin>, ConvertUnary<mx::CosOp, Fn::Cos>,
+      ConvertBroadcastTo>(typeConverter, patterns, target);
   addPatterns<ConvertBinary<mx::ElemwiseAddOp, Fn::Add>,
               ConvertBinary<mx::ElemwiseSubOp, Fn::Sub>,
               ConvertBinary<mx::ElemwiseMulOp, Fn::Mul>,

@@ -99,6 +99,8 @@ EXAMPLES = {
     "log10": ([pos(*U)], {}),
     "sin": ([f(*U)], {}),
     "cos": ([f(*U)], {}),
+    "squeeze": ([f(2, 1, 3)], {}),
+    "broadcast_to": ([f(1, 4)], dict(shape=(3, 4))),
     "sum": ([f(*B)], dict(axis=1)),
     "mean": ([f(*B)], dict(axis=(0, 2), keepdims=True)),
     "max": ([f(*B)], dict(axis=2)),

@@ -103,6 +103,24 @@ def expand_dims(inputs, attrs):
     return [np.expand_dims(inputs[0], attr_int(attrs, "axis"))]
 
 
+@register("squeeze")
+def squeeze(inputs, attrs):
+    # MXNet's SqueezeShape: every axis of extent 1 when `axis` is absent;
+    # squeezing everything gives (1,), where numpy gives a scalar.
+    x = inputs[0]
+    # axis = () squeezes nothing (MXNet checks has_value(), not emptiness).
+    axis = tuple(attr_tuple(attrs, "axis")) if attrs.get("axis", "None") != "None" else None
+    out = np.squeeze(x, axis=axis)
+    return [out.reshape(1) if out.ndim == 0 else out]
+
+
+@register("broadcast_to")
+def broadcast_to(inputs, attrs):
+    x = inputs[0]
+    shape = [s if s != 0 else d for s, d in zip(attr_tuple(attrs, "shape"), x.shape)]
+    return [np.ascontiguousarray(np.broadcast_to(x, shape))]
+
+
 @register("slice_axis")
 def slice_axis(inputs, attrs):
     x = inputs[0]

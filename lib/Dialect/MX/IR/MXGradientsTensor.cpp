@@ -227,7 +227,7 @@ Value unaryDerivative(GradBuilder &g, StringRef fn, Value x, Value y) {
   // Rounding: zero almost everywhere (MXNet's zero gradients / _backward_sign).
   if (fn == "sign" || fn == "round" || fn == "rint" || fn == "floor" ||
       fn == "ceil" || fn == "trunc" || fn == "fix")
-    return g.mulS(g.onesLike(x), 0);
+    return g.zerosLike(x);
   if (fn == "reciprocal") // -1 / x^2 = -y^2
     return g.mulS(g.square(y), -1);
   if (fn == "rsqrt") // -0.5 x^-1.5 = -0.5 y^3
@@ -478,6 +478,13 @@ LogicalResult dotGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// broadcast_to: the output gradient summed over the broadcast axes.
+LogicalResult broadcastToGrad(Operation *op, GradBuilder &g, ValueRange og,
+                              Grads &in) {
+  in[0] = g.reduceToShape(og[0], typeOf(op->getOperand(0)));
+  return success();
+}
+
 LogicalResult transposeGrad(Operation *op, GradBuilder &g, ValueRange og,
                             Grads &in) {
   int64_t rank = typeOf(op->getOperand(0)).getRank();
@@ -687,7 +694,8 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp>(ctx);
   Rule<erfGrad>::attach<ErfOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp>(ctx);
-  Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp>(ctx);
+  Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);
+  Rule<broadcastToGrad>::attach<BroadcastToOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,

@@ -379,6 +379,81 @@ LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// squeeze (src/operator/tensor/matrix_op-inl.h SqueezeShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> in = data->getShape();
+  int64_t rank = in.size();
+  SmallVector<bool> drop(rank, false);
+  if (std::optional<ArrayRef<int64_t>> axes = adaptor.getAxis()) {
+    for (int64_t a : *axes) {
+      int64_t n = a < 0 ? a + rank : a;
+      if (n < 0 || n >= rank)
+        return inferError(loc, name, "axis ", a,
+                          " is out of bounds for an array of dimension ", rank);
+      if (in[n] != 1)
+        return inferError(loc, name,
+                          "cannot select an axis to squeeze out which has "
+                          "size=",
+                          in[n], " not equal to one");
+      if (drop[n])
+        return inferError(loc, name, "duplicate value in axis");
+      drop[n] = true;
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      drop[i] = in[i] == 1;
+  }
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop[i])
+      out.push_back(in[i]);
+  if (out.empty())
+    out.push_back(1); // (1, 1, 1) -> (1,), as MXNet
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast_to (src/operator/tensor/broadcast_reduce_op.h BroadcastToShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> in = data->getShape();
+  ArrayRef<int64_t> target = adaptor.getShape();
+  if (target.size() != in.size())
+    return inferError(loc, name, "operand of shape ", formatShape(in),
+                      " cannot be broadcasted to ", formatShape(target));
+  Shape out(target.begin(), target.end());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (out[i] == 0) {
+      out[i] = in[i];
+    } else if (out[i] < 0 || (in[i] != out[i] && in[i] != 1 &&
+                              !isDynamic(in[i]))) {
+      return inferError(loc, name, "array cannot be broadcasted from ",
+                        formatShape(in), " to ", formatShape(target));
+    }
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // slice_axis (src/operator/tensor/matrix_op-inl.h GetSliceAxisParams)
 //===----------------------------------------------------------------------===//
 

@@ -2939,6 +2939,69 @@ def MX_ExpandDimsOp : MX_Op<"expand_dims", [Pure, InferTypeOpAdaptorWithIsCompat
   }];
 }
 
+def MX_SqueezeOp : MX_Op<"squeeze", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Removes axes of extent 1";
+  let description = [{
+    Removes the axes listed in `axis` (each must have extent 1; negative values
+    count from the end), or every axis of extent 1 when `axis` is absent.
+    Squeezing every axis away gives shape `(1,)`, as MXNet's SqueezeShape.
+
+    MXNet operator: `squeeze`.
+
+    Example:
+
+    ```mlir
+    %out = mx.squeeze %x {axis = array<i64: 1>} : (tensor<2x1x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<DenseI64ArrayAttr>:$axis
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_BroadcastToOp : MX_Op<"broadcast_to", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasts to a shape";
+  let description = [{
+    Repeats axes of extent 1 to the extents of `shape`, which has the input's
+    rank; a 0 in `shape` keeps the input's extent (MXNet's BroadcastToShape).
+
+    MXNet operator: `broadcast_to`.
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_to %x {shape = array<i64: 2, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_SliceAxisOp : MX_Op<"slice_axis", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Slices along one axis";
   let description = [{
