@@ -4,6 +4,7 @@
 // pooling gradient against per-window loops written from MXNet's rules, and
 // the LRN gradient against central differences of a direct forward.
 #include "../src/kernels/kernels.h"
+#include "kernels_test_util.h"
 #include "mxc/runtime/threads.h"
 
 #include <gtest/gtest.h>
@@ -18,18 +19,8 @@
 
 namespace {
 
-template <typename T> std::vector<T> randomVector(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T &x : v)
-    x = T(dist(gen));
-  return v;
-}
+using mxc::test::randomVector;
 
-// A rank-1 kernel buffer argument list: allocated, aligned, offset, size,
-// stride.
-#define BUF(v) (v).data(), (v).data(), int64_t(0), int64_t((v).size()), int64_t(1)
 
 struct Conv {
   int64_t batch, channels, filters, groups;

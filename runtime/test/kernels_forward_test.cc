@@ -5,6 +5,7 @@
 // convolutions large enough that im2col and the bias scatter run on several
 // kernel threads.
 #include "../src/kernels/kernels.h"
+#include "kernels_test_util.h"
 #include "mxc/runtime/threads.h"
 
 #include <gtest/gtest.h>
@@ -18,14 +19,7 @@
 
 namespace {
 
-template <typename T> std::vector<T> randomVector(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T &x : v)
-    x = T(dist(gen));
-  return v;
-}
+using mxc::test::randomVector;
 
 // The exported C entry of the parallel loop (what generated code calls),
 // over a C++ callable.
@@ -36,7 +30,6 @@ template <typename F> void parallelFor(int64_t n, int64_t cost, F &&f) {
       &f, n, cost);
 }
 
-#define BUF(v) (v).data(), (v).data(), int64_t(0), int64_t((v).size()), int64_t(1)
 
 template <typename T> double tolerance() {
   return sizeof(T) == 4 ? 1e-4 : 1e-12;
