@@ -650,6 +650,64 @@ def _one_hot(g, n):
     g.node("OneHot", [idx, depth, values], n.outs[:1], name=n.name, axis=-1)
 
 
+_UNARY_MORE = {"sign": "Sign", "rint": "Round", "floor": "Floor", "ceil": "Ceil",
+               "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos"}
+
+
+@_exports(*_UNARY_MORE)
+def _unary_more(g, n):
+    # (ONNX's Round is half to even, as MXNet's rint)
+    g.node(_UNARY_MORE[n.op], n.inputs[:1], n.outs[:1], name=n.name)
+
+
+@_exports("round", "trunc", "fix")
+def _round_away(g, n):
+    """round: half away from zero, sign(x) floor(|x| + 0.5); trunc / fix:
+    toward zero, sign(x) floor(|x|)."""
+    x = n.inputs[0]
+    mag = g.one("Abs", [x], n.name)
+    if n.op == "round":
+        mag = g.one("Add", [mag, g.const(n.name + "__half", 0.5, n.in_dtypes[0])], n.name)
+    fl = g.one("Floor", [mag], n.name)
+    g.node("Mul", [g.one("Sign", [x], n.name), fl], n.outs[:1], name=n.name + "__signed")
+
+
+@_exports("rsqrt")
+def _rsqrt(g, n):
+    g.node("Reciprocal", [g.one("Sqrt", n.inputs[:1], n.name)], n.outs[:1], name=n.name + "__rcp")
+
+
+@_exports("log1p", "expm1", "log2", "log10")
+def _log_exp_more(g, n):
+    """(ONNX has no log1p / expm1: written as log(1 + x) and exp(x) - 1,
+    which lose the small-x precision of MXNet's)"""
+    x, dt = n.inputs[0], n.in_dtypes[0]
+    if n.op == "log1p":
+        g.node("Log", [g.one("Add", [x, g.const(n.name + "__one", 1.0, dt)], n.name)],
+               n.outs[:1], name=n.name + "__log")
+    elif n.op == "expm1":
+        g.node("Sub", [g.one("Exp", [x], n.name), g.const(n.name + "__one", 1.0, dt)],
+               n.outs[:1], name=n.name + "__sub")
+    else:
+        base = np.log(2.0) if n.op == "log2" else np.log(10.0)
+        g.node("Div", [g.one("Log", [x], n.name), g.const(n.name + "__ln", base, dt)],
+               n.outs[:1], name=n.name + "__div")
+
+
+@_exports("squeeze")
+def _squeeze(g, n):
+    # the inferred result shape: MXNet's squeeze of all unit axes and of a
+    # (1,) result (no 0-d arrays) are both exactly a Reshape
+    g.node("Reshape", [n.inputs[0], g.ints(n.name + "__shape", list(n.out_shapes[0]))],
+           n.outs[:1], name=n.name)
+
+
+@_exports("broadcast_to")
+def _broadcast_to(g, n):
+    g.node("Expand", [n.inputs[0], g.ints(n.name + "__shape", list(n.out_shapes[0]))],
+           n.outs[:1], name=n.name)
+
+
 def supported_ops():
     """The MXNet operators (canonical names) export_model translates."""
     return sorted(_EXPORTERS)

@@ -620,7 +620,8 @@ for _t, _act in (("Relu", "relu"), ("Sigmoid", "sigmoid"), ("Tanh", "tanh"),
                  ("Softplus", "softrelu"), ("Softsign", "softsign")):
     _IMPORTERS[_t] = _simple("Activation", act_type=_act)
 for _t, _op in (("Exp", "exp"), ("Log", "log"), ("Abs", "abs"), ("Neg", "negative"),
-                ("Sqrt", "sqrt")):
+                ("Sqrt", "sqrt"), ("Floor", "floor"), ("Ceil", "ceil"), ("Round", "rint"),
+                ("Sin", "sin"), ("Cos", "cos"), ("Sign", "sign"), ("Reciprocal", "reciprocal")):
     _IMPORTERS[_t] = _simple(_op)
 
 
@@ -731,11 +732,6 @@ def _gelu(imp, node, ins, attrs):
     onep = _sym("_plus_scalar", [t], imp.unique(name + "_1p"), scalar=1.0)
     half = _sym("_mul_scalar", [x], imp.unique(name + "_h"), scalar=0.5)
     return _sym("elemwise_mul", [half, onep], name)
-
-
-@_imports("Reciprocal")
-def _reciprocal(imp, node, ins, attrs):
-    return _sym("_rdiv_scalar", [imp.tensor(ins[0])], imp.name_for(node), scalar=1.0)
 
 
 # ONNX binary op -> (broadcast op, scalar op with the constant on the right, on the left)
@@ -1231,9 +1227,15 @@ def _expand(imp, node, ins, attrs):
     if imp.is_const(ins[0]):
         v = imp.const(ins[0])
         return (v * np.ones(shape, dtype=v.dtype)).astype(v.dtype)
+    # numpy broadcasting of the input's shape with `shape` (either may be longer)
+    xs = imp.static_shape(ins[0], "Expand")
+    out = tuple(int(d) for d in np.broadcast_shapes(tuple(xs), tuple(shape)))
     name = imp.name_for(node)
-    zeros = imp.param(name + "_zeros", np.zeros(shape, dtype=imp.dtype(ins[0])))
-    return _sym("broadcast_add", [imp.tensor(ins[0]), zeros], name)
+    x = imp.tensor(ins[0])
+    if len(out) > len(xs):
+        x = _sym("Reshape", [x], imp.unique(name + "_rank"),
+                 shape=(1,) * (len(out) - len(xs)) + tuple(xs))
+    return _sym("broadcast_to", [x], name, shape=out)
 
 
 @_imports("Range")
@@ -1518,15 +1520,6 @@ def _celu(imp, node, ins, attrs):
                                         imp.unique(name + "_a"), scalar=alpha)],
                imp.unique(name + "_neg"), scalar=0.0)
     return _sym("elemwise_add", [pos, neg], name)
-
-
-@_imports("Sign")
-def _sign(imp, node, ins, attrs):
-    name = imp.name_for(node)
-    x = imp.tensor(ins[0])
-    return _sym("elemwise_sub", [_sym("_greater_scalar", [x], imp.unique(name + "_p"), scalar=0.0),
-                                 _sym("_lesser_scalar", [x], imp.unique(name + "_n"), scalar=0.0)],
-                name)
 
 
 @_imports("Size")
