@@ -6,6 +6,7 @@
 #include "mxc/runtime/threads.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -160,10 +161,24 @@ std::unique_ptr<Engine> createEngine(const EngineOptions &opts) {
   return factory(opts);
 }
 
+namespace {
+// The default engine while it exists (null before its creation and from the
+// start of its destruction at exit).
+std::atomic<Engine *> currentDefault{nullptr};
+
+struct DefaultEngineHolder {
+  std::unique_ptr<Engine> engine;
+  ~DefaultEngineHolder() {
+    currentDefault.store(nullptr);
+    engine.reset(); // waits for every pushed operation
+  }
+};
+} // namespace
+
 Engine &defaultEngine() {
   // Created on first use and destroyed at exit (which waits for every pushed
   // operation).
-  static std::unique_ptr<Engine> engine = [] {
+  static DefaultEngineHolder holder = [] {
     // The thread budget first: OpenBLAS gets its kernel threads before any
     // operation can run.
     initThreadBudget();
@@ -175,9 +190,12 @@ Engine &defaultEngine() {
       opts.kind = "threaded";
       e = createEngine(opts);
     }
-    return e;
+    currentDefault.store(e.get());
+    return DefaultEngineHolder{std::move(e)};
   }();
-  return *engine;
+  return *holder.engine;
 }
+
+Engine *defaultEngineIfCreated() { return currentDefault.load(); }
 
 } // namespace mxc::runtime

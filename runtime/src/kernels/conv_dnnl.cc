@@ -467,7 +467,13 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
   // crashed in oneDNN's freed JIT code. Registered after oneDNN's first use,
   // this handler runs before oneDNN's destructors and lets the steps finish.
   static const bool drainAtExit = [] {
-    std::atexit([] { (void)runtime::defaultEngine().waitForAll(); });
+    std::atexit([] {
+      // Not created yet (kernels called without the engine), or already
+      // destroyed (created after this handler: its destructor ran first and
+      // waited): nothing in flight to wait for.
+      if (runtime::Engine *e = runtime::defaultEngineIfCreated())
+        (void)e->waitForAll();
+    });
     return true;
   }();
   (void)drainAtExit;

@@ -138,6 +138,9 @@ MXC_RUNTIME_API std::vector<std::string> registeredEngines();
 
 /// The process-wide engine, created from the environment on first use.
 MXC_RUNTIME_API Engine &defaultEngine();
+/// The default engine if it has been created and is not being destroyed
+/// (at exit), else null; never creates it.
+MXC_RUNTIME_API Engine *defaultEngineIfCreated();
 
 } // namespace mxc::runtime
 
