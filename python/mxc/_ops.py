@@ -65,6 +65,29 @@ class OpSpec:
         return _mxc.num_outputs(self.name, attrs)
 
 
+def take_positional_attrs(spec, inputs, is_input, attrs):
+    """As MXNet's generated functions: the inputs first, then the attributes
+    positionally in the operator's order (clip(x, 0, 1)). Moves the
+    arguments after the last leading input (`is_input`) into `attrs` under
+    the operator's attribute names; returns the inputs."""
+    n_in = 0
+    while n_in < len(inputs) and is_input(inputs[n_in]):
+        n_in += 1
+    if n_in == len(inputs):
+        return inputs
+    from .base import MXNetError
+    positional, inputs = inputs[n_in:], inputs[:n_in]
+    attr_names = list(spec.attrs)
+    if len(positional) > len(attr_names):
+        raise MXNetError("%s: %d positional attributes for %d (%s)" % (
+            spec.name, len(positional), len(attr_names), ", ".join(attr_names)))
+    for k, v in zip(attr_names, positional):
+        if k in attrs:
+            raise MXNetError("%s: attribute %s given twice" % (spec.name, k))
+        attrs[k] = v
+    return inputs
+
+
 def format_value(spec, v):
     """MXNet's string for an attribute value (str() as MXNet's generated
     functions write it; dtypes by name)."""

@@ -945,20 +945,8 @@ def _make_op_function(py_name, spec):
         else:
             # As MXNet's generated functions: the inputs first, then the
             # attributes positionally in the operator's order (clip(x, 0, 1)).
-            n_in = 0
-            while n_in < len(inputs) and isinstance(inputs[n_in], NDArray):
-                n_in += 1
-            if n_in < len(inputs):
-                positional = inputs[n_in:]
-                inputs = inputs[:n_in]
-                attr_names = list(spec.attrs)
-                if len(positional) > len(attr_names):
-                    raise MXNetError("%s: %d positional attributes for %d (%s)" % (
-                        spec.name, len(positional), len(attr_names), ", ".join(attr_names)))
-                for k, v in zip(attr_names, positional):
-                    if k in kwargs:
-                        raise MXNetError("%s: attribute %s given twice" % (spec.name, k))
-                    kwargs[k] = v
+            inputs = _ops.take_positional_attrs(
+                spec, inputs, lambda a: isinstance(a, NDArray), kwargs)
             attr_kwargs = {k: v for k, v in kwargs.items() if not isinstance(v, NDArray)}
             names = spec.input_names(spec.format_attrs(attr_kwargs))
             for n in names[len(inputs):]:

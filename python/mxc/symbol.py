@@ -550,19 +550,8 @@ def _make_op_function(py_name, spec):
         if not spec.variadic:
             # As MXNet: the inputs first, then attributes positionally in the
             # operator's order (mx.sym.clip(x, 0, 1)).
-            n_in = 0
-            while n_in < len(inputs) and isinstance(inputs[n_in], Symbol):
-                n_in += 1
-            if n_in < len(inputs):
-                positional, inputs = inputs[n_in:], inputs[:n_in]
-                attr_names = list(spec.attrs)
-                if len(positional) > len(attr_names):
-                    raise MXNetError("%s: %d positional attributes for %d (%s)" % (
-                        spec.name, len(positional), len(attr_names), ", ".join(attr_names)))
-                for k, v in zip(attr_names, positional):
-                    if k in attrs:
-                        raise MXNetError("%s: attribute %s given twice" % (spec.name, k))
-                    attrs[k] = v
+            inputs = _ops.take_positional_attrs(
+                spec, inputs, lambda a: isinstance(a, Symbol), attrs)
         if spec.variadic and named:
             raise MXNetError("%s: inputs are positional" % spec.name)
         return _create(spec.name, inputs, attrs, name, hint, named, attr)
