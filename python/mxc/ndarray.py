@@ -19,8 +19,10 @@ program order. An NDArray made over numpy memory that is not runtime storage
 (NDArray(numpy_array), views from basic indexing) runs its operators
 synchronously, after every pending engine operation (a barrier).
 """
+import atexit
 import builtins
 import operator as _operator
+import sys
 
 import numpy as np
 
@@ -642,6 +644,18 @@ def waitall():
     """Blocks until every pushed operation has finished; raises MXNetError for
     the first one that failed since the last waitall."""
     _mxc.engine_wait_all()
+
+
+def _drain_at_exit():
+    # MXNet shuts its engine down at exit (_notify_shutdown); here the steps
+    # still in flight finish before Python tears down the arrays they read and
+    # write. A failure nobody waited for is reported, not lost.
+    err = _mxc.engine_drain_at_exit()
+    if err:
+        print("mxc: an operation pushed before exit failed: %s" % err, file=sys.stderr)
+
+
+atexit.register(_drain_at_exit)
 
 
 def _num_pending():

@@ -34,6 +34,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -717,6 +718,24 @@ NB_MODULE(_mxc, m) {
     if (err)
       throw MXNetError(err->str());
   }, "Blocks until every pushed operation finished (mx.nd.waitall)");
+  m.def("engine_drain_at_exit", []() -> std::optional<std::string> {
+    // The interpreter is exiting: operations still in flight finish while
+    // Python's objects (arrays whose memory the engine writes) and the
+    // kernels' libraries are alive. Creates no engine.
+    rt::Engine *e = rt::defaultEngineIfCreated();
+    if (!e)
+      return std::nullopt;
+    drainReleased();
+    std::optional<rt::EngineError> err;
+    {
+      nb::gil_scoped_release release;
+      err = e->waitForAll();
+    }
+    if (err)
+      return err->str();
+    return std::nullopt;
+  }, "At interpreter exit: waits for the default engine if it exists; the "
+     "first failure not yet reported, or None");
   m.def("engine_num_pending", [] { return rt::defaultEngine().numPending(); },
         "Operations pushed to the default engine and not yet finished");
 

@@ -9,10 +9,13 @@
 #include "mxc/runtime/threads.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <random>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -199,5 +202,27 @@ TEST(ParallelFor, EveryIndexOnceFromSeveralCallers) {
     t.join();
   EXPECT_EQ(total.load(), 4 * 200 * 64 * 10);
 }
+
+#ifdef MXC_EXIT_DRAIN_HELPER
+// Exit with steps in flight: main returns while the engine still runs
+// convolutions whose oneDNN primitives are first built after main returned.
+// The engine drains at the start of exit(), before any library's statics are
+// destroyed: exit status 0, and the last step printed "done".
+TEST(ExitDrain, StepsInFlightFinishBeforeTeardown) {
+  for (int run = 0; run < 3; ++run) {
+    FILE *p = popen("'" MXC_EXIT_DRAIN_HELPER "' 2>&1", "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[256];
+    while (size_t n = fread(buf, 1, sizeof buf, p))
+      out.append(buf, n);
+    const int status = pclose(p);
+    ASSERT_TRUE(WIFEXITED(status)) << "run " << run << ": killed by a signal, status "
+                                   << status << ", output: " << out;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "run " << run << ": " << out;
+    EXPECT_EQ(out, "done\n") << "run " << run;
+  }
+}
+#endif
 
 } // namespace

@@ -10,8 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <unordered_set>
+
+#include <unistd.h>
 
 namespace mxc::runtime {
 
@@ -173,6 +176,37 @@ struct DefaultEngineHolder {
     engine.reset(); // waits for every pushed operation
   }
 };
+/// Drains the default engine at the very start of exit() on the main thread.
+/// glibc's exit() destroys the calling thread's thread_local objects before
+/// it runs any atexit handler or static destructor, so operations still in
+/// flight finish while every library they call (oneDNN's lazily built
+/// statics and JIT code, OpenBLAS, the JIT'd kernels) is intact. The holder
+/// below destroys the engine much later, after libraries whose statics were
+/// first built after the engine (a process exiting with convolution
+/// training steps in flight crashed in oneDNN's destroyed caches).
+struct MainThreadExitDrain {
+  ~MainThreadExitDrain() {
+    if (Engine *e = currentDefault.load())
+      if (std::optional<EngineError> err = e->waitForAll())
+        std::fprintf(stderr, "mxc: an operation pushed before exit failed: %s\n",
+                     err->str().c_str());
+  }
+};
+
+void armExitDrain() {
+#ifdef __linux__
+  thread_local bool checked = false;
+  if (checked)
+    return;
+  checked = true;
+  // Only the main thread: its thread_locals die at exit(), another thread's
+  // when that thread ends (which must not wait for the engine).
+  if (::gettid() != ::getpid())
+    return;
+  thread_local MainThreadExitDrain drain;
+  (void)drain;
+#endif
+}
 } // namespace
 
 Engine &defaultEngine() {
@@ -193,6 +227,7 @@ Engine &defaultEngine() {
     currentDefault.store(e.get());
     return DefaultEngineHolder{std::move(e)};
   }();
+  armExitDrain();
   return *holder.engine;
 }
 

@@ -34,7 +34,6 @@
 //===----------------------------------------------------------------------===//
 #include "conv_dnnl.h"
 
-#include "mxc/runtime/engine.h"
 #include "mxc/runtime/threads.h"
 #include "parallel.h"
 
@@ -460,23 +459,9 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
       }
     }
   });
-  // At exit, static destructors run while engine workers may still be in
-  // steps (the engine's own destructor waits for them, but runs after
-  // oneDNN's statics are gone if oneDNN was first used after the engine was
-  // created): a Python process that exits with training steps in flight
-  // crashed in oneDNN's freed JIT code. Registered after oneDNN's first use,
-  // this handler runs before oneDNN's destructors and lets the steps finish.
-  static const bool drainAtExit = [] {
-    std::atexit([] {
-      // Not created yet (kernels called without the engine), or already
-      // destroyed (created after this handler: its destructor ran first and
-      // waited): nothing in flight to wait for.
-      if (runtime::Engine *e = runtime::defaultEngineIfCreated())
-        (void)e->waitForAll();
-    });
-    return true;
-  }();
-  (void)drainAtExit;
+  // A process that exits with steps in flight: the engine drains at the
+  // start of exit(), before oneDNN's statics are destroyed (engine.cc,
+  // MainThreadExitDrain).
   if (failure)
     std::rethrow_exception(failure);
   return true;
