@@ -39,6 +39,7 @@ from . import kvstore
 from . import kvstore as kv
 from . import onnx
 from . import contrib
+from . import runtime
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor

@@ -10,6 +10,11 @@ from . import _mxc
 #: "node 'fc1': ...".
 MXNetError = _mxc.MXNetError
 
+
+class MXNetValueError(MXNetError, ValueError):
+    """An MXNetError that is also a ValueError: MXNet raises ValueError for
+    these (a reshape to a different size, a non-contiguous from_numpy)."""
+
 _DTYPE_NAMES = {
     np.dtype("float32"): "float32", np.dtype("float64"): "float64",
     np.dtype("float16"): "float16", np.dtype("uint8"): "uint8",

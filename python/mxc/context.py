@@ -4,7 +4,20 @@ import threading
 from .base import MXNetError
 
 
-class Context:
+class _ContextMeta(type):
+    """Context.default_ctx as MXNet's class property: the calling thread's
+    current context, assignable."""
+
+    @property
+    def default_ctx(cls):
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, value):
+        cls._local.value = value
+
+
+class Context(metaclass=_ContextMeta):
     """A device, as MXNet names it: Context('cpu', 0) prints cpu(0).
     Only the CPU has a back end so far; arrays and executors on a GPU
     context raise MXNetError."""
@@ -12,6 +25,7 @@ class Context:
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {v: k for k, v in devtype2str.items()}
     _local = threading.local()
+    _default_ctx = _local  # MXNet's name (test_utils.set_default_context sets .value)
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):

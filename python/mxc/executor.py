@@ -48,7 +48,33 @@ class Executor:
         self._compiled = {}  # is_train -> (compiled, signature)
         self._pending = None  # forward(is_train=True)'s results for backward()
         self._staging = {}  # runtime arrays the pushed training step reuses
-        self.outputs = []
+        self._outputs = []
+        self._last_forward = None  # None, "infer" or "train"
+
+    @property
+    def outputs(self):
+        """The output arrays; as in MXNet they exist from binding on (zeros
+        until forward), in the inferred shapes and dtypes."""
+        if not self._outputs:
+            self._outputs = self._bound_outputs()
+        return self._outputs
+
+    @outputs.setter
+    def outputs(self, value):
+        self._outputs = value
+
+    def _bound_outputs(self):
+        arrays = list(zip(self._arg_names, self.arg_arrays)) + \
+            list(zip(self._aux_names, self.aux_arrays))
+        if any(a is None for _, a in arrays):
+            return []
+        try:
+            _, outs = self._symbol._infer(
+                {n: [int(d) for d in a.shape] for n, a in arrays},
+                {n: dtype_name(a._np.dtype) for n, a in arrays})
+        except MXNetError:
+            return []  # forward says why
+        return [_zeros(tuple(shape), np_dtype(dt), self._ctx) for shape, dt in outs]
 
     # -- construction -------------------------------------------------------------
     @staticmethod
@@ -174,6 +200,7 @@ class Executor:
         reruns the step with the given out_grads)."""
         self._copy_kwargs(kwargs)
         self._pending = None
+        self._last_forward = "train" if is_train else "infer"
         if not is_train:
             compiled = self._compile(False)
             ins = self._inputs(compiled, None, None, None)
@@ -309,13 +336,20 @@ class Executor:
             ins.append(d if d.flags.c_contiguous else np.ascontiguousarray(d))
         return ins
 
-    def _run_train(self, compiled, head_grads, aux_values, seed):
+    def _run_train(self, compiled, head_grads, aux_values, seed, keep=False):
         """One training step: heads into `outputs`, gradients and updated
-        auxiliary states returned (name -> array)."""
+        auxiliary states returned (name -> array). keep: the heads and the
+        auxiliary states are left as they are (backward after an inference
+        forward)."""
         ins = self._inputs(compiled, head_grads, aux_values, seed)
         outs, results, heads = [], [], iter(self.outputs)
         for name, kind, shape, dt in compiled.outputs:
-            if kind == "":
+            if kind == "" and keep:
+                next(heads)
+                outs.append(np.empty(tuple(shape), dtype=np_dtype(dt)))
+            elif kind == "aux_out" and keep:
+                outs.append(np.empty(tuple(shape), dtype=np_dtype(dt)))
+            elif kind == "":
                 outs.append(next(heads)._data)
             else:
                 d = np.empty(tuple(shape), dtype=np_dtype(dt))
@@ -333,9 +367,23 @@ class Executor:
         (grad_req write: replaced, add: accumulated). `out_grads`: head
         gradients (NDArray or list, one per output); ones when omitted, as
         for MXNet's loss outputs."""
+        if self._pending is None and self._last_forward == "infer":
+            # As MXNet: the gradients of the last forward's graph, here the
+            # training step run again on the same inputs (heads and
+            # auxiliary states unchanged; BatchNorm uses batch statistics
+            # and Dropout masks in it, as a training forward would).
+            self._pending = (self._compile(True), None, _next_seed(), "rerun")
         if self._pending is None:
             raise MXNetError("backward: call forward(is_train=True) first")
         compiled, aux_before, seed, grads = self._pending
+        if isinstance(grads, str):  # "rerun"
+            if out_grads is not None and isinstance(out_grads, (NDArray, np.ndarray)):
+                out_grads = [out_grads]
+            if out_grads is not None and len(out_grads) != len(self.outputs):
+                raise MXNetError("backward: %d out_grads for %d outputs"
+                                 % (len(out_grads), len(self.outputs)))
+            grads = self._run_train(compiled, out_grads, None, seed, keep=True)
+            out_grads = None
         if out_grads is not None:
             if isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]
@@ -380,12 +428,27 @@ class Executor:
         new = Executor._simple_bind(self._symbol, self._ctx, dict(
             (n, r) for n, r in self._grad_req.items()),
             {n: a._data.dtype for n, a in self.arg_dict.items()}, kwargs)
+        def view(old, like):
+            # As MXNet's memory sharing: an array no larger than the old one
+            # is a view of its memory.
+            if like.size <= old.size and like._np.dtype == old._np.dtype and \
+                    old._np.flags.c_contiguous:
+                return NDArray(old._np.reshape(-1)[:like.size].reshape(like.shape), self._ctx)
+            return like
         for name, a in self.arg_dict.items():
+            i = new._arg_names.index(name)
             if name not in kwargs and new.arg_dict[name].shape == a.shape:
-                new.arg_arrays[new._arg_names.index(name)] = a
+                new.arg_arrays[i] = a
+            else:
+                new.arg_arrays[i] = view(a, new.arg_arrays[i])
+            g = self.grad_arrays[self._arg_names.index(name)]
+            if g is not None and new.grad_arrays[i] is not None:
+                new.grad_arrays[i] = g if g.shape == new.grad_arrays[i].shape else \
+                    view(g, new.grad_arrays[i])
         for name, a in self.aux_dict.items():
             if new.aux_dict[name].shape == a.shape:
                 new.aux_arrays[new._aux_names.index(name)] = a
+        new.outputs = [view(old, out) for old, out in zip(self.outputs, new.outputs)]
         return new
 
     def debug_str(self):

@@ -23,12 +23,13 @@ import atexit
 import builtins
 import operator as _operator
 import sys
+from builtins import slice as py_slice  # mx.nd.slice is the operator
 
 import numpy as np
 
 from . import _mxc
 from . import _ops
-from .base import MXNetError, compile_graph, dtype_name, np_dtype
+from .base import MXNetError, MXNetValueError, compile_graph, dtype_name, np_dtype
 from .context import Context, check_context, current_context
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
@@ -305,12 +306,21 @@ class NDArray:
         return NDArray(out, self._ctx)
 
     def __setitem__(self, key, value):
-        if isinstance(key, slice) and key == slice(None) and \
+        if isinstance(key, py_slice) and key == py_slice(None) and \
                 isinstance(value, NDArray) and value.shape == self.shape and \
                 _engine_copy(value, self):
             return  # x[:] = y: an engine write
         key = _index_key(key)
-        self._data[key] = _as_np(value)
+        value = _as_np(value)
+        try:
+            self._data[key] = value
+        except ValueError:
+            # MXNet broadcasts a value of the region's size into it (x[0] = a
+            # for a of shape (1,)).
+            region = self._data[key]
+            if np.size(value) != np.size(region):
+                raise
+            self._data[key] = np.reshape(value, np.shape(region))
 
     # -- operators -------------------------------------------------------------
     def _binary(self, other, array_op, scalar_op):
@@ -432,7 +442,7 @@ def _recorded_index(a, key):
             raise IndexError("index %d is out of bounds for axis 0 with size %d" % (key, n))
         part = _invoke("slice_axis", [a], {"axis": 0, "begin": i, "end": i + 1})
         return _invoke("Reshape", [part], {"shape": a.shape[1:] or (1,)})
-    if isinstance(key, slice) and key.step in (None, 1):
+    if isinstance(key, py_slice) and key.step in (None, 1):
         begin, end, _ = key.indices(n)
         if end <= begin:
             return None
@@ -498,10 +508,11 @@ def _infer_reshape(src, target, reverse=False):
     if -1 in out:
         known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
         if known == 0 or total % known:
-            raise MXNetError("reshape: cannot reshape %s into %s" % (src, target))
+            raise MXNetValueError("reshape: cannot reshape %s into %s" % (src, target))
         out[out.index(-1)] = total // known
     if int(np.prod(out, dtype=np.int64)) != total:
-        raise MXNetError("reshape: cannot reshape %s into %s" % (tuple(src), tuple(target)))
+        raise MXNetValueError("reshape: cannot reshape %s into %s"
+                              % (tuple(src), tuple(target)))
     if reverse:
         out.reverse()
     return tuple(out)
@@ -530,13 +541,26 @@ def from_numpy(ndarray, zero_copy=True):
     a = ndarray
     if not isinstance(a, np.ndarray):
         raise MXNetError("from_numpy: expected a numpy.ndarray, got %s" % type(a).__name__)
-    if zero_copy and a.flags.c_contiguous and a.flags.writeable and a.ndim > 0:
+    if zero_copy and not a.flags.c_contiguous:
+        raise MXNetValueError("from_numpy: zero_copy needs a C-contiguous array "
+                              "(np.ascontiguousarray makes one)")
+    if zero_copy and not a.flags.writeable:
+        try:  # read-only after an earlier from_numpy: still shared, as MXNet
+            a.flags.writeable = True
+        except ValueError:
+            pass
+    if zero_copy and a.flags.writeable and a.ndim > 0 and a.size > 0:
         try:
             rt = _mxc.Array.borrow(a, dtype_name(a.dtype))
         except (MXNetError, TypeError, ValueError):
             rt = None
         if rt is not None:
-            return NDArray(a, Context("cpu", 0), _rt=rt)
+            out = NDArray(a, Context("cpu", 0), _rt=rt)
+            # As MXNet: the numpy array is read-only from now on (the NDArray
+            # owns the memory; writes go through it).
+            out._np = a.view()
+            a.flags.writeable = False
+            return out
     return array(a, dtype=a.dtype)
 
 
@@ -611,11 +635,15 @@ def empty(shape, ctx=None, dtype="float32", stype=None):
 
 def zeros(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "zeros")
+    if kwargs.get("out") is not None:
+        return full(shape, 0, out=kwargs["out"])
     return _new(np.zeros(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
 def ones(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "ones")
+    if kwargs.get("out") is not None:
+        return full(shape, 1, out=kwargs["out"])
     return _new(np.ones(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
@@ -801,15 +829,38 @@ def _invoke(op_name, inputs, kwargs, out=None, name=None):
             entry = _fast.get(_fast_key(op_name, inputs, kwargs))
         except (AttributeError, TypeError):  # a non-NDArray input, unhashable attribute
             entry = None
-        if entry is not None and not _ag_state().recording:
-            compiled, order, dtypes = entry
-            rts = [inputs[i]._rt for i in order]
-            if None not in rts:
-                outs = compiled.call(rts)
-                results = [_wrap_rt(r, d, inputs[0]._ctx if inputs else None)
-                           for r, d in zip(outs, dtypes)]
-                return results[0] if len(results) == 1 else results
+        if entry is not None:
+            result = _fast_call(entry, inputs)
+            if result is not None:
+                return result
     return _invoke_slow(op_name, inputs, kwargs, out, name)
+
+
+def _fast_call(entry, inputs):
+    """A cached call on runtime arrays, not recorded by autograd: pushed, and
+    the outputs returned; None when the call needs the full path."""
+    if getattr(_ag_local(), "recording", False):
+        return None
+    compiled, order, dtypes = entry
+    rts = [inputs[i]._rt for i in order]
+    if None in rts:
+        return None
+    ctx = inputs[0]._ctx if inputs else None
+    outs = compiled.call(rts)
+    if len(outs) == 1:
+        return _wrap_rt(outs[0], dtypes[0], ctx)
+    return [_wrap_rt(r, d, ctx) for r, d in zip(outs, dtypes)]
+
+
+_ag_thread_state = []
+
+
+def _ag_local():
+    """autograd's thread-local state (its attributes may be unset yet)."""
+    if not _ag_thread_state:
+        from . import autograd
+        _ag_thread_state.append(autograd._state)
+    return _ag_thread_state[0]
 
 
 def _ag_state():
@@ -948,7 +999,21 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
 
 
 def _make_op_function(py_name, spec):
+    op_name = spec.name
+
     def op_function(*args, **kwargs):
+        # A call seen before with NDArray inputs only (positional) and the
+        # same attributes: straight to the compiled op (_invoke's fast path,
+        # keyed the same way, without the argument handling below).
+        try:
+            entry = _fast.get((op_name, tuple(kwargs.items()),
+                               tuple([(a._np.shape, a._np.dtype) for a in args])))
+        except (AttributeError, TypeError):
+            entry = None
+        if entry is not None:
+            result = _fast_call(entry, args)
+            if result is not None:
+                return result
         out = kwargs.pop("out", None)
         name = kwargs.pop("name", None)
         kwargs.pop("ctx", None)
@@ -1399,3 +1464,8 @@ def _add_update_ops():
 
 
 _add_update_ops()
+
+
+# linspace, eye, moveaxis, slice / crop, ... (composed; see _nd_more.py)
+from . import _nd_more as _nd_more  # noqa: E402
+_nd_more.install()

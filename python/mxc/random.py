@@ -16,7 +16,8 @@ def seed(seed_state, ctx="all"):
     global _generator
     if not isinstance(seed_state, (int, np.integer)):
         raise MXNetError("seed: expected an integer, got %r" % (seed_state,))
-    _generator = np.random.Generator(np.random.PCG64(int(seed_state)))
+    # MXNet takes any int (a negative one too): its 64-bit two's complement here
+    _generator = np.random.Generator(np.random.PCG64(int(seed_state) % (1 << 64)))
     from . import autograd
     autograd._st().seed = None  # recorded Dropout masks follow the new seed
 

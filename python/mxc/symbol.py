@@ -181,6 +181,65 @@ class Symbol:
         ins = [(src, i) for src, i, _ in self._outputs[0][0].inputs]
         return Symbol(ins) if ins else None
 
+    def __call__(self, *args, **kwargs):
+        """A copy of the symbol composed with other symbols: its variables
+        replaced by `args` (in list_inputs order) or by name (`kwargs`);
+        name= renames the head, as MXNet's compose."""
+        s = self.__copy__()
+        s._compose(*args, **kwargs)
+        return s
+
+    def _compose(self, *args, **kwargs):
+        """In place: MXNet's Symbol._compose (see __call__)."""
+        name = kwargs.pop("name", None)
+        if args and kwargs:
+            raise TypeError("compose only accept input Symbols either as positional or "
+                            "keyword arguments, not both")
+        for what, v in list(enumerate(args)) + list(kwargs.items()):
+            if not isinstance(v, Symbol):
+                raise TypeError("compose expects Symbols, got %s for %r" % (type(v), what))
+            if len(v._outputs) != 1:
+                raise MXNetError("compose: argument %r has %d outputs, a single one is "
+                                 "required" % (what, len(v._outputs)))
+        nodes = _post_order(self._outputs)
+        variables = [n for n in nodes if n.op == "null"]
+        if len(args) > len(variables):
+            raise MXNetError("compose: %d arguments for %d inputs" % (len(args), len(variables)))
+        by_id = {id(v): a._outputs[0] for v, a in zip(variables, args)}
+        names = {v.name for v in variables}
+        for k in kwargs:
+            if k not in names:
+                raise MXNetError("compose: keyword argument name %s not found (inputs: %s)"
+                                 % (k, ", ".join(sorted(names))))
+        for v in variables:
+            if v.name in kwargs:
+                by_id[id(v)] = kwargs[v.name]._outputs[0]
+        copies = {}
+        for n in nodes:  # inputs first: copy every operator node
+            if n.op == "null":
+                continue
+            c = _Node(n.op, n.name, n.attrs, num_outputs=n.num_outputs)
+            for src, i, ver in n.inputs:
+                if id(src) in by_id:
+                    src, i = by_id[id(src)]
+                elif id(src) in copies:
+                    src = copies[id(src)]
+                c.inputs.append((src, i, ver))
+            copies[id(n)] = c
+        outs = []
+        for n, i in self._outputs:
+            if id(n) in by_id:
+                outs.append(by_id[id(n)])
+            else:
+                outs.append((copies.get(id(n), n), i))
+        if name:
+            head = outs[0][0]
+            if id(head) not in {id(c) for c in copies.values()}:
+                head = _Node(head.op, head.name, head.attrs, head.inputs, head.num_outputs)
+                outs[0] = (head, outs[0][1])
+            head.name = name
+        self._outputs = outs
+
     def __len__(self):
         return len(self._outputs)
 
@@ -271,7 +330,15 @@ class Symbol:
                              "by mxc's inference (give every data input's shape)")
         return res
 
+    def infer_type_partial(self, *args, **kwargs):
+        """infer_type, with None for the types the given ones do not
+        determine (instead of (None, None, None))."""
+        return self._infer_type(args, kwargs, partial=True)
+
     def infer_type(self, *args, **kwargs):
+        return self._infer_type(args, kwargs, partial=False)
+
+    def _infer_type(self, args, kwargs, partial):
         """(arg_types, out_types, aux_types) as numpy types. Types propagate
         through the graph as MXNet's rules do for the wave-1 operators: an
         operator's inputs and outputs share one type, except Cast and
@@ -302,6 +369,9 @@ class Symbol:
                 if n.op == "where" and len(ins) == 3:
                     t = ins[1] or ins[2]
                 if t is None:
+                    if n.op == "Cast":  # its type does not depend on the input's
+                        for k in range(n.num_outputs):
+                            known[(id(n), k)] = n.attrs["dtype"]
                     continue
                 for s, i, _ in n.inputs:
                     if s.op == "null" and (id(s), i) not in known and n.op != "where":
@@ -320,10 +390,10 @@ class Symbol:
             return None if t is None else np_dtype(t).type
 
         outs = [known.get((id(n), i)) for n, i in self._outputs]
-        if any(t is None for t in outs):
+        if any(t is None for t in outs) and not partial:
             return None, None, None
         return ([get(n) for n in self.list_arguments()],
-                [np_dtype(t).type for t in outs],
+                [None if t is None else np_dtype(t).type for t in outs],
                 [get(n) for n in self.list_auxiliary_states()])
 
     # -- binding -----------------------------------------------------------------

@@ -5,9 +5,8 @@
 - MXNet's internals that its test_utils.py imports at module level and mxc
   has no module for are small stand-ins: mxnet.ndarray.ndarray and
   mxnet.symbol.symbol (views of mxc.ndarray / mxc.symbol plus the storage-type
-  table), mxnet.util (getenv/setenv, use_np), mxnet.runtime.Features (every
-  feature off: mxc's build has no CUDA/cuDNN/MKLDNN/TVM_OP features in MXNet's
-  sense), mxnet.numpy_extension.get_cuda_compute_capability, mxnet.symbol.numpy.
+  table), mxnet.util (getenv/setenv, use_np), mxnet.runtime.Features where
+  mxc has no mx.runtime (every feature off), mxnet.numpy_extension.get_cuda_compute_capability, mxnet.symbol.numpy.
 - MXNet's real test_utils.py (fetched, upstream/test_utils.py) is loaded as
   mxnet.test_utils, so assert_almost_equal, check_numeric_gradient,
   check_symbolic_forward/backward, ... are MXNet's own code run on mxc.
@@ -125,8 +124,6 @@ STANDINS = {
                                 set_np=lambda *a, **k: pytest.skip(
                                     "excluded: numpy mode is not in mxc"),
                                 reset_np=lambda: None),
-    "mxnet.runtime": lambda: _View("mxnet.runtime", types.SimpleNamespace(),
-                                   Features=_Features, feature_list=lambda: []),
     "mxnet.numpy_extension": lambda: _View("mxnet.numpy_extension", types.SimpleNamespace(),
                                            get_cuda_compute_capability=lambda ctx: 0),
     "mxnet.operator": lambda: _Missing("mxnet.operator", "Python custom operators (CustomOp)"),
@@ -143,6 +140,8 @@ STANDINS = {
 # Used only where mxc has no such module.
 FALLBACKS = {
     "mxnet.contrib": lambda: _Missing("mxnet.contrib", "mx.contrib"),
+    "mxnet.runtime": lambda: _View("mxnet.runtime", types.SimpleNamespace(),
+                                   Features=_Features, feature_list=lambda: []),
 }
 
 

@@ -1,0 +1,329 @@
+"""More of MXNet 1.9.1's mx.nd API, composed of mxc's compiled operators
+(values and gradients come from the parts) or, for array creation and
+in-place assignment, written on the host: linspace, eye, moveaxis,
+onehot_encode, choose_element_0index, fill_element_0index, slice / crop and
+their assignments, argmin, contrib.isnan / isinf / isfinite, the in-place
+forms of expand_dims / squeeze / flatten, NDArray.__getstate__ /
+__setstate__ and MXNet's slice-contiguity helper.
+
+Imported at the end of ndarray.py; it adds its names there.
+"""
+import builtins
+import struct
+
+import numpy as np
+
+from . import ndarray as _nd
+from .base import MXNetError, dtype_name, np_dtype
+from .ndarray import NDArray
+
+_f = _nd._functions
+
+
+def _ctx_of(ctx):
+    from .context import current_context
+    return ctx if ctx is not None else current_context()
+
+
+# -- creation ------------------------------------------------------------------
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype="float32"):
+    """MXNet's linspace: `num` evenly spaced values from start to stop (stop
+    included when endpoint), computed in float64 and cast to dtype (integer
+    dtypes truncate, as MXNet's kernel)."""
+    num = int(num)
+    if num < 0:
+        raise MXNetError("linspace: num must be non-negative, got %d" % num)
+    values = np.linspace(float(start), float(stop), num, endpoint=bool(endpoint),
+                         dtype=np.float64)
+    return _nd._new(values.astype(np_dtype(dtype_name(dtype))), _ctx_of(ctx))
+
+
+def eye(N, M=0, k=0, ctx=None, dtype="float32", **kwargs):
+    """MXNet's eye: an N x M (M=0: N x N) array with ones on diagonal k."""
+    if kwargs.get("out") is not None:
+        out = kwargs["out"]
+        out[:] = eye(N, M, k, ctx, out.dtype)
+        return out
+    dt = np_dtype(dtype_name(dtype if dtype is not None else "float32"))
+    return _nd._new(np.eye(int(N), int(M) if M else None, int(k), dtype=dt), _ctx_of(ctx))
+
+
+# -- composed of operators -------------------------------------------------------
+
+def moveaxis(tensor, source, destination):
+    """MXNet's moveaxis: a transpose moving axes `source` to `destination`
+    (ints or sequences of ints), the other axes keeping their order."""
+    ndim = tensor.ndim
+
+    def norm(axes, what):
+        axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+        out = []
+        for a in axes:
+            a = int(a)
+            if not -ndim <= a < ndim:
+                raise ValueError("moveaxis: %s axis %d is out of bounds for a %d-d array"
+                                 % (what, a, ndim))
+            out.append(a % ndim)
+        if len(set(out)) != len(out):
+            raise ValueError("moveaxis: repeated axis in %s" % what)
+        return out
+    src, dst = norm(source, "source"), norm(destination, "destination")
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of "
+                         "elements")
+    order = [a for a in range(ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _f["transpose"](tensor, axes=tuple(order))
+
+
+def _row_mask(index, depth, dtype):
+    return _f["one_hot"](index, depth=depth, dtype=dtype_name(dtype))
+
+
+def choose_element_0index(lhs, rhs, out=None, **kwargs):
+    """MXNet's choose_element_0index: out[i] = lhs[i, rhs[i]] for a 2-d lhs
+    (a one_hot mask, where and a sum over axis 1)."""
+    if lhs.ndim != 2:
+        raise MXNetError("choose_element_0index: lhs must be 2-d, got shape %s" % (lhs.shape,))
+    mask = _row_mask(rhs, lhs.shape[1], lhs.dtype)
+    picked = _f["where"](mask, lhs, _f["zeros_like"](lhs))
+    return _f["sum"](picked, axis=1, out=out)
+
+
+def fill_element_0index(lhs, mhs, rhs, out=None, **kwargs):
+    """MXNet's fill_element_0index: lhs with lhs[i, rhs[i]] = mhs[i]."""
+    if lhs.ndim != 2:
+        raise MXNetError("fill_element_0index: lhs must be 2-d, got shape %s" % (lhs.shape,))
+    mask = _row_mask(rhs, lhs.shape[1], lhs.dtype)
+    values = _f["broadcast_to"](_f["expand_dims"](mhs, axis=1), shape=lhs.shape)
+    return _f["where"](mask, values, lhs, out=out)
+
+
+def onehot_encode(indices, out):
+    """MXNet's onehot_encode: one_hot of `indices` written into `out` (its
+    second dimension is the depth)."""
+    return _f["one_hot"](indices, depth=out.shape[1], dtype=dtype_name(out.dtype), out=out)
+
+
+def _slice_ranges(shape, begin, end, step):
+    """Per-axis (start, stop, step) of MXNet's slice (None: the whole axis;
+    fewer entries than axes: the rest whole)."""
+    begin, end = tuple(begin), tuple(end)
+    step = tuple(step) if step is not None else ()
+    if len(begin) != len(end):
+        raise MXNetError("slice: begin %s and end %s differ in length" % (begin, end))
+    if len(begin) > len(shape):
+        raise MXNetError("slice: %d axes for a %d-d array" % (len(begin), len(shape)))
+    out = []
+    for i, n in enumerate(shape):
+        if i >= len(begin):
+            out.append((0, n, 1))
+            continue
+        s = step[i] if i < len(step) and step[i] is not None else 1
+        if s == 0:
+            raise MXNetError("slice: step must not be 0")
+        out.append(builtins.slice(begin[i], end[i], s).indices(n))
+    return out
+
+
+def slice(data, begin, end, step=(), out=None, name=None, **kwargs):  # noqa: A001
+    """MXNet's slice (alias crop): slice_axis on each axis with a range
+    (steps other than 1 are not in mxc's operators)."""
+    ranges = _slice_ranges(data.shape, begin, end, step)
+    x = data
+    for axis, (b, e, s) in enumerate(ranges):
+        if s != 1:
+            raise MXNetError("slice: step %d: only step 1 is supported by mxc" % s)
+        if (b, e) != (0, data.shape[axis]):
+            if e <= b:
+                raise MXNetError("slice: empty range [%d, %d) on axis %d" % (b, e, axis))
+            x = _f["slice_axis"](x, axis=axis, begin=b, end=e)
+    if x is data:
+        x = _f["identity"](data)
+    if out is not None:
+        out[:] = x
+        return out
+    return x
+
+
+crop = slice
+
+
+def _assign_region(lhs, value, begin, end, step, out):
+    ranges = _slice_ranges(lhs.shape, begin, end, step)
+    key = tuple(builtins.slice(b, e, s) for b, e, s in ranges)
+    result = lhs._data.copy()
+    result[key] = value
+    if out is not None:
+        out._data[...] = result
+        return out
+    return _nd._new(result, lhs.context)
+
+
+def _slice_assign(lhs, rhs, begin, end, step=(), out=None, **kwargs):
+    """MXNet's _slice_assign (_crop_assign): lhs with the region
+    begin:end:step replaced by rhs (written into `out` when given).
+    Imperative, on the host after the arrays' pending writes."""
+    return _assign_region(lhs, np.asarray(rhs._data, dtype=lhs.dtype), begin, end, step, out)
+
+
+def _slice_assign_scalar(data, scalar=0.0, begin=(), end=(), step=(), out=None, **kwargs):
+    """MXNet's _slice_assign_scalar (_crop_assign_scalar): data with the
+    region begin:end:step set to `scalar`."""
+    return _assign_region(data, scalar, begin, end, step, out)
+
+
+def argmin(data, axis=None, keepdims=False, out=None, **kwargs):
+    """MXNet's argmin: argmax of the negated data (the first smallest
+    element's index, as a float array like argmax)."""
+    kw = {"keepdims": keepdims}
+    if axis is not None:
+        kw["axis"] = axis
+    return _f["argmax"](_f["negative"](data), out=out, **kw)
+
+
+def _contrib_isnan(data, **kwargs):
+    """MXNet's contrib.isnan: 1 where the element is NaN, else 0 (the data's dtype)."""
+    return _f["broadcast_not_equal"](data, data)  # NaN != NaN only
+
+
+def _contrib_isinf(data, **kwargs):
+    """MXNet's contrib.isinf: 1 where the element is +-inf, else 0."""
+    return _f["_equal_scalar"](_f["abs"](data), scalar=float("inf"))
+
+
+def _contrib_isfinite(data, **kwargs):
+    """MXNet's contrib.isfinite: 1 where the element is neither NaN nor +-inf."""
+    finite = _f["_lesser_scalar"](_f["abs"](data), scalar=float("inf"))  # NaN < inf is 0
+    return finite
+
+
+# -- NDArray methods -------------------------------------------------------------
+
+def _expand_dims(self, axis, inplace=False):
+    """x.expand_dims(axis); inplace=True: a view sharing x's memory."""
+    if not inplace:
+        return _f["expand_dims"](self, axis=axis)
+    ndim = self.ndim
+    if not -ndim - 1 <= axis <= ndim:
+        raise MXNetError("expand_dims: axis %d out of range for a %d-d array" % (axis, ndim))
+    shape = list(self.shape)
+    shape.insert(axis % (ndim + 1), 1)
+    return self.reshape(shape)
+
+
+def _squeeze(self, axis=None, inplace=False):
+    """x.squeeze(axis); inplace=True: a view sharing x's memory."""
+    if not inplace:
+        return _f["squeeze"](self, axis=axis) if axis is not None else _f["squeeze"](self)
+    shape = self.shape
+    if axis is None:
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    else:
+        axes = [int(a) % len(shape) for a in ((axis,) if isinstance(axis, (int, np.integer))
+                                              else axis)]
+        for a in axes:
+            if shape[a] != 1:
+                raise MXNetError("squeeze: axis %d has size %d, not 1" % (a, shape[a]))
+    new = [d for i, d in enumerate(shape) if i not in axes]
+    return self.reshape(new if new else [1])
+
+
+def _flatten(self, inplace=False):
+    """x.flatten(): (d0, d1*d2*...); inplace=True: a view sharing x's memory."""
+    if not inplace:
+        return _f["Flatten"](self)
+    n = self.shape[0] if self.ndim else 1
+    rest = int(np.prod(self.shape[1:], dtype=np.int64)) if self.ndim > 1 else 1
+    return self.reshape((n, rest))
+
+
+def _basic_indexing_slice_is_contiguous(slc_key, shape):
+    """Whether basic indexing of an array of `shape` with `slc_key` (one
+    slice per axis) gives C-contiguous memory: no element, or one; else,
+    from the last axis on, whole axes until the first partial one, an axis
+    of several elements only with step 1, and at most one element on each
+    axis before a partial one."""
+    if len(slc_key) != len(shape):
+        raise ValueError("one slice per axis expected")
+    lens = [len(range(*s.indices(n))) for s, n in zip(slc_key, shape)]
+    if int(np.prod(lens, dtype=np.int64)) <= 1:
+        return True
+    partial = False
+    for s, n, k in zip(reversed(slc_key), reversed(shape), reversed(lens)):
+        step = s.indices(n)[2]
+        if k > 1 and step != 1:
+            return False
+        if partial and k > 1:
+            return False
+        if k < n:
+            partial = True
+    return True
+
+
+_LIST_MAGIC = 0x112
+
+
+def _getstate(self):
+    """MXNet's pickle state: {'handle': the array's bytes in MXNet's
+    NDArray::Save format}."""
+    import os
+    import tempfile
+    fd, path = tempfile.mkstemp(suffix=".params")
+    os.close(fd)
+    try:
+        _nd.save(path, [self])
+        with open(path, "rb") as f:
+            raw = f.read()
+    finally:
+        os.unlink(path)
+    # list file: magic, reserved, count (uint64 each), the array, names count
+    return {"handle": bytearray(raw[24:-8])}
+
+
+def _setstate(self, state):
+    """Restores an array from __getstate__'s (or MXNet's) state; the
+    array's context in the bytes is not kept (mxc runs on the CPU)."""
+    handle = state.get("handle")
+    if handle is None:
+        raise MXNetError("__setstate__: the state has no array")
+    buf = struct.pack("<QQQ", _LIST_MAGIC, 0, 1) + bytes(handle) + struct.pack("<Q", 0)
+    loaded = _nd.load_frombuffer(buf)
+    a = loaded[0] if isinstance(loaded, list) else list(loaded.values())[0]
+    a = _nd._new(np.ascontiguousarray(a._data), self.context)
+    self._np, self._rt = a._np, a._rt
+    self._grad, self._grad_req, self._ag = None, "null", None
+
+
+def install():
+    g = vars(_nd)
+    for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
+                     ("onehot_encode", onehot_encode),
+                     ("choose_element_0index", choose_element_0index),
+                     ("fill_element_0index", fill_element_0index),
+                     ("slice", slice), ("crop", crop), ("argmin", argmin)):
+        if name not in g:
+            g[name] = fn
+    for name, fn in (("_slice_assign", _slice_assign), ("_crop_assign", _slice_assign),
+                     ("_slice_assign_scalar", _slice_assign_scalar),
+                     ("_crop_assign_scalar", _slice_assign_scalar)):
+        if not hasattr(_nd._internal, name):
+            setattr(_nd._internal, name, fn)
+            g.setdefault(name, fn)
+    c = _nd._ContribNamespace
+    for name, fn in (("isnan", _contrib_isnan), ("isinf", _contrib_isinf),
+                     ("isfinite", _contrib_isfinite)):
+        if name not in c.__dict__:
+            setattr(c, name, staticmethod(fn))
+    NDArray.expand_dims = _expand_dims
+    NDArray.squeeze = _squeeze
+    NDArray.flatten = _flatten
+    NDArray._basic_indexing_slice_is_contiguous = staticmethod(
+        _basic_indexing_slice_is_contiguous)
+    NDArray.__getstate__ = _getstate
+    NDArray.__setstate__ = _setstate
+    for m, fn in (("argmin", argmin), ("slice", slice)):
+        if not hasattr(NDArray, m):
+            setattr(NDArray, m, fn)

@@ -1,0 +1,264 @@
+"""MXNet 1.9.1 Python API pieces that MXNet's own unit tests use (issue 15):
+creation helpers, composed operators, in-place views, executor details,
+symbol composition, mx.runtime. Expected values are numpy's / MXNet 1.9.1's
+documented behaviour."""
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import mxc as mx
+
+
+def test_linspace_eye():
+    np.testing.assert_allclose(mx.nd.linspace(0, 1, 5).asnumpy(), np.linspace(0, 1, 5))
+    np.testing.assert_allclose(mx.nd.linspace(0, 1, 4, endpoint=False).asnumpy(),
+                               np.linspace(0, 1, 4, endpoint=False))
+    a = mx.nd.linspace(0.5, 9.5, 7, dtype="int32")
+    assert a.dtype == np.int32
+    np.testing.assert_array_equal(a.asnumpy(), np.linspace(0.5, 9.5, 7).astype(np.int32))
+    np.testing.assert_array_equal(mx.nd.eye(3, 4, 1).asnumpy(), np.eye(3, 4, 1))
+    np.testing.assert_array_equal(mx.nd.eye(2).asnumpy(), np.eye(2))
+
+
+def test_creation_out():
+    out = mx.nd.zeros((2, 2))
+    mx.nd.ones((2, 2), out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.ones((2, 2)))
+    mx.nd.zeros((2, 2), out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.zeros((2, 2)))
+
+
+def test_moveaxis():
+    x = np.random.rand(2, 3, 4).astype(np.float32)
+    for src, dst in [(0, 2), (2, 0), (-1, 0), ([0, 1], [2, 0])]:
+        np.testing.assert_array_equal(mx.nd.moveaxis(mx.nd.array(x), src, dst).asnumpy(),
+                                      np.moveaxis(x, src, dst))
+    with pytest.raises(ValueError):
+        mx.nd.moveaxis(mx.nd.array(x), 3, 0)
+
+
+def test_choose_fill_onehot():
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    idx = np.array([0, 4, 2, 1])
+    got = mx.nd.choose_element_0index(mx.nd.array(x), mx.nd.array(idx))
+    np.testing.assert_array_equal(got.asnumpy(), x[np.arange(4), idx])
+    val = np.array([-1, -2, -3, -4], dtype=np.float32)
+    want = x.copy()
+    want[np.arange(4), idx] = val
+    got = mx.nd.fill_element_0index(mx.nd.array(x), mx.nd.array(val), mx.nd.array(idx))
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    out = mx.nd.zeros((4, 5))
+    mx.nd.onehot_encode(mx.nd.array(idx), out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.eye(5)[idx])
+    # gradients come from the parts: d sum(choose(x)) / dx is the one-hot mask
+    a = mx.nd.array(x)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.choose_element_0index(a, mx.nd.array(idx))
+    y.backward()
+    np.testing.assert_array_equal(a.grad.asnumpy(), np.eye(5)[idx])
+
+
+def test_slice_crop_and_assign():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    got = mx.nd.crop(mx.nd.array(x), begin=(0, 1, 1), end=(2, 3, 3))
+    np.testing.assert_array_equal(got.asnumpy(), x[0:2, 1:3, 1:3])
+    got = mx.nd.slice(mx.nd.array(x), begin=(1,), end=(2,))
+    np.testing.assert_array_equal(got.asnumpy(), x[1:2])
+    np.testing.assert_array_equal(mx.nd.array(x).slice(begin=(0, 0), end=(1, 2)).asnumpy(),
+                                  x[0:1, 0:2])
+    a = mx.nd.array(x)
+    mx.nd._internal._crop_assign(a, mx.nd.zeros((2, 1, 3)), begin=(0, 0, 0), end=(2, 1, 3),
+                                 out=a)
+    want = x.copy()
+    want[0:2, 0:1, 0:3] = 0
+    np.testing.assert_array_equal(a.asnumpy(), want)
+    b = mx.nd._internal._slice_assign_scalar(mx.nd.array(x), scalar=5, begin=(0, 0, 0),
+                                             end=(1, 2, 2))
+    want = x.copy()
+    want[0:1, 0:2, 0:2] = 5
+    np.testing.assert_array_equal(b.asnumpy(), want)
+    # slice is also mx.nd's operator name: Python's slice still works inside mxc
+    a[0:1] = 7
+    assert (a.asnumpy()[0] == 7).all()
+
+
+def test_argmin_and_contrib_checks():
+    x = np.array([[3, 1, 2], [0, 5, -1]], dtype=np.float32)
+    np.testing.assert_array_equal(mx.nd.argmin(mx.nd.array(x), axis=1).asnumpy(), [1, 2])
+    np.testing.assert_array_equal(mx.nd.array(x).argmin(axis=0).asnumpy(), [1, 0, 1])
+    v = mx.nd.array([1, np.inf, -np.inf, np.nan])
+    np.testing.assert_array_equal(mx.nd.contrib.isnan(v).asnumpy(), [0, 0, 0, 1])
+    np.testing.assert_array_equal(mx.nd.contrib.isinf(v).asnumpy(), [0, 1, 1, 0])
+    np.testing.assert_array_equal(mx.nd.contrib.isfinite(v).asnumpy(), [1, 0, 0, 0])
+
+
+def test_inplace_views():
+    t = mx.nd.arange(30).reshape(2, 3, 5)
+    ref = t.flatten(inplace=True)
+    copy = t.flatten()
+    t[0] = -1
+    assert (ref.asnumpy()[0] == -1).all() and not (copy.asnumpy()[0] == -1).any()
+    d = mx.nd.ones((2, 3))
+    e = d.expand_dims(axis=1, inplace=True)
+    assert e.shape == (2, 1, 3)
+    d[0] = 5
+    assert (e.asnumpy()[0] == 5).all()
+    s = mx.nd.ones((2, 1, 3))
+    q = s.squeeze(inplace=True)
+    assert q.shape == (2, 3)
+    s[1] = 4
+    assert (q.asnumpy()[1] == 4).all()
+    assert s.squeeze(axis=1).shape == (2, 3)
+
+
+def test_slice_contiguity_helper():
+    f = mx.nd.NDArray._basic_indexing_slice_is_contiguous
+    shape = (4, 5, 6)
+    x = np.zeros(shape)
+    keys = [(slice(None),) * 3, (slice(1, 3), slice(None), slice(None)),
+            (slice(None), slice(1, 2), slice(None)), (slice(None), slice(1, 3), slice(0, 2)),
+            (slice(0, 1), slice(0, 1), slice(None, None, 2)), (slice(None, None, -1),) * 3,
+            (slice(2, 3), slice(1, 4), slice(None))]
+    for k in keys:
+        assert f(k, shape) == x[k].flags.c_contiguous, k
+
+
+def test_reshape_size_error_is_value_error():
+    t = mx.nd.ones((2, 3, 5))
+    with pytest.raises(ValueError):
+        t.reshape((2, 3))
+    with pytest.raises(mx.MXNetError):
+        t.reshape((7, -1))
+
+
+def test_setitem_broadcasts_region_value():
+    b = mx.nd.zeros(1)
+    b[0] = np.array([47.84], dtype=np.float32)
+    assert b.asnumpy()[0] == np.float32(47.84)
+
+
+def test_from_numpy_zero_copy():
+    a = np.array([[1, 2], [3, 4], [5, 6]], dtype=np.float32)
+    m = mx.nd.from_numpy(a)
+    with pytest.raises(ValueError):
+        a[0, 0] = 9        # read-only now, as MXNet
+    m[2, 1] = 100
+    assert a[2, 1] == 100
+    m2 = mx.nd.from_numpy(a)  # shared again, though read-only
+    m2[0, 0] = 7
+    assert a[0, 0] == 7
+    with pytest.raises(ValueError):
+        mx.nd.from_numpy(np.ones((3, 2)).T)
+
+
+def test_getstate_setstate():
+    x = mx.nd.array(np.arange(6).reshape(2, 3))
+    y = mx.nd.zeros(1)
+    y.__setstate__(x.__getstate__())
+    np.testing.assert_array_equal(y.asnumpy(), x.asnumpy())
+    z = pickle.loads(pickle.dumps(x))
+    np.testing.assert_array_equal(z.asnumpy(), x.asnumpy())
+
+
+def test_shape_attribute_spellings():
+    x = mx.nd.ones((1, 3))
+    assert x.broadcast_to(shape=np.array([4, 3])).shape == (4, 3)
+    assert mx.nd.ones((2, 3)).transpose(axes=(np.int64(1), np.int64(0))).shape == (3, 2)
+    s = mx.sym.transpose(mx.sym.var("x"), axes=(np.int64(0),))
+    assert s.infer_shape(x=(3,))[1] == [(3,)]
+
+
+def test_executor_outputs_before_forward_and_backward_after_inference():
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    exe = (x * y).bind(mx.cpu(), args=[mx.nd.array([1, 2]), mx.nd.array([3, 4])],
+                       args_grad=[mx.nd.zeros(2), mx.nd.zeros(2)])
+    assert [o.shape for o in exe.outputs] == [(2,)] and exe.outputs[0].dtype == np.float32
+    exe.forward()
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [3, 8])
+    exe.backward([mx.nd.array([1, 10])])
+    np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), [3, 40])
+    np.testing.assert_array_equal(exe.grad_arrays[1].asnumpy(), [1, 20])
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [3, 8])
+
+
+def test_executor_reshape_shares_memory():
+    y = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=4)
+    exe = y.simple_bind(mx.cpu(), x=(5, 4), grad_req="null")
+    exe.arg_arrays[0][:] = 1
+    exe.arg_arrays[1][:] = mx.nd.ones((4, 4))
+    exe.arg_arrays[2][:] = 0
+    small = exe.reshape(x=(3, 4))
+    small.forward()
+    assert (small.outputs[0].asnumpy() == 4).all()
+    assert (exe.outputs[0].asnumpy()[:3] == 4).all()
+    big = exe.reshape(allow_up_sizing=True, x=(6, 4))
+    big.arg_arrays[0][:] = 0
+    assert (exe.arg_arrays[0].asnumpy() == 1).all()
+    assert (big.arg_arrays[1].asnumpy() == 1).all()
+
+
+def test_symbol_compose():
+    data = mx.sym.var("data")
+    net1 = mx.sym.FullyConnected(data=data, name="fc1", num_hidden=3)
+    net2 = mx.sym.FullyConnected(name="fc3", num_hidden=2)
+    net2 = mx.sym.Activation(data=net2, act_type="relu", name="act")
+    composed = net2(fc3_data=net1, name="composed")
+    assert composed.list_arguments() == ["data", "fc1_weight", "fc1_bias",
+                                         "fc3_weight", "fc3_bias"]
+    assert composed.name == "composed"
+    assert net2.list_arguments()[0] == "fc3_data"      # the original is unchanged
+    assert len(mx.sym.Group([composed, net1]).list_outputs()) == 2
+    # positional: in list_inputs order
+    z = (mx.sym.var("a") + mx.sym.var("b"))(mx.sym.var("p"), mx.sym.var("q"))
+    assert z.list_arguments() == ["p", "q"]
+    with pytest.raises(mx.MXNetError):
+        net2(nope=net1)
+
+
+def test_infer_type_partial():
+    data = mx.sym.var("data")
+    f32 = mx.sym.Cast(data=data, dtype="float32")
+    fc = mx.sym.FullyConnected(data=f32, name="fc1", num_hidden=4)
+    arg, out, aux = fc.infer_type_partial()
+    assert arg == [None, np.float32, np.float32] and out == [np.float32] and aux == []
+    arg, out, _ = fc.infer_type(data=np.float16)
+    assert arg == [np.float16, np.float32, np.float32] and out == [np.float32]
+
+
+def test_random_seed_negative():
+    mx.random.seed(-12345)
+    a = mx.random.uniform(shape=(3,)).asnumpy()
+    mx.random.seed(-12345)
+    np.testing.assert_array_equal(a, mx.random.uniform(shape=(3,)).asnumpy())
+
+
+def test_context_default_ctx():
+    assert mx.Context.default_ctx == mx.cpu(0)
+    seen = []
+
+    def f():
+        mx.Context._default_ctx.value = mx.cpu(3)
+        seen.append(mx.Context.default_ctx)
+    t = threading.Thread(target=f)
+    t.start()
+    t.join()
+    assert seen == [mx.cpu(3)] and mx.Context.default_ctx == mx.cpu(0)
+    old = mx.Context.default_ctx
+    mx.Context.default_ctx = mx.cpu(2)
+    try:
+        assert mx.current_context() == mx.cpu(2)
+    finally:
+        mx.Context.default_ctx = old
+
+
+def test_runtime_features():
+    f = mx.runtime.Features()
+    assert f is mx.runtime.Features()
+    assert "CUDA" in f and len(f) >= 30 and not f.is_enabled("cuda")
+    assert f.is_enabled("PROFILER")
+    assert all(isinstance(x.enabled, bool) for x in mx.runtime.feature_list())
+    with pytest.raises(RuntimeError):
+        f.is_enabled("NOT_A_FEATURE")
