@@ -210,6 +210,7 @@ class Executor:
         seed = _next_seed()
         if self._can_push():
             aux_before = self._stage_aux()
+            self._stage_add_grads()
             self._push_train(compiled, None, aux_before, seed)
             self._pending = (compiled, aux_before, seed, None)
             return self.outputs
@@ -247,6 +248,13 @@ class Executor:
                 a._np[...] = fill  # fresh: nothing pending on it
             self._staging[key] = a
         return a
+
+    def _stage_add_grads(self):
+        """Engine copies of the grad_req 'add' gradients as forward finds
+        them (backward(out_grads) reruns the step from them)."""
+        for name, g in self.grad_dict.items():
+            if self._grad_req.get(name) == "add":
+                _engine_copy(g, self._staged(("grad_before", name), g.shape, g._np.dtype))
 
     def _stage_aux(self):
         """The auxiliary states as the step reads them (engine copies: the
@@ -393,7 +401,12 @@ class Executor:
         if grads is None:  # the pushed step wrote the gradients already
             if out_grads is not None:
                 # The same step again (same Dropout masks, same auxiliary
-                # inputs) with these head gradients.
+                # inputs) with these head gradients; grad_req 'add'
+                # gradients start again from their values before forward.
+                for name, g in self.grad_dict.items():
+                    before = self._staging.get(("grad_before", name))
+                    if self._grad_req.get(name) == "add" and before is not None:
+                        _engine_copy(before, g)
                 self._push_train(compiled, list(out_grads), aux_before, seed)
             self._pending = None
             return

@@ -1,7 +1,10 @@
-"""mx.mod.Module: MXNet 1.x's Module on one CPU context.
+"""mx.mod.BaseModule and mx.mod.Module: MXNet 1.x's modules.
 
 bind() makes an Executor (Symbol.simple_bind) for the data and label
-shapes; forward(is_train=True) runs the compiled training step of
+shapes (one per context for a list of contexts: the batch is split along
+each input's batch axis, its layout's 'N', by work_load_list as MXNet's
+executor group does; the executors share the parameter arrays, their
+gradients are summed before the update, outputs are concatenated); forward(is_train=True) runs the compiled training step of
 mx-autodiff (forward and gradients at once), backward() stores the
 gradients, update() applies the optimizer (mx.optimizer, numpy, in place on
 the executor's parameter arrays). fit() is MXNet's training loop, with a
@@ -36,159 +39,95 @@ def _as_list(obj):
 def _descs(shapes):
     out = []
     for s in shapes or []:
-        if isinstance(s, DataDesc):
-            out.append(s)
-        else:
-            out.append(DataDesc(s[0], s[1]))
+        d = s if isinstance(s, DataDesc) else DataDesc(s[0], s[1])
+        if not isinstance(d.shape, (tuple, list)) or \
+                not all(isinstance(x, (int, np.integer)) for x in d.shape):
+            raise TypeError("'%s': a shape is a tuple of ints, got %r" % (d.name, d.shape))
+        out.append(d)
     return out
 
 
-class Module:
-    """A Symbol with its data/label names, bound to one context."""
+def _split_input_slice(batch_size, work_load_list):
+    """MXNet's split of a batch over devices: slice i gets
+    round(work_load_i * batch_size / total) samples, the last one the rest."""
+    total = float(sum(work_load_list))
+    sizes = [int(round(w * batch_size / total)) for w in work_load_list]
+    if sum(sizes) < batch_size:
+        sizes[-1] += batch_size - sum(sizes)
+    slices, end = [], 0
+    for n in sizes:
+        begin = min(end, batch_size)
+        end = min(begin + n, batch_size)
+        if begin >= end:
+            raise ValueError("Too many slices. Some splits are empty.")
+        slices.append(slice(begin, end))
+    return slices
 
-    def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),
-                 logger=logging, context=None, work_load_list=None, fixed_param_names=None,
-                 state_names=None, group2ctxs=None, compression_params=None):
-        ctxs = _as_list(context) or [cpu()]
-        if len(ctxs) != 1:
-            raise MXNetError("Module: mxc runs on one context, got %d" % len(ctxs))
-        self._context = ctxs[0]
+
+def _take(arr, axis, slc):
+    """arr[..., slc, ...] on `axis` (a view, for Executor.forward's copy)."""
+    d = arr._data if isinstance(arr, NDArray) else np.asarray(arr)
+    key = (slice(None),) * axis + (slc,)
+    return NDArray(d[key])
+
+
+def _merge(arrays, axis):
+    """MXNet's merge_multi_context: the devices' arrays concatenated on the
+    batch axis (the array itself for one device or no batch axis)."""
+    if len(arrays) == 1 or axis < 0:
+        return arrays[0]
+    return nd.array(np.concatenate([a._data for a in arrays], axis=axis),
+                    dtype=arrays[0].dtype)
+
+
+class BaseModule:
+    """MXNet's BaseModule: the high-level methods (fit, score, predict,
+    iter_predict, forward_backward) written on the low-level ones a module
+    defines (bind, init_params, init_optimizer, forward, backward, update,
+    update_metric, get_outputs, get_params)."""
+
+    def __init__(self, logger=logging):
         self.logger = logger
-        self._symbol = symbol
-        arg_names = symbol.list_arguments()
-        self._data_names = list(data_names or [])
-        for n in self._data_names:
-            if n not in arg_names:
-                raise MXNetError("Module: data name '%s' is not an argument of the symbol "
-                                 "(arguments: %s)" % (n, ", ".join(arg_names)))
-        # label names the symbol does not have are dropped (MXNet warns)
-        self._label_names = [n for n in (label_names or []) if n in arg_names]
-        self._state_names = list(state_names or [])
-        self._fixed_param_names = list(fixed_param_names or [])
-        inputs = set(self._data_names + self._label_names + self._state_names)
-        self._param_names = [n for n in arg_names if n not in inputs]
-        self._aux_names = symbol.list_auxiliary_states()
-        self._output_names = symbol.list_outputs()
         self.binded = False
         self.for_training = False
         self.inputs_need_grad = False
         self.params_initialized = False
         self.optimizer_initialized = False
-        self._exec = None
-        self._arg_params = None
-        self._aux_params = None
-        self._optimizer = None
-        self._updater = None
-        self._kvstore = None
-        self._update_on_kvstore = False
-        self._preload_opt_states = None
-        self._data_shapes = None
-        self._label_shapes = None
+        self._symbol = None
 
-    # -- loading ------------------------------------------------------------------------
-    @staticmethod
-    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
-        """A Module from a checkpoint (prefix-symbol.json, prefix-%04d.params;
-        prefix-%04d.states with load_optimizer_states)."""
-        sym, args, auxs = load_checkpoint(prefix, epoch)
-        mod = Module(symbol=sym, **kwargs)
-        mod._arg_params = args
-        mod._aux_params = auxs
-        mod.params_initialized = True
-        if load_optimizer_states:
-            mod._preload_opt_states = "%s-%04d.states" % (prefix, epoch)
-        return mod
+    def _abstract(self, what):
+        raise NotImplementedError("%s.%s" % (type(self).__name__, what))
 
-    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
-        """prefix-symbol.json and prefix-%04d.params (and prefix-%04d.states)."""
-        self._symbol.save("%s-symbol.json" % prefix, remove_amp_cast=remove_amp_cast)
-        param_name = "%s-%04d.params" % (prefix, epoch)
-        self.save_params(param_name)
-        self.logger.info('Saved checkpoint to "%s"', param_name)
-        if save_optimizer_states:
-            self.save_optimizer_states("%s-%04d.states" % (prefix, epoch))
+    def bind(self, *args, **kwargs):
+        self._abstract("bind")
 
-    # -- properties ---------------------------------------------------------------------
+    def init_params(self, *args, **kwargs):
+        self._abstract("init_params")
+
+    def init_optimizer(self, *args, **kwargs):
+        self._abstract("init_optimizer")
+
+    def forward(self, data_batch, is_train=None):
+        self._abstract("forward")
+
+    def backward(self, out_grads=None):
+        self._abstract("backward")
+
+    def update(self):
+        self._abstract("update")
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        self._abstract("update_metric")
+
+    def get_outputs(self, merge_multi_context=True):
+        self._abstract("get_outputs")
+
+    def get_params(self):
+        self._abstract("get_params")
+
     @property
     def symbol(self):
         return self._symbol
-
-    @property
-    def data_names(self):
-        return self._data_names
-
-    @property
-    def label_names(self):
-        return self._label_names
-
-    @property
-    def output_names(self):
-        return self._output_names
-
-    @property
-    def data_shapes(self):
-        self._check_binded()
-        return self._data_shapes
-
-    @property
-    def label_shapes(self):
-        self._check_binded()
-        return self._label_shapes
-
-    @property
-    def output_shapes(self):
-        self._check_binded()
-        _, out_shapes, _ = self._symbol.infer_shape(**self._input_shapes())
-        return list(zip(self._output_names, out_shapes))
-
-    def _check_binded(self):
-        if not self.binded:
-            raise MXNetError("Module: call bind() first")
-
-    def _input_shapes(self):
-        return {d.name: d.shape for d in self._data_shapes + (self._label_shapes or [])}
-
-    # -- parameters ---------------------------------------------------------------------
-    def get_params(self):
-        """(arg_params, aux_params): copies of the parameters."""
-        if not self.params_initialized:
-            raise MXNetError("Module: parameters are not initialized")
-        return ({k: v.copy() for k, v in self._arg_params.items()},
-                {k: v.copy() for k, v in self._aux_params.items()})
-
-    def init_params(self, initializer=None, arg_params=None, aux_params=None,
-                    allow_missing=False, force_init=False, allow_extra=False):
-        """Initializes the parameters: from arg_params/aux_params where given,
-        else with `initializer` (default Uniform(0.01), as MXNet), by name."""
-        if self.params_initialized and not force_init:
-            return
-        self._check_binded()
-        if initializer is None and arg_params is None and aux_params is None:
-            initializer = _init.Uniform(0.01)
-        attrs = self._symbol.attr_dict()
-        for given, names, table in ((arg_params, self._param_names, self._exec.arg_dict),
-                                    (aux_params, self._aux_names, self._exec.aux_dict)):
-            if given is not None and not allow_extra:
-                extra = [k for k in given if k not in names]
-                if extra:
-                    raise MXNetError("init_params: %s are not parameters of the module "
-                                     "(allow_extra=True ignores them)" % extra)
-            for name in names:
-                arr = table[name]
-                if given is not None and name in given:
-                    src = given[name]
-                    src = src._data if isinstance(src, NDArray) else np.asarray(src)
-                    if tuple(src.shape) != arr.shape:
-                        raise MXNetError("init_params: '%s' has shape %s, the module's %s"
-                                         % (name, tuple(src.shape), arr.shape))
-                    np.copyto(arr._data, src, casting="unsafe")
-                elif given is not None and not allow_missing:
-                    raise MXNetError("%s is not presented" % name)
-                elif initializer is not None:
-                    _init.create(initializer)(_init.InitDesc(name, attrs.get(name, {})), arr)
-        self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
-        self._aux_params = dict(self._exec.aux_dict)
-        self.params_initialized = True
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
@@ -215,230 +154,9 @@ class Module:
                 raise MXNetError("Invalid param file " + fname)
         self.set_params(arg_params, aux_params)
 
-    # -- binding ------------------------------------------------------------------------
-    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
-             force_rebind=False, shared_module=None, grad_req="write"):
-        """Allocates the executor for these input shapes (a list of DataDesc or
-        (name, shape) pairs)."""
-        if force_rebind:
-            self.binded = False
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
-            return
-        if shared_module is not None:
-            raise MXNetError("bind: shared_module is not supported by mxc")
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
-        self._data_shapes = _descs(data_shapes)
-        self._label_shapes = _descs(label_shapes) if label_shapes else None
-        names = [d.name for d in self._data_shapes]
-        if sorted(names) != sorted(self._data_names):
-            raise MXNetError("bind: data shapes for %s, the module's data names are %s"
-                             % (names, self._data_names))
-        if self._label_shapes:
-            for d in self._label_shapes:
-                if d.name not in self._label_names:
-                    raise MXNetError("bind: '%s' is not a label of the module (labels: %s)"
-                                     % (d.name, self._label_names))
-        reqs = {}
-        for n in self._symbol.list_arguments():
-            if n in self._param_names:
-                fixed = n in self._fixed_param_names
-                reqs[n] = grad_req if (for_training and not fixed) else "null"
-            elif n in self._data_names:
-                reqs[n] = grad_req if (for_training and inputs_need_grad) else "null"
-            else:
-                reqs[n] = "null"
-        type_dict = {d.name: d.dtype for d in self._data_shapes + (self._label_shapes or [])
-                     if getattr(d, "dtype", None) is not None}
-        old_args, old_aux = self._arg_params, self._aux_params
-        self._exec = self._symbol.simple_bind(self._context, grad_req=reqs, type_dict=type_dict,
-                                              **self._input_shapes())
-        self.binded = True
-        if self.params_initialized and old_args is not None:
-            # parameters held before binding (Module.load, set_params, a rebind)
-            self.params_initialized = False
-            self.init_params(initializer=None, arg_params=old_args, aux_params=old_aux,
-                             allow_missing=False, force_init=True, allow_extra=True)
-        if self._preload_opt_states is not None and self.optimizer_initialized:
-            self.load_optimizer_states(self._preload_opt_states)
-            self._preload_opt_states = None
-
-    def reshape(self, data_shapes, label_shapes=None):
-        """New input shapes for the bound module (parameters are kept)."""
-        self._check_binded()
-        self._data_shapes = _descs(data_shapes)
-        self._label_shapes = _descs(label_shapes) if label_shapes else None
-        self._exec = self._exec.reshape(**self._input_shapes())
-        if self.params_initialized:
-            self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
-            self._aux_params = dict(self._exec.aux_dict)
-
-    # -- optimizer ----------------------------------------------------------------------
-    def init_optimizer(self, kvstore="local", optimizer="sgd",
-                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        """Creates the optimizer (rescale_grad = 1 / batch size unless given)
-        and its updater."""
-        if not (self.binded and self.params_initialized):
-            raise MXNetError("init_optimizer: bind and initialize the parameters first")
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring...")
-            return
-        kv, update_on_kvstore = _create_kvstore(kvstore, self._arg_params)
-        batch_size = self._data_shapes[0].shape[0]
-        if kv is not None and "dist" in kv.type and "_sync" in kv.type:
-            batch_size *= kv.num_workers  # the gradients are summed over the workers
-        rescale_grad = 1.0 / batch_size
-        idx2name = dict(enumerate(self._param_names))
-        if isinstance(optimizer, str):
-            optimizer_params = dict(optimizer_params)
-            if "rescale_grad" not in optimizer_params:
-                optimizer_params["rescale_grad"] = rescale_grad
-            optimizer = _opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name,
-                                    **optimizer_params)
-        elif isinstance(optimizer, _opt.Optimizer):
-            if optimizer.rescale_grad != rescale_grad:
-                self.logger.warning(
-                    "Optimizer created manually outside Module but rescale_grad is not "
-                    "normalized to 1.0/batch_size (%s vs. %s). Is this intended?",
-                    optimizer.rescale_grad, rescale_grad)
-            if not optimizer.idx2name:
-                optimizer.idx2name = idx2name.copy()
-                optimizer.set_wd_mult({})
-        else:
-            raise MXNetError("init_optimizer: expected an optimizer name or an Optimizer")
-        self._optimizer = optimizer
-        self._kvstore = kv
-        self._update_on_kvstore = update_on_kvstore
-        self._updater = None
-        if kv is not None:
-            # Every worker starts from rank 0's parameters (MXNet broadcasts
-            # them with update_on_kvstore; mxc also without, so that dist
-            # workers hold the same bits from the first step).
-            args = self._exec.arg_dict
-            for idx, name in enumerate(self._param_names):
-                if update_on_kvstore or "dist" in kv.type:
-                    kv.broadcast(name, args[name], out=args[name], priority=-idx)
-                else:
-                    kv.init(name, args[name])
-        if update_on_kvstore:
-            kv.set_optimizer(optimizer)
-        else:
-            self._updater = _opt.get_updater(optimizer)
-        self.optimizer_initialized = True
-        if self._preload_opt_states is not None:
-            self.load_optimizer_states(self._preload_opt_states)
-            self._preload_opt_states = None
-
-    def save_optimizer_states(self, fname):
-        if self._update_on_kvstore:
-            self._kvstore.save_optimizer_states(fname)
-            return
-        from .base import atomic_write_bytes
-        atomic_write_bytes(fname, self._updater.get_states())  # a crash leaves the old file
-
-    def load_optimizer_states(self, fname):
-        if self._update_on_kvstore:
-            self._kvstore.load_optimizer_states(fname)
-            return
-        with open(fname, "rb") as f:
-            self._updater.set_states(f.read())
-
-    # -- computation --------------------------------------------------------------------
-    def forward(self, data_batch, is_train=None):
-        """Copies the batch into the executor (reshaping it when the batch's
-        shapes differ from the bound ones) and runs it."""
-        self._check_binded()
-        if not self.params_initialized:
-            raise MXNetError("forward: call init_params() first")
-        if is_train is None:
-            is_train = self.for_training
-        if is_train and not self.for_training:
-            raise MXNetError("forward(is_train=True): the module was bound with "
-                             "for_training=False")
-        data = _as_list(data_batch.data)
-        label = _as_list(data_batch.label) if data_batch.label is not None else []
-        if len(data) != len(self._data_names):
-            raise MXNetError("forward: %d data arrays for data names %s"
-                             % (len(data), self._data_names))
-        cur = [d.shape for d in self._data_shapes]
-        new = [tuple(a.shape) for a in data]
-        if cur != new:
-            new_data = [DataDesc(d.name, s, d.dtype) for d, s in zip(self._data_shapes, new)]
-            new_label = None
-            if self._label_shapes:
-                if label:
-                    new_label = [DataDesc(d.name, tuple(a.shape), d.dtype)
-                                 for d, a in zip(self._label_shapes, label)]
-                else:
-                    new_label = [DataDesc(d.name, (new[0][0],) + tuple(d.shape[1:]), d.dtype)
-                                 for d in self._label_shapes]
-            self.reshape(new_data, new_label)
-        arrays = dict(zip(self._data_names, data))
-        if label and self._label_names:
-            arrays.update(zip(self._label_names, label))
-        self._exec.forward(is_train=is_train, **arrays)
-
-    def backward(self, out_grads=None):
-        if not self.for_training:
-            raise MXNetError("backward: the module was bound with for_training=False")
-        self._exec.backward(out_grads=out_grads)
-
     def forward_backward(self, data_batch):
         self.forward(data_batch, is_train=True)
         self.backward()
-
-    def update(self):
-        """Applies the optimizer to every parameter with a gradient."""
-        if not (self.binded and self.params_initialized and self.optimizer_initialized):
-            raise MXNetError("update: bind, init_params and init_optimizer first")
-        grads = self._exec.grad_dict
-        args = self._exec.arg_dict
-        kv = self._kvstore
-        if kv is None:
-            for i, name in enumerate(self._param_names):
-                if name in grads:
-                    self._updater(i, grads[name], args[name])
-            return
-        # MXNet's _update_params(_on_kvstore), with priority -index (the first
-        # layer's first). Pushed in the order the training step's plan writes
-        # the gradients (the backward pass: last layer first), which is also
-        # the order dist_sync's collectives run in on every rank, so the
-        # all-reduce of late layers runs while the earlier layers' gradients
-        # are still being computed.
-        index = {n: i for i, n in enumerate(self._param_names)}
-        ready = self._exec._grad_ready_order() or list(reversed(self._param_names))
-        order = [index[n] for n in ready if n in index and n in grads]
-        order += [i for i in reversed(range(len(self._param_names)))
-                  if self._param_names[i] in grads and i not in order]
-        for i in order:
-            name = self._param_names[i]
-            if self._update_on_kvstore:
-                kv.push(name, grads[name], priority=-i)
-                kv.pull(name, out=args[name], priority=-i)
-            else:
-                kv.pushpull(name, grads[name], priority=-i)  # summed in place
-        if not self._update_on_kvstore:
-            for i, name in enumerate(self._param_names):
-                if name in grads:
-                    self._updater(i, grads[name], args[name])
-
-    def get_outputs(self, merge_multi_context=True):
-        self._check_binded()
-        return list(self._exec.outputs)
-
-    def get_input_grads(self, merge_multi_context=True):
-        if not self.inputs_need_grad:
-            raise MXNetError("get_input_grads: bind with inputs_need_grad=True")
-        return [self._exec.grad_dict[n] for n in self._data_names]
-
-    def update_metric(self, eval_metric, labels, pre_sliced=False):
-        labels = dict(zip(self._label_names, _as_list(labels)))
-        preds = dict(zip(self._output_names, self._exec.outputs))
-        eval_metric.update_dict(labels, preds)
-
-    def install_monitor(self, mon):
-        raise MXNetError("install_monitor: monitors are not supported by mxc")
 
     # -- high level -----------------------------------------------------------------------
     def score(self, eval_data, eval_metric, num_batch=None, batch_end_callback=None,
@@ -538,7 +256,8 @@ class Module:
                 self.forward_backward(data_batch)
                 self.update()
                 self.update_metric(eval_metric, data_batch.label)
-                samples += data_batch.data[0].shape[0]
+                data = getattr(data_batch, "data", None)
+                samples += data[0].shape[0] if data else 0
                 if bar is not None:
                     elapsed = max(time.time() - tic, 1e-9)
                     post = {"samples/s": "%.0f" % (samples / elapsed)}
@@ -571,7 +290,782 @@ class Module:
             train_data.reset()
 
 
-def _create_kvstore(kvstore, arg_params):
+class Module(BaseModule):
+    """A Symbol with its data/label names, bound to a context (or a list of
+    them: data parallelism over the batch)."""
+
+    def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),
+                 logger=logging, context=None, work_load_list=None, fixed_param_names=None,
+                 state_names=None, group2ctxs=None, compression_params=None):
+        BaseModule.__init__(self, logger)
+        ctxs = _as_list(context) or [cpu()]
+        self._contexts = ctxs
+        self._context = ctxs[0]
+        self._work_load_list = list(work_load_list) if work_load_list else [1] * len(ctxs)
+        if len(self._work_load_list) != len(ctxs):
+            raise MXNetError("Module: %d work loads for %d contexts"
+                             % (len(self._work_load_list), len(ctxs)))
+        self._symbol = symbol
+        arg_names = symbol.list_arguments()
+        self._data_names = list(data_names or [])
+        for n in self._data_names:
+            if n not in arg_names:
+                raise MXNetError("Module: data name '%s' is not an argument of the symbol "
+                                 "(arguments: %s)" % (n, ", ".join(arg_names)))
+        # label names the symbol does not have are dropped (MXNet warns)
+        self._label_names = [n for n in (label_names or []) if n in arg_names]
+        self._state_names = list(state_names or [])
+        self._fixed_param_names = list(fixed_param_names or [])
+        inputs = set(self._data_names + self._label_names + self._state_names)
+        self._param_names = [n for n in arg_names if n not in inputs]
+        self._aux_names = symbol.list_auxiliary_states()
+        self._output_names = symbol.list_outputs()
+        self.binded = False
+        self.for_training = False
+        self.inputs_need_grad = False
+        self.params_initialized = False
+        self.optimizer_initialized = False
+        self._exec = None
+        self._execs = []  # one per context; _exec is the first
+        self._slices = None
+        self._arg_params = None
+        self._aux_params = None
+        self._optimizer = None
+        self._updater = None
+        self._kvstore = None
+        self._update_on_kvstore = False
+        self._preload_opt_states = None
+        self._data_shapes = None
+        self._label_shapes = None
+
+    # -- loading ------------------------------------------------------------------------
+    @staticmethod
+    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
+        """A Module from a checkpoint (prefix-symbol.json, prefix-%04d.params;
+        prefix-%04d.states with load_optimizer_states)."""
+        sym, args, auxs = load_checkpoint(prefix, epoch)
+        mod = Module(symbol=sym, **kwargs)
+        mod._arg_params = args
+        mod._aux_params = auxs
+        mod.params_initialized = True
+        if load_optimizer_states:
+            mod._preload_opt_states = "%s-%04d.states" % (prefix, epoch)
+        return mod
+
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
+        """prefix-symbol.json and prefix-%04d.params (and prefix-%04d.states)."""
+        self._symbol.save("%s-symbol.json" % prefix, remove_amp_cast=remove_amp_cast)
+        param_name = "%s-%04d.params" % (prefix, epoch)
+        self.save_params(param_name)
+        self.logger.info('Saved checkpoint to "%s"', param_name)
+        if save_optimizer_states:
+            self.save_optimizer_states("%s-%04d.states" % (prefix, epoch))
+
+    # -- properties ---------------------------------------------------------------------
+    @property
+    def symbol(self):
+        return self._symbol
+
+    @property
+    def data_names(self):
+        return self._data_names
+
+    @property
+    def label_names(self):
+        return self._label_names
+
+    @property
+    def output_names(self):
+        return self._output_names
+
+    @property
+    def data_shapes(self):
+        self._check_binded()
+        return self._data_shapes
+
+    @property
+    def label_shapes(self):
+        self._check_binded()
+        return self._label_shapes
+
+    @property
+    def output_shapes(self):
+        self._check_binded()
+        _, out_shapes, _ = self._symbol.infer_shape(**self._input_shapes())
+        return list(zip(self._output_names, out_shapes))
+
+    def _check_binded(self):
+        if not self.binded:
+            raise MXNetError("Module: call bind() first")
+
+    def _input_shapes(self):
+        return {d.name: d.shape for d in self._data_shapes + (self._label_shapes or [])}
+
+    # -- parameters ---------------------------------------------------------------------
+    def get_params(self):
+        """(arg_params, aux_params): copies of the parameters."""
+        if not self.params_initialized:
+            raise MXNetError("Module: parameters are not initialized")
+        aux = {k: v.copy() for k, v in self._aux_params.items()}
+        if len(self._execs) > 1:  # as MXNet: the devices' auxiliary states averaged
+            for k in aux:
+                total = sum(ex.aux_dict[k]._data.astype(np.float64) for ex in self._execs)
+                aux[k] = nd.array(total / len(self._execs), dtype=aux[k].dtype)
+        return ({k: v.copy() for k, v in self._arg_params.items()}, aux)
+
+    def init_params(self, initializer=None, arg_params=None, aux_params=None,
+                    allow_missing=False, force_init=False, allow_extra=False):
+        """Initializes the parameters: from arg_params/aux_params where given,
+        else with `initializer` (default Uniform(0.01), as MXNet), by name."""
+        if self.params_initialized and not force_init:
+            return
+        self._check_binded()
+        if initializer is None and arg_params is None and aux_params is None:
+            initializer = _init.Uniform(0.01)
+        attrs = self._symbol.attr_dict()
+        for given, names, table in ((arg_params, self._param_names, self._exec.arg_dict),
+                                    (aux_params, self._aux_names, self._exec.aux_dict)):
+            if given is not None and not allow_extra:
+                extra = [k for k in given if k not in names]
+                if extra:
+                    raise MXNetError("init_params: %s are not parameters of the module "
+                                     "(allow_extra=True ignores them)" % extra)
+            for name in names:
+                arr = table[name]
+                if given is not None and name in given:
+                    src = given[name]
+                    src = src._data if isinstance(src, NDArray) else np.asarray(src)
+                    if tuple(src.shape) != arr.shape:
+                        raise MXNetError("init_params: '%s' has shape %s, the module's %s"
+                                         % (name, tuple(src.shape), arr.shape))
+                    np.copyto(arr._data, src, casting="unsafe")
+                elif given is not None and not allow_missing:
+                    raise MXNetError("%s is not presented" % name)
+                elif initializer is not None:
+                    _init.create(initializer)(_init.InitDesc(name, attrs.get(name, {})), arr)
+        self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
+        self._aux_params = dict(self._exec.aux_dict)
+        for ex in self._execs[1:]:  # the parameters are shared; aux states copied
+            for n, a in self._exec.aux_dict.items():
+                ex.aux_dict[n][:] = a
+        self.params_initialized = True
+
+    # -- binding ------------------------------------------------------------------------
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req="write"):
+        """Allocates the executor for these input shapes (a list of DataDesc or
+        (name, shape) pairs)."""
+        if force_rebind:
+            self.binded = False
+        if self.binded:
+            self.logger.warning("Already bound, ignoring bind()")
+            return
+        if shared_module is not None and not (shared_module.binded and
+                                              shared_module.params_initialized):
+            raise MXNetError("bind: shared_module must be bound and initialized")
+        if shared_module is not None and len(shared_module._execs) != len(self._contexts):
+            raise MXNetError("bind: shared_module runs on %d contexts, this module on %d"
+                             % (len(shared_module._execs), len(self._contexts)))
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._data_shapes = _descs(data_shapes)
+        self._label_shapes = _descs(label_shapes) if label_shapes else None
+        names = [d.name for d in self._data_shapes]
+        if sorted(names) != sorted(self._data_names):
+            raise MXNetError("bind: data shapes for %s, the module's data names are %s"
+                             % (names, self._data_names))
+        if self._label_shapes:
+            for d in self._label_shapes:
+                if d.name not in self._label_names:
+                    raise MXNetError("bind: '%s' is not a label of the module (labels: %s)"
+                                     % (d.name, self._label_names))
+        reqs = {}
+        for n in self._symbol.list_arguments():
+            if n in self._param_names:
+                fixed = n in self._fixed_param_names
+                reqs[n] = grad_req if (for_training and not fixed) else "null"
+            elif n in self._data_names:
+                reqs[n] = grad_req if (for_training and inputs_need_grad) else "null"
+            else:
+                reqs[n] = "null"
+        type_dict = {d.name: d.dtype for d in self._data_shapes + (self._label_shapes or [])
+                     if getattr(d, "dtype", None) is not None}
+        old_args, old_aux = self._arg_params, self._aux_params
+        self._grad_req = reqs
+        self._type_dict = type_dict
+        self._execs = self._bind_execs(self._input_shapes())
+        self._exec = self._execs[0]
+        self.binded = True
+        if shared_module is not None:
+            # As MXNet: the parameters, auxiliary states and gradients of the
+            # same name and shape are shared_module's arrays.
+            for ex, other in zip(self._execs, shared_module._execs):
+                for i, n in enumerate(ex._arg_names):
+                    if n in self._param_names and n in other.arg_dict and \
+                            other.arg_dict[n].shape == ex.arg_arrays[i].shape:
+                        ex.arg_arrays[i] = other.arg_dict[n]
+                        g = other.grad_dict.get(n)
+                        if g is not None and ex.grad_arrays[i] is not None and \
+                                g.shape == ex.grad_arrays[i].shape:
+                            ex.grad_arrays[i] = g
+                for i, n in enumerate(ex._aux_names):
+                    if n in other.aux_dict and other.aux_dict[n].shape == ex.aux_arrays[i].shape:
+                        ex.aux_arrays[i] = other.aux_dict[n]
+            self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
+            self._aux_params = dict(self._exec.aux_dict)
+            self.params_initialized = True
+            return
+        if self.params_initialized and old_args is not None:
+            # parameters held before binding (Module.load, set_params, a rebind)
+            self.params_initialized = False
+            self.init_params(initializer=None, arg_params=old_args, aux_params=old_aux,
+                             allow_missing=False, force_init=True, allow_extra=True)
+        if self._preload_opt_states is not None and self.optimizer_initialized:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    def _input_axes(self):
+        """name -> batch axis of each data and label input (-1: none)."""
+        return {d.name: DataDesc.get_batch_axis(getattr(d, "layout", None))
+                for d in self._data_shapes + (self._label_shapes or [])}
+
+    def _device_shapes(self, shapes):
+        """Per context: the input shapes of its slice of the batch."""
+        if len(self._contexts) == 1:
+            self._slices = None
+            return [shapes]
+        axes = self._input_axes()
+        first = self._data_shapes[0]
+        batch = first.shape[max(axes[first.name], 0)]
+        self._slices = _split_input_slice(batch, self._work_load_list)
+        out = []
+        for slc in self._slices:
+            dev = {}
+            for name, shape in shapes.items():
+                shape = list(shape)
+                ax = axes.get(name, 0)
+                if ax >= 0:
+                    shape[ax] = slc.stop - slc.start
+                dev[name] = tuple(shape)
+            out.append(dev)
+        return out
+
+    def _bind_execs(self, shapes):
+        execs = []
+        for ctx, dev in zip(self._contexts, self._device_shapes(shapes)):
+            ex = self._symbol.simple_bind(ctx, grad_req=self._grad_req,
+                                          type_dict=self._type_dict, **dev)
+            if execs:  # one set of parameters: the first executor's arrays
+                for i, n in enumerate(ex._arg_names):
+                    if n in self._param_names:
+                        ex.arg_arrays[i] = execs[0].arg_arrays[i]
+            execs.append(ex)
+        return execs
+
+    @property
+    def _exec_group(self):
+        """MXNet's executor-group view: the executors, names and slices."""
+        from types import SimpleNamespace
+        return SimpleNamespace(execs=list(self._execs), param_names=list(self._param_names),
+                               aux_names=list(self._aux_names),
+                               arg_names=self._symbol.list_arguments(),
+                               data_names=list(self._data_names),
+                               label_names=list(self._label_names), slices=self._slices,
+                               contexts=list(self._contexts),
+                               data_shapes=self._data_shapes, label_shapes=self._label_shapes)
+
+    def reshape(self, data_shapes, label_shapes=None):
+        """New input shapes for the bound module (parameters are kept)."""
+        self._check_binded()
+        self._data_shapes = _descs(data_shapes)
+        self._label_shapes = _descs(label_shapes) if label_shapes else None
+        if len(self._execs) == 1:
+            self._execs = [self._exec.reshape(**self._input_shapes())]
+        else:
+            olds = self._execs
+            self._execs = [old.reshape(**dev) for old, dev in
+                           zip(olds, self._device_shapes(self._input_shapes()))]
+            for ex in self._execs[1:]:
+                for i, n in enumerate(ex._arg_names):
+                    if n in self._param_names:
+                        ex.arg_arrays[i] = self._execs[0].arg_arrays[i]
+        self._exec = self._execs[0]
+        if self.params_initialized:
+            self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
+            self._aux_params = dict(self._exec.aux_dict)
+
+    # -- optimizer ----------------------------------------------------------------------
+    def init_optimizer(self, kvstore="local", optimizer="sgd",
+                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
+        """Creates the optimizer (rescale_grad = 1 / batch size unless given)
+        and its updater."""
+        if not (self.binded and self.params_initialized):
+            raise MXNetError("init_optimizer: bind and initialize the parameters first")
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning("optimizer already initialized, ignoring...")
+            return
+        kv, update_on_kvstore = _create_kvstore(kvstore, self._arg_params,
+                                                len(self._contexts))
+        first = self._data_shapes[0]
+        batch_size = first.shape[max(DataDesc.get_batch_axis(getattr(first, "layout", None)), 0)]
+        if kv is not None and "dist" in kv.type and "_sync" in kv.type:
+            batch_size *= kv.num_workers  # the gradients are summed over the workers
+        rescale_grad = 1.0 / batch_size
+        idx2name = dict(enumerate(self._param_names))
+        if isinstance(optimizer, str):
+            optimizer_params = dict(optimizer_params)
+            if "rescale_grad" not in optimizer_params:
+                optimizer_params["rescale_grad"] = rescale_grad
+            optimizer = _opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name,
+                                    **optimizer_params)
+        elif isinstance(optimizer, _opt.Optimizer):
+            if optimizer.rescale_grad != rescale_grad:
+                self.logger.warning(
+                    "Optimizer created manually outside Module but rescale_grad is not "
+                    "normalized to 1.0/batch_size (%s vs. %s). Is this intended?",
+                    optimizer.rescale_grad, rescale_grad)
+            if not optimizer.idx2name:
+                optimizer.idx2name = idx2name.copy()
+                optimizer.set_wd_mult({})
+        else:
+            raise MXNetError("init_optimizer: expected an optimizer name or an Optimizer")
+        self._optimizer = optimizer
+        self._kvstore = kv
+        self._update_on_kvstore = update_on_kvstore
+        self._updater = None
+        if kv is not None:
+            # Every worker starts from rank 0's parameters (MXNet broadcasts
+            # them with update_on_kvstore; mxc also without, so that dist
+            # workers hold the same bits from the first step).
+            args = self._exec.arg_dict
+            for idx, name in enumerate(self._param_names):
+                if update_on_kvstore or "dist" in kv.type:
+                    kv.broadcast(name, args[name], out=args[name], priority=-idx)
+                else:
+                    kv.init(name, args[name])
+        if update_on_kvstore:
+            kv.set_optimizer(optimizer)
+        else:
+            self._updater = _opt.get_updater(optimizer)
+        self.optimizer_initialized = True
+        if self._preload_opt_states is not None:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    def borrow_optimizer(self, shared_module):
+        """Uses shared_module's optimizer, updater and store (as MXNet)."""
+        if not shared_module.optimizer_initialized:
+            raise MXNetError("borrow_optimizer: the shared module has no optimizer")
+        self._optimizer = shared_module._optimizer
+        self._kvstore = shared_module._kvstore
+        self._update_on_kvstore = shared_module._update_on_kvstore
+        self._updater = shared_module._updater
+        self.optimizer_initialized = True
+
+    def save_optimizer_states(self, fname):
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+            return
+        from .base import atomic_write_bytes
+        atomic_write_bytes(fname, self._updater.get_states())  # a crash leaves the old file
+
+    def load_optimizer_states(self, fname):
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
+        with open(fname, "rb") as f:
+            self._updater.set_states(f.read())
+
+    # -- computation --------------------------------------------------------------------
+    def forward(self, data_batch, is_train=None):
+        """Copies the batch into the executor (reshaping it when the batch's
+        shapes differ from the bound ones) and runs it."""
+        self._check_binded()
+        if not self.params_initialized:
+            raise MXNetError("forward: call init_params() first")
+        if is_train is None:
+            is_train = self.for_training
+        if is_train and not self.for_training:
+            raise MXNetError("forward(is_train=True): the module was bound with "
+                             "for_training=False")
+        data = _as_list(data_batch.data)
+        label = getattr(data_batch, "label", None)  # (a namedtuple batch may have none)
+        label = _as_list(label) if label is not None else []
+        if len(data) != len(self._data_names):
+            raise MXNetError("forward: %d data arrays for data names %s"
+                             % (len(data), self._data_names))
+        cur = [d.shape for d in self._data_shapes]
+        new = [tuple(a.shape) for a in data]
+        if cur != new:
+            new_data = [DataDesc(d.name, s, d.dtype) for d, s in zip(self._data_shapes, new)]
+            new_label = None
+            if self._label_shapes:
+                if label:
+                    new_label = [DataDesc(d.name, tuple(a.shape), d.dtype)
+                                 for d, a in zip(self._label_shapes, label)]
+                else:
+                    new_label = [DataDesc(d.name, (new[0][0],) + tuple(d.shape[1:]), d.dtype)
+                                 for d in self._label_shapes]
+            self.reshape(new_data, new_label)
+        arrays = dict(zip(self._data_names, data))
+        if label and self._label_names:
+            arrays.update(zip(self._label_names, label))
+        if len(self._execs) == 1:
+            self._exec.forward(is_train=is_train, **arrays)
+            return
+        axes = self._input_axes()
+        for ex, slc in zip(self._execs, self._slices):
+            ex.forward(is_train=is_train, **{
+                n: (_take(a, axes.get(n, 0), slc) if axes.get(n, 0) >= 0 else a)
+                for n, a in arrays.items()})
+
+    def _output_axes(self):
+        """Batch axis of each output: its layout attribute's 'N' (0 without)."""
+        axes = []
+        for i in range(len(self._output_names)):
+            layout = self._symbol[i].attr("__layout__")
+            axes.append(DataDesc.get_batch_axis(layout))
+        return axes
+
+    def backward(self, out_grads=None):
+        if not self.for_training:
+            raise MXNetError("backward: the module was bound with for_training=False")
+        if len(self._execs) == 1:
+            self._exec.backward(out_grads=out_grads)
+            return
+        grads = _as_list(out_grads) if out_grads is not None else None
+        axes = self._output_axes()
+        for ex, slc in zip(self._execs, self._slices):
+            ex.backward(out_grads=None if grads is None else [
+                _take(g, ax, slc) if ax >= 0 else g for g, ax in zip(grads, axes)])
+
+    def update(self):
+        """Applies the optimizer to every parameter with a gradient."""
+        if not (self.binded and self.params_initialized and self.optimizer_initialized):
+            raise MXNetError("update: bind, init_params and init_optimizer first")
+        grads = self._exec.grad_dict
+        args = self._exec.arg_dict
+        kv = self._kvstore
+        if len(self._execs) > 1:
+            # each key's gradients over the devices (the store sums them)
+            grads = {n: [ex.grad_dict[n] for ex in self._execs] for n in grads}
+        if kv is None:
+            for i, name in enumerate(self._param_names):
+                if name in grads:
+                    self._updater(i, grads[name], args[name])
+            return
+        # MXNet's _update_params(_on_kvstore), with priority -index (the first
+        # layer's first). Pushed in the order the training step's plan writes
+        # the gradients (the backward pass: last layer first), which is also
+        # the order dist_sync's collectives run in on every rank, so the
+        # all-reduce of late layers runs while the earlier layers' gradients
+        # are still being computed.
+        index = {n: i for i, n in enumerate(self._param_names)}
+        ready = self._exec._grad_ready_order() or list(reversed(self._param_names))
+        order = [index[n] for n in ready if n in index and n in grads]
+        order += [i for i in reversed(range(len(self._param_names)))
+                  if self._param_names[i] in grads and i not in order]
+        for i in order:
+            name = self._param_names[i]
+            if self._update_on_kvstore:
+                kv.push(name, grads[name], priority=-i)
+                kv.pull(name, out=args[name], priority=-i)
+            else:
+                kv.pushpull(name, grads[name], priority=-i)  # summed in place
+        if not self._update_on_kvstore:
+            for i, name in enumerate(self._param_names):
+                if name in grads:
+                    g = grads[name][0] if isinstance(grads[name], list) else grads[name]
+                    self._updater(i, g, args[name])
+
+    def get_outputs(self, merge_multi_context=True):
+        """The outputs: per output, the devices' parts concatenated
+        (merge_multi_context) or a list of them."""
+        self._check_binded()
+        if len(self._execs) == 1:
+            outs = list(self._exec.outputs)
+            return outs if merge_multi_context else [[o] for o in outs]
+        per = [[ex.outputs[i] for ex in self._execs] for i in range(len(self._output_names))]
+        if not merge_multi_context:
+            return per
+        return [_merge(parts, ax) for parts, ax in zip(per, self._output_axes())]
+
+    def get_input_grads(self, merge_multi_context=True):
+        if not self.inputs_need_grad:
+            raise MXNetError("get_input_grads: bind with inputs_need_grad=True")
+        per = [[ex.grad_dict[n] for ex in self._execs] for n in self._data_names]
+        if not merge_multi_context:
+            return per
+        axes = self._input_axes()
+        return [_merge(parts, axes.get(n, 0)) for parts, n in zip(per, self._data_names)]
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        labels = _as_list(labels)
+        if len(self._execs) == 1:
+            eval_metric.update_dict(dict(zip(self._label_names, labels)),
+                                    dict(zip(self._output_names, self._exec.outputs)))
+            return
+        axes = self._input_axes()
+        for k, (ex, slc) in enumerate(zip(self._execs, self._slices)):
+            if pre_sliced:
+                dev_labels = _as_list(labels[k])
+            else:
+                dev_labels = [_take(lab, max(axes.get(n, 0), 0), slc)
+                              for n, lab in zip(self._label_names, labels)]
+            eval_metric.update_dict(dict(zip(self._label_names, dev_labels)),
+                                    dict(zip(self._output_names, ex.outputs)))
+
+    def install_monitor(self, mon):
+        raise MXNetError("install_monitor: monitors are not supported by mxc")
+
+
+class BucketingModule(BaseModule):
+    """MXNet's BucketingModule: one Module per bucket key (sym_gen(key) gives
+    its symbol, data names and label names), all sharing the default
+    bucket's parameters, gradients and optimizer; forward switches to the
+    batch's bucket_key."""
+
+    def __init__(self, sym_gen, default_bucket_key=None, logger=logging, context=None,
+                 work_load_list=None, fixed_param_names=None, state_names=None,
+                 group2ctxs=None, compression_params=None):
+        BaseModule.__init__(self, logger)
+        if default_bucket_key is None:
+            raise MXNetError("BucketingModule: default_bucket_key is required")
+        self._sym_gen = sym_gen
+        self._default_bucket_key = default_bucket_key
+        self._context = context if context is not None else cpu()
+        self._work_load_list = work_load_list
+        self._fixed_param_names = fixed_param_names
+        self._state_names = state_names
+        self._group2ctxs = group2ctxs
+        self._compression_params = compression_params
+        symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
+        self._symbol = symbol
+        self._data_names_default = list(data_names or [])
+        self._label_names_default = list(label_names or [])
+        self._buckets = {}
+        self._curr_module = None
+        self._curr_bucket_key = None
+        self._params_dirty = False
+        self._monitor = None
+        self._grad_req = None
+
+    def _call_sym_gen(self, key):
+        from .name import NameManager
+        with NameManager():  # as MXNet: each bucket's names start from 0
+            return self._sym_gen(key)
+
+    def _new_module(self, key):
+        symbol, data_names, label_names = self._call_sym_gen(key)
+        return Module(symbol, data_names, label_names, logger=self.logger,
+                      context=self._context, work_load_list=self._work_load_list,
+                      fixed_param_names=self._fixed_param_names,
+                      state_names=self._state_names, group2ctxs=self._group2ctxs,
+                      compression_params=self._compression_params)
+
+    # -- properties
+    @property
+    def default_bucket_key(self):
+        return self._default_bucket_key
+
+    @property
+    def data_names(self):
+        return self._curr_module.data_names if self.binded else self._data_names_default
+
+    @property
+    def label_names(self):
+        return self._curr_module.label_names if self.binded else self._label_names_default
+
+    @property
+    def output_names(self):
+        if self.binded:
+            return self._curr_module.output_names
+        return self._symbol.list_outputs()
+
+    @property
+    def data_shapes(self):
+        self._check_binded()
+        return self._curr_module.data_shapes
+
+    @property
+    def label_shapes(self):
+        self._check_binded()
+        return self._curr_module.label_shapes
+
+    @property
+    def output_shapes(self):
+        self._check_binded()
+        return self._curr_module.output_shapes
+
+    @property
+    def symbol(self):
+        self._check_binded()
+        return self._curr_module.symbol
+
+    def _check_binded(self):
+        if not self.binded:
+            raise MXNetError("BucketingModule: call bind() first")
+
+    # -- parameters
+    def get_params(self):
+        if not self.params_initialized:
+            raise MXNetError("BucketingModule: parameters are not initialized")
+        self._params_dirty = False
+        return self._curr_module.get_params()
+
+    def init_params(self, initializer=None, arg_params=None, aux_params=None,
+                    allow_missing=False, force_init=False, allow_extra=False):
+        if self.params_initialized and not force_init:
+            return
+        self._check_binded()
+        self._curr_module.init_params(initializer=initializer, arg_params=arg_params,
+                                      aux_params=aux_params, allow_missing=allow_missing,
+                                      force_init=force_init, allow_extra=allow_extra)
+        self._params_dirty = False
+        self.params_initialized = True
+
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
+                   allow_extra=False):
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init,
+                             allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            return
+        self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing,
+                                     force_init=force_init, allow_extra=allow_extra)
+        self._params_dirty = True
+        self.params_initialized = True
+
+    # -- binding
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req="write"):
+        """Binds the default bucket's module (the others bind on
+        switch_bucket, sharing its arrays)."""
+        if self.params_initialized:
+            arg_params, aux_params = self.get_params()
+        if force_rebind:
+            self.binded = False
+            self._buckets = {}
+        if self.binded:
+            self.logger.warning("Already bound, ignoring bind()")
+            return
+        if shared_module is not None:
+            raise MXNetError("BucketingModule.bind: shared_module is not supported")
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._grad_req = grad_req
+        module = self._new_module(self._default_bucket_key)
+        module.bind(data_shapes, label_shapes, for_training, inputs_need_grad,
+                    force_rebind=False, shared_module=None, grad_req=grad_req)
+        self._curr_module = module
+        self._curr_bucket_key = self._default_bucket_key
+        self._buckets[self._default_bucket_key] = module
+        self.binded = True
+        if self.params_initialized:
+            self.set_params(arg_params, aux_params)
+
+    def switch_bucket(self, bucket_key, data_shapes, label_shapes=None):
+        """Makes `bucket_key`'s module current (binding it, with the default
+        bucket's arrays, the first time)."""
+        self._check_binded()
+        if bucket_key not in self._buckets:
+            module = self._new_module(bucket_key)
+            module.bind(data_shapes, label_shapes, self._curr_module.for_training,
+                        self._curr_module.inputs_need_grad, force_rebind=False,
+                        shared_module=self._buckets[self._default_bucket_key],
+                        grad_req=self._grad_req)
+            if self._monitor is not None:
+                module.install_monitor(self._monitor)
+            self._buckets[bucket_key] = module
+        else:
+            module = self._buckets[bucket_key]
+            cur = [tuple(d.shape) for d in module.data_shapes]
+            new = [tuple(d.shape) for d in _descs(data_shapes)]
+            if cur != new:
+                module.reshape(data_shapes, label_shapes)
+        self._curr_module = module
+        self._curr_bucket_key = bucket_key
+
+    # -- optimizer
+    def init_optimizer(self, kvstore="local", optimizer="sgd",
+                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
+        if not (self.binded and self.params_initialized):
+            raise MXNetError("init_optimizer: bind and initialize the parameters first")
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning("optimizer already initialized, ignoring.")
+            return
+        self._curr_module.init_optimizer(kvstore, optimizer, optimizer_params,
+                                         force_init=force_init)
+        for mod in self._buckets.values():
+            if mod is not self._curr_module:
+                mod.borrow_optimizer(self._curr_module)
+        self.optimizer_initialized = True
+
+    # -- computation
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Binds the batch's bucket if it is new (the current one stays)."""
+        original = self._curr_bucket_key
+        data_shapes = self._curr_module.data_shapes
+        label_shapes = self._curr_module.label_shapes
+        self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
+                           data_batch.provide_label)
+        self.switch_bucket(original, data_shapes, label_shapes)
+
+    def forward(self, data_batch, is_train=None):
+        if not (self.binded and self.params_initialized):
+            raise MXNetError("forward: bind and initialize the parameters first")
+        key = getattr(data_batch, "bucket_key", None)
+        if key is None:
+            key = self._default_bucket_key
+        provide_data = getattr(data_batch, "provide_data", None) or [
+            DataDesc(n, tuple(a.shape)) for n, a in zip(self.data_names,
+                                                      _as_list(data_batch.data))]
+        provide_label = getattr(data_batch, "provide_label", None)
+        if provide_label is None and getattr(data_batch, "label", None) is not None:
+            provide_label = [DataDesc(n, tuple(a.shape)) for n, a in
+                             zip(self.label_names, _as_list(data_batch.label))]
+        self.switch_bucket(key, provide_data, provide_label)
+        if self.optimizer_initialized and not self._curr_module.optimizer_initialized:
+            self._curr_module.borrow_optimizer(self._buckets[self._default_bucket_key])
+        self._curr_module.forward(data_batch, is_train=is_train)
+
+    def backward(self, out_grads=None):
+        self._check_binded()
+        self._curr_module.backward(out_grads=out_grads)
+
+    def update(self):
+        if not (self.binded and self.params_initialized and self.optimizer_initialized):
+            raise MXNetError("update: bind, init_params and init_optimizer first")
+        self._params_dirty = True
+        self._curr_module.update()
+
+    def get_outputs(self, merge_multi_context=True):
+        self._check_binded()
+        return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
+
+    def get_input_grads(self, merge_multi_context=True):
+        self._check_binded()
+        return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        self._check_binded()
+        self._curr_module.update_metric(eval_metric, labels, pre_sliced)
+
+    def install_monitor(self, mon):
+        self._check_binded()
+        self._monitor = mon
+        for mod in self._buckets.values():
+            mod.install_monitor(mon)
+
+    def save_checkpoint(self, prefix, epoch, remove_amp_cast=False):
+        """The default bucket's symbol and the shared parameters."""
+        self._buckets[self._default_bucket_key].save_checkpoint(
+            prefix, epoch, remove_amp_cast=remove_amp_cast)
+
+
+def _create_kvstore(kvstore, arg_params, num_device=1):
     """MXNet's model._create_kvstore for one device per process: (store or
     None, update_on_kvstore). A 'local'/'device' name makes no store for one
     device (nothing to merge); a dist name always does.
@@ -583,7 +1077,9 @@ def _create_kvstore(kvstore, arg_params):
     elif isinstance(kvstore, _kvs.KVStore):
         kv = kvstore
     elif isinstance(kvstore, str):
-        kv = _kvs.create(kvstore) if "dist" in kvstore else None
+        # (MXNet: no store for one device outside dist; several devices
+        # sum their gradients in one)
+        kv = _kvs.create(kvstore) if "dist" in kvstore or num_device > 1 else None
     else:
         raise TypeError("kvstore must be KVStore, str or None")
     if kv is None:
@@ -611,4 +1107,4 @@ def _progress_bar(train_data, epoch, num_epoch):
 
 
 # mx.mod.save_checkpoint spelled as in mx.model
-__all__ = ["Module", "save_checkpoint"]
+__all__ = ["BaseModule", "Module", "BucketingModule", "save_checkpoint"]

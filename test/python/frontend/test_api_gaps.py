@@ -262,3 +262,71 @@ def test_runtime_features():
     assert all(isinstance(x.enabled, bool) for x in mx.runtime.feature_list())
     with pytest.raises(RuntimeError):
         f.is_enabled("NOT_A_FEATURE")
+
+
+def test_module_several_contexts_split_merge_and_update():
+    sym = mx.sym.Activation(mx.sym.var("data"), act_type="relu", __layout__="TNC")
+    mod = mx.mod.Module(sym, ("data",), None, context=[mx.cpu(0), mx.cpu(1)])
+    with pytest.raises(TypeError):
+        mod.bind(data_shapes=[("data", mx.nd.array([10, 10]))])
+    mod.bind(data_shapes=[mx.io.DataDesc("data", (3, 8, 7), layout="TNC")])
+    mod.init_params()
+    x = np.random.randn(3, 8, 7).astype(np.float32)
+    mod.forward(mx.io.DataBatch(data=[mx.nd.array(x)], label=None))
+    mod.backward([mx.nd.ones((3, 8, 7))])
+    np.testing.assert_array_equal(mod.get_outputs()[0].asnumpy(), np.maximum(x, 0))
+    parts = mod.get_outputs(merge_multi_context=False)[0]
+    assert [p.shape for p in parts] == [(3, 4, 7), (3, 4, 7)]
+
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc")
+    mod = mx.mod.Module(fc, ("data",), None, context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (7, 5))], inputs_need_grad=True)
+    mod.init_params()
+    mod.init_optimizer(optimizer_params={"learning_rate": 1})
+    assert mod._exec_group.param_names == ["fc_weight", "fc_bias"]
+    assert [s.stop - s.start for s in mod._exec_group.slices] == [4, 3]
+    mod.forward(mx.io.DataBatch(data=[mx.nd.ones((7, 5))], label=None))
+    mod.backward([mx.nd.ones((7, 4))])
+    assert mod.get_input_grads()[0].shape == (7, 5)
+    mod.update()
+    # the devices' bias gradients (4 + 3 rows of ones) summed, rescaled by 1/7
+    np.testing.assert_allclose(mod.get_params()[0]["fc_bias"].asnumpy(), -1, rtol=1e-6)
+
+
+def test_base_module_fit_with_overridden_methods():
+    mod = mx.mod.BaseModule()
+    calls = []
+    for name in ("bind", "init_params", "init_optimizer", "forward", "backward", "update",
+                 "update_metric"):
+        setattr(mod, name, lambda *a, _n=name, **k: calls.append(_n))
+    mod.get_params = lambda: (None, None)
+
+    class Data:
+        provide_data = provide_label = None
+
+        def __iter__(self):
+            return iter([mx.io.DataBatch(data=None, label=None)] * 2)
+
+        def reset(self):
+            pass
+    mod.fit(Data(), num_epoch=1)
+    assert calls.count("update") == 2 and calls[0] == "bind"
+
+
+def test_bucketing_module_shares_parameters_and_gradients():
+    def sym_gen(key):
+        w = mx.sym.var("a", shape=(1,), init=mx.init.One())
+        return mx.sym.broadcast_mul(mx.sym.var("data"), w), ("data",), None
+
+    for req, second in (("write", 2), ("add", 4)):
+        mod = mx.mod.BucketingModule(sym_gen=sym_gen, default_bucket_key=10)
+        mod.bind(data_shapes=[["data", (2,)]], for_training=True, grad_req=req)
+        mod.init_params()
+        for key in (10, 5):
+            mod.forward(mx.io.DataBatch(data=[mx.nd.ones((2,))], label=None, bucket_key=key,
+                                        provide_data=[mx.io.DataDesc("data", (2,))]))
+            mod.backward([mx.nd.ones((2,))])
+        assert sorted(mod._buckets) == [5, 10]
+        g = mod._curr_module._exec_group.execs[0].grad_dict["a"].asscalar()
+        assert g == second, (req, g)
+        assert mod._buckets[5]._exec.arg_dict["a"] is mod._buckets[10]._exec.arg_dict["a"]
