@@ -91,13 +91,30 @@ class Optimizer:
     def create_state(self, index, weight):
         return None
 
+    def _use_master_copy(self, weight):
+        return self.multi_precision and np.dtype(weight.dtype) == np.float16
+
     def create_state_multi_precision(self, index, weight):
+        """MXNet's mixed precision: for a float16 weight with
+        multi_precision, (a float32 master copy, the state for it); else
+        create_state's."""
+        if self._use_master_copy(weight):
+            master = weight.astype(np.float32)
+            return (master, self.create_state(index, master))
         return self.create_state(index, weight)
 
     def update(self, index, weight, grad, state):
         raise NotImplementedError()
 
     def update_multi_precision(self, index, weight, grad, state):
+        """update(); for a float16 weight with multi_precision, on the
+        float32 master copy (with a float32 gradient), then the weight is the
+        master copy cast to float16."""
+        if self._use_master_copy(weight):
+            master, inner = state
+            self.update(index, master, grad.astype(np.float32), inner)
+            weight[:] = master.astype(weight.dtype)
+            return
         self.update(index, weight, grad, state)
 
     # -- learning rate and weight decay ----------------------------------------------
@@ -139,6 +156,10 @@ class Optimizer:
         self.wd_mult.update(args_wd_mult)
 
     def _update_count(self, index):
+        if isinstance(index, (list, tuple)):  # aggregated updates
+            for i in index:
+                self._update_count(i)
+            return
         if index not in self._index_update_count:
             self._index_update_count[index] = self.begin_num_update
         self._index_update_count[index] += 1
@@ -203,6 +224,22 @@ class SGD(Optimizer):
             return None
         from . import ndarray as nd
         return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def create_state_multi_precision(self, index, weight):
+        """As MXNet's SGD / NAG: (the state for the float32 master copy, the
+        master copy) for a float16 weight with multi_precision."""
+        if self._use_master_copy(weight):
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        return self.create_state(index, weight)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        if self._use_master_copy(weight):
+            inner, master = state
+            self.update(index, master, grad.astype(np.float32), inner)
+            weight[:] = master.astype(weight.dtype)
+            return
+        self.update(index, weight, grad, state)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -397,6 +434,22 @@ class NAG(Optimizer):
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def create_state_multi_precision(self, index, weight):
+        """As MXNet's SGD / NAG: (the state for the float32 master copy, the
+        master copy) for a float16 weight with multi_precision."""
+        if self._use_master_copy(weight):
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        return self.create_state(index, weight)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        if self._use_master_copy(weight):
+            inner, master = state
+            self.update(index, master, grad.astype(np.float32), inner)
+            weight[:] = master.astype(weight.dtype)
+            return
+        self.update(index, weight, grad, state)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)

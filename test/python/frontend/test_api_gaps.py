@@ -330,3 +330,26 @@ def test_bucketing_module_shares_parameters_and_gradients():
         g = mod._curr_module._exec_group.execs[0].grad_dict["a"].asscalar()
         assert g == second, (req, g)
         assert mod._buckets[5]._exec.arg_dict["a"] is mod._buckets[10]._exec.arg_dict["a"]
+
+
+def test_optimizer_multi_precision_master_copy():
+    w16 = mx.nd.array(np.full((4,), 1.0), dtype="float16")
+    g16 = mx.nd.array(np.full((4,), 1e-4), dtype="float16")
+    for cls, kw in ((mx.optimizer.SGD, {"momentum": 0.9}), (mx.optimizer.NAG, {"momentum": 0.9}),
+                    (mx.optimizer.SGD, {}), (mx.optimizer.RMSProp, {})):
+        opt = cls(learning_rate=0.1, multi_precision=True, **kw)
+        w = w16.copy()
+        st = opt.create_state_multi_precision(0, w)
+        # MXNet's layouts: SGD / NAG (state, master), the others (master, state)
+        assert isinstance(st, tuple) and len(st) == 2, cls
+        master = st[1] if cls in (mx.optimizer.SGD, mx.optimizer.NAG) else st[0]
+        assert master.dtype == np.float32
+        np.testing.assert_array_equal(master.asnumpy(), w.asnumpy().astype(np.float32))
+        for _ in range(3):
+            opt.update_multi_precision(0, w, g16, st)
+        assert master.dtype == np.float32 and w.dtype == np.float16
+        np.testing.assert_array_equal(w.asnumpy(), master.asnumpy().astype(np.float16))
+        assert (master.asnumpy() < 1).all()
+    # without multi_precision: the state of the weight itself
+    st = mx.optimizer.SGD(momentum=0.9).create_state_multi_precision(0, w16)
+    assert isinstance(st, mx.nd.NDArray) and st.dtype == np.float16
