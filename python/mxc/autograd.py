@@ -23,7 +23,7 @@ import numpy as np
 from . import _mxc
 
 from .base import MXNetError
-from .ndarray import NDArray  # noqa: F401  (MXNet's autograd has it: `from mxnet.autograd import *`)
+from .ndarray import NDArray  # (also MXNet's autograd's: `from mxnet.autograd import *`)
 
 _state = threading.local()
 
@@ -107,12 +107,20 @@ class _Entry:
     """One recorded call: operator, attributes, node name, input arrays (and
     the numpy buffers they held), outputs."""
 
-    __slots__ = ["spec", "attrs", "name", "inputs", "datas", "num_outputs", "training", "seed"]
+    __slots__ = ["spec", "attrs", "name", "inputs", "datas", "num_outputs", "training", "seed",
+                 "function", "seq", "out_shapes"]
 
-    def __init__(self, spec, attrs, name, inputs, datas, num_outputs, training, seed):
+    def __init__(self, spec, attrs, name, inputs, datas, num_outputs, training, seed,
+                 function=None):
         self.spec, self.attrs, self.name = spec, attrs, name
         self.inputs, self.datas = inputs, datas
         self.num_outputs, self.training, self.seed = num_outputs, training, seed
+        self.function = function  # an autograd.Function call (its outputs' entry)
+        self.seq = next(_sequence)
+        self.out_shapes = None
+
+
+_sequence = __import__("itertools").count()
 
 
 def _tracked(a):
@@ -152,10 +160,93 @@ _compiled = {}
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
     if isinstance(grad_reqs, str):
         grad_reqs = [grad_reqs] * len(variables)
     for v, g, r in zip(variables, gradients, grad_reqs):
         v._grad, v._grad_req, v._ag = g, r, None
+        _set_fresh(v, False)
+
+
+# NDArray._fresh_grad: whether backward() wrote the array's gradient since it
+# was last cleared (by id; the entry goes with the array).
+_fresh = __import__("weakref").WeakValueDictionary()
+
+
+def _is_fresh(a):
+    return _fresh.get(id(a)) is a
+
+
+def _set_fresh(a, value):
+    if value:
+        _fresh[id(a)] = a
+    else:
+        _fresh.pop(id(a), None)
+
+
+NDArray._fresh_grad = property(_is_fresh, _set_fresh,
+                               doc="Whether backward() wrote .grad since it was cleared "
+                                   "(MXNet's fresh-gradient flag).")
+
+
+class Function:
+    """MXNet's autograd.Function: an operation with a Python forward and
+    backward. forward() runs outside recording; under record(), backward()
+    gets the gradients of the outputs and returns those of the inputs, and
+    the gradients flow on into the operations that made the inputs."""
+
+    def __init__(self):
+        self._used = False
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        self.saved_tensors = args
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError
+
+    def __call__(self, *inputs):
+        if self._used:
+            raise MXNetError("Each Function instance can only be called once. "
+                             "Please create another instance.")
+        self._used = True
+        recording, training = is_recording(), is_training()
+        with pause(train_mode=training):
+            outputs = self.forward(*inputs)
+        single = isinstance(outputs, NDArray)
+        outs = [outputs] if single else list(outputs)
+        if recording:
+            # outputs that are inputs are copied: each output is its own node
+            outs = [o.copy() if any(o is a for a in inputs) else o for o in outs]
+            e = _Entry(None, {}, "function", [a for a in inputs], [], len(outs), training,
+                       None, function=self)
+            e.out_shapes = [(o.shape, o._np.dtype) for o in outs]
+            for i, o in enumerate(outs):
+                o._ag = (e, i)
+        return outs[0] if single else tuple(outs)
+
+
+def get_symbol(x):
+    """The recorded computation of `x` as a Symbol: the arrays it was
+    computed from are its variables (var0, var1, ...)."""
+    import json
+    from . import symbol as _symbol
+    if x._ag is None:
+        raise MXNetError("get_symbol: the array was not computed inside autograd.record()")
+    graph, feeds, _, _, funcs = _tape_graph([x], None, set())
+    graph.pop("graph_seed")
+    if funcs:
+        raise MXNetError("get_symbol: the computation has autograd.Function calls")
+    names = {}
+    for n in graph["nodes"]:
+        if n["op"] == "null":
+            names[n["name"]] = "var%d" % len(names)
+            n["name"] = names[n["name"]]
+    return _symbol.load_json(json.dumps(graph))
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
@@ -186,11 +277,11 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
 
 def _backward(heads, head_grads, retain_graph, variables=None):
     """backward() and grad(): with `variables`, the gradients of exactly
-    those arrays (req write) are returned as {id(array): numpy array}."""
-    import json
-    from .base import compile_graph, dtype_name, np_dtype
-    from .ndarray import NDArray
+    those arrays (req write) are returned as {id(array): numpy array}.
 
+    The tape is compiled up to the autograd.Function calls it meets; their
+    backward() runs after every later operation's gradients are in (the
+    latest call first), and the gradients go on from their inputs."""
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is not None and isinstance(head_grads, NDArray):
@@ -201,7 +292,89 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         if h._ag is None:
             raise MXNetError("backward: the head was not computed inside autograd.record() "
                              "from an array with attach_grad()")
+    written = set()      # ids of leaves written in this call (later parts add)
+    result = {}          # grad(): id(variable) -> numpy gradient
+    pending = {}         # id(Function entry) -> (entry, [numpy gradient or None])
 
+    def add_leaf(a, d):
+        if variables is not None:
+            if id(a) in result:
+                result[id(a)] = result[id(a)] + d
+            else:
+                result[id(a)] = np.array(d, copy=True)
+            return
+        g = a._grad._data
+        if a._grad_req == "add" or id(a) in written:
+            g += d.astype(g.dtype, copy=False)
+        else:
+            np.copyto(g, d, casting="unsafe")
+        written.add(id(a))
+        _set_fresh(a, True)
+
+    def is_leaf(a):
+        if variables is not None:
+            return any(a is v for v in variables)
+        return a._grad is not None and a._grad_req != "null"
+
+    def stage(hs, hgs):
+        direct, rest, rest_g = [], [], []
+        for k, h in enumerate(hs):
+            g = None if hgs is None else hgs[k]
+            if h._ag[0].function is not None:
+                direct.append((h, g))
+            else:
+                rest.append(h)
+                rest_g.append(g)
+        for h, g in direct:
+            e, i = h._ag
+            d = np.ones(h.shape, h._np.dtype) if g is None else np.asarray(
+                g._data if isinstance(g, NDArray) else g)
+            slot = pending.setdefault(id(e), (e, [None] * e.num_outputs))[1]
+            slot[i] = d if slot[i] is None else slot[i] + d
+        if rest:
+            got, fouts = _run_stage(rest, None if hgs is None else rest_g, variables, written)
+            for a, d in got:
+                add_leaf(a, d)
+            for (e, i), d in fouts:
+                slot = pending.setdefault(id(e), (e, [None] * e.num_outputs))[1]
+                slot[i] = d if slot[i] is None else slot[i] + d
+
+    stage(heads, head_grads)
+    while pending:
+        key = max(pending, key=lambda k: pending[k][0].seq)
+        e, grads = pending.pop(key)
+        ogs = [NDArray(np.zeros(shape, dt) if d is None else np.ascontiguousarray(d, dtype=dt))
+               for d, (shape, dt) in zip(grads, e.out_shapes)]
+        with pause(train_mode=e.training):
+            igs = e.function.backward(*ogs)
+        igs = [igs] if isinstance(igs, NDArray) else list(igs)
+        if len(igs) != len(e.inputs):
+            raise MXNetError("autograd.Function: backward returned %d gradients for %d inputs"
+                             % (len(igs), len(e.inputs)))
+        more, more_g = [], []
+        for a, g in zip(e.inputs, igs):
+            if not isinstance(a, NDArray) or g is None:
+                continue
+            if a._ag is not None:
+                more.append(a)
+                more_g.append(g)
+            elif is_leaf(a):
+                add_leaf(a, np.asarray(g._data if isinstance(g, NDArray) else g))
+        if more:
+            stage(more, more_g)
+    if not retain_graph:
+        for h in heads:
+            h._ag = None
+    if variables is not None:
+        return result
+
+
+def _tape_graph(heads, variables, written):
+    """The MXNet graph of the tape from `heads` back to the arrays they were
+    computed from (variables), stopping at autograd.Function outputs (also
+    variables). Returns (graph, feeds, leaves, order, function outputs);
+    leaves: variable name -> array with a gradient (or one of
+    `variables`); function outputs: variable name -> (entry, index)."""
     # Entries reachable from the heads, inputs first.
     order, seen = [], set()
     stack = [(h._ag[0], False) for h in heads]
@@ -215,13 +388,15 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         seen.add(id(e))
         stack.append((e, True))
         for a in e.inputs:
-            if a._ag is not None and id(a._ag[0]) not in seen:
+            if a._ag is not None and id(a._ag[0]) not in seen and \
+                    a._ag[0].function is None:
                 stack.append((a._ag[0], False))
 
     nodes, index = [], {}       # index: id(entry) -> node index
     var_of = {}                 # id(NDArray) -> node index of its variable
     feeds = {}                  # variable name -> numpy buffer
     leaves = {}                 # variable name -> NDArray with a gradient
+    fouts = {}                  # variable name -> (Function entry, output index)
 
     def variable(a, data):
         k = var_of.get(id(a))
@@ -231,7 +406,9 @@ def _backward(heads, head_grads, retain_graph, variables=None):
             nodes.append({"op": "null", "name": name, "inputs": []})
             var_of[id(a)] = k
             feeds[name] = data
-            if variables is not None:
+            if a._ag is not None and a._ag[0].function is not None:
+                fouts[name] = a._ag
+            elif variables is not None:
                 if any(a is v for v in variables):
                     leaves[name] = a
             elif a._grad is not None and a._grad_req != "null":
@@ -241,6 +418,8 @@ def _backward(heads, head_grads, retain_graph, variables=None):
     for e in order:
         ins = []
         for j, (a, data) in enumerate(zip(e.inputs, e.datas)):
+            if a._ag is not None and a._ag[0].function is not None:
+                data = a._np
             if a._ag is not None and id(a._ag[0]) in index:
                 ins.append([index[id(a._ag[0])], a._ag[1], 0])
             else:
@@ -263,12 +442,23 @@ def _backward(heads, head_grads, retain_graph, variables=None):
     if len(seeds) > 1:
         raise MXNetError("backward: the heads depend on Dropout calls of different "
                          "autograd.record() scopes")
-    graph_seed = seeds.pop() if seeds else 0
+    graph["graph_seed"] = seeds.pop() if seeds else 0
+    return graph, feeds, leaves, order, fouts
+
+
+def _run_stage(heads, head_grads, variables, written):
+    """One compiled part of _backward: [(leaf, gradient)] and
+    [((Function entry, output index), gradient)] (numpy)."""
+    import json
+    from .base import compile_graph, dtype_name, np_dtype
+    graph, feeds, leaves, order, fouts = _tape_graph(heads, variables, written)
+    graph_seed = graph.pop("graph_seed")
     shapes = {n: list(d.shape) for n, d in feeds.items()}
     dtypes = {n: dtype_name(d.dtype) for n, d in feeds.items()}
-    wrt = sorted(leaves)
-    reqs = ["%s=%s" % (n, "write" if variables is not None else leaves[n]._grad_req)
-            for n in wrt]
+    wrt = sorted(list(leaves) + list(fouts))
+    # (a leaf written by an earlier part of this backward adds: done by the
+    # caller; here every gradient is computed on its own)
+    reqs = ["%s=write" % n for n in wrt]
     text = json.dumps(graph)
     key = (text, tuple(sorted((n, tuple(v)) for n, v in shapes.items())),
            tuple(sorted(dtypes.items())), tuple(reqs))
@@ -285,8 +475,6 @@ def _backward(heads, head_grads, retain_graph, variables=None):
             k += 1
             d = np.ones(tuple(shape), np_dtype(dt)) if g is None else \
                 np.ascontiguousarray(g._data if isinstance(g, NDArray) else g, dtype=np_dtype(dt))
-        elif kind == "grad_in":
-            d = leaves[name[:-len("_grad")]]._grad._data
         elif kind == "rng_seed":
             d = np.array([graph_seed], dtype=np_dtype(dt))
         else:
@@ -302,10 +490,5 @@ def _backward(heads, head_grads, retain_graph, variables=None):
     # operations may still be writing: a barrier first.
     _mxc.engine_wait_all()
     compiled.run(ins, outs)
-    if not retain_graph:
-        for h in heads:
-            h._ag = None
-    if variables is not None:
-        return {id(leaves[name]): d for name, d in grads}
-    for name, d in grads:
-        np.copyto(leaves[name]._grad._data, d)
+    got = [(leaves[name], d) for name, d in grads if name in leaves]
+    return got, [(fouts[name], d) for name, d in grads if name in fouts]

@@ -353,3 +353,55 @@ def test_optimizer_multi_precision_master_copy():
     # without multi_precision: the state of the weight itself
     st = mx.optimizer.SGD(momentum=0.9).create_state_multi_precision(0, w16)
     assert isinstance(st, mx.nd.NDArray) and st.dtype == np.float16
+
+
+def test_autograd_function_and_fresh_grad():
+    class Scale(mx.autograd.Function):
+        def forward(self, x, y):
+            self.save_for_backward(x, y)
+            return x / y, x * y
+
+        def backward(self, dm, dn):
+            x, y = self.saved_tensors
+            return dm / y + dn * y, dn * x - dm * x / y / y
+
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    y = mx.nd.array([2.0, 4.0, 0.5])
+    x.attach_grad()
+    y.attach_grad()
+    with mx.autograd.record():
+        m, n = Scale()(x, y)
+        z = m * 3 + n          # operators after the Function
+    z.backward()
+    xv, yv = x.asnumpy(), y.asnumpy()
+    np.testing.assert_allclose(x.grad.asnumpy(), 3 / yv + yv, rtol=1e-6)
+    np.testing.assert_allclose(y.grad.asnumpy(), xv - 3 * xv / yv ** 2, rtol=1e-6)
+    assert x._fresh_grad and y._fresh_grad
+    # a Function between recorded operators, and a leaf also used directly
+    with mx.autograd.record():
+        a = x * 2
+        m, n = Scale()(a, y)
+        z = m + n + x
+    z.backward()
+    av = 2 * xv
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * (1 / yv + yv) + 1, rtol=1e-6)
+    np.testing.assert_allclose(y.grad.asnumpy(), av - av / yv ** 2, rtol=1e-6)
+    f = Scale()
+    f(x, y)
+    with pytest.raises(mx.MXNetError):
+        f(x, y)
+    x._fresh_grad = False
+    assert not x._fresh_grad
+
+
+def test_mark_variables_fresh_and_get_symbol():
+    x, dx = mx.nd.ones((2,)), mx.nd.zeros((2,))
+    mx.autograd.mark_variables([x], [dx])
+    assert x._fresh_grad is False
+    with mx.autograd.record():
+        y = x * x + 2 * x - 1
+    s = mx.autograd.get_symbol(y)
+    assert len(s.list_arguments()) == 1
+    np.testing.assert_allclose(s.eval(var0=mx.nd.array([3, 4]))[0].asnumpy(), [14, 23])
+    y.backward()
+    assert x._fresh_grad and (dx.asnumpy() == 4).all()
