@@ -405,3 +405,20 @@ def test_mark_variables_fresh_and_get_symbol():
     np.testing.assert_allclose(s.eval(var0=mx.nd.array([3, 4]))[0].asnumpy(), [14, 23])
     y.backward()
     assert x._fresh_grad and (dx.asnumpy() == 4).all()
+
+
+def test_contrib_autograd():
+    from mxc.contrib import autograd as cag
+    f = cag.grad_and_loss(lambda a, b: a * b + a, argnum=[0])
+    grads, loss = f(mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 5.0]))
+    np.testing.assert_array_equal(grads[0].asnumpy(), [4, 6])
+    np.testing.assert_array_equal(loss.asnumpy(), [4, 12])
+    g = cag.grad(lambda a: a * a)(mx.nd.array([3.0]))
+    np.testing.assert_array_equal(g[0].asnumpy(), [6])
+    assert not mx.autograd.is_recording()
+    with cag.train_section():
+        assert mx.autograd.is_recording() and mx.autograd.is_training()
+        with cag.test_section():
+            assert not mx.autograd.is_recording()
+        assert mx.autograd.is_recording()
+    assert not mx.autograd.is_training()
