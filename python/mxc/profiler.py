@@ -23,8 +23,14 @@ What differs from MXNet 1.x:
   `profile_imperative` all mean "every operation": the engine does not tell
   symbolic from imperative work; with all three false nothing is recorded.
 - `profile_process` may only be 'worker' (there are no KVStore server processes).
-- The profiling objects (Domain, Task, Frame, Event, Counter, Marker) and
-  `scope` are not implemented.
+- The profiling objects (Domain, Task, Frame, Event, Counter, Marker) are
+  recorded in Python while the profiler runs (not paused): dump() adds them
+  to the engine's trace (tasks, frames and events as duration events in
+  their domain's category, counters as counter events, markers as instant
+  events), dumps() adds a section per domain (tasks, frames, events; the
+  json format also has MXNet's "Memory" key, empty: no memory events). Their
+  clock starts when mx.profiler is imported, the engine's when the runtime
+  starts: the two may be offset by the time between the two.
 - `state()` (the current state, 'run' or 'stop') is an addition.
 """
 import os
@@ -32,8 +38,13 @@ import os
 from . import _mxc
 from .base import MXNetError
 
+import json
+import threading
+import time
+
 __all__ = ["set_config", "set_state", "state", "pause", "resume", "dump", "dumps",
-           "profiler_set_config", "profiler_set_state", "dump_profile"]
+           "profiler_set_config", "profiler_set_state", "dump_profile",
+           "Domain", "Task", "Frame", "Event", "Counter", "Marker"]
 
 _KEYS = ("filename", "profile_all", "profile_symbolic", "profile_imperative",
          "profile_memory", "profile_api", "aggregate_stats", "continuous_dump",
@@ -122,6 +133,12 @@ def dump(finished=True, profile_process="worker"):
     """
     _check_process(profile_process)
     _call(_mxc.profiler_dump, bool(finished))
+    with _lock:
+        events = list(_events)
+        if finished:
+            del _events[:]
+    if events:
+        _add_to_trace(_mxc.profiler_filename(), events)
 
 
 def dumps(reset=False, format="table", sort_by="total", ascending=False):
@@ -133,7 +150,16 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
     sort_by: 'total', 'avg', 'min', 'max' or 'count'; ascending: the order.
     reset: clear the statistics after reading them (the trace is kept).
     """
-    return _call(_mxc.profiler_dumps, bool(reset), format, sort_by, bool(ascending))
+    if format not in ("table", "json"):
+        return _call(_mxc.profiler_dumps, bool(reset), format, sort_by, bool(ascending))
+    if sort_by not in _SORT_KEYS:
+        raise MXNetError("dumps: sort_by %r (want one of %s)" % (sort_by, ", ".join(_SORT_KEYS)))
+    text = _call(_mxc.profiler_dumps, bool(reset), format, sort_by, bool(ascending))
+    with _lock:
+        stats = {d: dict(v) for d, v in _stats.items()}
+        if reset:
+            _stats.clear()
+    return _with_python_stats(text, format, stats, sort_by, ascending)
 
 
 # MXNet 1.x's deprecated spellings.
@@ -152,3 +178,211 @@ def profiler_set_state(state="stop"):
 def dump_profile():
     """Deprecated in MXNet: dump(finished=True)."""
     dump(True)
+
+
+# -- profiling objects (MXNet's Domain, Task, Frame, Event, Counter, Marker) -----------
+#
+# Recorded here, in Python, while the profiler runs and is not paused: trace
+# events (Chrome's format, added to the engine's trace by dump()) and, for
+# the objects with a duration, statistics per domain (added by dumps()).
+
+_lock = threading.Lock()
+_events = []          # Chrome trace events of the objects
+_stats = {}           # domain -> name -> [count, total ms, min ms, max ms]
+_t0 = time.perf_counter()
+_SORT_KEYS = {"total": 1, "avg": None, "min": 2, "max": 3, "count": 0}
+
+
+def _recording():
+    return _mxc.profiler_state() == "run" and not _mxc.profiler_paused()
+
+
+def _now_us():
+    return (time.perf_counter() - _t0) * 1e6
+
+
+def _emit(event, stat=None):
+    event.setdefault("pid", os.getpid())
+    event.setdefault("tid", threading.get_ident() % (1 << 31))
+    with _lock:
+        _events.append(event)
+        if stat is not None:
+            domain, name, ms = stat
+            row = _stats.setdefault(domain, {}).get(name)
+            if row is None:
+                _stats[domain][name] = [1, ms, ms, ms]
+            else:
+                row[0] += 1
+                row[1] += ms
+                row[2] = min(row[2], ms)
+                row[3] = max(row[3], ms)
+
+
+def _add_to_trace(path, events):
+    """Appends `events` to the Chrome trace the engine wrote at `path`."""
+    try:
+        with open(path) as f:
+            trace = json.load(f)
+    except (OSError, ValueError):
+        trace = {"traceEvents": []}
+    trace.setdefault("traceEvents", []).extend(events)
+    from .base import atomic_write_bytes
+    atomic_write_bytes(path, json.dumps(trace, indent=1), mode="w")
+
+
+def _with_python_stats(text, fmt, stats, sort_by, ascending):
+    def order(rows):
+        k = _SORT_KEYS[sort_by]
+        key = (lambda kv: kv[1][1] / kv[1][0]) if k is None else (lambda kv: kv[1][k])
+        return sorted(rows.items(), key=key, reverse=not ascending)
+    if fmt == "json":
+        d = json.loads(text)
+        d.setdefault("Time", {})
+        d.setdefault("Memory", {})
+        for domain, rows in stats.items():
+            d["Time"][domain] = {name: {"Count": r[0], "Total": r[1], "Min": r[2], "Max": r[3],
+                                        "Avg": r[1] / r[0]} for name, r in order(rows)}
+        return json.dumps(d, indent=2)
+    parts = [text.rstrip("\n")]
+    for domain, rows in stats.items():
+        lines = [domain, "=" * 17,
+                 "%-40s %11s %15s %15s %15s %15s" % ("Name", "Total Count", "Time (ms)",
+                                                    "Min Time (ms)", "Max Time (ms)",
+                                                    "Avg Time (ms)"),
+                 "%-40s %11s %15s %15s %15s %15s" % ("----", "-----------", "---------",
+                                                    "-------------", "-------------",
+                                                    "-------------")]
+        for name, r in order(rows):
+            lines.append("%-40s %11d %15.4f %15.4f %15.4f %15.4f"
+                         % (name, r[0], r[1], r[2], r[3], r[1] / r[0]))
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+class Domain:
+    """A category of profiling objects (chrome://tracing's 'cat')."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return self.name
+
+    def new_task(self, name):
+        return Task(self, name)
+
+    def new_frame(self, name):
+        return Frame(self, name)
+
+    def new_counter(self, name, value=None):
+        return Counter(self, name, value)
+
+    def new_marker(self, name):
+        return Marker(self, name)
+
+
+class _Duration:
+    """start() ... stop(): one duration event (and its statistics) when the
+    profiler runs at stop()."""
+
+    _category = None
+
+    def __init__(self, domain, name):
+        self.name = name
+        self.domain = domain
+        self._start = None
+
+    def _cat(self):
+        return self.domain.name if self.domain is not None else self._category
+
+    def start(self):
+        self._start = _now_us()
+
+    def stop(self):
+        if self._start is None:
+            return
+        t0, self._start = self._start, None
+        if not _recording():
+            return
+        dur = _now_us() - t0
+        _emit({"name": self.name, "cat": self._cat(), "ph": "X", "ts": t0, "dur": dur},
+              (self._cat(), self.name, dur / 1000.0))
+
+    def __str__(self):
+        return self.name
+
+
+class Task(_Duration):
+    """A task of a domain: start() and stop() bracket it."""
+
+
+class Frame(_Duration):
+    """A frame of a domain (e.g. one iteration): start() and stop()."""
+
+
+class Event(_Duration):
+    """A named event (no domain; MXNet's category 'event')."""
+
+    _category = "event"
+
+    def __init__(self, name):
+        super().__init__(None, name)
+
+
+class Counter:
+    """A named value of a domain; each change is a counter event."""
+
+    def __init__(self, domain, name, value=None):
+        self.name = name
+        self.domain = domain
+        self._value = 0
+        if value is not None:
+            self.set_value(value)
+
+    def _emit(self):
+        if _recording():
+            _emit({"name": self.name, "cat": self.domain.name, "ph": "C", "ts": _now_us(),
+                   "args": {self.name: self._value}})
+
+    def set_value(self, value):
+        self._value = int(value)
+        self._emit()
+
+    def increment(self, delta=1):
+        self._value += int(delta)
+        self._emit()
+
+    def decrement(self, delta=1):
+        self._value -= int(delta)
+        self._emit()
+
+    def __iadd__(self, delta):
+        self.increment(delta)
+        return self
+
+    def __isub__(self, delta):
+        self.decrement(delta)
+        return self
+
+    def __str__(self):
+        return "%s: %d" % (self.name, self._value)
+
+
+_MARKER_SCOPES = {"global": "g", "process": "p", "thread": "t", "task": "t", "marker": "t"}
+
+
+class Marker:
+    """An instant event of a domain: mark(scope) ('global', 'process',
+    'thread', 'task' or 'marker')."""
+
+    def __init__(self, domain, name):
+        self.name = name
+        self.domain = domain
+
+    def mark(self, scope="process"):
+        if scope not in _MARKER_SCOPES:
+            raise MXNetError("Marker.mark: scope %r (want one of %s)"
+                             % (scope, ", ".join(_MARKER_SCOPES)))
+        if _recording():
+            _emit({"name": self.name, "cat": self.domain.name, "ph": "i", "ts": _now_us(),
+                   "s": _MARKER_SCOPES[scope]})

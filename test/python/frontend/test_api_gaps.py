@@ -422,3 +422,45 @@ def test_contrib_autograd():
             assert not mx.autograd.is_recording()
         assert mx.autograd.is_recording()
     assert not mx.autograd.is_training()
+
+
+def test_profiler_objects(tmp_path):
+    import json
+    path = str(tmp_path / "trace.json")
+    mx.profiler.set_config(profile_all=True, filename=path)
+    mx.profiler.set_state("run")
+    try:
+        dom = mx.profiler.Domain("PyDomain")
+        task = dom.new_task("mytask")
+        task.start()
+        (mx.nd.ones((10, 10)) + 1).wait_to_read()
+        task.stop()
+        ev = mx.profiler.Event("myevent")
+        ev.start()
+        ev.stop()
+        c = mx.profiler.Counter(dom, "mycounter", 5)
+        c += 2
+        c -= 1
+        assert str(c) == "mycounter: 6"
+        mx.profiler.Marker(dom, "mark").mark("process")
+        mx.profiler.pause()
+        t2 = mx.profiler.Task(dom, "paused_task")
+        t2.start()
+        t2.stop()
+        mx.profiler.resume()
+        stats = json.loads(mx.profiler.dumps(format="json"))
+        assert "Memory" in stats and stats["Time"]["PyDomain"]["mytask"]["Count"] == 1
+        assert "paused_task" not in stats["Time"]["PyDomain"]
+        assert stats["Time"]["event"]["myevent"]["Count"] == 1
+        assert "PyDomain" in mx.profiler.dumps()
+        mx.profiler.dump(finished=False)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+        names = {(e.get("name"), e.get("ph")) for e in events}
+        assert {("mytask", "X"), ("myevent", "X"), ("mycounter", "C"), ("mark", "i")} <= names
+        with pytest.raises(mx.MXNetError):
+            mx.profiler.Marker(dom, "m").mark("nowhere")
+    finally:
+        mx.profiler.set_state("stop")
+        mx.profiler.dump(finished=True)   # the objects' events go with the trace
+        mx.profiler.dumps(reset=True)
