@@ -40,6 +40,7 @@ from . import kvstore as kv
 from . import onnx
 from . import contrib
 from . import runtime
+from . import engine
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor

@@ -544,6 +544,8 @@ def Group(symbols):
 
 # BatchNorm sets __init__ on its auxiliary-state variables when composed.
 _AUX_INIT = {("BatchNorm", 3): '["zero", {}]', ("BatchNorm", 4): '["one", {}]'}
+# MXNet's FSetInputVarAttrOnCompose of other inputs: PReLU's gamma starts at 0.25.
+_INPUT_INIT = {("LeakyReLU", 1): '["Constant", {"value": 0.25}]'}
 
 
 def _single(sym, what):
@@ -593,8 +595,10 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
         if i in spec.aux_inputs:
             version = 1
             init = _AUX_INIT.get((spec.name, i))
-            if init and node.op == "null" and "__init__" not in node.attrs:
-                node.attrs["__init__"] = init  # (MXNet keeps an __init__ already set)
+        else:
+            init = _INPUT_INIT.get((spec.name, i))
+        if init and node.op == "null" and "__init__" not in node.attrs:
+            node.attrs["__init__"] = init  # (MXNet keeps an __init__ already set)
         node_inputs.append((node, idx, version))
     node = _Node(spec.name, name, node_attrs, node_inputs, spec.all_outputs(attrs))
     return Symbol([(node, i) for i in range(spec.visible_outputs(attrs))])

@@ -464,3 +464,18 @@ def test_profiler_objects(tmp_path):
         mx.profiler.set_state("stop")
         mx.profiler.dump(finished=True)   # the objects' events go with the trace
         mx.profiler.dumps(reset=True)
+
+
+def test_engine_bulk_and_prelu_gamma_init():
+    assert mx.engine.set_bulk_size(7) == 0
+    with mx.engine.bulk(10):
+        assert mx.engine.set_bulk_size(10) == 10
+        x = mx.nd.ones((3,))
+        x += 1
+    assert mx.engine.set_bulk_size(0) == 7
+    assert (x.asnumpy() == 2).all()
+    sym = mx.sym.LeakyReLU(data=mx.sym.var("data"), act_type="prelu", name="p")
+    mod = mx.mod.Module(sym, label_names=None)
+    mod.bind(data_shapes=[("data", (4, 5))])
+    mod.init_params()
+    assert (mod.get_params()[0]["p_gamma"].asnumpy() == 0.25).all()
