@@ -297,13 +297,87 @@ def _setstate(self, state):
     self._grad, self._grad_req, self._ag = None, "null", None
 
 
+class CachedOp:
+    """MXNet's mx.nd.CachedOp: a Symbol called like an operator on NDArrays
+    (its inputs in list_inputs order), out= optional. Outside recording it
+    runs as one compiled graph (an executor per input shapes and dtypes);
+    under autograd.record() with a tracked input, node by node as recorded
+    operators, so that gradients flow through it."""
+
+    def __init__(self, sym, flags=()):
+        self._sym = sym
+        self._flags = dict(flags) if flags else {}
+        self._inputs = sym.list_inputs()
+        self._execs = {}
+
+    def _graph_call(self, args):
+        key = tuple((a.shape, a._np.dtype.str) for a in args)
+        exe = self._execs.get(key)
+        if exe is None:
+            arg_names = self._sym.list_arguments()
+            aux_names = self._sym.list_auxiliary_states()
+            by = dict(zip(self._inputs, args))
+            exe = self._sym.bind(args[0].context if args else None,
+                                 args=[by[n] for n in arg_names],
+                                 aux_states=[by[n] for n in aux_names], grad_req="null")
+            self._execs[key] = exe
+        else:
+            by = dict(zip(self._inputs, args))
+            for i, n in enumerate(exe._arg_names):
+                exe.arg_arrays[i] = by[n]
+            for i, n in enumerate(exe._aux_names):
+                exe.aux_arrays[i] = by[n]
+        return [o.copy() for o in exe.forward(is_train=False)]
+
+    def _node_call(self, args):
+        from .symbol import _post_order
+        values = {}
+        by = dict(zip(self._inputs, args))
+        for node in _post_order(self._sym._outputs):
+            if node.op == "null":
+                values[id(node)] = [by[node.name]]
+                continue
+            ins = [values[id(src)][i] for src, i, _ in node.inputs]
+            attrs = {k: v for k, v in node.attrs.items()
+                     if not (k.startswith("__") and k.endswith("__"))}
+            spec = _nd._ops.OP_NAMES[node.op]
+            if spec.variadic and "num_args" in spec.attrs:
+                attrs.setdefault("num_args", len(ins))
+            out = _nd._invoke(spec.name, ins, attrs, name=node.name)
+            values[id(node)] = out if isinstance(out, list) else [out]
+        return [values[id(n)][i] for n, i in self._sym._outputs]
+
+    def __call__(self, *args, **kwargs):
+        from . import autograd
+        out = kwargs.pop("out", None)
+        if kwargs:
+            raise TypeError("CachedOp: unexpected arguments %s" % ", ".join(kwargs))
+        if len(args) != len(self._inputs):
+            raise MXNetError("CachedOp: %d inputs for %d (%s)"
+                             % (len(args), len(self._inputs), ", ".join(self._inputs)))
+        for a in args:
+            if not isinstance(a, NDArray):
+                raise MXNetError("CachedOp: inputs are NDArrays, got %s" % type(a).__name__)
+        if autograd.is_recording() and any(autograd._tracked(a) for a in args):
+            results = self._node_call(list(args))
+        else:
+            results = self._graph_call(list(args))
+        if out is not None:
+            outs = [out] if isinstance(out, NDArray) else list(out)
+            for o, r in zip(outs, results):
+                o[:] = r
+            return out
+        return results[0] if len(results) == 1 else results
+
+
 def install():
     g = vars(_nd)
     for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
                      ("onehot_encode", onehot_encode),
                      ("choose_element_0index", choose_element_0index),
                      ("fill_element_0index", fill_element_0index),
-                     ("slice", slice), ("crop", crop), ("argmin", argmin)):
+                     ("slice", slice), ("crop", crop), ("argmin", argmin),
+                     ("CachedOp", CachedOp)):
         if name not in g:
             g[name] = fn
     for name, fn in (("_slice_assign", _slice_assign), ("_crop_assign", _slice_assign),

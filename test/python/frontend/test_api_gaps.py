@@ -479,3 +479,21 @@ def test_engine_bulk_and_prelu_gamma_init():
     mod.bind(data_shapes=[("data", (4, 5))])
     mod.init_params()
     assert (mod.get_params()[0]["p_gamma"].asnumpy() == 0.25).all()
+
+
+def test_cached_op():
+    sym = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=3, name="fc") * 2
+    op = mx.nd.CachedOp(sym)
+    x = mx.nd.array(np.arange(8).reshape(2, 4))
+    w = mx.nd.ones((3, 4))
+    b = mx.nd.zeros((3,))
+    want = 2 * (x.asnumpy() @ w.asnumpy().T)
+    np.testing.assert_allclose(op(x, w, b).asnumpy(), want)
+    out = mx.nd.zeros((2, 3))
+    op(x, w, b + 1, out=out)
+    np.testing.assert_allclose(out.asnumpy(), want + 2)
+    w.attach_grad()
+    with mx.autograd.record():
+        y = op(x, w, b)
+    y.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), 2 * np.tile(x.asnumpy().sum(0), (3, 1)))
