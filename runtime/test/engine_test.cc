@@ -513,5 +513,78 @@ TEST(EngineFactory, OptionsFromEnvironment) {
     ::unsetenv(name);
 }
 
+//===----------------------------------------------------------------------===//
+// FnProperty::Light: ready at push time, it runs on the pushing thread
+//===----------------------------------------------------------------------===//
+
+TEST(EngineLight, ReadyOpRunsOnThePushingThreadBeforePushReturns) {
+  auto engine = makeEngine("threaded", 2);
+  VarHandle v = engine->newVar();
+  std::thread::id ranOn;
+  bool ran = false;
+  engine->pushSync(
+      [&](RunContext) {
+        ranOn = std::this_thread::get_id();
+        ran = true;
+      },
+      kCpu, {}, {v}, FnProperty::Light, 0, "light");
+  // No wait: it ran inside pushSync.
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(ranOn, std::this_thread::get_id());
+  EXPECT_EQ(engine->numPending(), 0u);
+  engine->deleteVar(v);
+  EXPECT_FALSE(engine->waitForAll());
+}
+
+TEST(EngineLight, WaitsForItsDependenciesOnAWorker) {
+  auto engine = makeEngine("threaded", 1);
+  VarHandle v = engine->newVar();
+  std::atomic<bool> release{false};
+  Trace trace;
+  engine->pushSync(
+      [&](RunContext) {
+        waitFor(release);
+        trace.add("writer");
+      },
+      kCpu, {}, {v});
+  std::atomic<bool> onPusher{false};
+  const std::thread::id pusher = std::this_thread::get_id();
+  engine->pushSync(
+      [&](RunContext) {
+        trace.add("light");
+        onPusher = std::this_thread::get_id() == pusher;
+      },
+      kCpu, {v}, {}, FnProperty::Light, 0, "light");
+  // Not ready: queued behind the writer, not run here.
+  EXPECT_EQ(trace.at("light"), -1) << trace.str();
+  release = true;
+  EXPECT_FALSE(engine->waitForAll());
+  EXPECT_LT(trace.at("writer"), trace.at("light")) << trace.str();
+  EXPECT_FALSE(onPusher.load());
+  engine->deleteVar(v);
+}
+
+TEST(EngineLight, FailureSurfacesAtTheWaitAndWaitsInsideFailAtOnce) {
+  auto engine = makeEngine("threaded", 1);
+  VarHandle v = engine->newVar(), w = engine->newVar();
+  engine->pushSync([](RunContext) { throw std::runtime_error("light broke"); }, kCpu, {},
+                   {v}, FnProperty::Light, 0, "light-fail");
+  auto err = engine->waitForVar(v);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->opName, "light-fail");
+  EXPECT_EQ(err->message, "light broke");
+  // A wait inside a Light op running on the pusher returns an error instead
+  // of waiting for itself.
+  std::optional<EngineError> inside;
+  engine->pushSync([&](RunContext) { inside = engine->waitForVar(w); }, kCpu, {}, {w},
+                   FnProperty::Light, 0, "light-wait");
+  ASSERT_TRUE(inside);
+  EXPECT_NE(inside->message.find("inside an operation"), std::string::npos)
+      << inside->message;
+  (void)engine->waitForAll();
+  engine->deleteVar(v);
+  engine->deleteVar(w);
+}
+
 } // namespace
 } // namespace mxc::runtime::test

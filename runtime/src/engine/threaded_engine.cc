@@ -182,7 +182,7 @@ void ThreadedEngine::acquireSlot(bool mayBlock) {
 void ThreadedEngine::enqueue(OprBlock *op) {
   const size_t numReads = op->reads.size();
   const size_t numVars = numReads + op->writes.size();
-  if (numVars > 2)
+  if (numVars > OprBlock::kInlineWaiters)
     op->heapWaiters.reset(new VarWaiter[numVars]);
   // The op cannot become ready while being queued: the extra 1 is ours.
   op->wait.store(static_cast<int>(numVars) + 1, std::memory_order_relaxed);
@@ -200,8 +200,27 @@ void ThreadedEngine::enqueue(OprBlock *op) {
         ++granted;
     }
   }
-  if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1)
+  if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) {
+    // Ready at push time: a Light CPU op, or the deletion of a variable
+    // nothing uses any more, runs here (no worker wake-up).
+    if ((op->prop == FnProperty::Light && op->kind == OprBlock::Kind::User &&
+         op->device.kind == Device::Kind::CPU) ||
+        op->kind == OprBlock::Kind::DeleteVar) {
+      runInline(op);
+      return;
+    }
     dispatch(op);
+  }
+}
+
+void ThreadedEngine::runInline(OprBlock *op) {
+  // The pushing thread acts as a worker while it runs the op: the op
+  // completes here (no hand-off to the async pool), and a wait inside it
+  // fails at once as on a worker instead of waiting for itself.
+  const ThreadedEngine *saved = tlsWorkerOf;
+  tlsWorkerOf = this;
+  execute(op);
+  tlsWorkerOf = saved;
 }
 
 bool ThreadedEngine::appendLocked(EngineVar *var, VarWaiter *w) {

@@ -52,9 +52,10 @@ struct OprBlock {
   /// op is counted out (the engine may be destroyed at that moment).
   bool handoff = false;
   ErrorPtr handoffError;
-  /// One queue entry per variable, reads first, then writes: inline for the
-  /// usual one or two variables, else on the heap.
-  VarWaiter inlineWaiters[2];
+  /// One queue entry per variable, reads first, then writes: inline for up
+  /// to four (a binary op reads two and writes one), else on the heap.
+  static constexpr size_t kInlineWaiters = 4;
+  VarWaiter inlineWaiters[kInlineWaiters];
   std::unique_ptr<VarWaiter[]> heapWaiters;
   VarWaiter *waiter(size_t i) { return heapWaiters ? &heapWaiters[i] : &inlineWaiters[i]; }
   /// Run after the block is freed and counted out of numPending (waitForVar
@@ -128,7 +129,8 @@ private:
   /// is one of this engine's workers (blocking there could deadlock).
   void acquireSlot(bool mayBlock);
   /// Queues `op` on each of its variables (one total order of pushes, so
-  /// the dependency graph has no cycle) and dispatches it if all granted.
+  /// the dependency graph has no cycle) and dispatches it if all granted (a
+  /// Light op runs inline then).
   void enqueue(OprBlock *op);
   /// Called with var->mu held: queue `w` on `var`, granting it at once if
   /// the var allows. Returns true if granted.
@@ -143,6 +145,8 @@ private:
       dispatch(op);
   }
   /// Hands a ready op to its pool.
+  /// Runs a ready Light op on the calling thread (FnProperty::Light).
+  void runInline(OprBlock *op);
   void dispatch(OprBlock *op);
   WorkerPool &poolFor(const OprBlock &op);
   /// In a worker: run `op` (or skip it when it reads a failed var).

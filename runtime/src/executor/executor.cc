@@ -3,6 +3,8 @@
 // writes.
 #include "mxc/runtime/plan.h"
 
+#include "../env.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -17,6 +19,17 @@ thread_local std::optional<std::string> tlsKernelError;
 void addUnique(std::vector<VarHandle> &vars, VarHandle v) {
   if (std::find(vars.begin(), vars.end(), v) == vars.end())
     vars.push_back(v);
+}
+
+/// The largest one-step plan (bytes read and written) that runs inline on
+/// the pushing thread: MXC_ENGINE_LIGHT_BYTES, default 64 KiB (0: never).
+uint64_t lightStepBytes() {
+  static const uint64_t bytes = [] {
+    long long v = 64 << 10;
+    detail::readEnvInteger("MXC_ENGINE_LIGHT_BYTES", 0, v);
+    return uint64_t(v);
+  }();
+  return bytes;
 }
 } // namespace
 
@@ -39,6 +52,19 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
     throw Error(err->str());
   for (const PlanStep &s : plan_.steps)
     stepKernels_.push_back(kernels_.find(s.kernel));
+  // One step on small buffers: waking a worker would cost more than the
+  // work, so when its inputs are ready it runs on the pushing thread. Only
+  // one-step plans: the steps of a graph stay on the workers, where
+  // independent ones overlap.
+  if (plan_.steps.size() == 1) {
+    uint64_t bytes = 0;
+    for (uint32_t b : plan_.steps[0].reads)
+      bytes += plan_.buffers[b].size;
+    for (uint32_t b : plan_.steps[0].writes)
+      bytes += plan_.buffers[b].size;
+    if (bytes <= lightStepBytes())
+      stepProp_ = FnProperty::Light;
+  }
   arguments_.resize(plan_.numArguments());
   outputs_.resize(plan_.numOutputs());
   for (size_t i = 0; i < arguments_.size(); ++i)
@@ -176,10 +202,13 @@ void Executor::push() {
       outputs_[i] = NDArray(b.shape, b.dtype, plan_.device(), engine_);
     }
 
-  // Data pointer and variable of each buffer.
+  // Data pointer and variable of each buffer (scratch kept per thread: an
+  // imperative op pushes a one-step plan per call).
   const size_t n = plan_.buffers.size();
-  std::vector<void *> data(n);
-  std::vector<VarHandle> vars(n);
+  thread_local std::vector<void *> data;
+  thread_local std::vector<VarHandle> vars;
+  data.assign(n, nullptr);
+  vars.assign(n, nullptr);
   char *base = static_cast<char *>(arena_->block.data);
   for (size_t b = 0; b < n; ++b) {
     const PlanBuffer &buf = plan_.buffers[b];
@@ -202,6 +231,7 @@ void Executor::push() {
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const PlanStep &step = plan_.steps[s];
     std::vector<void *> ptrs;
+    ptrs.reserve(step.reads.size() + step.writes.size());
     std::vector<VarHandle> reads, writes;
     for (uint32_t b : step.reads)
       ptrs.push_back(data[b]);
@@ -225,8 +255,8 @@ void Executor::push() {
             throw Error(msg);
           }
         },
-        step.device, std::move(reads), std::move(writes), FnProperty::Normal,
-        0, step.name);
+        step.device, std::move(reads), std::move(writes), stepProp_, 0,
+        step.name);
   }
 }
 

@@ -29,13 +29,16 @@ struct NDArray::Chunk {
     try {
       Storage block = storage;
       StorageManager *m = manager;
+      // Giving memory back is cheap: on the CPU it runs at once on this
+      // thread when nothing is pending on the array (FnProperty::Light).
+      const FnProperty prop =
+          block.device.kind == Device::Kind::CPU ? FnProperty::Light : FnProperty::Normal;
       if (m)
         engine->pushSync([block, m](RunContext) { m->release(block); },
-                         block.device, {}, {var}, FnProperty::Normal, 0,
-                         "free storage");
+                         block.device, {}, {var}, prop, 0, "free storage");
       else if (release)
         engine->pushSync([fn = std::move(release)](RunContext) { fn(); },
-                         block.device, {}, {var}, FnProperty::Normal, 0,
+                         block.device, {}, {var}, prop, 0,
                          "release external memory");
       engine->deleteVar(var);
     } catch (...) {

@@ -47,6 +47,11 @@ enum class FnProperty {
   CopyToGPU,     ///< host -> device copies (GPU issue)
   CPUPrioritized,///< latency-critical work (KVStore push/pull), own pool
   Async,         ///< the function itself only starts asynchronous work
+  /// Small CPU compute work (an imperative op on a tiny array): when its
+  /// variables are ready at push time it runs at once on the pushing thread,
+  /// as if on a worker (no hand-off, no worker wake-up, which costs more than
+  /// the work); otherwise it waits and runs on the Normal pool.
+  Light,
 };
 
 /// Engine options; the environment variables override the defaults

@@ -175,6 +175,9 @@ private:
   Plan plan_;
   KernelTable kernels_;
   std::vector<KernelFn> stepKernels_;
+  /// FnProperty::Light for a one-step plan on small buffers (an imperative
+  /// op on tiny arrays), else Normal.
+  FnProperty stepProp_ = FnProperty::Normal;
   Engine *engine_;
   std::vector<NDArray> arguments_, outputs_;
   std::vector<uint32_t> argBuffers_, outBuffers_; ///< plan buffer of each
