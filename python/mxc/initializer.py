@@ -268,6 +268,45 @@ class LSTMBias(Initializer):
 
 
 @register
+class FusedRNN(Initializer):
+    """The parameter vector of a fused RNN (mx.rnn.FusedRNNCell): each
+    weight and bias in it initialized by `init` (the global initializer when
+    None), the LSTM forget gates' biases at forget_bias."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False,
+                 forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None,
+                         num_hidden=num_hidden, num_layers=num_layers, mode=mode,
+                         bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden = num_hidden
+        self._num_layers = num_layers
+        self._mode = mode
+        self._bidirectional = bidirectional
+        self._forget_bias = forget_bias
+
+    def _init_weight(self, desc, arr):
+        from .rnn import rnn_cell
+        cell = rnn_cell.FusedRNNCell(self._num_hidden, self._num_layers, self._mode,
+                                     self._bidirectional, forget_bias=self._forget_bias,
+                                     prefix="")
+        args = cell.unpack_weights({"parameters": arr})
+        for name in args:
+            arg_desc = InitDesc(name, global_init=getattr(desc, "global_init", None))
+            if self._mode == "lstm" and name.endswith("_f_bias"):
+                args[name][:] = self._forget_bias
+            elif self._init is None:
+                if arg_desc.global_init is None:
+                    raise MXNetError("FusedRNN: no initializer for %s" % name)
+                arg_desc.global_init(arg_desc, args[name])
+            else:
+                self._init(arg_desc, args[name])
+        arr[:] = cell.pack_weights(args)["parameters"]
+
+
+@register
 class Mixed(Initializer):
     """The first initializer whose regular expression matches the name."""
 

@@ -497,3 +497,64 @@ def test_cached_op():
         y = op(x, w, b)
     y.backward()
     np.testing.assert_allclose(w.grad.asnumpy(), 2 * np.tile(x.asnumpy().sum(0), (3, 1)))
+
+
+def test_symbol_split():
+    x = mx.sym.var("x")
+    parts = mx.sym.SliceChannel(x, num_outputs=3, name="s")
+    assert len(parts) == 3 and len(list(parts)) == 3
+    a = np.random.rand(2, 6, 4).astype(np.float32)
+    outs = parts.eval(x=mx.nd.array(a))
+    for o, want in zip(outs, np.split(a, 3, axis=1)):
+        np.testing.assert_array_equal(o.asnumpy(), want)
+    sq = mx.sym.split(x, num_outputs=4, axis=2, squeeze_axis=True)
+    assert sq.infer_shape(x=(2, 6, 4))[1] == [(2, 6)] * 4
+    np.testing.assert_array_equal(sq.eval(x=mx.nd.array(a))[3].asnumpy(), a[:, :, 3])
+    # gradients through the parts
+    exe = mx.sym.Group([p * (i + 1) for i, p in enumerate(parts)]).simple_bind(
+        mx.cpu(), x=(2, 6, 4))
+    exe.forward(is_train=True, x=mx.nd.array(a))
+    exe.backward([mx.nd.ones((2, 2, 4))] * 3)
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy()[0, :, 0], [1, 1, 2, 2, 3, 3])
+
+
+def test_rnn_cells_unroll_and_run():
+    for cell, n_out in ((mx.rnn.RNNCell(8, prefix="rnn_"), 8),
+                        (mx.rnn.LSTMCell(8, prefix="rnn_"), 8),
+                        (mx.rnn.GRUCell(8, prefix="rnn_"), 8),
+                        (mx.rnn.BidirectionalCell(mx.rnn.LSTMCell(4, prefix="l_"),
+                                                  mx.rnn.LSTMCell(4, prefix="r_"),
+                                                  output_prefix="rnn_bi_"), 8)):
+        inputs = [mx.sym.var("rnn_t%d_data" % i) for i in range(3)]
+        outputs, states = cell.unroll(3, inputs)
+        g = mx.sym.Group(outputs)
+        _, outs, _ = g.infer_shape(**{"rnn_t%d_data" % i: (5, 6) for i in range(3)})
+        assert outs == [(5, n_out)] * 3
+    assert g.list_outputs() == ["rnn_bi_t0_output", "rnn_bi_t1_output", "rnn_bi_t2_output"]
+    # an LSTM step against numpy (zero begin state, given weights)
+    cell = mx.rnn.LSTMCell(3, prefix="c_")
+    out, _ = cell.unroll(1, [mx.sym.var("x")])
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    wi = rng.standard_normal((12, 4)).astype(np.float32)
+    bi = rng.standard_normal(12).astype(np.float32)
+    got = out[0].eval(x=mx.nd.array(x), c_i2h_weight=mx.nd.array(wi), c_i2h_bias=mx.nd.array(bi),
+                      c_h2h_weight=mx.nd.zeros((12, 3)), c_h2h_bias=mx.nd.zeros(12))[0]
+    g = x @ wi.T + bi
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    c = sig(g[:, :3]) * np.tanh(g[:, 6:9])
+    np.testing.assert_allclose(got.asnumpy(), sig(g[:, 9:]) * np.tanh(c), rtol=1e-5, atol=1e-6)
+    # FusedRNNCell: unfuse, and its parameter vector packs / unpacks
+    fused = mx.rnn.FusedRNNCell(4, num_layers=2, mode="gru", prefix="f_")
+    size = (6 + 4 + 2) * 4 * 3 + (4 + 4 + 2) * 4 * 3   # input 6, hidden 4, 3 gates, 2 layers
+    args = fused.unpack_weights({"f_parameters": mx.nd.array(np.arange(size, dtype=np.float32))})
+    assert args["f_l0_i2h_r_weight"].shape == (4, 6) and args["f_l1_i2h_z_weight"].shape == (4, 4)
+    assert (fused.pack_weights(args)["f_parameters"].asnumpy() == np.arange(size)).all()
+    with pytest.raises(mx.MXNetError):
+        fused.unroll(2, [mx.sym.var("a"), mx.sym.var("b")])
+    stack = fused.unfuse()
+    outs, _ = stack.unroll(2, [mx.sym.var("a"), mx.sym.var("b")])
+    assert mx.sym.Group(outs).infer_shape(a=(3, 6), b=(3, 6))[1] == [(3, 4)] * 2
+    res, vocab = mx.rnn.encode_sentences([["a", "b"], ["b", "z"]], vocab={"a": 1, "b": 2},
+                                         unknown_token="UNK", start_label=0)
+    assert res == [[1, 2], [2, 0]] and vocab["UNK"] == 0
