@@ -200,6 +200,52 @@ def _contrib_isfinite(data, **kwargs):
     return finite
 
 
+def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, out=None, **kwargs):
+    """MXNet's broadcast_like: lhs broadcast to rhs's shape (or, with
+    lhs_axes / rhs_axes, lhs's axes lhs_axes to the sizes of rhs's
+    rhs_axes): broadcast_to with the target shape (rhs gets no gradient,
+    as in MXNet)."""
+    if (lhs_axes is None) != (rhs_axes is None):
+        raise MXNetError("broadcast_like: give both lhs_axes and rhs_axes, or neither")
+    if lhs_axes is None:
+        if lhs.ndim != rhs.ndim:
+            raise MXNetError("broadcast_like: shapes %s and %s differ in rank"
+                             % (lhs.shape, rhs.shape))
+        target = rhs.shape
+    else:
+        lhs_axes, rhs_axes = tuple(lhs_axes), tuple(rhs_axes)
+        if not lhs_axes or len(lhs_axes) != len(rhs_axes):
+            raise MXNetError("broadcast_like: lhs_axes %s and rhs_axes %s must be non-empty "
+                             "and of one length" % (lhs_axes, rhs_axes))
+        target = list(lhs.shape)
+        for la, ra in zip(lhs_axes, rhs_axes):
+            target[la] = rhs.shape[ra]
+        target = tuple(target)
+    for d, t in zip(lhs.shape, target):
+        if d != t and d != 1:
+            raise MXNetError("broadcast_like: cannot broadcast %s to %s" % (lhs.shape, target))
+    return _f["broadcast_to"](lhs, shape=target, out=out)
+
+
+def _integer_identity(fname):
+    """MXNet's rounding functions leave integer arrays as they are (the
+    compiled kernels are for floating-point data)."""
+    op = _f[fname]
+
+    def f(data, *args, **kwargs):
+        if isinstance(data, NDArray) and not np.issubdtype(np.dtype(data.dtype), np.floating):
+            out = kwargs.get("out")
+            res = _f["identity"](data)
+            if out is not None:
+                out[:] = res
+                return out
+            return res
+        return op(data, *args, **kwargs)
+    f.__name__ = fname
+    f.__doc__ = op.__doc__
+    return f
+
+
 # -- NDArray methods -------------------------------------------------------------
 
 def _expand_dims(self, axis, inplace=False):
@@ -398,6 +444,12 @@ def install():
         _basic_indexing_slice_is_contiguous)
     NDArray.__getstate__ = _getstate
     NDArray.__setstate__ = _setstate
-    for m, fn in (("argmin", argmin), ("slice", slice)):
+    for m, fn in (("argmin", argmin), ("slice", slice), ("broadcast_like", broadcast_like)):
         if not hasattr(NDArray, m):
             setattr(NDArray, m, fn)
+    g.setdefault("broadcast_like", broadcast_like)
+    for fname in ("floor", "ceil", "round", "rint", "fix", "trunc"):
+        if fname in _f:
+            fn = _integer_identity(fname)
+            g[fname] = fn
+            setattr(NDArray, fname, lambda self, *a, _fn=fn, **k: _fn(self, *a, **k))

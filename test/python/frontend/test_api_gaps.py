@@ -558,3 +558,22 @@ def test_rnn_cells_unroll_and_run():
     res, vocab = mx.rnn.encode_sentences([["a", "b"], ["b", "z"]], vocab={"a": 1, "b": 2},
                                          unknown_token="UNK", start_label=0)
     assert res == [[1, 2], [2, 0]] and vocab["UNK"] == 0
+
+
+def test_broadcast_like_int_rounding_zero_d():
+    a = mx.nd.array([[1.0], [2.0]])
+    assert a.broadcast_like(mx.nd.ones((2, 3))).shape == (2, 3)
+    got = mx.nd.broadcast_like(mx.nd.ones((1, 2, 1, 3)), mx.nd.ones((5, 6, 7, 8)),
+                               lhs_axes=(0, 2), rhs_axes=(1, 3))
+    assert got.shape == (6, 2, 8, 3)
+    with pytest.raises(mx.MXNetError):
+        mx.nd.broadcast_like(a, a, lhs_axes=(), rhs_axes=())
+    big = mx.nd.array([50000001], dtype="int32")
+    for f in ("floor", "ceil", "round", "rint", "fix", "trunc"):
+        r = getattr(big, f)()
+        assert r.dtype == np.int32 and r.asnumpy()[0] == 50000001
+        assert getattr(mx.nd, f)(big).asnumpy()[0] == 50000001
+    np.testing.assert_array_equal(mx.nd.floor(mx.nd.array([1.5, -1.5])).asnumpy(), [1, -2])
+    z = mx.nd.array(np.ones(()))
+    assert z.shape == () and z.asscalar() == 1
+    assert mx.nd.array(3.5).shape == ()
