@@ -608,10 +608,9 @@ def array(source_array, ctx=None, dtype=None):
         dt = source_array._data.dtype if dtype is None else dtype
         return _new(source_array._data.astype(np_dtype(dtype_name(dt)), copy=True), ctx)
     dt = np.float32 if dtype is None else np_dtype(dtype_name(dtype))
-    data = np.array(source_array, dtype=dt, copy=True)
-    if data.ndim == 0:
-        data = data.reshape(1)
-    return _new(np.ascontiguousarray(data), ctx)
+    # (0-d stays 0-d, as MXNet 1.9.1's; np.ascontiguousarray would make it 1-d)
+    data = np.array(source_array, dtype=dt, copy=True, order="C")
+    return _new(data, ctx)
 
 
 def _shape(shape):
