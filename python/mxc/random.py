@@ -80,3 +80,124 @@ def shuffle(data, **kwargs):
     d = data._data.copy()
     _generator.shuffle(d, axis=0)
     return NDArray(d, data.context)
+
+
+def _sampler(name, draw, doc):
+    """A sampler of MXNet's mx.nd.random: `draw(params..., size)` on the
+    broadcast parameters, shape appended to theirs (NDArray parameters) or
+    alone (numbers)."""
+    def sample(*args, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        names, defaults = zip(*draw.params)
+        values = list(args[:len(names)])
+        rest = list(args[len(names):])
+        if rest and shape is None:
+            shape = rest.pop(0)
+        for n, d in list(zip(names, defaults))[len(values):]:
+            values.append(kwargs.pop(n, d))
+        kwargs.pop("name", None)
+        if kwargs:
+            raise TypeError("%s: unexpected arguments %s" % (name, ", ".join(kwargs)))
+        values = [_param(v) for v in values]
+        s = _out_shape(shape, out, *values)
+        if any(np.ndim(v) for v in values):
+            values = [np.reshape(v, np.shape(v) + (1,) * (len(s) - np.ndim(v))) for v in values]
+        return _fill(np.asarray(draw(*values, size=s)), s, dtype, ctx, out)
+    sample.__name__ = name
+    sample.__doc__ = doc
+    return sample
+
+
+def _draws(params):
+    def deco(fn):
+        fn.params = params
+        return fn
+    return deco
+
+
+@_draws((("lam", 1.0),))
+def _exponential(lam, size):
+    return _generator.exponential(1.0 / np.asarray(lam, dtype=np.float64), size=size)
+
+
+@_draws((("alpha", 1.0), ("beta", 1.0)))
+def _gamma(alpha, beta, size):
+    return _generator.gamma(alpha, beta, size=size)
+
+
+@_draws((("lam", 1.0),))
+def _poisson(lam, size):
+    return _generator.poisson(lam, size=size)
+
+
+@_draws((("k", 1), ("p", 1.0)))
+def _negative_binomial(k, p, size):
+    return _generator.negative_binomial(k, p, size=size)
+
+
+@_draws((("mu", 1.0), ("alpha", 1.0)))
+def _generalized_negative_binomial(mu, alpha, size):
+    mu = np.broadcast_to(np.asarray(mu, dtype=np.float64), size)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), size)
+    lam = np.where(alpha > 0, _generator.gamma(np.where(alpha > 0, 1.0 / np.maximum(alpha, 1e-300),
+                                                        1.0), mu * alpha, size=size), mu)
+    return _generator.poisson(lam)
+
+
+exponential = _sampler("exponential", _exponential,
+                       "Exponential with rate `lam` (mean 1 / lam).")
+gamma = _sampler("gamma", _gamma, "Gamma with shape `alpha` and scale `beta`.")
+poisson = _sampler("poisson", _poisson, "Poisson with rate `lam` (as the dtype, float32).")
+negative_binomial = _sampler("negative_binomial", _negative_binomial,
+                             "Negative binomial: failures before `k` successes of "
+                             "probability `p`.")
+generalized_negative_binomial = _sampler(
+    "generalized_negative_binomial", _generalized_negative_binomial,
+    "Generalized negative binomial with mean `mu` and dispersion `alpha` (a Poisson whose "
+    "rate is gamma(1 / alpha, mu * alpha); alpha 0: Poisson(mu)).")
+
+# the largest index each output dtype holds exactly (MXNet's bound check)
+_MULTINOMIAL_MAX = {"uint8": 2 ** 8 - 1, "int8": 2 ** 7 - 1, "int32": 2 ** 31 - 1,
+                    "int64": 2 ** 63 - 1, "float16": 2 ** 11, "float32": 2 ** 24,
+                    "float64": 2 ** 53}
+
+
+def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
+    """MXNet's sample_multinomial: indices drawn from the distributions in
+    the last axis of `data` (shape samples per distribution, appended to
+    data.shape[:-1]); get_prob also returns the log-probability of each
+    drawn index, log(data[index]), computed by operators (one_hot, where,
+    sum, log) so that autograd differentiates it (MXNet's gradient of the
+    probabilities)."""
+    from . import ndarray as nd
+    dt = dtype_name(dtype)
+    probs = np.asarray(data._data if isinstance(data, NDArray) else data, dtype=np.float64)
+    k = probs.shape[-1]
+    if k - 1 > _MULTINOMIAL_MAX.get(dt, 2 ** 31 - 1):
+        raise MXNetError("multinomial: %d categories do not fit the output dtype %s"
+                         % (k, dt))
+    if shape is None or shape == ():
+        n, extra = 1, ()
+    else:
+        extra = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        n = int(np.prod(extra))
+    batch = probs.reshape(-1, k)
+    total = batch.sum(axis=1, keepdims=True)
+    if np.any(total <= 0):
+        raise MXNetError("multinomial: a distribution sums to %s" % total.min())
+    cdf = np.cumsum(batch / total, axis=1)
+    u = _generator.random((batch.shape[0], n))
+    idx = np.minimum((u[:, :, None] > cdf[:, None, :]).sum(axis=2), k - 1)
+    out_shape = probs.shape[:-1] + extra if extra else (probs.shape[:-1] or (1,))
+    idx = idx.reshape(out_shape)
+    ctx = data.context if isinstance(data, NDArray) else None
+    samples = _fill(idx, out_shape, dt, ctx, out)
+    if not get_prob:
+        return samples
+    x = data if isinstance(data, NDArray) else nd.array(probs)
+    lead = x.shape[:-1]
+    sel = nd.one_hot(nd.array(idx.reshape(lead + (-1,)) if lead else idx.reshape(-1),
+                              dtype=x.dtype), depth=k, dtype=dtype_name(x.dtype))
+    xb = nd.broadcast_to(nd.expand_dims(x, axis=x.ndim - 1), shape=sel.shape)
+    picked = nd.sum(nd.where(sel, xb, nd.zeros_like(xb)), axis=-1)
+    logp = nd.log(picked).reshape(out_shape)
+    return [samples, logp]

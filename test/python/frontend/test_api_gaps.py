@@ -577,3 +577,39 @@ def test_broadcast_like_int_rounding_zero_d():
     z = mx.nd.array(np.ones(()))
     assert z.shape == () and z.asscalar() == 1
     assert mx.nd.array(3.5).shape == ()
+
+
+def test_random_samplers_and_multinomial():
+    mx.random.seed(3)
+    a = mx.nd.random.exponential(2.0, shape=(20000,)).asnumpy()
+    assert abs(a.mean() - 0.5) < 0.02 and (a >= 0).all()
+    g = mx.nd.random.gamma(2.0, 3.0, shape=(20000,)).asnumpy()
+    assert abs(g.mean() - 6.0) < 0.2
+    p = mx.nd.random.poisson(4.0, shape=(20000,)).asnumpy()
+    assert abs(p.mean() - 4.0) < 0.1 and p.dtype == np.float32
+    nb = mx.nd.random.negative_binomial(3, 0.5, shape=(20000,)).asnumpy()
+    assert abs(nb.mean() - 3.0) < 0.15
+    gnb = mx.nd.random.generalized_negative_binomial(2.0, 0.5, shape=(20000,)).asnumpy()
+    assert abs(gnb.mean() - 2.0) < 0.1 and abs(gnb.var() - (2 + 0.5 * 4)) < 0.4
+    lam = mx.nd.array([1.0, 10.0])
+    assert mx.nd.random.exponential(lam, shape=(3,)).shape == (2, 3)
+    x = mx.nd.array([[0.0, 0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1, 0.0]])
+    dx = mx.nd.zeros_like(x)
+    mx.autograd.mark_variables([x], [dx])
+    with mx.autograd.record():
+        y, logp = mx.nd.random.multinomial(x, shape=5000, get_prob=True, dtype="float32")
+    logp.backward()
+    yv = y.asnumpy().astype(int)
+    assert y.shape == (2, 5000) and y.dtype == np.float32
+    assert (yv[0] != 0).all() and (yv[1] != 4).all()
+    freq = np.bincount(yv[0], minlength=5) / 5000.0
+    np.testing.assert_allclose(freq, x.asnumpy()[0], atol=0.03)
+    np.testing.assert_allclose(logp.asnumpy()[0], np.log(x.asnumpy()[0][yv[0]]), rtol=1e-5)
+    want = np.bincount(yv[0], minlength=5) / np.maximum(x.asnumpy()[0], 1e-30)
+    np.testing.assert_allclose(dx.asnumpy()[0][1:], want[1:], rtol=1e-4)
+    with pytest.raises(mx.MXNetError):
+        mx.nd.random.multinomial(mx.nd.zeros(300), dtype="uint8")
+    mx.random.seed(5)
+    s1 = mx.nd.random.multinomial(mx.nd.array([0.2, 0.8]), shape=50).asnumpy()
+    mx.random.seed(5)
+    assert (s1 == mx.nd.random.multinomial(mx.nd.array([0.2, 0.8]), shape=50).asnumpy()).all()
