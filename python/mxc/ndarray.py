@@ -48,14 +48,17 @@ class NDArray:
     """An n-dimensional array on a device (CPU only for now), MXNet 1.x's
     mx.nd.NDArray."""
 
-    __slots__ = ["_np", "_rt", "_ctx", "_grad", "_grad_req", "_ag", "__weakref__"]
+    __slots__ = ["_npv", "_sig", "_rt", "_ctx", "_grad", "_grad_req", "_ag", "__weakref__"]
     # numpy defers binary operators with an NDArray on the right to us.
     __array_priority__ = 1000.0
 
-    def __init__(self, data, ctx=None, _rt=None):
-        # _np: the numpy data (a view of _rt's storage when _rt is set);
+    def __init__(self, data, ctx=None, _rt=None, _sig=None):
+        # _np: the numpy data (a view of _rt's storage when _rt is set; made
+        # on first use when `data` is None, from _rt and _sig);
+        # _sig: (shape tuple, numpy dtype), known without the view;
         # _rt: the runtime array (storage + engine variable) or None.
-        self._np = data
+        self._npv = data
+        self._sig = (data.shape, data.dtype) if data is not None else _sig
         self._rt = _rt
         self._ctx = ctx if ctx is not None else Context("cpu", 0)
         self._grad = None
@@ -63,6 +66,23 @@ class NDArray:
         self._ag = None  # (autograd entry, output index) when recorded
 
     # -- the data --------------------------------------------------------------
+    @property
+    def _np(self):
+        """The numpy data without waiting (a view of _rt's storage)."""
+        v = self._npv
+        if v is None:
+            v = self._rt.view()
+            dt = self._sig[1]
+            if v.dtype.type is not dt.type:  # int64 comes back as longlong
+                v = v.view(dt)
+            self._npv = v
+        return v
+
+    @_np.setter
+    def _np(self, value):
+        self._npv = value
+        self._sig = (value.shape, value.dtype)
+
     @property
     def _data(self):
         """The numpy data, after the engine's work on the array (every pushed
@@ -83,12 +103,12 @@ class NDArray:
     # -- properties ---------------------------------------------------------
     @property
     def shape(self):
-        return tuple(self._np.shape)
+        return self._sig[0]
 
     @property
     def dtype(self):
         """The element type as a numpy type (np.float32), as MXNet gives it."""
-        return self._np.dtype.type
+        return self._sig[1].type
 
     @property
     def size(self):
@@ -96,7 +116,7 @@ class NDArray:
 
     @property
     def ndim(self):
-        return self._np.ndim
+        return len(self._sig[0])
 
     @property
     def context(self):
@@ -818,8 +838,7 @@ _fast = {}
 def _fast_key(op_name, inputs, kwargs):
     """The fast path's key of a call (raises AttributeError for a non-NDArray
     input, TypeError for an unhashable attribute when hashed)."""
-    return (op_name, tuple(kwargs.items()),
-            tuple((a._np.shape, a._np.dtype) for a in inputs))
+    return (op_name, tuple(kwargs.items()), tuple([a._sig for a in inputs]))
 
 
 def _invoke(op_name, inputs, kwargs, out=None, name=None):
@@ -840,15 +859,15 @@ def _fast_call(entry, inputs):
     the outputs returned; None when the call needs the full path."""
     if getattr(_ag_local(), "recording", False):
         return None
-    compiled, order, dtypes = entry
+    compiled, order, sigs = entry
     rts = [inputs[i]._rt for i in order]
     if None in rts:
         return None
     ctx = inputs[0]._ctx if inputs else None
     outs = compiled.call(rts)
     if len(outs) == 1:
-        return _wrap_rt(outs[0], dtypes[0], ctx)
-    return [_wrap_rt(r, d, ctx) for r, d in zip(outs, dtypes)]
+        return NDArray(None, ctx, _rt=outs[0], _sig=sigs[0])
+    return [NDArray(None, ctx, _rt=r, _sig=g) for r, g in zip(outs, sigs)]
 
 
 _ag_thread_state = []
@@ -868,11 +887,9 @@ def _ag_state():
 
 
 def _wrap_rt(rt, dtype, ctx):
-    """The NDArray of runtime array `rt` (numpy dtype `dtype`)."""
-    view = rt.view()
-    if view.dtype.type is not dtype.type:  # int64 comes back as longlong
-        view = view.view(dtype)
-    return NDArray(view, ctx, _rt=rt)
+    """The NDArray of runtime array `rt` (numpy dtype `dtype`); its numpy
+    view is made on first use."""
+    return NDArray(None, ctx, _rt=rt, _sig=(tuple(rt.shape), np.dtype(dtype)))
 
 
 def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
@@ -924,7 +941,8 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
         try:
             _fast[_fast_key(op_name, inputs, kwargs)] = (
                 compiled, [positions[n] for n, _, _, _ in compiled.inputs],
-                [np_dtype(dt) for _, _, _, dt in compiled.outputs])
+                [(tuple(shape), np.dtype(np_dtype(dt)))
+                 for _, _, shape, dt in compiled.outputs])
         except TypeError:  # an unhashable attribute value
             pass
     if lazy:
@@ -1006,7 +1024,7 @@ def _make_op_function(py_name, spec):
         # keyed the same way, without the argument handling below).
         try:
             entry = _fast.get((op_name, tuple(kwargs.items()),
-                               tuple([(a._np.shape, a._np.dtype) for a in args])))
+                               tuple([a._sig for a in args])))
         except (AttributeError, TypeError):
             entry = None
         if entry is not None:
