@@ -13,6 +13,8 @@ writes it has run, so a KVStore push or an optimizer update of one
 parameter starts while the backward pass of earlier layers still runs.
 """
 
+import os
+
 import numpy as np
 
 from .base import MXNetError, compile_graph, dtype_name, np_dtype
@@ -37,6 +39,15 @@ class Executor:
 
     def __init__(self, symbol, ctx, arg_arrays, grad_arrays, aux_arrays, grad_req):
         self._symbol = symbol
+        # As MXNet (MXNET_ELIMINATE_COMMON_EXPR, default 1): the graph that
+        # runs has its common subexpressions merged (get_optimized_symbol).
+        self._run_symbol = symbol
+        if os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0":
+            from .symbol import _eliminate_common_expr
+            opt = _eliminate_common_expr(symbol)
+            if opt.list_arguments() == symbol.list_arguments() and \
+                    opt.list_auxiliary_states() == symbol.list_auxiliary_states():
+                self._run_symbol = opt
         self._ctx = ctx
         self._arg_names = symbol.list_arguments()
         self._aux_names = symbol.list_auxiliary_states()
@@ -150,7 +161,7 @@ class Executor:
         shapes.update({n: list(a.shape) for n, a in zip(self._aux_names, self.aux_arrays)})
         dtypes = {n: dtype_name(a._np.dtype) for n, a in
                   zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)}
-        raw = self._symbol._raw_json()
+        raw = self._run_symbol._raw_json()
         what = "graph %s (%d nodes%s)" % (
             ", ".join(n.name for n, _ in self._symbol._outputs[:3]), raw.count('"op"'),
             ", forward + backward" if train else "")
@@ -463,6 +474,11 @@ class Executor:
                 new.aux_arrays[new._aux_names.index(name)] = a
         new.outputs = [view(old, out) for old, out in zip(self.outputs, new.outputs)]
         return new
+
+    def get_optimized_symbol(self):
+        """The symbol the executor runs (common subexpressions merged unless
+        MXNET_ELIMINATE_COMMON_EXPR=0 at binding)."""
+        return self._run_symbol
 
     def debug_str(self):
         return self._symbol.tojson()

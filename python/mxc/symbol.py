@@ -741,6 +741,43 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):
 SliceChannel = split
 
 
+def _eliminate_common_expr(sym):
+    """MXNet's common-subexpression elimination (MXNET_ELIMINATE_COMMON_EXPR):
+    operator nodes with the same operator, attributes and inputs become
+    one; nodes that hold state or draw random numbers (Dropout, operators
+    with auxiliary states, the samplers) are kept apart; a head repeated by
+    the merge is given its own _copy, as MXNet isolates outputs. The
+    variables and their order stay."""
+    canon, seen = {}, {}
+    for node in _post_order(sym._outputs):
+        if node.op == "null":
+            canon[id(node)] = node
+            continue
+        ins = [(canon[id(src)], i, v) for src, i, v in node.inputs]
+        spec = _ops.OP_NAMES.get(node.op)
+        mergeable = spec is not None and not spec.aux_inputs and node.op != "Dropout" and \
+            not node.op.startswith(("_random", "_sample", "random_", "sample_"))
+        key = (node.op, tuple(sorted(node.attrs.items())),
+               tuple((id(src), i) for src, i, _ in ins)) if mergeable else None
+        if key is not None and key in seen:
+            canon[id(node)] = seen[key]
+            continue
+        new = _Node(node.op, node.name, node.attrs, ins, node.num_outputs)
+        canon[id(node)] = new
+        if key is not None:
+            seen[key] = new
+    outs, used = [], set()
+    for node, i in sym._outputs:
+        entry = (canon[id(node)], i)
+        if (id(entry[0]), i) in used:
+            copy = _Node("_copy", "%s_copy%d" % (entry[0].name, len(outs)), {},
+                         [(entry[0], i, 0)])
+            entry = (copy, 0)
+        used.add((id(entry[0]), entry[1]))
+        outs.append(entry)
+    return Symbol(outs)
+
+
 def _sparse_namespace():
     from .ndarray import _SparseNamespace
     return _SparseNamespace("mx.sym.sparse")

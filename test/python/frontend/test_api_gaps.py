@@ -613,3 +613,27 @@ def test_random_samplers_and_multinomial():
     s1 = mx.nd.random.multinomial(mx.nd.array([0.2, 0.8]), shape=50).asnumpy()
     mx.random.seed(5)
     assert (s1 == mx.nd.random.multinomial(mx.nd.array([0.2, 0.8]), shape=50).asnumpy()).all()
+
+
+def test_common_expr_elimination(monkeypatch):
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    for sym, saved in (((a + b) + (a + b), 1), ((a + 1) + (a + 2), 0),
+                       (mx.sym.Group([a * b + b, a * b + b]), 1),
+                       (mx.sym.Dropout(a) + mx.sym.Dropout(a), 0)):
+        shapes = {n: (2, 3) for n in sym.list_inputs()}
+        monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "0")
+        plain = sym.simple_bind(mx.cpu(), **shapes)
+        monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "1")
+        cse = sym.simple_bind(mx.cpu(), **shapes)
+        n0 = len(plain.get_optimized_symbol().get_internals())
+        n1 = len(cse.get_optimized_symbol().get_internals())
+        assert n0 - n1 == saved, (sym, n0, n1)
+        vals = {n: mx.nd.array(np.random.rand(2, 3)) for n in shapes}
+        if saved:
+            for o0, o1 in zip(plain.forward(is_train=True, **vals),
+                              cse.forward(is_train=True, **vals)):
+                np.testing.assert_allclose(o0.asnumpy(), o1.asnumpy(), rtol=1e-6)
+            plain.backward([mx.nd.ones((2, 3))] * len(plain.outputs))
+            cse.backward([mx.nd.ones((2, 3))] * len(cse.outputs))
+            for g0, g1 in zip(plain.grad_arrays, cse.grad_arrays):
+                np.testing.assert_allclose(g0.asnumpy(), g1.asnumpy(), rtol=1e-6)
