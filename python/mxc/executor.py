@@ -17,6 +17,7 @@ import os
 
 import numpy as np
 
+from . import _ops
 from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import check_context
 from .ndarray import NDArray, _engine_copy, zeros as _nd_zeros
@@ -61,6 +62,8 @@ class Executor:
         self._staging = {}  # runtime arrays the pushed training step reuses
         self._outputs = []
         self._last_forward = None  # None, "infer" or "train"
+        self._monitor = None  # (callback, monitor_all)
+        self._monitor_exec = None
 
     @property
     def outputs(self):
@@ -212,6 +215,8 @@ class Executor:
         self._copy_kwargs(kwargs)
         self._pending = None
         self._last_forward = "train" if is_train else "infer"
+        if self._monitor is not None:
+            self._run_monitor()
         if not is_train:
             compiled = self._compile(False)
             ins = self._inputs(compiled, None, None, None)
@@ -474,6 +479,56 @@ class Executor:
                 new.aux_arrays[new._aux_names.index(name)] = a
         new.outputs = [view(old, out) for old, out in zip(self.outputs, new.outputs)]
         return new
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """MXNet's monitor: at each forward, callback(name, array) for every
+        operator output ('<node>_output', ...), in graph order; with
+        monitor_all also every variable and every operator input
+        ('<node>_<input name>'). The values are those of an inference pass
+        over the symbol's internals on the bound arrays (the graph that runs
+        is compiled whole: its intermediate values are not kept), made
+        before the forward itself."""
+        self._monitor = (callback, bool(monitor_all))
+        self._monitor_exec = None
+
+    def _run_monitor(self):
+        from .symbol import _post_order
+        callback, monitor_all = self._monitor
+        internals = self._symbol.get_internals()
+        exe = self._monitor_exec
+        if exe is None or exe._signature_now() != self._signature_now():
+            exe = internals.bind(self._ctx, args=self.arg_dict, aux_states=self.aux_dict,
+                                 grad_req="null")
+            exe._monitor = None
+            self._monitor_exec = exe
+        else:
+            exe.arg_arrays = list(self.arg_arrays)
+            exe.aux_arrays = list(self.aux_arrays)
+        values = exe.forward(is_train=False)
+        names = internals.list_outputs()
+        by_entry = {(id(n), i): (name, v) for (n, i), name, v in
+                    zip(internals._outputs, names, values)}
+        args = dict(self.arg_dict, **self.aux_dict)
+        # MXNet's order: per operator, each input (a variable by its own name
+        # first, then as '<node>_<input name>'), then its outputs.
+        for node in _post_order(self._symbol._outputs):
+            if node.op == "null":
+                continue
+            if monitor_all:
+                spec = _ops.OP_NAMES.get(node.op)
+                in_names = spec.input_names(node.attrs) if spec is not None else None
+                for j, (src, k, _) in enumerate(node.inputs):
+                    label = in_names[j] if in_names and j < len(in_names) else "arg%d" % j
+                    if src.op == "null":
+                        value = args.get(src.name)
+                        callback(src.name, value)
+                    else:
+                        value = by_entry.get((id(src), k), (None, None))[1]
+                    callback("%s_%s" % (node.name, label), value)
+            for i in range(node.visible_outputs()):
+                name, value = by_entry.get((id(node), i), (None, None))
+                if name is not None:
+                    callback(name, value)
 
     def get_optimized_symbol(self):
         """The symbol the executor runs (common subexpressions merged unless

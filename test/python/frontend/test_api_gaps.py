@@ -637,3 +637,27 @@ def test_common_expr_elimination(monkeypatch):
             cse.backward([mx.nd.ones((2, 3))] * len(cse.outputs))
             for g0, g1 in zip(plain.grad_arrays, cse.grad_arrays):
                 np.testing.assert_allclose(g0.asnumpy(), g1.asnumpy(), rtol=1e-6)
+
+
+def test_executor_monitor_callback():
+    data = mx.sym.Variable("data", shape=(2, 3, 4, 4))
+    conv = mx.sym.Convolution(data, kernel=(2, 2), num_filter=1, name="conv")
+    exe = conv.simple_bind(mx.cpu(), grad_req="null")
+    exe.arg_dict["data"][:] = 1
+    exe.arg_dict["conv_weight"][:] = 1
+    seen = []
+    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr)), monitor_all=True)
+    exe.forward()
+    assert [n for n, _ in seen] == ["data", "conv_data", "conv_weight", "conv_weight",
+                                    "conv_bias", "conv_bias", "conv_output"]
+    np.testing.assert_array_equal(seen[-1][1].asnumpy(), exe.outputs[0].asnumpy())
+    seen.clear()
+    exe.set_monitor_callback(lambda name, arr: seen.append(name))
+    exe.forward(is_train=True)
+    exe.backward(out_grads=mx.nd.ones((2, 1, 3, 3)))
+    assert seen == ["conv_output"]
+    cc = mx.sym.concat(data, data, dim=0, name="concat").simple_bind(mx.cpu(), grad_req="null")
+    seen.clear()
+    cc.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
+    cc.forward()
+    assert seen == ["data", "concat_arg0", "data", "concat_arg1", "concat_output"]
