@@ -741,6 +741,30 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):
 SliceChannel = split
 
 
+def add_n(*args, **kwargs):
+    """MXNet's add_n / ElementWiseSum for symbols: elemwise_add nodes left to
+    right (the last one named `name`; MXNet has one node), as mx.nd.add_n."""
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    if not args:
+        raise MXNetError("add_n: no inputs")
+    name = NameManager.current.get(name, "elementwisesum")
+    if len(args) == 1:
+        return _create("_copy", [args[0]], {}, name, "_copy", attr=attr)
+    result = args[0]
+    for k, a in enumerate(args[1:]):
+        last = k == len(args) - 2
+        result = _create("elemwise_add", [result, a], {},
+                         name if last else "%s_part%d" % (name, k), "elemwise_add",
+                         attr=attr)
+    return result
+
+
+ElementWiseSum = add_n
+
+
 def _eliminate_common_expr(sym):
     """MXNet's common-subexpression elimination (MXNET_ELIMINATE_COMMON_EXPR):
     operator nodes with the same operator, attributes and inputs become

@@ -661,3 +661,13 @@ def test_executor_monitor_callback():
     cc.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
     cc.forward()
     assert seen == ["data", "concat_arg0", "data", "concat_arg1", "concat_output"]
+
+
+def test_symbol_add_n():
+    x, y, z = [mx.sym.var(n) for n in "xyz"]
+    s = mx.sym.ElementWiseSum(x, y, z, name="esum")
+    assert s.list_outputs() == ["esum_output"] and s.list_arguments() == ["x", "y", "z"]
+    vals = {n: mx.nd.array(np.random.rand(3)) for n in "xyz"}
+    np.testing.assert_allclose(s.eval(**vals)[0].asnumpy(),
+                               sum(v.asnumpy() for v in vals.values()), rtol=1e-6)
+    assert mx.sym.add_n([x]).eval(x=vals["x"])[0].shape == (3,)
