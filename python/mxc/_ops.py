@@ -71,8 +71,18 @@ def take_positional_attrs(spec, inputs, is_input, attrs):
     arguments after the last leading input (`is_input`) into `attrs` under
     the operator's attribute names; returns the inputs."""
     n_in = 0
-    while n_in < len(inputs) and is_input(inputs[n_in]):
+    max_in = len(spec.inputs)
+    # (None in an input's place is an input not given, as in MXNet's
+    # generated signatures: Convolution(x, w, None, no_bias=True))
+    while n_in < len(inputs) and (is_input(inputs[n_in]) or
+                                  (inputs[n_in] is None and n_in < max_in)):
         n_in += 1
+    while n_in and inputs[n_in - 1] is None:
+        n_in -= 1
+        del inputs[n_in]
+    if any(a is None for a in inputs[:n_in]):
+        from .base import MXNetError
+        raise MXNetError("%s: an input given as None before a given one" % spec.name)
     if n_in == len(inputs):
         return inputs
     from .base import MXNetError

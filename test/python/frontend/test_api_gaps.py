@@ -671,3 +671,15 @@ def test_symbol_add_n():
     np.testing.assert_allclose(s.eval(**vals)[0].asnumpy(),
                                sum(v.asnumpy() for v in vals.values()), rtol=1e-6)
     assert mx.sym.add_n([x]).eval(x=vals["x"])[0].shape == (3,)
+
+
+def test_none_input_positionally():
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    conv = mx.sym.Convolution(x, w, None, num_filter=2, kernel=(3, 3), no_bias=True, name="c")
+    assert conv.list_arguments() == ["x", "w"]
+    assert mx.sym.Convolution(x, w, None, num_filter=2, kernel=(3, 3),
+                              name="d").list_arguments() == ["x", "w", "d_bias"]
+    y = mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 3)), None, num_hidden=4,
+                             no_bias=True)
+    np.testing.assert_array_equal(y.asnumpy(), np.full((2, 4), 3.0))
+    np.testing.assert_array_equal(mx.nd.clip(mx.nd.array([-2, 2]), -1, 1).asnumpy(), [-1, 1])
