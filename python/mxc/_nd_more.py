@@ -227,6 +227,19 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, out=None, **kwargs):
     return _f["broadcast_to"](lhs, shape=target, out=out)
 
 
+def stack(*data, **kwargs):
+    """MXNet's stack: the arrays on a new axis (expand_dims, then concat)."""
+    axis = int(kwargs.pop("axis", 0))
+    kwargs.pop("num_args", None)
+    out = kwargs.pop("out", None)
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    if not data:
+        raise MXNetError("stack: no arrays")
+    parts = [_f["expand_dims"](d, axis=axis) for d in data]
+    return _f["Concat"](*parts, dim=axis, out=out)
+
+
 def _integer_identity(fname):
     """MXNet's rounding functions leave integer arrays as they are (the
     compiled kernels are for floating-point data)."""
@@ -448,6 +461,7 @@ def install():
         if not hasattr(NDArray, m):
             setattr(NDArray, m, fn)
     g.setdefault("broadcast_like", broadcast_like)
+    g.setdefault("stack", stack)
     for fname in ("floor", "ceil", "round", "rint", "fix", "trunc"):
         if fname in _f:
             fn = _integer_identity(fname)

@@ -741,6 +741,26 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):
 SliceChannel = split
 
 
+def stack(*data, **kwargs):
+    """MXNet's stack for symbols: each input gets the new axis (expand_dims)
+    and they are concatenated on it (Concat, named `name`; MXNet has one
+    node)."""
+    axis = int(kwargs.pop("axis", 0))
+    kwargs.pop("num_args", None)
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    if kwargs:
+        raise MXNetError("stack: unexpected arguments %s" % ", ".join(kwargs))
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    if not data:
+        raise MXNetError("stack: no inputs")
+    name = NameManager.current.get(name, "stack")
+    parts = [_create("expand_dims", [d], {"axis": axis}, "%s_in%d" % (name, i), "expand_dims")
+             for i, d in enumerate(data)]
+    return _create("Concat", parts, {"dim": axis}, name, "concat", attr=attr)
+
+
 def add_n(*args, **kwargs):
     """MXNet's add_n / ElementWiseSum for symbols: elemwise_add nodes left to
     right (the last one named `name`; MXNet has one node), as mx.nd.add_n."""

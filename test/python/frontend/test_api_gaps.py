@@ -683,3 +683,14 @@ def test_none_input_positionally():
                              no_bias=True)
     np.testing.assert_array_equal(y.asnumpy(), np.full((2, 4), 3.0))
     np.testing.assert_array_equal(mx.nd.clip(mx.nd.array([-2, 2]), -1, 1).asnumpy(), [-1, 1])
+
+
+def test_stack():
+    a = [np.random.rand(2, 3).astype(np.float32) for _ in range(3)]
+    for ax in (0, 1, 2, -1, -3):
+        s = mx.sym.stack(*[mx.sym.var("x%d" % i) for i in range(3)], axis=ax, name="st")
+        assert s.list_outputs() == ["st_output"]
+        got = s.eval(**{"x%d" % i: mx.nd.array(v) for i, v in enumerate(a)})[0]
+        np.testing.assert_array_equal(got.asnumpy(), np.stack(a, axis=ax))
+        np.testing.assert_array_equal(mx.nd.stack(*[mx.nd.array(v) for v in a], axis=ax).asnumpy(),
+                                      np.stack(a, axis=ax))
