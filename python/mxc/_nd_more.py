@@ -227,6 +227,23 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, out=None, **kwargs):
     return _f["broadcast_to"](lhs, shape=target, out=out)
 
 
+def make_loss(data, grad_scale=1.0, valid_thresh=0.0, normalization="null", out=None,
+              **kwargs):
+    """MXNet's make_loss imperatively: `data` unchanged, as a loss whose
+    backward() (no head gradient) starts with grad_scale; composed as
+    mx.sym.make_loss is (see its note: head gradients given to backward()
+    are applied, normalization other than 'null' is not supported)."""
+    if normalization not in ("null", None):
+        raise MXNetError("make_loss: normalization=%r is not supported by mxc's composed "
+                         "make_loss (only 'null')" % (normalization,))
+    g = float(grad_scale)
+    if g == 1.0:
+        return _f["_copy"](data, out=out)
+    extra = _f["_mul_scalar"](data, scalar=g - 1.0)
+    zero = _f["elemwise_sub"](extra, _f["BlockGrad"](extra))
+    return _f["elemwise_add"](data, zero, out=out)
+
+
 def stack(*data, **kwargs):
     """MXNet's stack: the arrays on a new axis (expand_dims, then concat)."""
     axis = int(kwargs.pop("axis", 0))
@@ -462,6 +479,8 @@ def install():
             setattr(NDArray, m, fn)
     g.setdefault("broadcast_like", broadcast_like)
     g.setdefault("stack", stack)
+    g.setdefault("make_loss", make_loss)
+    g.setdefault("MakeLoss", make_loss)
     for fname in ("floor", "ceil", "round", "rint", "fix", "trunc"):
         if fname in _f:
             fn = _integer_identity(fname)

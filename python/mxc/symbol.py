@@ -741,6 +741,38 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):
 SliceChannel = split
 
 
+def make_loss(data, grad_scale=1.0, valid_thresh=0.0, normalization="null", name=None,
+              attr=None, **kwargs):
+    """MXNet's make_loss / MakeLoss: `data` as a loss output (its value
+    unchanged; backward() without out_grads starts from it with gradient
+    grad_scale), composed of operators mxc has: an identity node named as
+    MXNet's (makeloss<N>), and for grad_scale != 1 the extra
+    x * (grad_scale - 1) - BlockGrad(x * (grad_scale - 1)) term, zero in the
+    forward, grad_scale - 1 in the gradient.
+
+    What differs from MXNet's operator: out_grads given to backward() are
+    applied (MXNet's MakeLoss ignores them), and normalization 'batch' /
+    'valid' (which need the batch size or the count of valid elements at
+    backward) are not supported: an MXNetError."""
+    if kwargs:
+        raise MXNetError("make_loss: unexpected arguments %s" % ", ".join(kwargs))
+    if normalization not in ("null", None):
+        raise MXNetError("make_loss: normalization=%r is not supported by mxc's composed "
+                         "make_loss (only 'null')" % (normalization,))
+    name = NameManager.current.get(name, "makeloss")
+    g = float(grad_scale)
+    if g == 1.0:
+        return _create("_copy", [data], {}, name, "makeloss", attr=attr)
+    extra = _create("_mul_scalar", [data], {"scalar": g - 1.0}, "%s_scaled" % name,
+                    "_mul_scalar")
+    frozen = _create("BlockGrad", [extra], {}, "%s_frozen" % name, "blockgrad")
+    zero = _create("elemwise_sub", [extra, frozen], {}, "%s_zero" % name, "elemwise_sub")
+    return _create("elemwise_add", [data, zero], {}, name, "makeloss", attr=attr)
+
+
+MakeLoss = make_loss
+
+
 def stack(*data, **kwargs):
     """MXNet's stack for symbols: each input gets the new axis (expand_dims)
     and they are concatenated on it (Concat, named `name`; MXNet has one

@@ -694,3 +694,24 @@ def test_stack():
         np.testing.assert_array_equal(got.asnumpy(), np.stack(a, axis=ax))
         np.testing.assert_array_equal(mx.nd.stack(*[mx.nd.array(v) for v in a], axis=ax).asnumpy(),
                                       np.stack(a, axis=ax))
+
+
+def test_make_loss():
+    x = mx.sym.var("x")
+    for g in (1.0, 0.5, 3.0):
+        loss = mx.sym.make_loss(x * x, grad_scale=g)
+        assert loss.list_outputs() == ["makeloss%s_output" % loss.name[len("makeloss"):]]
+        exe = loss.simple_bind(mx.cpu(), x=(3,))
+        exe.forward(is_train=True, x=mx.nd.array([1, 2, 3]))
+        exe.backward()
+        np.testing.assert_allclose(exe.outputs[0].asnumpy(), [1, 4, 9])
+        np.testing.assert_allclose(exe.grad_dict["x"].asnumpy(), g * np.array([2, 4, 6]))
+    a = mx.nd.array([1.0, -2.0])
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.make_loss(a * 3, grad_scale=2.0)
+    y.backward()
+    np.testing.assert_allclose(y.asnumpy(), [3, -6])
+    np.testing.assert_allclose(a.grad.asnumpy(), [6, 6])
+    with pytest.raises(mx.MXNetError):
+        mx.sym.make_loss(x, normalization="batch")
