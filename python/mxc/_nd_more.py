@@ -227,6 +227,13 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, out=None, **kwargs):
     return _f["broadcast_to"](lhs, shape=target, out=out)
 
 
+def cast_storage(data, stype="default", out=None, **kwargs):
+    """MXNet's cast_storage: to 'default' (dense, mxc's only storage) a copy;
+    'csr' / 'row_sparse' are mxc's sparse-storage error."""
+    _nd._check_dense(stype, "cast_storage")
+    return _f["_copy"](data, out=out)
+
+
 def make_loss(data, grad_scale=1.0, valid_thresh=0.0, normalization="null", out=None,
               **kwargs):
     """MXNet's make_loss imperatively: `data` unchanged, as a loss whose
@@ -480,6 +487,7 @@ def install():
     g.setdefault("broadcast_like", broadcast_like)
     g.setdefault("stack", stack)
     g.setdefault("make_loss", make_loss)
+    g.setdefault("cast_storage", cast_storage)
     g.setdefault("MakeLoss", make_loss)
     for fname in ("floor", "ceil", "round", "rint", "fix", "trunc"):
         if fname in _f:

@@ -715,3 +715,12 @@ def test_make_loss():
     np.testing.assert_allclose(a.grad.asnumpy(), [6, 6])
     with pytest.raises(mx.MXNetError):
         mx.sym.make_loss(x, normalization="batch")
+
+
+def test_cast_storage():
+    a = mx.nd.array([[1, 2], [3, 4]])
+    b = mx.nd.cast_storage(a, stype="default")
+    assert b is not a and b.stype == "default"
+    np.testing.assert_array_equal(b.asnumpy(), a.asnumpy())
+    with pytest.raises(mx.MXNetError, match="sparse storage"):
+        mx.nd.cast_storage(a, stype="csr")
