@@ -227,6 +227,24 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, out=None, **kwargs):
     return _f["broadcast_to"](lhs, shape=target, out=out)
 
 
+def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, out=None,
+            **kwargs):
+    """MXNet's softmin: softmax of the negated data."""
+    if use_length:
+        raise MXNetError("softmin: use_length is not supported by mxc's composed softmin")
+    kw = {"axis": axis}
+    if temperature is not None:
+        kw["temperature"] = temperature
+    if dtype is not None:
+        kw["dtype"] = dtype
+    return _f["softmax"](_f["negative"](data), out=out, **kw)
+
+
+def logical_not(data, out=None, **kwargs):
+    """MXNet's logical_not: 1 where data is 0, else 0 (data's dtype)."""
+    return _f["_equal_scalar"](data, scalar=0.0, out=out)
+
+
 def cast_storage(data, stype="default", out=None, **kwargs):
     """MXNet's cast_storage: to 'default' (dense, mxc's only storage) a copy;
     'csr' / 'row_sparse' are mxc's sparse-storage error."""
@@ -488,6 +506,11 @@ def install():
     g.setdefault("stack", stack)
     g.setdefault("make_loss", make_loss)
     g.setdefault("cast_storage", cast_storage)
+    g.setdefault("softmin", softmin)
+    g.setdefault("logical_not", logical_not)
+    for m, fn in (("softmin", softmin),):
+        if not hasattr(NDArray, m):
+            setattr(NDArray, m, fn)
     g.setdefault("MakeLoss", make_loss)
     for fname in ("floor", "ceil", "round", "rint", "fix", "trunc"):
         if fname in _f:

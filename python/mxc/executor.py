@@ -556,9 +556,7 @@ def _grad_reqs(grad_req, names):
 
 def _arrays_in_order(arrays, names, what, allow_missing=False):
     if isinstance(arrays, dict):
-        extra = [k for k in arrays if k not in names]
-        if extra:
-            raise MXNetError("%s: %s not among %s" % (what, extra, names))
+        # (as MXNet: names the symbol does not have are ignored)
         out = []
         for n in names:
             if n not in arrays and not allow_missing:

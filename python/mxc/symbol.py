@@ -741,6 +741,30 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):
 SliceChannel = split
 
 
+def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, name=None,
+            attr=None, **kwargs):
+    """MXNet's softmin: softmax of the negated data (composed; the softmax
+    node named `name`)."""
+    if use_length:
+        raise MXNetError("softmin: use_length is not supported by mxc's composed softmin")
+    neg = _create("negative", [data], {}, None, "negative")
+    kw = {"axis": axis}
+    if temperature is not None:
+        kw["temperature"] = temperature
+    if dtype is not None:
+        kw["dtype"] = dtype
+    kw.update(kwargs)
+    return _create("softmax", [neg], kw, NameManager.current.get(name, "softmin"), "softmin",
+                   attr=attr)
+
+
+def logical_not(data, name=None, attr=None, **kwargs):
+    """MXNet's logical_not: 1 where data is 0, else 0 (data's dtype), as
+    _equal_scalar(data, 0)."""
+    return _create("_equal_scalar", [data], {"scalar": 0.0},
+                   NameManager.current.get(name, "logical_not"), "logical_not", attr=attr)
+
+
 def make_loss(data, grad_scale=1.0, valid_thresh=0.0, normalization="null", name=None,
               attr=None, **kwargs):
     """MXNet's make_loss / MakeLoss: `data` as a loss output (its value

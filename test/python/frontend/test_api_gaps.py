@@ -724,3 +724,19 @@ def test_cast_storage():
     np.testing.assert_array_equal(b.asnumpy(), a.asnumpy())
     with pytest.raises(mx.MXNetError, match="sparse storage"):
         mx.nd.cast_storage(a, stype="csr")
+
+
+def test_softmin_logical_not_bind_extra_args():
+    x = np.random.rand(2, 3).astype(np.float32)
+    e = np.exp(-x)
+    np.testing.assert_allclose(mx.nd.softmin(mx.nd.array(x)).asnumpy(),
+                               e / e.sum(-1, keepdims=True), rtol=1e-5)
+    s = mx.sym.softmin(mx.sym.var("x"), axis=0)
+    np.testing.assert_allclose(s.eval(x=mx.nd.array(x))[0].asnumpy(),
+                               e / e.sum(0, keepdims=True), rtol=1e-5)
+    np.testing.assert_array_equal(mx.nd.logical_not(mx.nd.array([0, 2, -1])).asnumpy(), [1, 0, 0])
+    y = mx.sym.var("y") * 2
+    exe = y.bind(mx.cpu(), args={"y": mx.nd.ones(2), "unused": mx.nd.ones(3)})  # ignored, as MXNet
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2, 2])
+    with pytest.raises(mx.MXNetError):
+        y.bind(mx.cpu(), args={"unused": mx.nd.ones(3)})
