@@ -491,7 +491,8 @@ class Module(BaseModule):
         type_dict = {d.name: d.dtype for d in self._data_shapes + (self._label_shapes or [])
                      if getattr(d, "dtype", None) is not None}
         old_args, old_aux = self._arg_params, self._aux_params
-        self._grad_req = reqs
+        self._grad_reqs = reqs  # per argument
+        self._grad_req = grad_req  # as given (MXNet keeps it)
         self._type_dict = type_dict
         self._execs = self._bind_execs(self._input_shapes())
         self._exec = self._execs[0]
@@ -553,7 +554,7 @@ class Module(BaseModule):
     def _bind_execs(self, shapes):
         execs = []
         for ctx, dev in zip(self._contexts, self._device_shapes(shapes)):
-            ex = self._symbol.simple_bind(ctx, grad_req=self._grad_req,
+            ex = self._symbol.simple_bind(ctx, grad_req=self._grad_reqs,
                                           type_dict=self._type_dict, **dev)
             if execs:  # one set of parameters: the first executor's arrays
                 for i, n in enumerate(ex._arg_names):
