@@ -655,6 +655,24 @@ rank; a 0 in `shape` keeps the input's extent (MXNet's BroadcastToShape).""",
    attrs=[Attr("shape", "shape", "()", doc="Target shape; 0 keeps an axis.")],
    example="""%out = mx.broadcast_to %x {shape = array<i64: 2, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="reshape_like", mnemonic="reshape_like", cpp="ReshapeLike",
+   source="src/operator/tensor/elemwise_unary_op_basic.cc ReshapeLikeShapeCompute",
+   summary="Reshapes lhs to (part of) rhs's shape",
+   description="""
+The axes `[lhs_begin, lhs_end)` of `lhs` are replaced by the axes
+`[rhs_begin, rhs_end)` of `rhs` (absent: the whole shape; negative values
+count from the end); the element count must stay the same. Only `rhs`'s
+shape is read; its gradient is zero.""",
+   inputs=[Input("lhs"), Input("rhs")], outputs=[Output("output")],
+   attrs=[
+       Attr("lhs_begin", "int", "None", doc="First lhs axis replaced; absent = 0."),
+       Attr("lhs_end", "int", "None", doc="One past the last lhs axis replaced; absent = the rank."),
+       Attr("rhs_begin", "int", "None", doc="First rhs axis used; absent = 0."),
+       Attr("rhs_end", "int", "None", doc="One past the last rhs axis used; absent = the rank."),
+   ],
+   aliases=["_npx_reshape_like"],
+   example="""%out = mx.reshape_like %x, %y : (tensor<6xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>""")
+
 op(mxnet="slice_axis", mnemonic="slice_axis", cpp="SliceAxis",
    source="src/operator/tensor/matrix_op-inl.h SliceAxisParam",
    summary="Slices along one axis",

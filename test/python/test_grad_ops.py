@@ -83,6 +83,12 @@ def test_broadcast_to(shape, target):
     check_op("broadcast_to", {"shape": target}, {"data": rand(shape)})
 
 
+def test_reshape_like():
+    # lhs gets the gradient reshaped back; rhs (only its shape is read) none.
+    check_op("reshape_like", {"lhs_begin": 0, "lhs_end": 1, "rhs_begin": 0, "rhs_end": 2},
+             {"lhs": rand((6, 2)), "rhs": rand((3, 2, 5))}, wrt=["lhs"])
+
+
 def test_squeeze_axis():
     check_op("squeeze", {"axis": (0, 2)}, {"data": rand((1, 3, 1, 2))})
 

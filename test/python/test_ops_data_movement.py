@@ -93,6 +93,32 @@ def test_broadcast_to(shape, target):
     check("broadcast_to", {"shape": target}, [_rand(rng, shape)])
 
 
+@pytest.mark.parametrize("lhs,rhs,attrs", [
+    ((6,), (3, 2), {}),
+    ((30, 7), (15, 2, 4), {"lhs_begin": 0, "lhs_end": 1, "rhs_begin": 0, "rhs_end": 2}),
+    ((3, 5), (1, 15, 4), {"lhs_begin": 0, "lhs_end": 2, "rhs_begin": 1, "rhs_end": 2}),
+    ((30, 12), (4, 2, 2, 3), {"lhs_begin": -1, "rhs_begin": 1}),
+], ids=str)
+def test_reshape_like(lhs, rhs, attrs):
+    # MXNet's documented examples (elemwise_unary_op_basic.cc).
+    rng = np.random.default_rng(213)
+    check("reshape_like", attrs, [_rand(rng, lhs), _rand(rng, rhs)])
+
+
+@pytest.mark.parametrize("attrs,message", [
+    ({}, "because they have different size"),
+    ({"lhs_begin": 1, "lhs_end": 1}, "Invalid begin, end, get lhs_begin=1, lhs_end=1"),
+    ({"rhs_end": 3}, "Invalid end for rhs_end=3 as dimension number is 2"),
+])
+def test_reshape_like_errors_name_the_node(attrs, message):
+    rng = np.random.default_rng(214)
+    graph = one_op_graph("reshape_like", attrs, ["in0", "in1"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": _rand(rng, (5,)), "in1": _rand(rng, (2, 3))})
+    text = str(e.value)
+    assert "node" in text and message in text, text
+
+
 @pytest.mark.parametrize("op,attrs,shape,message", [
     ("squeeze", {"axis": (0,)}, (2, 1), "size=2 not equal to one"),
     ("squeeze", {"axis": (2,)}, (2, 1), "out of bounds"),

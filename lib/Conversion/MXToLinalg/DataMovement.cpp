@@ -46,6 +46,20 @@ struct ConvertReshapeLike final : OpConversionPattern<OpTy> {
   }
 };
 
+/// reshape_like: lhs reshaped to the inferred type (rhs only gave a shape).
+struct ConvertReshapeLikeOp final : OpConversionPattern<mx::ReshapeLikeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ReshapeLikeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getLhs(),
+                                     outType.getShape()));
+    return success();
+  }
+};
+
 struct ConvertTranspose final : OpConversionPattern<mx::TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -189,13 +203,15 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
   target.addLegalOp<UnrealizedConversionCastOp>(); // ui8 in linalg bodies
-  target.addIllegalOp<mx::ReshapeOp, mx::FlattenOp, mx::ExpandDimsOp,
+  target.addIllegalOp<mx::ReshapeOp, mx::ReshapeLikeOp, mx::FlattenOp,
+                      mx::ExpandDimsOp,
                       mx::SqueezeOp, mx::TransposeOp, mx::SliceAxisOp,
                       mx::ConcatOp, mx::OneHotOp>();
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
            ConvertReshapeLike<mx::ExpandDimsOp>,
-           ConvertReshapeLike<mx::SqueezeOp>, ConvertTranspose,
+           ConvertReshapeLike<mx::SqueezeOp>, ConvertReshapeLikeOp,
+           ConvertTranspose,
            ConvertSliceAxis, ConvertConcat, ConvertOneHot>(
           typeConverter, patterns.getContext());
 }

@@ -2,9 +2,8 @@
 
 Each loss returns one value per sample: the mean over every axis but
 batch_axis. `weight` scales the loss; `sample_weight` (a call argument) is
-broadcast-multiplied. MXNet's pick and reshape_like are written with one_hot
-and Reshape (the compiler's operators); traced (hybridized) losses take the
-static shapes from the traced inputs.
+broadcast-multiplied. MXNet's pick is written with one_hot (traced, hybridized losses take its
+depth from the traced inputs' static shapes); reshape_like is the operator.
 """
 from ..base import MXNetError
 from .. import ndarray as nd
@@ -25,7 +24,7 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
 def _reshape_like(F, x, y):
     if F is nd:
         return x.reshape(y.shape)
-    return F.Reshape(x, shape=_shape_of(F, y))
+    return F.reshape_like(x, y)  # no static shape needed
 
 
 def _pick(F, data, index, axis, keepdims):

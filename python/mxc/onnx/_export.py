@@ -702,6 +702,13 @@ def _squeeze(g, n):
            n.outs[:1], name=n.name)
 
 
+@_exports("reshape_like")
+def _reshape_like(g, n):
+    # lhs reshaped to the inferred result shape; rhs only gave its shape
+    g.node("Reshape", [n.inputs[0], g.ints(n.name + "__shape", list(n.out_shapes[0]))],
+           n.outs[:1], name=n.name)
+
+
 @_exports("broadcast_to")
 def _broadcast_to(g, n):
     g.node("Expand", [n.inputs[0], g.ints(n.name + "__shape", list(n.out_shapes[0]))],

@@ -121,6 +121,23 @@ def broadcast_to(inputs, attrs):
     return [np.ascontiguousarray(np.broadcast_to(x, shape))]
 
 
+@register("reshape_like", "_npx_reshape_like")
+def reshape_like(inputs, attrs):
+    # MXNet's ReshapeLikeShapeCompute: lhs axes [lhs_begin, lhs_end) become
+    # rhs axes [rhs_begin, rhs_end); absent bounds are 0 and the rank.
+    lhs, rhs = inputs
+
+    def bound(name, default, ndim):
+        v = attrs.get(name, "None")
+        v = default if v in (None, "None") else int(v)
+        return v + ndim if v < 0 else v
+
+    lb, le = bound("lhs_begin", 0, lhs.ndim), bound("lhs_end", lhs.ndim, lhs.ndim)
+    rb, re = bound("rhs_begin", 0, rhs.ndim), bound("rhs_end", rhs.ndim, rhs.ndim)
+    shape = lhs.shape[:lb] + rhs.shape[rb:re] + lhs.shape[le:]
+    return [lhs.reshape(shape)]
+
+
 @register("slice_axis")
 def slice_axis(inputs, attrs):
     x = inputs[0]

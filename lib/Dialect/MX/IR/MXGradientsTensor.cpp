@@ -127,6 +127,14 @@ LogicalResult reshapeGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// reshape_like: the gradient reshaped back to lhs; rhs (only its shape is
+/// read) gets none, MXNet's zeros_like.
+LogicalResult reshapeLikeGrad(Operation *op, GradBuilder &g, ValueRange og,
+                              Grads &in) {
+  in[0] = g.reshape(og[0], typeOf(op->getOperand(0)).getShape());
+  return success();
+}
+
 /// Binary arithmetic, elementwise or broadcast (the name tells which op).
 LogicalResult binaryGrad(Operation *op, GradBuilder &g, ValueRange og,
                          Grads &in) {
@@ -695,6 +703,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<erfGrad>::attach<ErfOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);
+  Rule<reshapeLikeGrad>::attach<ReshapeLikeOp>(ctx);
   Rule<broadcastToGrad>::attach<BroadcastToOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,

@@ -454,6 +454,87 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// reshape_like (src/operator/tensor/elemwise_unary_op_basic.cc
+// ReshapeLikeRangeCanonicalize, ReshapeLikeShapeCompute)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// [begin, end) of a rank-`ndims` shape from the optional attributes, as
+/// MXNet's ReshapeLikeRangeCanonicalize (its messages).
+LogicalResult reshapeLikeRange(std::optional<Location> loc, StringRef name,
+                               int64_t ndims, const char *side,
+                               std::optional<int64_t> begin,
+                               std::optional<int64_t> end, int64_t &cbegin,
+                               int64_t &cend) {
+  cbegin = begin ? *begin : 0;
+  if (cbegin < 0)
+    cbegin += ndims;
+  cend = end ? *end : ndims;
+  if (cend < 0)
+    cend += ndims;
+  auto str = [](std::optional<int64_t> v) {
+    return v ? std::to_string(*v) : std::string("None");
+  };
+  if (cend > ndims)
+    return inferError(loc, name, "Invalid end for ", side, "_end=", str(end),
+                      " as dimension number is ", ndims);
+  if (cbegin >= cend)
+    return inferError(loc, name, "Invalid begin, end, get ", side,
+                      "_begin=", str(begin), ", ", side, "_end=", str(end));
+  if (cend < 0)
+    return inferError(loc, name, "Invalid end for ", side, "_end=", str(end));
+  if (cbegin < 0)
+    return inferError(loc, name, "Invalid begin for ", side,
+                      "_begin=", str(begin));
+  return success();
+}
+
+std::optional<int64_t> optionalInt(std::optional<uint64_t> v) {
+  if (!v)
+    return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+} // namespace
+
+LogicalResult ReshapeLikeOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto lhs = getTensorType(loc, name, adaptor.getLhs(), "lhs");
+  if (failed(lhs))
+    return failure();
+  auto rhs = getTensorType(loc, name, adaptor.getRhs(), "rhs");
+  if (failed(rhs))
+    return failure();
+  ArrayRef<int64_t> l = lhs->getShape(), r = rhs->getShape();
+  int64_t lb, le, rb, re;
+  if (failed(reshapeLikeRange(loc, name, l.size(), "lhs",
+                              optionalInt(adaptor.getLhsBegin()),
+                              optionalInt(adaptor.getLhsEnd()), lb, le)) ||
+      failed(reshapeLikeRange(loc, name, r.size(), "rhs",
+                              optionalInt(adaptor.getRhsBegin()),
+                              optionalInt(adaptor.getRhsEnd()), rb, re)))
+    return failure();
+  Shape out(l.begin(), l.begin() + lb);
+  out.append(r.begin() + rb, r.begin() + re);
+  out.append(l.begin() + le, l.end());
+  if (llvm::none_of(l, isDynamic) && llvm::none_of(out, isDynamic)) {
+    int64_t a = 1, b = 1;
+    for (int64_t d : l)
+      a *= d;
+    for (int64_t d : out)
+      b *= d;
+    if (a != b)
+      return inferError(loc, name, "Cannot reshape lhs with shape ",
+                        formatShape(l), "to new shape ", formatShape(out),
+                        " because they have different size.");
+  }
+  results.push_back(RankedTensorType::get(out, lhs->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // slice_axis (src/operator/tensor/matrix_op-inl.h GetSliceAxisParams)
 //===----------------------------------------------------------------------===//
 

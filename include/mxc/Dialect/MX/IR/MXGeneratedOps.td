@@ -3002,6 +3002,43 @@ def MX_BroadcastToOp : MX_Op<"broadcast_to", [Pure, InferTypeOpAdaptorWithIsComp
   }];
 }
 
+def MX_ReshapeLikeOp : MX_Op<"reshape_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Reshapes lhs to (part of) rhs's shape";
+  let description = [{
+    The axes `[lhs_begin, lhs_end)` of `lhs` are replaced by the axes
+    `[rhs_begin, rhs_end)` of `rhs` (absent: the whole shape; negative values
+    count from the end); the element count must stay the same. Only `rhs`'s
+    shape is read; its gradient is zero.
+
+    MXNet operator: `reshape_like` (aliases `_npx_reshape_like`).
+
+    Example:
+
+    ```mlir
+    %out = mx.reshape_like %x, %y : (tensor<6xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs,
+    OptionalAttr<I64Attr>:$lhs_begin,
+    OptionalAttr<I64Attr>:$lhs_end,
+    OptionalAttr<I64Attr>:$rhs_begin,
+    OptionalAttr<I64Attr>:$rhs_end
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_SliceAxisOp : MX_Op<"slice_axis", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Slices along one axis";
   let description = [{
