@@ -234,6 +234,35 @@ class TripletLoss(Loss):
         return _apply_weighting(F, loss, self._weight, sample_weight)
 
 
+class CosineEmbeddingLoss(Loss):
+    """1 - cos(input1, input2) where label is 1, max(0, cos - margin) where
+    it is -1 (MXNet's CosineEmbeddingLoss; cos over the last axis, its
+    denominator at least 1e-12)."""
+
+    def __init__(self, weight=None, batch_axis=0, margin=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+    def hybrid_forward(self, F, input1, input2, label, sample_weight=None):
+        input1 = _reshape_like(F, input1, input2)
+        label = F.reshape(label, shape=(-1, 1))
+        cos_sim = self._cosine_similarity(F, input1, input2)
+        y_1 = label == 1
+        y_minus_1 = label == -1
+        cos_sim_a = (1 - cos_sim) * y_1
+        cos_sim_b = F.maximum(y_minus_1 * (cos_sim - self._margin), 0)
+        loss = cos_sim_a + cos_sim_b
+        return _apply_weighting(F, loss, self._weight, sample_weight)
+
+    @staticmethod
+    def _cosine_similarity(F, x, y, axis=-1):
+        def norm(v):
+            return F.reshape(F.sqrt(F.sum(F.square(v), axis=axis)), shape=(-1, 1))
+
+        x_dot_y = F.reshape(F.sum(x * y, axis=axis), shape=(-1, 1))
+        return x_dot_y / F.maximum(norm(x) * norm(y), 1e-12)
+
+
 class PoissonNLLLoss(Loss):
     """Poisson negative log likelihood (from_logits: pred is log(lambda))."""
 

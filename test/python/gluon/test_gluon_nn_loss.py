@@ -164,6 +164,26 @@ def test_losses_against_numpy():
                                np.maximum(0, 1 - pred * sign).mean(1), rtol=1e-5)
 
 
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_cosine_embedding_loss_against_numpy(hybridize):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 3)).astype(np.float32)
+    b = rng.standard_normal((4, 3)).astype(np.float32)
+    b[3] = 0  # zero norm: the denominator is 1e-12, cos 0
+    label = np.array([1, -1, -1, 1], np.float32)
+    loss = gluon.loss.CosineEmbeddingLoss(margin=0.1)
+    if hybridize:
+        loss.hybridize()
+    got = loss(mx.nd.array(a), mx.nd.array(b), mx.nd.array(label)).asnumpy().ravel()
+    cos = (a * b).sum(-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1),
+                                       1e-12)
+    want = np.where(label == 1, 1 - cos, np.maximum(0, cos - 0.1))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # the symbolic form (MXNet's loss(sym.var(...)) style) infers its shapes
+    s = loss(mx.sym.var("x1"), mx.sym.var("x2"), mx.sym.var("y"))
+    assert s.infer_shape(x1=(4, 3), x2=(4, 3), y=(4,))[1] == [(4, 1)]
+
+
 def test_loss_gradient_matches_formula():
     pred = _nd(RNG.uniform(-1, 1, (3, 4)).astype(np.float32))
     label = _nd(np.array([1, 0, 3], np.float32))
