@@ -30,8 +30,8 @@ namespace {
     return rewriter.notifyMatchFailure(op, "dynamic shapes are not "           \
                                            "supported");
 
-/// Reshape, Flatten, expand_dims, squeeze: the data in the inferred result
-/// shape.
+/// Reshape, Flatten, expand_dims, squeeze, reshape_like: the data in the
+/// inferred result shape.
 template <typename OpTy>
 struct ConvertReshapeLike final : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -40,21 +40,10 @@ struct ConvertReshapeLike final : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     MXC_REQUIRE_STATIC(op);
     auto outType = cast<RankedTensorType>(op.getOutput().getType());
-    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getData(),
-                                     outType.getShape()));
-    return success();
-  }
-};
-
-/// reshape_like: lhs reshaped to the inferred type (rhs only gave a shape).
-struct ConvertReshapeLikeOp final : OpConversionPattern<mx::ReshapeLikeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(mx::ReshapeLikeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    MXC_REQUIRE_STATIC(op);
-    auto outType = cast<RankedTensorType>(op.getOutput().getType());
-    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getLhs(),
+    // The first operand: data, or reshape_like's lhs (its rhs only gave a
+    // shape).
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(),
+                                     adaptor.getOperands().front(),
                                      outType.getShape()));
     return success();
   }
@@ -210,7 +199,8 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
            ConvertReshapeLike<mx::ExpandDimsOp>,
-           ConvertReshapeLike<mx::SqueezeOp>, ConvertReshapeLikeOp,
+           ConvertReshapeLike<mx::SqueezeOp>,
+           ConvertReshapeLike<mx::ReshapeLikeOp>,
            ConvertTranspose,
            ConvertSliceAxis, ConvertConcat, ConvertOneHot>(
           typeConverter, patterns.getContext());
