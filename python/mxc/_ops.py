@@ -38,10 +38,14 @@ class OpSpec:
     def format_attrs(self, kwargs):
         """MXNet strings of the attributes in `kwargs` (None is "None", as
         MXNet's generated functions write it). Unknown names and missing
-        required attributes raise MXNetError."""
+        required attributes raise MXNetError; an operator without attributes
+        ignores any it is given, as MXNet's operators without a parameter
+        struct do (gluon.loss passes axis= to broadcast_maximum)."""
         out = {}
         for k, v in kwargs.items():
             spec = self.attrs.get(k)
+            if spec is None and not self.attrs:
+                continue
             if spec is None:
                 raise MXNetError("%s: no attribute '%s' (attributes: %s)" % (
                     self.name, k, ", ".join(sorted(self.attrs)) or "none"))

@@ -222,6 +222,16 @@ def test_imperative_calls_are_compiled_once_per_signature():
     assert len(ndarray._cache) == n + 1
 
 
+def test_operators_without_attributes_ignore_given_ones():
+    # As MXNet's operators without a parameter struct (gluon.loss passes
+    # axis=1 to broadcast_maximum); operators with attributes still check.
+    a, b = mx.nd.array([[1.0, -2.0]]), mx.nd.array([[0.0], [3.0]])
+    np.testing.assert_array_equal(mx.nd.broadcast_maximum(a, b, axis=1).asnumpy(),
+                                  np.maximum(a.asnumpy(), b.asnumpy()))
+    s = mx.sym.broadcast_maximum(mx.sym.var("a"), mx.sym.var("b"), axis=1)
+    assert s.infer_shape(a=(1, 2), b=(2, 1))[1] == [(2, 2)]
+
+
 def test_operator_errors():
     with pytest.raises(mx.MXNetError, match="no attribute 'axes'"):
         mx.nd.sum(mx.nd.ones(3), axes=0)
