@@ -263,6 +263,35 @@ class CosineEmbeddingLoss(Loss):
         return x_dot_y / F.maximum(norm(x) * norm(y), 1e-12)
 
 
+class SDMLLoss(Loss):
+    """Smoothed deep metric learning loss (MXNet's SDMLLoss): for aligned
+    batches x1, x2 of shape (batch_size, dim), the KL divergence between
+    log_softmax(-squared distances) of every pair and the identity smoothed
+    by `smoothing_parameter`. As MXNet's, it reads x1's shape, so it runs on
+    NDArrays (not in a hybridized trace)."""
+
+    def __init__(self, smoothing_parameter=0.3, weight=1., batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self.kl_loss = KLDivLoss(from_logits=True)
+        self.smoothing_parameter = smoothing_parameter
+
+    def hybrid_forward(self, F, x1, x2):
+        if F is not nd:
+            raise MXNetError("SDMLLoss reads its inputs' shapes: call it on NDArrays, "
+                             "not hybridized (as MXNet's)")
+        if x1.shape != x2.shape or len(x1.shape) != 2:
+            raise MXNetError("SDMLLoss: x1 and x2 must both be (batch_size, dim), got %s "
+                             "and %s" % (x1.shape, x2.shape))
+        batch_size, dim = x1.shape
+        x1_ = x1.expand_dims(1).broadcast_to((batch_size, batch_size, dim))
+        x2_ = x2.expand_dims(0).broadcast_to((batch_size, batch_size, dim))
+        distances = F.sum(F.square(x1_ - x2_), axis=2)
+        gold = F.eye(batch_size, ctx=distances.context)
+        p = self.smoothing_parameter
+        labels = gold * (1 - p) + (1 - gold) * p / (batch_size - 1)
+        return self.kl_loss(F.log_softmax(-distances, axis=1), labels)
+
+
 class PoissonNLLLoss(Loss):
     """Poisson negative log likelihood (from_logits: pred is log(lambda))."""
 

@@ -184,6 +184,21 @@ def test_cosine_embedding_loss_against_numpy(hybridize):
     assert s.infer_shape(x1=(4, 3), x2=(4, 3), y=(4,))[1] == [(4, 1)]
 
 
+def test_sdml_loss_against_numpy():
+    rng = np.random.default_rng(6)
+    x1 = rng.standard_normal((4, 3)).astype(np.float32)
+    x2 = rng.standard_normal((4, 3)).astype(np.float32)
+    got = gluon.loss.SDMLLoss(smoothing_parameter=0.3)(mx.nd.array(x1), mx.nd.array(x2))
+    d = ((x1[:, None, :] - x2[None, :, :]) ** 2).sum(-1)
+    z = -d - (-d).max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    labels = np.eye(4) * 0.7 + (1 - np.eye(4)) * 0.3 / 3
+    want = (labels * (np.log(labels + 1e-12) - logp)).mean(axis=1)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(mx.MXNetError, match="must both be"):
+        gluon.loss.SDMLLoss()(mx.nd.ones((4, 3)), mx.nd.ones((3, 3)))
+
+
 def test_loss_gradient_matches_formula():
     pred = _nd(RNG.uniform(-1, 1, (3, 4)).astype(np.float32))
     label = _nd(np.array([1, 0, 3], np.float32))
