@@ -31,6 +31,9 @@ def _pick(F, data, index, axis, keepdims):
     """MXNet's pick(data, index, axis) as sum(data * one_hot(index))."""
     shape = _shape_of(F, data)
     axis = axis % len(shape)
+    # The index has data's shape less the axis, or with it as extent 1 (as
+    # MXNet's PickOpShape allows: a (N, 1) label for (N, C) predictions).
+    index = F.reshape(index, shape=tuple(d for i, d in enumerate(shape) if i != axis))
     hot = F.one_hot(index, depth=shape[axis], dtype="float32")
     if axis != len(shape) - 1:
         perm = list(range(len(shape) - 1))

@@ -199,6 +199,23 @@ def test_sdml_loss_against_numpy():
         gluon.loss.SDMLLoss()(mx.nd.ones((4, 3)), mx.nd.ones((3, 3)))
 
 
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_softmax_ce_loss_takes_a_keepdims_shaped_label(hybridize):
+    # MXNet's pick takes an index of data's shape less the axis or with it
+    # as extent 1: a (N, 1) label gives the (N,) label's loss.
+    rng = np.random.default_rng(7)
+    pred = mx.nd.array(rng.standard_normal((5, 3)).astype(np.float32))
+    label = np.array([0, 2, 1, 1, 0], np.float32)
+    loss = gluon.loss.SoftmaxCELoss()
+    if hybridize:
+        loss.hybridize()
+    flat = loss(pred, mx.nd.array(label)).asnumpy()
+    col = loss(pred, mx.nd.array(label.reshape(5, 1))).asnumpy()
+    logp = pred.asnumpy() - np.log(np.exp(pred.asnumpy()).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(flat, -logp[np.arange(5), label.astype(int)], rtol=1e-5)
+    np.testing.assert_allclose(col, flat, rtol=1e-6)
+
+
 def test_loss_gradient_matches_formula():
     pred = _nd(RNG.uniform(-1, 1, (3, 4)).astype(np.float32))
     label = _nd(np.array([1, 0, 3], np.float32))
