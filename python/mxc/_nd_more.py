@@ -2,7 +2,7 @@
 (values and gradients come from the parts) or, for array creation and
 in-place assignment, written on the host: linspace, eye, moveaxis,
 onehot_encode, choose_element_0index, fill_element_0index, slice / crop and
-their assignments, argmin, contrib.isnan / isinf / isfinite, the in-place
+their assignments, argmin, repeat, tile, contrib.isnan / isinf / isfinite, the in-place
 forms of expand_dims / squeeze / flatten, NDArray.__getstate__ /
 __setstate__ and MXNet's slice-contiguity helper.
 
@@ -471,6 +471,65 @@ class CachedOp:
         return results[0] if len(results) == 1 else results
 
 
+def _empty_like(data, shape, out):
+    res = _nd.zeros(shape, ctx=data.context, dtype=data.dtype)
+    if out is not None:
+        out[:] = res
+        return out
+    return res
+
+
+def repeat(data, repeats, axis=None, out=None, **kwargs):
+    """MXNet's repeat: each element `repeats` times along `axis` (None: of
+    the flattened array), as expand_dims + broadcast_to + Reshape."""
+    repeats = int(repeats)
+    if repeats < 0:
+        raise MXNetError("repeat: repeats must be non-negative, got %d" % repeats)
+    if axis is None or (isinstance(axis, str) and axis == "None"):
+        data = _f["Reshape"](data, shape=(-1,))
+        axis = 0
+    shape = tuple(data.shape)
+    axis = int(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise MXNetError("repeat: axis %d out of range for shape %s" % (axis, shape))
+    axis %= len(shape)
+    if repeats == 0:  # empty (broadcast_to and Reshape read 0 as "keep")
+        return _empty_like(data, shape[:axis] + (0,) + shape[axis + 1:], out)
+    x = _f["expand_dims"](data, axis=axis + 1)
+    x = _f["broadcast_to"](x, shape=shape[:axis + 1] + (repeats,) + shape[axis + 1:])
+    res = _f["Reshape"](x, shape=shape[:axis] + (shape[axis] * repeats,) + shape[axis + 1:])
+    if out is not None:
+        out[:] = res
+        return out
+    return res
+
+
+def tile(data, reps, out=None, **kwargs):
+    """MXNet's tile: `data` repeated `reps[i]` times along axis i (the
+    shorter of reps and the shape padded with leading 1s), as Reshape to
+    (1, d0, 1, d1, ...) + broadcast_to (r0, d0, r1, d1, ...) + Reshape."""
+    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    if any(r < 0 for r in reps):
+        raise MXNetError("tile: reps must be non-negative, got %s" % (reps,))
+    shape = tuple(data.shape)
+    if not reps:
+        return _f["identity"](data) if out is None else _f["identity"](data, out=out)
+    n = builtins.max(len(shape), len(reps))
+    shape = (1,) * (n - len(shape)) + shape
+    reps = (1,) * (n - len(reps)) + reps
+    if 0 in reps or 0 in shape:  # empty (broadcast_to and Reshape read 0 as "keep")
+        return _empty_like(data, tuple(r * d for r, d in zip(reps, shape)), out)
+    inter = builtins.sum(((1, d) for d in shape), ())
+    target = builtins.sum(((r, d) for r, d in zip(reps, shape)), ())
+    x = _f["Reshape"](data, shape=inter)
+    x = _f["broadcast_to"](x, shape=target)
+    res = _f["Reshape"](x, shape=tuple(r * d for r, d in zip(reps, shape)))
+    if out is not None:
+        out[:] = res
+        return out
+    return res
+
+
 def install():
     g = vars(_nd)
     for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
@@ -503,6 +562,10 @@ def install():
         if not hasattr(NDArray, m):
             setattr(NDArray, m, fn)
     g.setdefault("broadcast_like", broadcast_like)
+    for name, fn in (("repeat", repeat), ("tile", tile)):
+        g.setdefault(name, fn)
+        if not hasattr(NDArray, name):
+            setattr(NDArray, name, fn)
     g.setdefault("stack", stack)
     g.setdefault("make_loss", make_loss)
     g.setdefault("cast_storage", cast_storage)

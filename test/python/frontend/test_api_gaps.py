@@ -740,3 +740,34 @@ def test_softmin_logical_not_bind_extra_args():
     np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2, 2])
     with pytest.raises(mx.MXNetError):
         y.bind(mx.cpu(), args={"unused": mx.nd.ones(3)})
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_repeat_against_numpy(axis):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = mx.nd.array(a)
+    np.testing.assert_array_equal(mx.nd.repeat(x, 2, axis=axis).asnumpy(), np.repeat(a, 2, axis=axis))
+    np.testing.assert_array_equal(x.repeat(repeats=3, axis=axis).asnumpy(),
+                                  np.repeat(a, 3, axis=axis))
+    assert mx.nd.repeat(x, 0, axis=axis).shape == np.repeat(a, 0, axis=axis).shape
+    with pytest.raises(mx.MXNetError):
+        mx.nd.repeat(x, 2, axis=2)
+
+
+@pytest.mark.parametrize("reps", [(2,), (2, 2), (3, 1, 2), 2, (1,), (0, 2)], ids=str)
+def test_tile_against_numpy(reps):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = mx.nd.tile(mx.nd.array(a), reps=reps).asnumpy()
+    assert got.shape == np.tile(a, reps).shape
+    np.testing.assert_array_equal(got, np.tile(a, reps))
+
+
+def test_tile_and_repeat_gradients():
+    # composed of expand_dims / Reshape / broadcast_to: each copy adds its
+    # head gradient back into the element it came from
+    x = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (mx.nd.tile(x, reps=(2, 1)) * 3).sum() + mx.nd.repeat(x, 2, axis=0).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((2, 3), 8.0))
