@@ -655,6 +655,25 @@ rank; a 0 in `shape` keeps the input's extent (MXNet's BroadcastToShape).""",
    attrs=[Attr("shape", "shape", "()", doc="Target shape; 0 keeps an axis.")],
    example="""%out = mx.broadcast_to %x {shape = array<i64: 2, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="pick", mnemonic="pick", cpp="Pick",
+   source="src/operator/tensor/broadcast_reduce_op.h PickParam, PickOpShape",
+   summary="Picks one element per position along an axis",
+   description="""
+`output[..., ...] = data[..., index[...], ...]` along `axis`: the result has
+data's shape less the axis (extent 1 with `keepdims`; a 1-D input gives
+`(1,)`), and `index` has that shape, or data's with the axis as extent 1.
+Index values (any element type, truncated) out of range are clipped
+(`clip`) or wrapped (`wrap`). The gradient goes to the picked elements; the
+index gets none.""",
+   inputs=[Input("data"), Input("index")], outputs=[Output("output")],
+   attrs=[
+       Attr("axis", "int", "-1", doc="The axis to pick along."),
+       Attr("keepdims", "bool", "False", doc="Keep the axis as extent 1."),
+       Attr("mode", "enum", "clip", ["wrap", "clip"], doc="Out-of-range indices."),
+   ],
+   aliases=["choose_element_0index", "_npx_pick"],
+   example="""%out = mx.pick %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2xf32>""")
+
 op(mxnet="reshape_like", mnemonic="reshape_like", cpp="ReshapeLike",
    source="src/operator/tensor/elemwise_unary_op_basic.cc ReshapeLikeShapeCompute",
    summary="Reshapes lhs to (part of) rhs's shape",

@@ -148,9 +148,11 @@ class NDArrayIter(DataIter):
                              % last_batch_handle)
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        # As MXNet's: the first data array sets the sample count; a longer
+        # array is read for its first n samples, a shorter one is an error.
         n = self.data[0][1].shape[0]
         for k, v in self.data + self.label:
-            if v.shape[0] != n:
+            if v.shape[0] < n:
                 raise MXNetError("NDArrayIter: '%s' has %d samples, '%s' %d"
                                  % (k, v.shape[0], self.data[0][0], n))
         if batch_size <= 0:

@@ -89,6 +89,17 @@ def test_reshape_like():
              {"lhs": rand((6, 2)), "rhs": rand((3, 2, 5))}, wrt=["lhs"])
 
 
+@pytest.mark.parametrize("axis,keepdims", [(1, False), (0, True), (-1, False)])
+def test_pick(axis, keepdims):
+    # the gradient goes to the picked elements (indices fixed, in range and
+    # clipped); the index gets none
+    data = rand((3, 4))
+    n = data.shape[axis]
+    index = np.array([0, n - 1, n + 3, -2][:data.shape[1 - axis % 2]], np.float64)
+    check_op("pick", {"axis": axis, "keepdims": keepdims}, {"data": data, "index": index},
+             wrt=["data"])
+
+
 def test_squeeze_axis():
     check_op("squeeze", {"axis": (0, 2)}, {"data": rand((1, 3, 1, 2))})
 

@@ -93,6 +93,31 @@ def test_broadcast_to(shape, target):
     check("broadcast_to", {"shape": target}, [_rand(rng, shape)])
 
 
+@pytest.mark.parametrize("shape,index_shape,attrs", [
+    ((3, 4), (3,), {"axis": 1}),
+    ((3, 4), (3,), {"axis": -1, "mode": "wrap"}),
+    ((3, 4), (4,), {"axis": 0, "keepdims": True}),
+    ((3, 4), (3, 1), {"axis": 1}),
+    ((2, 3, 4), (2, 4), {"axis": 1, "mode": "wrap", "keepdims": True}),
+    ((5,), (1,), {"axis": 0}),
+], ids=str)
+def test_pick(shape, index_shape, attrs):
+    rng = np.random.default_rng(215)
+    n = shape[attrs["axis"]]
+    # in range, out of range both ways, and fractional (truncated)
+    index = rng.integers(-n - 2, 2 * n + 2, index_shape).astype(np.float32) + 0.5
+    check("pick", attrs, [_rand(rng, shape), index])
+
+
+def test_pick_index_shape_error_names_the_node():
+    rng = np.random.default_rng(216)
+    graph = one_op_graph("pick", {"axis": 1}, ["in0", "in1"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": _rand(rng, (3, 4)), "in1": _rand(rng, (2,))})
+    text = str(e.value)
+    assert "node" in text and "index of shape (2) does not match" in text.replace(",)", ")"), text
+
+
 @pytest.mark.parametrize("lhs,rhs,attrs", [
     ((6,), (3, 2), {}),
     ((30, 7), (15, 2, 4), {"lhs_begin": 0, "lhs_end": 1, "rhs_begin": 0, "rhs_end": 2}),

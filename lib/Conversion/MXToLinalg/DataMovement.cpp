@@ -184,6 +184,95 @@ struct ConvertOneHot final : OpConversionPattern<mx::OneHotOp> {
   }
 };
 
+/// pick: a generic over the result; each element reads its index (clipped
+/// or wrapped into the axis, as MXNet's pick kernel: static_cast<int>) and
+/// extracts that element of data.
+struct ConvertPick final : OpConversionPattern<mx::PickOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::PickOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto dataType = op.getData().getType();
+    auto indexType = op.getIndex().getType();
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    int64_t rank = dataType.getRank(), outRank = outType.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    bool keepdims = op.getKeepdims();
+    bool wrap = op.getMode() == "wrap";
+    int64_t extent = dataType.getShape()[axis];
+    // The result's loop dimension of data dimension d (none for the axis
+    // unless keepdims; a 1-D input's (1,) result has no data dimension).
+    auto loopDim = [&](int64_t d) -> int64_t {
+      if (keepdims)
+        return d;
+      if (d == axis || rank == 1)
+        return -1;
+      return d < axis ? d : d - 1;
+    };
+    // The index, read at the result's position: its dimensions are data's
+    // less the axis, or with the axis as extent 1 (then a constant 0).
+    SmallVector<AffineExpr> indexExprs;
+    if (rank == 1) {
+      indexExprs.push_back(getAffineConstantExpr(0, ctx));
+    } else if (indexType.getRank() == rank) {
+      for (int64_t d = 0; d < rank; ++d)
+        indexExprs.push_back(d == axis ? getAffineConstantExpr(0, ctx)
+                                       : getAffineDimExpr(loopDim(d), ctx));
+    } else {
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis)
+          indexExprs.push_back(getAffineDimExpr(loopDim(d), ctx));
+    }
+    SmallVector<AffineMap> maps{AffineMap::get(outRank, 0, indexExprs, ctx),
+                                AffineMap::getMultiDimIdentityMap(outRank, ctx)};
+    ElemKind in = kindOf(indexType.getElementType());
+    Value data = adaptor.getData();
+    Value init = emptyTensor(rewriter, loc, outType.getShape(),
+                             outType.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, outType, adaptor.getIndex(), init, maps,
+        SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value idx = castSignedness(b, l, args[0], in.type);
+          Value i = convertElement(
+              b, l, convertElement(b, l, idx, in, {b.getI32Type()}),
+              {b.getI32Type()}, {b.getI64Type()});
+          Value n = arith::ConstantIntOp::create(b, l, b.getI64Type(), extent);
+          Value zero = arith::ConstantIntOp::create(b, l, b.getI64Type(), 0);
+          if (wrap) {
+            Value r = arith::RemSIOp::create(b, l, i, n);
+            Value neg =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, zero);
+            i = arith::SelectOp::create(b, l, neg,
+                                        arith::AddIOp::create(b, l, r, n), r);
+          } else {
+            Value last =
+                arith::ConstantIntOp::create(b, l, b.getI64Type(), extent - 1);
+            i = arith::MaxSIOp::create(b, l, zero,
+                                       arith::MinSIOp::create(b, l, i, last));
+          }
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (d == axis)
+              at.push_back(
+                  arith::IndexCastOp::create(b, l, b.getIndexType(), i));
+            else
+              at.push_back(linalg::IndexOp::create(b, l, loopDim(d)));
+          }
+          Value v = tensor::ExtractOp::create(b, l, data, at);
+          linalg::YieldOp::create(
+              b, l, castSignedness(b, l, v, outType.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 #undef MXC_REQUIRE_STATIC
 
 } // namespace
@@ -195,13 +284,13 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
   target.addIllegalOp<mx::ReshapeOp, mx::ReshapeLikeOp, mx::FlattenOp,
                       mx::ExpandDimsOp,
                       mx::SqueezeOp, mx::TransposeOp, mx::SliceAxisOp,
-                      mx::ConcatOp, mx::OneHotOp>();
+                      mx::ConcatOp, mx::OneHotOp, mx::PickOp>();
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
            ConvertReshapeLike<mx::ExpandDimsOp>,
            ConvertReshapeLike<mx::SqueezeOp>,
            ConvertReshapeLike<mx::ReshapeLikeOp>,
            ConvertTranspose,
-           ConvertSliceAxis, ConvertConcat, ConvertOneHot>(
+           ConvertSliceAxis, ConvertConcat, ConvertOneHot, ConvertPick>(
           typeConverter, patterns.getContext());
 }

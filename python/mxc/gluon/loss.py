@@ -2,13 +2,11 @@
 
 Each loss returns one value per sample: the mean over every axis but
 batch_axis. `weight` scales the loss; `sample_weight` (a call argument) is
-broadcast-multiplied. MXNet's pick is written with one_hot (traced, hybridized losses take its
-depth from the traced inputs' static shapes); reshape_like is the operator.
+broadcast-multiplied. pick and reshape_like are the operators.
 """
 from ..base import MXNetError
 from .. import ndarray as nd
 from .block import HybridBlock
-from .utils import _shape_of
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -28,18 +26,9 @@ def _reshape_like(F, x, y):
 
 
 def _pick(F, data, index, axis, keepdims):
-    """MXNet's pick(data, index, axis) as sum(data * one_hot(index))."""
-    shape = _shape_of(F, data)
-    axis = axis % len(shape)
-    # The index has data's shape less the axis, or with it as extent 1 (as
-    # MXNet's PickOpShape allows: a (N, 1) label for (N, C) predictions).
-    index = F.reshape(index, shape=tuple(d for i, d in enumerate(shape) if i != axis))
-    hot = F.one_hot(index, depth=shape[axis], dtype="float32")
-    if axis != len(shape) - 1:
-        perm = list(range(len(shape) - 1))
-        perm.insert(axis, len(shape) - 1)
-        hot = F.transpose(hot, axes=tuple(perm))
-    return F.sum(data * hot, axis=axis, keepdims=keepdims)
+    """MXNet's pick (the operator; the index may have data's shape less the
+    axis, or with it as extent 1)."""
+    return F.pick(data, index, axis=axis, keepdims=keepdims)
 
 
 class Loss(HybridBlock):

@@ -702,6 +702,32 @@ def _squeeze(g, n):
            n.outs[:1], name=n.name)
 
 
+@_exports("pick")
+def _pick(g, n):
+    # GatherElements on the index reshaped to data's shape with the axis as
+    # extent 1. clip: Clip in float before the int64 Cast (>= 0, so the
+    # Cast's truncation is MXNet's static_cast<int>; opset 11's Clip takes
+    # no integers); wrap: the int64 index Mod the extent (sign of the divisor)
+    onnx = require_onnx()
+    shape = list(n.in_shapes[0])
+    axis = attr_int(n.attrs, "axis", -1) % len(shape)
+    extent = shape[axis]
+    idx = n.inputs[1]
+    if attr_str(n.attrs, "mode", "clip") == "wrap":
+        idx = g.one("Cast", [idx], n.name, to=onnx.TensorProto.INT64)
+        idx = g.one("Mod", [idx, g.const(n.name + "__n", [extent], np.int64)], n.name, fmod=0)
+    else:
+        f = g.one("Cast", [idx], n.name, to=onnx.TensorProto.FLOAT)
+        f = g.one("Clip", [f, g.const(n.name + "__lo", 0.0, np.float32),
+                           g.const(n.name + "__hi", float(extent - 1), np.float32)], n.name)
+        idx = g.one("Cast", [f], n.name, to=onnx.TensorProto.INT64)
+    keep = [1 if i == axis else d for i, d in enumerate(shape)]
+    idx = g.one("Reshape", [idx, g.ints(n.name + "__keep", keep)], n.name)
+    picked = g.one("GatherElements", [n.inputs[0], idx], n.name, axis=axis)
+    g.node("Reshape", [picked, g.ints(n.name + "__shape", list(n.out_shapes[0]))],
+           n.outs[:1], name=n.name)
+
+
 @_exports("reshape_like")
 def _reshape_like(g, n):
     # lhs reshaped to the inferred result shape; rhs only gave its shape

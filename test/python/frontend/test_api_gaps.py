@@ -771,3 +771,16 @@ def test_tile_and_repeat_gradients():
         y = (mx.nd.tile(x, reps=(2, 1)) * 3).sum() + mx.nd.repeat(x, 2, axis=0).sum()
     y.backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), np.full((2, 3), 8.0))
+
+
+def test_ndarray_iter_reads_longer_labels_for_the_data_samples():
+    # As MXNet's NDArrayIter: the first data array sets the sample count
+    # (MXNet's test_sample_weight_loss passes 20 labels with 10 samples).
+    it = mx.io.NDArrayIter(np.arange(10, dtype=np.float32).reshape(10, 1),
+                           {"label": np.arange(20), "w": np.arange(20)}, batch_size=4)
+    batches = list(it)
+    assert len(batches) == 3
+    np.testing.assert_array_equal(batches[2].label[0].asnumpy(), [8, 9, 0, 1])
+    np.testing.assert_array_equal(batches[2].label[1].asnumpy(), [8, 9, 0, 1])
+    with pytest.raises(mx.MXNetError, match="has 5 samples"):
+        mx.io.NDArrayIter(np.zeros((10, 1)), np.arange(5), batch_size=4)

@@ -111,6 +111,7 @@ EXAMPLES = {
     "Reshape": ([f(*B)], dict(shape=(0, -1))),
     "transpose": ([f(*B)], dict(axes=(1, 0, 2))),
     "expand_dims": ([f(2, 3)], dict(axis=1)),
+    "pick": ([f(2, 3), np.array([2, 0], np.float32)], dict(axis=1)),
     "reshape_like": ([f(6), f(3, 2)], {}),
     "slice_axis": ([f(2, 5)], dict(axis=1, begin=1, end=4)),
     "softmax": ([f(*U)], dict(axis=0)),

@@ -121,6 +121,21 @@ def broadcast_to(inputs, attrs):
     return [np.ascontiguousarray(np.broadcast_to(x, shape))]
 
 
+@register("pick", "choose_element_0index", "_npx_pick")
+def pick(inputs, attrs):
+    # MXNet's pick kernel: static_cast<int>(index), clipped or wrapped.
+    data, index = inputs
+    axis = attr_int(attrs, "axis", -1) % data.ndim
+    keepdims = attrs.get("keepdims", "False") in ("True", "true", "1")
+    n = data.shape[axis]
+    idx = np.trunc(index).astype(np.int64)
+    idx = np.mod(idx, n) if attrs.get("mode", "clip") == "wrap" else np.clip(idx, 0, n - 1)
+    if idx.ndim == data.ndim - 1 or data.ndim == 1:
+        idx = np.expand_dims(idx.reshape([d for i, d in enumerate(data.shape) if i != axis]), axis)
+    out = np.take_along_axis(data, idx.reshape([1 if i == axis else d for i, d in enumerate(data.shape)]), axis)
+    return [out if keepdims else (out.reshape(-1) if data.ndim == 1 else np.squeeze(out, axis))]
+
+
 @register("reshape_like", "_npx_reshape_like")
 def reshape_like(inputs, attrs):
     # MXNet's ReshapeLikeShapeCompute: lhs axes [lhs_begin, lhs_end) become

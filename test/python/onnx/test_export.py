@@ -176,15 +176,16 @@ def _one_hot():
 
 
 def _unary_more():
-    a, b, c = sym.var("a"), sym.var("b"), sym.var("c")
+    a, b, c, i = sym.var("a"), sym.var("b"), sym.var("c"), sym.var("i")
     pos = sym.abs(a) + 0.1
     outs = [sym.sign(a), sym.round(a * 3), sym.rint(a * 3), sym.floor(a * 3), sym.ceil(a * 3),
             sym.trunc(a * 3), sym.fix(a * 3), sym.reciprocal(pos), sym.rsqrt(pos),
             sym.log1p(pos), sym.expm1(a), sym.log2(pos), sym.log10(pos), sym.sin(a), sym.cos(a),
             sym.squeeze(b), sym.squeeze(b, axis=1), sym.broadcast_to(b, shape=(2, 1, 3, 4)),
             sym.broadcast_to(b, shape=(0, 0, 3, 0)), sym.reshape_like(a, c),
-            sym.reshape_like(a, c, lhs_begin=1, rhs_begin=-1)]
-    return sym.Group(outs), {"a": (2, 3, 4), "b": (2, 1, 1, 4), "c": (2, 12)}
+            sym.reshape_like(a, c, lhs_begin=1, rhs_begin=-1),
+            sym.pick(a, i * 3, axis=1), sym.pick(a, i * 3, axis=1, mode="wrap", keepdims=True)]
+    return sym.Group(outs), {"a": (2, 3, 4), "b": (2, 1, 1, 4), "c": (2, 12), "i": (2, 4)}
 
 
 GRAPHS = {"conv": _conv_net, "unary_more": _unary_more, "activations": _activations, "elementwise": _elementwise,

@@ -493,6 +493,53 @@ LogicalResult broadcastToGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// pick: the output gradient at the picked element of each position, zero
+/// elsewhere (MXNet's _backward_pick): one_hot of the clipped index, its
+/// one-hot axis moved to `axis`, times the gradient; none for the index.
+LogicalResult pickGrad(Operation *op, GradBuilder &g, ValueRange og,
+                       Grads &in) {
+  auto pick = cast<PickOp>(op);
+  RankedTensorType dataType = typeOf(pick.getData());
+  int64_t rank = dataType.getRank();
+  int64_t axis = static_cast<int64_t>(pick.getAxis());
+  if (axis < 0)
+    axis += rank;
+  int64_t extent = dataType.getShape()[axis];
+  if (pick.getMode() == "wrap")
+    return op->emitError() << "pick: the gradient of mode='wrap' is not "
+                              "supported (mode='clip' has one)";
+  Type elt = dataType.getElementType();
+  StringRef dtype = elt.isF32()    ? "float32"
+                    : elt.isF64()  ? "float64"
+                    : elt.isF16()  ? "float16"
+                    : elt.isBF16() ? "bfloat16"
+                                   : "";
+  if (dtype.empty())
+    return op->emitError() << "pick: no gradient for data of type " << elt;
+  SmallVector<int64_t> drop(dataType.getShape());
+  drop.erase(drop.begin() + axis);
+  SmallVector<int64_t> keep(dataType.getShape());
+  keep[axis] = 1;
+  Value idx = g.op("mx.clip", pick.getIndex(),
+                   {g.f64("a_min", 0.0), g.f64("a_max", double(extent - 1))});
+  Value hot = g.op("mx.one_hot", g.reshape(idx, drop.empty() ? ArrayRef<int64_t>{1}
+                                                             : ArrayRef<int64_t>(drop)),
+                   {g.i64("depth", extent), g.str("dtype", dtype)});
+  if (drop.empty()) {
+    hot = g.reshape(hot, {extent});
+  } else if (axis != rank - 1) {
+    SmallVector<int64_t> perm;
+    for (int64_t d = 0; d < rank - 1; ++d) {
+      if (d == axis)
+        perm.push_back(rank - 1);
+      perm.push_back(d);
+    }
+    hot = g.op("mx.transpose", hot, {g.shape("axes", perm)});
+  }
+  in[0] = g.mul(hot, g.reshape(og[0], keep));
+  return success();
+}
+
 LogicalResult transposeGrad(Operation *op, GradBuilder &g, ValueRange og,
                             Grads &in) {
   int64_t rank = typeOf(op->getOperand(0)).getRank();
@@ -704,6 +751,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<identityGrad>::attach<IdentityOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);
   Rule<reshapeLikeGrad>::attach<ReshapeLikeOp>(ctx);
+  Rule<pickGrad>::attach<PickOp>(ctx);
   Rule<broadcastToGrad>::attach<BroadcastToOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,

@@ -454,6 +454,55 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// pick (src/operator/tensor/broadcast_reduce_op.h PickOpShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult PickOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  auto index = getTensorType(loc, name, adaptor.getIndex(), "index");
+  if (failed(index))
+    return failure();
+  int64_t rank = data->getRank();
+  if (rank == 0)
+    return inferError(loc, name, "expects data of rank >= 1");
+  auto axis =
+      normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis()), rank);
+  if (failed(axis))
+    return failure();
+  // ReduceAxisShapeImpl: a 1-D input gives (1,).
+  Shape keep(data->getShape().begin(), data->getShape().end());
+  keep[*axis] = 1;
+  Shape drop(data->getShape().begin(), data->getShape().end());
+  drop.erase(drop.begin() + *axis);
+  if (drop.empty())
+    drop.push_back(1);
+  ArrayRef<int64_t> idx = index->getShape();
+  auto matches = [&](ArrayRef<int64_t> want) {
+    if (want.size() != idx.size())
+      return false;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (!isDynamic(want[i]) && !isDynamic(idx[i]) && want[i] != idx[i])
+        return false;
+    return true;
+  };
+  if (!matches(drop) && !matches(keep))
+    return inferError(loc, name, "index of shape ", formatShape(idx),
+                      " does not match data of shape ",
+                      formatShape(data->getShape()), " picked along axis ",
+                      *axis, " (want ", formatShape(drop), " or ",
+                      formatShape(keep), ")");
+  results.push_back(RankedTensorType::get(adaptor.getKeepdims() ? keep : drop,
+                                          data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // reshape_like (src/operator/tensor/elemwise_unary_op_basic.cc
 // ReshapeLikeRangeCanonicalize, ReshapeLikeShapeCompute)
 //===----------------------------------------------------------------------===//

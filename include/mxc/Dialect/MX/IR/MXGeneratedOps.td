@@ -3002,6 +3002,44 @@ def MX_BroadcastToOp : MX_Op<"broadcast_to", [Pure, InferTypeOpAdaptorWithIsComp
   }];
 }
 
+def MX_PickOp : MX_Op<"pick", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Picks one element per position along an axis";
+  let description = [{
+    `output[..., ...] = data[..., index[...], ...]` along `axis`: the result has
+    data's shape less the axis (extent 1 with `keepdims`; a 1-D input gives
+    `(1,)`), and `index` has that shape, or data's with the axis as extent 1.
+    Index values (any element type, truncated) out of range are clipped
+    (`clip`) or wrapped (`wrap`). The gradient goes to the picked elements; the
+    index gets none.
+
+    MXNet operator: `pick` (aliases `choose_element_0index`, `_npx_pick`).
+
+    Example:
+
+    ```mlir
+    %out = mx.pick %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    MX_Tensor:$index,
+    DefaultValuedAttr<I64Attr, "-1">:$axis,
+    DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+    DefaultValuedAttr<MX_StrEnumAttr<["wrap", "clip"]>, "\"clip\"">:$mode
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $index attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ReshapeLikeOp : MX_Op<"reshape_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Reshapes lhs to (part of) rhs's shape";
   let description = [{
