@@ -1,7 +1,7 @@
 """More of MXNet 1.9.1's mx.nd API, composed of mxc's compiled operators
 (values and gradients come from the parts) or, for array creation and
 in-place assignment, written on the host: linspace, eye, moveaxis,
-onehot_encode, choose_element_0index, fill_element_0index, slice / crop and
+onehot_encode, fill_element_0index, slice / crop and
 their assignments, argmin, repeat, tile, contrib.isnan / isinf / isfinite, the in-place
 forms of expand_dims / squeeze / flatten, NDArray.__getstate__ /
 __setstate__ and MXNet's slice-contiguity helper.
@@ -80,16 +80,6 @@ def moveaxis(tensor, source, destination):
 
 def _row_mask(index, depth, dtype):
     return _f["one_hot"](index, depth=depth, dtype=dtype_name(dtype))
-
-
-def choose_element_0index(lhs, rhs, out=None, **kwargs):
-    """MXNet's choose_element_0index: out[i] = lhs[i, rhs[i]] for a 2-d lhs
-    (a one_hot mask, where and a sum over axis 1)."""
-    if lhs.ndim != 2:
-        raise MXNetError("choose_element_0index: lhs must be 2-d, got shape %s" % (lhs.shape,))
-    mask = _row_mask(rhs, lhs.shape[1], lhs.dtype)
-    picked = _f["where"](mask, lhs, _f["zeros_like"](lhs))
-    return _f["sum"](picked, axis=1, out=out)
 
 
 def fill_element_0index(lhs, mhs, rhs, out=None, **kwargs):
@@ -534,7 +524,6 @@ def install():
     g = vars(_nd)
     for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
                      ("onehot_encode", onehot_encode),
-                     ("choose_element_0index", choose_element_0index),
                      ("fill_element_0index", fill_element_0index),
                      ("slice", slice), ("crop", crop), ("argmin", argmin),
                      ("CachedOp", CachedOp)):
