@@ -881,11 +881,6 @@ def _ag_local():
     return _ag_thread_state[0]
 
 
-def _ag_state():
-    from . import autograd
-    return autograd._st()
-
-
 def _wrap_rt(rt, dtype, ctx):
     """The NDArray of runtime array `rt` (numpy dtype `dtype`); its numpy
     view is made on first use."""
@@ -1023,8 +1018,7 @@ def _make_op_function(py_name, spec):
         # same attributes: straight to the compiled op (_invoke's fast path,
         # keyed the same way, without the argument handling below).
         try:
-            entry = _fast.get((op_name, tuple(kwargs.items()),
-                               tuple([a._sig for a in args])))
+            entry = _fast.get(_fast_key(op_name, args, kwargs))
         except (AttributeError, TypeError):
             entry = None
         if entry is not None:

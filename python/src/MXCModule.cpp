@@ -708,30 +708,26 @@ NB_MODULE(_mxc, m) {
       })
       .def_prop_ro("dtype",
                    [](const PyArray &a) { return rt::dtypeName(a.array.dtype()); });
-  m.def("engine_wait_all", [] {
+  // Waits for every pushed operation with the GIL released (operations may
+  // release borrowed Python arrays meanwhile).
+  auto waitForAll = [](rt::Engine &e) {
     drainReleased();
     std::optional<rt::EngineError> err;
-    {
-      nb::gil_scoped_release release;
-      err = rt::defaultEngine().waitForAll();
-    }
-    if (err)
+    withoutGil([&] { err = e.waitForAll(); });
+    return err;
+  };
+  m.def("engine_wait_all", [waitForAll] {
+    if (auto err = waitForAll(rt::defaultEngine()))
       throw MXNetError(err->str());
   }, "Blocks until every pushed operation finished (mx.nd.waitall)");
-  m.def("engine_drain_at_exit", []() -> std::optional<std::string> {
+  m.def("engine_drain_at_exit", [waitForAll]() -> std::optional<std::string> {
     // The interpreter is exiting: operations still in flight finish while
     // Python's objects (arrays whose memory the engine writes) and the
     // kernels' libraries are alive. Creates no engine.
     rt::Engine *e = rt::defaultEngineIfCreated();
     if (!e)
       return std::nullopt;
-    drainReleased();
-    std::optional<rt::EngineError> err;
-    {
-      nb::gil_scoped_release release;
-      err = e->waitForAll();
-    }
-    if (err)
+    if (auto err = waitForAll(*e))
       return err->str();
     return std::nullopt;
   }, "At interpreter exit: waits for the default engine if it exists; the "

@@ -137,6 +137,14 @@ struct ConvertConcat final : OpConversionPattern<mx::ConcatOp> {
   }
 };
 
+/// An index element (of kind `in`, as a linalg body sees it) as MXNet's
+/// kernels read it, static_cast<int>, widened to i64.
+Value indexAsI64(OpBuilder &b, Location l, Value element, ElemKind in) {
+  Value idx = castSignedness(b, l, element, in.type);
+  return convertElement(b, l, convertElement(b, l, idx, in, {b.getI32Type()}),
+                        {b.getI32Type()}, {b.getI64Type()});
+}
+
 /// out[..., j] = j == int(indices[...]) ? on_value : off_value; indices
 /// outside [0, depth) give a row of off_value (MXNet's one_hot kernel).
 struct ConvertOneHot final : OpConversionPattern<mx::OneHotOp> {
@@ -165,11 +173,8 @@ struct ConvertOneHot final : OpConversionPattern<mx::OneHotOp> {
         rewriter, loc, outType, adaptor.getIndices(), init, maps,
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value idx = castSignedness(b, l, args[0], in.type);
           // static_cast<int>(index), compared as i64.
-          Value i = convertElement(
-              b, l, convertElement(b, l, idx, in, {b.getI32Type()}),
-              {b.getI32Type()}, {b.getI64Type()});
+          Value i = indexAsI64(b, l, args[0], in);
           Value j = arith::IndexCastOp::create(
               b, l, b.getI64Type(), linalg::IndexOp::create(b, l, rank - 1));
           Value hit =
@@ -238,10 +243,7 @@ struct ConvertPick final : OpConversionPattern<mx::PickOp> {
         rewriter, loc, outType, adaptor.getIndex(), init, maps,
         SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value idx = castSignedness(b, l, args[0], in.type);
-          Value i = convertElement(
-              b, l, convertElement(b, l, idx, in, {b.getI32Type()}),
-              {b.getI32Type()}, {b.getI64Type()});
+          Value i = indexAsI64(b, l, args[0], in);
           Value n = arith::ConstantIntOp::create(b, l, b.getI64Type(), extent);
           Value zero = arith::ConstantIntOp::create(b, l, b.getI64Type(), 0);
           if (wrap) {

@@ -27,8 +27,8 @@ def _indent(s_, num_spaces):
 
 class _TraceShapes:
     """While a hybridized block is traced: the shapes of its inputs, so that
-    hybrid_forward code that needs a static shape (pick's depth,
-    reshape_like) can ask for it with _shape_of."""
+    hybrid_forward code that needs a static shape (the nn layers that
+    reshape by their input's extents) can ask for it with _shape_of."""
 
     def __init__(self, shapes):
         self.shapes = shapes
