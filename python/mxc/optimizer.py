@@ -205,8 +205,29 @@ register = Optimizer.register
 create = Optimizer.create_optimizer
 
 
+class _StateThenMasterCopy:
+    """SGD's and NAG's multi-precision state order, as MXNet's: (the state
+    for the float32 master copy, the master copy) for a float16 weight."""
+
+    def create_state_multi_precision(self, index, weight):
+        """As MXNet's SGD / NAG: (the state for the float32 master copy, the
+        master copy) for a float16 weight with multi_precision."""
+        if self._use_master_copy(weight):
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        return self.create_state(index, weight)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        if self._use_master_copy(weight):
+            inner, master = state
+            self.update(index, master, grad.astype(np.float32), inner)
+            weight[:] = master.astype(weight.dtype)
+            return
+        self.update(index, weight, grad, state)
+
+
 @register
-class SGD(Optimizer):
+class SGD(_StateThenMasterCopy, Optimizer):
     """SGD, optionally with momentum (MXNet's sgd_update / sgd_mom_update):
 
         g = clip(rescale_grad * grad, clip_gradient)
@@ -224,22 +245,6 @@ class SGD(Optimizer):
             return None
         from . import ndarray as nd
         return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
-
-    def create_state_multi_precision(self, index, weight):
-        """As MXNet's SGD / NAG: (the state for the float32 master copy, the
-        master copy) for a float16 weight with multi_precision."""
-        if self._use_master_copy(weight):
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        return self.create_state(index, weight)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        if self._use_master_copy(weight):
-            inner, master = state
-            self.update(index, master, grad.astype(np.float32), inner)
-            weight[:] = master.astype(weight.dtype)
-            return
-        self.update(index, weight, grad, state)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -417,7 +422,7 @@ def _grad(grad, w, rescale_grad):
 
 
 @register
-class NAG(Optimizer):
+class NAG(_StateThenMasterCopy, Optimizer):
     """Nesterov accelerated gradient (MXNet's nag_mom_update; sgd_update
     without momentum):
 
@@ -434,22 +439,6 @@ class NAG(Optimizer):
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
-
-    def create_state_multi_precision(self, index, weight):
-        """As MXNet's SGD / NAG: (the state for the float32 master copy, the
-        master copy) for a float16 weight with multi_precision."""
-        if self._use_master_copy(weight):
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        return self.create_state(index, weight)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        if self._use_master_copy(weight):
-            inner, master = state
-            self.update(index, master, grad.astype(np.float32), inner)
-            weight[:] = master.astype(weight.dtype)
-            return
-        self.update(index, weight, grad, state)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
