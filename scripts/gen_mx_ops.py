@@ -263,6 +263,31 @@ has `data`'s shape (probabilities) or `data`'s shape without the class axis.""",
    aliases=["Softmax"], verifier=True,
    example="""%out = mx.SoftmaxOutput %x, %label : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<4x10xf32>""")
 
+INFER_REGRESSION = ("return ::mxc::mx::detail::inferRegressionOutput("
+                    "getOperationName(), location, adaptor.getData(), "
+                    "adaptor.getLabel(), inferredReturnTypes);")
+for name, cpp, fwd, bwd in [
+        ("LinearRegressionOutput", "LinearRegressionOutput", "the identity",
+         "`(output - label)`"),
+        ("MAERegressionOutput", "MAERegressionOutput", "the identity",
+         "`sign(output - label)`"),
+        ("LogisticRegressionOutput", "LogisticRegressionOutput", "`sigmoid(data)`",
+         "`(output - label)`")]:
+    op(mxnet=name, mnemonic=name, cpp=cpp,
+       source="src/operator/regression_output-inl.h RegressionOutputParam, RegressionOpShape",
+       summary=f"Regression loss layer: forward is {fwd}",
+       description=f"""
+The forward is {fwd}. The gradient of `data` is {bwd} times
+`grad_scale / num_output` (num_output: the label's elements per sample), and
+ignores the head gradient, as MXNet's `RegressionBackward`; the label gets
+none. The label has data's batch extent and element count: data's shape, or
+`(N,)` for data of shape `(N, 1)`.""",
+       inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT)],
+       outputs=[Output("output", tensor=FLOAT)],
+       attrs=[Attr("grad_scale", "float", "1.0", doc="Scale the gradient by a float factor.")],
+       infer=INFER_REGRESSION,
+       example=f"""%out = mx.{name} %x, %l : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>""")
+
 op(mxnet="Cast", mnemonic="Cast", cpp="Cast",
    source="src/operator/tensor/elemwise_unary_op.h CastParam",
    summary="Converts elements to another data type",
@@ -382,6 +407,19 @@ element type (no broadcasting; see `broadcast_*`).""",
        aliases=aliases, infer=INFER_ELEMWISE,
        example=f"""%out = mx.{name} %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="_hypot", mnemonic="_hypot", cpp="Hypot",
+   source="src/operator/tensor/elemwise_binary_op_extended.cc _hypot",
+   summary="Elementwise `sqrt(lhs^2 + rhs^2)` of two tensors of one shape",
+   description="""
+The hypotenuse of a right triangle with legs `lhs` and `rhs` (MXNet's
+`_hypot`, alias `_Hypot`), computed as `m * sqrt(1 + (n / m)^2)` with
+`m = max(|lhs|, |rhs|)`, `n = min(|lhs|, |rhs|)` so that no square overflows.
+Both inputs must have the same shape and floating-point type.""",
+   inputs=[Input("lhs", tensor=FLOAT), Input("rhs", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   aliases=["_Hypot"], infer=INFER_ELEMWISE,
+   example="""%out = mx._hypot %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
 op(mxnet="_copy", mnemonic="identity", cpp="Identity",
    source="src/operator/tensor/elemwise_unary_op_basic.cc _copy",
    summary="Returns a copy of the input",
@@ -418,7 +456,8 @@ for name, what, aliases, tensor in [
         ("broadcast_greater", "lhs > rhs", [], ANY),
         ("broadcast_greater_equal", "lhs >= rhs", [], ANY),
         ("broadcast_lesser", "lhs < rhs", [], ANY),
-        ("broadcast_lesser_equal", "lhs <= rhs", [], ANY)]:
+        ("broadcast_lesser_equal", "lhs <= rhs", [], ANY),
+        ("broadcast_hypot", "sqrt(lhs^2 + rhs^2)", [], FLOAT)]:
     cmp = any(c in what for c in "=<>") and "max" not in what
     note = (" Comparisons give 1 or 0 in the input's element type, as in "
             "MXNet 1.x.") if cmp else ""
@@ -458,9 +497,10 @@ for name, what, alias in [
         ("_greater_scalar", "data > scalar", "_GreaterScalar"),
         ("_greater_equal_scalar", "data >= scalar", "_GreaterEqualScalar"),
         ("_lesser_scalar", "data < scalar", "_LesserScalar"),
-        ("_lesser_equal_scalar", "data <= scalar", "_LesserEqualScalar")]:
+        ("_lesser_equal_scalar", "data <= scalar", "_LesserEqualScalar"),
+        ("_hypot_scalar", "sqrt(data^2 + scalar^2)", "_HypotScalar")]:
     aliases = [alias]
-    if name in ("_maximum_scalar", "_minimum_scalar"):
+    if name in ("_maximum_scalar", "_minimum_scalar", "_hypot_scalar"):
         aliases.append("_npi" + name)
     op(mxnet=name, mnemonic=name, cpp=camel(name),
        source="src/operator/tensor/elemwise_binary_scalar_op.h NumpyBinaryScalarParam",
@@ -504,7 +544,23 @@ for name, what, tensor, aliases in [
         ("log2", "log2(x)", FLOAT, ["_sparse_log2"]),
         ("log10", "log10(x)", FLOAT, ["_sparse_log10"]),
         ("sin", "sin(x)", FLOAT, ["_sparse_sin"]),
-        ("cos", "cos(x)", FLOAT, ["_sparse_cos"])]:
+        ("cos", "cos(x)", FLOAT, ["_sparse_cos"]),
+        # The rest of elemwise_unary_op_trig.cc and _pow.cc (`_sparse_`
+        # aliases where MXNet registers the op WITH_RSP(_CSR), none for
+        # WITH_SPARSE_DR or plain UNARY).
+        ("tan", "tan(x)", FLOAT, ["_sparse_tan"]),
+        ("arcsin", "arcsin(x)", FLOAT, ["_sparse_arcsin"]),
+        ("arccos", "arccos(x)", FLOAT, []),
+        ("arctan", "arctan(x)", FLOAT, ["_sparse_arctan"]),
+        ("sinh", "sinh(x)", FLOAT, ["_sparse_sinh"]),
+        ("cosh", "cosh(x)", FLOAT, []),
+        ("arcsinh", "arcsinh(x)", FLOAT, ["_sparse_arcsinh"]),
+        ("arccosh", "arccosh(x)", FLOAT, []),
+        ("arctanh", "arctanh(x)", FLOAT, ["_sparse_arctanh"]),
+        ("degrees", "x * 180 / pi", FLOAT, ["_sparse_degrees"]),
+        ("radians", "x * pi / 180", FLOAT, ["_sparse_radians"]),
+        ("cbrt", "cbrt(x)", FLOAT, ["_sparse_cbrt"]),
+        ("rcbrt", "1 / cbrt(x)", FLOAT, [])]:
     op(mxnet=name, mnemonic=name, cpp=camel(name),
        source="src/operator/tensor/elemwise_unary_op_*.cc",
        summary=f"Elementwise `{what}`",
@@ -513,6 +569,29 @@ Computes `{what}` for every element; the result has the input's type.""",
        inputs=[Input("data", tensor=tensor)], outputs=[Output("output", tensor=tensor)],
        aliases=aliases, infer=INFER_SAME,
        example=f"""%out = mx.{name} %x : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="hard_sigmoid", mnemonic="hard_sigmoid", cpp="HardSigmoid",
+   source="src/operator/tensor/elemwise_unary_op.h HardSigmoidParam",
+   summary="Elementwise `max(0, min(1, alpha * x + beta))`",
+   description="""
+MXNet's hard sigmoid; the gradient is `alpha` where `0 < alpha * x + beta < 1`
+and 0 elsewhere (MXNet's `_backward_hard_sigmoid`).""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("alpha", "float", "0.2", doc="Slope of hard sigmoid."),
+          Attr("beta", "float", "0.5", doc="Bias of hard sigmoid.")],
+   infer=INFER_SAME,
+   example="""%out = mx.hard_sigmoid %x {alpha = 2.000000e-01 : f64, beta = 5.000000e-01 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="smooth_l1", mnemonic="smooth_l1", cpp="SmoothL1",
+   source="src/operator/tensor/elemwise_binary_scalar_op_extended.cc smooth_l1",
+   summary="Elementwise smooth L1 loss with sigma = `scalar`",
+   description="""
+`0.5 * (sigma * x)^2` where `|x| < 1 / sigma^2`, `|x| - 0.5 / sigma^2`
+elsewhere (mshadow_op::smooth_l1_loss); the gradient is `sigma^2 * x` inside,
+`sign(x)` outside. The result has the input's type.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=SCALAR_ATTRS, aliases=["_npx_smooth_l1"], infer=INFER_SAME,
+   example="""%out = mx.smooth_l1 %x {is_int = false, scalar = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
 # ----------------------------------------------------------------------------
 # Reductions
@@ -655,6 +734,50 @@ rank; a 0 in `shape` keeps the input's extent (MXNet's BroadcastToShape).""",
    attrs=[Attr("shape", "shape", "()", doc="Target shape; 0 keeps an axis.")],
    example="""%out = mx.broadcast_to %x {shape = array<i64: 2, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="broadcast_axis", mnemonic="broadcast_axis", cpp="BroadcastAxis",
+   source="src/operator/tensor/broadcast_reduce_op.h BroadcastAxesParam, BroadcastAxesShape",
+   summary="Broadcasts axes of extent 1 to given sizes",
+   description="""
+Each axis in `axis` (negative counts from the end) must have extent 1 and
+becomes `size[i]` (MXNet's BroadcastAxesShape); the gradient is summed over
+the broadcast axes.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("axis", "shape", "()", doc="The axes to broadcast."),
+          Attr("size", "shape", "()", doc="Target sizes of the broadcast axes.")],
+   aliases=["broadcast_axes"],
+   example="""%out = mx.broadcast_axis %x {axis = array<i64: 0>, size = array<i64: 4>} : (tensor<1x3xf32>) -> tensor<4x3xf32>""")
+
+op(mxnet="reverse", mnemonic="reverse", cpp="Reverse",
+   source="src/operator/tensor/matrix_op-inl.h ReverseParam",
+   summary="Reverses the order of elements along axes",
+   description="""
+The result has the input's shape and type, with the elements along each axis
+of `axis` (negative counts from the end) in reverse order. The gradient is
+the head gradient reversed the same way.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("axis", "shape", doc="The axes to reverse.")],
+   aliases=["flip"],
+   example="""%out = mx.reverse %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="shape_array", mnemonic="shape_array", cpp="ShapeArray",
+   source="src/operator/tensor/elemwise_unary_op_basic.cc shape_array",
+   summary="The input's shape as a 1-D int64 array",
+   description="""
+A constant of the input's static shape (shape `(ndim,)`, int64); no gradient
+flows back (MXNet's MakeZeroGradNodes).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   aliases=["_npx_shape_array"],
+   example="""%out = mx.shape_array %x : (tensor<2x3xf32>) -> tensor<2xi64>""")
+
+op(mxnet="size_array", mnemonic="size_array", cpp="SizeArray",
+   source="src/operator/tensor/elemwise_unary_op_basic.cc size_array",
+   summary="The input's element count as a (1,) int64 array",
+   description="""
+A constant of the input's static element count (shape `(1,)`, int64); no
+gradient flows back.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   example="""%out = mx.size_array %x : (tensor<2x3xf32>) -> tensor<1xi64>""")
+
 op(mxnet="pick", mnemonic="pick", cpp="Pick",
    source="src/operator/tensor/broadcast_reduce_op.h PickParam, PickOpShape",
    summary="Picks one element per position along an axis",
@@ -673,6 +796,47 @@ index gets none.""",
    ],
    aliases=["choose_element_0index", "_npx_pick"],
    example="""%out = mx.pick %x, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2xf32>""")
+
+op(mxnet="take", mnemonic="take", cpp="Take",
+   source="src/operator/tensor/indexing_op.h TakeParam, TakeOpShape",
+   summary="Takes slices of `a` along an axis at the given indices",
+   description="""
+`output = a[:axis] x indices x a[axis+1:]`: the axis of `a` is replaced by
+the shape of `indices` (TakeOpShape). Index values (any element type,
+truncated) out of range are clipped (`clip`, the default) or wrapped
+(`wrap`); `raise` is accepted by the shape rule but not compiled (mxc cannot
+raise for an out-of-range index at run time). The result has `a`'s element
+type. The gradient goes to `a` (summed over repeated indices); `indices` gets
+none.""",
+   inputs=[Input("a"), Input("indices")], outputs=[Output("output")],
+   attrs=[
+       Attr("axis", "int", "0", doc="The axis of `a` to take along."),
+       Attr("mode", "enum", "clip", ["raise", "wrap", "clip"], doc="Out-of-range indices."),
+   ],
+   aliases=["_npi_take"],
+   example="""%out = mx.take %a, %i {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2x4xf32>) -> tensor<2x4x3xf32>""")
+
+op(mxnet="Embedding", mnemonic="Embedding", cpp="Embedding",
+   source="src/operator/tensor/indexing_op.h EmbeddingParam, EmbeddingOpShape",
+   summary="Maps integer indices to rows of a weight matrix",
+   description="""
+`output[i..., :] = weight[data[i...], :]`: data of shape `(d1, ..., dK)` gives
+`(d1, ..., dK, output_dim)`; weight has shape `(input_dim, output_dim)`.
+Index values (any element type, truncated) out of range are clipped to
+`[0, input_dim - 1]`, as MXNet's dense Embedding. The result has the weight's
+element type. The gradient goes to the weight (rows summed over repeated
+indices); data gets none. With `sparse_grad = True` the gradient is the
+same values, dense (mxc has no row_sparse storage).""",
+   inputs=[Input("data"), Input("weight", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[
+       Attr("input_dim", "int", doc="Vocabulary size: rows of the weight."),
+       Attr("output_dim", "int", doc="Dimension of each embedding vector."),
+       Attr("dtype", "dtype", "float32", ["float32", "float64", "float16", "bfloat16"],
+            doc="Type of the weight and the result."),
+       Attr("sparse_grad", "bool", "False", doc="row_sparse weight gradient in MXNet; dense in mxc."),
+   ],
+   aliases=["_npx_embedding", "_sparse_Embedding"],
+   example="""%out = mx.Embedding %x, %w {input_dim = 5 : i64, output_dim = 3 : i64} : (tensor<2x4xf32>, tensor<5x3xf32>) -> tensor<2x4x3xf32>""")
 
 op(mxnet="reshape_like", mnemonic="reshape_like", cpp="ReshapeLike",
    source="src/operator/tensor/elemwise_unary_op_basic.cc ReshapeLikeShapeCompute",

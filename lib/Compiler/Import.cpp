@@ -171,6 +171,12 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
       return std::nullopt;
     return std::vector<int64_t>{d[axis]};
   }
+  if (op == "Embedding" && input == "weight") { // EmbeddingOpShape
+    auto inputDim = attrInt("input_dim"), outputDim = attrInt("output_dim");
+    if (!inputDim || !outputDim)
+      return std::nullopt;
+    return std::vector<int64_t>{*inputDim, *outputDim};
+  }
   if (op == "LeakyReLU" && input == "gamma" && d.size() >= 2)
     return std::vector<int64_t>{d[1]};
   if (op == "SoftmaxOutput" && input == "label" && d.size() >= 2) {
@@ -181,6 +187,11 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
       return std::vector<int64_t>{d[0], rest};
     }
     return std::vector<int64_t>(d.begin(), d.end() - 1);
+  }
+  if (op.ends_with("RegressionOutput") && input == "label") { // RegressionOpShape
+    if (d.size() == 2 && d[1] == 1)
+      return std::vector<int64_t>{d[0]};
+    return std::vector<int64_t>(d.begin(), d.end());
   }
   // Same-shape binary ops: an unknown operand takes the other one's shape.
   if (op.starts_with("elemwise_") && i == 1)

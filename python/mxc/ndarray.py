@@ -20,6 +20,7 @@ program order. An NDArray made over numpy memory that is not runtime storage
 synchronously, after every pending engine operation (a barrier).
 """
 import atexit
+import math as _math
 import builtins
 import operator as _operator
 import sys
@@ -1186,6 +1187,7 @@ for _name, _spec in {
         "power": ("broadcast_power", _operator.pow, "_power_scalar", "_rpower_scalar"),
         "maximum": ("broadcast_maximum", lambda x, y: x if x > y else y, "_maximum_scalar"),
         "minimum": ("broadcast_minimum", lambda x, y: x if x < y else y, "_minimum_scalar"),
+        "hypot": ("broadcast_hypot", _math.hypot, "_hypot_scalar"),
         "equal": ("broadcast_equal", lambda x, y: 1 if x == y else 0, "_equal_scalar"),
         "not_equal": ("broadcast_not_equal", lambda x, y: 1 if x != y else 0,
                       "_not_equal_scalar"),

@@ -8,6 +8,7 @@ writer), and the argument / output lists and shape inference come from the
 compiler, so they are what the compiler will compile.
 """
 import json
+import math as _math
 
 import numpy as np
 
@@ -703,6 +704,8 @@ maximum = _symbol_binary("maximum", "broadcast_maximum", "_maximum_scalar", "_ma
                          lambda a, b: a if a > b else b)
 minimum = _symbol_binary("minimum", "broadcast_minimum", "_minimum_scalar", "_minimum_scalar",
                          lambda a, b: a if a < b else b)
+# MXNet writes _Hypot (the elementwise _hypot) for two symbols
+hypot = _symbol_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", _math.hypot)
 
 
 def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):

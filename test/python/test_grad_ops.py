@@ -43,6 +43,15 @@ UNARY = [
     ("log1p", {}, {"lo": -0.5, "hi": 2.0}), ("expm1", {}, {}),
     ("log2", {}, {"lo": 0.2, "hi": 2.0}), ("log10", {}, {"lo": 0.2, "hi": 2.0}),
     ("sin", {}, {}), ("cos", {}, {}),
+    ("tan", {}, {}), ("arcsin", {}, {"lo": -0.9, "hi": 0.9}),
+    ("arccos", {}, {"lo": -0.9, "hi": 0.9}), ("arctan", {}, {"lo": -3.0, "hi": 3.0}),
+    ("sinh", {}, {}), ("cosh", {}, {}), ("arcsinh", {}, {"lo": -3.0, "hi": 3.0}),
+    ("arccosh", {}, {"lo": 1.2, "hi": 4.0}), ("arctanh", {}, {"lo": -0.9, "hi": 0.9}),
+    ("degrees", {}, {}), ("radians", {}, {}), ("cbrt", {}, {"away": 0.2}),
+    ("rcbrt", {}, {"lo": 0.3, "hi": 3.0}),
+    ("hard_sigmoid", {}, {}), ("hard_sigmoid", {"alpha": 0.7, "beta": 0.3}, {}),
+    ("smooth_l1", {"scalar": 1.0}, {"lo": -2.0, "hi": 2.0}),
+    ("smooth_l1", {"scalar": 2.0}, {"lo": -1.0, "hi": 1.0}),
     ("Activation", {"act_type": "relu"}, {"away": 0.05}),
     ("Activation", {"act_type": "sigmoid"}, {}),
     ("Activation", {"act_type": "tanh"}, {}),
@@ -57,6 +66,7 @@ UNARY = [
     ("Reshape", {"shape": (0, -1)}, {}), ("Reshape", {"shape": (-1,)}, {}),
     ("expand_dims", {"axis": 1}, {}), ("expand_dims", {"axis": -1}, {}),
     ("squeeze", {}, {}),
+    ("reverse", {"axis": (1,)}, {}), ("reverse", {"axis": (0, -1)}, {}),
     ("transpose", {}, {}), ("transpose", {"axes": (0, 2, 1)}, {}),
     ("slice_axis", {"axis": 1, "begin": 1, "end": 3}, {}),
     ("slice_axis", {"axis": -1, "begin": -3, "end": "None"}, {}),
@@ -72,6 +82,9 @@ UNARY = [
                               for o, a, _ in UNARY])
 def test_unary(op, attrs, fill):
     x = rand((2, 4, 3), **fill)
+    if op == "hard_sigmoid":  # keep away from the kinks at alpha x + beta = 0 or 1
+        t = attrs.get("alpha", 0.2) * x + attrs.get("beta", 0.5)
+        x = np.where((np.abs(t) < 0.02) | (np.abs(t - 1) < 0.02), x + 0.1, x)
     if op == "clip":  # keep away from the bounds
         x = np.where(np.abs(x + 0.5) < 0.02, x + 0.05, x)
         x = np.where(np.abs(x - 0.4) < 0.02, x + 0.05, x)
@@ -81,6 +94,10 @@ def test_unary(op, attrs, fill):
 @pytest.mark.parametrize("shape,target", [((1, 3, 1), (2, 3, 4)), ((2, 1, 3), (0, 5, 0))])
 def test_broadcast_to(shape, target):
     check_op("broadcast_to", {"shape": target}, {"data": rand(shape)})
+
+
+def test_broadcast_axis():
+    check_op("broadcast_axis", {"axis": (0, 2), "size": (3, 4)}, {"data": rand((1, 2, 1))})
 
 
 def test_reshape_like():
@@ -98,6 +115,24 @@ def test_pick(axis, keepdims):
     index = np.array([0, n - 1, n + 3, -2][:data.shape[1 - axis % 2]], np.float64)
     check_op("pick", {"axis": axis, "keepdims": keepdims}, {"data": data, "index": index},
              wrt=["data"])
+
+
+@pytest.mark.parametrize("shape,index,attrs", [
+    ((5, 3), [[0, 4, 4], [2, 7, -1]], {}),                    # repeats, clipped
+    ((2, 6, 3), [1, -2, 8, 1], {"axis": 1, "mode": "wrap"}),   # wrapped
+    ((2, 3, 4), [[3, 0], [3, 2]], {"axis": -1}),
+    ((4,), [2, 2, 0], {}),
+], ids=str)
+def test_take(shape, index, attrs):
+    # the gradient is summed over repeated indices; the index gets none
+    check_op("take", attrs, {"a": rand(shape), "indices": np.array(index, np.float64)},
+             wrt=["a"])
+
+
+def test_embedding():
+    data = np.array([[0, 3, 3], [5, 1, -1]], np.float64)   # repeats and clipped ones
+    check_op("Embedding", {"input_dim": 5, "output_dim": 4}, {"data": data},
+             {"weight": rand((5, 4))}, wrt=["weight"])
 
 
 def test_squeeze_axis():
@@ -124,6 +159,12 @@ def test_elemwise(op):
     check_op(op, {}, {"lhs": a, "rhs": b})
 
 
+@pytest.mark.parametrize("op,shapes", [("_hypot", ((2, 3, 4), (2, 3, 4))),
+                                       ("broadcast_hypot", ((2, 3, 4), (3, 1)))])
+def test_hypot(op, shapes):
+    check_op(op, {}, {"lhs": rand(shapes[0], away=0.1), "rhs": rand(shapes[1], seed=1)})
+
+
 @pytest.mark.parametrize("shapes", BINARY_SHAPES, ids=str)
 @pytest.mark.parametrize("op", ["broadcast_add", "broadcast_sub", "broadcast_mul",
                                 "broadcast_div", "broadcast_maximum",
@@ -146,7 +187,8 @@ SCALAR = [("_plus_scalar", 1.5, {}), ("_minus_scalar", 0.5, {}),
           ("_div_scalar", 4.0, {}), ("_rdiv_scalar", 2.0, {"lo": 0.5, "hi": 2.0}),
           ("_power_scalar", 2.5, {"lo": 0.5, "hi": 2.0}),
           ("_power_scalar", 3.0, {}), ("_rpower_scalar", 1.7, {}),
-          ("_maximum_scalar", 0.1, {}), ("_minimum_scalar", -0.2, {})]
+          ("_maximum_scalar", 0.1, {}), ("_minimum_scalar", -0.2, {}),
+          ("_hypot_scalar", 0.7, {})]
 
 
 @pytest.mark.parametrize("op,scalar,fill", SCALAR, ids=["%s-%g" % (o, s) for o, s, _ in SCALAR])
@@ -348,6 +390,31 @@ def test_softmax_output(attrs):
     elif norm == "valid":
         scale /= max(int(np.sum(label != ignore)), 1)
     np.testing.assert_allclose(grads["data"], grad * scale, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("op", ["LinearRegressionOutput", "MAERegressionOutput",
+                                "LogisticRegressionOutput"])
+@pytest.mark.parametrize("dshape,lshape,attrs", [((5, 3), (5, 3), {}),
+                                                 ((4, 1), (4,), {"grad_scale": 2.5}),
+                                                 ((2, 3, 2), (2, 6), {"grad_scale": 0.5})],
+                         ids=str)
+def test_regression_output(op, dshape, lshape, attrs):
+    # MXNet's RegressionBackward: (out - label) (its sign for MAE) times
+    # grad_scale / (label elements per sample); the head gradient is ignored
+    x = rand(dshape)
+    label = rand(lshape, seed=3)
+    head = rand(dshape, seed=7)
+    g = one_op_graph(op, attrs, ["data", "label"])
+    out_name = op.lower() + "_output"
+    heads, grads, _ = run_training_step(g, {"data": x, "label": label}, wrt=["data"],
+                                        head_grads={out_name: head})
+    y = 1 / (1 + np.exp(-x)) if op == "LogisticRegressionOutput" else x
+    np.testing.assert_allclose(heads[out_name], y, rtol=1e-12)
+    d = y - label.reshape(dshape)
+    if op == "MAERegressionOutput":
+        d = np.sign(d)
+    scale = attrs.get("grad_scale", 1.0) / (label.size / label.shape[0])
+    np.testing.assert_allclose(grads["data"], d * scale, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("norm", ["null", "batch", "valid"])

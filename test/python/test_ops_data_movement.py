@@ -118,6 +118,93 @@ def test_pick_index_shape_error_names_the_node():
     assert "node" in text and "index of shape (2) does not match" in text.replace(",)", ")"), text
 
 
+@pytest.mark.parametrize("shape,index_shape,attrs", [
+    ((5, 3), (4,), {}),
+    ((5, 3), (2, 4), {"axis": 0, "mode": "wrap"}),
+    ((2, 6, 3), (4,), {"axis": 1}),
+    ((2, 6, 3), (2, 2), {"axis": -1, "mode": "wrap"}),
+    ((7,), (3, 2), {"axis": 0}),
+    ((2, 3, 4, 5), (1,), {"axis": 2}),
+], ids=str)
+def test_take(shape, index_shape, attrs):
+    rng = np.random.default_rng(217)
+    n = shape[attrs.get("axis", 0)]
+    # in range, out of range both ways, and fractional (truncated)
+    index = (rng.integers(-n - 2, 2 * n + 2, index_shape) + 0.5).astype(np.float32)
+    check("take", attrs, [_rand(rng, shape), index])
+
+
+@pytest.mark.parametrize("itype", [np.float32, np.int32, np.int64])
+def test_take_integer_data_and_indices(itype):
+    rng = np.random.default_rng(218)
+    a = rng.integers(-50, 50, (6, 4)).astype(np.int32)
+    index = rng.integers(-3, 9, (3, 2)).astype(itype)
+    check("take", {"axis": 0}, [a, index])
+
+
+def test_take_raise_is_a_clear_error():
+    rng = np.random.default_rng(219)
+    graph = one_op_graph("take", {"mode": "raise"}, ["in0", "in1"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": _rand(rng, (3, 4)), "in1": np.zeros((2,), np.float32)})
+    assert "mode='raise'" in str(e.value) and "take" in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("data_shape,dims,dtype", [
+    ((4,), (10, 3), np.float32),
+    ((2, 5), (7, 4), np.float32),
+    ((3, 2, 2), (6, 5), np.float64),
+], ids=str)
+def test_embedding(data_shape, dims, dtype):
+    rng = np.random.default_rng(220)
+    data = (rng.integers(-2, dims[0] + 3, data_shape) + 0.25).astype(np.float32)
+    weight = _rand(rng, dims).astype(dtype)
+    check("Embedding", {"input_dim": dims[0], "output_dim": dims[1]}, [data, weight])
+
+
+def test_embedding_weight_shape_error_names_the_node():
+    rng = np.random.default_rng(221)
+    graph = one_op_graph("Embedding", {"input_dim": 10, "output_dim": 3}, ["in0", "in1"],
+                         name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": np.zeros((2,), np.float32), "in1": _rand(rng, (10, 4))})
+    text = str(e.value)
+    assert "node" in text and "input_dim and output_dim give (10, 3)" in text.replace(",)", ")"), text
+
+
+@pytest.mark.parametrize("shape,axis", [((2, 3, 4), (1,)), ((2, 3, 4), (0, 2)),
+                                        ((5,), (0,)), ((2, 3), (-1,)), ((3, 4), (1, 1)),
+                                        ((2, 3, 4), ())], ids=str)
+def test_reverse(shape, axis):
+    rng = np.random.default_rng(222)
+    check("reverse", {"axis": axis}, [_rand(rng, shape)])
+
+
+def test_reverse_int():
+    check("reverse", {"axis": (0,)}, [np.arange(12, dtype=np.int32).reshape(4, 3)])
+
+
+@pytest.mark.parametrize("shape,attrs", [((1, 3), {"axis": (0,), "size": (4,)}),
+                                         ((2, 1, 1), {"axis": (1, 2), "size": (3, 5)}),
+                                         ((2, 1), {"axis": (-1,), "size": (6,)})], ids=str)
+def test_broadcast_axis(shape, attrs):
+    rng = np.random.default_rng(223)
+    check("broadcast_axis", attrs, [_rand(rng, shape)])
+
+
+def test_broadcast_axis_not_one_names_the_node():
+    graph = one_op_graph("broadcast_axis", {"axis": (1,), "size": (3,)}, ["in0"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": np.zeros((2, 2), np.float32)})
+    assert "node" in str(e.value) and "Broadcasting axis must have size 1" in str(e.value)
+
+
+@pytest.mark.parametrize("op", ["shape_array", "size_array"])
+@pytest.mark.parametrize("shape", [(7,), (2, 3, 4)])
+def test_shape_and_size_array(op, shape):
+    check(op, {}, [np.zeros(shape, np.float32)])
+
+
 @pytest.mark.parametrize("lhs,rhs,attrs", [
     ((6,), (3, 2), {}),
     ((30, 7), (15, 2, 4), {"lhs_begin": 0, "lhs_end": 1, "rhs_begin": 0, "rhs_end": 2}),

@@ -46,6 +46,10 @@ UNARY = {
     "floor": (-4, 4), "ceil": (-4, 4), "trunc": (-4, 4), "fix": (-4, 4),
     "reciprocal": (0.1, 4), "rsqrt": (0.05, 4), "log1p": (-0.9, 4), "expm1": (-3, 3),
     "log2": (0.01, 8), "log10": (0.01, 8), "sin": (-6, 6), "cos": (-6, 6),
+    "tan": (-1.4, 1.4), "arcsin": (-0.99, 0.99), "arccos": (-0.99, 0.99), "arctan": (-5, 5),
+    "sinh": (-3, 3), "cosh": (-3, 3), "arcsinh": (-5, 5), "arccosh": (1.01, 6),
+    "arctanh": (-0.95, 0.95), "degrees": (-7, 7), "radians": (-400, 400),
+    "cbrt": (-10, 10), "rcbrt": (0.05, 10),
 }
 
 
@@ -73,14 +77,15 @@ def test_unary_f32(op, shape):
     check(op, {}, [_rand(rng, shape, low=low, high=high)])
 
 
-@pytest.mark.parametrize("op", ["exp", "sqrt", "tanh", "sigmoid", "log"])
+@pytest.mark.parametrize("op", ["exp", "sqrt", "tanh", "sigmoid", "log", "tan", "arcsinh",
+                                "cbrt", "arccos"])
 def test_unary_f64(op):
     rng = np.random.default_rng(11)
     low, high = UNARY[op]
     check(op, {}, [_rand(rng, (4, 6), np.float64, low, high)])
 
 
-@pytest.mark.parametrize("op", ["exp", "relu", "negative", "abs"])
+@pytest.mark.parametrize("op", ["exp", "relu", "negative", "abs", "arctan", "cosh", "degrees"])
 def test_unary_f16(op):
     rng = np.random.default_rng(12)
     check(op, {}, [_rand(rng, (4, 6), np.float16, -2, 2)], rtol=2e-3, atol=1e-3)
@@ -121,6 +126,32 @@ def test_elemwise_int(op):
     check(op, {}, [_ints(rng, (4, 5)), _ints(rng, (4, 5))])  # x / 0 gives 0
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_hypot(dtype):
+    rng = np.random.default_rng(22)
+    check("_hypot", {}, [_rand(rng, (3, 4), dtype), _rand(rng, (3, 4), dtype)])
+    # no overflow where a square would overflow; zeros give 0
+    big = np.array([3e30, -4e30, 0.0, 0.0, 1e-30], dtype=np.float32)
+    other = np.array([4e30, 3e30, 0.0, -2.0, 1e-30], dtype=np.float32)
+    check("_hypot", {}, [big, other], rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("attrs", [{}, {"alpha": 0.5, "beta": 0.25}, {"alpha": -1.0, "beta": 0.0}])
+def test_hard_sigmoid(attrs):
+    rng = np.random.default_rng(23)
+    check("hard_sigmoid", attrs, [_rand(rng, (4, 7), low=-5, high=5)])
+
+
+@pytest.mark.parametrize("scalar", [1.0, 2.0, 0.5])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_smooth_l1(scalar, dtype):
+    rng = np.random.default_rng(24)
+    x = _rand(rng, (5, 6), dtype, -4, 4)
+    # both sides of the boundary |x| = 1 / sigma^2
+    x[0, :4] = np.array([1, -1, 1.001, -0.999]) / scalar ** 2
+    check("smooth_l1", {"scalar": scalar, "is_int": False}, [x])
+
+
 # --- broadcast_* ---------------------------------------------------------
 
 BROADCAST = [
@@ -128,6 +159,7 @@ BROADCAST = [
     "broadcast_maximum", "broadcast_minimum", "broadcast_power",
     "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
     "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
+    "broadcast_hypot",
 ]
 COMPARISONS = {op for op in BROADCAST if "equal" in op or "greater" in op or "lesser" in op}
 
@@ -201,7 +233,7 @@ SCALAR = [
     "_div_scalar", "_rdiv_scalar", "_power_scalar", "_rpower_scalar",
     "_maximum_scalar", "_minimum_scalar", "_equal_scalar",
     "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar",
-    "_lesser_scalar", "_lesser_equal_scalar",
+    "_lesser_scalar", "_lesser_equal_scalar", "_hypot_scalar",
 ]
 
 
@@ -225,7 +257,7 @@ def test_scalar_f32(op, scalar):
 
 @pytest.mark.parametrize("op", ["_plus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
                                 "_rdiv_scalar", "_power_scalar", "_maximum_scalar",
-                                "_greater_scalar", "_not_equal_scalar"])
+                                "_greater_scalar", "_not_equal_scalar", "_hypot_scalar"])
 def test_scalar_int(op):
     """Integer tensor with an integer scalar (stays int32) and with a
     non-integer one (computed in float64, MXNet's NumpyBinaryScalarType)."""

@@ -275,6 +275,103 @@ struct ConvertPick final : OpConversionPattern<mx::PickOp> {
   }
 };
 
+/// A gather along `axis` of `data` at `index` (take, Embedding): a generic
+/// over the result `data[:axis] x index x data[axis+1:]`; each element reads
+/// its index (truncated, as MXNet's static_cast<int>), clipped into the axis
+/// or wrapped (Python's modulo), and extracts that element of data.
+static Value gatherAlongAxis(OpBuilder &rewriter, Location loc, Value data,
+                             Value index, ElemKind indexKind, int64_t axis,
+                             bool wrap, RankedTensorType outType) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto indexType = cast<RankedTensorType>(index.getType());
+  int64_t rank = dataType.getRank(), outRank = outType.getRank();
+  int64_t m = indexType.getRank();
+  int64_t extent = dataType.getShape()[axis];
+  SmallVector<AffineExpr> indexExprs;
+  for (int64_t d = 0; d < m; ++d)
+    indexExprs.push_back(getAffineDimExpr(axis + d, ctx));
+  SmallVector<AffineMap> maps{AffineMap::get(outRank, 0, indexExprs, ctx),
+                              AffineMap::getMultiDimIdentityMap(outRank, ctx)};
+  Value init =
+      emptyTensor(rewriter, loc, outType.getShape(), outType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, outType, index, init, maps,
+      SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value i = indexAsI64(b, l, args[0], indexKind);
+        Value n = arith::ConstantIntOp::create(b, l, b.getI64Type(), extent);
+        Value zero = arith::ConstantIntOp::create(b, l, b.getI64Type(), 0);
+        if (wrap) {
+          Value r = arith::RemSIOp::create(b, l, i, n);
+          Value neg =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, zero);
+          i = arith::SelectOp::create(b, l, neg,
+                                      arith::AddIOp::create(b, l, r, n), r);
+        } else {
+          Value last =
+              arith::ConstantIntOp::create(b, l, b.getI64Type(), extent - 1);
+          i = arith::MaxSIOp::create(b, l, zero,
+                                     arith::MinSIOp::create(b, l, i, last));
+        }
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (d < axis)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          else if (d == axis)
+            at.push_back(arith::IndexCastOp::create(b, l, b.getIndexType(), i));
+          else
+            at.push_back(linalg::IndexOp::create(b, l, d + m - 1));
+        }
+        Value v = tensor::ExtractOp::create(b, l, data, at);
+        linalg::YieldOp::create(
+            b, l, castSignedness(b, l, v, outType.getElementType()));
+      });
+  return generic.getResult(0);
+}
+
+/// take: a gather along `axis` of `a`; mode 'raise' is an error (no check
+/// at run time).
+struct ConvertTake final : OpConversionPattern<mx::TakeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::TakeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    if (op.getMode() == "raise")
+      return rewriter.notifyMatchFailure(
+          op, "mode='raise' (an error for an out-of-range index at run time) "
+              "is not supported by mxc; use 'clip' or 'wrap'");
+    auto aType = op.getA().getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += aType.getRank();
+    Value r = gatherAlongAxis(
+        rewriter, op.getLoc(), adaptor.getA(), adaptor.getIndices(),
+        kindOf(op.getIndices().getType().getElementType()), axis,
+        op.getMode() == "wrap",
+        cast<RankedTensorType>(op.getOutput().getType()));
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Embedding: rows of the weight at the clipped indices.
+struct ConvertEmbedding final : OpConversionPattern<mx::EmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::EmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    Value r = gatherAlongAxis(
+        rewriter, op.getLoc(), adaptor.getWeight(), adaptor.getData(),
+        kindOf(op.getData().getType().getElementType()), /*axis=*/0,
+        /*wrap=*/false, cast<RankedTensorType>(op.getOutput().getType()));
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 #undef MXC_REQUIRE_STATIC
 
 } // namespace
@@ -286,13 +383,15 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
   target.addIllegalOp<mx::ReshapeOp, mx::ReshapeLikeOp, mx::FlattenOp,
                       mx::ExpandDimsOp,
                       mx::SqueezeOp, mx::TransposeOp, mx::SliceAxisOp,
-                      mx::ConcatOp, mx::OneHotOp, mx::PickOp>();
+                      mx::ConcatOp, mx::OneHotOp, mx::PickOp, mx::TakeOp,
+                      mx::EmbeddingOp>();
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
            ConvertReshapeLike<mx::ExpandDimsOp>,
            ConvertReshapeLike<mx::SqueezeOp>,
            ConvertReshapeLike<mx::ReshapeLikeOp>,
            ConvertTranspose,
-           ConvertSliceAxis, ConvertConcat, ConvertOneHot, ConvertPick>(
+           ConvertSliceAxis, ConvertConcat, ConvertOneHot, ConvertPick,
+           ConvertTake, ConvertEmbedding>(
           typeConverter, patterns.getContext());
 }

@@ -65,6 +65,19 @@ enum class Fn {
   Log10,
   Sin,
   Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Degrees,
+  Radians,
+  Cbrt,
+  Rcbrt,
   // Binary.
   Add,
   Sub,
@@ -79,6 +92,7 @@ enum class Fn {
   Ge,
   Lt,
   Le,
+  Hypot,
 };
 
 /// `cond ? 1 : 0` in `kind`, MXNet's comparison result.
@@ -184,6 +198,36 @@ static Value emitUnary(OpBuilder &b, Location loc, Fn fn, Value x,
     return math::SinOp::create(b, loc, x);
   case Fn::Cos:
     return math::CosOp::create(b, loc, x);
+  // The rest become libm calls (convert-math-to-libm; f16 / bf16 through
+  // f32), as MXNet's mshadow_op calls the C library.
+  case Fn::Tan:
+    return math::TanOp::create(b, loc, x);
+  case Fn::Asin:
+    return math::AsinOp::create(b, loc, x);
+  case Fn::Acos:
+    return math::AcosOp::create(b, loc, x);
+  case Fn::Atan:
+    return math::AtanOp::create(b, loc, x);
+  case Fn::Sinh:
+    return math::SinhOp::create(b, loc, x);
+  case Fn::Cosh:
+    return math::CoshOp::create(b, loc, x);
+  case Fn::Asinh:
+    return math::AsinhOp::create(b, loc, x);
+  case Fn::Acosh:
+    return math::AcoshOp::create(b, loc, x);
+  case Fn::Atanh:
+    return math::AtanhOp::create(b, loc, x);
+  case Fn::Degrees:
+    return arith::MulFOp::create(b, loc, x,
+                                 constant(b, loc, kind, 180.0 / M_PI));
+  case Fn::Radians:
+    return arith::MulFOp::create(b, loc, x,
+                                 constant(b, loc, kind, M_PI / 180.0));
+  case Fn::Cbrt:
+    return math::CbrtOp::create(b, loc, x);
+  case Fn::Rcbrt:
+    return arith::DivFOp::create(b, loc, one(), math::CbrtOp::create(b, loc, x));
   default:
     llvm_unreachable("not a unary function");
   }
@@ -254,6 +298,31 @@ static Value emitBinary(OpBuilder &b, Location loc, Fn fn, Value x, Value y,
     return cmp(FP::OLT, IP::slt, IP::ult);
   case Fn::Le:
     return cmp(FP::OLE, IP::sle, IP::ule);
+  case Fn::Hypot: {
+    // m * sqrt(1 + (n / m)^2), m = max(|x|, |y|), n = min(|x|, |y|): no
+    // square overflows (C's hypot); m = 0 gives 0. Integers: in f64, then
+    // converted back, as mshadow's hypot on integer types.
+    if (!isF) {
+      ElemKind f64{b.getF64Type()};
+      Value h = emitBinary(b, loc, Fn::Hypot, convertElement(b, loc, x, kind, f64),
+                           convertElement(b, loc, y, kind, f64), f64);
+      return convertElement(b, loc, h, f64, kind);
+    }
+    Value ax = math::AbsFOp::create(b, loc, x);
+    Value ay = math::AbsFOp::create(b, loc, y);
+    Value m = arith::MaximumFOp::create(b, loc, ax, ay);
+    Value n = arith::MinimumFOp::create(b, loc, ax, ay);
+    Value zero = constant(b, loc, kind, 0);
+    Value isZero = arith::CmpFOp::create(b, loc, FP::OEQ, m, zero);
+    Value safeM = arith::SelectOp::create(b, loc, isZero,
+                                          constant(b, loc, kind, 1), m);
+    Value r = arith::DivFOp::create(b, loc, n, safeM);
+    Value s = math::SqrtOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, constant(b, loc, kind, 1),
+                              arith::MulFOp::create(b, loc, r, r)));
+    return arith::MulFOp::create(b, loc, m, s);
+  }
   default:
     llvm_unreachable("not a binary function");
   }
@@ -411,13 +480,64 @@ struct ConvertUnary final : ConvertElementwise<OpTy> {
 
 /// broadcast_to: the input, broadcast to the result's shape (the maps of
 /// buildElementwise repeat its axes of extent 1).
-struct ConvertBroadcastTo final : ConvertElementwise<mx::BroadcastToOp> {
-  using ConvertElementwise::ConvertElementwise;
-  LogicalResult plan(mx::BroadcastToOp op, OpAdaptor adaptor,
+/// broadcast_axis is the same: the result's shape says it all.
+template <typename OpTy>
+struct ConvertBroadcastTo final : ConvertElementwise<OpTy> {
+  using ConvertElementwise<OpTy>::ConvertElementwise;
+  LogicalResult plan(OpTy op, typename OpTy::Adaptor adaptor,
                      ConversionPatternRewriter &rewriter,
                      ElementwisePlan &p) const override {
     p.inputs = {adaptor.getData()};
     p.payload = [](OpBuilder &, Location, ValueRange e) { return e[0]; };
+    return success();
+  }
+};
+
+/// reverse: the input read at n - 1 - i along each reversed axis.
+struct ConvertReverse final : ConvertElementwise<mx::ReverseOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::ReverseOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    auto type = op.getData().getType();
+    int64_t rank = type.getRank();
+    SmallVector<bool> flip(rank, false);
+    for (int64_t a : op.getAxis())
+      flip[a < 0 ? a + rank : a] ^= true; // twice along one axis: identity
+    SmallVector<AffineExpr> exprs;
+    MLIRContext *ctx = op.getContext();
+    for (int64_t d = 0; d < rank; ++d) {
+      AffineExpr e = getAffineDimExpr(d, ctx);
+      exprs.push_back(flip[d] ? getAffineConstantExpr(type.getDimSize(d) - 1,
+                                                      ctx) -
+                                    e
+                              : e);
+    }
+    p.inputs = {adaptor.getData()};
+    p.maps = {AffineMap::get(rank, 0, exprs, ctx)};
+    p.payload = [](OpBuilder &, Location, ValueRange e) { return e[0]; };
+    return success();
+  }
+};
+
+/// shape_array / size_array: constants of the static shape.
+template <typename OpTy>
+struct ConvertShapeConstant final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto in = op.getData().getType();
+    if (!in.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes are not supported");
+    SmallVector<int64_t> values;
+    if (std::is_same_v<OpTy, mx::ShapeArrayOp>)
+      values.assign(in.getShape().begin(), in.getShape().end());
+    else
+      values.push_back(in.getNumElements());
+    auto type = cast<RankedTensorType>(op.getOutput().getType());
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
     return success();
   }
 };
@@ -461,6 +581,56 @@ struct ConvertScalar final : ConvertElementwise<OpTy> {
       Value s = constant(b, loc, out, scalar);
       return Reversed ? emitBinary(b, loc, F, s, x, out)
                       : emitBinary(b, loc, F, x, s, out);
+    };
+    return success();
+  }
+};
+
+/// hard_sigmoid: max(0, min(1, alpha * x + beta)), in the input's type
+/// (MXNet's HardSigmoidForward).
+struct ConvertHardSigmoid final : ConvertElementwise<mx::HardSigmoidOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::HardSigmoidOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    ElemKind kind = kindOf(op.getData().getType().getElementType());
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    p.inputs = {adaptor.getData()};
+    p.payload = [kind, alpha, beta](OpBuilder &b, Location loc, ValueRange e) {
+      Value t = arith::AddFOp::create(
+          b, loc,
+          arith::MulFOp::create(b, loc, e[0], constant(b, loc, kind, alpha)),
+          constant(b, loc, kind, beta));
+      t = arith::MinimumFOp::create(b, loc, t, constant(b, loc, kind, 1));
+      return arith::MaximumFOp::create(b, loc, t, constant(b, loc, kind, 0));
+    };
+    return success();
+  }
+};
+
+/// smooth_l1 with sigma = scalar (mshadow_op::smooth_l1_loss):
+/// |x| > 1/sigma^2 ? |x| - 0.5/sigma^2 : 0.5 sigma^2 x^2.
+struct ConvertSmoothL1 final : ConvertElementwise<mx::SmoothL1Op> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::SmoothL1Op op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    ElemKind kind = kindOf(op.getData().getType().getElementType());
+    double sigma = op.getScalar().convertToDouble();
+    double bsq = sigma * sigma, ibsq = 1.0 / bsq;
+    p.inputs = {adaptor.getData()};
+    p.payload = [kind, bsq, ibsq](OpBuilder &b, Location loc, ValueRange e) {
+      Value x = e[0];
+      Value ax = math::AbsFOp::create(b, loc, x);
+      Value outer = arith::SubFOp::create(b, loc, ax,
+                                          constant(b, loc, kind, 0.5 * ibsq));
+      Value inner = arith::MulFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, x, x),
+          constant(b, loc, kind, 0.5 * bsq));
+      Value big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, ax,
+                                        constant(b, loc, kind, ibsq));
+      return arith::SelectOp::create(b, loc, big, outer, inner);
     };
     return success();
   }
@@ -695,6 +865,23 @@ struct ConvertPassThrough final : OpConversionPattern<OpTy> {
   }
 };
 
+/// LogisticRegressionOutput: sigmoid(data); the label is read only by the
+/// gradient.
+struct ConvertLogisticRegressionOutput final
+    : ConvertElementwise<mx::LogisticRegressionOutputOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::LogisticRegressionOutputOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    ElemKind kind = kindOf(op.getData().getType().getElementType());
+    p.inputs = {adaptor.getData()};
+    p.payload = [kind](OpBuilder &b, Location loc, ValueRange e) {
+      return emitUnary(b, loc, Fn::Sigmoid, e[0], kind);
+    };
+    return success();
+  }
+};
+
 /// Dropout in inference: output = data, mask = ones. mode 'always' (with
 /// p > 0) drops in inference too, which needs random numbers.
 struct ConvertDropout final : OpConversionPattern<mx::DropoutOp> {
@@ -759,7 +946,20 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::Expm1Op, Fn::Expm1>,
       ConvertUnary<mx::Log2Op, Fn::Log2>, ConvertUnary<mx::Log10Op, Fn::Log10>,
       ConvertUnary<mx::SinOp, Fn::Sin>, ConvertUnary<mx::CosOp, Fn::Cos>,
-      ConvertBroadcastTo>(typeConverter, patterns, target);
+      ConvertUnary<mx::TanOp, Fn::Tan>, ConvertUnary<mx::ArcsinOp, Fn::Asin>,
+      ConvertUnary<mx::ArccosOp, Fn::Acos>,
+      ConvertUnary<mx::ArctanOp, Fn::Atan>, ConvertUnary<mx::SinhOp, Fn::Sinh>,
+      ConvertUnary<mx::CoshOp, Fn::Cosh>,
+      ConvertUnary<mx::ArcsinhOp, Fn::Asinh>,
+      ConvertUnary<mx::ArccoshOp, Fn::Acosh>,
+      ConvertUnary<mx::ArctanhOp, Fn::Atanh>,
+      ConvertUnary<mx::DegreesOp, Fn::Degrees>,
+      ConvertUnary<mx::RadiansOp, Fn::Radians>,
+      ConvertUnary<mx::CbrtOp, Fn::Cbrt>, ConvertUnary<mx::RcbrtOp, Fn::Rcbrt>,
+      ConvertBroadcastTo<mx::BroadcastToOp>,
+      ConvertBroadcastTo<mx::BroadcastAxisOp>, ConvertReverse,
+      ConvertShapeConstant<mx::ShapeArrayOp>,
+      ConvertShapeConstant<mx::SizeArrayOp>>(typeConverter, patterns, target);
   addPatterns<ConvertBinary<mx::ElemwiseAddOp, Fn::Add>,
               ConvertBinary<mx::ElemwiseSubOp, Fn::Sub>,
               ConvertBinary<mx::ElemwiseMulOp, Fn::Mul>,
@@ -776,7 +976,9 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
               ConvertBinary<mx::BroadcastGreaterOp, Fn::Gt>,
               ConvertBinary<mx::BroadcastGreaterEqualOp, Fn::Ge>,
               ConvertBinary<mx::BroadcastLesserOp, Fn::Lt>,
-              ConvertBinary<mx::BroadcastLesserEqualOp, Fn::Le>>(
+              ConvertBinary<mx::BroadcastLesserEqualOp, Fn::Le>,
+              ConvertBinary<mx::HypotOp, Fn::Hypot>,
+              ConvertBinary<mx::BroadcastHypotOp, Fn::Hypot>>(
       typeConverter, patterns, target);
   addPatterns<ConvertScalar<mx::PlusScalarOp, Fn::Add>,
               ConvertScalar<mx::MinusScalarOp, Fn::Sub>,
@@ -793,12 +995,18 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
               ConvertScalar<mx::GreaterScalarOp, Fn::Gt>,
               ConvertScalar<mx::GreaterEqualScalarOp, Fn::Ge>,
               ConvertScalar<mx::LesserScalarOp, Fn::Lt>,
-              ConvertScalar<mx::LesserEqualScalarOp, Fn::Le>>(typeConverter,
-                                                              patterns, target);
+              ConvertScalar<mx::LesserEqualScalarOp, Fn::Le>,
+              ConvertScalar<mx::HypotScalarOp, Fn::Hypot>>(typeConverter,
+                                                           patterns, target);
+  addPatterns<ConvertHardSigmoid, ConvertSmoothL1>(typeConverter, patterns,
+                                                  target);
   addPatterns<ConvertActivation, ConvertLeakyReLU, ConvertClip, ConvertWhere,
               ConvertCast, ConvertFillLike<mx::ZerosLikeOp, 0>,
               ConvertFillLike<mx::OnesLikeOp, 1>,
               ConvertPassThrough<mx::IdentityOp>,
-              ConvertPassThrough<mx::BlockGradOp>, ConvertDropout>(
+              ConvertPassThrough<mx::BlockGradOp>, ConvertDropout,
+              ConvertPassThrough<mx::LinearRegressionOutputOp>,
+              ConvertPassThrough<mx::MAERegressionOutputOp>,
+              ConvertLogisticRegressionOutput>(
       typeConverter, patterns, target);
 }

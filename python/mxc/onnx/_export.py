@@ -266,6 +266,13 @@ def _log_softmax(g, n):
     _softmax_like(g, n, "LogSoftmax")
 
 
+@_exports("LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput")
+def _regression_output(g, n):
+    # inference: the identity, or sigmoid; the label is dropped
+    op_type = "Sigmoid" if n.op == "LogisticRegressionOutput" else "Identity"
+    g.node(op_type, n.inputs[:1], n.outs[:1], name=n.name)
+
+
 @_exports("SoftmaxOutput")
 def _softmax_output(g, n):
     x, out = n.inputs[0], n.outs[0]
@@ -651,7 +658,9 @@ def _one_hot(g, n):
 
 
 _UNARY_MORE = {"sign": "Sign", "rint": "Round", "floor": "Floor", "ceil": "Ceil",
-               "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos"}
+               "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos", "tan": "Tan",
+               "arcsin": "Asin", "arccos": "Acos", "arctan": "Atan", "sinh": "Sinh",
+               "cosh": "Cosh", "arcsinh": "Asinh", "arccosh": "Acosh", "arctanh": "Atanh"}
 
 
 @_exports(*_UNARY_MORE)
@@ -694,6 +703,53 @@ def _log_exp_more(g, n):
                n.outs[:1], name=n.name + "__div")
 
 
+@_exports("degrees", "radians")
+def _degrees_radians(g, n):
+    f = 180.0 / np.pi if n.op == "degrees" else np.pi / 180.0
+    g.node("Mul", [n.inputs[0], g.const(n.name + "__factor", f, n.in_dtypes[0])],
+           n.outs[:1], name=n.name)
+
+
+@_exports("cbrt", "rcbrt")
+def _cbrt(g, n):
+    """(ONNX has no cube root: sign(x) |x|^(1/3), its reciprocal for rcbrt)"""
+    x, dt = n.inputs[0], n.in_dtypes[0]
+    mag = g.one("Pow", [g.one("Abs", [x], n.name), g.const(n.name + "__third", 1.0 / 3.0, dt)],
+                n.name)
+    if n.op == "cbrt":
+        g.node("Mul", [g.one("Sign", [x], n.name), mag], n.outs[:1], name=n.name + "__signed")
+    else:
+        g.node("Div", [g.one("Sign", [x], n.name), mag], n.outs[:1], name=n.name + "__signed")
+
+
+@_exports("hard_sigmoid")
+def _hard_sigmoid(g, n):
+    g.node("HardSigmoid", n.inputs[:1], n.outs[:1], name=n.name,
+           alpha=attr_float(n.attrs, "alpha", 0.2), beta=attr_float(n.attrs, "beta", 0.5))
+
+
+@_exports("smooth_l1")
+def _smooth_l1(g, n):
+    """|x| > 1/s^2 ? |x| - 0.5/s^2 : 0.5 s^2 x^2"""
+    x, dt = n.inputs[0], n.in_dtypes[0]
+    bsq = attr_float(n.attrs, "scalar", 1.0) ** 2
+    ax = g.one("Abs", [x], n.name)
+    outer = g.one("Sub", [ax, g.const(n.name + "__half_ibsq", 0.5 / bsq, dt)], n.name)
+    inner = g.one("Mul", [g.one("Mul", [x, x], n.name),
+                          g.const(n.name + "__half_bsq", 0.5 * bsq, dt)], n.name)
+    big = g.one("Greater", [ax, g.const(n.name + "__ibsq", 1.0 / bsq, dt)], n.name)
+    g.node("Where", [big, outer, inner], n.outs[:1], name=n.name + "__where")
+
+
+@_exports("_hypot", "broadcast_hypot", "_hypot_scalar")
+def _hypot(g, n):
+    """sqrt(a^2 + b^2) (without mxc's scaling against overflow)"""
+    a = n.inputs[0]
+    b = n.inputs[1] if n.op != "_hypot_scalar" else _scalar_const(g, n)
+    s = g.one("Add", [g.one("Mul", [a, a], n.name), g.one("Mul", [b, b], n.name)], n.name)
+    g.node("Sqrt", [s], n.outs[:1], name=n.name + "__sqrt")
+
+
 @_exports("squeeze")
 def _squeeze(g, n):
     # the inferred result shape: MXNet's squeeze of all unit axes and of a
@@ -726,6 +782,70 @@ def _pick(g, n):
     picked = g.one("GatherElements", [n.inputs[0], idx], n.name, axis=axis)
     g.node("Reshape", [picked, g.ints(n.name + "__shape", list(n.out_shapes[0]))],
            n.outs[:1], name=n.name)
+
+
+def _gather_index(g, n, idx, extent, wrap):
+    """An int64 index in [0, extent): the truncated index wrapped (Mod, the
+    divisor's sign) or clipped (in float before the Cast, as pick)."""
+    onnx = require_onnx()
+    if wrap:
+        idx = g.one("Cast", [idx], n.name, to=onnx.TensorProto.INT64)
+        return g.one("Mod", [idx, g.const(n.name + "__n", [extent], np.int64)], n.name, fmod=0)
+    f = g.one("Cast", [idx], n.name, to=onnx.TensorProto.FLOAT)
+    f = g.one("Clip", [f, g.const(n.name + "__lo", 0.0, np.float32),
+                       g.const(n.name + "__hi", float(extent - 1), np.float32)], n.name)
+    return g.one("Cast", [f], n.name, to=onnx.TensorProto.INT64)
+
+
+@_exports("take")
+def _take(g, n):
+    mode = attr_str(n.attrs, "mode", "clip")
+    if mode == "raise":
+        n.fail("mode='raise' has no ONNX mapping")
+    shape = list(n.in_shapes[0])
+    axis = attr_int(n.attrs, "axis", 0) % len(shape)
+    idx = _gather_index(g, n, n.inputs[1], shape[axis], mode == "wrap")
+    g.node("Gather", [n.inputs[0], idx], n.outs[:1], name=n.name, axis=axis)
+
+
+@_exports("Embedding")
+def _embedding(g, n):
+    idx = _gather_index(g, n, n.inputs[0], n.in_shapes[1][0], False)
+    g.node("Gather", [n.inputs[1], idx], n.outs[:1], name=n.name, axis=0)
+
+
+@_exports("reverse")
+def _reverse(g, n):
+    # a Slice with step -1 along each reversed axis (twice along one axis:
+    # the identity, as MXNet's kernel)
+    rank = len(n.in_shapes[0])
+    axes = []
+    for a in attr_shape(n.attrs, "axis") or ():
+        a %= rank
+        axes.remove(a) if a in axes else axes.append(a)
+    if not axes:
+        g.node("Identity", n.inputs[:1], n.outs[:1], name=n.name)
+        return
+    big = np.iinfo(np.int64).max
+    g.node("Slice", [n.inputs[0], g.ints(n.name + "__starts", [-1] * len(axes)),
+                     g.ints(n.name + "__ends", [-big] * len(axes)),
+                     g.ints(n.name + "__axes", axes), g.ints(n.name + "__steps", [-1] * len(axes))],
+           n.outs[:1], name=n.name)
+
+
+@_exports("broadcast_axis")
+def _broadcast_axis(g, n):
+    g.node("Expand", [n.inputs[0], g.ints(n.name + "__shape", list(n.out_shapes[0]))],
+           n.outs[:1], name=n.name)
+
+
+@_exports("shape_array", "size_array")
+def _shape_array(g, n):
+    if n.op == "shape_array":
+        g.node("Shape", n.inputs[:1], n.outs[:1], name=n.name)
+    else:
+        g.node("Reshape", [g.one("Size", n.inputs[:1], n.name), g.ints(n.name + "__one", [1])],
+               n.outs[:1], name=n.name)
 
 
 @_exports("reshape_like")

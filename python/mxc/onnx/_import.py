@@ -621,7 +621,10 @@ for _t, _act in (("Relu", "relu"), ("Sigmoid", "sigmoid"), ("Tanh", "tanh"),
     _IMPORTERS[_t] = _simple("Activation", act_type=_act)
 for _t, _op in (("Exp", "exp"), ("Log", "log"), ("Abs", "abs"), ("Neg", "negative"),
                 ("Sqrt", "sqrt"), ("Floor", "floor"), ("Ceil", "ceil"), ("Round", "rint"),
-                ("Sin", "sin"), ("Cos", "cos"), ("Sign", "sign"), ("Reciprocal", "reciprocal")):
+                ("Sin", "sin"), ("Cos", "cos"), ("Sign", "sign"), ("Reciprocal", "reciprocal"),
+                ("Tan", "tan"), ("Asin", "arcsin"), ("Acos", "arccos"), ("Atan", "arctan"),
+                ("Sinh", "sinh"), ("Cosh", "cosh"), ("Asinh", "arcsinh"), ("Acosh", "arccosh"),
+                ("Atanh", "arctanh")):
     _IMPORTERS[_t] = _simple(_op)
 
 
@@ -701,9 +704,7 @@ def _prelu(imp, node, ins, attrs):
 def _hard_sigmoid(imp, node, ins, attrs):
     alpha, beta = float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))
     name = imp.name_for(node)
-    y = _sym("_mul_scalar", [imp.tensor(ins[0])], imp.unique(name + "_a"), scalar=alpha)
-    y = _sym("_plus_scalar", [y], imp.unique(name + "_b"), scalar=beta)
-    return _sym("clip", [y], name, a_min=0.0, a_max=1.0)
+    return _sym("hard_sigmoid", [imp.tensor(ins[0])], name, alpha=alpha, beta=beta)
 
 
 @_imports("HardSwish")
@@ -1176,40 +1177,14 @@ def _gather(imp, node, ins, attrs):
 
 
 def _gather_by_one_hot(imp, node, ins, axis):
-    """Gather with tensor indices (an embedding lookup): one_hot(indices) dot
-    data, the gathered axis moved first and the index dimensions put back in
-    its place. Exact for finite data (a product with 1 plus zeros)."""
+    """Gather with tensor indices (an embedding lookup): MXNet's take with
+    mode='wrap', which reads in-range negative indices from the end as ONNX
+    does (out-of-range ones, an error in ONNX, wrap)."""
     s = imp.static_shape(ins[0], "Gather with tensor indices")
-    si = imp.static_shape(ins[1], "Gather with tensor indices")
-    dt = imp.dtype(ins[0])
-    if not np.issubdtype(dt, np.floating):
-        imp.fail("Gather of %s data with tensor indices is not mapped (float data only)" % dt)
     if not -len(s) <= axis < len(s):
         imp.fail("axis %d of a %d-D input" % (axis, len(s)))
-    if axis < 0:
-        axis += len(s)
-    dim = s[axis]
-    pre, post = tuple(s[:axis]), tuple(s[axis + 1:])
-    name = imp.name_for(node)
-    x = imp.tensor(ins[0])
-    if axis:
-        x = _sym("transpose", [x], imp.unique(name + "_first"),
-                 axes=(axis,) + tuple(range(axis)) + tuple(range(axis + 1, len(s))))
-    table = _sym("Reshape", [x], imp.unique(name + "_table"), shape=(dim, -1))
-    idx = imp.tensor(ins[1])
-    # negative indices count from the end
-    neg = _sym("_lesser_scalar", [idx], imp.unique(name + "_neg"), scalar=0.0)
-    idx = _sym("elemwise_add", [idx, _sym("_mul_scalar", [neg], imp.unique(name + "_wrap"),
-                                          scalar=float(dim))], imp.unique(name + "_idx"))
-    hot = _sym("one_hot", [idx], imp.unique(name + "_hot"), depth=int(dim), dtype=dt.name)
-    hot = _sym("Reshape", [hot], imp.unique(name + "_hot2"), shape=(-1, dim))
-    y = _sym("dot", [hot, table], imp.unique(name + "_dot"))
-    k = len(si)
-    y = _sym("Reshape", [y], imp.unique(name + "_unflat"), shape=tuple(si) + pre + post or (1,))
-    if axis and k:
-        perm = tuple(range(k, k + axis)) + tuple(range(k)) + tuple(range(k + axis, k + axis + len(post)))
-        y = _sym("transpose", [y], imp.unique(name + "_back"), axes=perm)
-    return _sym("_copy", [y], name)
+    return _sym("take", [imp.tensor(ins[0]), imp.tensor(ins[1])], imp.name_for(node),
+                axis=axis if axis >= 0 else axis + len(s), mode="wrap")
 
 
 @_imports("ConstantOfShape")

@@ -136,6 +136,31 @@ def pick(inputs, attrs):
     return [out if keepdims else (out.reshape(-1) if data.ndim == 1 else np.squeeze(out, axis))]
 
 
+def _gather_index(index, n, wrap):
+    # MXNet's take / Embedding kernels: static_cast<int>(index), then
+    # clipped into [0, n) or wrapped (Python's modulo)
+    idx = np.trunc(np.asarray(index, np.float64)).astype(np.int64)
+    return np.mod(idx, n) if wrap else np.clip(idx, 0, n - 1)
+
+
+@register("take", "_npi_take")
+def take(inputs, attrs):
+    a, index = inputs
+    axis = attr_int(attrs, "axis", 0) % a.ndim
+    mode = attrs.get("mode", "clip")
+    if mode == "raise":
+        raise ValueError("take: mode='raise' has no reference here")
+    return [np.take(a, _gather_index(index, a.shape[axis], mode == "wrap"), axis=axis)]
+
+
+@register("Embedding", "_npx_embedding", "_sparse_Embedding")
+def embedding(inputs, attrs):
+    data, weight = inputs
+    if weight.shape != (attr_int(attrs, "input_dim"), attr_int(attrs, "output_dim")):
+        raise ValueError("Embedding: weight shape %s" % (weight.shape,))
+    return [weight[_gather_index(data, weight.shape[0], False)]]
+
+
 @register("reshape_like", "_npx_reshape_like")
 def reshape_like(inputs, attrs):
     # MXNet's ReshapeLikeShapeCompute: lhs axes [lhs_begin, lhs_end) become
@@ -194,3 +219,33 @@ def one_hot(inputs, attrs):
     on_v = dt.type(int(on)) if np.issubdtype(dt, np.integer) else dt.type(on)
     off_v = dt.type(int(off)) if np.issubdtype(dt, np.integer) else dt.type(off)
     return [np.where(hit, on_v, off_v).astype(dt)]
+
+
+@register("reverse", "flip")
+def reverse(inputs, attrs):
+    # MXNet's reverse kernel: each listed axis reversed (twice: unchanged)
+    x = inputs[0]
+    for a in attr_tuple(attrs, "axis"):
+        x = np.flip(x, axis=a % x.ndim)
+    return [np.ascontiguousarray(x)]
+
+
+@register("broadcast_axis", "broadcast_axes")
+def broadcast_axis(inputs, attrs):
+    x = inputs[0]
+    shape = list(x.shape)
+    for a, n in zip(attr_tuple(attrs, "axis"), attr_tuple(attrs, "size")):
+        if shape[a % x.ndim] != 1:
+            raise ValueError("Broadcasting axis must have size 1")
+        shape[a % x.ndim] = n
+    return [np.ascontiguousarray(np.broadcast_to(x, shape))]
+
+
+@register("shape_array", "_npx_shape_array")
+def shape_array(inputs, attrs):
+    return [np.array(inputs[0].shape, np.int64)]
+
+
+@register("size_array")
+def size_array(inputs, attrs):
+    return [np.array([inputs[0].size], np.int64)]

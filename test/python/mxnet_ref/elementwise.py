@@ -92,6 +92,11 @@ _BINARY = {
     "greater_equal": _cmp(np.greater_equal),
     "lesser": _cmp(np.less),
     "lesser_equal": _cmp(np.less_equal),
+    # math::hypot: C's hypot on the element type (integers through double,
+    # truncated back)
+    "hypot": lambda a, b: (np.trunc(np.hypot(a.astype(np.float64), b.astype(np.float64)))
+                           if _is_int(a.dtype)
+                           else np.hypot(a.astype(np.float64), b)).astype(a.dtype),
 }
 
 
@@ -156,6 +161,19 @@ _UNARY = {
     "log10": lambda x: np.log10(x.astype(np.float64)).astype(x.dtype),
     "sin": lambda x: np.sin(x.astype(np.float64)).astype(x.dtype),
     "cos": lambda x: np.cos(x.astype(np.float64)).astype(x.dtype),
+    "tan": lambda x: np.tan(x.astype(np.float64)).astype(x.dtype),
+    "arcsin": lambda x: np.arcsin(x.astype(np.float64)).astype(x.dtype),
+    "arccos": lambda x: np.arccos(x.astype(np.float64)).astype(x.dtype),
+    "arctan": lambda x: np.arctan(x.astype(np.float64)).astype(x.dtype),
+    "sinh": lambda x: np.sinh(x.astype(np.float64)).astype(x.dtype),
+    "cosh": lambda x: np.cosh(x.astype(np.float64)).astype(x.dtype),
+    "arcsinh": lambda x: np.arcsinh(x.astype(np.float64)).astype(x.dtype),
+    "arccosh": lambda x: np.arccosh(x.astype(np.float64)).astype(x.dtype),
+    "arctanh": lambda x: np.arctanh(x.astype(np.float64)).astype(x.dtype),
+    "degrees": lambda x: np.degrees(x.astype(np.float64)).astype(x.dtype),
+    "radians": lambda x: np.radians(x.astype(np.float64)).astype(x.dtype),
+    "cbrt": lambda x: np.cbrt(x.astype(np.float64)).astype(x.dtype),
+    "rcbrt": lambda x: (1.0 / np.cbrt(x.astype(np.float64))).astype(x.dtype),
 }
 
 _UNARY_ALIASES = {
@@ -168,6 +186,11 @@ _UNARY_ALIASES = {
     "fix": ["_sparse_fix"], "reciprocal": [], "rsqrt": ["_sparse_rsqrt"],
     "log1p": ["_sparse_log1p"], "expm1": ["_sparse_expm1"], "log2": ["_sparse_log2"],
     "log10": ["_sparse_log10"], "sin": ["_sparse_sin"], "cos": ["_sparse_cos"],
+    "tan": ["_sparse_tan"], "arcsin": ["_sparse_arcsin"], "arccos": [],
+    "arctan": ["_sparse_arctan"], "sinh": ["_sparse_sinh"], "cosh": [],
+    "arcsinh": ["_sparse_arcsinh"], "arccosh": [], "arctanh": ["_sparse_arctanh"],
+    "degrees": ["_sparse_degrees"], "radians": ["_sparse_radians"],
+    "cbrt": ["_sparse_cbrt"], "rcbrt": [],
 }
 
 
@@ -201,6 +224,24 @@ def _register_elemwise(name, fn_name, aliases):
 
 for _name, (_fn_name, _aliases) in _ELEMWISE.items():
     _register_elemwise(_name, _fn_name, _aliases)
+_register_elemwise("_hypot", "hypot", ["_Hypot"])
+
+
+@register("hard_sigmoid")
+def hard_sigmoid(inputs, attrs):
+    """max(0, min(1, alpha * x + beta)) (HardSigmoidForward)."""
+    x = inputs[0]
+    alpha, beta = attr_float(attrs, "alpha", 0.2), attr_float(attrs, "beta", 0.5)
+    return [np.clip(alpha * x.astype(np.float64) + beta, 0.0, 1.0).astype(x.dtype)]
+
+
+@register("smooth_l1", "_npx_smooth_l1")
+def smooth_l1(inputs, attrs):
+    """mshadow_op::smooth_l1_loss with sigma = scalar."""
+    x = inputs[0].astype(np.float64)
+    bsq = attr_float(attrs, "scalar", 1.0) ** 2
+    ax = np.abs(x)
+    return [np.where(ax > 1.0 / bsq, ax - 0.5 / bsq, 0.5 * bsq * x * x).astype(inputs[0].dtype)]
 
 
 # broadcast_*: NumPy broadcasting (MXNet's BinaryBroadcastShape).
@@ -218,6 +259,7 @@ _BROADCAST = {
     "broadcast_greater_equal": ("greater_equal", []),
     "broadcast_lesser": ("lesser", []),
     "broadcast_lesser_equal": ("lesser_equal", []),
+    "broadcast_hypot": ("hypot", []),
 }
 
 
@@ -252,6 +294,7 @@ _SCALAR = {
     "_greater_equal_scalar": ("greater_equal", False, ["_GreaterEqualScalar"]),
     "_lesser_scalar": ("lesser", False, ["_LesserScalar"]),
     "_lesser_equal_scalar": ("lesser_equal", False, ["_LesserEqualScalar"]),
+    "_hypot_scalar": ("hypot", False, ["_HypotScalar", "_npi_hypot_scalar"]),
 }
 
 

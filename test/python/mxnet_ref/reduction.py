@@ -161,3 +161,15 @@ def softmax_output(inputs, attrs):
     else:
         axes = tuple(range(1, x.ndim))
     return [_softmax(x, axes).astype(x.dtype)]
+
+
+@register("LinearRegressionOutput", "MAERegressionOutput")
+def regression_output(inputs, attrs):
+    # forward: the identity (regression_output.cc, mshadow_op::identity)
+    return [inputs[0].copy()]
+
+
+@register("LogisticRegressionOutput")
+def logistic_regression_output(inputs, attrs):
+    x = inputs[0]
+    return [(1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(x.dtype)]

@@ -188,7 +188,30 @@ def _unary_more():
     return sym.Group(outs), {"a": (2, 3, 4), "b": (2, 1, 1, 4), "c": (2, 12), "i": (2, 4)}
 
 
-GRAPHS = {"conv": _conv_net, "unary_more": _unary_more, "activations": _activations, "elementwise": _elementwise,
+def _trig_pow_more():
+    a, b = sym.var("a"), sym.var("b")
+    unit = sym.tanh(a) * 0.9            # in (-0.9, 0.9)
+    pos = sym.abs(a) + 0.1
+    outs = [sym.tan(unit), sym.arcsin(unit), sym.arccos(unit), sym.arctan(a), sym.sinh(a),
+            sym.cosh(a), sym.arcsinh(a), sym.arccosh(pos + 1.0), sym.arctanh(unit),
+            sym.degrees(a), sym.radians(a), sym.cbrt(a), sym.rcbrt(pos),
+            sym.hard_sigmoid(a, alpha=0.3, beta=0.4), sym.smooth_l1(a, scalar=1.5),
+            sym.hypot(a, a * 2), sym.broadcast_hypot(a, b), sym.hypot(a, 0.5)]
+    return sym.Group(outs), {"a": (2, 3, 4), "b": (3, 1)}
+
+
+def _gather():
+    a, i, w = sym.var("a"), sym.var("i"), sym.var("w")
+    outs = [sym.take(a, i), sym.take(a, i, axis=1, mode="wrap"),
+            sym.take(a, i, axis=-1, mode="clip"),
+            sym.Embedding(i, w, input_dim=5, output_dim=3),
+            sym.reverse(a, axis=(0, 2)), sym.flip(a, axis=1),
+            sym.broadcast_axis(sym.sum(a, axis=1, keepdims=True), axis=1, size=3)]
+    return sym.Group(outs), {"a": (4, 5, 6), "i": (2, 3), "w": (5, 3)}
+
+
+GRAPHS = {"conv": _conv_net, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
+          "gather": _gather, "activations": _activations, "elementwise": _elementwise,
           "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
           "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,
           "one_hot_conv1d": _one_hot}
@@ -203,6 +226,11 @@ def test_symbol_graph_exported_runs_in_onnxruntime(graph, opset, tmp_path):
         rng = np.random.default_rng(3)
         feed = {"indices": rng.integers(0, 5, shapes["indices"]).astype(np.float32),
                 "data": rng.standard_normal(shapes["data"]).astype(np.float32)}
+    if graph == "gather":   # in range, out of range both ways, fractional
+        rng = np.random.default_rng(4)
+        feed = {"a": rng.standard_normal(shapes["a"]).astype(np.float32),
+                "i": (rng.integers(-8, 12, shapes["i"]) + 0.5).astype(np.float32),
+                "w": rng.standard_normal(shapes["w"]).astype(np.float32)}
     _check_symbol(net, shapes, tmp_path, opset=opset, feed=feed)
 
 

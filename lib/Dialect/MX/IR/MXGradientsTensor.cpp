@@ -142,6 +142,7 @@ LogicalResult binaryGrad(Operation *op, GradBuilder &g, ValueRange og,
   name.consume_front("mx.");
   name.consume_front("elemwise_");
   name.consume_front("broadcast_");
+  name.consume_front("_"); // _hypot
   Value a = op->getOperand(0), b = op->getOperand(1), y = op->getResult(0);
   Value dy = og[0];
   if (!isFloatTensor(a))
@@ -169,6 +170,10 @@ LogicalResult binaryGrad(Operation *op, GradBuilder &g, ValueRange og,
     // d/da a^b = b * a^(b-1); d/db a^b = a^b * log(a).
     da = g.mul(dy, g.mul(b, g.op("mx.broadcast_power", {a, g.addS(b, -1)})));
     db = g.mul(dy, g.mul(y, g.log(a)));
+  } else if (name == "hypot") {
+    // d/da hypot(a, b) = a / hypot(a, b) (mshadow_op::hypot_grad_left)
+    da = g.mul(dy, g.div(a, y));
+    db = g.mul(dy, g.div(b, y));
   } else {
     return unsupported(op, "this operator");
   }
@@ -204,6 +209,8 @@ LogicalResult scalarGrad(Operation *op, GradBuilder &g, ValueRange og,
     dx = g.mul(dy, g.cmpS("greater_equal", x, s));
   else if (name == "mx._minimum_scalar")
     dx = g.mul(dy, g.cmpS("lesser_equal", x, s));
+  else if (name == "mx._hypot_scalar") // x / hypot(x, s)
+    dx = g.mul(dy, g.div(x, y));
   else
     return unsupported(op, "this operator");
   in[0] = dx;
@@ -255,6 +262,39 @@ Value unaryDerivative(GradBuilder &g, StringRef fn, Value x, Value y) {
     return g.op("mx.cos", x, {});
   if (fn == "cos")
     return g.mulS(g.op("mx.sin", x, {}), -1);
+  // The rest of MXNet's trigonometric and power functions, as its
+  // mshadow_op::*_grad (tan from the output, the others from the input).
+  auto rcp = [&](Value v) {
+    return g.op("mx._rdiv_scalar", v,
+                {g.f64("scalar", 1.0), g.boolean("is_int", false)});
+  };
+  auto rsqrt = [&](Value v) { return g.op("mx.rsqrt", v, {}); };
+  if (fn == "tan") // 1 + tan^2
+    return g.addS(g.square(y), 1);
+  if (fn == "arcsin") // 1 / sqrt(1 - x^2)
+    return rsqrt(g.rsubS(g.square(x), 1));
+  if (fn == "arccos")
+    return g.mulS(rsqrt(g.rsubS(g.square(x), 1)), -1);
+  if (fn == "arctan") // 1 / (1 + x^2)
+    return rcp(g.addS(g.square(x), 1));
+  if (fn == "sinh")
+    return g.op("mx.cosh", x, {});
+  if (fn == "cosh")
+    return g.op("mx.sinh", x, {});
+  if (fn == "arcsinh") // 1 / sqrt(x^2 + 1)
+    return rsqrt(g.addS(g.square(x), 1));
+  if (fn == "arccosh") // 1 / sqrt(x^2 - 1)
+    return rsqrt(g.addS(g.square(x), -1));
+  if (fn == "arctanh") // 1 / (1 - x^2)
+    return rcp(g.rsubS(g.square(x), 1));
+  if (fn == "degrees")
+    return g.mulS(g.onesLike(x), 180.0 / M_PI);
+  if (fn == "radians")
+    return g.mulS(g.onesLike(x), M_PI / 180.0);
+  if (fn == "cbrt") // 1 / (3 y^2)
+    return rcp(g.mulS(g.square(y), 3));
+  if (fn == "rcbrt") // -1 / (3 x cbrt(x)) = -y / (3 x)
+    return g.div(g.mulS(y, -1.0 / 3.0), x);
   if (fn == "softrelu") // log(1 + exp(x)) -> sigmoid(x)
     return g.sigmoid(x);
   if (fn == "softsign") // x / (1 + |x|) -> 1 / (1 + |x|)^2
@@ -279,6 +319,30 @@ LogicalResult unaryGrad(Operation *op, GradBuilder &g, ValueRange og,
   Value d = unaryDerivative(g, fn, x, y);
   if (!d && !g.failed())
     return unsupported(op, "act_type '" + fn + "'");
+  in[0] = g.mul(og[0], d);
+  return success();
+}
+
+/// hard_sigmoid: alpha where 0 < alpha x + beta < 1, else 0
+/// (_backward_hard_sigmoid).
+LogicalResult hardSigmoidGrad(Operation *op, GradBuilder &g, ValueRange og,
+                              Grads &in) {
+  double alpha = attrF(op, "alpha", 0.2), beta = attrF(op, "beta", 0.5);
+  Value x = op->getOperand(0);
+  Value t = g.addS(g.mulS(x, alpha), beta);
+  Value inside = g.mul(g.cmpS("greater", t, 0), g.cmpS("lesser", t, 1));
+  in[0] = g.mul(og[0], g.mulS(inside, alpha));
+  return success();
+}
+
+/// smooth_l1: sigma^2 x inside |x| <= 1/sigma^2, sign(x) outside -- that is
+/// clip(sigma^2 x, -1, 1) (mshadow_op::smooth_l1_gradient).
+LogicalResult smoothL1Grad(Operation *op, GradBuilder &g, ValueRange og,
+                           Grads &in) {
+  double sigma = attrF(op, "scalar", 1.0);
+  Value d = g.mulS(op->getOperand(0), sigma * sigma);
+  d = g.scalarOp("mx._minimum_scalar", d, 1.0);
+  d = g.scalarOp("mx._maximum_scalar", d, -1.0);
   in[0] = g.mul(og[0], d);
   return success();
 }
@@ -493,6 +557,92 @@ LogicalResult broadcastToGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// The gradient of a gather along `axis` of a tensor of type `aType` at
+/// `idx` (take, Embedding): one_hot of the in-range index (truncated, then
+/// clipped or wrapped, as the forward) times the head gradient, contracted
+/// over the index positions by one dot: repeated indices add up, as MXNet's
+/// _backward_take / _backward_Embedding (AddTakeGrad).
+static Value gatherGrad(Operation *op, GradBuilder &g, Value dy, Value idx,
+                        RankedTensorType aType, int64_t axis, bool wrap) {
+  StringRef dtype = getMXNetDTypeName(aType.getElementType());
+  ArrayRef<int64_t> a = aType.getShape();
+  int64_t rank = aType.getRank(), n = a[axis];
+  ArrayRef<int64_t> idxShape = GradBuilder::typeOf(idx).getShape();
+  int64_t m = idxShape.size(), count = 1, rest = 1;
+  for (int64_t x : idxShape)
+    count *= x;
+  SmallVector<int64_t> others; // a's shape without the axis
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis) {
+      others.push_back(a[d]);
+      rest *= a[d];
+    }
+  Value i = g.cast(idx, Float64Type::get(op->getContext()));
+  i = g.op("mx.trunc", i, {});
+  if (wrap) // i - n * floor(i / n): Python's modulo, as MXNet's wrap
+    i = g.sub(i, g.mulS(g.op("mx.floor", g.mulS(i, 1.0 / double(n)), {}),
+                        double(n)));
+  else
+    i = g.op("mx.clip", i, {g.f64("a_min", 0.0), g.f64("a_max", double(n - 1))});
+  Value hot = g.op("mx.one_hot", g.reshape(i, {count}),
+                   {g.i64("depth", n), g.str("dtype", dtype)}); // (count, n)
+  // dy: a[:axis] x idx x a[axis+1:] -> idx x a[:axis] x a[axis+1:]
+  SmallVector<int64_t> perm;
+  for (int64_t d = axis; d < axis + m; ++d)
+    perm.push_back(d);
+  for (int64_t d = 0; d < axis; ++d)
+    perm.push_back(d);
+  for (int64_t d = axis + m; d < rank - 1 + m; ++d)
+    perm.push_back(d);
+  if (!llvm::is_sorted(perm))
+    dy = g.op("mx.transpose", dy, {g.shape("axes", perm)});
+  dy = g.reshape(dy, {count, rest});
+  Value da = g.op("mx.dot", {hot, dy}, {g.boolean("transpose_a", true)});
+  SmallVector<int64_t> lead{n};
+  lead.append(others.begin(), others.end());
+  da = g.reshape(da, lead); // n x a[:axis] x a[axis+1:]
+  if (axis != 0) {
+    SmallVector<int64_t> back;
+    for (int64_t d = 1; d <= axis; ++d)
+      back.push_back(d);
+    back.push_back(0);
+    for (int64_t d = axis + 1; d < rank; ++d)
+      back.push_back(d);
+    da = g.op("mx.transpose", da, {g.shape("axes", back)});
+  }
+  return da;
+}
+
+LogicalResult takeGrad(Operation *op, GradBuilder &g, ValueRange og,
+                       Grads &in) {
+  auto take = cast<TakeOp>(op);
+  RankedTensorType aType = typeOf(take.getA());
+  if (!isFloatTensor(take.getA()))
+    return success();
+  int64_t axis = static_cast<int64_t>(take.getAxis());
+  if (axis < 0)
+    axis += aType.getRank();
+  in[0] = gatherGrad(op, g, og[0], take.getIndices(), aType, axis,
+                     take.getMode() == "wrap");
+  return success();
+}
+
+LogicalResult embeddingGrad(Operation *op, GradBuilder &g, ValueRange og,
+                            Grads &in) {
+  auto emb = cast<EmbeddingOp>(op);
+  in[1] = gatherGrad(op, g, og[0], emb.getData(), typeOf(emb.getWeight()),
+                     /*axis=*/0, /*wrap=*/false);
+  return success();
+}
+
+/// reverse: the head gradient reversed along the same axes.
+LogicalResult reverseGrad(Operation *op, GradBuilder &g, ValueRange og,
+                          Grads &in) {
+  in[0] = g.op("mx.reverse", og[0],
+               {g.shape("axis", cast<ReverseOp>(op).getAxis())});
+  return success();
+}
+
 /// pick: the output gradient at the picked element of each position, zero
 /// elsewhere (MXNet's _backward_pick): one_hot of the clipped index, its
 /// one-hot axis moved to `axis`, times the gradient; none for the index.
@@ -647,6 +797,22 @@ LogicalResult whereGrad(Operation *op, GradBuilder &g, ValueRange og,
 }
 
 /// SoftmaxOutput: MXNet's built-in gradient (see the file comment).
+/// *RegressionOutput (RegressionBackward): (output - label), or its sign
+/// for MAE, times grad_scale / num_output; the head gradient is ignored and
+/// the label gets none.
+LogicalResult regressionOutputGrad(Operation *op, GradBuilder &g, ValueRange,
+                                   Grads &in) {
+  Value label = op->getOperand(1), y = op->getResult(0);
+  RankedTensorType lt = typeOf(label), yt = typeOf(y);
+  double numOutput = double(lt.getNumElements()) / double(lt.getShape()[0]);
+  double scale = attrF(op, "grad_scale", 1.0) / numOutput;
+  Value d = g.sub(y, g.reshape(label, yt.getShape()));
+  if (isa<MAERegressionOutputOp>(op))
+    d = g.op("mx.sign", d, {});
+  in[0] = g.mulS(d, scale);
+  return success();
+}
+
 LogicalResult softmaxOutputGrad(Operation *op, GradBuilder &g, ValueRange og,
                                 Grads &in) {
   Value x = op->getOperand(0), label = op->getOperand(1),
@@ -746,26 +912,36 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       BroadcastGreaterEqualOp, BroadcastLesserOp, BroadcastLesserEqualOp,
       EqualScalarOp, NotEqualScalarOp, GreaterScalarOp, GreaterEqualScalarOp,
       LesserScalarOp, LesserEqualScalarOp, ArgmaxOp, OneHotOp, ZerosLikeOp,
-      OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp>(ctx);
+      OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp, ShapeArrayOp,
+      SizeArrayOp>(ctx);
   Rule<erfGrad>::attach<ErfOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);
   Rule<reshapeLikeGrad>::attach<ReshapeLikeOp>(ctx);
   Rule<pickGrad>::attach<PickOp>(ctx);
-  Rule<broadcastToGrad>::attach<BroadcastToOp>(ctx);
+  Rule<takeGrad>::attach<TakeOp>(ctx);
+  Rule<embeddingGrad>::attach<EmbeddingOp>(ctx);
+  Rule<broadcastToGrad>::attach<BroadcastToOp, BroadcastAxisOp>(ctx);
+  Rule<reverseGrad>::attach<ReverseOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,
-                           BroadcastMinimumOp, BroadcastPowerOp>(ctx);
+                           BroadcastMinimumOp, BroadcastPowerOp, HypotOp,
+                           BroadcastHypotOp>(ctx);
   Rule<scalarGrad>::attach<PlusScalarOp, MinusScalarOp, RminusScalarOp,
                            MulScalarOp, DivScalarOp, RdivScalarOp,
                            PowerScalarOp, RpowerScalarOp, MaximumScalarOp,
-                           MinimumScalarOp>(ctx);
+                           MinimumScalarOp, HypotScalarOp>(ctx);
   Rule<unaryGrad>::attach<NegativeOp, AbsOp, SquareOp, SqrtOp, ExpOp, LogOp,
                           ReluOp, SigmoidOp, TanhOp, ActivationOp, SignOp,
                           RoundOp, RintOp, FloorOp, CeilOp, TruncOp, FixOp,
                           ReciprocalOp, RsqrtOp, Log1pOp, Expm1Op, Log2Op,
-                          Log10Op, SinOp, CosOp>(ctx);
+                          Log10Op, SinOp, CosOp, TanOp, ArcsinOp, ArccosOp,
+                          ArctanOp, SinhOp, CoshOp, ArcsinhOp, ArccoshOp,
+                          ArctanhOp, DegreesOp, RadiansOp, CbrtOp, RcbrtOp>(
+      ctx);
+  Rule<hardSigmoidGrad>::attach<HardSigmoidOp>(ctx);
+  Rule<smoothL1Grad>::attach<SmoothL1Op>(ctx);
   Rule<leakyReluGrad>::attach<LeakyReLUOp>(ctx);
   Rule<clipGrad>::attach<ClipOp>(ctx);
   Rule<castGrad>::attach<CastOp>(ctx);
@@ -777,4 +953,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<softmaxGrad>::attach<SoftmaxOp, LogSoftmaxOp>(ctx);
   Rule<whereGrad>::attach<WhereOp>(ctx);
   Rule<softmaxOutputGrad>::attach<SoftmaxOutputOp>(ctx);
+  Rule<regressionOutputGrad>::attach<LinearRegressionOutputOp,
+                                     MAERegressionOutputOp,
+                                     LogisticRegressionOutputOp>(ctx);
 }

@@ -119,6 +119,13 @@ inferBroadcastBinary(llvm::StringRef opName, std::optional<mlir::Location> loc,
                      mlir::Value lhs, mlir::Value rhs,
                      llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// *RegressionOutput: data's type; the label has data's batch extent and
+/// element count (RegressionOpShape).
+mlir::LogicalResult
+inferRegressionOutput(llvm::StringRef opName, std::optional<mlir::Location> loc,
+                      mlir::Value data, mlir::Value label,
+                      llvm::SmallVectorImpl<mlir::Type> &results);
+
 /// _*_scalar: shape of data, type by NumpyBinaryScalarType.
 mlir::LogicalResult inferScalarOp(llvm::StringRef opName,
                                   std::optional<mlir::Location> loc,

@@ -156,6 +156,27 @@ mxc::mx::detail::inferSameAsInput(StringRef opName, std::optional<Location> loc,
   return success();
 }
 
+LogicalResult mxc::mx::detail::inferRegressionOutput(
+    StringRef opName, std::optional<Location> loc, Value data, Value label,
+    SmallVectorImpl<Type> &results) {
+  auto d = getTensorType(loc, opName, data, "data");
+  auto l = getTensorType(loc, opName, label, "label");
+  if (failed(d) || failed(l))
+    return failure();
+  if (d->getRank() == 0)
+    return inferError(loc, opName, "expects data of rank >= 1");
+  if (failed(checkElementType(loc, opName, "label", *l, d->getElementType())))
+    return failure();
+  if (d->hasStaticShape() && l->hasStaticShape() &&
+      (l->getRank() == 0 || l->getShape()[0] != d->getShape()[0] ||
+       l->getNumElements() != d->getNumElements()))
+    return inferError(loc, opName, "Shape inconsistent, Provided=",
+                      formatShape(l->getShape()),
+                      ", inferred shape=", formatShape(d->getShape()));
+  results.push_back(*d);
+  return success();
+}
+
 LogicalResult mxc::mx::detail::inferElemwiseBinary(
     StringRef opName, std::optional<Location> loc, Value lhs, Value rhs,
     SmallVectorImpl<Type> &results) {

@@ -454,6 +454,78 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// broadcast_axis (broadcast_reduce_op.h BroadcastAxesShape), reverse
+// (matrix_op-inl.h), shape_array / size_array (elemwise_unary_op_basic.cc)
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastAxisOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> axes = adaptor.getAxis(), sizes = adaptor.getSize();
+  if (axes.size() != sizes.size())
+    return inferError(loc, name, "axis ", formatShape(axes), " and size ",
+                      formatShape(sizes), " differ in length");
+  Shape out(data->getShape().begin(), data->getShape().end());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto axis = normalizeAxis(loc, name, axes[i], data->getRank());
+    if (failed(axis))
+      return failure();
+    if (out[*axis] != 1 && !isDynamic(out[*axis]))
+      return inferError(loc, name, "Broadcasting axis must have size 1 (axis ",
+                        *axis, " of shape ", formatShape(data->getShape()),
+                        ")");
+    if (sizes[i] < 1)
+      return inferError(loc, name, "size must be >= 1, got ", sizes[i]);
+    out[*axis] = sizes[i];
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+LogicalResult ReverseOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  for (int64_t a : adaptor.getAxis())
+    if (failed(normalizeAxis(loc, name, a, data->getRank())))
+      return failure();
+  results.push_back(*data);
+  return success();
+}
+
+LogicalResult ShapeArrayOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  auto data = getTensorType(loc, getOperationName(), adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  results.push_back(RankedTensorType::get({data->getRank()},
+                                          IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult SizeArrayOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto data = getTensorType(loc, getOperationName(), adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  results.push_back(
+      RankedTensorType::get({1}, IntegerType::get(context, 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // pick (src/operator/tensor/broadcast_reduce_op.h PickOpShape)
 //===----------------------------------------------------------------------===//
 
@@ -499,6 +571,67 @@ LogicalResult PickOp::inferReturnTypes(MLIRContext *context,
                       formatShape(keep), ")");
   results.push_back(RankedTensorType::get(adaptor.getKeepdims() ? keep : drop,
                                           data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// take, Embedding (src/operator/tensor/indexing_op.h TakeOpShape,
+// EmbeddingOpShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult TakeOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto a = getTensorType(loc, name, adaptor.getA(), "a");
+  if (failed(a))
+    return failure();
+  auto indices = getTensorType(loc, name, adaptor.getIndices(), "indices");
+  if (failed(indices))
+    return failure();
+  int64_t rank = a->getRank();
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (rank == 0 || axis < -rank || axis >= rank)
+    return inferError(loc, name,
+                      "Axis should be in the range of [-r, r-1] where r is "
+                      "the rank of input tensor (axis ",
+                      axis, ", rank ", rank, ")");
+  if (axis < 0)
+    axis += rank;
+  Shape out(a->getShape().begin(), a->getShape().begin() + axis);
+  out.append(indices->getShape().begin(), indices->getShape().end());
+  out.append(a->getShape().begin() + axis + 1, a->getShape().end());
+  results.push_back(RankedTensorType::get(out, a->getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
+  if (failed(weight))
+    return failure();
+  int64_t inputDim = static_cast<int64_t>(adaptor.getInputDim());
+  int64_t outputDim = static_cast<int64_t>(adaptor.getOutputDim());
+  if (inputDim < 1 || outputDim < 1)
+    return inferError(loc, name, "input_dim and output_dim must be >= 1, got ",
+                      inputDim, " and ", outputDim);
+  Shape want{inputDim, outputDim};
+  ArrayRef<int64_t> w = weight->getShape();
+  if (w.size() != 2 || (!isDynamic(w[0]) && w[0] != inputDim) ||
+      (!isDynamic(w[1]) && w[1] != outputDim))
+    return inferError(loc, name, "weight has shape ", formatShape(w),
+                      ", but input_dim and output_dim give ",
+                      formatShape(want));
+  Shape out(data->getShape().begin(), data->getShape().end());
+  out.push_back(outputDim);
+  results.push_back(RankedTensorType::get(out, weight->getElementType()));
   return success();
 }
 

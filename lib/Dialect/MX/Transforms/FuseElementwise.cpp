@@ -70,7 +70,12 @@ bool isFusible(Operation *op) {
           mx::SignOp, mx::RoundOp, mx::RintOp, mx::FloorOp, mx::CeilOp,
           mx::TruncOp, mx::FixOp, mx::ReciprocalOp, mx::RsqrtOp, mx::Log1pOp,
           mx::Expm1Op, mx::Log2Op, mx::Log10Op, mx::SinOp, mx::CosOp,
-          mx::WhereOp, mx::CastOp, mx::IdentityOp, mx::BlockGradOp>(op))
+          mx::WhereOp, mx::CastOp, mx::IdentityOp, mx::BlockGradOp,
+          mx::TanOp, mx::ArcsinOp, mx::ArccosOp, mx::ArctanOp, mx::SinhOp,
+          mx::CoshOp, mx::ArcsinhOp, mx::ArccoshOp, mx::ArctanhOp,
+          mx::DegreesOp, mx::RadiansOp, mx::CbrtOp, mx::RcbrtOp,
+          mx::HardSigmoidOp, mx::SmoothL1Op, mx::HypotOp, mx::BroadcastHypotOp,
+          mx::HypotScalarOp>(op))
     return true;
   // rrelu draws random slopes (and has a mask result).
   if (auto leaky = dyn_cast<mx::LeakyReLUOp>(op))

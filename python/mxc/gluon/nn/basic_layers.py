@@ -1,10 +1,10 @@
 """gluon.nn basic layers (MXNet 1.9.1's names, arguments and parameter names).
 
-LayerNorm, InstanceNorm and Embedding have no operator of their own in the
-compiler: they are written with the ones it has (mean / broadcast arithmetic,
-one_hot + dot), so the same hybrid_forward runs imperatively and traced, and
-an export of them holds those operators instead of MXNet's LayerNorm /
-InstanceNorm / Embedding nodes.
+LayerNorm and InstanceNorm have no operator of their own in the compiler:
+they are written with the ones it has (mean / broadcast arithmetic), so the
+same hybrid_forward runs imperatively and traced, and an export of them holds
+those operators instead of MXNet's LayerNorm / InstanceNorm nodes. Embedding
+is MXNet's Embedding operator.
 """
 import numpy as np
 
@@ -202,9 +202,9 @@ class BatchNorm(HybridBlock):
 
 
 class Embedding(HybridBlock):
-    """Turns indices into dense vectors: weight (input_dim, output_dim).
-    Computed as dot(one_hot(x, input_dim), weight) (the compiler has no
-    Embedding / take operator): exact, but memory grows with input_dim."""
+    """Turns indices into dense vectors: weight (input_dim, output_dim), the
+    Embedding operator (a gather of weight rows; out-of-range indices are
+    clipped, as MXNet's)."""
 
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
                  sparse_grad=False, **kwargs):
@@ -219,8 +219,9 @@ class Embedding(HybridBlock):
                                       allow_deferred_init=True)
 
     def hybrid_forward(self, F, x, weight):
-        hot = F.one_hot(x, depth=self._kwargs["input_dim"], dtype=self._kwargs["dtype"])
-        return F.dot(hot, weight, name="fwd")
+        return F.Embedding(x, weight, input_dim=self._kwargs["input_dim"],
+                           output_dim=self._kwargs["output_dim"], dtype=self._kwargs["dtype"],
+                           name="fwd")
 
     def __repr__(self):
         s = "{block_name}({input_dim} -> {output_dim}, {dtype})"

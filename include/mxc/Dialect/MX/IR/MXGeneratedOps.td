@@ -250,6 +250,126 @@ def MX_SoftmaxOutputOp : MX_Op<"SoftmaxOutput", [Pure, InferTypeOpAdaptorWithIsC
   }];
 }
 
+def MX_LinearRegressionOutputOp : MX_Op<"LinearRegressionOutput", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Regression loss layer: forward is the identity";
+  let description = [{
+    The forward is the identity. The gradient of `data` is `(output - label)` times
+    `grad_scale / num_output` (num_output: the label's elements per sample), and
+    ignores the head gradient, as MXNet's `RegressionBackward`; the label gets
+    none. The label has data's batch extent and element count: data's shape, or
+    `(N,)` for data of shape `(N, 1)`.
+
+    MXNet operator: `LinearRegressionOutput`.
+
+    Example:
+
+    ```mlir
+    %out = mx.LinearRegressionOutput %x, %l : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$label,
+    DefaultValuedAttr<F64Attr, "1.0">:$grad_scale
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $label attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferRegressionOutput(getOperationName(), location, adaptor.getData(), adaptor.getLabel(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_MAERegressionOutputOp : MX_Op<"MAERegressionOutput", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Regression loss layer: forward is the identity";
+  let description = [{
+    The forward is the identity. The gradient of `data` is `sign(output - label)` times
+    `grad_scale / num_output` (num_output: the label's elements per sample), and
+    ignores the head gradient, as MXNet's `RegressionBackward`; the label gets
+    none. The label has data's batch extent and element count: data's shape, or
+    `(N,)` for data of shape `(N, 1)`.
+
+    MXNet operator: `MAERegressionOutput`.
+
+    Example:
+
+    ```mlir
+    %out = mx.MAERegressionOutput %x, %l : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$label,
+    DefaultValuedAttr<F64Attr, "1.0">:$grad_scale
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $label attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferRegressionOutput(getOperationName(), location, adaptor.getData(), adaptor.getLabel(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LogisticRegressionOutputOp : MX_Op<"LogisticRegressionOutput", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Regression loss layer: forward is `sigmoid(data)`";
+  let description = [{
+    The forward is `sigmoid(data)`. The gradient of `data` is `(output - label)` times
+    `grad_scale / num_output` (num_output: the label's elements per sample), and
+    ignores the head gradient, as MXNet's `RegressionBackward`; the label gets
+    none. The label has data's batch extent and element count: data's shape, or
+    `(N,)` for data of shape `(N, 1)`.
+
+    MXNet operator: `LogisticRegressionOutput`.
+
+    Example:
+
+    ```mlir
+    %out = mx.LogisticRegressionOutput %x, %l : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$label,
+    DefaultValuedAttr<F64Attr, "1.0">:$grad_scale
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $label attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferRegressionOutput(getOperationName(), location, adaptor.getData(), adaptor.getLabel(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_CastOp : MX_Op<"Cast", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Converts elements to another data type";
   let description = [{
@@ -569,6 +689,44 @@ def MX_ElemwiseDivOp : MX_Op<"elemwise_div", [Pure, InferTypeOpAdaptorWithIsComp
   );
   let results = (outs
     MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferElemwiseBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_HypotOp : MX_Op<"_hypot", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `sqrt(lhs^2 + rhs^2)` of two tensors of one shape";
+  let description = [{
+    The hypotenuse of a right triangle with legs `lhs` and `rhs` (MXNet's
+    `_hypot`, alias `_Hypot`), computed as `m * sqrt(1 + (n / m)^2)` with
+    `m = max(|lhs|, |rhs|)`, `n = min(|lhs|, |rhs|)` so that no square overflows.
+    Both inputs must have the same shape and floating-point type.
+
+    MXNet operator: `_hypot` (aliases `_Hypot`).
+
+    Example:
+
+    ```mlir
+    %out = mx._hypot %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$lhs,
+    MX_FloatTensor:$rhs
+  );
+  let results = (outs
+    MX_FloatTensor:$output
   );
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
@@ -1119,6 +1277,43 @@ def MX_BroadcastLesserEqualOp : MX_Op<"broadcast_lesser_equal", [Pure, InferType
   );
   let results = (outs
     MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferBroadcastBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_BroadcastHypotOp : MX_Op<"broadcast_hypot", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasting elementwise `sqrt(lhs^2 + rhs^2)`";
+  let description = [{
+    Computes `sqrt(lhs^2 + rhs^2)` with NumPy broadcasting (MXNet's BinaryBroadcastShape):
+    shapes are right-aligned and each pair of extents must be equal or one of
+    them 1. Both inputs have the same element type.
+
+    MXNet operator: `broadcast_hypot`.
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_hypot %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$lhs,
+    MX_FloatTensor:$rhs
+  );
+  let results = (outs
+    MX_FloatTensor:$output
   );
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
@@ -1734,6 +1929,45 @@ def MX_LesserEqualScalarOp : MX_Op<"_lesser_equal_scalar", [Pure, InferTypeOpAda
 
     ```mlir
     %out = mx._lesser_equal_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferScalarOp(getOperationName(), location, adaptor.getData(), adaptor.getIsInt(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_HypotScalarOp : MX_Op<"_hypot_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `sqrt(data^2 + scalar^2)` with a scalar";
+  let description = [{
+    Computes `sqrt(data^2 + scalar^2)` elementwise. The result type follows MXNet's
+    NumpyBinaryScalarType: an integer tensor with a non-integer scalar
+    (`is_int = false`) gives f64, a bool (i1) tensor gives i64 or f64, anything
+    else keeps the input's type.
+
+    MXNet operator: `_hypot_scalar` (aliases `_HypotScalar`, `_npi_hypot_scalar`).
+
+    Example:
+
+    ```mlir
+    %out = mx._hypot_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins
@@ -2575,6 +2809,523 @@ def MX_CosOp : MX_Op<"cos", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_TanOp : MX_Op<"tan", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `tan(x)`";
+  let description = [{
+    Computes `tan(x)` for every element; the result has the input's type.
+
+    MXNet operator: `tan` (aliases `_sparse_tan`).
+
+    Example:
+
+    ```mlir
+    %out = mx.tan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ArcsinOp : MX_Op<"arcsin", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `arcsin(x)`";
+  let description = [{
+    Computes `arcsin(x)` for every element; the result has the input's type.
+
+    MXNet operator: `arcsin` (aliases `_sparse_arcsin`).
+
+    Example:
+
+    ```mlir
+    %out = mx.arcsin %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ArccosOp : MX_Op<"arccos", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `arccos(x)`";
+  let description = [{
+    Computes `arccos(x)` for every element; the result has the input's type.
+
+    MXNet operator: `arccos`.
+
+    Example:
+
+    ```mlir
+    %out = mx.arccos %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ArctanOp : MX_Op<"arctan", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `arctan(x)`";
+  let description = [{
+    Computes `arctan(x)` for every element; the result has the input's type.
+
+    MXNet operator: `arctan` (aliases `_sparse_arctan`).
+
+    Example:
+
+    ```mlir
+    %out = mx.arctan %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_SinhOp : MX_Op<"sinh", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `sinh(x)`";
+  let description = [{
+    Computes `sinh(x)` for every element; the result has the input's type.
+
+    MXNet operator: `sinh` (aliases `_sparse_sinh`).
+
+    Example:
+
+    ```mlir
+    %out = mx.sinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_CoshOp : MX_Op<"cosh", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `cosh(x)`";
+  let description = [{
+    Computes `cosh(x)` for every element; the result has the input's type.
+
+    MXNet operator: `cosh`.
+
+    Example:
+
+    ```mlir
+    %out = mx.cosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ArcsinhOp : MX_Op<"arcsinh", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `arcsinh(x)`";
+  let description = [{
+    Computes `arcsinh(x)` for every element; the result has the input's type.
+
+    MXNet operator: `arcsinh` (aliases `_sparse_arcsinh`).
+
+    Example:
+
+    ```mlir
+    %out = mx.arcsinh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ArccoshOp : MX_Op<"arccosh", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `arccosh(x)`";
+  let description = [{
+    Computes `arccosh(x)` for every element; the result has the input's type.
+
+    MXNet operator: `arccosh`.
+
+    Example:
+
+    ```mlir
+    %out = mx.arccosh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ArctanhOp : MX_Op<"arctanh", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `arctanh(x)`";
+  let description = [{
+    Computes `arctanh(x)` for every element; the result has the input's type.
+
+    MXNet operator: `arctanh` (aliases `_sparse_arctanh`).
+
+    Example:
+
+    ```mlir
+    %out = mx.arctanh %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_DegreesOp : MX_Op<"degrees", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `x * 180 / pi`";
+  let description = [{
+    Computes `x * 180 / pi` for every element; the result has the input's type.
+
+    MXNet operator: `degrees` (aliases `_sparse_degrees`).
+
+    Example:
+
+    ```mlir
+    %out = mx.degrees %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RadiansOp : MX_Op<"radians", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `x * pi / 180`";
+  let description = [{
+    Computes `x * pi / 180` for every element; the result has the input's type.
+
+    MXNet operator: `radians` (aliases `_sparse_radians`).
+
+    Example:
+
+    ```mlir
+    %out = mx.radians %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_CbrtOp : MX_Op<"cbrt", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `cbrt(x)`";
+  let description = [{
+    Computes `cbrt(x)` for every element; the result has the input's type.
+
+    MXNet operator: `cbrt` (aliases `_sparse_cbrt`).
+
+    Example:
+
+    ```mlir
+    %out = mx.cbrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RcbrtOp : MX_Op<"rcbrt", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `1 / cbrt(x)`";
+  let description = [{
+    Computes `1 / cbrt(x)` for every element; the result has the input's type.
+
+    MXNet operator: `rcbrt`.
+
+    Example:
+
+    ```mlir
+    %out = mx.rcbrt %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_HardSigmoidOp : MX_Op<"hard_sigmoid", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `max(0, min(1, alpha * x + beta))`";
+  let description = [{
+    MXNet's hard sigmoid; the gradient is `alpha` where `0 < alpha * x + beta < 1`
+    and 0 elsewhere (MXNet's `_backward_hard_sigmoid`).
+
+    MXNet operator: `hard_sigmoid`.
+
+    Example:
+
+    ```mlir
+    %out = mx.hard_sigmoid %x {alpha = 2.000000e-01 : f64, beta = 5.000000e-01 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "0.2">:$alpha,
+    DefaultValuedAttr<F64Attr, "0.5">:$beta
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_SmoothL1Op : MX_Op<"smooth_l1", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise smooth L1 loss with sigma = `scalar`";
+  let description = [{
+    `0.5 * (sigma * x)^2` where `|x| < 1 / sigma^2`, `|x| - 0.5 / sigma^2`
+    elsewhere (mshadow_op::smooth_l1_loss); the gradient is `sigma^2 * x` inside,
+    `sign(x)` outside. The result has the input's type.
+
+    MXNet operator: `smooth_l1` (aliases `_npx_smooth_l1`).
+
+    Example:
+
+    ```mlir
+    %out = mx.smooth_l1 %x {is_int = false, scalar = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_SumOp : MX_Op<"sum", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Reduces by sum over axes";
   let description = [{
@@ -3002,6 +3753,131 @@ def MX_BroadcastToOp : MX_Op<"broadcast_to", [Pure, InferTypeOpAdaptorWithIsComp
   }];
 }
 
+def MX_BroadcastAxisOp : MX_Op<"broadcast_axis", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasts axes of extent 1 to given sizes";
+  let description = [{
+    Each axis in `axis` (negative counts from the end) must have extent 1 and
+    becomes `size[i]` (MXNet's BroadcastAxesShape); the gradient is summed over
+    the broadcast axes.
+
+    MXNet operator: `broadcast_axis` (aliases `broadcast_axes`).
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_axis %x {axis = array<i64: 0>, size = array<i64: 4>} : (tensor<1x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axis,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$size
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ReverseOp : MX_Op<"reverse", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Reverses the order of elements along axes";
+  let description = [{
+    The result has the input's shape and type, with the elements along each axis
+    of `axis` (negative counts from the end) in reverse order. The gradient is
+    the head gradient reversed the same way.
+
+    MXNet operator: `reverse` (aliases `flip`).
+
+    Example:
+
+    ```mlir
+    %out = mx.reverse %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DenseI64ArrayAttr:$axis
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ShapeArrayOp : MX_Op<"shape_array", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The input's shape as a 1-D int64 array";
+  let description = [{
+    A constant of the input's static shape (shape `(ndim,)`, int64); no gradient
+    flows back (MXNet's MakeZeroGradNodes).
+
+    MXNet operator: `shape_array` (aliases `_npx_shape_array`).
+
+    Example:
+
+    ```mlir
+    %out = mx.shape_array %x : (tensor<2x3xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SizeArrayOp : MX_Op<"size_array", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The input's element count as a (1,) int64 array";
+  let description = [{
+    A constant of the input's static element count (shape `(1,)`, int64); no
+    gradient flows back.
+
+    MXNet operator: `size_array`.
+
+    Example:
+
+    ```mlir
+    %out = mx.size_array %x : (tensor<2x3xf32>) -> tensor<1xi64>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_PickOp : MX_Op<"pick", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Picks one element per position along an axis";
   let description = [{
@@ -3032,6 +3908,84 @@ def MX_PickOp : MX_Op<"pick", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   );
   let assemblyFormat = [{
     $data `,` $index attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_TakeOp : MX_Op<"take", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Takes slices of `a` along an axis at the given indices";
+  let description = [{
+    `output = a[:axis] x indices x a[axis+1:]`: the axis of `a` is replaced by
+    the shape of `indices` (TakeOpShape). Index values (any element type,
+    truncated) out of range are clipped (`clip`, the default) or wrapped
+    (`wrap`); `raise` is accepted by the shape rule but not compiled (mxc cannot
+    raise for an out-of-range index at run time). The result has `a`'s element
+    type. The gradient goes to `a` (summed over repeated indices); `indices` gets
+    none.
+
+    MXNet operator: `take` (aliases `_npi_take`).
+
+    Example:
+
+    ```mlir
+    %out = mx.take %a, %i {axis = 0 : i64} : (tensor<5x3xf32>, tensor<2x4xf32>) -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$a,
+    MX_Tensor:$indices,
+    DefaultValuedAttr<I64Attr, "0">:$axis,
+    DefaultValuedAttr<MX_StrEnumAttr<["raise", "wrap", "clip"]>, "\"clip\"">:$mode
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $a `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_EmbeddingOp : MX_Op<"Embedding", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Maps integer indices to rows of a weight matrix";
+  let description = [{
+    `output[i..., :] = weight[data[i...], :]`: data of shape `(d1, ..., dK)` gives
+    `(d1, ..., dK, output_dim)`; weight has shape `(input_dim, output_dim)`.
+    Index values (any element type, truncated) out of range are clipped to
+    `[0, input_dim - 1]`, as MXNet's dense Embedding. The result has the weight's
+    element type. The gradient goes to the weight (rows summed over repeated
+    indices); data gets none. With `sparse_grad = True` the gradient is the
+    same values, dense (mxc has no row_sparse storage).
+
+    MXNet operator: `Embedding` (aliases `_npx_embedding`, `_sparse_Embedding`).
+
+    Example:
+
+    ```mlir
+    %out = mx.Embedding %x, %w {input_dim = 5 : i64, output_dim = 3 : i64} : (tensor<2x4xf32>, tensor<5x3xf32>) -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    MX_FloatTensor:$weight,
+    I64Attr:$input_dim,
+    I64Attr:$output_dim,
+    DefaultValuedAttr<MX_StrEnumAttr<["float32", "float64", "float16", "bfloat16"]>, "\"float32\"">:$dtype,
+    DefaultValuedAttr<BoolAttr, "false">:$sparse_grad
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $weight attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDefinition = [{
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
