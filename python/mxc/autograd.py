@@ -260,15 +260,19 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     """MXNet's autograd.grad: the gradients of `heads` with respect to
     `variables` (NDArrays computed from or marked inside record()), returned
     as new NDArrays; no .grad buffer is touched. A variable the heads do not
-    depend on gets zeros. Higher-order gradients (create_graph=True) are not
-    supported."""
+    depend on gets zeros. With create_graph=True the gradients are computed
+    by recorded operators (see _grad_create_graph), so that they can be
+    differentiated again."""
     from .ndarray import NDArray
-    if create_graph:
-        raise MXNetError("autograd.grad: create_graph=True (higher-order gradients) "
-                         "is not supported")
     single = isinstance(variables, NDArray)
     if single:
         variables = [variables]
+    if create_graph:
+        out = _grad_create_graph(heads, variables, head_grads, train_mode)
+        if not retain_graph:
+            for h in ([heads] if isinstance(heads, NDArray) else heads):
+                h._ag = None
+        return out[0] if single else out
     got = _backward(heads, head_grads, bool(retain_graph), variables=variables)
     out = [NDArray(got[id(v)] if id(v) in got else np.zeros(v.shape, v._data.dtype),
                    v._ctx) for v in variables]
@@ -369,7 +373,88 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         return result
 
 
-def _tape_graph(heads, variables, written):
+def _grad_create_graph(heads, variables, head_grads, train_mode):
+    """grad(create_graph=True): the compiler's training graph of the tape
+    (forward + backward, written back as MXNet operators by
+    _mxc.gradient_graph) is run operator by operator through mx.nd while
+    recording, so the gradients are NDArrays on the tape like any other
+    result and a later backward() / grad() differentiates them (the forward
+    part is computed again from the tape's inputs). Gradients through an
+    autograd.Function, a random operator (Dropout in training) or an
+    operator whose gradient is a library kernel (Convolution, Pooling, LRN)
+    raise MXNetError."""
+    import json
+    from .base import dtype_name
+    from .ndarray import NDArray, _invoke_slow
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if head_grads is not None and isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    if head_grads is not None and len(head_grads) != len(heads):
+        raise MXNetError("backward: %d head_grads for %d heads" % (len(head_grads), len(heads)))
+    for h in heads:
+        if h._ag is None:
+            raise MXNetError("backward: the head was not computed inside autograd.record() "
+                             "from an array with attach_grad()")
+    arrays = {}
+    graph, feeds, leaves, order, fouts = _tape_graph(heads, variables, set(), arrays)
+    graph.pop("graph_seed")
+    if fouts:
+        raise MXNetError("autograd.grad: create_graph=True through an autograd.Function "
+                         "is not supported")
+    shapes = {n: list(d.shape) for n, d in feeds.items()}
+    dtypes = {n: dtype_name(d.dtype) for n, d in feeds.items()}
+    text, ins, outs = _mxc.gradient_graph(json.dumps(graph), shapes, dtypes, sorted(leaves))
+    g = json.loads(text)
+    kinds = {name: kind for name, kind, _, _ in ins}
+    head_grad_names = [name for name, kind, _, _ in ins if kind == "head_grad"]
+    env = {}
+    st = _st()
+    saved = (st.recording, st.training)
+    # recording without _Scope's new-recording reset: the node names go on
+    # from the tape's (the replayed nodes and the forward ones share a graph)
+    if st.seed is None:
+        st.seed = fresh_seed()
+    st.recording, st.training = True, bool(train_mode)
+    try:
+        for i, n in enumerate(g["nodes"]):
+            if n["op"] == "null":
+                name, kind = n["name"], kinds.get(n["name"])
+                if kind == "head_grad":
+                    k = head_grad_names.index(name)
+                    hg = None if head_grads is None else head_grads[k]
+                    if hg is None:
+                        hg = NDArray(np.ones(heads[k].shape, heads[k].dtype), heads[k]._ctx)
+                    elif not isinstance(hg, NDArray):
+                        hg = NDArray(np.asarray(hg, heads[k].dtype), heads[k]._ctx)
+                    env[i] = [hg]
+                elif kind == "rng_seed":
+                    raise MXNetError("autograd.grad: create_graph=True through a random "
+                                     "operator (Dropout or rrelu in training) is not supported")
+                else:
+                    env[i] = [arrays[name]]
+                continue
+            ins_ = []
+            for src, idx, *_ in n["inputs"]:
+                if idx >= len(env[src]):
+                    raise MXNetError("autograd.grad: create_graph=True: node '%s' reads a "
+                                     "hidden output of '%s'" % (n["name"], g["nodes"][src]["name"]))
+                ins_.append(env[src][idx])
+            attrs = {k: v for k, v in n.get("attrs", {}).items() if not k.startswith("__")}
+            r = _invoke_slow(n["op"], ins_, attrs)
+            env[i] = r if isinstance(r, list) else [r]
+    finally:
+        st.recording, st.training = saved
+    got = {}
+    for (oname, kind, _, _), (src, idx, *_) in zip(outs, g["heads"]):
+        if kind == "grad":
+            got[oname[:-len("_grad")]] = env[src][idx]
+    by_array = {id(a): got[name] for name, a in leaves.items() if name in got}
+    return [by_array[id(v)] if id(v) in by_array else
+            NDArray(np.zeros(v.shape, v._data.dtype), v._ctx) for v in variables]
+
+
+def _tape_graph(heads, variables, written, arrays=None):
     """The MXNet graph of the tape from `heads` back to the arrays they were
     computed from (variables), stopping at autograd.Function outputs (also
     variables). Returns (graph, feeds, leaves, order, function outputs);
@@ -406,6 +491,8 @@ def _tape_graph(heads, variables, written):
             nodes.append({"op": "null", "name": name, "inputs": []})
             var_of[id(a)] = k
             feeds[name] = data
+            if arrays is not None:
+                arrays[name] = a
             if a._ag is not None and a._ag[0].function is not None:
                 fouts[name] = a._ag
             elif variables is not None:

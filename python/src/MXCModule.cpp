@@ -532,6 +532,40 @@ nb::tuple infer(const std::string &json, const ShapeMap &shapes,
                         specList(sig->outputs, false));
 }
 
+/// The training graph of `json` (forward + backward, mx-autodiff with
+/// grad_req write for `wrt`, no fusion) exported back as MXNet symbol JSON,
+/// with the inputs and outputs of its entry (name, kind, shape, dtype):
+/// autograd's create_graph replays it as recorded operators, so that the
+/// gradients are themselves differentiable.
+nb::tuple gradientGraph(const std::string &json, const ShapeMap &shapes,
+                        const DTypeMap &dtypes,
+                        const std::vector<std::string> &wrt) {
+  graph::Graph g = parseGraph(json);
+  ImportOptions importOpts = importOptions(shapes, dtypes);
+  PipelineOptions opts;
+  opts.train = true;
+  opts.wrt = wrt;
+  for (const std::string &w : wrt)
+    opts.gradReq.push_back(w + "=write");
+  opts.fuseGraph = false;
+  std::lock_guard<std::mutex> lock(compilerMutex());
+  ErrorCollector errors;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importGraph(context(), g, importOpts);
+  if (!module || mlir::failed(mlir::verify(*module)) ||
+      mlir::failed(runGraphPasses(*module, opts)))
+    errors.raise("gradient graph failed");
+  mlir::FailureOr<EntrySignature> sig = getEntrySignature(*module);
+  if (mlir::failed(sig))
+    errors.raise("gradient graph failed");
+  mlir::FailureOr<graph::Graph> exported = exportGraph(*module);
+  if (mlir::failed(exported))
+    errors.raise("the gradient graph cannot be written as MXNet operators");
+  return nb::make_tuple(graph::writeSymbolJSON(*exported),
+                        specList(sig->inputs, true),
+                        specList(sig->outputs, true));
+}
+
 nb::dict graphLists(const std::string &json) {
   graph::Graph g = parseGraph(json);
   nb::list args, aux, outs;
@@ -763,6 +797,8 @@ NB_MODULE(_mxc, m) {
       "MXNet's visible output names of an operator given its attributes");
   m.def("graph_lists", &graphLists, nb::arg("json"));
   m.def("infer", &infer, nb::arg("json"), nb::arg("shapes"), nb::arg("dtypes"));
+  m.def("gradient_graph", &gradientGraph, nb::arg("json"), nb::arg("shapes"),
+        nb::arg("dtypes"), nb::arg("wrt"));
   m.def("compile", &compile, nb::arg("json"), nb::arg("shapes"),
         nb::arg("dtypes"), nb::arg("outputs") = std::vector<std::string>(),
         nb::arg("disk_cache") = true, nb::arg("train") = false,

@@ -156,5 +156,53 @@ def test_grad_returns_gradients_without_touching_dot_grad():
         z2 = (mx.nd.dot(x, w, transpose_b=True) * 3).sum()
     g = autograd.grad(z2, w, head_grads=mx.nd.array([2.0], dtype=np.float64))
     np.testing.assert_allclose(g.asnumpy(), 6 * np.ones((2, 3)) @ xn, rtol=1e-10)
-    with pytest.raises(mx.MXNetError, match="create_graph"):
-        autograd.grad(z2, w, create_graph=True)
+
+
+def test_grad_create_graph_nth_order():
+    # d^n/dx^n sin = sin, cos, -sin, -cos, ... each order from the recorded
+    # gradient of the previous one, with head gradients (MXNet's
+    # check_nth_order_unary)
+    xn = rng.uniform(-2, 2, (3, 4))
+    x = mx.nd.array(xn, dtype=np.float64)
+    x.attach_grad()
+    heads = [rng.standard_normal((3, 4)) for _ in range(3)]
+    with autograd.record():
+        y = mx.nd.sin(x)
+        got = []
+        for h in heads:
+            y = autograd.grad(y, x, head_grads=mx.nd.array(h, dtype=np.float64),
+                              create_graph=True, retain_graph=True)
+            got.append(y)
+    want = [np.cos(xn), -np.sin(xn), -np.cos(xn)]
+    scale = np.ones_like(xn)
+    for g, w, h in zip(got, want, heads):
+        scale = scale * h
+        np.testing.assert_allclose(g.asnumpy(), w * scale, rtol=1e-10, atol=1e-12)
+
+
+def test_grad_create_graph_then_backward():
+    # x.grad of sum(dy/dx) for y = x^3 + x * w: d/dx (3 x^2 + w) = 6 x,
+    # d/dw = 1; the gradient graph is differentiated by backward()
+    xn, wn = rng.standard_normal(5), rng.standard_normal(5)
+    x, w = mx.nd.array(xn, dtype=np.float64), mx.nd.array(wn, dtype=np.float64)
+    x.attach_grad()
+    w.attach_grad()
+    with autograd.record():
+        y = x * x * x + x * w
+        dx = autograd.grad(y, x, create_graph=True, retain_graph=True)
+        z = dx.sum()
+    np.testing.assert_allclose(dx.asnumpy(), 3 * xn ** 2 + wn, rtol=1e-12)
+    z.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), 6 * xn, rtol=1e-12)
+    np.testing.assert_allclose(w.grad.asnumpy(), np.ones(5), rtol=1e-12)
+
+
+def test_grad_create_graph_errors_name_the_cause():
+    x = mx.nd.array(rng.standard_normal((1, 1, 4, 4)))
+    w = mx.nd.array(rng.standard_normal((2, 1, 3, 3)))
+    x.attach_grad()
+    with autograd.record():
+        y = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True)
+    # Convolution's gradient is a library kernel, not an MXNet operator
+    with pytest.raises(mx.MXNetError, match="'convolution.*Convolution_backward_data': not an mx operator"):
+        autograd.grad(y, x, create_graph=True)
