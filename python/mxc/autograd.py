@@ -262,21 +262,22 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     as new NDArrays; no .grad buffer is touched. A variable the heads do not
     depend on gets zeros. With create_graph=True the gradients are computed
     by recorded operators (see _grad_create_graph), so that they can be
-    differentiated again."""
+    differentiated again. As MXNet 1.9.1's, the result is a list also for a
+    single variable, and retain_graph defaults to create_graph."""
     from .ndarray import NDArray
-    single = isinstance(variables, NDArray)
-    if single:
+    if isinstance(variables, NDArray):
         variables = [variables]
+    if retain_graph is None:
+        retain_graph = create_graph
     if create_graph:
         out = _grad_create_graph(heads, variables, head_grads, train_mode)
         if not retain_graph:
             for h in ([heads] if isinstance(heads, NDArray) else heads):
                 h._ag = None
-        return out[0] if single else out
+        return out
     got = _backward(heads, head_grads, bool(retain_graph), variables=variables)
-    out = [NDArray(got[id(v)] if id(v) in got else np.zeros(v.shape, v._data.dtype),
-                   v._ctx) for v in variables]
-    return out[0] if single else out
+    return [NDArray(got[id(v)] if id(v) in got else np.zeros(v.shape, v._data.dtype),
+                    v._ctx) for v in variables]
 
 
 def _backward(heads, head_grads, retain_graph, variables=None):

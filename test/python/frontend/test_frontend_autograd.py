@@ -154,7 +154,7 @@ def test_grad_returns_gradients_without_touching_dot_grad():
     np.testing.assert_array_equal(w.grad.asnumpy(), before)  # .grad untouched
     with autograd.record():
         z2 = (mx.nd.dot(x, w, transpose_b=True) * 3).sum()
-    g = autograd.grad(z2, w, head_grads=mx.nd.array([2.0], dtype=np.float64))
+    g, = autograd.grad(z2, w, head_grads=mx.nd.array([2.0], dtype=np.float64))  # a list (MXNet)
     np.testing.assert_allclose(g.asnumpy(), 6 * np.ones((2, 3)) @ xn, rtol=1e-10)
 
 
@@ -170,8 +170,8 @@ def test_grad_create_graph_nth_order():
         y = mx.nd.sin(x)
         got = []
         for h in heads:
-            y = autograd.grad(y, x, head_grads=mx.nd.array(h, dtype=np.float64),
-                              create_graph=True, retain_graph=True)
+            y, = autograd.grad(y, x, head_grads=mx.nd.array(h, dtype=np.float64),
+                               create_graph=True, retain_graph=True)
             got.append(y)
     want = [np.cos(xn), -np.sin(xn), -np.cos(xn)]
     scale = np.ones_like(xn)
@@ -189,7 +189,7 @@ def test_grad_create_graph_then_backward():
     w.attach_grad()
     with autograd.record():
         y = x * x * x + x * w
-        dx = autograd.grad(y, x, create_graph=True, retain_graph=True)
+        dx, = autograd.grad(y, x, create_graph=True, retain_graph=True)
         z = dx.sum()
     np.testing.assert_allclose(dx.asnumpy(), 3 * xn ** 2 + wn, rtol=1e-12)
     z.backward()
