@@ -607,7 +607,10 @@ for name, what, aliases, nonempty in [
         ("sum", "sum", ["_sparse_sum", "sum_axis"], False),
         ("mean", "mean", ["_sparse_mean"], False),
         ("max", "maximum", ["max_axis"], True),
-        ("min", "minimum", ["min_axis"], True)]:
+        ("min", "minimum", ["min_axis"], True),
+        ("prod", "product", [], False),
+        ("nansum", "sum, NaN counted as 0,", [], False),
+        ("nanprod", "product, NaN counted as 1,", [], False)]:
     op(mxnet=name, mnemonic=name, cpp=camel(name),
        source="src/operator/tensor/broadcast_reduce_op.h ReduceAxesParam",
        summary=f"Reduces by {what} over axes",
@@ -777,6 +780,57 @@ A constant of the input's static element count (shape `(1,)`, int64); no
 gradient flows back.""",
    inputs=[Input("data")], outputs=[Output("output")],
    example="""%out = mx.size_array %x : (tensor<2x3xf32>) -> tensor<1xi64>""")
+
+op(mxnet="slice_like", mnemonic="slice_like", cpp="SliceLike",
+   source="src/operator/tensor/matrix_op-inl.h SliceLikeParam, SliceLikeShape",
+   summary="Slices data to the shape of a second input",
+   description="""
+The leading part `[0, shape_like.shape[a])` of each axis `a` in `axes`
+(negative counts from the end; empty: every axis, and both inputs must have
+the same rank). Only `shape_like`'s shape is read; its gradient is zero. The
+gradient of `data` is the head gradient padded with zeros.""",
+   inputs=[Input("data"), Input("shape_like")], outputs=[Output("output")],
+   attrs=[Attr("axes", "shape", "()", doc="Axes to slice; empty: all.")],
+   example="""%out = mx.slice_like %x, %y {axes = array<i64: 1>} : (tensor<2x5xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+for name, cpp, what in [
+        ("depth_to_space", "DepthToSpace",
+         "Moves depth blocks into spatial blocks: (N, C, H, W) becomes "
+         "(N, C / b^2, H b, W b); `output[n, c, h b + i, w b + j] = "
+         "data[n, (i b + j) C / b^2 + c, h, w]`"),
+        ("space_to_depth", "SpaceToDepth",
+         "Moves spatial blocks into depth, the inverse of depth_to_space: "
+         "(N, C, H, W) becomes (N, C b^2, H / b, W / b)")]:
+    op(mxnet=name, mnemonic=name, cpp=cpp,
+       source="src/operator/tensor/matrix_op-inl.h DepthToSpaceParam",
+       summary=what.split(":")[0],
+       description=f"""
+{what} (b = `block_size`), as MXNet's (ONNX's DCR order). Only 4-D data; the
+extents must divide as MXNet's shape rule checks. The gradient is the inverse
+operator applied to the head gradient.""",
+       inputs=[Input("data")], outputs=[Output("output")],
+       attrs=[Attr("block_size", "int", doc="Blocks of [block_size, block_size] are moved.")],
+       example=(f"""%out = mx.{name} %x {{block_size = 2 : i64}} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>"""
+                if name == "depth_to_space" else
+                f"""%out = mx.{name} %x {{block_size = 2 : i64}} : (tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32>"""))
+
+op(mxnet="Pad", mnemonic="Pad", cpp="Pad",
+   source="src/operator/pad-inl.h PadParam, PadProp::InferShape",
+   summary="Pads the spatial axes of a 4-D or 5-D array",
+   description="""
+`pad_width` has two entries (before, after) per axis; the first four (batch
+and channel axes) must be 0, as MXNet's implementation requires. `constant`
+fills with `constant_value`, `edge` repeats the border element, `reflect`
+mirrors without repeating it (each pad must be smaller than the axis). The
+gradient sums the head gradient of every output element into the input
+element it was read from.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("mode", "enum", values=["constant", "edge", "reflect"],
+               doc="Padding type."),
+          Attr("pad_width", "shape", doc="(before, after) for every axis."),
+          Attr("constant_value", "float", "0.0", doc="The value of constant padding.")],
+   aliases=["pad"],
+   example="""%out = mx.Pad %x {mode = "constant", pad_width = array<i64: 0, 0, 0, 0, 1, 1, 2, 2>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x5x7xf32>""")
 
 op(mxnet="pick", mnemonic="pick", cpp="Pick",
    source="src/operator/tensor/broadcast_reduce_op.h PickParam, PickOpShape",

@@ -761,6 +761,30 @@ def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, name=
                    attr=attr)
 
 
+def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, name=None, attr=None,
+         **kwargs):
+    """MXNet's norm for ord 1 and 2, composed as mx.nd.norm is: sum(abs(x))
+    or sqrt(sum(square(x))) over `axis` (all axes: shape (1,)); the last
+    node is named `name`. Without MXNet's scaling against overflow."""
+    if ord not in (1, 2):
+        raise MXNetError("norm: ord must be 1 or 2 (got %r)" % (ord,))
+    if out_dtype is not None:
+        raise MXNetError("norm: out_dtype is not supported by mxc")
+    kw = {"keepdims": keepdims}
+    if axis is not None:
+        kw["axis"] = axis
+    name = NameManager.current.get(name, "norm")
+    if ord == 1:
+        a = _create("abs", [data], {}, None, "abs")
+        return _create("sum", [a], kw, name, "norm", attr=attr)
+    sq = _create("square", [data], {}, None, "square")
+    total = _create("sum", [sq], kw, None, "sum")
+    return _create("sqrt", [total], {}, name, "norm", attr=attr)
+
+
+Symbol.norm = lambda self, *args, **kwargs: norm(self, *args, **kwargs)
+
+
 def logical_not(data, name=None, attr=None, **kwargs):
     """MXNet's logical_not: 1 where data is 0, else 0 (data's dtype), as
     _equal_scalar(data, 0)."""

@@ -67,6 +67,8 @@ UNARY = [
     ("expand_dims", {"axis": 1}, {}), ("expand_dims", {"axis": -1}, {}),
     ("squeeze", {}, {}),
     ("reverse", {"axis": (1,)}, {}), ("reverse", {"axis": (0, -1)}, {}),
+    ("prod", {}, {"lo": 0.5, "hi": 1.5}), ("prod", {"axis": 1, "keepdims": True}, {"away": 0.2}),
+    ("nansum", {"axis": (0, 2)}, {}), ("nanprod", {"axis": 2}, {"lo": 0.5, "hi": 1.5}),
     ("transpose", {}, {}), ("transpose", {"axes": (0, 2, 1)}, {}),
     ("slice_axis", {"axis": 1, "begin": 1, "end": 3}, {}),
     ("slice_axis", {"axis": -1, "begin": -3, "end": "None"}, {}),
@@ -94,6 +96,29 @@ def test_unary(op, attrs, fill):
 @pytest.mark.parametrize("shape,target", [((1, 3, 1), (2, 3, 4)), ((2, 1, 3), (0, 5, 0))])
 def test_broadcast_to(shape, target):
     check_op("broadcast_to", {"shape": target}, {"data": rand(shape)})
+
+
+@pytest.mark.parametrize("op,shape", [("depth_to_space", (1, 8, 2, 3)),
+                                      ("space_to_depth", (2, 2, 4, 2))])
+def test_depth_space(op, shape):
+    check_op(op, {"block_size": 2}, {"data": rand(shape)})
+
+
+@pytest.mark.parametrize("attrs", [{}, {"axes": (1,)}, {"axes": (0, -1)}], ids=str)
+def test_slice_like(attrs):
+    # the gradient is padded with zeros; shape_like gets none
+    check_op("slice_like", attrs, {"data": rand((4, 5, 3)), "shape_like": rand((2, 3, 2))},
+             wrt=["data"])
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+@pytest.mark.parametrize("shape,width", [((1, 2, 3, 4), (0, 0, 0, 0, 1, 2, 2, 3)),
+                                         ((1, 1, 3, 3, 3), (0, 0, 0, 0, 0, 2, 1, 0, 2, 2))],
+                         ids=str)
+def test_pad(mode, shape, width):
+    # edge / reflect: border gradients added where the elements were read
+    check_op("Pad", {"mode": mode, "pad_width": width, "constant_value": 0.5},
+             {"data": rand(shape)})
 
 
 def test_broadcast_axis():

@@ -205,6 +205,59 @@ def test_shape_and_size_array(op, shape):
     check(op, {}, [np.zeros(shape, np.float32)])
 
 
+@pytest.mark.parametrize("shape,like,attrs", [((4, 5), (2, 3), {}),
+                                             ((4, 5, 6), (9, 2), {"axes": (1,)}),
+                                             ((4, 5, 6), (3, 5, 2), {"axes": (0, -1)}),
+                                             ((3, 4), (3, 4), {})], ids=str)
+def test_slice_like(shape, like, attrs):
+    rng = np.random.default_rng(224)
+    check("slice_like", attrs, [_rand(rng, shape), _rand(rng, like)])
+
+
+def test_slice_like_too_small_names_the_node():
+    graph = one_op_graph("slice_like", {}, ["in0", "in1"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": np.zeros((2, 3), np.float32), "in1": np.zeros((2, 4), np.float32)})
+    assert "node" in str(e.value) and "exceeds limit of input with size 3" in str(e.value)
+
+
+@pytest.mark.parametrize("op,shape,b", [("depth_to_space", (2, 8, 2, 3), 2),
+                                        ("depth_to_space", (1, 18, 2, 2), 3),
+                                        ("space_to_depth", (2, 2, 4, 6), 2),
+                                        ("space_to_depth", (1, 3, 3, 6), 3)], ids=str)
+def test_depth_space(op, shape, b):
+    rng = np.random.default_rng(225)
+    check(op, {"block_size": b}, [_rand(rng, shape)])
+
+
+def test_depth_to_space_bad_depth_names_the_node():
+    graph = one_op_graph("depth_to_space", {"block_size": 2}, ["in0"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": np.zeros((1, 6, 2, 2), np.float32)})
+    assert "node" in str(e.value) and "multiple of 'block^2'" in str(e.value)
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+@pytest.mark.parametrize("shape,width", [((2, 3, 3, 5), (0, 0, 0, 0, 1, 2, 3, 4)),
+                                         ((2, 3, 3, 5, 4), (0, 0, 0, 0, 1, 2, 3, 4, 3, 1)),
+                                         ((1, 2, 4, 4), (0, 0, 0, 0, 0, 0, 2, 0))], ids=str)
+def test_pad(mode, shape, width):
+    rng = np.random.default_rng(226)
+    check("Pad", {"mode": mode, "pad_width": width, "constant_value": 1.5},
+          [_rand(rng, shape)])
+
+
+@pytest.mark.parametrize("attrs,msg", [
+    ({"mode": "constant", "pad_width": (0, 1, 0, 0, 1, 1, 1, 1)}, "first two axes to be zero"),
+    ({"mode": "reflect", "pad_width": (0, 0, 0, 0, 3, 0, 1, 1)}, "smaller than the input size"),
+    ({"mode": "edge", "pad_width": (0, 0, 1, 1)}, "padding spec mismatch")], ids=str)
+def test_pad_errors_name_the_node(attrs, msg):
+    graph = one_op_graph("Pad", attrs, ["in0"], name="node")
+    with pytest.raises(MxcError) as e:
+        run_graph(graph, {"in0": np.zeros((1, 2, 3, 3), np.float32)})
+    assert "node" in str(e.value) and msg in str(e.value), str(e.value)
+
+
 @pytest.mark.parametrize("lhs,rhs,attrs", [
     ((6,), (3, 2), {}),
     ((30, 7), (15, 2, 4), {"lhs_begin": 0, "lhs_end": 1, "rhs_begin": 0, "rhs_end": 2}),

@@ -43,10 +43,27 @@ REDUCE_ATTRS = [
 
 
 @pytest.mark.parametrize("attrs", REDUCE_ATTRS, ids=str)
-@pytest.mark.parametrize("op", ["sum", "mean", "max", "min"])
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "min", "prod", "nansum", "nanprod"])
 def test_reduce_f32(op, attrs):
     rng = np.random.default_rng(100)
-    check(op, attrs, [_rand(rng, (3, 4, 5))])
+    x = _rand(rng, (3, 4, 5), low=0.5, high=1.5) if "prod" in op else _rand(rng, (3, 4, 5))
+    check(op, attrs, [x])
+
+
+@pytest.mark.parametrize("attrs", [{}, {"axis": (1,)}, {"axis": (0, 2), "keepdims": True}], ids=str)
+@pytest.mark.parametrize("op", ["nansum", "nanprod"])
+def test_nan_reductions_skip_nan(op, attrs):
+    rng = np.random.default_rng(104)
+    x = _rand(rng, (3, 4, 5), low=0.5, high=1.5)
+    x[rng.uniform(size=x.shape) < 0.3] = np.nan
+    x[0, :, 0] = np.nan          # a row of NaN only: the identity
+    check(op, attrs, [x])
+
+
+@pytest.mark.parametrize("op", ["prod", "nansum", "nanprod"])
+def test_prod_int(op):
+    rng = np.random.default_rng(105)
+    check(op, {"axis": (1,)}, [rng.integers(-3, 4, size=(4, 5)).astype(np.int32)])
 
 
 @pytest.mark.parametrize("op", ["sum", "mean", "max", "min"])

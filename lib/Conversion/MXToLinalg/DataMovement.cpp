@@ -356,6 +356,96 @@ struct ConvertTake final : OpConversionPattern<mx::TakeOp> {
   }
 };
 
+/// slice_like: the leading part of each axis, a tensor.extract_slice.
+struct ConvertSliceLike final : OpConversionPattern<mx::SliceLikeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::SliceLikeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    int64_t rank = outType.getRank();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+        strides(rank, rewriter.getIndexAttr(1)), sizes;
+    for (int64_t d : outType.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, outType, adaptor.getData(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+/// Pad: a generic over the result; along each padded axis the element read
+/// is o - before, clamped (edge), mirrored (reflect), or, out of range,
+/// replaced by the constant.
+struct ConvertPad final : OpConversionPattern<mx::PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    Location loc = op.getLoc();
+    auto inType = op.getData().getType();
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    int64_t rank = outType.getRank();
+    ArrayRef<int64_t> pad = op.getPadWidth();
+    StringRef mode = op.getMode();
+    ElemKind kind = kindOf(outType.getElementType());
+    double cval = op.getConstantValue().convertToDouble();
+    Value data = adaptor.getData();
+    Value init =
+        emptyTensor(rewriter, loc, outType.getShape(), outType.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, outType, ValueRange{}, init,
+        SmallVector<AffineMap>{
+            AffineMap::getMultiDimIdentityMap(rank, op.getContext())},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto cst = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          Value outside; // true where the element is the constant
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value o = linalg::IndexOp::create(b, l, d);
+            int64_t before = pad[2 * d], n = inType.getDimSize(d);
+            if (!before && !pad[2 * d + 1]) {
+              at.push_back(o);
+              continue;
+            }
+            Value i = arith::SubIOp::create(b, l, o, cst(before));
+            Value lt0 =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, cst(0));
+            Value geN =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i, cst(n));
+            if (mode == "reflect") {
+              i = arith::SelectOp::create(b, l, lt0,
+                                          arith::SubIOp::create(b, l, cst(0), i), i);
+              i = arith::SelectOp::create(
+                  b, l, geN, arith::SubIOp::create(b, l, cst(2 * (n - 1)), i), i);
+            } else {
+              if (mode == "constant") {
+                Value out = arith::OrIOp::create(b, l, lt0, geN);
+                outside = outside
+                              ? Value(arith::OrIOp::create(b, l, outside, out))
+                              : out;
+              }
+              i = arith::MaxSIOp::create(
+                  b, l, cst(0), arith::MinSIOp::create(b, l, i, cst(n - 1)));
+            }
+            at.push_back(i);
+          }
+          Value v = tensor::ExtractOp::create(b, l, data, at);
+          if (outside)
+            v = arith::SelectOp::create(b, l, outside,
+                                        constant(b, l, kind, cval), v);
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// Embedding: rows of the weight at the clipped indices.
 struct ConvertEmbedding final : OpConversionPattern<mx::EmbeddingOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -384,7 +474,7 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
                       mx::ExpandDimsOp,
                       mx::SqueezeOp, mx::TransposeOp, mx::SliceAxisOp,
                       mx::ConcatOp, mx::OneHotOp, mx::PickOp, mx::TakeOp,
-                      mx::EmbeddingOp>();
+                      mx::EmbeddingOp, mx::SliceLikeOp, mx::PadOp>();
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
            ConvertReshapeLike<mx::ExpandDimsOp>,
@@ -392,6 +482,6 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
            ConvertReshapeLike<mx::ReshapeLikeOp>,
            ConvertTranspose,
            ConvertSliceAxis, ConvertConcat, ConvertOneHot, ConvertPick,
-           ConvertTake, ConvertEmbedding>(
+           ConvertTake, ConvertEmbedding, ConvertSliceLike, ConvertPad>(
           typeConverter, patterns.getContext());
 }

@@ -520,6 +520,36 @@ struct ConvertReverse final : ConvertElementwise<mx::ReverseOp> {
   }
 };
 
+/// depth_to_space / space_to_depth: a copy whose input map rearranges the
+/// blocks (floordiv / mod by constants; MXNet's DCR order).
+template <typename OpTy, bool ToDepth>
+struct ConvertDepthSpace final : ConvertElementwise<OpTy> {
+  using ConvertElementwise<OpTy>::ConvertElementwise;
+  LogicalResult plan(OpTy op, typename OpTy::Adaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    MLIRContext *ctx = op.getContext();
+    int64_t b = static_cast<int64_t>(op.getBlockSize());
+    AffineExpr n = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx),
+               h = getAffineDimExpr(2, ctx), w = getAffineDimExpr(3, ctx);
+    SmallVector<AffineExpr> in;
+    if (ToDepth) {
+      // out[n, (i b + j) C + c, h, w] = in[n, c, h b + i, w b + j]
+      int64_t C = op.getData().getType().getDimSize(1);
+      AffineExpr k = c.floorDiv(C);
+      in = {n, c % C, h * b + k.floorDiv(b), w * b + k % b};
+    } else {
+      // out[n, c, h b + i, w b + j] = in[n, (i b + j) C' + c, h, w]
+      int64_t C = cast<RankedTensorType>(op.getOutput().getType()).getDimSize(1);
+      in = {n, ((h % b) * b + (w % b)) * C + c, h.floorDiv(b), w.floorDiv(b)};
+    }
+    p.inputs = {adaptor.getData()};
+    p.maps = {AffineMap::get(4, 0, in, ctx)};
+    p.payload = [](OpBuilder &, Location, ValueRange e) { return e[0]; };
+    return success();
+  }
+};
+
 /// shape_array / size_array: constants of the static shape.
 template <typename OpTy>
 struct ConvertShapeConstant final : OpConversionPattern<OpTy> {
@@ -959,7 +989,10 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertBroadcastTo<mx::BroadcastToOp>,
       ConvertBroadcastTo<mx::BroadcastAxisOp>, ConvertReverse,
       ConvertShapeConstant<mx::ShapeArrayOp>,
-      ConvertShapeConstant<mx::SizeArrayOp>>(typeConverter, patterns, target);
+      ConvertShapeConstant<mx::SizeArrayOp>,
+      ConvertDepthSpace<mx::DepthToSpaceOp, false>,
+      ConvertDepthSpace<mx::SpaceToDepthOp, true>>(typeConverter, patterns,
+                                                   target);
   addPatterns<ConvertBinary<mx::ElemwiseAddOp, Fn::Add>,
               ConvertBinary<mx::ElemwiseSubOp, Fn::Sub>,
               ConvertBinary<mx::ElemwiseMulOp, Fn::Mul>,

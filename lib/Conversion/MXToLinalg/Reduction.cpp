@@ -167,7 +167,7 @@ static Value extremeConstant(OpBuilder &b, Location loc, ElemKind kind,
 // sum, mean, max, min
 //===----------------------------------------------------------------------===//
 
-enum class ReduceKind { Sum, Mean, Max, Min };
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, NanSum, NanProd };
 
 template <typename OpTy, ReduceKind K>
 struct ConvertReduce final : OpConversionPattern<OpTy> {
@@ -186,11 +186,15 @@ struct ConvertReduce final : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     SmallVector<bool> reduced =
         reducedAxes(op.getAxis(), op.getExclude(), inType.getRank());
-    bool isSum = K == ReduceKind::Sum || K == ReduceKind::Mean;
-    ElemKind acc = isSum ? accumulatorKind(rewriter, kind) : kind;
-    Value init = isSum ? constant(rewriter, loc, acc, 0)
-                       : extremeConstant(rewriter, loc, kind,
-                                         /*largest=*/K == ReduceKind::Min);
+    bool isSum = K == ReduceKind::Sum || K == ReduceKind::Mean ||
+                 K == ReduceKind::NanSum;
+    bool isProd = K == ReduceKind::Prod || K == ReduceKind::NanProd;
+    bool accumulates = isSum || isProd;
+    ElemKind acc = accumulates ? accumulatorKind(rewriter, kind) : kind;
+    Value init = isSum    ? constant(rewriter, loc, acc, 0)
+                 : isProd ? constant(rewriter, loc, acc, 1)
+                          : extremeConstant(rewriter, loc, kind,
+                                            /*largest=*/K == ReduceKind::Min);
     AffineMap id =
         AffineMap::getMultiDimIdentityMap(inType.getRank(), op.getContext());
     Value r = buildReduction(
@@ -198,10 +202,21 @@ struct ConvertReduce final : OpConversionPattern<OpTy> {
         [&](OpBuilder &b, Location l, ValueRange in, ValueRange accs) {
           Value x = convertElement(b, l, in[0], kind, acc), a = accs[0];
           bool f = acc.isFloat(), u = acc.isUnsigned;
+          if (f && (K == ReduceKind::NanSum || K == ReduceKind::NanProd)) {
+            // NaN counts as the identity (mshadow_op::nansum / nanprod)
+            Value nan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO,
+                                              x, x);
+            x = arith::SelectOp::create(
+                b, l, nan, constant(b, l, acc, K == ReduceKind::NanSum ? 0 : 1),
+                x);
+          }
           Value v;
           if (isSum)
             v = f ? Value(arith::AddFOp::create(b, l, a, x))
                   : Value(arith::AddIOp::create(b, l, a, x));
+          else if (isProd)
+            v = f ? Value(arith::MulFOp::create(b, l, a, x))
+                  : Value(arith::MulIOp::create(b, l, a, x));
           else if (K == ReduceKind::Max)
             v = f   ? Value(arith::MaximumFOp::create(b, l, a, x))
                 : u ? Value(arith::MaxUIOp::create(b, l, a, x))
@@ -212,7 +227,8 @@ struct ConvertReduce final : OpConversionPattern<OpTy> {
                     : Value(arith::MinSIOp::create(b, l, a, x));
           return SmallVector<Value>{v};
         },
-        isSum ? ArrayRef<Type>{} : ArrayRef<Type>{inType.getElementType()})[0];
+        accumulates ? ArrayRef<Type>{}
+                    : ArrayRef<Type>{inType.getElementType()})[0];
     // Mean divides by the count; then back to the element type.
     int64_t count = 1;
     for (auto [extent, red] : llvm::zip(inType.getShape(), reduced))
@@ -504,6 +520,11 @@ void mxc::conversion::populateReductionPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
   target.addLegalOp<UnrealizedConversionCastOp>(); // ui8 in linalg bodies
+  target.addIllegalOp<mx::ProdOp, mx::NansumOp, mx::NanprodOp>();
+  patterns.add<ConvertReduce<mx::ProdOp, ReduceKind::Prod>,
+               ConvertReduce<mx::NansumOp, ReduceKind::NanSum>,
+               ConvertReduce<mx::NanprodOp, ReduceKind::NanProd>>(
+      typeConverter, patterns.getContext());
   target.addIllegalOp<mx::SumOp, mx::MeanOp, mx::MaxOp, mx::MinOp, mx::ArgmaxOp,
                       mx::SoftmaxOp, mx::LogSoftmaxOp, mx::SoftmaxOutputOp>();
   patterns.add<ConvertReduce<mx::SumOp, ReduceKind::Sum>,

@@ -515,12 +515,19 @@ def _reduce(g, n, op_type, x, out, axes, keepdims):
     g.node(op_type, ins, [out], name=n.name, **attrs)
 
 
-_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin"}
+_REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin",
+           "prod": "ReduceProd", "nansum": "ReduceSum", "nanprod": "ReduceProd"}
 
 
 @_exports(*_REDUCE)
 def _reduction(g, n):
     rank = len(n.in_shapes[0])
+    if n.op in ("nansum", "nanprod") and np.issubdtype(np.dtype(n.in_dtypes[0]), np.floating):
+        # NaN replaced by the identity first
+        x = n.inputs[0]
+        ident = g.const(n.name + "__ident", 0.0 if n.op == "nansum" else 1.0, n.in_dtypes[0])
+        n.inputs = [g.one("Where", [g.one("IsNaN", [x], n.name), ident, x], n.name)] + \
+            list(n.inputs[1:])
     axis = attr_shape(n.attrs, "axis", None)
     keepdims = attr_bool(n.attrs, "keepdims")
     if axis is not None:
@@ -846,6 +853,36 @@ def _shape_array(g, n):
     else:
         g.node("Reshape", [g.one("Size", n.inputs[:1], n.name), g.ints(n.name + "__one", [1])],
                n.outs[:1], name=n.name)
+
+
+@_exports("slice_like")
+def _slice_like(g, n):
+    shape = list(n.out_shapes[0])
+    g.node("Slice", [n.inputs[0], g.ints(n.name + "__starts", [0] * len(shape)),
+                     g.ints(n.name + "__ends", shape),
+                     g.ints(n.name + "__axes", list(range(len(shape))))],
+           n.outs[:1], name=n.name)
+
+
+@_exports("depth_to_space", "space_to_depth")
+def _depth_space(g, n):
+    b = attr_int(n.attrs, "block_size")
+    if n.op == "depth_to_space":
+        g.node("DepthToSpace", n.inputs[:1], n.outs[:1], name=n.name, blocksize=b, mode="DCR")
+    else:
+        g.node("SpaceToDepth", n.inputs[:1], n.outs[:1], name=n.name, blocksize=b)
+
+
+@_exports("Pad")
+def _pad_op(g, n):
+    width = list(attr_shape(n.attrs, "pad_width"))
+    pads = width[0::2] + width[1::2]     # ONNX: every begin, then every end
+    mode = attr_str(n.attrs, "mode")
+    ins = [n.inputs[0], g.ints(n.name + "__pads", pads)]
+    if mode == "constant":
+        ins.append(g.const(n.name + "__value", attr_float(n.attrs, "constant_value", 0.0),
+                           n.in_dtypes[0]))
+    g.node("Pad", ins, n.outs[:1], name=n.name, mode=mode)
 
 
 @_exports("reshape_like")

@@ -249,3 +249,43 @@ def shape_array(inputs, attrs):
 @register("size_array")
 def size_array(inputs, attrs):
     return [np.array([inputs[0].size], np.int64)]
+
+
+@register("slice_like")
+def slice_like(inputs, attrs):
+    x, like = inputs
+    axes = attr_tuple(attrs, "axes") or tuple(range(x.ndim))
+    index = [slice(None)] * x.ndim
+    for a in axes:
+        index[a % x.ndim] = slice(0, like.shape[a % x.ndim])
+    return [np.ascontiguousarray(x[tuple(index)])]
+
+
+@register("depth_to_space")
+def depth_to_space(inputs, attrs):
+    # MXNet's documented reshape / transpose / reshape (DCR)
+    x, b = inputs[0], attr_int(attrs, "block_size")
+    n, c, h, w = x.shape
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return [np.ascontiguousarray(y.reshape(n, c // (b * b), h * b, w * b))]
+
+
+@register("space_to_depth")
+def space_to_depth(inputs, attrs):
+    x, b = inputs[0], attr_int(attrs, "block_size")
+    n, c, h, w = x.shape
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return [np.ascontiguousarray(y.reshape(n, c * b * b, h // b, w // b))]
+
+
+@register("Pad", "pad")
+def pad(inputs, attrs):
+    # numpy's pad modes are MXNet's: constant, edge, reflect (no repeat)
+    x = inputs[0]
+    w = attr_tuple(attrs, "pad_width")
+    mode = attrs["mode"]
+    widths = [(w[2 * i], w[2 * i + 1]) for i in range(x.ndim)]
+    if mode == "constant":
+        return [np.pad(x, widths, mode="constant",
+                       constant_values=x.dtype.type(float(attrs.get("constant_value", 0))))]
+    return [np.pad(x, widths, mode=mode)]

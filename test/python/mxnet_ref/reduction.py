@@ -68,6 +68,29 @@ def mean(inputs, attrs):
     return _reduce(inputs, attrs, _mean)
 
 
+def _prod_like(fn):
+    def f(x, axes):
+        if _is_int(x.dtype):
+            return fn(x, axis=axes, dtype=x.dtype)   # wraps like MXNet's DType
+        return fn(x.astype(np.float64), axis=axes).astype(x.dtype)
+    return f
+
+
+@register("prod")
+def prod(inputs, attrs):
+    return _reduce(inputs, attrs, _prod_like(np.prod))
+
+
+@register("nansum")
+def nansum(inputs, attrs):
+    return _reduce(inputs, attrs, _prod_like(np.nansum))
+
+
+@register("nanprod")
+def nanprod(inputs, attrs):
+    return _reduce(inputs, attrs, _prod_like(np.nanprod))
+
+
 @register("max", "max_axis")
 def max_(inputs, attrs):
     return _reduce(inputs, attrs, lambda x, a: np.max(x, axis=a))

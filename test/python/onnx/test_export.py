@@ -206,7 +206,17 @@ def _gather():
             sym.take(a, i, axis=-1, mode="clip"),
             sym.Embedding(i, w, input_dim=5, output_dim=3),
             sym.reverse(a, axis=(0, 2)), sym.flip(a, axis=1),
-            sym.broadcast_axis(sym.sum(a, axis=1, keepdims=True), axis=1, size=3)]
+            sym.broadcast_axis(sym.sum(a, axis=1, keepdims=True), axis=1, size=3),
+            sym.prod(sym.abs(a) + 0.5, axis=1), sym.nansum(a, axis=(0, 2)),
+            sym.nanprod(sym.abs(a) + 0.5), sym.slice_like(a, w, axes=(1,)),
+            sym.depth_to_space(sym.Reshape(a, shape=(1, 24, 1, 5)), block_size=2),
+            sym.space_to_depth(sym.Reshape(a, shape=(1, 2, 6, 10)), block_size=2),
+            sym.Pad(sym.Reshape(a, shape=(1, 4, 5, 6)), mode="constant", constant_value=2.0,
+                    pad_width=(0, 0, 0, 0, 1, 2, 0, 3)),
+            sym.Pad(sym.Reshape(a, shape=(1, 4, 5, 6)), mode="edge",
+                    pad_width=(0, 0, 0, 0, 2, 1, 3, 0)),
+            sym.Pad(sym.Reshape(a, shape=(1, 4, 5, 6)), mode="reflect",
+                    pad_width=(0, 0, 0, 0, 1, 2, 4, 1))]
     return sym.Group(outs), {"a": (4, 5, 6), "i": (2, 3), "w": (5, 3)}
 
 

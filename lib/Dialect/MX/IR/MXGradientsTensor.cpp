@@ -482,6 +482,19 @@ LogicalResult reduceGrad(Operation *op, GradBuilder &g, ValueRange og,
     in[0] = name == "mx.mean" ? g.mulS(d, 1.0 / double(count)) : d;
     return success();
   }
+  if (name == "mx.nansum") { // NaN elements get none
+    in[0] = g.mul(g.broadcastLike(dyKeep, x), g.cmp("equal", x, x));
+    return success();
+  }
+  if (name == "mx.prod" || name == "mx.nanprod") {
+    // out / x (ReduceAxesBackwardUseInOut<rdiv>: inf / nan at x = 0, as
+    // MXNet); nanprod: 0 at NaN elements (nanprod_grad)
+    Value d = g.div(g.reshape(y, keep), x);
+    if (name == "mx.nanprod")
+      d = g.op("mx.where", {g.cmp("equal", x, x), d, g.zerosLike(x)});
+    in[0] = g.mul(d, dyKeep);
+    return success();
+  }
   // max / min: every element equal to the extreme gets the gradient.
   Value mask = g.cmp("equal", x, g.reshape(y, keep));
   in[0] = g.mul(mask, dyKeep);
@@ -743,6 +756,90 @@ LogicalResult sliceAxisGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// depth_to_space / space_to_depth: the inverse operator on the gradient.
+LogicalResult depthSpaceGrad(Operation *op, GradBuilder &g, ValueRange og,
+                             Grads &in) {
+  StringRef inverse = isa<DepthToSpaceOp>(op) ? "mx.space_to_depth"
+                                              : "mx.depth_to_space";
+  in[0] = g.op(inverse, og[0], {g.i64("block_size", attrI(op, "block_size", 1))});
+  return success();
+}
+
+/// slice_like: the gradient padded with zeros back to data's extents, one
+/// axis at a time (zeros of the missing part: a zero slice of data,
+/// broadcast); shape_like gets none.
+LogicalResult sliceLikeGrad(Operation *op, GradBuilder &g, ValueRange og,
+                            Grads &in) {
+  Value x = op->getOperand(0), cur = og[0];
+  ArrayRef<int64_t> full = typeOf(x).getShape();
+  int64_t rank = full.size();
+  Value zero1 = x; // data sliced to extent 1 on every axis, zeroed
+  for (int64_t a = 0; a < rank; ++a)
+    zero1 = sliceAxis(g, zero1, a, 0, 1);
+  zero1 = g.zerosLike(zero1);
+  for (int64_t a = 0; a < rank; ++a) {
+    SmallVector<int64_t> shape(typeOf(cur).getShape());
+    if (shape[a] == full[a])
+      continue;
+    shape[a] = full[a] - shape[a];
+    Value zeros = g.op("mx.broadcast_to", zero1, {g.shape("shape", shape)});
+    cur = g.op("mx.Concat", {cur, zeros}, {g.i64("num_args", 2), g.i64("dim", a)});
+  }
+  in[0] = cur;
+  return success();
+}
+
+/// Pad: one padded axis at a time, the gradient's centre; edge and reflect
+/// add each border element's gradient where it was read from (edge: the
+/// border's sum at the first / last element; reflect: the border reversed at
+/// 1..before and n-1-after..n-2), as MXNet's pad backward kernels.
+LogicalResult padGrad(Operation *op, GradBuilder &g, ValueRange og,
+                      Grads &in) {
+  auto pad = cast<PadOp>(op);
+  ArrayRef<int64_t> shape = typeOf(pad.getData()).getShape();
+  ArrayRef<int64_t> width = pad.getPadWidth();
+  StringRef mode = pad.getMode();
+  Value cur = og[0];
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+    int64_t before = width[2 * d], after = width[2 * d + 1], n = shape[d];
+    if (!before && !after)
+      continue;
+    Value centre = sliceAxis(g, cur, d, before, before + n);
+    if (mode != "constant") {
+      // addend of extent n along d: zeros, the contribution, zeros
+      auto placed = [&](Value part, int64_t at) {
+        int64_t len = typeOf(part).getShape()[d];
+        SmallVector<Value> parts;
+        if (at > 0)
+          parts.push_back(g.zerosLike(sliceAxis(g, centre, d, 0, at)));
+        parts.push_back(part);
+        if (at + len < n)
+          parts.push_back(g.zerosLike(sliceAxis(g, centre, d, at + len, n)));
+        if (parts.size() == 1)
+          return part;
+        return g.op("mx.Concat", parts,
+                    {g.i64("num_args", int64_t(parts.size())), g.i64("dim", d)});
+      };
+      auto border = [&](int64_t from, int64_t to, bool first) {
+        Value part = sliceAxis(g, cur, d, from, to);
+        if (mode == "edge")
+          return placed(g.op("mx.sum", part,
+                             {g.shape("axis", {d}), g.boolean("keepdims", true)}),
+                        first ? 0 : n - 1);
+        part = g.op("mx.reverse", part, {g.shape("axis", {d})});
+        return placed(part, first ? 1 : n - 1 - (to - from));
+      };
+      if (before)
+        centre = g.add(centre, border(0, before, true));
+      if (after)
+        centre = g.add(centre, border(before + n, before + n + after, false));
+    }
+    cur = centre;
+  }
+  in[0] = cur;
+  return success();
+}
+
 LogicalResult concatGrad(Operation *op, GradBuilder &g, ValueRange og,
                          Grads &in) {
   int64_t rank = typeOf(op->getResult(0)).getRank();
@@ -945,7 +1042,11 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<leakyReluGrad>::attach<LeakyReLUOp>(ctx);
   Rule<clipGrad>::attach<ClipOp>(ctx);
   Rule<castGrad>::attach<CastOp>(ctx);
-  Rule<reduceGrad>::attach<SumOp, MeanOp, MaxOp, MinOp>(ctx);
+  Rule<reduceGrad>::attach<SumOp, MeanOp, MaxOp, MinOp, ProdOp, NansumOp,
+                           NanprodOp>(ctx);
+  Rule<depthSpaceGrad>::attach<DepthToSpaceOp, SpaceToDepthOp>(ctx);
+  Rule<sliceLikeGrad>::attach<SliceLikeOp>(ctx);
+  Rule<padGrad>::attach<PadOp>(ctx);
   Rule<dotGrad>::attach<DotOp, BatchDotOp>(ctx);
   Rule<transposeGrad>::attach<TransposeOp>(ctx);
   Rule<sliceAxisGrad>::attach<SliceAxisOp>(ctx);

@@ -526,6 +526,155 @@ LogicalResult SizeArrayOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// slice_like, depth_to_space, space_to_depth (matrix_op-inl.h
+// SliceLikeShape, DepthToSpaceOpShape, SpaceToDepthOpShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceLikeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto like = getTensorType(loc, name, adaptor.getShapeLike(), "shape_like");
+  if (failed(data) || failed(like))
+    return failure();
+  ArrayRef<int64_t> in = data->getShape(), from = like->getShape();
+  int64_t rank = data->getRank();
+  Shape out(in.begin(), in.end());
+  SmallVector<int64_t> axes(adaptor.getAxes());
+  if (axes.empty()) {
+    if (in.size() != from.size())
+      return inferError(loc, name,
+                        "By default slice_axis performs slice on all axes, "
+                        "but ndim mismatch for inputs: ",
+                        rank, " vs. ", int64_t(from.size()));
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  for (int64_t a : axes) {
+    int64_t axis = a < 0 ? a + rank : a;
+    if (axis < 0)
+      return inferError(loc, name, "Slice axis: ", a, " too small");
+    if (axis >= rank)
+      return inferError(loc, name, "Slice axis: ", axis,
+                        " exceeds first input: ", rank);
+    if (axis >= int64_t(from.size()))
+      return inferError(loc, name, "Slice axis: ", axis,
+                        " exceeds second input: ", int64_t(from.size()));
+    if (!isDynamic(in[axis]) && !isDynamic(from[axis]) && from[axis] > in[axis])
+      return inferError(loc, name, "Slice axis ", axis, " with size ",
+                        from[axis], " exceeds limit of input with size ",
+                        in[axis]);
+    out[axis] = from[axis];
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+/// depth_to_space (toDepth = false) and space_to_depth.
+static LogicalResult inferDepthSpace(StringRef name,
+                                     std::optional<Location> loc, Value data,
+                                     int64_t block, bool toDepth,
+                                     SmallVectorImpl<Type> &results) {
+  auto type = getTensorType(loc, name, data, "data");
+  if (failed(type))
+    return failure();
+  if (type->getRank() != 4)
+    return inferError(loc, name, "Operation ",
+                      toDepth ? "Space To Depth" : "Depth To Space",
+                      " requires exactly 4D tensor");
+  if (block <= 0)
+    return inferError(loc, name, "block_size must be a positive integer value");
+  ArrayRef<int64_t> in = type->getShape();
+  for (int64_t i = 0; i < 4; ++i)
+    if (in[i] == 0)
+      return inferError(loc, name, "Size of dimension:", i, " cannot be 0");
+  Shape out(in.begin(), in.end());
+  if (toDepth) {
+    for (int64_t i = 2; i < 4; ++i)
+      if (!isDynamic(in[i]) && in[i] % block != 0)
+        return inferError(loc, name,
+                          "Cannot perform Space To Depth operation on the "
+                          "specified tensor. Dimension:",
+                          i, " should be a multiple of 'block' (", block, ")");
+    out[1] = isDynamic(in[1]) ? in[1] : in[1] * block * block;
+    for (int64_t i = 2; i < 4; ++i)
+      out[i] = isDynamic(in[i]) ? in[i] : in[i] / block;
+  } else {
+    if (!isDynamic(in[1]) && in[1] % (block * block) != 0)
+      return inferError(loc, name,
+                        "Cannot perform Depth To Space operation on the "
+                        "specified tensor. Dimension:1(depth dimension) should "
+                        "be a multiple of 'block^2' (",
+                        block * block, ")");
+    out[1] = isDynamic(in[1]) ? in[1] : in[1] / (block * block);
+    for (int64_t i = 2; i < 4; ++i)
+      out[i] = isDynamic(in[i]) ? in[i] : in[i] * block;
+  }
+  results.push_back(RankedTensorType::get(out, type->getElementType()));
+  return success();
+}
+
+LogicalResult DepthToSpaceOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  return inferDepthSpace(getOperationName(), loc, adaptor.getData(),
+                         static_cast<int64_t>(adaptor.getBlockSize()),
+                         /*toDepth=*/false, results);
+}
+
+LogicalResult SpaceToDepthOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  return inferDepthSpace(getOperationName(), loc, adaptor.getData(),
+                         static_cast<int64_t>(adaptor.getBlockSize()),
+                         /*toDepth=*/true, results);
+}
+
+//===----------------------------------------------------------------------===//
+// Pad (src/operator/pad-inl.h PadProp::InferShape, its messages)
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t rank = data->getRank();
+  ArrayRef<int64_t> pad = adaptor.getPadWidth();
+  if (rank != 4 && rank != 5)
+    return inferError(loc, name,
+                      "Current implementation only supports 4-D or 5-D input.");
+  if (int64_t(pad.size()) != 2 * rank)
+    return inferError(loc, name, "Input shape vs padding spec mismatch: ",
+                      int64_t(pad.size()), " pad_width entries for rank ",
+                      rank);
+  if (pad[0] || pad[1] || pad[2] || pad[3])
+    return inferError(loc, name,
+                      "Current implementation expects padding on the first "
+                      "two axes to be zero.");
+  ArrayRef<int64_t> in = data->getShape();
+  Shape out(in.begin(), in.end());
+  for (int64_t d = 0; d < rank; ++d) {
+    if (pad[2 * d] < 0 || pad[2 * d + 1] < 0)
+      return inferError(loc, name, "pad_width must not be negative");
+    if (adaptor.getMode() == "reflect" && !isDynamic(in[d]) &&
+        (pad[2 * d] >= in[d] || pad[2 * d + 1] >= in[d]))
+      return inferError(loc, name,
+                        "Current implementation of reflection padding only "
+                        "supports padding sizes smaller than the input size.");
+    if (!isDynamic(in[d]))
+      out[d] = in[d] + pad[2 * d] + pad[2 * d + 1];
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // pick (src/operator/tensor/broadcast_reduce_op.h PickOpShape)
 //===----------------------------------------------------------------------===//
 

@@ -3486,6 +3486,126 @@ def MX_MinOp : MX_Op<"min", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_ProdOp : MX_Op<"prod", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Reduces by product over axes";
+  let description = [{
+    Takes the product over `axis` (or every axis but `axis` with `exclude`).
+    Shapes follow MXNet's ReduceAxesShapeImpl: reducing every axis without
+    `keepdims` gives shape `(1,)`, and `axis = ()` reduces all axes even with
+    `exclude`.
+
+    MXNet operator: `prod`.
+
+    Example:
+
+    ```mlir
+    %out = mx.prod %x {axis = array<i64: 1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<DenseI64ArrayAttr>:$axis,
+    DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+    DefaultValuedAttr<BoolAttr, "false">:$exclude
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferReduceAxes(getOperationName(), location, adaptor.getData(), adaptor.getAxis(), adaptor.getKeepdims(), adaptor.getExclude(), /*requireNonEmpty=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_NansumOp : MX_Op<"nansum", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Reduces by sum, NaN counted as 0, over axes";
+  let description = [{
+    Takes the sum, NaN counted as 0, over `axis` (or every axis but `axis` with `exclude`).
+    Shapes follow MXNet's ReduceAxesShapeImpl: reducing every axis without
+    `keepdims` gives shape `(1,)`, and `axis = ()` reduces all axes even with
+    `exclude`.
+
+    MXNet operator: `nansum`.
+
+    Example:
+
+    ```mlir
+    %out = mx.nansum %x {axis = array<i64: 1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<DenseI64ArrayAttr>:$axis,
+    DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+    DefaultValuedAttr<BoolAttr, "false">:$exclude
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferReduceAxes(getOperationName(), location, adaptor.getData(), adaptor.getAxis(), adaptor.getKeepdims(), adaptor.getExclude(), /*requireNonEmpty=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_NanprodOp : MX_Op<"nanprod", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Reduces by product, NaN counted as 1, over axes";
+  let description = [{
+    Takes the product, NaN counted as 1, over `axis` (or every axis but `axis` with `exclude`).
+    Shapes follow MXNet's ReduceAxesShapeImpl: reducing every axis without
+    `keepdims` gives shape `(1,)`, and `axis = ()` reduces all axes even with
+    `exclude`.
+
+    MXNet operator: `nanprod`.
+
+    Example:
+
+    ```mlir
+    %out = mx.nanprod %x {axis = array<i64: 1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<DenseI64ArrayAttr>:$axis,
+    DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+    DefaultValuedAttr<BoolAttr, "false">:$exclude
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferReduceAxes(getOperationName(), location, adaptor.getData(), adaptor.getAxis(), adaptor.getKeepdims(), adaptor.getExclude(), /*requireNonEmpty=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_ArgmaxOp : MX_Op<"argmax", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Index of the maximum along an axis";
   let description = [{
@@ -3867,6 +3987,141 @@ def MX_SizeArrayOp : MX_Op<"size_array", [Pure, InferTypeOpAdaptorWithIsCompatib
   );
   let results = (outs
     MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SliceLikeOp : MX_Op<"slice_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Slices data to the shape of a second input";
+  let description = [{
+    The leading part `[0, shape_like.shape[a])` of each axis `a` in `axes`
+    (negative counts from the end; empty: every axis, and both inputs must have
+    the same rank). Only `shape_like`'s shape is read; its gradient is zero. The
+    gradient of `data` is the head gradient padded with zeros.
+
+    MXNet operator: `slice_like`.
+
+    Example:
+
+    ```mlir
+    %out = mx.slice_like %x, %y {axes = array<i64: 1>} : (tensor<2x5xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    MX_Tensor:$shape_like,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $shape_like attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_DepthToSpaceOp : MX_Op<"depth_to_space", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Moves depth blocks into spatial blocks";
+  let description = [{
+    Moves depth blocks into spatial blocks: (N, C, H, W) becomes (N, C / b^2, H b, W b); `output[n, c, h b + i, w b + j] = data[n, (i b + j) C / b^2 + c, h, w]` (b = `block_size`), as MXNet's (ONNX's DCR order). Only 4-D data; the
+    extents must divide as MXNet's shape rule checks. The gradient is the inverse
+    operator applied to the head gradient.
+
+    MXNet operator: `depth_to_space`.
+
+    Example:
+
+    ```mlir
+    %out = mx.depth_to_space %x {block_size = 2 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    I64Attr:$block_size
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SpaceToDepthOp : MX_Op<"space_to_depth", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Moves spatial blocks into depth, the inverse of depth_to_space";
+  let description = [{
+    Moves spatial blocks into depth, the inverse of depth_to_space: (N, C, H, W) becomes (N, C b^2, H / b, W / b) (b = `block_size`), as MXNet's (ONNX's DCR order). Only 4-D data; the
+    extents must divide as MXNet's shape rule checks. The gradient is the inverse
+    operator applied to the head gradient.
+
+    MXNet operator: `space_to_depth`.
+
+    Example:
+
+    ```mlir
+    %out = mx.space_to_depth %x {block_size = 2 : i64} : (tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    I64Attr:$block_size
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_PadOp : MX_Op<"Pad", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Pads the spatial axes of a 4-D or 5-D array";
+  let description = [{
+    `pad_width` has two entries (before, after) per axis; the first four (batch
+    and channel axes) must be 0, as MXNet's implementation requires. `constant`
+    fills with `constant_value`, `edge` repeats the border element, `reflect`
+    mirrors without repeating it (each pad must be smaller than the axis). The
+    gradient sums the head gradient of every output element into the input
+    element it was read from.
+
+    MXNet operator: `Pad` (aliases `pad`).
+
+    Example:
+
+    ```mlir
+    %out = mx.Pad %x {mode = "constant", pad_width = array<i64: 0, 0, 0, 0, 1, 1, 2, 2>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x5x7xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_StrEnumAttr<["constant", "edge", "reflect"]>:$mode,
+    DenseI64ArrayAttr:$pad_width,
+    DefaultValuedAttr<F64Attr, "0.0">:$constant_value
+  );
+  let results = (outs
+    MX_FloatTensor:$output
   );
   let assemblyFormat = [{
     $data attr-dict `:` functional-type(operands, results)
