@@ -29,6 +29,12 @@ import mxnet_zoo  # noqa: E402
 BATCH = 2
 MODELS = ["lenet", "mlp", "alexnet", "vgg11", "resnet18", "inception-bn"]
 RTOL, ATOL = 1e-3, 1e-5
+# An element near zero in an output whose other elements are large (ResNet-18
+# logits up to ~117) carries the f32 rounding of those magnitudes: its
+# absolute error is judged against the output's scale (about 8 f32 ulps of
+# the largest element), not against 1e-5 alone. On an AMD EPYC host one
+# such logit (0.00258, error 1.5e-5) failed the fixed 1e-5.
+ATOL_SCALE = 1e-6
 
 
 def with_logits_head(g):
@@ -83,4 +89,5 @@ def test_model_matches_numpy(name, mxc_bin):
     for head in ref:
         expected = ref[head].astype(np.float32)
         assert np.all(np.isfinite(expected)), head
-        assert_close(out[head], expected, rtol=RTOL, atol=ATOL, name="%s %s" % (name, head))
+        atol = max(ATOL, ATOL_SCALE * float(np.abs(expected).max()))
+        assert_close(out[head], expected, rtol=RTOL, atol=atol, name="%s %s" % (name, head))
