@@ -230,25 +230,26 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
   constexpr llvm::StringLiteral done = "mxc.graph_passes";
   if (module->hasAttr(done))
     return success();
-  auto list = [](const std::vector<std::string> &v) {
-    return llvm::join(v, ",");
-  };
-  std::string pipeline = "mx-prune{mode=";
-  pipeline += opts.train ? "training" : "inference";
-  if (!opts.outputs.empty())
-    pipeline += " outputs=" + list(opts.outputs);
-  pipeline += "}";
+  // Built in code, not as pipeline text: node and argument names (outputs,
+  // wrt, grad-req) may hold ',', '=', '{' or spaces, which the textual
+  // option parser would split (MXNet's tests name variables
+  // "unary_op=arccos, dtype=<class 'numpy.float64'>_data").
+  initializeOnce();
+  PassManager pm(module.getContext());
+  (void)applyPassManagerCLOptions(pm);
+  mx::MXPrunePassOptions prune;
+  prune.mode = opts.train ? "training" : "inference";
+  prune.outputs.assign(opts.outputs.begin(), opts.outputs.end());
+  pm.addPass(mx::createMXPrunePass(prune));
   if (opts.train) {
-    pipeline += ", mx-autodiff{";
-    if (!opts.wrt.empty())
-      pipeline += "wrt=" + list(opts.wrt) + " ";
-    if (!opts.gradReq.empty())
-      pipeline += "grad-req=" + list(opts.gradReq);
-    pipeline += "}";
+    mx::MXAutodiffPassOptions autodiff;
+    autodiff.wrt.assign(opts.wrt.begin(), opts.wrt.end());
+    autodiff.gradReq.assign(opts.gradReq.begin(), opts.gradReq.end());
+    pm.addPass(mx::createMXAutodiffPass(autodiff));
   }
   if (opts.fuseGraph)
-    pipeline += ", mx-fuse-elementwise";
-  if (failed(runPipeline(module, pipeline)))
+    pm.addPass(mx::createMXFuseElementwisePass());
+  if (failed(pm.run(module)))
     return failure();
   module->setAttr(done, UnitAttr::get(module.getContext()));
   return success();

@@ -1230,12 +1230,13 @@ ElementWiseSum = add_n
 
 def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, **kwargs):
     """MXNet's norm for ord 1 and 2, as sum(abs(x)) and sqrt(sum(square(x)))
-    over `axis` (all axes: shape (1,), as MXNet). MXNet's L2 kernel scales
-    to avoid overflow; this one overflows above ~1.8e19 in float32."""
+    over `axis` (all axes: shape (1,), as MXNet), in `out_dtype` when given
+    (the data cast first). MXNet's L2 kernel scales to avoid overflow; this
+    one overflows above ~1.8e19 in float32."""
     if ord not in (1, 2):
         raise MXNetError("norm: ord must be 1 or 2 (got %r)" % (ord,))
-    if out_dtype is not None:
-        raise MXNetError("norm: out_dtype is not supported by mxc")
+    if out_dtype is not None:   # accumulated and returned in out_dtype
+        data = Cast(data, dtype=out_dtype)
     kw = {"keepdims": keepdims}
     if axis is not None:
         kw["axis"] = axis

@@ -305,7 +305,9 @@ class Symbol:
                 if s is not None:
                     shapes[n] = s
         for k, v in kwargs.items():
-            if v is not None:
+            # as MXNet's infer_shape / simple_bind: only tuple (and list)
+            # values are shapes; others (simple_bind(..., axis=1)) are ignored
+            if isinstance(v, (tuple, list, np.ndarray)):
                 shapes[k] = v
         return {k: [int(d) for d in v] for k, v in shapes.items()}
 
@@ -313,6 +315,10 @@ class Symbol:
         """(arg_shapes, out_shapes, aux_shapes) in list_arguments /
         list_outputs / list_auxiliary_states order; (None, None, None) when
         the shapes given do not determine every argument."""
+        for k, v in kwargs.items():
+            if not isinstance(v, (tuple, list)):
+                raise TypeError("Arguments need to be shapes (tuple), but '%s' is %s."
+                                % (k, type(v)))
         shapes = self._shape_kwargs(args, kwargs)
         try:
             by_name, outs = self._infer(shapes, {})
@@ -765,11 +771,13 @@ def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, name=None, attr
          **kwargs):
     """MXNet's norm for ord 1 and 2, composed as mx.nd.norm is: sum(abs(x))
     or sqrt(sum(square(x))) over `axis` (all axes: shape (1,)); the last
-    node is named `name`. Without MXNet's scaling against overflow."""
+    node is named `name`. Without MXNet's scaling against overflow.
+    `out_dtype`: the data is cast to it first (the norm accumulates and
+    returns in that type)."""
     if ord not in (1, 2):
         raise MXNetError("norm: ord must be 1 or 2 (got %r)" % (ord,))
     if out_dtype is not None:
-        raise MXNetError("norm: out_dtype is not supported by mxc")
+        data = _create("Cast", [data], {"dtype": out_dtype}, None, "cast")
     kw = {"keepdims": keepdims}
     if axis is not None:
         kw["axis"] = axis

@@ -78,13 +78,21 @@ struct ConvertMXToLinalgPass
     }
     // The op to report: the one the driver failed on, or else the first mx
     // op left behind (one no pattern lowers and no family marked illegal).
-    Operation *failedOp = nullptr;
+    // Gradient ops carry their forward node's location: among the ops at
+    // that location, one with a recorded reason is the one that failed.
+    Operation *failedOp = nullptr, *withReason = nullptr;
     getOperation()->walk([&](Operation *op) {
-      if (failedOp || !isa_and_nonnull<mxc::mx::MXDialect>(op->getDialect()))
+      if (withReason || !isa_and_nonnull<mxc::mx::MXDialect>(op->getDialect()))
         return;
-      if (!failedLoc || op->getLoc() == *failedLoc)
-        failedOp = op;
+      if (!failedLoc || op->getLoc() == *failedLoc) {
+        if (!failedOp)
+          failedOp = op;
+        if (reasons.count(op))
+          withReason = op;
+      }
     });
+    if (withReason)
+      failedOp = withReason;
     if (!failedOp) {
       if (failed(converted)) {
         emitError(*failedLoc) << "cannot lower this operation";

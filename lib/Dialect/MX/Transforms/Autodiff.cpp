@@ -298,7 +298,8 @@ void MXAutodiffPass::runOnOperation() {
   llvm::DenseMap<unsigned, Req> explicitReq;
   for (const std::string &entry : gradReq) {
     StringRef e(entry);
-    auto [name, value] = e.split('=');
+    // the last '=': an argument name may contain '=' (the req never does)
+    auto [name, value] = e.rsplit('=');
     if (!e.contains('=')) {
       auto r = parseReq(e);
       if (!r) {
