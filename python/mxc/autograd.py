@@ -280,13 +280,9 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
                     v._ctx) for v in variables]
 
 
-def _backward(heads, head_grads, retain_graph, variables=None):
-    """backward() and grad(): with `variables`, the gradients of exactly
-    those arrays (req write) are returned as {id(array): numpy array}.
-
-    The tape is compiled up to the autograd.Function calls it meets; their
-    backward() runs after every later operation's gradients are in (the
-    latest call first), and the gradients go on from their inputs."""
+def _checked_heads(heads, head_grads):
+    """heads and head_grads as lists, checked: the same count, every head
+    recorded."""
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is not None and isinstance(head_grads, NDArray):
@@ -297,6 +293,17 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         if h._ag is None:
             raise MXNetError("backward: the head was not computed inside autograd.record() "
                              "from an array with attach_grad()")
+    return heads, head_grads
+
+
+def _backward(heads, head_grads, retain_graph, variables=None):
+    """backward() and grad(): with `variables`, the gradients of exactly
+    those arrays (req write) are returned as {id(array): numpy array}.
+
+    The tape is compiled up to the autograd.Function calls it meets; their
+    backward() runs after every later operation's gradients are in (the
+    latest call first), and the gradients go on from their inputs."""
+    heads, head_grads = _checked_heads(heads, head_grads)
     written = set()      # ids of leaves written in this call (later parts add)
     result = {}          # grad(): id(variable) -> numpy gradient
     pending = {}         # id(Function entry) -> (entry, [numpy gradient or None])
@@ -387,16 +394,7 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
     import json
     from .base import dtype_name
     from .ndarray import NDArray, _invoke_slow
-    if isinstance(heads, NDArray):
-        heads = [heads]
-    if head_grads is not None and isinstance(head_grads, NDArray):
-        head_grads = [head_grads]
-    if head_grads is not None and len(head_grads) != len(heads):
-        raise MXNetError("backward: %d head_grads for %d heads" % (len(head_grads), len(heads)))
-    for h in heads:
-        if h._ag is None:
-            raise MXNetError("backward: the head was not computed inside autograd.record() "
-                             "from an array with attach_grad()")
+    heads, head_grads = _checked_heads(heads, head_grads)
     arrays = {}
     graph, feeds, leaves, order, fouts = _tape_graph(heads, variables, set(), arrays)
     graph.pop("graph_seed")

@@ -189,6 +189,23 @@ struct ConvertOneHot final : OpConversionPattern<mx::OneHotOp> {
   }
 };
 
+/// An i64 index moved into [0, extent): wrapped (Python's modulo) or
+/// clipped, as MXNet's pick / take / Embedding kernels.
+static Value inRangeIndex(OpBuilder &b, Location l, Value i, int64_t extent,
+                          bool wrap) {
+  Value n = arith::ConstantIntOp::create(b, l, b.getI64Type(), extent);
+  Value zero = arith::ConstantIntOp::create(b, l, b.getI64Type(), 0);
+  if (wrap) {
+    Value r = arith::RemSIOp::create(b, l, i, n);
+    Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, zero);
+    return arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, r, n),
+                                   r);
+  }
+  Value last = arith::ConstantIntOp::create(b, l, b.getI64Type(), extent - 1);
+  return arith::MaxSIOp::create(b, l, zero,
+                                arith::MinSIOp::create(b, l, i, last));
+}
+
 /// pick: a generic over the result; each element reads its index (clipped
 /// or wrapped into the axis, as MXNet's pick kernel: static_cast<int>) and
 /// extracts that element of data.
@@ -243,21 +260,8 @@ struct ConvertPick final : OpConversionPattern<mx::PickOp> {
         rewriter, loc, outType, adaptor.getIndex(), init, maps,
         SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = indexAsI64(b, l, args[0], in);
-          Value n = arith::ConstantIntOp::create(b, l, b.getI64Type(), extent);
-          Value zero = arith::ConstantIntOp::create(b, l, b.getI64Type(), 0);
-          if (wrap) {
-            Value r = arith::RemSIOp::create(b, l, i, n);
-            Value neg =
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, zero);
-            i = arith::SelectOp::create(b, l, neg,
-                                        arith::AddIOp::create(b, l, r, n), r);
-          } else {
-            Value last =
-                arith::ConstantIntOp::create(b, l, b.getI64Type(), extent - 1);
-            i = arith::MaxSIOp::create(b, l, zero,
-                                       arith::MinSIOp::create(b, l, i, last));
-          }
+          Value i =
+              inRangeIndex(b, l, indexAsI64(b, l, args[0], in), extent, wrap);
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d) {
             if (d == axis)
@@ -299,21 +303,8 @@ static Value gatherAlongAxis(OpBuilder &rewriter, Location loc, Value data,
       rewriter, loc, outType, index, init, maps,
       SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
       [&](OpBuilder &b, Location l, ValueRange args) {
-        Value i = indexAsI64(b, l, args[0], indexKind);
-        Value n = arith::ConstantIntOp::create(b, l, b.getI64Type(), extent);
-        Value zero = arith::ConstantIntOp::create(b, l, b.getI64Type(), 0);
-        if (wrap) {
-          Value r = arith::RemSIOp::create(b, l, i, n);
-          Value neg =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, zero);
-          i = arith::SelectOp::create(b, l, neg,
-                                      arith::AddIOp::create(b, l, r, n), r);
-        } else {
-          Value last =
-              arith::ConstantIntOp::create(b, l, b.getI64Type(), extent - 1);
-          i = arith::MaxSIOp::create(b, l, zero,
-                                     arith::MinSIOp::create(b, l, i, last));
-        }
+        Value i = inRangeIndex(b, l, indexAsI64(b, l, args[0], indexKind),
+                               extent, wrap);
         SmallVector<Value> at;
         for (int64_t d = 0; d < rank; ++d) {
           if (d < axis)
