@@ -737,6 +737,20 @@ rank; a 0 in `shape` keeps the input's extent (MXNet's BroadcastToShape).""",
    attrs=[Attr("shape", "shape", "()", doc="Target shape; 0 keeps an axis.")],
    example="""%out = mx.broadcast_to %x {shape = array<i64: 2, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="broadcast_like", mnemonic="broadcast_like", cpp="BroadcastLike",
+   source="src/operator/tensor/broadcast_reduce_op.h BroadcastLikeParam, BroadcastLikeShape",
+   summary="Broadcasts lhs to the shape of rhs",
+   description="""
+Without axes, lhs (of rhs's rank, each extent equal to rhs's or 1) becomes
+rhs's shape; with `lhs_axes` / `rhs_axes` (negative counts from the end),
+each lhs axis of extent 1 takes the extent of the matching rhs axis. Only
+rhs's shape is read; its gradient is zero; lhs's is summed over the
+broadcast axes.""",
+   inputs=[Input("lhs"), Input("rhs")], outputs=[Output("output")],
+   attrs=[Attr("lhs_axes", "shape", "None", doc="Axes of lhs to broadcast."),
+          Attr("rhs_axes", "shape", "None", doc="Axes of rhs giving the extents.")],
+   example="""%out = mx.broadcast_like %a, %b : (tensor<1x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>""")
+
 op(mxnet="broadcast_axis", mnemonic="broadcast_axis", cpp="BroadcastAxis",
    source="src/operator/tensor/broadcast_reduce_op.h BroadcastAxesParam, BroadcastAxesShape",
    summary="Broadcasts axes of extent 1 to given sizes",

@@ -190,33 +190,6 @@ def _contrib_isfinite(data, **kwargs):
     return finite
 
 
-def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, out=None, **kwargs):
-    """MXNet's broadcast_like: lhs broadcast to rhs's shape (or, with
-    lhs_axes / rhs_axes, lhs's axes lhs_axes to the sizes of rhs's
-    rhs_axes): broadcast_to with the target shape (rhs gets no gradient,
-    as in MXNet)."""
-    if (lhs_axes is None) != (rhs_axes is None):
-        raise MXNetError("broadcast_like: give both lhs_axes and rhs_axes, or neither")
-    if lhs_axes is None:
-        if lhs.ndim != rhs.ndim:
-            raise MXNetError("broadcast_like: shapes %s and %s differ in rank"
-                             % (lhs.shape, rhs.shape))
-        target = rhs.shape
-    else:
-        lhs_axes, rhs_axes = tuple(lhs_axes), tuple(rhs_axes)
-        if not lhs_axes or len(lhs_axes) != len(rhs_axes):
-            raise MXNetError("broadcast_like: lhs_axes %s and rhs_axes %s must be non-empty "
-                             "and of one length" % (lhs_axes, rhs_axes))
-        target = list(lhs.shape)
-        for la, ra in zip(lhs_axes, rhs_axes):
-            target[la] = rhs.shape[ra]
-        target = tuple(target)
-    for d, t in zip(lhs.shape, target):
-        if d != t and d != 1:
-            raise MXNetError("broadcast_like: cannot broadcast %s to %s" % (lhs.shape, target))
-    return _f["broadcast_to"](lhs, shape=target, out=out)
-
-
 def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, out=None,
             **kwargs):
     """MXNet's softmin: softmax of the negated data."""
@@ -547,10 +520,9 @@ def install():
         _basic_indexing_slice_is_contiguous)
     NDArray.__getstate__ = _getstate
     NDArray.__setstate__ = _setstate
-    for m, fn in (("argmin", argmin), ("slice", slice), ("broadcast_like", broadcast_like)):
+    for m, fn in (("argmin", argmin), ("slice", slice)):
         if not hasattr(NDArray, m):
             setattr(NDArray, m, fn)
-    g.setdefault("broadcast_like", broadcast_like)
     for name, fn in (("repeat", repeat), ("tile", tile)):
         g.setdefault(name, fn)
         if not hasattr(NDArray, name):

@@ -121,6 +121,12 @@ def test_pad(mode, shape, width):
              {"data": rand(shape)})
 
 
+def test_broadcast_like():
+    # rhs (only its shape is read) gets none
+    check_op("broadcast_like", {}, {"lhs": rand((1, 3, 1)), "rhs": rand((2, 3, 4), seed=2)},
+             wrt=["lhs"])
+
+
 def test_broadcast_axis():
     check_op("broadcast_axis", {"axis": (0, 2), "size": (3, 4)}, {"data": rand((1, 2, 1))})
 

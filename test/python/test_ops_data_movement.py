@@ -192,6 +192,15 @@ def test_broadcast_axis(shape, attrs):
     check("broadcast_axis", attrs, [_rand(rng, shape)])
 
 
+@pytest.mark.parametrize("lhs,rhs,attrs", [((1, 3), (4, 3), {}),
+                                           ((2, 1, 1), (2, 5, 4), {}),
+                                           ((1, 2, 1, 3), (5, 6, 7, 8),
+                                            {"lhs_axes": (0, 2), "rhs_axes": (-1, 1)})], ids=str)
+def test_broadcast_like(lhs, rhs, attrs):
+    rng = np.random.default_rng(227)
+    check("broadcast_like", attrs, [_rand(rng, lhs), _rand(rng, rhs)])
+
+
 def test_broadcast_axis_not_one_names_the_node():
     graph = one_op_graph("broadcast_axis", {"axis": (1,), "size": (3,)}, ["in0"], name="node")
     with pytest.raises(MxcError) as e:

@@ -493,6 +493,18 @@ struct ConvertBroadcastTo final : ConvertElementwise<OpTy> {
   }
 };
 
+/// broadcast_like: lhs broadcast to the result's shape (rhs's extents).
+struct ConvertBroadcastLike final : ConvertElementwise<mx::BroadcastLikeOp> {
+  using ConvertElementwise::ConvertElementwise;
+  LogicalResult plan(mx::BroadcastLikeOp op, OpAdaptor adaptor,
+                     ConversionPatternRewriter &rewriter,
+                     ElementwisePlan &p) const override {
+    p.inputs = {adaptor.getLhs()};
+    p.payload = [](OpBuilder &, Location, ValueRange e) { return e[0]; };
+    return success();
+  }
+};
+
 /// reverse: the input read at n - 1 - i along each reversed axis.
 struct ConvertReverse final : ConvertElementwise<mx::ReverseOp> {
   using ConvertElementwise::ConvertElementwise;
@@ -987,7 +999,8 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::RadiansOp, Fn::Radians>,
       ConvertUnary<mx::CbrtOp, Fn::Cbrt>, ConvertUnary<mx::RcbrtOp, Fn::Rcbrt>,
       ConvertBroadcastTo<mx::BroadcastToOp>,
-      ConvertBroadcastTo<mx::BroadcastAxisOp>, ConvertReverse,
+      ConvertBroadcastTo<mx::BroadcastAxisOp>, ConvertBroadcastLike,
+      ConvertReverse,
       ConvertShapeConstant<mx::ShapeArrayOp>,
       ConvertShapeConstant<mx::SizeArrayOp>,
       ConvertDepthSpace<mx::DepthToSpaceOp, false>,

@@ -840,7 +840,7 @@ def _reverse(g, n):
            n.outs[:1], name=n.name)
 
 
-@_exports("broadcast_axis")
+@_exports("broadcast_axis", "broadcast_like")
 def _broadcast_axis(g, n):
     g.node("Expand", [n.inputs[0], g.ints(n.name + "__shape", list(n.out_shapes[0]))],
            n.outs[:1], name=n.name)

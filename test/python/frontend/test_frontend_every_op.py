@@ -123,6 +123,7 @@ EXAMPLES = {
     "squeeze": ([f(2, 1, 3)], {}),
     "broadcast_to": ([f(1, 4)], dict(shape=(3, 4))),
     "broadcast_axis": ([f(1, 4)], dict(axis=0, size=3)),
+    "broadcast_like": ([f(1, 4), f(3, 4)], {}),
     "reverse": ([f(*B)], dict(axis=(0, 2))),
     "shape_array": ([f(*B)], {}),
     "prod": ([pos(*B)], dict(axis=1)),

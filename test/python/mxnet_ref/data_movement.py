@@ -289,3 +289,14 @@ def pad(inputs, attrs):
         return [np.pad(x, widths, mode="constant",
                        constant_values=x.dtype.type(float(attrs.get("constant_value", 0))))]
     return [np.pad(x, widths, mode=mode)]
+
+
+@register("broadcast_like")
+def broadcast_like(inputs, attrs):
+    lhs, rhs = inputs
+    if attrs.get("lhs_axes", "None") in ("None", None):
+        return [np.ascontiguousarray(np.broadcast_to(lhs, rhs.shape))]
+    shape = list(lhs.shape)
+    for la, ra in zip(attr_tuple(attrs, "lhs_axes"), attr_tuple(attrs, "rhs_axes")):
+        shape[la % lhs.ndim] = rhs.shape[ra % rhs.ndim]
+    return [np.ascontiguousarray(np.broadcast_to(lhs, shape))]

@@ -207,6 +207,7 @@ def _gather():
             sym.Embedding(i, w, input_dim=5, output_dim=3),
             sym.reverse(a, axis=(0, 2)), sym.flip(a, axis=1),
             sym.broadcast_axis(sym.sum(a, axis=1, keepdims=True), axis=1, size=3),
+            sym.broadcast_like(sym.sum(a, axis=0, keepdims=True), a),
             sym.prod(sym.abs(a) + 0.5, axis=1), sym.nansum(a, axis=(0, 2)),
             sym.nanprod(sym.abs(a) + 0.5), sym.slice_like(a, w, axes=(1,)),
             sym.depth_to_space(sym.Reshape(a, shape=(1, 24, 1, 5)), block_size=2),

@@ -563,7 +563,9 @@ LogicalResult dotGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
-/// broadcast_to: the output gradient summed over the broadcast axes.
+/// broadcast_to / broadcast_axis / broadcast_like: the gradient summed back
+/// to the input's shape (broadcast_like's rhs, only read for its shape, gets
+/// none).
 LogicalResult broadcastToGrad(Operation *op, GradBuilder &g, ValueRange og,
                               Grads &in) {
   in[0] = g.reduceToShape(og[0], typeOf(op->getOperand(0)));
@@ -1018,7 +1020,8 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<pickGrad>::attach<PickOp>(ctx);
   Rule<takeGrad>::attach<TakeOp>(ctx);
   Rule<embeddingGrad>::attach<EmbeddingOp>(ctx);
-  Rule<broadcastToGrad>::attach<BroadcastToOp, BroadcastAxisOp>(ctx);
+  Rule<broadcastToGrad>::attach<BroadcastToOp, BroadcastAxisOp,
+                                BroadcastLikeOp>(ctx);
   Rule<reverseGrad>::attach<ReverseOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,

@@ -458,6 +458,50 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *context,
 // (matrix_op-inl.h), shape_array / size_array (elemwise_unary_op_basic.cc)
 //===----------------------------------------------------------------------===//
 
+LogicalResult BroadcastLikeOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto lhs = getTensorType(loc, name, adaptor.getLhs(), "lhs");
+  auto rhs = getTensorType(loc, name, adaptor.getRhs(), "rhs");
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  ArrayRef<int64_t> l = lhs->getShape(), r = rhs->getShape();
+  auto cannot = [&]() {
+    return inferError(loc, name, "Array cannot be broadcasted from ",
+                      formatShape(l), " to ", formatShape(r));
+  };
+  std::optional<ArrayRef<int64_t>> la = adaptor.getLhsAxes(),
+                                   ra = adaptor.getRhsAxes();
+  Shape out(l.begin(), l.end());
+  if (!la && !ra) {
+    if (l.size() != r.size())
+      return inferError(loc, name, "Operand of shape ", formatShape(l),
+                        " cannot be broadcasted to ", formatShape(r));
+    for (size_t i = 0; i < l.size(); ++i) {
+      if (l[i] != r[i] && l[i] != 1 && !isDynamic(l[i]) && !isDynamic(r[i]))
+        return cannot();
+      out[i] = r[i];
+    }
+  } else {
+    if (!la || !ra || la->size() != ra->size() || la->empty())
+      return inferError(loc, name,
+                        "lhs_axes and rhs_axes must be given together, "
+                        "non-empty and of one length");
+    for (size_t i = 0; i < la->size(); ++i) {
+      auto a = normalizeAxis(loc, name, (*la)[i], l.size(), "lhs_axes");
+      auto b = normalizeAxis(loc, name, (*ra)[i], r.size(), "rhs_axes");
+      if (failed(a) || failed(b))
+        return failure();
+      if (l[*a] != r[*b] && l[*a] != 1 && !isDynamic(l[*a]))
+        return cannot();
+      out[*a] = r[*b];
+    }
+  }
+  results.push_back(RankedTensorType::get(out, lhs->getElementType()));
+  return success();
+}
+
 LogicalResult BroadcastAxisOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {

@@ -3873,6 +3873,42 @@ def MX_BroadcastToOp : MX_Op<"broadcast_to", [Pure, InferTypeOpAdaptorWithIsComp
   }];
 }
 
+def MX_BroadcastLikeOp : MX_Op<"broadcast_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasts lhs to the shape of rhs";
+  let description = [{
+    Without axes, lhs (of rhs's rank, each extent equal to rhs's or 1) becomes
+    rhs's shape; with `lhs_axes` / `rhs_axes` (negative counts from the end),
+    each lhs axis of extent 1 takes the extent of the matching rhs axis. Only
+    rhs's shape is read; its gradient is zero; lhs's is summed over the
+    broadcast axes.
+
+    MXNet operator: `broadcast_like`.
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_like %a, %b : (tensor<1x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs,
+    OptionalAttr<DenseI64ArrayAttr>:$lhs_axes,
+    OptionalAttr<DenseI64ArrayAttr>:$rhs_axes
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_BroadcastAxisOp : MX_Op<"broadcast_axis", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Broadcasts axes of extent 1 to given sizes";
   let description = [{
