@@ -480,26 +480,16 @@ struct ConvertUnary final : ConvertElementwise<OpTy> {
 
 /// broadcast_to: the input, broadcast to the result's shape (the maps of
 /// buildElementwise repeat its axes of extent 1).
-/// broadcast_axis is the same: the result's shape says it all.
+/// broadcast_axis and broadcast_like are the same: the result's shape says
+/// it all.
 template <typename OpTy>
 struct ConvertBroadcastTo final : ConvertElementwise<OpTy> {
   using ConvertElementwise<OpTy>::ConvertElementwise;
   LogicalResult plan(OpTy op, typename OpTy::Adaptor adaptor,
                      ConversionPatternRewriter &rewriter,
                      ElementwisePlan &p) const override {
-    p.inputs = {adaptor.getData()};
-    p.payload = [](OpBuilder &, Location, ValueRange e) { return e[0]; };
-    return success();
-  }
-};
-
-/// broadcast_like: lhs broadcast to the result's shape (rhs's extents).
-struct ConvertBroadcastLike final : ConvertElementwise<mx::BroadcastLikeOp> {
-  using ConvertElementwise::ConvertElementwise;
-  LogicalResult plan(mx::BroadcastLikeOp op, OpAdaptor adaptor,
-                     ConversionPatternRewriter &rewriter,
-                     ElementwisePlan &p) const override {
-    p.inputs = {adaptor.getLhs()};
+    // the first operand (broadcast_like's lhs; its rhs gave only the shape)
+    p.inputs = {adaptor.getOperands().front()};
     p.payload = [](OpBuilder &, Location, ValueRange e) { return e[0]; };
     return success();
   }
@@ -999,8 +989,8 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::RadiansOp, Fn::Radians>,
       ConvertUnary<mx::CbrtOp, Fn::Cbrt>, ConvertUnary<mx::RcbrtOp, Fn::Rcbrt>,
       ConvertBroadcastTo<mx::BroadcastToOp>,
-      ConvertBroadcastTo<mx::BroadcastAxisOp>, ConvertBroadcastLike,
-      ConvertReverse,
+      ConvertBroadcastTo<mx::BroadcastAxisOp>,
+      ConvertBroadcastTo<mx::BroadcastLikeOp>, ConvertReverse,
       ConvertShapeConstant<mx::ShapeArrayOp>,
       ConvertShapeConstant<mx::SizeArrayOp>,
       ConvertDepthSpace<mx::DepthToSpaceOp, false>,

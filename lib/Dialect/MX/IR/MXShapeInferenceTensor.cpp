@@ -545,28 +545,33 @@ LogicalResult ReverseOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+/// shape_array (a (rank,) result) and size_array (a (1,) one): int64.
+static LogicalResult inferShapeConstant(StringRef name,
+                                        std::optional<Location> loc,
+                                        Value data, bool wholeShape,
+                                        SmallVectorImpl<Type> &results) {
+  auto type = getTensorType(loc, name, data, "data");
+  if (failed(type))
+    return failure();
+  results.push_back(RankedTensorType::get(
+      {wholeShape ? type->getRank() : 1}, IntegerType::get(data.getContext(), 64)));
+  return success();
+}
+
 LogicalResult ShapeArrayOp::inferReturnTypes(MLIRContext *context,
                                              std::optional<Location> loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &results) {
-  auto data = getTensorType(loc, getOperationName(), adaptor.getData(), "data");
-  if (failed(data))
-    return failure();
-  results.push_back(RankedTensorType::get({data->getRank()},
-                                          IntegerType::get(context, 64)));
-  return success();
+  return inferShapeConstant(getOperationName(), loc, adaptor.getData(),
+                            /*wholeShape=*/true, results);
 }
 
 LogicalResult SizeArrayOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
-  auto data = getTensorType(loc, getOperationName(), adaptor.getData(), "data");
-  if (failed(data))
-    return failure();
-  results.push_back(
-      RankedTensorType::get({1}, IntegerType::get(context, 64)));
-  return success();
+  return inferShapeConstant(getOperationName(), loc, adaptor.getData(),
+                            /*wholeShape=*/false, results);
 }
 
 //===----------------------------------------------------------------------===//
