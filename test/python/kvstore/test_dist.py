@@ -276,15 +276,19 @@ def test_two_hosts_in_network_namespaces(tmp_path):
             "a = mx.nd.ones((1000, 1000)) * (kv.rank + 1)\n"
             "kv.pushpull(0, a)\n"
             "assert (a.asnumpy() == 10).all()\n"
-            "print('rank', kv.rank, 'at', '10.200.0.1' if '10.200.0.1' in addr else"
-            " '10.200.0.2', 'sum ok')\n")
+            "host = '10.200.0.1' if '10.200.0.1' in addr else '10.200.0.2'\n"
+            # One file per rank: mpirun forwards the ranks' stdout in pieces
+            # that can interleave ('rankrank 2  1 atat ...'), so the check
+            # reads files, not the merged output.
+            "open(%r + '/rank%%d' %% kv.rank, 'w').write(host + ' sum ok')\n" % str(tmp_path))
         cmd = ["ip", "netns", "exec", na, sys.executable, LAUNCH, "-n", "4", "--launcher", "mpi",
                "-H", str(hosts), "--ssh", str(agent), "--btl", "self,tcp",
                "--interface", "10.200.0.0/24", sys.executable, str(script)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=_env())
         out = proc.stdout + proc.stderr
         assert proc.returncode == 0, out[-3000:]
-        assert out.count("at 10.200.0.1 sum ok") == 2 and out.count("at 10.200.0.2 sum ok") == 2, out
+        seen = sorted((tmp_path / ("rank%d" % r)).read_text() for r in range(4))
+        assert seen == ["10.200.0.1 sum ok"] * 2 + ["10.200.0.2 sum ok"] * 2, (seen, out[-3000:])
     finally:
         for ns in (na, nb):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
