@@ -166,6 +166,45 @@ round-tripping.""",
    aliases=["_npx_convolution"], verifier=True,
    example="""%out = mx.Convolution %data, %weight, %bias {kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x32x32xf32>""")
 
+op(mxnet="Deconvolution", mnemonic="Deconvolution", cpp="Deconvolution",
+   source="src/operator/nn/deconvolution-inl.h DeconvolutionParam",
+   summary="N-D transposed convolution (1-D, 2-D, 3-D) with groups and dilation",
+   description="""
+The gradient of `Convolution` with respect to its data, used as a layer
+(MXNet's `Deconvolution`, Gluon's `Conv*DTranspose`): every input element
+scatters `weight[c, f, k...]` times itself to output position
+`s*i + d*k - p`, per group. `data` is `(N, C, W)`, `(N, C, H, W)` or
+`(N, C, D, H, W)`, `weight` is `(C, num_filter / num_group, *kernel)` and
+`bias`, present only when `no_bias` is false (MXNet's default is true), is
+`(num_filter,)`. Each output extent is
+`stride * (in - 1) + 1 + (kernel - 1) * dilate - 2 * pad + adj`; with a
+non-zero `target_shape`, `pad` and `adj` are computed so that the output has
+that extent (MXNet's `InferPad`). `adj` must be smaller than `stride`.
+Channel-last layouts (GPU-only in MXNet) are rejected. `workspace`,
+`cudnn_tune` and `cudnn_off` are MXNet backend hints.""",
+   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT),
+           Input("bias", optional=True, tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[
+       Attr("kernel", "shape", doc="Kernel size: (w,), (h, w) or (d, h, w)."),
+       Attr("stride", "shape", "()", doc="Stride of the corresponding convolution; empty means 1."),
+       Attr("dilate", "shape", "()", doc="Dilation; empty means 1 per dimension."),
+       Attr("pad", "shape", "()", doc="Padding of the corresponding convolution; empty means 0."),
+       Attr("adj", "shape", "()", doc="Extra extent at the end of each output dimension; empty means 0."),
+       Attr("target_shape", "shape", "()", doc="Output spatial shape; overrides pad and adj when non-zero."),
+       Attr("num_filter", "int", doc="Number of output channels (>= 1)."),
+       Attr("num_group", "int", "1", doc="Number of groups."),
+       Attr("workspace", "int", "512", doc="Workspace limit in MB (backend hint)."),
+       Attr("no_bias", "bool", "True", doc="Whether there is no `bias` input."),
+       Attr("cudnn_tune", "enum", "None", ["off", "limited_workspace", "fastest"],
+            doc="cuDNN algorithm selection (backend hint)."),
+       Attr("cudnn_off", "bool", "False", doc="Turn off cuDNN (backend hint)."),
+       Attr("layout", "enum", "None", LAYOUT_CONV,
+            doc="Data layout; default NCW / NCHW / NCDHW by kernel rank."),
+   ],
+   aliases=["_npx_deconvolution"],
+   example="""%out = mx.Deconvolution %data, %weight {kernel = array<i64: 4, 4>, num_filter = 3 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x4x4xf32>) -> tensor<1x3x32x32xf32>""")
+
 op(mxnet="Activation", mnemonic="Activation", cpp="Activation",
    source="src/operator/nn/activation-inl.h ActivationParam",
    summary="Elementwise activation function",

@@ -149,6 +149,24 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
     w.insert(w.end(), kernel->begin(), kernel->end());
     return w;
   }
+  if (op == "Deconvolution" && d.size() >= 3) { // DeconvolutionShape
+    auto numFilter = attrInt("num_filter");
+    auto kernelIt = n.attrs.find("kernel");
+    if (!numFilter || kernelIt == n.attrs.end())
+      return std::nullopt;
+    if (input == "bias")
+      return std::vector<int64_t>{*numFilter};
+    auto kernel = parseShapeAttr(kernelIt->second);
+    if (!kernel)
+      if (auto k = attrInt("kernel"))
+        kernel = std::vector<int64_t>(d.size() - 2, *k);
+    int64_t groups = attrInt("num_group").value_or(1);
+    if (!kernel || groups <= 0)
+      return std::nullopt;
+    std::vector<int64_t> w = {d[1], *numFilter / groups};
+    w.insert(w.end(), kernel->begin(), kernel->end());
+    return w;
+  }
   if (op == "FullyConnected" && !d.empty()) {
     auto numHidden = attrInt("num_hidden");
     if (!numHidden)

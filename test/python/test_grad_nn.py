@@ -105,6 +105,36 @@ def test_convolution_grad(case):
 
 
 # --------------------------------------------------------------------------
+# Deconvolution: data, weight and bias gradients (Convolution of dy; the
+# weight gradient with the roles of data and dy swapped).
+# --------------------------------------------------------------------------
+
+DECONV_CASES = [
+    ("2d_stride_pad_adj_bias", (2, 3, 4, 3),
+     dict(kernel=(3, 3), num_filter=4, stride=(2, 2), pad=(1, 1), adj=(1, 0), no_bias=False)),
+    ("2d_groups_dilate", (1, 4, 4, 4), dict(kernel=(3, 3), num_filter=6, num_group=2, dilate=(2, 1))),
+    ("2d_target_shape", (2, 2, 3, 3), dict(kernel=(4, 4), num_filter=3, stride=(2, 2),
+                                           target_shape=(6, 5))),
+    ("1d", (2, 3, 5), dict(kernel=(3,), num_filter=2, stride=(2,), pad=(1,), no_bias=False)),
+    ("3d", (1, 2, 3, 2, 3), dict(kernel=(2, 2, 3), num_filter=2, stride=(1, 2, 1), pad=(0, 1, 1))),
+]
+
+
+@pytest.mark.parametrize("case", DECONV_CASES, ids=[c[0] for c in DECONV_CASES])
+def test_deconvolution_grad(case):
+    _, dshape, attrs = case
+    no_bias = attrs.get("no_bias", True)
+    inputs = ["data", "weight"] + ([] if no_bias else ["bias"])
+    g = one_op_graph("Deconvolution", attrs, inputs)
+    rng = np.random.default_rng(2)
+    groups = attrs.get("num_group", 1)
+    params = {"weight": _rand(rng, dshape[1], attrs["num_filter"] // groups, *attrs["kernel"])}
+    if not no_bias:
+        params["bias"] = _rand(rng, attrs["num_filter"])
+    _check(g, {"data": _rand(rng, *dshape)}, params, "deconvolution_output")
+
+
+# --------------------------------------------------------------------------
 # Pooling: max / avg / sum x valid / full, global, 1-D / 2-D / 3-D, lp.
 # --------------------------------------------------------------------------
 

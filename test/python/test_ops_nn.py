@@ -125,6 +125,43 @@ def test_convolution_f64():
           [("weight", _rand(rng, (3, 2, 3, 3), np.float64)), ("bias", _rand(rng, (3,), np.float64))])
 
 
+# --- Deconvolution -----------------------------------------------------------
+
+DECONV_CASES = [
+    # (data shape, num_filter, attrs); MXNet's default is no_bias=True
+    ((2, 3, 5, 5), 4, {"kernel": (3, 3), "no_bias": False}),
+    ((1, 4, 4, 4), 3, {"kernel": (4, 4), "stride": (2, 2), "pad": (1, 1)}),
+    ((2, 4, 5, 6), 6, {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "adj": (1, 1),
+                        "num_group": 2, "no_bias": False}),
+    ((1, 2, 5, 5), 2, {"kernel": (3, 3), "stride": (3, 2), "dilate": (2, 2), "pad": (2, 1),
+                        "adj": (2, 0)}),
+    ((2, 3, 4, 4), 2, {"kernel": (3, 3), "stride": (2, 2), "target_shape": (8, 7)}),
+    ((2, 4, 3, 3), 4, {"kernel": (1, 1), "num_group": 4}),                       # pointwise
+    ((2, 3, 7), 4, {"kernel": (3,), "stride": (2,), "pad": (1,), "no_bias": False}),
+    ((1, 2, 3, 4, 3), 3, {"kernel": (2, 3, 2), "stride": (2, 1, 2), "pad": (0, 1, 1)}),
+]
+
+
+@pytest.mark.parametrize("shape,filters,attrs", DECONV_CASES)
+def test_deconvolution(shape, filters, attrs):
+    rng = np.random.default_rng(15)
+    attrs = dict(attrs, num_filter=filters)
+    groups = attrs.get("num_group", 1)
+    wshape = (shape[1], filters // groups) + tuple(attrs["kernel"])
+    params = [("weight", _rand(rng, wshape))]
+    if not attrs.get("no_bias", True):
+        params.append(("bias", _rand(rng, (filters,))))
+    check("Deconvolution", attrs, _rand(rng, shape), params)
+
+
+def test_deconvolution_f64():
+    rng = np.random.default_rng(16)
+    check("Deconvolution", {"kernel": (3, 3), "num_filter": 3, "pad": (1, 1), "stride": (2, 2),
+                            "adj": (1, 1), "no_bias": False},
+          _rand(rng, (2, 2, 4, 4), np.float64),
+          [("weight", _rand(rng, (2, 3, 3, 3), np.float64)), ("bias", _rand(rng, (3,), np.float64))])
+
+
 # --- Pooling -----------------------------------------------------------------
 
 @pytest.mark.parametrize("pool_type", ["max", "avg", "sum"])

@@ -8,6 +8,12 @@
 // with `mxc.kernel_calls = false`, get one linalg.generic over grouped views
 // of a zero-padded input, for any of the three ranks.
 //
+// MXNet's Deconvolution (deconvolution-inl.h) is Convolution's data
+// gradient: it becomes mx.Convolution_backward_data of its data (as the
+// output gradient) with its own effective pad (target_shape / adj) and
+// num_filter = the data's channels, lowered by Backward.cpp to the runtime's
+// col2im kernel (f32 / f64), then a bias add.
+//
 //===----------------------------------------------------------------------===//
 #include "KernelCalls.h"
 #include "Patterns.h"
@@ -191,11 +197,68 @@ struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
   }
 };
 
+struct ConvertDeconvolution : OpConversionPattern<mx::DeconvolutionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::DeconvolutionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elt = resultType.getElementType();
+    if (!elt.isF32() && !elt.isF64())
+      return unsupported(rewriter, op,
+                         "only float32 and float64 are supported (the "
+                         "runtime's col2im kernel)");
+    if (!useKernelCalls(op, elt))
+      return unsupported(rewriter, op,
+                         "needs the runtime's kernels (the module sets "
+                         "mxc.kernel_calls = false)");
+    SmallVector<int64_t> pad, adj;
+    if (failed(mx::deconvolutionPadAdj(op, pad, adj)))
+      return failure();
+    Location loc = op.getLoc();
+    Value data = adaptor.getData();
+    int64_t channels = cast<RankedTensorType>(data.getType()).getDimSize(1);
+    Value result = mx::ConvolutionBackwardDataOp::create(
+        rewriter, loc, resultType, data, adaptor.getWeight(),
+        op.getKernelAttr(), op.getStrideAttr(), op.getDilateAttr(),
+        rewriter.getDenseI64ArrayAttr(pad),
+        rewriter.getI64IntegerAttr(channels), op.getNumGroupAttr());
+    if (Value bias = adaptor.getBias()) {
+      // out[n, f, ...] += bias[f]
+      MLIRContext *ctx = rewriter.getContext();
+      unsigned rank = resultType.getRank();
+      SmallVector<AffineMap> maps{
+          AffineMap::getMultiDimIdentityMap(rank, ctx),
+          AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx),
+          AffineMap::getMultiDimIdentityMap(rank, ctx)};
+      Value empty = tensor::EmptyOp::create(rewriter, loc,
+                                            resultType.getShape(), elt);
+      result = linalg::GenericOp::create(
+                   rewriter, loc, resultType, ValueRange{result, bias},
+                   ValueRange{empty}, maps,
+                   SmallVector<utils::IteratorType>(
+                       rank, utils::IteratorType::parallel),
+                   [](OpBuilder &nb, Location nl, ValueRange args) {
+                     linalg::YieldOp::create(
+                         nb, nl,
+                         arith::AddFOp::create(nb, nl, args[0], args[1])
+                             .getResult());
+                   })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateConvPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mx::ConvolutionOp>();
-  patterns.add<ConvertConvolution>(typeConverter, patterns.getContext());
+  target.addIllegalOp<mx::ConvolutionOp, mx::DeconvolutionOp>();
+  patterns.add<ConvertConvolution, ConvertDeconvolution>(typeConverter,
+                                                         patterns.getContext());
 }

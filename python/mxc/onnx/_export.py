@@ -135,6 +135,25 @@ def _convolution(g, n):
            pads=pad + pad, group=attr_int(n.attrs, "num_group", 1))
 
 
+@_exports("Deconvolution")
+def _deconvolution(g, n):
+    kernel = attr_shape(n.attrs, "kernel")
+    d = len(kernel)
+    _check_layout(n, d)
+    ins = n.inputs[:2] if attr_bool(n.attrs, "no_bias", True) else n.inputs[:3]
+    stride, dilate = _spatial(n, "stride", 1, d), _spatial(n, "dilate", 1, d)
+    pad, adj = _spatial(n, "pad", 0, d), _spatial(n, "adj", 0, d)
+    target = attr_shape(n.attrs, "target_shape") or ()
+    if any(target):  # MXNet's InferPad
+        sp = n.in_shapes[0][2:]
+        for i in range(d):
+            total = stride[i] * (sp[i] - 1) + 1 + (kernel[i] - 1) * dilate[i] - target[i]
+            adj[i], pad[i] = total % 2, (total + 1) // 2
+    g.node("ConvTranspose", ins, n.outs[:1], name=n.name, kernel_shape=list(kernel),
+           strides=stride, dilations=dilate, pads=pad + pad, output_padding=adj,
+           group=attr_int(n.attrs, "num_group", 1))
+
+
 @_exports("FullyConnected")
 def _fully_connected(g, n):
     x, w = n.inputs[0], n.inputs[1]

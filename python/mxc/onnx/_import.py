@@ -425,6 +425,39 @@ def _conv(imp, node, ins, attrs):
                 num_group=int(attrs.get("group", 1)), no_bias=not has_bias)
 
 
+@_imports("ConvTranspose")
+def _conv_transpose(imp, node, ins, attrs):
+    if len(ins) < 2 or not ins[1]:
+        imp.fail("no weight input")
+    x, w = ins[0], ins[1]
+    wshape = imp.static_shape(w, "ConvTranspose")
+    if len(wshape) < 3:
+        imp.fail("weight of shape %s (want (C, M/group, k...))" % (tuple(wshape),))
+    kernel = list(attrs.get("kernel_shape", wshape[2:]))
+    d = len(kernel)
+    if "output_shape" in attrs:
+        imp.fail("output_shape is not mapped (give pads and output_padding)")
+    auto = attrs.get("auto_pad", "NOTSET")
+    if isinstance(auto, bytes):
+        auto = auto.decode()
+    if auto not in ("NOTSET", ""):
+        imp.fail("auto_pad=%s is not mapped" % auto)
+    pads = list(attrs.get("pads", [0] * (2 * d)))
+    if pads[:d] != pads[d:]:
+        imp.fail("asymmetric pads %s are not mapped (MXNet's Deconvolution pads both sides "
+                 "equally)" % (pads,))
+    group = int(attrs.get("group", 1))
+    inputs = [imp.tensor(x), imp.tensor(w)]
+    has_bias = len(ins) > 2 and ins[2]
+    if has_bias:
+        inputs.append(imp.tensor(ins[2]))
+    return _sym("Deconvolution", inputs, imp.name_for(node), kernel=tuple(kernel),
+                stride=tuple(attrs.get("strides", [1] * d)),
+                dilate=tuple(attrs.get("dilations", [1] * d)), pad=tuple(pads[:d]),
+                adj=tuple(attrs.get("output_padding", [0] * d)),
+                num_filter=int(wshape[1]) * group, num_group=group, no_bias=not has_bias)
+
+
 def _pool_common(imp, node, ins, attrs, pool_type, data=None, **more):
     """Pooling of ins[0] (or of the symbol `data`, shaped as ins[0])."""
     x = ins[0]

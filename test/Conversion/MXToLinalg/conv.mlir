@@ -66,3 +66,25 @@ func.func @conv_nhwc(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> tensor
   %0 = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 6 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
 }
+
+// -----
+
+// Tests that Deconvolution becomes Convolution's data gradient: the runtime's
+// col2im kernel with (weight, data) and the geometry of the convolution it
+// transposes (batch 1, channels 2 = num_filter, filters 4 = the data's
+// channels, in 1x6x5, kernel 1x3x3, out 1x3x3, stride 1x2x2), with the pad
+// MXNet's InferPad computes from target_shape (6, 5): 2 * 2 + 3 = 7 full
+// extent, 1 and 2 too many, so pad 1x1 with adj 1x0; then a bias add.
+
+// CHECK-LABEL: func.func @deconv_target_shape
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x3xf32>, %[[W:.*]]: tensor<4x2x3x3xf32>, %[[B:.*]]: tensor<2xf32>)
+// CHECK: %[[WS:.*]] = bufferization.alloc_tensor() : tensor<162xf32>
+// CHECK: %[[R:.*]]:2 = mxrt.kernel_call @mxc_kernel_conv_backward_data_f32(%[[W]], %[[X]]) outs(%{{.*}}, %[[WS]]) args [1, 2, 4, 1, 1, 6, 5, 1, 3, 3, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1]
+// CHECK: %[[Y:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[R]]#0, %[[B]] : tensor<1x2x6x5xf32>, tensor<2xf32>)
+// CHECK: arith.addf
+// CHECK: return %[[Y]]
+func.func @deconv_target_shape(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x6x5xf32> {
+  %0 = mx.Deconvolution %x, %w, %b {kernel = array<i64: 3, 3>, num_filter = 2 : i64, no_bias = false, stride = array<i64: 2, 2>, target_shape = array<i64: 6, 5>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x6x5xf32>
+  return %0 : tensor<1x2x6x5xf32>
+}

@@ -1113,3 +1113,21 @@ func.func @f(%i: tensor<4xi32>) {
   %0 = mx.one_hot %i {depth = -1 : i64} : (tensor<4xi32>) -> tensor<4x1xf32>
   return
 }
+
+// -----
+
+func.func @deconvolution_adj_not_below_stride(%x: tensor<1x2x3x3xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x9x9xf32> {
+  // expected-error @+2 {{'mx.Deconvolution' op adj (2, 2) must be smaller than stride (2, 2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx.Deconvolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 2 : i64, stride = array<i64: 2, 2>, adj = array<i64: 2, 2>} : (tensor<1x2x3x3xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x9x9xf32>
+  return %0 : tensor<1x2x9x9xf32>
+}
+
+// -----
+
+func.func @deconvolution_weight_shape(%x: tensor<1x4x3x3xf32>, %w: tensor<2x4x3x3xf32>) -> tensor<1x4x5x5xf32> {
+  // expected-error @+2 {{'mx.Deconvolution' op weight}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx.Deconvolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 4 : i64} : (tensor<1x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<1x4x5x5xf32>
+  return %0 : tensor<1x4x5x5xf32>
+}

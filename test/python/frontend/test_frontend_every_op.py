@@ -30,6 +30,9 @@ U = (3, 4)
 # op -> (inputs, attributes as Python values)
 EXAMPLES = {
     "Convolution": ([f(2, 3, 6, 6), f(4, 3, 3, 3), f(4)], dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),
+    "Deconvolution": ([f(2, 3, 4, 4), f(3, 2, 3, 3), f(2)],
+                      dict(kernel=(3, 3), num_filter=2, stride=(2, 2), pad=(1, 1), adj=(1, 1),
+                           no_bias=False)),
     "Activation": ([f(*U)], dict(act_type="softrelu")),
     "Pooling": ([f(2, 3, 6, 6)], dict(kernel=(2, 2), stride=(2, 2), pool_type="avg")),
     "FullyConnected": ([f(4, 5), f(3, 5), f(3)], dict(num_hidden=3)),

@@ -46,8 +46,34 @@ def test_conv_pool_layers_shapes():
     assert _both(nn.MaxPool1D(2), x1).shape == (2, 3, 5)
     m = _both(nn.GlobalMaxPool1D(), x1)
     np.testing.assert_allclose(m[:, :, 0], x1.asnumpy().max(axis=2))
-    with pytest.raises(mx.MXNetError, match="Deconvolution"):
-        nn.Conv2DTranspose(2, 3)
+
+
+
+def test_conv_transpose_layers():
+    """Conv{1,2,3}DTranspose: MXNet's Deconvolution with output_padding as
+    adj, weight (in_channels, channels / groups, *kernel) inferred at the
+    first call; imperative = hybridized = mx.nd.Deconvolution; gradients
+    reach the weight and bias."""
+    x2 = _nd(RNG.uniform(-1, 1, (2, 4, 5, 5)).astype(np.float32))
+    layer = nn.Conv2DTranspose(6, 3, strides=2, padding=1, output_padding=1, groups=2)
+    y = _both(layer, x2)
+    assert y.shape == (2, 6, 10, 10)
+    assert layer.weight.shape == (4, 3, 3, 3) and layer.bias.shape == (6,)
+    want = mx.nd.Deconvolution(x2, layer.weight.data(), layer.bias.data(), kernel=(3, 3),
+                               stride=(2, 2), pad=(1, 1), adj=(1, 1), num_filter=6,
+                               num_group=2, no_bias=False)
+    np.testing.assert_allclose(y, want.asnumpy(), rtol=1e-5, atol=1e-6)
+    with mx.autograd.record():
+        loss = (layer(x2) ** 2).sum()
+    loss.backward()
+    assert float(np.abs(layer.weight.grad().asnumpy()).sum()) > 0
+    assert layer.bias.grad().shape == (6,)
+    x1 = _nd(RNG.uniform(-1, 1, (2, 3, 6)).astype(np.float32))
+    assert _both(nn.Conv1DTranspose(2, 3, strides=2, use_bias=False), x1).shape == (2, 2, 13)
+    x3 = _nd(RNG.uniform(-1, 1, (1, 2, 3, 3, 3)).astype(np.float32))
+    assert _both(nn.Conv3DTranspose(2, 2, strides=2), x3).shape == (1, 2, 6, 6, 6)
+    with pytest.raises(mx.MXNetError, match="NHWC"):
+        nn.Conv2DTranspose(2, 3, layout="NHWC")
 
 
 def test_activations():

@@ -113,6 +113,50 @@ def convolution(inputs, attrs):
     return [out.astype(inputs[0].dtype)]
 
 
+@register("Deconvolution", "_npx_deconvolution")
+def deconvolution(inputs, attrs):
+    """A direct scatter: each input element adds weight * itself at output
+    position s*i + d*k - pad (MXNet's deconvolution-inl.h, InferPad)."""
+    layout = attr_str(attrs, "layout")
+    if layout not in (None, "None", "NCW", "NCHW", "NCDHW"):
+        raise NotImplementedError(f"Deconvolution layout {layout}")
+    data, weight = _acc(inputs[0]), _acc(inputs[1])
+    kernel = attr_tuple(attrs, "kernel")
+    d = len(kernel)
+    stride = _spatial(attrs, "stride", d, 1)
+    dilate = _spatial(attrs, "dilate", d, 1)
+    pad = list(_spatial(attrs, "pad", d, 0))
+    adj = list(_spatial(attrs, "adj", d, 0))
+    target = attr_tuple(attrs, "target_shape") or ()
+    num_filter = attr_int(attrs, "num_filter")
+    groups = attr_int(attrs, "num_group", 1)
+    no_bias = attr_bool(attrs, "no_bias", True)
+    n, c = data.shape[:2]
+    sp = data.shape[2:]
+    if any(target):
+        for i in range(d):
+            total = stride[i] * (sp[i] - 1) + 1 + (kernel[i] - 1) * dilate[i] - target[i]
+            adj[i], pad[i] = total % 2, (total + 1) // 2
+    out_sp = tuple(stride[i] * (sp[i] - 1) + 1 + (kernel[i] - 1) * dilate[i] - 2 * pad[i] + adj[i]
+                   for i in range(d))
+    full = np.zeros((n, num_filter) + tuple(out_sp[i] + 2 * pad[i] + stride[i] for i in range(d)),
+                    dtype=data.dtype)
+    cg, fg = c // groups, num_filter // groups
+    for g in range(groups):
+        xg = data[:, g * cg:(g + 1) * cg]
+        wg = weight[g * cg:(g + 1) * cg]                          # (cg, fg, k...)
+        for koff in itertools.product(*[range(k) for k in kernel]):
+            contrib = np.einsum("nc...,cf->nf...", xg, wg[(slice(None), slice(None)) + koff])
+            sl = tuple(slice(koff[i] * dilate[i], koff[i] * dilate[i] + (sp[i] - 1) * stride[i] + 1,
+                             stride[i]) for i in range(d))
+            full[(slice(None), slice(g * fg, (g + 1) * fg)) + sl] += contrib
+    out = full[(slice(None), slice(None)) + tuple(slice(pad[i], pad[i] + out_sp[i])
+                                                  for i in range(d))]
+    if not no_bias:
+        out = out + _acc(inputs[2]).reshape((1, num_filter) + (1,) * d)
+    return [out.astype(inputs[0].dtype)]
+
+
 def _pool_pow(x, p):
     return x if p == 1 else x * x if p == 2 else x * x * x if p == 3 else np.power(x, p)
 

@@ -221,7 +221,19 @@ def _gather():
     return sym.Group(outs), {"a": (4, 5, 6), "i": (2, 3), "w": (5, 3)}
 
 
-GRAPHS = {"conv": _conv_net, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
+def _deconv_net():
+    d = sym.var("data")
+    a = sym.Deconvolution(d, kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=4,
+                          no_bias=False, name="up")
+    b = sym.Deconvolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), adj=(1, 1),
+                          num_filter=4, num_group=2, name="up_adj")
+    c = sym.Deconvolution(d, kernel=(3, 3), stride=(2, 2), target_shape=(9, 8), num_filter=2,
+                          dilate=(1, 1), name="up_target")
+    e = sym.Deconvolution(sym.var("seq"), kernel=(3,), stride=(3,), num_filter=2, name="up1d")
+    return sym.Group([a + b, c, e]), {"data": (2, 2, 4, 4), "seq": (1, 3, 5)}
+
+
+GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
           "gather": _gather, "activations": _activations, "elementwise": _elementwise,
           "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
           "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,
@@ -396,6 +408,8 @@ GLUON_LAYERS = {
     "conv1d": (lambda: nn.Conv1D(4, 3), (2, 3, 8)),
     "globalmaxpool1d": (lambda: nn.GlobalMaxPool1D(), (2, 3, 8)),
     "conv3d": (lambda: nn.Conv3D(2, 3), (1, 2, 5, 5, 5)),
+    "conv2dtranspose": (lambda: nn.Conv2DTranspose(3, 4, strides=2, padding=1,
+                                                   output_padding=1), (2, 2, 3, 3)),
     "maxpool3d": (lambda: nn.MaxPool3D(), (1, 2, 4, 4, 4)),
     "dense_no_flatten": (lambda: nn.Dense(5, flatten=False), (2, 3, 4)),
     "embedding": (lambda: nn.Embedding(10, 4), (2, 3)),

@@ -7,6 +7,12 @@
 //                  weight: mx.Convolution_backward_weight(dy, data)
 //                  bias:   sum(dy) over every axis but the channel axis
 //                  (src/operator/nn/convolution-inl.h; NCW/NCHW/NCDHW)
+//   Deconvolution  (the transposed convolution y = A_w^T x, deconvolution-inl.h)
+//                  data:   mx.Convolution(dy, weight) (= A_w dy)
+//                  weight: mx.Convolution_backward_weight(x, dy)
+//                  bias:   sum(dy) over every axis but the channel axis
+//                  with Deconvolution's effective pad (target_shape) and
+//                  num_filter = the data's channels
 //   Pooling        mx.Pooling_backward(dy, data, output): max routes to the
 //                  first maximum of each window, avg/sum/lp as pool.h
 //   LRN            mx.LRN_backward(dy, data, tmp_norm); the hidden tmp_norm
@@ -95,6 +101,36 @@ struct ConvolutionRule {
   }
 };
 
+struct DeconvolutionRule {
+  static LogicalResult build(DeconvolutionOp op, GradBuilder &g,
+                             ValueRange outGrads, Grads &in) {
+    SmallVector<int64_t> pad, adj;
+    if (failed(deconvolutionPadAdj(op, pad, adj)))
+      return failure();
+    OpBuilder &b = g.builder();
+    Location loc = op.getLoc();
+    Value dy = outGrads[0];
+    Value data = op.getData(), weight = op.getWeight();
+    int64_t channels = typeOf(data).getDimSize(1);
+    in[0] = g.op("mx.Convolution", {dy, weight},
+                 {g.shape("kernel", op.getKernel()),
+                  g.shape("stride", op.getStride()),
+                  g.shape("dilate", op.getDilate()), g.shape("pad", pad),
+                  g.i64("num_filter", channels),
+                  g.i64("num_group", static_cast<int64_t>(op.getNumGroup())),
+                  g.boolean("no_bias", true)});
+    in[1] = ConvolutionBackwardWeightOp::create(
+        b, loc, weight.getType(), data, dy, op.getKernelAttr(),
+        op.getStrideAttr(), op.getDilateAttr(), b.getDenseI64ArrayAttr(pad),
+        b.getI64IntegerAttr(channels), op.getNumGroupAttr());
+    if (Value bias = op.getBias())
+      in[2] = g.reshape(
+          g.sum(dy, nonChannelAxes(typeOf(dy).getRank()), /*keepdims=*/false),
+          typeOf(bias).getShape());
+    return success();
+  }
+};
+
 struct PoolingRule {
   static LogicalResult build(PoolingOp op, GradBuilder &g, ValueRange outGrads,
                              Grads &in) {
@@ -148,6 +184,8 @@ struct FullyConnectedRule {
 void mxc::mx::registerNNGradients(MXDialect &dialect) {
   MLIRContext *ctx = dialect.getContext();
   ConvolutionOp::attachInterface<Model<ConvolutionOp, ConvolutionRule>>(*ctx);
+  DeconvolutionOp::attachInterface<Model<DeconvolutionOp, DeconvolutionRule>>(
+      *ctx);
   PoolingOp::attachInterface<Model<PoolingOp, PoolingRule>>(*ctx);
   LRNOp::attachInterface<Model<LRNOp, LRNRule>>(*ctx);
   FullyConnectedOp::attachInterface<

@@ -171,6 +171,165 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// Deconvolution (src/operator/nn/deconvolution.cc DeconvolutionShape,
+// deconvolution-inl.h InferPad)
+//===----------------------------------------------------------------------===//
+
+/// MXNet's DeconvolutionParam::InferPad for the spatial extents `in`: the
+/// padding and output adjustment of each dimension (computed from
+/// `target_shape` when any of its entries is non-zero), or a diagnostic.
+static LogicalResult
+deconvolutionPadAdjImpl(std::optional<Location> loc, StringRef name,
+                        ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                        ArrayRef<int64_t> stride, ArrayRef<int64_t> dilate,
+                        ArrayRef<int64_t> pad, ArrayRef<int64_t> adj,
+                        ArrayRef<int64_t> target, SmallVectorImpl<int64_t> &oPad,
+                        SmallVectorImpl<int64_t> &oAdj) {
+  int64_t k = kernel.size();
+  bool fromTarget = llvm::any_of(target, [](int64_t t) { return t != 0; });
+  if (fromTarget && static_cast<int64_t>(target.size()) != k)
+    return inferError(loc, name, "target_shape ", formatShape(target),
+                      " must have ", k, " entries");
+  oPad.assign(k, 0);
+  oAdj.assign(k, 0);
+  for (int64_t i = 0; i < k; ++i) {
+    if (!fromTarget) {
+      oPad[i] = i < static_cast<int64_t>(pad.size()) ? pad[i] : 0;
+      oAdj[i] = i < static_cast<int64_t>(adj.size()) ? adj[i] : 0;
+      continue;
+    }
+    if (isDynamic(in[i]))
+      continue;
+    int64_t full = stride[i] * (in[i] - 1) + 1 + (kernel[i] - 1) * dilate[i];
+    if (full < target[i])
+      return inferError(loc, name, "target_shape ", formatShape(target),
+                        " is too big: at most ", full, " in spatial dimension ",
+                        i);
+    int64_t total = full - target[i];
+    oAdj[i] = total % 2;
+    oPad[i] = (total + 1) / 2;
+  }
+  return success();
+}
+
+LogicalResult mxc::mx::deconvolutionPadAdj(DeconvolutionOp op,
+                                           SmallVectorImpl<int64_t> &pad,
+                                           SmallVectorImpl<int64_t> &adj) {
+  int64_t k = op.getKernel().size();
+  auto data = cast<RankedTensorType>(op.getData().getType());
+  auto expand = [&](ArrayRef<int64_t> v, int64_t dflt) {
+    return v.empty() ? SmallVector<int64_t>(k, dflt)
+                     : SmallVector<int64_t>(v.begin(), v.end());
+  };
+  return deconvolutionPadAdjImpl(
+      op.getLoc(), op->getName().getStringRef(),
+      data.getShape().drop_front(2), op.getKernel(), expand(op.getStride(), 1),
+      expand(op.getDilate(), 1), op.getPad(), op.getAdj(), op.getTargetShape(),
+      pad, adj);
+}
+
+LogicalResult DeconvolutionOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
+  if (failed(data) || failed(weight))
+    return failure();
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  int64_t k = kernel.size();
+  if (k < 1 || k > 3)
+    return inferError(loc, name, "kernel ", formatShape(kernel),
+                      " must have 1, 2 or 3 entries");
+  if (data->getRank() != k + 2)
+    return inferError(loc, name, "expects ", k + 2, "-D data for a ", k,
+                      "-D kernel, got ", formatShape(data->getShape()));
+  if (auto layout = adaptor.getLayout()) {
+    bool channelLast;
+    if (failed(resolveLayout(loc, name, layout, k, /*allowNWC=*/false,
+                             channelLast)))
+      return failure();
+    if (channelLast)
+      return inferError(loc, name, "layout ", *layout,
+                        " is not supported by mxc (MXNet supports it on GPUs "
+                        "only); use the channel-first layout");
+  }
+  auto stride =
+      expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
+  auto dilate =
+      expandSpatialParam(loc, name, "dilate", adaptor.getDilate(), k, 1);
+  auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), k, 0);
+  auto adj = expandSpatialParam(loc, name, "adj", adaptor.getAdj(), k, 0);
+  if (failed(stride) || failed(dilate) || failed(pad) || failed(adj) ||
+      failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
+      failed(checkAtLeast(loc, name, "stride", *stride, 1)) ||
+      failed(checkAtLeast(loc, name, "dilate", *dilate, 1)) ||
+      failed(checkAtLeast(loc, name, "pad", *pad, 0)) ||
+      failed(checkAtLeast(loc, name, "adj", *adj, 0)))
+    return failure();
+
+  int64_t numFilter = static_cast<int64_t>(adaptor.getNumFilter());
+  int64_t numGroup = static_cast<int64_t>(adaptor.getNumGroup());
+  if (numFilter < 1)
+    return inferError(loc, name, "num_filter must be >= 1, got ", numFilter);
+  if (numGroup < 1)
+    return inferError(loc, name, "num_group must be >= 1, got ", numGroup);
+  if (numFilter % numGroup != 0)
+    return inferError(loc, name, "output num_filter ", numFilter,
+                      " must divide group size ", numGroup);
+  Value bias = adaptor.getBias();
+  if (!adaptor.getNoBias() && !bias)
+    return inferError(loc, name, "expects a bias input unless no_bias is true");
+  if (adaptor.getNoBias() && bias)
+    return inferError(loc, name, "has a bias input but no_bias is true");
+
+  ArrayRef<int64_t> in = data->getShape();
+  Type elt = data->getElementType();
+  int64_t channels = in[1];
+  if (!isDynamic(channels) && channels % numGroup != 0)
+    return inferError(loc, name, "input num_filter ", channels,
+                      " must divide group size ", numGroup);
+  // weight: (C, num_filter / num_group, *kernel).
+  Shape wshape{channels, numFilter / numGroup};
+  wshape.append(kernel.begin(), kernel.end());
+  if (failed(checkShape(loc, name, "weight", *weight, wshape)) ||
+      failed(checkElementType(loc, name, "weight", *weight, elt)))
+    return failure();
+  if (bias) {
+    auto biasType = getTensorType(loc, name, bias, "bias");
+    if (failed(biasType) ||
+        failed(checkShape(loc, name, "bias", *biasType, {numFilter})) ||
+        failed(checkElementType(loc, name, "bias", *biasType, elt)))
+      return failure();
+  }
+
+  SmallVector<int64_t> oPad, oAdj;
+  if (failed(deconvolutionPadAdjImpl(loc, name, in.drop_front(2), kernel,
+                                     *stride, *dilate, *pad, *adj,
+                                     adaptor.getTargetShape(), oPad, oAdj)))
+    return failure();
+  Shape out{in[0], numFilter};
+  for (int64_t i = 0; i < k; ++i) {
+    if (oAdj[i] >= (*stride)[i])
+      return inferError(loc, name, "adj ", formatShape(oAdj),
+                        " must be smaller than stride ", formatShape(*stride));
+    if (isDynamic(in[2 + i])) {
+      out.push_back(kDynamic);
+      continue;
+    }
+    int64_t extent = (*stride)[i] * (in[2 + i] - 1) + 1 +
+                     (kernel[i] - 1) * (*dilate)[i] - 2 * oPad[i] + oAdj[i];
+    if (extent < 1)
+      return inferError(loc, name, "output extent ", extent,
+                        " in spatial dimension ", i, " (pad ",
+                        formatShape(oPad), " too large)");
+    out.push_back(extent);
+  }
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Pooling (src/operator/nn/pooling.cc PoolingShape / PoolingType)
 //===----------------------------------------------------------------------===//
 

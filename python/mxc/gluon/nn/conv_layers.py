@@ -1,6 +1,6 @@
 """gluon.nn convolution and pooling layers (MXNet 1.9.1's arguments and
-parameter names). The transposed convolutions need MXNet's Deconvolution
-operator, which the compiler does not have: constructing one raises."""
+parameter names). The transposed convolutions run MXNet's Deconvolution
+operator (weight (in_channels, channels / groups, *kernel))."""
 from ...base import MXNetError
 from ..block import HybridBlock
 from .basic_layers import Activation
@@ -44,7 +44,10 @@ class _Conv(HybridBlock):
             if in_channels % groups:
                 raise MXNetError("%s: in_channels %d is not a multiple of groups %d"
                                  % (self.name, in_channels, groups))
-            wshape = (channels, in_channels // groups) + tuple(kernel_size)
+            if op_name == "Deconvolution":
+                wshape = (in_channels, channels // groups) + tuple(kernel_size)
+            else:
+                wshape = (channels, in_channels // groups) + tuple(kernel_size)
             self.weight = self.params.get("weight", shape=wshape, init=weight_initializer,
                                           allow_deferred_init=True)
             if use_bias:
@@ -58,10 +61,11 @@ class _Conv(HybridBlock):
                 self.act = None
 
     def hybrid_forward(self, F, x, weight, bias=None):
+        op = getattr(F, self._op_name)
         if bias is None:
-            act = F.Convolution(x, weight, name="fwd", **self._kwargs)
+            act = op(x, weight, name="fwd", **self._kwargs)
         else:
-            act = F.Convolution(x, weight, bias, name="fwd", **self._kwargs)
+            act = op(x, weight, bias, name="fwd", **self._kwargs)
         if self.act is not None:
             act = self.act(act)
         return act
@@ -120,18 +124,60 @@ class Conv3D(_Conv):
                          bias_initializer, **kwargs)
 
 
-def _no_deconvolution(name):
-    class _Transpose(HybridBlock):
-        def __init__(self, *args, **kwargs):
-            raise MXNetError("nn.%s needs MXNet's Deconvolution operator, which the mxc "
-                             "compiler does not have yet" % name)
-    _Transpose.__name__ = name
-    return _Transpose
+class _ConvTranspose(_Conv):
+    """Conv{1,2,3}DTranspose: Deconvolution with `output_padding` as `adj`."""
+    _rank = 0
+    _layout = ""
+
+    def __init__(self, channels, kernel_size, strides, padding, output_padding, dilation,
+                 groups, layout, activation=None, use_bias=True, weight_initializer=None,
+                 bias_initializer="zeros", in_channels=0, **kwargs):
+        n = self._rank
+        if layout != self._layout:
+            raise MXNetError("%s: layout %s is not supported by mxc (%s only)"
+                             % (type(self).__name__, layout, self._layout))
+        kernel_size = _tuple(kernel_size, n, "kernel_size")
+        output_padding = _tuple(output_padding, n, "output_padding")
+        op_name = kwargs.pop("op_name", "Deconvolution")
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
+                         in_channels, activation, use_bias, weight_initializer,
+                         bias_initializer, op_name=op_name, adj=output_padding, **kwargs)
+        self.outpad = output_padding
 
 
-Conv1DTranspose = _no_deconvolution("Conv1DTranspose")
-Conv2DTranspose = _no_deconvolution("Conv2DTranspose")
-Conv3DTranspose = _no_deconvolution("Conv3DTranspose")
+class Conv1DTranspose(_ConvTranspose):
+    _rank, _layout = 1, "NCW"
+
+    def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0,
+                 dilation=1, groups=1, layout="NCW", activation=None, use_bias=True,
+                 weight_initializer=None, bias_initializer="zeros", in_channels=0, **kwargs):
+        super().__init__(channels, kernel_size, strides, padding, output_padding, dilation,
+                         groups, layout, activation, use_bias, weight_initializer,
+                         bias_initializer, in_channels, **kwargs)
+
+
+class Conv2DTranspose(_ConvTranspose):
+    _rank, _layout = 2, "NCHW"
+
+    def __init__(self, channels, kernel_size, strides=(1, 1), padding=(0, 0),
+                 output_padding=(0, 0), dilation=(1, 1), groups=1, layout="NCHW",
+                 activation=None, use_bias=True, weight_initializer=None,
+                 bias_initializer="zeros", in_channels=0, **kwargs):
+        super().__init__(channels, kernel_size, strides, padding, output_padding, dilation,
+                         groups, layout, activation, use_bias, weight_initializer,
+                         bias_initializer, in_channels, **kwargs)
+
+
+class Conv3DTranspose(_ConvTranspose):
+    _rank, _layout = 3, "NCDHW"
+
+    def __init__(self, channels, kernel_size, strides=(1, 1, 1), padding=(0, 0, 0),
+                 output_padding=(0, 0, 0), dilation=(1, 1, 1), groups=1, layout="NCDHW",
+                 activation=None, use_bias=True, weight_initializer=None,
+                 bias_initializer="zeros", in_channels=0, **kwargs):
+        super().__init__(channels, kernel_size, strides, padding, output_padding, dilation,
+                         groups, layout, activation, use_bias, weight_initializer,
+                         bias_initializer, in_channels, **kwargs)
 
 
 class _Pooling(HybridBlock):

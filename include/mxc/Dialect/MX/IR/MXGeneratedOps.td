@@ -60,6 +60,61 @@ def MX_ConvolutionOp : MX_Op<"Convolution", [Pure, InferTypeOpAdaptorWithIsCompa
   }];
 }
 
+def MX_DeconvolutionOp : MX_Op<"Deconvolution", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "N-D transposed convolution (1-D, 2-D, 3-D) with groups and dilation";
+  let description = [{
+    The gradient of `Convolution` with respect to its data, used as a layer
+    (MXNet's `Deconvolution`, Gluon's `Conv*DTranspose`): every input element
+    scatters `weight[c, f, k...]` times itself to output position
+    `s*i + d*k - p`, per group. `data` is `(N, C, W)`, `(N, C, H, W)` or
+    `(N, C, D, H, W)`, `weight` is `(C, num_filter / num_group, *kernel)` and
+    `bias`, present only when `no_bias` is false (MXNet's default is true), is
+    `(num_filter,)`. Each output extent is
+    `stride * (in - 1) + 1 + (kernel - 1) * dilate - 2 * pad + adj`; with a
+    non-zero `target_shape`, `pad` and `adj` are computed so that the output has
+    that extent (MXNet's `InferPad`). `adj` must be smaller than `stride`.
+    Channel-last layouts (GPU-only in MXNet) are rejected. `workspace`,
+    `cudnn_tune` and `cudnn_off` are MXNet backend hints.
+
+    MXNet operator: `Deconvolution` (aliases `_npx_deconvolution`).
+
+    Example:
+
+    ```mlir
+    %out = mx.Deconvolution %data, %weight {kernel = array<i64: 4, 4>, num_filter = 3 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x8x16x16xf32>, tensor<8x3x4x4xf32>) -> tensor<1x3x32x32xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$weight,
+    Optional<MX_FloatTensor>:$bias,
+    DenseI64ArrayAttr:$kernel,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$adj,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$target_shape,
+    I64Attr:$num_filter,
+    DefaultValuedAttr<I64Attr, "1">:$num_group,
+    DefaultValuedAttr<I64Attr, "512">:$workspace,
+    DefaultValuedAttr<BoolAttr, "true">:$no_bias,
+    OptionalAttr<MX_StrEnumAttr<["off", "limited_workspace", "fastest"]>>:$cudnn_tune,
+    DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+    OptionalAttr<MX_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ActivationOp : MX_Op<"Activation", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise activation function";
   let description = [{

@@ -14,4 +14,13 @@
 #define GET_OP_CLASSES
 #include "mxc/Dialect/MX/IR/MXOps.h.inc"
 
+namespace mxc::mx {
+/// Deconvolution's effective padding and output adjustment per spatial
+/// dimension (MXNet's DeconvolutionParam::InferPad: from `target_shape` when
+/// it is set, else `pad` / `adj` with 0 for missing entries).
+llvm::LogicalResult deconvolutionPadAdj(DeconvolutionOp op,
+                                        llvm::SmallVectorImpl<int64_t> &pad,
+                                        llvm::SmallVectorImpl<int64_t> &adj);
+} // namespace mxc::mx
+
 #endif // MXC_DIALECT_MX_IR_MXOPS_H
