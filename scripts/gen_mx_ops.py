@@ -978,6 +978,54 @@ end and an absent `end` (MXNet's None) means the end of the axis.""",
    ],
    example="""%out = mx.slice_axis %x {axis = 1 : i64, begin = 1 : i64, end = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x3xf32>""")
 
+SLICE_DESC = """`begin`, `end` and `step` are MXNet tuples of optional integers,
+kept as MXNet writes them (`(0, None)`, `(None, 2, -1)`): entry `i` slices
+axis `i`, later axes are whole. A missing (None) `begin` is 0 (the last index
+for a negative step), a missing `end` the end of the axis (before the first
+index for a negative step); negative values count from the end and are
+clipped to the axis as MXNet's `GetIndexRange` does; an empty `step` is 1
+per axis and a zero step is an error."""
+SLICE_ATTRS = [
+    Attr("begin", "string", doc="Start of each sliced axis, e.g. `(0, None)`."),
+    Attr("end", "string", doc="End (exclusive) of each sliced axis, e.g. `(2, -1)`."),
+    Attr("step", "string", "()", doc="Step of each sliced axis; empty means 1."),
+]
+
+op(mxnet="slice", mnemonic="slice", cpp="Slice",
+   source="src/operator/tensor/matrix_op-inl.h SliceParam",
+   summary="Slices an array with begin / end / step per axis",
+   description="""
+Keeps the elements `begin[i], begin[i] + step[i], ...` (up to `end[i]`) of
+each leading axis `i`, like Python's `data[b0:e0:s0, b1:e1:s1, ...]`.
+""" + SLICE_DESC,
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=SLICE_ATTRS, aliases=["crop"],
+   example="""%out = mx.slice %x {begin = "(0, 1)", end = "(None, None)", step = "(1, 2)"} : (tensor<2x5xf32>) -> tensor<2x2xf32>""")
+
+op(mxnet="_slice_assign", mnemonic="_slice_assign", cpp="SliceAssign",
+   source="src/operator/tensor/matrix_op-inl.h SliceParam (SliceAssignOpForward)",
+   summary="Copies `lhs` with the region `slice(begin, end, step)` replaced by `rhs`",
+   description="""
+The result is `lhs` except on the elements that `slice` with the same
+attributes selects, which are `rhs` (of the slice's shape): NDArray
+assignment `x[b:e:s] = y`, and the gradient of `slice`.
+""" + SLICE_DESC,
+   inputs=[Input("lhs"), Input("rhs")], outputs=[Output("output")],
+   attrs=SLICE_ATTRS, aliases=["_crop_assign"],
+   example="""%out = mx._slice_assign %x, %y {begin = "(1,)", end = "(2,)"} : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>""")
+
+op(mxnet="_slice_assign_scalar", mnemonic="_slice_assign_scalar", cpp="SliceAssignScalar",
+   source="src/operator/tensor/matrix_op-inl.h SliceAssignScalarParam",
+   summary="Copies `data` with the region `slice(begin, end, step)` set to `scalar`",
+   description="""
+The result is `data` except on the elements that `slice` with the same
+attributes selects, which are `scalar` (cast to the element type).
+""" + SLICE_DESC,
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("scalar", "float", "0", doc="The value assigned.")] + SLICE_ATTRS,
+   aliases=["_crop_assign_scalar"],
+   example="""%out = mx._slice_assign_scalar %x {begin = "(0, 1)", end = "(None, 3)", scalar = 2.0 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>""")
+
 # ----------------------------------------------------------------------------
 # Softmax family and activations with parameters
 # ----------------------------------------------------------------------------

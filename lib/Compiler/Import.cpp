@@ -425,6 +425,13 @@ LogicalResult Importer::importNode(uint32_t id) {
   if (failed(op))
     return failure();
   for (auto [i, r] : llvm::enumerate((*op)->getResults()))
+    if (auto t = dyn_cast<RankedTensorType>(r.getType());
+        t && llvm::is_contained(t.getShape(), 0))
+      return error(id) << "output " << i << " has shape "
+                       << shapeStr(t.getShape())
+                       << " with a zero dimension: mxc compiles no zero-size "
+                          "arrays (MXNet would give an empty array)";
+  for (auto [i, r] : llvm::enumerate((*op)->getResults()))
     values[uint64_t(id) << 32 | i] = r;
   return success();
 }

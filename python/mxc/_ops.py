@@ -109,7 +109,8 @@ def format_value(spec, v):
         return dtype_name(v)
     if isinstance(v, (np.integer, np.floating, np.bool_)):
         v = v.item()
-    elif spec["kind"] == "shape" and isinstance(v, (tuple, list, np.ndarray)):
+    elif spec["kind"] in ("shape", "string") and isinstance(v, (tuple, list, np.ndarray)):
+        # (string: slice's begin / end / step, tuples of optional ints)
         # numpy ints and arrays as MXNet's (numpy < 2) str() wrote them: (2, 3)
         v = tuple(x.item() if isinstance(x, (np.integer, np.floating, np.bool_)) else x
                   for x in np.asarray(v, dtype=object).reshape(-1)) \

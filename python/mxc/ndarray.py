@@ -453,22 +453,39 @@ def _recorded(a):
 
 
 def _recorded_index(a, key):
-    """a[key] as recorded operators for an int or a step-1 slice on the first
-    axis (slice_axis, and a Reshape dropping the axis for an int); None for
-    other keys (they stay views)."""
-    n = a.shape[0] if a.ndim else 0
-    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-        i = int(key) + (n if key < 0 else 0)
-        if not 0 <= i < n:
-            raise IndexError("index %d is out of bounds for axis 0 with size %d" % (key, n))
-        part = _invoke("slice_axis", [a], {"axis": 0, "begin": i, "end": i + 1})
-        return _invoke("Reshape", [part], {"shape": a.shape[1:] or (1,)})
-    if isinstance(key, py_slice) and key.step in (None, 1):
-        begin, end, _ = key.indices(n)
-        if end <= begin:
-            return None
-        return _invoke("slice_axis", [a], {"axis": 0, "begin": begin, "end": end})
-    return None
+    """a[key] as recorded operators for basic indexing: an int, a slice or a
+    tuple of them (MXNet's slice with begin / end / step, and a Reshape
+    dropping the int axes); None for other keys (they stay views)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if len(keys) > a.ndim or not all(
+            isinstance(k, py_slice) or (isinstance(k, (int, np.integer)) and
+                                        not isinstance(k, bool)) for k in keys):
+        return None
+    begin, end, step, shape = [], [], [], []
+    for axis, k in enumerate(keys):
+        n = a.shape[axis]
+        if isinstance(k, py_slice):
+            b, e, s = k.indices(n)
+            if len(range(b, e, s)) == 0:
+                return None
+            begin.append(b)
+            end.append(None if e < 0 else e)  # a negative step's "before 0"
+            step.append(s)
+            shape.append(len(range(b, e, s)))
+        else:
+            i = int(k) + (n if k < 0 else 0)
+            if not 0 <= i < n:
+                raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                 % (k, axis, n))
+            begin.append(i)
+            end.append(i + 1)
+            step.append(1)
+    part = _invoke("slice", [a], {"begin": tuple(begin), "end": tuple(end),
+                                  "step": tuple(step)})
+    shape = tuple(shape) + a.shape[len(keys):]
+    if any(not isinstance(k, py_slice) for k in keys):
+        part = _invoke("Reshape", [part], {"shape": shape or (1,)})
+    return part
 
 
 def _index_key(key):

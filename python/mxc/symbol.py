@@ -9,6 +9,7 @@ compiler, so they are what the compiler will compile.
 """
 import json
 import math as _math
+import builtins as _builtins
 
 import numpy as np
 
@@ -260,7 +261,7 @@ class Symbol:
             if len(matches) > 1:
                 raise MXNetError("more than one output is named '%s'" % index)
             index = matches[0]
-        if isinstance(index, slice):
+        if isinstance(index, _builtins.slice):
             return Symbol(self._outputs[index])
         if not -len(self._outputs) <= index < len(self._outputs):
             raise IndexError("output index %d out of range (%d outputs)" % (index, len(self._outputs)))

@@ -121,6 +121,19 @@ def test_pad(mode, shape, width):
              {"data": rand(shape)})
 
 
+@pytest.mark.parametrize("attrs", [{"begin": (1, None), "end": (3, None)},
+                                   {"begin": (None, 2, -1), "end": (None, 0, None),
+                                    "step": (2, -1, -2)}], ids=str)
+def test_slice_family(attrs):
+    # slice: dy scattered into zeros; _slice_assign: dy outside the region for
+    # lhs, dy's region for rhs; _slice_assign_scalar: dy outside the region
+    check_op("slice", attrs, {"data": rand((4, 3, 5))})
+    part = rand((4, 3, 5))[tuple(slice(b, e, s) for b, e, s in zip(
+        attrs["begin"], attrs["end"], attrs.get("step", (1, 1, 1))))]
+    check_op("_slice_assign", attrs, {"lhs": rand((4, 3, 5)), "rhs": rand(part.shape, seed=3)})
+    check_op("_slice_assign_scalar", dict(attrs, scalar=1.5), {"data": rand((4, 3, 5))})
+
+
 def test_broadcast_like():
     # rhs (only its shape is read) gets none
     check_op("broadcast_like", {}, {"lhs": rand((1, 3, 1)), "rhs": rand((2, 3, 4), seed=2)},

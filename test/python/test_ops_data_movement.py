@@ -357,3 +357,44 @@ def test_concat_int():
 ], ids=["f32", "out_of_range", "truncated", "int32", "f64", "uint8"])
 def test_one_hot(attrs, indices):
     check("one_hot", attrs, [indices])
+
+
+SLICE_CASES = [
+    {"begin": (1, 0), "end": (3, 2)},
+    {"begin": (None, 1), "end": (None, None), "step": (2, 1)},
+    {"begin": (-1, None, 4), "end": (None, None, 0), "step": (-1, -2, -3)},   # negative steps
+    {"begin": (0,), "end": (-1,)},                                           # later axes whole
+    {"begin": (-10, 1, 1), "end": (10, 2, 100), "step": (3, None, 2)},        # clipped to the axis
+    {"begin": (3, None), "end": (None, None), "step": (-2, None)},
+]
+
+
+@pytest.mark.parametrize("attrs", SLICE_CASES, ids=str)
+def test_slice(attrs):
+    """MXNet's slice: begin / end / step tuples with None, negative steps."""
+    rng = np.random.default_rng(31)
+    check("slice", attrs, [_rand(rng, (4, 3, 5))])
+
+
+@pytest.mark.parametrize("attrs", SLICE_CASES, ids=str)
+def test_slice_assign(attrs):
+    rng = np.random.default_rng(32)
+    x = _rand(rng, (4, 3, 5))
+    from mxnet_ref.data_movement import _slice_key
+    part = x[_slice_key(x.shape, {k: str(v) for k, v in attrs.items()})]
+    check("_slice_assign", attrs, [x, _rand(rng, part.shape)])
+    check("_slice_assign_scalar", dict(attrs, scalar=-7.5), [x])
+
+
+def test_slice_errors():
+    x = np.zeros((4, 3), np.float32)
+    for attrs, message in [({"begin": (0, 0, 0), "end": (1, 1, 1)}, "exceeds data dimensions"),
+                           ({"begin": (0,), "end": (1, 2)}, "same length"),
+                           ({"begin": (0,), "end": (2,), "step": (0,)}, "step[0] cannot be 0"),
+                           ({"begin": "(0, x)", "end": "(1, 2)"}, "begin '(0, x)' is not a tuple"),
+                           # an empty result (MXNet gives an empty array)
+                           ({"begin": (2,), "end": (1,)}, "(0, 3) with a zero dimension")]:
+        with pytest.raises(MxcError) as e:
+            run_graph(one_op_graph("slice", attrs, ["in0"], name="node"), {"in0": x})
+        assert message in str(e.value) and "node" in str(e.value), str(e.value)
+

@@ -106,6 +106,124 @@ struct ConvertSliceAxis final : OpConversionPattern<mx::SliceAxisOp> {
   }
 };
 
+/// The region that slice / _slice_assign(_scalar) select, as
+/// extract_slice / insert_slice offsets, sizes and positive strides; a
+/// negative step reads its elements in reverse: those axes are `reversed`.
+struct SliceRegion {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<int64_t> reversed;
+};
+
+static FailureOr<SliceRegion> sliceRegion(OpBuilder &b, Operation *op,
+                                          RankedTensorType data,
+                                          StringRef begin, StringRef end,
+                                          StringRef step) {
+  FailureOr<mx::SliceGeometry> g = mx::sliceGeometry(
+      op->getLoc(), op->getName().getStringRef(), data.getShape(), begin, end,
+      step);
+  if (failed(g))
+    return failure();
+  SliceRegion r;
+  for (size_t i = 0; i < g->size.size(); ++i) {
+    int64_t n = g->size[i], s = g->step[i], first = g->first[i];
+    if (s < 0 && n > 0) {
+      first += s * (n - 1); // the lowest index read
+      s = -s;
+      if (n > 1)
+        r.reversed.push_back(i);
+    }
+    r.offsets.push_back(b.getIndexAttr(first));
+    r.sizes.push_back(b.getIndexAttr(n));
+    r.strides.push_back(b.getIndexAttr(s > 0 ? s : -s));
+  }
+  return r;
+}
+
+/// `v` with the order of its elements reversed along `axes`.
+static Value reverseAxes(OpBuilder &b, Location loc, Value v,
+                         ArrayRef<int64_t> axes) {
+  if (axes.empty())
+    return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    AffineExpr e = getAffineDimExpr(d, ctx);
+    exprs.push_back(llvm::is_contained(axes, d)
+                        ? getAffineConstantExpr(type.getDimSize(d) - 1, ctx) - e
+                        : e);
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, ctx),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  Value init = emptyTensor(b, loc, type.getShape(), type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{v}, ValueRange{init}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, args[0]);
+             })
+      .getResult(0);
+}
+
+/// slice: an extract_slice with positive strides, then reversed along the
+/// axes with negative steps.
+struct ConvertSlice final : OpConversionPattern<mx::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    FailureOr<SliceRegion> r =
+        sliceRegion(rewriter, op, op.getData().getType(), op.getBegin(),
+                    op.getEnd(), op.getStep());
+    if (failed(r))
+      return failure();
+    Value part = tensor::ExtractSliceOp::create(
+        rewriter, op.getLoc(), outType, adaptor.getData(), r->offsets,
+        r->sizes, r->strides);
+    rewriter.replaceOp(op, reverseAxes(rewriter, op.getLoc(), part, r->reversed));
+    return success();
+  }
+};
+
+/// _slice_assign / _slice_assign_scalar: an insert_slice of the (reversed)
+/// rhs, or of a filled tensor, into the data.
+template <typename OpTy>
+struct ConvertSliceAssign final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    Location loc = op.getLoc();
+    Value dest = adaptor.getOperands()[0];
+    auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+    FailureOr<SliceRegion> r = sliceRegion(rewriter, op, type, op.getBegin(),
+                                           op.getEnd(), op.getStep());
+    if (failed(r))
+      return failure();
+    Value part;
+    if constexpr (std::is_same_v<OpTy, mx::SliceAssignOp>) {
+      part = reverseAxes(rewriter, loc, adaptor.getRhs(), r->reversed);
+    } else {
+      SmallVector<int64_t> shape;
+      for (OpFoldResult s : r->sizes)
+        shape.push_back(*getConstantIntValue(s));
+      Type elt = type.getElementType();
+      part = filledTensor(
+          rewriter, loc, shape, elt,
+          constant(rewriter, loc, kindOf(elt),
+                   op.getScalar().convertToDouble()));
+    }
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, part, dest, r->offsets, r->sizes, r->strides);
+    return success();
+  }
+};
+
 struct ConvertConcat final : OpConversionPattern<mx::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -465,7 +583,8 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
                       mx::ExpandDimsOp,
                       mx::SqueezeOp, mx::TransposeOp, mx::SliceAxisOp,
                       mx::ConcatOp, mx::OneHotOp, mx::PickOp, mx::TakeOp,
-                      mx::EmbeddingOp, mx::SliceLikeOp, mx::PadOp>();
+                      mx::EmbeddingOp, mx::SliceLikeOp, mx::PadOp,
+                      mx::SliceOp, mx::SliceAssignOp, mx::SliceAssignScalarOp>();
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
            ConvertReshapeLike<mx::ExpandDimsOp>,
@@ -473,6 +592,8 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
            ConvertReshapeLike<mx::ReshapeLikeOp>,
            ConvertTranspose,
            ConvertSliceAxis, ConvertConcat, ConvertOneHot, ConvertPick,
-           ConvertTake, ConvertEmbedding, ConvertSliceLike, ConvertPad>(
+           ConvertTake, ConvertEmbedding, ConvertSliceLike, ConvertPad,
+           ConvertSlice, ConvertSliceAssign<mx::SliceAssignOp>,
+           ConvertSliceAssign<mx::SliceAssignScalarOp>>(
           typeConverter, patterns.getContext());
 }

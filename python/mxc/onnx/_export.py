@@ -648,6 +648,65 @@ def _slice_axis(g, n):
            n.outs[:1], name=n.name)
 
 
+def _slice_ranges(n, shape):
+    """Per axis (start, stop, step) of MXNet's slice for `shape`, as Python's
+    slice.indices gives them (MXNet's GetIndexRange clips the same way)."""
+    import ast
+
+    def tup(key):
+        v = (n.attrs.get(key) or "()").strip()
+        if v in ("()", "[]", ""):
+            return ()
+        val = ast.literal_eval(v)
+        return tuple(val) if isinstance(val, (tuple, list)) else (val,)
+    begin, end, step = tup("begin"), tup("end"), tup("step")
+    out = []
+    for i, dim in enumerate(shape):
+        if i >= len(begin):
+            out.append((0, dim, 1))
+            continue
+        s = step[i] if i < len(step) and step[i] is not None else 1
+        out.append(slice(begin[i], end[i], s).indices(dim))
+    return out
+
+
+@_exports("slice")
+def _slice(g, n):
+    ranges = _slice_ranges(n, n.in_shapes[0])
+    starts, ends, steps = [], [], []
+    for b, e, s in ranges:
+        starts.append(b)
+        # a stop of -1 with a negative step is "before index 0", not the last
+        ends.append(np.iinfo(np.int64).min if (s < 0 and e < 0) else e)
+        steps.append(s)
+    g.node("Slice", [n.inputs[0], g.ints(n.name + "__starts", starts),
+                     g.ints(n.name + "__ends", ends),
+                     g.ints(n.name + "__axes", range(len(ranges))),
+                     g.ints(n.name + "__steps", steps)], n.outs[:1], name=n.name)
+
+
+def _slice_indices(n, shape):
+    """ScatterND indices of the region slice selects: (*region, rank)."""
+    axes = [np.arange(b, e, s) for b, e, s in _slice_ranges(n, shape)]
+    grid = np.meshgrid(*axes, indexing="ij")
+    return np.stack(grid, axis=-1).astype(np.int64)
+
+
+@_exports("_slice_assign")
+def _slice_assign(g, n):
+    idx = _slice_indices(n, n.in_shapes[0])
+    g.node("ScatterND", [n.inputs[0], g.const(n.name + "__indices", idx), n.inputs[1]],
+           n.outs[:1], name=n.name)
+
+
+@_exports("_slice_assign_scalar")
+def _slice_assign_scalar(g, n):
+    idx = _slice_indices(n, n.in_shapes[0])
+    updates = np.full(idx.shape[:-1], attr_float(n.attrs, "scalar", 0.0), dtype=n.in_dtypes[0])
+    g.node("ScatterND", [n.inputs[0], g.const(n.name + "__indices", idx),
+                         g.const(n.name + "__updates", updates)], n.outs[:1], name=n.name)
+
+
 @_exports("where")
 def _where(g, n):
     cond = n.inputs[0]

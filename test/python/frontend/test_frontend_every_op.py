@@ -30,6 +30,9 @@ U = (3, 4)
 # op -> (inputs, attributes as Python values)
 EXAMPLES = {
     "Convolution": ([f(2, 3, 6, 6), f(4, 3, 3, 3), f(4)], dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),
+    "slice": ([f(4, 3, 5)], dict(begin=(1, None), end=(None, 0), step=(2, -1))),
+    "_slice_assign": ([f(4, 3), f(2, 3)], dict(begin=(0,), end=(None,), step=(2,))),
+    "_slice_assign_scalar": ([f(4, 3)], dict(scalar=2.0, begin=(None, -1), end=(None, None))),
     "Deconvolution": ([f(2, 3, 4, 4), f(3, 2, 3, 3), f(2)],
                       dict(kernel=(3, 3), num_filter=2, stride=(2, 2), pad=(1, 1), adj=(1, 1),
                            no_bias=False)),

@@ -300,3 +300,50 @@ def broadcast_like(inputs, attrs):
     for la, ra in zip(attr_tuple(attrs, "lhs_axes"), attr_tuple(attrs, "rhs_axes")):
         shape[la % lhs.ndim] = rhs.shape[ra % rhs.ndim]
     return [np.ascontiguousarray(np.broadcast_to(lhs, shape))]
+
+
+def _opt_tuple(attrs, key):
+    """A tuple of optional ints as MXNet writes it: "(0, None)"."""
+    import ast
+    v = attrs.get(key)
+    if v is None:
+        return ()
+    v = v.strip()
+    if v in ("()", "[]", ""):
+        return ()
+    val = ast.literal_eval(v)
+    return tuple(val) if isinstance(val, (tuple, list)) else (val,)
+
+
+def _slice_key(shape, attrs):
+    """The numpy index of MXNet's slice: Python's slice semantics per axis
+    (MXNet's GetIndexRange clips the same way), None = default."""
+    begin, end, step = _opt_tuple(attrs, "begin"), _opt_tuple(attrs, "end"), _opt_tuple(attrs, "step")
+    key = []
+    for i in range(len(shape)):
+        if i >= len(begin):
+            key.append(slice(None))
+            continue
+        s = step[i] if i < len(step) and step[i] is not None else 1
+        key.append(slice(begin[i], end[i], s))
+    return tuple(key)
+
+
+@register("slice", "crop")
+def slice_op(inputs, attrs):
+    x = inputs[0]
+    return [np.ascontiguousarray(x[_slice_key(x.shape, attrs)])]
+
+
+@register("_slice_assign", "_crop_assign")
+def slice_assign(inputs, attrs):
+    out = inputs[0].copy()
+    out[_slice_key(out.shape, attrs)] = inputs[1]
+    return [out]
+
+
+@register("_slice_assign_scalar", "_crop_assign_scalar")
+def slice_assign_scalar(inputs, attrs):
+    out = inputs[0].copy()
+    out[_slice_key(out.shape, attrs)] = float(attrs.get("scalar", 0))
+    return [out]

@@ -233,7 +233,18 @@ def _deconv_net():
     return sym.Group([a + b, c, e]), {"data": (2, 2, 4, 4), "seq": (1, 3, 5)}
 
 
-GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
+def _slices():
+    a = sym.var("a")
+    outs = [sym.slice(a, begin=(1, None), end=(None, -1), step=(2, 1)),
+            sym.slice(a, begin=(None, -1, 4), end=(None, None, None), step=(-1, -2, -3)),
+            sym.slice(a, begin=(0,), end=(1,)),
+            sym._internal._slice_assign(a, sym.var("b"), begin=(1, 0), end=(None, 3), step=(2, 2)),
+            sym._internal._slice_assign_scalar(a, scalar=3.5, begin=(None, None, -1),
+                                               end=(None, None, 0), step=(-1, 1, -2))]
+    return sym.Group(outs), {"a": (4, 5, 6), "b": (2, 2, 6)}
+
+
+GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
           "gather": _gather, "activations": _activations, "elementwise": _elementwise,
           "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
           "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,

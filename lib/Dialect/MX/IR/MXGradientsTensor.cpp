@@ -758,6 +758,34 @@ LogicalResult sliceAxisGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// slice family (matrix_op-inl.h SliceOpBackward, _backward_slice_assign):
+///   slice                 dx = _slice_assign(zeros_like(x), dy)
+///   _slice_assign         dlhs = _slice_assign_scalar(dy, 0), drhs = slice(dy)
+///   _slice_assign_scalar  ddata = _slice_assign_scalar(dy, 0)
+/// all with the op's begin / end / step.
+LogicalResult sliceFamilyGrad(Operation *op, GradBuilder &g, ValueRange og,
+                              Grads &in) {
+  SmallVector<NamedAttribute> region;
+  for (StringRef name : {"begin", "end", "step"})
+    if (auto a = op->getAttrOfType<StringAttr>(name))
+      region.push_back(g.str(name, a.getValue()));
+  auto zeroed = [&](Value v) {
+    SmallVector<NamedAttribute> attrs(region);
+    attrs.push_back(g.f64("scalar", 0.0));
+    return g.op("mx._slice_assign_scalar", v, attrs);
+  };
+  if (isa<SliceOp>(op)) {
+    in[0] = g.op("mx._slice_assign",
+                 {g.zerosLike(op->getOperand(0)), og[0]}, region);
+  } else if (isa<SliceAssignOp>(op)) {
+    in[0] = zeroed(og[0]);
+    in[1] = g.op("mx.slice", og[0], region);
+  } else {
+    in[0] = zeroed(og[0]);
+  }
+  return success();
+}
+
 /// depth_to_space / space_to_depth: the inverse operator on the gradient.
 LogicalResult depthSpaceGrad(Operation *op, GradBuilder &g, ValueRange og,
                              Grads &in) {
@@ -1053,6 +1081,8 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<dotGrad>::attach<DotOp, BatchDotOp>(ctx);
   Rule<transposeGrad>::attach<TransposeOp>(ctx);
   Rule<sliceAxisGrad>::attach<SliceAxisOp>(ctx);
+  Rule<sliceFamilyGrad>::attach<SliceOp, SliceAssignOp, SliceAssignScalarOp>(
+      ctx);
   Rule<concatGrad>::attach<ConcatOp>(ctx);
   Rule<softmaxGrad>::attach<SoftmaxOp, LogSoftmaxOp>(ctx);
   Rule<whereGrad>::attach<WhereOp>(ctx);

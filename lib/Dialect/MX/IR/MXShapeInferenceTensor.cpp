@@ -915,6 +915,176 @@ LogicalResult ReshapeLikeOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// slice, _slice_assign, _slice_assign_scalar (src/operator/tensor/
+// matrix_op-inl.h SliceOpShape, GetIndexRange, SetSliceOpOutputDimSize)
+//===----------------------------------------------------------------------===//
+
+/// A tuple of optional integers as MXNet writes it: "(0, None)", "[1, -2]",
+/// "()", "(3,)" or a bare "3"; nullopt entries are None.
+static bool parseOptionalTuple(StringRef text,
+                               SmallVectorImpl<std::optional<int64_t>> &out) {
+  StringRef s = text.trim();
+  if (s.consume_front("(")) {
+    if (!s.consume_back(")"))
+      return false;
+  } else if (s.consume_front("[")) {
+    if (!s.consume_back("]"))
+      return false;
+  } else if (s.empty()) {
+    return false;
+  } else {
+    int64_t v;
+    if (s.getAsInteger(10, v))
+      return false;
+    out.push_back(v);
+    return true;
+  }
+  s = s.trim();
+  if (s.empty())
+    return true;
+  s.consume_back(",");
+  SmallVector<StringRef> parts;
+  s.split(parts, ',');
+  for (StringRef p : parts) {
+    p = p.trim();
+    // numpy-style "np.int64(3)" / "3L" are not MXNet's; plain ints only.
+    if (p == "None") {
+      out.push_back(std::nullopt);
+      continue;
+    }
+    int64_t v;
+    if (p.getAsInteger(10, v))
+      return false;
+    out.push_back(v);
+  }
+  return true;
+}
+
+FailureOr<SliceGeometry>
+mxc::mx::sliceGeometry(std::optional<Location> loc, StringRef opName,
+                       ArrayRef<int64_t> shape, StringRef beginText,
+                       StringRef endText, StringRef stepText) {
+  SmallVector<std::optional<int64_t>> begin, end, step;
+  auto bad = [&](StringRef what, StringRef text) {
+    return inferError(loc, opName, what, " '", text,
+                      "' is not a tuple of integers or None");
+  };
+  if (!parseOptionalTuple(beginText, begin))
+    return bad("begin", beginText);
+  if (!parseOptionalTuple(endText, end))
+    return bad("end", endText);
+  if (!parseOptionalTuple(stepText, step))
+    return bad("step", stepText);
+  int64_t rank = shape.size();
+  if (rank == 0)
+    return inferError(loc, opName, "slice only works for ndim > 0");
+  if (static_cast<int64_t>(begin.size()) > rank ||
+      static_cast<int64_t>(end.size()) > rank)
+    return inferError(loc, opName, "slicing axis exceeds data dimensions: ",
+                      std::max(begin.size(), end.size()), " axes for ",
+                      formatShape(shape));
+  if (begin.size() != end.size())
+    return inferError(loc, opName, "begin and end must have the same length, "
+                      "got ", begin.size(), " and ", end.size());
+  if (!step.empty() && step.size() != begin.size())
+    return inferError(loc, opName, "step and begin must have the same length, "
+                      "got ", step.size(), " and ", begin.size());
+  SliceGeometry g;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t len = shape[i];
+    if (i >= static_cast<int64_t>(begin.size())) {
+      g.first.push_back(0);
+      g.step.push_back(1);
+      g.size.push_back(len);
+      continue;
+    }
+    int64_t s = !step.empty() && step[i] ? *step[i] : 1;
+    if (s == 0)
+      return inferError(loc, opName, "step[", i, "] cannot be 0");
+    g.step.push_back(s);
+    if (isDynamic(len)) {
+      g.first.push_back(0);
+      g.size.push_back(kDynamic);
+      continue;
+    }
+    int64_t b = 0, e = 0;
+    if (len > 0) {
+      b = begin[i] ? *begin[i] : (s < 0 ? len - 1 : 0);
+      e = end[i] ? *end[i] : (s < 0 ? -1 : len);
+      if (b < 0)
+        b += len;
+      if (e < 0 && end[i])
+        e += len;
+      b = (b < 0 && s > 0) ? 0 : b;
+      b = (b > len - 1 && s < 0) ? len - 1 : b;
+      b = (b < 0 || b > len - 1) ? -1 : b;
+      e = e > -1 ? e : -1;
+      e = e > len ? len : e;
+    }
+    int64_t n = 0;
+    if (e != b && b >= 0)
+      n = s > 0 ? (e > b ? (e - b - 1) / s + 1 : 0)
+                : (e < b ? (b - e - 1) / (-s) + 1 : 0);
+    g.first.push_back(n > 0 ? b : 0);
+    g.size.push_back(n);
+  }
+  return g;
+}
+
+/// The attributes of the slice family as strings.
+template <typename Adaptor>
+static FailureOr<SliceGeometry> sliceGeometryOf(std::optional<Location> loc,
+                                                StringRef name,
+                                                RankedTensorType data,
+                                                Adaptor adaptor) {
+  return sliceGeometry(loc, name, data.getShape(), adaptor.getBegin(),
+                       adaptor.getEnd(), adaptor.getStep());
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  auto g = sliceGeometryOf(loc, name, *data, adaptor);
+  if (failed(g))
+    return failure();
+  results.push_back(RankedTensorType::get(g->size, data->getElementType()));
+  return success();
+}
+
+LogicalResult SliceAssignOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto lhs = getTensorType(loc, name, adaptor.getLhs(), "lhs");
+  auto rhs = getTensorType(loc, name, adaptor.getRhs(), "rhs");
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto g = sliceGeometryOf(loc, name, *lhs, adaptor);
+  if (failed(g) || failed(checkShape(loc, name, "rhs", *rhs, g->size)) ||
+      failed(checkElementType(loc, name, "rhs", *rhs, lhs->getElementType())))
+    return failure();
+  results.push_back(*lhs);
+  return success();
+}
+
+LogicalResult SliceAssignScalarOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data) || failed(sliceGeometryOf(loc, name, *data, adaptor)))
+    return failure();
+  results.push_back(*data);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // slice_axis (src/operator/tensor/matrix_op-inl.h GetSliceAxisParams)
 //===----------------------------------------------------------------------===//
 

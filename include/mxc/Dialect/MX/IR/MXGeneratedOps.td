@@ -4410,6 +4410,129 @@ def MX_SliceAxisOp : MX_Op<"slice_axis", [Pure, InferTypeOpAdaptorWithIsCompatib
   }];
 }
 
+def MX_SliceOp : MX_Op<"slice", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Slices an array with begin / end / step per axis";
+  let description = [{
+    Keeps the elements `begin[i], begin[i] + step[i], ...` (up to `end[i]`) of
+    each leading axis `i`, like Python's `data[b0:e0:s0, b1:e1:s1, ...]`.
+    `begin`, `end` and `step` are MXNet tuples of optional integers,
+    kept as MXNet writes them (`(0, None)`, `(None, 2, -1)`): entry `i` slices
+    axis `i`, later axes are whole. A missing (None) `begin` is 0 (the last index
+    for a negative step), a missing `end` the end of the axis (before the first
+    index for a negative step); negative values count from the end and are
+    clipped to the axis as MXNet's `GetIndexRange` does; an empty `step` is 1
+    per axis and a zero step is an error.
+
+    MXNet operator: `slice` (aliases `crop`).
+
+    Example:
+
+    ```mlir
+    %out = mx.slice %x {begin = "(0, 1)", end = "(None, None)", step = "(1, 2)"} : (tensor<2x5xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    StrAttr:$begin,
+    StrAttr:$end,
+    DefaultValuedAttr<StrAttr, "\"()\"">:$step
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SliceAssignOp : MX_Op<"_slice_assign", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Copies `lhs` with the region `slice(begin, end, step)` replaced by `rhs`";
+  let description = [{
+    The result is `lhs` except on the elements that `slice` with the same
+    attributes selects, which are `rhs` (of the slice's shape): NDArray
+    assignment `x[b:e:s] = y`, and the gradient of `slice`.
+    `begin`, `end` and `step` are MXNet tuples of optional integers,
+    kept as MXNet writes them (`(0, None)`, `(None, 2, -1)`): entry `i` slices
+    axis `i`, later axes are whole. A missing (None) `begin` is 0 (the last index
+    for a negative step), a missing `end` the end of the axis (before the first
+    index for a negative step); negative values count from the end and are
+    clipped to the axis as MXNet's `GetIndexRange` does; an empty `step` is 1
+    per axis and a zero step is an error.
+
+    MXNet operator: `_slice_assign` (aliases `_crop_assign`).
+
+    Example:
+
+    ```mlir
+    %out = mx._slice_assign %x, %y {begin = "(1,)", end = "(2,)"} : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs,
+    StrAttr:$begin,
+    StrAttr:$end,
+    DefaultValuedAttr<StrAttr, "\"()\"">:$step
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SliceAssignScalarOp : MX_Op<"_slice_assign_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Copies `data` with the region `slice(begin, end, step)` set to `scalar`";
+  let description = [{
+    The result is `data` except on the elements that `slice` with the same
+    attributes selects, which are `scalar` (cast to the element type).
+    `begin`, `end` and `step` are MXNet tuples of optional integers,
+    kept as MXNet writes them (`(0, None)`, `(None, 2, -1)`): entry `i` slices
+    axis `i`, later axes are whole. A missing (None) `begin` is 0 (the last index
+    for a negative step), a missing `end` the end of the axis (before the first
+    index for a negative step); negative values count from the end and are
+    clipped to the axis as MXNet's `GetIndexRange` does; an empty `step` is 1
+    per axis and a zero step is an error.
+
+    MXNet operator: `_slice_assign_scalar` (aliases `_crop_assign_scalar`).
+
+    Example:
+
+    ```mlir
+    %out = mx._slice_assign_scalar %x {begin = "(0, 1)", end = "(None, 3)", scalar = 2.0 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "0.0">:$scalar,
+    StrAttr:$begin,
+    StrAttr:$end,
+    DefaultValuedAttr<StrAttr, "\"()\"">:$step
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_SoftmaxOp : MX_Op<"softmax", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Softmax along an axis";
   let description = [{

@@ -21,6 +21,20 @@ namespace mxc::mx {
 llvm::LogicalResult deconvolutionPadAdj(DeconvolutionOp op,
                                         llvm::SmallVectorImpl<int64_t> &pad,
                                         llvm::SmallVectorImpl<int64_t> &adj);
+
+/// Which elements slice / _slice_assign / _slice_assign_scalar select in
+/// each axis of the data: `first`, `first + step`, ... (`size` of them).
+struct SliceGeometry {
+  llvm::SmallVector<int64_t> first, step, size;
+};
+/// MXNet's GetIndexRange + SetSliceOpOutputDimSize for `shape` and the
+/// attribute strings `begin` / `end` / `step` (tuples of optional integers,
+/// "(0, None)"); a dynamic sliced extent gives a dynamic size. Errors are
+/// emitted at `loc` (when given) as `'<opName>' op ...`.
+llvm::FailureOr<SliceGeometry>
+sliceGeometry(std::optional<mlir::Location> loc, llvm::StringRef opName,
+              llvm::ArrayRef<int64_t> shape, llvm::StringRef begin,
+              llvm::StringRef end, llvm::StringRef step);
 } // namespace mxc::mx
 
 #endif // MXC_DIALECT_MX_IR_MXOPS_H
