@@ -380,6 +380,79 @@ the random generator state, so it is not `Pure`.""",
    visible_outputs=1,
    example="""%out, %mask = mx.Dropout %x {p = 2.000000e-01 : f64} : (tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>)""")
 
+# Normalization layers without running statistics. They are composites: the
+# mx-decompose pass (and the lowering, for modules that skip it) rewrites
+# them into mean / broadcast / sqrt operators (MXDecompose.cpp), so that their
+# gradients are the primitives' and they fuse with them.
+op(mxnet="LayerNorm", mnemonic="LayerNorm", cpp="LayerNorm",
+   source="src/operator/nn/layer_norm-inl.h LayerNormParam",
+   summary="Layer normalization along one axis",
+   description="""
+`out = (data - mean) / std * gamma + beta` with `mean` and
+`std = sqrt(var + eps)` over `axis` (kept with extent 1); `gamma` and `beta`
+are `(data.shape[axis],)`. Results: `output`, and `mean` / `std` (shown with
+`output_mean_var`).""",
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
+           Input("beta", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
+            Output("std", tensor=FLOAT)],
+   attrs=[Attr("axis", "int", "-1", doc="The axis normalized over."),
+          Attr("eps", "float", "1e-05", doc="Added to the variance."),
+          Attr("output_mean_var", "bool", "False", doc="Show mean and std.")],
+   aliases=["_npx_layer_norm"], visible_outputs=1,
+   example="""%out, %mean, %std = mx.LayerNorm %x, %g, %b : (tensor<2x5xf32>, tensor<5xf32>, tensor<5xf32>) -> (tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>)""")
+
+op(mxnet="InstanceNorm", mnemonic="InstanceNorm", cpp="InstanceNorm",
+   source="src/operator/instance_norm-inl.h InstanceNormParam",
+   summary="Instance normalization over the spatial axes",
+   description="""
+For `(N, C, ...)` data, each `(n, c)` is normalized over the spatial axes:
+`out = (data - mean) / sqrt(var + eps) * gamma[c] + beta[c]`. Results:
+`output`, and the hidden `mean` / `var` of shape `(N, C)`.""",
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
+           Input("beta", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
+            Output("var", tensor=FLOAT)],
+   attrs=[Attr("eps", "float", "0.001", doc="Added to the variance.")],
+   visible_outputs=1,
+   example="""%out, %mean, %var = mx.InstanceNorm %x, %g, %b : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<2x3xf32>, tensor<2x3xf32>)""")
+
+op(mxnet="GroupNorm", mnemonic="GroupNorm", cpp="GroupNorm",
+   source="src/operator/nn/group_norm-inl.h GroupNormParam",
+   summary="Group normalization",
+   description="""
+For `(N, C, ...)` data, the channels are split into `num_groups` groups and
+each `(n, group)` is normalized over its channels and spatial extent; as in
+MXNet 1.9.1, `gamma` and `beta` are `(num_groups,)`, one scale and shift per
+group. Results: `output`, and `mean` / `std` of shape `(N, num_groups)`
+(shown with `output_mean_var`).""",
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
+           Input("beta", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
+            Output("std", tensor=FLOAT)],
+   attrs=[Attr("num_groups", "int", "1", doc="Number of channel groups."),
+          Attr("eps", "float", "1e-05", doc="Added to the variance."),
+          Attr("output_mean_var", "bool", "False", doc="Show mean and std.")],
+   visible_outputs=1,
+   example="""%out, %mean, %std = mx.GroupNorm %x, %g, %b {num_groups = 2 : i64} : (tensor<2x4x3xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x4x3xf32>, tensor<2x2xf32>, tensor<2x2xf32>)""")
+
+op(mxnet="L2Normalization", mnemonic="L2Normalization", cpp="L2Normalization",
+   source="src/operator/l2_normalization-inl.h L2NormalizationParam",
+   summary="Divides by the L2 norm over instance, channel or spatial axes",
+   description="""
+`out = data / sqrt(sum(data^2) + eps)` with the sum over every axis but the
+first (`instance`; `norm` is `(N,)`), over axis 1 (`channel`; `norm` keeps
+it with extent 1) or over the axes after the second (`spatial`; `norm` is
+`(N, C)`). `channel` and `spatial` need at least 3-D data. Results: `output`
+and the hidden `norm`.""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("norm", tensor=FLOAT)],
+   attrs=[Attr("eps", "float", "1e-10", doc="Added to the sum of squares."),
+          Attr("mode", "enum", "instance", ["instance", "spatial", "channel"],
+               doc="The axes of the norm.")],
+   visible_outputs=1,
+   example="""%out, %norm = mx.L2Normalization %x : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>)""")
+
 op(mxnet="BatchNorm", mnemonic="BatchNorm", cpp="BatchNorm",
    source="src/operator/nn/batch_norm-inl.h BatchNormParam",
    summary="Batch normalisation",
@@ -599,7 +672,8 @@ for name, what, tensor, aliases in [
         ("degrees", "x * 180 / pi", FLOAT, ["_sparse_degrees"]),
         ("radians", "x * pi / 180", FLOAT, ["_sparse_radians"]),
         ("cbrt", "cbrt(x)", FLOAT, ["_sparse_cbrt"]),
-        ("rcbrt", "1 / cbrt(x)", FLOAT, [])]:
+        ("rcbrt", "1 / cbrt(x)", FLOAT, []),
+        ("softsign", "x / (1 + |x|)", FLOAT, [])]:
     op(mxnet=name, mnemonic=name, cpp=camel(name),
        source="src/operator/tensor/elemwise_unary_op_*.cc",
        summary=f"Elementwise `{what}`",
@@ -744,6 +818,18 @@ At most 6 axes, as in MXNet.""",
    inputs=[Input("data")], outputs=[Output("output")],
    attrs=[Attr("axes", "shape", "()", doc="Permutation; empty reverses.")],
    example="""%out = mx.transpose %x {axes = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>""")
+
+op(mxnet="SwapAxis", mnemonic="SwapAxis", cpp="SwapAxis",
+   source="src/operator/swapaxis-inl.h SwapAxisParam",
+   summary="Swaps two axes",
+   description="""
+The data with axes `dim1` and `dim2` exchanged (negative values count from
+the end); the gradient swaps them back.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("dim1", "int", "0", doc="The first axis."),
+          Attr("dim2", "int", "0", doc="The second axis.")],
+   aliases=["swapaxes", "_npi_swapaxes"],
+   example="""%out = mx.SwapAxis %x {dim1 = 0 : i64, dim2 = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<4x3x2xf32>""")
 
 op(mxnet="expand_dims", mnemonic="expand_dims", cpp="ExpandDims",
    source="src/operator/tensor/matrix_op-inl.h ExpandDimParam",

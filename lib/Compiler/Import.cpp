@@ -149,6 +149,17 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
     w.insert(w.end(), kernel->begin(), kernel->end());
     return w;
   }
+  if ((op == "LayerNorm" || op == "InstanceNorm" || op == "GroupNorm") &&
+      !d.empty() && (input == "gamma" || input == "beta")) {
+    if (op == "GroupNorm")
+      return std::vector<int64_t>{attrInt("num_groups").value_or(1)};
+    int64_t axis = op == "LayerNorm" ? attrInt("axis").value_or(-1) : 1;
+    if (axis < 0)
+      axis += d.size();
+    if (axis < 0 || axis >= (int64_t)d.size())
+      return std::nullopt;
+    return std::vector<int64_t>{d[axis]};
+  }
   if (op == "Deconvolution" && d.size() >= 3) { // DeconvolutionShape
     auto numFilter = attrInt("num_filter");
     auto kernelIt = n.attrs.find("kernel");

@@ -241,6 +241,7 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
   prune.mode = opts.train ? "training" : "inference";
   prune.outputs.assign(opts.outputs.begin(), opts.outputs.end());
   pm.addPass(mx::createMXPrunePass(prune));
+  pm.addPass(mx::createMXDecomposePass());
   if (opts.train) {
     mx::MXAutodiffPassOptions autodiff;
     autodiff.wrt.assign(opts.wrt.begin(), opts.wrt.end());

@@ -38,6 +38,9 @@ enum class OpKind {
   SliceChannel, // num_outputs outputs "output0", "output1", ...
   Softmax, // "data", and "length" with use_length
   DataOnly, // one input called "data", one output called "output"
+  LayerNorm, // LayerNorm, GroupNorm: output, mean, std (output_mean_var)
+  InstanceNorm, // output and the hidden mean, var
+  L2Normalization, // output and the hidden norm
 };
 
 OpKind kindOf(StringRef op) {
@@ -59,6 +62,9 @@ OpKind kindOf(StringRef op) {
       .Case("SliceChannel", OpKind::SliceChannel)
       .Case("softmax", OpKind::Softmax)
       .Cases({"Activation", "Flatten", "log_softmax"}, OpKind::DataOnly)
+      .Cases({"LayerNorm", "GroupNorm"}, OpKind::LayerNorm)
+      .Case("InstanceNorm", OpKind::InstanceNorm)
+      .Case("L2Normalization", OpKind::L2Normalization)
       .Default(OpKind::Unknown);
 }
 
@@ -110,6 +116,12 @@ std::vector<std::string> listOutputNames(OpKind kind, const Attrs &attrs,
     return {"output", "mask"};
   case OpKind::LRN:
     return {"output", "tmp_norm"};
+  case OpKind::LayerNorm:
+    return {"output", "mean", "std"};
+  case OpKind::InstanceNorm:
+    return {"output", "mean", "var"};
+  case OpKind::L2Normalization:
+    return {"output", "norm"};
   case OpKind::LeakyReLU:
     if (isRReLU(attrs))
       return {"output", "mask"};
@@ -269,9 +281,12 @@ std::string plural(uint32_t n, StringRef word) {
 uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
   switch (kindOf(op)) {
   case OpKind::BatchNorm:
+  case OpKind::LayerNorm:
+  case OpKind::InstanceNorm:
     return 3;
   case OpKind::Dropout:
   case OpKind::LRN:
+  case OpKind::L2Normalization:
     return 2;
   case OpKind::LeakyReLU:
     return isRReLU(attrs) ? 2 : 1;
@@ -319,7 +334,11 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
   case OpKind::Pooling:
   case OpKind::SliceChannel:
   case OpKind::DataOnly:
+  case OpKind::L2Normalization:
     return {"data"};
+  case OpKind::LayerNorm:
+  case OpKind::InstanceNorm:
+    return {"data", "gamma", "beta"};
   case OpKind::Unknown:
     return {};
   }
@@ -334,9 +353,15 @@ std::vector<std::string> mxc::graph::outputNamesOf(StringRef op,
     if (boolAttr(attrs, "output_mean_var", false))
       return {"output", "mean", "var"};
     return {"output"};
+  case OpKind::LayerNorm:
+    if (boolAttr(attrs, "output_mean_var", false))
+      return {"output", "mean", "std"};
+    return {"output"};
   case OpKind::Dropout:
   case OpKind::LRN:
   case OpKind::Pooling:
+  case OpKind::InstanceNorm:
+  case OpKind::L2Normalization:
     return {"output"};
   default:
     break;

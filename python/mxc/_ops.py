@@ -58,7 +58,7 @@ class OpSpec:
 
     def visible_outputs(self, attrs):
         """Outputs MXNet shows (FNumVisibleOutputs) for these attributes."""
-        if self.name == "BatchNorm":
+        if self.name in ("BatchNorm", "LayerNorm", "GroupNorm"):
             return 3 if attrs.get("output_mean_var", "False") in ("True", "true", "1") else 1
         if self.name == "LeakyReLU":
             return 2 if attrs.get("act_type", "leaky") == "rrelu" else 1

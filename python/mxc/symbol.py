@@ -751,12 +751,16 @@ def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):
 SliceChannel = split
 
 
-def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, name=None,
+def softmin(data=None, axis=-1, temperature=None, dtype=None, use_length=False, name=None,
             attr=None, **kwargs):
     """MXNet's softmin: softmax of the negated data (composed; the softmax
-    node named `name`)."""
+    node named `name`; without `data`, a variable NAME_data as MXNet's
+    operators make)."""
     if use_length:
         raise MXNetError("softmin: use_length is not supported by mxc's composed softmin")
+    name = NameManager.current.get(name, "softmin")
+    if data is None:
+        data = var(name + "_data")
     neg = _create("negative", [data], {}, None, "negative")
     kw = {"axis": axis}
     if temperature is not None:
@@ -764,8 +768,7 @@ def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, name=
     if dtype is not None:
         kw["dtype"] = dtype
     kw.update(kwargs)
-    return _create("softmax", [neg], kw, NameManager.current.get(name, "softmin"), "softmin",
-                   attr=attr)
+    return _create("softmax", [neg], kw, name, "softmin", attr=attr)
 
 
 def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, name=None, attr=None,

@@ -308,3 +308,32 @@ def test_lenet_grad():
             g = grad.reshape(-1)[i]
             assert abs(g - fd) <= 1e-6 + 1e-5 * abs(fd), "%s.grad[%d] = %r, fd %r" % (
                 name, i, g, fd)
+
+
+# --------------------------------------------------------------------------
+# The composites (mx-decompose): gradients of their primitive operators.
+# --------------------------------------------------------------------------
+
+NORM_CASES = [
+    ("layernorm_last", "LayerNorm", (3, 5), dict(eps=1e-3), (5,)),
+    ("layernorm_axis1", "LayerNorm", (2, 3, 4), dict(axis=1), (3,)),
+    ("instancenorm", "InstanceNorm", (2, 3, 4), dict(), (3,)),
+    ("groupnorm", "GroupNorm", (2, 4, 3), dict(num_groups=2), (2,)),
+]
+
+
+@pytest.mark.parametrize("case", NORM_CASES, ids=[c[0] for c in NORM_CASES])
+def test_normalization_grad(case):
+    _, op, dshape, attrs, pshape = case
+    g = one_op_graph(op, attrs, ["data", "gamma", "beta"])
+    rng = np.random.default_rng(3)
+    params = {"gamma": _rand(rng, *pshape), "beta": _rand(rng, *pshape)}
+    _check(g, {"data": _rand(rng, *dshape)}, params, op.lower() + "_output")
+
+
+@pytest.mark.parametrize("mode", ["instance", "channel", "spatial"])
+def test_l2_normalization_grad(mode):
+    g = one_op_graph("L2Normalization", dict(mode=mode), ["data"])
+    rng = np.random.default_rng(4)
+    _check(g, {"data": _rand(rng, 2, 3, 2, 2)}, {}, "l2normalization_output")
+

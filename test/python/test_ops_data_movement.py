@@ -398,3 +398,9 @@ def test_slice_errors():
             run_graph(one_op_graph("slice", attrs, ["in0"], name="node"), {"in0": x})
         assert message in str(e.value) and "node" in str(e.value), str(e.value)
 
+
+@pytest.mark.parametrize("attrs", [{"dim1": 0, "dim2": 2}, {"dim1": -1, "dim2": 1},
+                                   {"dim1": 1, "dim2": 1}, {}], ids=str)
+def test_swap_axis(attrs):
+    rng = np.random.default_rng(33)
+    check("SwapAxis", attrs, [_rand(rng, (2, 3, 4))])

@@ -49,7 +49,7 @@ UNARY = {
     "tan": (-1.4, 1.4), "arcsin": (-0.99, 0.99), "arccos": (-0.99, 0.99), "arctan": (-5, 5),
     "sinh": (-3, 3), "cosh": (-3, 3), "arcsinh": (-5, 5), "arccosh": (1.01, 6),
     "arctanh": (-0.95, 0.95), "degrees": (-7, 7), "radians": (-400, 400),
-    "cbrt": (-10, 10), "rcbrt": (0.05, 10),
+    "cbrt": (-10, 10), "rcbrt": (0.05, 10), "softsign": (-5, 5),
 }
 
 

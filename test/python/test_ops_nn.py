@@ -246,3 +246,38 @@ def test_batch_norm_mean_var_outputs():
 def test_lrn(attrs):
     rng = np.random.default_rng(15)
     check("LRN", attrs, _rand(rng, (2, 8, 3, 3), low=-2.0, high=2.0))
+
+
+# --- LayerNorm, InstanceNorm, GroupNorm, L2Normalization (composites) --------
+
+@pytest.mark.parametrize("shape,axis", [((2, 5), -1), ((3, 4, 5), 1), ((2, 3, 4), 0)])
+def test_layer_norm(shape, axis):
+    rng = np.random.default_rng(40)
+    c = shape[axis]
+    check("LayerNorm", {"axis": axis, "eps": 1e-3, "output_mean_var": True},
+          _rand(rng, shape), [("gamma", _rand(rng, (c,))), ("beta", _rand(rng, (c,)))],
+          num_outputs=3, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 4)])
+def test_instance_norm(shape):
+    rng = np.random.default_rng(41)
+    check("InstanceNorm", {}, _rand(rng, shape),
+          [("gamma", _rand(rng, (shape[1],))), ("beta", _rand(rng, (shape[1],)))],
+          rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 4, 3), 2), ((2, 6, 2, 2), 3), ((1, 3, 4), 1)])
+def test_group_norm(shape, groups):
+    rng = np.random.default_rng(42)
+    check("GroupNorm", {"num_groups": groups, "output_mean_var": True}, _rand(rng, shape),
+          [("gamma", _rand(rng, (groups,))), ("beta", _rand(rng, (groups,)))],
+          num_outputs=3, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode,shape", [("instance", (3, 4)), ("instance", (2, 3, 4)),
+                                        ("channel", (2, 3, 4)), ("spatial", (2, 3, 2, 2))])
+def test_l2_normalization(mode, shape):
+    rng = np.random.default_rng(43)
+    check("L2Normalization", {"mode": mode}, _rand(rng, shape), rtol=1e-5, atol=1e-6)
+

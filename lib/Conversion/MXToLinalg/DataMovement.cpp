@@ -106,6 +106,29 @@ struct ConvertSliceAxis final : OpConversionPattern<mx::SliceAxisOp> {
   }
 };
 
+/// SwapAxis: a linalg.transpose with the two axes exchanged.
+struct ConvertSwapAxis final : OpConversionPattern<mx::SwapAxisOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::SwapAxisOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MXC_REQUIRE_STATIC(op);
+    int64_t rank = op.getData().getType().getRank();
+    auto norm = [&](int64_t a) { return a < 0 ? a + rank : a; };
+    SmallVector<int64_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[norm(static_cast<int64_t>(op.getDim1()))],
+              perm[norm(static_cast<int64_t>(op.getDim2()))]);
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    Value init = emptyTensor(rewriter, op.getLoc(), outType.getShape(),
+                             outType.getElementType());
+    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                         adaptor.getData(), init, perm);
+    rewriter.replaceOp(op, t.getResult()[0]);
+    return success();
+  }
+};
+
 /// The region that slice / _slice_assign(_scalar) select, as
 /// extract_slice / insert_slice offsets, sizes and positive strides; a
 /// negative step reads its elements in reverse: those axes are `reversed`.
@@ -584,7 +607,8 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
                       mx::SqueezeOp, mx::TransposeOp, mx::SliceAxisOp,
                       mx::ConcatOp, mx::OneHotOp, mx::PickOp, mx::TakeOp,
                       mx::EmbeddingOp, mx::SliceLikeOp, mx::PadOp,
-                      mx::SliceOp, mx::SliceAssignOp, mx::SliceAssignScalarOp>();
+                      mx::SliceOp, mx::SliceAssignOp, mx::SliceAssignScalarOp,
+                      mx::SwapAxisOp>();
   patterns
       .add<ConvertReshapeLike<mx::ReshapeOp>, ConvertReshapeLike<mx::FlattenOp>,
            ConvertReshapeLike<mx::ExpandDimsOp>,
@@ -594,6 +618,6 @@ void mxc::conversion::populateDataMovementPatternsAndLegality(
            ConvertSliceAxis, ConvertConcat, ConvertOneHot, ConvertPick,
            ConvertTake, ConvertEmbedding, ConvertSliceLike, ConvertPad,
            ConvertSlice, ConvertSliceAssign<mx::SliceAssignOp>,
-           ConvertSliceAssign<mx::SliceAssignScalarOp>>(
+           ConvertSliceAssign<mx::SliceAssignScalarOp>, ConvertSwapAxis>(
           typeConverter, patterns.getContext());
 }

@@ -988,6 +988,7 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::DegreesOp, Fn::Degrees>,
       ConvertUnary<mx::RadiansOp, Fn::Radians>,
       ConvertUnary<mx::CbrtOp, Fn::Cbrt>, ConvertUnary<mx::RcbrtOp, Fn::Rcbrt>,
+      ConvertUnary<mx::SoftsignOp, Fn::SoftSign>,
       ConvertBroadcastTo<mx::BroadcastToOp>,
       ConvertBroadcastTo<mx::BroadcastAxisOp>,
       ConvertBroadcastTo<mx::BroadcastLikeOp>, ConvertReverse,

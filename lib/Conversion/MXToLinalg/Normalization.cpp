@@ -205,12 +205,34 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
   }
 };
 
+/// LayerNorm / InstanceNorm / GroupNorm / L2Normalization in a module that
+/// did not run mx-decompose: the same decomposition, whose primitive ops the
+/// conversion then lowers.
+template <typename OpTy>
+struct ConvertComposite final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> results;
+    if (failed(mx::decomposeComposite(rewriter, op, results)))
+      return failure();
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateNormalizationPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mx::BatchNormOp, mx::LRNOp>();
-  patterns.add<ConvertBatchNorm, ConvertLRN>(typeConverter,
-                                             patterns.getContext());
+  target.addIllegalOp<mx::BatchNormOp, mx::LRNOp, mx::LayerNormOp,
+                      mx::InstanceNormOp, mx::GroupNormOp,
+                      mx::L2NormalizationOp>();
+  patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite<mx::LayerNormOp>,
+               ConvertComposite<mx::InstanceNormOp>,
+               ConvertComposite<mx::GroupNormOp>,
+               ConvertComposite<mx::L2NormalizationOp>>(typeConverter,
+                                                        patterns.getContext());
 }

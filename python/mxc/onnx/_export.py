@@ -443,6 +443,15 @@ def _transpose(g, n):
     g.node("Transpose", n.inputs[:1], n.outs[:1], name=n.name, perm=list(axes))
 
 
+@_exports("SwapAxis")
+def _swap_axis(g, n):
+    rank = len(n.in_shapes[0])
+    perm = list(range(rank))
+    a, b = attr_int(n.attrs, "dim1", 0) % rank, attr_int(n.attrs, "dim2", 0) % rank
+    perm[a], perm[b] = perm[b], perm[a]
+    g.node("Transpose", n.inputs[:1], n.outs[:1], name=n.name, perm=perm)
+
+
 _BINARY = {"elemwise_add": "Add", "broadcast_add": "Add", "elemwise_sub": "Sub",
            "broadcast_sub": "Sub", "elemwise_mul": "Mul", "broadcast_mul": "Mul",
            "elemwise_div": "Div", "broadcast_div": "Div", "broadcast_power": "Pow",
@@ -507,7 +516,7 @@ def _scalar_compare(g, n):
 
 
 _UNARY = {"abs": "Abs", "negative": "Neg", "exp": "Exp", "log": "Log", "sqrt": "Sqrt",
-          "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh"}
+          "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "softsign": "Softsign"}
 
 
 @_exports(*_UNARY)
@@ -532,6 +541,78 @@ def _reduce(g, n, op_type, x, out, axes, keepdims):
         else:
             attrs["axes"] = list(axes)
     g.node(op_type, ins, [out], name=n.name, **attrs)
+
+
+def _moments_onnx(g, n, x, axes, eps, dtype):
+    """(x - mean) / sqrt(var + eps) over `axes` (kept), and mean, var, std."""
+    mean = g.unique(n.name + "__mean")
+    _reduce(g, n, "ReduceMean", x, mean, axes, True)
+    xc = g.one("Sub", [x, mean], n.name)
+    var = g.unique(n.name + "__var")
+    _reduce(g, n, "ReduceMean", g.one("Mul", [xc, xc], n.name), var, axes, True)
+    std = g.one("Sqrt", [g.one("Add", [var, g.const(n.name + "__eps", np.asarray(eps, dtype))],
+                               n.name)], n.name)
+    return g.one("Div", [xc, std], n.name), mean, var, std
+
+
+def _reshaped(g, n, x, shape):
+    return g.one("Reshape", [x, g.ints(n.name + "__shape", shape)], n.name)
+
+
+def _norm_outputs(g, n, values):
+    """The node's outputs: values[i] (reshaped to the output's shape) to outs[i]."""
+    for i, (v, out) in enumerate(zip(values, n.outs)):
+        g.node("Reshape", [v, g.ints(n.name + "__oshape", n.out_shapes[i])], [out],
+               name=n.name)
+
+
+@_exports("LayerNorm")
+def _layer_norm(g, n):
+    shape = n.in_shapes[0]
+    axis = attr_int(n.attrs, "axis", -1) % len(shape)
+    xhat, mean, _, std = _moments_onnx(g, n, n.inputs[0], [axis], attr_float(n.attrs, "eps", 1e-5),
+                                       n.in_dtypes[0])
+    bshape = [1] * len(shape)
+    bshape[axis] = shape[axis]
+    y = g.one("Add", [g.one("Mul", [xhat, _reshaped(g, n, n.inputs[1], bshape)], n.name),
+                      _reshaped(g, n, n.inputs[2], bshape)], n.name)
+    _norm_outputs(g, n, [y, mean, std])
+
+
+@_exports("InstanceNorm")
+def _instance_norm(g, n):
+    shape = n.in_shapes[0]
+    xhat, mean, var, _ = _moments_onnx(g, n, n.inputs[0], list(range(2, len(shape))),
+                                       attr_float(n.attrs, "eps", 1e-3), n.in_dtypes[0])
+    bshape = [1, shape[1]] + [1] * (len(shape) - 2)
+    y = g.one("Add", [g.one("Mul", [xhat, _reshaped(g, n, n.inputs[1], bshape)], n.name),
+                      _reshaped(g, n, n.inputs[2], bshape)], n.name)
+    _norm_outputs(g, n, [y, mean, var])
+
+
+@_exports("GroupNorm")
+def _group_norm(g, n):
+    shape = n.in_shapes[0]
+    groups = attr_int(n.attrs, "num_groups", 1)
+    x = _reshaped(g, n, n.inputs[0], [shape[0], groups, -1])
+    xhat, mean, _, std = _moments_onnx(g, n, x, [2], attr_float(n.attrs, "eps", 1e-5),
+                                       n.in_dtypes[0])
+    y = g.one("Add", [g.one("Mul", [xhat, _reshaped(g, n, n.inputs[1], [1, groups, 1])], n.name),
+                      _reshaped(g, n, n.inputs[2], [1, groups, 1])], n.name)
+    _norm_outputs(g, n, [y, mean, std])
+
+
+@_exports("L2Normalization")
+def _l2_normalization(g, n):
+    shape = n.in_shapes[0]
+    mode = attr_str(n.attrs, "mode") or "instance"
+    axes = [1] if mode == "channel" else list(range(2 if mode == "spatial" else 1, len(shape)))
+    x = n.inputs[0]
+    sq = g.unique(n.name + "__sumsq")
+    _reduce(g, n, "ReduceSum", g.one("Mul", [x, x], n.name), sq, axes, True)
+    eps = g.const(n.name + "__eps", np.asarray(attr_float(n.attrs, "eps", 1e-10), n.in_dtypes[0]))
+    norm = g.one("Sqrt", [g.one("Add", [sq, eps], n.name)], n.name)
+    _norm_outputs(g, n, [g.one("Div", [x, norm], n.name), norm])
 
 
 _REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": "ReduceMin",

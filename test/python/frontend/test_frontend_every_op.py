@@ -30,6 +30,11 @@ U = (3, 4)
 # op -> (inputs, attributes as Python values)
 EXAMPLES = {
     "Convolution": ([f(2, 3, 6, 6), f(4, 3, 3, 3), f(4)], dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),
+    "LayerNorm": ([f(2, 5), f(5), f(5)], dict(eps=1e-3)),
+    "InstanceNorm": ([f(2, 3, 4), f(3), f(3)], {}),
+    "GroupNorm": ([f(2, 4, 3), f(2), f(2)], dict(num_groups=2)),
+    "L2Normalization": ([f(2, 3, 4)], dict(mode="channel")),
+    "SwapAxis": ([f(2, 3, 4)], dict(dim1=0, dim2=2)),
     "slice": ([f(4, 3, 5)], dict(begin=(1, None), end=(None, 0), step=(2, -1))),
     "_slice_assign": ([f(4, 3), f(2, 3)], dict(begin=(0,), end=(None,), step=(2,))),
     "_slice_assign_scalar": ([f(4, 3)], dict(scalar=2.0, begin=(None, -1), end=(None, None))),
@@ -120,6 +125,7 @@ EXAMPLES = {
     "degrees": ([f(*U)], {}),
     "radians": ([f(*U)], {}),
     "cbrt": ([f(*U)], {}),
+    "softsign": ([f(*U)], {}),
     "rcbrt": ([pos(*U)], {}),
     "hard_sigmoid": ([f(*U, low=-4, high=4)], dict(alpha=0.3, beta=0.4)),
     "smooth_l1": ([f(*U)], dict(scalar=1.5)),

@@ -347,3 +347,9 @@ def slice_assign_scalar(inputs, attrs):
     out = inputs[0].copy()
     out[_slice_key(out.shape, attrs)] = float(attrs.get("scalar", 0))
     return [out]
+
+
+@register("SwapAxis", "swapaxes", "_npi_swapaxes")
+def swap_axis(inputs, attrs):
+    return [np.ascontiguousarray(np.swapaxes(inputs[0], attr_int(attrs, "dim1", 0),
+                                             attr_int(attrs, "dim2", 0)))]

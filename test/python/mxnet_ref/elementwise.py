@@ -174,6 +174,7 @@ _UNARY = {
     "radians": lambda x: np.radians(x.astype(np.float64)).astype(x.dtype),
     "cbrt": lambda x: np.cbrt(x.astype(np.float64)).astype(x.dtype),
     "rcbrt": lambda x: (1.0 / np.cbrt(x.astype(np.float64))).astype(x.dtype),
+    "softsign": lambda x: (x.astype(np.float64) / (1 + np.abs(x.astype(np.float64)))).astype(x.dtype),
 }
 
 _UNARY_ALIASES = {
@@ -190,7 +191,7 @@ _UNARY_ALIASES = {
     "arctan": ["_sparse_arctan"], "sinh": ["_sparse_sinh"], "cosh": [],
     "arcsinh": ["_sparse_arcsinh"], "arccosh": [], "arctanh": ["_sparse_arctanh"],
     "degrees": ["_sparse_degrees"], "radians": ["_sparse_radians"],
-    "cbrt": ["_sparse_cbrt"], "rcbrt": [],
+    "cbrt": ["_sparse_cbrt"], "rcbrt": [], "softsign": [],
 }
 
 

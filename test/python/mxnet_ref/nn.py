@@ -266,3 +266,66 @@ def lrn(inputs, attrs):
     norm = sums * salpha + knorm
     out = x * np.power(norm, -beta)
     return [out.astype(data.dtype), norm.astype(data.dtype)]
+
+
+def _norm_ref(x, axes, eps):
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps), mean, var
+
+
+@register("LayerNorm", "_npx_layer_norm")
+def layer_norm(inputs, attrs):
+    x, gamma, beta = (_acc(a).astype(np.float64) for a in inputs)
+    axis = attr_int(attrs, "axis", -1) % x.ndim
+    eps = attr_float(attrs, "eps", 1e-5)
+    xhat, mean, var = _norm_ref(x, (axis,), eps)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    out = xhat * gamma.reshape(shape) + beta.reshape(shape)
+    dt = inputs[0].dtype
+    return [out.astype(dt), mean.astype(dt), np.sqrt(var + eps).astype(dt)]
+
+
+@register("InstanceNorm")
+def instance_norm(inputs, attrs):
+    x, gamma, beta = (_acc(a).astype(np.float64) for a in inputs)
+    eps = attr_float(attrs, "eps", 1e-3)
+    xhat, mean, var = _norm_ref(x, tuple(range(2, x.ndim)), eps)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    out = xhat * gamma.reshape(shape) + beta.reshape(shape)
+    dt = inputs[0].dtype
+    nc = x.shape[:2]
+    return [out.astype(dt), mean.reshape(nc).astype(dt), var.reshape(nc).astype(dt)]
+
+
+@register("GroupNorm")
+def group_norm(inputs, attrs):
+    x, gamma, beta = (_acc(a).astype(np.float64) for a in inputs)
+    groups = attr_int(attrs, "num_groups", 1)
+    eps = attr_float(attrs, "eps", 1e-5)
+    xg = x.reshape(x.shape[0], groups, -1)
+    xhat, mean, var = _norm_ref(xg, (2,), eps)
+    out = (xhat * gamma.reshape(1, -1, 1) + beta.reshape(1, -1, 1)).reshape(x.shape)
+    dt = inputs[0].dtype
+    ng = (x.shape[0], groups)
+    return [out.astype(dt), mean.reshape(ng).astype(dt), np.sqrt(var + eps).reshape(ng).astype(dt)]
+
+
+@register("L2Normalization")
+def l2_normalization(inputs, attrs):
+    x = _acc(inputs[0]).astype(np.float64)
+    eps = attr_float(attrs, "eps", 1e-10)
+    mode = attr_str(attrs, "mode", "instance")
+    if mode == "instance":
+        norm = np.sqrt((x.reshape(x.shape[0], -1) ** 2).sum(axis=1) + eps)
+        out = x / norm.reshape((-1,) + (1,) * (x.ndim - 1))
+    elif mode == "channel":
+        norm = np.sqrt((x ** 2).sum(axis=1, keepdims=True) + eps)
+        out = x / norm
+    else:
+        norm = np.sqrt((x ** 2).sum(axis=tuple(range(2, x.ndim))) + eps)
+        out = x / norm.reshape(norm.shape + (1,) * (x.ndim - 2))
+    dt = inputs[0].dtype
+    return [out.astype(dt), norm.astype(dt)]
+

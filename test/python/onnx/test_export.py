@@ -194,7 +194,7 @@ def _trig_pow_more():
     pos = sym.abs(a) + 0.1
     outs = [sym.tan(unit), sym.arcsin(unit), sym.arccos(unit), sym.arctan(a), sym.sinh(a),
             sym.cosh(a), sym.arcsinh(a), sym.arccosh(pos + 1.0), sym.arctanh(unit),
-            sym.degrees(a), sym.radians(a), sym.cbrt(a), sym.rcbrt(pos),
+            sym.degrees(a), sym.radians(a), sym.cbrt(a), sym.rcbrt(pos), sym.softsign(a),
             sym.hard_sigmoid(a, alpha=0.3, beta=0.4), sym.smooth_l1(a, scalar=1.5),
             sym.hypot(a, a * 2), sym.broadcast_hypot(a, b), sym.hypot(a, 0.5)]
     return sym.Group(outs), {"a": (2, 3, 4), "b": (3, 1)}
@@ -237,14 +237,25 @@ def _slices():
     a = sym.var("a")
     outs = [sym.slice(a, begin=(1, None), end=(None, -1), step=(2, 1)),
             sym.slice(a, begin=(None, -1, 4), end=(None, None, None), step=(-1, -2, -3)),
-            sym.slice(a, begin=(0,), end=(1,)),
+            sym.slice(a, begin=(0,), end=(1,)), sym.SwapAxis(a, dim1=0, dim2=2),
             sym._internal._slice_assign(a, sym.var("b"), begin=(1, 0), end=(None, 3), step=(2, 2)),
             sym._internal._slice_assign_scalar(a, scalar=3.5, begin=(None, None, -1),
                                                end=(None, None, 0), step=(-1, 1, -2))]
     return sym.Group(outs), {"a": (4, 5, 6), "b": (2, 2, 6)}
 
 
-GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
+def _norms():
+    d, g3, b3 = sym.var("data"), sym.var("g3"), sym.var("b3")
+    outs = [sym.LayerNorm(d, sym.var("g4"), sym.var("b4"), eps=1e-3),
+            sym.LayerNorm(d, g3, b3, axis=1),
+            sym.InstanceNorm(d, g3, b3),
+            sym.GroupNorm(sym.var("x"), sym.var("gg"), sym.var("bg"), num_groups=2),
+            sym.L2Normalization(d, mode="spatial"), sym.L2Normalization(d)]
+    return sym.Group(outs), {"data": (2, 3, 4), "g4": (4,), "b4": (4,), "g3": (3,), "b3": (3,),
+                             "x": (2, 4, 3), "gg": (2,), "bg": (2,)}
+
+
+GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "norms": _norms, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
           "gather": _gather, "activations": _activations, "elementwise": _elementwise,
           "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
           "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,

@@ -721,6 +721,15 @@ LogicalResult transposeGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// SwapAxis: the same swap on the gradient.
+LogicalResult swapAxisGrad(Operation *op, GradBuilder &g, ValueRange og,
+                           Grads &in) {
+  in[0] = g.op("mx.SwapAxis", og[0],
+               {g.i64("dim1", attrI(op, "dim1", 0)),
+                g.i64("dim2", attrI(op, "dim2", 0))});
+  return success();
+}
+
 /// A slice of `v` along `axis`: [begin, end).
 Value sliceAxis(GradBuilder &g, Value v, int64_t axis, int64_t begin,
                 int64_t end) {
@@ -1066,7 +1075,8 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
                           ReciprocalOp, RsqrtOp, Log1pOp, Expm1Op, Log2Op,
                           Log10Op, SinOp, CosOp, TanOp, ArcsinOp, ArccosOp,
                           ArctanOp, SinhOp, CoshOp, ArcsinhOp, ArccoshOp,
-                          ArctanhOp, DegreesOp, RadiansOp, CbrtOp, RcbrtOp>(
+                          ArctanhOp, DegreesOp, RadiansOp, CbrtOp, RcbrtOp,
+                          SoftsignOp>(
       ctx);
   Rule<hardSigmoidGrad>::attach<HardSigmoidOp>(ctx);
   Rule<smoothL1Grad>::attach<SmoothL1Op>(ctx);
@@ -1080,6 +1090,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<padGrad>::attach<PadOp>(ctx);
   Rule<dotGrad>::attach<DotOp, BatchDotOp>(ctx);
   Rule<transposeGrad>::attach<TransposeOp>(ctx);
+  Rule<swapAxisGrad>::attach<SwapAxisOp>(ctx);
   Rule<sliceAxisGrad>::attach<SliceAxisOp>(ctx);
   Rule<sliceFamilyGrad>::attach<SliceOp, SliceAssignOp, SliceAssignScalarOp>(
       ctx);

@@ -171,6 +171,130 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// LayerNorm, InstanceNorm, GroupNorm (layer_norm.cc LayerNormShape,
+// instance_norm-inl.h InferShape, group_norm.cc GroupNormShape),
+// L2Normalization (l2_normalization-inl.h InferShape)
+//===----------------------------------------------------------------------===//
+
+/// data, and gamma / beta of shape `param` with data's element type.
+static LogicalResult checkNormParams(std::optional<Location> loc,
+                                     StringRef name, Value gamma, Value beta,
+                                     ArrayRef<int64_t> param, Type elt) {
+  for (auto [v, what] : {std::pair{gamma, "gamma"}, {beta, "beta"}}) {
+    auto t = getTensorType(loc, name, v, what);
+    if (failed(t) || failed(checkShape(loc, name, what, *t, param)) ||
+        failed(checkElementType(loc, name, what, *t, elt)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  auto axis = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis()),
+                            data->getRank());
+  if (failed(axis))
+    return failure();
+  Type elt = data->getElementType();
+  if (failed(checkNormParams(loc, name, adaptor.getGamma(), adaptor.getBeta(),
+                             {data->getDimSize(*axis)}, elt)))
+    return failure();
+  Shape moments(data->getShape().begin(), data->getShape().end());
+  moments[*axis] = 1;
+  results.push_back(*data);
+  results.push_back(RankedTensorType::get(moments, elt));
+  results.push_back(RankedTensorType::get(moments, elt));
+  return success();
+}
+
+LogicalResult InstanceNormOp::inferReturnTypes(MLIRContext *context,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  if (data->getRank() < 3)
+    return inferError(loc, name, "expects (N, C, ...) data with at least one "
+                      "spatial axis, got ", formatShape(data->getShape()));
+  Type elt = data->getElementType();
+  if (failed(checkNormParams(loc, name, adaptor.getGamma(), adaptor.getBeta(),
+                             {data->getDimSize(1)}, elt)))
+    return failure();
+  Shape nc{data->getDimSize(0), data->getDimSize(1)};
+  results.push_back(*data);
+  results.push_back(RankedTensorType::get(nc, elt));
+  results.push_back(RankedTensorType::get(nc, elt));
+  return success();
+}
+
+LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t groups = static_cast<int64_t>(adaptor.getNumGroups());
+  if (data->getRank() < 2)
+    return inferError(loc, name, "expects (N, C, ...) data, got ",
+                      formatShape(data->getShape()));
+  if (groups < 1)
+    return inferError(loc, name, "num_groups must be >= 1, got ", groups);
+  int64_t channels = data->getDimSize(1);
+  if (!isDynamic(channels) && channels % groups != 0)
+    return inferError(loc, name, "number of channels ", channels,
+                      " should be divisible by num_groups ", groups);
+  Type elt = data->getElementType();
+  if (failed(checkNormParams(loc, name, adaptor.getGamma(), adaptor.getBeta(),
+                             {groups}, elt)))
+    return failure();
+  Shape ng{data->getDimSize(0), groups};
+  results.push_back(*data);
+  results.push_back(RankedTensorType::get(ng, elt));
+  results.push_back(RankedTensorType::get(ng, elt));
+  return success();
+}
+
+LogicalResult L2NormalizationOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> in = data->getShape();
+  StringRef mode = adaptor.getMode();
+  if (in.empty())
+    return inferError(loc, name, "expects at least 1-D data");
+  Shape norm;
+  if (mode == "instance") {
+    norm = {in[0]};
+  } else {
+    if (in.size() < 3)
+      return inferError(loc, name, "at least 3 dimensions required in ", mode,
+                        " mode, got ", formatShape(in));
+    if (mode == "channel") {
+      norm.assign(in.begin(), in.end());
+      norm[1] = 1;
+    } else {
+      norm = {in[0], in[1]};
+    }
+  }
+  results.push_back(*data);
+  results.push_back(RankedTensorType::get(norm, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Deconvolution (src/operator/nn/deconvolution.cc DeconvolutionShape,
 // deconvolution-inl.h InferPad)
 //===----------------------------------------------------------------------===//

@@ -915,6 +915,31 @@ LogicalResult ReshapeLikeOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// SwapAxis (src/operator/swapaxis-inl.h SwapAxisProp::InferShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwapAxisOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t rank = data->getRank();
+  auto a = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getDim1()),
+                         rank);
+  auto b = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getDim2()),
+                         rank);
+  if (failed(a) || failed(b))
+    return failure();
+  Shape out(data->getShape().begin(), data->getShape().end());
+  std::swap(out[*a], out[*b]);
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // slice, _slice_assign, _slice_assign_scalar (src/operator/tensor/
 // matrix_op-inl.h SliceOpShape, GetIndexRange, SetSliceOpOutputDimSize)
 //===----------------------------------------------------------------------===//

@@ -73,7 +73,7 @@ bool isFusible(Operation *op) {
           mx::WhereOp, mx::CastOp, mx::IdentityOp, mx::BlockGradOp,
           mx::TanOp, mx::ArcsinOp, mx::ArccosOp, mx::ArctanOp, mx::SinhOp,
           mx::CoshOp, mx::ArcsinhOp, mx::ArccoshOp, mx::ArctanhOp,
-          mx::DegreesOp, mx::RadiansOp, mx::CbrtOp, mx::RcbrtOp,
+          mx::DegreesOp, mx::RadiansOp, mx::CbrtOp, mx::RcbrtOp, mx::SoftsignOp,
           mx::HardSigmoidOp, mx::SmoothL1Op, mx::HypotOp, mx::BroadcastHypotOp,
           mx::HypotScalarOp>(op))
     return true;

@@ -1,16 +1,14 @@
 """gluon.nn basic layers (MXNet 1.9.1's names, arguments and parameter names).
 
-LayerNorm and InstanceNorm have no operator of their own in the compiler:
-they are written with the ones it has (mean / broadcast arithmetic), so the
-same hybrid_forward runs imperatively and traced, and an export of them holds
-those operators instead of MXNet's LayerNorm / InstanceNorm nodes. Embedding
-is MXNet's Embedding operator.
+LayerNorm, InstanceNorm, GroupNorm and Embedding run MXNet's operators of
+those names (the compiler decomposes the normalizations into mean /
+broadcast operators, mx-decompose), so exports hold MXNet's nodes.
 """
 import numpy as np
 
 from ...base import MXNetError
 from ..block import Block, HybridBlock, _flatten
-from ..utils import _indent, _shape_of
+from ..utils import _indent
 
 
 class Sequential(Block):
@@ -238,13 +236,6 @@ class Flatten(HybridBlock):
         return self.__class__.__name__
 
 
-def _moments(F, x, axes):
-    mean = F.mean(x, axis=axes, keepdims=True)
-    xc = F.broadcast_sub(x, mean)
-    var = F.mean(F.square(xc), axis=axes, keepdims=True)
-    return xc, var
-
-
 class _Norm(HybridBlock):
     def _param_shape(self, x_shape):
         raise NotImplementedError
@@ -254,19 +245,10 @@ class _Norm(HybridBlock):
         for p in (self.gamma, self.beta):
             p.shape = (c,)
 
-    def _affine(self, F, y, gamma, beta, shape):
-        bshape = [1] * len(shape)
-        bshape[self._axis] = shape[self._axis]
-        if self._scale:
-            y = F.broadcast_mul(y, F.Reshape(gamma, shape=tuple(bshape)))
-        if self._center:
-            y = F.broadcast_add(y, F.Reshape(beta, shape=tuple(bshape)))
-        return y
-
 
 class LayerNorm(_Norm):
     """Layer normalisation over `axis` (default the last); gamma, beta of
-    the axis' size. Written with mean / broadcast operators."""
+    the axis' size (MXNet's LayerNorm operator)."""
 
     def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
@@ -282,11 +264,9 @@ class LayerNorm(_Norm):
                                     allow_deferred_init=True)
 
     def hybrid_forward(self, F, data, gamma, beta):
-        shape = _shape_of(F, data)
-        axis = self._axis % len(shape)
-        xc, var = _moments(F, data, (axis,))
-        y = F.broadcast_div(xc, F.sqrt(var + self._epsilon))
-        return self._affine(F, y, gamma, beta, shape)
+        # MXNet's LayerNorm operator (gamma and beta applied whatever center /
+        # scale say: they stay ones / zeros with grad_req null)
+        return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
 
     def __repr__(self):
         s = "{name}({content}"
@@ -315,16 +295,14 @@ class InstanceNorm(_Norm):
                                     allow_deferred_init=True)
 
     def hybrid_forward(self, F, x, gamma, beta):
-        shape = _shape_of(F, x)
-        axis = self._axis % len(shape)
-        axes = tuple(i for i in range(1, len(shape)) if i != axis)
-        xc, var = _moments(F, x, axes)
-        y = F.broadcast_div(xc, F.sqrt(var + self._epsilon))
-        # MXNet's InstanceNorm applies gamma whatever `scale` says.
-        bshape = [1] * len(shape)
-        bshape[axis] = shape[axis]
-        y = F.broadcast_mul(y, F.Reshape(gamma, shape=tuple(bshape)))
-        return F.broadcast_add(y, F.Reshape(beta, shape=tuple(bshape)))
+        # MXNet's InstanceNorm operator on channel axis 1 (another axis is
+        # swapped there and back, as MXNet's Gluon layer does); gamma is
+        # applied whatever `scale` says.
+        if self._axis == 1:
+            return F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon)
+        x = x.swapaxes(1, self._axis)
+        return F.InstanceNorm(x, gamma, beta, name="fwd",
+                              eps=self._epsilon).swapaxes(1, self._axis)
 
     __repr__ = LayerNorm.__repr__
 
@@ -332,7 +310,7 @@ class InstanceNorm(_Norm):
 class GroupNorm(HybridBlock):
     """Group normalisation (MXNet 1.9.1): the channels in num_groups groups,
     each normalised over its channels and positions; gamma, beta of shape
-    (num_groups,), one per group. Written with Reshape / mean / broadcast."""
+    (num_groups,), one per group (MXNet's GroupNorm operator)."""
 
     def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", prefix=None, params=None):
@@ -351,17 +329,8 @@ class GroupNorm(HybridBlock):
                                     allow_deferred_init=True)
 
     def hybrid_forward(self, F, data, gamma, beta):
-        shape = _shape_of(F, data)
-        g = self._num_groups
-        if shape[1] % g:
-            raise MXNetError("%s: %d channels do not split into %d groups"
-                             % (self.name, shape[1], g))
-        x = F.Reshape(data, shape=(shape[0], g, -1))
-        xc, var = _moments(F, x, (2,))
-        y = F.broadcast_div(xc, F.sqrt(var + self._epsilon))
-        y = F.broadcast_mul(y, F.Reshape(gamma, shape=(1, g, 1)))
-        y = F.broadcast_add(y, F.Reshape(beta, shape=(1, g, 1)))
-        return F.Reshape(y, shape=tuple(shape))
+        return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups,
+                           eps=self._epsilon)
 
     def __repr__(self):
         s = "{name}({content})"

@@ -534,6 +534,157 @@ def MX_DropoutOp : MX_Op<"Dropout", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
   }];
 }
 
+def MX_LayerNormOp : MX_Op<"LayerNorm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Layer normalization along one axis";
+  let description = [{
+    `out = (data - mean) / std * gamma + beta` with `mean` and
+    `std = sqrt(var + eps)` over `axis` (kept with extent 1); `gamma` and `beta`
+    are `(data.shape[axis],)`. Results: `output`, and `mean` / `std` (shown with
+    `output_mean_var`).
+
+    MXNet operator: `LayerNorm` (aliases `_npx_layer_norm`).
+
+    Example:
+
+    ```mlir
+    %out, %mean, %std = mx.LayerNorm %x, %g, %b : (tensor<2x5xf32>, tensor<5xf32>, tensor<5xf32>) -> (tensor<2x5xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$gamma,
+    MX_FloatTensor:$beta,
+    DefaultValuedAttr<I64Attr, "-1">:$axis,
+    DefaultValuedAttr<F64Attr, "1e-05">:$eps,
+    DefaultValuedAttr<BoolAttr, "false">:$output_mean_var
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$mean,
+    MX_FloatTensor:$std
+  );
+  let assemblyFormat = [{
+    $data `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_InstanceNormOp : MX_Op<"InstanceNorm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Instance normalization over the spatial axes";
+  let description = [{
+    For `(N, C, ...)` data, each `(n, c)` is normalized over the spatial axes:
+    `out = (data - mean) / sqrt(var + eps) * gamma[c] + beta[c]`. Results:
+    `output`, and the hidden `mean` / `var` of shape `(N, C)`.
+
+    MXNet operator: `InstanceNorm`.
+
+    Example:
+
+    ```mlir
+    %out, %mean, %var = mx.InstanceNorm %x, %g, %b : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$gamma,
+    MX_FloatTensor:$beta,
+    DefaultValuedAttr<F64Attr, "0.001">:$eps
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$mean,
+    MX_FloatTensor:$var
+  );
+  let assemblyFormat = [{
+    $data `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_GroupNormOp : MX_Op<"GroupNorm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Group normalization";
+  let description = [{
+    For `(N, C, ...)` data, the channels are split into `num_groups` groups and
+    each `(n, group)` is normalized over its channels and spatial extent; as in
+    MXNet 1.9.1, `gamma` and `beta` are `(num_groups,)`, one scale and shift per
+    group. Results: `output`, and `mean` / `std` of shape `(N, num_groups)`
+    (shown with `output_mean_var`).
+
+    MXNet operator: `GroupNorm`.
+
+    Example:
+
+    ```mlir
+    %out, %mean, %std = mx.GroupNorm %x, %g, %b {num_groups = 2 : i64} : (tensor<2x4x3xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x4x3xf32>, tensor<2x2xf32>, tensor<2x2xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$gamma,
+    MX_FloatTensor:$beta,
+    DefaultValuedAttr<I64Attr, "1">:$num_groups,
+    DefaultValuedAttr<F64Attr, "1e-05">:$eps,
+    DefaultValuedAttr<BoolAttr, "false">:$output_mean_var
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$mean,
+    MX_FloatTensor:$std
+  );
+  let assemblyFormat = [{
+    $data `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_L2NormalizationOp : MX_Op<"L2Normalization", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Divides by the L2 norm over instance, channel or spatial axes";
+  let description = [{
+    `out = data / sqrt(sum(data^2) + eps)` with the sum over every axis but the
+    first (`instance`; `norm` is `(N,)`), over axis 1 (`channel`; `norm` keeps
+    it with extent 1) or over the axes after the second (`spatial`; `norm` is
+    `(N, C)`). `channel` and `spatial` need at least 3-D data. Results: `output`
+    and the hidden `norm`.
+
+    MXNet operator: `L2Normalization`.
+
+    Example:
+
+    ```mlir
+    %out, %norm = mx.L2Normalization %x : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "1e-10">:$eps,
+    DefaultValuedAttr<MX_StrEnumAttr<["instance", "spatial", "channel"]>, "\"instance\"">:$mode
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$norm
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_BatchNormOp : MX_Op<"BatchNorm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Batch normalisation";
   let description = [{
@@ -3306,6 +3457,40 @@ def MX_RcbrtOp : MX_Op<"rcbrt", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_SoftsignOp : MX_Op<"softsign", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `x / (1 + |x|)`";
+  let description = [{
+    Computes `x / (1 + |x|)` for every element; the result has the input's type.
+
+    MXNet operator: `softsign`.
+
+    Example:
+
+    ```mlir
+    %out = mx.softsign %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_HardSigmoidOp : MX_Op<"hard_sigmoid", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `max(0, min(1, alpha * x + beta))`";
   let description = [{
@@ -3821,6 +4006,38 @@ def MX_TransposeOp : MX_Op<"transpose", [Pure, InferTypeOpAdaptorWithIsCompatibl
   let arguments = (ins
     MX_Tensor:$data,
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SwapAxisOp : MX_Op<"SwapAxis", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Swaps two axes";
+  let description = [{
+    The data with axes `dim1` and `dim2` exchanged (negative values count from
+    the end); the gradient swaps them back.
+
+    MXNet operator: `SwapAxis` (aliases `swapaxes`, `_npi_swapaxes`).
+
+    Example:
+
+    ```mlir
+    %out = mx.SwapAxis %x {dim1 = 0 : i64, dim2 = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<4x3x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<I64Attr, "0">:$dim1,
+    DefaultValuedAttr<I64Attr, "0">:$dim2
   );
   let results = (outs
     MX_Tensor:$output

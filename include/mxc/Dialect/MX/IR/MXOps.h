@@ -22,6 +22,14 @@ llvm::LogicalResult deconvolutionPadAdj(DeconvolutionOp op,
                                         llvm::SmallVectorImpl<int64_t> &pad,
                                         llvm::SmallVectorImpl<int64_t> &adj);
 
+/// Whether `op` is a composite (LayerNorm, InstanceNorm, GroupNorm,
+/// L2Normalization) that decomposeComposite rewrites.
+bool isComposite(mlir::Operation *op);
+/// Builds `op`'s computation from primitive mx ops before it; `results`
+/// correspond to op's results (same types). Errors are emitted at the op.
+llvm::LogicalResult decomposeComposite(mlir::OpBuilder &b, mlir::Operation *op,
+                                       llvm::SmallVectorImpl<mlir::Value> &results);
+
 /// Which elements slice / _slice_assign / _slice_assign_scalar select in
 /// each axis of the data: `first`, `first + step`, ... (`size` of them).
 struct SliceGeometry {

@@ -1,0 +1,163 @@
+//===- MXDecompose.cpp - composite mx ops as primitive mx ops -------------===//
+//
+// LayerNorm, InstanceNorm, GroupNorm and L2Normalization are composites: the
+// mx-decompose pass (Transforms/Decompose.cpp, in the graph pipeline before
+// mx-autodiff) and the mx -> linalg lowering (for modules that did not run
+// it) replace each by mean / sum / broadcast / sqrt operators, so that their
+// gradients are the primitives' gradients and their elementwise parts fuse.
+// The formulas are MXNet 1.9.1's forward kernels:
+//   LayerNorm       mean, std = sqrt(var + eps) over `axis` (kept);
+//                   out = (x - mean) / std * gamma + beta along `axis`
+//   InstanceNorm    mean, var over the spatial axes of (N, C, ...);
+//                   out = (x - mean) / sqrt(var + eps) * gamma[c] + beta[c];
+//                   mean / var reported as (N, C)
+//   GroupNorm       x as (N, G, C/G * spatial): mean, std = sqrt(var + eps)
+//                   over the last axis; gamma / beta (G,) per group;
+//                   mean / std reported as (N, G)
+//   L2Normalization norm = sqrt(sum(x^2) + eps) over all axes but 0
+//                   (instance; (N,)), axis 1 (channel; kept) or axes 2..
+//                   (spatial; (N, C)); out = x / norm
+//
+//===----------------------------------------------------------------------===//
+#include "GradientUtils.h"
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+using namespace mlir;
+using namespace mxc::mx;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// mean over `axes` with keepdims.
+Value meanKeep(GradBuilder &g, Value v, ArrayRef<int64_t> axes) {
+  return g.op("mx.mean", v, {g.shape("axis", axes), g.boolean("keepdims", true)});
+}
+
+/// (x - mean) / sqrt(var + eps) over `axes` (kept); also mean and
+/// sqrt(var + eps) (the "std").
+struct Normalized {
+  Value xhat, mean, var, std;
+};
+Normalized normalize(GradBuilder &g, Value x, ArrayRef<int64_t> axes,
+                     double eps) {
+  Normalized n;
+  n.mean = meanKeep(g, x, axes);
+  Value centered = g.sub(x, n.mean);
+  n.var = meanKeep(g, g.square(centered), axes);
+  n.std = g.op("mx.sqrt", g.addS(n.var, eps));
+  n.xhat = g.div(centered, n.std);
+  return n;
+}
+
+/// `p` (a vector) reshaped to broadcast along `axis` of a rank-`rank` value.
+Value alongAxis(GradBuilder &g, Value p, int64_t axis, int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = typeOf(p).getNumElements();
+  return g.reshape(p, shape);
+}
+
+LogicalResult decomposeLayerNorm(GradBuilder &g, LayerNormOp op,
+                                 SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  int64_t rank = typeOf(x).getRank();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += rank;
+  Normalized n = normalize(g, x, {axis}, op.getEps().convertToDouble());
+  Value out = g.add(g.mul(n.xhat, alongAxis(g, op.getGamma(), axis, rank)),
+                    alongAxis(g, op.getBeta(), axis, rank));
+  results.assign({out, n.mean, n.std});
+  return success();
+}
+
+LogicalResult decomposeInstanceNorm(GradBuilder &g, InstanceNormOp op,
+                                    SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  auto t = typeOf(x);
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> spatial;
+  for (int64_t i = 2; i < rank; ++i)
+    spatial.push_back(i);
+  Normalized n = normalize(g, x, spatial, op.getEps().convertToDouble());
+  Value out = g.add(g.mul(n.xhat, alongAxis(g, op.getGamma(), 1, rank)),
+                    alongAxis(g, op.getBeta(), 1, rank));
+  SmallVector<int64_t> nc{t.getDimSize(0), t.getDimSize(1)};
+  results.assign({out, g.reshape(n.mean, nc), g.reshape(n.var, nc)});
+  return success();
+}
+
+LogicalResult decomposeGroupNorm(GradBuilder &g, GroupNormOp op,
+                                 SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  auto t = typeOf(x);
+  int64_t groups = static_cast<int64_t>(op.getNumGroups());
+  int64_t rest = t.getNumElements() / (t.getDimSize(0) * groups);
+  Value grouped = g.reshape(x, {t.getDimSize(0), groups, rest});
+  Normalized n = normalize(g, grouped, {2}, op.getEps().convertToDouble());
+  Value out = g.add(g.mul(n.xhat, alongAxis(g, op.getGamma(), 1, 3)),
+                    alongAxis(g, op.getBeta(), 1, 3));
+  SmallVector<int64_t> ng{t.getDimSize(0), groups};
+  results.assign({g.reshape(out, t.getShape()), g.reshape(n.mean, ng),
+                  g.reshape(n.std, ng)});
+  return success();
+}
+
+LogicalResult decomposeL2Normalization(GradBuilder &g, L2NormalizationOp op,
+                                       SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  auto t = typeOf(x);
+  int64_t rank = t.getRank();
+  StringRef mode = op.getMode();
+  SmallVector<int64_t> axes;
+  if (mode == "channel")
+    axes.push_back(1);
+  else
+    for (int64_t i = mode == "spatial" ? 2 : 1; i < rank; ++i)
+      axes.push_back(i);
+  Value norm = g.op("mx.sqrt", g.addS(g.sum(g.square(x), axes, true),
+                                      op.getEps().convertToDouble()));
+  Value out = g.div(x, norm);
+  SmallVector<int64_t> normShape;
+  if (mode == "instance")
+    normShape = {t.getDimSize(0)};
+  else if (mode == "spatial")
+    normShape = {t.getDimSize(0), t.getDimSize(1)};
+  else
+    normShape.assign(typeOf(norm).getShape().begin(),
+                     typeOf(norm).getShape().end());
+  results.assign({out, g.reshape(norm, normShape)});
+  return success();
+}
+
+} // namespace
+
+bool mxc::mx::isComposite(Operation *op) {
+  return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp>(op);
+}
+
+LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
+                                          SmallVectorImpl<Value> &results) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op);
+  GradBuilder g(b, op->getLoc());
+  LogicalResult r = failure();
+  if (auto ln = dyn_cast<LayerNormOp>(op))
+    r = decomposeLayerNorm(g, ln, results);
+  else if (auto in = dyn_cast<InstanceNormOp>(op))
+    r = decomposeInstanceNorm(g, in, results);
+  else if (auto gn = dyn_cast<GroupNormOp>(op))
+    r = decomposeGroupNorm(g, gn, results);
+  else if (auto l2 = dyn_cast<L2NormalizationOp>(op))
+    r = decomposeL2Normalization(g, l2, results);
+  else
+    return op->emitError() << "internal error: not a composite op";
+  if (failed(r) || g.failed())
+    return failure();
+  for (auto [v, res] : llvm::zip(results, op->getResults()))
+    if (!v || v.getType() != res.getType())
+      return op->emitError() << "internal error: decomposition result of type "
+                             << (v ? v.getType() : Type()) << ", expected "
+                             << res.getType();
+  return success();
+}
