@@ -453,6 +453,21 @@ and the hidden `norm`.""",
    visible_outputs=1,
    example="""%out, %norm = mx.L2Normalization %x : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>)""")
 
+op(mxnet="moments", mnemonic="moments", cpp="Moments",
+   source="src/operator/nn/moments-inl.h MomentsParam",
+   summary="Mean and variance over axes",
+   description="""
+`mean` and `var` (the population variance, `mean((data - mean)^2)`) over
+`axes` (absent: every axis), the reduced axes kept with extent 1 when
+`keepdims`; MXNet names them `output0` and `output1`. A composite
+(mx-decompose).""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT)],
+   attrs=[Attr("axes", "shape", "None", doc="Axes to reduce; absent means all."),
+          Attr("keepdims", "bool", "False", doc="Keep the reduced axes.")],
+   aliases=["_npx_moments"],
+   example="""%mean, %var = mx.moments %x {axes = array<i64: 1>} : (tensor<2x5xf32>) -> (tensor<2xf32>, tensor<2xf32>)""")
+
 op(mxnet="BatchNorm", mnemonic="BatchNorm", cpp="BatchNorm",
    source="src/operator/nn/batch_norm-inl.h BatchNormParam",
    summary="Batch normalisation",
@@ -970,6 +985,25 @@ element it was read from.""",
           Attr("constant_value", "float", "0.0", doc="The value of constant padding.")],
    aliases=["pad"],
    example="""%out = mx.Pad %x {mode = "constant", pad_width = array<i64: 0, 0, 0, 0, 1, 1, 2, 2>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x5x7xf32>""")
+
+op(mxnet="batch_take", mnemonic="batch_take", cpp="BatchTake",
+   source="src/operator/tensor/indexing_op.h batch_take",
+   summary="One element per row: `a[i, indices[i]]`",
+   description="""
+For `a` of shape `(N, M)` and `indices` of shape `(N,)`, element `i` is
+`a[i, indices[i]]` with the index clipped to `[0, M - 1]` (MXNet's kernel).
+A composite (mx-decompose): `pick(a, indices, axis=1, mode='clip')`.""",
+   inputs=[Input("a"), Input("indices")], outputs=[Output("output")],
+   example="""%out = mx.batch_take %a, %i : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<3xf32>""")
+
+op(mxnet="argmax_channel", mnemonic="argmax_channel", cpp="ArgmaxChannel",
+   source="src/operator/tensor/broadcast_reduce_op_index.cc argmax_channel",
+   summary="argmax along axis 1",
+   description="""
+MXNet's `argmax` with `axis = 1` and `keepdims = false` (the index of the
+first maximum, as a float array). A composite (mx-decompose).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   example="""%out = mx.argmax_channel %x : (tensor<2x3xf32>) -> tensor<2xf32>""")
 
 op(mxnet="pick", mnemonic="pick", cpp="Pick",
    source="src/operator/tensor/broadcast_reduce_op.h PickParam, PickOpShape",

@@ -41,6 +41,7 @@ enum class OpKind {
   LayerNorm, // LayerNorm, GroupNorm: output, mean, std (output_mean_var)
   InstanceNorm, // output and the hidden mean, var
   L2Normalization, // output and the hidden norm
+  Moments, // mean and var, named output0, output1
 };
 
 OpKind kindOf(StringRef op) {
@@ -65,6 +66,7 @@ OpKind kindOf(StringRef op) {
       .Cases({"LayerNorm", "GroupNorm"}, OpKind::LayerNorm)
       .Case("InstanceNorm", OpKind::InstanceNorm)
       .Case("L2Normalization", OpKind::L2Normalization)
+      .Case("moments", OpKind::Moments)
       .Default(OpKind::Unknown);
 }
 
@@ -287,6 +289,7 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
   case OpKind::Dropout:
   case OpKind::LRN:
   case OpKind::L2Normalization:
+  case OpKind::Moments:
     return 2;
   case OpKind::LeakyReLU:
     return isRReLU(attrs) ? 2 : 1;
@@ -335,6 +338,7 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
   case OpKind::SliceChannel:
   case OpKind::DataOnly:
   case OpKind::L2Normalization:
+  case OpKind::Moments:
     return {"data"};
   case OpKind::LayerNorm:
   case OpKind::InstanceNorm:

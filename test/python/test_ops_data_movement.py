@@ -404,3 +404,12 @@ def test_slice_errors():
 def test_swap_axis(attrs):
     rng = np.random.default_rng(33)
     check("SwapAxis", attrs, [_rand(rng, (2, 3, 4))])
+
+
+def test_batch_take():
+    """batch_take (a composite: pick along axis 1): indices clipped."""
+    rng = np.random.default_rng(52)
+    a = _rand(rng, (5, 4))
+    check("batch_take", {}, [a, np.array([0, 3, 7, -2, 1], dtype=np.int32)])
+    check("batch_take", {}, [a, np.array([1, 2, 0, 3, 3], dtype=np.float32)])
+

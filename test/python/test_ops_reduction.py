@@ -167,3 +167,24 @@ def test_softmax_output_flattens_trailing_axes():
     rng = np.random.default_rng(131)
     check("SoftmaxOutput", {}, [_rand(rng, (2, 3, 4), low=-4, high=4),
                                 np.zeros((2, 3), dtype=np.float32)])
+
+
+@pytest.mark.parametrize("attrs", [{"axes": (1,)}, {"axes": (0, 2), "keepdims": True}, {},
+                                   {"axes": (-1,), "keepdims": False}], ids=str)
+def test_moments(attrs):
+    """moments (a composite): mean and population variance over axes."""
+    rng = np.random.default_rng(50)
+    x = rng.uniform(-2, 2, (3, 4, 5)).astype(np.float32)
+    names = ["in0"]
+    graph = one_op_graph("moments", attrs, names, name="node", num_outputs=2)
+    expected = REF["moments"]([x], graph["nodes"][-1].get("attrs", {}))
+    got = list(run_graph(graph, {"in0": x}).values())
+    for g, e in zip(got, expected):
+        assert_close(g, e, rtol=1e-5, atol=1e-6, name="moments")
+
+
+def test_argmax_channel():
+    rng = np.random.default_rng(51)
+    for shape in [(3, 4), (2, 5, 3)]:
+        check("argmax_channel", {}, [rng.uniform(-2, 2, shape).astype(np.float32)])
+

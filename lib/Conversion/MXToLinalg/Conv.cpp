@@ -135,17 +135,20 @@ static Value genericConv(OpBuilder &b, Location loc, Value data, Value weight,
 
 struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
   using OpConversionPattern::OpConversionPattern;
+  // A channel-last Convolution becomes a channel-first one (once).
+  void initialize() { setHasBoundedRewriteRecursion(); }
   LogicalResult
   matchAndRewrite(mx::ConvolutionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
-    if (auto layout = op.getLayout();
-        layout && (*layout == "NHWC" || *layout == "NDHWC"))
-      return unsupported(rewriter, op,
-                         "layout " + *layout +
-                             " (channel-last) is not supported; use NC" +
-                             (*layout == "NHWC" ? "HW" : "DHW"));
+    if (mx::isComposite(op)) { // channel-last: NC* between transposes
+      SmallVector<Value> results;
+      if (failed(mx::decomposeComposite(rewriter, op, results)))
+        return failure();
+      rewriter.replaceOp(op, results);
+      return success();
+    }
     Location loc = op.getLoc();
     auto dataType = cast<RankedTensorType>(adaptor.getData().getType());
     auto resultType = cast<RankedTensorType>(op.getType());

@@ -229,10 +229,13 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
     ConversionTarget &target) {
   target.addIllegalOp<mx::BatchNormOp, mx::LRNOp, mx::LayerNormOp,
                       mx::InstanceNormOp, mx::GroupNormOp,
-                      mx::L2NormalizationOp>();
+                      mx::L2NormalizationOp, mx::MomentsOp, mx::BatchTakeOp,
+                      mx::ArgmaxChannelOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite<mx::LayerNormOp>,
                ConvertComposite<mx::InstanceNormOp>,
                ConvertComposite<mx::GroupNormOp>,
-               ConvertComposite<mx::L2NormalizationOp>>(typeConverter,
-                                                        patterns.getContext());
+               ConvertComposite<mx::L2NormalizationOp>,
+               ConvertComposite<mx::MomentsOp>, ConvertComposite<mx::BatchTakeOp>,
+               ConvertComposite<mx::ArgmaxChannelOp>>(typeConverter,
+                                                      patterns.getContext());
 }

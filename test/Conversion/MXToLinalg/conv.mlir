@@ -58,11 +58,17 @@ func.func @conv3d_f16(%x: tensor<1x4x4x6x6xf16>, %w: tensor<4x2x2x3x3xf16>, %b: 
 
 // -----
 
-// Tests that a channel-last convolution is rejected with a one-line error at
-// the node that says what to use instead.
+// Tests that a channel-last convolution (a composite, see mx-decompose) is
+// lowered as the NCHW convolution between transposes: data and weight
+// (F, kh, kw, C) to channel-first, the result back.
 
+// CHECK-LABEL: func.func @conv_nhwc
+// CHECK: %[[X:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x8x8x4xf32>) outs(%{{.*}} : tensor<1x4x8x8xf32>) permutation = [0, 3, 1, 2]
+// CHECK: %[[W:.*]] = linalg.transpose ins(%{{.*}} : tensor<6x3x3x4xf32>) outs(%{{.*}} : tensor<6x4x3x3xf32>) permutation = [0, 3, 1, 2]
+// CHECK: %[[Y:.*]] = mxrt.kernel_call @mxc_kernel_conv_f32(%[[X]], %[[W]], %[[W]])
+// CHECK: %[[OUT:.*]] = linalg.transpose ins(%[[Y]] : tensor<1x6x6x6xf32>) outs(%{{.*}} : tensor<1x6x6x6xf32>) permutation = [0, 2, 3, 1]
+// CHECK: return %[[OUT]]
 func.func @conv_nhwc(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>) -> tensor<1x6x6x6xf32> {
-  // expected-error @+1 {{cannot lower Convolution: layout NHWC (channel-last) is not supported; use NCHW}}
   %0 = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 6 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>) -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
 }

@@ -115,11 +115,14 @@ func.func @lp2(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
 
 // -----
 
-// Tests that channel-last pooling is rejected with a one-line error at the
-// node.
+// Tests that channel-last pooling (a composite, see mx-decompose) is lowered
+// as NCHW pooling between transposes.
 
+// CHECK-LABEL: func.func @pool_nhwc
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x8x8x3xf32>) outs(%{{.*}} : tensor<1x3x8x8xf32>) permutation = [0, 3, 1, 2]
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: linalg.transpose ins(%[[P]] : tensor<1x3x4x4xf32>) outs(%{{.*}} : tensor<1x4x4x3xf32>) permutation = [0, 2, 3, 1]
 func.func @pool_nhwc(%x: tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32> {
-  // expected-error @+1 {{cannot lower Pooling: layout NHWC (channel-last) is not supported}}
   %0 = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>
   return %0 : tensor<1x4x4x3xf32>
 }

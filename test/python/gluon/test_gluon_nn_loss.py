@@ -279,3 +279,47 @@ def test_reflection_pad2d_against_numpy(padding):
         np.testing.assert_array_equal(x.grad.asnumpy(), copies)
     with pytest.raises(mx.MXNetError, match="padding"):
         nn.ReflectionPad2D((1, 0, 0, 0, 1, 1, 1, 1))
+
+
+def test_channel_last_conv_and_pool_layers():
+    """NHWC / NWC / NDHWC Conv and Pool layers (channel-last: the compiler runs
+    the channel-first operator between transposes, mx-decompose) equal the
+    channel-first layers on transposed data, forward and gradients; the
+    weight is (channels, *kernel, in_channels)."""
+    x = RNG.uniform(-1, 1, (2, 5, 6, 3)).astype(np.float32)     # NHWC
+    last = nn.Conv2D(4, (3, 2), padding=1, strides=(2, 1), layout="NHWC", in_channels=3)
+    first = nn.Conv2D(4, (3, 2), padding=1, strides=(2, 1), in_channels=3)
+    last.initialize()
+    first.initialize()
+    assert last.weight.shape == (4, 3, 2, 3)
+    first.weight.set_data(mx.nd.array(last.weight.data().asnumpy().transpose(0, 3, 1, 2)))
+    first.bias.set_data(last.bias.data())
+    for block in (last, first):
+        block.hybridize()
+    xl, xf = _nd(x), _nd(x.transpose(0, 3, 1, 2))
+    xl.attach_grad()
+    xf.attach_grad()
+    with mx.autograd.record():
+        yl = last(xl)
+        yf = first(xf)
+        (yl * yl).sum().backward()
+    with mx.autograd.record():
+        yf = first(xf)
+        (yf * yf).sum().backward()
+    np.testing.assert_allclose(yl.asnumpy(), yf.asnumpy().transpose(0, 2, 3, 1), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(xl.grad.asnumpy(), xf.grad.asnumpy().transpose(0, 2, 3, 1),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(last.weight.grad().asnumpy(),
+                               first.weight.grad().asnumpy().transpose(0, 2, 3, 1),
+                               rtol=1e-4, atol=1e-4)
+    x1 = RNG.uniform(-1, 1, (2, 7, 3)).astype(np.float32)       # NWC
+    for pool in (nn.MaxPool1D(2, layout="NWC"), nn.AvgPool1D(3, 2, 1, layout="NWC"),
+                 nn.GlobalAvgPool1D(layout="NWC")):
+        ref = {nn.MaxPool1D: nn.MaxPool1D(2), nn.AvgPool1D: nn.AvgPool1D(3, 2, 1),
+               nn.GlobalAvgPool1D: nn.GlobalAvgPool1D()}[type(pool)]
+        got = _both(pool, _nd(x1))
+        want = _both(ref, _nd(x1.transpose(0, 2, 1)))
+        np.testing.assert_allclose(got, want.transpose(0, 2, 1), rtol=1e-6, atol=1e-6)
+    x3 = RNG.uniform(-1, 1, (1, 4, 4, 4, 2)).astype(np.float32)  # NDHWC
+    assert _both(nn.MaxPool3D(2, layout="NDHWC"), _nd(x3)).shape == (1, 2, 2, 2, 2)

@@ -353,3 +353,11 @@ def slice_assign_scalar(inputs, attrs):
 def swap_axis(inputs, attrs):
     return [np.ascontiguousarray(np.swapaxes(inputs[0], attr_int(attrs, "dim1", 0),
                                              attr_int(attrs, "dim2", 0)))]
+
+
+@register("batch_take")
+def batch_take(inputs, attrs):
+    a, idx = inputs
+    j = np.clip(idx.astype(np.int64), 0, a.shape[1] - 1)
+    return [a[np.arange(a.shape[0]), j]]
+

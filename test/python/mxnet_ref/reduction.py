@@ -196,3 +196,23 @@ def regression_output(inputs, attrs):
 def logistic_regression_output(inputs, attrs):
     x = inputs[0]
     return [(1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(x.dtype)]
+
+
+@register("argmax_channel")
+def argmax_channel(inputs, attrs):
+    """argmax along axis 1, keepdims false (MXNet's parser)."""
+    return argmax(inputs, {"axis": "1", "keepdims": "False"})
+
+
+@register("moments", "_npx_moments")
+def moments(inputs, attrs):
+    x = inputs[0].astype(np.float64)
+    axes = attr_tuple(attrs, "axes") or tuple(range(x.ndim))
+    keepdims = attr_bool(attrs, "keepdims")
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    if not keepdims:
+        shape = [d for i, d in enumerate(x.shape) if i not in [a % x.ndim for a in axes]] or [1]
+        mean, var = mean.reshape(shape), var.reshape(shape)
+    return [mean.astype(inputs[0].dtype), var.astype(inputs[0].dtype)]
+

@@ -1,6 +1,7 @@
 //===- MXDecompose.cpp - composite mx ops as primitive mx ops -------------===//
 //
-// LayerNorm, InstanceNorm, GroupNorm and L2Normalization are composites: the
+// LayerNorm, InstanceNorm, GroupNorm, L2Normalization, moments, batch_take
+// and argmax_channel are composites: the
 // mx-decompose pass (Transforms/Decompose.cpp, in the graph pipeline before
 // mx-autodiff) and the mx -> linalg lowering (for modules that did not run
 // it) replace each by mean / sum / broadcast / sqrt operators, so that their
@@ -17,6 +18,11 @@
 //   L2Normalization norm = sqrt(sum(x^2) + eps) over all axes but 0
 //                   (instance; (N,)), axis 1 (channel; kept) or axes 2..
 //                   (spatial; (N, C)); out = x / norm
+//   moments         mean, mean((x - mean)^2) over `axes`
+//   batch_take      pick(a, indices, axis=1, mode=clip)
+//   argmax_channel  argmax(axis=1, keepdims=false)
+// and so are Convolution (NHWC, NDHWC) and Pooling (NWC, NHWC, NDHWC) with a
+// channel-last layout: the channel-first op between transposes.
 //
 //===----------------------------------------------------------------------===//
 #include "GradientUtils.h"
@@ -130,10 +136,71 @@ LogicalResult decomposeL2Normalization(GradBuilder &g, L2NormalizationOp op,
   return success();
 }
 
+LogicalResult decomposeMoments(GradBuilder &g, MomentsOp op,
+                               SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  int64_t rank = typeOf(x).getRank();
+  SmallVector<int64_t> axes;
+  if (auto a = op.getAxes())
+    for (int64_t v : *a)
+      axes.push_back(v < 0 ? v + rank : v);
+  else
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  Value mean = meanKeep(g, x, axes);
+  Value var = meanKeep(g, g.square(g.sub(x, mean)), axes);
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(op.getOutput0().getType()).getShape();
+  results.assign({g.reshape(mean, shape), g.reshape(var, shape)});
+  return success();
+}
+
+/// Whether a Convolution / Pooling has a channel-last layout.
+bool isChannelLast(Operation *op) {
+  auto layout = op->getAttrOfType<StringAttr>("layout");
+  if (!layout || !isa<ConvolutionOp, PoolingOp>(op))
+    return false;
+  StringRef l = layout.getValue();
+  return l == "NWC" || l == "NHWC" || l == "NDHWC";
+}
+
+/// A channel-last Convolution / Pooling as the channel-first op between
+/// transposes: data (and a convolution's weight, (F, k..., C/G)) moved to
+/// channel-first, the result moved back.
+LogicalResult decomposeChannelLast(GradBuilder &g, Operation *op,
+                                   SmallVectorImpl<Value> &results) {
+  int64_t rank = typeOf(op->getOperand(0)).getRank();
+  SmallVector<int64_t> toFirst{0, rank - 1}, toLast{0};
+  for (int64_t i = 1; i < rank - 1; ++i)
+    toFirst.push_back(i);
+  for (int64_t i = 2; i < rank; ++i)
+    toLast.push_back(i);
+  toLast.push_back(1);
+  auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
+    return g.op("mx.transpose", v, {g.shape("axes", perm)});
+  };
+  SmallVector<Value> operands;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    operands.push_back(i < 2 && (i == 0 || isa<ConvolutionOp>(op))
+                           ? transpose(v, toFirst)
+                           : v);
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute a : op->getAttrDictionary())
+    if (a.getName() != "layout")
+      attrs.push_back(a);
+  SmallVector<Value> inner = g.ops(op->getName().getStringRef(), operands, attrs);
+  if (inner.empty())
+    return failure();
+  for (Value v : inner)
+    results.push_back(transpose(v, toLast));
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
-  return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp>(op);
+  return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
+             MomentsOp, BatchTakeOp, ArgmaxChannelOp>(op) ||
+         isChannelLast(op);
 }
 
 LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
@@ -142,7 +209,9 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   b.setInsertionPoint(op);
   GradBuilder g(b, op->getLoc());
   LogicalResult r = failure();
-  if (auto ln = dyn_cast<LayerNormOp>(op))
+  if (isChannelLast(op))
+    r = decomposeChannelLast(g, op, results);
+  else if (auto ln = dyn_cast<LayerNormOp>(op))
     r = decomposeLayerNorm(g, ln, results);
   else if (auto in = dyn_cast<InstanceNormOp>(op))
     r = decomposeInstanceNorm(g, in, results);
@@ -150,6 +219,19 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeGroupNorm(g, gn, results);
   else if (auto l2 = dyn_cast<L2NormalizationOp>(op))
     r = decomposeL2Normalization(g, l2, results);
+  else if (auto m = dyn_cast<MomentsOp>(op))
+    r = decomposeMoments(g, m, results);
+  else if (isa<BatchTakeOp>(op)) {
+    // pick along axis 1 (its clip mode is batch_take's clipping)
+    results.assign({g.op("mx.pick", op->getOperands(),
+                         {g.i64("axis", 1), g.boolean("keepdims", false),
+                          g.str("mode", "clip")})});
+    r = success();
+  } else if (isa<ArgmaxChannelOp>(op)) {
+    results.assign({g.op("mx.argmax", op->getOperand(0),
+                         {g.i64("axis", 1), g.boolean("keepdims", false)})});
+    r = success();
+  }
   else
     return op->emitError() << "internal error: not a composite op";
   if (failed(r) || g.failed())

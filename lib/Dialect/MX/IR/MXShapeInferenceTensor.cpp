@@ -57,6 +57,39 @@ LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult ArgmaxChannelOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  // argmax with axis = 1, keepdims = false (the parser MXNet registers).
+  auto data = getTensorType(loc, getOperationName(), adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArgmaxOp::Properties props;
+  props.axis = IntegerAttr::get(IntegerType::get(context, 64), 1);
+  props.keepdims = BoolAttr::get(context, false);
+  SmallVector<Value, 1> operands{adaptor.getData()};
+  ArgmaxOp::Adaptor argmax(ValueRange(operands), nullptr, props);
+  return ArgmaxOp::inferReturnTypes(context, loc, argmax, results);
+}
+
+//===----------------------------------------------------------------------===//
+// moments (src/operator/nn/moments-inl.h MomentsShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult MomentsOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  // The mean's shape (a mean over the axes); var has the same.
+  if (failed(inferReduceAxes(getOperationName(), loc, adaptor.getData(),
+                             adaptor.getAxes(), adaptor.getKeepdims(),
+                             /*exclude=*/false, /*requireNonEmpty=*/false,
+                             results)))
+    return failure();
+  results.push_back(results.front());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // dot (src/operator/tensor/dot-inl.h DotShape)
 //===----------------------------------------------------------------------===//
@@ -769,6 +802,29 @@ LogicalResult PickOp::inferReturnTypes(MLIRContext *context,
                       formatShape(keep), ")");
   results.push_back(RankedTensorType::get(adaptor.getKeepdims() ? keep : drop,
                                           data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// batch_take (src/operator/tensor/indexing_op.h BatchTakeOpShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchTakeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto a = getTensorType(loc, name, adaptor.getA(), "a");
+  auto indices = getTensorType(loc, name, adaptor.getIndices(), "indices");
+  if (failed(a) || failed(indices))
+    return failure();
+  if (a->getRank() != 2 || indices->getRank() != 1 ||
+      !dimsCompatible(a->getDimSize(0), indices->getDimSize(0)))
+    return inferError(loc, name, "expects a of shape (N, M) and indices of "
+                      "shape (N,), got ", formatShape(a->getShape()), " and ",
+                      formatShape(indices->getShape()));
+  results.push_back(
+      RankedTensorType::get({a->getDimSize(0)}, a->getElementType()));
   return success();
 }
 

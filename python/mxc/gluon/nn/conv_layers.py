@@ -38,14 +38,16 @@ class _Conv(HybridBlock):
                 "no_bias": not use_bias, "layout": layout}
             if adj is not None:
                 self._kwargs["adj"] = adj
-            if layout[:2] != "NC":
-                raise MXNetError("%s: layout %s is not supported by mxc (channels-first "
-                                 "layouts NCW / NCHW / NCDHW only)" % (self.name, layout))
+            if layout[:2] != "NC" and op_name != "Convolution":
+                raise MXNetError("%s: layout %s is not supported by mxc for %s (channels-first "
+                                 "layouts NCW / NCHW / NCDHW only)" % (self.name, layout, op_name))
             if in_channels % groups:
                 raise MXNetError("%s: in_channels %d is not a multiple of groups %d"
                                  % (self.name, in_channels, groups))
             if op_name == "Deconvolution":
                 wshape = (in_channels, channels // groups) + tuple(kernel_size)
+            elif layout[:2] != "NC":  # channel-last: (channels, *kernel, in / groups)
+                wshape = (channels,) + tuple(kernel_size) + (in_channels // groups,)
             else:
                 wshape = (channels, in_channels // groups) + tuple(kernel_size)
             self.weight = self.params.get("weight", shape=wshape, init=weight_initializer,
@@ -190,9 +192,6 @@ class _Pooling(HybridBlock):
             strides = (strides,) * len(pool_size)
         if isinstance(padding, int):
             padding = (padding,) * len(pool_size)
-        if layout[:2] != "NC":
-            raise MXNetError("%s: layout %s is not supported by mxc (channels-first layouts "
-                             "only)" % (self.name, layout))
         self._kwargs = {
             "kernel": pool_size, "stride": strides, "pad": padding,
             "global_pool": global_pool, "pool_type": pool_type,

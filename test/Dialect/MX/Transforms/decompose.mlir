@@ -41,3 +41,36 @@ func.func @group_norm(%x: tensor<2x4x3xf32>, %g: tensor<2xf32>, %b: tensor<2xf32
   %out, %mean, %std = mx.GroupNorm %x, %g, %b {num_groups = 2 : i64} : (tensor<2x4x3xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x4x3xf32>, tensor<2x2xf32>, tensor<2x2xf32>)
   return %out, %std : tensor<2x4x3xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// Tests that a channel-last Convolution is the channel-first one between
+// transposes (the weight (F, kh, kw, C) too), its other attributes kept.
+
+// CHECK-LABEL: func.func @conv_nhwc
+// CHECK: %[[X:.*]] = mx.transpose %{{.*}} {axes = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK: %[[W:.*]] = mx.transpose %{{.*}} {axes = array<i64: 0, 3, 1, 2>} : (tensor<6x3x3x4xf32>) -> tensor<6x4x3x3xf32>
+// CHECK: %[[Y:.*]] = mx.Convolution %[[X]], %[[W]], %{{.*}} {kernel = array<i64: 3, 3>, {{.*}}num_filter = 6 : i64, pad = array<i64: 1, 1>}
+// CHECK-NOT: layout
+// CHECK: %[[OUT:.*]] = mx.transpose %[[Y]] {axes = array<i64: 0, 2, 3, 1>} : (tensor<1x6x8x8xf32>) -> tensor<1x8x8x6xf32>
+// CHECK: return %[[OUT]]
+func.func @conv_nhwc(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<6xf32>) -> tensor<1x8x8x6xf32> {
+  %0 = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, num_filter = 6 : i64, pad = array<i64: 1, 1>, layout = "NHWC"} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+// Tests that NWC pooling is NCW pooling between transposes; a channel-first
+// Pooling stays.
+
+// CHECK-LABEL: func.func @pool_nwc
+// CHECK: mx.transpose %{{.*}} {axes = array<i64: 0, 2, 1>} : (tensor<1x8x3xf32>) -> tensor<1x3x8xf32>
+// CHECK: %[[P:.*]] = mx.Pooling %{{.*}} {kernel = array<i64: 2>, {{.*}}stride = array<i64: 2>} : (tensor<1x3x8xf32>) -> tensor<1x3x4xf32>
+// CHECK: mx.transpose %[[P]] {axes = array<i64: 0, 2, 1>} : (tensor<1x3x4xf32>) -> tensor<1x4x3xf32>
+// CHECK: mx.Pooling %{{.*}} {kernel = array<i64: 2>, stride = array<i64: 2>} : (tensor<1x3x8xf32>) -> tensor<1x3x4xf32>
+func.func @pool_nwc(%x: tensor<1x8x3xf32>, %y: tensor<1x3x8xf32>) -> (tensor<1x4x3xf32>, tensor<1x3x4xf32>) {
+  %0 = mx.Pooling %x {kernel = array<i64: 2>, stride = array<i64: 2>, layout = "NWC"} : (tensor<1x8x3xf32>) -> tensor<1x4x3xf32>
+  %1 = mx.Pooling %y {kernel = array<i64: 2>, stride = array<i64: 2>} : (tensor<1x3x8xf32>) -> tensor<1x3x4xf32>
+  return %0, %1 : tensor<1x4x3xf32>, tensor<1x3x4xf32>
+}

@@ -685,6 +685,41 @@ def MX_L2NormalizationOp : MX_Op<"L2Normalization", [Pure, InferTypeOpAdaptorWit
   }];
 }
 
+def MX_MomentsOp : MX_Op<"moments", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Mean and variance over axes";
+  let description = [{
+    `mean` and `var` (the population variance, `mean((data - mean)^2)`) over
+    `axes` (absent: every axis), the reduced axes kept with extent 1 when
+    `keepdims`; MXNet names them `output0` and `output1`. A composite
+    (mx-decompose).
+
+    MXNet operator: `moments` (aliases `_npx_moments`).
+
+    Example:
+
+    ```mlir
+    %mean, %var = mx.moments %x {axes = array<i64: 1>} : (tensor<2x5xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    OptionalAttr<DenseI64ArrayAttr>:$axes,
+    DefaultValuedAttr<BoolAttr, "false">:$keepdims
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_BatchNormOp : MX_Op<"BatchNorm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Batch normalisation";
   let description = [{
@@ -4430,6 +4465,68 @@ def MX_PadOp : MX_Op<"Pad", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   );
   let results = (outs
     MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_BatchTakeOp : MX_Op<"batch_take", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "One element per row: `a[i, indices[i]]`";
+  let description = [{
+    For `a` of shape `(N, M)` and `indices` of shape `(N,)`, element `i` is
+    `a[i, indices[i]]` with the index clipped to `[0, M - 1]` (MXNet's kernel).
+    A composite (mx-decompose): `pick(a, indices, axis=1, mode='clip')`.
+
+    MXNet operator: `batch_take`.
+
+    Example:
+
+    ```mlir
+    %out = mx.batch_take %a, %i : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$a,
+    MX_Tensor:$indices
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $a `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ArgmaxChannelOp : MX_Op<"argmax_channel", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "argmax along axis 1";
+  let description = [{
+    MXNet's `argmax` with `axis = 1` and `keepdims = false` (the index of the
+    first maximum, as a float array). A composite (mx-decompose).
+
+    MXNet operator: `argmax_channel`.
+
+    Example:
+
+    ```mlir
+    %out = mx.argmax_channel %x : (tensor<2x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
   );
   let assemblyFormat = [{
     $data attr-dict `:` functional-type(operands, results)
