@@ -986,6 +986,30 @@ element it was read from.""",
    aliases=["pad"],
    example="""%out = mx.Pad %x {mode = "constant", pad_width = array<i64: 0, 0, 0, 0, 1, 1, 2, 2>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x5x7xf32>""")
 
+op(mxnet="repeat", mnemonic="repeat", cpp="Repeat",
+   source="src/operator/tensor/matrix_op-inl.h RepeatParam",
+   summary="Repeats each element along an axis",
+   description="""
+Each element `repeats` times in a row along `axis` (absent: of the
+flattened data, giving a 1-D result). A composite (mx-decompose):
+expand_dims + broadcast_to + Reshape.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("repeats", "int", doc="How many times (>= 1)."),
+          Attr("axis", "int", "None", doc="The axis; absent means the flattened data.")],
+   example="""%out = mx.repeat %x {repeats = 2 : i64, axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x6xf32>""")
+
+op(mxnet="tile", mnemonic="tile", cpp="Tile",
+   source="src/operator/tensor/matrix_op-inl.h TileParam",
+   summary="Repeats the whole array along each axis",
+   description="""
+The data repeated `reps[i]` times along axis `i`; the shorter of `reps` and
+the shape is padded with leading 1s; empty `reps` gives the data. A
+composite (mx-decompose): Reshape to `(1, d0, 1, d1, ...)`, broadcast_to
+`(r0, d0, r1, d1, ...)`, Reshape.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("reps", "shape", doc="Repetitions per axis (>= 1).")],
+   example="""%out = mx.tile %x {reps = array<i64: 2, 1>} : (tensor<2x3xf32>) -> tensor<4x3xf32>""")
+
 op(mxnet="batch_take", mnemonic="batch_take", cpp="BatchTake",
    source="src/operator/tensor/indexing_op.h batch_take",
    summary="One element per row: `a[i, indices[i]]`",

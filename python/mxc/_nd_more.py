@@ -523,10 +523,12 @@ def install():
     for m, fn in (("argmin", argmin), ("slice", slice)):
         if not hasattr(NDArray, m):
             setattr(NDArray, m, fn)
+    # mx.nd.repeat / tile stay these compositions (they also give MXNet's
+    # empty results for 0 repeats, which the compiled operators cannot);
+    # mx.sym.repeat / tile are the operators.
     for name, fn in (("repeat", repeat), ("tile", tile)):
-        g.setdefault(name, fn)
-        if not hasattr(NDArray, name):
-            setattr(NDArray, name, fn)
+        g[name] = fn
+        setattr(NDArray, name, fn)
     g.setdefault("stack", stack)
     g.setdefault("make_loss", make_loss)
     g.setdefault("cast_storage", cast_storage)

@@ -72,6 +72,8 @@ UNARY = [
     ("nansum", {"axis": (0, 2)}, {}), ("nanprod", {"axis": 2}, {"lo": 0.5, "hi": 1.5}),
     ("transpose", {}, {}), ("transpose", {"axes": (0, 2, 1)}, {}),
     ("SwapAxis", {"dim1": 0, "dim2": -1}, {}),
+    ("repeat", {"repeats": 2, "axis": 1}, {}), ("repeat", {"repeats": 3}, {}),
+    ("tile", {"reps": (2, 1, 2)}, {}), ("tile", {"reps": (2, 1, 1, 2)}, {}),
     ("slice_axis", {"axis": 1, "begin": 1, "end": 3}, {}),
     ("slice_axis", {"axis": -1, "begin": -3, "end": "None"}, {}),
     ("slice_axis", {"axis": 0, "begin": 0, "end": 1}, {}),

@@ -413,3 +413,16 @@ def test_batch_take():
     check("batch_take", {}, [a, np.array([0, 3, 7, -2, 1], dtype=np.int32)])
     check("batch_take", {}, [a, np.array([1, 2, 0, 3, 3], dtype=np.float32)])
 
+
+@pytest.mark.parametrize("attrs", [{"repeats": 2, "axis": 1}, {"repeats": 3}, {"repeats": 2, "axis": -1},
+                                   {"repeats": 1, "axis": 0}], ids=str)
+def test_repeat(attrs):
+    rng = np.random.default_rng(53)
+    check("repeat", attrs, [_rand(rng, (2, 3, 2))])
+
+
+@pytest.mark.parametrize("reps", [(2, 1, 3), (2,), (2, 1, 1, 2), ()], ids=str)
+def test_tile(reps):
+    rng = np.random.default_rng(54)
+    check("tile", {"reps": reps}, [_rand(rng, (2, 3, 2))])
+

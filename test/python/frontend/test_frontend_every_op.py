@@ -37,6 +37,8 @@ EXAMPLES = {
     "moments": ([f(2, 3, 4)], dict(axes=(1, 2), keepdims=True)),
     "batch_take": ([f(3, 4), np.array([0, 3, 1], dtype=np.int32)], {}),
     "argmax_channel": ([f(2, 3, 4)], {}),
+    "repeat": ([f(2, 3)], dict(repeats=2, axis=0)),
+    "tile": ([f(2, 3)], dict(reps=(2, 2))),
     "SwapAxis": ([f(2, 3, 4)], dict(dim1=0, dim2=2)),
     "slice": ([f(4, 3, 5)], dict(begin=(1, None), end=(None, 0), step=(2, -1))),
     "_slice_assign": ([f(4, 3), f(2, 3)], dict(begin=(0,), end=(None,), step=(2,))),

@@ -361,3 +361,15 @@ def batch_take(inputs, attrs):
     j = np.clip(idx.astype(np.int64), 0, a.shape[1] - 1)
     return [a[np.arange(a.shape[0]), j]]
 
+
+@register("repeat")
+def repeat(inputs, attrs):
+    axis = attr_int(attrs, "axis")
+    return [np.repeat(inputs[0], attr_int(attrs, "repeats"), axis=axis)]
+
+
+@register("tile")
+def tile(inputs, attrs):
+    reps = attr_tuple(attrs, "reps")
+    return [np.tile(inputs[0], reps) if reps else inputs[0].copy()]
+

@@ -21,6 +21,7 @@
 //   moments         mean, mean((x - mean)^2) over `axes`
 //   batch_take      pick(a, indices, axis=1, mode=clip)
 //   argmax_channel  argmax(axis=1, keepdims=false)
+//   repeat, tile    Reshape + broadcast_to + Reshape
 // and so are Convolution (NHWC, NDHWC) and Pooling (NWC, NHWC, NDHWC) with a
 // channel-last layout: the channel-first op between transposes.
 //
@@ -154,6 +155,55 @@ LogicalResult decomposeMoments(GradBuilder &g, MomentsOp op,
   return success();
 }
 
+/// repeat: expand_dims after the axis, broadcast_to `repeats` there, Reshape.
+LogicalResult decomposeRepeat(GradBuilder &g, RepeatOp op,
+                              SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  int64_t axis = 0;
+  if (auto a = op.getAxis()) {
+    axis = static_cast<int64_t>(*a);
+    if (axis < 0)
+      axis += typeOf(x).getRank();
+  } else {
+    x = g.reshape(x, {typeOf(x).getNumElements()});
+  }
+  SmallVector<int64_t> expanded(typeOf(x).getShape());
+  expanded.insert(expanded.begin() + axis + 1, 1);
+  SmallVector<int64_t> target(expanded);
+  target[axis + 1] = static_cast<int64_t>(op.getRepeats());
+  Value b = g.op("mx.broadcast_to", g.reshape(x, expanded),
+                 {g.shape("shape", target)});
+  results.assign({g.reshape(b, typeOf(op.getOutput()).getShape())});
+  return success();
+}
+
+/// tile: Reshape to (1, d0, 1, d1, ...), broadcast_to (r0, d0, r1, d1, ...),
+/// Reshape.
+LogicalResult decomposeTile(GradBuilder &g, TileOp op,
+                            SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  ArrayRef<int64_t> in = typeOf(x).getShape();
+  ArrayRef<int64_t> reps = op.getReps();
+  ArrayRef<int64_t> out = typeOf(op.getOutput()).getShape();
+  if (reps.empty()) {
+    results.assign({x});
+    return success();
+  }
+  int64_t n = out.size();
+  SmallVector<int64_t> interleaved, target;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t ii = i - (n - static_cast<int64_t>(in.size()));
+    int64_t ri = i - (n - static_cast<int64_t>(reps.size()));
+    int64_t d = ii >= 0 ? in[ii] : 1, r = ri >= 0 ? reps[ri] : 1;
+    interleaved.append({1, d});
+    target.append({r, d});
+  }
+  Value b = g.op("mx.broadcast_to", g.reshape(x, interleaved),
+                 {g.shape("shape", target)});
+  results.assign({g.reshape(b, out)});
+  return success();
+}
+
 /// Whether a Convolution / Pooling has a channel-last layout.
 bool isChannelLast(Operation *op) {
   auto layout = op->getAttrOfType<StringAttr>("layout");
@@ -199,7 +249,7 @@ LogicalResult decomposeChannelLast(GradBuilder &g, Operation *op,
 
 bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
-             MomentsOp, BatchTakeOp, ArgmaxChannelOp>(op) ||
+             MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp>(op) ||
          isChannelLast(op);
 }
 
@@ -221,6 +271,10 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeL2Normalization(g, l2, results);
   else if (auto m = dyn_cast<MomentsOp>(op))
     r = decomposeMoments(g, m, results);
+  else if (auto rep = dyn_cast<RepeatOp>(op))
+    r = decomposeRepeat(g, rep, results);
+  else if (auto t = dyn_cast<TileOp>(op))
+    r = decomposeTile(g, t, results);
   else if (isa<BatchTakeOp>(op)) {
     // pick along axis 1 (its clip mode is batch_take's clipping)
     results.assign({g.op("mx.pick", op->getOperands(),

@@ -806,6 +806,66 @@ LogicalResult PickOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// repeat, tile (src/operator/tensor/matrix_op-inl.h RepeatOpShape,
+// TileOpShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult RepeatOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t repeats = static_cast<int64_t>(adaptor.getRepeats());
+  if (repeats < 1)
+    return inferError(loc, name, "repeats must be >= 1 (mxc has no zero-size "
+                      "arrays), got ", repeats);
+  Shape out;
+  if (auto axisAttr = adaptor.getAxis()) {
+    auto axis = normalizeAxis(loc, name, static_cast<int64_t>(*axisAttr),
+                              data->getRank());
+    if (failed(axis))
+      return failure();
+    out.assign(data->getShape().begin(), data->getShape().end());
+    out[*axis] = mulDims(out[*axis], repeats);
+  } else {
+    int64_t n = 1;
+    for (int64_t d : data->getShape())
+      n = mulDims(n, d);
+    out = {mulDims(n, repeats)};
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> reps = adaptor.getReps();
+  for (int64_t r : reps)
+    if (r < 1)
+      return inferError(loc, name, "reps ", formatShape(reps),
+                        " must be >= 1 (mxc has no zero-size arrays)");
+  ArrayRef<int64_t> in = data->getShape();
+  int64_t n = std::max<int64_t>(in.size(), reps.size());
+  Shape out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t ii = i - (n - static_cast<int64_t>(in.size()));
+    int64_t ri = i - (n - static_cast<int64_t>(reps.size()));
+    out[i] = mulDims(ii >= 0 ? in[ii] : 1, ri >= 0 ? reps[ri] : 1);
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // batch_take (src/operator/tensor/indexing_op.h BatchTakeOpShape)
 //===----------------------------------------------------------------------===//
 

@@ -4476,6 +4476,72 @@ def MX_PadOp : MX_Op<"Pad", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_RepeatOp : MX_Op<"repeat", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Repeats each element along an axis";
+  let description = [{
+    Each element `repeats` times in a row along `axis` (absent: of the
+    flattened data, giving a 1-D result). A composite (mx-decompose):
+    expand_dims + broadcast_to + Reshape.
+
+    MXNet operator: `repeat`.
+
+    Example:
+
+    ```mlir
+    %out = mx.repeat %x {repeats = 2 : i64, axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    I64Attr:$repeats,
+    OptionalAttr<I64Attr>:$axis
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_TileOp : MX_Op<"tile", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Repeats the whole array along each axis";
+  let description = [{
+    The data repeated `reps[i]` times along axis `i`; the shorter of `reps` and
+    the shape is padded with leading 1s; empty `reps` gives the data. A
+    composite (mx-decompose): Reshape to `(1, d0, 1, d1, ...)`, broadcast_to
+    `(r0, d0, r1, d1, ...)`, Reshape.
+
+    MXNet operator: `tile`.
+
+    Example:
+
+    ```mlir
+    %out = mx.tile %x {reps = array<i64: 2, 1>} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DenseI64ArrayAttr:$reps
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_BatchTakeOp : MX_Op<"batch_take", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "One element per row: `a[i, indices[i]]`";
   let description = [{

@@ -147,8 +147,9 @@ def MXDecomposePass : Pass<"mx-decompose", "mlir::ModuleOp"> {
   let summary = "Rewrite composite layers into primitive mx operators";
   let description = [{
     Replaces LayerNorm, InstanceNorm, GroupNorm, L2Normalization, moments,
-    batch_take and argmax_channel by the mean / sum / broadcast / sqrt / pick
-    / argmax operators that compute them (MXNet 1.9.1's
+    batch_take, argmax_channel, repeat, tile and channel-last Convolution /
+    Pooling by the mean / sum / broadcast / sqrt / pick / argmax / Reshape /
+    transpose operators that compute them (MXNet 1.9.1's
     forward formulas; MXDecompose.cpp), so that mx-autodiff differentiates
     the primitives and mx-fuse-elementwise fuses their elementwise parts.
     The graph pipeline runs it after mx-prune.
