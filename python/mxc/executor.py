@@ -252,6 +252,13 @@ class Executor:
 
     # -- the pushed training step ----------------------------------------------------
     def _can_push(self):
+        # grad_req 'add': the pushed step would add into the gradients at
+        # forward time, and every forward(is_train=True) without a backward
+        # (check_numeric_gradient's) would add again; MXNet's forward never
+        # touches gradients. Such executors run the step at forward and
+        # publish its gradients at backward() (the other path).
+        if "add" in self._grad_req.values():
+            return False
         arrays = self.arg_arrays + self.aux_arrays + self.outputs + \
             [g for g in self.grad_arrays if g is not None]
         return all(a._rt is not None for a in arrays)
@@ -271,6 +278,14 @@ class Executor:
         for name, g in self.grad_dict.items():
             if self._grad_req.get(name) == "add":
                 _engine_copy(g, self._staged(("grad_before", name), g.shape, g._np.dtype))
+
+    def _restore_add_grads(self):
+        """The grad_req 'add' gradients back to their values before the last
+        training forward's step."""
+        for name, g in self.grad_dict.items():
+            before = self._staging.get(("grad_before", name))
+            if self._grad_req.get(name) == "add" and before is not None:
+                _engine_copy(before, g)
 
     def _stage_aux(self):
         """The auxiliary states as the step reads them (engine copies: the
@@ -419,10 +434,7 @@ class Executor:
                 # The same step again (same Dropout masks, same auxiliary
                 # inputs) with these head gradients; grad_req 'add'
                 # gradients start again from their values before forward.
-                for name, g in self.grad_dict.items():
-                    before = self._staging.get(("grad_before", name))
-                    if self._grad_req.get(name) == "add" and before is not None:
-                        _engine_copy(before, g)
+                self._restore_add_grads()
                 self._push_train(compiled, list(out_grads), aux_before, seed)
             self._pending = None
             return

@@ -36,6 +36,16 @@ namespace {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+/// float16 / bfloat16 values in float32 (MXNet's normalization kernels
+/// accumulate half-precision data in float; decomposeComposite casts the
+/// results back).
+Value accumulated(GradBuilder &g, Value v) {
+  Type elt = typeOf(v).getElementType();
+  if (elt.isF16() || elt.isBF16())
+    return g.cast(v, Float32Type::get(v.getContext()));
+  return v;
+}
+
 /// mean over `axes` with keepdims.
 Value meanKeep(GradBuilder &g, Value v, ArrayRef<int64_t> axes) {
   return g.op("mx.mean", v, {g.shape("axis", axes), g.boolean("keepdims", true)});
@@ -66,29 +76,30 @@ Value alongAxis(GradBuilder &g, Value p, int64_t axis, int64_t rank) {
 
 LogicalResult decomposeLayerNorm(GradBuilder &g, LayerNormOp op,
                                  SmallVectorImpl<Value> &results) {
-  Value x = op.getData();
+  Value x = accumulated(g, op.getData());
   int64_t rank = typeOf(x).getRank();
   int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0)
     axis += rank;
   Normalized n = normalize(g, x, {axis}, op.getEps().convertToDouble());
-  Value out = g.add(g.mul(n.xhat, alongAxis(g, op.getGamma(), axis, rank)),
-                    alongAxis(g, op.getBeta(), axis, rank));
+  Value out = g.add(
+      g.mul(n.xhat, alongAxis(g, accumulated(g, op.getGamma()), axis, rank)),
+      alongAxis(g, accumulated(g, op.getBeta()), axis, rank));
   results.assign({out, n.mean, n.std});
   return success();
 }
 
 LogicalResult decomposeInstanceNorm(GradBuilder &g, InstanceNormOp op,
                                     SmallVectorImpl<Value> &results) {
-  Value x = op.getData();
+  Value x = accumulated(g, op.getData());
   auto t = typeOf(x);
   int64_t rank = t.getRank();
   SmallVector<int64_t> spatial;
   for (int64_t i = 2; i < rank; ++i)
     spatial.push_back(i);
   Normalized n = normalize(g, x, spatial, op.getEps().convertToDouble());
-  Value out = g.add(g.mul(n.xhat, alongAxis(g, op.getGamma(), 1, rank)),
-                    alongAxis(g, op.getBeta(), 1, rank));
+  Value out = g.add(g.mul(n.xhat, alongAxis(g, accumulated(g, op.getGamma()), 1, rank)),
+                    alongAxis(g, accumulated(g, op.getBeta()), 1, rank));
   SmallVector<int64_t> nc{t.getDimSize(0), t.getDimSize(1)};
   results.assign({out, g.reshape(n.mean, nc), g.reshape(n.var, nc)});
   return success();
@@ -96,14 +107,14 @@ LogicalResult decomposeInstanceNorm(GradBuilder &g, InstanceNormOp op,
 
 LogicalResult decomposeGroupNorm(GradBuilder &g, GroupNormOp op,
                                  SmallVectorImpl<Value> &results) {
-  Value x = op.getData();
+  Value x = accumulated(g, op.getData());
   auto t = typeOf(x);
   int64_t groups = static_cast<int64_t>(op.getNumGroups());
   int64_t rest = t.getNumElements() / (t.getDimSize(0) * groups);
   Value grouped = g.reshape(x, {t.getDimSize(0), groups, rest});
   Normalized n = normalize(g, grouped, {2}, op.getEps().convertToDouble());
-  Value out = g.add(g.mul(n.xhat, alongAxis(g, op.getGamma(), 1, 3)),
-                    alongAxis(g, op.getBeta(), 1, 3));
+  Value out = g.add(g.mul(n.xhat, alongAxis(g, accumulated(g, op.getGamma()), 1, 3)),
+                    alongAxis(g, accumulated(g, op.getBeta()), 1, 3));
   SmallVector<int64_t> ng{t.getDimSize(0), groups};
   results.assign({g.reshape(out, t.getShape()), g.reshape(n.mean, ng),
                   g.reshape(n.std, ng)});
@@ -112,7 +123,7 @@ LogicalResult decomposeGroupNorm(GradBuilder &g, GroupNormOp op,
 
 LogicalResult decomposeL2Normalization(GradBuilder &g, L2NormalizationOp op,
                                        SmallVectorImpl<Value> &results) {
-  Value x = op.getData();
+  Value x = accumulated(g, op.getData());
   auto t = typeOf(x);
   int64_t rank = t.getRank();
   StringRef mode = op.getMode();
@@ -139,7 +150,7 @@ LogicalResult decomposeL2Normalization(GradBuilder &g, L2NormalizationOp op,
 
 LogicalResult decomposeMoments(GradBuilder &g, MomentsOp op,
                                SmallVectorImpl<Value> &results) {
-  Value x = op.getData();
+  Value x = accumulated(g, op.getData());
   int64_t rank = typeOf(x).getRank();
   SmallVector<int64_t> axes;
   if (auto a = op.getAxes())
@@ -289,6 +300,12 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   else
     return op->emitError() << "internal error: not a composite op";
   if (failed(r) || g.failed())
+    return failure();
+  for (auto [v, res] : llvm::zip(results, op->getResults()))
+    if (v && typeOf(v).getElementType() !=
+                 cast<RankedTensorType>(res.getType()).getElementType())
+      v = g.cast(v, cast<RankedTensorType>(res.getType()).getElementType());
+  if (g.failed())
     return failure();
   for (auto [v, res] : llvm::zip(results, op->getResults()))
     if (!v || v.getType() != res.getType())

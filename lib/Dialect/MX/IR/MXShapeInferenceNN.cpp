@@ -68,6 +68,62 @@ static LogicalResult checkAtLeast(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
+/// What Convolution and Deconvolution check alike (ConvolutionParam /
+/// DeconvolutionParam): a 1-, 2- or 3-D kernel for (k + 2)-D data, stride /
+/// dilate / pad with MXNet's defaults (1 / 1 / 0) and bounds, num_filter and
+/// num_group >= 1, and a bias input exactly when no_bias is false. The layout
+/// is resolved (channel-last allowed for 2-D / 3-D kernels).
+struct ConvAttrs {
+  int64_t k;
+  bool channelLast;
+  Shape stride, dilate, pad;
+  int64_t numFilter, numGroup;
+};
+template <typename Adaptor>
+static FailureOr<ConvAttrs> checkConvAttrs(std::optional<Location> loc,
+                                           StringRef name,
+                                           RankedTensorType data,
+                                           Adaptor adaptor) {
+  ConvAttrs c;
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  c.k = kernel.size();
+  if (c.k < 1 || c.k > 3)
+    return inferError(loc, name, "kernel ", formatShape(kernel),
+                      " must have 1, 2 or 3 entries");
+  if (data.getRank() != c.k + 2)
+    return inferError(loc, name, "expects ", c.k + 2, "-D data for a ", c.k,
+                      "-D kernel, got ", formatShape(data.getShape()));
+  if (failed(resolveLayout(loc, name, adaptor.getLayout(), c.k,
+                           /*allowNWC=*/false, c.channelLast)))
+    return failure();
+  auto stride =
+      expandSpatialParam(loc, name, "stride", adaptor.getStride(), c.k, 1);
+  auto dilate =
+      expandSpatialParam(loc, name, "dilate", adaptor.getDilate(), c.k, 1);
+  auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), c.k, 0);
+  if (failed(stride) || failed(dilate) || failed(pad) ||
+      failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
+      failed(checkAtLeast(loc, name, "stride", *stride, 1)) ||
+      failed(checkAtLeast(loc, name, "dilate", *dilate, 1)) ||
+      failed(checkAtLeast(loc, name, "pad", *pad, 0)))
+    return failure();
+  c.stride = *stride;
+  c.dilate = *dilate;
+  c.pad = *pad;
+  c.numFilter = static_cast<int64_t>(adaptor.getNumFilter());
+  c.numGroup = static_cast<int64_t>(adaptor.getNumGroup());
+  if (c.numFilter < 1)
+    return inferError(loc, name, "num_filter must be >= 1, got ", c.numFilter);
+  if (c.numGroup < 1)
+    return inferError(loc, name, "num_group must be >= 1, got ", c.numGroup);
+  Value bias = adaptor.getBias();
+  if (!adaptor.getNoBias() && !bias)
+    return inferError(loc, name, "expects a bias input unless no_bias is true");
+  if (adaptor.getNoBias() && bias)
+    return inferError(loc, name, "has a bias input but no_bias is true");
+  return c;
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution (src/operator/nn/convolution.cc ConvolutionShape / Type)
 //===----------------------------------------------------------------------===//
@@ -81,45 +137,17 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *context,
   auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
   if (failed(data) || failed(weight))
     return failure();
+  auto c = checkConvAttrs(loc, name, *data, adaptor);
+  if (failed(c))
+    return failure();
   ArrayRef<int64_t> kernel = adaptor.getKernel();
-  int64_t k = kernel.size();
-  if (k < 1 || k > 3)
-    return inferError(loc, name, "kernel ", formatShape(kernel),
-                      " must have 1, 2 or 3 entries");
-  if (data->getRank() != k + 2)
-    return inferError(loc, name, "expects ", k + 2, "-D data for a ", k,
-                      "-D kernel, got ", formatShape(data->getShape()));
-  bool channelLast;
-  if (failed(resolveLayout(loc, name, adaptor.getLayout(), k,
-                           /*allowNWC=*/false, channelLast)))
-    return failure();
-  auto stride =
-      expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
-  auto dilate =
-      expandSpatialParam(loc, name, "dilate", adaptor.getDilate(), k, 1);
-  auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), k, 0);
-  if (failed(stride) || failed(dilate) || failed(pad) ||
-      failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
-      failed(checkAtLeast(loc, name, "stride", *stride, 1)) ||
-      failed(checkAtLeast(loc, name, "dilate", *dilate, 1)) ||
-      failed(checkAtLeast(loc, name, "pad", *pad, 0)))
-    return failure();
-
-  int64_t numFilter = static_cast<int64_t>(adaptor.getNumFilter());
-  int64_t numGroup = static_cast<int64_t>(adaptor.getNumGroup());
-  if (numFilter < 1)
-    return inferError(loc, name, "num_filter must be >= 1, got ", numFilter);
-  if (numGroup < 1)
-    return inferError(loc, name, "num_group must be >= 1, got ", numGroup);
+  int64_t k = c->k, numFilter = c->numFilter, numGroup = c->numGroup;
+  bool channelLast = c->channelLast;
+  Shape *stride = &c->stride, *dilate = &c->dilate, *pad = &c->pad;
   if (numFilter % numGroup != 0)
     return inferError(loc, name, "num_filter ", numFilter,
                       " not divisible by num_group ", numGroup);
-
   Value bias = adaptor.getBias();
-  if (!adaptor.getNoBias() && !bias)
-    return inferError(loc, name, "expects a bias input unless no_bias is true");
-  if (adaptor.getNoBias() && bias)
-    return inferError(loc, name, "has a bias input but no_bias is true");
 
   ArrayRef<int64_t> in = data->getShape();
   Type elt = data->getElementType();
@@ -360,52 +388,23 @@ LogicalResult DeconvolutionOp::inferReturnTypes(
   auto weight = getTensorType(loc, name, adaptor.getWeight(), "weight");
   if (failed(data) || failed(weight))
     return failure();
-  ArrayRef<int64_t> kernel = adaptor.getKernel();
-  int64_t k = kernel.size();
-  if (k < 1 || k > 3)
-    return inferError(loc, name, "kernel ", formatShape(kernel),
-                      " must have 1, 2 or 3 entries");
-  if (data->getRank() != k + 2)
-    return inferError(loc, name, "expects ", k + 2, "-D data for a ", k,
-                      "-D kernel, got ", formatShape(data->getShape()));
-  if (auto layout = adaptor.getLayout()) {
-    bool channelLast;
-    if (failed(resolveLayout(loc, name, layout, k, /*allowNWC=*/false,
-                             channelLast)))
-      return failure();
-    if (channelLast)
-      return inferError(loc, name, "layout ", *layout,
-                        " is not supported by mxc (MXNet supports it on GPUs "
-                        "only); use the channel-first layout");
-  }
-  auto stride =
-      expandSpatialParam(loc, name, "stride", adaptor.getStride(), k, 1);
-  auto dilate =
-      expandSpatialParam(loc, name, "dilate", adaptor.getDilate(), k, 1);
-  auto pad = expandSpatialParam(loc, name, "pad", adaptor.getPad(), k, 0);
-  auto adj = expandSpatialParam(loc, name, "adj", adaptor.getAdj(), k, 0);
-  if (failed(stride) || failed(dilate) || failed(pad) || failed(adj) ||
-      failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
-      failed(checkAtLeast(loc, name, "stride", *stride, 1)) ||
-      failed(checkAtLeast(loc, name, "dilate", *dilate, 1)) ||
-      failed(checkAtLeast(loc, name, "pad", *pad, 0)) ||
-      failed(checkAtLeast(loc, name, "adj", *adj, 0)))
+  auto c = checkConvAttrs(loc, name, *data, adaptor);
+  if (failed(c))
     return failure();
-
-  int64_t numFilter = static_cast<int64_t>(adaptor.getNumFilter());
-  int64_t numGroup = static_cast<int64_t>(adaptor.getNumGroup());
-  if (numFilter < 1)
-    return inferError(loc, name, "num_filter must be >= 1, got ", numFilter);
-  if (numGroup < 1)
-    return inferError(loc, name, "num_group must be >= 1, got ", numGroup);
+  ArrayRef<int64_t> kernel = adaptor.getKernel();
+  int64_t k = c->k, numFilter = c->numFilter, numGroup = c->numGroup;
+  Shape *stride = &c->stride, *dilate = &c->dilate, *pad = &c->pad;
+  if (c->channelLast)
+    return inferError(loc, name, "layout ", *adaptor.getLayout(),
+                      " is not supported by mxc (MXNet supports it on GPUs "
+                      "only); use the channel-first layout");
+  auto adj = expandSpatialParam(loc, name, "adj", adaptor.getAdj(), k, 0);
+  if (failed(adj) || failed(checkAtLeast(loc, name, "adj", *adj, 0)))
+    return failure();
   if (numFilter % numGroup != 0)
     return inferError(loc, name, "output num_filter ", numFilter,
                       " must divide group size ", numGroup);
   Value bias = adaptor.getBias();
-  if (!adaptor.getNoBias() && !bias)
-    return inferError(loc, name, "expects a bias input unless no_bias is true");
-  if (adaptor.getNoBias() && bias)
-    return inferError(loc, name, "has a bias input but no_bias is true");
 
   ArrayRef<int64_t> in = data->getShape();
   Type elt = data->getElementType();
