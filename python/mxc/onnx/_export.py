@@ -1300,3 +1300,60 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32, onnx_file_pat
     if verbose:
         logging.info("export_model: wrote %s", onnx_file_path)
     return onnx_file_path
+
+
+def _with_attrs(n, **attrs):
+    """`n` seen with other attributes (a composite exported as the operator
+    it decomposes into)."""
+    import copy
+    m = copy.copy(n)
+    m.attrs = dict(attrs)
+    return m
+
+
+@_exports("argmax_channel")
+def _argmax_channel(g, n):
+    _argmax(g, _with_attrs(n, axis="1", keepdims="False"))
+
+
+@_exports("batch_take")
+def _batch_take(g, n):
+    _pick(g, _with_attrs(n, axis="1", keepdims="False", mode="clip"))
+
+
+@_exports("moments")
+def _moments(g, n):
+    shape = n.in_shapes[0]
+    axes = attr_shape(n.attrs, "axes", ()) or tuple(range(len(shape)))
+    axes = [a % len(shape) for a in axes]
+    _, mean, var, _ = _moments_onnx(g, n, n.inputs[0], axes, 0.0, n.in_dtypes[0])
+    _norm_outputs(g, n, [mean, var])
+
+
+@_exports("repeat", "tile")
+def _repeat_tile(g, n):
+    """Reshape + Expand + Reshape, as the compiler's decomposition."""
+    shape = list(n.in_shapes[0])
+    if n.op == "repeat":
+        axis = attr_int(n.attrs, "axis")
+        if axis is None:
+            shape, axis = [int(np.prod(shape))], 0
+        axis %= len(shape)
+        inter = shape[:axis + 1] + [1] + shape[axis + 1:]
+        target = list(inter)
+        target[axis + 1] = attr_int(n.attrs, "repeats")
+    else:
+        reps = list(attr_shape(n.attrs, "reps", ()))
+        if not reps:
+            g.node("Identity", n.inputs[:1], n.outs[:1], name=n.name)
+            return
+        r = max(len(shape), len(reps))
+        shape = [1] * (r - len(shape)) + shape
+        reps = [1] * (r - len(reps)) + reps
+        inter = [v for d in shape for v in (1, d)]
+        target = [v for d, k in zip(shape, reps) for v in (k, d)]
+    x = _reshaped(g, n, n.inputs[0], inter)
+    x = g.one("Expand", [x, g.ints(n.name + "__target", target)], n.name)
+    g.node("Reshape", [x, g.ints(n.name + "__oshape", list(n.out_shapes[0]))], n.outs[:1],
+           name=n.name)
+

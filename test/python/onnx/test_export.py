@@ -250,9 +250,12 @@ def _norms():
             sym.LayerNorm(d, g3, b3, axis=1),
             sym.InstanceNorm(d, g3, b3),
             sym.GroupNorm(sym.var("x"), sym.var("gg"), sym.var("bg"), num_groups=2),
-            sym.L2Normalization(d, mode="spatial"), sym.L2Normalization(d)]
+            sym.L2Normalization(d, mode="spatial"), sym.L2Normalization(d),
+            sym.argmax_channel(d), sym.repeat(d, repeats=2, axis=1), sym.repeat(d, repeats=2),
+            sym.tile(d, reps=(2, 1, 1, 2)), sym.batch_take(sym.var("bt"), sym.var("bi"))] + \
+        list(sym.moments(d, axes=(0, 2)))
     return sym.Group(outs), {"data": (2, 3, 4), "g4": (4,), "b4": (4,), "g3": (3,), "b3": (3,),
-                             "x": (2, 4, 3), "gg": (2,), "bg": (2,)}
+                             "x": (2, 4, 3), "gg": (2,), "bg": (2,), "bt": (3, 4), "bi": (3,)}
 
 
 GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "norms": _norms, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
