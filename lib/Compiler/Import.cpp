@@ -131,7 +131,7 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
   ArrayRef<int64_t> d = data.getShape();
   StringRef input = i < spec->inputNames.size() ? spec->inputNames[i] : "";
 
-  if (op == "Convolution" && d.size() >= 3) {
+  if ((op == "Convolution" || op == "Deconvolution") && d.size() >= 3) {
     auto numFilter = attrInt("num_filter");
     auto kernelIt = n.attrs.find("kernel");
     if (!numFilter || kernelIt == n.attrs.end())
@@ -145,7 +145,11 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
     int64_t groups = attrInt("num_group").value_or(1);
     if (!kernel || groups <= 0)
       return std::nullopt;
-    std::vector<int64_t> w = {*numFilter, d[1] / groups};
+    // Convolution (num_filter, C / groups, k...); Deconvolution
+    // (C, num_filter / groups, k...) (DeconvolutionShape)
+    std::vector<int64_t> w = op == "Convolution"
+                                 ? std::vector<int64_t>{*numFilter, d[1] / groups}
+                                 : std::vector<int64_t>{d[1], *numFilter / groups};
     w.insert(w.end(), kernel->begin(), kernel->end());
     return w;
   }
@@ -159,24 +163,6 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
     if (axis < 0 || axis >= (int64_t)d.size())
       return std::nullopt;
     return std::vector<int64_t>{d[axis]};
-  }
-  if (op == "Deconvolution" && d.size() >= 3) { // DeconvolutionShape
-    auto numFilter = attrInt("num_filter");
-    auto kernelIt = n.attrs.find("kernel");
-    if (!numFilter || kernelIt == n.attrs.end())
-      return std::nullopt;
-    if (input == "bias")
-      return std::vector<int64_t>{*numFilter};
-    auto kernel = parseShapeAttr(kernelIt->second);
-    if (!kernel)
-      if (auto k = attrInt("kernel"))
-        kernel = std::vector<int64_t>(d.size() - 2, *k);
-    int64_t groups = attrInt("num_group").value_or(1);
-    if (!kernel || groups <= 0)
-      return std::nullopt;
-    std::vector<int64_t> w = {d[1], *numFilter / groups};
-    w.insert(w.end(), kernel->begin(), kernel->end());
-    return w;
   }
   if (op == "FullyConnected" && !d.empty()) {
     auto numHidden = attrInt("num_hidden");

@@ -106,25 +106,21 @@ struct ConvertSliceAxis final : OpConversionPattern<mx::SliceAxisOp> {
   }
 };
 
-/// SwapAxis: a linalg.transpose with the two axes exchanged.
+/// SwapAxis: mx.transpose with the two axes exchanged (lowered by
+/// ConvertTranspose).
 struct ConvertSwapAxis final : OpConversionPattern<mx::SwapAxisOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(mx::SwapAxisOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    MXC_REQUIRE_STATIC(op);
     int64_t rank = op.getData().getType().getRank();
     auto norm = [&](int64_t a) { return a < 0 ? a + rank : a; };
     SmallVector<int64_t> perm(rank);
     std::iota(perm.begin(), perm.end(), 0);
     std::swap(perm[norm(static_cast<int64_t>(op.getDim1()))],
               perm[norm(static_cast<int64_t>(op.getDim2()))]);
-    auto outType = cast<RankedTensorType>(op.getOutput().getType());
-    Value init = emptyTensor(rewriter, op.getLoc(), outType.getShape(),
-                             outType.getElementType());
-    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(),
-                                         adaptor.getData(), init, perm);
-    rewriter.replaceOp(op, t.getResult()[0]);
+    rewriter.replaceOpWithNewOp<mx::TransposeOp>(
+        op, adaptor.getData(), rewriter.getDenseI64ArrayAttr(perm));
     return success();
   }
 };
@@ -162,32 +158,13 @@ static FailureOr<SliceRegion> sliceRegion(OpBuilder &b, Operation *op,
   return r;
 }
 
-/// `v` with the order of its elements reversed along `axes`.
+/// `v` with the order of its elements reversed along `axes`: mx.reverse
+/// (lowered by Elementwise.cpp's ConvertReverse).
 static Value reverseAxes(OpBuilder &b, Location loc, Value v,
                          ArrayRef<int64_t> axes) {
   if (axes.empty())
     return v;
-  auto type = cast<RankedTensorType>(v.getType());
-  int64_t rank = type.getRank();
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < rank; ++d) {
-    AffineExpr e = getAffineDimExpr(d, ctx);
-    exprs.push_back(llvm::is_contained(axes, d)
-                        ? getAffineConstantExpr(type.getDimSize(d) - 1, ctx) - e
-                        : e);
-  }
-  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, ctx),
-                              AffineMap::getMultiDimIdentityMap(rank, ctx)};
-  Value init = emptyTensor(b, loc, type.getShape(), type.getElementType());
-  return linalg::GenericOp::create(
-             b, loc, type, ValueRange{v}, ValueRange{init}, maps,
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             [](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl, args[0]);
-             })
-      .getResult(0);
+  return mx::ReverseOp::create(b, loc, v, b.getDenseI64ArrayAttr(axes));
 }
 
 /// slice: an extract_slice with positive strides, then reversed along the

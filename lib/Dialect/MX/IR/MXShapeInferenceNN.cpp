@@ -217,6 +217,16 @@ static LogicalResult checkNormParams(std::optional<Location> loc,
   return success();
 }
 
+/// The normalizations' results: the data's type, then `numStats` statistics
+/// of shape `stats`.
+static LogicalResult normResults(RankedTensorType data, ArrayRef<int64_t> stats,
+                                 int numStats, SmallVectorImpl<Type> &results) {
+  results.push_back(data);
+  for (int i = 0; i < numStats; ++i)
+    results.push_back(RankedTensorType::get(stats, data.getElementType()));
+  return success();
+}
+
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -235,10 +245,7 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *context,
     return failure();
   Shape moments(data->getShape().begin(), data->getShape().end());
   moments[*axis] = 1;
-  results.push_back(*data);
-  results.push_back(RankedTensorType::get(moments, elt));
-  results.push_back(RankedTensorType::get(moments, elt));
-  return success();
+  return normResults(*data, moments, 2, results);
 }
 
 LogicalResult InstanceNormOp::inferReturnTypes(MLIRContext *context,
@@ -256,11 +263,8 @@ LogicalResult InstanceNormOp::inferReturnTypes(MLIRContext *context,
   if (failed(checkNormParams(loc, name, adaptor.getGamma(), adaptor.getBeta(),
                              {data->getDimSize(1)}, elt)))
     return failure();
-  Shape nc{data->getDimSize(0), data->getDimSize(1)};
-  results.push_back(*data);
-  results.push_back(RankedTensorType::get(nc, elt));
-  results.push_back(RankedTensorType::get(nc, elt));
-  return success();
+  return normResults(*data, {data->getDimSize(0), data->getDimSize(1)}, 2,
+                     results);
 }
 
 LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *context,
@@ -285,11 +289,7 @@ LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *context,
   if (failed(checkNormParams(loc, name, adaptor.getGamma(), adaptor.getBeta(),
                              {groups}, elt)))
     return failure();
-  Shape ng{data->getDimSize(0), groups};
-  results.push_back(*data);
-  results.push_back(RankedTensorType::get(ng, elt));
-  results.push_back(RankedTensorType::get(ng, elt));
-  return success();
+  return normResults(*data, {data->getDimSize(0), groups}, 2, results);
 }
 
 LogicalResult L2NormalizationOp::inferReturnTypes(
@@ -317,9 +317,7 @@ LogicalResult L2NormalizationOp::inferReturnTypes(
       norm = {in[0], in[1]};
     }
   }
-  results.push_back(*data);
-  results.push_back(RankedTensorType::get(norm, data->getElementType()));
-  return success();
+  return normResults(*data, norm, 1, results);
 }
 
 //===----------------------------------------------------------------------===//
