@@ -1277,6 +1277,81 @@ truncated); the result type is `dtype`.""",
    aliases=["_npx_one_hot"],
    example="""%out = mx.one_hot %i {depth = 10 : i64} : (tensor<4xi32>) -> tensor<4x10xf32>""")
 
+# Creation operators (src/operator/tensor/init_op.h): no inputs; `ctx` is
+# MXNet's device string, accepted and ignored (the graph's device decides).
+_INIT_ATTRS = [
+    Attr("shape", "shape", "()", doc="The result's shape (every extent positive)."),
+    Attr("ctx", "string", "None", doc="MXNet's context string; ignored."),
+    Attr("dtype", "dtype", "float32", ALL_DTYPES, doc="Result type."),
+]
+for _name, _cpp, _what in (("_zeros", "Zeros", "zeros"), ("_ones", "Ones", "ones")):
+    op(mxnet=_name, mnemonic=_name, cpp=_cpp,
+       source="src/operator/tensor/init_op.h InitOpParam",
+       summary="An array of %s" % _what,
+       description="""
+An array of `shape` and `dtype` filled with %s (mx.sym.%s). A shape with
+a zero extent, or the empty shape, is an error (MXNet's legacy shape
+semantics: 0 means unknown).""" % (_what, _what),
+       inputs=[], outputs=[Output("output")], attrs=list(_INIT_ATTRS),
+       example="""%%out = mx.%s {shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>""" % _name)
+
+op(mxnet="_full", mnemonic="_full", cpp="Full",
+   source="src/operator/tensor/init_op.h InitOpWithScalarParam",
+   summary="An array filled with a value",
+   description="""
+An array of `shape` and `dtype` with every element `value` (mx.sym.full),
+converted to `dtype` as a C cast would.""",
+   inputs=[], outputs=[Output("output")],
+   attrs=list(_INIT_ATTRS) + [Attr("value", "float", doc="The fill value.")],
+   example="""%out = mx._full {shape = array<i64: 2>, value = 7.0 : f64} : () -> tensor<2xf32>""")
+
+op(mxnet="_arange", mnemonic="_arange", cpp="Arange",
+   source="src/operator/tensor/init_op.h RangeParam, RangeShape",
+   summary="Evenly spaced values in [start, stop)",
+   description="""
+`start + (i / repeat) * step` for `i` in `[0, repeat * ceil((stop - start) /
+step))` (mx.sym.arange); without `stop` the range is `[0, start)`. The
+values are computed in double precision and converted to `dtype`.
+`infer_range` (the length taken from the graph) needs backward shape
+inference, which mxc does not have: it is an error.""",
+   inputs=[], outputs=[Output("output")],
+   attrs=[Attr("start", "float", doc="First value (or the end, without stop)."),
+          Attr("stop", "float", "None", doc="End (exclusive)."),
+          Attr("step", "float", "1.0", doc="Spacing (non-zero)."),
+          Attr("repeat", "int", "1", doc="Times each value is repeated (>= 1)."),
+          Attr("infer_range", "bool", "False", doc="Not supported by mxc."),
+          Attr("ctx", "string", "None", doc="MXNet's context string; ignored."),
+          Attr("dtype", "dtype", "float32", ALL_DTYPES, doc="Result type.")],
+   example="""%out = mx._arange {start = 0.0 : f64, stop = 5.0 : f64} : () -> tensor<5xf32>""")
+
+op(mxnet="_eye", mnemonic="_eye", cpp="Eye",
+   source="src/operator/tensor/init_op.h EyeParam",
+   summary="A 2-D array with ones on a diagonal",
+   description="""
+`(N, M)` (`M` = 0: `N`) with `out[i, j] = j - i == k ? 1 : 0` (mx.sym.eye).""",
+   inputs=[], outputs=[Output("output")],
+   attrs=[Attr("N", "int", doc="Rows (>= 1)."),
+          Attr("M", "int", "0", doc="Columns; 0 means N."),
+          Attr("k", "int", "0", doc="Diagonal: 0 main, > 0 above, < 0 below."),
+          Attr("ctx", "string", "None", doc="MXNet's context string; ignored."),
+          Attr("dtype", "dtype", "float32", ALL_DTYPES, doc="Result type.")],
+   example="""%out = mx._eye {N = 3 : i64} : () -> tensor<3x3xf32>""")
+
+op(mxnet="_contrib_arange_like", mnemonic="_contrib_arange_like", cpp="ArangeLike",
+   source="src/operator/tensor/init_op.h RangeLikeParam, RangeLikeShape",
+   summary="arange with the length of an input",
+   description="""
+`start + (i / repeat) * step` over `data`'s whole shape (row-major index i)
+or, with `axis`, over `(data.shape[axis],)`. Only `data`'s shape is read;
+no gradient flows to it.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("start", "float", "0.0", doc="First value."),
+          Attr("step", "float", "1.0", doc="Spacing."),
+          Attr("repeat", "int", "1", doc="Times each value is repeated (>= 1)."),
+          Attr("ctx", "string", "None", doc="MXNet's context string; ignored."),
+          Attr("axis", "int", "None", doc="The axis whose extent is the length; absent: all of data.")],
+   example="""%out = mx._contrib_arange_like %x {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<3xf32>""")
+
 # ----------------------------------------------------------------------------
 # Derived views of the table
 # ----------------------------------------------------------------------------
@@ -1467,8 +1542,9 @@ def emit_inc() -> str:
     for o in OPS:
         ident = o.cpp
         out.append(f"// {o.mxnet} -> mx.{o.mnemonic}")
-        out.append(f"static const char *const kInputs_{ident}[] = {{"
-                   + ", ".join(c_str(i.name) for i in o.inputs) + "};")
+        if o.inputs:
+            out.append(f"static const char *const kInputs_{ident}[] = {{"
+                       + ", ".join(c_str(i.name) for i in o.inputs) + "};")
         out.append(f"static const char *const kOutputs_{ident}[] = {{"
                    + ", ".join(c_str(r.name) for r in o.outputs) + "};")
         aux = [str(n) for n, i in enumerate(o.inputs) if i.aux]
@@ -1493,7 +1569,8 @@ def emit_inc() -> str:
         n_out = len(o.outputs)
         visible = o.visible_outputs or n_out
         fields = [
-            c_str(o.mxnet), c_str("mx." + o.mnemonic), f"kInputs_{ident}",
+            c_str(o.mxnet), c_str("mx." + o.mnemonic),
+            f"kInputs_{ident}" if o.inputs else "{}",
             str(required), "true" if o.variadic else "false", str(n_out),
             f"kAux_{ident}" if any(i.aux for i in o.inputs) else "{}",
             f"kAttrs_{ident}" if o.attrs else "{}",

@@ -41,6 +41,7 @@ from . import onnx
 from . import contrib
 from . import runtime
 from . import engine
+from . import operator
 from . import rnn
 from .ndarray import NDArray, waitall
 from .symbol import Symbol

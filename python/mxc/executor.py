@@ -406,11 +406,13 @@ class Executor:
         (grad_req write: replaced, add: accumulated). `out_grads`: head
         gradients (NDArray or list, one per output); ones when omitted, as
         for MXNet's loss outputs."""
-        if self._pending is None and self._last_forward == "infer":
+        if self._pending is None and self._last_forward in ("infer", None):
             # As MXNet: the gradients of the last forward's graph, here the
             # training step run again on the same inputs (heads and
             # auxiliary states unchanged; BatchNorm uses batch statistics
-            # and Dropout masks in it, as a training forward would).
+            # and Dropout masks in it, as a training forward would). With
+            # no forward yet, MXNet's backward reads the bound arrays as
+            # they are; so does this training step.
             self._pending = (self._compile(True), None, _next_seed(), "rerun")
         if self._pending is None:
             raise MXNetError("backward: call forward(is_train=True) first")

@@ -691,14 +691,29 @@ def full(shape, val, ctx=None, dtype="float32", out=None):
     return _new(np.full(_shape(shape), val, dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
+def _range_values(n, start, step, repeat, dtype):
+    """MXNet's range_fwd (the _arange kernel, and mxc's lowering of it):
+    DType(start) + (i / repeat) * DType(step) for i in [0, n), in the
+    arithmetic of the type (float16 through float32; integers wrap)."""
+    dt = np.dtype(dtype)
+    i = np.arange(n) // repeat
+    if np.issubdtype(dt, np.floating):
+        ct = np.float32 if dt.itemsize < 4 else dt.type
+        return (ct(dt.type(start)) + i.astype(ct) * ct(dt.type(step))).astype(dt)
+    vals = int(start) + i.astype(np.int64) * int(step)
+    return vals != 0 if dt == np.bool_ else vals.astype(dt)
+
+
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype="float32"):
-    """MXNet's arange: float32 by default, each value `repeat` times."""
-    dt = np_dtype(dtype_name(dtype))
-    data = np.arange(start, stop, step, dtype=np.float64) if stop is not None \
-        else np.arange(0, start, step, dtype=np.float64)
-    if repeat != 1:
-        data = np.repeat(data, repeat)
-    return _new(data.astype(dt), ctx)
+    """MXNet's arange: float32 by default, each value `repeat` times; the
+    values as MXNet's kernel computes them (DType(start) + i * DType(step)),
+    the length ceil((stop - start) / step) in double."""
+    if stop is None:
+        start, stop = 0.0, start
+    if step == 0:
+        raise MXNetError("arange: step cannot be 0")
+    n = builtins.max(int(_math.ceil((stop - start) / step)), 0) * int(repeat)
+    return _new(_range_values(n, start, step, int(repeat), np_dtype(dtype_name(dtype))), ctx)
 
 
 def concatenate(arrays, axis=0, always_copy=True):
@@ -1281,13 +1296,19 @@ def _contrib_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=True, **kwargs):
 
 
 class _ContribNamespace:
-    """mx.nd.contrib: the names mxc has (allclose); any other is an
-    AttributeError naming it."""
+    """mx.nd.contrib: the table's _contrib_* operators under their short
+    names, and the Python helpers mxc has (allclose, isnan, ...); any other
+    name is an AttributeError naming it."""
 
     allclose = staticmethod(_contrib_allclose)
 
     def __getattr__(self, name):
-        raise AttributeError("mx.nd.contrib.%s is not in mxc" % name)
+        spec = _ops.OP_NAMES.get("_contrib_" + name)
+        if spec is None or name.startswith("__"):
+            raise AttributeError("mx.nd.contrib.%s is not in mxc" % name)
+        fn = _make_op_function("_contrib_" + name, spec)
+        setattr(type(self), name, staticmethod(fn))
+        return fn
 
 
 contrib = _ContribNamespace()

@@ -178,9 +178,14 @@ class Symbol:
         return Symbol(outs)
 
     def get_children(self):
-        if len(self._outputs) != 1:
-            raise MXNetError("get_children: a single-output symbol only")
-        ins = [(src, i) for src, i, _ in self._outputs[0][0].inputs]
+        """The inputs of the symbol's output nodes (each node once, in output
+        order), as nnvm's Symbol::GetChildren; None for variables."""
+        ins, seen = [], set()
+        for node, _ in self._outputs:
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            ins.extend((src, i) for src, i, _ in node.inputs)
         return Symbol(ins) if ins else None
 
     def __call__(self, *args, **kwargs):
@@ -376,6 +381,9 @@ class Symbol:
                 t = next((x for x in ins if x is not None), None)
                 if n.op == "where" and len(ins) == 3:
                     t = ins[1] or ins[2]
+                if n.op in _CREATION_OPS:  # no inputs: the dtype attribute
+                    known[(id(n), 0)] = n.attrs.get("dtype", "float32")
+                    continue
                 if t is None:
                     if n.op == "Cast":  # its type does not depend on the input's
                         for k in range(n.num_outputs):
@@ -923,6 +931,56 @@ def _sparse_namespace():
 
 
 sparse = _sparse_namespace()
+
+
+_CREATION_OPS = ("_zeros", "_ones", "_full", "_arange", "_eye")
+
+
+class _ContribNamespace:
+    """mx.sym.contrib: the table's _contrib_* operators under their short
+    names; any other name is an AttributeError naming it."""
+
+    def __getattr__(self, name):
+        spec = _ops.OP_NAMES.get("_contrib_" + name)
+        if spec is None or name.startswith("__"):
+            raise AttributeError("mx.sym.contrib.%s is not in mxc" % name)
+        fn = _make_op_function("_contrib_" + name, spec)
+        setattr(type(self), name, staticmethod(fn))
+        return fn
+
+
+contrib = _ContribNamespace()
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """MXNet's mx.sym.zeros: the _zeros operator (float32 by default)."""
+    return _internal._zeros(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """MXNet's mx.sym.ones: the _ones operator (float32 by default)."""
+    return _internal._ones(shape=shape, dtype="float32" if dtype is None else dtype, **kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """MXNet's mx.sym.full: the _full operator (float32 by default)."""
+    return _internal._full(shape=shape, dtype="float32" if dtype is None else dtype,
+                           value=float(val), **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """MXNet's mx.sym.arange: the _arange operator (float32 by default;
+    infer_range=True is an error when the graph is compiled: mxc has no
+    backward shape inference)."""
+    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat,
+                             infer_range=infer_range, name=name,
+                             dtype="float32" if dtype is None else dtype)
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs):
+    """MXNet's mx.sym.eye: the _eye operator (float32 by default)."""
+    return _internal._eye(N=N, M=M, k=k, dtype="float32" if dtype is None else dtype,
+                          **kwargs)
 _internal = _Namespace({k: v for k, v in _functions.items() if k.startswith("_")})
 op = _Namespace(_functions)
 

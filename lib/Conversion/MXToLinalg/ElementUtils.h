@@ -127,8 +127,23 @@ inline mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
                                 llvm::ArrayRef<int64_t> shape,
                                 mlir::Type elementType, mlir::Value value) {
   mlir::Value empty = emptyTensor(b, loc, shape, elementType);
-  value = castSignedness(b, loc, value, elementType);
-  return mlir::linalg::FillOp::create(b, loc, value, empty).getResult(0);
+  if (value.getType() == elementType)
+    return mlir::linalg::FillOp::create(b, loc, value, empty).getResult(0);
+  // ui8: the signless value cast inside a generic's body, as the other
+  // payloads do (a linalg.fill of a cast value reaches LLVM as a ui8 store).
+  auto type = mlir::RankedTensorType::get(shape, elementType);
+  mlir::AffineMap id = b.getMultiDimIdentityMap(shape.size());
+  llvm::SmallVector<mlir::utils::IteratorType> iters(
+      shape.size(), mlir::utils::IteratorType::parallel);
+  return mlir::linalg::GenericOp::create(
+             b, loc, mlir::TypeRange{type}, mlir::ValueRange{},
+             mlir::ValueRange{empty}, llvm::ArrayRef<mlir::AffineMap>{id},
+             iters,
+             [&](mlir::OpBuilder &nb, mlir::Location l, mlir::ValueRange) {
+               mlir::linalg::YieldOp::create(
+                   nb, l, castSignedness(nb, l, value, elementType));
+             })
+      .getResult(0);
 }
 
 /// `v` (static shape) reshaped to `shape` with the same element count: one

@@ -36,6 +36,8 @@ MXC_DECLARE_FAMILY(DataMovement)
 MXC_DECLARE_FAMILY(Training)
 /// Backward ops of layers (MXBackwardOps.td): convolution, pooling, LRN.
 MXC_DECLARE_FAMILY(Backward)
+/// _zeros, _ones, _full, _arange, _eye, _contrib_arange_like.
+MXC_DECLARE_FAMILY(Creation)
 /// mx.fused (MXFusedOps.td): the region's ops as one loop nest.
 MXC_DECLARE_FAMILY(Fused)
 #undef MXC_DECLARE_FAMILY

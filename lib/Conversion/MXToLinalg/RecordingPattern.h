@@ -129,6 +129,7 @@ inline void populateAllFamilies(mlir::TypeConverter &typeConverter,
   populateDataMovementPatternsAndLegality(typeConverter, patterns, target);
   populateTrainingPatternsAndLegality(typeConverter, patterns, target);
   populateBackwardPatternsAndLegality(typeConverter, patterns, target);
+  populateCreationPatternsAndLegality(typeConverter, patterns, target);
   if (withFused)
     populateFusedPatternsAndLegality(typeConverter, patterns, target);
 }

@@ -1014,6 +1014,36 @@ def _shape_array(g, n):
                n.outs[:1], name=n.name)
 
 
+@_exports("_zeros", "_ones", "_full")
+def _init_fill(g, n):
+    value = {"_zeros": 0.0, "_ones": 1.0}.get(n.op)
+    if value is None:
+        value = attr_float(n.attrs, "value")
+    dt = np.dtype(n.out_dtypes[0])
+    v = np.array([value != 0 if dt == np.bool_ else
+                  (np.trunc(value) if np.issubdtype(dt, np.integer) else value)]).astype(dt)
+    g.node("ConstantOfShape", [g.ints(n.name + "__shape", n.out_shapes[0])], n.outs[:1],
+           name=n.name, value=g.onnx.numpy_helper.from_array(v, n.name + "__value"))
+
+
+@_exports("_arange", "_contrib_arange_like", "_eye")
+def _constant_creation(g, n):
+    """Values known at export (static shapes): a Constant."""
+    shape = tuple(n.out_shapes[0])
+    if n.op == "_eye":
+        vals = np.eye(shape[0], shape[1], k=attr_int(n.attrs, "k", 0)).astype(n.out_dtypes[0])
+    else:
+        start = attr_float(n.attrs, "start", 0.0)
+        if n.op == "_arange" and n.attrs.get("stop", "None") == "None":
+            start = 0.0
+        from ..ndarray import _range_values
+        vals = _range_values(int(np.prod(shape)), start, attr_float(n.attrs, "step", 1.0),
+                             attr_int(n.attrs, "repeat", 1),
+                             n.out_dtypes[0]).reshape(shape)
+    g.node("Constant", [], n.outs[:1], name=n.name,
+           value=g.onnx.numpy_helper.from_array(np.ascontiguousarray(vals), n.name + "__value"))
+
+
 @_exports("slice_like")
 def _slice_like(g, n):
     shape = list(n.out_shapes[0])

@@ -126,7 +126,6 @@ STANDINS = {
                                 reset_np=lambda: None),
     "mxnet.numpy_extension": lambda: _View("mxnet.numpy_extension", types.SimpleNamespace(),
                                            get_cuda_compute_capability=lambda ctx: 0),
-    "mxnet.operator": lambda: _Missing("mxnet.operator", "Python custom operators (CustomOp)"),
     "mxnet.module.executor_group": lambda: _Missing("mxnet.module.executor_group",
                                                     "MXNet's executor-group internals"),
     "mxnet.contrib.amp": lambda: _Missing("mxnet.contrib.amp", "AMP (mixed precision)"),
@@ -190,8 +189,6 @@ def install(test_utils_path):
     for short in ("use_np", "use_np_shape", "use_np_array", "np_shape", "set_np_shape"):
         if not hasattr(mxc, short):
             setattr(mxc, short, _use_np)
-    if not hasattr(mxc, "operator"):
-        mxc.operator = importlib.import_module("mxnet.operator")
     if not hasattr(mxc, "util"):
         mxc.util = importlib.import_module("mxnet.util")
     if not hasattr(mxc, "runtime"):

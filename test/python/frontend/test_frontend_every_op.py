@@ -174,6 +174,12 @@ EXAMPLES = {
     "zeros_like": ([f(*U)], {}),
     "ones_like": ([f(*U)], {}),
     "one_hot": ([np.array([0, 2, 1, 3], np.float32)], dict(depth=4)),
+    "_zeros": ([], dict(shape=(2, 3), dtype="int32")),
+    "_ones": ([], dict(shape=(4,), dtype="float16")),
+    "_full": ([], dict(shape=(2, 2), value=-2.5, dtype="int8")),
+    "_arange": ([], dict(start=1.3, stop=20.0, step=1.3, repeat=2)),
+    "_eye": ([], dict(N=3, M=5, k=-1, dtype="float64")),
+    "_contrib_arange_like": ([f(2, 7)], dict(start=2.0, step=0.5, axis=-1)),
 }
 
 
@@ -185,7 +191,9 @@ def test_every_op_has_an_example():
 def test_op_against_numpy(op):
     inputs, kwargs = EXAMPLES[op]
     spec = mx._ops.OPS[op]
-    got = getattr(mx.nd, op)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **kwargs)
+    fn = getattr(mx.nd.contrib, op[len("_contrib_"):]) if op.startswith("_contrib_") \
+        else getattr(mx.nd, op)
+    got = fn(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **kwargs)
     got = got if isinstance(got, list) else [got]
     attrs = spec.format_attrs(kwargs)
     if spec.variadic:

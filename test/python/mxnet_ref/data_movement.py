@@ -373,3 +373,83 @@ def tile(inputs, attrs):
     reps = attr_tuple(attrs, "reps")
     return [np.tile(inputs[0], reps) if reps else inputs[0].copy()]
 
+
+
+# -- creation operators (src/operator/tensor/init_op.h) -------------------------
+
+def _dtype_value(dt, v):
+    """DType(v) as C++ converts a double (integers truncate; bool: v != 0)."""
+    if dt == np.bool_:
+        return np.bool_(v != 0)
+    if np.issubdtype(dt, np.integer):
+        return dt.type(int(v))
+    return dt.type(v)
+
+
+def _init(attrs, value):
+    shape = attr_tuple(attrs, "shape")
+    dt = np.dtype(np_dtype(attr_str(attrs, "dtype", "float32")))
+    return [np.full(shape, _dtype_value(dt, value), dtype=dt)]
+
+
+@register("_zeros")
+def zeros(inputs, attrs):
+    return _init(attrs, 0.0)
+
+
+@register("_ones")
+def ones(inputs, attrs):
+    return _init(attrs, 1.0)
+
+
+@register("_full")
+def full(inputs, attrs):
+    return _init(attrs, attr_float(attrs, "value"))
+
+
+def range_values(n, start, step, repeat, dt):
+    """MXNet's range_fwd: DType(start) + (i / repeat) * DType(step) in the
+    type's arithmetic (float16 through float32; integers wrap)."""
+    i = np.arange(n) // repeat
+    if np.issubdtype(dt, np.floating):
+        ct = np.float32 if dt.itemsize < 4 else dt.type
+        s, st = ct(dt.type(start)), ct(dt.type(step))
+        return (s + i.astype(ct) * st).astype(dt)
+    vals = int(start) + i.astype(np.int64) * int(step)
+    if dt == np.bool_:
+        return vals != 0
+    return vals.astype(dt)
+
+
+@register("_arange")
+def arange(inputs, attrs):
+    """Without stop, [0, start)."""
+    start = attr_float(attrs, "start")
+    stop = attrs.get("stop", "None")
+    step = attr_float(attrs, "step", 1.0)
+    repeat = attr_int(attrs, "repeat", 1)
+    if stop == "None":
+        start, stop = 0.0, start
+    else:
+        stop = float(stop)
+    n = int(np.ceil((stop - start) / step)) * repeat
+    dt = np.dtype(np_dtype(attr_str(attrs, "dtype", "float32")))
+    return [range_values(n, start, step, repeat, dt)]
+
+
+@register("_eye")
+def eye(inputs, attrs):
+    n = attr_int(attrs, "N")
+    m = attr_int(attrs, "M", 0) or n
+    dt = np.dtype(np_dtype(attr_str(attrs, "dtype", "float32")))
+    return [np.eye(n, m, k=attr_int(attrs, "k", 0), dtype=dt)]
+
+
+@register("_contrib_arange_like")
+def arange_like(inputs, attrs):
+    x = inputs[0]
+    axis = attrs.get("axis", "None")
+    shape = x.shape if axis == "None" else (x.shape[int(axis)],)
+    vals = range_values(int(np.prod(shape)), attr_float(attrs, "start", 0.0),
+                        attr_float(attrs, "step", 1.0), attr_int(attrs, "repeat", 1), x.dtype)
+    return [vals.reshape(shape)]

@@ -258,11 +258,22 @@ def _norms():
                              "x": (2, 4, 3), "gg": (2,), "bg": (2,), "bt": (3, 4), "bi": (3,)}
 
 
+def _creation():
+    a = sym.var("a")
+    outs = [a + sym.zeros((2, 3)), a * sym.ones((2, 3), dtype="float32"),
+            sym.full((2, 3), -2.5, dtype="int32"), sym.full((3,), 0.5, dtype="bool"),
+            sym.arange(1.3, 9.0, 1.3, repeat=2), sym.arange(5, dtype="int64"),
+            sym.arange(10, 0, -3, dtype="uint8"),
+            sym.eye(3, 4, k=1), sym.contrib.arange_like(a, start=1.0, step=0.5),
+            sym.contrib.arange_like(a, axis=1)]
+    return sym.Group(outs), {"a": (2, 3)}
+
+
 GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "norms": _norms, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
           "gather": _gather, "activations": _activations, "elementwise": _elementwise,
           "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
           "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,
-          "one_hot_conv1d": _one_hot}
+          "one_hot_conv1d": _one_hot, "creation": _creation}
 
 
 @pytest.mark.parametrize("opset", [11, 13, 17, 21])

@@ -1049,7 +1049,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       EqualScalarOp, NotEqualScalarOp, GreaterScalarOp, GreaterEqualScalarOp,
       LesserScalarOp, LesserEqualScalarOp, ArgmaxOp, OneHotOp, ZerosLikeOp,
       OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp, ShapeArrayOp,
-      SizeArrayOp>(ctx);
+      SizeArrayOp, ZerosOp, OnesOp, FullOp, ArangeOp, EyeOp, ArangeLikeOp>(ctx);
   Rule<erfGrad>::attach<ErfOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);

@@ -1341,3 +1341,131 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *context,
   results.push_back(RankedTensorType::get(out, elt));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// _zeros, _ones, _full, _arange, _eye, _contrib_arange_like
+// (src/operator/tensor/init_op.h InitShape, RangeShape, EyeShape,
+// RangeLikeShape)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The result type of a creation op: `shape` must be known (non-empty, every
+/// extent positive: MXNet's legacy semantics read 0 as unknown).
+LogicalResult inferInit(MLIRContext *context, std::optional<Location> loc,
+                        StringRef name, ArrayRef<int64_t> shape,
+                        StringRef dtype, SmallVectorImpl<Type> &results) {
+  if (shape.empty() || llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return inferError(loc, name, "shape ", formatShape(shape),
+                      " is not fully known (MXNet reads an empty shape or a "
+                      "0 extent as unknown, and mxc has no partial shapes)");
+  Type elt = elementTypeForDType(context, dtype);
+  if (!elt)
+    return inferError(loc, name, "unknown dtype '", dtype, "'");
+  results.push_back(RankedTensorType::get(shape, elt));
+  return success();
+}
+
+/// MXNet's RangeShape length: ceil((stop - start) / step), times repeat.
+FailureOr<int64_t> rangeLength(std::optional<Location> loc, StringRef name,
+                               double start, std::optional<double> stop,
+                               double step, int64_t repeat) {
+  if (!stop) {
+    stop = start;
+    start = 0;
+  }
+  if (step == 0)
+    return inferError(loc, name, "step cannot be 0");
+  if (repeat < 1)
+    return inferError(loc, name, "repeat must be >= 1, got ", repeat);
+  if (*stop > start && step < 0)
+    return inferError(loc, name, "invalid range: step ", step,
+                      " is negative while stop ", *stop, " > start ", start);
+  if (*stop < start && step > 0)
+    return inferError(loc, name, "invalid range: step ", step,
+                      " is positive while stop ", *stop, " < start ", start);
+  double n = std::ceil((*stop - start) / step);
+  if (!(n >= 1))
+    return inferError(loc, name, "the range [", start, ", ", *stop,
+                      ") with step ", step,
+                      " is empty (mxc compiles no zero-size arrays)");
+  return static_cast<int64_t>(n) * repeat;
+}
+} // namespace
+
+LogicalResult ZerosOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
+                   adaptor.getDtype(), results);
+}
+
+LogicalResult OnesOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
+                   adaptor.getDtype(), results);
+}
+
+LogicalResult FullOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
+                   adaptor.getDtype(), results);
+}
+
+LogicalResult ArangeOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  if (adaptor.getInferRange())
+    return inferError(loc, name,
+                      "infer_range=True (the length taken from the rest of "
+                      "the graph) needs backward shape inference, which mxc "
+                      "does not have; give stop");
+  std::optional<double> stop;
+  if (auto s = adaptor.getStop())
+    stop = s->convertToDouble();
+  auto n = rangeLength(loc, name, adaptor.getStart().convertToDouble(), stop,
+                       adaptor.getStep().convertToDouble(),
+                       static_cast<int64_t>(adaptor.getRepeat()));
+  if (failed(n))
+    return failure();
+  return inferInit(context, loc, name, {*n}, adaptor.getDtype(), results);
+}
+
+LogicalResult EyeOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  int64_t n = static_cast<int64_t>(adaptor.getN());
+  int64_t m = static_cast<int64_t>(adaptor.getM());
+  return inferInit(context, loc, getOperationName(), {n, m == 0 ? n : m},
+                   adaptor.getDtype(), results);
+}
+
+LogicalResult ArangeLikeOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  if (adaptor.getRepeat() < 1)
+    return inferError(loc, name, "repeat must be >= 1, got ",
+                      static_cast<int64_t>(adaptor.getRepeat()));
+  Shape out(data->getShape().begin(), data->getShape().end());
+  if (auto axis = adaptor.getAxis()) {
+    auto a = normalizeAxis(loc, name, static_cast<int64_t>(*axis),
+                           data->getRank(), "axis");
+    if (failed(a))
+      return failure();
+    out = {data->getDimSize(*a)};
+  }
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}

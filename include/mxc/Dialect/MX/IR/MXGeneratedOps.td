@@ -5205,4 +5205,211 @@ def MX_OneHotOp : MX_Op<"one_hot", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_ZerosOp : MX_Op<"_zeros", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "An array of zeros";
+  let description = [{
+    An array of `shape` and `dtype` filled with zeros (mx.sym.zeros). A shape with
+    a zero extent, or the empty shape, is an error (MXNet's legacy shape
+    semantics: 0 means unknown).
+
+    MXNet operator: `_zeros`.
+
+    Example:
+
+    ```mlir
+    %out = mx._zeros {shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int32", "int64", "bool"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_OnesOp : MX_Op<"_ones", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "An array of ones";
+  let description = [{
+    An array of `shape` and `dtype` filled with ones (mx.sym.ones). A shape with
+    a zero extent, or the empty shape, is an error (MXNet's legacy shape
+    semantics: 0 means unknown).
+
+    MXNet operator: `_ones`.
+
+    Example:
+
+    ```mlir
+    %out = mx._ones {shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int32", "int64", "bool"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_FullOp : MX_Op<"_full", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "An array filled with a value";
+  let description = [{
+    An array of `shape` and `dtype` with every element `value` (mx.sym.full),
+    converted to `dtype` as a C cast would.
+
+    MXNet operator: `_full`.
+
+    Example:
+
+    ```mlir
+    %out = mx._full {shape = array<i64: 2>, value = 7.0 : f64} : () -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int32", "int64", "bool"]>, "\"float32\"">:$dtype,
+    F64Attr:$value
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ArangeOp : MX_Op<"_arange", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Evenly spaced values in [start, stop)";
+  let description = [{
+    `start + (i / repeat) * step` for `i` in `[0, repeat * ceil((stop - start) /
+    step))` (mx.sym.arange); without `stop` the range is `[0, start)`. The
+    values are computed in double precision and converted to `dtype`.
+    `infer_range` (the length taken from the graph) needs backward shape
+    inference, which mxc does not have: it is an error.
+
+    MXNet operator: `_arange`.
+
+    Example:
+
+    ```mlir
+    %out = mx._arange {start = 0.0 : f64, stop = 5.0 : f64} : () -> tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins
+    F64Attr:$start,
+    OptionalAttr<F64Attr>:$stop,
+    DefaultValuedAttr<F64Attr, "1.0">:$step,
+    DefaultValuedAttr<I64Attr, "1">:$repeat,
+    DefaultValuedAttr<BoolAttr, "false">:$infer_range,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int32", "int64", "bool"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_EyeOp : MX_Op<"_eye", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "A 2-D array with ones on a diagonal";
+  let description = [{
+    `(N, M)` (`M` = 0: `N`) with `out[i, j] = j - i == k ? 1 : 0` (mx.sym.eye).
+
+    MXNet operator: `_eye`.
+
+    Example:
+
+    ```mlir
+    %out = mx._eye {N = 3 : i64} : () -> tensor<3x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    I64Attr:$N,
+    DefaultValuedAttr<I64Attr, "0">:$M,
+    DefaultValuedAttr<I64Attr, "0">:$k,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float32", "float64", "float16", "bfloat16", "uint8", "int8", "int32", "int64", "bool"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ArangeLikeOp : MX_Op<"_contrib_arange_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "arange with the length of an input";
+  let description = [{
+    `start + (i / repeat) * step` over `data`'s whole shape (row-major index i)
+    or, with `axis`, over `(data.shape[axis],)`. Only `data`'s shape is read;
+    no gradient flows to it.
+
+    MXNet operator: `_contrib_arange_like`.
+
+    Example:
+
+    ```mlir
+    %out = mx._contrib_arange_like %x {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "0.0">:$start,
+    DefaultValuedAttr<F64Attr, "1.0">:$step,
+    DefaultValuedAttr<I64Attr, "1">:$repeat,
+    OptionalAttr<StrAttr>:$ctx,
+    OptionalAttr<I64Attr>:$axis
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 #endif // MXC_DIALECT_MX_IR_MXGENERATEDOPS_TD
