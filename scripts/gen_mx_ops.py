@@ -62,6 +62,10 @@ class Output:
     name: str
     optional: bool = False
     tensor: str = "MX_Tensor"
+    # any number of results, set by an attribute (SliceChannel's
+    # num_outputs; lib/Graph's numOutputsOf counts them), named
+    # <name>0, <name>1, ... in MXNet's list_outputs
+    variadic: bool = False
 
 
 @dataclass
@@ -1277,6 +1281,22 @@ truncated); the result type is `dtype`.""",
    aliases=["_npx_one_hot"],
    example="""%out = mx.one_hot %i {depth = 10 : i64} : (tensor<4xi32>) -> tensor<4x10xf32>""")
 
+op(mxnet="SliceChannel", mnemonic="SliceChannel", cpp="SliceChannel",
+   source="src/operator/slice_channel-inl.h SliceChannelParam, SliceChannelProp::InferShape",
+   summary="Splits an axis into equal parts",
+   description="""
+`num_outputs` results, part `i` being `[i * n, (i + 1) * n)` of `axis`
+(`n = data.shape[axis] / num_outputs`, which must divide evenly; a negative
+axis counts from the end); with `squeeze_axis` the axis (then of extent
+`num_outputs`) is dropped from each part. MXNet names the results `output0`,
+`output1`, ... A composite (mx-decompose): slice_axis (+ Reshape).""",
+   inputs=[Input("data")], outputs=[Output("output", variadic=True)],
+   attrs=[Attr("num_outputs", "int", doc="Number of parts (>= 1)."),
+          Attr("axis", "int", "1", doc="The axis to split."),
+          Attr("squeeze_axis", "bool", "False", doc="Drop the split axis from the parts.")],
+   aliases=["split"],
+   example="""%a, %b = mx.SliceChannel %x {num_outputs = 2 : i64} : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>)""")
+
 # Creation operators (src/operator/tensor/init_op.h): no inputs; `ctx` is
 # MXNet's device string, accepted and ignored (the graph's device decides).
 _INIT_ATTRS = [
@@ -1432,6 +1452,8 @@ def operand_constraint(i: Input, o: Op) -> str:
 
 
 def result_constraint(r: Output) -> str:
+    if r.variadic:
+        return f"Variadic<{r.tensor}>"
     return f"Optional<{r.tensor}>" if r.optional else r.tensor
 
 
@@ -1576,6 +1598,7 @@ def emit_inc() -> str:
             f"kAttrs_{ident}" if o.attrs else "{}",
             f"kOutputs_{ident}", str(visible),
             f"kAliases_{ident}" if o.aliases else "{}",
+            "true" if any(r.variadic for r in o.outputs) else "false",
         ]
         out.append("    {" + ", ".join(fields) + "},")
     out.append("};")

@@ -60,7 +60,7 @@ OpKind kindOf(StringRef op) {
               "LogisticRegressionOutput", "MAERegressionOutput"},
              OpKind::SoftmaxOutput)
       .Case("Embedding", OpKind::Embedding)
-      .Case("SliceChannel", OpKind::SliceChannel)
+      .Cases({"SliceChannel", "split"}, OpKind::SliceChannel)
       .Case("softmax", OpKind::Softmax)
       .Cases({"Activation", "Flatten", "log_softmax"}, OpKind::DataOnly)
       .Cases({"LayerNorm", "GroupNorm"}, OpKind::LayerNorm)

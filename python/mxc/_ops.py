@@ -18,6 +18,7 @@ class OpSpec:
         self.variadic = d["variadic"]
         self.num_outputs = d["num_outputs"]
         self.num_visible_outputs = d["num_visible_outputs"] or d["num_outputs"]
+        self.variadic_outputs = d["variadic_outputs"]
         self.aux_inputs = set(d["aux_inputs"])
         self.attrs = {a["name"]: a for a in d["attrs"]}
         self.aliases = list(d["aliases"])
@@ -62,6 +63,8 @@ class OpSpec:
             return 3 if attrs.get("output_mean_var", "False") in ("True", "true", "1") else 1
         if self.name == "LeakyReLU":
             return 2 if attrs.get("act_type", "leaky") == "rrelu" else 1
+        if self.variadic_outputs:
+            return self.all_outputs(attrs)
         return self.num_visible_outputs
 
     def all_outputs(self, attrs):

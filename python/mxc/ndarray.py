@@ -1150,36 +1150,6 @@ random = _RandomNamespace()
 # -- MXNet operators composed of compiled ones (exact: same values, and the
 # gradients come from the parts' gradients) ---------------------------------------
 
-def split(data, num_outputs, axis=1, squeeze_axis=False, **kwargs):
-    """MXNet's split / SliceChannel, imperatively: num_outputs slice_axis
-    calls (and a reshape when squeeze_axis), so a list of arrays (one array
-    when num_outputs is 1), as MXNet returns. Not an operator of its own:
-    mx.sym.split is not there yet."""
-    if kwargs.get("out") is not None:
-        raise MXNetError("split: out= is not supported (it returns new arrays)")
-    ndim = len(data.shape)
-    if not -ndim <= axis < ndim:
-        raise MXNetError("split: axis %d out of range for a %d-d array" % (axis, ndim))
-    ax = axis % ndim
-    n = data.shape[ax]
-    if num_outputs < 1 or n % num_outputs:
-        raise MXNetError("split: axis %d of size %d does not split into %d equal parts"
-                         % (axis, n, num_outputs))
-    step = n // num_outputs
-    if squeeze_axis and step != 1:
-        raise MXNetError("split: squeeze_axis needs num_outputs (%d) equal to the axis's "
-                         "size (%d)" % (num_outputs, n))
-    outs = []
-    for i in range(num_outputs):
-        o = slice_axis(data, axis=ax, begin=i * step, end=(i + 1) * step)
-        if squeeze_axis:
-            rest = tuple(d for k, d in enumerate(o.shape) if k != ax)
-            o = reshape(o, shape=rest if rest else (1,))
-        outs.append(o)
-    return outs if num_outputs > 1 else outs[0]
-
-
-SliceChannel = split
 
 
 def _ufunc_helper(lhs, rhs, fn_array, fn_scalar, lfn_scalar, rfn_scalar=None):

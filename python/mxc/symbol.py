@@ -723,40 +723,6 @@ minimum = _symbol_binary("minimum", "broadcast_minimum", "_minimum_scalar", "_mi
 hypot = _symbol_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", _math.hypot)
 
 
-def split(data, num_outputs, axis=1, squeeze_axis=False, name=None, **kwargs):
-    """MXNet's split / SliceChannel, composed of operators mxc has: the axis
-    reshaped into (num_outputs, -1), part i sliced out (slice_axis) and the
-    two axes merged again (Reshape), or dropped (squeeze) with squeeze_axis.
-    A group of num_outputs outputs, as MXNet's; the parts are nodes of their
-    own, named <name>_part<i> (MXNet: one node, outputs <name>_output<i>).
-    axis must be non-negative (the rank is not known to a symbol)."""
-    if not isinstance(data, Symbol):
-        raise MXNetError("split: data must be a Symbol")
-    num_outputs, axis = int(num_outputs), int(axis)
-    if num_outputs < 1:
-        raise MXNetError("split: num_outputs must be positive")
-    if axis < 0:
-        raise MXNetError("split: axis %d: mxc's symbolic split needs a non-negative axis"
-                         % axis)
-    name = NameManager.current.get(name, "slicechannel")
-    keep = (0,) * axis
-    grouped = _create("Reshape", [data], {"shape": keep + (-4, num_outputs, -1, -2)}, None,
-                      "%s_split" % name)
-    parts = []
-    for i in range(num_outputs):
-        part = _create("slice_axis", [grouped], {"axis": axis, "begin": i, "end": i + 1},
-                       None, "%s_slice" % name)
-        if squeeze_axis:
-            part = _create("squeeze", [part], {"axis": (axis, axis + 1)}, "%s_part%d" % (name, i),
-                           "squeeze")
-        else:
-            part = _create("Reshape", [part], {"shape": keep + (-3, -2)}, "%s_part%d" % (name, i),
-                           "reshape")
-        parts.append(part)
-    return parts[0] if num_outputs == 1 else Group(parts)
-
-
-SliceChannel = split
 
 
 def softmin(data=None, axis=-1, temperature=None, dtype=None, use_length=False, name=None,

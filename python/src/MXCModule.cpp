@@ -209,6 +209,7 @@ nb::list opSpecs() {
     d["variadic"] = op.variadicInputs;
     d["num_outputs"] = op.numOutputs;
     d["num_visible_outputs"] = op.numVisibleOutputs;
+    d["variadic_outputs"] = op.variadicOutputs;
     d["aux_inputs"] = aux;
     d["attrs"] = attrs;
     d["outputs"] = outputs;

@@ -230,13 +230,15 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
   target.addIllegalOp<mx::BatchNormOp, mx::LRNOp, mx::LayerNormOp,
                       mx::InstanceNormOp, mx::GroupNormOp,
                       mx::L2NormalizationOp, mx::MomentsOp, mx::BatchTakeOp,
-                      mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp>();
+                      mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp,
+                      mx::SliceChannelOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite<mx::LayerNormOp>,
                ConvertComposite<mx::InstanceNormOp>,
                ConvertComposite<mx::GroupNormOp>,
                ConvertComposite<mx::L2NormalizationOp>,
                ConvertComposite<mx::MomentsOp>, ConvertComposite<mx::BatchTakeOp>,
                ConvertComposite<mx::ArgmaxChannelOp>, ConvertComposite<mx::RepeatOp>,
-               ConvertComposite<mx::TileOp>>(typeConverter,
+               ConvertComposite<mx::TileOp>,
+               ConvertComposite<mx::SliceChannelOp>>(typeConverter,
                                                       patterns.getContext());
 }

@@ -1014,6 +1014,30 @@ def _shape_array(g, n):
                n.outs[:1], name=n.name)
 
 
+@_exports("SliceChannel")
+def _slice_channel(g, n):
+    """Split into equal parts (opset 13+: the sizes as an input; before, the
+    `split` attribute), then Squeeze each part with squeeze_axis."""
+    rank = len(n.in_shapes[0])
+    axis = attr_int(n.attrs, "axis", 1) % rank
+    parts = attr_int(n.attrs, "num_outputs")
+    sizes = [n.in_shapes[0][axis] // parts] * parts
+    squeeze = attr_bool(n.attrs, "squeeze_axis", False)
+    outs = [g.unique(n.name + "__part%d" % i) for i in range(parts)] if squeeze \
+        else n.outs[:parts]
+    if g.opset >= 13:
+        g.node("Split", [n.inputs[0], g.ints(n.name + "__sizes", sizes)], outs, name=n.name,
+               axis=axis)
+    else:
+        g.node("Split", n.inputs[:1], outs, name=n.name, axis=axis, split=sizes)
+    if squeeze:
+        for part, out in zip(outs, n.outs[:parts]):
+            if g.opset >= 13:
+                g.node("Squeeze", [part, g.ints(out + "__axes", [axis])], [out], name=out)
+            else:
+                g.node("Squeeze", [part], [out], name=out, axes=[axis])
+
+
 @_exports("_zeros", "_ones", "_full")
 def _init_fill(g, n):
     value = {"_zeros": 0.0, "_ones": 1.0}.get(n.op)

@@ -180,6 +180,7 @@ EXAMPLES = {
     "_arange": ([], dict(start=1.3, stop=20.0, step=1.3, repeat=2)),
     "_eye": ([], dict(N=3, M=5, k=-1, dtype="float64")),
     "_contrib_arange_like": ([f(2, 7)], dict(start=2.0, step=0.5, axis=-1)),
+    "SliceChannel": ([f(2, 3, 4)], dict(num_outputs=3, axis=-2, squeeze_axis=True)),
 }
 
 

@@ -30,6 +30,8 @@ cases = [
     ("slice", [(5, 4, 6)], dict(begin=(1, None, -1), end=(None, 3, 0), step=(2, None, -2))),
     ("repeat", [(2, 3)], dict(repeats=2, axis=1)),
     ("tile", [(2, 3)], dict(reps=(2, 1, 2))),
+    ("split", [(2, 6, 3)], dict(num_outputs=3, axis=1)),
+    ("SliceChannel", [(2, 3, 4)], dict(num_outputs=4, axis=-1, squeeze_axis=True)),
 ]
 out = {}
 for k, (op, shapes, attrs) in enumerate(cases):
@@ -40,7 +42,7 @@ for k, (op, shapes, attrs) in enumerate(cases):
     with mx.autograd.record():
         y = getattr(mx.nd, op)(*args, **attrs)
         if isinstance(y, (list, tuple)):
-            y = y[0]
+            y = y[0] * 2 + y[-1]
         h = mx.nd.array(head[:y.size].reshape(y.shape))
         loss = (y * h).sum()
     loss.backward()

@@ -453,3 +453,15 @@ def arange_like(inputs, attrs):
     vals = range_values(int(np.prod(shape)), attr_float(attrs, "start", 0.0),
                         attr_float(attrs, "step", 1.0), attr_int(attrs, "repeat", 1), x.dtype)
     return [vals.reshape(shape)]
+
+
+@register("SliceChannel", "split")
+def slice_channel(inputs, attrs):
+    """num_outputs equal parts of `axis`; squeeze_axis drops it."""
+    x = inputs[0]
+    n = attr_int(attrs, "num_outputs")
+    axis = attr_int(attrs, "axis", 1) % x.ndim
+    parts = np.split(x, n, axis=axis)
+    if attr_bool(attrs, "squeeze_axis", False):
+        parts = [np.squeeze(p, axis=axis) for p in parts]
+    return parts

@@ -265,8 +265,10 @@ def _creation():
             sym.arange(1.3, 9.0, 1.3, repeat=2), sym.arange(5, dtype="int64"),
             sym.arange(10, 0, -3, dtype="uint8"),
             sym.eye(3, 4, k=1), sym.contrib.arange_like(a, start=1.0, step=0.5),
-            sym.contrib.arange_like(a, axis=1)]
-    return sym.Group(outs), {"a": (2, 3)}
+            sym.contrib.arange_like(a, axis=1)] + \
+        list(sym.SliceChannel(a, num_outputs=3, axis=-1)) + \
+        list(sym.split(sym.var("b"), num_outputs=2, axis=0, squeeze_axis=True))
+    return sym.Group(outs), {"a": (2, 3), "b": (2, 4)}
 
 
 GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "norms": _norms, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,

@@ -22,6 +22,7 @@
 //   batch_take      pick(a, indices, axis=1, mode=clip)
 //   argmax_channel  argmax(axis=1, keepdims=false)
 //   repeat, tile    Reshape + broadcast_to + Reshape
+//   SliceChannel    slice_axis per part (+ Reshape without the axis)
 // and so are Convolution (NHWC, NDHWC) and Pooling (NWC, NHWC, NDHWC) with a
 // channel-last layout: the channel-first op between transposes.
 //
@@ -215,6 +216,29 @@ LogicalResult decomposeTile(GradBuilder &g, TileOp op,
   return success();
 }
 
+/// SliceChannel: part i is slice_axis [i * n, (i + 1) * n) of the axis,
+/// reshaped without it when squeeze_axis.
+LogicalResult decomposeSliceChannel(GradBuilder &g, SliceChannelOp op,
+                                    SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  int64_t rank = typeOf(x).getRank();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += rank;
+  int64_t parts = static_cast<int64_t>(op.getNumOutputs());
+  int64_t n = typeOf(x).getDimSize(axis) / parts;
+  for (auto [i, res] : llvm::enumerate(op.getResults())) {
+    int64_t begin = static_cast<int64_t>(i) * n;
+    Value part = g.op("mx.slice_axis", x,
+                      {g.i64("axis", axis), g.i64("begin", begin),
+                       g.i64("end", begin + n)});
+    if (op.getSqueezeAxis())
+      part = g.reshape(part, cast<RankedTensorType>(res.getType()).getShape());
+    results.push_back(part);
+  }
+  return success();
+}
+
 /// Whether a Convolution / Pooling has a channel-last layout.
 bool isChannelLast(Operation *op) {
   auto layout = op->getAttrOfType<StringAttr>("layout");
@@ -260,7 +284,8 @@ LogicalResult decomposeChannelLast(GradBuilder &g, Operation *op,
 
 bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
-             MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp>(op) ||
+             MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
+             SliceChannelOp>(op) ||
          isChannelLast(op);
 }
 
@@ -286,6 +311,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeRepeat(g, rep, results);
   else if (auto t = dyn_cast<TileOp>(op))
     r = decomposeTile(g, t, results);
+  else if (auto sc = dyn_cast<SliceChannelOp>(op))
+    r = decomposeSliceChannel(g, sc, results);
   else if (isa<BatchTakeOp>(op)) {
     // pick along axis 1 (its clip mode is batch_take's clipping)
     results.assign({g.op("mx.pick", op->getOperands(),

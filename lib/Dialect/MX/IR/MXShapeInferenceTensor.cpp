@@ -1469,3 +1469,46 @@ LogicalResult ArangeLikeOp::inferReturnTypes(MLIRContext *context,
   results.push_back(RankedTensorType::get(out, data->getElementType()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// SliceChannel (src/operator/slice_channel-inl.h SliceChannelProp::InferShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceChannelOp::inferReturnTypes(MLIRContext *context,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  int64_t n = static_cast<int64_t>(adaptor.getNumOutputs());
+  if (n < 1)
+    return inferError(loc, name, "num_outputs must be >= 1, got ", n);
+  auto axis = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis()),
+                            data->getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  Shape shape(data->getShape().begin(), data->getShape().end());
+  int64_t extent = shape[*axis];
+  if (extent % n != 0)
+    return inferError(loc, name, "You are trying to split the ", *axis,
+                      "-th axis of input tensor with shape ",
+                      formatShape(data->getShape()), " into num_outputs=", n,
+                      " evenly sized chunks, but this is not possible because ",
+                      n, " does not evenly divide ", extent);
+  if (adaptor.getSqueezeAxis()) {
+    if (extent != n)
+      return inferError(loc, name,
+                        "If squeeze axis is True, the size of the sliced axis "
+                        "must be the same as num_outputs. Input shape=",
+                        formatShape(data->getShape()), ", axis=", *axis,
+                        ", num_outputs=", n, ".");
+    shape.erase(shape.begin() + *axis);
+  } else {
+    shape[*axis] = extent / n;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    results.push_back(RankedTensorType::get(shape, data->getElementType()));
+  return success();
+}

@@ -5205,6 +5205,42 @@ def MX_OneHotOp : MX_Op<"one_hot", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_SliceChannelOp : MX_Op<"SliceChannel", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Splits an axis into equal parts";
+  let description = [{
+    `num_outputs` results, part `i` being `[i * n, (i + 1) * n)` of `axis`
+    (`n = data.shape[axis] / num_outputs`, which must divide evenly; a negative
+    axis counts from the end); with `squeeze_axis` the axis (then of extent
+    `num_outputs`) is dropped from each part. MXNet names the results `output0`,
+    `output1`, ... A composite (mx-decompose): slice_axis (+ Reshape).
+
+    MXNet operator: `SliceChannel` (aliases `split`).
+
+    Example:
+
+    ```mlir
+    %a, %b = mx.SliceChannel %x {num_outputs = 2 : i64} : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    I64Attr:$num_outputs,
+    DefaultValuedAttr<I64Attr, "1">:$axis,
+    DefaultValuedAttr<BoolAttr, "false">:$squeeze_axis
+  );
+  let results = (outs
+    Variadic<MX_Tensor>:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ZerosOp : MX_Op<"_zeros", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "An array of zeros";
   let description = [{

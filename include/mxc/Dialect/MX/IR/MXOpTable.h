@@ -65,6 +65,10 @@ struct OpSpec {
   unsigned numVisibleOutputs = 0;
   /// Other names MXNet registers for this operator (add_alias).
   llvm::ArrayRef<const char *> aliases = {};
+  /// The result count is set by an attribute (SliceChannel's num_outputs):
+  /// `numOutputs` is then the count without it, and lib/Graph's numOutputsOf
+  /// gives the count of a node.
+  bool variadicOutputs = false;
 
   /// The AttrSpec called `name`, or nullptr.
   const AttrSpec *findAttr(llvm::StringRef name) const;
