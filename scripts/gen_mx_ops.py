@@ -519,6 +519,30 @@ end); all other extents must agree.""",
    aliases=["_sparse_concat", "concat"],
    example="""%out = mx.Concat %a, %b {num_args = 2 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>""")
 
+op(mxnet="UpSampling", mnemonic="UpSampling", cpp="UpSampling",
+   source="src/operator/nn/upsampling-inl.h UpSamplingParam, UpSamplingProp::InferShape",
+   summary="Nearest-neighbour or bilinear upsampling of NCHW data",
+   description="""
+`nearest`: each of the `num_args` NCHW inputs repeated to the first input's
+height and width times `scale` (input k by the integer factor that takes
+it there), then joined along the channels (`concat`) or summed (`sum`).
+`bilinear`: two inputs, `data` (N, C, H, W) and `weight` (num_filter, 1, k,
+k), k = 2 * scale - scale % 2; MXNet's Deconvolution with that kernel,
+stride `scale`, pad ceil((scale - 1) / 2), num_group = num_filter, no bias
+(C must equal num_filter). A composite (mx-decompose): Reshape /
+broadcast_to / Reshape (+ Concat or additions), or the Deconvolution.""",
+   inputs=[Input("data")], outputs=[Output("output")], variadic=True,
+   attrs=[
+       Attr("scale", "int", doc="Up-sampling factor (>= 1)."),
+       Attr("num_filter", "int", "0", doc="bilinear: the channels (the weight's first extent)."),
+       Attr("sample_type", "enum", values=["nearest", "bilinear"], doc="The method."),
+       Attr("multi_input_mode", "enum", "concat", ["concat", "sum"],
+            doc="nearest with several inputs: join along the channels or add."),
+       Attr("num_args", "int", doc="Number of inputs (bilinear: 2, data and weight)."),
+       Attr("workspace", "int", "512", doc="MXNet's workspace limit; ignored."),
+   ],
+   example="""%out = mx.UpSampling %x {num_args = 1 : i64, sample_type = "nearest", scale = 2 : i64} : (tensor<1x3x2x2xf32>) -> tensor<1x3x4x4xf32>""")
+
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops
 # ----------------------------------------------------------------------------

@@ -192,6 +192,14 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
       return std::nullopt;
     return std::vector<int64_t>{*inputDim, *outputDim};
   }
+  if (op == "UpSampling" && i == 1 && d.size() == 4) { // bilinear's weight
+    auto it = n.attrs.find("sample_type");
+    auto scale = attrInt("scale"), numFilter = attrInt("num_filter");
+    if (it == n.attrs.end() || it->second != "bilinear" || !scale || !numFilter)
+      return std::nullopt;
+    int64_t k = 2 * *scale - *scale % 2;
+    return std::vector<int64_t>{*numFilter, 1, k, k};
+  }
   if (op == "LeakyReLU" && input == "gamma" && d.size() >= 2)
     return std::vector<int64_t>{d[1]};
   if (op == "SoftmaxOutput" && input == "label" && d.size() >= 2) {

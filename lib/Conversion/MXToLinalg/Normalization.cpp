@@ -231,7 +231,7 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::InstanceNormOp, mx::GroupNormOp,
                       mx::L2NormalizationOp, mx::MomentsOp, mx::BatchTakeOp,
                       mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp,
-                      mx::SliceChannelOp>();
+                      mx::SliceChannelOp, mx::UpSamplingOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite<mx::LayerNormOp>,
                ConvertComposite<mx::InstanceNormOp>,
                ConvertComposite<mx::GroupNormOp>,
@@ -239,6 +239,7 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                ConvertComposite<mx::MomentsOp>, ConvertComposite<mx::BatchTakeOp>,
                ConvertComposite<mx::ArgmaxChannelOp>, ConvertComposite<mx::RepeatOp>,
                ConvertComposite<mx::TileOp>,
-               ConvertComposite<mx::SliceChannelOp>>(typeConverter,
+               ConvertComposite<mx::SliceChannelOp>,
+               ConvertComposite<mx::UpSamplingOp>>(typeConverter,
                                                       patterns.getContext());
 }

@@ -425,6 +425,7 @@ def test_sparse_storage_is_a_clear_error():
 # -- compositions of compiled operators --------------------------------------------------
 
 def test_split_values_and_gradient():
+    """split / SliceChannel: the table operator (a composite of slice_axis)."""
     x = np.arange(24, dtype=np.float32).reshape(2, 6, 2)
     parts = mx.nd.split(mx.nd.array(x), num_outputs=3, axis=1)
     for got, want in zip(parts, np.split(x, 3, axis=1)):
@@ -442,8 +443,10 @@ def test_split_values_and_gradient():
     want[..., 0] = 2.0
     want[..., 1] = 3.0
     np.testing.assert_array_equal(a.grad.asnumpy(), want)
-    with pytest.raises(mx.MXNetError, match="equal parts"):
+    with pytest.raises(mx.MXNetError, match="4 does not evenly divide 6"):
         mx.nd.split(mx.nd.array(x), num_outputs=4, axis=1)
+    with pytest.raises(mx.MXNetError, match="must be the same as num_outputs"):
+        mx.nd.split(mx.nd.array(x), num_outputs=3, axis=1, squeeze_axis=True)
 
 
 def test_norm():

@@ -23,6 +23,8 @@
 //   argmax_channel  argmax(axis=1, keepdims=false)
 //   repeat, tile    Reshape + broadcast_to + Reshape
 //   SliceChannel    slice_axis per part (+ Reshape without the axis)
+//   UpSampling      nearest: Reshape + broadcast_to + Reshape (+ Concat /
+//                   additions); bilinear: Deconvolution
 // and so are Convolution (NHWC, NDHWC) and Pooling (NWC, NHWC, NDHWC) with a
 // channel-last layout: the channel-first op between transposes.
 //
@@ -239,6 +241,51 @@ LogicalResult decomposeSliceChannel(GradBuilder &g, SliceChannelOp op,
   return success();
 }
 
+/// UpSampling: nearest as Reshape (N, C, h, 1, w, 1) / broadcast_to (.., s,
+/// .., s) / Reshape per input, joined by Concat or additions; bilinear as
+/// MXNet's Deconvolution.
+LogicalResult decomposeUpSampling(GradBuilder &g, UpSamplingOp op,
+                                  SmallVectorImpl<Value> &results) {
+  int64_t scale = static_cast<int64_t>(op.getScale());
+  ArrayRef<int64_t> out = typeOf(op.getOutput()).getShape();
+  if (op.getSampleType() == "bilinear") {
+    int64_t k = 2 * scale - scale % 2;
+    int64_t pad = (scale - 1 + 1) / 2; // ceil((scale - 1) / 2)
+    int64_t numFilter = static_cast<int64_t>(op.getNumFilter());
+    results.assign({g.op("mx.Deconvolution", op.getData(),
+                         {g.shape("kernel", {k, k}), g.shape("stride", {scale, scale}),
+                          g.shape("pad", {pad, pad}), g.i64("num_filter", numFilter),
+                          g.i64("num_group", numFilter), g.boolean("no_bias", true)})});
+    return success();
+  }
+  SmallVector<Value> parts;
+  for (Value x : op.getData()) {
+    ArrayRef<int64_t> s = typeOf(x).getShape();
+    int64_t f = out[2] / s[2];
+    Value v = x;
+    if (f != 1) {
+      v = g.reshape(x, {s[0], s[1], s[2], 1, s[3], 1});
+      v = g.op("mx.broadcast_to", v,
+               {g.shape("shape", {s[0], s[1], s[2], f, s[3], f})});
+      v = g.reshape(v, {s[0], s[1], s[2] * f, s[3] * f});
+    }
+    parts.push_back(v);
+  }
+  Value r = parts[0];
+  if (parts.size() > 1) {
+    if (op.getMultiInputMode() == "sum") {
+      for (Value p : ArrayRef<Value>(parts).drop_front())
+        r = g.add(r, p);
+    } else {
+      r = g.op("mx.Concat", parts,
+               {g.i64("num_args", static_cast<int64_t>(parts.size())),
+                g.i64("dim", 1)});
+    }
+  }
+  results.assign({r});
+  return success();
+}
+
 /// Whether a Convolution / Pooling has a channel-last layout.
 bool isChannelLast(Operation *op) {
   auto layout = op->getAttrOfType<StringAttr>("layout");
@@ -285,7 +332,7 @@ LogicalResult decomposeChannelLast(GradBuilder &g, Operation *op,
 bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
-             SliceChannelOp>(op) ||
+             SliceChannelOp, UpSamplingOp>(op) ||
          isChannelLast(op);
 }
 
@@ -313,6 +360,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeTile(g, t, results);
   else if (auto sc = dyn_cast<SliceChannelOp>(op))
     r = decomposeSliceChannel(g, sc, results);
+  else if (auto up = dyn_cast<UpSamplingOp>(op))
+    r = decomposeUpSampling(g, up, results);
   else if (isa<BatchTakeOp>(op)) {
     // pick along axis 1 (its clip mode is batch_take's clipping)
     results.assign({g.op("mx.pick", op->getOperands(),

@@ -871,3 +871,77 @@ LogicalResult LeakyReLUOp::inferReturnTypes(MLIRContext *context,
     results.push_back(*data);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// UpSampling (src/operator/nn/upsampling-inl.h UpSamplingProp::InferShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult UpSamplingOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  int64_t scale = static_cast<int64_t>(adaptor.getScale());
+  if (scale < 1)
+    return inferError(loc, name, "scale must be >= 1, got ", scale);
+  auto inputs = adaptor.getData();
+  if (inputs.empty())
+    return inferError(loc, name, "needs at least one input");
+  SmallVector<RankedTensorType> ts;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = getTensorType(loc, name, v, "input");
+    if (failed(t))
+      return failure();
+    if (t->getRank() != 4)
+      return inferError(loc, name, "UpSample: Input data should be 4D in (batch, "
+                        "channel, y, x); input ", i, " has shape ",
+                        formatShape(t->getShape()));
+    ts.push_back(*t);
+  }
+  ArrayRef<int64_t> d = ts[0].getShape();
+  Shape out{d[0], d[1], d[2] * scale, d[3] * scale};
+  if (adaptor.getSampleType() == "bilinear") {
+    if (ts.size() != 2)
+      return inferError(loc, name, "bilinear upsampling takes 2 inputs (data, "
+                        "weight), got ", ts.size());
+    int64_t numFilter = static_cast<int64_t>(adaptor.getNumFilter());
+    int64_t k = 2 * scale - scale % 2;
+    Shape w{numFilter, 1, k, k};
+    if (d[1] != numFilter)
+      return inferError(loc, name, "bilinear upsampling: data has ", d[1],
+                        " channels, num_filter is ", numFilter,
+                        " (one filter per channel)");
+    if (ts[1].getShape() != ArrayRef<int64_t>(w))
+      return inferError(loc, name, "bilinear upsampling: weight has shape ",
+                        formatShape(ts[1].getShape()), ", expected ",
+                        formatShape(w));
+    results.push_back(RankedTensorType::get(out, ts[0].getElementType()));
+    return success();
+  }
+  bool sum = adaptor.getMultiInputMode() == "sum";
+  int64_t channels = 0;
+  for (auto [i, t] : llvm::enumerate(ts)) {
+    ArrayRef<int64_t> s = t.getShape();
+    if (t.getElementType() != ts[0].getElementType())
+      return inferError(loc, name, "input ", i, " has element type ",
+                        t.getElementType(), ", input 0 ", ts[0].getElementType());
+    if (s[0] != d[0])
+      return inferError(loc, name, "input ", i, " has batch size ", s[0],
+                        ", input 0 ", d[0]);
+    if (out[2] % s[2] != 0 || out[3] % s[3] != 0 ||
+        out[2] / s[2] != out[3] / s[3])
+      return inferError(loc, name, "UpSamplingNearest: input ", i,
+                        " of shape ", formatShape(s),
+                        " does not upsample by one integer factor to the "
+                        "output's height and width (",
+                        out[2], ", ", out[3], ")");
+    if (sum && s[1] != d[1])
+      return inferError(loc, name, "multi_input_mode 'sum': input ", i,
+                        " has ", s[1], " channels, input 0 ", d[1]);
+    channels += s[1];
+  }
+  if (!sum)
+    out[1] = channels;
+  results.push_back(RankedTensorType::get(out, ts[0].getElementType()));
+  return success();
+}
