@@ -154,6 +154,37 @@ def _deconvolution(g, n):
            group=attr_int(n.attrs, "num_group", 1))
 
 
+@_exports("UpSampling")
+def _upsampling(g, n):
+    """nearest: Reshape + Expand + Reshape per input (+ Concat / Add), as the
+    compiler's decomposition; bilinear: MXNet's ConvTranspose."""
+    scale = attr_int(n.attrs, "scale")
+    if n.attrs.get("sample_type") == "bilinear":
+        k = 2 * scale - scale % 2
+        p = (scale - 1 + 1) // 2
+        g.node("ConvTranspose", n.inputs[:2], n.outs[:1], name=n.name, kernel_shape=[k, k],
+               strides=[scale, scale], pads=[p, p, p, p],
+               group=attr_int(n.attrs, "num_filter", 0))
+        return
+    oh, ow = n.out_shapes[0][2:]
+    parts = []
+    for x, (b, c, h, w) in zip(n.inputs, n.in_shapes):
+        f = oh // h
+        if f == 1:
+            parts.append(x)
+            continue
+        v = g.one("Reshape", [x, g.ints(n.name + "__in", [b, c, h, 1, w, 1])], n.name)
+        v = g.one("Expand", [v, g.ints(n.name + "__target", [b, c, h, f, w, f])], n.name)
+        parts.append(g.one("Reshape", [v, g.ints(n.name + "__out", [b, c, h * f, w * f])],
+                           n.name))
+    if len(parts) == 1:
+        g.node("Identity", parts, n.outs[:1], name=n.name)
+    elif n.attrs.get("multi_input_mode", "concat") == "sum":
+        g.node("Sum", parts, n.outs[:1], name=n.name)
+    else:
+        g.node("Concat", parts, n.outs[:1], name=n.name, axis=1)
+
+
 @_exports("FullyConnected")
 def _fully_connected(g, n):
     x, w = n.inputs[0], n.inputs[1]

@@ -181,6 +181,7 @@ EXAMPLES = {
     "_eye": ([], dict(N=3, M=5, k=-1, dtype="float64")),
     "_contrib_arange_like": ([f(2, 7)], dict(start=2.0, step=0.5, axis=-1)),
     "SliceChannel": ([f(2, 3, 4)], dict(num_outputs=3, axis=-2, squeeze_axis=True)),
+    "UpSampling": ([f(1, 2, 2, 3), f(1, 3, 4, 6)], dict(scale=2, sample_type="nearest")),
 }
 
 

@@ -32,6 +32,14 @@ cases = [
     ("tile", [(2, 3)], dict(reps=(2, 1, 2))),
     ("split", [(2, 6, 3)], dict(num_outputs=3, axis=1)),
     ("SliceChannel", [(2, 3, 4)], dict(num_outputs=4, axis=-1, squeeze_axis=True)),
+    ("UpSampling", [(2, 3, 2, 3)], dict(scale=3, sample_type="nearest", num_args=1)),
+    ("UpSampling", [(1, 2, 2, 3), (1, 3, 4, 6)], dict(scale=2, sample_type="nearest", num_args=2)),
+    ("UpSampling", [(1, 2, 1, 3), (1, 2, 3, 9)], dict(scale=3, sample_type="nearest", num_args=2,
+                                                      multi_input_mode="sum")),
+    ("UpSampling", [(2, 3, 3, 4), (3, 1, 4, 4)], dict(scale=2, sample_type="bilinear", num_filter=3,
+                                                      num_args=2)),
+    ("UpSampling", [(1, 2, 3, 3), (2, 1, 5, 5)], dict(scale=3, sample_type="bilinear", num_filter=2,
+                                                      num_args=2)),
 ]
 out = {}
 for k, (op, shapes, attrs) in enumerate(cases):

@@ -329,3 +329,27 @@ def l2_normalization(inputs, attrs):
     dt = inputs[0].dtype
     return [out.astype(dt), norm.astype(dt)]
 
+
+
+@register("UpSampling")
+def upsampling(inputs, attrs):
+    """nearest: each NCHW input repeated to the first's size times `scale`,
+    joined along the channels (concat) or summed; bilinear: MXNet's
+    grouped Deconvolution (kernel 2s - s % 2, stride s, pad ceil((s-1)/2))."""
+    s = attr_int(attrs, "scale")
+    if attr_str(attrs, "sample_type", "nearest") == "bilinear":
+        x, w = inputs
+        k, p = 2 * s - s % 2, (s - 1 + 1) // 2
+        n, c, h, wd = x.shape
+        full = np.zeros((n, c, (h - 1) * s + k, (wd - 1) * s + k), x.dtype)
+        for i in range(h):
+            for j in range(wd):
+                full[:, :, i * s:i * s + k, j * s:j * s + k] += \
+                    x[:, :, i:i + 1, j:j + 1] * w[None, :, 0]
+        return [full[:, :, p:p + h * s, p:p + wd * s]]
+    oh, ow = inputs[0].shape[2] * s, inputs[0].shape[3] * s
+    parts = [np.repeat(np.repeat(x, oh // x.shape[2], axis=2), ow // x.shape[3], axis=3)
+             for x in inputs]
+    if attr_str(attrs, "multi_input_mode", "concat") == "sum":
+        return [np.sum(parts, axis=0)]
+    return [np.concatenate(parts, axis=1)]

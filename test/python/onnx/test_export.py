@@ -268,7 +268,15 @@ def _creation():
             sym.contrib.arange_like(a, axis=1)] + \
         list(sym.SliceChannel(a, num_outputs=3, axis=-1)) + \
         list(sym.split(sym.var("b"), num_outputs=2, axis=0, squeeze_axis=True))
-    return sym.Group(outs), {"a": (2, 3), "b": (2, 4)}
+    u0, u1 = sym.var("u0"), sym.var("u1")
+    outs += [sym.UpSampling(u0, scale=2, sample_type="nearest"),
+             sym.UpSampling(u0, u1, scale=2, sample_type="nearest"),
+             sym.UpSampling(u0, sym.var("u2"), scale=3, sample_type="nearest",
+                            multi_input_mode="sum"),
+             sym.UpSampling(u0, sym.var("uw"), scale=2, sample_type="bilinear", num_filter=3,
+                            num_args=2)]
+    return sym.Group(outs), {"a": (2, 3), "b": (2, 4), "u0": (1, 3, 2, 3), "u1": (1, 3, 4, 6),
+                             "u2": (1, 3, 2, 3)}
 
 
 GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "norms": _norms, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,

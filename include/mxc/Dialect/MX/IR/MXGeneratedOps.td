@@ -802,6 +802,48 @@ def MX_ConcatOp : MX_Op<"Concat", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_UpSamplingOp : MX_Op<"UpSampling", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Nearest-neighbour or bilinear upsampling of NCHW data";
+  let description = [{
+    `nearest`: each of the `num_args` NCHW inputs repeated to the first input's
+    height and width times `scale` (input k by the integer factor that takes
+    it there), then joined along the channels (`concat`) or summed (`sum`).
+    `bilinear`: two inputs, `data` (N, C, H, W) and `weight` (num_filter, 1, k,
+    k), k = 2 * scale - scale % 2; MXNet's Deconvolution with that kernel,
+    stride `scale`, pad ceil((scale - 1) / 2), num_group = num_filter, no bias
+    (C must equal num_filter). A composite (mx-decompose): Reshape /
+    broadcast_to / Reshape (+ Concat or additions), or the Deconvolution.
+
+    MXNet operator: `UpSampling`.
+
+    Example:
+
+    ```mlir
+    %out = mx.UpSampling %x {num_args = 1 : i64, sample_type = "nearest", scale = 2 : i64} : (tensor<1x3x2x2xf32>) -> tensor<1x3x4x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<MX_Tensor>:$data,
+    I64Attr:$scale,
+    DefaultValuedAttr<I64Attr, "0">:$num_filter,
+    MX_StrEnumAttr<["nearest", "bilinear"]>:$sample_type,
+    DefaultValuedAttr<MX_StrEnumAttr<["concat", "sum"]>, "\"concat\"">:$multi_input_mode,
+    I64Attr:$num_args,
+    DefaultValuedAttr<I64Attr, "512">:$workspace
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ElemwiseAddOp : MX_Op<"elemwise_add", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `lhs + rhs` of two tensors of one shape";
   let description = [{
