@@ -126,6 +126,8 @@ INFER_REDUCE = ("return ::mxc::mx::detail::inferReduceAxes(getOperationName(), "
                 "location, adaptor.getData(), adaptor.getAxis(), "
                 "adaptor.getKeepdims(), adaptor.getExclude(), "
                 "/*requireNonEmpty=*/{nonempty}, inferredReturnTypes);")
+INFER_INIT = ("return ::mxc::mx::detail::inferInit(context, location, getOperationName(), "
+              "adaptor.getShape(), adaptor.getDtype(), inferredReturnTypes);")
 INFER_SOFTMAX = ("return ::mxc::mx::detail::inferSoftmax(getOperationName(), "
                  "location, adaptor.getData(), {length}, /*hasLengthInput=*/{has}, "
                  "static_cast<int64_t>(adaptor.getAxis()), adaptor.getDtype(), "
@@ -1336,7 +1338,7 @@ for _name, _cpp, _what in (("_zeros", "Zeros", "zeros"), ("_ones", "Ones", "ones
 An array of `shape` and `dtype` filled with %s (mx.sym.%s). A shape with
 a zero extent, or the empty shape, is an error (MXNet's legacy shape
 semantics: 0 means unknown).""" % (_what, _what),
-       inputs=[], outputs=[Output("output")], attrs=list(_INIT_ATTRS),
+       inputs=[], outputs=[Output("output")], attrs=list(_INIT_ATTRS), infer=INFER_INIT,
        example="""%%out = mx.%s {shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>""" % _name)
 
 op(mxnet="_full", mnemonic="_full", cpp="Full",
@@ -1347,6 +1349,7 @@ An array of `shape` and `dtype` with every element `value` (mx.sym.full),
 converted to `dtype` as a C cast would.""",
    inputs=[], outputs=[Output("output")],
    attrs=list(_INIT_ATTRS) + [Attr("value", "float", doc="The fill value.")],
+   infer=INFER_INIT,
    example="""%out = mx._full {shape = array<i64: 2>, value = 7.0 : f64} : () -> tensor<2xf32>""")
 
 op(mxnet="_arange", mnemonic="_arange", cpp="Arange",

@@ -443,54 +443,28 @@ def _empty_like(data, shape, out):
 
 
 def repeat(data, repeats, axis=None, out=None, **kwargs):
-    """MXNet's repeat: each element `repeats` times along `axis` (None: of
-    the flattened array), as expand_dims + broadcast_to + Reshape."""
-    repeats = int(repeats)
-    if repeats < 0:
-        raise MXNetError("repeat: repeats must be non-negative, got %d" % repeats)
-    if axis is None or (isinstance(axis, str) and axis == "None"):
-        data = _f["Reshape"](data, shape=(-1,))
-        axis = 0
-    shape = tuple(data.shape)
-    axis = int(axis)
-    if not -len(shape) <= axis < len(shape):
-        raise MXNetError("repeat: axis %d out of range for shape %s" % (axis, shape))
-    axis %= len(shape)
-    if repeats == 0:  # empty (broadcast_to and Reshape read 0 as "keep")
-        return _empty_like(data, shape[:axis] + (0,) + shape[axis + 1:], out)
-    x = _f["expand_dims"](data, axis=axis + 1)
-    x = _f["broadcast_to"](x, shape=shape[:axis + 1] + (repeats,) + shape[axis + 1:])
-    res = _f["Reshape"](x, shape=shape[:axis] + (shape[axis] * repeats,) + shape[axis + 1:])
-    if out is not None:
-        out[:] = res
-        return out
-    return res
+    """MXNet's repeat: the table operator, except for 0 repeats, whose empty
+    result MXNet returns and a compiled graph cannot hold."""
+    if int(repeats) == 0 and (axis is None or -data.ndim <= int(axis) < data.ndim):
+        shape = (0,) if axis is None else \
+            tuple(0 if i == int(axis) % data.ndim else d for i, d in enumerate(data.shape))
+        return _empty_like(data, shape, out)
+    kw = {} if axis is None else {"axis": axis}
+    return _f["repeat"](data, repeats=repeats, out=out, **kw)
 
 
 def tile(data, reps, out=None, **kwargs):
-    """MXNet's tile: `data` repeated `reps[i]` times along axis i (the
-    shorter of reps and the shape padded with leading 1s), as Reshape to
-    (1, d0, 1, d1, ...) + broadcast_to (r0, d0, r1, d1, ...) + Reshape."""
+    """MXNet's tile: the table operator, except for a 0 in reps or the
+    shape, whose empty result MXNet returns and a compiled graph cannot
+    hold."""
     reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
-    if any(r < 0 for r in reps):
-        raise MXNetError("tile: reps must be non-negative, got %s" % (reps,))
     shape = tuple(data.shape)
-    if not reps:
-        return _f["identity"](data) if out is None else _f["identity"](data, out=out)
     n = builtins.max(len(shape), len(reps))
-    shape = (1,) * (n - len(shape)) + shape
-    reps = (1,) * (n - len(reps)) + reps
-    if 0 in reps or 0 in shape:  # empty (broadcast_to and Reshape read 0 as "keep")
-        return _empty_like(data, tuple(r * d for r, d in zip(reps, shape)), out)
-    inter = builtins.sum(((1, d) for d in shape), ())
-    target = builtins.sum(((r, d) for r, d in zip(reps, shape)), ())
-    x = _f["Reshape"](data, shape=inter)
-    x = _f["broadcast_to"](x, shape=target)
-    res = _f["Reshape"](x, shape=tuple(r * d for r, d in zip(reps, shape)))
-    if out is not None:
-        out[:] = res
-        return out
-    return res
+    full_shape = (1,) * (n - len(shape)) + shape
+    full_reps = (1,) * (n - len(reps)) + reps
+    if reps and (0 in full_reps or 0 in full_shape):
+        return _empty_like(data, tuple(r * d for r, d in zip(full_reps, full_shape)), out)
+    return _f["tile"](data, reps=reps, out=out)
 
 
 def install():
@@ -523,9 +497,8 @@ def install():
     for m, fn in (("argmin", argmin), ("slice", slice)):
         if not hasattr(NDArray, m):
             setattr(NDArray, m, fn)
-    # mx.nd.repeat / tile stay these compositions (they also give MXNet's
-    # empty results for 0 repeats, which the compiled operators cannot);
-    # mx.sym.repeat / tile are the operators.
+    # mx.nd.repeat / tile: the operators, with MXNet's empty results for 0
+    # repeats, which the compiled operators cannot give.
     for name, fn in (("repeat", repeat), ("tile", tile)):
         g[name] = fn
         setattr(NDArray, name, fn)

@@ -150,3 +150,21 @@ def public_names():
             continue
         out.append((name, spec))
     return out
+
+
+class ContribNamespace:
+    """mx.nd.contrib / mx.sym.contrib: the table's _contrib_* operators under
+    their short names (`arange_like` for `_contrib_arange_like`), each made
+    by `make(name, spec)` on first use; any other name is an AttributeError
+    naming it."""
+
+    def __init__(self, where, make):
+        self._where, self._make = where, make
+
+    def __getattr__(self, name):
+        spec = None if name.startswith("__") else OP_NAMES.get("_contrib_" + name)
+        if spec is None:
+            raise AttributeError("%s.%s is not in mxc" % (self.__dict__.get("_where"), name))
+        fn = self._make("_contrib_" + name, spec)
+        setattr(self, name, fn)
+        return fn

@@ -1265,23 +1265,14 @@ def _contrib_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=True, **kwargs):
     return _new(np.array(1 if ok.all() else 0, dtype=np.uint8), ctx)   # MXNet: shape (), uint8
 
 
-class _ContribNamespace:
-    """mx.nd.contrib: the table's _contrib_* operators under their short
-    names, and the Python helpers mxc has (allclose, isnan, ...); any other
-    name is an AttributeError naming it."""
+class _ContribNamespace(_ops.ContribNamespace):
+    """mx.nd.contrib: the table's _contrib_* operators, and the Python
+    helpers mxc has (allclose; isnan, isinf, isfinite from _nd_more)."""
 
     allclose = staticmethod(_contrib_allclose)
 
-    def __getattr__(self, name):
-        spec = _ops.OP_NAMES.get("_contrib_" + name)
-        if spec is None or name.startswith("__"):
-            raise AttributeError("mx.nd.contrib.%s is not in mxc" % name)
-        fn = _make_op_function("_contrib_" + name, spec)
-        setattr(type(self), name, staticmethod(fn))
-        return fn
 
-
-contrib = _ContribNamespace()
+contrib = _ContribNamespace("mx.nd.contrib", _make_op_function)
 
 
 class _SparseNamespace:

@@ -381,8 +381,10 @@ class Symbol:
                 t = next((x for x in ins if x is not None), None)
                 if n.op == "where" and len(ins) == 3:
                     t = ins[1] or ins[2]
-                if n.op in _CREATION_OPS:  # no inputs: the dtype attribute
-                    known[(id(n), 0)] = n.attrs.get("dtype", "float32")
+                spec = _ops.OP_NAMES.get(n.op)
+                if spec is not None and not spec.inputs and "dtype" in spec.attrs:
+                    # a creation operator: its dtype attribute (or the default)
+                    known[(id(n), 0)] = n.attrs.get("dtype", spec.attrs["dtype"]["default"])
                     continue
                 if t is None:
                     if n.op == "Cast":  # its type does not depend on the input's
@@ -899,23 +901,7 @@ def _sparse_namespace():
 sparse = _sparse_namespace()
 
 
-_CREATION_OPS = ("_zeros", "_ones", "_full", "_arange", "_eye")
-
-
-class _ContribNamespace:
-    """mx.sym.contrib: the table's _contrib_* operators under their short
-    names; any other name is an AttributeError naming it."""
-
-    def __getattr__(self, name):
-        spec = _ops.OP_NAMES.get("_contrib_" + name)
-        if spec is None or name.startswith("__"):
-            raise AttributeError("mx.sym.contrib.%s is not in mxc" % name)
-        fn = _make_op_function("_contrib_" + name, spec)
-        setattr(type(self), name, staticmethod(fn))
-        return fn
-
-
-contrib = _ContribNamespace()
+contrib = _ops.ContribNamespace("mx.sym.contrib", _make_op_function)
 
 
 def zeros(shape, dtype=None, **kwargs):

@@ -135,20 +135,14 @@ static Value genericConv(OpBuilder &b, Location loc, Value data, Value weight,
 
 struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
   using OpConversionPattern::OpConversionPattern;
-  // A channel-last Convolution becomes a channel-first one (once).
-  void initialize() { setHasBoundedRewriteRecursion(); }
   LogicalResult
   matchAndRewrite(mx::ConvolutionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
-    if (mx::isComposite(op)) { // channel-last: NC* between transposes
-      SmallVector<Value> results;
-      if (failed(mx::decomposeComposite(rewriter, op, results)))
-        return failure();
-      rewriter.replaceOp(op, results);
-      return success();
-    }
+    if (mx::isComposite(op)) // channel-last: Normalization.cpp's ConvertComposite
+      return unsupported(rewriter, op, "a channel-last layout is lowered by "
+                                       "its decomposition");
     Location loc = op.getLoc();
     auto dataType = cast<RankedTensorType>(adaptor.getData().getType());
     auto resultType = cast<RankedTensorType>(op.getType());

@@ -205,15 +205,23 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
   }
 };
 
-/// LayerNorm / InstanceNorm / GroupNorm / L2Normalization in a module that
-/// did not run mx-decompose: the same decomposition, whose primitive ops the
-/// conversion then lowers.
-template <typename OpTy>
-struct ConvertComposite final : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+/// Every composite (mx::isComposite: the norms, moments, repeat / tile,
+/// SliceChannel, UpSampling, channel-last Convolution / Pooling, ...) in a
+/// module that did not run mx-decompose: the same decomposition, whose
+/// primitive ops the conversion then lowers. One pattern for all of them,
+/// tried before the ops' own patterns (benefit 2), so a channel-last
+/// Convolution becomes the channel-first one before ConvertConvolution runs.
+struct ConvertComposite final : ConversionPattern {
+  ConvertComposite(TypeConverter &typeConverter, MLIRContext *ctx)
+      : ConversionPattern(typeConverter, MatchAnyOpTypeTag(), /*benefit=*/2,
+                          ctx) {}
+  // A channel-last Convolution / Pooling becomes a channel-first one (once).
+  void initialize() { setHasBoundedRewriteRecursion(); }
   LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!mx::isComposite(op))
+      return failure();
     SmallVector<Value> results;
     if (failed(mx::decomposeComposite(rewriter, op, results)))
       return failure();
@@ -232,14 +240,6 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::L2NormalizationOp, mx::MomentsOp, mx::BatchTakeOp,
                       mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp,
                       mx::SliceChannelOp, mx::UpSamplingOp>();
-  patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite<mx::LayerNormOp>,
-               ConvertComposite<mx::InstanceNormOp>,
-               ConvertComposite<mx::GroupNormOp>,
-               ConvertComposite<mx::L2NormalizationOp>,
-               ConvertComposite<mx::MomentsOp>, ConvertComposite<mx::BatchTakeOp>,
-               ConvertComposite<mx::ArgmaxChannelOp>, ConvertComposite<mx::RepeatOp>,
-               ConvertComposite<mx::TileOp>,
-               ConvertComposite<mx::SliceChannelOp>,
-               ConvertComposite<mx::UpSamplingOp>>(typeConverter,
-                                                      patterns.getContext());
+  patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
+      typeConverter, patterns.getContext());
 }

@@ -89,20 +89,14 @@ static SmallVector<int64_t> poolSizes(int64_t in, int64_t out, int64_t k,
 
 struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
   using OpConversionPattern::OpConversionPattern;
-  // A channel-last Pooling becomes a channel-first one (once).
-  void initialize() { setHasBoundedRewriteRecursion(); }
   LogicalResult
   matchAndRewrite(mx::PoolingOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
-    if (mx::isComposite(op)) { // channel-last: NC* between transposes
-      SmallVector<Value> results;
-      if (failed(mx::decomposeComposite(rewriter, op, results)))
-        return failure();
-      rewriter.replaceOp(op, results);
-      return success();
-    }
+    if (mx::isComposite(op)) // channel-last: Normalization.cpp's ConvertComposite
+      return unsupported(rewriter, op, "a channel-last layout is lowered by "
+                                       "its decomposition");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value data = adaptor.getData();

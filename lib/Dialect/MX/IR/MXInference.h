@@ -119,6 +119,16 @@ inferBroadcastBinary(llvm::StringRef opName, std::optional<mlir::Location> loc,
                      mlir::Value lhs, mlir::Value rhs,
                      llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// _zeros / _ones / _full (and the creation ops' result): `shape` must be
+/// fully known (non-empty, every extent positive: MXNet's legacy semantics
+/// read 0 as unknown); the element type is `dtype`'s (InitShape).
+mlir::LogicalResult inferInit(mlir::MLIRContext *context,
+                              std::optional<mlir::Location> loc,
+                              llvm::StringRef opName,
+                              llvm::ArrayRef<int64_t> shape,
+                              llvm::StringRef dtype,
+                              llvm::SmallVectorImpl<mlir::Type> &results);
+
 /// *RegressionOutput: data's type; the label has data's batch extent and
 /// element count (RegressionOpShape).
 mlir::LogicalResult

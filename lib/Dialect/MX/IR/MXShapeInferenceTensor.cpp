@@ -1349,22 +1349,6 @@ LogicalResult OneHotOp::inferReturnTypes(MLIRContext *context,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The result type of a creation op: `shape` must be known (non-empty, every
-/// extent positive: MXNet's legacy semantics read 0 as unknown).
-LogicalResult inferInit(MLIRContext *context, std::optional<Location> loc,
-                        StringRef name, ArrayRef<int64_t> shape,
-                        StringRef dtype, SmallVectorImpl<Type> &results) {
-  if (shape.empty() || llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
-    return inferError(loc, name, "shape ", formatShape(shape),
-                      " is not fully known (MXNet reads an empty shape or a "
-                      "0 extent as unknown, and mxc has no partial shapes)");
-  Type elt = elementTypeForDType(context, dtype);
-  if (!elt)
-    return inferError(loc, name, "unknown dtype '", dtype, "'");
-  results.push_back(RankedTensorType::get(shape, elt));
-  return success();
-}
-
 /// MXNet's RangeShape length: ceil((stop - start) / step), times repeat.
 FailureOr<int64_t> rangeLength(std::optional<Location> loc, StringRef name,
                                double start, std::optional<double> stop,
@@ -1392,28 +1376,20 @@ FailureOr<int64_t> rangeLength(std::optional<Location> loc, StringRef name,
 }
 } // namespace
 
-LogicalResult ZerosOp::inferReturnTypes(MLIRContext *context,
-                                        std::optional<Location> loc,
-                                        Adaptor adaptor,
-                                        SmallVectorImpl<Type> &results) {
-  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
-                   adaptor.getDtype(), results);
-}
-
-LogicalResult OnesOp::inferReturnTypes(MLIRContext *context,
-                                       std::optional<Location> loc,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &results) {
-  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
-                   adaptor.getDtype(), results);
-}
-
-LogicalResult FullOp::inferReturnTypes(MLIRContext *context,
-                                       std::optional<Location> loc,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &results) {
-  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
-                   adaptor.getDtype(), results);
+LogicalResult mxc::mx::detail::inferInit(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         StringRef name, ArrayRef<int64_t> shape,
+                                         StringRef dtype,
+                                         SmallVectorImpl<Type> &results) {
+  if (shape.empty() || llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return inferError(loc, name, "shape ", formatShape(shape),
+                      " is not fully known (MXNet reads an empty shape or a "
+                      "0 extent as unknown, and mxc has no partial shapes)");
+  Type elt = elementTypeForDType(context, dtype);
+  if (!elt)
+    return inferError(loc, name, "unknown dtype '", dtype, "'");
+  results.push_back(RankedTensorType::get(shape, elt));
+  return success();
 }
 
 LogicalResult ArangeOp::inferReturnTypes(MLIRContext *context,

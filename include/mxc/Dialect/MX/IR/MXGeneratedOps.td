@@ -5313,6 +5313,11 @@ def MX_ZerosOp : MX_Op<"_zeros", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
       return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
     }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferInit(context, location, getOperationName(), adaptor.getShape(), adaptor.getDtype(), inferredReturnTypes);
+    }
   }];
 }
 
@@ -5346,6 +5351,11 @@ def MX_OnesOp : MX_Op<"_ones", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
       return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
     }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferInit(context, location, getOperationName(), adaptor.getShape(), adaptor.getDtype(), inferredReturnTypes);
+    }
   }];
 }
 
@@ -5378,6 +5388,11 @@ def MX_FullOp : MX_Op<"_full", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let extraClassDefinition = [{
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
       return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferInit(context, location, getOperationName(), adaptor.getShape(), adaptor.getDtype(), inferredReturnTypes);
     }
   }];
 }
