@@ -221,7 +221,8 @@ std::string mxc::PipelineOptions::describe() const {
          " par=" + (parallelLoops ? "1" : "0") + " O" +
          std::to_string(optLevel) + " outputs=" + list(outputs) +
          " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
-         " grad-req=" + list(gradReq) + " fuse-graph=" +
+         " grad-req=" + list(gradReq) + " train-part=" + trainPart +
+         " fuse-graph=" +
          (fuseGraph ? "1" : "0") + " memory-plan=" + memoryPlan;
 }
 
@@ -247,6 +248,11 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
     autodiff.wrt.assign(opts.wrt.begin(), opts.wrt.end());
     autodiff.gradReq.assign(opts.gradReq.begin(), opts.gradReq.end());
     pm.addPass(mx::createMXAutodiffPass(autodiff));
+    if (!opts.trainPart.empty()) {
+      mx::MXSplitTrainingPassOptions split;
+      split.part = opts.trainPart;
+      pm.addPass(mx::createMXSplitTrainingPass(split));
+    }
   }
   if (opts.fuseGraph)
     pm.addPass(mx::createMXFuseElementwisePass());

@@ -237,7 +237,7 @@ def get_symbol(x):
     from . import symbol as _symbol
     if x._ag is None:
         raise MXNetError("get_symbol: the array was not computed inside autograd.record()")
-    graph, feeds, _, _, funcs = _tape_graph([x], None, set())
+    graph, feeds, _, _, funcs = _tape_graph([x], None, set(), expand=True)
     graph.pop("graph_seed")
     if funcs:
         raise MXNetError("get_symbol: the computation has autograd.Function calls")
@@ -357,15 +357,29 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         e, grads = pending.pop(key)
         ogs = [NDArray(np.zeros(shape, dt) if d is None else np.ascontiguousarray(d, dtype=dt))
                for d, (shape, dt) in zip(grads, e.out_shapes)]
+        direct = None
+        if getattr(e.function, "writes_into", False):
+            # a hybridized block's backward writes a leaf's gradient straight
+            # into its .grad (grad_req 'write', not yet written here)
+            direct = [a._grad if variables is None and isinstance(a, NDArray) and
+                      a._ag is None and is_leaf(a) and a._grad_req == "write" and
+                      id(a) not in written else None for a in e.inputs]
         with pause(train_mode=e.training):
-            igs = e.function.backward(*ogs)
+            if direct is not None:
+                igs = e.function.backward(*ogs, out=direct)
+            else:
+                igs = e.function.backward(*ogs)
         igs = [igs] if isinstance(igs, NDArray) else list(igs)
         if len(igs) != len(e.inputs):
             raise MXNetError("autograd.Function: backward returned %d gradients for %d inputs"
                              % (len(igs), len(e.inputs)))
         more, more_g = [], []
-        for a, g in zip(e.inputs, igs):
+        for j, (a, g) in enumerate(zip(e.inputs, igs)):
             if not isinstance(a, NDArray) or g is None:
+                continue
+            if direct is not None and direct[j] is not None and g is direct[j]:
+                written.add(id(a))
+                _set_fresh(a, True)
                 continue
             if a._ag is not None:
                 more.append(a)
@@ -396,7 +410,8 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
     from .ndarray import NDArray, _invoke_slow
     heads, head_grads = _checked_heads(heads, head_grads)
     arrays = {}
-    graph, feeds, leaves, order, fouts = _tape_graph(heads, variables, set(), arrays)
+    graph, feeds, leaves, order, fouts = _tape_graph(heads, variables, set(), arrays,
+                                                    expand=True)
     graph.pop("graph_seed")
     if fouts:
         raise MXNetError("autograd.grad: create_graph=True through an autograd.Function "
@@ -453,15 +468,23 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
             NDArray(np.zeros(v.shape, v._data.dtype), v._ctx) for v in variables]
 
 
-def _tape_graph(heads, variables, written, arrays=None):
+def _tape_graph(heads, variables, written, arrays=None, expand=False):
     """The MXNet graph of the tape from `heads` back to the arrays they were
     computed from (variables), stopping at autograd.Function outputs (also
     variables). Returns (graph, feeds, leaves, order, function outputs);
     leaves: variable name -> array with a gradient (or one of
-    `variables`); function outputs: variable name -> (entry, index)."""
+    `variables`); function outputs: variable name -> (entry, index).
+    expand: a hybridized Gluon block's call (one entry, see
+    gluon.block._RecordedCall) goes in as the graph's operators."""
+    def ag(a):
+        r = a._ag
+        if expand and r is not None and hasattr(r[0].function, "expand"):
+            r = r[0].function.expand(r[1])
+        return r
+
     # Entries reachable from the heads, inputs first.
     order, seen = [], set()
-    stack = [(h._ag[0], False) for h in heads]
+    stack = [(ag(h)[0], False) for h in heads]
     while stack:
         e, done = stack.pop()
         if done:
@@ -472,9 +495,9 @@ def _tape_graph(heads, variables, written, arrays=None):
         seen.add(id(e))
         stack.append((e, True))
         for a in e.inputs:
-            if a._ag is not None and id(a._ag[0]) not in seen and \
-                    a._ag[0].function is None:
-                stack.append((a._ag[0], False))
+            r = ag(a)
+            if r is not None and id(r[0]) not in seen and r[0].function is None:
+                stack.append((r[0], False))
 
     nodes, index = [], {}       # index: id(entry) -> node index
     var_of = {}                 # id(NDArray) -> node index of its variable
@@ -492,8 +515,9 @@ def _tape_graph(heads, variables, written, arrays=None):
             feeds[name] = data
             if arrays is not None:
                 arrays[name] = a
-            if a._ag is not None and a._ag[0].function is not None:
-                fouts[name] = a._ag
+            r = ag(a)
+            if r is not None and r[0].function is not None:
+                fouts[name] = r
             elif variables is not None:
                 if any(a is v for v in variables):
                     leaves[name] = a
@@ -504,10 +528,11 @@ def _tape_graph(heads, variables, written, arrays=None):
     for e in order:
         ins = []
         for j, (a, data) in enumerate(zip(e.inputs, e.datas)):
-            if a._ag is not None and a._ag[0].function is not None:
+            r = ag(a)
+            if r is not None and r[0].function is not None:
                 data = a._np
-            if a._ag is not None and id(a._ag[0]) in index:
-                ins.append([index[id(a._ag[0])], a._ag[1], 0])
+            if r is not None and id(r[0]) in index:
+                ins.append([index[id(r[0])], r[1], 0])
             else:
                 ins.append([variable(a, data), 0, 1 if j in e.spec.aux_inputs else 0])
         op, attrs = e.spec.name, dict(e.attrs)
@@ -522,7 +547,7 @@ def _tape_graph(heads, variables, written, arrays=None):
         nodes.append(node)
     graph = {"nodes": nodes,
              "arg_nodes": [i for i, n in enumerate(nodes) if n["op"] == "null"],
-             "heads": [[index[id(h._ag[0])], h._ag[1], 0] for h in heads],
+             "heads": [[index[id(ag(h)[0])], ag(h)[1], 0] for h in heads],
              "attrs": {"mxnet_version": ["int", 10901]}}
     seeds = {e.seed for e in order if e.spec.name == "Dropout" and e.training}
     if len(seeds) > 1:

@@ -8,7 +8,7 @@
 //   graph_lists(text)                list_arguments / list_auxiliary_states /
 //                                    list_outputs
 //   infer(text, shapes, dtypes)      import the graph; types of @main
-//   compile(text, shapes, dtypes, outputs, train, wrt, grad_req)
+//   compile(text, shapes, dtypes, outputs, train, wrt, grad_req, train_part)
 //                                    -> Compiled (JIT + its caches)
 //   Compiled.run(inputs, outputs)    on C-contiguous CPU arrays, no copies
 //   load_params(path) / save_params(path, arrays)   MXNet .params files
@@ -480,10 +480,11 @@ std::shared_ptr<PyCompiled>
 compile(const std::string &json, const ShapeMap &shapes, const DTypeMap &dtypes,
         const std::vector<std::string> &outputs, bool useDiskCache, bool train,
         const std::vector<std::string> &wrt,
-        const std::vector<std::string> &gradReq) {
+        const std::vector<std::string> &gradReq, const std::string &trainPart) {
   graph::Graph g = parseGraph(json);
   ImportOptions importOpts = importOptions(shapes, dtypes);
   JITOptions jitOpts;
+  jitOpts.pipeline.trainPart = trainPart;
   jitOpts.pipeline.outputs = outputs;
   jitOpts.pipeline.train = train;
   jitOpts.pipeline.wrt = wrt;
@@ -805,9 +806,13 @@ NB_MODULE(_mxc, m) {
         nb::arg("disk_cache") = true, nb::arg("train") = false,
         nb::arg("wrt") = std::vector<std::string>(),
         nb::arg("grad_req") = std::vector<std::string>(),
+        nb::arg("train_part") = std::string(),
         "Compiles a graph. train=True: mx-autodiff's training step (extra "
         "inputs head_grad / grad_in / rng_seed, extra outputs grad / "
-        "aux_out, see Compiled.inputs/outputs kinds).");
+        "aux_out, see Compiled.inputs/outputs kinds); train_part='forward' "
+        "/ 'backward': one half of it (mx-split-training: the forward "
+        "returns 'residual' outputs, the backward reads them as 'residual' "
+        "inputs named fwd<j>, result j of the forward).");
   m.def("load_params", &loadParams, nb::arg("path"));
   m.def("load_params_bytes", &loadParamsBytes, nb::arg("data"));
   m.def("save_params", &saveParams, nb::arg("path"), nb::arg("arrays"));

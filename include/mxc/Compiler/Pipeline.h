@@ -109,6 +109,11 @@ struct PipelineOptions {
   /// mx-autodiff `grad-req`: "write" | "add" | "null" for every argument,
   /// or "name=req" entries.
   std::vector<std::string> gradReq;
+  /// mx-split-training `part` after mx-autodiff: "" (the whole training
+  /// step), "forward" or "backward" (the halves of a recorded forward,
+  /// autograd's CachedOp: the forward returns the residuals the backward
+  /// reads).
+  std::string trainPart;
   /// mx-fuse-elementwise.
   bool fuseGraph = true;
   /// mx-plan-memory `strategy`: none | inplace | coshare | both.

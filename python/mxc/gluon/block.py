@@ -610,10 +610,97 @@ class _CachedGraph:
         recording = autograd.is_recording() and any(autograd._tracked(a) for a in arrays.values())
         if not recording:
             return self._run(self.text, arrays, train, autograd.fresh_seed() if train else 0, ctx)
+        return self._record(arrays, training, ctx)
+
+    # -- under autograd.record(): MXNet's CachedOp ---------------------------------
+    def _recorded_text(self, training):
+        """The graph as the recorded call runs it: in predict mode (recording
+        outside train_mode) BatchNorm uses the moving statistics and Dropout is
+        the identity, as autograd's tape records such calls."""
+        if training:
+            return self.text
+        g = copy.deepcopy(self.graph)
+        for node in g["nodes"]:
+            if node["op"] == "BatchNorm":
+                node.setdefault("attrs", {})["use_global_stats"] = "True"
+            elif node["op"] == "Dropout":
+                node["op"], node["attrs"] = "_copy", {}
+        return json.dumps(g)
+
+    def _compile_half(self, text, arrays, wrt, part):
+        sig = tuple((n, a.shape, a._np.dtype.str) for n, a in sorted(arrays.items()))
+        key = (text, sig, tuple(wrt), part)
+        c = self._compiled.get(key)
+        if c is None:
+            shapes = {n: list(a.shape) for n, a in arrays.items()}
+            dtypes = {n: dtype_name(a._np.dtype) for n, a in arrays.items()}
+            c = compile_graph(text, shapes, dtypes, "%s (%s)" % (self.what, part), train=True,
+                              wrt=[], grad_req=["null"] + ["%s=write" % n for n in wrt],
+                              train_part=part)
+            self._compiled[key] = c
+            self.num_compiles += 1
+        return c
+
+    def _record(self, arrays, training, ctx):
+        """The block's call inside autograd.record(), as MXNet's CachedOp:
+        the forward half of the graph's training step runs now and keeps the
+        intermediates the backward needs (mx-split-training's residuals);
+        one tape entry for the whole call runs the backward half when
+        backward() reaches it. (Before, the graph's nodes went on the tape and
+        backward() computed the forward a second time.)"""
+        wrt = [n for n in sorted(arrays)
+               if autograd._tracked(arrays[n]) and arrays[n]._np.dtype.kind == "f"]
+        if not wrt:
+            return self._run(self.text, arrays, False, 0, ctx)
+        text = self._recorded_text(training)
+        seed = autograd.fresh_seed()
+        fwd = self._compile_half(text, arrays, wrt, "forward")
+        lazy = all(a._rt is not None for a in arrays.values())
+        ins = []
+        for name, kind, shape, dt in fwd.inputs:
+            if kind == "rng_seed":
+                ins.append(NDArray(np.array([seed], dtype=np_dtype(dt))))
+            elif kind in ("head_grad", "grad_in", "residual"):
+                raise MXNetError("%s: unexpected input %s of the forward" % (self.what, name))
+            else:
+                ins.append(arrays[name])
+        outs = [nd._new_rt(tuple(shape), np_dtype(dt), ctx) for _, _, shape, dt in fwd.outputs]
+        if lazy:
+            rts = [a._rt if a._rt is not None else nd._new(a._np, ctx)._rt for a in ins]
+            fwd.push(rts, [o._rt for o in outs])
+        else:
+            fwd.run([np.ascontiguousarray(a._data) for a in ins], [o._data for o in outs])
+        heads = []
+        for (name, kind, _, _), o in zip(fwd.outputs, outs):
+            if kind == "":
+                heads.append(o)
+            elif kind == "aux_out":
+                if lazy:
+                    o._rt.copy_to(arrays[name]._rt)
+                else:
+                    np.copyto(arrays[name]._data, o._data)
+        # (the call keeps its own wrappers of the outputs: the heads point at
+        # the call's tape entry, which must not point back at them)
+        kept = [nd._wrap_rt(o._rt, o._sig[1], ctx) for o in outs]
+        call = _RecordedCall(self, text, arrays, wrt, seed, kept, training)
+        entry = autograd._Entry(None, {}, self.what, [arrays[n] for n in wrt], [], len(heads),
+                                training, None, function=call)
+        entry.out_shapes = [(h.shape, h._np.dtype) for h in heads]
+        nodes = self.graph["nodes"]
+        out = []
+        for k, ((i, _, _), h) in enumerate(zip(self.graph["heads"], heads)):
+            if nodes[i]["op"] == "null":
+                out.append(arrays[nodes[i]["name"]])
+            else:
+                h._ag = (entry, k)
+                out.append(h)
+        return out
+
+    def _node_tape(self, arrays, training, seed):
+        """The graph's nodes as autograd tape entries (for what needs the
+        recorded operators one by one: grad(create_graph=True), get_symbol):
+        [(entry, output index)] of the heads."""
         g, names = self._renamed()
-        seed = autograd.seed()
-        heads = self._run(json.dumps(g), arrays, train, seed, ctx)
-        # The graph's nodes on the tape.
         nodes = g["nodes"]
         entries = {}
         values = {}
@@ -627,17 +714,13 @@ class _CachedGraph:
                 v = values[(i, k)] = _TapeValue((entries[i], k))
             return v
 
-        for (i, k, _), h in zip(g["heads"], heads):
-            if nodes[i]["op"] != "null":
-                values[(i, k)] = h
         for i, node in enumerate(nodes):
             if node["op"] == "null":
                 continue
             spec = _ops.OP_NAMES[node["op"]]
             attrs = dict(node.get("attrs", {}))
-            entry = autograd._Entry(spec, attrs, names[i], [], [], spec.all_outputs(attrs),
-                                    training and _is_train_op(node["op"]), seed)
-            entries[i] = entry
+            entries[i] = autograd._Entry(spec, attrs, names[i], [], [], spec.all_outputs(attrs),
+                                         training and _is_train_op(node["op"]), seed)
         for i, node in enumerate(nodes):
             if node["op"] == "null":
                 continue
@@ -646,13 +729,76 @@ class _CachedGraph:
                 a = value(src, k)
                 e.inputs.append(a)
                 e.datas.append(a._np if isinstance(a, NDArray) else None)
-        for (i, k, _), h in zip(g["heads"], heads):
-            if nodes[i]["op"] != "null":
-                h._ag = (entries[i], k)
-        out = []
-        for (i, k, _), h in zip(g["heads"], heads):
-            out.append(arrays[nodes[i]["name"]] if nodes[i]["op"] == "null" else h)
-        return out
+        return [(entries[i], k) if nodes[i]["op"] != "null" else None
+                for (i, k, _) in g["heads"]]
+
+
+class _RecordedCall:
+    """A hybridized block's call on autograd's tape (the `function` of its
+    entry): backward() runs the backward half of the block's training step
+    on the residuals its forward half kept."""
+
+    writes_into = True  # backward(out=...): see autograd._backward
+
+    def __init__(self, graph, text, arrays, wrt, seed, fwd_outs, training):
+        self.graph, self.text, self.arrays = graph, text, arrays
+        self.wrt, self.seed, self.fwd_outs, self.training = wrt, seed, fwd_outs, training
+        self._nodes = None
+
+    def backward(self, *out_grads, out=None):
+        """The gradients of the block's tracked inputs (self.wrt order) for
+        the gradients of its heads. out: per input, an array to write that
+        gradient into (autograd passes a leaf's .grad with grad_req 'write'
+        not yet written by this backward) or None; the result holds that
+        array then. Pushed onto the engine (it returns at once) when the
+        runtime has the dtypes."""
+        g = self.graph
+        bwd = g._compile_half(self.text, self.arrays, self.wrt, "backward")
+        ins, k = [], 0
+        for name, kind, shape, dt in bwd.inputs:
+            if kind == "residual":
+                a = self.fwd_outs[int(name[len("fwd"):])]
+            elif kind == "head_grad":
+                a = out_grads[k]
+                k += 1
+            elif kind == "rng_seed":
+                a = NDArray(np.array([self.seed], dtype=np_dtype(dt)))
+            elif kind == "grad_in":
+                raise MXNetError("%s: unexpected gradient input %s" % (g.what, name))
+            else:
+                a = self.arrays[name]
+            if a._np.dtype != np_dtype(dt) or a.shape != tuple(shape):
+                raise MXNetError("%s: backward input %s: expected %s %s, got %s %s" % (
+                    g.what, name, tuple(shape), dt, a.shape, a._np.dtype))
+            ins.append(a)
+        dest = dict(zip(self.wrt, out)) if out is not None else {}
+        ctx = self.fwd_outs[0]._ctx
+        outs, got = [], {}
+        for name, kind, shape, dt in bwd.outputs:
+            d = dest.get(name[:-len("_grad")]) if kind == "grad" else None
+            if d is None or d._rt is None or d.shape != tuple(shape) or \
+                    d._np.dtype != np_dtype(dt):
+                d = nd._new_rt(tuple(shape), np_dtype(dt), ctx)
+            outs.append(d)
+            if kind == "grad":
+                got[name[:-len("_grad")]] = d
+        # (numpy-backed inputs, such as autograd's head gradients, are copied
+        # into runtime arrays)
+        ins = [a if a._rt is not None else nd._new(a._data, ctx) for a in ins]
+        if all(a._rt is not None for a in ins + outs):
+            bwd.push([a._rt for a in ins], [o._rt for o in outs])
+        else:  # a dtype the runtime lacks: numpy buffers, run here
+            from .. import _mxc
+            _mxc.engine_wait_all()
+            bwd.run([np.ascontiguousarray(a._data) for a in ins], [o._data for o in outs])
+        return [got.get(n) for n in self.wrt]
+
+    def expand(self, k):
+        """The tape entry (and output index) of head k as the graph's
+        operators, or None for a head that is an input."""
+        if self._nodes is None:
+            self._nodes = self.graph._node_tape(self.arrays, self.training, autograd.seed())
+        return self._nodes[k]
 
 
 class HybridBlock(Block):

@@ -330,3 +330,143 @@ def test_reshape_and_slicing_are_recorded_in_imperative_blocks():
     coef.reshape(-1)[2:8] += 2
     coef[1] += 6
     np.testing.assert_allclose(w_grad, coef.T @ xs, rtol=1e-5, atol=1e-6)
+
+
+def _conv_bn_net(hybrid):
+    with mx.NameManager():
+        net = nn.HybridSequential()
+        with net.name_scope():
+            net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Activation("relu"),
+                    nn.Flatten(), nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    if hybrid:
+        net.hybridize()
+    return net
+
+
+def _same_params(dst, src):
+    for pd, ps in zip(dst.collect_params().values(), src.collect_params().values()):
+        pd.set_data(ps.data())
+
+
+def test_hybridized_record_is_a_cached_op_forward_then_backward_from_residuals():
+    """Inside record(), a hybridized block runs the forward half of its
+    training step once and keeps the intermediates (mx-split-training's
+    residuals); backward() runs the backward half on them, writing the
+    parameters' gradients, not the whole step again."""
+    x = _x(2, 2, 5, 5)
+    a = _conv_bn_net(False)
+    a(x)
+    b = _conv_bn_net(True)
+    b(x)
+    _same_params(b, a)
+    y = mx.nd.array([0, 2])
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    grads = []
+    for net in (a, b):
+        with autograd.record():
+            out = loss(net(x), y)
+        out.backward()
+        grads.append({k: p.grad().asnumpy().copy() for k, p in
+                      net._collect_params_with_prefix().items() if p.grad_req != "null"})
+    for k in grads[0]:
+        np.testing.assert_allclose(grads[1][k], grads[0][k], rtol=1e-4, atol=1e-6, err_msg=k)
+    parts = {key[3]: c for key, c in b._cached_op._compiled.items() if len(key) == 4}
+    assert sorted(parts) == ["backward", "forward"]
+    fwd_kinds = [kind for _, kind, _, _ in parts["forward"].outputs]
+    assert "residual" in fwd_kinds and "grad" not in fwd_kinds
+    bwd_kinds = {kind for _, kind, _, _ in parts["backward"].inputs}
+    assert "residual" in bwd_kinds and "head_grad" in bwd_kinds
+    assert {kind for _, kind, _, _ in parts["backward"].outputs} == {"grad"}
+    # Another step compiles nothing more.
+    n = b._cached_op.num_compiles
+    with autograd.record():
+        out = loss(b(x), y)
+    out.backward()
+    assert b._cached_op.num_compiles == n
+
+
+def test_hybridized_blocks_chained_in_an_imperative_block():
+    """Two hybridized children called from a Block: the gradient flows from
+    the second block's backward half through the first's into the input."""
+    class Two(gluon.Block):
+        def __init__(self, hybrid, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.f = nn.HybridSequential()
+                self.f.add(nn.Dense(5, in_units=4, activation="tanh"))
+                self.g = nn.HybridSequential()
+                self.g.add(nn.Dense(3, in_units=5), nn.Activation("sigmoid"))
+            if hybrid:
+                self.f.hybridize()
+                self.g.hybridize()
+
+        def forward(self, x):
+            h = self.f(x)
+            return self.g(h) * 2 + h.sum(axis=1, keepdims=True)
+
+    res = []
+    ref = None
+    for hybrid in (False, True):
+        mx.random.seed(3)
+        net = Two(hybrid)
+        net.initialize(mx.init.Xavier())
+        if ref is not None:
+            _same_params(net, ref)
+        ref = net
+        x = _x(2, 4, seed=1)
+        x.attach_grad()
+        with autograd.record():
+            out = net(x)
+        out.backward(mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3)))
+        res.append([x.grad.asnumpy()] + [p.grad().asnumpy().copy()
+                                         for p in net.collect_params().values()])
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        assert np.abs(want).sum() > 0
+
+
+def test_hybridized_block_in_predict_mode_record_and_create_graph():
+    """record(train_mode=False) runs BatchNorm on its moving statistics (and
+    leaves them alone); grad(create_graph=True) and get_symbol see the
+    block's operators one by one."""
+    x = _x(2, 2, 5, 5)
+    a = _conv_bn_net(False)
+    a(x)
+    b = _conv_bn_net(True)
+    b(x)
+    _same_params(b, a)
+    x.attach_grad()
+    grads = []
+    for net in (a, b):
+        before = {k: p.data().asnumpy().copy() for k, p in net.collect_params().items()
+                  if "running" in k}
+        with autograd.record(train_mode=False):
+            out = net(x)
+        out.backward()
+        grads.append(x.grad.asnumpy().copy())
+        for k, p in net.collect_params().items():
+            if "running" in k:
+                np.testing.assert_array_equal(p.data().asnumpy(), before[k])
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-6)
+
+    f = nn.Dense(3, in_units=4, activation="tanh")
+    f.initialize(mx.init.Xavier())
+    f.hybridize()
+    v = _x(2, 4, seed=2)
+    v.attach_grad()
+    with autograd.record():
+        y = f(v)
+        (dv,) = autograd.grad(y, [v], create_graph=True)
+        z = (dv * dv).sum()
+    z.backward()
+    w = f.weight.data().asnumpy()
+    b_ = f.bias.data().asnumpy()
+    t = np.tanh(v.asnumpy() @ w.T + b_)
+    s = 1 - t * t                          # tanh'
+    np.testing.assert_allclose(dv.asnumpy(), s @ w, rtol=1e-5, atol=1e-6)
+    # z = sum((s W)^2); dz/dv = ((2 (s W) W^T) * ds/du) W with ds/du = -2 t s
+    g = (2 * (s @ w) @ w.T) * (-2 * t * s)
+    np.testing.assert_allclose(v.grad.asnumpy(), g @ w, rtol=1e-4, atol=1e-5)
+    sym = autograd.get_symbol(y)
+    assert "FullyConnected" in sym.tojson() and "tanh" in sym.tojson().lower()

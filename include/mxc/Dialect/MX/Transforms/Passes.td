@@ -143,6 +143,44 @@ def MXAutodiffPass : Pass<"mx-autodiff", "mlir::ModuleOp"> {
   ];
 }
 
+def MXSplitTrainingPass : Pass<"mx-split-training", "mlir::ModuleOp"> {
+  let summary = "Keep the forward or the backward half of mx-autodiff's training step";
+  let description = [{
+    Splits the training step that mx-autodiff builds into MXNet CachedOp's
+    two halves, so that a recorded forward keeps its intermediates for the
+    backward instead of the backward computing them again:
+
+    - `part=forward`: the ops that the heads and the updated auxiliary
+      states need (and nothing else); the head_grad and grad_in arguments
+      are dropped; results: the heads, the `aux_out` results, then every
+      value of this half that the backward half reads (`mx.kind =
+      "residual"`, `mx.name = "residual<i>"`).
+    - `part=backward`: every other op; arguments: the original arguments
+      that it reads and every head gradient (their names and kinds kept, in
+      their order), then one argument per
+      forward value it reads (`mx.kind = "residual"`, `mx.name =
+      "fwd<j>"`: result j of the forward half, a head, an aux_out or a
+      residual); results: the `grad` results.
+
+    Both halves are cut from the same training step by the same rule, so
+    the residuals agree between two compilations of one graph. Ops with
+    regions are not split (an error).
+
+    After `mx-autodiff` (head gradient `%g`), `part=backward`:
+
+    ```mlir
+    func.func @main(%x: tensor<2x3xf32> {mx.kind = "data", mx.name = "data"},
+                    %g: tensor<2x3xf32> {mx.kind = "head_grad", mx.name = "out_grad"},
+                    %r: tensor<2x3xf32> {mx.kind = "residual", mx.name = "fwd0"})
+        -> (tensor<3xf32> {mx.kind = "grad", mx.name = "w_grad"})
+    ```
+  }];
+  let options = [
+    Option<"part", "part", "std::string", /*default=*/"\"forward\"",
+           "forward | backward">,
+  ];
+}
+
 def MXDecomposePass : Pass<"mx-decompose", "mlir::ModuleOp"> {
   let summary = "Rewrite composite layers into primitive mx operators";
   let description = [{
