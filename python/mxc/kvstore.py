@@ -16,16 +16,17 @@ import atexit
 import pickle
 import sys
 import traceback
+import warnings
 import weakref
 
 import numpy as np
 
 from . import _mxc
 from . import optimizer as _opt
-from .base import MXNetError, atomic_write_bytes
+from .base import MXNetError, MXNetValueError, atomic_write_bytes
 from .ndarray import NDArray, _new_rt, _wrap_rt
 
-__all__ = ["KVStore", "create"]
+__all__ = ["KVStoreBase", "KVStore", "TestStore", "create"]
 
 _live = weakref.WeakSet()
 _dist_used = [False]
@@ -71,7 +72,100 @@ def _rt_of(arr, what, key):
     return arr._rt, None
 
 
-class KVStore:
+class KVStoreBase:
+    """MXNet 1.9.1's abstract key-value store (mx.kv.KVStoreBase): what
+    gluon.Trainer needs of a store (broadcast, pushpull, is_capable,
+    set_optimizer, optimizer states, type / rank / num_workers). A subclass
+    registered with `KVStoreBase.register` is created by mx.kv.create(<its
+    class name, lower case>)."""
+
+    OPTIMIZER = "optimizer"
+    kv_registry = {}
+
+    def broadcast(self, key, value, out, priority=0):
+        raise NotImplementedError()
+
+    def pushpull(self, key, value, out=None, priority=0):
+        raise NotImplementedError()
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError()
+
+    @staticmethod
+    def is_capable(capability):
+        raise NotImplementedError()
+
+    @property
+    def type(self):
+        raise NotImplementedError()
+
+    @property
+    def rank(self):
+        raise NotImplementedError()
+
+    @property
+    def num_workers(self):
+        raise NotImplementedError()
+
+    @staticmethod
+    def register(klass):
+        """Registers a KVStoreBase subclass under its class name in lower
+        case (a later class of that name replaces it, with a warning)."""
+        if not isinstance(klass, type):
+            raise MXNetError("KVStoreBase.register: expected a class, got %r" % (klass,))
+        name = klass.__name__.lower()
+        old = KVStoreBase.kv_registry.get(name)
+        if old is not None:
+            warnings.warn("WARNING: New kvstore %s.%s is overriding existing kvstore %s.%s"
+                          % (klass.__module__, klass.__name__, old.__module__, old.__name__))
+        KVStoreBase.kv_registry[name] = klass
+        return klass
+
+
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """MXNet's 'teststore': a store in Python that sums the values pushed
+    together (pushpull) and copies (broadcast); it runs no optimizer."""
+
+    def broadcast(self, key, value, out, priority=0):
+        for o in (out if isinstance(out, (list, tuple)) else [out]):
+            o[:] = value
+
+    def pushpull(self, key, value, out=None, priority=0):
+        values = [value] if isinstance(value, NDArray) else list(value)
+        total = values[0].copy()
+        for v in values[1:]:
+            total += v.as_in_context(total.context)
+        targets = values if out is None else (out if isinstance(out, (list, tuple)) else [out])
+        for o in targets:
+            o[:] = total
+
+    @staticmethod
+    def is_capable(capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise MXNetValueError("Unknown capability: %s" % capability)
+
+    @property
+    def type(self):
+        return "teststore"
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
+
+
+class KVStore(KVStoreBase):
     """A key-value store (MXNet 1.x's mx.kvstore.KVStore)."""
 
     def __init__(self, handle, name):
@@ -113,6 +207,14 @@ class KVStore:
         return [(key, list(value) if isinstance(value, (list, tuple)) else [value])]
 
     # -- API --------------------------------------------------------------------------
+    @staticmethod
+    def is_capable(capability):
+        """The store runs an optimizer (set_optimizer: on push, or on the
+        dist_async servers)."""
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return True
+        raise MXNetValueError("Unknown capability: %s" % capability)
+
     @property
     def type(self):
         return self._name
@@ -262,6 +364,9 @@ def create(name="local"):
     call serves the workers and then exits the process, as MXNet's servers do."""
     if not isinstance(name, str):
         raise MXNetError("kvstore: the type must be a string")
+    klass = KVStoreBase.kv_registry.get(name.lower())
+    if klass is not None:
+        return klass()
     handle = _mxc.KVStore.create(name)
     kv = KVStore(handle, name)
     if name.startswith("dist"):

@@ -1067,15 +1067,15 @@ class BucketingModule(BaseModule):
 
 
 def _create_kvstore(kvstore, arg_params, num_device=1):
-    """MXNet's model._create_kvstore for one device per process: (store or
-    None, update_on_kvstore). A 'local'/'device' name makes no store for one
+    """MXNet's model._create_kvstore (Module; gluon.Trainer with
+    num_device = its contexts): (store or None, update_on_kvstore). A 'local'/'device' name makes no store for one
     device (nothing to merge); a dist name always does.
     MXNET_UPDATE_ON_KVSTORE=0 runs the optimizer on the workers."""
     from . import kvstore as _kvs
     update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
     if kvstore is None:
         kv = None
-    elif isinstance(kvstore, _kvs.KVStore):
+    elif isinstance(kvstore, _kvs.KVStoreBase):
         kv = kvstore
     elif isinstance(kvstore, str):
         # (MXNet: no store for one device outside dist; several devices
@@ -1085,9 +1085,12 @@ def _create_kvstore(kvstore, arg_params, num_device=1):
         raise TypeError("kvstore must be KVStore, str or None")
     if kv is None:
         update_on_kvstore = False
-    elif kv.type == "local" and arg_params:
-        if max(int(np.prod(p.shape)) for p in arg_params.values()) > 1024 * 1024 * 16:
+    else:
+        if kv.type == "local" and arg_params and \
+                max(int(np.prod(p.shape)) for p in arg_params.values()) > 1024 * 1024 * 16:
             update_on_kvstore = False
+        # (a KVStoreBase such as 'teststore' may run no optimizer)
+        update_on_kvstore = update_on_kvstore and kv.is_capable(_kvs.KVStoreBase.OPTIMIZER)
     return kv, update_on_kvstore
 
 

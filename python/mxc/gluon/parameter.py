@@ -49,6 +49,7 @@ class Parameter:
         self._var = None
         self._data = None
         self._grad = None
+        self._trainer = None  # weakref of the Trainer that updates it
         self._ctx_list = None
         self._ctx_map = None
         self._deferred_init = ()
@@ -242,11 +243,20 @@ class Parameter:
                 self._deferred_init = self._deferred_init[:3] + (src,)
                 return
             raise MXNetError("Parameter '%s' has not been initialized" % self.name)
+        # a store that updates the weights holds a copy of them: new values
+        # make the trainer set up its store again (MXNet's _reset_kvstore)
+        trainer = self._trainer() if self._trainer is not None else None
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore:
+            trainer._reset_kvstore()
         for d in self._data:
             if d.shape != src.shape:
                 raise MXNetError("Parameter '%s': set_data with shape %s, the parameter has %s"
                                  % (self.name, src.shape, d.shape))
             d[:] = src.astype(d.dtype, copy=False)
+
+    def _set_trainer(self, trainer):
+        import weakref
+        self._trainer = weakref.ref(trainer) if trainer is not None else None
 
     def reset_ctx(self, ctx):
         ctx = _ctx_list(ctx)

@@ -3,19 +3,27 @@
 step(batch_size) = allreduce_grads() + update(): the gradients are scaled by
 rescale_grad / batch_size and each parameter is updated by the optimizer
 (mx.optimizer, by name or instance; lr_mult / wd_mult from the Parameter).
-With parameters on several contexts the gradients are summed across them
-by an mx.kv store ('device' by default, as MXNet; kvstore=None: an
-in-process sum), the first context's copy is updated with the sum and the
-other copies get its values (what MXNet's store gives with
-update_on_kvstore=False). update_on_kvstore=True and the dist_* stores are
-not supported by the Trainer yet (docs/gluon.md).
+With parameters on several contexts an mx.kv store ('device' by default,
+as MXNet; or a KVStoreBase such as 'teststore'; kvstore=None: an in-process
+sum) does MXNet's work: with update_on_kvstore (MXNet's default where the
+store can run an optimizer: $MXNET_UPDATE_ON_KVSTORE, default 1, and not a
+'local' store of a parameter over 16M elements) the gradients are pushed,
+the store's optimizer updates its copy of the weights and every context
+pulls them; otherwise the gradients are summed (pushpull) and the first
+context's copy is updated with the sum, the other copies getting its
+values. The dist_* stores are not supported by the Trainer yet
+(docs/gluon.md).
 """
 import os
 import pickle
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
+
+
+class _UsageError(MXNetError, AssertionError):
+    """update() / allreduce_grads() with update_on_kvstore: MXNet asserts."""
 from .. import optimizer as opt
 from .parameter import Parameter, ParameterDict
 from ..base import atomic_write_bytes
@@ -41,9 +49,7 @@ class Trainer:
                 raise MXNetError("Trainer: Parameter '%s' appears twice" % param.name)
             self._param2idx[param.name] = i
             self._params.append(param)
-        if update_on_kvstore:
-            raise MXNetError("Trainer: update_on_kvstore=True is not supported: gluon.Trainer "
-                             "reduces gradients with mx.kv and updates locally (docs/gluon.md)")
+            param._set_trainer(self)
         self._compression_params = compression_params
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kvstore = None
@@ -117,49 +123,87 @@ class Trainer:
         backward(), outside record())."""
         self._optimizer.rescale_grad = self._scale / batch_size
         self._ready()
+        self._init_kvstore()
         self._allreduce_grads()
         self._update(ignore_stale_grad)
 
     def allreduce_grads(self):
         """Sums each parameter's gradients across its contexts (every copy
-        gets the sum); a no-op on one context."""
+        gets the sum); a no-op on one context. Not with update_on_kvstore
+        (the store sums and updates in one), as MXNet."""
         self._ready()
+        self._init_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise _UsageError("allreduce_grads() when parameters are updated on kvstore is not "
+                             "supported. Try setting `update_on_kvstore` to False when "
+                             "creating trainer.")
         self._allreduce_grads()
 
     def _init_kvstore(self):
-        """MXNet's choice: no store on one context; on several, mx.kv.create
-        of the `kvstore` name ('device', 'local') or the given KVStore, which
-        sums the gradients (push of every context's copy, pull into all)."""
+        """MXNet 1.9.1's choice: no store on one context (unless a store object
+        is given); on several, mx.kv.create of the `kvstore` name or the given
+        KVStoreBase. update_on_kvstore: the argument if given, else
+        $MXNET_UPDATE_ON_KVSTORE (default 1) unless a 'local' store holds a
+        parameter over 16M elements; a store that cannot run an optimizer
+        gets False (True asked of it is a ValueError)."""
         if self._kv_initialized:
             return
-        self._kv_initialized = True
         kv = self._kvstore_params["kvstore"]
-        if len(self._contexts) <= 1 or kv is None:
-            return
+        asked = self._kvstore_params["update_on_kvstore"]
         from .. import kvstore as _kv
-        if isinstance(kv, str):
-            if kv.startswith("dist"):
-                raise MXNetError("Trainer: kvstore '%s': distributed training through "
-                                 "gluon.Trainer is not supported yet (docs/gluon.md)" % kv)
-            kv = _kv.create(kv)
-        elif not isinstance(kv, _kv.KVStore):
+        from ..module import _create_kvstore
+        if isinstance(kv, str) and kv.startswith("dist"):
+            raise MXNetError("Trainer: kvstore '%s': distributed training through "
+                             "gluon.Trainer is not supported yet (docs/gluon.md)" % kv)
+        if kv is not None and not isinstance(kv, (str, _kv.KVStoreBase)):
             raise MXNetError("Trainer: kvstore must be a name or an mx.kv KVStore, got %r"
                              % (kv,))
+        store, update = _create_kvstore(kv, {p.name: p for p in self._params},
+                                        len(self._contexts))
+        if store is not None:
+            if asked is not None:
+                update = bool(asked)
+            if update and not store.is_capable(_kv.KVStoreBase.OPTIMIZER):
+                raise MXNetValueError("Please set update_on_kvstore=False when training with "
+                                      "%s" % type(store))
+        self._kv_initialized = True
+        self._kvstore = store
+        self._update_on_kvstore = update if store is not None else None
+        if store is None:
+            return
+        if update:
+            store.set_optimizer(self._optimizer)
         for i, param in enumerate(self._params):
-            if param.grad_req != "null":
-                kv.init(i, param.list_grad()[0])
-        self._kvstore = kv
+            if param.grad_req == "null":
+                continue
+            data = param.list_data()
+            if isinstance(store, _kv.KVStore):
+                store.init(i, data[0])
+                if update:
+                    store.pull(i, out=data, priority=-i)
+            else:
+                store.broadcast(i, data[0], out=data, priority=-i)
+
+    def _reset_kvstore(self):
+        """Drops the store (a parameter got new values that the store's copy
+        lacks); the next step sets it up again from the parameters."""
+        if self._kvstore is not None and "dist" in self._kvstore.type:
+            raise MXNetError("Cannot reset distributed KVStore.")
+        self._kv_initialized = False
+        self._kvstore = None
+        self._update_on_kvstore = None
 
     def _allreduce_grads(self):
-        if len(self._contexts) <= 1:
+        if len(self._contexts) <= 1 and self._kvstore is None:
             return
-        self._init_kvstore()
         if self._kvstore is not None:
             for i, param in enumerate(self._params):
                 if param.grad_req != "null":
                     grads = param.list_grad()
-                    self._kvstore.push(i, grads, priority=-i)
-                    self._kvstore.pull(i, out=grads, priority=-i)
+                    if self._update_on_kvstore:
+                        self._kvstore.push(i, grads, priority=-i)
+                    else:
+                        self._kvstore.pushpull(i, grads, out=grads, priority=-i)
             return
         for param in self._params:
             if param.grad_req == "null":
@@ -172,12 +216,23 @@ class Trainer:
                 g[:] = total
 
     def update(self, batch_size, ignore_stale_grad=False):
-        """The optimizer step alone (after allreduce_grads())."""
+        """The optimizer step alone (after allreduce_grads()); not with
+        update_on_kvstore, as MXNet."""
         self._optimizer.rescale_grad = self._scale / batch_size
         self._ready()
+        self._init_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise _UsageError("update() when parameters are updated on kvstore is not supported. "
+                             "Try setting `update_on_kvstore` to False when creating trainer.")
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
+        if self._kvstore is not None and self._update_on_kvstore:
+            # the store updated its weights at the push: every context pulls
+            for i, param in enumerate(self._params):
+                if param.grad_req != "null":
+                    self._kvstore.pull(i, out=param.list_data(), priority=-i)
+            return
         # Every context has the same (summed) gradient: the first context's
         # copy is updated, the others receive it (one update count per step,
         # as MXNet's per-device counts give, so lr schedules step alike).
@@ -191,18 +246,27 @@ class Trainer:
 
     def save_states(self, fname):
         """The optimizer and its states (momenta, ...) as a pickle, written
-        atomically."""
+        atomically (from the store when it runs the optimizer)."""
         if self._optimizer is None:
             raise MXNetError("Trainer.save_states: no optimizer")
-        atomic_write_bytes(fname, self._updaters[0].get_states(dump_optimizer=True))
+        self._init_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+        else:
+            atomic_write_bytes(fname, self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname):
         if not os.path.isfile(fname):
             raise MXNetError("Trainer.load_states: no file '%s'" % fname)
-        with open(fname, "rb") as f:
-            states = f.read()
-        for updater in self._updaters:
-            updater.set_states(states)
-            updater.optimizer = self._updaters[0].optimizer
-        self._optimizer = self._updaters[0].optimizer
+        self._init_kvstore()
+        if self._kvstore is not None and self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            self._optimizer = self._kvstore._updater.optimizer
+        else:
+            with open(fname, "rb") as f:
+                states = f.read()
+            for updater in self._updaters:
+                updater.set_states(states)
+                updater.optimizer = self._updaters[0].optimizer
+            self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = {i: param for i, param in enumerate(self._params)}

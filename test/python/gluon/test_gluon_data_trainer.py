@@ -190,6 +190,117 @@ def test_trainer_two_contexts_sum_gradients(kvstore):
     assert [p.shape for p in parts] == [(2, 2), (2, 2)] and parts[1].context == ctx[1]
 
 
+@pytest.mark.parametrize("update_on_kvstore", [None, True, False])
+def test_trainer_update_on_kvstore_modes(update_on_kvstore, tmp_path, monkeypatch):
+    """MXNet's two ways of a Trainer with a store: the store runs the
+    optimizer on the summed gradient (update_on_kvstore, MXNet's default
+    where the store can) or sums them for local updates; the same numbers
+    either way (SGD with momentum). States save and load through the store;
+    set_data makes the trainer set its store up again from the new values
+    (MXNet 1.9.1 gives these numbers)."""
+    monkeypatch.delenv("MXNET_UPDATE_ON_KVSTORE", raising=False)
+    ctx = [mx.cpu(0), mx.cpu(1)]
+    x = gluon.Parameter("x", shape=(3,))
+    x.initialize(ctx=ctx, init="zeros")
+    tr = gluon.Trainer([x], "sgd", {"learning_rate": 1.0, "momentum": 0.5},
+                       update_on_kvstore=update_on_kvstore)
+
+    def step():
+        with autograd.record():
+            for w in x.list_data():
+                y = w + 1
+                y.backward()
+        tr.step(1)
+
+    step()
+    assert tr._update_on_kvstore is (update_on_kvstore is not False)
+    for c in ctx:
+        np.testing.assert_allclose(x.data(c).asnumpy(), [-2, -2, -2])
+    step()                                  # momentum: -2 - (0.5 * 2 + 2)
+    for c in ctx:
+        np.testing.assert_allclose(x.data(c).asnumpy(), [-5, -5, -5])
+    fname = str(tmp_path / "t.states")
+    tr.save_states(fname)
+    tr.load_states(fname)
+    if tr._update_on_kvstore:
+        assert tr._optimizer is tr._kvstore._updater.optimizer
+        with pytest.raises(AssertionError, match="update_on_kvstore"):
+            tr.update(1)
+        with pytest.raises(AssertionError, match="update_on_kvstore"):
+            tr.allreduce_grads()
+        x.lr_mult = 2.0
+        assert tr._kvstore._updater.optimizer._get_lr(0) == 2.0
+        x.lr_mult = 1.0
+    x.set_data(mx.nd.ones(3))
+    if tr._update_on_kvstore:
+        assert tr._kvstore is None and not tr._kv_initialized
+    step()
+    # from the new values; the new store's optimizer starts without momentum
+    # (1 - 2), the local updaters keep theirs (1 + 0.5 * -3 - 2): MXNet
+    # 1.9.1 gives the same
+    want = -2.5 if update_on_kvstore is False else -1.0
+    for c in ctx:
+        np.testing.assert_allclose(x.data(c).asnumpy(), [want] * 3)
+
+
+def test_trainer_with_a_registered_python_store():
+    """mx.kv.KVStoreBase.register: a store in Python ('teststore', MXNet's)
+    sums through pushpull; it runs no optimizer, so update_on_kvstore=True
+    with it is a ValueError."""
+    ctx = [mx.cpu(0), mx.cpu(1)]
+    x = gluon.Parameter("x", shape=(4,))
+    x.initialize(ctx=ctx, init="zeros")
+    kv = mx.kv.create("teststore")
+    assert isinstance(kv, mx.kv.KVStoreBase) and kv.type == "teststore"
+    tr = gluon.Trainer([x], "sgd", {"learning_rate": 1.0}, kvstore=kv)
+    with autograd.record():
+        for w in x.list_data():
+            (w * 3).backward()
+    tr.step(1)
+    assert tr._update_on_kvstore is False
+    for c in ctx:
+        np.testing.assert_allclose(x.data(c).asnumpy(), [-6] * 4)
+    bad = gluon.Trainer([x], "sgd", kvstore=kv, update_on_kvstore=True)
+    with pytest.raises(ValueError, match="update_on_kvstore=False"):
+        bad._init_kvstore()
+
+    @mx.kv.KVStoreBase.register
+    class CountingStore(mx.kv.TestStore):
+        calls = []
+
+        def pushpull(self, key, value, out=None, priority=0):
+            CountingStore.calls.append(key)
+            super().pushpull(key, value, out, priority)
+
+    assert type(mx.kv.create("countingstore")) is CountingStore
+    tr2 = gluon.Trainer([x], "sgd", {"learning_rate": 1.0}, kvstore="countingstore")
+    with pytest.raises(mx.MXNetError, match="unknown kvstore type 'nosuchstore'"):
+        mx.kv.create("nosuchstore")
+    del tr2
+
+
+def test_sync_batchnorm_is_batchnorm_on_one_device():
+    x = mx.nd.array(np.random.RandomState(0).uniform(size=(6, 3, 4, 4)))
+    bn = nn.BatchNorm(in_channels=3)
+    sbn = gluon.contrib.nn.SyncBatchNorm(in_channels=3, num_devices=1)
+    assert sbn.prefix.startswith("syncbatchnorm")
+    assert sorted(k.split("_", 1)[1] for k in sbn.collect_params()) == \
+        sorted(k.split("_", 1)[1] for k in bn.collect_params())
+    outs = []
+    for layer in (bn, sbn):
+        layer.initialize()
+        xx = x.copy()
+        xx.attach_grad()
+        with autograd.record():
+            y = layer(xx)
+            (y * y).sum().backward()
+        outs.append((y.asnumpy(), xx.grad.asnumpy(), layer.running_mean.data().asnumpy()))
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    with pytest.raises(mx.MXNetError, match="num_devices=2"):
+        gluon.contrib.nn.SyncBatchNorm(num_devices=2)
+
+
 def test_trainer_every_optimizer_by_name(tmp_path):
     """Every optimizer mx.optimizer registers steps through the Trainer, and
     its states save and load."""
