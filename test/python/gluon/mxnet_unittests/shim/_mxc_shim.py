@@ -43,6 +43,8 @@ def _assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan
                          use_broadcast=True, mismatches=(10, 10)):
     a = a.asnumpy() if hasattr(a, "asnumpy") else np.asarray(a)
     b = b.asnumpy() if hasattr(b, "asnumpy") else np.asarray(b)
+    if use_broadcast:  # MXNet's compares through np.allclose, which broadcasts
+        a, b = np.broadcast_arrays(a, b)
     np.testing.assert_allclose(a, b, rtol=1e-5 if rtol is None else rtol,
                                atol=1e-20 if atol is None else atol, equal_nan=equal_nan)
 
