@@ -518,7 +518,7 @@ end); all other extents must agree.""",
        Attr("num_args", "int", doc="Number of inputs (>= 1)."),
        Attr("dim", "int", "1", doc="Axis to concatenate along."),
    ],
-   aliases=["_sparse_concat", "concat"],
+   aliases=["_sparse_concat", "concat", "_rnn_param_concat"],
    example="""%out = mx.Concat %a, %b {num_args = 2 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>""")
 
 op(mxnet="UpSampling", mnemonic="UpSampling", cpp="UpSampling",
@@ -544,6 +544,48 @@ broadcast_to / Reshape (+ Concat or additions), or the Deconvolution.""",
        Attr("workspace", "int", "512", doc="MXNet's workspace limit; ignored."),
    ],
    example="""%out = mx.UpSampling %x {num_args = 1 : i64, sample_type = "nearest", scale = 2 : i64} : (tensor<1x3x2x2xf32>) -> tensor<1x3x4x4xf32>""")
+
+op(mxnet="RNN", mnemonic="RNN", cpp="RNN",
+   source="src/operator/rnn-inl.h RNNParam, GetRnnParamSize; src/operator/rnn.cc RNNShape; "
+          "src/operator/rnn_impl.h (CPU kernels: gate order, GRU formula)",
+   summary="Fused multi-layer RNN, LSTM or GRU over a (T, N, C) sequence",
+   description="""
+MXNet's fused recurrent layer. `data` is (T, N, I) (sequence, batch,
+features); `parameters` is one flat vector: for each layer and direction
+(forward, then backward) the input weights (G*H, I or D*H) then the
+recurrent weights (G*H, H), followed by all the biases in the same order
+(input bias, recurrent bias, G*H each), with G = 1 (rnn_relu, rnn_tanh), 4
+(lstm: gates i, f, g, o) or 3 (gru: r, z, n; n = tanh(x_n + r * (h_n +
+b_hn)), h' = (1 - z) * n + z * h). `state` (and for lstm `state_cell`) is
+(L*D, N, H). Results: `output` (T, N, D*H), then the last hidden state
+(L*D, N, H) and, for lstm, the last cell state; MXNet shows the states only
+with `state_outputs`. `p` applies Dropout to the outputs of every layer but
+the last (training). A composite (mx-decompose): FullyConnected for the
+input projections of the whole sequence, then per time step a
+FullyConnected of the state and elementwise gates, unrolled over T.
+mxc does not support `use_sequence_length` or `projection_size`.""",
+   inputs=[Input("data", tensor=FLOAT), Input("parameters", tensor=FLOAT),
+           Input("state", tensor=FLOAT), Input("state_cell", optional=True, tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("state_output", tensor=FLOAT),
+            Output("statecell_output", optional=True, tensor=FLOAT)],
+   attrs=[
+       Attr("state_size", "int", doc="Hidden state size H (>= 1)."),
+       Attr("num_layers", "int", doc="Number of stacked layers L (>= 1)."),
+       Attr("bidirectional", "bool", "False", doc="Two directions per layer (D = 2)."),
+       Attr("mode", "enum", values=["rnn_relu", "rnn_tanh", "lstm", "gru"],
+            doc="The recurrent cell."),
+       Attr("p", "float", "0.0", doc="Dropout on each layer's output but the last (training)."),
+       Attr("state_outputs", "bool", "False", doc="Whether MXNet shows the last states."),
+       Attr("projection_size", "int", "None", doc="LSTMP projection; not supported by mxc."),
+       Attr("lstm_state_clip_min", "float", "None", doc="Minimum of the LSTM cell state."),
+       Attr("lstm_state_clip_max", "float", "None", doc="Maximum of the LSTM cell state."),
+       Attr("lstm_state_clip_nan", "bool", "False",
+            doc="Clip NaN cell states to the range too."),
+       Attr("use_sequence_length", "bool", "False",
+            doc="A sequence_length input (variable lengths); not supported by mxc."),
+   ],
+   aliases=["_npx_rnn"],
+   example="""%out, %hy, %cy = mx.RNN %x, %params, %h0, %c0 {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<128xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)""")
 
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops

@@ -10,6 +10,7 @@
 #include "mxc/Compiler/Import.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
+#include "mxc/Dialect/MX/IR/MXOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -200,6 +201,20 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
     int64_t k = 2 * *scale - *scale % 2;
     return std::vector<int64_t>{*numFilter, 1, k, k};
   }
+  if (op == "RNN" && d.size() == 3) { // RNNShape
+    auto h = attrInt("state_size"), layers = attrInt("num_layers");
+    auto it = n.attrs.find("mode");
+    if (!h || !layers || it == n.attrs.end())
+      return std::nullopt;
+    StringRef mode = StringRef(it->second).trim().trim('\'').trim('"');
+    int64_t dirs = attrBool("bidirectional", false) ? 2 : 1;
+    if (input == "parameters" && mx::rnnGates(mode))
+      return std::vector<int64_t>{
+          mx::rnnParamSize(*layers, d[2], *h, dirs, mode)};
+    if (input == "state" || input == "state_cell")
+      return std::vector<int64_t>{*layers * dirs, d[1], *h};
+    return std::nullopt;
+  }
   if (op == "LeakyReLU" && input == "gamma" && d.size() >= 2)
     return std::vector<int64_t>{d[1]};
   if (op == "SoftmaxOutput" && input == "label" && d.size() >= 2) {
@@ -368,6 +383,14 @@ LogicalResult Importer::importNode(uint32_t id) {
   const mx::OpSpec *spec = mx::lookupMXNetOp(n.op);
   if (!spec)
     return error(id) << "unknown operator '" << n.op << "'";
+  if (StringRef(spec->mxnetName) == "RNN") {
+    auto it = n.attrs.find("use_sequence_length");
+    if (it != n.attrs.end() &&
+        StringRef(it->second).trim().equals_insensitive("true"))
+      return error(id) << n.op
+                       << ": use_sequence_length=True (variable sequence "
+                          "lengths) is not supported by mxc";
+  }
   size_t maxInputs = spec->inputNames.size();
   if (n.inputs.size() < spec->numRequiredInputs ||
       (!spec->variadicInputs && n.inputs.size() > maxInputs))

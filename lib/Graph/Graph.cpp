@@ -42,6 +42,8 @@ enum class OpKind {
   InstanceNorm, // output and the hidden mean, var
   L2Normalization, // output and the hidden norm
   Moments, // mean and var, named output0, output1
+  RNN, // data, parameters, state[, state_cell][, sequence_length]; output
+       // and, with state_outputs, state_output[, statecell_output]
 };
 
 OpKind kindOf(StringRef op) {
@@ -67,6 +69,7 @@ OpKind kindOf(StringRef op) {
       .Case("InstanceNorm", OpKind::InstanceNorm)
       .Case("L2Normalization", OpKind::L2Normalization)
       .Case("moments", OpKind::Moments)
+      .Cases({"RNN", "_npx_rnn"}, OpKind::RNN)
       .Default(OpKind::Unknown);
 }
 
@@ -102,6 +105,10 @@ bool isRReLU(const Attrs &attrs) {
          "rrelu";
 }
 
+bool isLSTM(const Attrs &attrs) {
+  return strAttr(attrs, "mode", "").trim().trim('\'').trim('"') == "lstm";
+}
+
 bool isPReLU(const Attrs &attrs) {
   return strAttr(attrs, "act_type", "leaky").trim().trim('\'').trim('"') ==
          "prelu";
@@ -128,6 +135,12 @@ std::vector<std::string> listOutputNames(OpKind kind, const Attrs &attrs,
     if (isRReLU(attrs))
       return {"output", "mask"};
     return {"output"};
+  case OpKind::RNN: // ListRnnOutputNames
+    if (!boolAttr(attrs, "state_outputs", false))
+      return {"output"};
+    if (isLSTM(attrs))
+      return {"output", "state_output", "statecell_output"};
+    return {"output", "state_output"};
   case OpKind::Pooling:
     // Two outputs only in MKL-DNN builds (the workspace of max pooling).
     if (numOutputs == 2)
@@ -295,6 +308,10 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
     return isRReLU(attrs) ? 2 : 1;
   case OpKind::SliceChannel:
     return sliceOutputs(attrs);
+  case OpKind::RNN: // rnn.cc set_num_outputs
+    if (!boolAttr(attrs, "state_outputs", false))
+      return 1;
+    return isLSTM(attrs) ? 3 : 2;
   default:
     return 1;
   }
@@ -343,6 +360,14 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
   case OpKind::LayerNorm:
   case OpKind::InstanceNorm:
     return {"data", "gamma", "beta"};
+  case OpKind::RNN: { // ListRnnInputNames
+    std::vector<std::string> names{"data", "parameters", "state"};
+    if (isLSTM(attrs))
+      names.push_back("state_cell");
+    if (boolAttr(attrs, "use_sequence_length", false))
+      names.push_back("sequence_length");
+    return names;
+  }
   case OpKind::Unknown:
     return {};
   }

@@ -58,14 +58,9 @@ class OpSpec:
         return out
 
     def visible_outputs(self, attrs):
-        """Outputs MXNet shows (FNumVisibleOutputs) for these attributes."""
-        if self.name in ("BatchNorm", "LayerNorm", "GroupNorm"):
-            return 3 if attrs.get("output_mean_var", "False") in ("True", "true", "1") else 1
-        if self.name == "LeakyReLU":
-            return 2 if attrs.get("act_type", "leaky") == "rrelu" else 1
-        if self.variadic_outputs:
-            return self.all_outputs(attrs)
-        return self.num_visible_outputs
+        """Outputs MXNet shows (FNumVisibleOutputs / list_outputs) for these
+        attributes, as the compiler's graph layer counts them."""
+        return len(_mxc.output_names(self.name, attrs))
 
     def all_outputs(self, attrs):
         """Outputs of a node, hidden ones included (node_row_ptr)."""

@@ -8,4 +8,5 @@ from . import utils
 from .trainer import Trainer
 from . import data
 from . import contrib
+from . import rnn
 from . import model_zoo

@@ -25,6 +25,12 @@
 //   SliceChannel    slice_axis per part (+ Reshape without the axis)
 //   UpSampling      nearest: Reshape + broadcast_to + Reshape (+ Concat /
 //                   additions); bilinear: Deconvolution
+//   RNN             per layer and direction: FullyConnected of the whole
+//                   sequence (input weights), then per time step a
+//                   FullyConnected of the state (recurrent weights) and the
+//                   cell's gates (rnn_impl.h: lstm i, f, g, o; gru r, z, n),
+//                   unrolled; directions Concat on the features, layers
+//                   stacked (Dropout p between them)
 // and so are Convolution (NHWC, NDHWC) and Pooling (NWC, NHWC, NDHWC) with a
 // channel-last layout: the channel-first op between transposes.
 //
@@ -286,6 +292,114 @@ LogicalResult decomposeUpSampling(GradBuilder &g, UpSamplingOp op,
   return success();
 }
 
+/// RNN (MXNet's fused layer) unrolled over the sequence; the layout of
+/// `parameters` and the cells' formulas are rnn_impl.h's CPU kernels.
+LogicalResult decomposeRNN(GradBuilder &g, RNNOp op,
+                           SmallVectorImpl<Value> &results) {
+  StringRef mode = op.getMode();
+  int64_t gates = rnnGates(mode);
+  int64_t h = static_cast<int64_t>(op.getStateSize());
+  int64_t layers = static_cast<int64_t>(op.getNumLayers());
+  int64_t dirs = op.getBidirectional() ? 2 : 1;
+  ArrayRef<int64_t> xs = typeOf(op.getData()).getShape();
+  int64_t steps = xs[0], batch = xs[1];
+  Value params = op.getParameters();
+  bool lstm = mode == "lstm";
+  auto slice = [&](Value v, int64_t axis, int64_t begin, int64_t end) {
+    return g.op("mx.slice_axis", v,
+                {g.i64("axis", axis), g.i64("begin", begin), g.i64("end", end)});
+  };
+  auto param = [&](int64_t &offset, ArrayRef<int64_t> shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    Value v = g.reshape(slice(params, 0, offset, offset + n), shape);
+    offset += n;
+    return v;
+  };
+  auto fc = [&](Value x, Value w, Value b) {
+    return g.op("mx.FullyConnected", {x, w, b},
+                {g.i64("num_hidden", gates * h), g.boolean("no_bias", false),
+                 g.boolean("flatten", true)});
+  };
+  auto gate = [&](Value v, int64_t k) { return slice(v, 1, k * h, (k + 1) * h); };
+  auto concat = [&](ArrayRef<Value> parts, int64_t dim) {
+    if (parts.size() == 1)
+      return parts[0];
+    return g.op("mx.Concat", parts,
+                {g.i64("num_args", static_cast<int64_t>(parts.size())),
+                 g.i64("dim", dim)});
+  };
+  auto initial = [&](Value states, int64_t k) {
+    return g.reshape(slice(states, 0, k, k + 1), {batch, h});
+  };
+  // the biases follow every weight
+  int64_t weights = 0;
+  for (int64_t l = 0; l < layers; ++l)
+    weights += dirs * gates * h * ((l == 0 ? xs[2] : dirs * h) + h);
+  int64_t wOffset = 0, bOffset = weights;
+  Value layerIn = op.getData();
+  int64_t inSize = xs[2];
+  SmallVector<Value> lastH, lastC;
+  std::optional<double> clipMin, clipMax;
+  if (auto a = op.getLstmStateClipMin())
+    clipMin = a->convertToDouble();
+  if (auto a = op.getLstmStateClipMax())
+    clipMax = a->convertToDouble();
+  for (int64_t l = 0; l < layers; ++l) {
+    SmallVector<Value> dirOut;
+    for (int64_t d = 0; d < dirs; ++d) {
+      int64_t k = l * dirs + d;
+      Value wx = param(wOffset, {gates * h, inSize});
+      Value wh = param(wOffset, {gates * h, h});
+      Value bx = param(bOffset, {gates * h});
+      Value bh = param(bOffset, {gates * h});
+      // the input projections of every step at once: (T * N, G * H)
+      Value xp = g.reshape(fc(g.reshape(layerIn, {steps * batch, inSize}), wx, bx),
+                           {steps, batch, gates * h});
+      Value hv = initial(op.getState(), k);
+      Value cv = lstm ? initial(op.getStateCell(), k) : Value();
+      SmallVector<Value> outs(steps);
+      for (int64_t i = 0; i < steps; ++i) {
+        int64_t t = d ? steps - 1 - i : i;
+        Value xt = g.reshape(slice(xp, 0, t, t + 1), {batch, gates * h});
+        Value hp = fc(hv, wh, bh);
+        if (mode == "rnn_tanh" || mode == "rnn_relu") {
+          hv = g.op(mode == "rnn_tanh" ? "mx.tanh" : "mx.relu", g.add(xt, hp));
+        } else if (lstm) {
+          Value sum = g.add(xt, hp);
+          Value in = g.sigmoid(gate(sum, 0)), forget = g.sigmoid(gate(sum, 1));
+          Value cand = g.op("mx.tanh", gate(sum, 2)), out = g.sigmoid(gate(sum, 3));
+          cv = g.add(g.mul(forget, cv), g.mul(in, cand));
+          if (clipMin && clipMax)
+            cv = g.op("mx.clip", cv, {g.f64("a_min", *clipMin), g.f64("a_max", *clipMax)});
+          hv = g.mul(out, g.op("mx.tanh", cv));
+        } else { // gru
+          Value r = g.sigmoid(g.add(gate(xt, 0), gate(hp, 0)));
+          Value z = g.sigmoid(g.add(gate(xt, 1), gate(hp, 1)));
+          Value n = g.op("mx.tanh", g.add(gate(xt, 2), g.mul(r, gate(hp, 2))));
+          hv = g.add(g.mul(g.rsubS(z, 1.0), n), g.mul(z, hv));
+        }
+        outs[t] = g.reshape(hv, {1, batch, h});
+      }
+      dirOut.push_back(concat(outs, 0));
+      lastH.push_back(g.reshape(hv, {1, batch, h}));
+      if (lstm)
+        lastC.push_back(g.reshape(cv, {1, batch, h}));
+    }
+    layerIn = concat(dirOut, 2);
+    inSize = dirs * h;
+    double p = op.getP().convertToDouble();
+    if (p > 0 && l + 1 < layers)
+      layerIn = g.op("mx.Dropout", layerIn, {g.f64("p", p)});
+  }
+  results.push_back(layerIn);
+  results.push_back(concat(lastH, 0));
+  if (lstm)
+    results.push_back(concat(lastC, 0));
+  return success();
+}
+
 /// Whether a Convolution / Pooling has a channel-last layout.
 bool isChannelLast(Operation *op) {
   auto layout = op->getAttrOfType<StringAttr>("layout");
@@ -332,7 +446,7 @@ LogicalResult decomposeChannelLast(GradBuilder &g, Operation *op,
 bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
-             SliceChannelOp, UpSamplingOp>(op) ||
+             SliceChannelOp, UpSamplingOp, RNNOp>(op) ||
          isChannelLast(op);
 }
 
@@ -362,6 +476,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeSliceChannel(g, sc, results);
   else if (auto up = dyn_cast<UpSamplingOp>(op))
     r = decomposeUpSampling(g, up, results);
+  else if (auto rnn = dyn_cast<RNNOp>(op))
+    r = decomposeRNN(g, rnn, results);
   else if (isa<BatchTakeOp>(op)) {
     // pick along axis 1 (its clip mode is batch_take's clipping)
     results.assign({g.op("mx.pick", op->getOperands(),

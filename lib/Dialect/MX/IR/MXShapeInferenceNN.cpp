@@ -945,3 +945,97 @@ LogicalResult UpSamplingOp::inferReturnTypes(MLIRContext *context,
   results.push_back(RankedTensorType::get(out, ts[0].getElementType()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// RNN (src/operator/rnn.cc RNNShape, rnn-inl.h GetRnnParamSize)
+//===----------------------------------------------------------------------===//
+
+int64_t mxc::mx::rnnGates(StringRef mode) {
+  if (mode == "rnn_relu" || mode == "rnn_tanh")
+    return 1;
+  if (mode == "lstm")
+    return 4;
+  if (mode == "gru")
+    return 3;
+  return 0;
+}
+
+int64_t mxc::mx::rnnParamSize(int64_t numLayers, int64_t inputSize,
+                              int64_t stateSize, int64_t directions,
+                              StringRef mode) {
+  int64_t size = stateSize * directions * rnnGates(mode);
+  int64_t first = (inputSize + stateSize + 2) * size;
+  int64_t other = (stateSize * directions + stateSize + 2) * size;
+  return first + (numLayers - 1) * other;
+}
+
+LogicalResult RNNOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  StringRef mode = adaptor.getMode();
+  if (adaptor.getUseSequenceLength())
+    return inferError(loc, name, "use_sequence_length=True (variable sequence "
+                      "lengths) is not supported by mxc");
+  if (adaptor.getProjectionSize())
+    return inferError(loc, name, "projection_size (LSTMP) is not supported by "
+                      "mxc");
+  int64_t h = static_cast<int64_t>(adaptor.getStateSize());
+  int64_t layers = static_cast<int64_t>(adaptor.getNumLayers());
+  if (h < 1)
+    return inferError(loc, name, "state_size must be >= 1, got ", h);
+  if (layers < 1)
+    return inferError(loc, name, "num_layers must be >= 1, got ", layers);
+  double p = adaptor.getP().convertToDouble();
+  if (p < 0 || p > 1)
+    return inferError(loc, name, "p must be in [0, 1], got ", p);
+  bool lstm = mode == "lstm";
+  if (adaptor.getLstmStateClipNan())
+    return inferError(loc, name, "lstm_state_clip_nan=True is not supported by "
+                      "mxc");
+  if (adaptor.getLstmStateClipMin().has_value() !=
+      adaptor.getLstmStateClipMax().has_value())
+    return inferError(loc, name, "lstm_state_clip_min and lstm_state_clip_max "
+                      "must be given together");
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto params = getTensorType(loc, name, adaptor.getParameters(), "parameters");
+  auto state = getTensorType(loc, name, adaptor.getState(), "state");
+  if (failed(data) || failed(params) || failed(state))
+    return failure();
+  if (data->getRank() != 3)
+    return inferError(loc, name, "Input data should be rank-3 tensor of dim "
+                      "[sequence length, batch size, input size], got ",
+                      formatShape(data->getShape()));
+  ArrayRef<int64_t> d = data->getShape();
+  int64_t dirs = adaptor.getBidirectional() ? 2 : 1;
+  Shape stateShape{layers * dirs, d[1], h};
+  Type elt = data->getElementType();
+  auto check = [&](RankedTensorType t, ArrayRef<int64_t> want,
+                   StringRef what) -> LogicalResult {
+    if (t.getShape() != want)
+      return inferError(loc, name, what, " has shape ", formatShape(t.getShape()),
+                        ", expected ", formatShape(want));
+    if (t.getElementType() != elt)
+      return inferError(loc, name, what, " has element type ",
+                        t.getElementType(), ", data ", elt);
+    return success();
+  };
+  int64_t size = rnnParamSize(layers, d[2], h, dirs, mode);
+  if (failed(check(*params, {size}, "parameters")) ||
+      failed(check(*state, stateShape, "state")))
+    return failure();
+  if (lstm != bool(adaptor.getStateCell()))
+    return inferError(loc, name, lstm ? "mode lstm needs a state_cell input"
+                                      : "only mode lstm has a state_cell input");
+  if (lstm) {
+    auto cell = getTensorType(loc, name, adaptor.getStateCell(), "state_cell");
+    if (failed(cell) || failed(check(*cell, stateShape, "state_cell")))
+      return failure();
+  }
+  results.push_back(RankedTensorType::get({d[0], d[1], dirs * h}, elt));
+  results.push_back(RankedTensorType::get(stateShape, elt));
+  if (lstm)
+    results.push_back(RankedTensorType::get(stateShape, elt));
+  return success();
+}

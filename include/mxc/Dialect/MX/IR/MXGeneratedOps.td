@@ -776,7 +776,7 @@ def MX_ConcatOp : MX_Op<"Concat", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
     Joins `num_args` inputs of equal rank along `dim` (negative counts from the
     end); all other extents must agree.
 
-    MXNet operator: `Concat` (aliases `_sparse_concat`, `concat`).
+    MXNet operator: `Concat` (aliases `_sparse_concat`, `concat`, `_rnn_param_concat`).
 
     Example:
 
@@ -836,6 +836,64 @@ def MX_UpSamplingOp : MX_Op<"UpSampling", [Pure, InferTypeOpAdaptorWithIsCompati
   );
   let assemblyFormat = [{
     $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RNNOp : MX_Op<"RNN", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Fused multi-layer RNN, LSTM or GRU over a (T, N, C) sequence";
+  let description = [{
+    MXNet's fused recurrent layer. `data` is (T, N, I) (sequence, batch,
+    features); `parameters` is one flat vector: for each layer and direction
+    (forward, then backward) the input weights (G*H, I or D*H) then the
+    recurrent weights (G*H, H), followed by all the biases in the same order
+    (input bias, recurrent bias, G*H each), with G = 1 (rnn_relu, rnn_tanh), 4
+    (lstm: gates i, f, g, o) or 3 (gru: r, z, n; n = tanh(x_n + r * (h_n +
+    b_hn)), h' = (1 - z) * n + z * h). `state` (and for lstm `state_cell`) is
+    (L*D, N, H). Results: `output` (T, N, D*H), then the last hidden state
+    (L*D, N, H) and, for lstm, the last cell state; MXNet shows the states only
+    with `state_outputs`. `p` applies Dropout to the outputs of every layer but
+    the last (training). A composite (mx-decompose): FullyConnected for the
+    input projections of the whole sequence, then per time step a
+    FullyConnected of the state and elementwise gates, unrolled over T.
+    mxc does not support `use_sequence_length` or `projection_size`.
+
+    MXNet operator: `RNN` (aliases `_npx_rnn`).
+
+    Example:
+
+    ```mlir
+    %out, %hy, %cy = mx.RNN %x, %params, %h0, %c0 {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<128xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$parameters,
+    MX_FloatTensor:$state,
+    Optional<MX_FloatTensor>:$state_cell,
+    I64Attr:$state_size,
+    I64Attr:$num_layers,
+    DefaultValuedAttr<BoolAttr, "false">:$bidirectional,
+    MX_StrEnumAttr<["rnn_relu", "rnn_tanh", "lstm", "gru"]>:$mode,
+    DefaultValuedAttr<F64Attr, "0.0">:$p,
+    DefaultValuedAttr<BoolAttr, "false">:$state_outputs,
+    OptionalAttr<I64Attr>:$projection_size,
+    OptionalAttr<F64Attr>:$lstm_state_clip_min,
+    OptionalAttr<F64Attr>:$lstm_state_clip_max,
+    DefaultValuedAttr<BoolAttr, "false">:$lstm_state_clip_nan,
+    DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$state_output,
+    Optional<MX_FloatTensor>:$statecell_output
+  );
+  let assemblyFormat = [{
+    $data `,` $parameters `,` $state (`,` $state_cell^)? attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDefinition = [{
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {

@@ -22,8 +22,17 @@ llvm::LogicalResult deconvolutionPadAdj(DeconvolutionOp op,
                                         llvm::SmallVectorImpl<int64_t> &pad,
                                         llvm::SmallVectorImpl<int64_t> &adj);
 
+/// RNN's gates per cell: 1 (rnn_relu, rnn_tanh), 4 (lstm), 3 (gru); 0 for
+/// another mode.
+int64_t rnnGates(llvm::StringRef mode);
+/// The length of RNN's flat `parameters` vector (MXNet's GetRnnParamSize
+/// without projection): per layer and direction G*H x (input + H) weights
+/// and 2 * G*H biases, the input of a layer above the first being D*H.
+int64_t rnnParamSize(int64_t numLayers, int64_t inputSize, int64_t stateSize,
+                     int64_t directions, llvm::StringRef mode);
+
 /// Whether `op` is a composite (LayerNorm, InstanceNorm, GroupNorm,
-/// L2Normalization) that decomposeComposite rewrites.
+/// L2Normalization, RNN, ...) that decomposeComposite rewrites.
 bool isComposite(mlir::Operation *op);
 /// Builds `op`'s computation from primitive mx ops before it; `results`
 /// correspond to op's results (same types). Errors are emitted at the op.
