@@ -585,7 +585,7 @@ mxc does not support `use_sequence_length` or `projection_size`.""",
             doc="A sequence_length input (variable lengths); not supported by mxc."),
    ],
    aliases=["_npx_rnn"],
-   example="""%out, %hy, %cy = mx.RNN %x, %params, %h0, %c0 {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<128xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)""")
+   example="""%out, %hy, %cy = mx.RNN %x, %params, %h0, %c0 {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<144xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)""")
 
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -93,10 +94,30 @@ LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
   // shape) gets a fill of its own: materializing the shared one into the
   // caller's buffer while the accumulator is written in place is a
   // read-after-write conflict one-shot bufferization refuses.
+  // Likewise a result that is also inserted into another tensor (a Concat
+  // operand: an RNN's last state, a residual of a recorded forward) gets a
+  // copy of its own: eliminate-empty-tensors puts its producer in the
+  // Concat's destination (another result's buffer), and materializing it
+  // here too made one-shot bufferization copy that whole destination, read
+  // before anything wrote it.
   for (OpOperand &operand : ret->getOpOperands()) {
-    auto fill = operand.get().getDefiningOp<linalg::FillOp>();
-    if (fill && !operand.get().hasOneUse())
+    Value v = operand.get();
+    auto fill = v.getDefiningOp<linalg::FillOp>();
+    if (fill && !v.hasOneUse()) {
       operand.set(b.clone(*fill)->getResult(0));
+      continue;
+    }
+    bool inserted = llvm::any_of(v.getUses(), [](OpOperand &use) {
+      auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+      return insert && use.getOperandNumber() == 0;
+    });
+    if (inserted) {
+      auto t = cast<RankedTensorType>(v.getType());
+      Value empty = tensor::EmptyOp::create(b, ret.getLoc(), t.getShape(),
+                                            t.getElementType());
+      operand.set(linalg::CopyOp::create(b, ret.getLoc(), v, empty)
+                      .getResult(0));
+    }
   }
   for (auto [value, out, outTensor] :
        llvm::zip(ret.getOperands(), outs, outTensors)) {

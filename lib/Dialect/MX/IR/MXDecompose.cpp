@@ -382,8 +382,14 @@ LogicalResult decomposeRNN(GradBuilder &g, RNNOp op,
         }
         outs[t] = g.reshape(hv, {1, batch, h});
       }
-      dirOut.push_back(concat(outs, 0));
-      lastH.push_back(g.reshape(hv, {1, batch, h}));
+      Value seq = concat(outs, 0);
+      dirOut.push_back(seq);
+      // the last state as a slice of the sequence's output, not the value
+      // that went into it: a value both a result and a Concat operand
+      // bufferizes into the Concat's destination before its own
+      // (reverse direction: step 0 is the last one)
+      int64_t last = d ? 0 : steps - 1;
+      lastH.push_back(steps == 1 ? seq : slice(seq, 0, last, last + 1));
       if (lstm)
         lastC.push_back(g.reshape(cv, {1, batch, h}));
     }
