@@ -337,3 +337,25 @@ def test_l2_normalization_grad(mode):
     rng = np.random.default_rng(4)
     _check(g, {"data": _rand(rng, 2, 3, 2, 2)}, {}, "l2normalization_output")
 
+
+
+# --------------------------------------------------------------------------
+# RNN: gradients of data, parameters and the initial states through the
+# unrolled composite (mx-decompose, then mx-autodiff of the primitives).
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode,bidirectional", [("lstm", True), ("gru", False),
+                                                ("rnn_tanh", False)])
+def test_rnn_grad(mode, bidirectional):
+    T, N, I, H = 3, 2, 2, 2
+    D = 2 if bidirectional else 1
+    G = {"lstm": 4, "gru": 3}.get(mode, 1)
+    inputs = ["data", "parameters", "state"] + (["state_cell"] if mode == "lstm" else [])
+    g = one_op_graph("RNN", dict(mode=mode, state_size=H, num_layers=1,
+                                 bidirectional=bidirectional), inputs)
+    rng = np.random.default_rng(5)
+    params = {"parameters": 0.5 * _rand(rng, (I + H + 2) * G * H * D),
+              "state": _rand(rng, D, N, H)}
+    if mode == "lstm":
+        params["state_cell"] = _rand(rng, D, N, H)
+    _check(g, {"data": _rand(rng, T, N, I)}, params, "rnn_output")

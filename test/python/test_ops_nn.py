@@ -281,3 +281,41 @@ def test_l2_normalization(mode, shape):
     rng = np.random.default_rng(43)
     check("L2Normalization", {"mode": mode}, _rand(rng, shape), rtol=1e-5, atol=1e-6)
 
+
+
+# --- RNN (the fused recurrent operator, unrolled by mx-decompose) ---------
+
+@pytest.mark.parametrize("mode", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+@pytest.mark.parametrize("layers,bidirectional", [(1, False), (2, True)])
+def test_rnn(mode, layers, bidirectional):
+    rng = np.random.default_rng(7)
+    T, N, I, H = 4, 3, 5, 6
+    D = 2 if bidirectional else 1
+    G = {"lstm": 4, "gru": 3}.get(mode, 1)
+    size = (I + H + 2) * G * H * D + (layers - 1) * (D * H + H + 2) * G * H * D
+    params = [("parameters", _rand(rng, (size,), low=-0.5, high=0.5)),
+              ("state", _rand(rng, (layers * D, N, H)))]
+    if mode == "lstm":
+        params.append(("state_cell", _rand(rng, (layers * D, N, H))))
+    check("RNN", {"mode": mode, "state_size": H, "num_layers": layers,
+                  "bidirectional": bidirectional, "state_outputs": True},
+          _rand(rng, (T, N, I)), params, num_outputs=3 if mode == "lstm" else 2, rtol=1e-4)
+
+
+def test_rnn_errors():
+    rng = np.random.default_rng(8)
+    x = _rand(rng, (2, 1, 3))
+    graph = one_op_graph("RNN", {"mode": "gru", "state_size": 2, "num_layers": 1},
+                         ["data", "parameters", "state"], name="node")
+    with pytest.raises(Exception, match="parameters has shape \\(10,\\), expected \\(42,\\)"):
+        run_graph(graph, {"data": x}, params={"parameters": _rand(rng, (10,)),
+                                              "state": _rand(rng, (1, 1, 2))})
+    graph = one_op_graph("RNN", {"mode": "lstm", "state_size": 2, "num_layers": 1,
+                                 "use_sequence_length": True},
+                         ["data", "parameters", "state", "state_cell", "sequence_length"],
+                         name="node")
+    with pytest.raises(Exception, match="use_sequence_length=True .* not supported"):
+        run_graph(graph, {"data": x}, params={"parameters": _rand(rng, (72,)),
+                                              "state": _rand(rng, (1, 1, 2)),
+                                              "state_cell": _rand(rng, (1, 1, 2)),
+                                              "sequence_length": _rand(rng, (1,))})

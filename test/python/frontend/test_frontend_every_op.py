@@ -182,6 +182,8 @@ EXAMPLES = {
     "_contrib_arange_like": ([f(2, 7)], dict(start=2.0, step=0.5, axis=-1)),
     "SliceChannel": ([f(2, 3, 4)], dict(num_outputs=3, axis=-2, squeeze_axis=True)),
     "UpSampling": ([f(1, 2, 2, 3), f(1, 3, 4, 6)], dict(scale=2, sample_type="nearest")),
+    "RNN": ([f(3, 2, 4), 0.3 * f((4 + 5 + 2) * 4 * 5), f(1, 2, 5), f(1, 2, 5)],
+            dict(mode="lstm", state_size=5, num_layers=1, state_outputs=True)),
 }
 
 

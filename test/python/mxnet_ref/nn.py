@@ -353,3 +353,72 @@ def upsampling(inputs, attrs):
     if attr_str(attrs, "multi_input_mode", "concat") == "sum":
         return [np.sum(parts, axis=0)]
     return [np.concatenate(parts, axis=1)]
+
+
+@register("RNN")
+def rnn(inputs, attrs):
+    """MXNet's fused RNN (src/operator/rnn_impl.h), step by step in numpy:
+    `parameters` holds every (layer, direction)'s input then recurrent
+    weights, then all the biases in that order; lstm gates i, f, g, o; gru
+    r, z, n with n = tanh(x_n + r * (h_n + b_hn)). Results: output, the last
+    hidden states, for lstm the last cell states (all of them, whatever
+    state_outputs says)."""
+    x, params, h0 = inputs[0], inputs[1], inputs[2]
+    mode = attr_str(attrs, "mode")
+    lstm = mode == "lstm"
+    c0 = inputs[3] if lstm else None
+    H, L = attr_int(attrs, "state_size"), attr_int(attrs, "num_layers")
+    D = 2 if attr_bool(attrs, "bidirectional") else 1
+    G = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}[mode]
+    T, N, _ = x.shape
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    off = 0
+
+    def take(n, shape):
+        nonlocal off
+        v = params[off:off + n].reshape(shape)
+        off += n
+        return v
+
+    weights = []
+    size = x.shape[2]
+    for _ in range(L):
+        for _ in range(D):
+            weights.append((take(G * H * size, (G * H, size)), take(G * H * H, (G * H, H))))
+        size = D * H
+    biases = [(take(G * H, (G * H,)), take(G * H, (G * H,))) for _ in range(L * D)]
+    layer_in, hs, cs = x, [], []
+    for l in range(L):
+        outs = []
+        for d in range(D):
+            k = l * D + d
+            (wx, wh), (bx, bh) = weights[k], biases[k]
+            h, c = h0[k], (c0[k] if lstm else None)
+            y = np.zeros((T, N, H), x.dtype)
+            for i in range(T):
+                t = T - 1 - i if d else i
+                gx = layer_in[t] @ wx.T + bx
+                gh = h @ wh.T + bh
+                if lstm:
+                    s = gx + gh
+                    ig, fg = sig(s[:, :H]), sig(s[:, H:2 * H])
+                    gg, og = np.tanh(s[:, 2 * H:3 * H]), sig(s[:, 3 * H:])
+                    c = fg * c + ig * gg
+                    h = og * np.tanh(c)
+                elif mode == "gru":
+                    r = sig(gx[:, :H] + gh[:, :H])
+                    z = sig(gx[:, H:2 * H] + gh[:, H:2 * H])
+                    n = np.tanh(gx[:, 2 * H:] + r * gh[:, 2 * H:])
+                    h = (1 - z) * n + z * h
+                else:
+                    s = gx + gh
+                    h = np.tanh(s) if mode == "rnn_tanh" else np.maximum(s, 0)
+                y[t] = h
+            outs.append(y)
+            hs.append(h)
+            cs.append(c)
+        layer_in = np.concatenate(outs, axis=2)
+    res = [layer_in.astype(x.dtype), np.stack(hs).astype(x.dtype)]
+    if lstm:
+        res.append(np.stack(cs).astype(x.dtype))
+    return res

@@ -19,6 +19,10 @@ std::map<std::string, std::string> fullAttrs(const mx::OpSpec &spec) {
   std::map<std::string, std::string> attrs;
   if (spec.findAttr("act_type") && llvm::StringRef(spec.mxnetName) == "LeakyReLU")
     attrs["act_type"] = "rrelu";
+  if (llvm::StringRef(spec.mxnetName) == "RNN") { // state_cell, the states
+    attrs["mode"] = "lstm";
+    attrs["state_outputs"] = "True";
+  }
   return attrs;
 }
 } // namespace
@@ -49,6 +53,8 @@ TEST(OpTableConsistency, InputNamesWhereGraphKnowsThem) {
       attrs["use_length"] = "True";
     if (llvm::StringRef(spec.mxnetName) == "Deconvolution")
       attrs["no_bias"] = "False"; // MXNet's default is True: no bias input
+    if (llvm::StringRef(spec.mxnetName) == "RNN")
+      attrs["mode"] = "lstm"; // state_cell
     std::vector<std::string> got = graph::inputNamesOf(spec.mxnetName, attrs);
     if (got.empty() || spec.variadicInputs)
       continue;
