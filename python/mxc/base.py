@@ -15,6 +15,12 @@ class MXNetValueError(MXNetError, ValueError):
     """An MXNetError that is also a ValueError: MXNet raises ValueError for
     these (a reshape to a different size, a non-contiguous from_numpy)."""
 
+
+class MXNetAssertionError(MXNetError, AssertionError):
+    """An MXNetError that is also an AssertionError: where MXNet checks with
+    `assert` (summary() of a hybridized block, Trainer.update() with
+    update_on_kvstore)."""
+
 _DTYPE_NAMES = {
     np.dtype("float32"): "float32", np.dtype("float64"): "float64",
     np.dtype("float16"): "float16", np.dtype("uint8"): "uint8",

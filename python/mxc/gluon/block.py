@@ -29,7 +29,8 @@ from .. import autograd
 from .. import ndarray as nd
 from .. import symbol as _sym
 from .. import _ops
-from ..base import MXNetError, NameManager, Prefix, compile_graph, dtype_name, np_dtype
+from ..base import (MXNetAssertionError, MXNetError, NameManager, Prefix, compile_graph,
+                    dtype_name, np_dtype)
 from ..context import current_context
 from ..ndarray import NDArray
 from ..symbol import Symbol
@@ -429,7 +430,8 @@ class Block:
 
         def register(block):
             if isinstance(block, HybridBlock) and block._active:
-                raise MXNetError('"{}" must not be hybridized to print summary.'.format(block.name))
+                raise MXNetAssertionError('"{}" must not be hybridized to print summary.'
+                                      .format(block.name))
 
             def hook(block, _, outputs):
                 key = "%s-%i" % (block.__class__.__name__, len(summary))

@@ -19,11 +19,7 @@ import pickle
 
 import numpy as np
 
-from ..base import MXNetError, MXNetValueError
-
-
-class _UsageError(MXNetError, AssertionError):
-    """update() / allreduce_grads() with update_on_kvstore: MXNet asserts."""
+from ..base import MXNetAssertionError, MXNetError, MXNetValueError
 from .. import optimizer as opt
 from .parameter import Parameter, ParameterDict
 from ..base import atomic_write_bytes
@@ -134,7 +130,7 @@ class Trainer:
         self._ready()
         self._init_kvstore()
         if self._kvstore is not None and self._update_on_kvstore:
-            raise _UsageError("allreduce_grads() when parameters are updated on kvstore is not "
+            raise MXNetAssertionError("allreduce_grads() when parameters are updated on kvstore is not "
                              "supported. Try setting `update_on_kvstore` to False when "
                              "creating trainer.")
         self._allreduce_grads()
@@ -222,7 +218,7 @@ class Trainer:
         self._ready()
         self._init_kvstore()
         if self._kvstore is not None and self._update_on_kvstore:
-            raise _UsageError("update() when parameters are updated on kvstore is not supported. "
+            raise MXNetAssertionError("update() when parameters are updated on kvstore is not supported. "
                              "Try setting `update_on_kvstore` to False when creating trainer.")
         self._update(ignore_stale_grad)
 
