@@ -1069,6 +1069,97 @@ def _slice_channel(g, n):
                 g.node("Squeeze", [part], [out], name=out, axes=[axis])
 
 
+@_exports("RNN")
+def _rnn(g, n):
+    """MXNet's fused RNN as one ONNX LSTM / GRU / RNN per layer: the flat
+    `parameters` sliced into W, R, B per layer (both directions stacked),
+    gates reordered (MXNet lstm i, f, g, o -> ONNX i, o, f, c; gru r, z, n
+    -> z, r, h with linear_before_reset, MXNet's formula); Y (T, D, N, H)
+    transposed to (T, N, D * H) for the next layer. Dropout between layers
+    (inference) is the identity."""
+    mode = attr_str(n.attrs, "mode")
+    hidden, layers = attr_int(n.attrs, "state_size"), attr_int(n.attrs, "num_layers")
+    dirs = 2 if attr_bool(n.attrs, "bidirectional", False) else 1
+    if attr_str(n.attrs, "projection_size") not in (None, "None"):
+        n.fail("projection_size has no ONNX mapping")
+    if attr_str(n.attrs, "lstm_state_clip_min") not in (None, "None"):
+        n.fail("lstm_state_clip_min/max has no ONNX mapping (ONNX's clip bounds the gates' "
+               "inputs, not the cell state)")
+    gates = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}[mode]
+    order = {"lstm": [0, 3, 1, 2], "gru": [1, 0, 2]}.get(mode, [0])
+    steps, batch, size = n.in_shapes[0]
+    x, params, h0 = n.inputs[0], n.inputs[1], n.inputs[2]
+    c0 = n.inputs[3] if mode == "lstm" else None
+    gh = gates * hidden
+    offset = [0]
+    weights = sum(dirs * gh * ((size if l == 0 else dirs * hidden) + hidden) for l in range(layers))
+    boffset = [weights]
+
+    def piece(at, count, shape, hint):
+        """params[at[0]:at[0] + count] as `shape` with the gates reordered."""
+        begin = at[0]
+        at[0] += count
+        v = g.one("Slice", [params, g.ints(hint + "__b", [begin]),
+                            g.ints(hint + "__e", [begin + count]), g.ints(hint + "__a", [0])],
+                  hint)
+        v = g.one("Reshape", [v, g.ints(hint + "__s", [gates, hidden] + shape)], hint + "_g")
+        if order != list(range(gates)):
+            v = g.one("Gather", [v, g.ints(hint + "__o", order)], hint + "_o", axis=0)
+        return g.one("Reshape", [v, g.ints(hint + "__f", [1, gh] + shape)], hint + "_f")
+
+    def state(src, l, hint):
+        return g.one("Slice", [src, g.ints(hint + "__b", [l * dirs]),
+                               g.ints(hint + "__e", [(l + 1) * dirs]), g.ints(hint + "__a", [0])],
+                     hint)
+
+    layer_in, in_size, last_h, last_c = x, size, [], []
+    onnx_op = {"lstm": "LSTM", "gru": "GRU"}.get(mode, "RNN")
+    for l in range(layers):
+        ws, rs = [], []
+        for d in range(dirs):
+            base = "%s__l%d%s" % (n.name, l, "r" if d else "l")
+            ws.append(piece(offset, gh * in_size, [in_size], base + "_w"))
+            rs.append(piece(offset, gh * hidden, [hidden], base + "_r"))
+        bs = []
+        for d in range(dirs):
+            base = "%s__l%d%s" % (n.name, l, "r" if d else "l")
+            bx = piece(boffset, gh, [], base + "_bx")
+            bh = piece(boffset, gh, [], base + "_bh")
+            bs.append(g.one("Concat", [bx, bh], base + "_b", axis=1))
+        cat = (lambda v, hint: v[0] if dirs == 1 else g.one("Concat", v, hint, axis=0))
+        w = cat(ws, "%s__l%d_W" % (n.name, l))
+        r = cat(rs, "%s__l%d_R" % (n.name, l))
+        b = cat(bs, "%s__l%d_B" % (n.name, l))
+        ins = [layer_in, w, r, b, "", state(h0, l, "%s__l%d_h0" % (n.name, l))]
+        if mode == "lstm":
+            ins.append(state(c0, l, "%s__l%d_c0" % (n.name, l)))
+        extra = {}
+        if mode == "gru":
+            extra["linear_before_reset"] = 1
+        if onnx_op == "RNN":
+            extra["activations"] = ["Relu" if mode == "rnn_relu" else "Tanh"] * dirs
+        outs = g.node(onnx_op, ins, 3 if mode == "lstm" else 2, name="%s__l%d" % (n.name, l),
+                      hidden_size=hidden,
+                      direction="bidirectional" if dirs == 2 else "forward", **extra)
+        y = g.one("Transpose", [outs[0]], "%s__l%d_t" % (n.name, l), perm=[0, 2, 1, 3])
+        target = n.outs[0] if l == layers - 1 else None
+        shape = g.ints("%s__l%d_ys" % (n.name, l), [steps, batch, dirs * hidden])
+        if target is not None:
+            g.node("Reshape", [y, shape], [target], name=target)
+            layer_in = target
+        else:
+            layer_in = g.one("Reshape", [y, shape], "%s__l%d_y" % (n.name, l))
+        in_size = dirs * hidden
+        last_h.append(outs[1])
+        if mode == "lstm":
+            last_c.append(outs[2])
+    for out, parts in zip(n.outs[1:], [last_h, last_c]):
+        if len(parts) == 1:
+            g.node("Identity", parts, [out], name=out)
+        else:
+            g.node("Concat", parts, [out], name=out, axis=0)
+
+
 @_exports("_zeros", "_ones", "_full")
 def _init_fill(g, n):
     value = {"_zeros": 0.0, "_ones": 1.0}.get(n.op)

@@ -279,7 +279,22 @@ def _creation():
                              "u2": (1, 3, 2, 3)}
 
 
-GRAPHS = {"conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "norms": _norms, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
+def _rnns():
+    x = sym.var("x")
+    lstm = sym.RNN(x, sym.var("p1"), sym.var("h1"), sym.var("c1"), mode="lstm", state_size=3,
+                   num_layers=2, bidirectional=True, state_outputs=True, name="lstm")
+    gru = sym.RNN(x, sym.var("p2"), sym.var("h2"), mode="gru", state_size=4, num_layers=2,
+                  state_outputs=True, name="gru")
+    relu = sym.RNN(x, sym.var("p3"), sym.var("h3"), mode="rnn_relu", state_size=2,
+                   num_layers=1, bidirectional=True, name="relu")
+    tanh = sym.RNN(x, sym.var("p4"), sym.var("h4"), mode="rnn_tanh", state_size=2,
+                   num_layers=1, name="tanh")
+    return sym.Group(list(lstm) + list(gru) + [relu, tanh]), \
+        {"x": (4, 2, 5), "h1": (4, 2, 3), "c1": (4, 2, 3), "h2": (2, 2, 4), "h3": (2, 2, 2),
+         "h4": (1, 2, 2)}
+
+
+GRAPHS = {"rnns": _rnns, "conv": _conv_net, "deconv": _deconv_net, "slices": _slices, "norms": _norms, "unary_more": _unary_more, "trig_pow_more": _trig_pow_more,
           "gather": _gather, "activations": _activations, "elementwise": _elementwise,
           "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
           "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,
