@@ -1,8 +1,8 @@
 """mx.rnn: MXNet 1.x's symbolic RNN cells (RNNCell, LSTMCell, GRUCell,
 SequentialRNNCell, BidirectionalCell, DropoutCell, ZoneoutCell,
-ResidualCell, the convolutional cells, FusedRNNCell's parameters and
-unfuse()), the bucketing data helpers (mx.rnn.io) and the RNN checkpoint
-functions."""
+ResidualCell, the convolutional cells, FusedRNNCell on MXNet's RNN
+operator with its parameters and unfuse()), the bucketing data helpers
+(mx.rnn.io) and the RNN checkpoint functions."""
 from . import io
 from . import rnn_cell
 from .io import BucketSentenceIter, encode_sentences

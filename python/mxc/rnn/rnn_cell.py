@@ -347,9 +347,8 @@ class GRUCell(BaseRNNCell):
 
 class FusedRNNCell(BaseRNNCell):
     """MXNet's cuDNN-style fused RNN: its one parameter vector
-    (<prefix>parameters), unpack_weights / pack_weights, and unfuse() into
-    the equivalent stack of cells. unroll() needs the RNN operator, which
-    mxc does not have: it raises MXNetError (unfuse() first)."""
+    (<prefix>parameters), unpack_weights / pack_weights, unroll() through
+    MXNet's RNN operator, and unfuse() into the equivalent stack of cells."""
 
     def __init__(self, num_hidden, num_layers=1, mode="lstm", bidirectional=False,
                  dropout=0., get_next_state=False, forget_bias=1.0,
@@ -447,8 +446,41 @@ class FusedRNNCell(BaseRNNCell):
         raise NotImplementedError("FusedRNNCell cannot be stepped. Please use unroll")
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
-        raise MXNetError("FusedRNNCell.unroll needs MXNet's RNN operator, which mxc does not "
-                         "have; use cell.unfuse() (the same network as separate cells)")
+        """The whole sequence through MXNet's RNN operator (one node; the
+        compiler unrolls it): outputs and, with get_next_state, the last
+        states (zero begin states are made from the input)."""
+        self.reset()
+        inputs, axis = _normalize_sequence(length, inputs, layout, True)
+        if axis == 1:
+            inputs = symbol.swapaxes(inputs, dim1=0, dim2=1)
+        elif axis != 0:
+            raise MXNetError("FusedRNNCell.unroll: unsupported layout %s" % layout)
+        if begin_state is None:
+            begin_state = self.begin_state()
+        if any(isinstance(st, _ZeroState) for st in begin_state):
+            # (L * D, N, H) zeros, N from the (T, N, C) input
+            col = symbol.zeros_like(symbol.slice_axis(symbol.slice_axis(
+                inputs, axis=0, begin=0, end=1), axis=2, begin=0, end=1))
+            zero = symbol.broadcast_axis(col, axis=(0, 2), size=(
+                (self._bidirectional + 1) * self._num_layers, self._num_hidden))
+            begin_state = [zero if isinstance(st, _ZeroState) else st for st in begin_state]
+        states = {"state": begin_state[0]}
+        if self._mode == "lstm":
+            states["state_cell"] = begin_state[1]
+        rnn = symbol.RNN(data=inputs, parameters=self._parameter, state_size=self._num_hidden,
+                         num_layers=self._num_layers, bidirectional=self._bidirectional,
+                         p=self._dropout, state_outputs=self._get_next_state, mode=self._mode,
+                         name=self._prefix + "rnn", **states)
+        if not self._get_next_state:
+            outputs, states = rnn, []
+        elif self._mode == "lstm":
+            outputs, states = rnn[0], [rnn[1], rnn[2]]
+        else:
+            outputs, states = rnn[0], [rnn[1]]
+        if axis == 1:
+            outputs = symbol.swapaxes(outputs, dim1=0, dim2=1)
+        outputs, _ = _normalize_sequence(length, outputs, layout, merge_outputs)
+        return outputs, states
 
     def unfuse(self):
         """The same network as a SequentialRNNCell of RNN / LSTM / GRU cells

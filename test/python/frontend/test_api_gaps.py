@@ -550,11 +550,26 @@ def test_rnn_cells_unroll_and_run():
     args = fused.unpack_weights({"f_parameters": mx.nd.array(np.arange(size, dtype=np.float32))})
     assert args["f_l0_i2h_r_weight"].shape == (4, 6) and args["f_l1_i2h_z_weight"].shape == (4, 4)
     assert (fused.pack_weights(args)["f_parameters"].asnumpy() == np.arange(size)).all()
-    with pytest.raises(mx.MXNetError):
-        fused.unroll(2, [mx.sym.var("a"), mx.sym.var("b")])
     stack = fused.unfuse()
     outs, _ = stack.unroll(2, [mx.sym.var("a"), mx.sym.var("b")])
     assert mx.sym.Group(outs).infer_shape(a=(3, 6), b=(3, 6))[1] == [(3, 4)] * 2
+    # unroll through the RNN operator equals the unfused stack (MXNet's
+    # check_rnn_consistency): same weights through pack / unpack
+    data = mx.sym.var("data")
+    y_fused, _ = fused.unroll(3, data, layout="NTC", merge_outputs=True)
+    y_stack, _ = stack.unroll(3, data, layout="NTC", merge_outputs=True)
+    x = np.random.RandomState(2).uniform(-1, 1, (2, 3, 6)).astype(np.float32)
+    packed = {"f_parameters": mx.nd.array(
+        np.random.RandomState(3).uniform(-0.5, 0.5, size).astype(np.float32))}
+    results = []
+    unpacked = stack.pack_weights(fused.unpack_weights(packed))
+    for y, args in ((y_fused, packed), (y_stack, unpacked)):
+        exe = y.simple_bind(mx.cpu(), data=x.shape, grad_req="null")
+        assert sorted(args) == sorted(k for k in exe.arg_dict if k != "data")
+        exe.copy_params_from(args)
+        results.append(exe.forward(data=mx.nd.array(x))[0].asnumpy())
+    assert results[0].shape == (2, 3, 4)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5, atol=1e-6)
     res, vocab = mx.rnn.encode_sentences([["a", "b"], ["b", "z"]], vocab={"a": 1, "b": 2},
                                          unknown_token="UNK", start_label=0)
     assert res == [[1, 2], [2, 0]] and vocab["UNK"] == 0
