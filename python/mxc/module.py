@@ -794,11 +794,13 @@ class Module(BaseModule):
     def get_input_grads(self, merge_multi_context=True):
         if not self.inputs_need_grad:
             raise MXNetError("get_input_grads: bind with inputs_need_grad=True")
-        per = [[ex.grad_dict[n] for ex in self._execs] for n in self._data_names]
+        # (an input bound with grad_req 'null' has no gradient: None, as MXNet)
+        per = [[ex.grad_dict.get(n) for ex in self._execs] for n in self._data_names]
         if not merge_multi_context:
             return per
         axes = self._input_axes()
-        return [_merge(parts, axes.get(n, 0)) for parts, n in zip(per, self._data_names)]
+        return [None if any(p is None for p in parts) else _merge(parts, axes.get(n, 0))
+                for parts, n in zip(per, self._data_names)]
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         labels = _as_list(labels)
