@@ -172,24 +172,42 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
         raise NotImplementedError
 
 
-class RNNCell(HybridRecurrentCell):
+class _GatedCell(HybridRecurrentCell):
+    """RNNCell / LSTMCell / GRUCell: `gates` blocks of hidden_size in the
+    parameters i2h_weight (G*H, input_size), h2h_weight (G*H, H), i2h_bias,
+    h2h_bias."""
+
+    def __init__(self, hidden_size, gates, i2h_weight_initializer, h2h_weight_initializer,
+                 i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params):
+        super().__init__(prefix=prefix, params=params)
+        self._hidden_size = hidden_size
+        self._input_size = input_size
+        gh = gates * hidden_size
+        self.i2h_weight = self.params.get("i2h_weight", shape=(gh, input_size),
+                                          init=i2h_weight_initializer, allow_deferred_init=True)
+        self.h2h_weight = self.params.get("h2h_weight", shape=(gh, hidden_size),
+                                          init=h2h_weight_initializer, allow_deferred_init=True)
+        self.i2h_bias = self.params.get("i2h_bias", shape=(gh,),
+                                        init=i2h_bias_initializer, allow_deferred_init=True)
+        self.h2h_bias = self.params.get("h2h_bias", shape=(gh,),
+                                        init=h2h_bias_initializer, allow_deferred_init=True)
+
+    def __repr__(self):
+        shape = self.i2h_weight.shape
+        return "{name}({mapping})".format(
+            name=self.__class__.__name__,
+            mapping="{0} -> {1}".format(shape[1] if shape[1] else None, shape[0]))
+
+
+class RNNCell(_GatedCell):
     """Elman cell: out = act(W_i x + b_i + W_h h + b_h)."""
 
     def __init__(self, hidden_size, activation="tanh", i2h_weight_initializer=None,
                  h2h_weight_initializer=None, i2h_bias_initializer="zeros",
                  h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self._hidden_size = hidden_size
+        super().__init__(hidden_size, 1, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
         self._activation = activation
-        self._input_size = input_size
-        self.i2h_weight = self.params.get("i2h_weight", shape=(hidden_size, input_size),
-                                          init=i2h_weight_initializer, allow_deferred_init=True)
-        self.h2h_weight = self.params.get("h2h_weight", shape=(hidden_size, hidden_size),
-                                          init=h2h_weight_initializer, allow_deferred_init=True)
-        self.i2h_bias = self.params.get("i2h_bias", shape=(hidden_size,),
-                                        init=i2h_bias_initializer, allow_deferred_init=True)
-        self.h2h_bias = self.params.get("h2h_bias", shape=(hidden_size,),
-                                        init=h2h_bias_initializer, allow_deferred_init=True)
 
     def state_info(self, batch_size=0):
         return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
@@ -198,10 +216,7 @@ class RNNCell(HybridRecurrentCell):
         return "rnn"
 
     def __repr__(self):
-        shape = self.i2h_weight.shape
-        return "{name}({mapping}".format(
-            name=self.__class__.__name__,
-            mapping="{0} -> {1}".format(shape[1] if shape[1] else None, shape[0])) + ")"
+        return super().__repr__()[:-1] + ", %s)" % self._activation
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = "t%d_" % self._counter
@@ -214,23 +229,14 @@ class RNNCell(HybridRecurrentCell):
         return output, [output]
 
 
-class LSTMCell(HybridRecurrentCell):
+class LSTMCell(_GatedCell):
     """LSTM cell (gates i, f, g, o as MXNet's)."""
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
                  prefix=None, params=None, activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(prefix=prefix, params=params)
-        self._hidden_size = hidden_size
-        self._input_size = input_size
-        self.i2h_weight = self.params.get("i2h_weight", shape=(4 * hidden_size, input_size),
-                                          init=i2h_weight_initializer, allow_deferred_init=True)
-        self.h2h_weight = self.params.get("h2h_weight", shape=(4 * hidden_size, hidden_size),
-                                          init=h2h_weight_initializer, allow_deferred_init=True)
-        self.i2h_bias = self.params.get("i2h_bias", shape=(4 * hidden_size,),
-                                        init=i2h_bias_initializer, allow_deferred_init=True)
-        self.h2h_bias = self.params.get("h2h_bias", shape=(4 * hidden_size,),
-                                        init=h2h_bias_initializer, allow_deferred_init=True)
+        super().__init__(hidden_size, 4, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
         self._activation = activation
         self._recurrent_activation = recurrent_activation
 
@@ -240,12 +246,6 @@ class LSTMCell(HybridRecurrentCell):
 
     def _alias(self):
         return "lstm"
-
-    def __repr__(self):
-        shape = self.i2h_weight.shape
-        return "{name}({mapping})".format(
-            name=self.__class__.__name__,
-            mapping="{0} -> {1}".format(shape[1] if shape[1] else None, shape[0]))
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = "t%d_" % self._counter
@@ -267,23 +267,14 @@ class LSTMCell(HybridRecurrentCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(HybridRecurrentCell):
+class GRUCell(_GatedCell):
     """GRU cell (MXNet's: n = tanh(x_n + r * (W_hn h + b_hn)))."""
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
                  prefix=None, params=None, activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(prefix=prefix, params=params)
-        self._hidden_size = hidden_size
-        self._input_size = input_size
-        self.i2h_weight = self.params.get("i2h_weight", shape=(3 * hidden_size, input_size),
-                                          init=i2h_weight_initializer, allow_deferred_init=True)
-        self.h2h_weight = self.params.get("h2h_weight", shape=(3 * hidden_size, hidden_size),
-                                          init=h2h_weight_initializer, allow_deferred_init=True)
-        self.i2h_bias = self.params.get("i2h_bias", shape=(3 * hidden_size,),
-                                        init=i2h_bias_initializer, allow_deferred_init=True)
-        self.h2h_bias = self.params.get("h2h_bias", shape=(3 * hidden_size,),
-                                        init=h2h_bias_initializer, allow_deferred_init=True)
+        super().__init__(hidden_size, 3, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
         self._activation = activation
         self._recurrent_activation = recurrent_activation
 
@@ -292,12 +283,6 @@ class GRUCell(HybridRecurrentCell):
 
     def _alias(self):
         return "gru"
-
-    def __repr__(self):
-        shape = self.i2h_weight.shape
-        return "{name}({mapping})".format(
-            name=self.__class__.__name__,
-            mapping="{0} -> {1}".format(shape[1] if shape[1] else None, shape[0]))
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         prefix = "t%d_" % self._counter
