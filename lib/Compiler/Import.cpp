@@ -204,7 +204,9 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
   if (op == "RNN" && d.size() == 3) { // RNNShape
     auto h = attrInt("state_size"), layers = attrInt("num_layers");
     auto it = n.attrs.find("mode");
-    if (!h || !layers || it == n.attrs.end())
+    // (out-of-range sizes are the shape rule's error, not a shape here)
+    if (!h || !layers || it == n.attrs.end() || *h < 1 || *h > (1 << 20) ||
+        *layers < 1 || *layers > 4096 || d[2] < 1 || d[2] > (int64_t(1) << 30))
       return std::nullopt;
     StringRef mode = StringRef(it->second).trim().trim('\'').trim('"');
     int64_t dirs = attrBool("bidirectional", false) ? 2 : 1;

@@ -983,10 +983,10 @@ LogicalResult RNNOp::inferReturnTypes(MLIRContext *context,
                       "mxc");
   int64_t h = static_cast<int64_t>(adaptor.getStateSize());
   int64_t layers = static_cast<int64_t>(adaptor.getNumLayers());
-  if (h < 1)
-    return inferError(loc, name, "state_size must be >= 1, got ", h);
-  if (layers < 1)
-    return inferError(loc, name, "num_layers must be >= 1, got ", layers);
+  if (h < 1 || h > (int64_t(1) << 20))
+    return inferError(loc, name, "state_size must be in [1, 2^20], got ", h);
+  if (layers < 1 || layers > 4096)
+    return inferError(loc, name, "num_layers must be in [1, 4096], got ", layers);
   double p = adaptor.getP().convertToDouble();
   if (p < 0 || p > 1)
     return inferError(loc, name, "p must be in [0, 1], got ", p);
@@ -1021,6 +1021,15 @@ LogicalResult RNNOp::inferReturnTypes(MLIRContext *context,
                         t.getElementType(), ", data ", elt);
     return success();
   };
+  // mxc unrolls the operator when it compiles it: a bound on the steps
+  // (and on the parameter count, which must not overflow)
+  constexpr int64_t kMaxSteps = 1 << 16;
+  if (ShapedType::isDynamic(d[0]) || d[0] > kMaxSteps / (layers * dirs))
+    return inferError(loc, name, "sequence length ", formatShape(d.take_front()),
+                      " x ", layers * dirs, " layers and directions is more than the ",
+                      kMaxSteps, " steps mxc unrolls");
+  if (ShapedType::isDynamic(d[2]) || d[2] > (int64_t(1) << 30))
+    return inferError(loc, name, "input size ", d[2], " is not supported");
   int64_t size = rnnParamSize(layers, d[2], h, dirs, mode);
   if (failed(check(*params, {size}, "parameters")) ||
       failed(check(*state, stateShape, "state")))
