@@ -587,6 +587,36 @@ mxc does not support `use_sequence_length` or `projection_size`.""",
    aliases=["_npx_rnn"],
    example="""%out, %hy, %cy = mx.RNN %x, %params, %h0, %c0 {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<144xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)""")
 
+op(mxnet="CTCLoss", mnemonic="CTCLoss", cpp="CTCLoss",
+   source="src/operator/nn/ctc_loss-inl.h CTCLossOpParam, LabelTensorToPackedVector; "
+          "src/operator/nn/ctc_loss.cc",
+   summary="Connectionist temporal classification loss per sequence",
+   description="""
+MXNet's CTCLoss: `data` (T, N, A) holds unnormalised scores (a softmax over
+A is applied inside), `label` (N, L) the target sequences; then
+`data_lengths` (N,) when `use_data_lengths` and `label_lengths` (N,) when
+`use_label_lengths`, in that order (the operands are one variadic group:
+data, label, then the lengths the attributes name). The blank is class 0
+(`blank_label` first; a label ends at its first 0) or class A - 1 (`last`;
+a label ends at its first -1), unless label_lengths gives the lengths.
+Result: the negative log-likelihood (N,) of each label sequence over the
+alignments of its first data_lengths steps. MXNet's hidden second output
+(the gradient computed by the forward) is not there. A composite
+(mx-decompose): log_softmax, the extended label's log-probabilities by
+one_hot and batch_dot, and the forward (alpha) recursion in log space
+unrolled over T; mx-autodiff differentiates it (the gradient is MXNet's,
+softmax minus the posterior).""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)], variadic=True,
+   attrs=[
+       Attr("use_data_lengths", "bool", "False", doc="A data_lengths input follows label."),
+       Attr("use_label_lengths", "bool", "False",
+            doc="A label_lengths input follows (else the lengths come from the padding)."),
+       Attr("blank_label", "enum", "first", ["first", "last"],
+            doc="The blank class: 0 (first) or A - 1 (last)."),
+   ],
+   aliases=["ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"],
+   example="""%loss = mx.CTCLoss %x, %label : (tensor<20x2x4xf32>, tensor<2x4xf32>) -> tensor<2xf32>""")
+
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops
 # ----------------------------------------------------------------------------

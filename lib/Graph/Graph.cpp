@@ -44,6 +44,7 @@ enum class OpKind {
   Moments, // mean and var, named output0, output1
   RNN, // data, parameters, state[, state_cell][, sequence_length]; output
        // and, with state_outputs, state_output[, statecell_output]
+  CTCLoss, // data, label[, data_lengths][, label_lengths]
 };
 
 OpKind kindOf(StringRef op) {
@@ -70,6 +71,8 @@ OpKind kindOf(StringRef op) {
       .Case("L2Normalization", OpKind::L2Normalization)
       .Case("moments", OpKind::Moments)
       .Cases({"RNN", "_npx_rnn"}, OpKind::RNN)
+      .Cases({"CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"},
+             OpKind::CTCLoss)
       .Default(OpKind::Unknown);
 }
 
@@ -360,6 +363,14 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
   case OpKind::LayerNorm:
   case OpKind::InstanceNorm:
     return {"data", "gamma", "beta"};
+  case OpKind::CTCLoss: { // CTCLossOpListInputNames
+    std::vector<std::string> names{"data", "label"};
+    if (boolAttr(attrs, "use_data_lengths", false))
+      names.push_back("data_lengths");
+    if (boolAttr(attrs, "use_label_lengths", false))
+      names.push_back("label_lengths");
+    return names;
+  }
   case OpKind::RNN: { // ListRnnInputNames
     std::vector<std::string> names{"data", "parameters", "state"};
     if (isLSTM(attrs))

@@ -359,3 +359,19 @@ def test_rnn_grad(mode, bidirectional):
     if mode == "lstm":
         params["state_cell"] = _rand(rng, D, N, H)
     _check(g, {"data": _rand(rng, T, N, I)}, params, "rnn_output")
+
+
+def test_ctc_loss_grad():
+    """CTCLoss's data gradient (mx-autodiff of the unrolled log-space
+    recursion) against finite differences."""
+    g = one_op_graph("CTCLoss", dict(blank_label="last", use_data_lengths=True),
+                     ["data", "label", "data_lengths"])
+    rng = np.random.default_rng(6)
+    params = {"label": np.array([[0.0, 1.0, -1.0], [2.0, 2.0, 1.0]]),
+              "data_lengths": np.array([5.0, 4.0])}
+    x = _rand(rng, 5, 2, 4)
+    res = check_gradients(g, inputs={"data": x}, params=params,
+                          exclude=("label", "data_lengths"),
+                          head_grads={"ctcloss_output": rng.standard_normal(2)}, seed=6)
+    ref = run_graph_ref(g, dict(params, data=x))["ctcloss_output"]
+    assert_close(res["outputs"]["ctcloss_output"], ref, rtol=1e-10, atol=1e-12, name="ctc")

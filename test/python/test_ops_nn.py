@@ -319,3 +319,23 @@ def test_rnn_errors():
                                               "state": _rand(rng, (1, 1, 2)),
                                               "state_cell": _rand(rng, (1, 1, 2)),
                                               "sequence_length": _rand(rng, (1,))})
+
+
+# --- CTCLoss (a composite: the alpha recursion unrolled over T) ----------
+
+@pytest.mark.parametrize("blank,lengths", [("first", False), ("last", False), ("last", True),
+                                           ("first", True)])
+def test_ctc_loss(blank, lengths):
+    rng = np.random.default_rng(9)
+    T, N, A, L = 7, 3, 5, 3
+    if blank == "first":   # classes 1..A-1, padding 0
+        label = np.array([[1, 2, 2], [3, 0, 0], [4, 1, 0]], np.float32)
+    else:                  # classes 0..A-2, padding -1
+        label = np.array([[0, 2, 2], [3, -1, -1], [1, 0, -1]], np.float32)
+    params = [("label", label)]
+    attrs = {"blank_label": blank}
+    if lengths:   # explicit lengths override the padding
+        params += [("data_lengths", np.array([7, 5, 6], np.float32)),
+                   ("label_lengths", np.array([3, 1, 1], np.float32))]
+        attrs.update(use_data_lengths=True, use_label_lengths=True)
+    check("CTCLoss", attrs, _rand(rng, (T, N, A), low=-2, high=2), params, rtol=1e-5)

@@ -239,7 +239,8 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::InstanceNormOp, mx::GroupNormOp,
                       mx::L2NormalizationOp, mx::MomentsOp, mx::BatchTakeOp,
                       mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp,
-                      mx::SliceChannelOp, mx::UpSamplingOp, mx::RNNOp>();
+                      mx::SliceChannelOp, mx::UpSamplingOp, mx::RNNOp,
+                      mx::CTCLossOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

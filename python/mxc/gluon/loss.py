@@ -147,6 +147,35 @@ class KLDivLoss(Loss):
         return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
+class CTCLoss(Loss):
+    """Connectionist temporal classification loss (MXNet's gluon.loss.CTCLoss:
+    the CTCLoss operator with the last class as blank and -1 as padding).
+    pred is (N, T, C) ('NTC') or (T, N, C) ('TNC'), label (N, L) ('NT') or
+    (L, N) ('TN'); pred_lengths / label_lengths (N,) are optional."""
+
+    def __init__(self, layout="NTC", label_layout="NT", weight=None, **kwargs):
+        if layout not in ("NTC", "TNC"):
+            raise MXNetError("Only 'NTC' and 'TNC' layouts for pred are supported. Got: %s"
+                             % layout)
+        if label_layout not in ("NT", "TN"):
+            raise MXNetError("Only 'NT' and 'TN' layouts for label are supported. Got: %s"
+                             % label_layout)
+        self._layout = layout
+        self._label_layout = label_layout
+        super().__init__(weight, label_layout.find("N"), **kwargs)
+
+    def hybrid_forward(self, F, pred, label, pred_lengths=None, label_lengths=None,
+                       sample_weight=None):
+        if self._layout == "NTC":
+            pred = F.swapaxes(pred, dim1=0, dim2=1)
+        if self._batch_axis == 1:
+            label = F.swapaxes(label, dim1=0, dim2=1)
+        inputs = [pred, label] + [a for a in (pred_lengths, label_lengths) if a is not None]
+        loss = F.CTCLoss(*inputs, use_data_lengths=pred_lengths is not None,
+                         use_label_lengths=label_lengths is not None, blank_label="last")
+        return _apply_weighting(F, loss, self._weight, sample_weight)
+
+
 class HuberLoss(Loss):
     """Smoothed L1: 0.5/rho * err^2 for |err| <= rho, |err| - 0.5 * rho beyond."""
 

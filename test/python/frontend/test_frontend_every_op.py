@@ -184,6 +184,7 @@ EXAMPLES = {
     "UpSampling": ([f(1, 2, 2, 3), f(1, 3, 4, 6)], dict(scale=2, sample_type="nearest")),
     "RNN": ([f(3, 2, 4), 0.3 * f((4 + 5 + 2) * 4 * 5), f(1, 2, 5), f(1, 2, 5)],
             dict(mode="lstm", state_size=5, num_layers=1, state_outputs=True)),
+    "CTCLoss": ([f(6, 2, 4), np.array([[1, 3, 0], [2, 2, 1]], np.float32)], {}),
 }
 
 

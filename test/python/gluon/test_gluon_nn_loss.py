@@ -323,3 +323,25 @@ def test_channel_last_conv_and_pool_layers():
         np.testing.assert_allclose(got, want.transpose(0, 2, 1), rtol=1e-6, atol=1e-6)
     x3 = RNG.uniform(-1, 1, (1, 4, 4, 4, 2)).astype(np.float32)  # NDHWC
     assert _both(nn.MaxPool3D(2, layout="NDHWC"), _nd(x3)).shape == (1, 2, 2, 2, 2)
+
+
+def test_ctc_loss_layouts_and_lengths():
+    """gluon.loss.CTCLoss on MXNet's CTCLoss operator (blank = the last class,
+    padding -1): MXNet 1.9.1's values for its own unit test's inputs, in every
+    layout and with the lengths given instead of the padding."""
+    want = np.array([18.82820702, 16.50581741])
+    label = mx.nd.array([[1, 0, -1, -1], [2, 1, 1, -1]])
+    cases = [(gluon.loss.CTCLoss(), (mx.nd.ones((2, 20, 4)), label)),
+             (gluon.loss.CTCLoss(layout="TNC"), (mx.nd.ones((20, 2, 4)), label)),
+             (gluon.loss.CTCLoss(layout="TNC", label_layout="TN"),
+              (mx.nd.ones((20, 2, 4)), label.T)),
+             (gluon.loss.CTCLoss(), (mx.nd.ones((2, 20, 4)), mx.nd.array([[2, 1, 2, 2],
+                                                                          [3, 2, 2, 2]]),
+                                     None, mx.nd.array([2, 3]))),
+             (gluon.loss.CTCLoss(), (mx.nd.ones((2, 25, 4)), mx.nd.array([[2, 1, 3, 3],
+                                                                          [3, 2, 2, 3]]),
+                                     mx.nd.array([20, 20]), mx.nd.array([2, 3])))]
+    for loss, args in cases:
+        np.testing.assert_allclose(loss(*args).asnumpy(), want, rtol=1e-5)
+    with pytest.raises(mx.MXNetError, match="layouts for pred"):
+        gluon.loss.CTCLoss(layout="NCT")

@@ -87,6 +87,22 @@ for k, (args, kw) in enumerate([((1.3, 456.6, 1.3), dict(dtype="int32")),
                                  ((0.3, 1000.1, 0.1), {}),
                                  ((5,), dict(repeat=2, dtype="int64"))]):
     out["nd_arange_%d" % k] = mx.nd.arange(*args, **kw).asnumpy()
+# CTCLoss: integer labels (padding 0 with blank first, -1 with last), lengths
+for k, (blank, lab, extra) in enumerate([
+        ("first", [[1, 2, 2], [3, 0, 0], [4, 1, 0]], {}),
+        ("last", [[0, 2, 2], [3, -1, -1], [1, 0, -1]], {}),
+        ("last", [[0, 2, 2], [3, 1, 1], [1, 0, 2]],
+         dict(data_lengths=[6, 4, 5], label_lengths=[3, 1, 2]))]):
+    x = mx.nd.array(rng.randn(6, 3, 5))
+    x.attach_grad()
+    args = [x, mx.nd.array(lab)] + [mx.nd.array(v) for v in extra.values()]
+    with mx.autograd.record():
+        y = mx.nd.CTCLoss(*args, blank_label=blank, use_data_lengths=bool(extra),
+                          use_label_lengths=bool(extra))
+        loss = (y * mx.nd.array(rng.randn(3))).sum()
+    loss.backward()
+    out["ctc_%d_out" % k] = y.asnumpy()
+    out["ctc_%d_grad" % k] = x.grad.asnumpy()
 np.savez(sys.argv[2], **out)
 '''
 

@@ -422,3 +422,47 @@ def rnn(inputs, attrs):
     if lstm:
         res.append(np.stack(cs).astype(x.dtype))
     return res
+
+
+@register("CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss")
+def ctc_loss(inputs, attrs):
+    """MXNet's CTCLoss (src/operator/nn/ctc_loss-inl.h): softmax over the
+    classes, the alpha recursion of Graves et al. per sequence in float64
+    with explicit sums (no logs of the recursion), the label ending at its
+    first padding value (0 with blank 'first', -1 with 'last') unless
+    label_lengths is given."""
+    data, label = np.asarray(inputs[0], np.float64), np.asarray(inputs[1])
+    k = 2
+    dlen = llen = None
+    if attr_bool(attrs, "use_data_lengths"):
+        dlen = np.asarray(inputs[k]).astype(int)
+        k += 1
+    if attr_bool(attrs, "use_label_lengths"):
+        llen = np.asarray(inputs[k]).astype(int)
+    T, N, A = data.shape
+    first = attr_str(attrs, "blank_label", "first") == "first"
+    blank, pad = (0, 0) if first else (A - 1, -1)
+    e = np.exp(data - data.max(axis=2, keepdims=True))
+    prob = e / e.sum(axis=2, keepdims=True)
+    out = np.zeros(N)
+    for n in range(N):
+        row = [int(v) for v in label[n]]
+        L = llen[n] if llen is not None else (row.index(pad) if pad in row else len(row))
+        ext = [blank]
+        for c in row[:L]:
+            ext += [c, blank]
+        S, Tn = len(ext), (dlen[n] if dlen is not None else T)
+        alpha = np.zeros(S)
+        alpha[0] = prob[0, n, ext[0]]
+        if S > 1:
+            alpha[1] = prob[0, n, ext[1]]
+        for t in range(1, Tn):
+            new = np.zeros(S)
+            for s in range(S):
+                a = alpha[s] + (alpha[s - 1] if s >= 1 else 0.0)
+                if s >= 2 and ext[s] != blank and ext[s] != ext[s - 2]:
+                    a += alpha[s - 2]
+                new[s] = a * prob[t, n, ext[s]]
+            alpha = new
+        out[n] = -np.log(alpha[S - 1] + (alpha[S - 2] if S > 1 else 0.0))
+    return [out.astype(inputs[0].dtype)]

@@ -31,6 +31,10 @@
 //                   cell's gates (rnn_impl.h: lstm i, f, g, o; gru r, z, n),
 //                   unrolled; directions Concat on the features, layers
 //                   stacked (Dropout p between them)
+//   CTCLoss         log_softmax; the extended label's log-probabilities by
+//                   one_hot + batch_dot; the alpha recursion in log space
+//                   (shifts by Concat, log-sum-exp of max / exp / log),
+//                   unrolled over T; -log(alpha[2L] + alpha[2L - 1]) by pick
 // and so are Convolution (NHWC, NDHWC) and Pooling (NWC, NHWC, NDHWC) with a
 // channel-last layout: the channel-first op between transposes.
 //
@@ -406,6 +410,101 @@ LogicalResult decomposeRNN(GradBuilder &g, RNNOp op,
   return success();
 }
 
+/// CTCLoss: the negative log-likelihood of each label sequence, the forward
+/// (alpha) recursion of Graves et al. in log space over the extended label
+/// (blanks around and between the labels), as MXNet's CPU kernel (warp-ctc)
+/// computes it; its gradient is mx-autodiff's of these primitives.
+LogicalResult decomposeCTCLoss(GradBuilder &g, CTCLossOp op,
+                               SmallVectorImpl<Value> &results) {
+  auto ins = op.getData();
+  Value data = accumulated(g, ins[0]);
+  Type elt = typeOf(data).getElementType();
+  Value label = g.cast(ins[1], elt);
+  Value dataLen = op.getUseDataLengths() ? g.cast(ins[2], elt) : Value();
+  Value labelLen = op.getUseLabelLengths()
+                       ? g.cast(ins[2 + op.getUseDataLengths()], elt)
+                       : Value();
+  ArrayRef<int64_t> ds = typeOf(data).getShape();
+  int64_t steps = ds[0], batch = ds[1], classes = ds[2];
+  int64_t labels = typeOf(label).getDimSize(1), ext = 2 * labels + 1;
+  bool first = op.getBlankLabel() == "first";
+  double blank = first ? 0.0 : double(classes - 1), pad = first ? 0.0 : -1.0;
+  const double neg = -1e30; // log(0) that stays finite through the sums
+  auto slice = [&](Value v, int64_t axis, int64_t begin, int64_t end) {
+    return g.op("mx.slice_axis", v,
+                {g.i64("axis", axis), g.i64("begin", begin), g.i64("end", end)});
+  };
+  auto concat = [&](ArrayRef<Value> parts, int64_t dim) {
+    return g.op("mx.Concat", parts,
+                {g.i64("num_args", static_cast<int64_t>(parts.size())),
+                 g.i64("dim", dim)});
+  };
+  auto fill = [&](Value like, double v) { return g.addS(g.zerosLike(like), v); };
+  auto blend = [&](Value m, Value a, Value b) { // m ? a : b for m in {0, 1}
+    return g.add(g.mul(m, a), g.mul(g.rsubS(m, 1.0), b));
+  };
+  auto maximum = [&](Value a, Value b) {
+    return g.op("mx.broadcast_maximum", {a, b});
+  };
+  // the extended label (N, S): blank, l1, blank, l2, ..., blank
+  Value blanks = fill(label, blank);
+  Value pairs = concat({g.reshape(blanks, {batch, labels, 1}),
+                        g.reshape(label, {batch, labels, 1})},
+                       2);
+  Value extended =
+      concat({g.reshape(pairs, {batch, 2 * labels}), slice(blanks, 1, 0, 1)}, 1);
+  // log-probabilities of the extended label per step: (N, S, T)
+  Value lp = g.op("mx.log_softmax", data, {g.i64("axis", 2)});
+  Value onehot = g.op("mx.one_hot", extended,
+                      {g.i64("depth", classes),
+                       g.str("dtype", getMXNetDTypeName(elt))});
+  Value lpe = g.op("mx.batch_dot",
+                   {onehot, g.op("mx.transpose", lp, {g.shape("axes", {1, 2, 0})})});
+  auto at = [&](int64_t t) {
+    return g.reshape(slice(lpe, 2, t, t + 1), {batch, ext});
+  };
+  // a path may skip a blank (s - 2 -> s) between two different labels
+  Value before2 = concat({fill(slice(extended, 1, 0, 2), -7.0),
+                          slice(extended, 1, 0, ext - 2)},
+                         1);
+  Value skip = g.mul(g.cmpS("not_equal", extended, blank),
+                     g.cmp("not_equal", extended, before2));
+  Value negs = fill(extended, neg);
+  Value position = g.op("mx._contrib_arange_like", extended, {g.i64("axis", 1)});
+  Value alpha = blend(g.cmpS("lesser", position, 2.0), at(0), negs);
+  Value negs1 = slice(negs, 1, 0, 1), negs2 = slice(negs, 1, 0, 2);
+  Value lengthsCol = dataLen ? g.reshape(dataLen, {batch, 1}) : Value();
+  for (int64_t t = 1; t < steps; ++t) {
+    Value s1 = concat({negs1, slice(alpha, 1, 0, ext - 1)}, 1);
+    Value s2 = blend(skip, concat({negs2, slice(alpha, 1, 0, ext - 2)}, 1), negs);
+    Value m = maximum(maximum(alpha, s1), s2);
+    Value sum = g.add(g.add(g.exp(g.sub(alpha, m)), g.exp(g.sub(s1, m))),
+                      g.exp(g.sub(s2, m)));
+    Value next = g.add(g.add(m, g.log(sum)), at(t));
+    // a sequence past its data_lengths keeps its alphas
+    alpha = lengthsCol ? blend(g.cmpS("greater", lengthsCol, double(t)), next, alpha)
+                       : next;
+  }
+  // the label lengths: given, or the first padding value's position
+  Value length = labelLen;
+  if (!length) {
+    Value ends = concat({g.cmpS("equal", label, pad), fill(slice(label, 1, 0, 1), 1.0)}, 1);
+    length = g.cast(g.op("mx.argmax", ends, {g.i64("axis", 1), g.boolean("keepdims", false)}),
+                    elt);
+  }
+  auto pick = [&](Value index) {
+    return g.op("mx.pick", {alpha, index},
+                {g.i64("axis", 1), g.boolean("keepdims", false), g.str("mode", "clip")});
+  };
+  Value end = g.mulS(length, 2.0);
+  Value v1 = pick(end);
+  Value v2 = blend(g.cmpS("greater", length, 0.0), pick(g.addS(end, -1.0)), fill(v1, neg));
+  Value m = maximum(v1, v2);
+  Value lse = g.add(m, g.log(g.add(g.exp(g.sub(v1, m)), g.exp(g.sub(v2, m)))));
+  results.push_back(g.neg(lse));
+  return success();
+}
+
 /// Whether a Convolution / Pooling has a channel-last layout.
 bool isChannelLast(Operation *op) {
   auto layout = op->getAttrOfType<StringAttr>("layout");
@@ -452,7 +551,7 @@ LogicalResult decomposeChannelLast(GradBuilder &g, Operation *op,
 bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
-             SliceChannelOp, UpSamplingOp, RNNOp>(op) ||
+             SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp>(op) ||
          isChannelLast(op);
 }
 
@@ -484,6 +583,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeUpSampling(g, up, results);
   else if (auto rnn = dyn_cast<RNNOp>(op))
     r = decomposeRNN(g, rnn, results);
+  else if (auto ctc = dyn_cast<CTCLossOp>(op))
+    r = decomposeCTCLoss(g, ctc, results);
   else if (isa<BatchTakeOp>(op)) {
     // pick along axis 1 (its clip mode is batch_take's clipping)
     results.assign({g.op("mx.pick", op->getOperands(),

@@ -1048,3 +1048,52 @@ LogicalResult RNNOp::inferReturnTypes(MLIRContext *context,
     results.push_back(RankedTensorType::get(stateShape, elt));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// CTCLoss (src/operator/nn/ctc_loss-inl.h, ctc_loss.cc CTCLossOpShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult CTCLossOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto operands = adaptor.getData();
+  size_t want = 2 + adaptor.getUseDataLengths() + adaptor.getUseLabelLengths();
+  if (operands.size() != want)
+    return inferError(loc, name, "expects ", want, " inputs (data, label",
+                      adaptor.getUseDataLengths() ? ", data_lengths" : "",
+                      adaptor.getUseLabelLengths() ? ", label_lengths" : "",
+                      "), got ", operands.size());
+  auto data = getTensorType(loc, name, operands[0], "data");
+  auto label = getTensorType(loc, name, operands[1], "label");
+  if (failed(data) || failed(label))
+    return failure();
+  if (data->getRank() != 3)
+    return inferError(loc, name, "The number of dimensions of the data must be 3 "
+                      "(sequence length, batch, alphabet), got ",
+                      formatShape(data->getShape()));
+  ArrayRef<int64_t> d = data->getShape();
+  if (label->getRank() != 2 || label->getDimSize(0) != d[1] || label->getDimSize(1) < 1)
+    return inferError(loc, name, "label must be (batch, max label length) with batch ",
+                      d[1], ", got ", formatShape(label->getShape()));
+  if (d[2] < 2)
+    return inferError(loc, name, "the alphabet (data's last extent) needs the blank and a "
+                      "class, got ", d[2]);
+  constexpr int64_t kMaxSteps = 1 << 16;
+  if (d[0] > kMaxSteps)
+    return inferError(loc, name, "sequence length ", d[0], " is more than the ", kMaxSteps,
+                      " steps mxc unrolls");
+  for (size_t i = 2; i < operands.size(); ++i) {
+    auto t = getTensorType(loc, name, operands[i], "lengths");
+    if (failed(t))
+      return failure();
+    if (t->getShape() != ArrayRef<int64_t>{d[1]})
+      return inferError(loc, name, i == 2 && adaptor.getUseDataLengths()
+                                       ? "data_lengths"
+                                       : "label_lengths",
+                        " must be (", d[1], "), got ", formatShape(t->getShape()));
+  }
+  results.push_back(RankedTensorType::get({d[1]}, data->getElementType()));
+  return success();
+}

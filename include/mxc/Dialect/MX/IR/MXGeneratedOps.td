@@ -902,6 +902,51 @@ def MX_RNNOp : MX_Op<"RNN", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_CTCLossOp : MX_Op<"CTCLoss", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Connectionist temporal classification loss per sequence";
+  let description = [{
+    MXNet's CTCLoss: `data` (T, N, A) holds unnormalised scores (a softmax over
+    A is applied inside), `label` (N, L) the target sequences; then
+    `data_lengths` (N,) when `use_data_lengths` and `label_lengths` (N,) when
+    `use_label_lengths`, in that order (the operands are one variadic group:
+    data, label, then the lengths the attributes name). The blank is class 0
+    (`blank_label` first; a label ends at its first 0) or class A - 1 (`last`;
+    a label ends at its first -1), unless label_lengths gives the lengths.
+    Result: the negative log-likelihood (N,) of each label sequence over the
+    alignments of its first data_lengths steps. MXNet's hidden second output
+    (the gradient computed by the forward) is not there. A composite
+    (mx-decompose): log_softmax, the extended label's log-probabilities by
+    one_hot and batch_dot, and the forward (alpha) recursion in log space
+    unrolled over T; mx-autodiff differentiates it (the gradient is MXNet's,
+    softmax minus the posterior).
+
+    MXNet operator: `CTCLoss` (aliases `ctc_loss`, `_contrib_CTCLoss`, `_contrib_ctc_loss`).
+
+    Example:
+
+    ```mlir
+    %loss = mx.CTCLoss %x, %label : (tensor<20x2x4xf32>, tensor<2x4xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<MX_FloatTensor>:$data,
+    DefaultValuedAttr<BoolAttr, "false">:$use_data_lengths,
+    DefaultValuedAttr<BoolAttr, "false">:$use_label_lengths,
+    DefaultValuedAttr<MX_StrEnumAttr<["first", "last"]>, "\"first\"">:$blank_label
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ElemwiseAddOp : MX_Op<"elemwise_add", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `lhs + rhs` of two tensors of one shape";
   let description = [{
