@@ -67,6 +67,29 @@ class OpSpec:
         return _mxc.num_outputs(self.name, attrs)
 
 
+def variadic_inputs(spec, inputs, named, attrs):
+    """A variadic operator's inputs: the positional ones (None is an input
+    not given), then keyword inputs in the order of the operator's input
+    names for these attributes where the graph layer knows them (CTCLoss's
+    data, label, data_lengths, label_lengths)."""
+    inputs = [a for a in inputs if a is not None]
+    if not named:
+        return inputs
+    names = list(_mxc.input_names(spec.name, spec.format_attrs(attrs)))
+    unknown = [k for k in named if k not in names]
+    if not names or unknown:
+        raise MXNetError("%s: inputs are positional%s" % (
+            spec.name, "" if not names else " or named %s; got %s" % (
+                ", ".join(names), ", ".join(unknown))))
+    for n in names[len(inputs):]:
+        if n in named:
+            inputs.append(named.pop(n))
+    if named:
+        raise MXNetError("%s: input(s) %s given twice or out of order (inputs: %s)"
+                         % (spec.name, ", ".join(named), ", ".join(names)))
+    return inputs
+
+
 def take_positional_attrs(spec, inputs, is_input, attrs):
     """As MXNet's generated functions: the inputs first, then the attributes
     positionally in the operator's order (clip(x, 0, 1)). Moves the

@@ -1065,6 +1065,8 @@ def _make_op_function(py_name, spec):
         if spec.variadic:
             if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
                 inputs = list(inputs[0])
+            named = {k: kwargs.pop(k) for k in list(kwargs) if isinstance(kwargs[k], NDArray)}
+            inputs = _ops.variadic_inputs(spec, inputs, named, kwargs)
         else:
             # As MXNet's generated functions: the inputs first, then the
             # attributes positionally in the operator's order (clip(x, 0, 1)).

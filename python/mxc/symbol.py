@@ -644,8 +644,9 @@ def _make_op_function(py_name, spec):
             # operator's order (mx.sym.clip(x, 0, 1)).
             inputs = _ops.take_positional_attrs(
                 spec, inputs, lambda a: isinstance(a, Symbol), attrs)
-        if spec.variadic and named:
-            raise MXNetError("%s: inputs are positional" % spec.name)
+        if spec.variadic:
+            inputs = _ops.variadic_inputs(spec, inputs, named, attrs)
+            named = {}
         return _create(spec.name, inputs, attrs, name, hint, named, attr)
 
     op_function.__name__ = py_name

@@ -339,3 +339,4 @@ def test_ctc_loss(blank, lengths):
                    ("label_lengths", np.array([3, 1, 1], np.float32))]
         attrs.update(use_data_lengths=True, use_label_lengths=True)
     check("CTCLoss", attrs, _rand(rng, (T, N, A), low=-2, high=2), params, rtol=1e-5)
+

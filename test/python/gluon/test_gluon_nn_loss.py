@@ -345,3 +345,26 @@ def test_ctc_loss_layouts_and_lengths():
         np.testing.assert_allclose(loss(*args).asnumpy(), want, rtol=1e-5)
     with pytest.raises(mx.MXNetError, match="layouts for pred"):
         gluon.loss.CTCLoss(layout="NCT")
+
+
+def test_ctc_loss_ignores_steps_past_data_lengths():
+    """Steps past a sequence's data_lengths are not read: NaN there changes
+    neither the loss nor the (zero) gradient there (MXNet masks them);
+    keyword inputs by MXNet's names."""
+    rng = np.random.default_rng(10)
+    data = rng.uniform(-1, 1, (6, 2, 4)).astype(np.float32)
+    label = np.array([[1, 2], [3, 3]], np.float32)
+    lengths = np.array([4, 6], np.float32)
+    from mxnet_ref import REF
+    want = REF["CTCLoss"]([data, label, lengths], {"use_data_lengths": "True"})[0]
+    poisoned = data.copy()
+    poisoned[4:, 0] = np.nan
+    x = mx.nd.array(poisoned)
+    x.attach_grad()
+    with mx.autograd.record():
+        loss = mx.nd.ctc_loss(data=x, label=mx.nd.array(label),
+                              data_lengths=mx.nd.array(lengths), use_data_lengths=True)
+    loss.backward()
+    np.testing.assert_allclose(loss.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    g = x.grad.asnumpy()
+    assert np.isfinite(g).all() and (g[4:, 0] == 0).all()

@@ -446,6 +446,16 @@ LogicalResult decomposeCTCLoss(GradBuilder &g, CTCLossOp op,
   auto maximum = [&](Value a, Value b) {
     return g.op("mx.broadcast_maximum", {a, b});
   };
+  if (dataLen) {
+    // steps past a sequence's data_lengths are not read (MXNet masks them;
+    // they may hold anything, NaN included): zeros there, selected, so that
+    // neither the loss nor the gradient sees them
+    Value step = g.reshape(g.op("mx._contrib_arange_like", data, {g.i64("axis", 0)}),
+                           {steps, 1, 1});
+    Value inside = g.cmp("lesser", step, g.reshape(dataLen, {1, batch, 1}));
+    inside = g.op("mx.broadcast_to", inside, {g.shape("shape", {steps, batch, classes})});
+    data = g.op("mx.where", {inside, data, g.zerosLike(data)});
+  }
   // the extended label (N, S): blank, l1, blank, l2, ..., blank
   Value blanks = fill(label, blank);
   Value pairs = concat({g.reshape(blanks, {batch, labels, 1}),
