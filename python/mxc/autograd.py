@@ -361,9 +361,12 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         if getattr(e.function, "writes_into", False):
             # a hybridized block's backward writes a leaf's gradient straight
             # into its .grad (grad_req 'write', not yet written here)
+            # (an array passed twice gets the sum of its gradients: not direct)
+            seen = [id(a) for a in e.inputs]
             direct = [a._grad if variables is None and isinstance(a, NDArray) and
                       a._ag is None and is_leaf(a) and a._grad_req == "write" and
-                      id(a) not in written else None for a in e.inputs]
+                      id(a) not in written and seen.count(id(a)) == 1 else None
+                      for a in e.inputs]
         with pause(train_mode=e.training):
             if direct is not None:
                 igs = e.function.backward(*ogs, out=direct)

@@ -470,3 +470,22 @@ def test_hybridized_block_in_predict_mode_record_and_create_graph():
     np.testing.assert_allclose(v.grad.asnumpy(), g @ w, rtol=1e-4, atol=1e-5)
     sym = autograd.get_symbol(y)
     assert "FullyConnected" in sym.tojson() and "tanh" in sym.tojson().lower()
+
+
+def test_hybridized_block_with_one_array_as_two_inputs():
+    """net(x, x): the backward half gives x two gradients, which add up (not
+    two writes into x.grad)."""
+    class Two(gluon.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return F.tanh(a) * 3 + b * b
+
+    net = Two()
+    net.hybridize()
+    x = _x(2, 3, seed=4)
+    x.attach_grad()
+    with autograd.record():
+        y = net(x, x)
+    y.backward()
+    v = x.asnumpy()
+    np.testing.assert_allclose(x.grad.asnumpy(), 3 * (1 - np.tanh(v) ** 2) + 2 * v,
+                               rtol=1e-5, atol=1e-6)
