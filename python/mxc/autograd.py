@@ -471,6 +471,16 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
             NDArray(np.zeros(v.shape, v._data.dtype), v._ctx) for v in variables]
 
 
+def predict_form(op, attrs):
+    """A node as a predict-mode recording runs it: BatchNorm on the moving
+    statistics, Dropout the identity (`_copy`); other nodes as they are."""
+    if op == "BatchNorm":
+        return op, dict(attrs, use_global_stats="True")
+    if op == "Dropout":
+        return "_copy", {}
+    return op, dict(attrs)
+
+
 def _tape_graph(heads, variables, written, arrays=None, expand=False):
     """The MXNet graph of the tape from `heads` back to the arrays they were
     computed from (variables), stopping at autograd.Function outputs (also
@@ -539,10 +549,8 @@ def _tape_graph(heads, variables, written, arrays=None, expand=False):
             else:
                 ins.append([variable(a, data), 0, 1 if j in e.spec.aux_inputs else 0])
         op, attrs = e.spec.name, dict(e.attrs)
-        if not e.training and op == "BatchNorm":  # recorded in predict mode
-            attrs["use_global_stats"] = "True"
-        if not e.training and op == "Dropout":
-            op, attrs = "_copy", {}
+        if not e.training:  # recorded in predict mode
+            op, attrs = predict_form(op, attrs)
         node = {"op": op, "name": e.name, "inputs": ins}
         if attrs:
             node["attrs"] = attrs

@@ -546,21 +546,32 @@ class _CachedGraph:
             names.append(node["name"])
         return g, names
 
-    def _compile(self, text, arrays, train):
+    def _compile(self, text, arrays, train, wrt=(), part=""):
+        """The compiled form for these arrays: the inference graph, MXNet's
+        training forward (train, no gradients), or with `part` one half of
+        the training step for the gradients of `wrt` (mx-split-training)."""
         sig = tuple((n, a.shape, a._np.dtype.str) for n, a in sorted(arrays.items()))
-        key = (text, sig, train)
+        key = (text, sig, tuple(wrt), part) if part else (text, sig, train)
         c = self._compiled.get(key)
         if c is None:
             shapes = {n: list(a.shape) for n, a in arrays.items()}
             dtypes = {n: dtype_name(a._np.dtype) for n, a in arrays.items()}
-            options = dict(train=True, wrt=[], grad_req=["null"]) if train else {}
-            c = compile_graph(text, shapes, dtypes, self.what, **options)
+            options = {}
+            if train:
+                options = dict(train=True, wrt=[],
+                               grad_req=["null"] + ["%s=write" % n for n in wrt])
+            if part:
+                options["train_part"] = part
+            c = compile_graph(text, shapes, dtypes,
+                              "%s (%s)" % (self.what, part) if part else self.what, **options)
             self._compiled[key] = c
             self.num_compiles += 1
         return c
 
-    def _run(self, text, arrays, train, seed, ctx):
-        compiled = self._compile(text, arrays, train)
+    def _execute(self, compiled, arrays, seed, ctx):
+        """Runs a forward form on the arrays (pushed when they are runtime
+        arrays); the updated auxiliary states go back into their arrays.
+        Returns every output."""
         lazy = all(a._rt is not None for a in arrays.values())
         ins = []
         for name, kind, shape, dt in compiled.inputs:
@@ -568,20 +579,15 @@ class _CachedGraph:
                 d = NDArray(np.zeros(tuple(shape), np_dtype(dt)))
             elif kind == "rng_seed":
                 d = NDArray(np.array([seed], dtype=np_dtype(dt)))
-            elif kind == "grad_in":
-                raise MXNetError("%s: unexpected gradient input %s" % (self.what, name))
+            elif kind in ("grad_in", "residual"):
+                raise MXNetError("%s: unexpected input %s of a forward" % (self.what, name))
             else:
                 d = arrays[name]
             ins.append(d)
-        heads, aux = [], []
-        outs = []
-        for name, kind, shape, dt in compiled.outputs:
-            o = nd._new_rt(tuple(shape), np_dtype(dt), ctx)
-            outs.append(o)
-            if kind == "":
-                heads.append(o)
-            elif kind == "aux_out":
-                aux.append((name, o))
+        outs = [nd._new_rt(tuple(shape), np_dtype(dt), ctx)
+                for _, _, shape, dt in compiled.outputs]
+        aux = [(name, o) for (name, kind, _, _), o in zip(compiled.outputs, outs)
+               if kind == "aux_out"]
         if lazy:
             rts = [a._rt if a._rt is not None else nd._new(a._np, ctx)._rt for a in ins]
             compiled.push(rts, [o._rt for o in outs])
@@ -592,7 +598,12 @@ class _CachedGraph:
             compiled.run(datas, [o._data for o in outs])
             for name, o in aux:
                 np.copyto(arrays[name]._data, o._data)
-        return heads
+        return outs
+
+    def _run(self, text, arrays, train, seed, ctx):
+        compiled = self._compile(text, arrays, train)
+        outs = self._execute(compiled, arrays, seed, ctx)
+        return [o for (_, kind, _, _), o in zip(compiled.outputs, outs) if kind == ""]
 
     def __call__(self, args, ctx):
         if len(args) != len(self.input_names):
@@ -617,31 +628,16 @@ class _CachedGraph:
     # -- under autograd.record(): MXNet's CachedOp ---------------------------------
     def _recorded_text(self, training):
         """The graph as the recorded call runs it: in predict mode (recording
-        outside train_mode) BatchNorm uses the moving statistics and Dropout is
-        the identity, as autograd's tape records such calls."""
+        outside train_mode) each node in autograd's predict form (BatchNorm on
+        the moving statistics, Dropout the identity)."""
         if training:
             return self.text
         g = copy.deepcopy(self.graph)
         for node in g["nodes"]:
-            if node["op"] == "BatchNorm":
-                node.setdefault("attrs", {})["use_global_stats"] = "True"
-            elif node["op"] == "Dropout":
-                node["op"], node["attrs"] = "_copy", {}
+            if node["op"] != "null":
+                node["op"], node["attrs"] = autograd.predict_form(node["op"],
+                                                                  node.get("attrs", {}))
         return json.dumps(g)
-
-    def _compile_half(self, text, arrays, wrt, part):
-        sig = tuple((n, a.shape, a._np.dtype.str) for n, a in sorted(arrays.items()))
-        key = (text, sig, tuple(wrt), part)
-        c = self._compiled.get(key)
-        if c is None:
-            shapes = {n: list(a.shape) for n, a in arrays.items()}
-            dtypes = {n: dtype_name(a._np.dtype) for n, a in arrays.items()}
-            c = compile_graph(text, shapes, dtypes, "%s (%s)" % (self.what, part), train=True,
-                              wrt=[], grad_req=["null"] + ["%s=write" % n for n in wrt],
-                              train_part=part)
-            self._compiled[key] = c
-            self.num_compiles += 1
-        return c
 
     def _record(self, arrays, training, ctx):
         """The block's call inside autograd.record(), as MXNet's CachedOp:
@@ -656,31 +652,9 @@ class _CachedGraph:
             return self._run(self.text, arrays, False, 0, ctx)
         text = self._recorded_text(training)
         seed = autograd.fresh_seed()
-        fwd = self._compile_half(text, arrays, wrt, "forward")
-        lazy = all(a._rt is not None for a in arrays.values())
-        ins = []
-        for name, kind, shape, dt in fwd.inputs:
-            if kind == "rng_seed":
-                ins.append(NDArray(np.array([seed], dtype=np_dtype(dt))))
-            elif kind in ("head_grad", "grad_in", "residual"):
-                raise MXNetError("%s: unexpected input %s of the forward" % (self.what, name))
-            else:
-                ins.append(arrays[name])
-        outs = [nd._new_rt(tuple(shape), np_dtype(dt), ctx) for _, _, shape, dt in fwd.outputs]
-        if lazy:
-            rts = [a._rt if a._rt is not None else nd._new(a._np, ctx)._rt for a in ins]
-            fwd.push(rts, [o._rt for o in outs])
-        else:
-            fwd.run([np.ascontiguousarray(a._data) for a in ins], [o._data for o in outs])
-        heads = []
-        for (name, kind, _, _), o in zip(fwd.outputs, outs):
-            if kind == "":
-                heads.append(o)
-            elif kind == "aux_out":
-                if lazy:
-                    o._rt.copy_to(arrays[name]._rt)
-                else:
-                    np.copyto(arrays[name]._data, o._data)
+        fwd = self._compile(text, arrays, True, wrt, "forward")
+        outs = self._execute(fwd, arrays, seed, ctx)
+        heads = [o for (_, kind, _, _), o in zip(fwd.outputs, outs) if kind == ""]
         # (the call keeps its own wrappers of the outputs: the heads point at
         # the call's tape entry, which must not point back at them)
         kept = [nd._wrap_rt(o._rt, o._sig[1], ctx) for o in outs]
@@ -755,7 +729,7 @@ class _RecordedCall:
         array then. Pushed onto the engine (it returns at once) when the
         runtime has the dtypes."""
         g = self.graph
-        bwd = g._compile_half(self.text, self.arrays, self.wrt, "backward")
+        bwd = g._compile(self.text, self.arrays, True, self.wrt, "backward")
         ins, k = [], 0
         for name, kind, shape, dt in bwd.inputs:
             if kind == "residual":

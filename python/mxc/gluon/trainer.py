@@ -129,7 +129,7 @@ class Trainer:
         (the store sums and updates in one), as MXNet."""
         self._ready()
         self._init_kvstore()
-        if self._kvstore is not None and self._update_on_kvstore:
+        if self._update_on_kvstore:
             raise MXNetAssertionError("allreduce_grads() when parameters are updated on kvstore is not "
                              "supported. Try setting `update_on_kvstore` to False when "
                              "creating trainer.")
@@ -164,7 +164,7 @@ class Trainer:
                                       "%s" % type(store))
         self._kv_initialized = True
         self._kvstore = store
-        self._update_on_kvstore = update if store is not None else None
+        self._update_on_kvstore = update if store is not None else None  # True only with a store
         if store is None:
             return
         if update:
@@ -217,13 +217,13 @@ class Trainer:
         self._optimizer.rescale_grad = self._scale / batch_size
         self._ready()
         self._init_kvstore()
-        if self._kvstore is not None and self._update_on_kvstore:
+        if self._update_on_kvstore:
             raise MXNetAssertionError("update() when parameters are updated on kvstore is not supported. "
                              "Try setting `update_on_kvstore` to False when creating trainer.")
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
-        if self._kvstore is not None and self._update_on_kvstore:
+        if self._update_on_kvstore:
             # the store updated its weights at the push: every context pulls
             for i, param in enumerate(self._params):
                 if param.grad_req != "null":
@@ -246,7 +246,7 @@ class Trainer:
         if self._optimizer is None:
             raise MXNetError("Trainer.save_states: no optimizer")
         self._init_kvstore()
-        if self._kvstore is not None and self._update_on_kvstore:
+        if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
         else:
             atomic_write_bytes(fname, self._updaters[0].get_states(dump_optimizer=True))
@@ -255,7 +255,7 @@ class Trainer:
         if not os.path.isfile(fname):
             raise MXNetError("Trainer.load_states: no file '%s'" % fname)
         self._init_kvstore()
-        if self._kvstore is not None and self._update_on_kvstore:
+        if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore._updater.optimizer
         else:

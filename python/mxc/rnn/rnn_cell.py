@@ -42,6 +42,18 @@ class _ZeroState:
         return "<zero state %s %s>" % (self.name, self.shape)
 
 
+def zeros_from(F, x, batch_axis, shape):
+    """Zeros of `shape` (as many axes as x) whose batch extent, at
+    batch_axis, is x's: begin states of a batch size that is only known
+    from the input (F: mx.sym or mx.nd; also gluon.rnn's)."""
+    col = x
+    others = [i for i in range(len(shape)) if i != batch_axis]
+    for i in others:
+        col = F.slice_axis(col, axis=i, begin=0, end=1)
+    return F.broadcast_axis(F.zeros_like(col), axis=tuple(others),
+                            size=tuple(shape[i] for i in others))
+
+
 def _resolve(states, inputs):
     """The states, zero begin states made symbols from `inputs`."""
     return [s.like(inputs) if isinstance(s, _ZeroState) else s for s in states]
@@ -459,10 +471,8 @@ class FusedRNNCell(BaseRNNCell):
             begin_state = self.begin_state()
         if any(isinstance(st, _ZeroState) for st in begin_state):
             # (L * D, N, H) zeros, N from the (T, N, C) input
-            col = symbol.zeros_like(symbol.slice_axis(symbol.slice_axis(
-                inputs, axis=0, begin=0, end=1), axis=2, begin=0, end=1))
-            zero = symbol.broadcast_axis(col, axis=(0, 2), size=(
-                (self._bidirectional + 1) * self._num_layers, self._num_hidden))
+            zero = zeros_from(symbol, inputs, 1, ((self._bidirectional + 1) * self._num_layers,
+                                                  0, self._num_hidden))
             begin_state = [zero if isinstance(st, _ZeroState) else st for st in begin_state]
         states = {"state": begin_state[0]}
         if self._mode == "lstm":

@@ -87,6 +87,22 @@ Value alongAxis(GradBuilder &g, Value p, int64_t axis, int64_t rank) {
   return g.reshape(p, shape);
 }
 
+/// v[begin:end] along `axis` (slice_axis).
+Value sliceAxis(GradBuilder &g, Value v, int64_t axis, int64_t begin,
+                int64_t end) {
+  return g.op("mx.slice_axis", v,
+              {g.i64("axis", axis), g.i64("begin", begin), g.i64("end", end)});
+}
+
+/// `parts` joined along `dim` (Concat); a single part as it is.
+Value concatAxis(GradBuilder &g, ArrayRef<Value> parts, int64_t dim) {
+  if (parts.size() == 1)
+    return parts[0];
+  return g.op("mx.Concat", parts,
+              {g.i64("num_args", static_cast<int64_t>(parts.size())),
+               g.i64("dim", dim)});
+}
+
 LogicalResult decomposeLayerNorm(GradBuilder &g, LayerNormOp op,
                                  SmallVectorImpl<Value> &results) {
   Value x = accumulated(g, op.getData());
@@ -241,9 +257,7 @@ LogicalResult decomposeSliceChannel(GradBuilder &g, SliceChannelOp op,
   int64_t n = typeOf(x).getDimSize(axis) / parts;
   for (auto [i, res] : llvm::enumerate(op.getResults())) {
     int64_t begin = static_cast<int64_t>(i) * n;
-    Value part = g.op("mx.slice_axis", x,
-                      {g.i64("axis", axis), g.i64("begin", begin),
-                       g.i64("end", begin + n)});
+    Value part = sliceAxis(g, x, axis, begin, begin + n);
     if (op.getSqueezeAxis())
       part = g.reshape(part, cast<RankedTensorType>(res.getType()).getShape());
     results.push_back(part);
@@ -287,9 +301,7 @@ LogicalResult decomposeUpSampling(GradBuilder &g, UpSamplingOp op,
       for (Value p : ArrayRef<Value>(parts).drop_front())
         r = g.add(r, p);
     } else {
-      r = g.op("mx.Concat", parts,
-               {g.i64("num_args", static_cast<int64_t>(parts.size())),
-                g.i64("dim", 1)});
+      r = concatAxis(g, parts, 1);
     }
   }
   results.assign({r});
@@ -310,8 +322,7 @@ LogicalResult decomposeRNN(GradBuilder &g, RNNOp op,
   Value params = op.getParameters();
   bool lstm = mode == "lstm";
   auto slice = [&](Value v, int64_t axis, int64_t begin, int64_t end) {
-    return g.op("mx.slice_axis", v,
-                {g.i64("axis", axis), g.i64("begin", begin), g.i64("end", end)});
+    return sliceAxis(g, v, axis, begin, end);
   };
   auto param = [&](int64_t &offset, ArrayRef<int64_t> shape) {
     int64_t n = 1;
@@ -328,11 +339,7 @@ LogicalResult decomposeRNN(GradBuilder &g, RNNOp op,
   };
   auto gate = [&](Value v, int64_t k) { return slice(v, 1, k * h, (k + 1) * h); };
   auto concat = [&](ArrayRef<Value> parts, int64_t dim) {
-    if (parts.size() == 1)
-      return parts[0];
-    return g.op("mx.Concat", parts,
-                {g.i64("num_args", static_cast<int64_t>(parts.size())),
-                 g.i64("dim", dim)});
+    return concatAxis(g, parts, dim);
   };
   auto initial = [&](Value states, int64_t k) {
     return g.reshape(slice(states, 0, k, k + 1), {batch, h});
@@ -431,13 +438,10 @@ LogicalResult decomposeCTCLoss(GradBuilder &g, CTCLossOp op,
   double blank = first ? 0.0 : double(classes - 1), pad = first ? 0.0 : -1.0;
   const double neg = -1e30; // log(0) that stays finite through the sums
   auto slice = [&](Value v, int64_t axis, int64_t begin, int64_t end) {
-    return g.op("mx.slice_axis", v,
-                {g.i64("axis", axis), g.i64("begin", begin), g.i64("end", end)});
+    return sliceAxis(g, v, axis, begin, end);
   };
   auto concat = [&](ArrayRef<Value> parts, int64_t dim) {
-    return g.op("mx.Concat", parts,
-                {g.i64("num_args", static_cast<int64_t>(parts.size())),
-                 g.i64("dim", dim)});
+    return concatAxis(g, parts, dim);
   };
   auto fill = [&](Value like, double v) { return g.addS(g.zerosLike(like), v); };
   auto blend = [&](Value m, Value a, Value b) { // m ? a : b for m in {0, 1}

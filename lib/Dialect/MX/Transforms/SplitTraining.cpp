@@ -20,13 +20,9 @@
 //             forward half); results: the grad results.
 //
 // The cut is a function of the training step only, so two compilations of
-// one graph (one per half) agree on the residuals. A forward value that
-// goes into a Concat crosses as that Concat's result, which the backward
-// slices (a value that is both a result and a Concat operand would be
-// bufferized into the Concat's destination before its own buffer).
+// one graph (one per half) agree on the residuals.
 //
 //===----------------------------------------------------------------------===//
-#include "../IR/GradientUtils.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 
@@ -157,41 +153,6 @@ struct MXSplitTrainingPass
           noteUse(operand);
     for (unsigned i : gradResults)
       noteUse(ret.getOperand(i));
-    // A crossing value that a forward Concat joins crosses as the Concat's
-    // result (repeatedly: that may be joined too); the backward takes the
-    // value back as a slice_axis of it.
-    struct Part {
-      Value whole;
-      int64_t axis, begin, end;
-    };
-    llvm::DenseMap<Value, Part> sliced;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (Value v : llvm::to_vector(crossing)) {
-        mxc::mx::ConcatOp cat;
-        for (Operation *user : v.getUsers())
-          if (forward.contains(user))
-            if (auto c = dyn_cast<mxc::mx::ConcatOp>(user)) {
-              cat = c;
-              break;
-            }
-        if (!cat || sliced.count(v))
-          continue;
-        int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
-        int64_t axis = cat.getDim() < 0 ? cat.getDim() + rank : cat.getDim();
-        int64_t begin = 0;
-        for (Value operand : cat->getOperands()) {
-          if (operand == v)
-            break;
-          begin += cast<RankedTensorType>(operand.getType()).getDimSize(axis);
-        }
-        int64_t end = begin + cast<RankedTensorType>(v.getType()).getDimSize(axis);
-        sliced[v] = Part{cat.getResult(), axis, begin, end};
-        crossing.remove(v);
-        crossing.insert(cat.getResult());
-        changed = true;
-      }
-    }
     // Forward results: the heads and aux_out results, then the crossing
     // values that are not among them.
     SmallVector<Value> fwdValues;
@@ -288,23 +249,6 @@ struct MXSplitTrainingPass
     for (auto [k, v] : llvm::enumerate(crossing))
       map.map(v, entry->getArgument(args.size() + k));
     OpBuilder body = OpBuilder::atBlockEnd(entry);
-    // the Concat operands back, as slices of the crossing Concat results
-    std::function<Value(Value)> materialize = [&](Value v) -> Value {
-      if (Value m = map.lookupOrNull(v))
-        return m;
-      const Part &part = sliced.find(v)->second;
-      Value whole = materialize(part.whole);
-      mxc::mx::GradBuilder g(body, v.getLoc());
-      Value piece = g.op("mx.slice_axis", whole,
-                         {g.i64("axis", part.axis), g.i64("begin", part.begin),
-                          g.i64("end", part.end)});
-      map.map(v, piece);
-      return piece;
-    };
-    for (Operation &op : block.without_terminator()) // (in op order)
-      for (Value r : op.getResults())
-        if (sliced.count(r) && !materialize(r))
-          return signalPassFailure();
     for (Operation &op : block.without_terminator())
       if (remat.contains(&op))
         body.clone(op, map);

@@ -13,6 +13,7 @@ from ... import ndarray
 from ... import symbol
 from ...base import MXNetError
 from ...ndarray import NDArray
+from ...rnn.rnn_cell import zeros_from
 from ..block import Block, HybridBlock
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
@@ -45,14 +46,13 @@ def _get_begin_state(cell, F, begin_state, inputs, batch_size):
     if step is None:
         raise MXNetError("%s: a symbolic unroll without begin_state needs the inputs as a "
                          "list of steps (merge them with merge_outputs)" % cell.name)
-    column = F.zeros_like(F.slice_axis(step, axis=1, begin=0, end=1))   # (N, 1)
     states = []
     for info in cell.state_info(0):
         shape = info["shape"]
         if len(shape) != 2:
             raise MXNetError("%s: a symbolic begin state of shape %s: give begin_state"
                              % (cell.name, shape))
-        states.append(F.broadcast_axis(column, axis=1, size=shape[1]))
+        states.append(zeros_from(F, step, 0, shape))
     return states
 
 

@@ -13,6 +13,7 @@ from ... import ndarray
 from ... import symbol
 from ...base import MXNetError
 from ...ndarray import NDArray
+from ...rnn.rnn_cell import zeros_from
 from ..block import HybridBlock
 
 __all__ = ["RNN", "LSTM", "GRU"]
@@ -142,10 +143,7 @@ class _RNNLayer(HybridBlock):
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
         if not states:  # zeros (L * D, N, H) from the (T, N, C) input
-            z = F.zeros_like(F.slice_axis(F.slice_axis(inputs, axis=0, begin=0, end=1),
-                                          axis=2, begin=0, end=1))
-            z = F.broadcast_axis(z, axis=(0, 2),
-                                 size=(self._num_layers * self._dir, self._hidden_size))
+            z = zeros_from(F, inputs, 1, (self._num_layers * self._dir, 0, self._hidden_size))
             states = [z] * (2 if self._mode == "lstm" else 1)
         params = [kwargs["%s%d_%s_%s" % (d, l, g, t)].reshape((-1,))
                   for t in ["weight", "bias"]
