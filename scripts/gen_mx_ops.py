@@ -87,6 +87,12 @@ class Op:
     example: str = ""
     source: str = ""  # where the parameters were read from
     visible_outputs: int = 0  # MXNet FNumVisibleOutputs; 0 = all
+    # Whether MXNet registers FListInputNames / FListOutputNames for the op:
+    # its monitor callbacks (Executor.set_monitor_callback, HybridBlock.
+    # register_op_hook) name inputs "input0", ... and CachedOp outputs "0",
+    # "1", ... where it does not. Set below from MONITOR_* (one place).
+    flist_input_names: bool = True
+    flist_output_names: bool = False
 
 
 FLOAT = "MX_FloatTensor"
@@ -104,6 +110,21 @@ def op(**kw):
     o = Op(**kw)
     OPS.append(o)
     return o
+
+
+def apply_monitor_names():
+    """MXNet 1.9.1's FListInputNames / FListOutputNames registrations, read
+    from what its register_op_hook(monitor_all=True) reports for every op of
+    the table (a one-op SymbolBlock; the non-differentiable ones through
+    Executor.set_monitor_callback and src/operator)."""
+    for o in OPS:
+        if o.mxnet in MONITOR_UNNAMED_INPUTS:
+            o.flist_input_names = False
+        if o.mxnet in MONITOR_NAMED_OUTPUTS:
+            o.flist_output_names = True
+    known = {o.mxnet for o in OPS}
+    unknown = (MONITOR_UNNAMED_INPUTS | MONITOR_NAMED_OUTPUTS) - known
+    assert not unknown, unknown
 
 
 def camel(name: str) -> str:
@@ -132,6 +153,31 @@ INFER_SOFTMAX = ("return ::mxc::mx::detail::inferSoftmax(getOperationName(), "
                  "location, adaptor.getData(), {length}, /*hasLengthInput=*/{has}, "
                  "static_cast<int64_t>(adaptor.getAxis()), adaptor.getDtype(), "
                  "adaptor.getUseLength(), inferredReturnTypes);")
+
+# MXNet registers no FListInputNames for these: monitors name their inputs
+# "<node>_input0", ... (MXNet 1.9.1, see apply_monitor_names).
+MONITOR_UNNAMED_INPUTS = {
+    "Activation", "BlockGrad", "Cast", "Flatten", "Reshape", "_contrib_arange_like", "_copy",
+    "_div_scalar", "_equal_scalar", "_greater_equal_scalar", "_greater_scalar", "_hypot_scalar",
+    "_lesser_equal_scalar", "_lesser_scalar", "_maximum_scalar", "_minimum_scalar",
+    "_minus_scalar", "_mul_scalar", "_not_equal_scalar", "_plus_scalar", "_power_scalar",
+    "_rdiv_scalar", "_rminus_scalar", "_rpower_scalar", "_slice_assign_scalar", "abs", "arccos",
+    "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argmax", "argmax_channel",
+    "broadcast_axis", "broadcast_to", "cbrt", "ceil", "clip", "cos", "cosh", "degrees", "exp",
+    "expand_dims", "expm1", "fix", "floor", "hard_sigmoid", "log", "log10", "log1p", "log2",
+    "max", "mean", "min", "nanprod", "nansum", "negative", "ones_like", "prod", "radians",
+    "rcbrt", "reciprocal", "relu", "rint", "round", "rsqrt", "shape_array", "sigmoid", "sign",
+    "sin", "sinh", "size_array", "slice", "slice_axis", "smooth_l1", "softsign", "sqrt",
+    "square", "sum", "tan", "tanh", "transpose", "trunc", "zeros_like",
+}
+# MXNet registers FListOutputNames for these: a CachedOp's op hook names their
+# outputs "<node>_output", ...; for the rest "<node>_0", "<node>_1", ...
+MONITOR_NAMED_OUTPUTS = {
+    "Activation", "BatchNorm", "Concat", "Convolution", "Deconvolution", "Dropout",
+    "FullyConnected", "GroupNorm", "InstanceNorm", "L2Normalization", "LRN", "LayerNorm",
+    "LeakyReLU", "Pad", "Pooling", "RNN", "SliceChannel", "SoftmaxOutput", "SwapAxis",
+    "UpSampling", "elemwise_add", "softmax",
+}
 
 # ----------------------------------------------------------------------------
 # Neural-network layers
@@ -1698,6 +1744,8 @@ def emit_inc() -> str:
             f"kOutputs_{ident}", str(visible),
             f"kAliases_{ident}" if o.aliases else "{}",
             "true" if any(r.variadic for r in o.outputs) else "false",
+            "true" if o.flist_input_names else "false",
+            "true" if o.flist_output_names else "false",
         ]
         out.append("    {" + ", ".join(fields) + "},")
     out.append("};")
@@ -1798,6 +1846,7 @@ def emit_examples() -> str:
 
 
 def outputs():
+    apply_monitor_names()
     return {TD_PATH: emit_td(), INC_PATH: emit_inc(), DOC_PATH: emit_doc()}
 
 

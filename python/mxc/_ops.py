@@ -22,6 +22,8 @@ class OpSpec:
         self.aux_inputs = set(d["aux_inputs"])
         self.attrs = {a["name"]: a for a in d["attrs"]}
         self.aliases = list(d["aliases"])
+        self.flist_input_names = d["flist_input_names"]
+        self.flist_output_names = d["flist_output_names"]
         self._input_names = {}
 
     def input_names(self, attrs):
@@ -61,6 +63,22 @@ class OpSpec:
         """Outputs MXNet shows (FNumVisibleOutputs / list_outputs) for these
         attributes, as the compiler's graph layer counts them."""
         return len(_mxc.output_names(self.name, attrs))
+
+    def monitor_input_names(self, attrs, n):
+        """The names MXNet's monitor callbacks give the `n` inputs of a node
+        ('<node>_<name>'): the input names where MXNet registers
+        FListInputNames (Concat's arg0, arg1, ...), else input0, input1, ..."""
+        names = None
+        if self.flist_input_names:
+            names = self.input_names(attrs) if not self.variadic else \
+                list(_mxc.input_names(self.name, attrs)) or ["arg%d" % j for j in range(n)]
+        return [names[j] if names and j < len(names) else "input%d" % j for j in range(n)]
+
+    def monitor_output_names(self, attrs):
+        """The names a CachedOp's op hook gives the visible outputs: MXNet's
+        output names where it registers FListOutputNames, else 0, 1, ..."""
+        names = list(_mxc.output_names(self.name, attrs))
+        return names if self.flist_output_names else [str(i) for i in range(len(names))]
 
     def all_outputs(self, attrs):
         """Outputs of a node, hidden ones included (node_row_ptr)."""

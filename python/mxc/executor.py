@@ -498,51 +498,21 @@ class Executor:
         """MXNet's monitor: at each forward, callback(name, array) for every
         operator output ('<node>_output', ...), in graph order; with
         monitor_all also every variable and every operator input
-        ('<node>_<input name>'). The values are those of an inference pass
-        over the symbol's internals on the bound arrays (the graph that runs
-        is compiled whole: its intermediate values are not kept), made
-        before the forward itself."""
+        ('<node>_<input name>', '<node>_input0' where MXNet registers no
+        input names). The values are those of an inference pass over the
+        symbol's internals on the bound arrays (the graph that runs is
+        compiled whole: its intermediate values are not kept), made before
+        the forward itself."""
         self._monitor = (callback, bool(monitor_all))
         self._monitor_exec = None
 
     def _run_monitor(self):
-        from .symbol import _post_order
         callback, monitor_all = self._monitor
-        internals = self._symbol.get_internals()
-        exe = self._monitor_exec
-        if exe is None or exe._signature_now() != self._signature_now():
-            exe = internals.bind(self._ctx, args=self.arg_dict, aux_states=self.aux_dict,
-                                 grad_req="null")
-            exe._monitor = None
-            self._monitor_exec = exe
-        else:
-            exe.arg_arrays = list(self.arg_arrays)
-            exe.aux_arrays = list(self.aux_arrays)
-        values = exe.forward(is_train=False)
-        names = internals.list_outputs()
-        by_entry = {(id(n), i): (name, v) for (n, i), name, v in
-                    zip(internals._outputs, names, values)}
-        args = dict(self.arg_dict, **self.aux_dict)
-        # MXNet's order: per operator, each input (a variable by its own name
-        # first, then as '<node>_<input name>'), then its outputs.
-        for node in _post_order(self._symbol._outputs):
-            if node.op == "null":
-                continue
-            if monitor_all:
-                spec = _ops.OP_NAMES.get(node.op)
-                in_names = spec.input_names(node.attrs) if spec is not None else None
-                for j, (src, k, _) in enumerate(node.inputs):
-                    label = in_names[j] if in_names and j < len(in_names) else "arg%d" % j
-                    if src.op == "null":
-                        value = args.get(src.name)
-                        callback(src.name, value)
-                    else:
-                        value = by_entry.get((id(src), k), (None, None))[1]
-                    callback("%s_%s" % (node.name, label), value)
-            for i in range(node.visible_outputs()):
-                name, value = by_entry.get((id(node), i), (None, None))
-                if name is not None:
-                    callback(name, value)
+        if self._monitor_exec is None:
+            self._monitor_exec = OpMonitor(self._symbol, self._ctx)
+        for name, _, value in self._monitor_exec.walk(self.arg_dict, self.aux_dict, monitor_all,
+                                                      cached_op=False):
+            callback(name, value)
 
     def get_optimized_symbol(self):
         """The symbol the executor runs (common subexpressions merged unless
@@ -551,6 +521,74 @@ class Executor:
 
     def debug_str(self):
         return self._symbol.tojson()
+
+
+class OpMonitor:
+    """MXNet's monitor callbacks (Executor.set_monitor_callback and
+    HybridBlock.register_op_hook) over a graph that runs compiled whole: the
+    values of each operator's inputs and outputs come from one inference pass
+    over the symbol's internals on the same arrays (its own executor, bound
+    again when a shape or dtype changes)."""
+
+    def __init__(self, symbol, ctx):
+        self._symbol = symbol
+        self._internals = symbol.get_internals()
+        self._ctx = ctx
+        self._exe = None
+
+    def walk(self, args, aux, monitor_all, cached_op):
+        """(name, operator, value) in MXNet's order: per operator, with
+        monitor_all each input ('<node>_<input name>'; the GraphExecutor
+        first names a variable input by itself), then its outputs (the
+        executor by list_outputs names, a CachedOp by FListOutputNames or
+        index: '<node>_output', '<node>_0'; a CachedOp skips outputs that
+        nothing reads)."""
+        from .symbol import _post_order
+        sig = tuple((n, a.shape, a._np.dtype.str) for n, a in
+                    list(args.items()) + list(aux.items()))
+        exe = self._exe
+        if exe is None or self._sig != sig:
+            exe = self._internals.bind(self._ctx, args=dict(args), aux_states=dict(aux),
+                                       grad_req="null")
+            exe._monitor = None
+            self._exe, self._sig = exe, sig
+        else:
+            exe.arg_arrays = [args[n] for n in exe._arg_names]
+            exe.aux_arrays = [aux[n] for n in exe._aux_names]
+        values = exe.forward(is_train=False)
+        by_entry = {(id(n), i): v for (n, i), v in zip(self._internals._outputs, values)}
+        names = dict(zip(((id(n), i) for n, i in self._internals._outputs),
+                         self._internals.list_outputs()))
+        variables = dict(args, **aux)
+        nodes = _post_order(self._symbol._outputs)
+        # a CachedOp allocates no array for an output nothing reads
+        used = {(id(n), i) for n, i in self._symbol._outputs}
+        used.update((id(src), k) for node in nodes for src, k, _ in node.inputs)
+        for node in nodes:
+            if node.op == "null":
+                continue
+            spec = _ops.OP_NAMES.get(node.op)
+            if monitor_all:
+                labels = spec.monitor_input_names(node.attrs, len(node.inputs)) if spec else \
+                    ["input%d" % j for j in range(len(node.inputs))]
+                for (src, k, _), label in zip(node.inputs, labels):
+                    if src.op == "null":
+                        value = variables.get(src.name)
+                        if not cached_op:
+                            yield src.name, node.op, value
+                    else:
+                        value = by_entry.get((id(src), k))
+                    yield "%s_%s" % (node.name, label), node.op, value
+            n_out = node.visible_outputs()
+            if cached_op and spec is not None:
+                labels = ["%s_%s" % (node.name, o) for o in spec.monitor_output_names(node.attrs)]
+            else:
+                labels = [names.get((id(node), i)) for i in range(n_out)]
+            for i, label in zip(range(n_out), labels):
+                if cached_op and (id(node), i) not in used:
+                    continue
+                if (id(node), i) in by_entry and label is not None:
+                    yield label, node.op, by_entry[(id(node), i)]
 
 
 def _grad_reqs(grad_req, names):

@@ -210,6 +210,8 @@ nb::list opSpecs() {
     d["num_outputs"] = op.numOutputs;
     d["num_visible_outputs"] = op.numVisibleOutputs;
     d["variadic_outputs"] = op.variadicOutputs;
+    d["flist_input_names"] = op.hasFListInputNames;
+    d["flist_output_names"] = op.hasFListOutputNames;
     d["aux_inputs"] = aux;
     d["attrs"] = attrs;
     d["outputs"] = outputs;

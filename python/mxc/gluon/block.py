@@ -32,6 +32,7 @@ from .. import _ops
 from ..base import (MXNetAssertionError, MXNetError, NameManager, Prefix, compile_graph,
                     dtype_name, np_dtype)
 from ..context import current_context
+from ..executor import OpMonitor
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from .parameter import Parameter, ParameterDict, DeferredInitializationError
@@ -342,6 +343,13 @@ class Block:
             name = str(len(self._children))
         self._children[name] = block
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """MXNet's op hook: callback(name, operator name, array) for every
+        operator output (with monitor_all also every input) of the
+        hybridized blocks below this one, at each call."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     def register_forward_pre_hook(self, hook):
         self._hook_id += 1
         self._forward_pre_hooks[self._hook_id] = hook
@@ -526,6 +534,7 @@ class _CachedGraph:
         self.aux_names = out.list_auxiliary_states()
         self._compiled = {}
         self.num_compiles = 0
+        self._monitor = None
         missing = [n for n in self.arg_names + self.aux_names
                    if n not in self.params and n not in self.input_names]
         if missing:
@@ -605,7 +614,8 @@ class _CachedGraph:
         outs = self._execute(compiled, arrays, seed, ctx)
         return [o for (_, kind, _, _), o in zip(compiled.outputs, outs) if kind == ""]
 
-    def __call__(self, args, ctx):
+    def _arrays(self, args, ctx):
+        """Variable name -> array: the block's inputs and its parameters."""
         if len(args) != len(self.input_names):
             raise MXNetError("%s: expected %d inputs (%s), got %d" % (
                 self.what, len(self.input_names), ", ".join(self.input_names), len(args)))
@@ -618,6 +628,21 @@ class _CachedGraph:
         for name in self.arg_names + self.aux_names:
             if name not in arrays:
                 arrays[name] = self.params[name].data(ctx)
+        return arrays
+
+    def monitor(self, args, ctx, callback, monitor_all):
+        """MXNet's op hook of a CachedOp: callback(name, operator, array) for
+        each operator's outputs (and inputs with monitor_all), by
+        executor.OpMonitor (an inference pass over the graph's internals)."""
+        if self._monitor is None:
+            self._monitor = OpMonitor(self.out, ctx)
+        arrays = self._arrays(args, ctx)
+        aux = {n: arrays.pop(n) for n in self.aux_names}
+        for name, op, value in self._monitor.walk(arrays, aux, monitor_all, cached_op=True):
+            callback(name, op, value)
+
+    def __call__(self, args, ctx):
+        arrays = self._arrays(args, ctx)
         training = autograd.is_training()
         train = training and any(_is_train_op(n["op"]) for n in self.graph["nodes"])
         recording = autograd.is_recording() and any(autograd._tracked(a) for a in arrays.values())
@@ -819,6 +844,17 @@ class HybridBlock(Block):
                           'not take effect.'.format(block=self))
         super().hybridize(active, **kwargs)
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """As MXNet: this block's calls (when hybridized) and its children's
+        report to callback(name, operator name, array); the names are
+        MXNet's ('dense0_fwd_output', with monitor_all also
+        'dense0_fwd_data', 'relu0_fwd_input0'). mxc compiles the graph
+        whole, so the values come from an inference pass over its internals
+        on the same arrays (not the training forward's own values)."""
+        self._callback = (callback, bool(monitor_all))
+        for child in self._children.values():
+            child._callback = self._callback
+
     def cast(self, dtype):
         self._clear_cached_op()
         super().cast(dtype)
@@ -936,6 +972,8 @@ class HybridBlock(Block):
             self._deferred_init_params(*args)
         ctx = flat[0].context if flat else current_context()
         out = self._cached_op(flat, ctx)
+        if self._callback is not None:
+            self._cached_op.monitor(flat, ctx, *self._callback)
         return _regroup(out, self._out_format)[0]
 
     def forward(self, x, *args):

@@ -69,6 +69,12 @@ struct OpSpec {
   /// `numOutputs` is then the count without it, and lib/Graph's numOutputsOf
   /// gives the count of a node.
   bool variadicOutputs = false;
+  /// MXNet registers FListInputNames: its monitor callbacks name input i
+  /// by inputNames[i]; otherwise "input<i>".
+  bool hasFListInputNames = true;
+  /// MXNet registers FListOutputNames: a CachedOp's op hook names output i
+  /// by outputNames[i]; otherwise "<i>".
+  bool hasFListOutputNames = false;
 
   /// The AttrSpec called `name`, or nullptr.
   const AttrSpec *findAttr(llvm::StringRef name) const;
