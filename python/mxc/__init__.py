@@ -43,6 +43,8 @@ from . import runtime
 from . import engine
 from . import operator
 from . import rnn
+from . import util
+from .util import is_np_shape, set_np_shape, np_shape, use_np_shape
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
 from .executor import Executor

@@ -1,7 +1,7 @@
 """More of MXNet 1.9.1's mx.nd API, composed of mxc's compiled operators
 (values and gradients come from the parts) or, for array creation and
 in-place assignment, written on the host: linspace, eye, moveaxis,
-onehot_encode, fill_element_0index, slice / crop and
+onehot_encode, fill_element_0index, reset_arrays, slice / crop and
 their assignments, argmin, repeat, tile, contrib.isnan / isinf / isfinite, the in-place
 forms of expand_dims / squeeze / flatten, NDArray.__getstate__ /
 __setstate__ and MXNet's slice-contiguity helper.
@@ -163,6 +163,18 @@ def _slice_assign_scalar(data, scalar=0.0, begin=(), end=(), step=(), out=None, 
     """MXNet's _slice_assign_scalar (_crop_assign_scalar): data with the
     region begin:end:step set to `scalar`."""
     return _assign_region(data, scalar, begin, end, step, out)
+
+
+def reset_arrays(*data, num_arrays=None, **kwargs):
+    """MXNet's reset_arrays: sets every array to zeros in place (num_arrays,
+    when given, must be their count). Each is an assignment on the engine."""
+    if num_arrays is not None and int(num_arrays) != len(data):
+        raise MXNetError("reset_arrays: num_arrays=%s, but %d arrays were given"
+                         % (num_arrays, len(data)))
+    for a in data:
+        if not isinstance(a, NDArray):
+            raise MXNetError("reset_arrays: expected NDArrays, got %s" % type(a).__name__)
+        a[:] = 0
 
 
 def argmin(data, axis=None, keepdims=False, out=None, **kwargs):
@@ -473,6 +485,7 @@ def install():
                      ("onehot_encode", onehot_encode),
                      ("fill_element_0index", fill_element_0index),
                      ("slice", slice), ("crop", crop), ("argmin", argmin),
+                     ("reset_arrays", reset_arrays),
                      ("CachedOp", CachedOp)):
         if name not in g:
             g[name] = fn

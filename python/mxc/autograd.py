@@ -108,7 +108,7 @@ class _Entry:
     the numpy buffers they held), outputs."""
 
     __slots__ = ["spec", "attrs", "name", "inputs", "datas", "num_outputs", "training", "seed",
-                 "function", "seq", "out_shapes"]
+                 "function", "seq", "out_shapes", "subgraph"]
 
     def __init__(self, spec, attrs, name, inputs, datas, num_outputs, training, seed,
                  function=None):
@@ -118,6 +118,7 @@ class _Entry:
         self.function = function  # an autograd.Function call (its outputs' entry)
         self.seq = next(_sequence)
         self.out_shapes = None
+        self.subgraph = None  # a _CachedOp's (Symbol, input names): get_symbol
 
 
 _sequence = __import__("itertools").count()
@@ -237,7 +238,7 @@ def get_symbol(x):
     from . import symbol as _symbol
     if x._ag is None:
         raise MXNetError("get_symbol: the array was not computed inside autograd.record()")
-    graph, feeds, _, _, funcs = _tape_graph([x], None, set(), expand=True)
+    graph, feeds, _, order, funcs = _tape_graph([x], None, set(), expand="symbol")
     graph.pop("graph_seed")
     if funcs:
         raise MXNetError("get_symbol: the computation has autograd.Function calls")
@@ -246,7 +247,8 @@ def get_symbol(x):
         if n["op"] == "null":
             names[n["name"]] = "var%d" % len(names)
             n["name"] = names[n["name"]]
-    return _symbol.load_json(json.dumps(graph))
+    return _symbol.load_json(json.dumps(graph),
+                             {e.name: e.subgraph for e in order if e.subgraph is not None})
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
@@ -488,11 +490,13 @@ def _tape_graph(heads, variables, written, arrays=None, expand=False):
     leaves: variable name -> array with a gradient (or one of
     `variables`); function outputs: variable name -> (entry, index).
     expand: a hybridized Gluon block's call (one entry, see
-    gluon.block._RecordedCall) goes in as the graph's operators."""
+    gluon.block._RecordedCall) goes in as the graph's operators; with
+    expand="symbol" (get_symbol) as MXNet shows it: its operators up to
+    the block's inline_limit, else one _CachedOp node."""
     def ag(a):
         r = a._ag
         if expand and r is not None and hasattr(r[0].function, "expand"):
-            r = r[0].function.expand(r[1])
+            r = r[0].function.expand(r[1], inline=expand != "symbol")
         return r
 
     # Entries reachable from the heads, inputs first.

@@ -49,14 +49,18 @@ class _Node:
     """A graph node: op ('null' for a variable), name, MXNet attribute
     strings, inputs as (node, output index, version) and the output count."""
 
-    __slots__ = ["op", "name", "attrs", "inputs", "num_outputs"]
+    __slots__ = ["op", "name", "attrs", "inputs", "num_outputs", "subgraph"]
 
-    def __init__(self, op, name, attrs=None, inputs=(), num_outputs=1):
+    def __init__(self, op, name, attrs=None, inputs=(), num_outputs=1, subgraph=None):
         self.op = op
         self.name = name
         self.attrs = dict(attrs or {})
         self.inputs = list(inputs)
         self.num_outputs = num_outputs
+        # a _CachedOp node (autograd.get_symbol of a hybridized block's call
+        # above its inline_limit): (the block's Symbol, the names of its
+        # variables in the order of the node's inputs)
+        self.subgraph = subgraph
 
     def visible_outputs(self):
         if self.op == "null":
@@ -88,6 +92,47 @@ def _post_order(heads):
     return order
 
 
+def _inline_cached_ops(heads):
+    """`heads` with every _CachedOp node that has its graph replaced by a
+    copy of that graph's operators (named '<node>_<operator>') on the
+    node's inputs; the same list when there is none."""
+    nodes = _post_order(heads)
+    if not any(n.subgraph is not None for n in nodes):
+        return heads
+    new = {}  # id(node) -> its copy, or a _CachedOp's output entries
+
+    def entry(src, i):
+        got = new[id(src)]
+        return got[i] if isinstance(got, list) else (got, i)
+
+    for n in nodes:
+        if n.op == "null":
+            new[id(n)] = n
+            continue
+        ins = [entry(src, i) + (v,) for src, i, v in n.inputs]
+        if n.subgraph is None:
+            new[id(n)] = _Node(n.op, n.name, n.attrs, ins, n.num_outputs)
+            continue
+        sym, names = n.subgraph
+        by_name = dict(zip(names, ins))
+        inner = {}
+        for m in _post_order(_inline_cached_ops(sym._outputs)):
+            if m.op == "null":
+                inner[id(m)] = by_name[m.name]
+                continue
+            m_ins = []
+            for src, i, v in m.inputs:
+                if src.op == "null":
+                    m_ins.append(inner[id(src)])
+                else:
+                    m_ins.append((inner[id(src)], i, v))
+            inner[id(m)] = _Node(m.op, "%s_%s" % (n.name, m.name), m.attrs, m_ins,
+                                 m.num_outputs)
+        new[id(n)] = [inner[id(m)][:2] if m.op == "null" else (inner[id(m)], i)
+                      for m, i in sym._outputs]
+    return [entry(n, i) for n, i in heads]
+
+
 class Symbol:
     """One or more outputs of a graph (MXNet 1.x mx.sym.Symbol)."""
 
@@ -98,8 +143,13 @@ class Symbol:
         self._outputs = list(outputs)  # [(node, index)]
 
     # -- graph text ---------------------------------------------------------
-    def _raw_json(self):
-        nodes = _post_order(self._outputs)
+    def _raw_json(self, cached_ops=False):
+        """The graph as symbol JSON; _CachedOp nodes inlined (their blocks'
+        operators, as the compiler and the graph layer take the graph)
+        unless cached_ops (tojson: as MXNet writes them, without their
+        graph)."""
+        heads = self._outputs if cached_ops else _inline_cached_ops(self._outputs)
+        nodes = _post_order(heads)
         index = {id(n): i for i, n in enumerate(nodes)}
         out, row = [], [0]
         for n in nodes:
@@ -113,14 +163,14 @@ class Symbol:
             "nodes": out,
             "arg_nodes": [i for i, n in enumerate(nodes) if n.op == "null"],
             "node_row_ptr": row,
-            "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
+            "heads": [[index[id(n)], i, 0] for n, i in heads],
             "attrs": {"mxnet_version": ["int", 10901]},
         })
 
     def tojson(self):
         """The graph as MXNet 1.9.1's symbol JSON (byte-identical to what
         MXNet writes for the same graph)."""
-        return _mxc.normalize_json(self._raw_json())
+        return _mxc.normalize_json(self._raw_json(cached_ops=True))
 
     def save(self, fname, remove_amp_cast=True):
         from .base import atomic_write_bytes
@@ -225,7 +275,7 @@ class Symbol:
         for n in nodes:  # inputs first: copy every operator node
             if n.op == "null":
                 continue
-            c = _Node(n.op, n.name, n.attrs, num_outputs=n.num_outputs)
+            c = _Node(n.op, n.name, n.attrs, num_outputs=n.num_outputs, subgraph=n.subgraph)
             for src, i, ver in n.inputs:
                 if id(src) in by_id:
                     src, i = by_id[id(src)]
@@ -242,7 +292,8 @@ class Symbol:
         if name:
             head = outs[0][0]
             if id(head) not in {id(c) for c in copies.values()}:
-                head = _Node(head.op, head.name, head.attrs, head.inputs, head.num_outputs)
+                head = _Node(head.op, head.name, head.attrs, head.inputs, head.num_outputs,
+                             head.subgraph)
                 outs[0] = (head, outs[0][1])
             head.name = name
         self._outputs = outs
@@ -878,7 +929,7 @@ def _eliminate_common_expr(sym):
         if key is not None and key in seen:
             canon[id(node)] = seen[key]
             continue
-        new = _Node(node.op, node.name, node.attrs, ins, node.num_outputs)
+        new = _Node(node.op, node.name, node.attrs, ins, node.num_outputs, node.subgraph)
         canon[id(node)] = new
         if key is not None:
             seen[key] = new
@@ -940,16 +991,19 @@ op = _Namespace(_functions)
 
 # -- files -------------------------------------------------------------------------
 
-def load_json(json_str):
+def load_json(json_str, subgraphs=None):
     """A Symbol from MXNet symbol JSON (any version MXNet wrote; older files
-    get MXNet's upgrade on load)."""
+    get MXNet's upgrade on load). subgraphs: _CachedOp node name ->
+    (Symbol, input names), for autograd.get_symbol."""
     g = json.loads(_mxc.normalize_json(json_str))
     rows = g.get("node_row_ptr")
     nodes = []
+    subgraphs = subgraphs or {}
     for i, d in enumerate(g["nodes"]):
-        n_out = rows[i + 1] - rows[i] if rows else 1
+        sub = subgraphs.get(d["name"]) if d["op"] == "_CachedOp" else None
+        n_out = len(sub[0]._outputs) if sub else rows[i + 1] - rows[i] if rows else 1
         inputs = [(nodes[src], idx, ver) for src, idx, ver in d["inputs"]]
-        nodes.append(_Node(d["op"], d["name"], d.get("attrs", {}), inputs, n_out))
+        nodes.append(_Node(d["op"], d["name"], d.get("attrs", {}), inputs, n_out, sub))
     return Symbol([(nodes[h[0]], h[1]) for h in g["heads"]])
 
 

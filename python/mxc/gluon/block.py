@@ -523,8 +523,11 @@ class _CachedGraph:
     """A traced Symbol, its inputs and parameters, and its compiled forms by
     (graph text, input signature, mode): what hybridize() runs."""
 
-    def __init__(self, inputs, out, params, what):
+    def __init__(self, inputs, out, params, what, inline_limit=2):
         self.input_names = [i.name for i in inputs]
+        # MXNet's CachedOp flag: autograd.get_symbol shows the graph's
+        # operators when it has at most this many, else one _CachedOp node
+        self.inline_limit = int(inline_limit)
         self.out = out
         self.params = params            # variable name -> Parameter
         self.what = what
@@ -745,6 +748,7 @@ class _RecordedCall:
         self.graph, self.text, self.arrays = graph, text, arrays
         self.wrt, self.seed, self.fwd_outs, self.training = wrt, seed, fwd_outs, training
         self._nodes = None
+        self._cached_op = None
 
     def backward(self, *out_grads, out=None):
         """The gradients of the block's tracked inputs (self.wrt order) for
@@ -794,12 +798,42 @@ class _RecordedCall:
             bwd.run([np.ascontiguousarray(a._data) for a in ins], [o._data for o in outs])
         return [got.get(n) for n in self.wrt]
 
-    def expand(self, k):
+    def expand(self, k, inline=True):
         """The tape entry (and output index) of head k as the graph's
-        operators, or None for a head that is an input."""
+        operators, or None for a head that is an input. inline=False (what
+        autograd.get_symbol shows): as MXNet's CachedOp records itself, the
+        operators only up to the block's inline_limit, else one _CachedOp
+        entry on all the block's inputs and parameters."""
+        g = self.graph
+        if not inline and sum(n["op"] != "null" for n in g.graph["nodes"]) > g.inline_limit:
+            if self._cached_op is None:
+                sym = _sym.load_json(self.text)
+                names = sym.list_inputs()
+                aux = set(sym.list_auxiliary_states())
+                spec = _CachedOpSpec({j for j, n in enumerate(names) if n in aux})
+                e = autograd._Entry(spec, {}, "cachedop%d" % next(_cached_op_names),
+                                    [self.arrays[n] for n in names],
+                                    [self.arrays[n]._np for n in names],
+                                    len(sym._outputs), True, self.seed)
+                e.subgraph = (sym, names)
+                self._cached_op = e
+            heads = g.graph["heads"]
+            node = g.graph["nodes"][heads[k][0]]
+            return None if node["op"] == "null" else (self._cached_op, k)
         if self._nodes is None:
-            self._nodes = self.graph._node_tape(self.arrays, self.training, autograd.seed())
+            self._nodes = g._node_tape(self.arrays, self.training, autograd.seed())
         return self._nodes[k]
+
+
+class _CachedOpSpec:
+    """What autograd's tape asks of an entry's operator, for a _CachedOp."""
+    name = "_CachedOp"
+
+    def __init__(self, aux_inputs):
+        self.aux_inputs = aux_inputs
+
+
+_cached_op_names = __import__("itertools").count()
 
 
 class HybridBlock(Block):
@@ -952,7 +986,8 @@ class HybridBlock(Block):
     def _build_cache(self, *args):
         inputs, out = self._get_graph(*args)
         params = {p.name: p for p in self.collect_params().values()}
-        self._cached_op = _CachedGraph(inputs, out, params, "hybridized block %s" % self.name)
+        self._cached_op = _CachedGraph(inputs, out, params, "hybridized block %s" % self.name,
+                                       dict(self._flags).get("inline_limit", 2))
 
     def _call_cached_op(self, *args):
         flat, fmt = _flatten(args, "input")

@@ -15,6 +15,7 @@ import numpy as np
 from ..base import MXNetError, dtype_name
 from .. import initializer as _init
 from .. import ndarray as nd
+from .. import util
 from ..context import Context, cpu, current_context
 from ..ndarray import NDArray
 
@@ -25,6 +26,12 @@ class DeferredInitializationError(MXNetError):
 
 def _shape_known(shape):
     return shape is not None and all(d is not None and d > 0 for d in shape)
+
+
+def _unknown(d):
+    """An unknown dimension: 0 (MXNet's legacy spelling), -1 (NumPy shape
+    semantics) or None."""
+    return d is None or d <= 0
 
 
 def _ctx_list(ctx):
@@ -108,7 +115,11 @@ class Parameter:
 
     @property
     def shape(self):
-        return self._shape
+        """The shape; an unknown dimension is 0, or -1 with NumPy shape
+        semantics on (mx.np_shape)."""
+        if self._shape is None or not util.is_np_shape():
+            return self._shape
+        return tuple(-1 if d == 0 else d for d in self._shape)
 
     @shape.setter
     def shape(self, new_shape):
@@ -117,7 +128,7 @@ class Parameter:
             self._shape = new_shape
             return
         if len(self._shape) != len(new_shape) or not all(
-                i in (0, None, j) for i, j in zip(self._shape, new_shape)):
+                _unknown(i) or i == j for i, j in zip(self._shape, new_shape)):
             raise MXNetError("Expected shape %s is incompatible with given shape %s for "
                              "Parameter '%s'." % (new_shape, self._shape, self.name))
         self._shape = new_shape
@@ -282,7 +293,7 @@ class Parameter:
                              % (self.name, np.dtype(self.dtype).name, src.dtype.name))
         if self.shape:
             if len(self.shape) != src.ndim or not all(
-                    s in (0, None, d) for s, d in zip(self.shape, src.shape)):
+                    _unknown(s) or s == d for s, d in zip(self.shape, src.shape)):
                 raise MXNetError("Failed loading Parameter '%s' from saved params: shape "
                                  "incompatible expected %s vs saved %s"
                                  % (self.name, self.shape, src.shape))
@@ -306,7 +317,9 @@ class Parameter:
         """The Symbol variable of this parameter."""
         from .. import symbol
         if self._var is None:
-            self._var = symbol.Variable(self.name, shape=self.shape, dtype=self.dtype,
+            shape = None if self._shape is None else tuple(
+                0 if d is not None and d < 0 else d for d in self._shape)
+            self._var = symbol.Variable(self.name, shape=shape, dtype=self.dtype,
                                         lr_mult=self.lr_mult, wd_mult=self.wd_mult,
                                         init=self.init if isinstance(self.init, str) or
                                         self.init is None else self.init.dumps(),
@@ -418,7 +431,7 @@ class ParameterDict:
                 v = (v,) if isinstance(v, int) else tuple(v)
                 if len(v) == len(existing) and all(
                         a in (0, None) or b in (0, None) or a == b for a, b in zip(v, existing)):
-                    param.shape = tuple(b if b not in (0, None) else a for a, b in zip(existing, v))
+                    param.shape = tuple(a if _unknown(b) else b for a, b in zip(existing, v))
                     continue
             elif k == "dtype":
                 if np.dtype(v) == np.dtype(existing):

@@ -125,3 +125,22 @@ def check_sha1(filename, sha1_hash):
 def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
     raise MXNetError("gluon.utils.download(%s): mxc does not download files; fetch it yourself "
                      "and pass the local path" % url)
+
+
+def shape_is_known(shape):
+    """Whether every dimension of `shape` is known: none is 0 (MXNet's
+    legacy unknown), or with NumPy shape semantics (mx.np_shape) none is -1
+    and () is a known scalar shape."""
+    from ..util import unknown_dim
+    if shape is None:
+        return False
+    unknown = unknown_dim()
+    if len(shape) == 0:
+        return unknown == -1
+    for d in shape:
+        if d == unknown:
+            return False
+        if d < unknown:
+            raise MXNetError("shape dimension size cannot be less than %d, while received %d"
+                             % (unknown, d))
+    return True

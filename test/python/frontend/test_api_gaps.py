@@ -799,3 +799,12 @@ def test_ndarray_iter_reads_longer_labels_for_the_data_samples():
     np.testing.assert_array_equal(batches[2].label[1].asnumpy(), [8, 9, 0, 1])
     with pytest.raises(mx.MXNetError, match="has 5 samples"):
         mx.io.NDArrayIter(np.zeros((10, 1)), np.arange(5), batch_size=4)
+
+
+def test_reset_arrays():
+    arrays = [mx.nd.array(np.random.rand(2, 3), dtype=t) for t in ("float16", "float32", "float64")]
+    mx.nd.reset_arrays(*arrays, num_arrays=len(arrays))
+    for a, t in zip(arrays, ("float16", "float32", "float64")):
+        assert a.dtype == np.dtype(t) and not a.asnumpy().any()
+    with pytest.raises(mx.MXNetError, match="num_arrays"):
+        mx.nd.reset_arrays(arrays[0], num_arrays=2)

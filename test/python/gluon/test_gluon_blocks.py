@@ -489,3 +489,72 @@ def test_hybridized_block_with_one_array_as_two_inputs():
     v = x.asnumpy()
     np.testing.assert_allclose(x.grad.asnumpy(), 3 * (1 - np.tanh(v) ** 2) + 2 * v,
                                rtol=1e-5, atol=1e-6)
+
+
+def test_get_symbol_inline_limit_cached_op():
+    """As MXNet's CachedOp: get_symbol of a hybridized call shows the
+    block's operators up to hybridize(inline_limit=...) (default 2), else
+    one _CachedOp node on its inputs and parameters (MXNet's
+    test_gluon.py::test_inline counts 10 and 8 nodes); the symbol still
+    binds and computes the block."""
+    import json
+    net = nn.HybridSequential()
+    with net.name_scope():
+        for _ in range(3):
+            net.add(nn.Dense(4))
+    net.initialize(mx.init.Xavier())
+    x = _x(2, 5, seed=3)
+    counts = {}
+    for limit in (3, 0, None):
+        if limit is None:
+            net.hybridize()
+        else:
+            net.hybridize(inline_limit=limit)
+        with autograd.record():
+            y = net(x) * 2
+        sym = autograd.get_symbol(y)
+        ops = [n["op"] for n in json.loads(sym.tojson())["nodes"]]
+        counts[limit] = ops
+        # var0 is x, then the parameters in the block's input order
+        params = [p.data() for p in net.collect_params().values()]
+        out = sym.eval(**dict(zip(sym.list_arguments(), [x] + params)))[0]
+        np.testing.assert_allclose(out.asnumpy(), y.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert counts[3].count("FullyConnected") == 3 and "_CachedOp" not in counts[3]
+    assert len(counts[3]) == 11
+    for limit in (0, None):
+        assert counts[limit] == ["null"] * 7 + ["_CachedOp", "_mul_scalar"]
+    # a file with a _CachedOp node has no graph for it (as MXNet's): a clear error
+    loaded = mx.sym.load_json(sym.tojson())
+    with pytest.raises(mx.MXNetError, match="_CachedOp"):
+        loaded.eval(**dict(zip(loaded.list_arguments(), [x] + params)))
+
+
+def test_np_shape_parameters():
+    """mx.np_shape: Parameter.shape shows an unknown dimension as -1 (0
+    outside), -1 is taken for one, deferred initialisation works inside;
+    the switch is per scope (as MXNet 1.9.1, checked there)."""
+    assert not mx.is_np_shape()
+    with mx.np_shape(True):
+        assert mx.is_np_shape() and mx.util.is_np_shape()
+        dense = nn.Dense(16)
+        dense.initialize()
+        assert dense.weight.shape == (16, -1)
+        assert dense(mx.nd.zeros((2, 2016))).shape == (2, 16)
+        assert dense.weight.shape == (16, 2016)
+        other = nn.Dense(3)
+        assert other.weight.shape == (3, -1)
+        assert gluon.utils.shape_is_known(()) and not gluon.utils.shape_is_known((2, -1))
+        assert gluon.utils.shape_is_known((2, 0))
+    assert not mx.is_np_shape() and other.weight.shape == (3, 0)
+    assert not gluon.utils.shape_is_known(()) and not gluon.utils.shape_is_known((2, 0))
+    p = gluon.Parameter("w", shape=(3, -1))
+    p.shape = (3, 5)
+    assert p.shape == (3, 5)
+
+    @mx.use_np_shape
+    def inside():
+        return mx.is_np_shape()
+    assert inside() and not mx.is_np_shape()
+    assert mx.set_np_shape(True) is False and mx.set_np_shape(False) is True
+    with pytest.raises(mx.MXNetError, match="mx.np"):
+        mx.util.set_np()
