@@ -210,8 +210,11 @@ class Executor:
         is_train=True runs MXNet's training forward (BatchNorm with batch
         statistics, updating the moving ones in aux_dict; Dropout masks) as
         the compiled training step of mx-autodiff, which also computes the
-        gradients for head gradients of ones; backward() stores them (or
-        reruns the step with the given out_grads)."""
+        gradients for head gradients of ones, into buffers of the executor:
+        as in MXNet, forward never touches grad_arrays. backward() makes
+        those buffers the gradients' storage (grad_arrays keep their
+        identity; their old storage becomes the next step's buffer), or
+        reruns the step with the given out_grads."""
         self._copy_kwargs(kwargs)
         self._pending = None
         self._last_forward = "train" if is_train else "infer"
@@ -226,9 +229,8 @@ class Executor:
         seed = _next_seed()
         if self._can_push():
             aux_before = self._stage_aux()
-            self._stage_add_grads()
-            self._push_train(compiled, None, aux_before, seed)
-            self._pending = (compiled, aux_before, seed, None)
+            held = self._push_train(compiled, None, aux_before, seed, publish=False)
+            self._pending = (compiled, aux_before, seed, ("held", held))
             return self.outputs
         aux_before = [np.array(a._data, copy=True) for a in self.aux_arrays]
         results = self._run_train(compiled, None, aux_before, seed)
@@ -272,21 +274,6 @@ class Executor:
             self._staging[key] = a
         return a
 
-    def _stage_add_grads(self):
-        """Engine copies of the grad_req 'add' gradients as forward finds
-        them (backward(out_grads) reruns the step from them)."""
-        for name, g in self.grad_dict.items():
-            if self._grad_req.get(name) == "add":
-                _engine_copy(g, self._staged(("grad_before", name), g.shape, g._np.dtype))
-
-    def _restore_add_grads(self):
-        """The grad_req 'add' gradients back to their values before the last
-        training forward's step."""
-        for name, g in self.grad_dict.items():
-            before = self._staging.get(("grad_before", name))
-            if self._grad_req.get(name) == "add" and before is not None:
-                _engine_copy(before, g)
-
     def _stage_aux(self):
         """The auxiliary states as the step reads them (engine copies: the
         step writes the updated ones into aux_arrays; backward(out_grads)
@@ -298,7 +285,10 @@ class Executor:
             out.append(b)
         return out
 
-    def _push_train(self, compiled, head_grads, aux_before, seed):
+    def _push_train(self, compiled, head_grads, aux_before, seed, publish=True):
+        """Pushes the training step. publish=False (forward): the gradients
+        go into staging buffers instead of grad_arrays; returns the
+        (buffer, grad array) pairs that backward() copies."""
         args = dict(zip(self._arg_names, self.arg_arrays))
         args.update(zip(self._aux_names, aux_before))
         grads = self.grad_dict
@@ -340,16 +330,21 @@ class Executor:
                 target = grads.get(name[:-len("_grad")])
             elif kind == "aux_out":
                 target = aux_dict.get(name)
-            if target is not None and name not in grad_in:
+            if target is not None and name not in grad_in and (publish or kind != "grad"):
                 outs.append(target._rt)
-            else:  # read by the step too (grad_req add), or not bound
+            else:  # read by the step too (grad_req add), held back, or not bound
                 tmp = self._staged(("out", name), shape, np_dtype(dt))
                 outs.append(tmp._rt)
                 if target is not None:
                     copies.append((tmp, target))
         compiled.push(ins, outs)
+        held = []
         for src, dst in copies:
-            _engine_copy(src, dst)
+            if not publish and any(dst is g for g in grads.values()):
+                held.append((src, dst))
+            else:
+                _engine_copy(src, dst)
+        return held
 
     def _inputs(self, compiled, head_grads, aux_values, seed):
         by_name = dict(zip(self._arg_names, [a._data for a in self.arg_arrays]))
@@ -431,13 +426,23 @@ class Executor:
             if len(out_grads) != len(self.outputs):
                 raise MXNetError("backward: %d out_grads for %d outputs"
                                  % (len(out_grads), len(self.outputs)))
-        if grads is None:  # the pushed step wrote the gradients already
+        if isinstance(grads, tuple):  # the pushed step: ("held", gradient buffers)
             if out_grads is not None:
                 # The same step again (same Dropout masks, same auxiliary
-                # inputs) with these head gradients; grad_req 'add'
-                # gradients start again from their values before forward.
-                self._restore_add_grads()
+                # inputs) with these head gradients, into grad_arrays.
                 self._push_train(compiled, list(out_grads), aux_before, seed)
+            else:
+                for src, dst in grads[1]:
+                    if src._sig == dst._sig:
+                        # The buffer's storage becomes the gradient's and the
+                        # other way round (no copy: the next forward's step
+                        # writes the old storage after every pushed reader of
+                        # it, the engine orders that). Another array that is
+                        # a view of the old gradient no longer shares it.
+                        src._rt, dst._rt = dst._rt, src._rt
+                        src._npv = dst._npv = None
+                    else:
+                        _engine_copy(src, dst)
             self._pending = None
             return
         if out_grads is not None:

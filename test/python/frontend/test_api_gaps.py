@@ -808,3 +808,37 @@ def test_reset_arrays():
         assert a.dtype == np.dtype(t) and not a.asnumpy().any()
     with pytest.raises(mx.MXNetError, match="num_arrays"):
         mx.nd.reset_arrays(arrays[0], num_arrays=2)
+
+
+def test_executor_forward_leaves_gradients_alone():
+    """As MXNet's: forward(is_train=True) never writes grad_arrays (a
+    check_numeric_gradient runs forwards after the backward it compares);
+    backward() publishes the step's gradients, grad_arrays keep their
+    identity, and pending readers of the old values see them."""
+    x = mx.sym.var("x")
+    w = mx.sym.var("w")
+    y = mx.sym.FullyConnected(x, w, num_hidden=3, no_bias=True, name="fc")
+    exe = y.simple_bind(mx.cpu(), x=(2, 4), w=(3, 4))
+    xv, wv = np.random.rand(2, 4).astype(np.float32), np.random.rand(3, 4).astype(np.float32)
+    exe.arg_dict["x"][:] = xv
+    exe.arg_dict["w"][:] = wv
+    gw = exe.grad_dict["w"]
+    exe.forward(is_train=True)
+    assert not gw.asnumpy().any()           # untouched by forward
+    exe.backward()
+    np.testing.assert_allclose(gw.asnumpy(), np.ones((2, 3)).T @ xv, rtol=1e-6)
+    assert exe.grad_dict["w"] is gw
+    kept = gw * 1                           # a pushed reader of this step's gradient
+    head = np.random.rand(2, 3).astype(np.float32)
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(head))
+    want = head.T @ xv
+    np.testing.assert_allclose(gw.asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(kept.asnumpy(), np.ones((2, 3)).T @ xv, rtol=1e-6)
+    for _ in range(3):                      # forwards alone leave it as it is
+        exe.arg_dict["x"][:] = np.random.rand(2, 4)
+        exe.forward(is_train=True)
+    np.testing.assert_allclose(gw.asnumpy(), want, rtol=1e-6)
+    exe.backward()                          # now the last forward's
+    np.testing.assert_allclose(gw.asnumpy(),
+                               np.ones((2, 3)).T @ exe.arg_dict["x"].asnumpy(), rtol=1e-5)
