@@ -175,8 +175,8 @@ MONITOR_UNNAMED_INPUTS = {
 MONITOR_NAMED_OUTPUTS = {
     "Activation", "BatchNorm", "Concat", "Convolution", "Deconvolution", "Dropout",
     "FullyConnected", "GroupNorm", "InstanceNorm", "L2Normalization", "LRN", "LayerNorm",
-    "LeakyReLU", "Pad", "Pooling", "RNN", "SliceChannel", "SoftmaxOutput", "SwapAxis",
-    "UpSampling", "elemwise_add", "softmax",
+    "LeakyReLU", "Pad", "Pooling", "RNN", "SequenceLast", "SequenceMask", "SliceChannel",
+    "SoftmaxOutput", "SwapAxis", "UpSampling", "elemwise_add", "softmax",
 }
 
 # ----------------------------------------------------------------------------
@@ -662,6 +662,40 @@ softmax minus the posterior).""",
    ],
    aliases=["ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"],
    example="""%loss = mx.CTCLoss %x, %label : (tensor<20x2x4xf32>, tensor<2x4xf32>) -> tensor<2xf32>""")
+
+SEQ_USE = Attr("use_sequence_length", "bool", "False",
+               doc="A sequence_length input (batch,) follows data.")
+SEQ_AXIS = Attr("axis", "int", "0", doc="The time axis: 0 (T, N, ...) or 1 (N, T, ...).")
+
+op(mxnet="SequenceMask", mnemonic="SequenceMask", cpp="SequenceMask",
+   source="src/operator/sequence_mask-inl.h SequenceMaskParam",
+   summary="Sets the steps past each sequence's length to a value",
+   description="""
+For `data` (T, N, ...) (`axis` 0) or (N, T, ...) (`axis` 1) and
+`sequence_length` (N,) when `use_sequence_length`: step t of sequence n is
+`value` where t >= sequence_length[n], else data's. Without
+`use_sequence_length` the data unchanged. A composite (mx-decompose):
+arange_like along the axis, a broadcast comparison with the lengths, and
+`where` (so steps past the length may hold anything, NaN included); the
+gradient is the output gradient inside the lengths, 0 past them.""",
+   inputs=[Input("data"), Input("sequence_length", optional=True)],
+   outputs=[Output("output")],
+   attrs=[SEQ_USE, Attr("value", "float", "0.0", doc="The value past the lengths."), SEQ_AXIS],
+   example="""%out = mx.SequenceMask %x, %len {use_sequence_length = true} : (tensor<3x2x4xf32>, tensor<2xf32>) -> tensor<3x2x4xf32>""")
+
+op(mxnet="SequenceLast", mnemonic="SequenceLast", cpp="SequenceLast",
+   source="src/operator/sequence_last-inl.h SequenceLastParam",
+   summary="The last step of each sequence",
+   description="""
+For `data` (T, N, ...) (`axis` 0) or (N, T, ...) (`axis` 1): result (N, ...)
+holding, for sequence n, step sequence_length[n] - 1 with
+`use_sequence_length`, else step T - 1. A length outside [1, T] is clipped
+into it (MXNet's kernel reads outside the array there). A composite
+(mx-decompose): a one-step mask along the axis, `where` and `sum`.""",
+   inputs=[Input("data"), Input("sequence_length", optional=True)],
+   outputs=[Output("output")],
+   attrs=[SEQ_USE, SEQ_AXIS],
+   example="""%out = mx.SequenceLast %x : (tensor<3x2x4xf32>) -> tensor<2x4xf32>""")
 
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops

@@ -187,6 +187,13 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
       return std::nullopt;
     return std::vector<int64_t>{d[axis]};
   }
+  if ((op == "SequenceMask" || op == "SequenceLast") && input == "sequence_length" &&
+      d.size() >= 2) { // (batch,)
+    int64_t axis = attrInt("axis").value_or(0);
+    if (axis != 0 && axis != 1)
+      return std::nullopt;
+    return std::vector<int64_t>{d[1 - axis]};
+  }
   if (op == "Embedding" && input == "weight") { // EmbeddingOpShape
     auto inputDim = attrInt("input_dim"), outputDim = attrInt("output_dim");
     if (!inputDim || !outputDim)

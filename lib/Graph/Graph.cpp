@@ -45,6 +45,7 @@ enum class OpKind {
   RNN, // data, parameters, state[, state_cell][, sequence_length]; output
        // and, with state_outputs, state_output[, statecell_output]
   CTCLoss, // data, label[, data_lengths][, label_lengths]
+  Sequence, // SequenceMask / SequenceLast: data[, sequence_length]
 };
 
 OpKind kindOf(StringRef op) {
@@ -73,6 +74,7 @@ OpKind kindOf(StringRef op) {
       .Cases({"RNN", "_npx_rnn"}, OpKind::RNN)
       .Cases({"CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"},
              OpKind::CTCLoss)
+      .Cases({"SequenceMask", "SequenceLast"}, OpKind::Sequence)
       .Default(OpKind::Unknown);
 }
 
@@ -351,6 +353,10 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
   case OpKind::Softmax:
     if (boolAttr(attrs, "use_length", false))
       return {"data", "length"};
+    return {"data"};
+  case OpKind::Sequence:
+    if (boolAttr(attrs, "use_sequence_length", false))
+      return {"data", "sequence_length"};
     return {"data"};
   case OpKind::Dropout:
   case OpKind::LRN:

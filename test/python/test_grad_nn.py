@@ -375,3 +375,23 @@ def test_ctc_loss_grad():
                           head_grads={"ctcloss_output": rng.standard_normal(2)}, seed=6)
     ref = run_graph_ref(g, dict(params, data=x))["ctcloss_output"]
     assert_close(res["outputs"]["ctcloss_output"], ref, rtol=1e-10, atol=1e-12, name="ctc")
+
+
+@pytest.mark.parametrize("op,axis", [("SequenceMask", 0), ("SequenceMask", 1),
+                                     ("SequenceLast", 0), ("SequenceLast", 1)])
+def test_sequence_ops_grad(op, axis):
+    """SequenceMask / SequenceLast (composites of where and a length mask):
+    the data gradient against finite differences (0 past the lengths)."""
+    attrs = dict(use_sequence_length=True, axis=axis)
+    g = one_op_graph(op, attrs, ["data", "sequence_length"])
+    rng = np.random.default_rng(7)
+    params = {"sequence_length": np.array([2.0, 4.0, 1.0])}
+    x = _rand(rng, 4, 3, 2) if axis == 0 else _rand(rng, 3, 4, 2)
+    out = op.lower() + "_output"
+    shape = (4, 3, 2) if op == "SequenceMask" else (3, 2)
+    if op == "SequenceMask" and axis == 1:
+        shape = (3, 4, 2)
+    res = check_gradients(g, inputs={"data": x}, params=params, exclude=("sequence_length",),
+                          head_grads={out: rng.standard_normal(shape)}, seed=7)
+    ref = run_graph_ref(g, dict(params, data=x))[out]
+    assert_close(res["outputs"][out], ref, rtol=1e-10, atol=1e-12, name=op)

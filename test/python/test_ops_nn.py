@@ -340,3 +340,40 @@ def test_ctc_loss(blank, lengths):
         attrs.update(use_data_lengths=True, use_label_lengths=True)
     check("CTCLoss", attrs, _rand(rng, (T, N, A), low=-2, high=2), params, rtol=1e-5)
 
+
+
+# --- SequenceMask / SequenceLast (composites) -----------------------------
+
+@pytest.mark.parametrize("op", ["SequenceMask", "SequenceLast"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("lengths", [None, [1, 4, 0], [3, 2, 9]])
+def test_sequence_ops(op, axis, lengths):
+    rng = np.random.default_rng(3)
+    data = _rand(rng, (4, 3, 2, 5) if axis == 0 else (3, 4, 2, 5))
+    if lengths is not None:   # NaN past the lengths: never read
+        for n, length in enumerate(lengths):
+            for t in range(max(length, 1) if op == "SequenceLast" else length, 4):
+                if axis == 0:
+                    data[t, n] = np.nan
+                else:
+                    data[n, t] = np.nan
+    attrs = {"axis": axis}
+    if op == "SequenceMask":
+        attrs["value"] = -2.5
+    params = []
+    if lengths is not None:
+        attrs["use_sequence_length"] = True
+        params = [("sequence_length", np.array(lengths, np.float32))]
+    check(op, attrs, data, params)
+
+
+def test_sequence_ops_errors():
+    rng = np.random.default_rng(4)
+    g = one_op_graph("SequenceMask", {"use_sequence_length": True},
+                     ["data", "sequence_length"], name="mask")
+    with pytest.raises(Exception, match="mask.*sequence_length must be \\(3\\), got \\(4,\\)"):
+        run_graph(g, {"data": _rand(rng, (4, 3))},
+                  params={"sequence_length": np.ones(4, np.float32)})
+    g = one_op_graph("SequenceLast", {"axis": 2}, ["data"], name="last")
+    with pytest.raises(Exception, match="last.*axis must be 0 or 1"):
+        run_graph(g, {"data": _rand(rng, (4, 3, 2))})

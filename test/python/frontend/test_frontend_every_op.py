@@ -185,6 +185,10 @@ EXAMPLES = {
     "RNN": ([f(3, 2, 4), 0.3 * f((4 + 5 + 2) * 4 * 5), f(1, 2, 5), f(1, 2, 5)],
             dict(mode="lstm", state_size=5, num_layers=1, state_outputs=True)),
     "CTCLoss": ([f(6, 2, 4), np.array([[1, 3, 0], [2, 2, 1]], np.float32)], {}),
+    "SequenceMask": ([f(4, 3, 2), np.array([2, 4, 1], np.float32)],
+                     dict(use_sequence_length=True, value=-1.0)),
+    "SequenceLast": ([f(3, 4, 2), np.array([2, 4, 1], np.float32)],
+                     dict(use_sequence_length=True, axis=1)),
 }
 
 

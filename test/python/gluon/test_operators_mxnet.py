@@ -103,6 +103,21 @@ for k, (blank, lab, extra) in enumerate([
     loss.backward()
     out["ctc_%d_out" % k] = y.asnumpy()
     out["ctc_%d_grad" % k] = x.grad.asnumpy()
+# SequenceMask / SequenceLast with lengths, both time axes
+for k, (op, shape, axis, lengths) in enumerate([
+        ("SequenceMask", (5, 3, 2), 0, [2, 5, 1]), ("SequenceMask", (3, 5, 2), 1, [4, 1, 3]),
+        ("SequenceLast", (5, 3, 2), 0, [2, 5, 1]), ("SequenceLast", (3, 5), 1, [4, 1, 3])]):
+    x = mx.nd.array(rng.randn(*shape))
+    x.attach_grad()
+    kw = dict(use_sequence_length=True, axis=axis)
+    if op == "SequenceMask":
+        kw["value"] = 0.5
+    with mx.autograd.record():
+        y = getattr(mx.nd, op)(x, mx.nd.array(lengths), **kw)
+        loss = (y * mx.nd.array(rng.randn(*y.shape))).sum()
+    loss.backward()
+    out["seq_%d_out" % k] = y.asnumpy()
+    out["seq_%d_grad" % k] = x.grad.asnumpy()
 np.savez(sys.argv[2], **out)
 '''
 

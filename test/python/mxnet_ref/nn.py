@@ -466,3 +466,42 @@ def ctc_loss(inputs, attrs):
             alpha = new
         out[n] = -np.log(alpha[S - 1] + (alpha[S - 2] if S > 1 else 0.0))
     return [out.astype(inputs[0].dtype)]
+
+
+def _sequence_args(inputs, attrs):
+    data = np.asarray(inputs[0])
+    axis = attr_int(attrs, "axis", 0)
+    steps, batch = data.shape[axis], data.shape[1 - axis]
+    if attr_bool(attrs, "use_sequence_length"):
+        lengths = np.asarray(inputs[1]).astype(int)
+    else:
+        lengths = np.full(batch, steps)
+    return data, axis, steps, lengths
+
+
+@register("SequenceMask")
+def sequence_mask(inputs, attrs):
+    """MXNet's SequenceMask (src/operator/sequence_mask-inl.h): steps at or
+    past sequence_length[n] set to `value`, by explicit loops."""
+    data, axis, steps, lengths = _sequence_args(inputs, attrs)
+    out = data.copy()
+    value = attr_float(attrs, "value", 0.0)
+    for n, length in enumerate(lengths):
+        for t in range(max(length, 0), steps):
+            if axis == 0:
+                out[t, n] = value
+            else:
+                out[n, t] = value
+    return [out]
+
+
+@register("SequenceLast")
+def sequence_last(inputs, attrs):
+    """MXNet's SequenceLast (src/operator/sequence_last-inl.h): step
+    sequence_length[n] - 1 of each sequence (mxc clips it into [0, T - 1])."""
+    data, axis, steps, lengths = _sequence_args(inputs, attrs)
+    rows = []
+    for n, length in enumerate(lengths):
+        t = min(max(length - 1, 0), steps - 1)
+        rows.append(data[t, n] if axis == 0 else data[n, t])
+    return [np.stack(rows).astype(data.dtype)]

@@ -51,6 +51,8 @@ TEST(OpTableConsistency, InputNamesWhereGraphKnowsThem) {
       attrs["act_type"] = "prelu";
     if (spec.findAttr("use_length"))
       attrs["use_length"] = "True";
+    if (llvm::StringRef(spec.mxnetName).starts_with("Sequence"))
+      attrs["use_sequence_length"] = "True"; // (RNN's is not in mxc's table)
     if (llvm::StringRef(spec.mxnetName) == "Deconvolution")
       attrs["no_bias"] = "False"; // MXNet's default is True: no bias input
     if (llvm::StringRef(spec.mxnetName) == "RNN")

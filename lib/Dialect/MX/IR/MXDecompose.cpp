@@ -560,12 +560,58 @@ LogicalResult decomposeChannelLast(GradBuilder &g, Operation *op,
   return success();
 }
 
+/// SequenceMask (last = false) and SequenceLast (last = true): with
+/// lengths, a mask along the time axis from arange_like and a broadcast
+/// comparison with the lengths, then `where` (the steps outside are never
+/// read, whatever they hold); SequenceLast sums the one selected step.
+LogicalResult decomposeSequence(GradBuilder &g, Operation *op, Value data,
+                                Value length, int64_t axis, bool last, double value,
+                                SmallVectorImpl<Value> &results) {
+  auto t = typeOf(data);
+  ArrayRef<int64_t> d = t.getShape();
+  int64_t steps = d[axis], batch = d[1 - axis];
+  SmallVector<int64_t> outShape(d);
+  outShape.erase(outShape.begin() + axis);
+  if (!length) {
+    results.assign({last ? g.reshape(sliceAxis(g, data, axis, steps - 1, steps), outShape)
+                         : g.op("mx.identity", data)});
+    return success();
+  }
+  // (T, 1) or (1, T) positions against (1, N) or (N, 1) lengths
+  SmallVector<int64_t> stepShape{1, 1}, lenShape{1, 1};
+  stepShape[axis] = steps;
+  lenShape[1 - axis] = batch;
+  Value step = g.reshape(g.op("mx._contrib_arange_like", data, {g.i64("axis", axis)}),
+                         stepShape);
+  Value len = g.reshape(g.cast(length, t.getElementType()), lenShape);
+  Value select;
+  if (last) {
+    Value index = g.op("mx.clip", g.addS(len, -1.0),
+                       {g.f64("a_min", 0.0), g.f64("a_max", double(steps - 1))});
+    select = g.cmp("equal", step, index);
+  } else {
+    select = g.cmp("lesser", step, len);
+  }
+  SmallVector<int64_t> expanded{select ? typeOf(select).getDimSize(0) : 1,
+                                select ? typeOf(select).getDimSize(1) : 1};
+  expanded.append(d.size() - 2, 1);
+  select = g.op("mx.broadcast_to", g.reshape(select, expanded), {g.shape("shape", d)});
+  if (last) {
+    Value picked = g.op("mx.where", {select, data, g.zerosLike(data)});
+    results.assign({g.sum(picked, {axis}, /*keepdims=*/false)});
+  } else {
+    results.assign({g.op("mx.where", {select, data, g.addS(g.zerosLike(data), value)})});
+  }
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
-             SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp>(op) ||
+             SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp, SequenceMaskOp,
+             SequenceLastOp>(op) ||
          isChannelLast(op);
 }
 
@@ -599,6 +645,12 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeRNN(g, rnn, results);
   else if (auto ctc = dyn_cast<CTCLossOp>(op))
     r = decomposeCTCLoss(g, ctc, results);
+  else if (auto sm = dyn_cast<SequenceMaskOp>(op))
+    r = decomposeSequence(g, op, sm.getData(), sm.getSequenceLength(), sm.getAxis(),
+                          /*last=*/false, sm.getValue().convertToDouble(), results);
+  else if (auto sl = dyn_cast<SequenceLastOp>(op))
+    r = decomposeSequence(g, op, sl.getData(), sl.getSequenceLength(), sl.getAxis(),
+                          /*last=*/true, 0.0, results);
   else if (isa<BatchTakeOp>(op)) {
     // pick along axis 1 (its clip mode is batch_take's clipping)
     results.assign({g.op("mx.pick", op->getOperands(),

@@ -947,6 +947,81 @@ def MX_CTCLossOp : MX_Op<"CTCLoss", [Pure, InferTypeOpAdaptorWithIsCompatible]> 
   }];
 }
 
+def MX_SequenceMaskOp : MX_Op<"SequenceMask", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Sets the steps past each sequence's length to a value";
+  let description = [{
+    For `data` (T, N, ...) (`axis` 0) or (N, T, ...) (`axis` 1) and
+    `sequence_length` (N,) when `use_sequence_length`: step t of sequence n is
+    `value` where t >= sequence_length[n], else data's. Without
+    `use_sequence_length` the data unchanged. A composite (mx-decompose):
+    arange_like along the axis, a broadcast comparison with the lengths, and
+    `where` (so steps past the length may hold anything, NaN included); the
+    gradient is the output gradient inside the lengths, 0 past them.
+
+    MXNet operator: `SequenceMask`.
+
+    Example:
+
+    ```mlir
+    %out = mx.SequenceMask %x, %len {use_sequence_length = true} : (tensor<3x2x4xf32>, tensor<2xf32>) -> tensor<3x2x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    Optional<MX_Tensor>:$sequence_length,
+    DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length,
+    DefaultValuedAttr<F64Attr, "0.0">:$value,
+    DefaultValuedAttr<I64Attr, "0">:$axis
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data (`,` $sequence_length^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SequenceLastOp : MX_Op<"SequenceLast", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The last step of each sequence";
+  let description = [{
+    For `data` (T, N, ...) (`axis` 0) or (N, T, ...) (`axis` 1): result (N, ...)
+    holding, for sequence n, step sequence_length[n] - 1 with
+    `use_sequence_length`, else step T - 1. A length outside [1, T] is clipped
+    into it (MXNet's kernel reads outside the array there). A composite
+    (mx-decompose): a one-step mask along the axis, `where` and `sum`.
+
+    MXNet operator: `SequenceLast`.
+
+    Example:
+
+    ```mlir
+    %out = mx.SequenceLast %x : (tensor<3x2x4xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    Optional<MX_Tensor>:$sequence_length,
+    DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length,
+    DefaultValuedAttr<I64Attr, "0">:$axis
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data (`,` $sequence_length^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ElemwiseAddOp : MX_Op<"elemwise_add", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `lhs + rhs` of two tensors of one shape";
   let description = [{
