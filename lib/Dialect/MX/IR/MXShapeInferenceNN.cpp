@@ -1103,61 +1103,54 @@ LogicalResult CTCLossOp::inferReturnTypes(MLIRContext *context,
 // sequence_last-inl.h InferShape)
 //===----------------------------------------------------------------------===//
 
-/// The checks both share; the data type, or failure.
-static FailureOr<RankedTensorType>
-checkSequenceOperands(std::optional<Location> loc, StringRef name, Value data,
-                      Value length, bool useLength, int64_t axis) {
+/// Both ops' rule: data (rank >= 2), the time axis 0 or 1, sequence_length
+/// (batch,) exactly with use_sequence_length; the result is data's type,
+/// without the time axis when `dropAxis` (SequenceLast).
+static LogicalResult inferSequence(std::optional<Location> loc, StringRef name, Value data,
+                                   Value length, bool useLength, int64_t axis, bool dropAxis,
+                                   SmallVectorImpl<Type> &results) {
   auto t = getTensorType(loc, name, data, "data");
   if (failed(t))
     return failure();
-  LogicalResult bad = success();
   if (t->getRank() < 2)
-    bad = inferError(loc, name, "data must have at least 2 dimensions (time and batch), got ",
-                     formatShape(t->getShape()));
-  else if (axis != 0 && axis != 1)
-    bad = inferError(loc, name, "axis must be 0 or 1 (the time axis), got ", axis);
-  else if (useLength != static_cast<bool>(length))
-    bad = inferError(loc, name,
-                     useLength ? "use_sequence_length needs a sequence_length input"
-                               : "a sequence_length input needs use_sequence_length");
-  else if (length) {
+    return inferError(loc, name, "data must have at least 2 dimensions (time and batch), got ",
+                      formatShape(t->getShape()));
+  if (axis != 0 && axis != 1)
+    return inferError(loc, name, "axis must be 0 or 1 (the time axis), got ", axis);
+  if (useLength != static_cast<bool>(length))
+    return inferError(loc, name,
+                      useLength ? "use_sequence_length needs a sequence_length input"
+                                : "a sequence_length input needs use_sequence_length");
+  if (length) {
     auto l = getTensorType(loc, name, length, "sequence_length");
     if (failed(l))
       return failure();
     int64_t batch = t->getDimSize(1 - axis);
     if (l->getShape() != ArrayRef<int64_t>{batch})
-      bad = inferError(loc, name, "sequence_length must be (", batch, "), got ",
-                       formatShape(l->getShape()));
+      return inferError(loc, name, "sequence_length must be (", batch, "), got ",
+                        formatShape(l->getShape()));
   }
-  if (failed(bad))
-    return failure();
-  return *t;
+  SmallVector<int64_t> shape(t->getShape());
+  if (dropAxis)
+    shape.erase(shape.begin() + axis);
+  results.push_back(RankedTensorType::get(shape, t->getElementType()));
+  return success();
 }
 
 LogicalResult SequenceMaskOp::inferReturnTypes(MLIRContext *context,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &results) {
-  auto t = checkSequenceOperands(loc, getOperationName(), adaptor.getData(),
-                                 adaptor.getSequenceLength(),
-                                 adaptor.getUseSequenceLength(), adaptor.getAxis());
-  if (failed(t))
-    return failure();
-  results.push_back(*t);
-  return success();
+  return inferSequence(loc, getOperationName(), adaptor.getData(),
+                       adaptor.getSequenceLength(), adaptor.getUseSequenceLength(),
+                       adaptor.getAxis(), /*dropAxis=*/false, results);
 }
 
 LogicalResult SequenceLastOp::inferReturnTypes(MLIRContext *context,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &results) {
-  auto t = checkSequenceOperands(loc, getOperationName(), adaptor.getData(),
-                                 adaptor.getSequenceLength(),
-                                 adaptor.getUseSequenceLength(), adaptor.getAxis());
-  if (failed(t))
-    return failure();
-  SmallVector<int64_t> shape(t->getShape());
-  shape.erase(shape.begin() + adaptor.getAxis());
-  results.push_back(RankedTensorType::get(shape, t->getElementType()));
-  return success();
+  return inferSequence(loc, getOperationName(), adaptor.getData(),
+                       adaptor.getSequenceLength(), adaptor.getUseSequenceLength(),
+                       adaptor.getAxis(), /*dropAxis=*/true, results);
 }
