@@ -288,7 +288,7 @@ class Executor:
     def _push_train(self, compiled, head_grads, aux_before, seed, publish=True):
         """Pushes the training step. publish=False (forward): the gradients
         go into staging buffers instead of grad_arrays; returns the
-        (buffer, grad array) pairs that backward() copies."""
+        (buffer, grad array) pairs that backward() swaps in."""
         args = dict(zip(self._arg_names, self.arg_arrays))
         args.update(zip(self._aux_names, aux_before))
         grads = self.grad_dict
@@ -336,11 +336,11 @@ class Executor:
                 tmp = self._staged(("out", name), shape, np_dtype(dt))
                 outs.append(tmp._rt)
                 if target is not None:
-                    copies.append((tmp, target))
+                    copies.append((tmp, target, kind))
         compiled.push(ins, outs)
         held = []
-        for src, dst in copies:
-            if not publish and any(dst is g for g in grads.values()):
+        for src, dst, kind in copies:
+            if not publish and kind == "grad":
                 held.append((src, dst))
             else:
                 _engine_copy(src, dst)

@@ -17,6 +17,7 @@ dtypes and mode, cached by the block):
   whose Dropout masks are the forward's.
 """
 import copy
+import itertools
 import json
 import re
 import threading
@@ -833,7 +834,7 @@ class _CachedOpSpec:
         self.aux_inputs = aux_inputs
 
 
-_cached_op_names = __import__("itertools").count()
+_cached_op_names = itertools.count()
 
 
 class HybridBlock(Block):

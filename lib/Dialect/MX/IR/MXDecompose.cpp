@@ -592,8 +592,8 @@ LogicalResult decomposeSequence(GradBuilder &g, Operation *op, Value data,
   } else {
     select = g.cmp("lesser", step, len);
   }
-  SmallVector<int64_t> expanded{select ? typeOf(select).getDimSize(0) : 1,
-                                select ? typeOf(select).getDimSize(1) : 1};
+  // select is (T, N) or (N, T): data's two leading extents either way
+  SmallVector<int64_t> expanded{d[0], d[1]};
   expanded.append(d.size() - 2, 1);
   select = g.op("mx.broadcast_to", g.reshape(select, expanded), {g.shape("shape", d)});
   if (last) {
