@@ -64,8 +64,10 @@ public:
   std::mutex poolMutex;
   std::vector<std::unique_ptr<Pooled>> pool;
 
-  /// The executor of push(): one per graph, rebound for every push (its
-  /// arena's variables order successive pushes).
+  /// The executor of push(): one per graph, made on the first push. A push
+  /// holds pushMutex so that one call's steps are not interleaved with
+  /// another thread's (they share the arena, whose variables order whole
+  /// calls only when each call's steps are pushed together).
   std::mutex pushMutex;
   std::unique_ptr<runtime::Executor> pushExecutor;
 };
@@ -381,16 +383,9 @@ void CompiledGraph::push(const std::vector<runtime::NDArray> &inputs,
   if (!impl->pushExecutor)
     impl->pushExecutor =
         std::make_unique<runtime::Executor>(impl->plan, impl->kernels);
-  impl->pushExecutor->bind(inputs, outputs);
-  try {
-    impl->pushExecutor->push();
-  } catch (...) {
-    impl->pushExecutor->unbind();
-    throw;
-  }
-  // The pushed steps keep what they use alive through the engine: holding
-  // the arrays here would only keep the last call's memory.
-  impl->pushExecutor->unbind();
+  // Nothing is bound: the pushed steps keep what they use alive through
+  // the engine.
+  impl->pushExecutor->pushOn(inputs, outputs);
 }
 
 std::string mxc::defaultCacheDir() {

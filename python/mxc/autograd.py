@@ -23,9 +23,12 @@ import numpy as np
 from . import _mxc
 
 from .base import MXNetError
+from . import ndarray as _ndarray_module
 from .ndarray import NDArray  # (also MXNet's autograd's: `from mxnet.autograd import *`)
 
 _state = threading.local()
+# mx.nd's dispatch fast path (C++) reads `recording` from this state.
+_ndarray_module._init_fast_dispatch(_state)
 
 
 def _st():

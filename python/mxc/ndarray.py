@@ -361,25 +361,29 @@ class NDArray:
         return NotImplemented
 
     def __add__(self, o):
-        return self._binary(o, "broadcast_add", "_plus_scalar")
+        r = _fast_dispatch("broadcast_add", (self, o), None)  # a cached call on two NDArrays
+        return self._binary(o, "broadcast_add", "_plus_scalar") if r is None else r
 
     def __radd__(self, o):
         return self._rbinary(o, "broadcast_add", "_plus_scalar")
 
     def __sub__(self, o):
-        return self._binary(o, "broadcast_sub", "_minus_scalar")
+        r = _fast_dispatch("broadcast_sub", (self, o), None)  # a cached call on two NDArrays
+        return self._binary(o, "broadcast_sub", "_minus_scalar") if r is None else r
 
     def __rsub__(self, o):
         return self._rbinary(o, "broadcast_sub", "_rminus_scalar")
 
     def __mul__(self, o):
-        return self._binary(o, "broadcast_mul", "_mul_scalar")
+        r = _fast_dispatch("broadcast_mul", (self, o), None)  # a cached call on two NDArrays
+        return self._binary(o, "broadcast_mul", "_mul_scalar") if r is None else r
 
     def __rmul__(self, o):
         return self._rbinary(o, "broadcast_mul", "_mul_scalar")
 
     def __truediv__(self, o):
-        return self._binary(o, "broadcast_div", "_div_scalar")
+        r = _fast_dispatch("broadcast_div", (self, o), None)  # a cached call on two NDArrays
+        return self._binary(o, "broadcast_div", "_div_scalar") if r is None else r
 
     def __rtruediv__(self, o):
         return self._rbinary(o, "broadcast_div", "_rdiv_scalar")
@@ -388,7 +392,8 @@ class NDArray:
     __rdiv__ = __rtruediv__
 
     def __pow__(self, o):
-        return self._binary(o, "broadcast_power", "_power_scalar")
+        r = _fast_dispatch("broadcast_power", (self, o), None)  # a cached call on two NDArrays
+        return self._binary(o, "broadcast_power", "_power_scalar") if r is None else r
 
     def __rpow__(self, o):
         return self._rbinary(o, "broadcast_power", "_rpower_scalar")
@@ -876,42 +881,23 @@ def _fast_key(op_name, inputs, kwargs):
 
 def _invoke(op_name, inputs, kwargs, out=None, name=None):
     if out is None and name is None:
-        try:
-            entry = _fast.get(_fast_key(op_name, inputs, kwargs))
-        except (AttributeError, TypeError):  # a non-NDArray input, unhashable attribute
-            entry = None
-        if entry is not None:
-            result = _fast_call(entry, inputs)
-            if result is not None:
-                return result
+        result = _fast_dispatch(op_name, inputs, kwargs)
+        if result is not None:
+            return result
     return _invoke_slow(op_name, inputs, kwargs, out, name)
 
 
-def _fast_call(entry, inputs):
-    """A cached call on runtime arrays, not recorded by autograd: pushed, and
-    the outputs returned; None when the call needs the full path."""
-    if getattr(_ag_local(), "recording", False):
-        return None
-    compiled, order, sigs = entry
-    rts = [inputs[i]._rt for i in order]
-    if None in rts:
-        return None
-    ctx = inputs[0]._ctx if inputs else None
-    outs = compiled.call(rts)
-    if len(outs) == 1:
-        return NDArray(None, ctx, _rt=outs[0], _sig=sigs[0])
-    return [NDArray(None, ctx, _rt=r, _sig=g) for r, g in zip(outs, sigs)]
+# The fast path itself is C++ (_mxc.fast_dispatch, set up by autograd's
+# import): it builds _fast_key's key, finds the entry, checks that autograd
+# is not recording and that every input is a runtime array, pushes, and
+# makes the output NDArrays (their slots written directly); None sends the
+# call down the Python path.
+_fast_dispatch = _mxc.fast_dispatch
 
 
-_ag_thread_state = []
-
-
-def _ag_local():
-    """autograd's thread-local state (its attributes may be unset yet)."""
-    if not _ag_thread_state:
-        from . import autograd
-        _ag_thread_state.append(autograd._state)
-    return _ag_thread_state[0]
+def _init_fast_dispatch(autograd_state):
+    _mxc.init_fast_dispatch(NDArray, _fast, autograd_state)
+    atexit.register(_mxc.clear_fast_dispatch)
 
 
 def _wrap_rt(rt, dtype, ctx):
@@ -968,9 +954,9 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
             all(kind not in ("head_grad", "rng_seed") for _, kind, _, _ in compiled.inputs):
         try:
             _fast[_fast_key(op_name, inputs, kwargs)] = (
-                compiled, [positions[n] for n, _, _, _ in compiled.inputs],
-                [(tuple(shape), np.dtype(np_dtype(dt)))
-                 for _, _, shape, dt in compiled.outputs])
+                compiled, tuple([positions[n] for n, _, _, _ in compiled.inputs]),
+                tuple([(tuple(shape), np.dtype(np_dtype(dt)))
+                       for _, _, shape, dt in compiled.outputs]))
         except TypeError:  # an unhashable attribute value
             pass
     if lazy:
@@ -1050,14 +1036,9 @@ def _make_op_function(py_name, spec):
         # A call seen before with NDArray inputs only (positional) and the
         # same attributes: straight to the compiled op (_invoke's fast path,
         # keyed the same way, without the argument handling below).
-        try:
-            entry = _fast.get(_fast_key(op_name, args, kwargs))
-        except (AttributeError, TypeError):
-            entry = None
-        if entry is not None:
-            result = _fast_call(entry, args)
-            if result is not None:
-                return result
+        result = _fast_dispatch(op_name, args, kwargs)
+        if result is not None:
+            return result
         out = kwargs.pop("out", None)
         name = kwargs.pop("name", None)
         kwargs.pop("ctx", None)

@@ -32,6 +32,7 @@
 #include "mxc/runtime/ndarray.h"
 #include "mxc/runtime/engine.h"
 #include <nanobind/nanobind.h>
+#include <structmember.h> // PyMemberDef: NDArray's slot offsets (fast dispatch)
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
@@ -684,6 +685,180 @@ nb::object wrapRuntimeArray(const rt::NDArray &array) {
   throw MXNetError(message);
 }
 
+/// The imperative dispatch fast path of mx.nd (ndarray.py's `_fast`): a
+/// call seen before, on runtime arrays, not recorded by autograd, pushed and
+/// its output NDArrays made without running Python code. The NDArray class's
+/// slots are read and written at their offsets (the class is Python's, with
+/// __slots__); a call it cannot take returns None and takes the Python path.
+struct FastDispatch {
+  // Strong references, dropped by clear() at interpreter exit (atexit in
+  // ndarray.py): a static's destructor would run after the interpreter.
+  PyTypeObject *ndType = nullptr; // mxc.ndarray.NDArray
+  PyObject *table = nullptr;      // dict: (op, attribute items, input sigs) -> entry
+  PyObject *agState = nullptr;    // autograd's thread-local state
+  PyObject *recording = nullptr;  // "recording"
+  PyObject *null = nullptr;       // "null" (_grad_req)
+  Py_ssize_t npv = 0, sig = 0, rt = 0, ctx = 0, grad = 0, gradReq = 0, ag = 0;
+
+  void clear() {
+    Py_CLEAR(ndType);
+    Py_CLEAR(table);
+    Py_CLEAR(agState);
+    Py_CLEAR(recording);
+    Py_CLEAR(null);
+  }
+};
+FastDispatch fastDispatch;
+
+Py_ssize_t slotOffset(nb::handle type, const char *name) {
+  nb::object d = nb::getattr(type, name);
+  if (!Py_IS_TYPE(d.ptr(), &PyMemberDescr_Type))
+    throw MXNetError(std::string("fast dispatch: NDArray.") + name +
+                     " is not a __slots__ member");
+  return reinterpret_cast<PyMemberDescrObject *>(d.ptr())->d_member->offset;
+}
+
+inline PyObject *&slotAt(PyObject *obj, Py_ssize_t offset) {
+  return *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(obj) + offset);
+}
+
+void initFastDispatch(nb::handle ndType, nb::handle table, nb::handle agState) {
+  if (!PyType_Check(ndType.ptr()) || !PyDict_Check(table.ptr()))
+    throw MXNetError("init_fast_dispatch: wants the NDArray class and a dict");
+  FastDispatch &fd = fastDispatch;
+  fd.clear();
+  fd.npv = slotOffset(ndType, "_npv");
+  fd.sig = slotOffset(ndType, "_sig");
+  fd.rt = slotOffset(ndType, "_rt");
+  fd.ctx = slotOffset(ndType, "_ctx");
+  fd.grad = slotOffset(ndType, "_grad");
+  fd.gradReq = slotOffset(ndType, "_grad_req");
+  fd.ag = slotOffset(ndType, "_ag");
+  fd.table = Py_NewRef(table.ptr());
+  fd.agState = Py_NewRef(agState.ptr());
+  fd.recording = PyUnicode_InternFromString("recording");
+  fd.null = PyUnicode_InternFromString("null");
+  fd.ndType = reinterpret_cast<PyTypeObject *>(Py_NewRef(ndType.ptr()));
+}
+
+/// `op(*args, **kwargs)` through the fast path: the outputs (one NDArray or
+/// a list), or None where the Python path must take the call.
+nb::object fastDispatchCall(nb::handle op, nb::handle args, nb::handle kwargs) {
+  FastDispatch &fd = fastDispatch;
+  if (!fd.ndType || !(PyTuple_Check(args.ptr()) || PyList_Check(args.ptr())))
+    return nb::none();
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(args.ptr());
+  if (n == 0) // no input to take the context from: the Python path
+    return nb::none();
+  PyObject *const *items = PySequence_Fast_ITEMS(args.ptr());
+  nb::object sigs = nb::steal(PyTuple_New(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *a = items[i];
+    if (!PyObject_TypeCheck(a, fd.ndType))
+      return nb::none();
+    PyObject *s = slotAt(a, fd.sig);
+    if (!s)
+      return nb::none();
+    PyTuple_SET_ITEM(sigs.ptr(), i, Py_NewRef(s));
+  }
+  // tuple(kwargs.items()), in call order as Python builds it.
+  nb::object attrs;
+  Py_ssize_t numAttrs =
+      kwargs.is_valid() && !kwargs.is_none() ? PyDict_Size(kwargs.ptr()) : 0;
+  if (numAttrs < 0)
+    throw nb::python_error();
+  attrs = nb::steal(PyTuple_New(numAttrs));
+  if (numAttrs) {
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs.ptr(), &pos, &key, &value))
+      PyTuple_SET_ITEM(attrs.ptr(), k++, PyTuple_Pack(2, key, value));
+  }
+  nb::object key = nb::steal(PyTuple_Pack(3, op.ptr(), attrs.ptr(), sigs.ptr()));
+  PyObject *found = PyDict_GetItemWithError(fd.table, key.ptr());
+  if (!found) {
+    if (PyErr_Occurred()) { // an unhashable attribute value: the Python path
+      if (!PyErr_ExceptionMatches(PyExc_TypeError))
+        throw nb::python_error();
+      PyErr_Clear();
+    }
+    return nb::none();
+  }
+  nb::object entry = nb::borrow(found);
+  // Not while autograd records (its state may have no attribute yet).
+  if (PyObject *rec = PyObject_GetAttr(fd.agState, fd.recording)) {
+    int on = PyObject_IsTrue(rec);
+    Py_DECREF(rec);
+    if (on)
+      return nb::none();
+    if (on < 0)
+      throw nb::python_error();
+  } else {
+    PyErr_Clear();
+  }
+  // entry: (Compiled, tuple of input positions, tuple of output sigs)
+  if (!PyTuple_Check(entry.ptr()) || PyTuple_GET_SIZE(entry.ptr()) != 3)
+    return nb::none();
+  nb::handle compiledObj = PyTuple_GET_ITEM(entry.ptr(), 0);
+  nb::handle order = PyTuple_GET_ITEM(entry.ptr(), 1);
+  nb::handle outSigs = PyTuple_GET_ITEM(entry.ptr(), 2);
+  if (!nb::isinstance<PyCompiled>(compiledObj) || !PyTuple_Check(order.ptr()) ||
+      !PyTuple_Check(outSigs.ptr()))
+    return nb::none();
+  const PyCompiled &compiled = *nb::inst_ptr<PyCompiled>(compiledObj);
+  const rt::Plan &plan = compiled.graph->plan();
+  const Py_ssize_t numIn = PyTuple_GET_SIZE(order.ptr());
+  if (size_t(numIn) != plan.numArguments() ||
+      size_t(PyTuple_GET_SIZE(outSigs.ptr())) != plan.numOutputs())
+    return nb::none();
+  PyObject *ctx = slotAt(items[0], fd.ctx);
+  if (!ctx)
+    return nb::none();
+  std::vector<rt::NDArray> ins, outs;
+  ins.reserve(numIn);
+  for (Py_ssize_t i = 0; i < numIn; ++i) {
+    Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(order.ptr(), i));
+    if (at < 0 || at >= n) {
+      PyErr_Clear();
+      return nb::none();
+    }
+    PyObject *r = slotAt(items[at], fd.rt);
+    if (!r || !nb::isinstance<PyArray>(r))
+      return nb::none();
+    ins.push_back(nb::inst_ptr<PyArray>(r)->array);
+  }
+  try {
+    outs.reserve(plan.numOutputs());
+    for (size_t i = 0; i < plan.numOutputs(); ++i) {
+      const rt::PlanBuffer &b = plan.buffers[plan.outputBuffer(i)];
+      outs.emplace_back(b.shape, b.dtype);
+    }
+    compiled.graph->push(ins, outs);
+  } catch (const std::exception &e) {
+    throw MXNetError(e.what());
+  }
+  auto wrap = [&](size_t i) {
+    nb::object rtObj = nb::cast(PyArray(std::move(outs[i])), nb::rv_policy::move);
+    PyObject *o = fd.ndType->tp_alloc(fd.ndType, 0);
+    if (!o)
+      throw nb::python_error();
+    slotAt(o, fd.npv) = Py_NewRef(Py_None);
+    slotAt(o, fd.sig) = Py_NewRef(PyTuple_GET_ITEM(outSigs.ptr(), i));
+    slotAt(o, fd.rt) = rtObj.release().ptr();
+    slotAt(o, fd.ctx) = Py_NewRef(ctx);
+    slotAt(o, fd.grad) = Py_NewRef(Py_None);
+    slotAt(o, fd.gradReq) = Py_NewRef(fd.null);
+    slotAt(o, fd.ag) = Py_NewRef(Py_None);
+    return nb::steal(o);
+  };
+  if (outs.size() == 1)
+    return wrap(0);
+  nb::list result;
+  for (size_t i = 0; i < outs.size(); ++i)
+    result.append(wrap(i));
+  return result;
+}
+
 NB_MODULE(_mxc, m) {
   m.doc() = "mxc's compiler, JIT and file formats (internal; use mxc)";
   makeRuntimeGlobal();
@@ -710,6 +885,16 @@ NB_MODULE(_mxc, m) {
       .def("push", &PyCompiled::push, nb::arg("inputs"), nb::arg("outputs"),
            "Pushes the graph's plan onto the engine on runtime arrays "
            "(Array) and returns at once.");
+  m.def("init_fast_dispatch", &initFastDispatch, nb::arg("ndarray_type"),
+        nb::arg("table"), nb::arg("autograd_state"),
+        "Sets up fast_dispatch: mx.nd's NDArray class, its table of cached "
+        "calls and autograd's thread-local state");
+  m.def("clear_fast_dispatch", [] { fastDispatch.clear(); },
+        "Drops fast_dispatch's references (at interpreter exit)");
+  m.def("fast_dispatch", &fastDispatchCall, nb::arg("op").none(),
+        nb::arg("args").none(), nb::arg("kwargs").none(),
+        "A cached mx.nd call (op, inputs tuple or list, attributes dict) pushed in C++: its "
+        "outputs, or None where the Python path must take it");
 
   nb::class_<PyArray>(m, "Array",
                       "A runtime array: storage + engine variable")

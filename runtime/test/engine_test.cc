@@ -338,6 +338,31 @@ TEST_P(EngineLifecycle, DeleteVarWaitsForPendingOps) {
   EXPECT_FALSE(engine->waitForAll());
 }
 
+// deleteVar(var, onDelete) (MXNet's DeleteVariable): onDelete runs once,
+// after every operation pushed on the var, and a throwing onDelete is
+// swallowed (the var still goes; nothing fails).
+TEST_P(EngineLifecycle, DeleteVarRunsOnDeleteAfterPendingOps) {
+  auto engine = makeEngine(GetParam(), 2);
+  VarHandle v = engine->newVar();
+  std::atomic<int> written{0};
+  std::atomic<int> seenAtDelete{-1};
+  std::atomic<int> calls{0};
+  for (int i = 0; i < 20; ++i)
+    engine->pushSync([&written](RunContext) {
+      std::this_thread::sleep_for(100us);
+      ++written;
+    }, kCpu, {}, {v});
+  engine->deleteVar(v, [&] {
+    seenAtDelete = written.load();
+    ++calls;
+  });
+  engine->deleteVar(engine->newVar(), [] { throw std::runtime_error("ignored"); });
+  EXPECT_FALSE(engine->waitForAll());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seenAtDelete, 20);
+  EXPECT_EQ(engine->numPending(), 0u);
+}
+
 TEST_P(EngineLifecycle, DeleteFailedVar) {
   auto engine = makeEngine(GetParam());
   VarHandle v = engine->newVar();

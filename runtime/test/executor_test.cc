@@ -339,6 +339,33 @@ step explode k_throw cpu(0) reads x writes y
   engine->waitForAll();
 }
 
+// pushOn: the plan on the given arrays, nothing bound (the executor's own
+// bindings stay as they were), checked as bind() checks.
+TEST_P(ExecutorTest, PushOnBindsNothing) {
+  Executor exec(parse(kDiamond), testKernels(), engine.get());
+  NDArray bound = array({0, 0, 0, 0});
+  exec.bind({bound});
+  NDArray x1 = array({1, 2, 3, 4}), y1 = array({0, 0, 0, 0});
+  NDArray x2 = array({1, 1, 1, 1}), y2 = array({0, 0, 0, 0});
+  exec.pushOn({x1}, {y1});
+  exec.pushOn({x2}, {y2});
+  EXPECT_EQ(read(y1), (std::vector<float>{4, 7, 10, 13}));
+  EXPECT_EQ(read(y2), (std::vector<float>{4, 4, 4, 4}));
+  EXPECT_TRUE(exec.argument(0).sharesStorageWith(bound));
+  exec.run(); // the bound argument: all zeros
+  EXPECT_EQ(read(exec.output(0)), (std::vector<float>{1, 1, 1, 1}));
+  NDArray wrongShape({5}, DType::F32, Device::cpu(), engine.get());
+  try {
+    exec.pushOn({wrongShape}, {y1});
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "bind argument 0 'x': the plan wants (4,) float32, "
+                           "the array is (5,) float32");
+  }
+  EXPECT_THROW(exec.pushOn({x1}, {}), Error); // every output is needed
+  EXPECT_THROW(exec.pushOn({}, {y1}), Error);
+}
+
 TEST_P(ExecutorTest, BindingIsChecked) {
   Executor exec(parse(kDiamond), testKernels(), engine.get());
   EXPECT_THROW(exec.run(), Error); // argument 0 unbound
@@ -407,5 +434,117 @@ TEST_P(ExecutorTest, DestroyedWithStepsPending) {
 INSTANTIATE_TEST_SUITE_P(Engines, ExecutorTest,
                          ::testing::Values("naive", "threaded"),
                          [](const auto &info) { return std::string(info.param); });
+
+// ---- Bulk execution (Executor::run on a one-worker engine) ----------------
+
+class BulkExecutorTest : public ::testing::Test {
+protected:
+  std::unique_ptr<Engine> makeEngine(const char *kind, int workers) {
+    EngineOptions opts;
+    opts.kind = kind;
+    opts.cpuWorkers = workers;
+    return createEngine(opts);
+  }
+  static NDArray array(Engine *engine, std::vector<float> v) {
+    NDArray a({static_cast<int64_t>(v.size())}, DType::F32, Device::cpu(), engine);
+    a.copyFromHost(v.data(), v.size() * sizeof(float));
+    return a;
+  }
+  static std::vector<float> read(const NDArray &a) {
+    std::vector<float> v(static_cast<size_t>(a.numElements()));
+    a.copyToHost(v.data(), v.size() * sizeof(float));
+    return v;
+  }
+};
+
+// MXNet's default (MXNET_EXEC_BULK_EXEC_INFERENCE=1): with one CPU worker a
+// run is one engine operation, on the calling thread when its inputs are
+// ready; with two workers (branches may overlap) and on the naive engine,
+// and for a one-step plan, the steps are pushed one by one.
+TEST_F(BulkExecutorTest, OneWorkerRunsThePlanAsOneOperation) {
+  auto one = makeEngine("threaded", 1), two = makeEngine("threaded", 2),
+       naive = makeEngine("naive", 1);
+  Executor bulk(parse(kDiamond), testKernels(), one.get());
+  EXPECT_TRUE(bulk.bulk());
+  EXPECT_FALSE(Executor(parse(kDiamond), testKernels(), two.get()).bulk());
+  EXPECT_FALSE(Executor(parse(kDiamond), testKernels(), naive.get()).bulk());
+  EXPECT_FALSE(Executor(parse(R"(mxc-plan 1
+arena 0
+buffer x argument 0 float32 (4,)
+buffer y output 0 float32 (4,)
+step only k_add1 cpu(0) reads x writes y
+)"),
+                        testKernels(), one.get())
+                   .bulk());
+  bulk.bind({array(one.get(), {1, 2, 3, 4})});
+  tracer.reset(false);
+  bulk.run();
+  EXPECT_EQ(read(bulk.output(0)), (std::vector<float>{4, 7, 10, 13}));
+  // Again, with the arena reused, and with the argument's data changed.
+  std::vector<float> x{0, -1, 10, 0.5f};
+  bulk.argument(0).copyFromHost(x.data(), 16);
+  bulk.run();
+  EXPECT_EQ(read(bulk.output(0)), (std::vector<float>{1, -2, 31, 2.5f}));
+  // The steps of the co-shared arena plan stay in order inside the bulk.
+  const char *text = R"(mxc-plan 1
+arena 16
+buffer x argument 0 float32 (4,)
+buffer y output 0 float32 (4,)
+buffer z output 1 float32 (4,)
+buffer first arena 0 16 float32 (4,)
+buffer second arena 0 16 float32 (4,)
+step make k_add1 cpu(0) reads x writes first
+step read k_slow_reader cpu(0) reads first writes y
+step reuse k_overwrite cpu(0) reads x writes second
+step use k_scale2 cpu(0) reads second writes z
+)";
+  Executor shared(parse(text), testKernels(), one.get());
+  ASSERT_TRUE(shared.bulk());
+  shared.bind({array(one.get(), {1, 2, 3, 4})});
+  tracer.reset(false);
+  shared.run();
+  EXPECT_EQ(read(shared.output(0)), (std::vector<float>{4, 6, 8, 10}));
+  EXPECT_EQ(read(shared.output(1)), (std::vector<float>{4, 6, 8, 10}));
+  EXPECT_LT(tracer.at("reader.end"), tracer.at("overwrite.start")) << tracer.str();
+}
+
+// The first failing step ends the bulk: run() names it as the step-by-step
+// run does, and every variable the run writes carries the failure, named
+// after the step (waits and waitForAll report it as step by step).
+TEST_F(BulkExecutorTest, AFailingStepIsNamed) {
+  auto one = makeEngine("threaded", 1);
+  for (const char *kernel : {"k_fail", "k_throw"}) {
+    std::string text = std::string(R"(mxc-plan 1
+arena 16
+buffer x argument 0 float32 (4,)
+buffer y output 0 float32 (4,)
+buffer z output 1 float32 (4,)
+buffer t arena 0 16 float32 (4,)
+step check )") + kernel + R"( cpu(0) reads x writes t
+step after k_scale2 cpu(0) reads t writes y
+step later k_add1 cpu(0) reads x writes z
+)";
+    Executor exec(parse(text), testKernels(), one.get());
+    ASSERT_TRUE(exec.bulk());
+    NDArray z = array(one.get(), {0, 0, 0, 0});
+    exec.bind({array(one.get(), {1, 2, 3, 4})}, {NDArray({4}, DType::F32, Device::cpu(), one.get()), z});
+    const std::string message = std::string(kernel) == "k_fail" ? "input is not finite" : "kernel threw";
+    try {
+      exec.run();
+      FAIL() << "expected the run to fail";
+    } catch (const OperationError &e) {
+      EXPECT_EQ(std::string(e.what()),
+                "step 'check' (kernel '" + std::string(kernel) + "') failed: " + message);
+    }
+    try {
+      exec.output(1).waitToRead();
+      FAIL() << "expected the output to be failed";
+    } catch (const OperationError &e) {
+      // As step by step: the failed step is the operation named.
+      EXPECT_EQ(std::string(e.what()), "operation 'check' failed: " + message);
+    }
+    one->waitForAll(); // consume the recorded failure
+  }
+}
 
 } // namespace

@@ -20,15 +20,23 @@ public:
 
   VarHandle newVar() override { return new EngineVar(); }
 
-  void deleteVar(VarHandle var) override {
+  void deleteVar(VarHandle var, std::function<void()> onDelete = nullptr) override {
     // Every operation pushed so far has finished: delete it now.
     std::lock_guard<std::recursive_mutex> lock(runMu_);
+    if (onDelete) {
+      try {
+        onDelete();
+      } catch (...) {
+      }
+    }
     delete var;
   }
 
   void pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> reads,
                  std::vector<VarHandle> writes, FnProperty prop, int priority,
                  std::string name) override;
+
+  int numCpuWorkers() const override { return 0; }
 
   std::optional<EngineError> waitForVar(VarHandle var) override {
     std::lock_guard<std::recursive_mutex> runLock(runMu_);

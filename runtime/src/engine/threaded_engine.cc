@@ -139,12 +139,21 @@ bool ThreadedEngine::inWorker() const { return tlsWorkerOf == this; }
 
 VarHandle ThreadedEngine::newVar() { return new EngineVar(); }
 
-void ThreadedEngine::deleteVar(VarHandle var) {
+void ThreadedEngine::deleteVar(VarHandle var, std::function<void()> onDelete) {
   auto *op = new OprBlock();
   op->kind = OprBlock::Kind::DeleteVar;
   op->name = "deleteVar";
   op->writes.push_back(var);
-  op->fn = [](RunContext, CompleteCallback done) { done(std::string()); };
+  if (onDelete)
+    op->fn = [f = std::move(onDelete)](RunContext, CompleteCallback done) {
+      try {
+        f();
+      } catch (...) {
+      }
+      done(std::string());
+    };
+  else
+    op->fn = [](RunContext, CompleteCallback done) { done(std::string()); };
   // Never blocks: it is called from destructors, and bounded by the vars.
   acquireSlot(/*mayBlock=*/false);
   enqueue(op);

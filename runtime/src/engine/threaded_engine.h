@@ -115,13 +115,14 @@ public:
   ~ThreadedEngine() override;
 
   VarHandle newVar() override;
-  void deleteVar(VarHandle var) override;
+  void deleteVar(VarHandle var, std::function<void()> onDelete = nullptr) override;
   void pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> reads,
                  std::vector<VarHandle> writes, FnProperty prop, int priority,
                  std::string name) override;
   std::optional<EngineError> waitForVar(VarHandle var) override;
   std::optional<EngineError> waitForAll() override;
   size_t numPending() const override { return pending_.load(); }
+  int numCpuWorkers() const override { return opts_.cpuWorkers; }
 
 private:
   /// Takes a slot among the operations in flight; blocks (back-pressure)

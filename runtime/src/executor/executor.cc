@@ -4,6 +4,7 @@
 #include "mxc/runtime/plan.h"
 
 #include "../env.h"
+#include "mxc/runtime/profiler.h"
 
 #include <algorithm>
 #include <utility>
@@ -31,6 +32,21 @@ uint64_t lightStepBytes() {
   }();
   return bytes;
 }
+
+/// MXNet's MXNET_EXEC_BULK_EXEC_INFERENCE (an MXC_ name wins): whether
+/// Executor::run pushes a plan as one operation on a one-worker engine.
+bool bulkInference() {
+  static const bool on = [] {
+    long long v = 1;
+    if (!detail::readEnvInteger("MXC_EXEC_BULK_EXEC_INFERENCE", 0, v))
+      detail::readEnvInteger("MXNET_EXEC_BULK_EXEC_INFERENCE", 0, v);
+    return v != 0;
+  }();
+  return on;
+}
+
+/// The engine operation of a bulk run (Executor::run).
+constexpr const char *kBulkOpName = "bulk execution";
 } // namespace
 
 void reportKernelError(const std::string &message) {
@@ -65,6 +81,13 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
     if (bytes <= lightStepBytes())
       stepProp_ = FnProperty::Light;
   }
+  // Bulk execution for run(): several steps, every one on the CPU, and an
+  // engine whose single CPU worker would run them one after another anyway.
+  bulk_ = plan_.steps.size() > 1 && bulkInference() &&
+          engine_->numCpuWorkers() == 1 &&
+          std::all_of(plan_.steps.begin(), plan_.steps.end(), [](const PlanStep &s) {
+            return s.device.kind == Device::Kind::CPU && !s.writes.empty();
+          });
   arguments_.resize(plan_.numArguments());
   outputs_.resize(plan_.numOutputs());
   for (size_t i = 0; i < arguments_.size(); ++i)
@@ -98,6 +121,24 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
       overlaps_[order[i]].push_back(order[j]);
       overlaps_[order[j]].push_back(order[i]);
     }
+  }
+  if (bulk_) {
+    std::vector<char> written(n, 0), listed(n, 0);
+    for (const PlanStep &step : plan_.steps)
+      for (uint32_t b : step.writes) {
+        written[b] = 1;
+        for (uint32_t o : overlaps_[b])
+          written[o] = 1;
+      }
+    for (uint32_t b = 0; b < n; ++b)
+      if (written[b])
+        bulkWriteBuffers_.push_back(b);
+    for (const PlanStep &step : plan_.steps)
+      for (uint32_t b : step.reads)
+        if (!written[b] && !listed[b]) {
+          listed[b] = 1;
+          bulkReadBuffers_.push_back(b);
+        }
   }
 
   // The arena last: if it cannot be had, the variables go again.
@@ -191,6 +232,11 @@ void Executor::unbind() {
 }
 
 void Executor::push() {
+  prepareOutputs();
+  pushSteps(arguments_.data(), outputs_.data());
+}
+
+void Executor::prepareOutputs() {
   for (size_t i = 0; i < arguments_.size(); ++i)
     if (arguments_[i].isNone())
       throw Error("run: argument " + std::to_string(i) + " ('" +
@@ -201,9 +247,29 @@ void Executor::push() {
       const PlanBuffer &b = plan_.buffers[outBuffers_[i]];
       outputs_[i] = NDArray(b.shape, b.dtype, plan_.device(), engine_);
     }
+}
 
-  // Data pointer and variable of each buffer (scratch kept per thread: an
-  // imperative op pushes a one-step plan per call).
+void Executor::pushOn(const std::vector<NDArray> &arguments,
+                      const std::vector<NDArray> &outputs) const {
+  if (arguments.size() != arguments_.size() || outputs.size() != outputs_.size())
+    throw Error("push: the plan has " + std::to_string(arguments_.size()) +
+                " arguments and " + std::to_string(outputs_.size()) +
+                " outputs, " + std::to_string(arguments.size()) + " and " +
+                std::to_string(outputs.size()) + " given");
+  for (size_t i = 0; i < arguments.size(); ++i)
+    checkBinding(plan_, plan_.buffers[argBuffers_[i]], arguments[i], engine_,
+                 "argument " + std::to_string(i));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    checkBinding(plan_, plan_.buffers[outBuffers_[i]], outputs[i], engine_,
+                 "output " + std::to_string(i));
+  pushSteps(arguments.data(), outputs.data());
+}
+
+void Executor::resolveBuffers(const NDArray *arguments, const NDArray *outputs,
+                              std::vector<void *> *&dataOut,
+                              std::vector<VarHandle> *&varsOut) const {
+  // Scratch kept per thread: an imperative op pushes a one-step plan per
+  // call.
   const size_t n = plan_.buffers.size();
   thread_local std::vector<void *> data;
   thread_local std::vector<VarHandle> vars;
@@ -214,12 +280,12 @@ void Executor::push() {
     const PlanBuffer &buf = plan_.buffers[b];
     switch (buf.kind) {
     case BufferKind::Argument:
-      data[b] = arguments_[buf.index].data();
-      vars[b] = arguments_[buf.index].var();
+      data[b] = arguments[buf.index].data();
+      vars[b] = arguments[buf.index].var();
       break;
     case BufferKind::Output:
-      data[b] = outputs_[buf.index].data();
-      vars[b] = outputs_[buf.index].var();
+      data[b] = outputs[buf.index].data();
+      vars[b] = outputs[buf.index].var();
       break;
     case BufferKind::Arena:
       data[b] = base + buf.offset;
@@ -227,6 +293,16 @@ void Executor::push() {
       break;
     }
   }
+  dataOut = &data;
+  varsOut = &vars;
+}
+
+void Executor::pushSteps(const NDArray *arguments, const NDArray *outputs) const {
+  std::vector<void *> *dataP;
+  std::vector<VarHandle> *varsP;
+  resolveBuffers(arguments, outputs, dataP, varsP);
+  const std::vector<void *> &data = *dataP;
+  const std::vector<VarHandle> &vars = *varsP;
 
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const PlanStep &step = plan_.steps[s];
@@ -260,7 +336,75 @@ void Executor::push() {
   }
 }
 
+void Executor::runBulk() {
+  prepareOutputs();
+  std::vector<void *> *dataP;
+  std::vector<VarHandle> *varsP;
+  resolveBuffers(arguments_.data(), outputs_.data(), dataP, varsP);
+  const std::vector<void *> &data = *dataP;
+  const std::vector<VarHandle> &vars = *varsP;
+  // Every step's pointers, one after another (kept: a warm run allocates
+  // no buffer-sized memory); the operation reads what no step writes and
+  // writes everything written (the engine drops duplicate variables).
+  bulkPtrs_.clear();
+  for (const PlanStep &step : plan_.steps) {
+    for (uint32_t b : step.reads)
+      bulkPtrs_.push_back(data[b]);
+    for (uint32_t b : step.writes)
+      bulkPtrs_.push_back(data[b]);
+  }
+  std::vector<VarHandle> reads, writes;
+  reads.reserve(bulkReadBuffers_.size());
+  writes.reserve(bulkWriteBuffers_.size());
+  for (uint32_t b : bulkReadBuffers_)
+    reads.push_back(vars[b]);
+  for (uint32_t b : bulkWriteBuffers_)
+    writes.push_back(vars[b]);
+  VarHandle waitOn = writes.front(); // not empty: every step writes (bulk_)
+  // A failing step ends the run. The operation itself succeeds and pushes
+  // one named after the step that fails every variable the run writes, so
+  // that waits on them (and waitForAll) report the step, as step-by-step
+  // execution does; run() reads the failure from here.
+  auto failure = std::make_shared<std::optional<std::pair<size_t, std::string>>>();
+  engine_->pushSync(
+      [this, failure, writes](RunContext) {
+        void **at = bulkPtrs_.data();
+        for (size_t s = 0; s < plan_.steps.size(); ++s) {
+          const PlanStep &step = plan_.steps[s];
+          tlsKernelError.reset();
+          try {
+            stepKernels_[s](at);
+          } catch (const std::exception &e) {
+            tlsKernelError = e.what();
+          }
+          at += step.reads.size() + step.writes.size();
+          if (tlsKernelError) {
+            std::string msg = std::move(*tlsKernelError);
+            tlsKernelError.reset();
+            *failure = std::make_pair(s, msg);
+            engine_->pushSync([msg](RunContext) { throw Error(msg); }, step.device, {},
+                              writes, FnProperty::Normal, 0, step.name);
+            return;
+          }
+        }
+      },
+      plan_.device(), std::move(reads), std::move(writes), FnProperty::Light, 0,
+      kBulkOpName);
+  std::optional<EngineError> err = engine_->waitForVar(waitOn);
+  if (*failure) {
+    const PlanStep &step = plan_.steps[(*failure)->first];
+    throw OperationError("step '" + step.name + "' (kernel '" + step.kernel +
+                         "') failed: " + (*failure)->second);
+  }
+  if (err) // an input had failed before the run
+    throw OperationError(err->str());
+}
+
 void Executor::run() {
+  if (bulk_ && !Profiler::active()) {
+    runBulk();
+    return;
+  }
   push();
   // Every step writes a buffer: waiting for each written variable, in step
   // order, waits for all of them and finds the earliest failure first.

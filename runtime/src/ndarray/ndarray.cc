@@ -29,10 +29,17 @@ struct NDArray::Chunk {
     try {
       Storage block = storage;
       StorageManager *m = manager;
-      // Giving memory back is cheap: on the CPU it runs at once on this
-      // thread when nothing is pending on the array (FnProperty::Light).
-      const FnProperty prop =
-          block.device.kind == Device::Kind::CPU ? FnProperty::Light : FnProperty::Normal;
+      // On the CPU the operation deleting the variable gives the memory
+      // back (one engine operation; it runs at once on this thread when
+      // nothing is pending on the array, else on the engine's async pool).
+      if (block.device.kind == Device::Kind::CPU) {
+        if (m)
+          engine->deleteVar(var, [block, m] { m->release(block); });
+        else
+          engine->deleteVar(var, std::move(release));
+        return;
+      }
+      const FnProperty prop = FnProperty::Normal;
       if (m)
         engine->pushSync([block, m](RunContext) { m->release(block); },
                          block.device, {}, {var}, prop, 0, "free storage");

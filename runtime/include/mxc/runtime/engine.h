@@ -90,8 +90,11 @@ public:
 
   /// A new variable, ready (no pending operation).
   virtual VarHandle newVar() = 0;
-  /// Deletes `var` once every operation pushed on it so far has finished.
-  virtual void deleteVar(VarHandle var) = 0;
+  /// Deletes `var` once every operation pushed on it so far has finished,
+  /// running `onDelete` first if given (MXNet's DeleteVariable: an array's
+  /// storage is given back in the same operation that deletes its variable).
+  /// An exception from `onDelete` is swallowed.
+  virtual void deleteVar(VarHandle var, std::function<void()> onDelete = nullptr) = 0;
 
   /// Schedules `fn` after every earlier write of `reads` and every earlier
   /// read or write of `writes`; `reads` and `writes` must be disjoint and free
@@ -125,6 +128,9 @@ public:
 
   /// Operations pushed and not yet finished.
   virtual size_t numPending() const = 0;
+  /// Worker threads of the CPU compute pool (0: the naive engine, which
+  /// runs every operation on the pushing thread).
+  virtual int numCpuWorkers() const = 0;
 };
 
 /// Creates an engine of `opts.kind` ("naive": runs each op at push time;

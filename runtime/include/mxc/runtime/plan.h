@@ -155,9 +155,26 @@ public:
   /// Pushes every step (in plan order) and returns at once. Throws Error if
   /// an argument is unbound.
   void push();
+  /// Pushes every step on `arguments` and `outputs` (all of them, checked as
+  /// bind() checks them) without binding them: the executor's bindings are
+  /// untouched and nothing is held after the call (an imperative
+  /// operator's push). Returns at once. Not thread-safe either: concurrent
+  /// calls would interleave their steps over the one arena.
+  void pushOn(const std::vector<NDArray> &arguments,
+              const std::vector<NDArray> &outputs) const;
   /// push(), then waits for every buffer written; throws Error naming the
-  /// first failed step: "step 's' (kernel 'k') failed: <message>".
+  /// first failed step: "step 's' (kernel 'k') failed: <message>". Bulk
+  /// execution (MXNet's MXNET_EXEC_BULK_EXEC_INFERENCE, default on; an
+  /// MXC_EXEC_BULK_EXEC_INFERENCE wins): on an engine with one CPU worker,
+  /// where no two steps could run at once anyway, a plan of several CPU
+  /// steps is pushed as one engine operation reading every argument and
+  /// writing every output and arena buffer, which runs the steps in plan
+  /// order (on the calling thread when its inputs are ready: it is Light);
+  /// the first failing step ends it. Not while the profiler runs, so that a
+  /// trace shows every step.
   void run();
+  /// Whether run() pushes the plan as one operation (see run()).
+  bool bulk() const { return bulk_; }
 
   /// Output `i` (allocated by push() if it was not bound).
   const NDArray &output(size_t i) const;
@@ -172,6 +189,20 @@ public:
 
 private:
   struct Arena;
+  void pushSteps(const NDArray *arguments, const NDArray *outputs) const;
+  void prepareOutputs();
+  void runBulk();
+  /// Each buffer's data pointer and engine variable for these arrays
+  /// (per-thread scratch, valid until the next call on this thread).
+  void resolveBuffers(const NDArray *arguments, const NDArray *outputs,
+                      std::vector<void *> *&data,
+                      std::vector<VarHandle> *&vars) const;
+  bool bulk_ = false;
+  /// Bulk runs: the buffers read and not written by any step, the buffers
+  /// written (with the arena buffers overlapping them), and the steps'
+  /// pointers of the current run.
+  std::vector<uint32_t> bulkReadBuffers_, bulkWriteBuffers_;
+  std::vector<void *> bulkPtrs_;
   Plan plan_;
   KernelTable kernels_;
   std::vector<KernelFn> stepKernels_;
