@@ -157,6 +157,18 @@ step inc k_add1 cpu(0) reads x writes b
 step sum k_add cpu(0) reads a b writes y
 )";
 
+// A float32 vector on `engine`, and an array's contents.
+NDArray makeArray(Engine *engine, std::vector<float> v) {
+  NDArray a({static_cast<int64_t>(v.size())}, DType::F32, Device::cpu(), engine);
+  a.copyFromHost(v.data(), v.size() * sizeof(float));
+  return a;
+}
+std::vector<float> readArray(const NDArray &a) {
+  std::vector<float> v(static_cast<size_t>(a.numElements()));
+  a.copyToHost(v.data(), v.size() * sizeof(float));
+  return v;
+}
+
 class ExecutorTest : public ::testing::TestWithParam<const char *> {
 protected:
   void SetUp() override {
@@ -168,17 +180,8 @@ protected:
   }
   bool threaded() const { return std::string(GetParam()) == "threaded"; }
 
-  NDArray array(std::vector<float> v) {
-    NDArray a({static_cast<int64_t>(v.size())}, DType::F32, Device::cpu(),
-              engine.get());
-    a.copyFromHost(v.data(), v.size() * sizeof(float));
-    return a;
-  }
-  static std::vector<float> read(const NDArray &a) {
-    std::vector<float> v(static_cast<size_t>(a.numElements()));
-    a.copyToHost(v.data(), v.size() * sizeof(float));
-    return v;
-  }
+  NDArray array(std::vector<float> v) { return makeArray(engine.get(), std::move(v)); }
+  static std::vector<float> read(const NDArray &a) { return readArray(a); }
 
   std::unique_ptr<Engine> engine;
 };
@@ -249,10 +252,9 @@ step join k_join cpu(0) reads l r writes y
   EXPECT_GT(js, re);
 }
 
-TEST_P(ExecutorTest, ArenaBuffersSharingMemoryStayOrdered) {
-  // t1 and t2 share bytes [0,16): 'overwrite' (writing t2) may not start
-  // before 'reader' (reading t1) has finished, although no buffer links them.
-  const char *text = R"(mxc-plan 1
+// t1 and t2 share bytes [0,16) of the arena; no buffer links 'reader' and
+// 'overwrite'.
+const char *kCoSharedArena = R"(mxc-plan 1
 arena 16
 buffer x argument 0 float32 (4,)
 buffer y1 output 0 float32 (4,)
@@ -264,8 +266,12 @@ step reader k_slow_reader cpu(0) reads t1 writes y1
 step overwrite k_overwrite cpu(0) reads x writes t2
 step use k_scale2 cpu(0) reads t2 writes y2
 )";
+
+TEST_P(ExecutorTest, ArenaBuffersSharingMemoryStayOrdered) {
+  // t1 and t2 share bytes [0,16): 'overwrite' (writing t2) may not start
+  // before 'reader' (reading t1) has finished, although no buffer links them.
   tracer.reset(false);
-  Executor exec(parse(text), testKernels(), engine.get());
+  Executor exec(parse(kCoSharedArena), testKernels(), engine.get());
   exec.bind({array({1, 2, 3, 4})});
   exec.run();
   EXPECT_LT(tracer.at("reader.end"), tracer.at("overwrite.start"))
@@ -446,15 +452,9 @@ protected:
     return createEngine(opts);
   }
   static NDArray array(Engine *engine, std::vector<float> v) {
-    NDArray a({static_cast<int64_t>(v.size())}, DType::F32, Device::cpu(), engine);
-    a.copyFromHost(v.data(), v.size() * sizeof(float));
-    return a;
+    return makeArray(engine, std::move(v));
   }
-  static std::vector<float> read(const NDArray &a) {
-    std::vector<float> v(static_cast<size_t>(a.numElements()));
-    a.copyToHost(v.data(), v.size() * sizeof(float));
-    return v;
-  }
+  static std::vector<float> read(const NDArray &a) { return readArray(a); }
 };
 
 // MXNet's default (MXNET_EXEC_BULK_EXEC_INFERENCE=1): with one CPU worker a
@@ -486,19 +486,7 @@ step only k_add1 cpu(0) reads x writes y
   bulk.run();
   EXPECT_EQ(read(bulk.output(0)), (std::vector<float>{1, -2, 31, 2.5f}));
   // The steps of the co-shared arena plan stay in order inside the bulk.
-  const char *text = R"(mxc-plan 1
-arena 16
-buffer x argument 0 float32 (4,)
-buffer y output 0 float32 (4,)
-buffer z output 1 float32 (4,)
-buffer first arena 0 16 float32 (4,)
-buffer second arena 0 16 float32 (4,)
-step make k_add1 cpu(0) reads x writes first
-step read k_slow_reader cpu(0) reads first writes y
-step reuse k_overwrite cpu(0) reads x writes second
-step use k_scale2 cpu(0) reads second writes z
-)";
-  Executor shared(parse(text), testKernels(), one.get());
+  Executor shared(parse(kCoSharedArena), testKernels(), one.get());
   ASSERT_TRUE(shared.bulk());
   shared.bind({array(one.get(), {1, 2, 3, 4})});
   tracer.reset(false);
