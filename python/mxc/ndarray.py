@@ -45,6 +45,18 @@ def _as_np(source, dtype=None):
     return np.asarray(source, dtype=dtype)
 
 
+def _fast_binary(array_op, scalar_op):
+    """NDArray's operator method `self <op> o`: a cached call on two NDArrays
+    goes straight to the C++ fast path (_fast_dispatch), anything else to
+    NDArray._binary."""
+
+    def method(self, o):
+        r = _fast_dispatch(array_op, (self, o), None)
+        return self._binary(o, array_op, scalar_op) if r is None else r
+
+    return method
+
+
 class NDArray:
     """An n-dimensional array on a device (CPU only for now), MXNet 1.x's
     mx.nd.NDArray."""
@@ -360,30 +372,22 @@ class NDArray:
             return _invoke(scalar_op, [self], {"scalar": other})
         return NotImplemented
 
-    def __add__(self, o):
-        r = _fast_dispatch("broadcast_add", (self, o), None)  # a cached call on two NDArrays
-        return self._binary(o, "broadcast_add", "_plus_scalar") if r is None else r
+    __add__ = _fast_binary("broadcast_add", "_plus_scalar")
 
     def __radd__(self, o):
         return self._rbinary(o, "broadcast_add", "_plus_scalar")
 
-    def __sub__(self, o):
-        r = _fast_dispatch("broadcast_sub", (self, o), None)  # a cached call on two NDArrays
-        return self._binary(o, "broadcast_sub", "_minus_scalar") if r is None else r
+    __sub__ = _fast_binary("broadcast_sub", "_minus_scalar")
 
     def __rsub__(self, o):
         return self._rbinary(o, "broadcast_sub", "_rminus_scalar")
 
-    def __mul__(self, o):
-        r = _fast_dispatch("broadcast_mul", (self, o), None)  # a cached call on two NDArrays
-        return self._binary(o, "broadcast_mul", "_mul_scalar") if r is None else r
+    __mul__ = _fast_binary("broadcast_mul", "_mul_scalar")
 
     def __rmul__(self, o):
         return self._rbinary(o, "broadcast_mul", "_mul_scalar")
 
-    def __truediv__(self, o):
-        r = _fast_dispatch("broadcast_div", (self, o), None)  # a cached call on two NDArrays
-        return self._binary(o, "broadcast_div", "_div_scalar") if r is None else r
+    __truediv__ = _fast_binary("broadcast_div", "_div_scalar")
 
     def __rtruediv__(self, o):
         return self._rbinary(o, "broadcast_div", "_rdiv_scalar")
@@ -391,9 +395,7 @@ class NDArray:
     __div__ = __truediv__
     __rdiv__ = __rtruediv__
 
-    def __pow__(self, o):
-        r = _fast_dispatch("broadcast_power", (self, o), None)  # a cached call on two NDArrays
-        return self._binary(o, "broadcast_power", "_power_scalar") if r is None else r
+    __pow__ = _fast_binary("broadcast_power", "_power_scalar")
 
     def __rpow__(self, o):
         return self._rbinary(o, "broadcast_power", "_rpower_scalar")

@@ -408,32 +408,6 @@ public:
     }
   }
 
-  /// push() with new output arrays (every output of the plan, in order),
-  /// returned: the dispatch of an imperative operator in one call.
-  std::vector<PyArray> call(const std::vector<PyArray *> &in) const {
-    const rt::Plan &plan = graph->plan();
-    if (in.size() != plan.numArguments())
-      throw MXNetError("compiled graph takes " +
-                       std::to_string(plan.numArguments()) + " inputs, got " +
-                       std::to_string(in.size()));
-    std::vector<rt::NDArray> ins, outs;
-    ins.reserve(in.size());
-    for (PyArray *a : in)
-      ins.push_back(a->array);
-    std::vector<PyArray> result;
-    try {
-      for (size_t i = 0; i < plan.numOutputs(); ++i) {
-        const rt::PlanBuffer &b = plan.buffers[plan.outputBuffer(i)];
-        outs.emplace_back(b.shape, b.dtype);
-        result.emplace_back(outs.back());
-      }
-      graph->push(ins, outs);
-    } catch (const std::exception &e) {
-      throw MXNetError(e.what());
-    }
-    return result;
-  }
-
   void run(std::vector<InArray> in, std::vector<Array> out) const {
     const EntrySignature &sig = graph->signature();
     if (in.size() != sig.inputs.size() || out.size() != sig.outputs.size())
@@ -879,9 +853,6 @@ NB_MODULE(_mxc, m) {
       .def("run", &PyCompiled::run, nb::arg("inputs"), nb::arg("outputs"),
            "Runs the graph on C-contiguous CPU arrays (outputs written in "
            "place).")
-      .def("call", &PyCompiled::call, nb::arg("inputs"),
-           "Pushes the graph's plan on runtime arrays with new output arrays, "
-           "returned (every output, in order); returns at once.")
       .def("push", &PyCompiled::push, nb::arg("inputs"), nb::arg("outputs"),
            "Pushes the graph's plan onto the engine on runtime arrays "
            "(Array) and returns at once.");

@@ -47,6 +47,12 @@ bool bulkInference() {
 
 /// The engine operation of a bulk run (Executor::run).
 constexpr const char *kBulkOpName = "bulk execution";
+
+/// What run() throws for a failed step.
+OperationError stepFailed(const PlanStep &step, const std::string &message) {
+  return OperationError("step '" + step.name + "' (kernel '" + step.kernel +
+                        "') failed: " + message);
+}
 } // namespace
 
 void reportKernelError(const std::string &message) {
@@ -265,9 +271,8 @@ void Executor::pushOn(const std::vector<NDArray> &arguments,
   pushSteps(arguments.data(), outputs.data());
 }
 
-void Executor::resolveBuffers(const NDArray *arguments, const NDArray *outputs,
-                              std::vector<void *> *&dataOut,
-                              std::vector<VarHandle> *&varsOut) const {
+Executor::Resolved Executor::resolveBuffers(const NDArray *arguments,
+                                            const NDArray *outputs) const {
   // Scratch kept per thread: an imperative op pushes a one-step plan per
   // call.
   const size_t n = plan_.buffers.size();
@@ -293,16 +298,11 @@ void Executor::resolveBuffers(const NDArray *arguments, const NDArray *outputs,
       break;
     }
   }
-  dataOut = &data;
-  varsOut = &vars;
+  return {data, vars};
 }
 
 void Executor::pushSteps(const NDArray *arguments, const NDArray *outputs) const {
-  std::vector<void *> *dataP;
-  std::vector<VarHandle> *varsP;
-  resolveBuffers(arguments, outputs, dataP, varsP);
-  const std::vector<void *> &data = *dataP;
-  const std::vector<VarHandle> &vars = *varsP;
+  const auto [data, vars] = resolveBuffers(arguments, outputs);
 
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const PlanStep &step = plan_.steps[s];
@@ -338,11 +338,7 @@ void Executor::pushSteps(const NDArray *arguments, const NDArray *outputs) const
 
 void Executor::runBulk() {
   prepareOutputs();
-  std::vector<void *> *dataP;
-  std::vector<VarHandle> *varsP;
-  resolveBuffers(arguments_.data(), outputs_.data(), dataP, varsP);
-  const std::vector<void *> &data = *dataP;
-  const std::vector<VarHandle> &vars = *varsP;
+  const auto [data, vars] = resolveBuffers(arguments_.data(), outputs_.data());
   // Every step's pointers, one after another (kept: a warm run allocates
   // no buffer-sized memory); the operation reads what no step writes and
   // writes everything written (the engine drops duplicate variables).
@@ -392,9 +388,7 @@ void Executor::runBulk() {
       kBulkOpName);
   std::optional<EngineError> err = engine_->waitForVar(waitOn);
   if (*failure) {
-    const PlanStep &step = plan_.steps[(*failure)->first];
-    throw OperationError("step '" + step.name + "' (kernel '" + step.kernel +
-                         "') failed: " + (*failure)->second);
+    throw stepFailed(plan_.steps[(*failure)->first], (*failure)->second);
   }
   if (err) // an input had failed before the run
     throw OperationError(err->str());
@@ -427,8 +421,7 @@ void Executor::run() {
     return;
   for (const PlanStep &step : plan_.steps)
     if (step.name == first->opName)
-      throw OperationError("step '" + step.name + "' (kernel '" + step.kernel +
-                  "') failed: " + first->message);
+      throw stepFailed(step, first->message);
   throw OperationError(first->str());
 }
 

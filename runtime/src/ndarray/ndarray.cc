@@ -39,13 +39,12 @@ struct NDArray::Chunk {
           engine->deleteVar(var, std::move(release));
         return;
       }
-      const FnProperty prop = FnProperty::Normal;
       if (m)
         engine->pushSync([block, m](RunContext) { m->release(block); },
-                         block.device, {}, {var}, prop, 0, "free storage");
+                         block.device, {}, {var}, FnProperty::Normal, 0, "free storage");
       else if (release)
         engine->pushSync([fn = std::move(release)](RunContext) { fn(); },
-                         block.device, {}, {var}, prop, 0,
+                         block.device, {}, {var}, FnProperty::Normal, 0,
                          "release external memory");
       engine->deleteVar(var);
     } catch (...) {

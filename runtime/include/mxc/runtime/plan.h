@@ -194,9 +194,11 @@ private:
   void runBulk();
   /// Each buffer's data pointer and engine variable for these arrays
   /// (per-thread scratch, valid until the next call on this thread).
-  void resolveBuffers(const NDArray *arguments, const NDArray *outputs,
-                      std::vector<void *> *&data,
-                      std::vector<VarHandle> *&vars) const;
+  struct Resolved {
+    const std::vector<void *> &data;
+    const std::vector<VarHandle> &vars;
+  };
+  Resolved resolveBuffers(const NDArray *arguments, const NDArray *outputs) const;
   bool bulk_ = false;
   /// Bulk runs: the buffers read and not written by any step, the buffers
   /// written (with the arena buffers overlapping them), and the steps'
