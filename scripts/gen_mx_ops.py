@@ -93,6 +93,10 @@ class Op:
     # "1", ... where it does not. Set below from MONITOR_* (one place).
     flist_input_names: bool = True
     flist_output_names: bool = False
+    # The shape family (SHAPE_FAMILY below) of an op with a hand-written rule
+    # whose first result still has the data input's shape; set from
+    # SAME_SHAPE_OPS (one place).
+    shape_family: Optional[str] = None
 
 
 FLOAT = "MX_FloatTensor"
@@ -129,6 +133,22 @@ def apply_monitor_names():
 
 def camel(name: str) -> str:
     return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+# Ops with a rule of their own whose first result has the data input's shape
+# (MXNet's ElemwiseShape on output 0): partial shape inference may take the
+# data's extents from that result.
+SAME_SHAPE_OPS = {"Cast", "Dropout", "BatchNorm", "LRN", "LeakyReLU", "SoftmaxOutput",
+                  "softmax", "log_softmax", "LayerNorm", "InstanceNorm", "GroupNorm",
+                  "L2Normalization"}
+
+
+def apply_shape_families():
+    for o in OPS:
+        if o.mxnet in SAME_SHAPE_OPS:
+            o.shape_family = "same"
+    unknown = SAME_SHAPE_OPS - {o.mxnet for o in OPS}
+    assert not unknown, unknown
 
 
 # Family calls: the body of inferReturnTypes for ops that share a shape rule.
@@ -353,6 +373,13 @@ has `data`'s shape (probabilities) or `data`'s shape without the class axis.""",
    ],
    aliases=["Softmax"], verifier=True,
    example="""%out = mx.SoftmaxOutput %x, %label : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<4x10xf32>""")
+
+# The shape family of an operator whose rule is one of the family calls
+# above, for partial shape inference in the front end (Symbol's
+# infer_shape_partial propagates known extents back from the result):
+# "same": the result has the data input's shape; "elemwise": every input and
+# the result have one shape.
+SHAPE_FAMILY = {INFER_SAME: "same", INFER_SCALAR: "same", INFER_ELEMWISE: "elemwise"}
 
 INFER_REGRESSION = ("return ::mxc::mx::detail::inferRegressionOutput("
                     "getOperationName(), location, adaptor.getData(), "
@@ -1780,6 +1807,7 @@ def emit_inc() -> str:
             "true" if any(r.variadic for r in o.outputs) else "false",
             "true" if o.flist_input_names else "false",
             "true" if o.flist_output_names else "false",
+            c_str(o.shape_family or SHAPE_FAMILY.get(o.infer)),
         ]
         out.append("    {" + ", ".join(fields) + "},")
     out.append("};")
@@ -1881,6 +1909,7 @@ def emit_examples() -> str:
 
 def outputs():
     apply_monitor_names()
+    apply_shape_families()
     return {TD_PATH: emit_td(), INC_PATH: emit_inc(), DOC_PATH: emit_doc()}
 
 

@@ -52,9 +52,23 @@ CONFIGS=(
   "new-w1k2|$NEW|MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=2"
   "new-w1k1|$NEW|MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1"
 )
+# NEW_IM2COL=1: also the new tree with the old tree's convolution algorithm
+# (MXC_CONV_IMPL=im2col: im2col + OpenBLAS GEMM instead of oneDNN, which came
+# after 2276ce2), so that old/new measures the execution path and not the
+# kernels; with bulk execution on (default) and off, and 2 workers with a
+# shared pool of 2 kernel threads (w2k2).
+if [ "${NEW_IM2COL:-0}" = 1 ]; then
+  CONFIGS+=(
+    "im2col-w1k2|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=2"
+    "im2col-w1k1|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1"
+    "im2col-w1k1-nobulk|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1 MXC_EXEC_BULK_EXEC_INFERENCE=0"
+    "new-w2k2|$NEW|MXC_CPU_WORKER_NTHREADS=2 OMP_NUM_THREADS=2"
+  )
+fi
 clean_env() { env -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS -u MKL_NUM_THREADS \
   -u MXC_CPU_WORKER_NTHREADS -u MXNET_CPU_WORKER_NTHREADS -u MXC_KERNEL_NTHREADS \
-  -u MXC_ENGINE -u MXNET_ENGINE_TYPE -u MXC_PROFILE "$@"; }
+  -u MXC_ENGINE -u MXNET_ENGINE_TYPE -u MXC_PROFILE -u MXC_CONV_IMPL \
+  -u MXC_EXEC_BULK_EXEC_INFERENCE -u MXNET_EXEC_BULK_EXEC_INFERENCE "$@"; }
 cache_of() { [ "$1" = "$OLD" ] && echo "$WORK/cache-old" || echo "$WORK/cache-new"; }
 
 infer() {  # config model -> "latency: ..." line
@@ -87,6 +101,12 @@ TRAIN=(
   "new-t1|$NEW|1|"
   "new-w2k1|$NEW|1|MXC_CPU_WORKER_NTHREADS=2"
 )
+if [ "${NEW_IM2COL:-0}" = 1 ]; then
+  TRAIN+=(
+    "im2col-t2|$NEW|2|MXC_CONV_IMPL=im2col"
+    "im2col-t1|$NEW|1|MXC_CONV_IMPL=im2col"
+  )
+fi
 train() {  # config model -> RESULT json
   local name tree th envs; IFS='|' read -r name tree th envs <<< "$1"
   # shellcheck disable=SC2086

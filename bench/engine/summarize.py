@@ -8,7 +8,9 @@ at its start).
 
 Inference: per (model, configuration) the median over rounds of each
 process's `mxc run` median, the min-max of those round medians, and the
-ratio of the medians to old-blas2 (new-w1k1: to old-blas1), and the median
+ratio of the medians to old-blas2 (new-w1k1: to old-blas1; the im2col-*
+configurations to the old tree at the same thread count, new-w2k2 to
+new-default; --overlap: new-w2k1 to new-w1k1), and the median
 over rounds of the paired ratio (this round's median over the base's median
 in the same round: load that drifts between rounds cancels). Training: per (model,
 configuration) the median of all timed steps of all rounds, p10-p90, and the
@@ -42,7 +44,12 @@ for line in open(sys.argv[1]):
         rounds[(f[1], f[2])].append(statistics.median(r["times"]))
 
 BASE = {"new-default": "old-blas2", "new-w2k1": "old-blas2", "new-w1k2": "old-blas2",
-        "new-w1k1": "old-blas1"}
+        "new-w1k1": "old-blas1",
+        # NEW_IM2COL=1 (run.sh): the new tree with the old tree's convolutions
+        "im2col-w1k2": "old-blas2", "im2col-w1k1": "old-blas1", "im2col-w1k1-nobulk": "old-blas1",
+        "new-w2k2": "new-default"}
+if "--overlap" in sys.argv:  # 2 workers against 1 worker of the same tree
+    BASE.update({"new-w2k1": "new-w1k1", "new-w2k2": "new-default"})
 if infer:
     print("| model | configuration | latency ms: median of round medians | min-max of rounds | rounds "
           "| vs old | paired ratio: median (min-max) |")
@@ -61,7 +68,8 @@ if infer:
                 paired = "%.3f (%.2f-%.2f)" % (statistics.median(pr), min(pr), max(pr))
             print("| %s | %s | %.2f | %.2f-%.2f | %d | %s | %s |"
                   % (model, cfg, med, min(v), max(v), len(v), ratio, paired))
-TBASE = {"new-t2": "old-t2", "new-t1": "old-t1", "new-w2k1": "old-t1"}
+TBASE = {"new-t2": "old-t2", "new-t1": "old-t1", "new-w2k1": "old-t1",
+         "im2col-t2": "old-t2", "im2col-t1": "old-t1"}
 if steps:
     print()
     print("| model | configuration | step ms: median of all steps | p10-p90 | round medians min-max "

@@ -36,7 +36,9 @@ Timing: each framework runs in its own worker process (mxc's OpenBLAS
 threads and PyTorch's OpenMP threads never share a process); --rounds rounds
 alternate the frameworks (rotating order). A worker runs --warmup untimed
 steps, then --steps timed steps (time.perf_counter around the whole step,
-update included). The table gives the median step time over all rounds and
+update included, until its work has finished: mxc's Module step ends with
+mx.nd.waitall(), as its operations are pushed to the engine and return at
+once). The table gives the median step time over all rounds and
 samples/s = batch / median. mxc's compile time is the first step of the first
 round with an empty JIT disk cache (a fresh MXC_CACHE_DIR per run) minus the
 median step; later rounds hit the disk cache (reported too).
@@ -167,6 +169,9 @@ def mxc_worker(model, data, g, vals):
         def step(x, y):  # noqa: F811
             mod.forward_backward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)]))
             mod.update()
+            # Module's steps are pushed to the engine and return at once
+            # (since issue 11): the step ends when its work has finished.
+            mx.nd.waitall()
 
     if ARGS.check:
         step(*data[0])

@@ -24,6 +24,7 @@ class OpSpec:
         self.aliases = list(d["aliases"])
         self.flist_input_names = d["flist_input_names"]
         self.flist_output_names = d["flist_output_names"]
+        self.shape_family = d.get("shape_family")  # "same", "elemwise" or None
         self._input_names = {}
 
     def input_names(self, attrs):

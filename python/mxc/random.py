@@ -35,6 +35,29 @@ def _fill(values, shape, dtype, ctx, out):
     return _new(values, ctx)
 
 
+def _failed(op, message, shape, dtype, ctx, out):
+    """MXNet checks a sampler's parameters inside the operator, so a bad one
+    (`normal(0, -1)`) raises at the next wait on the result (`asnumpy`,
+    `wait_to_read`, `waitall`, or a wait on anything computed from it), not at
+    the call: the result here is an array whose writing operation, named
+    after MXNet's operator, fails with `message`."""
+    from .ndarray import _new_rt
+    dt = np_dtype(dtype_name(dtype if dtype is not None else "float32"))
+    arr = out if out is not None else _new_rt(shape, dt, ctx)
+    if arr._rt is None:  # a numpy-backed array: no engine variable to fail
+        raise MXNetError("%s: %s" % (op, message))
+    arr._rt.push_failure(op, message)
+    return arr
+
+
+def _check(op, *conds):
+    """The first failed check's message among (ok, message) pairs, or None."""
+    for ok, message in conds:
+        if not np.all(ok):
+            return "%s: %s" % (op, message)
+    return None
+
+
 def _out_shape(shape, out, *params):
     if out is not None:
         return out.shape
@@ -49,6 +72,10 @@ def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs)
     """Uniform in [low, high)."""
     low, high = _param(low), _param(high)
     s = _out_shape(shape, out, low, high)
+    bad = _check("uniform", (np.less_equal(low, high),
+                                     "low must be less or equal to high in uniform distribution"))
+    if bad:
+        return _failed("_random_uniform", bad, s, dtype, ctx, out)
     if np.ndim(low) or np.ndim(high):
         low = np.reshape(low, np.shape(low) + (1,) * (len(s) - np.ndim(low)))
         high = np.reshape(high, np.shape(high) + (1,) * (len(s) - np.ndim(high)))
@@ -59,6 +86,10 @@ def normal(loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs)
     """Normal with mean `loc` and standard deviation `scale`."""
     loc, scale = _param(loc), _param(scale)
     s = _out_shape(shape, out, loc, scale)
+    bad = _check("normal", (np.greater(scale, 0),
+                                    "scale parameter in gaussian has to be positive"))
+    if bad:
+        return _failed("_random_normal", bad, s, dtype, ctx, out)
     if np.ndim(loc) or np.ndim(scale):
         loc = np.reshape(loc, np.shape(loc) + (1,) * (len(s) - np.ndim(loc)))
         scale = np.reshape(scale, np.shape(scale) + (1,) * (len(s) - np.ndim(scale)))
@@ -99,6 +130,10 @@ def _sampler(name, draw, doc):
             raise TypeError("%s: unexpected arguments %s" % (name, ", ".join(kwargs)))
         values = [_param(v) for v in values]
         s = _out_shape(shape, out, *values)
+        bad = _check(name, *[(test(v), message) for v, (test, message)
+                             in zip(values, draw.checks) if test is not None])
+        if bad:
+            return _failed("_random_" + name, bad, s, dtype, ctx, out)
         if any(np.ndim(v) for v in values):
             values = [np.reshape(v, np.shape(v) + (1,) * (len(s) - np.ndim(v))) for v in values]
         return _fill(np.asarray(draw(*values, size=s)), s, dtype, ctx, out)
@@ -107,34 +142,51 @@ def _sampler(name, draw, doc):
     return sample
 
 
-def _draws(params):
+def _draws(params, checks=None):
+    """params: (name, default) pairs; checks: per parameter, (test, message)
+    as MXNet's sampler checks it (test None: unchecked)."""
     def deco(fn):
         fn.params = params
+        fn.checks = checks or [(None, None)] * len(params)
         return fn
     return deco
 
 
-@_draws((("lam", 1.0),))
+# MXNet's messages (src/operator/random/sample_op.h)
+def _positive(what):
+    return (lambda v: np.greater(v, 0), "%s has to be positive" % what)
+
+
+def _non_negative(what):
+    return (lambda v: np.greater_equal(v, 0), "%s has to be non-negative" % what)
+
+
+@_draws((("lam", 1.0),), [_positive("lambda parameter in exponential distribution")])
 def _exponential(lam, size):
     return _generator.exponential(1.0 / np.asarray(lam, dtype=np.float64), size=size)
 
 
-@_draws((("alpha", 1.0), ("beta", 1.0)))
+@_draws((("alpha", 1.0), ("beta", 1.0)), [_positive("alpha parameter in gamma distribution"),
+         _positive("beta parameter in gamma distribution")])
 def _gamma(alpha, beta, size):
     return _generator.gamma(alpha, beta, size=size)
 
 
-@_draws((("lam", 1.0),))
+@_draws((("lam", 1.0),), [_non_negative("lambda parameter in poisson distribution")])
 def _poisson(lam, size):
     return _generator.poisson(lam, size=size)
 
 
-@_draws((("k", 1), ("p", 1.0)))
+@_draws((("k", 1), ("p", 1.0)),
+        [_non_negative("k parameter in negative binomial distribution"),
+         _non_negative("p parameter in negative binomial distribution")])
 def _negative_binomial(k, p, size):
     return _generator.negative_binomial(k, p, size=size)
 
 
-@_draws((("mu", 1.0), ("alpha", 1.0)))
+@_draws((("mu", 1.0), ("alpha", 1.0)), 
+        [_non_negative("mu parameter in generalized negative binomial distribution"),
+         _non_negative("alpha parameter in generalized negative binomial distribution")])
 def _generalized_negative_binomial(mu, alpha, size):
     mu = np.broadcast_to(np.asarray(mu, dtype=np.float64), size)
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), size)

@@ -350,9 +350,34 @@ class Symbol:
         dt = {n: _FLAG_DTYPE[v.attrs["__dtype__"]] for n, v in variables.items()
               if v.attrs.get("__dtype__") in _FLAG_DTYPE}
         dt.update(dtypes)
-        ins, outs = _mxc.infer(self._raw_json(), shapes, dt)
+        try:
+            ins, outs = _mxc.infer(self._raw_json(), shapes, dt)
+        except MXNetError as e:
+            # Extents the compiler's forward inference cannot reach (a
+            # variable known only from what it feeds, a 0 extent given):
+            # MXNet's partial inference completes them, then the compiler
+            # checks the whole graph again.
+            more = self._completed_shapes(shapes, e)
+            if more is None:
+                raise
+            ins, outs = _mxc.infer(self._raw_json(), more, dt)
         by_name = {name: (tuple(shape), dtype) for name, _, shape, dtype in ins}
         return by_name, [(tuple(s), d) for _, s, d in outs]
+
+    def _completed_shapes(self, shapes, error):
+        """`shapes` with every variable shape partial inference completes,
+        when that is more than `shapes` gave; else None."""
+        if not _incomplete(error):
+            return None
+        try:
+            variables, _ = _partial_shapes(_inline_cached_ops(self._outputs), shapes)
+        except MXNetError:
+            return None
+        more = {n: list(v) for n, v in variables.items() if _complete(v)}
+        if any(n not in more for n in shapes) or \
+                all(list(shapes.get(n, ())) == v for n, v in more.items()):
+            return None  # a given shape left partial, or nothing new
+        return more
 
     def _shape_kwargs(self, args, kwargs):
         shapes = {}
@@ -380,7 +405,7 @@ class Symbol:
         try:
             by_name, outs = self._infer(shapes, {})
         except MXNetError as e:
-            if "cannot infer the shape" in str(e):
+            if _incomplete(e):
                 return None, None, None
             raise
         return ([by_name[n][0] for n in self.list_arguments()],
@@ -388,11 +413,32 @@ class Symbol:
                 [by_name[n][0] for n in self.list_auxiliary_states()])
 
     def infer_shape_partial(self, *args, **kwargs):
-        res = self.infer_shape(*args, **kwargs)
-        if res[0] is None:
-            raise MXNetError("infer_shape_partial: partial shapes are not supported "
-                             "by mxc's inference (give every data input's shape)")
-        return res
+        """infer_shape where the given shapes may be partial (0, or -1 under
+        mx.np_shape(), for an unknown extent) and the result may be: an
+        unknown extent is 0 (-1), an unknown shape () (None)."""
+        from .util import is_np_shape
+        np_mode = is_np_shape()
+        shapes = self._shape_kwargs(args, kwargs)
+        if np_mode:
+            shapes = {k: [0 if d < 0 else d for d in v] for k, v in shapes.items()}
+        try:
+            by_name, outs = self._infer(shapes, {})
+            return ([by_name[n][0] for n in self.list_arguments()],
+                    [s for s, _ in outs],
+                    [by_name[n][0] for n in self.list_auxiliary_states()])
+        except MXNetError as e:
+            if not _incomplete(e):
+                raise
+        variables, heads = _partial_shapes(_inline_cached_ops(self._outputs), shapes)
+
+        def show(shape):
+            if shape is None:
+                return None if np_mode else ()
+            return tuple(-1 if np_mode and d == 0 else d for d in shape)
+
+        return ([show(variables.get(n)) for n in self.list_arguments()],
+                [show(v) for v in heads],
+                [show(variables.get(n)) for n in self.list_auxiliary_states()])
 
     def infer_type_partial(self, *args, **kwargs):
         """infer_type, with None for the types the given ones do not
@@ -1014,3 +1060,260 @@ def load(fname):
 
 def fromjson(json_str):
     return load_json(json_str)
+
+
+# -- partial shape inference (MXNet's infer_shape_partial) ---------------------
+# (max, min, sum, abs and round are operators in this module: _builtins.*.)
+# A partial shape is a tuple with 0 for an extent not known yet, or None for a
+# shape whose rank is not known either. Each operator's own rule is the
+# compiler's (_mxc.infer on a graph of that node alone): an unknown extent is
+# given as a sentinel, twice with two different sentinels, and an extent of
+# the rule's answer that comes out the same both times is known, one that
+# moves with the sentinel is not. What a rule cannot say, extents flowing from
+# a result back to its inputs, comes from the op table's shape family ("same",
+# "elemwise") and from the back-inference MXNet's own rules do (the batch of
+# FullyConnected / Convolution, a stride-1 convolution's spatial extents,
+# Concat, SliceChannel). Repeated until nothing changes, as nnvm's
+# InferShape pass is.
+
+_SENTINELS = (7919, 104729)  # two primes no real extent is likely to be
+
+
+def _complete(shape):
+    return shape is not None and all(d > 0 for d in shape)
+
+
+def _incomplete(error):
+    """Whether a compiler error says that shapes are missing or partial."""
+    text = str(error)
+    return "cannot infer the shape" in text or "non-positive dimension" in text
+
+
+def _merge(old, new, node, what):
+    """`old` refined by `new` (partial shapes); MXNetError on a conflict."""
+    if new is None:
+        return old
+    new = tuple(int(d) for d in new)
+    if old is None:
+        return new
+    if len(old) != len(new) or any(a and b and a != b for a, b in zip(old, new)):
+        raise MXNetError("node '%s': %s has shape %s, but %s is inferred"
+                         % (node.name, what, _fmt(old), _fmt(new)))
+    return tuple(a or b for a, b in zip(old, new))
+
+
+def _fmt(shape):
+    return "(" + ", ".join(str(d) for d in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def _shape_attr(node):
+    text = node.attrs.get("__shape__")
+    if not text:
+        return None
+    try:
+        return tuple(_builtins.max(int(d), 0) for d in json.loads(text.replace("(", "[").replace(")", "]")
+                                                           .replace(",]", "]").replace("L", "")))
+    except ValueError:
+        return None
+
+
+def _rule(node, ins, cache):
+    """What the operator's own shape rule says of (inputs, outputs) given the
+    partial input shapes `ins`; None where it cannot run."""
+    key = (id(node), tuple(ins))
+    if key in cache:
+        return cache[key]
+    names = ["__partial_in%d" % i for i in range(len(node.inputs))]
+    variables = [_Node("null", n) for n in names]
+    alone = _Node(node.op, node.name, node.attrs, [(v, 0, 0) for v in variables],
+                  node.num_outputs, node.subgraph)
+    text = Symbol([(alone, k) for k in range(node.num_outputs)])._raw_json()
+    unknown = any(s is not None and not _complete(s) for s in ins)
+    runs = []
+    for sentinel in (_SENTINELS if unknown else _SENTINELS[:1]):
+        shapes = {n: [d if d > 0 else sentinel for d in s]
+                  for n, s in zip(names, ins) if s is not None}
+        try:
+            got_ins, got_outs = _mxc.infer(text, shapes, {})
+        except MXNetError:
+            cache[key] = None
+            return None
+        by_name = {name: tuple(shape) for name, _, shape, _ in got_ins}
+        runs.append(([by_name.get(n) for n in names], [tuple(s) for _, s, _ in got_outs]))
+
+    def same(a, b):
+        if a is None or b is None or len(a) != len(b):
+            return None
+        return tuple(x if x == y else 0 for x, y in zip(a, b))
+
+    first = runs[0]
+    if len(runs) == 1:
+        result = first
+    else:
+        second = runs[1]
+        result = ([same(a, b) for a, b in zip(first[0], second[0])],
+                  [same(a, b) for a, b in zip(first[1], second[1])])
+    cache[key] = result
+    return result
+
+
+def _back_rule(node, ins, outs):
+    """Input extents that MXNet's rules take from known results (beyond the
+    shape families): per input, a partial shape or None."""
+    op = _ops.OP_NAMES.get(node.op)
+    name = op.name if op is not None else node.op
+    out = outs[0] if outs else None
+    back = [None] * len(ins)
+    if out is None or not ins or ins[0] is None:
+        return back
+    data = list(ins[0])
+    if name == "FullyConnected":
+        if node.attrs.get("flatten", "True") in ("False", "false", "0"):
+            if len(data) == len(out):
+                back[0] = tuple(out[:-1]) + (data[-1],)
+        elif data:
+            data[0] = out[0]
+            back[0] = tuple(data)
+    elif name == "Convolution" and len(data) == len(out) == 4 \
+            and node.attrs.get("layout", "NCHW") in ("NCHW", "None"):
+        data[0] = out[0]
+        kernel = _attr_tuple(node.attrs.get("kernel"), 2, 1)
+        stride = _attr_tuple(node.attrs.get("stride"), 2, 1)
+        pad = _attr_tuple(node.attrs.get("pad"), 2, 0)
+        dilate = _attr_tuple(node.attrs.get("dilate"), 2, 1)
+        for k in range(2):  # MXNet's ConvolutionOp::InferShape, stride 1 only
+            if out[2 + k] and stride[k] == 1:
+                data[2 + k] = out[2 + k] + (kernel[k] - 1) * dilate[k] - 2 * pad[k]
+        back[0] = tuple(data)
+    elif name == "Reshape":
+        # MXNet's ReshapeShape: a complete result and one unknown extent of
+        # the data give it (the sizes agree)
+        unknown = [d for d, v in enumerate(data) if not v]
+        if _complete(out) and len(unknown) == 1:
+            known = int(np.prod([v for v in data if v]))
+            total = int(np.prod(out))
+            if known and total % known == 0:
+                data[unknown[0]] = total // known
+                back[0] = tuple(data)
+    elif name == "Concat":
+        axis = int(node.attrs.get("dim", 1))
+        rank = len(out)
+        axis += rank if axis < 0 else 0
+        for i, s in enumerate(ins):
+            if s is not None and len(s) == rank:
+                back[i] = tuple(out[d] if d != axis else s[d] for d in range(rank))
+        sizes = [s[axis] if s is not None and len(s) == rank else 0 for s in ins]
+        missing = [i for i, d in enumerate(sizes) if not d]
+        if out[axis] and len(missing) == 1:
+            i = missing[0]
+            if back[i] is not None:
+                back[i] = tuple(out[axis] - _builtins.sum(sizes) if d == axis else back[i][d]
+                                for d in range(rank))
+    elif name == "SliceChannel":
+        n = int(node.attrs.get("num_outputs", 1))
+        axis = int(node.attrs.get("axis", 1))
+        squeeze = node.attrs.get("squeeze_axis", "False") in ("True", "true", "1")
+        rank = len(data)
+        axis += rank if axis < 0 else 0
+        merged = list(data)
+        for o in outs:
+            if o is None:
+                continue
+            full = list(o[:axis]) + [0] + list(o[axis:]) if squeeze else list(o)
+            if len(full) != rank:
+                continue
+            for d in range(rank):
+                if d == axis:
+                    if not squeeze and full[d]:
+                        merged[d] = merged[d] or full[d] * n
+                    elif squeeze:
+                        merged[d] = merged[d] or n
+                else:
+                    merged[d] = merged[d] or full[d]
+        back[0] = tuple(merged)
+    return back
+
+
+def _attr_tuple(text, n, default):
+    if not text or text == "None":
+        return (default,) * n
+    vals = [int(v) for v in text.strip("()[] ").split(",") if v.strip()]
+    return tuple(vals) if len(vals) == n else (default,) * n
+
+
+def _forward_fixups(node, ins, outs):
+    """Where MXNet's rule leaves a result unknown although a sentinel run
+    gives it extents: `where` with an incomplete condition, a slice of an
+    unknown axis."""
+    op = _ops.OP_NAMES.get(node.op)
+    name = op.name if op is not None else node.op
+    if name == "where" and not _complete(ins[0]):
+        return [None] * len(outs)
+    if name in ("slice_axis", "slice") and ins[0] is not None and outs and outs[0] is not None:
+        data, out = ins[0], list(outs[0])
+        if name == "slice_axis":
+            axes = [int(node.attrs.get("axis", 0))]
+        else:
+            axes = range(len(_attr_list(node.attrs.get("begin"))))
+        for a in axes:
+            a += len(data) if a < 0 else 0
+            if 0 <= a < len(data) and not data[a] and a < len(out):
+                out[a] = 0
+        return [tuple(out)] + list(outs[1:])
+    return outs
+
+
+def _attr_list(text):
+    if not text or text == "None":
+        return []
+    return [v for v in text.strip("()[] ").split(",") if v.strip()]
+
+
+def _partial_shapes(heads, given):
+    """(variable name -> partial shape, head partial shapes) from the given
+    partial shapes (name -> tuple, 0 = unknown) and variables' __shape__."""
+    nodes = _post_order(heads)
+    shape = {}  # (id(node), output index) -> partial shape
+    for n in nodes:
+        if n.op == "null":
+            s = given.get(n.name, _shape_attr(n))
+            if s is not None:
+                shape[(id(n), 0)] = tuple(int(d) for d in s)
+    cache = {}
+    for _ in range(2 * len(nodes) + 2):
+        changed = False
+        for n in nodes:
+            if n.op == "null":
+                continue
+            keys_in = [(id(src), i) for src, i, _ in n.inputs]
+            keys_out = [(id(n), k) for k in range(n.num_outputs)]
+            ins = [shape.get(k) for k in keys_in]
+            outs = [shape.get(k) for k in keys_out]
+            op = _ops.OP_NAMES.get(n.op)
+            family = op.shape_family if op is not None else None
+            if family == "elemwise" or (family == "same" and ins):
+                tied = list(range(len(ins))) if family == "elemwise" else [0]
+                s = outs[0] if outs else None
+                for i in tied:
+                    s = _merge(s, ins[i], n, "an input")
+                for i in tied:
+                    ins[i] = _merge(ins[i], s, n, "input %d" % i)
+                if outs:
+                    outs[0] = _merge(outs[0], s, n, "the output")
+            got = _rule(n, ins, cache)
+            if got is not None:
+                new_outs = _forward_fixups(n, ins, got[1])
+                for i, s in enumerate(got[0]):
+                    ins[i] = _merge(ins[i], s, n, "input %d" % i)
+                for k, s in enumerate(new_outs[:len(outs)]):
+                    outs[k] = _merge(outs[k], s, n, "output %d" % k)
+            for i, s in enumerate(_back_rule(n, ins, outs)):
+                ins[i] = _merge(ins[i], s, n, "input %d" % i)
+            for k, s in zip(keys_in + keys_out, ins + outs):
+                if s is not None and shape.get(k) != s:
+                    shape[k] = s
+                    changed = True
+        if not changed:
+            break
+    variables = {n.name: shape.get((id(n), 0)) for n in nodes if n.op == "null"}
+    return variables, [shape.get((id(n), i)) for n, i in heads]

@@ -213,6 +213,7 @@ nb::list opSpecs() {
     d["variadic_outputs"] = op.variadicOutputs;
     d["flist_input_names"] = op.hasFListInputNames;
     d["flist_output_names"] = op.hasFListOutputNames;
+    d["shape_family"] = op.shapeFamily ? nb::object(nb::str(op.shapeFamily)) : nb::none();
     d["aux_inputs"] = aux;
     d["attrs"] = attrs;
     d["outputs"] = outputs;
@@ -362,6 +363,21 @@ struct PyArray {
   }
   bool sharesStorageWith(const PyArray &o) const {
     return array.sharesStorageWith(o.array);
+  }
+  /// Pushes an engine operation named `op` that writes this array and fails
+  /// with `message`: the error surfaces where the array (or anything later
+  /// computed from it) is waited for, as MXNet's operators report a bad
+  /// parameter at the next wait rather than at the call.
+  void pushFailure(const std::string &op, const std::string &message) const {
+    try {
+      rt::defaultEngine().pushAsync(
+          [message](rt::RunContext, rt::CompleteCallback done) {
+            done(message);
+          },
+          array.device(), {}, {array.var()}, rt::FnProperty::Normal, 0, op);
+    } catch (const std::exception &e) {
+      throw MXNetError(e.what());
+    }
   }
 };
 
@@ -886,6 +902,8 @@ NB_MODULE(_mxc, m) {
       .def("copy_to", &PyArray::copyTo, nb::arg("dst"),
            "Pushes a copy into dst (an engine operation)")
       .def("shares_storage_with", &PyArray::sharesStorageWith)
+      .def("push_failure", &PyArray::pushFailure, nb::arg("op"), nb::arg("message"),
+           "Pushes an operation named op, writing this array, that fails with message")
       .def(
           "reshape",
           [](const PyArray &a, const std::vector<int64_t> &shape) {

@@ -139,9 +139,9 @@ static void testBadPlanAndFailingKernel(void) {
   CHECK(mxcExecutorRun(exec) == MXC_ERROR_OPERATION_FAILED);
   CHECK(strcmp(mxcGetLastError(),
                "step 'twice' (kernel 'scale2') failed: negative input") == 0);
-  CHECK(mxcEngineWaitAll() == MXC_ERROR_OPERATION_FAILED);
-  CHECK(strcmp(mxcGetLastError(),
-               "operation 'twice' failed: negative input") == 0);
+  /* run() raised the failure: waitall does not raise it again (one failure
+     is reported once, as in MXNet; docs/runtime.md "Errors"). */
+  CHECK(mxcEngineWaitAll() == MXC_OK);
   CHECK(mxcNDArrayFree(x) == MXC_OK);
   CHECK(mxcExecutorFree(exec) == MXC_OK);
   CHECK(mxcPlanFree(plan) == MXC_OK);

@@ -38,6 +38,36 @@ void Engine::pushSync(SyncFn fn, Device device, std::vector<VarHandle> reads,
 
 namespace detail {
 
+void FailureLog::record(const ErrorPtr &f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Skipped operations inherit the failure of the one before them: the
+  // last entry is the usual match.
+  if (!entries_.empty() && entries_.back() == f)
+    return;
+  if (std::find(entries_.begin(), entries_.end(), f) != entries_.end())
+    return;
+  if (entries_.size() >= kMaxKept) {
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                  [](const ErrorPtr &e) { return e->reported.load(); }),
+                   entries_.end());
+    if (entries_.size() >= kMaxKept)
+      return;
+  }
+  entries_.push_back(f);
+}
+
+std::optional<EngineError> FailureLog::takeFirstUnreported() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::optional<EngineError> first;
+  for (const ErrorPtr &e : entries_) {
+    if (!first && !e->reported.load())
+      first = EngineError(*e);
+    e->reported.store(true);
+  }
+  entries_.clear();
+  return first;
+}
+
 std::string currentExceptionMessage() {
   try {
     throw;

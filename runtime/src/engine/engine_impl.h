@@ -8,6 +8,7 @@
 #include "mxc/runtime/engine.h"
 
 #include <exception>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,8 +28,44 @@ struct VarWaiter {
 };
 
 /// A failure shared by the op that failed, the vars it wrote and every op
-/// skipped because of it.
-using ErrorPtr = std::shared_ptr<const EngineError>;
+/// skipped because of it (MXNet's ExceptionRef). `reported`: a wait has
+/// returned it (waitForVar, or waitForAll).
+struct Failure : EngineError {
+  explicit Failure(EngineError e) : EngineError(std::move(e)) {}
+  mutable std::atomic<bool> reported{false};
+};
+using ErrorPtr = std::shared_ptr<const Failure>;
+
+/// What waitForAll reports: MXNet's global exception list. The first
+/// failure since the last waitForAll that no wait has reported yet: a failure
+/// that waitForVar returned (an `asnumpy()` that raised) is not raised again
+/// by the next waitForAll, as in MXNet, where one failure raises once. A
+/// variable keeps its failure after a wait, though (MXNet clears it on the
+/// first report): a failed array never reads as data.
+class FailureLog {
+public:
+  /// Notes `f` (once, however many skipped operations inherit it).
+  void record(const ErrorPtr &f);
+  /// The first failure to report, marking every noted one reported, and
+  /// forgetting them.
+  std::optional<EngineError> takeFirstUnreported();
+
+private:
+  /// At most this many failures are kept between two waitForAll calls (the
+  /// reported ones are dropped first): a loop of failing operations that
+  /// nothing waits for holds bounded memory; the first ones are kept.
+  static constexpr size_t kMaxKept = 1024;
+  std::mutex mu_;
+  std::vector<ErrorPtr> entries_;
+};
+
+/// A variable's failure as a wait returns it (marked reported), or nullopt.
+inline std::optional<EngineError> reportVarError(const ErrorPtr &f) {
+  if (!f)
+    return std::nullopt;
+  f->reported.store(true);
+  return EngineError(*f);
+}
 
 /// The message of the exception in flight (call inside a catch block only);
 /// never empty, since an empty message means success to a CompleteCallback.

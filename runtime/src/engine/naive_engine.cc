@@ -41,17 +41,12 @@ public:
   std::optional<EngineError> waitForVar(VarHandle var) override {
     std::lock_guard<std::recursive_mutex> runLock(runMu_);
     std::lock_guard<std::mutex> lock(var->mu);
-    if (var->error)
-      return *var->error;
-    return std::nullopt;
+    return detail::reportVarError(var->error);
   }
 
   std::optional<EngineError> waitForAll() override {
     std::lock_guard<std::recursive_mutex> runLock(runMu_);
-    std::lock_guard<std::mutex> lock(errorMu_);
-    std::optional<EngineError> first = std::move(firstError_);
-    firstError_.reset();
-    return first;
+    return failures_.takeFirstUnreported();
   }
 
   size_t numPending() const override { return running_.load(); }
@@ -63,19 +58,15 @@ private:
       var->error = error;
       ++var->version;
     }
-    if (error) {
-      std::lock_guard<std::mutex> lock(errorMu_);
-      if (!firstError_)
-        firstError_ = *error;
-    }
+    if (error)
+      failures_.record(error);
   }
 
   /// Held while an operation runs: operations never overlap, even when
   /// several threads push. Recursive so that an operation may push.
   std::recursive_mutex runMu_;
   std::atomic<size_t> running_{0};
-  std::mutex errorMu_;
-  std::optional<EngineError> firstError_;
+  detail::FailureLog failures_;
 };
 
 /// The completion of one asynchronous call: `done` may be called from any
@@ -149,7 +140,7 @@ void NaiveEngine::pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> re
     Profiler::get().record(Profiler::Event{name, device, profTid, profStartNs, profEndNs});
   detail::ErrorPtr failure;
   if (!error.empty())
-    failure = std::make_shared<const EngineError>(EngineError{std::move(name), std::move(error)});
+    failure = std::make_shared<const detail::Failure>(EngineError{std::move(name), std::move(error)});
   finish(writes, failure);
 }
 

@@ -343,7 +343,7 @@ void ThreadedEngine::execute(OprBlock *op) {
                                              op->profStartNs, Profiler::nowNs()});
     ErrorPtr failure;
     if (!error.empty())
-      failure = std::make_shared<const EngineError>(EngineError{op->name, error});
+      failure = std::make_shared<const Failure>(EngineError{op->name, error});
     if (!inWorker()) {
       op->handoffError = std::move(failure);
       op->handoff = true;
@@ -362,11 +362,8 @@ void ThreadedEngine::execute(OprBlock *op) {
 }
 
 void ThreadedEngine::complete(OprBlock *op, ErrorPtr error) {
-  if (error && op->kind == OprBlock::Kind::User) {
-    std::lock_guard<std::mutex> lock(errorMu_);
-    if (!firstError_)
-      firstError_ = *error;
-  }
+  if (error && op->kind == OprBlock::Kind::User)
+    failures_.record(error);
   for (EngineVar *var : op->writes) {
     {
       std::lock_guard<std::mutex> lock(var->mu);
@@ -408,7 +405,7 @@ std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
     // Nothing writing or waiting: every earlier write has completed.
     std::lock_guard<std::mutex> lock(var->mu);
     if (!var->writeRunning && !var->head)
-      return var->error ? std::optional<EngineError>(*var->error) : std::nullopt;
+      return reportVarError(var->error);
   }
   // Otherwise queue a read of the var; it runs after every earlier write.
   struct WaitState {
@@ -439,7 +436,7 @@ std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
   enqueue(op);
   std::unique_lock<std::mutex> lock(state->mu);
   state->cv.wait(lock, [&] { return state->done; });
-  return state->error ? std::optional<EngineError>(*state->error) : std::nullopt;
+  return reportVarError(state->error);
 }
 
 std::optional<EngineError> ThreadedEngine::waitForAll() {
@@ -451,10 +448,7 @@ std::optional<EngineError> ThreadedEngine::waitForAll() {
     drainedCv_.wait(lock, [&] { return pending_.load() == 0; });
     drainWaiters_.fetch_sub(1);
   }
-  std::lock_guard<std::mutex> lock(errorMu_);
-  std::optional<EngineError> first = std::move(firstError_);
-  firstError_.reset();
-  return first;
+  return failures_.takeFirstUnreported();
 }
 
 namespace {

@@ -177,8 +177,7 @@ private:
   std::atomic<int> drainWaiters_{0};
   std::condition_variable drainedCv_;
 
-  std::mutex errorMu_;
-  std::optional<EngineError> firstError_; ///< guarded by errorMu_
+  FailureLog failures_;
 
   // Pools. CPU: compute workers, the priority pool (CPUPrioritized), and one
   // thread for FnProperty::Async functions, which only start work. GPU:

@@ -25,6 +25,7 @@ import types
 import pytest
 
 import mxc
+from mxc.util import np_shape as _mxc_np_shape
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -86,6 +87,15 @@ def _use_np(func):
     return wrapped
 
 
+def _np_shape(active=True):
+    """mx.np_shape: as a `with` block, mxc's own switch (mxc.util.np_shape:
+    -1 / None for unknown extents and shapes, which partial shape inference
+    follows); as a decorator (`@mx.np_shape`), excluded like use_np."""
+    if callable(active):
+        return _use_np(active)
+    return _mxc_np_shape(active)
+
+
 class _Features:
     """MXNet's mxnet.runtime.Features: mxc reports none of MXNet's build
     features (no CUDA device, cuDNN, MKLDNN, TVM_OP, ...)."""
@@ -115,7 +125,7 @@ STANDINS = {
                                         _Symbol=type("_Symbol", (), {})),
     "mxnet.util": lambda: _View("mxnet.util", types.SimpleNamespace(),
                                 use_np=_use_np, use_np_shape=_use_np, use_np_array=_use_np,
-                                np_shape=_use_np, np_array=_use_np, set_np_shape=_use_np,
+                                np_shape=_np_shape, np_array=_use_np, set_np_shape=_use_np,
                                 _NumpyArrayScope=_use_np,
                                 is_np_array=lambda: False, is_np_shape=lambda: False,
                                 getenv=os.environ.get,
@@ -187,10 +197,12 @@ def install(test_utils_path):
             m.__dict__["ndarray"] = type("ndarray", (), {})
             setattr(mxc, short, m)
     # mxc has the NumPy-shape switch (mxc.util), but the operator tests that
-    # turn it on (zero-size and scalar shapes) stay outside this harness's
-    # measure, as the stand-in mxnet.util above keeps them.
-    for short in ("use_np", "use_np_shape", "use_np_array", "np_shape", "set_np_shape"):
+    # turn it on with a decorator (zero-size and scalar shapes) stay outside
+    # this harness's measure, as the stand-in mxnet.util above keeps them;
+    # `with mx.np_shape(...)` blocks run on mxc's switch (_np_shape).
+    for short in ("use_np", "use_np_shape", "use_np_array", "set_np_shape"):
         setattr(mxc, short, _use_np)
+    mxc.np_shape = _np_shape
     mxc.util = importlib.import_module("mxnet.util")
     if not hasattr(mxc, "runtime"):
         mxc.runtime = importlib.import_module("mxnet.runtime")

@@ -234,6 +234,50 @@ def test_a_failing_kernel_raises_at_the_next_wait(tmp_path, impl, side):
     assert lines[-1] == "AFTER OK"
 
 
+@pytest.mark.parametrize("call,op,message", [
+    (lambda: mx.nd.random.normal(0, -1, (2, 2)), "_random_normal",
+     "scale parameter in gaussian has to be positive"),
+    (lambda: mx.nd.random.uniform(1, 0, (2, 2)), "_random_uniform",
+     "low must be less or equal to high"),
+    (lambda: mx.nd.random.gamma(-1, 1, (2, 2)), "_random_gamma",
+     "alpha parameter in gamma distribution has to be positive"),
+    (lambda: mx.nd.random.exponential(0, shape=(2, 2)), "_random_exponential",
+     "lambda parameter in exponential distribution has to be positive"),
+    (lambda: mx.nd.random.poisson(-2, shape=(3,)), "_random_poisson",
+     "lambda parameter in poisson distribution has to be non-negative"),
+])
+def test_a_bad_sampler_parameter_raises_at_the_wait(call, op, message):
+    """MXNet checks a sampler's parameters inside its operator: the call
+    returns, and the error surfaces at the next wait on the result or on what
+    was computed from it (MXNet's test_exc_handling), naming the operator."""
+    a = call()  # no error yet
+    b = mx.nd.dot(a, a) if a.ndim == 2 else a + 1
+    for wait in (a.asnumpy, b.wait_to_read):
+        with pytest.raises(mx.MXNetError) as e:
+            wait()
+        assert op in str(e.value) and message in str(e.value), str(e.value)
+    # the waits raised it: waitall does not raise it again (MXNet raises a
+    # failure once) ...
+    mx.nd.waitall()
+    # ... but raises, once, one that nothing waited for
+    c = call()
+    with pytest.raises(mx.MXNetError, match=op):
+        mx.nd.waitall()
+    mx.nd.waitall()
+    # the array stays failed (MXNet would hand out its garbage)
+    with pytest.raises(mx.MXNetError, match=op):
+        c.asnumpy()
+    # independent work and a good draw are unaffected
+    np.testing.assert_array_equal((mx.nd.ones((2,)) + 1).asnumpy(), 2)
+    assert mx.nd.random.normal(0, 1, (3,)).asnumpy().shape == (3,)
+    # out= is written by the failing operation too
+    out = mx.nd.zeros((2,))
+    mx.nd.random.normal(0, -1, out=out)
+    with pytest.raises(mx.MXNetError):
+        out.asnumpy()
+    mx.nd.waitall()
+
+
 @pytest.mark.parametrize("name,kwargs", [
     ("sgd", {}),
     ("sgd", {"momentum": 0.9, "wd": 1e-4, "clip_gradient": 0.5, "rescale_grad": 0.5}),

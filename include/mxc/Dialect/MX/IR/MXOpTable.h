@@ -75,6 +75,11 @@ struct OpSpec {
   /// MXNet registers FListOutputNames: a CachedOp's op hook names output i
   /// by outputNames[i]; otherwise "<i>".
   bool hasFListOutputNames = false;
+  /// The family of the shape rule, where the op has a family rule: "same"
+  /// (the result has the data input's shape), "elemwise" (every input and
+  /// the result have one shape); nullptr for the others. The front end's
+  /// partial shape inference propagates known extents back through these.
+  const char *shapeFamily = nullptr;
 
   /// The AttrSpec called `name`, or nullptr.
   const AttrSpec *findAttr(llvm::StringRef name) const;
