@@ -47,6 +47,11 @@ class Attr:
     # MXNet declares the field without a default although None is a legal
     # value (slice_axis `end`): the exporter must write "None" when absent.
     export_always: bool = False
+    # MXNet's dmlc::optional<T> with a default other than None (topk's
+    # `axis`, default -1): "None" is a value of its own. The op holds it as
+    # an optional attribute (absent = None); the importer fills in the
+    # default when the node does not name the attribute at all.
+    none_ok: bool = False
 
 
 @dataclass
@@ -974,6 +979,69 @@ with `keepdims`).""",
           Attr("keepdims", "bool", "False", doc="Keep the reduced axis as extent 1.")],
    example="""%out = mx.argmax %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>""")
 
+ORDER_DTYPES = ["uint8", "int32", "int64", "float16", "float32", "float64"]
+ORDER_AXIS = Attr("axis", "int", "-1", none_ok=True,
+                  doc="Axis to order along; None orders the flattened input.")
+
+op(mxnet="topk", mnemonic="topk", cpp="Topk",
+   source="src/operator/tensor/ordering_op-inl.h TopKParam, TopKShapeImpl, TopKType",
+   summary="The k largest (or smallest) elements along an axis",
+   description="""
+MXNet's topk: the first `k` positions of `data` ordered along `axis`
+(descending, or ascending with `is_ascend`; equal values in index order;
+`k` < 1 orders the whole axis). `ret_typ` chooses the result: `indices`
+(positions along the axis, of type `dtype`; the default), `value` (the
+elements, of the input's type), `both` (values, then indices) or `mask` (the
+input's shape and type, 1 at the selected positions). With `value` the
+second result is MXNet's hidden int32 indices. An absent `axis` (None)
+orders the flattened input: `value` / `indices` are 1-D of extent k. NaN
+comes after every number (MXNet's order with NaN depends on its sort).
+Lowered to a library kernel (partial sort per row; integer data ordered as
+f64, exact up to 2^53); the gradient of the
+values scatters the head gradient back to the selected positions, indices
+and masks have none (zeros).""",
+   inputs=[Input("data")],
+   outputs=[Output("output"), Output("indices", optional=True)],
+   attrs=[
+       ORDER_AXIS,
+       Attr("k", "int", "1", doc="How many; < 1 means the whole axis."),
+       Attr("ret_typ", "enum", "indices", ["both", "indices", "mask", "value"],
+            doc="What to return."),
+       Attr("is_ascend", "bool", "False", doc="Smallest first instead of largest."),
+       Attr("dtype", "dtype", "float32", ORDER_DTYPES, doc="Type of the indices."),
+   ],
+   aliases=["_npx_topk"],
+   example="""%v, %i = mx.topk %x {axis = 1 : i64, k = 2 : i64, ret_typ = "value"} : (tensor<3x5xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>)""")
+
+op(mxnet="sort", mnemonic="sort", cpp="Sort",
+   source="src/operator/tensor/ordering_op-inl.h SortParam",
+   summary="Sorts along an axis",
+   description="""
+The elements of `data` sorted along `axis` (ascending unless `is_ascend` is
+false; None sorts the flattened input into a 1-D result), and MXNet's
+hidden int32 positions. A composite (mx-decompose): `topk` with
+`ret_typ = "value"` over the whole axis.""",
+   inputs=[Input("data")], outputs=[Output("output"), Output("indices")],
+   attrs=[ORDER_AXIS,
+          Attr("is_ascend", "bool", "True", doc="Ascending (else descending).")],
+   visible_outputs=1,
+   example="""%s, %i = mx.sort %x {axis = 1 : i64} : (tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xi32>)""")
+
+op(mxnet="argsort", mnemonic="argsort", cpp="Argsort",
+   source="src/operator/tensor/ordering_op-inl.h ArgSortParam",
+   summary="The positions that sort an axis",
+   description="""
+The positions along `axis` that sort `data` (ascending unless `is_ascend` is
+false; equal values in index order), of type `dtype`; None orders the
+flattened input. A composite (mx-decompose): `topk` with
+`ret_typ = "indices"` over the whole axis.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[ORDER_AXIS,
+          Attr("is_ascend", "bool", "True", doc="Ascending (else descending)."),
+          Attr("dtype", "dtype", "float32", ORDER_DTYPES, doc="Type of the positions.")],
+   aliases=["_npx_argsort"],
+   example="""%i = mx.argsort %x {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x5xf32>""")
+
 # ----------------------------------------------------------------------------
 # Linear algebra
 # ----------------------------------------------------------------------------
@@ -1626,7 +1694,7 @@ def ods_attr(a: Attr) -> str:
     t = attr_storage(a)
     if a.default is REQUIRED:
         return t
-    if a.default == "None":
+    if a.default == "None" or a.none_ok:
         return f"OptionalAttr<{t}>"
     return f'DefaultValuedAttr<{t}, "{cpp_default(a)}">'
 
@@ -1637,6 +1705,8 @@ def mlir_default(a: Attr) -> str:
         return "required"
     if a.default == "None":
         return "absent (None)"
+    if a.none_ok:
+        return f"`{a.default}` (filled in on import; absent = None)"
     return f"`{a.default}`"
 
 
@@ -1787,7 +1857,8 @@ def emit_inc() -> str:
                 d = None if a.default is REQUIRED else a.default
                 ev = "|".join(a.values) if a.values else None
                 out.append(f"    {{{c_str(a.name)}, AttrKind::{KIND_CPP[a.kind]}, {c_str(d)}, "
-                           f"{c_str(ev)}, {'true' if a.export_always else 'false'}}},")
+                           f"{c_str(ev)}, {'true' if a.export_always or a.none_ok else 'false'}, "
+                           f"{'true' if a.none_ok else 'false'}}},")
             out.append("};")
         out.append("")
     out.append("static const OpSpec kOpSpecs[] = {")

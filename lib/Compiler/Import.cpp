@@ -447,6 +447,15 @@ LogicalResult Importer::importNode(uint32_t id) {
     if (!a.defaultValue && !n.attrs.count(a.name))
       return error(id) << n.op << ": missing required attribute '" << a.name
                        << "'";
+  // dmlc::optional parameters with a default other than None: the op holds
+  // None as an absent attribute, so the default is written out.
+  for (const mx::AttrSpec &a : spec->attrs)
+    if (a.noneAllowed && a.defaultValue && !n.attrs.count(a.name)) {
+      std::string why;
+      Attribute d = mx::parseMXNetAttr(builder, a, a.defaultValue, why);
+      if (d && !isa<UnitAttr>(d))
+        attrs.push_back(builder.getNamedAttr(a.name, d));
+    }
 
   SmallVector<Value> operands;
   for (unsigned i = 0; i < n.inputs.size(); ++i) {

@@ -46,6 +46,9 @@ enum class OpKind {
        // and, with state_outputs, state_output[, statecell_output]
   CTCLoss, // data, label[, data_lengths][, label_lengths]
   Sequence, // SequenceMask / SequenceLast: data[, sequence_length]
+  TopK, // topk: output and, for ret_typ value / both, indices (hidden for
+        // value)
+  Sort, // sort: output and the hidden indices
 };
 
 OpKind kindOf(StringRef op) {
@@ -75,6 +78,8 @@ OpKind kindOf(StringRef op) {
       .Cases({"CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"},
              OpKind::CTCLoss)
       .Cases({"SequenceMask", "SequenceLast"}, OpKind::Sequence)
+      .Cases({"topk", "_npx_topk"}, OpKind::TopK)
+      .Cases({"sort", "_npi_sort"}, OpKind::Sort)
       .Default(OpKind::Unknown);
 }
 
@@ -313,6 +318,12 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
     return isRReLU(attrs) ? 2 : 1;
   case OpKind::SliceChannel:
     return sliceOutputs(attrs);
+  case OpKind::TopK: { // ordering_op.cc TopKNumOutputs
+    StringRef ret = strAttr(attrs, "ret_typ", "indices").trim().trim('\'');
+    return ret == "value" || ret == "both" ? 2 : 1;
+  }
+  case OpKind::Sort:
+    return 2;
   case OpKind::RNN: // rnn.cc set_num_outputs
     if (!boolAttr(attrs, "state_outputs", false))
       return 1;
@@ -363,6 +374,8 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
   case OpKind::Pooling:
   case OpKind::SliceChannel:
   case OpKind::DataOnly:
+  case OpKind::TopK:
+  case OpKind::Sort:
   case OpKind::L2Normalization:
   case OpKind::Moments:
     return {"data"};
@@ -409,6 +422,13 @@ std::vector<std::string> mxc::graph::outputNamesOf(StringRef op,
   case OpKind::InstanceNorm:
   case OpKind::L2Normalization:
     return {"output"};
+  case OpKind::TopK: // TopKNumVisibleOutputs: both results only for "both"
+  case OpKind::Sort:
+    if (numOutputsOf(op, attrs) == 2 &&
+        (kind == OpKind::Sort ||
+         strAttr(attrs, "ret_typ", "").trim().trim('\'') != "both"))
+      return {"output0"};
+    break;
   default:
     break;
   }

@@ -479,6 +479,37 @@ def tile(data, reps, out=None, **kwargs):
     return _f["tile"](data, reps=reps, out=out)
 
 
+def split_v2_ranges(indices_or_sections, n, axis):
+    """MXNet's split_v2 (python/mxnet/ndarray/ndarray.py): the [begin, end)
+    ranges of the parts along an axis of extent `n`: equal sections (which
+    must divide n) or the parts between split points, as numpy.split."""
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0 or n % sections:
+            raise MXNetError("split_v2: axis %d of extent %d cannot be split into %d equal "
+                             "sections" % (axis, n, sections))
+        step = n // sections
+        return [(i * step, (i + 1) * step) for i in range(sections)]
+    points = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
+    return list(zip(points[:-1], points[1:]))
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """MXNet's split_v2: the parts of `ary` along `axis` (a list; slice_axis
+    for each part, so each part's gradient is its own)."""
+    rank = len(ary.shape)
+    ax = axis + rank if axis < 0 else axis
+    parts = []
+    for b, e in split_v2_ranges(indices_or_sections, ary.shape[ax], axis):
+        part = _f["slice_axis"](ary, axis=ax, begin=b, end=e)
+        if squeeze_axis:
+            if e - b != 1:
+                raise MXNetError("split_v2: squeeze_axis needs parts of extent 1, got %d" % (e - b))
+            part = _f["Reshape"](part, shape=ary.shape[:ax] + ary.shape[ax + 1:])
+        parts.append(part)
+    return parts
+
+
 def install():
     g = vars(_nd)
     for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
@@ -516,6 +547,9 @@ def install():
         g[name] = fn
         setattr(NDArray, name, fn)
     g.setdefault("stack", stack)
+    g.setdefault("split_v2", split_v2)
+    if not hasattr(NDArray, "split_v2"):
+        NDArray.split_v2 = split_v2
     g.setdefault("make_loss", make_loss)
     g.setdefault("cast_storage", cast_storage)
     g.setdefault("softmin", softmin)

@@ -282,8 +282,18 @@ class NDArray:
             data = np.ascontiguousarray(data)
         return NDArray(data.reshape(new), self._ctx)
 
-    def reshape_like(self, other):
-        return self.reshape(other.shape)
+    def reshape_like(self, *args, **kwargs):
+        """MXNet's fluent reshape_like: the operator with this array as lhs
+        (rhs positional or named, lhs_begin / rhs_end ... as attributes);
+        without attributes, a view of this array in rhs's shape."""
+        other = kwargs.pop("rhs", None)
+        if other is None and args:
+            other, args = args[0], args[1:]
+        if other is None:
+            raise TypeError("reshape_like: the rhs array is missing")
+        if not args and not kwargs:
+            return self.reshape(other.shape)
+        return _functions["reshape_like"](self, other, *args, **kwargs)
 
     def flatten(self):
         return Flatten(self)
@@ -1114,7 +1124,8 @@ for _m in ["broadcast_axes", "repeat", "pad", "swapaxes", "slice", "slice_like",
            "broadcast_like", "tile", "flip", "diag", "nansum", "prod", "nanprod", "round",
            "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
            "arctan", "degrees", "radians", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-           "expm1", "log10", "log2", "log1p", "rsqrt", "cbrt", "rcbrt", "reciprocal", "softmin"]:
+           "expm1", "log10", "log2", "log1p", "rsqrt", "cbrt", "rcbrt", "reciprocal", "softmin",
+           "shape_array", "size_array"]:
     if _m in _functions and not hasattr(NDArray, _m):
         setattr(NDArray, _m, _method(_m))
 

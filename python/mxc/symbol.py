@@ -772,7 +772,8 @@ _FLUENT = ("reshape", "reshape_like", "zeros_like", "ones_like", "broadcast_axes
            "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
            "arctan", "degrees", "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
            "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt",
-           "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin")
+           "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin",
+           "shape_array", "size_array")
 
 
 def _fluent(fname):
@@ -843,6 +844,21 @@ def softmin(data=None, axis=-1, temperature=None, dtype=None, use_length=False, 
         kw["dtype"] = dtype
     kw.update(kwargs)
     return _create("softmax", [neg], kw, name, "softmin", attr=attr)
+
+
+def argmin(data=None, axis=None, keepdims=False, name=None, attr=None, **kwargs):
+    """MXNet's argmin for symbols: argmax of the negated data (the first
+    smallest element's index, as mx.nd.argmin); the argmax node is named
+    `name`."""
+    name = NameManager.current.get(name, "argmin")
+    if data is None:
+        data = var(name + "_data")
+    neg = _create("negative", [data], {}, None, "negative")
+    kw = {"keepdims": keepdims}
+    if axis is not None:
+        kw["axis"] = axis
+    kw.update(kwargs)
+    return _create("argmax", [neg], kw, name, "argmin", attr=attr)
 
 
 def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, name=None, attr=None,
@@ -928,6 +944,37 @@ def stack(*data, **kwargs):
     parts = [_create("expand_dims", [d], {"axis": axis}, "%s_in%d" % (name, i), "expand_dims")
              for i, d in enumerate(data)]
     return _create("Concat", parts, {"dim": axis}, name, "concat", attr=attr)
+
+
+for _f, _fn in (("softmin", softmin), ("argmin", argmin)):
+    if not hasattr(Symbol, _f):
+        setattr(Symbol, _f, _fn)
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, name=None):
+    """MXNet's split_v2 for symbols: a group of slice_axis nodes, one per
+    part (MXNet has one _split_v2 node). Equal sections need the axis's
+    extent: give split points (or use split / SliceChannel) for a symbol
+    whose shape is not known yet."""
+    name = NameManager.current.get(name, "split_v2")
+    if isinstance(indices_or_sections, (int, np.integer)):
+        return _functions["split"](ary, num_outputs=int(indices_or_sections), axis=axis,
+                                   squeeze_axis=squeeze_axis, name=name)
+    points = [int(i) for i in indices_or_sections]
+    bounds = list(zip([0] + points, points + [None]))
+    parts = []
+    for k, (b, e) in enumerate(bounds):
+        part = _create("slice_axis", [ary], {"axis": axis, "begin": b, "end": e},
+                       "%s_%d" % (name, k), "slice_axis")
+        if squeeze_axis:
+            part = _create("squeeze", [part], {"axis": (axis,)}, "%s_sq%d" % (name, k),
+                           "squeeze")
+        parts.append(part)
+    return Group(parts)
+
+
+if not hasattr(Symbol, "split_v2"):
+    Symbol.split_v2 = split_v2
 
 
 def add_n(*args, **kwargs):

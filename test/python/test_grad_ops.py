@@ -534,3 +534,24 @@ def test_rrelu_training():
     slope = y[x < 0] / x[x < 0]
     assert np.all((slope >= 0.1 - 1e-12) & (slope < 0.3 + 1e-12)), slope
     assert np.std(slope) > 0.02  # random, not the mean slope
+
+
+@pytest.mark.parametrize("op,attrs", [
+    ("topk", {"k": 2, "ret_typ": "value", "axis": 1}),
+    ("topk", {"k": 3, "ret_typ": "value", "axis": None, "is_ascend": True}),
+    ("topk", {"k": 2, "ret_typ": "both", "axis": 0}),
+    ("sort", {"axis": 1}),
+    ("sort", {"axis": None, "is_ascend": False}),
+], ids=str)
+def test_topk_sort(op, attrs):
+    # The values' gradient goes back to the positions they came from (inputs
+    # far enough apart that the finite differences keep the order).
+    x = np.random.default_rng(7).permutation(24).reshape(2, 3, 4) * 0.1
+    check_op(op, attrs, {"data": x})
+
+
+@pytest.mark.parametrize("attrs", [{"k": 2}, {"k": 2, "ret_typ": "mask"}], ids=str)
+def test_topk_indices_have_no_gradient(attrs):
+    # MXNet's _backward_topk: zero for indices and masks.
+    x = np.random.default_rng(8).permutation(12).reshape(3, 4) * 0.1
+    check_op("topk", attrs, {"data": x})

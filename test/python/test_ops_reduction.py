@@ -8,7 +8,7 @@ preserve_shape). f32 with random inputs and rtol 1e-4; some int32 / f64.
 import numpy as np
 import pytest
 
-from mxc_testing import assert_close, one_op_graph, run_graph
+from mxc_testing import MxcError, assert_close, one_op_graph, run_graph
 from mxnet_ref import REF
 
 RTOL = 1e-4
@@ -188,3 +188,80 @@ def test_argmax_channel():
     for shape in [(3, 4), (2, 5, 3)]:
         check("argmax_channel", {}, [rng.uniform(-2, 2, shape).astype(np.float32)])
 
+
+
+# --- topk, sort, argsort ------------------------------------------------------
+
+def check_all(op, attrs, inputs, n_out):
+    """Like check, for ops with several visible outputs (topk 'both')."""
+    names = ["in%d" % i for i in range(len(inputs))]
+    graph = one_op_graph(op, attrs, names, name="node", num_outputs=n_out)
+    expected = REF[op](list(inputs), graph["nodes"][-1].get("attrs", {}))
+    got = list(run_graph(graph, dict(zip(names, inputs))).values())
+    assert len(got) == len(expected) == n_out
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype, (op, attrs, g.dtype, e.dtype)
+        assert_close(g, e, rtol=0, atol=0, name=op)
+
+
+TOPK_ATTRS = [
+    {},                                                   # indices, k=1, axis -1
+    {"k": 3, "ret_typ": "value"},
+    {"k": 2, "ret_typ": "value", "is_ascend": True, "axis": 1},
+    {"k": 0, "ret_typ": "value", "axis": 0},              # k < 1: the whole axis
+    {"k": 4, "ret_typ": "indices", "axis": None},         # flattened
+    {"k": 3, "ret_typ": "mask", "axis": 1},
+    {"k": 5, "ret_typ": "mask", "axis": None, "is_ascend": True},
+    {"k": 2, "ret_typ": "indices", "dtype": "int32"},
+    {"k": 2, "ret_typ": "indices", "dtype": "int64", "axis": 0},
+]
+
+
+@pytest.mark.parametrize("attrs", TOPK_ATTRS, ids=str)
+def test_topk(attrs):
+    rng = np.random.default_rng(120)
+    x = rng.permutation(60).reshape(3, 4, 5).astype(np.float32)
+    check_all("topk", attrs, [x], 1)
+
+
+def test_topk_both_and_ties():
+    # Equal values in index order (MXNet's stable order), both directions.
+    x = np.array([[3, 1, 3, 3, 0], [2, 2, 2, 2, 2]], np.float32)
+    for asc in (False, True):
+        check_all("topk", {"k": 3, "ret_typ": "both", "is_ascend": asc}, [x], 2)
+    check_all("argsort", {"is_ascend": False}, [x], 1)
+    check_all("argsort", {}, [x], 1)
+    # NaN after every number in both orders (MXNet's order with NaN depends
+    # on its sort algorithm; mxc's is this one).
+    x = np.array([[np.nan, 1, 5, np.nan, -1]], np.float32)
+    check_all("argsort", {}, [x], 1)
+    check_all("argsort", {"is_ascend": False}, [x], 1)
+
+
+@pytest.mark.parametrize("attrs", [{}, {"axis": 0}, {"axis": None}, {"is_ascend": False},
+                                   {"axis": 1, "is_ascend": False}], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_sort_argsort(attrs, dtype):
+    rng = np.random.default_rng(121)
+    x = rng.permutation(24).reshape(2, 3, 4).astype(dtype)
+    check_all("sort", attrs, [x], 1)
+    check_all("argsort", attrs, [x], 1)
+    check_all("argsort", dict(attrs, dtype="int32"), [x], 1)
+
+
+def test_topk_long_row():
+    # A long axis (the partial sort's case; MXNet's test_order uses 300096).
+    rng = np.random.default_rng(122)
+    x = np.stack([rng.permutation(20000) for _ in range(3)]).astype(np.float32)
+    check_all("topk", {"k": 5, "axis": 1}, [x], 1)
+    check_all("topk", {"k": 5, "axis": 1, "ret_typ": "value", "is_ascend": True}, [x], 1)
+
+
+def test_topk_errors():
+    x = np.zeros((3, 4), np.float32)
+    for attrs, msg in [({"k": 5}, "k must be smaller than 4, get k = 5"),
+                       ({"axis": 2}, "Invalid axis! axis should be between 0 and 2")]:
+        graph = one_op_graph("topk", attrs, ["in0"], name="node")
+        with pytest.raises(MxcError) as e:
+            run_graph(graph, {"in0": x})
+        assert msg in str(e.value) and "node" in str(e.value), str(e.value)

@@ -240,7 +240,8 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::L2NormalizationOp, mx::MomentsOp, mx::BatchTakeOp,
                       mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp,
                       mx::SliceChannelOp, mx::UpSamplingOp, mx::RNNOp,
-                      mx::CTCLossOp, mx::SequenceMaskOp, mx::SequenceLastOp>();
+                      mx::CTCLossOp, mx::SequenceMaskOp, mx::SequenceLastOp,
+                      mx::SortOp, mx::ArgsortOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

@@ -38,6 +38,8 @@ MXC_DECLARE_FAMILY(Training)
 MXC_DECLARE_FAMILY(Backward)
 /// _zeros, _ones, _full, _arange, _eye, _contrib_arange_like.
 MXC_DECLARE_FAMILY(Creation)
+/// topk (sort and argsort are its composites): the runtime's kernel.
+MXC_DECLARE_FAMILY(Ordering)
 /// mx.fused (MXFusedOps.td): the region's ops as one loop nest.
 MXC_DECLARE_FAMILY(Fused)
 #undef MXC_DECLARE_FAMILY

@@ -130,6 +130,7 @@ inline void populateAllFamilies(mlir::TypeConverter &typeConverter,
   populateTrainingPatternsAndLegality(typeConverter, patterns, target);
   populateBackwardPatternsAndLegality(typeConverter, patterns, target);
   populateCreationPatternsAndLegality(typeConverter, patterns, target);
+  populateOrderingPatternsAndLegality(typeConverter, patterns, target);
   if (withFused)
     populateFusedPatternsAndLegality(typeConverter, patterns, target);
 }

@@ -1078,6 +1078,19 @@ def _argmax(imp, node, ins, attrs):
     return _sym("Cast", [y], name, dtype="int64")
 
 
+@_imports("TopK")
+def _topk(imp, node, ins, attrs):
+    # ONNX's ties (the lower index first) are MXNet's; `sorted=0` allows any
+    # order, and the sorted one is a valid answer.
+    k = [int(v) for v in imp.const(ins[1], "K").reshape(-1)]
+    if len(k) != 1 or k[0] < 1:
+        imp.fail("K=%s: one positive count is mapped" % k)
+    y = _sym("topk", [imp.tensor(ins[0])], imp.name_for(node),
+             axis=int(attrs.get("axis", -1)), k=k[0], ret_typ="both",
+             is_ascend=not int(attrs.get("largest", 1)), dtype="int64")
+    return [y[0], y[1]]
+
+
 @_imports("Unsqueeze")
 def _unsqueeze(imp, node, ins, attrs):
     axes = attrs.get("axes")

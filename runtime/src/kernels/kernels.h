@@ -120,6 +120,19 @@ MXC_DECLARE_GEMM_KERNELS(double, f64)
 MXC_DECLARE_BACKWARD_KERNELS(float, f32)
 MXC_DECLARE_BACKWARD_KERNELS(double, f64)
 
+// Ordering (ordering.cc).
+#define MXC_DECLARE_ORDERING_KERNELS(T, suffix)                                \
+  /* topk along the middle axis of (outer, n, inner) x: mode 0 the first k    \
+     values (outer, k, inner), 1 their positions (as T), 2 a mask (outer, n,  \
+     inner); descending unless is_ascend, ties by position. */                \
+  MXC_KERNEL_EXPORT void mxc_kernel_topk_##suffix(                             \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t outer,   \
+      int64_t n, int64_t inner, int64_t k, int64_t is_ascend, int64_t mode);
+
+MXC_DECLARE_ORDERING_KERNELS(float, f32)
+MXC_DECLARE_ORDERING_KERNELS(double, f64)
+#undef MXC_DECLARE_ORDERING_KERNELS
+
 #undef MXC_DECLARE_BACKWARD_KERNELS
 
 #endif // MXC_RUNTIME_SRC_KERNELS_KERNELS_H

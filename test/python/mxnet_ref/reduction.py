@@ -216,3 +216,71 @@ def moments(inputs, attrs):
         mean, var = mean.reshape(shape), var.reshape(shape)
     return [mean.astype(inputs[0].dtype), var.astype(inputs[0].dtype)]
 
+
+
+def _ordered(x, attrs, ascend_default):
+    """(rows, positions, view): x as (outer, n, inner) rows along the axis
+    (the flattened input when axis is None; MXNet's default axis is -1), and
+    each row's positions in MXNet's order: by value (descending unless
+    is_ascend), equal values by position (a stable sort)."""
+    axis = attrs.get("axis", "-1")
+    is_ascend = attr_bool(attrs, "is_ascend") if "is_ascend" in attrs else ascend_default
+    if axis.strip() == "None":
+        v = x.reshape(1, -1, 1)
+        ax = None
+    else:
+        ax = int(axis) % x.ndim
+        v = x.reshape(int(np.prod(x.shape[:ax])), x.shape[ax], -1)
+    key = v if is_ascend else -v.astype(np.float64)
+    pos = np.argsort(key, axis=1, kind="stable")
+    return v, pos, ax
+
+
+def _place(rows, x, ax, k):
+    """(outer, k, inner) rows back in MXNet's result shape."""
+    if ax is None:
+        return rows.reshape(k)
+    shape = list(x.shape)
+    shape[ax] = k
+    return rows.reshape(shape)
+
+
+@register("topk", "_npx_topk")
+def topk(inputs, attrs):
+    """MXNet's topk (ordering_op-inl.h): value / indices / both / mask of the
+    first k positions (k < 1: all); indices of type dtype (float32)."""
+    x = inputs[0]
+    v, pos, ax = _ordered(x, attrs, ascend_default=False)
+    n = v.shape[1]
+    k = attr_int(attrs, "k")
+    k = 1 if k is None else k
+    k = n if k < 1 else k
+    ret = attr_str(attrs, "ret_typ") or "indices"
+    dtype = np_dtype(attr_str(attrs, "dtype") or "float32")
+    sel = pos[:, :k, :]
+    values = _place(np.take_along_axis(v, sel, axis=1), x, ax, k).astype(x.dtype)
+    indices = _place(sel, x, ax, k).astype(dtype)
+    if ret == "value":
+        return [values]
+    if ret == "both":
+        return [values, indices]
+    if ret == "indices":
+        return [indices]
+    mask = np.zeros(v.shape, x.dtype)
+    np.put_along_axis(mask, sel, 1, axis=1)
+    return [mask.reshape(x.shape)]
+
+
+@register("sort", "_npi_sort")
+def sort(inputs, attrs):
+    x = inputs[0]
+    v, pos, ax = _ordered(x, attrs, ascend_default=True)
+    return [_place(np.take_along_axis(v, pos, axis=1), x, ax, v.shape[1]).astype(x.dtype)]
+
+
+@register("argsort", "_npx_argsort")
+def argsort(inputs, attrs):
+    x = inputs[0]
+    v, pos, ax = _ordered(x, attrs, ascend_default=True)
+    dtype = np_dtype(attr_str(attrs, "dtype") or "float32")
+    return [_place(pos, x, ax, v.shape[1]).astype(dtype)]

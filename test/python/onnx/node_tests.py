@@ -81,7 +81,7 @@ _CONSTANT_INPUTS = {"Reshape": {1}, "Unsqueeze": {1}, "Squeeze": {1}, "Slice": {
                     "ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "Expand": {1},
                     "ConstantOfShape": {0}, "Range": {0, 1, 2},
                     "Dropout": {1, 2}, "Split": {1}, "Tile": {1}, "Resize": {1, 2, 3},
-                    "Upsample": {1}}
+                    "Upsample": {1}, "TopK": {1}}
 
 
 def _freeze(case):

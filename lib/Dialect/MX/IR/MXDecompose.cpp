@@ -611,7 +611,7 @@ bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
              SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp, SequenceMaskOp,
-             SequenceLastOp>(op) ||
+             SequenceLastOp, SortOp, ArgsortOp>(op) ||
          isChannelLast(op);
 }
 
@@ -651,7 +651,23 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   else if (auto sl = dyn_cast<SequenceLastOp>(op))
     r = decomposeSequence(g, op, sl.getData(), sl.getSequenceLength(), sl.getAxis(),
                           /*last=*/true, 0.0, results);
-  else if (isa<BatchTakeOp>(op)) {
+  else if (isa<SortOp, ArgsortOp>(op)) {
+    // topk over the whole axis: ret_typ value (values and the hidden int32
+    // positions, sort's two results) or indices (argsort's).
+    bool sort = isa<SortOp>(op);
+    SmallVector<NamedAttribute> attrs{
+        g.i64("k", 0), g.str("ret_typ", sort ? "value" : "indices"),
+        g.boolean("is_ascend", op->getAttrOfType<BoolAttr>("is_ascend")
+                                   ? op->getAttrOfType<BoolAttr>("is_ascend")
+                                         .getValue()
+                                   : true)};
+    if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
+      attrs.push_back(g.i64("axis", axis.getInt()));
+    if (auto a = dyn_cast<ArgsortOp>(op))
+      attrs.push_back(g.str("dtype", a.getDtype()));
+    results.assign(g.ops("mx.topk", op->getOperand(0), attrs));
+    r = success();
+  } else if (isa<BatchTakeOp>(op)) {
     // pick along axis 1 (its clip mode is batch_take's clipping)
     results.assign({g.op("mx.pick", op->getOperands(),
                          {g.i64("axis", 1), g.boolean("keepdims", false),

@@ -650,6 +650,43 @@ LogicalResult embeddingGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// topk (ret_typ value / both): MXNet's _backward_topk, the values' head
+/// gradient added at the positions they were taken from, zero elsewhere;
+/// indices and masks have no gradient. Built as one_hot(positions, n) * dy
+/// summed over the k axis (O(k * n) per row) on the data seen as
+/// (outer, n, inner).
+LogicalResult topkGrad(Operation *op, GradBuilder &g, ValueRange og,
+                       Grads &in) {
+  auto t = cast<TopkOp>(op);
+  StringRef ret = t.getRetTyp();
+  if ((ret != "value" && ret != "both") || !isFloatTensor(t.getData()))
+    return success();
+  RankedTensorType dt = typeOf(t.getData());
+  ArrayRef<int64_t> shape = dt.getShape();
+  int64_t outer = 1, n = dt.getNumElements(), inner = 1;
+  if (auto a = t.getAxis()) {
+    int64_t axis = static_cast<int64_t>(*a);
+    if (axis < 0)
+      axis += dt.getRank();
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= shape[d];
+    n = shape[axis];
+    for (int64_t d = axis + 1; d < dt.getRank(); ++d)
+      inner *= shape[d];
+  }
+  int64_t k = typeOf(og[0]).getNumElements() / (outer * inner);
+  Value pos = g.reshape(g.cast(t->getResult(1), dt.getElementType()),
+                        {outer, k, inner});
+  Value hot = g.op("mx.one_hot", pos,
+                   {g.i64("depth", n),
+                    g.str("dtype", getMXNetDTypeName(dt.getElementType()))});
+  Value picked = g.mul(hot, g.reshape(og[0], {outer, k, inner, 1}));
+  Value sum = g.op("mx.sum", picked, {g.shape("axis", {1})}); // outer, inner, n
+  sum = g.op("mx.transpose", sum, {g.shape("axes", {0, 2, 1})});
+  in[0] = g.reshape(sum, shape);
+  return success();
+}
+
 /// reverse: the head gradient reversed along the same axes.
 LogicalResult reverseGrad(Operation *op, GradBuilder &g, ValueRange og,
                           Grads &in) {
@@ -1060,6 +1097,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<broadcastToGrad>::attach<BroadcastToOp, BroadcastAxisOp,
                                 BroadcastLikeOp>(ctx);
   Rule<reverseGrad>::attach<ReverseOp>(ctx);
+  Rule<topkGrad>::attach<TopkOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,

@@ -162,7 +162,8 @@ Attribute parseMXNetAttr(Builder &b, const AttrSpec &spec,
     return {};
   };
   if (v == "None") {
-    if (spec.defaultValue && llvm::StringRef(spec.defaultValue) == "None")
+    if (spec.noneAllowed ||
+        (spec.defaultValue && llvm::StringRef(spec.defaultValue) == "None"))
       return UnitAttr::get(b.getContext()); // absent
     if (spec.kind != AttrKind::String)
       return fail("None is not allowed");

@@ -1488,3 +1488,108 @@ LogicalResult SliceChannelOp::inferReturnTypes(MLIRContext *context,
     results.push_back(RankedTensorType::get(shape, data->getElementType()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// topk, sort, argsort (src/operator/tensor/ordering_op-inl.h ParseTopKParam,
+// TopKShapeImpl, TopKType, SortType)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The shape of topk's `value` / `indices` result (the input's shape for
+/// `mask`), with MXNet's checks and messages.
+FailureOr<Shape> orderedShape(std::optional<Location> loc, StringRef name,
+                              RankedTensorType data,
+                              std::optional<int64_t> axis, int64_t k,
+                              bool mask) {
+  ArrayRef<int64_t> in = data.getShape();
+  int64_t elements = 1;
+  for (int64_t d : in)
+    elements *= d;
+  int64_t a = 0;
+  if (axis) {
+    a = *axis < 0 ? *axis + data.getRank() : *axis;
+    if (a < 0 || a >= data.getRank())
+      return inferError(loc, name, "Invalid axis! axis should be between 0 and ",
+                        data.getRank(), ", found axis=", a);
+    elements = in[a];
+  }
+  if (k <= 0)
+    k = elements;
+  if (k > elements)
+    return inferError(loc, name, "k must be smaller than ", elements,
+                      ", get k = ", k);
+  if (mask)
+    return Shape(in.begin(), in.end());
+  if (!axis)
+    return Shape{k};
+  Shape out(in.begin(), in.end());
+  out[a] = k;
+  return out;
+}
+} // namespace
+
+LogicalResult TopkOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  StringRef ret = adaptor.getRetTyp();
+  auto shape = orderedShape(loc, name, *data, adaptor.getAxis(),
+                            static_cast<int64_t>(adaptor.getK()),
+                            ret == "mask");
+  if (failed(shape))
+    return failure();
+  Type idx = elementTypeForDType(context, adaptor.getDtype());
+  if (!idx)
+    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
+  Type elt = data->getElementType();
+  if (ret == "indices") {
+    results.push_back(RankedTensorType::get(*shape, idx));
+    return success();
+  }
+  results.push_back(RankedTensorType::get(*shape, elt));
+  if (ret == "value") // MXNet's hidden indices: int32 (no int64 tensor size)
+    results.push_back(
+        RankedTensorType::get(*shape, IntegerType::get(context, 32)));
+  else if (ret == "both")
+    results.push_back(RankedTensorType::get(*shape, idx));
+  return success();
+}
+
+LogicalResult SortOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  auto shape = orderedShape(loc, name, *data, adaptor.getAxis(), 0, false);
+  if (failed(shape))
+    return failure();
+  results.push_back(RankedTensorType::get(*shape, data->getElementType()));
+  results.push_back(
+      RankedTensorType::get(*shape, IntegerType::get(context, 32)));
+  return success();
+}
+
+LogicalResult ArgsortOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  auto shape = orderedShape(loc, name, *data, adaptor.getAxis(), 0, false);
+  if (failed(shape))
+    return failure();
+  Type idx = elementTypeForDType(context, adaptor.getDtype());
+  if (!idx)
+    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
+  results.push_back(RankedTensorType::get(*shape, idx));
+  return success();
+}

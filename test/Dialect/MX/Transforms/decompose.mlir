@@ -74,3 +74,19 @@ func.func @pool_nwc(%x: tensor<1x8x3xf32>, %y: tensor<1x3x8xf32>) -> (tensor<1x4
   %1 = mx.Pooling %y {kernel = array<i64: 2>, stride = array<i64: 2>} : (tensor<1x3x8xf32>) -> tensor<1x3x4xf32>
   return %0, %1 : tensor<1x4x3xf32>, tensor<1x3x4xf32>
 }
+
+// -----
+
+// sort / argsort: topk over the whole axis (k = 0) returning the values (and
+// the hidden int32 positions) or the positions; axis and order kept, an
+// absent axis (None: the flattened input) stays absent.
+
+// CHECK-LABEL: func.func @sort_argsort
+// CHECK: %[[S:.*]], %{{.*}} = mx.topk %arg0 {axis = 1 : i64, is_ascend = true, k = 0 : i64, ret_typ = "value"} : (tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xi32>)
+// CHECK: %[[A:.*]] = mx.topk %arg0 {dtype = "int64", k = 0 : i64} : (tensor<3x5xf32>) -> tensor<15xi64>
+// CHECK: return %[[S]], %[[A]]
+func.func @sort_argsort(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<15xi64>) {
+  %s, %i = mx.sort %x {axis = 1 : i64} : (tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xi32>)
+  %a = mx.argsort %x {is_ascend = false, dtype = "int64"} : (tensor<3x5xf32>) -> tensor<15xi64>
+  return %s, %a : tensor<3x5xf32>, tensor<15xi64>
+}

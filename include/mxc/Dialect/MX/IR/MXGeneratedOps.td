@@ -4135,6 +4135,123 @@ def MX_ArgmaxOp : MX_Op<"argmax", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_TopkOp : MX_Op<"topk", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The k largest (or smallest) elements along an axis";
+  let description = [{
+    MXNet's topk: the first `k` positions of `data` ordered along `axis`
+    (descending, or ascending with `is_ascend`; equal values in index order;
+    `k` < 1 orders the whole axis). `ret_typ` chooses the result: `indices`
+    (positions along the axis, of type `dtype`; the default), `value` (the
+    elements, of the input's type), `both` (values, then indices) or `mask` (the
+    input's shape and type, 1 at the selected positions). With `value` the
+    second result is MXNet's hidden int32 indices. An absent `axis` (None)
+    orders the flattened input: `value` / `indices` are 1-D of extent k. NaN
+    comes after every number (MXNet's order with NaN depends on its sort).
+    Lowered to a library kernel (partial sort per row; integer data ordered as
+    f64, exact up to 2^53); the gradient of the
+    values scatters the head gradient back to the selected positions, indices
+    and masks have none (zeros).
+
+    MXNet operator: `topk` (aliases `_npx_topk`).
+
+    Example:
+
+    ```mlir
+    %v, %i = mx.topk %x {axis = 1 : i64, k = 2 : i64, ret_typ = "value"} : (tensor<3x5xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<I64Attr>:$axis,
+    DefaultValuedAttr<I64Attr, "1">:$k,
+    DefaultValuedAttr<MX_StrEnumAttr<["both", "indices", "mask", "value"]>, "\"indices\"">:$ret_typ,
+    DefaultValuedAttr<BoolAttr, "false">:$is_ascend,
+    DefaultValuedAttr<MX_StrEnumAttr<["uint8", "int32", "int64", "float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output,
+    Optional<MX_Tensor>:$indices
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SortOp : MX_Op<"sort", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Sorts along an axis";
+  let description = [{
+    The elements of `data` sorted along `axis` (ascending unless `is_ascend` is
+    false; None sorts the flattened input into a 1-D result), and MXNet's
+    hidden int32 positions. A composite (mx-decompose): `topk` with
+    `ret_typ = "value"` over the whole axis.
+
+    MXNet operator: `sort`.
+
+    Example:
+
+    ```mlir
+    %s, %i = mx.sort %x {axis = 1 : i64} : (tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xi32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<I64Attr>:$axis,
+    DefaultValuedAttr<BoolAttr, "true">:$is_ascend
+  );
+  let results = (outs
+    MX_Tensor:$output,
+    MX_Tensor:$indices
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ArgsortOp : MX_Op<"argsort", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The positions that sort an axis";
+  let description = [{
+    The positions along `axis` that sort `data` (ascending unless `is_ascend` is
+    false; equal values in index order), of type `dtype`; None orders the
+    flattened input. A composite (mx-decompose): `topk` with
+    `ret_typ = "indices"` over the whole axis.
+
+    MXNet operator: `argsort` (aliases `_npx_argsort`).
+
+    Example:
+
+    ```mlir
+    %i = mx.argsort %x {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<I64Attr>:$axis,
+    DefaultValuedAttr<BoolAttr, "true">:$is_ascend,
+    DefaultValuedAttr<MX_StrEnumAttr<["uint8", "int32", "int64", "float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_DotOp : MX_Op<"dot", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Tensor dot product";
   let description = [{

@@ -45,6 +45,11 @@ struct AttrSpec {
   /// value (slice_axis `end`): an exporter must write "None" when the
   /// attribute is absent, or MXNet rejects the node.
   bool exportAlways = false;
+  /// MXNet's dmlc::optional<T> with a default other than None (topk's
+  /// `axis`: -1, or None for the flattened input): the op holds it as an
+  /// optional attribute, absent meaning None, and the importer fills in
+  /// `defaultValue` when a node does not name the attribute.
+  bool noneAllowed = false;
 };
 
 struct OpSpec {

@@ -1,0 +1,136 @@
+//===- Ordering.cpp - mx -> linalg: topk ----------------------------------===//
+//
+// mx.topk becomes `mxrt.kernel_call`s of the runtime's ordering kernel
+// (runtime/src/kernels/ordering.cc, declared in kernels.h):
+//   mxc_kernel_topk_<T>(x) -> y   outer, n, inner, k, is_ascend, mode
+// over `data` seen as (outer, n, inner) with the ordered axis in the middle
+// (the flattened input, outer = inner = 1, when `axis` is absent). `mode` 0
+// writes the values (outer, k, inner), 1 their positions as T, 2 the mask
+// (outer, n, inner). `both` and `value` with a used hidden result call the
+// kernel twice (values, positions). The kernel works on f32 / f64: f16 /
+// bf16 data are widened to f32, integer data to f64 (exact up to 2^53)
+// around it, and values and positions are converted back to the result's
+// type by a linalg.generic (Cast's semantics).
+// sort and argsort are composites of topk (MXDecompose.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "ElementUtils.h"
+#include "KernelCalls.h"
+#include "Patterns.h"
+
+#include "mxc/Dialect/MX/IR/MXOps.h"
+
+using namespace mlir;
+using namespace mxc::conversion;
+using namespace mxc::conversion::elem;
+namespace mx = mxc::mx;
+
+namespace {
+
+/// `v` converted elementwise to `to` (a tensor of the same shape).
+Value convertTensor(OpBuilder &b, Location loc, Value v, Type fromMX, Type to,
+                    Type toMX) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == to)
+    return v;
+  auto resultType = RankedTensorType::get(type.getShape(), to);
+  Value init = emptyTensor(b, loc, type.getShape(), to);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  ElemKind from = kindOf(fromMX), dst = kindOf(toMX);
+  return linalg::GenericOp::create(
+             b, loc, resultType, ValueRange{v}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value x = castSignedness(nb, nl, args[0], from.type);
+               Value y = convertElement(nb, nl, x, from, dst);
+               linalg::YieldOp::create(nb, nl,
+                                       castSignedness(nb, nl, y, to));
+             })
+      .getResult(0);
+}
+
+struct ConvertTopk final : OpConversionPattern<mx::TopkOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::TopkOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    auto dataType = cast<RankedTensorType>(op.getData().getType());
+    Type elt = dataType.getElementType();
+    Location loc = op.getLoc();
+    Value x = adaptor.getData();
+    // The kernel's type: f64 for f64 and integer data (exact up to 2^53),
+    // f32 for the other floats.
+    Type work = elt.isF64() || isa<IntegerType>(elt) ? rewriter.getF64Type()
+                                                      : rewriter.getF32Type();
+    x = convertTensor(rewriter, loc, x, elt, work, work);
+
+    ArrayRef<int64_t> shape = dataType.getShape();
+    int64_t outer = 1, n = dataType.getNumElements(), inner = 1;
+    if (auto a = op.getAxis()) {
+      int64_t axis = static_cast<int64_t>(*a);
+      if (axis < 0)
+        axis += dataType.getRank();
+      outer = product(shape.take_front(axis));
+      n = shape[axis];
+      inner = product(shape.drop_front(axis + 1));
+    }
+    int64_t k = static_cast<int64_t>(op.getK());
+    if (k <= 0)
+      k = n;
+    StringRef ret = op.getRetTyp();
+    std::string name = "mxc_kernel_topk_" + kernelSuffix(work);
+    auto call = [&](int64_t mode) {
+      int64_t rows = mode == 2 ? n : k;
+      auto t = RankedTensorType::get({outer * rows * inner}, work);
+      Value flat = mxc::conversion::reshapeTo(rewriter, loc, x,
+                                             {dataType.getNumElements()});
+      return callKernel(rewriter, op, name, {flat},
+                        {outer, n, inner, k, op.getIsAscend() ? 1 : 0, mode},
+                        t);
+    };
+    // Result i from the kernel's flat output: reshaped, then converted to
+    // the result's (MXNet) element type.
+    auto finish = [&](Value flat, unsigned i) {
+      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+      auto converted =
+          cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
+      Value v = mxc::conversion::reshapeTo(rewriter, loc, flat,
+                                           resultType.getShape());
+      return convertTensor(rewriter, loc, v, work,
+                           converted.getElementType(),
+                           resultType.getElementType());
+    };
+    SmallVector<Value> results;
+    if (ret == "indices") {
+      results.push_back(finish(call(1), 0));
+    } else if (ret == "mask") {
+      results.push_back(finish(call(2), 0));
+    } else {
+      results.push_back(finish(call(0), 0));
+      Value indices = op->getResult(1);
+      if (ret == "both" || !indices.use_empty()) {
+        results.push_back(finish(call(1), 1));
+      } else {
+        auto t = cast<RankedTensorType>(
+            getTypeConverter()->convertType(indices.getType()));
+        results.push_back(
+            emptyTensor(rewriter, loc, t.getShape(), t.getElementType()));
+      }
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void mxc::conversion::populateOrderingPatternsAndLegality(
+    TypeConverter &typeConverter, RewritePatternSet &patterns,
+    ConversionTarget &target) {
+  target.addIllegalOp<mx::TopkOp>();
+  patterns.add<ConvertTopk>(typeConverter, patterns.getContext());
+}
