@@ -1308,9 +1308,44 @@ def _random_alias(name, target):
 # uniform / random_uniform, ...), where no operator of that name exists.
 for _alias, _target in (("uniform", "uniform"), ("random_uniform", "uniform"),
                         ("normal", "normal"), ("random_normal", "normal"),
-                        ("random_randint", "randint"), ("shuffle", "shuffle")):
+                        ("random_randint", "randint"), ("shuffle", "shuffle"),
+                        ("random_exponential", "exponential_lam"),
+                        ("random_gamma", "gamma"), ("random_poisson", "poisson"),
+                        ("random_negative_binomial", "negative_binomial"),
+                        ("random_generalized_negative_binomial",
+                         "generalized_negative_binomial")):
     if _alias not in globals():
         globals()[_alias] = _random_alias(_alias, _target)
+
+
+def _sample_alias(name, target, params):
+    """MXNet's _sample_<dist> / sample_<dist>: one distribution per element
+    of the parameter arrays (named as the operator names them: mu / sigma,
+    lam, ...), `shape` samples each, appended to the parameters' shape."""
+    def sample(*args, shape=None, dtype=None, out=None, **kwargs):
+        values = list(args[:len(params)])
+        for p in params[len(values):]:
+            if p not in kwargs:
+                raise TypeError("%s: parameter '%s' is missing" % (name, p))
+            values.append(kwargs.pop(p))
+        kwargs.pop("name", None)
+        if kwargs:
+            raise TypeError("%s: unexpected arguments %s" % (name, ", ".join(kwargs)))
+        return getattr(_random(), target)(*values, shape=shape, dtype=dtype, out=out)
+    sample.__name__ = name
+    sample.__doc__ = "mx.nd.%s: MXNet's sampler with one distribution per element of %s." % (
+        name, ", ".join(params))
+    return sample
+
+
+for _target, _params in (("uniform", ("low", "high")), ("normal", ("mu", "sigma")),
+                         ("exponential_lam", ("lam",)), ("gamma", ("alpha", "beta")),
+                         ("poisson", ("lam",)), ("negative_binomial", ("k", "p")),
+                         ("generalized_negative_binomial", ("mu", "alpha"))):
+    _dist = _target.replace("_lam", "")
+    for _alias in ("sample_" + _dist, "_sample_" + _dist):
+        if _alias not in globals():
+            globals()[_alias] = _sample_alias(_alias, _target, _params)
 
 
 # -- optimizer updates: compiled, fused kernels pushed on the engine -------------

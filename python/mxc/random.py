@@ -195,8 +195,18 @@ def _generalized_negative_binomial(mu, alpha, size):
     return _generator.poisson(lam)
 
 
-exponential = _sampler("exponential", _exponential,
-                       "Exponential with rate `lam` (mean 1 / lam).")
+exponential_lam = _sampler("exponential", _exponential,
+                           "Exponential with rate `lam` (mean 1 / lam): MXNet's operator "
+                           "_random_exponential / _sample_exponential.")
+
+
+def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """MXNet's mx.nd.random.exponential: mean `scale`, i.e. the operator's
+    rate lam = 1 / scale (python/mxnet/ndarray/random.py)."""
+    lam = 1.0 / scale if isinstance(scale, NDArray) else 1.0 / np.asarray(scale, np.float64)
+    if np.ndim(lam) == 0 and not isinstance(lam, NDArray):
+        lam = float(lam)
+    return exponential_lam(lam, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs)
 gamma = _sampler("gamma", _gamma, "Gamma with shape `alpha` and scale `beta`.")
 poisson = _sampler("poisson", _poisson, "Poisson with rate `lam` (as the dtype, float32).")
 negative_binomial = _sampler("negative_binomial", _negative_binomial,

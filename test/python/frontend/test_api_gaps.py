@@ -596,8 +596,16 @@ def test_broadcast_like_int_rounding_zero_d():
 
 def test_random_samplers_and_multinomial():
     mx.random.seed(3)
+    # mx.nd.random.exponential takes the scale (MXNet's Python function),
+    # the operator (random_exponential, sample_exponential) the rate lam
     a = mx.nd.random.exponential(2.0, shape=(20000,)).asnumpy()
+    assert abs(a.mean() - 2.0) < 0.08 and (a >= 0).all()
+    a = mx.nd.random_exponential(lam=2.0, shape=(20000,)).asnumpy()
     assert abs(a.mean() - 0.5) < 0.02 and (a >= 0).all()
+    a = mx.nd.sample_exponential(mx.nd.array([2.0, 0.5]), shape=(20000,)).asnumpy()
+    assert a.shape == (2, 20000) and abs(a.mean(axis=1) - [0.5, 2.0]).max() < 0.08
+    s = mx.nd.sample_normal(mu=mx.nd.array([10.0]), sigma=mx.nd.array([0.5]))
+    assert s.shape == (1,) and abs(float(s.asnumpy()[0]) - 10) < 3
     g = mx.nd.random.gamma(2.0, 3.0, shape=(20000,)).asnumpy()
     assert abs(g.mean() - 6.0) < 0.2
     p = mx.nd.random.poisson(4.0, shape=(20000,)).asnumpy()

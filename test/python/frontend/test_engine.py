@@ -241,7 +241,7 @@ def test_a_failing_kernel_raises_at_the_next_wait(tmp_path, impl, side):
      "low must be less or equal to high"),
     (lambda: mx.nd.random.gamma(-1, 1, (2, 2)), "_random_gamma",
      "alpha parameter in gamma distribution has to be positive"),
-    (lambda: mx.nd.random.exponential(0, shape=(2, 2)), "_random_exponential",
+    (lambda: mx.nd.random.exponential(-1, shape=(2, 2)), "_random_exponential",
      "lambda parameter in exponential distribution has to be positive"),
     (lambda: mx.nd.random.poisson(-2, shape=(3,)), "_random_poisson",
      "lambda parameter in poisson distribution has to be non-negative"),
