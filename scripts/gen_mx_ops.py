@@ -1042,6 +1042,66 @@ flattened input. A composite (mx-decompose): `topk` with
    aliases=["_npx_argsort"],
    example="""%i = mx.argsort %x {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x5xf32>""")
 
+# Small composites of MXNet 1.9.1 (mx-decompose builds them of the ops above)
+
+op(mxnet="_contrib_quadratic", mnemonic="_contrib_quadratic", cpp="ContribQuadratic",
+   source="src/operator/contrib/quadratic_op-inl.h QuadraticParam",
+   summary="a * x^2 + b * x + c elementwise",
+   description="""
+MXNet's contrib.quadratic. A composite (mx-decompose): square, scalar
+multiplications and additions, so its gradient is 2 * a * x + b.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("a", "float", "0.0", doc="Coefficient of x^2."),
+          Attr("b", "float", "0.0", doc="Coefficient of x."),
+          Attr("c", "float", "0.0", doc="Constant term.")],
+   infer=INFER_SAME,
+   example="""%y = mx._contrib_quadratic %x {a = 2.000000e+00 : f64, c = 1.000000e+00 : f64} : (tensor<4x5xf32>) -> tensor<4x5xf32>""")
+
+op(mxnet="_contrib_div_sqrt_dim", mnemonic="_contrib_div_sqrt_dim", cpp="ContribDivSqrtDim",
+   source="src/operator/contrib/transformer.cc (_contrib_div_sqrt_dim)",
+   summary="Divides by the square root of the last axis's extent",
+   description="""
+`data / sqrt(data.shape[-1])` (attention's scaling). A composite
+(mx-decompose): one scalar multiplication.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   infer=INFER_SAME,
+   example="""%y = mx._contrib_div_sqrt_dim %x : (tensor<2x3x16xf32>) -> tensor<2x3x16xf32>""")
+
+op(mxnet="softmax_cross_entropy", mnemonic="softmax_cross_entropy", cpp="SoftmaxCrossEntropy",
+   source="src/operator/loss_binary_op-inl.h SoftmaxCrossEntropyShape",
+   summary="Summed cross entropy of a softmax and class labels",
+   description="""
+MXNet's softmax_cross_entropy: `data` (N, C) scores, `label` (N,) class
+indices; the result (1,) is `-sum_i log(softmax(data_i))[label_i]`. A
+composite (mx-decompose): log_softmax, pick, sum, negative; the data
+gradient is softmax - one_hot(label), the label gets none.""",
+   inputs=[Input("data", tensor=FLOAT), Input("label")], outputs=[Output("output", tensor=FLOAT)],
+   example="""%l = mx.softmax_cross_entropy %x, %y : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<1xf32>""")
+
+op(mxnet="all_finite", mnemonic="all_finite", cpp="AllFinite",
+   source="src/operator/contrib/all_finite-inl.h AllFiniteParam, AllFiniteShape",
+   summary="1 when every element is finite, else 0",
+   description="""
+A float32 array of shape (1,): 1 when no element of `data` is NaN or
+infinite (mixed-precision training's overflow check). A composite
+(mx-decompose): `abs(x) < inf` (false for NaN), min, Cast.
+`init_output` (MXNet: whether the output starts at 1) has no effect here:
+the output is always written.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("init_output", "bool", "True", doc="Start the output at 1 (always, in mxc).")],
+   example="""%ok = mx.all_finite %x : (tensor<4x10xf16>) -> tensor<1xf32>""")
+
+op(mxnet="multi_all_finite", mnemonic="multi_all_finite", cpp="MultiAllFinite",
+   source="src/operator/contrib/all_finite-inl.h MultiAllFiniteParam",
+   summary="1 when every element of every input is finite, else 0",
+   description="""
+all_finite over `num_arrays` inputs: a float32 (1,) array. A composite
+(mx-decompose): all_finite of each input, combined by broadcast_minimum.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)], variadic=True,
+   attrs=[Attr("num_arrays", "int", "1", doc="Number of inputs."),
+          Attr("init_output", "bool", "True", doc="Start the output at 1 (always, in mxc).")],
+   example="""%ok = mx.multi_all_finite %a, %b {num_arrays = 2 : i64} : (tensor<3xf32>, tensor<2x2xf32>) -> tensor<1xf32>""")
+
 # ----------------------------------------------------------------------------
 # Linear algebra
 # ----------------------------------------------------------------------------

@@ -555,3 +555,14 @@ def test_topk_indices_have_no_gradient(attrs):
     # MXNet's _backward_topk: zero for indices and masks.
     x = np.random.default_rng(8).permutation(12).reshape(3, 4) * 0.1
     check_op("topk", attrs, {"data": x})
+
+
+@pytest.mark.parametrize("op,attrs,inputs,wrt", [
+    ("_contrib_quadratic", {"a": 0.7, "b": -1.2, "c": 3.0}, {"data": rand((3, 4))}, None),
+    ("_contrib_div_sqrt_dim", {}, {"data": rand((2, 3, 5))}, None),
+    # the label (class indices) gets no gradient
+    ("softmax_cross_entropy", {}, {"data": rand((4, 6)), "label": np.array([5., 0., 2., 2.])},
+     ["data"]),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_small_composites(op, attrs, inputs, wrt):
+    check_op(op, attrs, inputs, wrt=wrt)

@@ -241,7 +241,9 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp,
                       mx::SliceChannelOp, mx::UpSamplingOp, mx::RNNOp,
                       mx::CTCLossOp, mx::SequenceMaskOp, mx::SequenceLastOp,
-                      mx::SortOp, mx::ArgsortOp>();
+                      mx::SortOp, mx::ArgsortOp, mx::ContribQuadraticOp,
+                      mx::ContribDivSqrtDimOp, mx::SoftmaxCrossEntropyOp,
+                      mx::AllFiniteOp, mx::MultiAllFiniteOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

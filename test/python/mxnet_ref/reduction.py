@@ -284,3 +284,36 @@ def argsort(inputs, attrs):
     v, pos, ax = _ordered(x, attrs, ascend_default=True)
     dtype = np_dtype(attr_str(attrs, "dtype") or "float32")
     return [_place(pos, x, ax, v.shape[1]).astype(dtype)]
+
+
+@register("_contrib_quadratic")
+def quadratic(inputs, attrs):
+    x = inputs[0].astype(np.float64)
+    a, b, c = (attr_float(attrs, k, 0.0) for k in "abc")
+    return [(a * x * x + b * x + c).astype(inputs[0].dtype)]
+
+
+@register("_contrib_div_sqrt_dim")
+def div_sqrt_dim(inputs, attrs):
+    x = inputs[0]
+    return [(x.astype(np.float64) / np.sqrt(x.shape[-1])).astype(x.dtype)]
+
+
+@register("softmax_cross_entropy")
+def softmax_cross_entropy(inputs, attrs):
+    """-sum_i log(softmax(data_i))[label_i], shape (1,) (loss_binary_op-inl.h)."""
+    x = inputs[0].astype(np.float64)
+    label = inputs[1].astype(np.int64)
+    z = x - x.max(axis=1, keepdims=True)
+    lsm = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return [np.array([-lsm[np.arange(len(label)), label].sum()], inputs[0].dtype)]
+
+
+@register("all_finite")
+def all_finite(inputs, attrs):
+    return [np.array([float(np.isfinite(inputs[0]).all())], np.float32)]
+
+
+@register("multi_all_finite")
+def multi_all_finite(inputs, attrs):
+    return [np.array([float(all(np.isfinite(x).all() for x in inputs))], np.float32)]

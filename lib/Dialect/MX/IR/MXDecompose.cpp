@@ -42,6 +42,9 @@
 #include "GradientUtils.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mxc::mx;
 
@@ -611,7 +614,9 @@ bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
              SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp, SequenceMaskOp,
-             SequenceLastOp, SortOp, ArgsortOp>(op) ||
+             SequenceLastOp, SortOp, ArgsortOp, ContribQuadraticOp,
+             ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
+             MultiAllFiniteOp>(op) ||
          isChannelLast(op);
 }
 
@@ -651,7 +656,39 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   else if (auto sl = dyn_cast<SequenceLastOp>(op))
     r = decomposeSequence(g, op, sl.getData(), sl.getSequenceLength(), sl.getAxis(),
                           /*last=*/true, 0.0, results);
-  else if (isa<SortOp, ArgsortOp>(op)) {
+  else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
+    Value x = q.getData();
+    Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),
+                    g.mulS(x, q.getB().convertToDouble()));
+    results.assign({g.addS(y, q.getC().convertToDouble())});
+    r = success();
+  } else if (auto d = dyn_cast<ContribDivSqrtDimOp>(op)) {
+    int64_t n = typeOf(d.getData()).getShape().back();
+    results.assign({g.mulS(d.getData(), 1.0 / std::sqrt(double(n)))});
+    r = success();
+  } else if (auto ce = dyn_cast<SoftmaxCrossEntropyOp>(op)) {
+    // -sum(log_softmax(data)[label]) (MXNet's forward; its gradient
+    // softmax - one_hot(label) follows from the composition)
+    Value lsm = g.op("mx.log_softmax", ce.getData(), {g.i64("axis", -1)});
+    Value label = g.cast(ce.getLabel(), typeOf(ce.getData()).getElementType());
+    Value picked = g.op("mx.pick", {lsm, label},
+                        {g.i64("axis", -1), g.boolean("keepdims", false),
+                         g.str("mode", "clip")});
+    results.assign({g.neg(g.op("mx.sum", picked, {}))});
+    r = success();
+  } else if (isa<AllFiniteOp, MultiAllFiniteOp>(op)) {
+    // min over every element of abs(x) < inf (false for NaN and +-inf)
+    Value all;
+    for (Value x : op->getOperands()) {
+      Value finite = g.cmpS("lesser", g.abs(x),
+                            std::numeric_limits<double>::infinity());
+      Value v = g.cast(g.op("mx.min", finite, {}),
+                       Float32Type::get(op->getContext()));
+      all = all ? g.op("mx.broadcast_minimum", {all, v}) : v;
+    }
+    results.assign({all});
+    r = success();
+  } else if (isa<SortOp, ArgsortOp>(op)) {
     // topk over the whole axis: ret_typ value (values and the hidden int32
     // positions, sort's two results) or indices (argsort's).
     bool sort = isa<SortOp>(op);

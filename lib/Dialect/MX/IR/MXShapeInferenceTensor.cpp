@@ -1593,3 +1593,57 @@ LogicalResult ArgsortOp::inferReturnTypes(MLIRContext *context,
   results.push_back(RankedTensorType::get(*shape, idx));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// softmax_cross_entropy, all_finite, multi_all_finite
+// (src/operator/loss_binary_op-inl.h SoftmaxCrossEntropyShape,
+// src/operator/contrib/all_finite-inl.h)
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto label = getTensorType(loc, name, adaptor.getLabel(), "label");
+  if (failed(data) || failed(label))
+    return failure();
+  if (data->getRank() != 2)
+    return inferError(loc, name,
+                      "SoftmaxCrossEntropy only accept 2D data, got shape ",
+                      formatShape(data->getShape()));
+  if (label->getRank() != 1 || label->getDimSize(0) != data->getDimSize(0))
+    return inferError(loc, name,
+                      "SoftmaxCrossEntropy only accept 1D label of the batch "
+                      "size, got shape ",
+                      formatShape(label->getShape()), " for data ",
+                      formatShape(data->getShape()));
+  results.push_back(RankedTensorType::get({1}, data->getElementType()));
+  return success();
+}
+
+LogicalResult AllFiniteOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  if (failed(getTensorType(loc, getOperationName(), adaptor.getData(), "data")))
+    return failure();
+  results.push_back(RankedTensorType::get({1}, Float32Type::get(context)));
+  return success();
+}
+
+LogicalResult MultiAllFiniteOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto operands = adaptor.getData();
+  int64_t n = static_cast<int64_t>(adaptor.getNumArrays());
+  if (static_cast<int64_t>(operands.size()) != n)
+    return inferError(loc, name, "num_arrays is ", n, " but ", operands.size(),
+                      " inputs are given");
+  for (auto [i, v] : llvm::enumerate(operands))
+    if (failed(getTensorType(loc, name, v, "data")))
+      return failure();
+  results.push_back(RankedTensorType::get({1}, Float32Type::get(context)));
+  return success();
+}

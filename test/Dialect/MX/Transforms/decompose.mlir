@@ -90,3 +90,26 @@ func.func @sort_argsort(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<15xi64>
   %a = mx.argsort %x {is_ascend = false, dtype = "int64"} : (tensor<3x5xf32>) -> tensor<15xi64>
   return %s, %a : tensor<3x5xf32>, tensor<15xi64>
 }
+
+// -----
+
+// Small composites: quadratic as square / scalar ops, div_sqrt_dim as one
+// scalar multiplication by 1/sqrt(16), all_finite as min(abs(x) < inf).
+
+// CHECK-LABEL: func.func @small_composites
+// CHECK: mx.square
+// CHECK: mx._mul_scalar {{.*}}scalar = 2.000000e+00
+// CHECK: mx._mul_scalar {{.*}}scalar = -1.000000e+00
+// CHECK: mx.elemwise_add
+// CHECK: mx._plus_scalar {{.*}}scalar = 3.000000e+00
+// CHECK: mx._mul_scalar {{.*}}scalar = 2.500000e-01
+// CHECK: mx.abs
+// CHECK: mx._lesser_scalar {{.*}}scalar = 0x7FF0000000000000
+// CHECK: mx.min
+// CHECK-NOT: mx.all_finite
+func.func @small_composites(%x: tensor<2x16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<1xf32>) {
+  %q = mx._contrib_quadratic %x {a = 2.0 : f64, b = -1.0 : f64, c = 3.0 : f64} : (tensor<2x16xf32>) -> tensor<2x16xf32>
+  %d = mx._contrib_div_sqrt_dim %x : (tensor<2x16xf32>) -> tensor<2x16xf32>
+  %f = mx.all_finite %x : (tensor<2x16xf32>) -> tensor<1xf32>
+  return %q, %d, %f : tensor<2x16xf32>, tensor<2x16xf32>, tensor<1xf32>
+}

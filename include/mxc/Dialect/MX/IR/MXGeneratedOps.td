@@ -4252,6 +4252,178 @@ def MX_ArgsortOp : MX_Op<"argsort", [Pure, InferTypeOpAdaptorWithIsCompatible]> 
   }];
 }
 
+def MX_ContribQuadraticOp : MX_Op<"_contrib_quadratic", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "a * x^2 + b * x + c elementwise";
+  let description = [{
+    MXNet's contrib.quadratic. A composite (mx-decompose): square, scalar
+    multiplications and additions, so its gradient is 2 * a * x + b.
+
+    MXNet operator: `_contrib_quadratic`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_quadratic %x {a = 2.000000e+00 : f64, c = 1.000000e+00 : f64} : (tensor<4x5xf32>) -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "0.0">:$a,
+    DefaultValuedAttr<F64Attr, "0.0">:$b,
+    DefaultValuedAttr<F64Attr, "0.0">:$c
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ContribDivSqrtDimOp : MX_Op<"_contrib_div_sqrt_dim", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Divides by the square root of the last axis's extent";
+  let description = [{
+    `data / sqrt(data.shape[-1])` (attention's scaling). A composite
+    (mx-decompose): one scalar multiplication.
+
+    MXNet operator: `_contrib_div_sqrt_dim`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_div_sqrt_dim %x : (tensor<2x3x16xf32>) -> tensor<2x3x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_SoftmaxCrossEntropyOp : MX_Op<"softmax_cross_entropy", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Summed cross entropy of a softmax and class labels";
+  let description = [{
+    MXNet's softmax_cross_entropy: `data` (N, C) scores, `label` (N,) class
+    indices; the result (1,) is `-sum_i log(softmax(data_i))[label_i]`. A
+    composite (mx-decompose): log_softmax, pick, sum, negative; the data
+    gradient is softmax - one_hot(label), the label gets none.
+
+    MXNet operator: `softmax_cross_entropy`.
+
+    Example:
+
+    ```mlir
+    %l = mx.softmax_cross_entropy %x, %y : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_Tensor:$label
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $label attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_AllFiniteOp : MX_Op<"all_finite", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "1 when every element is finite, else 0";
+  let description = [{
+    A float32 array of shape (1,): 1 when no element of `data` is NaN or
+    infinite (mixed-precision training's overflow check). A composite
+    (mx-decompose): `abs(x) < inf` (false for NaN), min, Cast.
+    `init_output` (MXNet: whether the output starts at 1) has no effect here:
+    the output is always written.
+
+    MXNet operator: `all_finite`.
+
+    Example:
+
+    ```mlir
+    %ok = mx.all_finite %x : (tensor<4x10xf16>) -> tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<BoolAttr, "true">:$init_output
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_MultiAllFiniteOp : MX_Op<"multi_all_finite", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "1 when every element of every input is finite, else 0";
+  let description = [{
+    all_finite over `num_arrays` inputs: a float32 (1,) array. A composite
+    (mx-decompose): all_finite of each input, combined by broadcast_minimum.
+
+    MXNet operator: `multi_all_finite`.
+
+    Example:
+
+    ```mlir
+    %ok = mx.multi_all_finite %a, %b {num_arrays = 2 : i64} : (tensor<3xf32>, tensor<2x2xf32>) -> tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<MX_FloatTensor>:$data,
+    DefaultValuedAttr<I64Attr, "1">:$num_arrays,
+    DefaultValuedAttr<BoolAttr, "true">:$init_output
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_DotOp : MX_Op<"dot", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Tensor dot product";
   let description = [{
