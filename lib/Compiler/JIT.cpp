@@ -282,6 +282,7 @@ FailureOr<EntrySignature> mxc::getEntrySignature(ModuleOp module) {
         out.name = name.str();
       if (auto kind = attrs.getAs<StringAttr>("mx.kind"))
         out.kind = kind.str();
+      out.unused = static_cast<bool>(attrs.get("mx.unused"));
     }
     out.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     out.dtype = *dtype;

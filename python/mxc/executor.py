@@ -294,11 +294,17 @@ class Executor:
         grads = self.grad_dict
         ins, k = [], 0
         grad_in = set()
-        for name, kind, shape, dt in compiled.inputs:
+        unused = set(compiled.unused_inputs)
+        for i, (name, kind, shape, dt) in enumerate(compiled.inputs):
             dtype = np_dtype(dt)
             if kind == "head_grad":
                 g = None if head_grads is None else head_grads[k]
                 k += 1
+                if g is not None and i in unused:
+                    # an output no gradient flows back from (argmax,
+                    # shape_array): MXNet's backward does not read its
+                    # out_grad, whatever its shape
+                    g = None
                 if g is None:
                     a = self._staged(("ones", tuple(shape), dt), shape, dtype, fill=1)
                 else:
@@ -352,10 +358,13 @@ class Executor:
         by_name.update(zip(self._aux_names, aux))
         grads = self.grad_dict
         ins, k = [], 0
-        for name, kind, shape, dt in compiled.inputs:
+        unused = set(compiled.unused_inputs)
+        for i, (name, kind, shape, dt) in enumerate(compiled.inputs):
             if kind == "head_grad":
                 g = None if head_grads is None else head_grads[k]
                 k += 1
+                if i in unused:  # as in _push_train
+                    g = None
                 d = np.ones(tuple(shape), np_dtype(dt)) if g is None else \
                     np.asarray(g._data if isinstance(g, NDArray) else g, dtype=np_dtype(dt))
                 if d.shape != tuple(shape):

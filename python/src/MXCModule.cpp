@@ -387,6 +387,16 @@ public:
   std::string outcome; ///< "compiled", "memory", "disk"
 
   nb::list inputs() const { return specList(graph->signature().inputs, true); }
+  /// Indices of the inputs the step never reads (head_grads marked
+  /// mx.unused by mx-autodiff).
+  std::vector<int64_t> unusedInputs() const {
+    std::vector<int64_t> out;
+    const auto &in = graph->signature().inputs;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (in[i].unused)
+        out.push_back(static_cast<int64_t>(i));
+    return out;
+  }
   nb::list outputs() const {
     return specList(graph->signature().outputs, true);
   }
@@ -859,6 +869,9 @@ NB_MODULE(_mxc, m) {
   nb::class_<PyCompiled>(m, "Compiled")
       .def_prop_ro("inputs", &PyCompiled::inputs,
                    "[(name, kind, shape, dtype)] in argument order")
+      .def_prop_ro("unused_inputs", &PyCompiled::unusedInputs,
+                   "indices of the inputs the step never reads (the head "
+                   "gradients of outputs no gradient flows back from)")
       .def_prop_ro("outputs", &PyCompiled::outputs,
                    "[(name, kind, shape, dtype)] in output order; kind '' "
                    "for a head, 'grad' or 'aux_out' after mx-autodiff")

@@ -46,6 +46,9 @@ struct TensorSpec {
   std::string kind;
   std::vector<int64_t> shape;
   graph::DType dtype = graph::DType::Float32;
+  /// A head_grad the step never reads (mx.unused, set by mx-autodiff): the
+  /// gradient of an output no gradient flows back from.
+  bool unused = false;
 
   int64_t numElements() const;
   size_t byteSize() const;

@@ -850,3 +850,19 @@ def test_executor_forward_leaves_gradients_alone():
     exe.backward()                          # now the last forward's
     np.testing.assert_allclose(gw.asnumpy(),
                                np.ones((2, 3)).T @ exe.arg_dict["x"].asnumpy(), rtol=1e-5)
+
+
+def test_backward_ignores_out_grads_it_does_not_read():
+    # MXNet's backward copies an out_grad only where a gradient flows back
+    # from that output: argmax / shape_array take any shape, sum does not.
+    a = mx.sym.Variable("a")
+    x = np.random.rand(2, 3)
+    for s in (mx.sym.argmax(a, axis=1, keepdims=True), mx.sym.shape_array(a)):
+        e = s.simple_bind(mx.cpu(), a=(2, 3))
+        e.forward(is_train=True, a=x)
+        e.backward([mx.nd.ones((2, 3))])
+        assert (e.grad_dict["a"].asnumpy() == 0).all()
+    e = mx.sym.sum(a, axis=1, keepdims=True).simple_bind(mx.cpu(), a=(2, 3))
+    e.forward(is_train=True, a=x)
+    with pytest.raises(mx.base.MXNetError, match=r"out_grads\[0\] has shape \(2, 3\), the output \(2, 1\)"):
+        e.backward([mx.nd.ones((2, 3))])

@@ -547,6 +547,14 @@ void MXAutodiffPass::runOnOperation() {
   for (Operation *op : llvm::reverse(all))
     if (isOpTriviallyDead(op))
       op->erase();
+  // A head gradient nothing reads (an output no gradient flows back from:
+  // argmax, shape_array, topk's indices) is marked, so that an executor can
+  // ignore its shape as MXNet's backward ignores an out_grad it does not
+  // need.
+  for (Value hg : headGrads)
+    if (hg.use_empty())
+      func.setArgAttr(cast<BlockArgument>(hg).getArgNumber(), "mx.unused",
+                      UnitAttr::get(ctx));
 }
 
 } // namespace
