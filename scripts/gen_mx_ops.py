@@ -1648,6 +1648,42 @@ semantics: 0 means unknown).""" % (_what, _what),
        inputs=[], outputs=[Output("output")], attrs=list(_INIT_ATTRS), infer=INFER_INIT,
        example="""%%out = mx.%s {shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>""" % _name)
 
+# Samplers in graphs (src/operator/random/sample_op.h): no inputs; mx-decompose
+# draws them from the graph's rng_seed argument (mx.random_uniform's
+# counter-based generator), which an executor sets from mx.random's state.
+_RANDOM_ATTRS = [
+    Attr("shape", "shape", "()", doc="The result's shape (every extent positive)."),
+    Attr("ctx", "string", "None", doc="MXNet's context string; ignored."),
+    Attr("dtype", "dtype", "float32", ["float16", "float32", "float64"],
+         doc="Result type (MXNet's None is float32)."),
+]
+op(mxnet="_random_uniform", mnemonic="_random_uniform", cpp="RandomUniformSampler",
+   source="src/operator/random/sample_op.h SampleUniformParam, UniformSampler",
+   summary="Uniform random numbers in [low, high)",
+   description="""
+mx.sym.random.uniform: `shape` numbers uniform in [low, high). Drawn by
+mx-decompose as `mx.random_uniform` of the graph's rng_seed argument (one
+stream per sampler, from its position among the graph's samplers), so the
+same seed gives the same numbers in inference and training compilations
+and in a graph built again. low > high is an error (MXNet's
+check).""",
+   inputs=[], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("low", "float", "0.0", doc="Lower bound."),
+          Attr("high", "float", "1.0", doc="Upper bound (exclusive).")] + list(_RANDOM_ATTRS),
+   example="""%u = mx._random_uniform {low = -1.0 : f64, shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>""")
+
+op(mxnet="_random_normal", mnemonic="_random_normal", cpp="RandomNormalSampler",
+   source="src/operator/random/sample_op.h SampleNormalParam, NormalSampler",
+   summary="Normal random numbers",
+   description="""
+mx.sym.random.normal: `shape` numbers from N(loc, scale^2), by Box-Muller
+from two of mx-decompose's uniform streams (see _random_uniform). scale <= 0
+is an error (MXNet's check).""",
+   inputs=[], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("loc", "float", "0.0", doc="Mean."),
+          Attr("scale", "float", "1.0", doc="Standard deviation (> 0).")] + list(_RANDOM_ATTRS),
+   example="""%n = mx._random_normal {scale = 2.0 : f64, shape = array<i64: 4>} : () -> tensor<4xf32>""")
+
 op(mxnet="_full", mnemonic="_full", cpp="Full",
    source="src/operator/tensor/init_op.h InitOpWithScalarParam",
    summary="An array filled with a value",

@@ -45,7 +45,7 @@ static_assert(sizeof(mxc_model_tensor_desc) == 7 * 8,
               "mxc_model_tensor_desc changed: change addModelDescriptor");
 
 int64_t kindCode(StringRef kind) {
-  if (kind == "param")
+  if (kind == "param" || kind == "rng_seed") // the seed: a weight (0)
     return 1;
   if (kind == "aux")
     return 2;
@@ -79,6 +79,14 @@ aot::buildWeightsBlob(const EntrySignature &sig,
   for (const TensorSpec &spec : sig.inputs) {
     if (spec.kind == "data") {
       blob.offsets.push_back(-1);
+      continue;
+    }
+    if (spec.kind == "rng_seed") {
+      // The graph's samplers (mx.sym.random.*): an AOT model draws with seed
+      // 0 on every run, as `mxc run` without --seed.
+      size_t offset = (blob.bytes.size() + 63) / 64 * 64;
+      blob.offsets.push_back(int64_t(offset));
+      blob.bytes.resize(offset + spec.byteSize(), 0);
       continue;
     }
     auto it = byName.find(spec.name);

@@ -222,7 +222,11 @@ class Executor:
             self._run_monitor()
         if not is_train:
             compiled = self._compile(False)
-            ins = self._inputs(compiled, None, None, None)
+            # a graph with samplers (mx.sym.random.*) reads a seed drawn
+            # from mx.random's generator, as the training step does
+            seed = _next_seed() if any(k == "rng_seed" for _, k, _, _ in compiled.inputs) \
+                else None
+            ins = self._inputs(compiled, None, None, seed)
             compiled.run(ins, [o._data for o in self.outputs])
             return self.outputs
         compiled = self._compile(True)

@@ -951,6 +951,54 @@ for _f, _fn in (("softmin", softmin), ("argmin", argmin)):
         setattr(Symbol, _f, _fn)
 
 
+def _random_symbol(op, params, shape, dtype, name, attr, kwargs):
+    """One sampler node (_random_uniform / _random_normal) with scalar
+    parameters; MXNet's per-element forms (_sample_*) take symbols, which
+    mxc's graphs do not have."""
+    for k, v in params.items():
+        if isinstance(v, Symbol):
+            raise MXNetError("mx.sym.random: %s as a Symbol (MXNet's _sample_%s, one "
+                             "distribution per element) is not in mxc's graphs; give a number"
+                             % (k, op[len("_random_"):]))
+    kwargs.pop("ctx", None)
+    attrs = dict(params)
+    if shape is not None:
+        attrs["shape"] = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if dtype is not None:
+        attrs["dtype"] = dtype
+    attrs.update(kwargs)
+    return _create(op, [], attrs, name, op, attr=attr)
+
+
+class _RandomNamespace:
+    """mx.sym.random: the samplers mxc compiles into graphs (uniform,
+    normal), drawn from the graph's rng_seed, which executors set from
+    mx.random's state at each forward. The other distributions exist for
+    NDArrays only (mx.nd.random)."""
+
+    @staticmethod
+    def uniform(low=0.0, high=1.0, shape=None, dtype=None, name=None, attr=None, **kwargs):
+        return _random_symbol("_random_uniform", {"low": low, "high": high}, shape, dtype,
+                              name, attr, kwargs)
+
+    @staticmethod
+    def normal(loc=0.0, scale=1.0, shape=None, dtype=None, name=None, attr=None, **kwargs):
+        return _random_symbol("_random_normal", {"loc": loc, "scale": scale}, shape, dtype,
+                              name, attr, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError("mx.sym.random.%s is not in mxc: graphs have uniform and normal "
+                             "(mx.nd.random has the other samplers)" % name)
+
+
+random = _RandomNamespace()
+for _alias, _fn in (("uniform", random.uniform), ("random_uniform", random.uniform),
+                    ("normal", random.normal), ("random_normal", random.normal)):
+    globals().setdefault(_alias, _fn)
+
+
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, name=None):
     """MXNet's split_v2 for symbols: a group of slice_axis nodes, one per
     part (MXNet has one _split_v2 node). Equal sections need the axis's

@@ -242,3 +242,32 @@ def test_portable_gemm_runtime(tmp_path, mxc_bin):
     q = run([mxc_bin, "run", sym, "--params", params, "--shape", shape, "--input", "data=" + data,
              "--output-dir", jit_dir])
     check_outputs(outputs_of(p.stdout, out_dir), outputs_of(q.stdout, jit_dir), "portable GEMM exe")
+
+
+def test_samplers_draw_with_the_seed(tmp_path, mxc_bin):
+    # A graph with a sampler (mx.sym.random.uniform): `mxc run --seed S`
+    # draws from S (the same numbers for the same S); an AOT executable
+    # draws with seed 0 on every run, as `mxc run` without --seed.
+    sym = tmp_path / "r-symbol.json"
+    sym.write_text(json.dumps({
+        "nodes": [{"op": "null", "name": "x", "inputs": []},
+                  {"op": "_random_uniform", "name": "u",
+                   "attrs": {"shape": "(2, 3)", "low": "-1"}, "inputs": []},
+                  {"op": "elemwise_add", "name": "y", "inputs": [[0, 0, 0], [1, 0, 0]]}],
+        "arg_nodes": [0], "heads": [[2, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}}))
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((2, 3), np.float32))
+
+    def run_cli(*extra, out):
+        p = run([mxc_bin, "run", str(sym), "--shape", "x=2,3", "--input", "x=%s" % x,
+                 "--output-dir", str(tmp_path / out)] + list(extra))
+        return outputs_of(p.stdout, str(tmp_path / out))["y_output"]
+
+    s0, s0b, s1 = run_cli(out="a"), run_cli("--seed", "0", out="b"), run_cli("--seed", "1", out="c")
+    assert (s0 == s0b).all() and not (s0 == s1).all()
+    assert s0.min() >= -1 and s0.max() < 1
+    exe = str(tmp_path / "r.exe")
+    run([mxc_bin, "compile", str(sym), "--shape", "x=2,3", "--emit", "exe", "-o", exe])
+    out = str(tmp_path / "exe")
+    p = run([exe, "--input", "x=%s" % x, "--output-dir", out])
+    assert (outputs_of(p.stdout, out)["y_output"] == s0).all()

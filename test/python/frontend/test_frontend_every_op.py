@@ -160,6 +160,8 @@ EXAMPLES = {
     "sort": ([f(*B)], dict(axis=None, is_ascend=False)),
     "argsort": ([f(*B)], dict(axis=0, dtype="int32")),
     "_contrib_quadratic": ([f(*B)], dict(a=0.5, b=-1.5, c=2.0)),
+    "_random_uniform": ([], dict(low=-1.0, high=3.0, shape=(50, 40))),
+    "_random_normal": ([], dict(loc=2.0, scale=0.5, shape=(50, 40), dtype="float64")),
     "_contrib_div_sqrt_dim": ([f(*B)], {}),
     "softmax_cross_entropy": ([f(*U), np.array([3, 0, 2], np.float32)], {}),
     "all_finite": ([np.array([[1.0, np.inf], [0.0, 2.0]], np.float32)], {}),
@@ -204,9 +206,23 @@ def test_every_op_has_an_example():
     assert sorted(mx._ops.OPS) == sorted(EXAMPLES)
 
 
+#: samplers: checked for shape, type, range and moments instead of values
+RANDOM = {"_random_uniform", "_random_normal"}
+
+
 @pytest.mark.parametrize("op", sorted(EXAMPLES))
 def test_op_against_numpy(op):
     inputs, kwargs = EXAMPLES[op]
+    if op in RANDOM:
+        got = getattr(mx.nd, op)(**kwargs).asnumpy()
+        assert got.shape == kwargs["shape"]
+        assert got.dtype == np.dtype(kwargs.get("dtype", "float32"))
+        if op == "_random_uniform":
+            assert got.min() >= kwargs["low"] and got.max() < kwargs["high"]
+            assert abs(got.mean() - 1.0) < 0.15
+        else:
+            assert abs(got.mean() - 2.0) < 0.05 and abs(got.std() - 0.5) < 0.05
+        return
     spec = mx._ops.OPS[op]
     fn = getattr(mx.nd.contrib, op[len("_contrib_"):]) if op.startswith("_contrib_") \
         else getattr(mx.nd, op)

@@ -1647,3 +1647,29 @@ LogicalResult MultiAllFiniteOp::inferReturnTypes(
   results.push_back(RankedTensorType::get({1}, Float32Type::get(context)));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// _random_uniform, _random_normal (src/operator/random/sample_op.h: the
+// samplers' parameter checks, then InitShape / InitType)
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandomUniformSamplerOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  if (adaptor.getLow().convertToDouble() > adaptor.getHigh().convertToDouble())
+    return inferError(loc, getOperationName(),
+                      "low must be less or equal to high in uniform "
+                      "distribution");
+  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
+                   adaptor.getDtype(), results);
+}
+
+LogicalResult RandomNormalSamplerOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  if (!(adaptor.getScale().convertToDouble() > 0))
+    return inferError(loc, getOperationName(),
+                      "scale parameter in gaussian has to be positive");
+  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
+                   adaptor.getDtype(), results);
+}

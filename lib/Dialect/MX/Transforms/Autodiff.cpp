@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../IR/GradientUtils.h"
+#include "RngSeed.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
@@ -65,27 +66,6 @@ std::optional<Req> parseReq(StringRef s) {
   if (s == "null")
     return Req::Null;
   return std::nullopt;
-}
-
-/// The MXNet node name of `op` (its NameLoc), or "".
-std::string nodeName(Operation *op) {
-  Location loc = op->getLoc();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location l : fused.getLocations())
-      if (auto name = dyn_cast<NameLoc>(l))
-        return name.getName().str();
-  return "";
-}
-
-uint64_t fnv1a64(StringRef s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : s) {
-    h ^= uint8_t(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
 }
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
@@ -123,22 +103,9 @@ struct MXAutodiffPass : mxc::mx::impl::MXAutodiffPassBase<MXAutodiffPass> {
 };
 
 Value MXAutodiffPass::getRngSeed() {
-  if (rngSeed)
-    return rngSeed;
-  MLIRContext *ctx = &getContext();
-  auto type = RankedTensorType::get({1}, IntegerType::get(ctx, 64));
-  Block &block = func.front();
-  rngSeed = block.addArgument(type, func.getLoc());
-  SmallVector<Type> inputs(func.getArgumentTypes());
-  inputs.push_back(type);
-  func.setType(FunctionType::get(ctx, inputs, func.getResultTypes()));
-  std::string name = "rng_seed";
-  for (unsigned i = 0; i + 1 < func.getNumArguments(); ++i)
-    if (argName(i) == name)
-      name = "__rng_seed__";
-  unsigned idx = func.getNumArguments() - 1;
-  func.setArgAttr(idx, "mx.name", StringAttr::get(ctx, name));
-  func.setArgAttr(idx, "mx.kind", StringAttr::get(ctx, "rng_seed"));
+  // mx-decompose may have made it already (the graph's samplers)
+  if (!rngSeed)
+    rngSeed = getOrCreateRngSeed(func);
   return rngSeed;
 }
 

@@ -113,3 +113,24 @@ func.func @small_composites(%x: tensor<2x16xf32>) -> (tensor<2x16xf32>, tensor<2
   %f = mx.all_finite %x : (tensor<2x16xf32>) -> tensor<1xf32>
   return %q, %d, %f : tensor<2x16xf32>, tensor<2x16xf32>, tensor<1xf32>
 }
+
+// -----
+
+// Samplers: drawn from an rng_seed argument added to the function
+// (mx.kind "rng_seed"), one stream per sampler; normal by Box-Muller
+// (sqrt(-2 log(1 - u1)) cos(2 pi u2)) in f32 and cast to the result type.
+
+// CHECK-LABEL: func.func @samplers
+// CHECK-SAME: %[[SEED:[^:]*]]: tensor<1xi64> {mx.kind = "rng_seed", mx.name = "rng_seed"}
+// CHECK: %[[U:.*]] = mx.random_uniform %[[SEED]] {high = 3.000000e+00 : f64, low = -1.000000e+00 : f64, stream = [[S0:.*]] : i64}
+// CHECK: %[[U1:.*]] = mx.random_uniform %[[SEED]] {high = 0.000000e+00 : f64, low = 1.000000e+00 : f64
+// CHECK: mx.random_uniform %[[SEED]] {high = 6.2831853071795862 : f64, low = 0.000000e+00 : f64
+// CHECK: mx.log %[[U1]]
+// CHECK: mx.sqrt
+// CHECK: mx.cos
+// CHECK: mx.Cast {{.*}}dtype = "float16"
+func.func @samplers() -> (tensor<2x3xf32>, tensor<4xf16>) {
+  %u = mx._random_uniform {low = -1.0 : f64, high = 3.0 : f64, shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>
+  %n = mx._random_normal {shape = array<i64: 4>, dtype = "float16"} : () -> tensor<4xf16>
+  return %u, %n : tensor<2x3xf32>, tensor<4xf16>
+}

@@ -5826,6 +5826,79 @@ def MX_OnesOp : MX_Op<"_ones", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_RandomUniformSamplerOp : MX_Op<"_random_uniform", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Uniform random numbers in [low, high)";
+  let description = [{
+    mx.sym.random.uniform: `shape` numbers uniform in [low, high). Drawn by
+    mx-decompose as `mx.random_uniform` of the graph's rng_seed argument (one
+    stream per sampler, from its position among the graph's samplers), so the
+    same seed gives the same numbers in inference and training compilations
+    and in a graph built again. low > high is an error (MXNet's
+    check).
+
+    MXNet operator: `_random_uniform`.
+
+    Example:
+
+    ```mlir
+    %u = mx._random_uniform {low = -1.0 : f64, shape = array<i64: 2, 3>} : () -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<F64Attr, "0.0">:$low,
+    DefaultValuedAttr<F64Attr, "1.0">:$high,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomNormalSamplerOp : MX_Op<"_random_normal", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Normal random numbers";
+  let description = [{
+    mx.sym.random.normal: `shape` numbers from N(loc, scale^2), by Box-Muller
+    from two of mx-decompose's uniform streams (see _random_uniform). scale <= 0
+    is an error (MXNet's check).
+
+    MXNet operator: `_random_normal`.
+
+    Example:
+
+    ```mlir
+    %n = mx._random_normal {scale = 2.0 : f64, shape = array<i64: 4>} : () -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<F64Attr, "0.0">:$loc,
+    DefaultValuedAttr<F64Attr, "1.0">:$scale,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_FullOp : MX_Op<"_full", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "An array filled with a value";
   let description = [{

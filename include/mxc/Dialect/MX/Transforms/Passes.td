@@ -190,7 +190,10 @@ def MXDecomposePass : Pass<"mx-decompose", "mlir::ModuleOp"> {
     transpose operators that compute them (MXNet 1.9.1's
     forward formulas; MXDecompose.cpp), so that mx-autodiff differentiates
     the primitives and mx-fuse-elementwise fuses their elementwise parts.
-    The graph pipeline runs it after mx-prune.
+    The samplers `_random_uniform` / `_random_normal` become
+    `mx.random_uniform` of the function's rng_seed argument (added when the
+    graph has none; mx-autodiff reuses it). The graph pipeline runs it after
+    mx-prune.
   }];
 }
 

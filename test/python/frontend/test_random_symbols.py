@@ -1,0 +1,83 @@
+"""mx.sym.random.uniform / normal: samplers compiled into graphs, drawn from
+the graph's rng_seed (mx-decompose), which executors set from mx.random's
+state, so that mx.random.seed makes them reproducible as in MXNet."""
+import numpy as np
+import pytest
+
+import mxc as mx
+
+
+def _bind(sym, shape, dtype="float32"):
+    x = mx.nd.zeros(shape, dtype=dtype)
+    g = mx.nd.zeros(shape, dtype=dtype)
+    return sym.bind(mx.cpu(), {"X": x}, {"X": g}), g
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_uniform_follows_the_seed(dtype):
+    # MXNet's test_parallel_random_seed_setting: the same seed gives the same
+    # numbers in training and inference forwards, and in a graph built again
+    shape = (60, 50)
+    runs = []
+    for _ in range(2):
+        y = mx.sym.random.uniform(low=-1.5, high=3.0, shape=shape, dtype=dtype) + \
+            mx.sym.Variable("X")
+        e, g = _bind(y, shape, dtype)
+        mx.random.seed(1234)
+        e.forward(is_train=True)
+        e.backward(e.outputs[0])
+        train = e.outputs[0].asnumpy()
+        assert train.dtype == np.dtype(dtype)
+        assert (g.asnumpy() == train).all()  # d(u + X)/dX * out_grad
+        mx.random.seed(1234)
+        infer = e.forward()[0].asnumpy()
+        assert (infer == train).all()
+        mx.random.seed(1235)
+        assert (e.forward()[0].asnumpy() != train).mean() > 0.99
+        runs.append(train)
+    assert (runs[0] == runs[1]).all()
+    u = runs[0].astype(np.float64)
+    assert u.min() >= -1.5 and u.max() <= 3.0 and abs(u.mean() - 0.75) < 0.05
+
+
+def test_samplers_in_one_graph_are_independent():
+    y = mx.sym.Group([mx.sym.random.uniform(shape=(1000,)), mx.sym.random.uniform(shape=(1000,)),
+                      mx.sym.random.normal(shape=(1000,))])
+    a, b, c = [o.asnumpy() for o in y.bind(mx.cpu(), {}).forward()]
+    assert abs(np.corrcoef(a, b)[0, 1]) < 0.1 and abs(np.corrcoef(a, c)[0, 1]) < 0.1
+
+
+def test_normal_moments():
+    n = mx.sym.random.normal(1.0, 2.0, shape=(200000,))
+    o = n.bind(mx.cpu(), {}).forward()[0].asnumpy().astype(np.float64)
+    assert abs(o.mean() - 1.0) < 0.03 and abs(o.std() - 2.0) < 0.03
+    # Box-Muller's tails: about 4.6% beyond two standard deviations
+    assert 0.04 < (np.abs(o - 1.0) > 4.0).mean() < 0.052
+
+
+def test_sampler_errors():
+    # MXNet's checks (sample_op.h), named by the node, at bind
+    with pytest.raises(mx.base.MXNetError, match="scale parameter in gaussian has to be positive"):
+        mx.sym.random.normal(0, -1, (2, 2), name="bad").bind(mx.cpu(), {}).forward()
+    with pytest.raises(mx.base.MXNetError, match="low must be less or equal to high"):
+        mx.sym.random.uniform(2, 1, (2, 2)).bind(mx.cpu(), {}).forward()
+    with pytest.raises(mx.base.MXNetError, match="not in mxc's graphs"):
+        mx.sym.random.uniform(mx.sym.Variable("lo"), 1.0, (2,))
+    with pytest.raises(AttributeError, match="mx.sym.random.gamma is not in mxc"):
+        mx.sym.random.gamma(1.0, 1.0)
+
+
+def test_module_forward_draws_from_the_seed():
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=3, name="fc") + \
+        mx.sym.random.normal(shape=(4, 3), scale=0.1)
+    mod = mx.mod.Module(net, data_names=["data"], label_names=None)
+    mod.bind(data_shapes=[("data", (4, 5))], for_training=False)
+    mod.init_params()
+    batch = mx.io.DataBatch([mx.nd.ones((4, 5))])
+    outs = []
+    for s in (7, 7, 8):
+        mx.random.seed(s)
+        mod.forward(batch, is_train=False)
+        outs.append(mod.get_outputs()[0].asnumpy())
+    assert (outs[0] == outs[1]).all() and not (outs[0] == outs[2]).all()
