@@ -582,7 +582,7 @@ graph level. For f16 / bf16 data the parameters and statistics are f32.""",
        Attr("min_calib_range", "float", "None", doc="Quantisation calibration minimum."),
        Attr("max_calib_range", "float", "None", doc="Quantisation calibration maximum."),
    ],
-   aliases=["_npx_batch_norm"], visible_outputs=1,
+   aliases=["_npx_batch_norm", "BatchNorm_v1"], visible_outputs=1,
    example="""%out, %mean, %var = mx.BatchNorm %x, %gamma, %beta, %mm, %mv {eps = 1.000000e-05 : f64, fix_gamma = false} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)""")
 
 op(mxnet="Concat", mnemonic="Concat", cpp="Concat",

@@ -479,15 +479,31 @@ class Module(BaseModule):
                 if d.name not in self._label_names:
                     raise MXNetError("bind: '%s' is not a label of the module (labels: %s)"
                                      % (d.name, self._label_names))
-        reqs = {}
-        for n in self._symbol.list_arguments():
-            if n in self._param_names:
-                fixed = n in self._fixed_param_names
-                reqs[n] = grad_req if (for_training and not fixed) else "null"
-            elif n in self._data_names:
-                reqs[n] = grad_req if (for_training and inputs_need_grad) else "null"
-            else:
-                reqs[n] = "null"
+        # MXNet's DataParallelExecutorGroup: a string for every argument by
+        # its role, a list / tuple per argument in order, a dict over the
+        # role defaults ('write' for trained ones)
+        arg_names = self._symbol.list_arguments()
+        if not for_training:
+            grad_req = "null"
+        if isinstance(grad_req, (list, tuple)):
+            if len(grad_req) != len(arg_names):
+                raise MXNetError("bind: grad_req has %d entries for %d arguments"
+                                 % (len(grad_req), len(arg_names)))
+            reqs = dict(zip(arg_names, grad_req))
+        elif isinstance(grad_req, (str, dict)):
+            default = grad_req if isinstance(grad_req, str) else "write"
+            reqs = {}
+            for n in arg_names:
+                if n in self._param_names:
+                    reqs[n] = "null" if n in self._fixed_param_names else default
+                elif n in self._data_names:
+                    reqs[n] = default if inputs_need_grad else "null"
+                else:
+                    reqs[n] = "null"
+            if isinstance(grad_req, dict):
+                reqs.update(grad_req)
+        else:
+            raise ValueError("grad_req must be one of str, list, tuple, or dict.")
         type_dict = {d.name: d.dtype for d in self._data_shapes + (self._label_shapes or [])
                      if getattr(d, "dtype", None) is not None}
         old_args, old_aux = self._arg_params, self._aux_params

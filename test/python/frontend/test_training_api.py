@@ -517,3 +517,22 @@ def test_module_fit_against_mxnet(tmp_path):
     for k in init:
         assert not np.allclose(init[k].asnumpy(), ref[k]) or k.endswith("bias"), k
         np.testing.assert_allclose(got[k].asnumpy(), ref[k], rtol=1e-4, atol=1e-5, err_msg=k)
+
+
+def test_module_bind_grad_req_forms():
+    # MXNet's executor group: a string by role, a list per argument in order,
+    # a dict over the role defaults ('write' for what is trained)
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
+    shapes = [("data", (3, 4))]
+    for grad_req, want in [
+            ("add", {"data": "null", "fc_weight": "add", "fc_bias": "add"}),
+            ({"data": "add", "fc_bias": "null"},
+             {"data": "add", "fc_weight": "write", "fc_bias": "null"}),
+            (["null", "write", "add"], {"data": "null", "fc_weight": "write", "fc_bias": "add"})]:
+        mod = mx.mod.Module(net, data_names=["data"], label_names=None)
+        mod.bind(data_shapes=shapes, grad_req=grad_req)
+        assert mod._grad_reqs == want, grad_req
+    mod = mx.mod.Module(net, data_names=["data"], label_names=None)
+    with pytest.raises(mx.base.MXNetError, match="grad_req has 1 entries for 3 arguments"):
+        mod.bind(data_shapes=shapes, grad_req=["write"])

@@ -731,7 +731,7 @@ def MX_BatchNormOp : MX_Op<"BatchNorm", [Pure, InferTypeOpAdaptorWithIsCompatibl
     moving statistics (MXNet mutates the aux states in training) is left to the
     graph level. For f16 / bf16 data the parameters and statistics are f32.
 
-    MXNet operator: `BatchNorm` (aliases `_npx_batch_norm`).
+    MXNet operator: `BatchNorm` (aliases `_npx_batch_norm`, `BatchNorm_v1`).
 
     Example:
 
