@@ -1078,6 +1078,23 @@ gradient is softmax - one_hot(label), the label gets none.""",
    inputs=[Input("data", tensor=FLOAT), Input("label")], outputs=[Output("output", tensor=FLOAT)],
    example="""%l = mx.softmax_cross_entropy %x, %y : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<1xf32>""")
 
+op(mxnet="diag", mnemonic="diag", cpp="Diag",
+   source="src/operator/tensor/diag_op-inl.h DiagParam, DiagonalShape",
+   summary="Extracts a diagonal, or builds a diagonal matrix",
+   description="""
+MXNet's diag: for a 1-D input of n elements, the (n + |k|) square matrix
+with the input on diagonal k; otherwise the diagonal k of the planes of
+axes (axis1, axis2), appended as the last axis of the remaining ones
+(numpy.diagonal). A composite (mx-decompose): the extraction is `take` of
+the flattened planes at positions from `_arange`, the construction a `dot`
+with a `one_hot` of them, so the gradient follows.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("k", "int", "0", doc="Diagonal offset (> 0 above the main one)."),
+          Attr("axis1", "int", "0", doc="First axis of the planes (N-D input)."),
+          Attr("axis2", "int", "1", doc="Second axis of the planes (N-D input).")],
+   aliases=["_np_diag"],
+   example="""%d = mx.diag %x {k = 1 : i64} : (tensor<3x4xf32>) -> tensor<3xf32>""")
+
 op(mxnet="all_finite", mnemonic="all_finite", cpp="AllFinite",
    source="src/operator/contrib/all_finite-inl.h AllFiniteParam, AllFiniteShape",
    summary="1 when every element is finite, else 0",

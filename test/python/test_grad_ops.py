@@ -560,6 +560,9 @@ def test_topk_indices_have_no_gradient(attrs):
 @pytest.mark.parametrize("op,attrs,inputs,wrt", [
     ("_contrib_quadratic", {"a": 0.7, "b": -1.2, "c": 3.0}, {"data": rand((3, 4))}, None),
     ("_contrib_div_sqrt_dim", {}, {"data": rand((2, 3, 5))}, None),
+    ("diag", {"k": 1}, {"data": rand((4, 5))}, None),
+    ("diag", {"k": -1}, {"data": rand((4,))}, None),
+    ("diag", {"k": 0, "axis1": 3, "axis2": 0}, {"data": rand((3, 2, 4, 3))}, None),
     # the label (class indices) gets no gradient
     ("softmax_cross_entropy", {}, {"data": rand((4, 6)), "label": np.array([5., 0., 2., 2.])},
      ["data"]),

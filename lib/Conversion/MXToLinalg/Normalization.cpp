@@ -243,7 +243,7 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::CTCLossOp, mx::SequenceMaskOp, mx::SequenceLastOp,
                       mx::SortOp, mx::ArgsortOp, mx::ContribQuadraticOp,
                       mx::ContribDivSqrtDimOp, mx::SoftmaxCrossEntropyOp,
-                      mx::AllFiniteOp, mx::MultiAllFiniteOp>();
+                      mx::AllFiniteOp, mx::MultiAllFiniteOp, mx::DiagOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

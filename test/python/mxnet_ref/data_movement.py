@@ -465,3 +465,15 @@ def slice_channel(inputs, attrs):
     if attr_bool(attrs, "squeeze_axis", False):
         parts = [np.squeeze(p, axis=axis) for p in parts]
     return parts
+
+
+@register("diag", "_np_diag")
+def diag(inputs, attrs):
+    """numpy.diag for 1-D input (the square matrix), numpy.diagonal over
+    (axis1, axis2) otherwise (diag_op-inl.h)."""
+    x = inputs[0]
+    k = attr_int(attrs, "k", 0)
+    if x.ndim == 1:
+        return [np.diag(x, k=k)]
+    return [np.ascontiguousarray(np.diagonal(x, offset=k, axis1=attr_int(attrs, "axis1", 0),
+                                             axis2=attr_int(attrs, "axis2", 1)))]

@@ -268,6 +268,58 @@ LogicalResult decomposeSliceChannel(GradBuilder &g, SliceChannelOp op,
   return success();
 }
 
+/// diag: positions i * (w + 1) + offset (i < length) of the flattened
+/// (h, w) planes; a 1-D input puts itself there by a dot with their one_hot.
+LogicalResult decomposeDiag(GradBuilder &g, DiagOp op,
+                            SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  RankedTensorType xt = typeOf(x);
+  ArrayRef<int64_t> in = xt.getShape();
+  auto outType = cast<RankedTensorType>(op.getType());
+  int64_t k = static_cast<int64_t>(op.getK());
+  auto positions = [&](int64_t count, int64_t rowLen) {
+    double off = double(std::max<int64_t>(0, -k) * rowLen +
+                        std::max<int64_t>(0, k));
+    double step = double(rowLen + 1);
+    return g.op("mx._arange", {},
+                {g.f64("start", off), g.f64("stop", off + step * double(count)),
+                 g.f64("step", step),
+                 g.str("dtype", getMXNetDTypeName(xt.getElementType()))});
+  };
+  if (in.size() == 1) {
+    int64_t n = in[0], m = outType.getDimSize(0);
+    Value hot = g.op("mx.one_hot", positions(n, m),
+                     {g.i64("depth", m * m),
+                      g.str("dtype", getMXNetDTypeName(xt.getElementType()))});
+    Value flat = g.op("mx.dot", {g.reshape(x, {1, n}), hot});
+    results.push_back(g.reshape(flat, {m, m}));
+    return success();
+  }
+  int64_t rank = xt.getRank();
+  int64_t a1 = static_cast<int64_t>(op.getAxis1()),
+          a2 = static_cast<int64_t>(op.getAxis2());
+  a1 = a1 < 0 ? a1 + rank : a1;
+  a2 = a2 < 0 ? a2 + rank : a2;
+  SmallVector<int64_t> perm, lead;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != a1 && d != a2) {
+      perm.push_back(d);
+      lead.push_back(in[d]);
+    }
+  perm.push_back(a1);
+  perm.push_back(a2);
+  if (!llvm::is_sorted(perm))
+    x = g.op("mx.transpose", x, {g.shape("axes", perm)});
+  int64_t w = in[a2];
+  SmallVector<int64_t> flatShape(lead);
+  flatShape.push_back(in[a1] * w);
+  Value flat = g.reshape(x, flatShape);
+  int64_t len = outType.getShape().back();
+  results.push_back(g.op("mx.take", {flat, positions(len, w)},
+                         {g.i64("axis", static_cast<int64_t>(lead.size()))}));
+  return success();
+}
+
 /// UpSampling: nearest as Reshape (N, C, h, 1, w, 1) / broadcast_to (.., s,
 /// .., s) / Reshape per input, joined by Concat or additions; bilinear as
 /// MXNet's Deconvolution.
@@ -616,7 +668,7 @@ bool mxc::mx::isComposite(Operation *op) {
              SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp, SequenceMaskOp,
              SequenceLastOp, SortOp, ArgsortOp, ContribQuadraticOp,
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
-             MultiAllFiniteOp>(op) ||
+             MultiAllFiniteOp, DiagOp>(op) ||
          isChannelLast(op);
 }
 
@@ -656,6 +708,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   else if (auto sl = dyn_cast<SequenceLastOp>(op))
     r = decomposeSequence(g, op, sl.getData(), sl.getSequenceLength(), sl.getAxis(),
                           /*last=*/true, 0.0, results);
+  else if (auto dg = dyn_cast<DiagOp>(op))
+    r = decomposeDiag(g, dg, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),

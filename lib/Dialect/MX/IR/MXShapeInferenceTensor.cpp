@@ -1673,3 +1673,52 @@ LogicalResult RandomNormalSamplerOp::inferReturnTypes(
   return inferInit(context, loc, getOperationName(), adaptor.getShape(),
                    adaptor.getDtype(), results);
 }
+
+//===----------------------------------------------------------------------===//
+// diag (src/operator/tensor/diag_op-inl.h DiagShapeImpl)
+//===----------------------------------------------------------------------===//
+
+LogicalResult DiagOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> in = data->getShape();
+  int64_t k = static_cast<int64_t>(adaptor.getK());
+  if (in.empty())
+    return inferError(loc, name, "diag needs an input of rank >= 1");
+  if (in.size() == 1) {
+    int64_t s = in[0] + std::abs(k);
+    results.push_back(RankedTensorType::get({s, s}, data->getElementType()));
+    return success();
+  }
+  int64_t rank = data->getRank();
+  auto x1 = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis1()),
+                          rank);
+  auto x2 = normalizeAxis(loc, name, static_cast<int64_t>(adaptor.getAxis2()),
+                          rank);
+  if (failed(x1) || failed(x2))
+    return failure();
+  if (*x1 == *x2)
+    return inferError(loc, name, "axis1 and axis2 cannot refer to the same axis ",
+                      *x1);
+  int64_t h = in[*x1], w = in[*x2];
+  if (k > 0)
+    w -= k;
+  else
+    h += k;
+  int64_t s = std::min(h, w);
+  if (s <= 0) // MXNet: an empty diagonal is an empty array; mxc has none
+    return inferError(loc, name, "Diagonal does not exist (k = ", k,
+                      " for planes of ", in[*x1], " x ", in[*x2], ")");
+  Shape out;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *x1 && d != *x2)
+      out.push_back(in[d]);
+  out.push_back(s);
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}

@@ -4358,6 +4358,43 @@ def MX_SoftmaxCrossEntropyOp : MX_Op<"softmax_cross_entropy", [Pure, InferTypeOp
   }];
 }
 
+def MX_DiagOp : MX_Op<"diag", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Extracts a diagonal, or builds a diagonal matrix";
+  let description = [{
+    MXNet's diag: for a 1-D input of n elements, the (n + |k|) square matrix
+    with the input on diagonal k; otherwise the diagonal k of the planes of
+    axes (axis1, axis2), appended as the last axis of the remaining ones
+    (numpy.diagonal). A composite (mx-decompose): the extraction is `take` of
+    the flattened planes at positions from `_arange`, the construction a `dot`
+    with a `one_hot` of them, so the gradient follows.
+
+    MXNet operator: `diag` (aliases `_np_diag`).
+
+    Example:
+
+    ```mlir
+    %d = mx.diag %x {k = 1 : i64} : (tensor<3x4xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<I64Attr, "0">:$k,
+    DefaultValuedAttr<I64Attr, "0">:$axis1,
+    DefaultValuedAttr<I64Attr, "1">:$axis2
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_AllFiniteOp : MX_Op<"all_finite", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "1 when every element is finite, else 0";
   let description = [{
