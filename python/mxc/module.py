@@ -20,7 +20,7 @@ import numpy as np
 from . import initializer as _init
 from . import metric as _metric
 from . import optimizer as _opt
-from .base import MXNetError
+from .base import MXNetError, MXNetValueError
 from .context import cpu
 from .io import DataDesc
 from .model import BatchEndParam, load_checkpoint, save_checkpoint
@@ -423,13 +423,21 @@ class Module(BaseModule):
         if initializer is None and arg_params is None and aux_params is None:
             initializer = _init.Uniform(0.01)
         attrs = self._symbol.attr_dict()
+        # As MXNet: a missing parameter is an MXNetError (a RuntimeError),
+        # checked first; an extra one a ValueError (its set_params).
         for given, names, table in ((arg_params, self._param_names, self._exec.arg_dict),
                                     (aux_params, self._aux_names, self._exec.aux_dict)):
+            if given is not None and not allow_missing:
+                for name in names:
+                    if name not in given:
+                        raise MXNetError("%s is not presented" % name)
             if given is not None and not allow_extra:
                 extra = [k for k in given if k not in names]
                 if extra:
-                    raise MXNetError("init_params: %s are not parameters of the module "
-                                     "(allow_extra=True ignores them)" % extra)
+                    raise MXNetValueError("init_params: %s are not parameters of the module "
+                                          "(allow_extra=True ignores them)" % extra)
+        for given, names, table in ((arg_params, self._param_names, self._exec.arg_dict),
+                                    (aux_params, self._aux_names, self._exec.aux_dict)):
             for name in names:
                 arr = table[name]
                 if given is not None and name in given:

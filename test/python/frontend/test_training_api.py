@@ -536,3 +536,20 @@ def test_module_bind_grad_req_forms():
     mod = mx.mod.Module(net, data_names=["data"], label_names=None)
     with pytest.raises(mx.base.MXNetError, match="grad_req has 1 entries for 3 arguments"):
         mod.bind(data_shapes=shapes, grad_req=["write"])
+
+
+def test_module_set_params_missing_and_extra():
+    # MXNet: a missing parameter is a RuntimeError (checked first), an extra
+    # one a ValueError, unless allow_missing / allow_extra
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    mod = mx.mod.Module(net, data_names=["data"], label_names=None)
+    mod.bind(data_shapes=[("data", (3, 4))])
+    w, b = mx.nd.ones((2, 4)), mx.nd.zeros((2,))
+    mod.set_params({"fc_weight": w, "fc_bias": b}, {}, force_init=True)
+    with pytest.raises(RuntimeError, match="fc_bias is not presented"):
+        mod.set_params({"fc_weight": w, "x": w}, {}, force_init=True)
+    with pytest.raises(ValueError, match=r"\['x'\] are not parameters"):
+        mod.set_params({"fc_weight": w, "fc_bias": b, "x": w}, {}, force_init=True)
+    mod.set_params({"fc_weight": w, "x": w}, {}, force_init=True, allow_missing=True,
+                   allow_extra=True)
+    assert (mod.get_params()[0]["fc_weight"].asnumpy() == 1).all()
