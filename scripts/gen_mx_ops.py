@@ -1001,7 +1001,8 @@ f64, exact up to 2^53); the gradient of the
 values scatters the head gradient back to the selected positions, indices
 and masks have none (zeros).""",
    inputs=[Input("data")],
-   outputs=[Output("output"), Output("indices", optional=True)],
+   # MXNet's names (no FListOutputNames): output0, output1 with two results
+   outputs=[Output("output0"), Output("output1", optional=True)],
    attrs=[
        ORDER_AXIS,
        Attr("k", "int", "1", doc="How many; < 1 means the whole axis."),
@@ -1021,7 +1022,7 @@ The elements of `data` sorted along `axis` (ascending unless `is_ascend` is
 false; None sorts the flattened input into a 1-D result), and MXNet's
 hidden int32 positions. A composite (mx-decompose): `topk` with
 `ret_typ = "value"` over the whole axis.""",
-   inputs=[Input("data")], outputs=[Output("output"), Output("indices")],
+   inputs=[Input("data")], outputs=[Output("output0"), Output("output1")],
    attrs=[ORDER_AXIS,
           Attr("is_ascend", "bool", "True", doc="Ascending (else descending).")],
    visible_outputs=1,

@@ -19,6 +19,8 @@ std::map<std::string, std::string> fullAttrs(const mx::OpSpec &spec) {
   std::map<std::string, std::string> attrs;
   if (spec.findAttr("act_type") && llvm::StringRef(spec.mxnetName) == "LeakyReLU")
     attrs["act_type"] = "rrelu";
+  if (llvm::StringRef(spec.mxnetName) == "topk") // values and indices
+    attrs["ret_typ"] = "both";
   if (llvm::StringRef(spec.mxnetName) == "RNN") { // state_cell, the states
     attrs["mode"] = "lstm";
     attrs["state_outputs"] = "True";

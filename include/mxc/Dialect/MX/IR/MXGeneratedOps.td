@@ -4169,8 +4169,8 @@ def MX_TopkOp : MX_Op<"topk", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
     DefaultValuedAttr<MX_StrEnumAttr<["uint8", "int32", "int64", "float16", "float32", "float64"]>, "\"float32\"">:$dtype
   );
   let results = (outs
-    MX_Tensor:$output,
-    Optional<MX_Tensor>:$indices
+    MX_Tensor:$output0,
+    Optional<MX_Tensor>:$output1
   );
   let assemblyFormat = [{
     $data attr-dict `:` functional-type(operands, results)
@@ -4204,8 +4204,8 @@ def MX_SortOp : MX_Op<"sort", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
     DefaultValuedAttr<BoolAttr, "true">:$is_ascend
   );
   let results = (outs
-    MX_Tensor:$output,
-    MX_Tensor:$indices
+    MX_Tensor:$output0,
+    MX_Tensor:$output1
   );
   let assemblyFormat = [{
     $data attr-dict `:` functional-type(operands, results)
