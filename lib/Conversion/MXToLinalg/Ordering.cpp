@@ -68,16 +68,11 @@ struct ConvertTopk final : OpConversionPattern<mx::TopkOp> {
                                                       : rewriter.getF32Type();
     x = convertTensor(rewriter, loc, x, elt, work, work);
 
-    ArrayRef<int64_t> shape = dataType.getShape();
-    int64_t outer = 1, n = dataType.getNumElements(), inner = 1;
-    if (auto a = op.getAxis()) {
-      int64_t axis = static_cast<int64_t>(*a);
-      if (axis < 0)
-        axis += dataType.getRank();
-      outer = product(shape.take_front(axis));
-      n = shape[axis];
-      inner = product(shape.drop_front(axis + 1));
-    }
+    std::optional<int64_t> axis;
+    if (auto a = op.getAxis())
+      axis = static_cast<int64_t>(*a);
+    mx::OrderRows rows = mx::orderRows(dataType.getShape(), axis);
+    int64_t outer = rows.outer, n = rows.n, inner = rows.inner;
     int64_t k = static_cast<int64_t>(op.getK());
     if (k <= 0)
       k = n;

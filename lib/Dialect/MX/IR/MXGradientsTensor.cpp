@@ -663,17 +663,11 @@ LogicalResult topkGrad(Operation *op, GradBuilder &g, ValueRange og,
     return success();
   RankedTensorType dt = typeOf(t.getData());
   ArrayRef<int64_t> shape = dt.getShape();
-  int64_t outer = 1, n = dt.getNumElements(), inner = 1;
-  if (auto a = t.getAxis()) {
-    int64_t axis = static_cast<int64_t>(*a);
-    if (axis < 0)
-      axis += dt.getRank();
-    for (int64_t d = 0; d < axis; ++d)
-      outer *= shape[d];
-    n = shape[axis];
-    for (int64_t d = axis + 1; d < dt.getRank(); ++d)
-      inner *= shape[d];
-  }
+  std::optional<int64_t> axis;
+  if (auto a = t.getAxis())
+    axis = static_cast<int64_t>(*a);
+  OrderRows rows = orderRows(shape, axis);
+  int64_t outer = rows.outer, n = rows.n, inner = rows.inner;
   int64_t k = typeOf(og[0]).getNumElements() / (outer * inner);
   Value pos = g.reshape(g.cast(t->getResult(1), dt.getElementType()),
                         {outer, k, inner});

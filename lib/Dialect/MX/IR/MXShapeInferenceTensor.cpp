@@ -1494,7 +1494,30 @@ LogicalResult SliceChannelOp::inferReturnTypes(MLIRContext *context,
 // TopKShapeImpl, TopKType, SortType)
 //===----------------------------------------------------------------------===//
 
+OrderRows mxc::mx::orderRows(ArrayRef<int64_t> shape,
+                            std::optional<int64_t> axis) {
+  OrderRows r;
+  for (int64_t d : shape)
+    r.n *= d;
+  if (!axis)
+    return r;
+  int64_t a = *axis < 0 ? *axis + int64_t(shape.size()) : *axis;
+  r.outer = productOf(shape.take_front(a));
+  r.n = shape[a];
+  r.inner = productOf(shape.drop_front(a + 1));
+  return r;
+}
+
 namespace {
+/// The type of topk's / argsort's positions (`dtype`).
+FailureOr<Type> positionType(MLIRContext *context, std::optional<Location> loc,
+                             StringRef name, StringRef dtype) {
+  Type idx = elementTypeForDType(context, dtype);
+  if (!idx)
+    return inferError(loc, name, "unknown dtype '", dtype, "'");
+  return idx;
+}
+
 /// The shape of topk's `value` / `indices` result (the input's shape for
 /// `mask`), with MXNet's checks and messages.
 FailureOr<Shape> orderedShape(std::optional<Location> loc, StringRef name,
@@ -1542,12 +1565,12 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *context,
                             ret == "mask");
   if (failed(shape))
     return failure();
-  Type idx = elementTypeForDType(context, adaptor.getDtype());
-  if (!idx)
-    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
+  auto idx = positionType(context, loc, name, adaptor.getDtype());
+  if (failed(idx))
+    return failure();
   Type elt = data->getElementType();
   if (ret == "indices") {
-    results.push_back(RankedTensorType::get(*shape, idx));
+    results.push_back(RankedTensorType::get(*shape, *idx));
     return success();
   }
   results.push_back(RankedTensorType::get(*shape, elt));
@@ -1555,7 +1578,7 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *context,
     results.push_back(
         RankedTensorType::get(*shape, IntegerType::get(context, 32)));
   else if (ret == "both")
-    results.push_back(RankedTensorType::get(*shape, idx));
+    results.push_back(RankedTensorType::get(*shape, *idx));
   return success();
 }
 
@@ -1585,12 +1608,10 @@ LogicalResult ArgsortOp::inferReturnTypes(MLIRContext *context,
   if (failed(data))
     return failure();
   auto shape = orderedShape(loc, name, *data, adaptor.getAxis(), 0, false);
-  if (failed(shape))
+  auto idx = positionType(context, loc, name, adaptor.getDtype());
+  if (failed(shape) || failed(idx))
     return failure();
-  Type idx = elementTypeForDType(context, adaptor.getDtype());
-  if (!idx)
-    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
-  results.push_back(RankedTensorType::get(*shape, idx));
+  results.push_back(RankedTensorType::get(*shape, *idx));
   return success();
 }
 

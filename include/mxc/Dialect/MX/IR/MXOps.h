@@ -52,6 +52,14 @@ llvm::FailureOr<SliceGeometry>
 sliceGeometry(std::optional<mlir::Location> loc, llvm::StringRef opName,
               llvm::ArrayRef<int64_t> shape, llvm::StringRef begin,
               llvm::StringRef end, llvm::StringRef step);
+
+/// topk's view of its data: (outer, n, inner) with the ordered axis in the
+/// middle (`axis` negative from the end; absent: the flattened input, outer
+/// = inner = 1). The lowering and the gradient rule share it.
+struct OrderRows {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+OrderRows orderRows(llvm::ArrayRef<int64_t> shape, std::optional<int64_t> axis);
 } // namespace mxc::mx
 
 #endif // MXC_DIALECT_MX_IR_MXOPS_H
