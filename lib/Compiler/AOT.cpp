@@ -76,6 +76,13 @@ aot::buildWeightsBlob(const EntrySignature &sig,
   for (const graph::NDArrayData &p : params)
     byName[p.bareName()] = &p;
   WeightsBlob blob;
+  // A zero-filled, 64-byte aligned region of `size` bytes for the next input.
+  auto place = [&](size_t size) {
+    size_t offset = (blob.bytes.size() + 63) / 64 * 64;
+    blob.offsets.push_back(int64_t(offset));
+    blob.bytes.resize(offset + size, 0);
+    return blob.bytes.data() + offset;
+  };
   for (const TensorSpec &spec : sig.inputs) {
     if (spec.kind == "data") {
       blob.offsets.push_back(-1);
@@ -84,9 +91,7 @@ aot::buildWeightsBlob(const EntrySignature &sig,
     if (spec.kind == "rng_seed") {
       // The graph's samplers (mx.sym.random.*): an AOT model draws with seed
       // 0 on every run, as `mxc run` without --seed.
-      size_t offset = (blob.bytes.size() + 63) / 64 * 64;
-      blob.offsets.push_back(int64_t(offset));
-      blob.bytes.resize(offset + spec.byteSize(), 0);
+      place(spec.byteSize());
       continue;
     }
     auto it = byName.find(spec.name);
@@ -104,10 +109,7 @@ aot::buildWeightsBlob(const EntrySignature &sig,
                    "' is " + formatShape(p.shape) + " " +
                    graph::dtypeName(p.dtype).str() + ", the graph needs " +
                    want);
-    size_t offset = (blob.bytes.size() + 63) / 64 * 64;
-    blob.offsets.push_back(int64_t(offset));
-    blob.bytes.resize(offset + p.bytes.size(), 0);
-    std::memcpy(blob.bytes.data() + offset, p.bytes.data(), p.bytes.size());
+    std::memcpy(place(p.bytes.size()), p.bytes.data(), p.bytes.size());
   }
   blob.bytes.resize((blob.bytes.size() + 63) / 64 * 64, 0);
   blob.hash = weightsHash(blob.bytes.data(), blob.bytes.size());

@@ -110,6 +110,11 @@ uint32_t sliceOutputs(const Attrs &attrs) {
   return n;
 }
 
+/// topk's ret_typ as dmlc's enum parser reads it (default "indices").
+StringRef topkRetTyp(const Attrs &attrs) {
+  return strAttr(attrs, "ret_typ", "indices").trim().trim('\'').trim('"');
+}
+
 bool isRReLU(const Attrs &attrs) {
   return strAttr(attrs, "act_type", "leaky").trim().trim('\'').trim('"') ==
          "rrelu";
@@ -319,7 +324,7 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
   case OpKind::SliceChannel:
     return sliceOutputs(attrs);
   case OpKind::TopK: { // ordering_op.cc TopKNumOutputs
-    StringRef ret = strAttr(attrs, "ret_typ", "indices").trim().trim('\'');
+    StringRef ret = topkRetTyp(attrs);
     return ret == "value" || ret == "both" ? 2 : 1;
   }
   case OpKind::Sort:
@@ -422,11 +427,10 @@ std::vector<std::string> mxc::graph::outputNamesOf(StringRef op,
   case OpKind::InstanceNorm:
   case OpKind::L2Normalization:
     return {"output"};
+  case OpKind::Sort: // one of two outputs visible
+    return {"output0"};
   case OpKind::TopK: // TopKNumVisibleOutputs: both results only for "both"
-  case OpKind::Sort:
-    if (numOutputsOf(op, attrs) == 2 &&
-        (kind == OpKind::Sort ||
-         strAttr(attrs, "ret_typ", "").trim().trim('\'') != "both"))
+    if (topkRetTyp(attrs) == "value")
       return {"output0"};
     break;
   default:

@@ -423,21 +423,23 @@ class Module(BaseModule):
         if initializer is None and arg_params is None and aux_params is None:
             initializer = _init.Uniform(0.01)
         attrs = self._symbol.attr_dict()
+        groups = ((arg_params, self._param_names, self._exec.arg_dict),
+                  (aux_params, self._aux_names, self._exec.aux_dict))
         # As MXNet: a missing parameter is an MXNetError (a RuntimeError),
         # checked first; an extra one a ValueError (its set_params).
-        for given, names, table in ((arg_params, self._param_names, self._exec.arg_dict),
-                                    (aux_params, self._aux_names, self._exec.aux_dict)):
-            if given is not None and not allow_missing:
+        for given, names, _ in groups:
+            if given is None:
+                continue
+            if not allow_missing:
                 for name in names:
                     if name not in given:
                         raise MXNetError("%s is not presented" % name)
-            if given is not None and not allow_extra:
+            if not allow_extra:
                 extra = [k for k in given if k not in names]
                 if extra:
                     raise MXNetValueError("init_params: %s are not parameters of the module "
                                           "(allow_extra=True ignores them)" % extra)
-        for given, names, table in ((arg_params, self._param_names, self._exec.arg_dict),
-                                    (aux_params, self._aux_names, self._exec.aux_dict)):
+        for given, names, table in groups:
             for name in names:
                 arr = table[name]
                 if given is not None and name in given:
@@ -447,8 +449,6 @@ class Module(BaseModule):
                         raise MXNetError("init_params: '%s' has shape %s, the module's %s"
                                          % (name, tuple(src.shape), arr.shape))
                     np.copyto(arr._data, src, casting="unsafe")
-                elif given is not None and not allow_missing:
-                    raise MXNetError("%s is not presented" % name)
                 elif initializer is not None:
                     _init.create(initializer)(_init.InitDesc(name, attrs.get(name, {})), arr)
         self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}

@@ -1338,11 +1338,11 @@ def _sample_alias(name, target, params):
     return sample
 
 
-for _target, _params in (("uniform", ("low", "high")), ("normal", ("mu", "sigma")),
-                         ("exponential_lam", ("lam",)), ("gamma", ("alpha", "beta")),
-                         ("poisson", ("lam",)), ("negative_binomial", ("k", "p")),
-                         ("generalized_negative_binomial", ("mu", "alpha"))):
-    _dist = _target.replace("_lam", "")
+for _dist, _target, _params in (
+        ("uniform", "uniform", ("low", "high")), ("normal", "normal", ("mu", "sigma")),
+        ("exponential", "exponential_lam", ("lam",)), ("gamma", "gamma", ("alpha", "beta")),
+        ("poisson", "poisson", ("lam",)), ("negative_binomial", "negative_binomial", ("k", "p")),
+        ("generalized_negative_binomial", "generalized_negative_binomial", ("mu", "alpha"))):
     for _alias in ("sample_" + _dist, "_sample_" + _dist):
         if _alias not in globals():
             globals()[_alias] = _sample_alias(_alias, _target, _params)

@@ -68,21 +68,18 @@ struct ConvertTopk final : OpConversionPattern<mx::TopkOp> {
                                                       : rewriter.getF32Type();
     x = convertTensor(rewriter, loc, x, elt, work, work);
 
-    std::optional<int64_t> axis;
-    if (auto a = op.getAxis())
-      axis = static_cast<int64_t>(*a);
-    mx::OrderRows rows = mx::orderRows(dataType.getShape(), axis);
+    mx::OrderRows rows = mx::orderRows(dataType.getShape(), op.getAxis());
     int64_t outer = rows.outer, n = rows.n, inner = rows.inner;
     int64_t k = static_cast<int64_t>(op.getK());
     if (k <= 0)
       k = n;
     StringRef ret = op.getRetTyp();
     std::string name = "mxc_kernel_topk_" + kernelSuffix(work);
+    Value flat = mxc::conversion::reshapeTo(rewriter, loc, x,
+                                           {dataType.getNumElements()});
     auto call = [&](int64_t mode) {
-      int64_t rows = mode == 2 ? n : k;
-      auto t = RankedTensorType::get({outer * rows * inner}, work);
-      Value flat = mxc::conversion::reshapeTo(rewriter, loc, x,
-                                             {dataType.getNumElements()});
+      int64_t written = mode == 2 ? n : k; // per row
+      auto t = RankedTensorType::get({outer * written * inner}, work);
       return callKernel(rewriter, op, name, {flat},
                         {outer, n, inner, k, op.getIsAscend() ? 1 : 0, mode},
                         t);

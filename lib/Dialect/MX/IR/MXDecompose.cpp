@@ -745,17 +745,17 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   } else if (isa<SortOp, ArgsortOp>(op)) {
     // topk over the whole axis: ret_typ value (values and the hidden int32
     // positions, sort's two results) or indices (argsort's).
-    bool sort = isa<SortOp>(op);
+    auto sort = dyn_cast<SortOp>(op);
+    auto argsort = dyn_cast<ArgsortOp>(op);
+    std::optional<uint64_t> axis = sort ? sort.getAxis() : argsort.getAxis();
     SmallVector<NamedAttribute> attrs{
         g.i64("k", 0), g.str("ret_typ", sort ? "value" : "indices"),
-        g.boolean("is_ascend", op->getAttrOfType<BoolAttr>("is_ascend")
-                                   ? op->getAttrOfType<BoolAttr>("is_ascend")
-                                         .getValue()
-                                   : true)};
-    if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
-      attrs.push_back(g.i64("axis", axis.getInt()));
-    if (auto a = dyn_cast<ArgsortOp>(op))
-      attrs.push_back(g.str("dtype", a.getDtype()));
+        g.boolean("is_ascend",
+                  sort ? sort.getIsAscend() : argsort.getIsAscend())};
+    if (axis) // absent: None, the flattened input
+      attrs.push_back(g.i64("axis", static_cast<int64_t>(*axis)));
+    if (argsort)
+      attrs.push_back(g.str("dtype", argsort.getDtype()));
     results.assign(g.ops("mx.topk", op->getOperand(0), attrs));
     r = success();
   } else if (isa<BatchTakeOp>(op)) {

@@ -663,10 +663,7 @@ LogicalResult topkGrad(Operation *op, GradBuilder &g, ValueRange og,
     return success();
   RankedTensorType dt = typeOf(t.getData());
   ArrayRef<int64_t> shape = dt.getShape();
-  std::optional<int64_t> axis;
-  if (auto a = t.getAxis())
-    axis = static_cast<int64_t>(*a);
-  OrderRows rows = orderRows(shape, axis);
+  OrderRows rows = orderRows(shape, t.getAxis());
   int64_t outer = rows.outer, n = rows.n, inner = rows.inner;
   int64_t k = typeOf(og[0]).getNumElements() / (outer * inner);
   Value pos = g.reshape(g.cast(t->getResult(1), dt.getElementType()),

@@ -79,8 +79,6 @@ struct MXAutodiffPass : mxc::mx::impl::MXAutodiffPassBase<MXAutodiffPass> {
   using Base::Base;
 
   func::FuncOp func;
-  /// Lazily created rng_seed argument.
-  Value rngSeed;
   SmallVector<AuxUpdate> auxUpdates;
 
   StringRef argName(unsigned i) {
@@ -97,17 +95,9 @@ struct MXAutodiffPass : mxc::mx::impl::MXAutodiffPassBase<MXAutodiffPass> {
   LogicalResult rewriteBatchNorm(BatchNormOp bn);
   LogicalResult rewriteDropout(DropoutOp op, unsigned index);
   LogicalResult rewriteRReLU(LeakyReLUOp op, unsigned index);
-  Value getRngSeed();
 
   void runOnOperation() override;
 };
-
-Value MXAutodiffPass::getRngSeed() {
-  // mx-decompose may have made it already (the graph's samplers)
-  if (!rngSeed)
-    rngSeed = getOrCreateRngSeed(func);
-  return rngSeed;
-}
 
 /// BatchNorm in training mode as mx ops (see the file comment).
 LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
@@ -199,7 +189,7 @@ LogicalResult MXAutodiffPass::rewriteDropout(DropoutOp op, unsigned index) {
   } else {
     std::string name = nodeName(op);
     int64_t stream = int64_t(name.empty() ? uint64_t(index) : fnv1a64(name));
-    Value seed = getRngSeed();
+    Value seed = getOrCreateRngSeed(func); // shared with mx-decompose
     b.setInsertionPoint(op);
     mask = DropoutMaskOp::create(b, op.getLoc(), maskType, seed,
                                  b.getF64FloatAttr(p),
@@ -224,7 +214,7 @@ LogicalResult MXAutodiffPass::rewriteRReLU(LeakyReLUOp op, unsigned index) {
   std::string name = nodeName(op);
   int64_t stream =
       int64_t(name.empty() ? uint64_t(index) : fnv1a64(name + "/rrelu"));
-  Value seed = getRngSeed();
+  Value seed = getOrCreateRngSeed(func); // shared with mx-decompose
   b.setInsertionPoint(op);
   Value slope = RandomUniformOp::create(
       b, op.getLoc(), x.getType(), seed, op.getLowerBoundAttr(),
