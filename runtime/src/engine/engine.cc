@@ -58,14 +58,17 @@ void FailureLog::record(const ErrorPtr &f) {
 
 std::optional<EngineError> FailureLog::takeFirstUnreported() {
   std::lock_guard<std::mutex> lock(mu_);
-  std::optional<EngineError> first;
-  for (const ErrorPtr &e : entries_) {
-    if (!first && !e->reported.load())
-      first = EngineError(*e);
+  const Failure *first = nullptr;
+  for (const ErrorPtr &e : entries_)
+    if (!e->reported.load() && (!first || e->seq < first->seq))
+      first = e.get();
+  std::optional<EngineError> result;
+  if (first)
+    result = EngineError(*first);
+  for (const ErrorPtr &e : entries_)
     e->reported.store(true);
-  }
   entries_.clear();
-  return first;
+  return result;
 }
 
 std::string currentExceptionMessage() {

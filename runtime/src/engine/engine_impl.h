@@ -31,13 +31,16 @@ struct VarWaiter {
 /// skipped because of it (MXNet's ExceptionRef). `reported`: a wait has
 /// returned it (waitForVar, or waitForAll).
 struct Failure : EngineError {
-  explicit Failure(EngineError e) : EngineError(std::move(e)) {}
+  Failure(EngineError e, uint64_t pushSeq) : EngineError(std::move(e)), seq(pushSeq) {}
+  /// The failed operation's push order: waitForAll reports the failure
+  /// pushed first, however the workers happened to finish.
+  uint64_t seq;
   mutable std::atomic<bool> reported{false};
 };
 using ErrorPtr = std::shared_ptr<const Failure>;
 
 /// What waitForAll reports: MXNet's global exception list. The first
-/// failure since the last waitForAll that no wait has reported yet: a failure
+/// (in push order) failure since the last waitForAll that no wait has reported yet: a failure
 /// that waitForVar returned (an `asnumpy()` that raised) is not raised again
 /// by the next waitForAll, as in MXNet, where one failure raises once. A
 /// variable keeps its failure after a wait, though (MXNet clears it on the

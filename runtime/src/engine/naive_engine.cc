@@ -66,6 +66,7 @@ private:
   /// several threads push. Recursive so that an operation may push.
   std::recursive_mutex runMu_;
   std::atomic<size_t> running_{0};
+  std::atomic<uint64_t> nextSeq_{0}; ///< failures in the order they ran (= pushed)
   detail::FailureLog failures_;
 };
 
@@ -140,7 +141,8 @@ void NaiveEngine::pushAsync(AsyncFn fn, Device device, std::vector<VarHandle> re
     Profiler::get().record(Profiler::Event{name, device, profTid, profStartNs, profEndNs});
   detail::ErrorPtr failure;
   if (!error.empty())
-    failure = std::make_shared<const detail::Failure>(EngineError{std::move(name), std::move(error)});
+    failure = std::make_shared<const detail::Failure>(EngineError{std::move(name), std::move(error)},
+                                                        nextSeq_.fetch_add(1));
   finish(writes, failure);
 }
 

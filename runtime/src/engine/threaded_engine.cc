@@ -343,7 +343,7 @@ void ThreadedEngine::execute(OprBlock *op) {
                                              op->profStartNs, Profiler::nowNs()});
     ErrorPtr failure;
     if (!error.empty())
-      failure = std::make_shared<const Failure>(EngineError{op->name, error});
+      failure = std::make_shared<const Failure>(EngineError{op->name, error}, op->seq);
     if (!inWorker()) {
       op->handoffError = std::move(failure);
       op->handoff = true;
