@@ -1,0 +1,278 @@
+// cuda_device.cc - gpu(i) in the runtime (include/mxc/runtime/cuda.h): the
+// primary context of each device, a stream per (thread, device), the device
+// memory pool registered with storage.h, the cpu<->gpu copiers registered with
+// ndarray.h, and PTX modules.
+//
+// Every GPU operation the engine runs ends with its stream synchronized, so
+// an operation's writes are complete when the engine marks them done (as
+// MXNet's synchronous GPU operators); overlap comes from the engine running
+// copies (gpu-copy-to / gpu-copy-from lanes) and compute on different
+// threads, hence different streams.
+#include "driver.h"
+
+#include "../storage/pooled_storage.h"
+#include "mxc/runtime/cuda.h"
+#include "mxc/runtime/error.h"
+#include "mxc/runtime/ndarray.h"
+#include "mxc/runtime/storage.h"
+
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace mxc::runtime::cuda {
+
+namespace {
+
+struct DeviceState {
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+};
+
+// Primary contexts, retained once per device and never released (arrays
+// and modules may be freed while the process exits).
+DeviceState &deviceState(int id) {
+  static std::mutex mu;
+  static auto *states = new std::map<int, DeviceState>;
+  requireDevice(id);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = states->find(id);
+  if (it != states->end())
+    return it->second;
+  const Driver &d = driver();
+  DeviceState s;
+  check(d.cuDeviceGet(&s.dev, id), "cuDeviceGet");
+  check(d.cuDevicePrimaryCtxRetain(&s.ctx, s.dev), "cuDevicePrimaryCtxRetain");
+  return (*states)[id] = s;
+}
+
+// Makes gpu(id)'s context current on the calling thread.
+const Driver &bind(int id) {
+  thread_local CUcontext current = nullptr;
+  DeviceState &s = deviceState(id);
+  const Driver &d = driver();
+  if (current != s.ctx) {
+    check(d.cuCtxSetCurrent(s.ctx), "cuCtxSetCurrent");
+    current = s.ctx;
+  }
+  return d;
+}
+
+// The calling thread's stream on each device, destroyed when it exits.
+struct ThreadStreams {
+  std::unordered_map<int, CUstream> streams;
+  ~ThreadStreams() {
+    if (const Driver *d = tryDriver())
+      for (auto &s : streams)
+        d->cuStreamDestroy(s.second);
+  }
+};
+
+CUstream threadStream(int id) {
+  thread_local ThreadStreams ts;
+  auto it = ts.streams.find(id);
+  if (it != ts.streams.end())
+    return it->second;
+  const Driver &d = bind(id);
+  CUstream s = nullptr;
+  check(d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  ts.streams[id] = s;
+  return s;
+}
+
+CUdeviceptr devPtr(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
+
+/// gpu(i)'s memory: the caching pool over cuMemAlloc. Everything released
+/// is cached (as MXNet's GPU pooled storage); an allocation the device
+/// cannot serve frees the cache and tries again.
+class GPUStorageManager final : public detail::PooledStorageManager {
+public:
+  explicit GPUStorageManager(Device device)
+      : PooledStorageManager(device, ~size_t(0) >> 1) {}
+  ~GPUStorageManager() override { releaseCached(); }
+
+private:
+  void *rawAllocate(size_t capacity) override {
+    const Driver &d = bind(device().id);
+    CUdeviceptr p = 0;
+    CUresult r = d.cuMemAlloc(&p, capacity);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+      return nullptr;
+    check(r, ("cuMemAlloc of " + std::to_string(capacity) + " bytes on " + device().str()).c_str());
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(p));
+  }
+  void rawFree(void *p, size_t) override {
+    const Driver &d = bind(device().id);
+    check(d.cuMemFree(devPtr(p)), "cuMemFree");
+  }
+};
+
+void copyHostToDevice(const void *src, Device, void *dst, Device to, size_t bytes, RunContext) {
+  if (!bytes)
+    return;
+  const Driver &d = bind(to.id);
+  CUstream s = threadStream(to.id);
+  check(d.cuMemcpyHtoDAsync(devPtr(dst), src, bytes, s), "copy host -> gpu");
+  check(d.cuStreamSynchronize(s), "copy host -> gpu");
+}
+
+void copyDeviceToHost(const void *src, Device from, void *dst, Device, size_t bytes, RunContext) {
+  if (!bytes)
+    return;
+  const Driver &d = bind(from.id);
+  CUstream s = threadStream(from.id);
+  check(d.cuMemcpyDtoHAsync(dst, devPtr(src), bytes, s), "copy gpu -> host");
+  check(d.cuStreamSynchronize(s), "copy gpu -> host");
+}
+
+// Within one device, or between two under unified addressing (every 64-bit
+// Linux driver): the driver routes it.
+void copyDeviceToDevice(const void *src, Device, void *dst, Device to, size_t bytes, RunContext) {
+  if (!bytes)
+    return;
+  const Driver &d = bind(to.id);
+  CUstream s = threadStream(to.id);
+  check(d.cuMemcpyDtoDAsync(devPtr(dst), devPtr(src), bytes, s), "copy gpu -> gpu");
+  check(d.cuStreamSynchronize(s), "copy gpu -> gpu");
+}
+
+// Storage and copiers for gpu(i), registered when the runtime loads. Nothing
+// here touches the driver: that happens at the first gpu array.
+const bool kRegistered = [] {
+  registerStorageFactory(Device::Kind::GPU, [](Device dev) -> std::unique_ptr<StorageManager> {
+    requireDevice(dev.id);
+    return std::make_unique<GPUStorageManager>(dev);
+  });
+  registerCopier(Device::Kind::CPU, Device::Kind::GPU, copyHostToDevice, FnProperty::CopyToGPU,
+                 /*runOnDestination=*/true);
+  registerCopier(Device::Kind::GPU, Device::Kind::CPU, copyDeviceToHost,
+                 FnProperty::CopyFromGPU, /*runOnDestination=*/false);
+  registerCopier(Device::Kind::GPU, Device::Kind::GPU, copyDeviceToDevice, FnProperty::Normal,
+                 /*runOnDestination=*/true);
+  return true;
+}();
+
+} // namespace
+
+bool builtWithCuda() { return true; }
+
+int deviceCount() {
+  const Driver *d = tryDriver();
+  return d ? d->deviceCount : 0;
+}
+
+std::string unavailableReason() {
+  if (!tryDriver())
+    return driverUnavailableReason();
+  return deviceCount() == 0 ? "the CUDA driver reports no GPU" : "";
+}
+
+void requireDevice(int id) {
+  std::string dev = "gpu(" + std::to_string(id) + ")";
+  if (!tryDriver())
+    throw Error(dev + " is not available: no CUDA driver: " + cuda::driverUnavailableReason());
+  int n = deviceCount();
+  if (id < 0 || id >= n)
+    throw Error(dev + " does not exist: this machine has " + std::to_string(n) +
+                (n == 1 ? " GPU" : " GPUs"));
+}
+
+int driverVersion() {
+  const Driver *d = tryDriver();
+  return d ? d->version : 0;
+}
+
+std::string deviceName(int id) {
+  DeviceState &s = deviceState(id);
+  char name[256] = {0};
+  check(driver().cuDeviceGetName(name, sizeof name - 1, s.dev), "cuDeviceGetName");
+  return name;
+}
+
+int computeCapability(int id) {
+  DeviceState &s = deviceState(id);
+  const Driver &d = driver();
+  int major = 0, minor = 0;
+  check(d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s.dev),
+        "cuDeviceGetAttribute");
+  check(d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s.dev),
+        "cuDeviceGetAttribute");
+  return major * 10 + minor;
+}
+
+void memoryInfo(int id, size_t *freeBytes, size_t *totalBytes) {
+  const Driver &d = bind(id);
+  size_t f = 0, t = 0;
+  check(d.cuMemGetInfo(&f, &t), "cuMemGetInfo");
+  if (freeBytes)
+    *freeBytes = f;
+  if (totalBytes)
+    *totalBytes = t;
+}
+
+void synchronize(int id) {
+  const Driver &d = bind(id);
+  check(d.cuStreamSynchronize(threadStream(id)), "cuStreamSynchronize");
+}
+
+struct Module::Impl {
+  int device = 0;
+  CUmodule module = nullptr;
+  mutable std::mutex mu;
+  mutable std::unordered_map<std::string, CUfunction> functions;
+
+  CUfunction function(const std::string &name, bool mustExist) const {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = functions.find(name);
+    if (it != functions.end())
+      return it->second;
+    const Driver &d = bind(device);
+    CUfunction f = nullptr;
+    CUresult r = d.cuModuleGetFunction(&f, module, name.c_str());
+    if (r == CUDA_ERROR_NOT_FOUND) {
+      if (mustExist)
+        throw Error("GPU module has no kernel '" + name + "'");
+      return nullptr;
+    }
+    check(r, ("cuModuleGetFunction '" + name + "'").c_str());
+    return functions[name] = f;
+  }
+};
+
+Module::Module(int device, const std::string &ptx) : impl_(std::make_unique<Impl>()) {
+  impl_->device = device;
+  const Driver &d = bind(device);
+  // The driver wants NUL-terminated PTX: std::string's c_str() is.
+  check(d.cuModuleLoadData(&impl_->module, ptx.c_str()),
+        ("loading PTX on gpu(" + std::to_string(device) + ")").c_str());
+}
+
+Module::~Module() {
+  if (impl_ && impl_->module)
+    if (const Driver *d = tryDriver()) {
+      bind(impl_->device);
+      d->cuModuleUnload(impl_->module);
+    }
+}
+
+Module::Module(Module &&) noexcept = default;
+Module &Module::operator=(Module &&) noexcept = default;
+
+bool Module::hasKernel(const std::string &name) const {
+  return impl_->function(name, false) != nullptr;
+}
+
+void Module::launch(const std::string &name, const unsigned grid[3], const unsigned block[3],
+                    const std::vector<void *> &args, unsigned sharedBytes) const {
+  CUfunction f = impl_->function(name, true);
+  const Driver &d = bind(impl_->device);
+  check(d.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes,
+                         threadStream(impl_->device), const_cast<void **>(args.data()), nullptr),
+        ("launching kernel '" + name + "'").c_str());
+}
+
+int Module::device() const { return impl_->device; }
+
+} // namespace mxc::runtime::cuda

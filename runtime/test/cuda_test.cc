@@ -1,0 +1,212 @@
+// cuda_test.cc - gpu(i) in the runtime: the clean error without a driver,
+// and, on a machine with a GPU, the device memory pool, copies between cpu and
+// gpu arrays on both engines, and loading / launching PTX. Tests that need a
+// GPU skip with the reason on machines without one (scripts/gpu-check.sh
+// runs them on a lent H200).
+#include "mxc/runtime/cuda.h"
+#include "mxc/runtime/engine.h"
+#include "mxc/runtime/error.h"
+#include "mxc/runtime/ndarray.h"
+#include "mxc/runtime/storage.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace mxc::runtime;
+
+namespace {
+
+// y[i] = a * x[i] + y[i] for i < n, one thread an element (written by hand,
+// so that the loader is tested apart from the compiler's code generation).
+const char *const kSaxpyPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry saxpy(.param .u64 x, .param .u64 y, .param .f32 a, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [y];
+  ld.param.f32 %f1, [a];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  add.s64 %rd7, %rd4, %rd5;
+  ld.global.f32 %f2, [%rd6];
+  ld.global.f32 %f3, [%rd7];
+  fma.rn.f32 %f4, %f1, %f2, %f3;
+  st.global.f32 [%rd7], %f4;
+DONE:
+  ret;
+}
+)";
+
+std::string errorOf(const std::function<void()> &fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define MXC_REQUIRE_GPU()                                                              \
+  if (cuda::deviceCount() == 0)                                                        \
+  GTEST_SKIP() << "no GPU here: " << cuda::unavailableReason()
+
+} // namespace
+
+TEST(CudaAvailability, NoGpuIsAOneLineErrorNotACrash) {
+  if (cuda::deviceCount() > 0) {
+    int n = cuda::deviceCount();
+    std::string err = errorOf([&] { cuda::requireDevice(n); });
+    EXPECT_NE(err.find("gpu(" + std::to_string(n) + ") does not exist"), std::string::npos)
+        << err;
+    EXPECT_NE(errorOf([&] { NDArray a({4}, DType::F32, Device::gpu(n)); }), "");
+    return;
+  }
+  EXPECT_NE(cuda::unavailableReason(), "");
+  std::string err = errorOf([] { cuda::requireDevice(0); });
+  EXPECT_EQ(err.rfind("gpu(0) is not available: ", 0), 0u) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  // Arrays, memory queries and modules on gpu(0) say the same.
+  EXPECT_EQ(errorOf([] { NDArray a({4}, DType::F32, Device::gpu(0)); }), err);
+  EXPECT_EQ(errorOf([] { cuda::memoryInfo(0, nullptr, nullptr); }), err);
+  EXPECT_EQ(errorOf([] { cuda::Module m(0, kSaxpyPtx); }), err);
+}
+
+TEST(CudaAvailability, BuildReportsCuda) {
+#ifdef MXC_TEST_EXPECT_CUDA
+  EXPECT_TRUE(cuda::builtWithCuda());
+#else
+  EXPECT_FALSE(cuda::builtWithCuda());
+  EXPECT_EQ(cuda::deviceCount(), 0);
+#endif
+}
+
+TEST(CudaDevice, DescribesItself) {
+  MXC_REQUIRE_GPU();
+  EXPECT_GE(cuda::driverVersion(), 12000);
+  EXPECT_NE(cuda::deviceName(0), "");
+  EXPECT_GE(cuda::computeCapability(0), 75);
+  size_t freeBytes = 0, total = 0;
+  cuda::memoryInfo(0, &freeBytes, &total);
+  EXPECT_GT(total, size_t(1) << 30);
+  EXPECT_LE(freeBytes, total);
+  std::printf("gpu(0): %s, sm_%d, driver %d, %.1f of %.1f GiB free\n",
+              cuda::deviceName(0).c_str(), cuda::computeCapability(0), cuda::driverVersion(),
+              freeBytes / 1073741824.0, total / 1073741824.0);
+}
+
+TEST(CudaStorage, PoolsAndReusesDeviceBlocks) {
+  MXC_REQUIRE_GPU();
+  std::unique_ptr<StorageManager> m = createStorageManager(Device::gpu(0));
+  Storage a = m->allocate(1000);
+  ASSERT_NE(a.data, nullptr);
+  EXPECT_EQ(a.device, Device::gpu(0));
+  EXPECT_GE(a.capacity, 1000u);
+  EXPECT_EQ(m->bytesInUse(), a.capacity);
+  void *first = a.data;
+  m->release(a);
+  EXPECT_EQ(m->bytesInUse(), 0u);
+  EXPECT_EQ(m->bytesCached(), a.capacity);
+  Storage b = m->allocate(990); // the same bucket: the cached block
+  EXPECT_EQ(b.data, first);
+  m->release(b);
+  m->releaseCached();
+  EXPECT_EQ(m->bytesCached(), 0u);
+  // More than any GPU holds: OutOfMemoryError, not a crash.
+  EXPECT_THROW(m->allocate(size_t(1) << 47), OutOfMemoryError);
+  EXPECT_EQ(m->bytesInUse(), 0u);
+}
+
+class CudaNDArray : public ::testing::TestWithParam<const char *> {
+protected:
+  void SetUp() override {
+    MXC_REQUIRE_GPU();
+    EngineOptions opts;
+    opts.kind = GetParam();
+    engine = createEngine(opts);
+  }
+  std::unique_ptr<Engine> engine;
+};
+
+TEST_P(CudaNDArray, CopiesBetweenHostAndDevice) {
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(1000), int64_t(1) << 22}) {
+    std::vector<float> v(static_cast<size_t>(n));
+    std::iota(v.begin(), v.end(), 0.5f);
+    NDArray host({n}, DType::F32, Device::cpu(), engine.get());
+    host.copyFromHost(v.data(), v.size() * sizeof(float));
+    NDArray dev = host.copyTo(Device::gpu(0));
+    EXPECT_EQ(dev.device(), Device::gpu(0));
+    NDArray dev2 = dev.copyTo(Device::gpu(0)); // device -> device
+    NDArray back = dev2.copyTo(Device::cpu());
+    std::vector<float> out(v.size(), -1.0f);
+    back.copyToHost(out.data(), out.size() * sizeof(float));
+    EXPECT_EQ(out, v) << n << " elements";
+    // Straight from host memory to the device and back.
+    std::vector<float> twice(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      twice[i] = 2 * v[i];
+    dev.copyFromHost(twice.data(), twice.size() * sizeof(float));
+    dev.copyToHost(out.data(), out.size() * sizeof(float));
+    EXPECT_EQ(out, twice) << n << " elements";
+  }
+}
+
+TEST_P(CudaNDArray, LaunchesPtxAsAnEngineOperation) {
+  const int64_t n = 1000;
+  cuda::Module module(0, kSaxpyPtx);
+  EXPECT_TRUE(module.hasKernel("saxpy"));
+  EXPECT_FALSE(module.hasKernel("nope"));
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i);
+    y[i] = static_cast<float>(3 * i + 1);
+  }
+  NDArray dx({n}, DType::F32, Device::gpu(0), engine.get());
+  NDArray dy({n}, DType::F32, Device::gpu(0), engine.get());
+  dx.copyFromHost(x.data(), n * sizeof(float));
+  dy.copyFromHost(y.data(), n * sizeof(float));
+  engine->pushSync(
+      [&module, px = dx.data(), py = dy.data()](RunContext) {
+        float a = 2.0f;
+        unsigned count = n;
+        void *xp = px, *yp = py;
+        unsigned grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
+        module.launch("saxpy", grid, block, {&xp, &yp, &a, &count});
+        cuda::synchronize(0);
+      },
+      Device::gpu(0), {dx.var()}, {dy.var()}, FnProperty::Normal, 0, "saxpy");
+  std::vector<float> out(n);
+  dy.copyToHost(out.data(), n * sizeof(float));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], 2.0f * x[i] + y[i]) << i;
+  // An unknown kernel is an Error, as is PTX the driver rejects.
+  std::string err = errorOf([&] {
+    unsigned g[3] = {1, 1, 1};
+    module.launch("nope", g, g, {});
+  });
+  EXPECT_NE(err.find("no kernel 'nope'"), std::string::npos) << err;
+  err = errorOf([] { cuda::Module bad(0, ".version 8.0\n.target sm_90\nnot ptx"); });
+  EXPECT_NE(err.find("loading PTX on gpu(0)"), std::string::npos) << err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, CudaNDArray, ::testing::Values("naive", "threaded"),
+                         [](const auto &info) { return std::string(info.param); });
