@@ -1,6 +1,7 @@
 """Devices: mx.cpu(), mx.gpu()."""
 import threading
 
+from . import _mxc
 from .base import MXNetError
 
 
@@ -76,14 +77,36 @@ def cpu_pinned(device_id=0):
 
 
 def gpu(device_id=0):
-    """A GPU context. It can be created and compared, but mxc has no GPU
-    back end yet: putting data or an executor on it raises MXNetError."""
+    """A GPU context. It can be created and compared anywhere; putting data
+    or an executor on it raises MXNetError (docs/gpu.md: the runtime's GPU
+    backend is not reachable from Python yet)."""
     return Context("gpu", device_id)
 
 
 def num_gpus():
-    """0: mxc has no GPU back end yet."""
-    return 0
+    """The number of GPUs the CUDA driver reports: 0 on a machine without
+    one, or in an mxc built without CUDA."""
+    return _mxc.cuda_device_count()
+
+
+def gpu_memory_info(device_id=0):
+    """(free, total) bytes of memory on gpu(device_id), as MXNet's;
+    MXNetError where there is no such GPU."""
+    try:
+        free, total = _mxc.cuda_memory_info(device_id)
+    except RuntimeError as e:
+        raise MXNetError(str(e)) from None
+    return free, total
+
+
+def _require_gpu(ctx):
+    """MXNetError naming why `ctx` (a gpu context) cannot hold data here."""
+    try:
+        _mxc.cuda_require_device(ctx.device_id)
+    except RuntimeError as e:
+        raise MXNetError(str(e)) from None
+    raise MXNetError("%s: arrays and executors on a GPU are not reachable from Python yet "
+                     "(docs/gpu.md: only the runtime's C++ API runs on the GPU)" % ctx)
 
 
 def current_context():
@@ -98,5 +121,5 @@ def check_context(ctx):
     if not isinstance(ctx, Context):
         raise MXNetError("expected a Context, got %r" % (ctx,))
     if ctx.device_type == "gpu":
-        raise MXNetError("%s: mxc has no GPU back end yet (only mx.cpu() runs code)" % ctx)
+        _require_gpu(ctx)
     return ctx

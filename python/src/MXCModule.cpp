@@ -30,6 +30,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include "mxc/runtime/ndarray.h"
+#include "mxc/runtime/cuda.h"
 #include "mxc/runtime/engine.h"
 #include <nanobind/nanobind.h>
 #include <structmember.h> // PyMemberDef: NDArray's slot offsets (fast dispatch)
@@ -959,6 +960,21 @@ NB_MODULE(_mxc, m) {
      "first failure not yet reported, or None");
   m.def("engine_num_pending", [] { return rt::defaultEngine().numPending(); },
         "Operations pushed to the default engine and not yet finished");
+
+  // gpu(i) (runtime/include/mxc/runtime/cuda.h): what mx.context asks.
+  m.def("cuda_built", &rt::cuda::builtWithCuda, "Whether the runtime has its CUDA backend");
+  m.def("cuda_device_count", &rt::cuda::deviceCount,
+        "The number of GPUs (0 without a driver)");
+  m.def("cuda_unavailable_reason", &rt::cuda::unavailableReason,
+        "Why there is no GPU ('' when the driver loaded)");
+  m.def("cuda_require_device", &rt::cuda::requireDevice, nb::arg("id"),
+        "Raises MXNetError unless gpu(id) exists");
+  m.def("cuda_memory_info", [](int id) {
+    size_t freeBytes = 0, total = 0;
+    rt::cuda::memoryInfo(id, &freeBytes, &total);
+    return std::make_pair(freeBytes, total);
+  }, nb::arg("id"), "(free, total) bytes of gpu(id)");
+  m.def("cuda_device_name", &rt::cuda::deviceName, nb::arg("id"));
 
   m.def("op_specs", &opSpecs);
   m.def("normalize_json", &normalizeJSON, nb::arg("json"));
