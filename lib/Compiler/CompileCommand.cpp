@@ -1,8 +1,8 @@
 //===- CompileCommand.cpp - mxc compile -----------------------------------===//
 //
 //   mxc compile model-symbol.json --params model-0000.params
-//       --shape data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu]
-//       [--mcpu NAME] [-O0..-O3] [--emit mlir|llvm|obj|shared|exe|plan]
+//       --shape data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu|cuda [--cuda-arch sm_90]]
+//       [--mcpu NAME] [-O0..-O3] [--emit mlir|llvm|obj|shared|exe|plan|ptx]
 //       [--weights embed|external] [--stats] [-o OUT]
 //
 // Ahead-of-time compilation (docs/aot.md): the pipeline of `mxc codegen`
@@ -17,6 +17,8 @@
 #include "mxc/Compiler/AOT.h"
 #include "mxc/Compiler/JIT.h"
 #include "mxc/Compiler/Pipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -80,9 +82,13 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   auto total = Clock::now();
   StringRef emit = opts.emit;
   if (emit != "mlir" && emit != "llvm" && emit != "obj" && emit != "shared" &&
-      emit != "exe" && emit != "plan") {
+      emit != "exe" && emit != "plan" && emit != "ptx") {
     errorLine() << "--emit='" << emit
-                << "': expected mlir, llvm, obj, shared, exe or plan\n";
+                << "': expected mlir, llvm, obj, shared, exe, plan or ptx\n";
+    return kBadUsage;
+  }
+  if (emit == "ptx" && opts.cudaArch.empty()) {
+    errorLine() << "--emit=ptx needs --target cuda\n";
     return kBadUsage;
   }
   if (opts.weights != "embed" && opts.weights != "external") {
@@ -93,6 +99,15 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   if (opts.optLevel > 3) {
     errorLine() << "-O" << opts.optLevel << ": expected -O0, -O1, -O2 or -O3\n";
     return kBadUsage;
+  }
+  if (!opts.cudaArch.empty()) {
+    StringRef arch = opts.cudaArch;
+    unsigned sm = 0;
+    if (!arch.consume_front("sm_") || arch.getAsInteger(10, sm) || sm < 75 || sm > 121) {
+      errorLine() << "--cuda-arch='" << opts.cudaArch
+                  << "': expected sm_75 to sm_121 (sm_90 for the H100 / H200)\n";
+      return kBadUsage;
+    }
   }
   // The target: LLVM must know the triple; linking needs a runtime for it.
   TargetOptions targetOpts = opts.target;
@@ -140,6 +155,9 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   PipelineOptions pipeline;
   pipeline.optLevel = opts.optLevel;
   pipeline.parallelLoops = opts.parallelLoops;
+  pipeline.cudaArch = opts.cudaArch;
+  if (emit == "ptx")
+    pipeline.cudaFormat = "isa";
   if (failed(runGraphPasses(*module, pipeline)))
     return kBadInput;
   FailureOr<EntrySignature> sig = getEntrySignature(*module);
@@ -161,6 +179,23 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
       failed(lowerToLLVMDialect(*module, pipeline)))
     return kBadInput;
   double lowerMs = msSince(start);
+  if (emit == "ptx") {
+    // OUT/ (a directory): one <gpu.module>.ptx for each, as ptxas or
+    // cuModuleLoadData take them.
+    std::string dir = opts.output.empty() ? name + "-ptx" : opts.output;
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+      errorLine() << dir << ": " << ec.message() << "\n";
+      return kBadInput;
+    }
+    bool ok = true;
+    module->walk([&](gpu::BinaryOp bin) {
+      for (Attribute a : bin.getObjects())
+        if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
+          ok = ok && writeFile(dir + "/" + bin.getSymName().str() + ".ptx",
+                               obj.getObject().getValue(), true);
+    });
+    return ok ? kOk : kBadInput;
+  }
   if (emit == "mlir") {
     std::string text;
     llvm::raw_string_ostream os(text);

@@ -235,8 +235,15 @@ cl::opt<std::string> codegenEmit(
 cl::opt<std::string> compileTarget(
     cl::cat(mxcCategory), "target",
     cl::desc("Target triple: x86_64-linux-gnu or aarch64-linux-gnu (default: "
-             "this machine, with its CPU's features)"),
-    cl::value_desc("triple"), cl::sub(compileCmd));
+             "this machine, with its CPU's features), or cuda: every step as "
+             "NVIDIA GPU kernels (--cuda-arch) launched from this machine's "
+             "host code (docs/gpu.md)"),
+    cl::value_desc("triple|cuda"), cl::sub(compileCmd));
+cl::opt<std::string> compileCudaArch(
+    cl::cat(mxcCategory), "cuda-arch",
+    cl::desc("With --target cuda: the GPU architecture, sm_75 to sm_121 "
+             "(default sm_90, the H100 / H200)"),
+    cl::value_desc("sm_NN"), cl::init("sm_90"), cl::sub(compileCmd));
 cl::opt<unsigned> compileOptLevel(
     cl::cat(mxcCategory), "O", cl::Prefix,
     cl::desc("LLVM optimisation level, -O0 to -O3 (default -O3)"),
@@ -541,6 +548,13 @@ int mxc::driverMain(int argc, char **argv) {
       AOTCompileOptions o;
       fill(o);
       o.target.triple = compileTarget;
+      if (compileTarget == "cuda") {
+        o.target.triple.clear(); // the host code runs on this machine
+        o.cudaArch = compileCudaArch;
+      } else if (compileCudaArch.getNumOccurrences()) {
+        errorLine() << "--cuda-arch needs --target cuda\n";
+        return kBadUsage;
+      }
       o.emit = compileEmit;
       o.weights = compileWeights;
       o.output = outputFile == "-" && compileEmit != "mlir" &&

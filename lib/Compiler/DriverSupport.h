@@ -149,6 +149,9 @@ struct AOTCompileOptions : CompileCommandOptions {
   std::string runtimeDir; ///< --runtime-dir; empty: search
   unsigned optLevel = 3;
   bool stats = false;
+  /// --target cuda: the NVIDIA architecture of the kernels (--cuda-arch);
+  /// empty for a CPU target.
+  std::string cudaArch;
 };
 
 /// `mxc memory-report` (MemoryReport.cpp, docs/memory.md).

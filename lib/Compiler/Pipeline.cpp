@@ -14,6 +14,7 @@
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
+#include "mxc/Dialect/MXRT/IR/MXRTOps.h"
 #include "mxc/Dialect/MXRT/Transforms/Passes.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 #include "mxc/runtime/compiled_module.h"
@@ -41,6 +42,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -223,7 +225,8 @@ std::string mxc::PipelineOptions::describe() const {
          " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
          " grad-req=" + list(gradReq) + " train-part=" + trainPart +
          " fuse-graph=" +
-         (fuseGraph ? "1" : "0") + " memory-plan=" + memoryPlan;
+         (fuseGraph ? "1" : "0") + " memory-plan=" + memoryPlan +
+         (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat);
 }
 
 LogicalResult mxc::runGraphPasses(ModuleOp module,
@@ -510,6 +513,67 @@ FailureOr<std::string> mxc::getPlanText(ModuleOp module) {
   return text.str();
 }
 
+/// The CUDA toolkit that gpu-module-to-binary runs ptxas / fatbinary from
+/// and takes libdevice from: $CUDA_HOME, $CUDA_PATH, else /usr/local/cuda.
+static FailureOr<std::string> cudaToolkit(ModuleOp module) {
+  std::string dir = "/usr/local/cuda";
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *v = std::getenv(var); v && *v) {
+      dir = v;
+      break;
+    }
+  if (!llvm::sys::fs::exists(dir + "/bin/ptxas") ||
+      !llvm::sys::fs::exists(dir + "/nvvm/libdevice/libdevice.10.bc"))
+    return module.emitError()
+           << "--target cuda needs the CUDA toolkit (ptxas, libdevice): none at '" << dir
+           << "' (set CUDA_HOME)";
+  return dir;
+}
+
+/// The steps of a planned module (mx-outline-steps) as GPU kernels: the
+/// linalg ops of each step become scf.parallel nests, one dimension each,
+/// in blocks of 256 threads (mxc-gpu-collapse-parallel-loops,
+/// scf-parallel-loop-tiling, gpu-map-parallel-loops), outlined into
+/// gpu.module's that NVVM compiles into a fatbin (cubin for the
+/// architecture + PTX); the step functions keep only the launches, which
+/// gpu-to-llvm turns into calls of the runtime's mgpu* functions
+/// (runtime/src/cuda/mgpu_wrappers.cc), the embedded binaries being loaded
+/// by module constructors. A step with anything else left on the host (a
+/// GEMM-class library call, a loop the mapping did not take) is an error
+/// naming its node (mxc-gpu-check-host-code).
+LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opts) {
+  FailureOr<std::string> toolkit = cudaToolkit(module);
+  if (failed(toolkit))
+    return failure();
+  bool hasKernelCalls = false;
+  module.walk([&](mxrt::KernelCallOp call) {
+    call.emitError() << "'" << call.getCallee()
+                     << "' has no GPU kernel yet (--target cuda compiles elementwise, "
+                        "broadcast and reduction steps; GEMM, convolution and the other "
+                        "library calls are CPU-only so far)";
+    hasKernelCalls = true;
+  });
+  if (hasKernelCalls)
+    return failure();
+  std::string target = "chip=" + opts.cudaArch + " features=" + opts.cudaFeatures + " O=3";
+  return runPipeline(
+      module,
+      "canonicalize, cse, mxc-strided-copies-to-linalg,"
+      "func.func(convert-linalg-to-parallel-loops, mxc-gpu-collapse-parallel-loops,"
+      "  canonicalize,"
+      "  scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true},"
+      "  gpu-map-parallel-loops, convert-parallel-loops-to-gpu, lower-affine, canonicalize,"
+      "  gpu-launch-sink-index-computations),"
+      "gpu-kernel-outlining, canonicalize, mxc-gpu-check-host-code,"
+      "nvvm-attach-target{" + target + "},"
+      "gpu.module(convert-scf-to-cf, convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},"
+      "  canonicalize, cse, reconcile-unrealized-casts),"
+      "gpu-module-to-binary{format=" + opts.cudaFormat + " toolkit=" + *toolkit + "},"
+      "expand-strided-metadata, lower-affine, convert-scf-to-cf,"
+      "gpu-to-llvm{use-bare-pointers-for-kernels=true},"
+      "finalize-memref-to-llvm, convert-to-llvm, reconcile-unrealized-casts");
+}
+
 LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
                                       const PipelineOptions &opts) {
   if (failed(lowerToBuffers(module, opts)))
@@ -530,6 +594,9 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
   FailureOr<runtime::Plan> plan = extractPlan(module, opts.entrySymbol);
   if (failed(plan))
     return failure();
+  if (!opts.cudaArch.empty())
+    for (runtime::PlanStep &step : plan->steps)
+      step.device = runtime::Device::gpu(0);
   {
     std::string body = plan->print();
     runtime::PlanError perr;
@@ -539,6 +606,8 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
     module->setAttr(kPlanAttr, StringAttr::get(module.getContext(), body));
   }
   module.lookupSymbol<func::FuncOp>(opts.entrySymbol).erase();
+  if (!opts.cudaArch.empty())
+    return lowerStepsForCuda(module, opts);
   // Loop nests of parallel iterators become scf.parallel, whose outermost
   // ones run on the kernel threads (mxc-parallel-loops); the rest lower to
   // sequential loops with everything else.

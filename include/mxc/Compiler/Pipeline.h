@@ -119,6 +119,17 @@ struct PipelineOptions {
   /// mx-plan-memory `strategy`: none | inplace | coshare | both.
   std::string memoryPlan = "both";
 
+  /// The CUDA target (docs/gpu.md): an NVIDIA architecture ("sm_90") puts
+  /// every step on gpu(0) and compiles it into kernels through the gpu
+  /// dialect and NVVM (embedded as a fatbin: the architecture's cubin + its
+  /// PTX), launched by host code on the runtime's driver layer. Empty: CPU.
+  std::string cudaArch;
+  /// PTX ISA of the kernels (NVVM's default, 6.0, is too old for sm_90).
+  std::string cudaFeatures = "+ptx80";
+  /// gpu-module-to-binary's format: fatbin (what runs), or isa (PTX text,
+  /// for `mxc compile --emit ptx`).
+  std::string cudaFormat = "fatbin";
+
   /// A one-line description of every option, for cache keys and -v.
   std::string describe() const;
 };
@@ -166,6 +177,10 @@ mlir::FailureOr<std::string> getPlanText(mlir::ModuleOp module);
 /// `<entry>_arena_size` global, mx-outline-steps and the plan).
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        const PipelineOptions &opts = {});
+
+/// The CUDA half of lowerToLLVMDialect (opts.cudaArch set): after step
+/// outlining, the steps become GPU kernels and host launches (Pipeline.cpp).
+mlir::LogicalResult lowerStepsForCuda(mlir::ModuleOp module, const PipelineOptions &opts);
 
 /// LLVM dialect -> LLVM IR for `tm`'s triple and data layout, with the
 /// steps' kernels, the plan's symbols and `target-cpu`/`target-features` on

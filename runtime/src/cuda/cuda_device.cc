@@ -80,6 +80,13 @@ CUstream threadStream(int id) {
   return s;
 }
 
+} // namespace
+
+const Driver &bindDevice(int id) { return bind(id); }
+CUstream streamOf(int id) { return threadStream(id); }
+
+namespace {
+
 CUdeviceptr devPtr(const void *p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }

@@ -77,8 +77,8 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
   // One step on small buffers: waking a worker would cost more than the
   // work, so when its inputs are ready it runs on the pushing thread. Only
   // one-step plans: the steps of a graph stay on the workers, where
-  // independent ones overlap.
-  if (plan_.steps.size() == 1) {
+  // independent ones overlap. (GPU steps stay on their device's workers.)
+  if (plan_.steps.size() == 1 && plan_.device().kind == Device::Kind::CPU) {
     uint64_t bytes = 0;
     for (uint32_t b : plan_.steps[0].reads)
       bytes += plan_.buffers[b].size;

@@ -75,6 +75,11 @@ struct mxc_model {
   std::vector<int> dataArgs; // indices of the data inputs in desc->args
   std::unique_ptr<rt::Executor> executor;
   std::vector<rt::NDArray> arguments; // parameters bound over the blob
+  // A plan on a GPU (mxc compile --target cuda): the parameters copied to
+  // the device once, and device arrays for the data inputs and the outputs,
+  // which run() fills from / copies to the caller's host buffers.
+  bool onDevice = false;
+  std::vector<rt::NDArray> deviceOutputs;
 };
 
 namespace {
@@ -227,6 +232,19 @@ mxc_model *mxc_model_create(const char *weights_path) {
         return nullptr;
       }
     }
+    rt::Device device = plan->device();
+    if (device.kind != rt::Device::Kind::CPU) {
+      model->onDevice = true;
+      for (int64_t i = 0; i < d.num_args; ++i) {
+        const rt::PlanBuffer &b = plan->buffers[plan->argumentBuffer(size_t(i))];
+        rt::NDArray &a = model->arguments[size_t(i)];
+        a = a.isNone() ? rt::NDArray(b.shape, b.dtype, device) : a.copyTo(device);
+      }
+      for (int64_t o = 0; o < d.num_outputs; ++o) {
+        const rt::PlanBuffer &b = plan->buffers[plan->outputBuffer(size_t(o))];
+        model->deviceOutputs.emplace_back(b.shape, b.dtype, device);
+      }
+    }
     model->executor =
         std::make_unique<rt::Executor>(std::move(*plan), std::move(kernels));
   } catch (const std::exception &e) {
@@ -329,6 +347,19 @@ int mxc_model_run(mxc_model *model, const mxc_model_input *inputs,
   try {
     rt::Executor &exec = *model->executor;
     std::vector<rt::NDArray> args = model->arguments, outs;
+    if (model->onDevice) {
+      // Inputs to the device, the plan, the outputs back (each copy an
+      // engine operation on the device's copy lanes; copyToHost waits).
+      for (int a : model->dataArgs)
+        args[size_t(a)].copyFromHost(given[size_t(a)], args[size_t(a)].numBytes());
+      exec.bind(args, model->deviceOutputs);
+      exec.run();
+      for (int64_t o = 0; o < d.num_outputs; ++o) {
+        const rt::NDArray &out = model->deviceOutputs[size_t(o)];
+        out.copyToHost(outPtrs[size_t(o)], out.numBytes());
+      }
+      return 0;
+    }
     for (int a : model->dataArgs) {
       const rt::PlanBuffer &b = exec.argumentSpec(size_t(a));
       args[size_t(a)] = rt::NDArray::fromExternal(

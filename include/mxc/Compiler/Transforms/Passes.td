@@ -419,4 +419,31 @@ def ParallelLoopsPass : Pass<"mxc-parallel-loops", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def GPUCollapseParallelLoopsPass
+    : Pass<"mxc-gpu-collapse-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Collapse each outermost scf.parallel to one dimension (GPU target)";
+  let description = [{
+    For the CUDA target: every `scf.parallel` directly in a function body
+    becomes a one-dimensional loop over the product of its trip counts (the
+    indices are recomputed inside with div / rem), so that one tile size
+    (`scf-parallel-loop-tiling{parallel-loop-tile-sizes=256}`) gives blocks
+    of 256 threads and a grid over all the elements whatever the rank (tiling
+    an N-d nest tiles only its leading dimensions, and `gpu-map-parallel-loops`
+    maps at most three). Loops nested inside (reduction `scf.for`s) stay.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
+def GPUCheckHostCodePass : Pass<"mxc-gpu-check-host-code", "mlir::ModuleOp"> {
+  let summary = "Reject GPU steps that would touch device memory on the host";
+  let description = [{
+    For the CUDA target, after `gpu-kernel-outlining`: the buffers of a step
+    live in device memory, so each step function may only launch kernels
+    (`gpu.launch_func`) and compute addresses and constants. A memory access,
+    copy, allocation, loop or library call left in a step (an op with no GPU
+    lowering yet, or a loop nest the GPU mapping did not take) is an error
+    naming the MXNet node it came from, instead of a crash at run time.
+  }];
+}
+
 #endif // MXC_COMPILER_TRANSFORMS_PASSES_TD
