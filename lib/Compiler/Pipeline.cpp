@@ -558,9 +558,9 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   std::string target = "chip=" + opts.cudaArch + " features=" + opts.cudaFeatures + " O=3";
   return runPipeline(
       module,
-      "canonicalize, cse, mxc-strided-copies-to-linalg,"
-      "func.func(convert-linalg-to-parallel-loops, mxc-gpu-collapse-parallel-loops,"
-      "  canonicalize,"
+      "canonicalize, cse, mxc-strided-copies-to-linalg{all=true},"
+      "func.func(mxc-gpu-parallel-dims-first, convert-linalg-to-parallel-loops,"
+      "  mxc-gpu-collapse-parallel-loops,"
       "  scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true},"
       "  gpu-map-parallel-loops, convert-parallel-loops-to-gpu, lower-affine, canonicalize,"
       "  gpu-launch-sink-index-computations),"

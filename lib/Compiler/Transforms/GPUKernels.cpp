@@ -10,6 +10,8 @@
 #include "mxc/Compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -17,6 +19,7 @@
 #include "llvm/ADT/SetVector.h"
 
 namespace mxc {
+#define GEN_PASS_DEF_GPUPARALLELDIMSFIRSTPASS
 #define GEN_PASS_DEF_GPUCOLLAPSEPARALLELLOOPSPASS
 #define GEN_PASS_DEF_GPUCHECKHOSTCODEPASS
 #include "mxc/Compiler/Transforms/Passes.h.inc"
@@ -25,6 +28,50 @@ namespace mxc {
 using namespace mlir;
 
 namespace {
+
+struct GPUParallelDimsFirstPass
+    : mxc::impl::GPUParallelDimsFirstPassBase<GPUParallelDimsFirstPass> {
+  void runOnOperation() override {
+    // No parallel dimension at all (a fill of a 0-d buffer, a reduction of
+    // every dimension): inside a one-iteration scf.parallel, one GPU thread.
+    SmallVector<linalg::LinalgOp> serial;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.getNumParallelLoops() == 0 && !op->getParentOfType<scf::ParallelOp>())
+        serial.push_back(op);
+    });
+    for (linalg::LinalgOp op : serial) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+      Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+      auto par = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{c1}, ValueRange{c1});
+      op->moveBefore(par.getBody()->getTerminator());
+    }
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp g) { generics.push_back(g); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp g : generics) {
+      SmallVector<utils::IteratorType> its = g.getIteratorTypesArray();
+      SmallVector<unsigned> perm;
+      for (unsigned i = 0; i < its.size(); ++i)
+        if (its[i] == utils::IteratorType::parallel)
+          perm.push_back(i);
+      for (unsigned i = 0; i < its.size(); ++i)
+        if (its[i] != utils::IteratorType::parallel)
+          perm.push_back(i);
+      bool identity = true;
+      for (unsigned i = 0; i < perm.size(); ++i)
+        identity = identity && perm[i] == i;
+      if (identity)
+        continue;
+      rewriter.setInsertionPoint(g);
+      if (failed(linalg::interchangeGenericOp(rewriter, g, perm))) {
+        g.emitError("internal error: cannot interchange the loops for the GPU");
+        return signalPassFailure();
+      }
+    }
+  }
+};
 
 struct GPUCollapseParallelLoopsPass
     : mxc::impl::GPUCollapseParallelLoopsPassBase<GPUCollapseParallelLoopsPass> {
@@ -78,11 +125,12 @@ struct GPUCheckHostCodePass
       func.walk([&](Operation *op) {
         if (op == func.getOperation() || allowedOnHost(op))
           return op == func.getOperation() ? WalkResult::advance() : WalkResult::skip();
-        std::string nodes = nodeNames(op->getLoc());
-        op->emitError() << (nodes.empty() ? std::string("step @") + func.getSymName().str()
-                                          : "node '" + nodes + "'")
-                        << ": " << op->getName()
-                        << " has no GPU lowering yet (--target cuda compiles elementwise, "
+        // The diagnostic's location names the MXNet node(s), when known.
+        InFlightDiagnostic diag = op->emitError();
+        if (nodeNames(op->getLoc()).empty())
+          diag << "step @" << func.getSymName() << ": ";
+        diag << op->getName()
+             << " has no GPU lowering yet (--target cuda compiles elementwise, "
                            "broadcast and reduction steps into kernels; GEMM, convolution "
                            "and the other library calls are CPU-only so far)";
         ok = false;

@@ -22,12 +22,13 @@ namespace {
 
 struct StridedCopiesToLinalgPass
     : mxc::impl::StridedCopiesToLinalgPassBase<StridedCopiesToLinalgPass> {
+  using StridedCopiesToLinalgPassBase::StridedCopiesToLinalgPassBase;
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
       auto src = cast<MemRefType>(copy.getSource().getType());
       auto dst = cast<MemRefType>(copy.getTarget().getType());
-      if (!src.getLayout().isIdentity() || !dst.getLayout().isIdentity())
+      if (all || !src.getLayout().isIdentity() || !dst.getLayout().isIdentity())
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {

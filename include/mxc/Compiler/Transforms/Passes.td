@@ -163,6 +163,11 @@ def StridedCopiesToLinalgPass
         outs(%v : memref<4x4xf32, strided<[6, 1], offset: 1>>)
     ```
   }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Every memref.copy, contiguous ones too (the CUDA target: a copy "
+           "between device buffers must become a kernel)">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
@@ -416,6 +421,26 @@ def ParallelLoopsPass : Pass<"mxc-parallel-loops", "mlir::ModuleOp"> {
                            "mlir::func::FuncDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def GPUParallelDimsFirstPass
+    : Pass<"mxc-gpu-parallel-dims-first", "mlir::func::FuncOp"> {
+  let summary = "Interchange linalg.generic loops so that parallel ones are outermost";
+  let description = [{
+    For the CUDA target, before `convert-linalg-to-parallel-loops`: a
+    `linalg.generic` whose iterators mix reductions before parallel dimensions
+    (softmax over axis 0: `["reduction", "parallel"]`) is interchanged so
+    that every parallel dimension comes first. The parallel dimensions then
+    form one `scf.parallel` (GPU threads) with the reductions as `scf.for`
+    loops inside each thread, instead of a host loop around launches.
+
+    A linalg op without any parallel dimension (a fill of a 0-d buffer, a
+    reduction over every dimension) is wrapped in a one-iteration
+    `scf.parallel`: it runs on one GPU thread, correct but slow (a tree
+    reduction is future work).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect"];
 }
 

@@ -1,0 +1,110 @@
+// elementwise_bandwidth.cc - the GPU benchmark of scripts/gpu-check.sh: a
+// fused elementwise kernel compiled by `mxc compile --target cuda --emit obj`
+// (linked into this program: its descriptor, plan and kernels) against a
+// device-to-device copy of the same arrays, both run through the runtime's
+// executor / NDArray on the engine (each operation ends with its stream
+// synchronised), timed over many repetitions. Prints one line per case and
+// the ratio; exits non-zero if the kernel's output is wrong.
+//
+//   elementwise_bandwidth [REPEAT]
+#include "mxc/runtime/compiled_module.h"
+#include "mxc/runtime/cuda.h"
+#include "mxc/runtime/ndarray.h"
+#include "mxc/runtime/plan.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+extern "C" const mxc_model_desc mxc_model_descriptor;
+
+namespace rt = mxc::runtime;
+
+namespace {
+double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  int repeat = argc > 1 ? std::atoi(argv[1]) : 50;
+  try {
+    rt::cuda::requireDevice(0);
+    const mxc_model_desc &d = mxc_model_descriptor;
+    rt::KernelTable kernels(d.kernels, size_t(d.num_kernels));
+    rt::PlanError err;
+    std::optional<rt::Plan> plan = rt::Plan::parse(d.plan, &err, &kernels);
+    if (!plan) {
+      std::fprintf(stderr, "plan: %s\n", err.str().c_str());
+      return 1;
+    }
+    rt::Executor exec(*plan, kernels);
+    rt::Device gpu = rt::Device::gpu(0);
+    std::mt19937 gen(3);
+    std::normal_distribution<float> normal;
+    std::vector<std::vector<float>> hostArgs;
+    std::vector<rt::NDArray> args, outs;
+    size_t bytes = 0;
+    for (size_t i = 0; i < plan->numArguments(); ++i) {
+      const rt::PlanBuffer &b = exec.argumentSpec(i);
+      std::vector<float> h(b.size / sizeof(float));
+      for (float &v : h)
+        v = normal(gen);
+      args.emplace_back(b.shape, b.dtype, gpu);
+      args.back().copyFromHost(h.data(), b.size);
+      hostArgs.push_back(std::move(h));
+      bytes += b.size;
+    }
+    for (size_t i = 0; i < plan->numOutputs(); ++i) {
+      const rt::PlanBuffer &b = exec.outputSpec(i);
+      outs.emplace_back(b.shape, b.dtype, gpu);
+      bytes += b.size;
+    }
+    exec.bind(args, outs);
+    exec.run(); // warm-up (and the check below)
+    // The benchmark's graph: out = relu(x * 0.5 + y).
+    if (hostArgs.size() == 2 && outs.size() == 1) {
+      std::vector<float> out(hostArgs[0].size());
+      outs[0].copyToHost(out.data(), out.size() * sizeof(float));
+      for (size_t i = 0; i < out.size(); i += 9973) {
+        float want = std::max(0.0f, hostArgs[0][i] * 0.5f + hostArgs[1][i]);
+        if (std::fabs(out[i] - want) > 1e-6f * (1 + std::fabs(want))) {
+          std::fprintf(stderr, "wrong output at %zu: %g, expected %g\n", i, out[i], want);
+          return 1;
+        }
+      }
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < repeat; ++r)
+      exec.run();
+    auto t1 = std::chrono::steady_clock::now();
+    double kernelS = seconds(t0, t1) / repeat;
+    // A device-to-device copy of the first argument (read + write of its
+    // bytes), through the same engine path.
+    const rt::NDArray &src = args[0];
+    rt::NDArray dst(src.shape(), src.dtype(), gpu);
+    src.copyTo(dst);
+    dst.waitToRead();
+    t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < repeat; ++r)
+      src.copyTo(dst);
+    dst.waitToRead();
+    t1 = std::chrono::steady_clock::now();
+    double copyS = seconds(t0, t1) / repeat;
+    double copyBytes = 2.0 * double(src.numBytes());
+    double kernelGBs = double(bytes) / kernelS / 1e9, copyGBs = copyBytes / copyS / 1e9;
+    std::printf("gpu(0): %s\n", rt::cuda::deviceName(0).c_str());
+    std::printf("fused elementwise (%zu steps, %.1f MB moved): %.3f ms, %.0f GB/s\n",
+                plan->steps.size(), bytes / 1e6, kernelS * 1e3, kernelGBs);
+    std::printf("device-to-device copy (%.1f MB moved): %.3f ms, %.0f GB/s\n", copyBytes / 1e6,
+                copyS * 1e3, copyGBs);
+    std::printf("ratio: %.2f of the copy bandwidth\n", kernelGBs / copyGBs);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "elementwise_bandwidth: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
