@@ -340,6 +340,9 @@ mxc::createTargetMachine(const ResolvedTarget &t, unsigned optLevel) {
   if (!target)
     return llvm::createStringError("target triple '" + t.triple + "': " + err);
   llvm::TargetOptions options;
+  // Module constructors in .init_array, as clang emits them on ELF targets
+  // (lld does not run .ctors: the CUDA target's kernel loaders are ctors).
+  options.UseInitArray = true;
   llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
                                 : optLevel == 1 ? llvm::CodeGenOptLevel::Less
                                 : optLevel == 2

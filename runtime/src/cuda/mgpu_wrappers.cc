@@ -35,10 +35,18 @@ using namespace mxc::runtime::cuda;
 thread_local int tlsDevice = 0;
 
 // Why the last module load failed: loads run in global constructors (the
-// gpu.binary translation's), outside any kernel call, so the failure is
-// reported by the first kernel that needs the module.
-std::mutex loadErrorMu;
-std::string loadError;
+// gpu.binary translation's, of priority 123: before this file's own
+// globals would be constructed, hence the function-local statics), outside
+// any kernel call, so the failure is reported by the first kernel that
+// needs the module.
+struct LoadError {
+  std::mutex mu;
+  std::string message;
+};
+LoadError &loadError() {
+  static LoadError *e = new LoadError;
+  return *e;
+}
 
 // Runs `fn`; an Error becomes the kernel's reported failure. Returns false
 // then.
@@ -62,8 +70,9 @@ MXC_MGPU_API CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
     const Driver &d = bindDevice(tlsDevice);
     check(d.cuModuleLoadData(&m, data), "cuModuleLoadData");
   } catch (const std::exception &e) {
-    std::lock_guard<std::mutex> lock(loadErrorMu);
-    loadError = e.what();
+    LoadError &le = loadError();
+    std::lock_guard<std::mutex> lock(le.mu);
+    le.message = e.what();
     m = nullptr;
   }
   return m;
@@ -86,8 +95,10 @@ MXC_MGPU_API CUfunction mgpuModuleGetFunction(CUmodule module, const char *name)
   if (!module) {
     std::string why;
     {
-      std::lock_guard<std::mutex> lock(loadErrorMu);
-      why = loadError.empty() ? "unknown reason" : loadError;
+      LoadError &le = loadError();
+      std::lock_guard<std::mutex> lock(le.mu);
+      why = le.message.empty() ? "no load was attempted (module constructors did not run)"
+                               : le.message;
     }
     mxcKernelReportError(
         (std::string("GPU kernel '") + name + "': its module did not load: " + why).c_str());
