@@ -558,19 +558,9 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   });
   if (hasKernelCalls)
     return failure();
-  std::string target = "chip=" + opts.cudaArch + " features=" + opts.cudaFeatures + " O=3";
   return runPipeline(
       module,
-      "canonicalize, cse, mxc-strided-copies-to-linalg{all=true},"
-      "func.func(mxc-gpu-parallel-dims-first, convert-linalg-to-parallel-loops,"
-      "  mxc-gpu-collapse-parallel-loops,"
-      "  scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true},"
-      "  gpu-map-parallel-loops, convert-parallel-loops-to-gpu, lower-affine, canonicalize,"
-      "  gpu-launch-sink-index-computations),"
-      "gpu-kernel-outlining, canonicalize, mxc-gpu-check-host-code,"
-      "nvvm-attach-target{" + target + "},"
-      "gpu.module(convert-scf-to-cf, convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},"
-      "  canonicalize, cse, reconcile-unrealized-casts),"
+      "canonicalize, cse," + cudaKernelsPipeline(opts.cudaArch, opts.cudaFeatures) + "," +
       "gpu-module-to-binary{format=" + opts.cudaFormat + " toolkit=" + *toolkit + "},"
       "expand-strided-metadata, lower-affine, convert-scf-to-cf,"
       "gpu-to-llvm{use-bare-pointers-for-kernels=true},"

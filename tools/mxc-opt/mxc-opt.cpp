@@ -8,6 +8,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
@@ -23,8 +24,11 @@ int main(int argc, char **argv) {
   mxc::mxrt::registerMXRTPasses();
   mxc::mx::registerMXPasses();
   mxc::registerMXCCompilerPasses();
+  mxc::registerCudaKernelsPipeline();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
+  // The dialects' conversions to LLVM / NVVM (the CUDA target's pipeline).
+  mlir::registerAllExtensions(registry);
   registry.insert<mxc::mx::MXDialect, mxc::mxrt::MXRTDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mxc optimizer driver\n", registry));

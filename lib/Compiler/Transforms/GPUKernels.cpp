@@ -14,6 +14,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -122,7 +125,7 @@ struct GPUCheckHostCodePass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      func.walk([&](Operation *op) {
+      func->walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (op == func.getOperation() || allowedOnHost(op))
           return op == func.getOperation() ? WalkResult::advance() : WalkResult::skip();
         // The diagnostic's location names the MXNet node(s), when known.
@@ -143,3 +146,38 @@ struct GPUCheckHostCodePass
 };
 
 } // namespace
+
+std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features) {
+  return ("mxc-strided-copies-to-linalg{all=true},"
+          "func.func(mxc-gpu-parallel-dims-first, convert-linalg-to-parallel-loops,"
+          "  mxc-gpu-collapse-parallel-loops,"
+          "  scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true},"
+          "  gpu-map-parallel-loops, convert-parallel-loops-to-gpu, lower-affine, canonicalize,"
+          "  gpu-launch-sink-index-computations),"
+          "gpu-kernel-outlining, canonicalize, mxc-gpu-check-host-code,"
+          "nvvm-attach-target{chip=" +
+          chip + " features=" + features +
+          " O=3},"
+          "gpu.module(convert-scf-to-cf, convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},"
+          "  canonicalize, cse, reconcile-unrealized-casts)")
+      .str();
+}
+
+namespace {
+struct CudaKernelsOptions : PassPipelineOptions<CudaKernelsOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features", llvm::cl::desc("PTX ISA"),
+                               llvm::cl::init("+ptx80")};
+};
+} // namespace
+
+void mxc::registerCudaKernelsPipeline() {
+  PassPipelineRegistration<CudaKernelsOptions>(
+      "mxc-cuda-kernels",
+      "The CUDA target's kernels: planned steps' linalg ops -> gpu.module's in NVVM",
+      [](OpPassManager &pm, const CudaKernelsOptions &o) {
+        if (failed(parsePassPipeline(mxc::cudaKernelsPipeline(o.chip, o.features), pm)))
+          llvm::report_fatal_error("mxc-cuda-kernels: bad pipeline text");
+      });
+}

@@ -32,6 +32,17 @@ inline constexpr llvm::StringLiteral kNumInputsAttrName = "mx.num_inputs";
 #define GEN_PASS_REGISTRATION
 #include "mxc/Compiler/Transforms/Passes.h.inc"
 
+/// The textual pipeline (on a module) that turns the planned steps' linalg
+/// ops into GPU kernels in NVVM: loops mapped to blocks of 256 threads,
+/// kernels outlined into gpu.module's with the nvvm target `chip` /
+/// `features`, converted to the NVVM dialect with bare-pointer arguments.
+/// The CUDA target (Pipeline.cpp) continues with gpu-module-to-binary and
+/// the host lowering; mxc-opt has it as `mxc-cuda-kernels` (lit tests).
+std::string cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features);
+
+/// Registers the `mxc-cuda-kernels{chip=sm_90 features=+ptx80}` pipeline.
+void registerCudaKernelsPipeline();
+
 } // namespace mxc
 
 #endif // MXC_COMPILER_TRANSFORMS_PASSES_H
