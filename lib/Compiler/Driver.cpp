@@ -257,7 +257,8 @@ cl::opt<std::string> compileEmit(
              "step per MXNet node or fused group, for the runtime's executor; "
              "its kernels are in OUT with .plan replaced by .o, or OUT.o), "
              "llvm (LLVM IR), "
-             "mlir (the LLVM dialect module)"),
+             "mlir (the LLVM dialect module), ptx (--target cuda: OUT/, a .ptx per "
+             "kernel module)"),
     cl::value_desc("kind"), cl::init("exe"), cl::sub(compileCmd));
 cl::opt<std::string> compileWeights(
     cl::cat(mxcCategory), "weights",
