@@ -196,6 +196,13 @@ static void checkBinding(const Plan &plan, const PlanBuffer &b,
   if (&array.engine() != engine)
     throw Error("bind " + what + " '" + b.name +
                 "': the array belongs to another engine");
+  // GPU kernels read and write 16 bytes at a time (docs/gpu.md): a view at
+  // an unaligned offset cannot be bound.
+  if (plan.device().kind == Device::Kind::GPU &&
+      reinterpret_cast<uintptr_t>(array.data()) % 16 != 0)
+    throw Error("bind " + what + " '" + b.name +
+                "': a GPU plan needs 16-byte aligned buffers (the array is a view at an "
+                "unaligned offset)");
 }
 
 void Executor::bindArgument(size_t i, NDArray array) {

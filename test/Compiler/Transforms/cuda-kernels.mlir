@@ -7,24 +7,34 @@
 // test/python/test_gpu_target.py.)
 // RUN: mxc-opt %s --pass-pipeline="builtin.module(mxc-cuda-kernels{chip=sm_90})" | FileCheck %s
 
-// Tests a fused broadcast + exp over a rank-3 buffer: the loop nest is
-// collapsed to 6000 threads (24 blocks), each recomputing its indices, with a
-// bounds check; exp is libdevice's.
+// Tests a fused broadcast + exp over a rank-3 buffer: the dimensions every
+// operand walks contiguously are merged (2x3 -> 6 rows of 1000), the rows'
+// 1000 elements unrolled by 4 (250 threads a row, 1500 in all: 6 blocks of
+// 256), the 4 loads of each buffer side by side after the buffers' 16-byte
+// alignment, so that LLVM makes them one 128-bit load; a bounds check; exp is
+// libdevice's.
 // CHECK-LABEL: func.func @step0
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
-// CHECK-DAG:     %[[C24:.*]] = arith.constant 24 : index
-// CHECK:         gpu.launch_func @step0_kernel::@step0_kernel blocks in (%[[C24]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%arg0 : memref<2x3x1000xf32>, %arg1 : memref<1000xf32>, %arg2 : memref<2x3x1000xf32>)
+// CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
+// CHECK-DAG:     %[[X:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : memref<2x3x1000xf32> into memref<6x1000xf32>
+// CHECK-DAG:     %[[Y:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1], [2]] : memref<2x3x1000xf32> into memref<6x1000xf32>
+// CHECK:         gpu.launch_func @step0_kernel::@step0_kernel blocks in (%[[C6]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) args(%[[X]] : memref<6x1000xf32>, %arg1 : memref<1000xf32>, %[[Y]] : memref<6x1000xf32>)
 // CHECK-NEXT:    return
 // CHECK:       gpu.module @step0_kernel [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">]
 // CHECK:         llvm.func @__nv_expf(f32) -> f32
-// CHECK:         llvm.func @step0_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {{{.*}}nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>}
+// CHECK:         llvm.func @step0_kernel(%[[A0:.*]]: !llvm.ptr, %[[A1:.*]]: !llvm.ptr, %[[A2:.*]]: !llvm.ptr) attributes {{{.*}}nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>}
+// CHECK-DAG:     %[[C1500:.*]] = llvm.mlir.constant(1500 : index) : i64
 // CHECK-DAG:     nvvm.read.ptx.sreg.ctaid.x
 // CHECK-DAG:     nvvm.read.ptx.sreg.tid.x
-// CHECK:         llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
-// CHECK:         llvm.sdiv
-// CHECK:         llvm.call @__nv_expf
-// CHECK:         llvm.store
+// CHECK:         llvm.icmp "ult" %{{.*}}, %[[C1500]] : i64
+// CHECK:         llvm.intr.assume %{{.*}} ["align"(%[[A0]], %{{.*}} : !llvm.ptr, i64)]
+// CHECK:         llvm.intr.assume %{{.*}} ["align"(%[[A1]], %{{.*}} : !llvm.ptr, i64)]
+// CHECK:         llvm.intr.assume %{{.*}} ["align"(%[[A2]], %{{.*}} : !llvm.ptr, i64)]
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-COUNT-4: llvm.call @__nv_expf
+// CHECK-COUNT-4: llvm.store
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #bc = affine_map<(d0, d1, d2) -> (d2)>
 func.func @step0(%x: memref<2x3x1000xf32>, %b: memref<1000xf32>, %y: memref<2x3x1000xf32>) {

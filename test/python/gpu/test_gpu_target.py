@@ -3,7 +3,9 @@ checked without one is checked here; scripts/gpu-check.sh runs the same
 graphs on a GPU against the CPU backend.
 
 - every kernel `mxc compile --target cuda --emit ptx` writes for
-  test/gpu/models.py's graphs is accepted by ptxas for sm_90 (and sm_80);
+  test/gpu/models.py's graphs is accepted by ptxas for sm_90 (and sm_80), and
+  elementwise graphs whose rows hold a multiple of 4 elements get 128-bit
+  loads and stores;
 - the executable (`--emit exe`) links no OpenBLAS, LLVM or CUDA library (only
   the driver is loaded, at run time) and, without a driver, exits 1 with one
   line naming why;
@@ -59,6 +61,10 @@ def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
         assert p.returncode == 0, p.stderr
         ptx = sorted(glob.glob(os.path.join(out, "*.ptx")))
         assert ptx, "no kernels written"
+        if name in ("fused_chain", "broadcast"):
+            # Rows of a multiple of 4 elements: 128-bit loads and stores.
+            text = "".join(open(f).read() for f in ptx)
+            assert "ld.global.v4" in text and "st.global.v4" in text, name
         for f in ptx:
             text = open(f).read()
             assert ".target %s" % arch in text, f
