@@ -156,6 +156,8 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   pipeline.optLevel = opts.optLevel;
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.cudaArch = opts.cudaArch;
+  pipeline.cudaBlockSize = opts.cudaBlockSize;
+  pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;
   if (emit == "ptx")
     pipeline.cudaFormat = "isa";
   if (failed(runGraphPasses(*module, pipeline)))

@@ -244,6 +244,15 @@ cl::opt<std::string> compileCudaArch(
     cl::desc("With --target cuda: the GPU architecture, sm_75 to sm_121 "
              "(default sm_90, the H100 / H200)"),
     cl::value_desc("sm_NN"), cl::init("sm_90"), cl::sub(compileCmd));
+cl::opt<unsigned> compileCudaBlockSize(
+    cl::cat(mxcCategory), "cuda-block-size",
+    cl::desc("With --target cuda: threads a block, 32 to 1024 (default 256)"),
+    cl::init(256), cl::sub(compileCmd));
+cl::opt<unsigned> compileCudaElementsPerThread(
+    cl::cat(mxcCategory), "cuda-elements-per-thread",
+    cl::desc("With --target cuda: innermost elements each thread handles, 1 to 16 "
+             "(default 4: one 128-bit access of floats)"),
+    cl::init(4), cl::sub(compileCmd));
 cl::opt<unsigned> compileOptLevel(
     cl::cat(mxcCategory), "O", cl::Prefix,
     cl::desc("LLVM optimisation level, -O0 to -O3 (default -O3)"),
@@ -552,8 +561,19 @@ int mxc::driverMain(int argc, char **argv) {
       if (compileTarget == "cuda") {
         o.target.triple.clear(); // the host code runs on this machine
         o.cudaArch = compileCudaArch;
-      } else if (compileCudaArch.getNumOccurrences()) {
-        errorLine() << "--cuda-arch needs --target cuda\n";
+        o.cudaBlockSize = compileCudaBlockSize;
+        o.cudaElementsPerThread = compileCudaElementsPerThread;
+        if (o.cudaBlockSize < 32 || o.cudaBlockSize > 1024 || o.cudaElementsPerThread < 1 ||
+            o.cudaElementsPerThread > 16) {
+          errorLine() << "--cuda-block-size must be 32 to 1024 and "
+                         "--cuda-elements-per-thread 1 to 16\n";
+          return kBadUsage;
+        }
+      } else if (compileCudaArch.getNumOccurrences() ||
+                 compileCudaBlockSize.getNumOccurrences() ||
+                 compileCudaElementsPerThread.getNumOccurrences()) {
+        errorLine() << "--cuda-arch, --cuda-block-size and --cuda-elements-per-thread need "
+                       "--target cuda\n";
         return kBadUsage;
       }
       o.emit = compileEmit;

@@ -152,6 +152,8 @@ struct AOTCompileOptions : CompileCommandOptions {
   /// --target cuda: the NVIDIA architecture of the kernels (--cuda-arch);
   /// empty for a CPU target.
   std::string cudaArch;
+  int64_t cudaBlockSize = 256;         ///< --cuda-block-size
+  int64_t cudaElementsPerThread = 4;   ///< --cuda-elements-per-thread
 };
 
 /// `mxc memory-report` (MemoryReport.cpp, docs/memory.md).

@@ -226,7 +226,9 @@ std::string mxc::PipelineOptions::describe() const {
          " grad-req=" + list(gradReq) + " train-part=" + trainPart +
          " fuse-graph=" +
          (fuseGraph ? "1" : "0") + " memory-plan=" + memoryPlan +
-         (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat);
+         (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat + "/b" +
+                                     std::to_string(cudaBlockSize) + "x" +
+                                     std::to_string(cudaElementsPerThread));
 }
 
 LogicalResult mxc::runGraphPasses(ModuleOp module,
@@ -560,7 +562,8 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
     return failure();
   return runPipeline(
       module,
-      "canonicalize, cse," + cudaKernelsPipeline(opts.cudaArch, opts.cudaFeatures) + "," +
+      "canonicalize, cse," + cudaKernelsPipeline(opts.cudaArch, opts.cudaFeatures, opts.cudaBlockSize,
+                                                 opts.cudaElementsPerThread) + "," +
       "gpu-module-to-binary{format=" + opts.cudaFormat + " toolkit=" + *toolkit + "},"
       "expand-strided-metadata, lower-affine, convert-scf-to-cf,"
       "gpu-to-llvm{use-bare-pointers-for-kernels=true},"

@@ -129,6 +129,10 @@ struct PipelineOptions {
   /// gpu-module-to-binary's format: fatbin (what runs), or isa (PTX text,
   /// for `mxc compile --emit ptx`).
   std::string cudaFormat = "fatbin";
+  /// Threads a block, and innermost elements a thread handles (unrolled, so
+  /// that 4 make one 128-bit access). Chosen by bench/gpu (docs/benchmarks.md).
+  int64_t cudaBlockSize = 256;
+  int64_t cudaElementsPerThread = 4;
 
   /// A one-line description of every option, for cache keys and -v.
   std::string describe() const;

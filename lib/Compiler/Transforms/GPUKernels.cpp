@@ -121,6 +121,7 @@ struct GPUParallelDimsFirstPass
 
 struct GPUCollapseParallelLoopsPass
     : mxc::impl::GPUCollapseParallelLoopsPassBase<GPUCollapseParallelLoopsPass> {
+  using GPUCollapseParallelLoopsPassBase::GPUCollapseParallelLoopsPassBase;
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> outermost;
     getOperation().walk([&](scf::ParallelOp p) {
@@ -182,7 +183,9 @@ struct GPUCollapseParallelLoopsPass
   /// (ld.global.v4 / st.global.v4): 4 elements a thread, as IREE assigns.
   /// Returns the loop that replaces `p` (or `p`).
   scf::ParallelOp unrollByVectorWidth(scf::ParallelOp p) {
-    constexpr int64_t kWidth = 4;
+    const int64_t kWidth = elementsPerThread;
+    if (kWidth < 2)
+      return p;
     unsigned inner = p.getNumLoops() - 1;
     std::optional<int64_t> lb = constantIndex(p.getLowerBound()[inner]);
     std::optional<int64_t> ub = constantIndex(p.getUpperBound()[inner]);
@@ -282,11 +285,16 @@ struct GPUCheckHostCodePass
 
 } // namespace
 
-std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features) {
-  return ("mxc-strided-copies-to-linalg{all=true},"
+std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features,
+                                     int64_t blockSize, int64_t elementsPerThread) {
+  return (llvm::Twine("mxc-strided-copies-to-linalg{all=true},") +
           "func.func(mxc-gpu-parallel-dims-first, convert-linalg-to-parallel-loops,"
-          "  mxc-gpu-collapse-parallel-loops,"
-          "  scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true},"
+          "  mxc-gpu-collapse-parallel-loops{elements-per-thread=" +
+          std::to_string(elementsPerThread) +
+          "},"
+          "  scf-parallel-loop-tiling{parallel-loop-tile-sizes=" +
+          std::to_string(blockSize) +
+          " no-min-max-bounds=true},"
           "  gpu-map-parallel-loops, convert-parallel-loops-to-gpu, lower-affine, canonicalize,"
           "  gpu-launch-sink-index-computations),"
           "gpu-kernel-outlining, canonicalize, mxc-gpu-check-host-code,"
@@ -304,6 +312,11 @@ struct CudaKernelsOptions : PassPipelineOptions<CudaKernelsOptions> {
                            llvm::cl::init("sm_90")};
   Option<std::string> features{*this, "features", llvm::cl::desc("PTX ISA"),
                                llvm::cl::init("+ptx80")};
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads a block"),
+                            llvm::cl::init(256)};
+  Option<int64_t> elementsPerThread{*this, "elements-per-thread",
+                                    llvm::cl::desc("Innermost elements a thread (unrolled)"),
+                                    llvm::cl::init(4)};
 };
 } // namespace
 
@@ -312,7 +325,8 @@ void mxc::registerCudaKernelsPipeline() {
       "mxc-cuda-kernels",
       "The CUDA target's kernels: planned steps' linalg ops -> gpu.module's in NVVM",
       [](OpPassManager &pm, const CudaKernelsOptions &o) {
-        if (failed(parsePassPipeline(mxc::cudaKernelsPipeline(o.chip, o.features), pm)))
+        if (failed(parsePassPipeline(mxc::cudaKernelsPipeline(o.chip, o.features, o.blockSize,
+                                                        o.elementsPerThread), pm)))
           llvm::report_fatal_error("mxc-cuda-kernels: bad pipeline text");
       });
 }

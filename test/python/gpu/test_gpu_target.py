@@ -110,7 +110,8 @@ def test_ops_without_a_gpu_kernel_name_the_node(tmp_path):
     (["--target", "cuda", "--cuda-arch", "sm_70"], "expected sm_75 to sm_121"),
     (["--target", "cuda", "--cuda-arch", "gfx90a"], "expected sm_75 to sm_121"),
     (["--emit", "ptx"], "--emit=ptx needs --target cuda"),
-    (["--cuda-arch", "sm_90"], "--cuda-arch needs --target cuda"),
+    (["--cuda-arch", "sm_90"], "need --target cuda"),
+    (["--target", "cuda", "--cuda-block-size", "2048"], "--cuda-block-size must be 32 to 1024"),
 ])
 def test_bad_cuda_options_are_one_line_errors(graphs, args, message, tmp_path):
     p = _mxc("compile", os.path.join(graphs, "unary-symbol.json"), *_shape_args(graphs, "unary"),

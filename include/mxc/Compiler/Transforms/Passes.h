@@ -38,9 +38,13 @@ inline constexpr llvm::StringLiteral kNumInputsAttrName = "mx.num_inputs";
 /// `features`, converted to the NVVM dialect with bare-pointer arguments.
 /// The CUDA target (Pipeline.cpp) continues with gpu-module-to-binary and
 /// the host lowering; mxc-opt has it as `mxc-cuda-kernels` (lit tests).
-std::string cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features);
+/// `blockSize` threads a block, each handling `elementsPerThread` innermost
+/// elements (mxc-gpu-collapse-parallel-loops).
+std::string cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features,
+                                int64_t blockSize = 256, int64_t elementsPerThread = 4);
 
-/// Registers the `mxc-cuda-kernels{chip=sm_90 features=+ptx80}` pipeline.
+/// Registers the `mxc-cuda-kernels{chip=sm_90 features=+ptx80 block-size=256
+/// elements-per-thread=4}` pipeline.
 void registerCudaKernelsPipeline();
 
 } // namespace mxc

@@ -462,13 +462,17 @@ def GPUCollapseParallelLoopsPass
     an N-d nest tiles only its leading dimensions, and `gpu-map-parallel-loops`
     maps at most three). Loops nested inside (reduction `scf.for`s) stay.
 
-    Then each one-dimensional loop over a multiple of 4 elements whose body
-    has no nested region is unrolled by 4 into a loop over a quarter as many
-    iterations, the 4 copies of each op side by side, with the buffers'
+    Before that, a loop nest whose innermost dimension runs over a multiple of
+    `elements-per-thread` (default 4) and whose body has no nested region is
+    unrolled by it along that dimension, the copies of each op side by side, with the buffers'
     16-byte alignment (`memref.assume_alignment`) stated inside: LLVM's
     load/store vectorizer then makes each run of 4 contiguous accesses one
     128-bit access (4 elements a thread, as IREE assigns them).
   }];
+  let options = [
+    Option<"elementsPerThread", "elements-per-thread", "int64_t", /*default=*/"4",
+           "Innermost elements a thread handles (the unroll factor; 1: none)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect"];
 }
