@@ -59,7 +59,7 @@ prepare() {
 JSON
   # One benchmark binary per launch shape (threads a block x elements a
   # thread); the default is the first.
-  for shape in 256x4 256x8 512x4 128x4 256x1; do
+  for shape in 128x4 256x4 128x2 64x4; do
     # shellcheck disable=SC2086
     "$ROOT/build/bin/mxc" compile "$CHECK/bench-symbol.json" $BENCH_SHAPE --target cuda \
       --cuda-arch sm_90 --cuda-block-size "${shape%x*}" --cuda-elements-per-thread "${shape#*x}" \

@@ -3,7 +3,7 @@
 // (linked into this program: its descriptor, plan and kernels) against a
 // device-to-device copy of the same arrays, both run through the runtime's
 // executor / NDArray on the engine (each operation ends with its stream
-// synchronised), timed over many repetitions. Prints one line per case and
+// synchronised), timed as the median of 7 batches of REPEAT runs. Prints one line per case and
 // the ratio; exits non-zero if the kernel's output is wrong.
 //
 //   elementwise_bandwidth [REPEAT]
@@ -12,6 +12,7 @@
 #include "mxc/runtime/ndarray.h"
 #include "mxc/runtime/plan.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -77,23 +78,32 @@ int main(int argc, char **argv) {
         }
       }
     }
-    auto t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < repeat; ++r)
-      exec.run();
-    auto t1 = std::chrono::steady_clock::now();
-    double kernelS = seconds(t0, t1) / repeat;
-    // A device-to-device copy of the first argument (read + write of its
-    // bytes), through the same engine path.
+    // The median of 7 batches of `repeat` runs each (the machine is shared).
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    std::vector<double> kernelTimes, copyTimes;
     const rt::NDArray &src = args[0];
     rt::NDArray dst(src.shape(), src.dtype(), gpu);
     src.copyTo(dst);
     dst.waitToRead();
-    t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < repeat; ++r)
-      src.copyTo(dst);
-    dst.waitToRead();
-    t1 = std::chrono::steady_clock::now();
-    double copyS = seconds(t0, t1) / repeat;
+    for (int batch = 0; batch < 7; ++batch) {
+      auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < repeat; ++r)
+        exec.run();
+      auto t1 = std::chrono::steady_clock::now();
+      kernelTimes.push_back(seconds(t0, t1) / repeat);
+      // A device-to-device copy of the first argument (read + write of its
+      // bytes), through the same engine path.
+      t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < repeat; ++r)
+        src.copyTo(dst);
+      dst.waitToRead();
+      t1 = std::chrono::steady_clock::now();
+      copyTimes.push_back(seconds(t0, t1) / repeat);
+    }
+    double kernelS = median(kernelTimes), copyS = median(copyTimes);
     double copyBytes = 2.0 * double(src.numBytes());
     double kernelGBs = double(bytes) / kernelS / 1e9, copyGBs = copyBytes / copyS / 1e9;
     std::printf("gpu(0): %s\n", rt::cuda::deviceName(0).c_str());

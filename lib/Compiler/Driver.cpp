@@ -246,8 +246,8 @@ cl::opt<std::string> compileCudaArch(
     cl::value_desc("sm_NN"), cl::init("sm_90"), cl::sub(compileCmd));
 cl::opt<unsigned> compileCudaBlockSize(
     cl::cat(mxcCategory), "cuda-block-size",
-    cl::desc("With --target cuda: threads a block, 32 to 1024 (default 256)"),
-    cl::init(256), cl::sub(compileCmd));
+    cl::desc("With --target cuda: threads a block, 32 to 1024 (default 128)"),
+    cl::init(128), cl::sub(compileCmd));
 cl::opt<unsigned> compileCudaElementsPerThread(
     cl::cat(mxcCategory), "cuda-elements-per-thread",
     cl::desc("With --target cuda: innermost elements each thread handles, 1 to 16 "

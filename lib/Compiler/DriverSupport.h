@@ -152,7 +152,7 @@ struct AOTCompileOptions : CompileCommandOptions {
   /// --target cuda: the NVIDIA architecture of the kernels (--cuda-arch);
   /// empty for a CPU target.
   std::string cudaArch;
-  int64_t cudaBlockSize = 256;         ///< --cuda-block-size
+  int64_t cudaBlockSize = 128;         ///< --cuda-block-size
   int64_t cudaElementsPerThread = 4;   ///< --cuda-elements-per-thread
 };
 

@@ -537,7 +537,7 @@ static FailureOr<std::string> cudaToolkit(ModuleOp module) {
 
 /// The steps of a planned module (mx-outline-steps) as GPU kernels: the
 /// linalg ops of each step become scf.parallel nests, one dimension each,
-/// in blocks of 256 threads (mxc-gpu-collapse-parallel-loops,
+/// in blocks of 128 threads, 4 innermost elements a thread (mxc-gpu-collapse-parallel-loops,
 /// scf-parallel-loop-tiling, gpu-map-parallel-loops), outlined into
 /// gpu.module's that NVVM compiles into a fatbin (cubin for the
 /// architecture + PTX); the step functions keep only the launches, which

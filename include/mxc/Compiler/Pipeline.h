@@ -131,7 +131,7 @@ struct PipelineOptions {
   std::string cudaFormat = "fatbin";
   /// Threads a block, and innermost elements a thread handles (unrolled, so
   /// that 4 make one 128-bit access). Chosen by bench/gpu (docs/benchmarks.md).
-  int64_t cudaBlockSize = 256;
+  int64_t cudaBlockSize = 128;
   int64_t cudaElementsPerThread = 4;
 
   /// A one-line description of every option, for cache keys and -v.

@@ -313,7 +313,7 @@ struct CudaKernelsOptions : PassPipelineOptions<CudaKernelsOptions> {
   Option<std::string> features{*this, "features", llvm::cl::desc("PTX ISA"),
                                llvm::cl::init("+ptx80")};
   Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads a block"),
-                            llvm::cl::init(256)};
+                            llvm::cl::init(128)};
   Option<int64_t> elementsPerThread{*this, "elements-per-thread",
                                     llvm::cl::desc("Innermost elements a thread (unrolled)"),
                                     llvm::cl::init(4)};

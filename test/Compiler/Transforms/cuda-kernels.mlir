@@ -1,11 +1,11 @@
 // mxc-cuda-kernels: the CUDA target's kernels. Planned steps (functions on
-// static memrefs) become one-dimensional grids of 256-thread blocks, outlined
+// static memrefs) become one-dimensional grids of blocks (of 256 threads here; 128 by default), outlined
 // into gpu.module's with the nvvm target and converted to NVVM with one bare
 // pointer a buffer; the steps keep only the launches. (The binaries, the
 // host lowering and the runtime's launches are checked on a GPU by
 // scripts/gpu-check.sh; every kernel's PTX goes through ptxas in
 // test/python/test_gpu_target.py.)
-// RUN: mxc-opt %s --pass-pipeline="builtin.module(mxc-cuda-kernels{chip=sm_90})" | FileCheck %s
+// RUN: mxc-opt %s --pass-pipeline="builtin.module(mxc-cuda-kernels{chip=sm_90 block-size=256})" | FileCheck %s
 
 // Tests a fused broadcast + exp over a rank-3 buffer: the dimensions every
 // operand walks contiguously are merged (2x3 -> 6 rows of 1000), the rows'

@@ -41,9 +41,9 @@ inline constexpr llvm::StringLiteral kNumInputsAttrName = "mx.num_inputs";
 /// `blockSize` threads a block, each handling `elementsPerThread` innermost
 /// elements (mxc-gpu-collapse-parallel-loops).
 std::string cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features,
-                                int64_t blockSize = 256, int64_t elementsPerThread = 4);
+                                int64_t blockSize = 128, int64_t elementsPerThread = 4);
 
-/// Registers the `mxc-cuda-kernels{chip=sm_90 features=+ptx80 block-size=256
+/// Registers the `mxc-cuda-kernels{chip=sm_90 features=+ptx80 block-size=128
 /// elements-per-thread=4}` pipeline.
 void registerCudaKernelsPipeline();
 

@@ -457,8 +457,8 @@ def GPUCollapseParallelLoopsPass
     For the CUDA target: every `scf.parallel` directly in a function body
     becomes a one-dimensional loop over the product of its trip counts (the
     indices are recomputed inside with div / rem), so that one tile size
-    (`scf-parallel-loop-tiling{parallel-loop-tile-sizes=256}`) gives blocks
-    of 256 threads and a grid over all the elements whatever the rank (tiling
+    (`scf-parallel-loop-tiling{parallel-loop-tile-sizes=128}`, the block size) gives blocks
+    of 128 threads and a grid over all the elements whatever the rank (tiling
     an N-d nest tiles only its leading dimensions, and `gpu-map-parallel-loops`
     maps at most three). Loops nested inside (reduction `scf.for`s) stay.
 
