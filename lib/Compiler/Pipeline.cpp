@@ -550,19 +550,31 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   FailureOr<std::string> toolkit = cudaToolkit(module);
   if (failed(toolkit))
     return failure();
-  bool hasKernelCalls = false;
+  // GEMM-class library calls with a GPU twin (runtime/src/cuda/
+  // cublas_kernels.cc: cuBLAS, same arguments on device pointers) call it;
+  // the others are an error naming the node.
+  bool unsupported = false;
   module.walk([&](mxrt::KernelCallOp call) {
-    call.emitError() << "'" << call.getCallee()
+    StringRef callee = call.getCallee();
+    static const char *const kOnGpu[] = {"mxc_kernel_gemm_f32", "mxc_kernel_gemm_f64",
+                                         "mxc_kernel_fully_connected_f32",
+                                         "mxc_kernel_fully_connected_f64"};
+    if (llvm::is_contained(kOnGpu, callee)) {
+      call.setCallee(("mxc_cuda_" + callee.drop_front(strlen("mxc_"))).str());
+      return;
+    }
+    call.emitError() << "'" << callee
                      << "' has no GPU kernel yet (--target cuda compiles elementwise, "
-                        "broadcast and reduction steps; GEMM, convolution and the other "
-                        "library calls are CPU-only so far)";
-    hasKernelCalls = true;
+                        "broadcast and reduction steps, and f32/f64 GEMM and FullyConnected "
+                        "through cuBLAS; convolution and the other library calls are "
+                        "CPU-only so far)";
+    unsupported = true;
   });
-  if (hasKernelCalls)
+  if (unsupported)
     return failure();
   return runPipeline(
       module,
-      "canonicalize, cse," + cudaKernelsPipeline(opts.cudaArch, opts.cudaFeatures, opts.cudaBlockSize,
+      "mxrt-lower-kernel-calls, canonicalize, cse," + cudaKernelsPipeline(opts.cudaArch, opts.cudaFeatures, opts.cudaBlockSize,
                                                  opts.cudaElementsPerThread) + "," +
       "gpu-module-to-binary{format=" + opts.cudaFormat + " toolkit=" + *toolkit + "},"
       "expand-strided-metadata, lower-affine, convert-scf-to-cf,"

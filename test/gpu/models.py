@@ -6,7 +6,7 @@ outputs are compared with on the device machine).
     python test/gpu/models.py OUTDIR     (PYTHONPATH: the build's python package)
 
 writes OUTDIR/<name>-symbol.json, OUTDIR/<name>.shapes (the --shape
-arguments), OUTDIR/<name>.in/<input>.npy and OUTDIR/<name>.ref/<output>.npy.
+arguments), OUTDIR/<name>.tol (rtol atol of the comparison), OUTDIR/<name>.in/<input>.npy and OUTDIR/<name>.ref/<output>.npy.
 """
 import json
 import os
@@ -63,8 +63,33 @@ def fused_chain():
     return z, {"x": (64, 1024, 33), "y": (64, 1024, 33)}
 
 
+def mlp():
+    """FullyConnected (cuBLAS GEMM + bias) with elementwise kernels between."""
+    x = sym.var("x")
+    h = sym.FullyConnected(x, num_hidden=256, name="fc1")
+    h = sym.Activation(h, act_type="relu", name="relu1")
+    h = sym.FullyConnected(h, num_hidden=64, name="fc2")
+    h = sym.Activation(h, act_type="tanh", name="tanh2")
+    h = sym.FullyConnected(h, num_hidden=10, no_bias=True, name="fc3")
+    return sym.softmax(h, axis=-1), {"x": (32, 784), "fc1_weight": (256, 784),
+                                     "fc1_bias": (256,), "fc2_weight": (64, 256),
+                                     "fc2_bias": (64,), "fc3_weight": (10, 64)}
+
+
+def matmul():
+    """dot (both transposes) and batch_dot: cuBLAS GEMM and strided batches."""
+    a, b, c = sym.var("a"), sym.var("b"), sym.var("c")
+    outs = [sym.dot(a, b), sym.dot(a, a, transpose_b=True), sym.dot(b, b, transpose_a=True),
+            sym.batch_dot(c, c, transpose_b=True)]
+    return sym.Group(outs), {"a": (33, 70), "b": (70, 45), "c": (6, 17, 29)}
+
+
+# (rtol, atol) of the GPU's outputs against the CPU's where the default
+# (2e-5, 2e-6) is too tight: cuBLAS and OpenBLAS sum in other orders.
+TOLERANCE = {"mlp": (1e-4, 1e-5), "matmul": (1e-4, 1e-4)}
+
 MODELS = {"unary": unary, "broadcast": broadcast, "reductions": reductions,
-          "softmax": softmax, "fused_chain": fused_chain}
+          "softmax": softmax, "fused_chain": fused_chain, "mlp": mlp, "matmul": matmul}
 
 
 def main(outdir, names=None):
@@ -75,6 +100,8 @@ def main(outdir, names=None):
             continue
         s, shapes = build()
         s.save(os.path.join(outdir, name + "-symbol.json"))
+        with open(os.path.join(outdir, name + ".tol"), "w") as f:
+            f.write("%g %g\n" % TOLERANCE.get(name, (2e-5, 2e-6)))
         with open(os.path.join(outdir, name + ".shapes"), "w") as f:
             f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
                              for k, v in shapes.items()) + "\n")

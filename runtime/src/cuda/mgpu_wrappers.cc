@@ -25,6 +25,7 @@ namespace mxc::runtime::cuda {
 // cuda_device.cc
 const Driver &bindDevice(int id);
 CUstream streamOf(int id);
+int mgpuCurrentDevice();
 } // namespace mxc::runtime::cuda
 
 namespace {
@@ -63,6 +64,10 @@ template <typename Fn> bool guarded(const char *what, Fn &&fn) {
 } // namespace
 
 MXC_MGPU_API void mgpuSetDefaultDevice(int32_t device) { tlsDevice = device; }
+
+/// The device mgpuSetDefaultDevice chose on this thread (0 by default): the
+/// library kernels (cublas_kernels.cc) run there too.
+int mxc::runtime::cuda::mgpuCurrentDevice() { return tlsDevice; }
 
 MXC_MGPU_API CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
   CUmodule m = nullptr;

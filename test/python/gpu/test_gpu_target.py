@@ -9,7 +9,9 @@ graphs on a GPU against the CPU backend.
 - the executable (`--emit exe`) links no OpenBLAS, LLVM or CUDA library (only
   the driver is loaded, at run time) and, without a driver, exits 1 with one
   line naming why;
-- a graph with an op that has no GPU kernel yet (FullyConnected's GEMM), a bad
+- GEMM-class steps (FullyConnected, dot, batch_dot) call the runtime's cuBLAS
+  kernels;
+- a graph with an op that has no GPU kernel yet (Convolution), a bad
   --cuda-arch, and --emit ptx without --target cuda are one-line errors.
 
 Needs the CUDA toolkit (ptxas, libdevice) at $CUDA_HOME or /usr/local/cuda:
@@ -60,7 +62,8 @@ def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
                  "--emit", "ptx", "-o", out)
         assert p.returncode == 0, p.stderr
         ptx = sorted(glob.glob(os.path.join(out, "*.ptx")))
-        assert ptx, "no kernels written"
+        # matmul's steps are all cuBLAS calls: no kernel of ours.
+        assert ptx or name == "matmul", "no kernels written"
         if name in ("fused_chain", "broadcast"):
             # Rows of a multiple of 4 elements: 128-bit loads and stores.
             text = "".join(open(f).read() for f in ptx)
@@ -96,14 +99,34 @@ def test_executable_needs_only_the_driver(graphs, tmp_path):
 
 
 def test_ops_without_a_gpu_kernel_name_the_node(tmp_path):
-    sym = mxc_testing.one_op_graph("FullyConnected", {"num_hidden": 8}, ["data", "w", "b"],
-                                   name="fc1")
-    path = tmp_path / "fc-symbol.json"
+    sym = mxc_testing.one_op_graph("Convolution", {"num_filter": 4, "kernel": (3, 3)},
+                                   ["data", "w", "b"], name="conv1")
+    path = tmp_path / "conv-symbol.json"
     path.write_text(json.dumps(sym))
-    p = _mxc("compile", str(path), "--shape", "data=2,4", "--shape", "w=8,4", "--shape",
-             "b=8", "--target", "cuda", "--emit", "ptx", "-o", str(tmp_path / "k"))
+    p = _mxc("compile", str(path), "--shape", "data=1,2,8,8", "--shape", "w=4,2,3,3", "--shape",
+             "b=4", "--target", "cuda", "--emit", "ptx", "-o", str(tmp_path / "k"))
     assert p.returncode != 0
-    assert "fc1" in p.stderr and "has no GPU kernel yet" in p.stderr, p.stderr
+    assert "conv1" in p.stderr and "has no GPU kernel yet" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_gemm_steps_call_cublas(graphs, tmp_path):
+    """FullyConnected / dot steps call the runtime's cuBLAS kernels from the
+    host code; the executable still links no CUDA library (cuBLAS is loaded
+    at run time)."""
+    out = str(tmp_path / "mlp.ll")
+    p = _mxc("compile", os.path.join(graphs, "mlp-symbol.json"), *_shape_args(graphs, "mlp"),
+             "--target", "cuda", "--emit", "llvm", "-o", out)
+    assert p.returncode == 0, p.stderr
+    ir = open(out).read()
+    assert ir.count("call void @mxc_cuda_kernel_fully_connected_f32(") >= 3, ir[:2000]
+    assert "@mxc_kernel_fully_connected_f32" not in ir
+    exe = str(tmp_path / "matmul")
+    p = _mxc("compile", os.path.join(graphs, "matmul-symbol.json"),
+             *_shape_args(graphs, "matmul"), "--target", "cuda", "-o", exe)
+    assert p.returncode == 0, p.stderr
+    libs = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    assert "cublas" not in libs and "openblas" not in libs, libs
 
 
 @pytest.mark.parametrize("args,message", [
