@@ -45,9 +45,11 @@ prepare() {
     "$ROOT/$MODELS" "$CHECK/models"
   for s in "$CHECK"/models/*-symbol.json; do
     local name; name="$(basename "$s" -symbol.json)"
+    local params=()
+    [ -f "$CHECK/models/$name-0000.params" ] && params=(--params "$CHECK/models/$name-0000.params")
     # shellcheck disable=SC2046
-    "$ROOT/build/bin/mxc" compile "$s" $(cat "$CHECK/models/$name.shapes") --target cuda \
-      --cuda-arch sm_90 --runtime-dir "$rtdir" -o "$CHECK/models/$name"
+    "$ROOT/build/bin/mxc" compile "$s" $(cat "$CHECK/models/$name.shapes") "${params[@]}" \
+      --target cuda --cuda-arch sm_90 --runtime-dir "$rtdir" -o "$CHECK/models/$name"
   done
   # The benchmark: out = relu(x * 0.5 + y) as one fused kernel.
   cat >"$CHECK/bench-symbol.json" <<'JSON'

@@ -550,24 +550,26 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   FailureOr<std::string> toolkit = cudaToolkit(module);
   if (failed(toolkit))
     return failure();
-  // GEMM-class library calls with a GPU twin (runtime/src/cuda/
-  // cublas_kernels.cc: cuBLAS, same arguments on device pointers) call it;
-  // the others are an error naming the node.
+  // Library calls with a GPU twin (runtime/src/cuda/cublas_kernels.cc,
+  // cudnn_kernels.cc: GEMM through cuBLAS, convolution through cuDNN; same
+  // arguments on device pointers) call it; the others (gradients, ...) are
+  // an error naming the node.
   bool unsupported = false;
   module.walk([&](mxrt::KernelCallOp call) {
     StringRef callee = call.getCallee();
     static const char *const kOnGpu[] = {"mxc_kernel_gemm_f32", "mxc_kernel_gemm_f64",
                                          "mxc_kernel_fully_connected_f32",
-                                         "mxc_kernel_fully_connected_f64"};
+                                         "mxc_kernel_fully_connected_f64",
+                                         "mxc_kernel_conv_f32", "mxc_kernel_conv_f64"};
     if (llvm::is_contained(kOnGpu, callee)) {
       call.setCallee(("mxc_cuda_" + callee.drop_front(strlen("mxc_"))).str());
       return;
     }
     call.emitError() << "'" << callee
                      << "' has no GPU kernel yet (--target cuda compiles elementwise, "
-                        "broadcast and reduction steps, and f32/f64 GEMM and FullyConnected "
-                        "through cuBLAS; convolution and the other library calls are "
-                        "CPU-only so far)";
+                        "broadcast and reduction steps, f32/f64 GEMM through cuBLAS and "
+                        "convolution through cuDNN; the other library calls, gradients "
+                        "among them, are CPU-only so far)";
     unsupported = true;
   });
   if (unsupported)

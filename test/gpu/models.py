@@ -6,7 +6,8 @@ outputs are compared with on the device machine).
     python test/gpu/models.py OUTDIR     (PYTHONPATH: the build's python package)
 
 writes OUTDIR/<name>-symbol.json, OUTDIR/<name>.shapes (the --shape
-arguments), OUTDIR/<name>.tol (rtol atol of the comparison), OUTDIR/<name>.in/<input>.npy and OUTDIR/<name>.ref/<output>.npy.
+arguments), OUTDIR/<name>.tol (rtol atol of the comparison),
+OUTDIR/<name>-0000.params (auxiliary states, when the graph has some), OUTDIR/<name>.in/<input>.npy and OUTDIR/<name>.ref/<output>.npy.
 """
 import json
 import os
@@ -15,6 +16,10 @@ import sys
 import numpy as np
 
 import mxc as mx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "python"))
+import mxc_testing  # noqa: E402  (test/python: .params writer)
 
 sym = mx.sym
 
@@ -84,12 +89,37 @@ def matmul():
     return sym.Group(outs), {"a": (33, 70), "b": (70, 45), "c": (6, 17, 29)}
 
 
+def convnet():
+    """Convolutions (cuDNN: 3x3 padded, strided, grouped, depthwise, 1x1,
+    with and without bias), inference BatchNorm, pooling, then a classifier."""
+    x = sym.var("x")
+    h = sym.Convolution(x, sym.var("c1_w"), sym.var("c1_b"), kernel=(3, 3), pad=(1, 1),
+                        num_filter=16, name="c1")
+    h = sym.BatchNorm(h, sym.var("bn_g"), sym.var("bn_b"), sym.var("bn_m"), sym.var("bn_v"),
+                      fix_gamma=False, name="bn1")
+    h = sym.Activation(h, act_type="relu")
+    h = sym.Pooling(h, kernel=(2, 2), stride=(2, 2), pool_type="max")
+    h = sym.Convolution(h, sym.var("c2_w"), kernel=(3, 3), stride=(2, 2), num_filter=32,
+                        num_group=4, no_bias=True, name="c2")
+    h = sym.Convolution(h, sym.var("c3_w"), kernel=(3, 3), pad=(1, 1), num_filter=32,
+                        num_group=32, no_bias=True, name="dw3")
+    h = sym.Convolution(h, sym.var("c4_w"), sym.var("c4_b"), kernel=(1, 1), num_filter=24,
+                        name="pw4")
+    h = sym.Pooling(h, kernel=(2, 2), pool_type="avg", global_pool=True)
+    h = sym.FullyConnected(sym.flatten(h), sym.var("fc_w"), sym.var("fc_b"), num_hidden=10)
+    return h, {"x": (8, 3, 32, 32), "c1_w": (16, 3, 3, 3), "c1_b": (16,), "bn_g": (16,),
+               "bn_b": (16,), "bn_m": (16,), "bn_v": (16,), "c2_w": (32, 4, 3, 3),
+               "c3_w": (32, 1, 3, 3), "c4_w": (24, 32, 1, 1), "c4_b": (24,), "fc_w": (10, 24),
+               "fc_b": (10,)}
+
+
 # (rtol, atol) of the GPU's outputs against the CPU's where the default
 # (2e-5, 2e-6) is too tight: cuBLAS and OpenBLAS sum in other orders.
-TOLERANCE = {"mlp": (1e-4, 1e-5), "matmul": (1e-4, 1e-4)}
+TOLERANCE = {"mlp": (1e-4, 1e-5), "matmul": (1e-4, 1e-4), "convnet": (1e-4, 1e-4)}
 
 MODELS = {"unary": unary, "broadcast": broadcast, "reductions": reductions,
-          "softmax": softmax, "fused_chain": fused_chain, "mlp": mlp, "matmul": matmul}
+          "softmax": softmax, "fused_chain": fused_chain, "mlp": mlp, "matmul": matmul,
+          "convnet": convnet}
 
 
 def main(outdir, names=None):
@@ -105,12 +135,28 @@ def main(outdir, names=None):
         with open(os.path.join(outdir, name + ".shapes"), "w") as f:
             f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
                              for k, v in shapes.items()) + "\n")
-        inputs = {k: rng.standard_normal(v).astype(np.float32) for k, v in shapes.items()}
+        # Weights scaled by 1 / sqrt(fan-in), as initialisers do: activations
+        # stay O(1), so the comparison measures the kernels, not the
+        # conditioning of a saturated softmax.
+        inputs = {k: (rng.standard_normal(v) / (np.sqrt(np.prod(v[1:]))
+                                                 if k.endswith(("_weight", "_w")) else 1))
+                  .astype(np.float32) for k, v in shapes.items()}
+        if "bn_v" in inputs:  # a variance
+            inputs["bn_v"] = np.abs(inputs["bn_v"]) + 0.5
+        exe = s.simple_bind(mx.cpu(), grad_req="null", **shapes)
+        # Auxiliary states (BatchNorm's moving statistics) go into a .params
+        # file (`mxc compile --params`), the rest are the executable's inputs.
+        aux = {k: v for k, v in inputs.items() if k in exe.aux_dict}
+        if aux:
+            mxc_testing.write_params(os.path.join(outdir, name + "-0000.params"),
+                                     {"aux:" + k: v for k, v in aux.items()})
         os.makedirs(os.path.join(outdir, name + ".in"), exist_ok=True)
         for k, v in inputs.items():
-            np.save(os.path.join(outdir, name + ".in", k + ".npy"), v)
-        exe = s.simple_bind(mx.cpu(), grad_req="null", **shapes)
-        outs = exe.forward(is_train=False, **{k: mx.nd.array(v) for k, v in inputs.items()})
+            if k not in aux:
+                np.save(os.path.join(outdir, name + ".in", k + ".npy"), v)
+        for k, v in inputs.items():  # auxiliary states (BatchNorm's moving stats) too
+            (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v
+        outs = exe.forward(is_train=False)
         os.makedirs(os.path.join(outdir, name + ".ref"), exist_ok=True)
         for oname, o in zip(s.list_outputs(), outs):
             np.save(os.path.join(outdir, name + ".ref", oname + ".npy"), o.asnumpy())

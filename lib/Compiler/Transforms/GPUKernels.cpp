@@ -274,8 +274,9 @@ struct GPUCheckHostCodePass
           diag << "step @" << func.getSymName() << ": ";
         diag << op->getName()
              << " has no GPU lowering yet (--target cuda compiles elementwise, "
-                           "broadcast and reduction steps into kernels, GEMM through cuBLAS; "
-                           "convolution and the other library calls are CPU-only so far)";
+                           "broadcast and reduction steps into kernels, GEMM and convolution "
+                           "through cuBLAS / cuDNN; the other library calls are CPU-only so "
+                           "far)";
         ok = false;
         return WalkResult::skip();
       });

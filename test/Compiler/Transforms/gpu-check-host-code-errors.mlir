@@ -5,7 +5,7 @@
 
 // Tests a library call left in a step (GEMM-class ops have no GPU kernel):
 // the diagnostic's location is the MXNet node.
-// CHECK: error: loc("fc1"): func.call has no GPU lowering yet (--target cuda compiles elementwise, broadcast and reduction steps into kernels, GEMM through cuBLAS; convolution and the other library calls are CPU-only so far)
+// CHECK: error: loc("fc1"): func.call has no GPU lowering yet (--target cuda compiles elementwise, broadcast and reduction steps into kernels, GEMM and convolution through cuBLAS / cuDNN; the other library calls are CPU-only so far)
 #fc1 = loc("fc1"(unknown))
 func.func private @mxc_kernel_sgemm(memref<4x4xf32>, memref<4x4xf32>)
 func.func @step0(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {

@@ -10,8 +10,8 @@ graphs on a GPU against the CPU backend.
   the driver is loaded, at run time) and, without a driver, exits 1 with one
   line naming why;
 - GEMM-class steps (FullyConnected, dot, batch_dot) call the runtime's cuBLAS
-  kernels;
-- a graph with an op that has no GPU kernel yet (Convolution), a bad
+  kernels (convolutions its cuDNN kernel);
+- a graph with an op that has no GPU kernel yet (topk's runtime kernel), a bad
   --cuda-arch, and --emit ptx without --target cuda are one-line errors.
 
 Needs the CUDA toolkit (ptxas, libdevice) at $CUDA_HOME or /usr/local/cuda:
@@ -48,8 +48,11 @@ def graphs(tmp_path_factory):
 
 
 def _shape_args(graphs, name):
+    """The --shape arguments, and --params for the auxiliary states."""
     with open(os.path.join(graphs, name + ".shapes")) as f:
-        return f.read().split()
+        args = f.read().split()
+    params = os.path.join(graphs, name + "-0000.params")
+    return args + (["--params", params] if os.path.exists(params) else [])
 
 
 @pytest.mark.parametrize("name", sorted(models.MODELS))
@@ -99,14 +102,13 @@ def test_executable_needs_only_the_driver(graphs, tmp_path):
 
 
 def test_ops_without_a_gpu_kernel_name_the_node(tmp_path):
-    sym = mxc_testing.one_op_graph("Convolution", {"num_filter": 4, "kernel": (3, 3)},
-                                   ["data", "w", "b"], name="conv1")
-    path = tmp_path / "conv-symbol.json"
+    sym = mxc_testing.one_op_graph("topk", {"k": 2, "ret_typ": "value"}, ["data"], name="top1")
+    path = tmp_path / "topk-symbol.json"
     path.write_text(json.dumps(sym))
-    p = _mxc("compile", str(path), "--shape", "data=1,2,8,8", "--shape", "w=4,2,3,3", "--shape",
-             "b=4", "--target", "cuda", "--emit", "ptx", "-o", str(tmp_path / "k"))
+    p = _mxc("compile", str(path), "--shape", "data=4,16", "--target", "cuda", "--emit", "ptx",
+             "-o", str(tmp_path / "k"))
     assert p.returncode != 0
-    assert "conv1" in p.stderr and "has no GPU kernel yet" in p.stderr, p.stderr
+    assert "top1" in p.stderr and "has no GPU kernel yet" in p.stderr, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
@@ -121,6 +123,12 @@ def test_gemm_steps_call_cublas(graphs, tmp_path):
     ir = open(out).read()
     assert ir.count("call void @mxc_cuda_kernel_fully_connected_f32(") >= 3, ir[:2000]
     assert "@mxc_kernel_fully_connected_f32" not in ir
+    out = str(tmp_path / "convnet.ll")
+    p = _mxc("compile", os.path.join(graphs, "convnet-symbol.json"),
+             *_shape_args(graphs, "convnet"), "--target", "cuda", "--emit", "llvm", "-o", out)
+    assert p.returncode == 0, p.stderr
+    ir = open(out).read()
+    assert ir.count("call void @mxc_cuda_kernel_conv_f32(") >= 4 and "@mxc_kernel_conv_f32" not in ir
     exe = str(tmp_path / "matmul")
     p = _mxc("compile", os.path.join(graphs, "matmul-symbol.json"),
              *_shape_args(graphs, "matmul"), "--target", "cuda", "-o", exe)
