@@ -83,11 +83,19 @@ run() {
   local out="${OUT:-$CHECK}" report fails=0
   report="$out/gpu-report.md"
   [ -d "$CHECK/bin" ] || { echo "gpu-check: no $CHECK (run 'prepare' first and carry it)" >&2; exit 1; }
-  # cuBLAS: the machine's (PyTorch's wheels hold libcublas.so.13 where no
-  # toolkit is installed).
-  local blas
-  blas="$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)"
-  export LD_LIBRARY_PATH="$CHECK/bin${blas:+:$blas}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # cuBLAS and cuDNN: the machine's (PyTorch's wheels hold libcublas.so.13
+  # and libcudnn.so.9 where no toolkit is installed).
+  local libs
+  libs="$(python3 -c 'import os, importlib
+dirs = []
+for m in ("nvidia.cublas", "nvidia.cudnn"):
+    try:
+        dirs.append(os.path.join(list(importlib.import_module(m).__path__)[0], "lib"))
+    except ImportError:
+        pass
+print(":".join(dirs))' 2>/dev/null || true)"
+  export LD_LIBRARY_PATH="$CHECK/bin${libs:+:$libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >>"$report"
   {
     echo "# mxc GPU check, $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
