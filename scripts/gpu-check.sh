@@ -95,12 +95,12 @@ for m in ("nvidia.cublas", "nvidia.cudnn"):
         pass
 print(":".join(dirs))' 2>/dev/null || true)"
   export LD_LIBRARY_PATH="$CHECK/bin${libs:+:$libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >>"$report"
   {
     echo "# mxc GPU check, $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
     echo '```'
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || true
+    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
     echo '```'
   } >"$report"
   section() { printf '\n## %s\n\n```\n' "$1" >>"$report"; }
