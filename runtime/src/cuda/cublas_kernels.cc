@@ -11,7 +11,7 @@
 //
 // f32 GEMMs use CUBLAS_DEFAULT_MATH, i.e. no TF32 (MXNet's default f32
 // semantics); MXC_CUDA_ALLOW_TF32=1 turns TF32 tensor cores on.
-#include "driver.h"
+#include "internal.h"
 
 #include "../kernels/kernels.h"
 #include "mxc/runtime/c_api.h"
@@ -19,19 +19,12 @@
 #include "mxc/runtime/storage.h"
 
 #include <cublas_v2.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
-
-namespace mxc::runtime::cuda {
-const Driver &bindDevice(int id);
-CUstream streamOf(int id);
-int mgpuCurrentDevice();
-} // namespace mxc::runtime::cuda
 
 namespace {
 
@@ -50,9 +43,6 @@ using namespace mxc::runtime::cuda;
   X(cublasSger)                                                                        \
   X(cublasDger)
 
-#define MXC_CUBLAS_STR2(x) #x
-#define MXC_CUBLAS_STR(x) MXC_CUBLAS_STR2(x)
-
 struct Cublas {
 #define MXC_CUBLAS_MEMBER(name) decltype(&::name) name = nullptr;
   MXC_CUBLAS_FUNCTIONS(MXC_CUBLAS_MEMBER)
@@ -63,21 +53,10 @@ struct Cublas {
 const Cublas &cublas() {
   static const Cublas *loaded = [] {
     auto *c = new Cublas;
-    void *h = nullptr;
-    for (const char *lib : {"libcublas.so.13", "libcublas.so"})
-      if ((h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)))
-        break;
-    if (!h) {
-      const char *e = dlerror();
-      c->error = std::string("cannot load cuBLAS (libcublas.so.13): ") + (e ? e : "not found");
-      return c;
-    }
+    void *h = openLibrary({"libcublas.so.13", "libcublas.so"}, "cuBLAS", &c->error);
 #define MXC_CUBLAS_LOAD(name)                                                          \
-  c->name = reinterpret_cast<decltype(c->name)>(dlsym(h, MXC_CUBLAS_STR(name)));       \
-  if (!c->name) {                                                                      \
-    c->error = "cuBLAS has no " MXC_CUBLAS_STR(name);                                  \
-    return c;                                                                          \
-  }
+  if (!h || !loadSymbol(h, MXC_CUDA_STR(name), c->name, "cuBLAS", &c->error))          \
+    return c;
     MXC_CUBLAS_FUNCTIONS(MXC_CUBLAS_LOAD)
 #undef MXC_CUBLAS_LOAD
     return c;
@@ -105,9 +84,7 @@ cublasHandle_t handle(int device) {
   cublasHandle_t h = nullptr;
   checkBlas(c.cublasCreate(&h), "cublasCreate");
   checkBlas(c.cublasSetStream(h, streamOf(device)), "cublasSetStream");
-  const char *tf32 = std::getenv("MXC_CUDA_ALLOW_TF32");
-  checkBlas(c.cublasSetMathMode(h, tf32 && std::string(tf32) == "1" ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                                    : CUBLAS_DEFAULT_MATH),
+  checkBlas(c.cublasSetMathMode(h, allowTf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
             "cublasSetMathMode");
   handles[device] = h;
   return h;

@@ -8,7 +8,7 @@
 // MXNet's synchronous GPU operators); overlap comes from the engine running
 // copies (gpu-copy-to / gpu-copy-from lanes) and compute on different
 // threads, hence different streams.
-#include "driver.h"
+#include "internal.h"
 
 #include "../storage/pooled_storage.h"
 #include "mxc/runtime/cuda.h"

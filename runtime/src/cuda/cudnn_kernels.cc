@@ -9,7 +9,7 @@
 // thread's stream of the device and returns with it synchronised. f32 uses
 // CUDNN_FMA_MATH (no TF32, MXNet's default f32 semantics) unless
 // MXC_CUDA_ALLOW_TF32=1. Failures are reported with mxcKernelReportError.
-#include "driver.h"
+#include "internal.h"
 
 #include "../kernels/kernels.h"
 #include "mxc/runtime/c_api.h"
@@ -17,18 +17,11 @@
 #include "mxc/runtime/storage.h"
 
 #include <cudnn.h>
-#include <dlfcn.h>
 
 #include <array>
 #include <cstdlib>
 #include <map>
 #include <string>
-
-namespace mxc::runtime::cuda {
-const Driver &bindDevice(int id);
-CUstream streamOf(int id);
-int mgpuCurrentDevice();
-} // namespace mxc::runtime::cuda
 
 namespace {
 
@@ -52,9 +45,6 @@ using namespace mxc::runtime::cuda;
   X(cudnnConvolutionForward)                                                           \
   X(cudnnAddTensor)
 
-#define MXC_CUDNN_STR2(x) #x
-#define MXC_CUDNN_STR(x) MXC_CUDNN_STR2(x)
-
 struct Cudnn {
 #define MXC_CUDNN_MEMBER(name) decltype(&::name) name = nullptr;
   MXC_CUDNN_FUNCTIONS(MXC_CUDNN_MEMBER)
@@ -65,21 +55,10 @@ struct Cudnn {
 const Cudnn &cudnn() {
   static const Cudnn *loaded = [] {
     auto *c = new Cudnn;
-    void *h = nullptr;
-    for (const char *lib : {"libcudnn.so.9", "libcudnn.so"})
-      if ((h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)))
-        break;
-    if (!h) {
-      const char *e = dlerror();
-      c->error = std::string("cannot load cuDNN (libcudnn.so.9): ") + (e ? e : "not found");
-      return c;
-    }
+    void *h = openLibrary({"libcudnn.so.9", "libcudnn.so"}, "cuDNN", &c->error);
 #define MXC_CUDNN_LOAD(name)                                                           \
-  c->name = reinterpret_cast<decltype(c->name)>(dlsym(h, MXC_CUDNN_STR(name)));        \
-  if (!c->name) {                                                                      \
-    c->error = "cuDNN has no " MXC_CUDNN_STR(name);                                    \
-    return c;                                                                          \
-  }
+  if (!h || !loadSymbol(h, MXC_CUDA_STR(name), c->name, "cuDNN", &c->error))           \
+    return c;
     MXC_CUDNN_FUNCTIONS(MXC_CUDNN_LOAD)
 #undef MXC_CUDNN_LOAD
     return c;
@@ -188,9 +167,8 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
                                              CUDNN_CROSS_CORRELATION, type),
            "cudnnSetConvolutionNdDescriptor");
   checkDnn(c.cudnnSetConvolutionGroupCount(p.conv, int(groups)), "cudnnSetConvolutionGroupCount");
-  const char *tf32 = std::getenv("MXC_CUDA_ALLOW_TF32");
-  bool allowTf32 = tf32 && std::string(tf32) == "1";
-  checkDnn(c.cudnnSetConvolutionMathType(p.conv, sizeof(T) == 4 && !allowTf32 ? CUDNN_FMA_MATH
+  bool tf32 = allowTf32();
+  checkDnn(c.cudnnSetConvolutionMathType(p.conv, sizeof(T) == 4 && !tf32 ? CUDNN_FMA_MATH
                                                                               : CUDNN_DEFAULT_MATH),
            "cudnnSetConvolutionMathType");
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
@@ -202,7 +180,7 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
   bool chosen = false;
   for (int i = 0; i < found && !chosen; ++i)
     if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= (size_t(1) << 30) &&
-        (allowTf32 || sizeof(T) != 4 || perf[i].mathType != CUDNN_TENSOR_OP_MATH)) {
+        (tf32 || sizeof(T) != 4 || perf[i].mathType != CUDNN_TENSOR_OP_MATH)) {
       p.algo = perf[i].algo;
       chosen = true;
     }

@@ -1,5 +1,5 @@
 // driver.cc - loading the CUDA driver API with dlopen (driver.h).
-#include "driver.h"
+#include "internal.h"
 
 #include "mxc/runtime/error.h"
 
@@ -12,10 +12,6 @@
 namespace mxc::runtime::cuda {
 
 namespace {
-
-#define MXC_CUDA_STR2(x) #x
-// The name after macro expansion: cuMemAlloc -> "cuMemAlloc_v2".
-#define MXC_CUDA_STR(x) MXC_CUDA_STR2(x)
 
 struct Loaded {
   Driver driver;
@@ -30,18 +26,15 @@ Loaded load() {
   const char *lib = std::getenv("MXC_CUDA_DRIVER");
   if (!lib || !*lib)
     lib = "libcuda.so.1";
-  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  void *h = openLibrary({lib}, lib, &l.reason);
   if (!h) {
-    const char *err = dlerror();
-    l.reason = std::string("cannot load ") + lib + " (" + (err ? err : "unknown error") +
-               "); is an NVIDIA driver installed?";
+    l.reason += "; is an NVIDIA driver installed?";
     return l;
   }
   Driver &d = l.driver;
 #define MXC_CUDA_DRIVER_LOAD(name)                                                     \
-  d.name = reinterpret_cast<decltype(d.name)>(dlsym(h, MXC_CUDA_STR(name)));           \
-  if (!d.name) {                                                                       \
-    l.reason = std::string(lib) + " has no " MXC_CUDA_STR(name) " (driver too old?)";  \
+  if (!loadSymbol(h, MXC_CUDA_STR(name), d.name, lib, &l.reason)) {                    \
+    l.reason += " (driver too old?)";                                                  \
     return l;                                                                          \
   }
   MXC_CUDA_DRIVER_FUNCTIONS(MXC_CUDA_DRIVER_LOAD)

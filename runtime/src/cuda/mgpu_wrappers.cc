@@ -9,7 +9,7 @@
 // step fails with the message; nothing throws through generated frames), and
 // later calls of the same kernel do nothing. A stream is the calling thread's
 // stream of the device (created once): mgpuStreamDestroy keeps it.
-#include "driver.h"
+#include "internal.h"
 
 #include "mxc/runtime/c_api.h"
 #include "mxc/runtime/cuda.h"
@@ -20,13 +20,6 @@
 #include <string>
 
 #define MXC_MGPU_API extern "C" __attribute__((visibility("default")))
-
-namespace mxc::runtime::cuda {
-// cuda_device.cc
-const Driver &bindDevice(int id);
-CUstream streamOf(int id);
-int mgpuCurrentDevice();
-} // namespace mxc::runtime::cuda
 
 namespace {
 
