@@ -549,7 +549,12 @@ CSV_PROBE = textwrap.dedent("""
                 b.label[0].asnumpy().tolist(), str(b.data[0].dtype)])
     it = mx.io.CSVIter(data_csv=d + '/big.csv', data_shape=(2,), batch_size=2, dtype='int64')
     out.append(it.next().data[0].asnumpy().tolist())
-    json.dump(out, open(d + '/out-%s.json' % sys.argv[1], 'w'))
+    with open(d + '/out-%s.json' % sys.argv[1], 'w') as f:
+        json.dump(out, f)
+    # MXNet 1.9.1's iterator threads can deadlock its interpreter exit: leave
+    # at once (the results are written).
+    import os
+    os._exit(0)
 """)
 
 
@@ -662,7 +667,12 @@ ITER_PROBE = textwrap.dedent("""
         out.append([[bt.pad, [d.asnumpy()[:, 0].tolist() for d in bt.data],
                      [l.asnumpy().tolist() for l in bt.label]] for bt in it])
         it.reset()
-    json.dump(out, open(sys.argv[2], 'w'))
+    with open(sys.argv[2], 'w') as f:
+        json.dump(out, f)
+    # MXNet 1.9.1's iterator threads can deadlock its interpreter exit: leave
+    # at once (the results are written).
+    import os
+    os._exit(0)
 """)
 
 
