@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/Transforms/Passes.h"
 
+#include "NodeNames.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -233,17 +235,6 @@ struct GPUCollapseParallelLoopsPass
   }
 };
 
-/// The MXNet node names of `loc` ("conv1+relu1"), or "".
-std::string nodeNames(Location loc) {
-  llvm::SetVector<StringRef> names;
-  loc->walk([&](Location l) {
-    if (auto n = dyn_cast<NameLoc>(l))
-      names.insert(n.getName().getValue());
-    return WalkResult::advance();
-  });
-  return llvm::join(names.getArrayRef(), "+");
-}
-
 /// Ops a step may keep on the host: launches, the buffers' views and
 /// address arithmetic, constants, returns.
 bool allowedOnHost(Operation *op) {
@@ -270,7 +261,7 @@ struct GPUCheckHostCodePass
           return op == func.getOperation() ? WalkResult::advance() : WalkResult::skip();
         // The diagnostic's location names the MXNet node(s), when known.
         InFlightDiagnostic diag = op->emitError();
-        if (nodeNames(op->getLoc()).empty())
+        if (mxc::nodeNames(op->getLoc()).empty())
           diag << "step @" << func.getSymName() << ": ";
         diag << op->getName()
              << " has no GPU lowering yet (--target cuda compiles elementwise, "

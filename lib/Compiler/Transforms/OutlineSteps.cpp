@@ -9,6 +9,8 @@
 #include "mxc/Compiler/Transforms/MemoryPlan.h"
 #include "mxc/Compiler/Transforms/Passes.h"
 
+#include "NodeNames.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -38,20 +40,6 @@ namespace {
 bool isCloneable(Operation *op) {
   return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
          !op->hasTrait<OpTrait::IsTerminator>();
-}
-
-/// The MXNet node names a location carries (NameLoc names, in order, once).
-SmallVector<std::string> nodeNames(Location loc) {
-  SmallVector<std::string> names;
-  loc->walk([&](Location l) {
-    if (auto n = dyn_cast<NameLoc>(l)) {
-      std::string s = n.getName().str();
-      if (!llvm::is_contained(names, s))
-        names.push_back(s);
-    }
-    return WalkResult::advance();
-  });
-  return names;
 }
 
 /// Byte range of an arena view with a constant shift; nullopt otherwise.
@@ -320,7 +308,7 @@ struct Outliner {
     SmallVector<Attribute> names;
     SmallVector<std::string> all;
     for (Operation *op : steps[s])
-      for (const std::string &n : nodeNames(op->getLoc()))
+      for (const std::string &n : mxc::nodeNames(op->getLoc()))
         if (!llvm::is_contained(all, n))
           all.push_back(n);
     for (const std::string &n : all)

@@ -15,6 +15,7 @@
 
 #include "../kernels/kernels.h"
 #include "mxc/runtime/c_api.h"
+#include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
 #include "mxc/runtime/storage.h"
 
@@ -124,11 +125,6 @@ void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, i
               "cublasDgemm");
 }
 
-void finish(int device) {
-  const Driver &d = bindDevice(device);
-  check(d.cuStreamSynchronize(streamOf(device)), "cuStreamSynchronize");
-}
-
 // Row-major C (m x n) = op(A) op(B) is column-major C^T = op(B)^T op(A)^T:
 // cuBLAS gets B first, with the row-major leading dimensions.
 template <typename T>
@@ -155,7 +151,7 @@ void rowMajorGemm(const T *a, const T *b, T *c, int64_t batch, int64_t m, int64_
                                              int(batch)),
                 "cublasDgemmStridedBatched");
   }
-  finish(device);
+  synchronize(device);
 }
 
 // y (m x n) = x (m x k) w^T + bias: column-major y^T = w x^T (w^T is k x n
@@ -176,7 +172,7 @@ void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m, int6
     else
       checkBlas(cb.cublasDger(h, int(n), int(m), &one, bias, 1, o, 1, y, int(n)), "cublasDger");
   }
-  finish(device);
+  synchronize(device);
 }
 
 template <typename Fn> void reported(const char *what, Fn &&fn) {

@@ -13,6 +13,7 @@
 
 #include "../kernels/kernels.h"
 #include "mxc/runtime/c_api.h"
+#include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
 #include "mxc/runtime/storage.h"
 
@@ -205,8 +206,7 @@ void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g)
            "cudnnConvolutionForward");
   if (g[5]) // has_bias
     checkDnn(c.cudnnAddTensor(h, &one, p.bias, bias, &one, p.y, y), "cudnnAddTensor");
-  const Driver &d = bindDevice(device);
-  check(d.cuStreamSynchronize(streamOf(device)), "cuStreamSynchronize");
+  synchronize(device);
 }
 
 } // namespace
