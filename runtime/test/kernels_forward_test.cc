@@ -6,13 +6,17 @@
 // kernel threads.
 #include "../src/kernels/kernels.h"
 #include "kernels_test_util.h"
+#include "mxc/runtime/engine.h"
 #include "mxc/runtime/threads.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <mutex>
+#include <set>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -201,6 +205,105 @@ TEST(ParallelFor, EveryIndexOnceFromSeveralCallers) {
   for (std::thread &t : callers)
     t.join();
   EXPECT_EQ(total.load(), 4 * 200 * 64 * 10);
+}
+
+// Work-sharing (parallel.h, addLoopHelpers): a threaded engine with two CPU
+// workers and one kernel thread, so the pool has no helper threads of its
+// own; a loop of one worker's operation.
+std::unique_ptr<mxc::runtime::Engine> twoWorkerEngine(bool share) {
+  mxc::runtime::EngineOptions opts;
+  opts.kind = "threaded";
+  opts.cpuWorkers = 2;
+  opts.shareKernelLoops = share;
+  return mxc::runtime::createEngine(opts);
+}
+
+// Runs a loop of 8 indices in an operation; every index blocks (up to 20 s)
+// until `until(threads seen)` holds. Returns the threads that ran indices.
+std::set<std::thread::id> loopThreadsInAnOperation(mxc::runtime::Engine &e,
+                                                   size_t wantThreads) {
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  std::vector<std::atomic<int>> hits(8);
+  mxc::runtime::VarHandle v = e.newVar();
+  e.pushSync(
+      [&](mxc::runtime::RunContext) {
+        parallelFor(8, int64_t(1) << 40, [&](int64_t lo, int64_t hi) {
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            threads.insert(std::this_thread::get_id());
+          }
+          auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+          for (;;) {
+            {
+              std::lock_guard<std::mutex> lock(mu);
+              if (threads.size() >= wantThreads)
+                break;
+            }
+            if (std::chrono::steady_clock::now() > give_up)
+              break;
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+          }
+          for (int64_t i = lo; i < hi; ++i)
+            hits[i].fetch_add(1);
+        });
+      },
+      mxc::runtime::Device::cpu(), {}, {v});
+  EXPECT_FALSE(e.waitForVar(v).has_value());
+  e.deleteVar(v);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(hits[i].load(), 1) << "index " << i;
+  return threads;
+}
+
+TEST(WorkSharing, AnIdleEngineWorkerJoinsAnotherWorkersLoop) {
+  mxc::runtime::setKernelThreads(1);
+  auto e = twoWorkerEngine(true);
+  // The operation's worker takes a chunk and holds it until a second thread
+  // has taken one: only the engine's idle worker can (no helper threads).
+  std::set<std::thread::id> threads = loopThreadsInAnOperation(*e, 2);
+  EXPECT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads.count(std::this_thread::get_id()), 0u);
+}
+
+TEST(WorkSharing, OffKeepsALoopOnItsWorker) {
+  mxc::runtime::setKernelThreads(1);
+  auto e = twoWorkerEngine(false);
+  // No one may join: the loop runs on its worker (each index waits for a
+  // single thread, which is there at once).
+  std::set<std::thread::id> threads = loopThreadsInAnOperation(*e, 1);
+  EXPECT_EQ(threads.size(), 1u);
+}
+
+TEST(WorkSharing, ConcurrentLoopsAndConvolutionsStayExact) {
+  mxc::runtime::setKernelThreads(1);
+  auto e = twoWorkerEngine(true);
+  // Both workers run loops (one on the pool, joinable; the other alone) and
+  // convolutions split into parts for the idle worker, in every interleaving
+  // the scheduler gives.
+  std::atomic<int64_t> total{0};
+  std::vector<mxc::runtime::VarHandle> vars;
+  for (int op = 0; op < 64; ++op) {
+    vars.push_back(e->newVar());
+    e->pushSync(
+        [&total, op](mxc::runtime::RunContext) {
+          if (op % 8 == 0) {
+            checkConv<float>(ConvCase{1, 32, 48, 1, 20, 20, 3, 1, 1});
+            checkConv<float>(ConvCase{4, 8, 12, 1, 14, 14, 3, 2, 1});
+            return;
+          }
+          parallelFor(64, int64_t(1) << 40, [&](int64_t lo, int64_t hi) {
+            parallelFor(10, int64_t(1) << 40, [&](int64_t a, int64_t b) {
+              total.fetch_add((hi - lo) * (b - a));
+            });
+          });
+        },
+        mxc::runtime::Device::cpu(), {}, {vars.back()});
+  }
+  EXPECT_FALSE(e->waitForAll().has_value());
+  for (auto v : vars)
+    e->deleteVar(v);
+  EXPECT_EQ(total.load(), 56 * 64 * 10);
 }
 
 #ifdef MXC_EXIT_DRAIN_HELPER

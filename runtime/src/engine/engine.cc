@@ -147,6 +147,9 @@ EngineOptions EngineOptions::fromEnvironment() {
   readEnvInt("MXC_ENGINE_MAX_INFLIGHT", 0, opts.maxInFlight);
   readEnvInt("MXC_GPU_WORKER_NTHREADS", 1, opts.gpuWorkers);
   readEnvInt("MXC_GPU_COPY_NTHREADS", 1, opts.gpuCopyWorkers);
+  int share = opts.shareKernelLoops ? 1 : 0;
+  readEnvInt("MXC_ENGINE_SHARE_LOOPS", 0, share);
+  opts.shareKernelLoops = share != 0;
   return opts;
 }
 

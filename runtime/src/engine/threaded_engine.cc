@@ -12,9 +12,11 @@
 //     releases its variables (granting the next waiters), is freed, and is
 //     counted out of the pending operations.
 #include "threaded_engine.h"
+#include "../kernels/parallel.h"
 
 #include "mxc/runtime/profiler.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,10 +49,14 @@ EngineError insideOperationError(const char *what) {
 //===----------------------------------------------------------------------===//
 
 WorkerPool::WorkerPool(const char *name, int threads, RunFn run,
-                       std::function<void()> onThreadStart)
+                       std::function<void()> onThreadStart,
+                       bool shareKernelLoops)
     : name_(name), run_(std::move(run)) {
   if (threads < 1)
     threads = 1;
+  // Before any worker starts (they read loopHelpersId_ unlocked).
+  if (shareKernelLoops)
+    loopHelpersId_ = kernels::addLoopHelpers(threads, &WorkerPool::onLoopOpened, this);
   threads_.reserve(threads);
   for (int i = 0; i < threads; ++i)
     threads_.emplace_back([this, onThreadStart, i] {
@@ -63,7 +69,31 @@ WorkerPool::WorkerPool(const char *name, int threads, RunFn run,
     });
 }
 
+void WorkerPool::spinUntilWork(uint64_t loopsSeen) const {
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  for (unsigned spins = 1;; ++spins) {
+    if (queued_.load(std::memory_order_relaxed) > 0 ||
+        loopsOpened_.load(std::memory_order_relaxed) != loopsSeen)
+      return;
+    kernels::cpuRelax();
+    if (spins % 64 == 0 && std::chrono::steady_clock::now() > until)
+      return;
+  }
+}
+
+void WorkerPool::onLoopOpened(void *p) {
+  auto *pool = static_cast<WorkerPool *>(p);
+  pool->loopsOpened_.fetch_add(1, std::memory_order_release);
+  // Under the lock, so that a worker about to sleep either sees the new count
+  // or is waiting when notified.
+  std::lock_guard<std::mutex> lock(pool->mu_);
+  if (pool->idle_ > 0)
+    pool->cv_.notify_all();
+}
+
 WorkerPool::~WorkerPool() {
+  if (loopHelpersId_)
+    kernels::removeLoopHelpers(loopHelpersId_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -76,6 +106,7 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::push(OprBlock *op) {
   std::lock_guard<std::mutex> lock(mu_);
   queue_.push(Entry{op->priority, op->seq, op});
+  queued_.store(queue_.size(), std::memory_order_relaxed);
   // A worker that is not idle comes back for the queue before it sleeps.
   // Notified under the lock: a foreign thread handing off a completion must
   // not touch the pool once the op can run (the pool may then go away).
@@ -86,19 +117,51 @@ void WorkerPool::push(OprBlock *op) {
 void WorkerPool::loop(const std::function<void()> &onThreadStart) {
   if (onThreadStart)
     onThreadStart();
+  uint64_t loopsSeen = 0;
   for (;;) {
     OprBlock *op;
     {
+      bool spun = false;
       std::unique_lock<std::mutex> lock(mu_);
+      // While it waits, a sharing worker counts as a thread that a parallel
+      // loop opened now could have (kernels::loopThreads).
+      const bool noteIdle = loopHelpersId_ && queue_.empty() && !stop_;
+      if (noteIdle)
+        kernels::noteIdleLoopHelper(+1);
       while (queue_.empty() && !stop_) {
+        if (loopHelpersId_) {
+          // Nothing of our own to run: help a parallel loop opened since
+          // we last looked (another worker's step), then look again.
+          uint64_t opened = loopsOpened_.load(std::memory_order_acquire);
+          if (opened != loopsSeen) {
+            loopsSeen = opened;
+            lock.unlock();
+            kernels::helpRunningLoop();
+            lock.lock();
+            continue;
+          }
+          if (!spun) {
+            // Steps come back to back: spin a little (as the kernel threads'
+            // helpers do) before sleeping, so that the next loop or
+            // operation does not wait for a wake-up.
+            spun = true;
+            lock.unlock();
+            spinUntilWork(loopsSeen);
+            lock.lock();
+            continue;
+          }
+        }
         ++idle_;
         cv_.wait(lock);
         --idle_;
       }
+      if (noteIdle)
+        kernels::noteIdleLoopHelper(-1);
       if (queue_.empty())
         return; // stopping, and nothing left to run
       op = queue_.top().op;
       queue_.pop();
+      queued_.store(queue_.size(), std::memory_order_relaxed);
     }
     run_(op);
   }
@@ -112,7 +175,8 @@ ThreadedEngine::ThreadedEngine(const EngineOptions &opts)
     : opts_(opts), lowWater_(opts.maxInFlight / 2) {
   auto run = [this](OprBlock *op) { execute(op); };
   auto markWorker = [this] { tlsWorkerOf = this; };
-  cpuPool_ = std::make_unique<WorkerPool>("cpu", opts.cpuWorkers, run, markWorker);
+  cpuPool_ = std::make_unique<WorkerPool>("cpu", opts.cpuWorkers, run, markWorker,
+                                          opts.cpuWorkers > 1 && opts.shareKernelLoops);
   if (opts.priorityWorkers > 0)
     priorityPool_ =
         std::make_unique<WorkerPool>("cpu-priority", opts.priorityWorkers, run, markWorker);

@@ -77,8 +77,13 @@ public:
   /// Starts `threads` workers; each calls `onThreadStart` (if any) once
   /// before taking work: the place for a GPU pool to bind its device and
   /// stream.
+  /// With `shareKernelLoops`, the workers also help the kernel threads'
+  /// parallel loops while they have nothing of their own to run
+  /// (kernels/parallel.h, addLoopHelpers): the CPU pool when it has more
+  /// than one worker.
   WorkerPool(const char *name, int threads, RunFn run,
-             std::function<void()> onThreadStart = {});
+             std::function<void()> onThreadStart = {},
+             bool shareKernelLoops = false);
   /// Stops and joins the workers; the queue must be empty.
   ~WorkerPool();
   WorkerPool(const WorkerPool &) = delete;
@@ -97,6 +102,10 @@ private:
     }
   };
   void loop(const std::function<void()> &onThreadStart);
+  static void onLoopOpened(void *pool);
+  /// Returns when an operation is queued or a loop opened since `loopsSeen`,
+  /// or after about 50 us.
+  void spinUntilWork(uint64_t loopsSeen) const;
 
   const char *name_;
   RunFn run_;
@@ -105,6 +114,12 @@ private:
   std::priority_queue<Entry> queue_; // guarded by mu_
   int idle_ = 0;                     // workers waiting on cv_, guarded by mu_
   bool stop_ = false;                // guarded by mu_
+  // Work-sharing: the id from addLoopHelpers (0: not sharing), and a count
+  // of the parallel loops opened, which an idle worker compares with the
+  // last it saw before it sleeps.
+  int loopHelpersId_ = 0;
+  std::atomic<uint64_t> loopsOpened_{0};
+  std::atomic<size_t> queued_{0}; // queue_.size(), read without mu_
   std::vector<std::thread> threads_;
 };
 

@@ -9,24 +9,24 @@
 // weight, stay on NCHW, where oneDNN runs them as GEMMs without reorders. The weights are re-laid on every call (the
 // kernel ABI does not say when they change); see docs/benchmarks.md.
 //
-// Threads: the kernel threads of the runtime's pool (parallel.h), not
-// oneDNN's. Debian's oneDNN runs on libgomp, whose idle threads spin (for
+// Threads: the loop threads of the runtime's pool (parallel.h: the kernel
+// threads, plus idle engine workers where they help), not oneDNN's. Debian's oneDNN runs on libgomp, whose idle threads spin (for
 // 300000 iterations by default) and are not part of the process's thread
 // budget: on a loaded 2-core machine ResNet-18 took 212 ms a pass with two
 // OpenMP threads against 38 ms with OMP_WAIT_POLICY=passive. So each call
 // sets the calling thread's OpenMP thread count to 1 (oneDNN then starts no
 // OpenMP threads) and the convolution is split into independent parts run by
 // parallelFor: images when the batch has at least as many as there are
-// kernel threads, else output channels (whole 16-channel blocks), or groups
+// loop threads, else output channels (whole 16-channel blocks), or groups
 // for grouped convolutions. Each part is a primitive of its own reading the
 // full input (a part's share of the weights and output); the input's
 // re-layout is repeated by every channel part.
 //
 // Primitives are built once per geometry and kept (a mutex-guarded map).
 // A part runs with the state of its "slot": part i of a convolution running
-// on the kernel threads uses slot i (one parallel loop runs at a time, so the
-// slot is its alone), a convolution run outside the pool (another is running
-// there) uses a slot of its calling thread. A slot owns the re-layout buffers
+// on the pool's board entry e (parallel.h: one loop holds an entry at a time)
+// uses slot (e, i), which is its alone; a convolution run outside the pool
+// uses a slot of its calling thread. A slot owns the re-layout buffers
 // (grown to the largest part it has run) and, per primitive, the oneDNN
 // memory objects and argument map, re-pointed at each call's buffers: a
 // warm step allocates nothing in this file (ArenaTest checks it).
@@ -253,12 +253,41 @@ struct Slot {
 constexpr int kMaxParts = 64;
 
 Slot &slotFor(int64_t part) {
-  if (inParallelLoop()) {
-    static Slot *slots = new Slot[kMaxParts]; // leaked: used until exit
-    return slots[part];
+  if (int entry = parallelLoopEntry(); entry >= 0) {
+    // leaked: used until exit
+    static Slot *slots = new Slot[kMaxPooledLoops * kMaxParts];
+    return slots[entry * kMaxParts + part];
   }
-  thread_local Slot *slot = new Slot; // leaked with its thread
-  return *slot;
+  // A slot per thread, taken from (and, when the thread ends, given back
+  // to) a process-wide list, so that threads that come and go (an engine's
+  // workers) reuse slots instead of leaking one each. Slots are never
+  // destroyed: a thread may end after oneDNN's statics are gone.
+  struct Lease {
+    Slot *slot;
+    static std::vector<Slot *> &spare() {
+      static auto *v = new std::vector<Slot *>; // leaked: used until exit
+      return *v;
+    }
+    static std::mutex &mu() {
+      static auto *m = new std::mutex;
+      return *m;
+    }
+    Lease() {
+      std::lock_guard<std::mutex> lock(mu());
+      if (spare().empty()) {
+        slot = new Slot;
+      } else {
+        slot = spare().back();
+        spare().pop_back();
+      }
+    }
+    ~Lease() {
+      std::lock_guard<std::mutex> lock(mu());
+      spare().push_back(slot);
+    }
+  };
+  thread_local Lease lease;
+  return *lease.slot;
 }
 
 void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
@@ -439,7 +468,7 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
   // OpenMP thread count at creation.
   if (omp_set_num_threads)
     omp_set_num_threads(1);
-  const Split *split = splitOf(a, pass, runtime::kernelThreads());
+  const Split *split = splitOf(a, pass, loopThreads());
   if (!split)
     return false;
   const int64_t work = a.batch * a.filters * a.outH * a.outW *

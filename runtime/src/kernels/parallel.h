@@ -14,22 +14,68 @@
 #include <cstdint>
 #include <type_traits>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace mxc::kernels {
+
+/// One iteration of a spin-wait: tells the CPU (and an SMT sibling) so.
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
 
 /// Runs `body(ctx, lo, hi)` over chunks covering [0, n), each index once.
 using LoopBody = void (*)(void *ctx, int64_t lo, int64_t hi);
 
 /// `cost` estimates the innermost iterations of the whole loop: below a
-/// threshold, with one kernel thread, or while another parallel loop of the
-/// process runs (an engine worker's, or an enclosing one), the loop runs on
-/// the calling thread alone. Returns when every chunk has run.
+/// threshold, with one loop thread (loopThreads()), or while another parallel
+/// loop of the process runs (an engine worker's, or an enclosing one), the
+/// loop runs on the calling thread alone. Returns when every chunk has run.
 void parallelFor(int64_t n, int64_t cost, LoopBody body, void *ctx);
 
-/// Whether the calling thread is running chunks of a parallel loop on the
-/// pool (not a loop run alone on its caller). At most one such loop runs at
-/// a time, so per-chunk state indexed by the chunk (conv_dnnl.cc's slots) is
-/// the chunk's alone while this is true.
-bool inParallelLoop();
+/// The threads a parallel loop opened now could use: the kernel threads
+/// (the caller and the pool's kernelThreads() - 1 helpers) plus the CPU
+/// workers of an engine that shares its idle workers with the pool (below)
+/// that are idle at this moment. Kernels that split their work into parts
+/// up front (conv_dnnl.cc) split for this many: a part costs them extra
+/// work, worth it only if a thread is there to take it.
+int loopThreads();
+
+/// Work-sharing between an engine's CPU workers and the kernel threads
+/// (docs/runtime.md, "Threads"): a threaded engine with more than one CPU
+/// worker registers its pool here; each time a parallel loop opens,
+/// `onLoopOpened(ctx)` is called (on the loop's thread, before it runs any
+/// chunk), and a worker with nothing of its own to run then calls
+/// helpRunningLoop(). So a chain of steps keeps every core busy inside each
+/// step, and independent steps still run side by side. Returns an id for
+/// removeLoopHelpers, which returns once no call of `onLoopOpened` for this
+/// id is running.
+int addLoopHelpers(int workers, void (*onLoopOpened)(void *ctx), void *ctx);
+void removeLoopHelpers(int id);
+
+/// A registered worker says it has nothing of its own to run (+1) or has
+/// taken an operation again (-1); loopThreads() counts the idle ones.
+void noteIdleLoopHelper(int delta);
+
+/// Runs chunks of the parallel loop that is running, if it has any left, on
+/// the calling thread, and returns when none is left to take (the loop's
+/// owner waits for them). Whether it ran any.
+bool helpRunningLoop();
+
+/// Loops that may run on the pool at once: one without work-sharing (a
+/// caller that finds it busy runs its loop alone), more with it.
+constexpr int kMaxPooledLoops = 8;
+
+/// When the calling thread runs chunks of a parallel loop on the pool (not
+/// a loop run alone on its caller): the loop's entry in [0,
+/// kMaxPooledLoops); else -1. One loop holds an entry at a time, so state
+/// indexed by (entry, chunk) (conv_dnnl.cc's slots) is the chunk's alone.
+int parallelLoopEntry();
 
 /// The same for a C++ callable `f(lo, hi)`.
 template <typename F> void parallelFor(int64_t n, int64_t cost, F &&f) {
