@@ -123,11 +123,6 @@ void WorkerPool::loop(const std::function<void()> &onThreadStart) {
     {
       bool spun = false;
       std::unique_lock<std::mutex> lock(mu_);
-      // While it waits, a sharing worker counts as a thread that a parallel
-      // loop opened now could have (kernels::loopThreads).
-      const bool noteIdle = loopHelpersId_ && queue_.empty() && !stop_;
-      if (noteIdle)
-        kernels::noteIdleLoopHelper(+1);
       while (queue_.empty() && !stop_) {
         if (loopHelpersId_) {
           // Nothing of our own to run: help a parallel loop opened since
@@ -155,8 +150,6 @@ void WorkerPool::loop(const std::function<void()> &onThreadStart) {
         cv_.wait(lock);
         --idle_;
       }
-      if (noteIdle)
-        kernels::noteIdleLoopHelper(-1);
       if (queue_.empty())
         return; // stopping, and nothing left to run
       op = queue_.top().op;

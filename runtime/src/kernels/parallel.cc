@@ -101,23 +101,14 @@ public:
   }
 
   // The most threads a loop may have: kernel threads + the other workers.
-  int maxLoopThreads() const {
+  int loopThreads() const {
     return runtime::kernelThreads() +
            std::max(0, sharedWorkers_.load(std::memory_order_relaxed) - 1);
   }
 
-  int loopThreads() const {
-    int idle = std::max(0, idleWorkers_.load(std::memory_order_relaxed));
-    return std::min(maxLoopThreads(), runtime::kernelThreads() + idle);
-  }
-
-  void noteIdle(int delta) {
-    idleWorkers_.fetch_add(delta, std::memory_order_relaxed);
-  }
-
   void parallelFor(int64_t n, int64_t cost, LoopBody body, void *ctx) {
     const int threads = runtime::kernelThreads();
-    const int width = maxLoopThreads();
+    const int width = loopThreads();
     const bool shared = width > threads;
     // A loop inside a pooled loop's chunk runs on its caller.
     int entry = -1;
@@ -279,7 +270,6 @@ private:
   std::vector<Listener> listeners_; // guarded by listenersMu_
   int lastListener_ = 0;            // guarded by listenersMu_
   std::atomic<int> sharedWorkers_{0};
-  std::atomic<int> idleWorkers_{0};
 };
 
 } // namespace
@@ -293,8 +283,6 @@ int addLoopHelpers(int workers, void (*onLoopOpened)(void *ctx), void *ctx) {
 }
 
 void removeLoopHelpers(int id) { Pool::get().removeListener(id); }
-
-void noteIdleLoopHelper(int delta) { Pool::get().noteIdle(delta); }
 
 bool helpRunningLoop() { return Pool::get().help(); }
 

@@ -38,12 +38,12 @@ using LoopBody = void (*)(void *ctx, int64_t lo, int64_t hi);
 /// loop runs on the calling thread alone. Returns when every chunk has run.
 void parallelFor(int64_t n, int64_t cost, LoopBody body, void *ctx);
 
-/// The threads a parallel loop opened now could use: the kernel threads
-/// (the caller and the pool's kernelThreads() - 1 helpers) plus the CPU
-/// workers of an engine that shares its idle workers with the pool (below)
-/// that are idle at this moment. Kernels that split their work into parts
-/// up front (conv_dnnl.cc) split for this many: a part costs them extra
-/// work, worth it only if a thread is there to take it.
+/// The most threads one parallel loop may use: the kernel threads (the
+/// caller and the pool's kernelThreads() - 1 helpers) plus the other CPU
+/// workers of an engine that shares its idle workers with the pool (below).
+/// Kernels that split their work into parts up front (conv_dnnl.cc) split
+/// for this many, even when no worker is idle at the start: one that becomes
+/// idle later can then still take a part.
 int loopThreads();
 
 /// Work-sharing between an engine's CPU workers and the kernel threads
@@ -57,10 +57,6 @@ int loopThreads();
 /// id is running.
 int addLoopHelpers(int workers, void (*onLoopOpened)(void *ctx), void *ctx);
 void removeLoopHelpers(int id);
-
-/// A registered worker says it has nothing of its own to run (+1) or has
-/// taken an operation again (-1); loopThreads() counts the idle ones.
-void noteIdleLoopHelper(int delta);
 
 /// Runs chunks of the parallel loop that is running, if it has any left, on
 /// the calling thread, and returns when none is left to take (the loop's
