@@ -194,6 +194,10 @@ MONITOR_UNNAMED_INPUTS = {
     "rcbrt", "reciprocal", "relu", "rint", "round", "rsqrt", "shape_array", "sigmoid", "sign",
     "sin", "sinh", "size_array", "slice", "slice_axis", "smooth_l1", "softsign", "sqrt",
     "square", "sum", "tan", "tanh", "transpose", "trunc", "zeros_like",
+    # (test_op_all_names_monitor: SoftmaxActivation's input is
+    # "<node>_input0"; the special functions are registered as the unary
+    # math above)
+    "SoftmaxActivation", "gamma", "gammaln", "erf", "erfinv",
 }
 # MXNet registers FListOutputNames for these: a CachedOp's op hook names their
 # outputs "<node>_output", ...; for the rest "<node>_0", "<node>_1", ...
@@ -410,6 +414,27 @@ none. The label has data's batch extent and element count: data's shape, or
        attrs=[Attr("grad_scale", "float", "1.0", doc="Scale the gradient by a float factor.")],
        infer=INFER_REGRESSION,
        example=f"""%out = mx.{name} %x, %l : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>""")
+
+op(mxnet="SVMOutput", mnemonic="SVMOutput", cpp="SVMOutput",
+   source="src/operator/svm_output-inl.h SVMOutputParam, SVMOutputProp",
+   summary="Support vector machine loss layer: forward is the identity",
+   description="""
+The forward is the identity. The gradient of `data` (viewed as rows of its
+last axis) is MXNet's hinge-loss gradient: with `m` = +1 at the label's class
+and -1 elsewhere, `-m * regularization_coefficient * [margin - m * x > 0]`
+for the L1-SVM (`use_linear`), `-2 * m * regularization_coefficient *
+max(margin - m * x, 0)` for the L2-SVM; the head gradient is ignored and the
+label gets none. The label has data's shape without the last axis.""",
+   inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("margin", "float", "1.0", doc="The loss margin."),
+          Attr("regularization_coefficient", "float", "1.0",
+               doc="Scales the gradient."),
+          Attr("use_linear", "bool", "False",
+               doc="The L1-SVM (hinge loss) instead of the L2-SVM.")],
+   infer=("return ::mxc::mx::detail::inferSVMOutput(getOperationName(), location, "
+          "adaptor.getData(), adaptor.getLabel(), inferredReturnTypes);"),
+   example="""%out = mx.SVMOutput %x, %l : (tensor<4x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>""")
 
 op(mxnet="Cast", mnemonic="Cast", cpp="Cast",
    source="src/operator/tensor/elemwise_unary_op.h CastParam",
@@ -729,6 +754,22 @@ into it (MXNet's kernel reads outside the array there). A composite
    attrs=[SEQ_USE, SEQ_AXIS],
    example="""%out = mx.SequenceLast %x : (tensor<3x2x4xf32>) -> tensor<2x4xf32>""")
 
+op(mxnet="SequenceReverse", mnemonic="SequenceReverse", cpp="SequenceReverse",
+   source="src/operator/sequence_reverse-inl.h SequenceReverseParam",
+   summary="Reverses each sequence along the time axis",
+   description="""
+For `data` (T, N, ...) and `sequence_length` (N,) when `use_sequence_length`:
+the first sequence_length[n] steps of sequence n in reverse order, the steps
+past it unchanged; without `use_sequence_length` every sequence reversed
+whole. Only `axis` 0 (MXNet's kernel has no other). A composite
+(mx-decompose): `reverse`, or with lengths the source step of every (t, n)
+from arange_like and broadcast comparisons, then one `take` of the (T*N, ...)
+rows; the gradient is the output gradient reversed the same way.""",
+   inputs=[Input("data"), Input("sequence_length", optional=True)],
+   outputs=[Output("output")],
+   attrs=[SEQ_USE, Attr("axis", "int", "0", doc="The time axis: only 0 (T, N, ...).")],
+   example="""%out = mx.SequenceReverse %x, %len {use_sequence_length = true} : (tensor<3x2x4xf32>, tensor<2xf32>) -> tensor<3x2x4xf32>""")
+
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops
 # ----------------------------------------------------------------------------
@@ -770,6 +811,19 @@ saved by MXNet name it `_copy`.""",
    inputs=[Input("data")], outputs=[Output("output")],
    aliases=["identity"], infer=INFER_SAME,
    example="""%out = mx.identity %x : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="_identity_with_attr_like_rhs", mnemonic="_identity_with_attr_like_rhs",
+   cpp="IdentityWithAttrLikeRhs",
+   source="src/operator/tensor/elemwise_unary_op_basic.cc _identity_with_attr_like_rhs",
+   summary="The lhs, with the rhs's shape as a constraint",
+   description="""
+Returns `lhs`; `rhs` is not read, its only role is shape inference: both
+have one shape, so a shape known for either (or for the result) is known for
+all three (MXNet's backward shape inference relies on it). The gradient goes
+to `lhs`, none to `rhs`.""",
+   inputs=[Input("lhs"), Input("rhs")], outputs=[Output("output")],
+   infer=INFER_ELEMWISE,
+   example="""%out = mx._identity_with_attr_like_rhs %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
 op(mxnet="BlockGrad", mnemonic="BlockGrad", cpp="BlockGrad",
    source="src/operator/tensor/elemwise_unary_op_basic.cc BlockGrad",
@@ -902,7 +956,16 @@ for name, what, tensor, aliases in [
         ("radians", "x * pi / 180", FLOAT, ["_sparse_radians"]),
         ("cbrt", "cbrt(x)", FLOAT, ["_sparse_cbrt"]),
         ("rcbrt", "1 / cbrt(x)", FLOAT, []),
-        ("softsign", "x / (1 + |x|)", FLOAT, [])]:
+        ("softsign", "x / (1 + |x|)", FLOAT, []),
+        # Special functions (mshadow_op gamma / gammaln / erf / erfinv):
+        # gamma, gammaln and erfinv computed in f64 whatever the type
+        # (Lanczos' series with the reflection formula; a polynomial erfinv
+        # refined by Newton's method), erf in f32 or f64 (LeakyReLU's gelu
+        # gradient uses it too).
+        ("gamma", "Gamma(x)", FLOAT, []),
+        ("gammaln", "log |Gamma(x)|", FLOAT, []),
+        ("erf", "erf(x)", FLOAT, []),
+        ("erfinv", "erf^-1(x)", FLOAT, [])]:
     op(mxnet=name, mnemonic=name, cpp=camel(name),
        source="src/operator/tensor/elemwise_unary_op_*.cc",
        summary=f"Elementwise `{what}`",
@@ -1044,6 +1107,38 @@ flattened input. A composite (mx-decompose): `topk` with
    example="""%i = mx.argsort %x {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x5xf32>""")
 
 # Small composites of MXNet 1.9.1 (mx-decompose builds them of the ops above)
+
+op(mxnet="_ravel_multi_index", mnemonic="_ravel_multi_index", cpp="RavelMultiIndex",
+   source="src/operator/tensor/ravel.h RavelParam",
+   summary="Flat indices of multi-indices (numpy's ravel_multi_index)",
+   description="""
+`data` (k, ...) holds k-dimensional indices into an array of `shape` (k
+extents; the first may be -1, it is not read); the result (...) holds
+`sum_i data[i] * prod(shape[i+1:])`. A composite (mx-decompose): one scalar
+multiplication and addition per index dimension, in data's type (exact for
+flat indices below 2^24 in float32).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("shape", "shape", "()", doc="Shape of the array indexed into.")],
+   aliases=["ravel_multi_index"],
+   infer=("return ::mxc::mx::detail::inferRavel(getOperationName(), location, "
+          "adaptor.getData(), adaptor.getShape(), /*unravel=*/false, inferredReturnTypes);"),
+   example="""%y = mx._ravel_multi_index %x {shape = array<i64: 3, 4>} : (tensor<2x5xf32>) -> tensor<5xf32>""")
+
+op(mxnet="_unravel_index", mnemonic="_unravel_index", cpp="UnravelIndex",
+   source="src/operator/tensor/ravel.h RavelParam",
+   summary="Multi-indices of flat indices (numpy's unravel_index)",
+   description="""
+`data` (...) holds flat indices into an array of `shape` (k extents; the
+first may be -1: unbounded); the result (k, ...) holds index i =
+`floor(data / prod(shape[i+1:])) mod shape[i]` (no modulo for a first extent
+of -1). A composite (mx-decompose) of floor, scalar division and
+multiplication, and Concat, in data's type.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("shape", "shape", "()", doc="Shape of the array indexed into.")],
+   aliases=["unravel_index"],
+   infer=("return ::mxc::mx::detail::inferRavel(getOperationName(), location, "
+          "adaptor.getData(), adaptor.getShape(), /*unravel=*/true, inferredReturnTypes);"),
+   example="""%y = mx._unravel_index %x {shape = array<i64: 3, 4>} : (tensor<5xf32>) -> tensor<2x5xf32>""")
 
 op(mxnet="_contrib_quadratic", mnemonic="_contrib_quadratic", cpp="ContribQuadratic",
    source="src/operator/contrib/quadratic_op-inl.h QuadraticParam",
@@ -1548,6 +1643,20 @@ each row take part.""",
    aliases=["_npx_softmax"],
    infer=INFER_SOFTMAX.format(length="adaptor.getLength()", has="true"),
    example="""%out = mx.softmax %x {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>""")
+
+op(mxnet="SoftmaxActivation", mnemonic="SoftmaxActivation", cpp="SoftmaxActivation",
+   source="src/operator/nn/softmax_activation-inl.h SoftmaxActivationParam",
+   summary="Softmax per instance or per channel (MXNet's older softmax layer)",
+   description="""
+`instance`: the softmax over all but the first axis (each sample's elements
+together); `channel`: the softmax along axis 1 at every other position
+(data of rank >= 3). A composite (mx-decompose): `softmax` along the last
+axis of data reshaped to (N, -1), or along axis 1.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("mode", "enum", "instance", ["instance", "channel"],
+               doc="Softmax over each instance or along the channel axis.")],
+   infer=INFER_SAME,
+   example="""%out = mx.SoftmaxActivation %x {mode = "channel"} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>""")
 
 op(mxnet="log_softmax", mnemonic="log_softmax", cpp="LogSoftmax",
    source="src/operator/nn/softmax-inl.h SoftmaxParam",

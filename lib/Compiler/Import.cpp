@@ -187,7 +187,8 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
       return std::nullopt;
     return std::vector<int64_t>{d[axis]};
   }
-  if ((op == "SequenceMask" || op == "SequenceLast") && input == "sequence_length" &&
+  if ((op == "SequenceMask" || op == "SequenceLast" || op == "SequenceReverse") &&
+      input == "sequence_length" &&
       d.size() >= 2) { // (batch,)
     int64_t axis = attrInt("axis").value_or(0);
     if (axis != 0 && axis != 1)
@@ -226,6 +227,8 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
   }
   if (op == "LeakyReLU" && input == "gamma" && d.size() >= 2)
     return std::vector<int64_t>{d[1]};
+  if (op == "SVMOutput" && input == "label" && d.size() >= 2)
+    return std::vector<int64_t>(d.begin(), d.end() - 1);
   if (op == "SoftmaxOutput" && input == "label" && d.size() >= 2) {
     if (attrBool("multi_output", false)) {
       int64_t rest = 1;

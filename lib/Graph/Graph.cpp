@@ -33,7 +33,7 @@ enum class OpKind {
   FullyConnected,
   Convolution,
   Deconvolution,
-  SoftmaxOutput, // and the *RegressionOutput losses: data, label
+  SoftmaxOutput, // and the *RegressionOutput / SVMOutput losses: data, label
   Embedding,
   SliceChannel, // num_outputs outputs "output0", "output1", ...
   Softmax, // "data", and "length" with use_length
@@ -45,7 +45,7 @@ enum class OpKind {
   RNN, // data, parameters, state[, state_cell][, sequence_length]; output
        // and, with state_outputs, state_output[, statecell_output]
   CTCLoss, // data, label[, data_lengths][, label_lengths]
-  Sequence, // SequenceMask / SequenceLast: data[, sequence_length]
+  Sequence, // SequenceMask / Last / Reverse: data[, sequence_length]
   TopK, // topk: output and, for ret_typ value / both, indices (hidden for
         // value)
   Sort, // sort: output and the hidden indices
@@ -64,7 +64,7 @@ OpKind kindOf(StringRef op) {
       .Case("Convolution", OpKind::Convolution)
       .Case("Deconvolution", OpKind::Deconvolution)
       .Cases({"SoftmaxOutput", "LinearRegressionOutput",
-              "LogisticRegressionOutput", "MAERegressionOutput"},
+              "LogisticRegressionOutput", "MAERegressionOutput", "SVMOutput"},
              OpKind::SoftmaxOutput)
       .Case("Embedding", OpKind::Embedding)
       .Cases({"SliceChannel", "split"}, OpKind::SliceChannel)
@@ -77,7 +77,8 @@ OpKind kindOf(StringRef op) {
       .Cases({"RNN", "_npx_rnn"}, OpKind::RNN)
       .Cases({"CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"},
              OpKind::CTCLoss)
-      .Cases({"SequenceMask", "SequenceLast"}, OpKind::Sequence)
+      .Cases({"SequenceMask", "SequenceLast", "SequenceReverse"},
+             OpKind::Sequence)
       .Cases({"topk", "_npx_topk"}, OpKind::TopK)
       .Cases({"sort", "_npi_sort"}, OpKind::Sort)
       .Default(OpKind::Unknown);

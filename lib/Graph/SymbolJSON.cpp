@@ -259,6 +259,13 @@ llvm::Error SymbolReader::readGraphAttrs(const json::Value &v, Graph &g) {
     if (!a || a->size() != 2 || !(*a)[0].getAsString())
       return fail("attrs." + detail::printable(k) +
                   " must be [\"type\", value]");
+    if (k == "is_np_shape") {
+      std::optional<int64_t> on = (*a)[1].getAsInteger();
+      if (*(*a)[0].getAsString() != "int" || !on)
+        return fail("attrs.is_np_shape must be [\"int\", 0 or 1]");
+      g.isNpShape = *on != 0;
+      continue;
+    }
     if (k != "mxnet_version")
       continue; // MXNet writes no other graph attribute; nothing to keep.
     std::optional<int64_t> version = (*a)[1].getAsInteger();
@@ -730,6 +737,16 @@ std::string mxc::graph::writeSymbolJSON(const Graph &g) {
   w.entryArray(g.heads);
   w.key("attrs");
   w.beginObject(false);
+  if (g.isNpShape) {
+    // dmlc writes the attribute map sorted: is_np_shape first.
+    w.key("is_np_shape");
+    w.beginArray(false);
+    w.item();
+    w.string("int");
+    w.item();
+    w.number(1);
+    w.endArray();
+  }
   w.key("mxnet_version");
   w.beginArray(false);
   w.item();

@@ -44,6 +44,8 @@ from . import engine
 from . import operator
 from . import rnn
 from . import util
+from . import visualization
+from . import visualization as viz
 from .util import is_np_shape, set_np_shape, np_shape, use_np_shape
 from .ndarray import NDArray, waitall
 from .symbol import Symbol
@@ -54,4 +56,5 @@ __version__ = "0.1.0"
 __all__ = ["MXNetError", "NameManager", "AttrScope", "attribute", "name", "Context", "cpu", "gpu", "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
-           "metric", "io", "model", "callback", "module", "mod", "profiler", "kv", "kvstore"]
+           "metric", "io", "model", "callback", "module", "mod", "profiler", "kv", "kvstore",
+           "viz", "visualization"]

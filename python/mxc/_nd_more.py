@@ -447,7 +447,7 @@ class CachedOp:
 
 
 def _empty_like(data, shape, out):
-    res = _nd.zeros(shape, ctx=data.context, dtype=data.dtype)
+    res = _nd._zeros_any(shape, ctx=data.context, dtype=data.dtype)
     if out is not None:
         out[:] = res
         return out

@@ -109,6 +109,14 @@ def variadic_inputs(spec, inputs, named, attrs):
     return inputs
 
 
+def drop_absent_inputs(spec, kwargs):
+    """Removes keyword inputs given as None (MXNet's generated functions
+    skip them: SequenceReverse(data=x, sequence_length=None))."""
+    for k in [k for k, v in kwargs.items() if v is None]:
+        if k in spec.inputs and k not in spec.attrs:
+            del kwargs[k]
+
+
 def take_positional_attrs(spec, inputs, is_input, attrs):
     """As MXNet's generated functions: the inputs first, then the attributes
     positionally in the operator's order (clip(x, 0, 1)). Moves the

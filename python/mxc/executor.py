@@ -340,7 +340,8 @@ class Executor:
                 target = grads.get(name[:-len("_grad")])
             elif kind == "aux_out":
                 target = aux_dict.get(name)
-            if target is not None and name not in grad_in and (publish or kind != "grad"):
+            if target is not None and name not in grad_in and (publish or kind != "grad") \
+                    and target._np.dtype == np_dtype(dt):
                 outs.append(target._rt)
             else:  # read by the step too (grad_req add), held back, or not bound
                 tmp = self._staged(("out", name), shape, np_dtype(dt))
@@ -353,7 +354,7 @@ class Executor:
             if not publish and kind == "grad":
                 held.append((src, dst))
             else:
-                _engine_copy(src, dst)
+                _copy_cast(src, dst)
         return held
 
     def _inputs(self, compiled, head_grads, aux_values, seed):
@@ -428,17 +429,13 @@ class Executor:
         if isinstance(grads, str):  # "rerun"
             if out_grads is not None and isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]
-            if out_grads is not None and len(out_grads) != len(self.outputs):
-                raise MXNetError("backward: %d out_grads for %d outputs"
-                                 % (len(out_grads), len(self.outputs)))
+            out_grads = _head_grads(out_grads, len(self.outputs))
             grads = self._run_train(compiled, out_grads, None, seed, keep=True)
             out_grads = None
         if out_grads is not None:
             if isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]
-            if len(out_grads) != len(self.outputs):
-                raise MXNetError("backward: %d out_grads for %d outputs"
-                                 % (len(out_grads), len(self.outputs)))
+            out_grads = _head_grads(out_grads, len(self.outputs))
         if isinstance(grads, tuple):  # the pushed step: ("held", gradient buffers)
             if out_grads is not None:
                 # The same step again (same Dropout masks, same auxiliary
@@ -455,7 +452,7 @@ class Executor:
                         src._rt, dst._rt = dst._rt, src._rt
                         src._npv = dst._npv = None
                     else:
-                        _engine_copy(src, dst)
+                        _copy_cast(src, dst)
             self._pending = None
             return
         if out_grads is not None:
@@ -464,7 +461,7 @@ class Executor:
         for _, name, d in grads:
             arg = name[:-len("_grad")]
             if arg in grad_dict:
-                np.copyto(grad_dict[arg]._data, d)
+                np.copyto(grad_dict[arg]._data, d, casting="unsafe")
         self._pending = None
 
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
@@ -538,7 +535,32 @@ class Executor:
         return self._run_symbol
 
     def debug_str(self):
-        return self._symbol.tojson()
+        """MXNet's executor printout: the outputs, each variable and
+        operator in execution order with its inputs, then the memory the
+        compiled plan's arena takes (forward and backward when any argument
+        has a gradient) as MXNet's "Total N MB allocated"."""
+        import json
+        train = any(r != "null" for r in self._grad_req.values())
+        compiled = self._compile(train)
+        graph = json.loads(self._symbol.tojson())
+        nodes = graph["nodes"]
+
+        def entry(e):
+            return "%s(%d)" % (nodes[e[0]]["name"], e[1])
+        lines = ["Symbol Outputs:"]
+        lines += ["\toutput[%d]=%s" % (i, entry(h)) for i, h in enumerate(graph["heads"])]
+        for n in nodes:
+            if n["op"] == "null":
+                lines.append("Variable:%s" % n["name"])
+                continue
+            lines += ["--------------------", "Op:%s, Name=%s" % (n["op"], n["name"]), "Inputs:"]
+            lines += ["\targ[%d]=%s" % (i, entry(e)) for i, e in enumerate(n["inputs"])]
+            if n.get("attrs"):
+                lines.append("Attrs:")
+                lines += ["\t%s=%s" % kv for kv in sorted(n["attrs"].items())]
+        lines.append("Total %d MB allocated" % (compiled.arena_bytes >> 20))
+        lines.append("Total %d steps in the compiled plan" % compiled.num_steps)
+        return "\n".join(lines) + "\n"
 
 
 class OpMonitor:
@@ -607,6 +629,25 @@ class OpMonitor:
                     continue
                 if (id(node), i) in by_entry and label is not None:
                     yield label, node.op, by_entry[(id(node), i)]
+
+
+def _copy_cast(src, dst):
+    """dst[:] = src, converting the type where a bound array's dtype differs
+    from the compiled graph's (MXNet's executor writes a float16 gradient
+    into a float64 grad array)."""
+    if not _engine_copy(src, dst):
+        dst[:] = src if src.dtype == dst.dtype else src.astype(dst.dtype)
+
+
+def _head_grads(out_grads, num_outputs):
+    """The out_grads backward reads: one per output; extras are ignored (as
+    MXNet's GraphExecutor, which reads one per output), too few is an
+    error."""
+    if out_grads is None:
+        return None
+    if len(out_grads) < num_outputs:
+        raise MXNetError("backward: %d out_grads for %d outputs" % (len(out_grads), num_outputs))
+    return list(out_grads)[:num_outputs]
 
 
 def _grad_reqs(grad_req, names):

@@ -815,6 +815,50 @@ class Module(BaseModule):
             return per
         return [_merge(parts, ax) for parts, ax in zip(per, self._output_axes())]
 
+    def get_states(self, merge_multi_context=True):
+        """The state arrays (state_names): per state, the devices' arrays
+        concatenated along the batch axis (merge_multi_context) or a list."""
+        self._check_binded()
+        per = [[ex.arg_dict[n] for ex in self._execs] for n in self._state_names]
+        if not merge_multi_context:
+            return per
+        axes = self._input_axes()
+        return [_merge(parts, axes.get(n, 0)) for parts, n in zip(per, self._state_names)]
+
+    def set_states(self, states=None, value=None):
+        """Sets the state arrays: from `states` (per state, one array per
+        device, as get_states(merge_multi_context=False) or
+        get_outputs(merge_multi_context=False) give them; or one array per
+        state, sliced over the devices) or to the scalar `value`."""
+        self._check_binded()
+        if (states is None) == (value is None):
+            raise MXNetError("set_states: give exactly one of states and value")
+        if value is not None:
+            for n in self._state_names:
+                for ex in self._execs:
+                    ex.arg_dict[n][:] = value
+            return
+        if len(states) != len(self._state_names):
+            raise MXNetError("set_states: %d states given for %d state names (%s)"
+                             % (len(states), len(self._state_names),
+                                ", ".join(self._state_names)))
+        for n, src in zip(self._state_names, states):
+            dsts = [ex.arg_dict[n] for ex in self._execs]
+            parts = list(src) if isinstance(src, (list, tuple)) else None
+            if parts is None:  # one array: the devices' slices of its batch axis
+                if len(dsts) == 1:
+                    parts = [src]
+                else:
+                    parts = [src[sl] for sl in self._slices]
+            if len(parts) != len(dsts):
+                raise MXNetError("set_states: state '%s' has %d parts for %d devices"
+                                 % (n, len(parts), len(dsts)))
+            for dst, part in zip(dsts, parts):
+                if tuple(part.shape) != tuple(dst.shape):
+                    raise MXNetError("set_states: state '%s' of shape %s, expected %s"
+                                     % (n, tuple(part.shape), tuple(dst.shape)))
+                dst[:] = part
+
     def get_input_grads(self, merge_multi_context=True):
         if not self.inputs_need_grad:
             raise MXNetError("get_input_grads: bind with inputs_need_grad=True")

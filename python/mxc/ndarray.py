@@ -314,7 +314,7 @@ class NDArray:
         if grad_req not in ("write", "add", "null"):
             raise MXNetError("attach_grad: grad_req must be write, add or null")
         _check_dense(stype, "attach_grad")
-        self._grad = zeros(self.shape, self._ctx, self._np.dtype)
+        self._grad = _zeros_any(self.shape, self._ctx, self._np.dtype)
         self._grad_req = grad_req
         self._ag = None
 
@@ -340,6 +340,8 @@ class NDArray:
         MXNet's for contiguous slices); advanced indexing gives a copy."""
         if _recorded(self):  # under autograd.record(): operators on the tape
             got = _recorded_index(self, key)
+            if got is None:
+                got = _recorded_gather(self, key)
             if got is not None:
                 return got
         key = _index_key(key)
@@ -349,6 +351,12 @@ class NDArray:
         return NDArray(out, self._ctx)
 
     def __setitem__(self, key, value):
+        whole = key is None or key is Ellipsis or (isinstance(key, py_slice) and
+                                                   key == py_slice(None))
+        if not whole and (_recorded(self) or (isinstance(value, NDArray) and _recorded(value))):
+            # MXNet writes a region with _slice_assign(x, v, out=x): a
+            # recorded operator writing one of its inputs
+            raise MXNetError(_INPLACE_RECORDING)
         if isinstance(key, py_slice) and key == py_slice(None) and \
                 isinstance(value, NDArray) and value.shape == self.shape and \
                 _engine_copy(value, self):
@@ -442,6 +450,8 @@ class NDArray:
     def _inplace(self, result):
         if result is NotImplemented:
             return result
+        if _recorded(result):  # as MXNet's Imperative::RecordOp
+            raise MXNetError(_INPLACE_RECORDING)
         if result.shape != self.shape:
             raise MXNetError("in-place operator: the result's shape %s differs from %s"
                              % (result.shape, self.shape))
@@ -460,6 +470,10 @@ class NDArray:
 
     def __itruediv__(self, o):
         return self._inplace(self.__truediv__(o))
+
+
+_INPLACE_RECORDING = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                      "recording with autograd.")
 
 
 def _recorded(a):
@@ -503,6 +517,21 @@ def _recorded_index(a, key):
     if any(not isinstance(k, py_slice) for k in keys):
         part = _invoke("Reshape", [part], {"shape": shape or (1,)})
     return part
+
+
+def _recorded_gather(a, key):
+    """a[key] for any other key (advanced indexing, None, Ellipsis) as
+    recorded operators: the flat positions the key selects (numpy's indexing
+    of an arange of a's size) taken from a's flat view, reshaped to the
+    result's shape, so the gradient scatters back to those positions. None
+    for an empty or scalar result (left to the view path)."""
+    pos = np.arange(a.size, dtype=np.int64).reshape(a.shape)[_index_key(key)]
+    if not isinstance(pos, np.ndarray) or pos.ndim == 0 or pos.size == 0:
+        return None
+    flat = _invoke("Reshape", [a], {"shape": (-1,)})
+    idx = array(pos.reshape(-1), dtype=np.int64 if a.size >= 2 ** 31 else np.int32)
+    out = _invoke("take", [flat, idx], {"axis": 0, "mode": "clip"})
+    return _invoke("Reshape", [out], {"shape": pos.shape})
 
 
 def _index_key(key):
@@ -672,6 +701,19 @@ def _shape(shape):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
 
 
+def _creation_shape(shape, what):
+    """The shape of a created array. Outside mx.np_shape() MXNet reads a 0
+    extent, and the empty shape (), as unknown, and refuses to create such
+    an array; inside it they make zero-size and scalar arrays."""
+    shape = _shape(shape)
+    from .util import is_np_shape
+    if not is_np_shape() and (len(shape) == 0 or 0 in shape):
+        raise MXNetError("%s: shape %s has %s, which MXNet's legacy shape semantics read as "
+                         "unknown; zero-size and scalar arrays need mx.np_shape()"
+                         % (what, shape, "no dimensions" if not shape else "a zero extent"))
+    return shape
+
+
 def _check_dense(stype, what):
     """MXNet's sparse storage types are out of mxc's scope: a clear error."""
     if stype is not None and stype != "default":
@@ -681,31 +723,38 @@ def _check_dense(stype, what):
 
 def empty(shape, ctx=None, dtype="float32", stype=None):
     _check_dense(stype, "empty")
+    shape = _creation_shape(shape, "empty")
     try:
         return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), check_context(ctx))
     except MXNetError:
         return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
+def _zeros_any(shape, ctx=None, dtype="float32"):
+    """zeros of any shape, () and zero extents included (mxc's own arrays:
+    gradients, optimizer states, results of zero size)."""
+    return _new(np.zeros(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+
+
 def zeros(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "zeros")
     if kwargs.get("out") is not None:
         return full(shape, 0, out=kwargs["out"])
-    return _new(np.zeros(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+    return _new(np.zeros(_creation_shape(shape, "zeros"), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
 def ones(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "ones")
     if kwargs.get("out") is not None:
         return full(shape, 1, out=kwargs["out"])
-    return _new(np.ones(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+    return _new(np.ones(_creation_shape(shape, "ones"), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
 def full(shape, val, ctx=None, dtype="float32", out=None):
     if out is not None:
         out._data[...] = val
         return out
-    return _new(np.full(_shape(shape), val, dtype=np_dtype(dtype_name(dtype))), ctx)
+    return _new(np.full(_creation_shape(shape, "full"), val, dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
 def _range_values(n, start, step, repeat, dtype):
@@ -1054,6 +1103,7 @@ def _make_op_function(py_name, spec):
         out = kwargs.pop("out", None)
         name = kwargs.pop("name", None)
         kwargs.pop("ctx", None)
+        _ops.drop_absent_inputs(spec, kwargs)
         inputs = list(args)
         if spec.variadic:
             if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):

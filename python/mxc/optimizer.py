@@ -244,7 +244,7 @@ class SGD(_StateThenMasterCopy, Optimizer):
         if self.momentum == 0.0:
             return None
         from . import ndarray as nd
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -294,7 +294,7 @@ class Adam(Optimizer):
 
     def create_state(self, index, weight):
         from . import ndarray as nd
-        z = lambda: nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+        z = lambda: nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
         return (z(), z())
 
     def update(self, index, weight, grad, state):
@@ -402,7 +402,7 @@ class Test(Optimizer):
 
 def _zeros_like(weight):
     from . import ndarray as nd
-    return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+    return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
 
 
 def _kernel_clip(clip_gradient):
@@ -512,7 +512,7 @@ class AdaGrad(Optimizer):
 
     def create_state(self, index, weight):
         from . import ndarray as nd
-        return nd.zeros(weight.shape, weight.context)   # float32, as MXNet
+        return nd._zeros_any(weight.shape, weight.context)   # float32, as MXNet
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -547,7 +547,7 @@ class AdaDelta(Optimizer):
 
     def create_state(self, index, weight):
         from . import ndarray as nd
-        return (nd.zeros(weight.shape, weight.context), nd.zeros(weight.shape, weight.context))
+        return (nd._zeros_any(weight.shape, weight.context), nd._zeros_any(weight.shape, weight.context))
 
     def update(self, index, weight, grad, state):
         wd = self._get_wd(index)

@@ -164,7 +164,7 @@ class Symbol:
             "arg_nodes": [i for i, n in enumerate(nodes) if n.op == "null"],
             "node_row_ptr": row,
             "heads": [[index[id(n)], i, 0] for n, i in heads],
-            "attrs": {"mxnet_version": ["int", 10901]},
+            "attrs": _graph_attrs(),
         })
 
     def tojson(self):
@@ -226,6 +226,16 @@ class Symbol:
         for n in _post_order(self._outputs):
             outs.extend((n, i) for i in range(n.visible_outputs()))
         return Symbol(outs)
+
+    def _gen_atomic_symbol(self):
+        """MXNet's MXGenAtomicSymbolFromSymbol: a symbol of the head node's
+        operator with its attributes and no inputs (composed later)."""
+        node = _single(self if len(self._outputs) == 1 else Symbol(self._outputs[:1]),
+                       "_gen_atomic_symbol")[0]
+        if node.op == "null":
+            raise MXNetError("_gen_atomic_symbol: '%s' is a variable, not an operator" % node.name)
+        atom = _Node(node.op, node.name, node.attrs, (), node.num_outputs)
+        return Symbol([(atom, i) for i in range(atom.visible_outputs())])
 
     def get_children(self):
         """The inputs of the symbol's output nodes (each node once, in output
@@ -663,6 +673,16 @@ _AUX_INIT = {("BatchNorm", 3): '["zero", {}]', ("BatchNorm", 4): '["one", {}]'}
 _INPUT_INIT = {("LeakyReLU", 1): '["Constant", {"value": 0.25}]'}
 
 
+def _graph_attrs():
+    """The graph attributes MXNet 1.9.1 writes: its version, and
+    is_np_shape when saved under mx.np_shape()."""
+    from .util import is_np_shape
+    attrs = {"mxnet_version": ["int", 10901]}
+    if is_np_shape():
+        attrs["is_np_shape"] = ["int", 1]
+    return attrs
+
+
 def _single(sym, what):
     if not isinstance(sym, Symbol):
         raise MXNetError("%s: expected a Symbol, got %s" % (what, type(sym).__name__))
@@ -725,6 +745,7 @@ def _make_op_function(py_name, spec):
     def op_function(*args, **kwargs):
         name = kwargs.pop("name", None)
         attr = kwargs.pop("attr", None)
+        _ops.drop_absent_inputs(spec, kwargs)
         named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
         attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
         # MXNet's hidden keys (lr_mult=, ctx_group=, ...) and __dunder__

@@ -876,6 +876,13 @@ NB_MODULE(_mxc, m) {
       .def_prop_ro("outputs", &PyCompiled::outputs,
                    "[(name, kind, shape, dtype)] in output order; kind '' "
                    "for a head, 'grad' or 'aux_out' after mx-autodiff")
+      .def_prop_ro(
+          "arena_bytes",
+          [](const PyCompiled &c) { return c.graph->plan().arenaBytes; },
+          "bytes of the plan's arena (the memory planner's intermediates)")
+      .def_prop_ro("num_steps",
+                   [](const PyCompiled &c) { return c.graph->plan().steps.size(); },
+                   "steps of the plan")
       .def_prop_ro("output_steps", &PyCompiled::outputSteps,
                    "per output, the last plan step writing it (-1: none)")
       .def_ro("outcome", &PyCompiled::outcome,

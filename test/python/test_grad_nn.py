@@ -338,6 +338,13 @@ def test_l2_normalization_grad(mode):
     _check(g, {"data": _rand(rng, 2, 3, 2, 2)}, {}, "l2normalization_output")
 
 
+@pytest.mark.parametrize("mode", ["instance", "channel"])
+def test_softmax_activation_grad(mode):
+    g = one_op_graph("SoftmaxActivation", dict(mode=mode), ["data"])
+    rng = np.random.default_rng(5)
+    _check(g, {"data": _rand(rng, 2, 3, 2, 2)}, {}, "softmaxactivation_output")
+
+
 
 # --------------------------------------------------------------------------
 # RNN: gradients of data, parameters and the initial states through the
@@ -378,17 +385,19 @@ def test_ctc_loss_grad():
 
 
 @pytest.mark.parametrize("op,axis", [("SequenceMask", 0), ("SequenceMask", 1),
-                                     ("SequenceLast", 0), ("SequenceLast", 1)])
+                                     ("SequenceLast", 0), ("SequenceLast", 1),
+                                     ("SequenceReverse", 0)])
 def test_sequence_ops_grad(op, axis):
-    """SequenceMask / SequenceLast (composites of where and a length mask):
-    the data gradient against finite differences (0 past the lengths)."""
+    """SequenceMask / SequenceLast (composites of where and a length mask)
+    and SequenceReverse (a take of rows): the data gradient against finite
+    differences (0 past the lengths for the mask)."""
     attrs = dict(use_sequence_length=True, axis=axis)
     g = one_op_graph(op, attrs, ["data", "sequence_length"])
     rng = np.random.default_rng(7)
     params = {"sequence_length": np.array([2.0, 4.0, 1.0])}
     x = _rand(rng, 4, 3, 2) if axis == 0 else _rand(rng, 3, 4, 2)
     out = op.lower() + "_output"
-    shape = (4, 3, 2) if op == "SequenceMask" else (3, 2)
+    shape = (4, 3, 2) if op in ("SequenceMask", "SequenceReverse") else (3, 2)
     if op == "SequenceMask" and axis == 1:
         shape = (3, 4, 2)
     res = check_gradients(g, inputs={"data": x}, params=params, exclude=("sequence_length",),

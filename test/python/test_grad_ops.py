@@ -50,6 +50,10 @@ UNARY = [
     ("degrees", {}, {}), ("radians", {}, {}), ("cbrt", {}, {"away": 0.2}),
     ("softsign", {}, {"away": 0.05}),
     ("rcbrt", {}, {"lo": 0.3, "hi": 3.0}),
+    # digamma by its series (x >= 1/2) and the reflection formula (below)
+    ("gamma", {}, {"lo": 0.05, "hi": 4.0}), ("gamma", {}, {"lo": -2.9, "hi": -2.1}),
+    ("gammaln", {}, {"lo": 0.05, "hi": 20.0}), ("gammaln", {}, {"lo": -0.9, "hi": -0.1}),
+    ("erf", {}, {"lo": -2.0, "hi": 2.0}), ("erfinv", {}, {"lo": -0.9, "hi": 0.9}),
     ("hard_sigmoid", {}, {}), ("hard_sigmoid", {"alpha": 0.7, "beta": 0.3}, {}),
     ("smooth_l1", {"scalar": 1.0}, {"lo": -2.0, "hi": 2.0}),
     ("smooth_l1", {"scalar": 2.0}, {"lo": -1.0, "hi": 1.0}),
@@ -187,9 +191,13 @@ def test_squeeze_axis():
     check_op("squeeze", {"axis": (0, 2)}, {"data": rand((1, 3, 1, 2))})
 
 
-def test_prelu():
-    x = rand((2, 3, 2, 2), away=0.05)
-    gamma = rand((3,), 0.1, 0.5, seed=1)
+@pytest.mark.parametrize("xshape,gshape", [((2, 3, 2, 2), (3,)), ((2, 3), (1,)),
+                                           ((3, 4), (3, 4)), ((3, 4, 2, 2), (3, 4))],
+                         ids=str)
+def test_prelu(xshape, gshape):
+    # gamma broadcast by MXNet's expand_shape: right-aligned on axes 0 and 1
+    x = rand(xshape, away=0.05)
+    gamma = rand(gshape, 0.1, 0.5, seed=1)
     check_op("LeakyReLU", {"act_type": "prelu"}, {"data": x}, {"gamma": gamma})
 
 
@@ -463,6 +471,36 @@ def test_regression_output(op, dshape, lshape, attrs):
         d = np.sign(d)
     scale = attrs.get("grad_scale", 1.0) / (label.size / label.shape[0])
     np.testing.assert_allclose(grads["data"], d * scale, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("use_linear", [True, False])
+@pytest.mark.parametrize("dshape", [(6, 4), (2, 3, 5)], ids=str)
+def test_svm_output(use_linear, dshape):
+    # MXNet's svm_output.cc L1_SVM / L2_SVM by explicit loops over the rows
+    # of data's last axis; the head gradient is ignored
+    x = rand(dshape)
+    rows, cols = int(np.prod(dshape[:-1])), dshape[-1]
+    label = np.random.default_rng(5).integers(0, cols, dshape[:-1]).astype(np.float64)
+    head = rand(dshape, seed=7)
+    attrs = {"margin": 0.7, "regularization_coefficient": 1.5, "use_linear": use_linear}
+    g = one_op_graph("SVMOutput", attrs, ["data", "label"])
+    heads, grads, _ = run_training_step(g, {"data": x, "label": label}, wrt=["data"],
+                                        head_grads={"svmoutput_output": head})
+    np.testing.assert_allclose(heads["svmoutput_output"], x, rtol=1e-12)
+    src, lab = x.reshape(rows, cols), label.reshape(rows)
+    want = np.zeros((rows, cols))
+    margin, coef = 0.7, 1.5
+    for y in range(rows):
+        k = int(lab[y])
+        for c in range(cols):
+            if use_linear:
+                want[y, c] = (-float(margin > src[y, c]) if c == k
+                              else float(margin > -src[y, c])) * coef
+            elif c == k:
+                want[y, c] = -coef * (2 * (margin - src[y, c]) if margin > src[y, c] else 0.0)
+            else:
+                want[y, c] = -coef * (-2 * (margin + src[y, c]) if margin > -src[y, c] else 0.0)
+    np.testing.assert_allclose(grads["data"], want.reshape(dshape), rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("norm", ["null", "batch", "valid"])

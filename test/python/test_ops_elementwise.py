@@ -50,6 +50,7 @@ UNARY = {
     "sinh": (-3, 3), "cosh": (-3, 3), "arcsinh": (-5, 5), "arccosh": (1.01, 6),
     "arctanh": (-0.95, 0.95), "degrees": (-7, 7), "radians": (-400, 400),
     "cbrt": (-10, 10), "rcbrt": (0.05, 10), "softsign": (-5, 5),
+    "gamma": (-3.9, 5), "gammaln": (-3.9, 25), "erf": (-3, 3), "erfinv": (-0.999, 0.999),
 }
 
 
@@ -78,7 +79,7 @@ def test_unary_f32(op, shape):
 
 
 @pytest.mark.parametrize("op", ["exp", "sqrt", "tanh", "sigmoid", "log", "tan", "arcsinh",
-                                "cbrt", "arccos"])
+                                "cbrt", "arccos", "gamma", "gammaln", "erf", "erfinv"])
 def test_unary_f64(op):
     rng = np.random.default_rng(11)
     low, high = UNARY[op]

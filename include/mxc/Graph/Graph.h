@@ -58,6 +58,9 @@ struct Graph {
   /// `attrs.mxnet_version` of the file; files without it are legacy (< 0.9)
   /// and were upgraded on read.
   std::optional<int64_t> mxnetVersion;
+  /// attrs.is_np_shape: saved under mx.np_shape() (MXNet 1.6+), where a 0
+  /// extent in a shape means zero-size instead of unknown.
+  bool isNpShape = false;
 
   /// Variable names in MXNet's `list_arguments()` order (variables reached
   /// from the heads in depth-first post-order, excluding auxiliary states).

@@ -52,7 +52,7 @@ SmallVector<int64_t> as3(ArrayRef<int64_t> v, int64_t n, int64_t fill) {
   if (v.empty())
     r.append(n, fill);
   else
-    r.append(v.begin(), v.end());
+    r.append(v.begin(), v.begin() + std::min<size_t>(n, v.size()));
   return r;
 }
 
@@ -171,7 +171,7 @@ struct ConvertPoolingBackward : OpConversionPattern<mx::PoolingBackwardOp> {
       stride = op.getStride().empty() ? SmallVector<int64_t>(n, 1)
                                       : SmallVector<int64_t>(op.getStride());
       pad = op.getPad().empty() ? SmallVector<int64_t>(n, 0)
-                                : SmallVector<int64_t>(op.getPad());
+                                : SmallVector<int64_t>(op.getPad().take_front(n));
     }
     SmallVector<int64_t> args{kind, p, op.getCountIncludePad().value_or(true),
                               resultType.getDimSize(0) *

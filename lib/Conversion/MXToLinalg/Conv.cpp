@@ -36,8 +36,10 @@ struct ConvParams {
 
 static SmallVector<int64_t> orDefault(ArrayRef<int64_t> v, int64_t n,
                                       int64_t dflt) {
+  // A longer value (a pad with zeros past the kernel's rank, which the
+  // shape rule accepts as MXNet does) counts for its first n entries.
   return v.empty() ? SmallVector<int64_t>(n, dflt)
-                   : SmallVector<int64_t>(v.begin(), v.end());
+                   : SmallVector<int64_t>(v.take_front(n));
 }
 
 /// Zero-pads the spatial dimensions (2..) of `data` by `pad` on both sides.

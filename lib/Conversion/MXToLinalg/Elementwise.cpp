@@ -77,6 +77,10 @@ enum class Fn {
   Degrees,
   Radians,
   Cbrt,
+  Gamma,
+  GammaLn,
+  Erf,
+  Erfinv,
   Rcbrt,
   // Binary.
   Add,
@@ -100,6 +104,89 @@ static Value boolToElement(OpBuilder &b, Location loc, Value cond,
                            ElemKind kind) {
   return arith::SelectOp::create(b, loc, cond, constant(b, loc, kind, 1),
                                  constant(b, loc, kind, 0));
+}
+
+/// Gamma, log|Gamma| and erfinv of `x`, computed in f64 (the result
+/// converted back to x's type): Lanczos' approximation (g = 7, 9 terms) with
+/// the reflection formula below 1/2; Giles' erfinv polynomial refined by two
+/// Newton steps on (libm's f64) erf.
+static Value emitSpecial(OpBuilder &b, Location loc, Fn fn, Value x) {
+  Type t = x.getType();
+  Type f64 = b.getF64Type();
+  Value v = t == f64 ? x : Value(arith::ExtFOp::create(b, loc, f64, x));
+  auto c = [&](double d) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(d));
+  };
+  auto add = [&](Value p, Value q) -> Value { return arith::AddFOp::create(b, loc, p, q); };
+  auto sub = [&](Value p, Value q) -> Value { return arith::SubFOp::create(b, loc, p, q); };
+  auto mul = [&](Value p, Value q) -> Value { return arith::MulFOp::create(b, loc, p, q); };
+  auto div = [&](Value p, Value q) -> Value { return arith::DivFOp::create(b, loc, p, q); };
+  auto lt = [&](Value p, Value q) -> Value {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, p, q);
+  };
+  auto sel = [&](Value cond, Value p, Value q) -> Value {
+    return arith::SelectOp::create(b, loc, cond, p, q);
+  };
+  Value r;
+  if (fn == Fn::Gamma || fn == Fn::GammaLn) {
+    static const double kLanczos[] = {
+        0.99999999999980993,  676.5203681218851,     -1259.1392167224028,
+        771.32342877765313,   -176.61502916214059,   12.507343278686905,
+        -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7};
+    Value reflect = lt(v, c(0.5));
+    Value z = sel(reflect, sub(c(1.0), v), v); // >= 1/2
+    Value zm1 = sub(z, c(1.0));
+    Value a = c(kLanczos[0]);
+    for (int i = 1; i < 9; ++i)
+      a = add(a, div(c(kLanczos[i]), add(zm1, c(double(i)))));
+    Value tt = add(zm1, c(7.5));
+    // log Gamma(z) = log(sqrt(2 pi)) + (z - 1/2) log(t) - t + log(a)
+    Value lg = add(sub(add(c(0.5 * std::log(2.0 * M_PI)),
+                           mul(add(zm1, c(0.5)), math::LogOp::create(b, loc, tt))),
+                       tt),
+                   math::LogOp::create(b, loc, a));
+    Value sinpx = math::SinOp::create(b, loc, mul(c(M_PI), v));
+    if (fn == Fn::GammaLn) {
+      // log|Gamma(x)| = log(pi / |sin(pi x)|) - log Gamma(1 - x)
+      Value refl = sub(sub(c(std::log(M_PI)),
+                           math::LogOp::create(b, loc, math::AbsFOp::create(b, loc, sinpx))),
+                       lg);
+      r = sel(reflect, refl, lg);
+    } else {
+      // Gamma(x) = pi / (sin(pi x) Gamma(1 - x))
+      Value g = math::ExpOp::create(b, loc, lg);
+      r = sel(reflect, div(c(M_PI), mul(sinpx, g)), g);
+    }
+  } else { // Erfinv
+    Value w = arith::NegFOp::create(
+        b, loc, math::LogOp::create(b, loc, mul(sub(c(1.0), v), add(c(1.0), v))));
+    static const double kCentral[] = {2.81022636e-08,  3.43273939e-07, -3.5233877e-06,
+                                      -4.39150654e-06, 0.00021858087,  -0.00125372503,
+                                      -0.00417768164,  0.246640727,    1.50140941};
+    static const double kTail[] = {-0.000200214257, 0.000100950558, 0.00134934322,
+                                   -0.00367342844,  0.00573950773,  -0.0076224613,
+                                   0.00943887047,   1.00167406,     2.83297682};
+    auto poly = [&](const double *k, Value u) {
+      Value p = c(k[0]);
+      for (int i = 1; i < 9; ++i)
+        p = add(c(k[i]), mul(p, u));
+      return p;
+    };
+    Value central = poly(kCentral, sub(w, c(2.5)));
+    Value tail = poly(kTail, sub(math::SqrtOp::create(b, loc, w), c(3.0)));
+    Value y = mul(sel(lt(w, c(5.0)), central, tail), v);
+    // Newton on erf(y) = x: y -= (erf(y) - x) / (2 / sqrt(pi) exp(-y^2))
+    for (int i = 0; i < 2; ++i) {
+      Value d = mul(c(2.0 / std::sqrt(M_PI)),
+                    math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, mul(y, y))));
+      Value step = div(sub(math::ErfOp::create(b, loc, y), v), d);
+      // (|x| = 1 gives y = +-inf: keep it rather than inf - nan)
+      Value finite = lt(math::AbsFOp::create(b, loc, y), c(INFINITY));
+      y = sel(finite, sub(y, step), y);
+    }
+    r = y;
+  }
+  return t == f64 ? r : Value(arith::TruncFOp::create(b, loc, t, r));
 }
 
 /// Unary `fn` of `x` (of `kind`).
@@ -228,6 +315,17 @@ static Value emitUnary(OpBuilder &b, Location loc, Fn fn, Value x,
     return math::CbrtOp::create(b, loc, x);
   case Fn::Rcbrt:
     return arith::DivFOp::create(b, loc, one(), math::CbrtOp::create(b, loc, x));
+  case Fn::Erf: { // in f32 at least (the pipeline's approximation applies)
+    Type t = x.getType();
+    bool narrow = cast<FloatType>(t).getWidth() < 32;
+    Value v = narrow ? Value(arith::ExtFOp::create(b, loc, b.getF32Type(), x)) : x;
+    Value r = math::ErfOp::create(b, loc, v);
+    return narrow ? Value(arith::TruncFOp::create(b, loc, t, r)) : r;
+  }
+  case Fn::Gamma:
+  case Fn::GammaLn:
+  case Fn::Erfinv:
+    return emitSpecial(b, loc, fn, x);
   default:
     llvm_unreachable("not a unary function");
   }
@@ -897,6 +995,18 @@ struct ConvertPassThrough final : OpConversionPattern<OpTy> {
   }
 };
 
+/// _identity_with_attr_like_rhs: the lhs (the rhs only constrained shapes).
+struct ConvertIdentityLikeRhs final
+    : OpConversionPattern<mx::IdentityWithAttrLikeRhsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::IdentityWithAttrLikeRhsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getLhs());
+    return success();
+  }
+};
+
 /// LogisticRegressionOutput: sigmoid(data); the label is read only by the
 /// gradient.
 struct ConvertLogisticRegressionOutput final
@@ -988,6 +1098,8 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::DegreesOp, Fn::Degrees>,
       ConvertUnary<mx::RadiansOp, Fn::Radians>,
       ConvertUnary<mx::CbrtOp, Fn::Cbrt>, ConvertUnary<mx::RcbrtOp, Fn::Rcbrt>,
+      ConvertUnary<mx::GammaOp, Fn::Gamma>, ConvertUnary<mx::GammalnOp, Fn::GammaLn>,
+      ConvertUnary<mx::ErfOp, Fn::Erf>, ConvertUnary<mx::ErfinvOp, Fn::Erfinv>,
       ConvertUnary<mx::SoftsignOp, Fn::SoftSign>,
       ConvertBroadcastTo<mx::BroadcastToOp>,
       ConvertBroadcastTo<mx::BroadcastAxisOp>,
@@ -1044,6 +1156,8 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
               ConvertPassThrough<mx::BlockGradOp>, ConvertDropout,
               ConvertPassThrough<mx::LinearRegressionOutputOp>,
               ConvertPassThrough<mx::MAERegressionOutputOp>,
+              ConvertPassThrough<mx::SVMOutputOp>,
+              ConvertIdentityLikeRhs,
               ConvertLogisticRegressionOutput>(
       typeConverter, patterns, target);
 }

@@ -241,6 +241,8 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::ArgmaxChannelOp, mx::RepeatOp, mx::TileOp,
                       mx::SliceChannelOp, mx::UpSamplingOp, mx::RNNOp,
                       mx::CTCLossOp, mx::SequenceMaskOp, mx::SequenceLastOp,
+                      mx::SequenceReverseOp, mx::RavelMultiIndexOp,
+                      mx::UnravelIndexOp, mx::SoftmaxActivationOp,
                       mx::SortOp, mx::ArgsortOp, mx::ContribQuadraticOp,
                       mx::ContribDivSqrtDimOp, mx::SoftmaxCrossEntropyOp,
                       mx::AllFiniteOp, mx::MultiAllFiniteOp, mx::DiagOp>();

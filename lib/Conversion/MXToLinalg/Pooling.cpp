@@ -127,7 +127,7 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
       stride = op.getStride().empty() ? SmallVector<int64_t>(d, 1)
                                       : SmallVector<int64_t>(op.getStride());
       pad = op.getPad().empty() ? SmallVector<int64_t>(d, 0)
-                                : SmallVector<int64_t>(op.getPad());
+                                : SmallVector<int64_t>(op.getPad().take_front(d));
     }
 
     // Sums of f16 / bf16 accumulate in f32 (MXNet's AccType).

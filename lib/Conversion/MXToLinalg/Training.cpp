@@ -9,8 +9,6 @@
 //
 // mx.random_uniform: low + (high - low) * u with the same u.
 //
-// mx.erf: math.erf per element (the pipeline's math approximations apply).
-//
 //===----------------------------------------------------------------------===//
 #include "Patterns.h"
 
@@ -149,48 +147,13 @@ struct ConvertRandomUniform final
 };
 
 /// mx.random_uniform: low + (high - low) * u with the same u.
-//
-// mx.erf: math.erf per element (f16 / bf16 through f32).
-struct ConvertErf final : OpConversionPattern<mxc::mx::ErfOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(mxc::mx::ErfOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!mxc::conversion::hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op,
-                                         "dynamic shapes are not supported");
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getOutput().getType());
-    auto elt = cast<FloatType>(type.getElementType());
-    int64_t rank = type.getRank();
-    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), elt);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{adaptor.getData()},
-        ValueRange{empty}, ArrayRef<AffineMap>{id, id}, iters,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value x = args[0];
-          bool narrow = elt.getWidth() < 32;
-          if (narrow)
-            x = arith::ExtFOp::create(b, l, b.getF32Type(), x);
-          Value r = math::ErfOp::create(b, l, x);
-          if (narrow)
-            r = arith::TruncFOp::create(b, l, elt, r);
-          linalg::YieldOp::create(b, l, r);
-        });
-    rewriter.replaceOp(op, generic.getResults());
-    return success();
-  }
-};
 
 } // namespace
 
 void mxc::conversion::populateTrainingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mxc::mx::DropoutMaskOp, mxc::mx::RandomUniformOp,
-                      mxc::mx::ErfOp>();
-  patterns.add<ConvertDropoutMask, ConvertRandomUniform, ConvertErf>(
+  target.addIllegalOp<mxc::mx::DropoutMaskOp, mxc::mx::RandomUniformOp>();
+  patterns.add<ConvertDropoutMask, ConvertRandomUniform>(
       typeConverter, patterns.getContext());
 }

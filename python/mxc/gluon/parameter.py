@@ -169,7 +169,7 @@ class Parameter:
                              "%s. Please specify in_units, in_channels, etc for `Block`s."
                              % (self.name, self.shape))
         if data is None:
-            data = nd.zeros(self.shape, dtype=self.dtype)
+            data = nd._zeros_any(self.shape, dtype=self.dtype)
             _init.create(default_init)(_init.InitDesc(self.name, {"__init__": init}), data)
         self._init_impl(data, ctx)
 
@@ -184,7 +184,7 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [nd.zeros(d.shape, ctx=d.context, dtype=d.dtype) for d in self._data]
+        self._grad = [nd._zeros_any(d.shape, ctx=d.context, dtype=d.dtype) for d in self._data]
         for d, g in zip(self._data, self._grad):
             d._grad, d._grad_req, d._ag = g, self.grad_req, None
 

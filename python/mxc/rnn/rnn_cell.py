@@ -448,7 +448,7 @@ class FusedRNNCell(BaseRNNCell):
         w0 = args["%sl0_i2h%s_weight" % (self._prefix, c[0])]
         num_input = w0.shape[1]
         total = (num_input + h + 2) * h * m * b + (self._num_layers - 1) * m * h * (h + b * h + 2) * b
-        arr = ndarray.zeros((total,), ctx=w0.context, dtype=w0.dtype)
+        arr = ndarray._zeros_any((total,), ctx=w0.context, dtype=w0.dtype)
         for name, nd in self._slice_weights(arr, num_input, h).items():
             nd[:] = args.pop(name)
         args[self._parameter.name] = arr

@@ -866,3 +866,31 @@ def test_backward_ignores_out_grads_it_does_not_read():
     e.forward(is_train=True, a=x)
     with pytest.raises(mx.base.MXNetError, match=r"out_grads\[0\] has shape \(2, 3\), the output \(2, 1\)"):
         e.backward([mx.nd.ones((2, 3))])
+
+
+def test_viz_print_summary(capsys):
+    data = mx.sym.Variable("data")
+    conv = mx.sym.Convolution(data, name="conv1", num_filter=4, kernel=(3, 3))
+    fc = mx.sym.FullyConnected(mx.sym.Activation(conv, act_type="relu", name="relu1"),
+                               name="fc1", num_hidden=5)
+    mx.viz.print_summary(fc)
+    mx.viz.print_summary(fc, shape={"data": (2, 3, 8, 8)})
+    out = capsys.readouterr().out
+    assert "conv1(Convolution)" in out and "relu1(Activation)" in out
+    # conv1: 4*3*3*3 + 4, fc1: 5*(4*6*6) + 5
+    assert "Total params: %d" % (4 * 27 + 4 + 5 * 144 + 5) in out
+    assert "(2, 5)" in out
+    with pytest.raises(TypeError):
+        mx.viz.print_summary("not a symbol")
+
+
+def test_creation_refuses_unknown_shapes_outside_np_shape():
+    # MXNet's legacy shape semantics read () and a 0 extent as unknown
+    for bad in [(), (2, 0)]:
+        with pytest.raises(mx.MXNetError, match="mx.np_shape"):
+            mx.nd.zeros(bad)
+        with pytest.raises(mx.MXNetError):
+            mx.nd.ones(bad)
+    with mx.np_shape(True):
+        assert mx.nd.zeros(()).shape == ()
+        assert mx.nd.ones((2, 0)).shape == (2, 0)

@@ -206,3 +206,72 @@ def test_grad_create_graph_errors_name_the_cause():
     # Convolution's gradient is a library kernel, not an MXNet operator
     with pytest.raises(mx.MXNetError, match="'convolution.*Convolution_backward_data': not an mx operator"):
         autograd.grad(y, x, create_graph=True)
+
+
+def test_relu_gradient_propagates_nan():
+    # MXNet's relu_grad: IsNan(y) ? y : y > 0 (test_ndarray_nan_comparison)
+    x = mx.nd.array([[np.nan, -1.0, 2.0]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.relu(x)
+    y.backward()
+    g = x.grad.asnumpy()
+    assert np.isnan(g[0, 0]) and g[0, 1] == 0 and g[0, 2] == 1
+    assert np.isnan(y.asnumpy()[0, 0])
+    m = mx.nd.maximum(x, mx.nd.array([[0.0, np.nan, 1.0]])).asnumpy()
+    assert np.isnan(m[0, 0]) and np.isnan(m[0, 1]) and m[0, 2] == 2
+
+
+def test_integer_arrays_have_gradients_in_their_type():
+    # MXNet computes an integer array's gradient in its own type: slicing
+    # scatters the head gradient, Cast casts it back (test_ndarray_indexing,
+    # test_cast)
+    x = mx.nd.array(np.arange(12).reshape(3, 4), dtype=np.int32)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x[1:3, 2]
+    y.backward(mx.nd.array([5, 7], dtype=np.int32))
+    want = np.zeros((3, 4), np.int32)
+    want[1, 2], want[2, 2] = 5, 7
+    assert x.grad.dtype == np.int32
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+
+    v = mx.sym.Variable("x", dtype=np.int32)
+    exe = mx.sym.Cast(v, dtype=np.float32).simple_bind(mx.cpu(), x=(2, 2))
+    exe.arg_arrays[0][:] = np.array([[1, -2], [3, 4]])
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array([[1.7, -2.2], [3.0, 0.4]]))
+    np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), [[1, -2], [3, 0]])
+
+
+@pytest.mark.parametrize("key", [([2, 0, 2],), (slice(None), [1, 3]), (None, 1),
+                                 (Ellipsis, 2), (np.array([[0, 1], [2, 2]]),)],
+                         ids=["list", "slice-list", "none", "ellipsis", "array"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_advanced_indexing_is_recorded(key, dtype):
+    # x[key] under record(): the gradient scatters back (repeated positions
+    # add up), as MXNet's recorded gather
+    key = key[0] if len(key) == 1 else key
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    x = mx.nd.array(a, dtype=dtype)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x[key]
+    np.testing.assert_array_equal(y.asnumpy(), a[key])
+    y.backward(mx.nd.ones(y.shape, dtype=dtype) * 2)
+    want = np.zeros_like(a)
+    np.add.at(want, key, 2)
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+
+
+def test_inplace_writes_while_recording_raise_as_in_mxnet():
+    x = mx.nd.zeros((3, 4))
+    y = mx.nd.ones((4,))
+    y.attach_grad()
+    with mx.autograd.record():
+        with pytest.raises(mx.MXNetError, match="Inplace operations"):
+            x[1] = y
+        with pytest.raises(mx.MXNetError, match="Inplace operations"):
+            z = y * 2
+            z += 1
+        x[:] = mx.nd.ones((3, 4))  # a whole copy is allowed

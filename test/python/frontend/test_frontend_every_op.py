@@ -200,6 +200,18 @@ EXAMPLES = {
                      dict(use_sequence_length=True, value=-1.0)),
     "SequenceLast": ([f(3, 4, 2), np.array([2, 4, 1], np.float32)],
                      dict(use_sequence_length=True, axis=1)),
+    "SequenceReverse": ([f(4, 3, 2), np.array([2, 4, 1], np.float32)],
+                        dict(use_sequence_length=True)),
+    "SVMOutput": ([f(4, 5), np.array([0, 3, 1, 4], np.float32)], dict(margin=0.5)),
+    "SoftmaxActivation": ([f(2, 3, 4)], dict(mode="channel")),
+    "gamma": ([f(2, 3, low=-2.5, high=4.0)], {}),
+    "gammaln": ([f(2, 3, low=-2.5, high=20.0)], {}),
+    "erf": ([f(2, 3)], {}),
+    "erfinv": ([f(2, 3, low=-0.99, high=0.99)], {}),
+    "_identity_with_attr_like_rhs": ([f(2, 3), f(2, 3)], {}),
+    "_ravel_multi_index": ([np.array([[0, 2, 1], [3, 0, 4], [1, 1, 0]], np.float32)],
+                           dict(shape=(-1, 5, 2))),
+    "_unravel_index": ([np.array([0, 7, 13, 29], np.float32)], dict(shape=(3, 5, 2))),
 }
 
 

@@ -477,3 +477,32 @@ def diag(inputs, attrs):
         return [np.diag(x, k=k)]
     return [np.ascontiguousarray(np.diagonal(x, offset=k, axis1=attr_int(attrs, "axis1", 0),
                                              axis2=attr_int(attrs, "axis2", 1)))]
+
+
+@register("_ravel_multi_index", "ravel_multi_index")
+def ravel_multi_index(inputs, attrs):
+    """MXNet's ravel_multi_index (src/operator/tensor/ravel.h): flat indices
+    by explicit strides over `shape` (its first extent never read)."""
+    data = np.asarray(inputs[0])
+    shape = attr_tuple(attrs, "shape")
+    out = np.zeros(data.shape[1:], dtype=np.float64)
+    stride = 1
+    for i in range(len(shape) - 1, -1, -1):
+        out += data[i].astype(np.float64) * stride
+        stride *= shape[i]
+    return [out.astype(data.dtype)]
+
+
+@register("_unravel_index", "unravel_index")
+def unravel_index(inputs, attrs):
+    """MXNet's unravel_index: index i = (x // stride_i) % shape[i], the
+    first without the modulo when its extent is -1, by integer arithmetic."""
+    data = np.asarray(inputs[0])
+    shape = attr_tuple(attrs, "shape")
+    x = data.astype(np.int64)
+    rows = []
+    for i in range(len(shape)):
+        stride = int(np.prod(shape[i + 1:], dtype=np.int64))
+        q = x // stride
+        rows.append(q % shape[i] if shape[i] > 0 else q)
+    return [np.stack(rows).astype(data.dtype)]

@@ -495,6 +495,21 @@ def sequence_mask(inputs, attrs):
     return [out]
 
 
+@register("SequenceReverse")
+def sequence_reverse(inputs, attrs):
+    """MXNet's SequenceReverse (src/operator/sequence_reverse-inl.h, axis 0
+    only): the first sequence_length[n] steps of sequence n reversed, the
+    rest copied, by explicit loops."""
+    data, axis, steps, lengths = _sequence_args(inputs, attrs)
+    assert axis == 0
+    out = data.copy()
+    for n, length in enumerate(lengths):
+        length = min(max(length, 0), steps)
+        for t in range(length):
+            out[t, n] = data[length - 1 - t, n]
+    return [out]
+
+
 @register("SequenceLast")
 def sequence_last(inputs, attrs):
     """MXNet's SequenceLast (src/operator/sequence_last-inl.h): step

@@ -192,6 +192,27 @@ def regression_output(inputs, attrs):
     return [inputs[0].copy()]
 
 
+@register("SoftmaxActivation")
+def softmax_activation(inputs, attrs):
+    """MXNet's SoftmaxActivation: over each instance's elements (mode
+    instance) or along axis 1 (mode channel), in float64."""
+    x = inputs[0].astype(np.float64)
+    if attr_str(attrs, "mode", "instance") == "channel" and x.ndim >= 3:
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        y = e / e.sum(axis=1, keepdims=True)
+    else:
+        flat = x.reshape(x.shape[0], -1)
+        e = np.exp(flat - flat.max(axis=1, keepdims=True))
+        y = (e / e.sum(axis=1, keepdims=True)).reshape(x.shape)
+    return [y.astype(inputs[0].dtype)]
+
+
+@register("SVMOutput")
+def svm_output(inputs, attrs):
+    # forward: the identity (svm_output-inl.h Forward copies data)
+    return [inputs[0].copy()]
+
+
 @register("LogisticRegressionOutput")
 def logistic_regression_output(inputs, attrs):
     x = inputs[0]

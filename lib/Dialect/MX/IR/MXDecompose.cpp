@@ -660,13 +660,94 @@ LogicalResult decomposeSequence(GradBuilder &g, Operation *op, Value data,
   return success();
 }
 
+/// _ravel_multi_index: sum_i data[i] * stride_i; _unravel_index: index i is
+/// floor(x / stride_i) mod shape[i] (floor(x / stride_0) alone for a first
+/// extent of -1), joined by Concat on a new leading axis.
+LogicalResult decomposeRavel(GradBuilder &g, Operation *op,
+                             SmallVectorImpl<Value> &results) {
+  bool unravel = isa<UnravelIndexOp>(op);
+  ArrayRef<int64_t> shape = unravel ? cast<UnravelIndexOp>(op).getShape()
+                                    : cast<RavelMultiIndexOp>(op).getShape();
+  Value data = op->getOperand(0);
+  ArrayRef<int64_t> d = typeOf(data).getShape();
+  int64_t k = static_cast<int64_t>(shape.size());
+  SmallVector<double> stride(k, 1.0);
+  for (int64_t i = k - 2; i >= 0; --i)
+    stride[i] = stride[i + 1] * double(shape[i + 1]);
+  if (!unravel) {
+    Value sum;
+    for (int64_t i = 0; i < k; ++i) {
+      Value row = g.reshape(sliceAxis(g, data, 0, i, i + 1), d.drop_front());
+      Value term = g.mulS(row, stride[i]);
+      sum = sum ? g.add(sum, term) : term;
+    }
+    results.assign({sum});
+    return success();
+  }
+  SmallVector<int64_t> rowShape{1};
+  rowShape.append(d.begin(), d.end());
+  SmallVector<Value> rows;
+  for (int64_t i = 0; i < k; ++i) {
+    Value q = g.op("mx.floor", g.scalarOp("mx._div_scalar", data, stride[i]));
+    if (shape[i] > 0) // q - floor(q / n) * n
+      q = g.sub(q, g.mulS(g.op("mx.floor", g.scalarOp("mx._div_scalar", q,
+                                                      double(shape[i]))),
+                          double(shape[i])));
+    rows.push_back(g.reshape(q, rowShape));
+  }
+  results.assign({k == 1 ? rows[0]
+                         : g.op("mx.Concat", rows,
+                                {g.i64("num_args", k), g.i64("dim", 0)})});
+  return success();
+}
+
+/// SequenceReverse (axis 0): without lengths `reverse`; with them, row
+/// t * N + n of the output is row src(t, n) * N + n of data viewed as
+/// (T * N, rest), src = len[n] - 1 - t for t < len[n], else t: one `take`
+/// (whose gradient scatters the output gradient back the same way).
+LogicalResult decomposeSequenceReverse(GradBuilder &g, SequenceReverseOp op,
+                                       SmallVectorImpl<Value> &results) {
+  Value data = op.getData(), length = op.getSequenceLength();
+  auto t = typeOf(data);
+  ArrayRef<int64_t> d = t.getShape();
+  if (!length) {
+    results.assign({g.op("mx.reverse", data, {g.shape("axis", {0})})});
+    return success();
+  }
+  int64_t steps = d[0], batch = d[1], rows = steps * batch;
+  if (rows >= (int64_t(1) << 24))
+    return op.emitError() << "SequenceReverse with lengths: " << rows
+                          << " (time x batch) rows exceed the exactly "
+                             "representable index range";
+  Type f32 = Float32Type::get(op->getContext());
+  auto arange = [&](int64_t axis, ArrayRef<int64_t> shape) {
+    return g.reshape(g.cast(g.op("mx._contrib_arange_like", data, {g.i64("axis", axis)}),
+                            f32),
+                     shape);
+  };
+  Value step = g.op("mx.broadcast_to", arange(0, {steps, 1}),
+                    {g.shape("shape", {steps, batch})});
+  Value seq = arange(1, {1, batch});
+  Value len = g.reshape(g.cast(length, f32), {1, batch});
+  Value reversed = g.op("mx.broadcast_sub", {g.addS(len, -1.0), step});
+  Value src = g.op("mx.where", {g.cmp("lesser", step, len), reversed, step});
+  Value flat = g.op("mx.broadcast_add", {g.mulS(src, double(batch)), seq});
+  int64_t rest = t.getNumElements() / std::max<int64_t>(rows, 1);
+  Value picked = g.op("mx.take", {g.reshape(data, {rows, rest}), g.reshape(flat, {rows})},
+                      {g.i64("axis", 0), g.str("mode", "clip")});
+  results.assign({g.reshape(picked, d)});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
   return isa<LayerNormOp, InstanceNormOp, GroupNormOp, L2NormalizationOp,
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
              SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp, SequenceMaskOp,
-             SequenceLastOp, SortOp, ArgsortOp, ContribQuadraticOp,
+             SequenceLastOp, SequenceReverseOp, RavelMultiIndexOp,
+             UnravelIndexOp, SoftmaxActivationOp, SortOp, ArgsortOp,
+             ContribQuadraticOp,
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp>(op) ||
          isChannelLast(op);
@@ -708,6 +789,24 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   else if (auto sl = dyn_cast<SequenceLastOp>(op))
     r = decomposeSequence(g, op, sl.getData(), sl.getSequenceLength(), sl.getAxis(),
                           /*last=*/true, 0.0, results);
+  else if (auto sa = dyn_cast<SoftmaxActivationOp>(op)) {
+    // instance: softmax of each sample's elements; channel: along axis 1
+    Value x = sa.getData();
+    ArrayRef<int64_t> d = typeOf(x).getShape();
+    if (sa.getMode() == "channel" && d.size() >= 3) {
+      results.assign({g.op("mx.softmax", x, {g.i64("axis", 1)})});
+    } else {
+      int64_t n = d.empty() ? 1 : d[0];
+      int64_t rest = typeOf(x).getNumElements() / std::max<int64_t>(n, 1);
+      results.assign({g.reshape(g.op("mx.softmax", g.reshape(x, {n, rest}),
+                                     {g.i64("axis", -1)}),
+                                d)});
+    }
+    r = success();
+  } else if (isa<RavelMultiIndexOp, UnravelIndexOp>(op))
+    r = decomposeRavel(g, op, results);
+  else if (auto sr = dyn_cast<SequenceReverseOp>(op))
+    r = decomposeSequenceReverse(g, sr, results);
   else if (auto dg = dyn_cast<DiagOp>(op))
     r = decomposeDiag(g, dg, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {

@@ -217,6 +217,30 @@ LogicalResult scalarGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// The digamma function psi(x) of mx ops: for x >= 1/2, psi(x + 6) by its
+/// asymptotic series (error below 1e-10) less sum_{k<6} 1 / (x + k); below
+/// 1/2 the reflection psi(x) = psi(1 - x) - pi / tan(pi x).
+Value digamma(GradBuilder &g, Value x) {
+  Value reflect = g.cmpS("lesser", x, 0.5);
+  Value z = g.op("mx.where", {reflect, g.rsubS(x, 1.0), x});
+  Value t = g.addS(z, 6.0);
+  auto rcp = [&](Value v) {
+    return g.op("mx._rdiv_scalar", v,
+                {g.f64("scalar", 1.0), g.boolean("is_int", false)});
+  };
+  Value it = rcp(t), it2 = g.square(it);
+  // ln t - 1/(2t) - it2 (1/12 - it2 (1/120 - it2 (1/252 - it2 / 240)))
+  Value series = g.rsubS(g.mulS(it2, 1.0 / 240.0), 1.0 / 252.0);
+  series = g.rsubS(g.mul(it2, series), 1.0 / 120.0);
+  series = g.rsubS(g.mul(it2, series), 1.0 / 12.0);
+  Value psi = g.sub(g.sub(g.log(t), g.mulS(it, 0.5)), g.mul(it2, series));
+  for (int k = 0; k < 6; ++k)
+    psi = g.sub(psi, rcp(g.addS(z, double(k))));
+  Value pix = g.mulS(x, M_PI);
+  Value cot = g.div(g.op("mx.cos", pix, {}), g.op("mx.sin", pix, {}));
+  return g.op("mx.where", {reflect, g.sub(psi, g.mulS(cot, M_PI)), psi});
+}
+
 /// The derivative dy/dx of a unary function as a value (x input, y output).
 Value unaryDerivative(GradBuilder &g, StringRef fn, Value x, Value y) {
   if (fn == "negative")
@@ -233,8 +257,9 @@ Value unaryDerivative(GradBuilder &g, StringRef fn, Value x, Value y) {
   if (fn == "log")
     return g.op("mx._rdiv_scalar", x,
                 {g.f64("scalar", 1.0), g.boolean("is_int", false)});
-  if (fn == "relu")
-    return g.cmpS("greater", y, 0);
+  if (fn == "relu") // relu_grad: IsNan(y) ? y : y > 0 (NaN propagates)
+    return g.op("mx.where", {g.cmp("not_equal", y, y), y,
+                             g.cmpS("greater", y, 0)});
   if (fn == "sigmoid")
     return g.mul(y, g.rsubS(y, 1));
   if (fn == "tanh")
@@ -295,6 +320,16 @@ Value unaryDerivative(GradBuilder &g, StringRef fn, Value x, Value y) {
     return rcp(g.mulS(g.square(y), 3));
   if (fn == "rcbrt") // -1 / (3 x cbrt(x)) = -y / (3 x)
     return g.div(g.mulS(y, -1.0 / 3.0), x);
+  // Special functions (mshadow_op::gamma_grad / gammaln_grad / erf_grad /
+  // erfinv_grad): digamma as a composite.
+  if (fn == "gamma") // Gamma(x) psi(x)
+    return g.mul(y, digamma(g, x));
+  if (fn == "gammaln") // psi(x)
+    return digamma(g, x);
+  if (fn == "erf") // 2 / sqrt(pi) exp(-x^2)
+    return g.mulS(g.exp(g.mulS(g.square(x), -1)), 2.0 / std::sqrt(M_PI));
+  if (fn == "erfinv") // sqrt(pi) / 2 exp(erfinv(x)^2)
+    return g.mulS(g.exp(g.square(y)), std::sqrt(M_PI) / 2.0);
   if (fn == "softrelu") // log(1 + exp(x)) -> sigmoid(x)
     return g.sigmoid(x);
   if (fn == "softsign") // x / (1 + |x|) -> 1 / (1 + |x|)^2
@@ -376,15 +411,19 @@ LogicalResult leakyReluGrad(Operation *op, GradBuilder &g, ValueRange og,
   if (act == "prelu" && op->getNumOperands() == 2) {
     Value gamma = op->getOperand(1);
     auto xt = typeOf(x), gt = typeOf(gamma);
-    // gamma (C,) applies along axis 1 (or is one value): view it as
-    // (1, C, 1, ...) to broadcast.
+    // MXNet's expand_shape (as the forward): gamma's extents, right-aligned,
+    // on data axes 0 and 1 where they match (or are 1); a view of gamma
+    // with 1 on every other axis broadcasts.
     SmallVector<int64_t> view(xt.getRank(), 1);
-    if (gt.getNumElements() != 1) {
-      if (gt.getRank() != 1 || xt.getRank() < 2 ||
-          gt.getDimSize(0) != xt.getDimSize(1))
-        return unsupported(op, "a gamma shape other than (C,) or (1,)");
-      view[1] = gt.getDimSize(0);
+    ArrayRef<int64_t> gs = gt.getShape(), xs = xt.getShape();
+    int64_t s = static_cast<int64_t>(gs.size()) - 1;
+    for (int64_t i = xt.getRank() - 1; i >= 0 && s >= 0; --i) {
+      if (i > 1 || (xs[i] != gs[s] && gs[s] != 1))
+        continue;
+      view[i] = gs[s--];
     }
+    if (s != -1)
+      return unsupported(op, "a gamma shape that does not broadcast to data's axes 0 and 1");
     Value gv = g.reshape(gamma, view);
     // x > 0 ? 1 : gamma
     Value notPos = g.rsubS(pos, 1);
@@ -413,14 +452,6 @@ LogicalResult leakyReluGrad(Operation *op, GradBuilder &g, ValueRange og,
   return unsupported(op, "act_type '" + act + "'");
 }
 
-/// erf' = 2 / sqrt(pi) exp(-x^2).
-LogicalResult erfGrad(Operation *op, GradBuilder &g, ValueRange og,
-                      Grads &in) {
-  Value x = op->getOperand(0);
-  in[0] = g.mul(og[0], g.mulS(g.exp(g.neg(g.square(x))), 2.0 / std::sqrt(M_PI)));
-  return success();
-}
-
 LogicalResult clipGrad(Operation *op, GradBuilder &g, ValueRange og,
                        Grads &in) {
   Value x = op->getOperand(0);
@@ -434,9 +465,9 @@ LogicalResult clipGrad(Operation *op, GradBuilder &g, ValueRange og,
 
 LogicalResult castGrad(Operation *op, GradBuilder &g, ValueRange og,
                        Grads &in) {
+  // _backward_cast: the head gradient cast back to the input's type,
+  // integers included (an integer argument's gradient is asked for by name)
   Value x = op->getOperand(0);
-  if (!isFloatTensor(x) || !isFloatTensor(op->getResult(0)))
-    return success();
   in[0] = g.cast(og[0], typeOf(x).getElementType());
   return success();
 }
@@ -632,13 +663,20 @@ LogicalResult takeGrad(Operation *op, GradBuilder &g, ValueRange og,
                        Grads &in) {
   auto take = cast<TakeOp>(op);
   RankedTensorType aType = typeOf(take.getA());
-  if (!isFloatTensor(take.getA()))
-    return success();
   int64_t axis = static_cast<int64_t>(take.getAxis());
   if (axis < 0)
     axis += aType.getRank();
-  in[0] = gatherGrad(op, g, og[0], take.getIndices(), aType, axis,
-                     take.getMode() == "wrap");
+  if (isFloatTensor(take.getA())) {
+    in[0] = gatherGrad(op, g, og[0], take.getIndices(), aType, axis,
+                       take.getMode() == "wrap");
+    return success();
+  }
+  // integer data (a gradient asked for by name): scattered in f64, cast back
+  Type f64 = Float64Type::get(op->getContext());
+  Value d = gatherGrad(op, g, g.cast(og[0], f64), take.getIndices(),
+                       RankedTensorType::get(aType.getShape(), f64), axis,
+                       take.getMode() == "wrap");
+  in[0] = g.cast(d, aType.getElementType());
   return success();
 }
 
@@ -659,7 +697,7 @@ LogicalResult topkGrad(Operation *op, GradBuilder &g, ValueRange og,
                        Grads &in) {
   auto t = cast<TopkOp>(op);
   StringRef ret = t.getRetTyp();
-  if ((ret != "value" && ret != "both") || !isFloatTensor(t.getData()))
+  if (ret != "value" && ret != "both")
     return success();
   RankedTensorType dt = typeOf(t.getData());
   ArrayRef<int64_t> shape = dt.getShape();
@@ -916,8 +954,7 @@ LogicalResult concatGrad(Operation *op, GradBuilder &g, ValueRange og,
   int64_t offset = 0;
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     int64_t e = typeOf(v).getDimSize(dim);
-    if (isFloatTensor(v))
-      in[i] = sliceAxis(g, og[0], dim, offset, offset + e);
+    in[i] = sliceAxis(g, og[0], dim, offset, offset + e);
     offset += e;
   }
   return success();
@@ -974,6 +1011,36 @@ LogicalResult regressionOutputGrad(Operation *op, GradBuilder &g, ValueRange,
   if (isa<MAERegressionOutputOp>(op))
     d = g.op("mx.sign", d, {});
   in[0] = g.mulS(d, scale);
+  return success();
+}
+
+/// SVMOutput (svm_output.cc L1_SVM / L2_SVM) on rows of data's last axis:
+/// m = +1 at the label's class, -1 elsewhere; the L1-SVM's gradient is
+/// -m * c * [margin - m*x > 0], the L2-SVM's -2 * m * c * max(margin - m*x, 0)
+/// (c: regularization_coefficient). The head gradient is ignored and the
+/// label gets none.
+LogicalResult svmOutputGrad(Operation *op, GradBuilder &g, ValueRange,
+                            Grads &in) {
+  Value label = op->getOperand(1), y = op->getResult(0);
+  RankedTensorType yt = typeOf(y);
+  ArrayRef<int64_t> ys = yt.getShape();
+  int64_t cols = ys.back(), rows = yt.getNumElements() / std::max<int64_t>(cols, 1);
+  double margin = attrF(op, "margin", 1.0);
+  double coef = attrF(op, "regularization_coefficient", 1.0);
+  StringRef dtype = getMXNetDTypeName(yt.getElementType());
+  Value oh = g.op("mx.one_hot", g.reshape(label, {rows}),
+                  {g.i64("depth", cols), g.f64("on_value", 1.0),
+                   g.f64("off_value", -1.0), g.str("dtype", dtype)});
+  Value x = g.reshape(y, {rows, cols});
+  // slack = margin - m * x
+  Value slack = g.scalarOp("mx._rminus_scalar", g.mul(oh, x), margin);
+  Value d;
+  if (attrB(op, "use_linear", false))
+    d = g.mulS(g.mul(oh, g.cmpS("greater", slack, 0.0)), -coef);
+  else
+    d = g.mulS(g.mul(oh, g.scalarOp("mx._maximum_scalar", slack, 0.0)),
+               -2.0 * coef);
+  in[0] = g.reshape(d, ys);
   return success();
 }
 
@@ -1078,8 +1145,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       LesserScalarOp, LesserEqualScalarOp, ArgmaxOp, OneHotOp, ZerosLikeOp,
       OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp, ShapeArrayOp,
       SizeArrayOp, ZerosOp, OnesOp, FullOp, ArangeOp, EyeOp, ArangeLikeOp>(ctx);
-  Rule<erfGrad>::attach<ErfOp>(ctx);
-  Rule<identityGrad>::attach<IdentityOp>(ctx);
+  Rule<identityGrad>::attach<IdentityOp, IdentityWithAttrLikeRhsOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);
   Rule<reshapeLikeGrad>::attach<ReshapeLikeOp>(ctx);
   Rule<pickGrad>::attach<PickOp>(ctx);
@@ -1105,6 +1171,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
                           Log10Op, SinOp, CosOp, TanOp, ArcsinOp, ArccosOp,
                           ArctanOp, SinhOp, CoshOp, ArcsinhOp, ArccoshOp,
                           ArctanhOp, DegreesOp, RadiansOp, CbrtOp, RcbrtOp,
+                          GammaOp, GammalnOp, ErfOp, ErfinvOp,
                           SoftsignOp>(
       ctx);
   Rule<hardSigmoidGrad>::attach<HardSigmoidOp>(ctx);
@@ -1127,6 +1194,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<softmaxGrad>::attach<SoftmaxOp, LogSoftmaxOp>(ctx);
   Rule<whereGrad>::attach<WhereOp>(ctx);
   Rule<softmaxOutputGrad>::attach<SoftmaxOutputOp>(ctx);
+  Rule<svmOutputGrad>::attach<SVMOutputOp>(ctx);
   Rule<regressionOutputGrad>::attach<LinearRegressionOutputOp,
                                      MAERegressionOutputOp,
                                      LogisticRegressionOutputOp>(ctx);

@@ -136,6 +136,21 @@ inferRegressionOutput(llvm::StringRef opName, std::optional<mlir::Location> loc,
                       mlir::Value data, mlir::Value label,
                       llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// SVMOutput: data's type; the label has data's shape without the last axis
+/// (SVMOutputProp::InferShape).
+mlir::LogicalResult
+inferSVMOutput(llvm::StringRef opName, std::optional<mlir::Location> loc,
+               mlir::Value data, mlir::Value label,
+               llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// _ravel_multi_index (data (k, ...) -> (...)) and _unravel_index (data
+/// (...) -> (k, ...)), k = shape's rank (RavelOpShape / UnravelOpShape).
+mlir::LogicalResult inferRavel(llvm::StringRef opName,
+                               std::optional<mlir::Location> loc,
+                               mlir::Value data, llvm::ArrayRef<int64_t> shape,
+                               bool unravel,
+                               llvm::SmallVectorImpl<mlir::Type> &results);
+
 /// _*_scalar: shape of data, type by NumpyBinaryScalarType.
 mlir::LogicalResult inferScalarOp(llvm::StringRef opName,
                                   std::optional<mlir::Location> loc,

@@ -105,6 +105,11 @@ FailureOr<Shape> mxc::mx::detail::expandSpatialParam(
     ArrayRef<int64_t> value, int64_t n, int64_t fill) {
   if (value.empty())
     return Shape(n, fill);
+  // MXNet reads only the kernel's rank of a longer pad (Pooling's pad=(0, 0,
+  // 0) with a 1-D kernel runs there); zeros beyond it change nothing.
+  if (what == "pad" && static_cast<int64_t>(value.size()) > n &&
+      llvm::all_of(value.drop_front(n), [](int64_t v) { return v == 0; }))
+    return Shape(value.begin(), value.begin() + n);
   if (static_cast<int64_t>(value.size()) != n)
     return inferError(loc, opName, what, " ", formatShape(value), " must have ",
                       n, " entries, like the kernel");
@@ -174,6 +179,61 @@ LogicalResult mxc::mx::detail::inferRegressionOutput(
                       formatShape(l->getShape()),
                       ", inferred shape=", formatShape(d->getShape()));
   results.push_back(*d);
+  return success();
+}
+
+LogicalResult mxc::mx::detail::inferSVMOutput(StringRef opName,
+                                             std::optional<Location> loc,
+                                             Value data, Value label,
+                                             SmallVectorImpl<Type> &results) {
+  auto d = getTensorType(loc, opName, data, "data");
+  auto l = getTensorType(loc, opName, label, "label");
+  if (failed(d) || failed(l))
+    return failure();
+  if (d->getRank() < 2)
+    return inferError(loc, opName, "expects data of rank >= 2, got ",
+                      formatShape(d->getShape()));
+  if (failed(checkElementType(loc, opName, "label", *l, d->getElementType())))
+    return failure();
+  ArrayRef<int64_t> ds = d->getShape(), ls = l->getShape();
+  bool ok = ls.size() + 1 == ds.size();
+  for (size_t i = 0; ok && i < ls.size(); ++i)
+    ok = dimsCompatible(ls[i], ds[i]);
+  if (!ok)
+    return inferError(loc, opName, "Shape inconsistent, Provided=",
+                      formatShape(ls), ", inferred shape=",
+                      formatShape(ds.drop_back()));
+  results.push_back(*d);
+  return success();
+}
+
+LogicalResult mxc::mx::detail::inferRavel(StringRef opName,
+                                         std::optional<Location> loc,
+                                         Value data, ArrayRef<int64_t> shape,
+                                         bool unravel,
+                                         SmallVectorImpl<Type> &results) {
+  auto d = getTensorType(loc, opName, data, "data");
+  if (failed(d))
+    return failure();
+  if (shape.empty())
+    return inferError(loc, opName, "shape must have at least one extent");
+  for (auto [i, e] : llvm::enumerate(shape))
+    if (e < 1 && !(i == 0 && e == -1))
+      return inferError(loc, opName, "shape ", formatShape(shape),
+                        " must have positive extents (the first may be -1)");
+  SmallVector<int64_t> out;
+  if (unravel) {
+    out.push_back(static_cast<int64_t>(shape.size()));
+    out.append(d->getShape().begin(), d->getShape().end());
+  } else {
+    if (d->getRank() < 1 ||
+        !dimsCompatible(d->getShape()[0], static_cast<int64_t>(shape.size())))
+      return inferError(loc, opName, "data ", formatShape(d->getShape()),
+                        " must have ", shape.size(),
+                        " index rows (shape's rank) on its first axis");
+    out.append(d->getShape().begin() + 1, d->getShape().end());
+  }
+  results.push_back(RankedTensorType::get(out, d->getElementType()));
   return success();
 }
 

@@ -1099,8 +1099,8 @@ LogicalResult CTCLossOp::inferReturnTypes(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
-// SequenceMask / SequenceLast (src/operator/sequence_mask-inl.h,
-// sequence_last-inl.h InferShape)
+// SequenceMask / SequenceLast / SequenceReverse (src/operator/
+// sequence_mask-inl.h, sequence_last-inl.h, sequence_reverse-inl.h InferShape)
 //===----------------------------------------------------------------------===//
 
 /// Both ops' rule: data (rank >= 2), the time axis 0 or 1, sequence_length
@@ -1141,6 +1141,19 @@ LogicalResult SequenceMaskOp::inferReturnTypes(MLIRContext *context,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &results) {
+  return inferSequence(loc, getOperationName(), adaptor.getData(),
+                       adaptor.getSequenceLength(), adaptor.getUseSequenceLength(),
+                       adaptor.getAxis(), /*dropAxis=*/false, results);
+}
+
+LogicalResult SequenceReverseOp::inferReturnTypes(MLIRContext *context,
+                                                  std::optional<Location> loc,
+                                                  Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &results) {
+  if (adaptor.getAxis() != 0) // SequenceReverseOp::InferShape
+    return inferError(loc, getOperationName(),
+                      "only axis 0 (the time axis of (T, N, ...)) is supported, got ",
+                      adaptor.getAxis());
   return inferSequence(loc, getOperationName(), adaptor.getData(),
                        adaptor.getSequenceLength(), adaptor.getUseSequenceLength(),
                        adaptor.getAxis(), /*dropAxis=*/false, results);

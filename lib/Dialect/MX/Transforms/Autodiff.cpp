@@ -306,16 +306,13 @@ void MXAutodiffPass::runOnOperation() {
       req[i] = it->second;
     else if (wrtSet.contains(i))
       req[i] = defaultReq;
+    // An integer argument gets a gradient only when asked for by name (as
+    // MXNet computes it, in the argument's type: Cast's gradient is cast
+    // back, index operands get zeros); by default only floats do.
     if (req[i] != Req::Null &&
-        !isa<FloatType>(typeOf(block.getArgument(i)).getElementType())) {
-      if (it != explicitReq.end() || !wrt.empty()) {
-        module.emitError() << "argument '" << argName(i) << "' has type "
-                           << block.getArgument(i).getType()
-                           << ": only floating-point arguments have gradients";
-        return signalPassFailure();
-      }
+        !isa<FloatType>(typeOf(block.getArgument(i)).getElementType()) &&
+        it == explicitReq.end() && wrt.empty())
       req[i] = Req::Null;
-    }
   }
 
   // --- training forms ----------------------------------------------------

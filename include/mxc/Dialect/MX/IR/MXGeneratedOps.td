@@ -425,6 +425,49 @@ def MX_LogisticRegressionOutputOp : MX_Op<"LogisticRegressionOutput", [Pure, Inf
   }];
 }
 
+def MX_SVMOutputOp : MX_Op<"SVMOutput", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Support vector machine loss layer: forward is the identity";
+  let description = [{
+    The forward is the identity. The gradient of `data` (viewed as rows of its
+    last axis) is MXNet's hinge-loss gradient: with `m` = +1 at the label's class
+    and -1 elsewhere, `-m * regularization_coefficient * [margin - m * x > 0]`
+    for the L1-SVM (`use_linear`), `-2 * m * regularization_coefficient *
+    max(margin - m * x, 0)` for the L2-SVM; the head gradient is ignored and the
+    label gets none. The label has data's shape without the last axis.
+
+    MXNet operator: `SVMOutput`.
+
+    Example:
+
+    ```mlir
+    %out = mx.SVMOutput %x, %l : (tensor<4x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$label,
+    DefaultValuedAttr<F64Attr, "1.0">:$margin,
+    DefaultValuedAttr<F64Attr, "1.0">:$regularization_coefficient,
+    DefaultValuedAttr<BoolAttr, "false">:$use_linear
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $label attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSVMOutput(getOperationName(), location, adaptor.getData(), adaptor.getLabel(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_CastOp : MX_Op<"Cast", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Converts elements to another data type";
   let description = [{
@@ -1022,6 +1065,44 @@ def MX_SequenceLastOp : MX_Op<"SequenceLast", [Pure, InferTypeOpAdaptorWithIsCom
   }];
 }
 
+def MX_SequenceReverseOp : MX_Op<"SequenceReverse", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Reverses each sequence along the time axis";
+  let description = [{
+    For `data` (T, N, ...) and `sequence_length` (N,) when `use_sequence_length`:
+    the first sequence_length[n] steps of sequence n in reverse order, the steps
+    past it unchanged; without `use_sequence_length` every sequence reversed
+    whole. Only `axis` 0 (MXNet's kernel has no other). A composite
+    (mx-decompose): `reverse`, or with lengths the source step of every (t, n)
+    from arange_like and broadcast comparisons, then one `take` of the (T*N, ...)
+    rows; the gradient is the output gradient reversed the same way.
+
+    MXNet operator: `SequenceReverse`.
+
+    Example:
+
+    ```mlir
+    %out = mx.SequenceReverse %x, %len {use_sequence_length = true} : (tensor<3x2x4xf32>, tensor<2xf32>) -> tensor<3x2x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    Optional<MX_Tensor>:$sequence_length,
+    DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length,
+    DefaultValuedAttr<I64Attr, "0">:$axis
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data (`,` $sequence_length^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ElemwiseAddOp : MX_Op<"elemwise_add", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `lhs + rhs` of two tensors of one shape";
   let description = [{
@@ -1235,6 +1316,44 @@ def MX_IdentityOp : MX_Op<"identity", [Pure, InferTypeOpAdaptorWithIsCompatible]
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
       return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_IdentityWithAttrLikeRhsOp : MX_Op<"_identity_with_attr_like_rhs", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The lhs, with the rhs's shape as a constraint";
+  let description = [{
+    Returns `lhs`; `rhs` is not read, its only role is shape inference: both
+    have one shape, so a shape known for either (or for the result) is known for
+    all three (MXNet's backward shape inference relies on it). The gradient goes
+    to `lhs`, none to `rhs`.
+
+    MXNet operator: `_identity_with_attr_like_rhs`.
+
+    Example:
+
+    ```mlir
+    %out = mx._identity_with_attr_like_rhs %x, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferElemwiseBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
     }
   }];
 }
@@ -3746,6 +3865,142 @@ def MX_SoftsignOp : MX_Op<"softsign", [Pure, InferTypeOpAdaptorWithIsCompatible]
   }];
 }
 
+def MX_GammaOp : MX_Op<"gamma", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `Gamma(x)`";
+  let description = [{
+    Computes `Gamma(x)` for every element; the result has the input's type.
+
+    MXNet operator: `gamma`.
+
+    Example:
+
+    ```mlir
+    %out = mx.gamma %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_GammalnOp : MX_Op<"gammaln", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `log |Gamma(x)|`";
+  let description = [{
+    Computes `log |Gamma(x)|` for every element; the result has the input's type.
+
+    MXNet operator: `gammaln`.
+
+    Example:
+
+    ```mlir
+    %out = mx.gammaln %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ErfOp : MX_Op<"erf", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `erf(x)`";
+  let description = [{
+    Computes `erf(x)` for every element; the result has the input's type.
+
+    MXNet operator: `erf`.
+
+    Example:
+
+    ```mlir
+    %out = mx.erf %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ErfinvOp : MX_Op<"erfinv", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `erf^-1(x)`";
+  let description = [{
+    Computes `erf^-1(x)` for every element; the result has the input's type.
+
+    MXNet operator: `erfinv`.
+
+    Example:
+
+    ```mlir
+    %out = mx.erfinv %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_HardSigmoidOp : MX_Op<"hard_sigmoid", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `max(0, min(1, alpha * x + beta))`";
   let description = [{
@@ -4248,6 +4503,84 @@ def MX_ArgsortOp : MX_Op<"argsort", [Pure, InferTypeOpAdaptorWithIsCompatible]> 
   let extraClassDefinition = [{
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
       return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RavelMultiIndexOp : MX_Op<"_ravel_multi_index", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Flat indices of multi-indices (numpy's ravel_multi_index)";
+  let description = [{
+    `data` (k, ...) holds k-dimensional indices into an array of `shape` (k
+    extents; the first may be -1, it is not read); the result (...) holds
+    `sum_i data[i] * prod(shape[i+1:])`. A composite (mx-decompose): one scalar
+    multiplication and addition per index dimension, in data's type (exact for
+    flat indices below 2^24 in float32).
+
+    MXNet operator: `_ravel_multi_index` (aliases `ravel_multi_index`).
+
+    Example:
+
+    ```mlir
+    %y = mx._ravel_multi_index %x {shape = array<i64: 3, 4>} : (tensor<2x5xf32>) -> tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferRavel(getOperationName(), location, adaptor.getData(), adaptor.getShape(), /*unravel=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_UnravelIndexOp : MX_Op<"_unravel_index", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Multi-indices of flat indices (numpy's unravel_index)";
+  let description = [{
+    `data` (...) holds flat indices into an array of `shape` (k extents; the
+    first may be -1: unbounded); the result (k, ...) holds index i =
+    `floor(data / prod(shape[i+1:])) mod shape[i]` (no modulo for a first extent
+    of -1). A composite (mx-decompose) of floor, scalar division and
+    multiplication, and Concat, in data's type.
+
+    MXNet operator: `_unravel_index` (aliases `unravel_index`).
+
+    Example:
+
+    ```mlir
+    %y = mx._unravel_index %x {shape = array<i64: 3, 4>} : (tensor<5xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferRavel(getOperationName(), location, adaptor.getData(), adaptor.getShape(), /*unravel=*/true, inferredReturnTypes);
     }
   }];
 }
@@ -5496,6 +5829,44 @@ def MX_SoftmaxOp : MX_Op<"softmax", [Pure, InferTypeOpAdaptorWithIsCompatible]> 
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
       return ::mxc::mx::detail::inferSoftmax(getOperationName(), location, adaptor.getData(), adaptor.getLength(), /*hasLengthInput=*/true, static_cast<int64_t>(adaptor.getAxis()), adaptor.getDtype(), adaptor.getUseLength(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_SoftmaxActivationOp : MX_Op<"SoftmaxActivation", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Softmax per instance or per channel (MXNet's older softmax layer)";
+  let description = [{
+    `instance`: the softmax over all but the first axis (each sample's elements
+    together); `channel`: the softmax along axis 1 at every other position
+    (data of rank >= 3). A composite (mx-decompose): `softmax` along the last
+    axis of data reshaped to (N, -1), or along axis 1.
+
+    MXNet operator: `SoftmaxActivation`.
+
+    Example:
+
+    ```mlir
+    %out = mx.SoftmaxActivation %x {mode = "channel"} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<MX_StrEnumAttr<["instance", "channel"]>, "\"instance\"">:$mode
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
     }
   }];
 }

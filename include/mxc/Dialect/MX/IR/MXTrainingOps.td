@@ -74,25 +74,4 @@ def MX_RandomUniformOp : MX_Op<"random_uniform", [Pure]> {
   }];
 }
 
-def MX_ErfOp : MX_Op<"erf", [Pure, SameOperandsAndResultType]> {
-  let summary = "Elementwise Gauss error function";
-  let description = [{
-    `erf(x)` elementwise (f16 / bf16 computed in f32). Not an MXNet 1.x
-    operator: the gradient of LeakyReLU's `gelu`,
-    `0.5 * (1 + erf(x / sqrt(2))) + x * exp(-x^2 / 2) / sqrt(2 pi)`, needs
-    it.
-
-    Example:
-
-    ```mlir
-    %y = mx.erf %x : tensor<4x16xf32>
-    ```
-  }];
-  let arguments = (ins MX_FloatTensor:$data);
-  let results = (outs MX_FloatTensor:$output);
-  let assemblyFormat = [{
-    $data attr-dict `:` type($data)
-  }];
-}
-
 #endif // MXC_DIALECT_MX_IR_MXTRAININGOPS_TD

@@ -1,0 +1,18 @@
+// RUN: mxc-opt %s --split-input-file --mx-autodiff='wrt=x,idx' | FileCheck %s
+// RUN: mxc-opt %s --split-input-file --mx-autodiff | FileCheck %s --check-prefix=DEFAULT
+
+// An integer argument asked for by name gets a gradient in its own type, as
+// MXNet computes it: through Cast the head gradient cast back; an index
+// operand gets zeros. By default (every param) only floats get gradients.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: -> (tensor<2xf32> {mx.name = "out"}, tensor<2xi32> {mx.kind = "grad", mx.name = "x_grad"}, tensor<2xi32> {mx.kind = "grad", mx.name = "idx_grad"})
+// CHECK: mx.Cast %{{.*}} {dtype = "int32"} : (tensor<2xf32>) -> tensor<2xi32>
+// CHECK: mx.zeros_like %{{.*}} : (tensor<2xi32>) -> tensor<2xi32>
+// DEFAULT-LABEL: func.func @main
+// DEFAULT-SAME: -> (tensor<2xf32> {mx.name = "out"})
+func.func @main(%x: tensor<2xi32> {mx.kind = "param", mx.name = "x"}, %idx: tensor<2xi32> {mx.kind = "param", mx.name = "idx"}) -> (tensor<2xf32> {mx.name = "out"}) {
+  %0 = mx.Cast %x {dtype = "float32"} : (tensor<2xi32>) -> tensor<2xf32> loc("c")
+  %1 = mx.take %0, %idx {axis = 0 : i64} : (tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32> loc("t")
+  return %1 : tensor<2xf32>
+}
