@@ -1124,6 +1124,93 @@ flat indices below 2^24 in float32).""",
           "adaptor.getData(), adaptor.getShape(), /*unravel=*/false, inferredReturnTypes);"),
    example="""%y = mx._ravel_multi_index %x {shape = array<i64: 3, 4>} : (tensor<2x5xf32>) -> tensor<5xf32>""")
 
+_GEMM_ATTRS = [
+    Attr("transpose_a", "bool", "False", doc="Multiply by A's transpose."),
+    Attr("transpose_b", "bool", "False", doc="Multiply by B's transpose."),
+    Attr("alpha", "float", "1.0", doc="Scales op(A) op(B)."),
+]
+_GEMM_AXIS = Attr("axis", "int", "-2", doc="The axis of the matrix rows (columns: the last).")
+op(mxnet="_linalg_gemm", mnemonic="_linalg_gemm", cpp="LinalgGemm",
+   source="src/operator/tensor/la_op.h LaMatrixMacParam",
+   summary="alpha * op(A) op(B) + beta * C on batches of matrices",
+   description="""
+MXNet's linalg.gemm: the matrices are the `axis` (rows) and last (columns)
+axes, every other axis a batch axis in order; op(X) is X or its transpose.
+A composite (mx-decompose): transposes moving the row axis next to the last,
+one `batch_dot` and scalar multiplications; its gradients follow.""",
+   inputs=[Input("A", tensor=FLOAT), Input("B", tensor=FLOAT), Input("C", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=_GEMM_ATTRS + [Attr("beta", "float", "1.0", doc="Scales C."), _GEMM_AXIS],
+   aliases=["linalg_gemm"],
+   infer=("return ::mxc::mx::detail::inferLinalgGemm(getOperationName(), location, "
+          "adaptor.getA(), adaptor.getB(), adaptor.getC(), adaptor.getTransposeA(), "
+          "adaptor.getTransposeB(), adaptor.getAxis(), inferredReturnTypes);"),
+   example="""%y = mx._linalg_gemm %a, %b, %c {alpha = 2.000000e+00 : f64} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>""")
+
+op(mxnet="_linalg_gemm2", mnemonic="_linalg_gemm2", cpp="LinalgGemm2",
+   source="src/operator/tensor/la_op.h LaMatrixMultParam",
+   summary="alpha * op(A) op(B) on batches of matrices",
+   description="""
+MXNet's linalg.gemm2: linalg.gemm without C (see there).""",
+   inputs=[Input("A", tensor=FLOAT), Input("B", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=_GEMM_ATTRS + [_GEMM_AXIS],
+   aliases=["linalg_gemm2"],
+   infer=("return ::mxc::mx::detail::inferLinalgGemm(getOperationName(), location, "
+          "adaptor.getA(), adaptor.getB(), ::mlir::Value(), adaptor.getTransposeA(), "
+          "adaptor.getTransposeB(), adaptor.getAxis(), inferredReturnTypes);"),
+   example="""%y = mx._linalg_gemm2 %a, %b {transpose_b = true} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>""")
+
+op(mxnet="gather_nd", mnemonic="gather_nd", cpp="GatherNd",
+   source="src/operator/tensor/indexing_op.h GatherNDShape",
+   summary="Elements or slices of data at multi-indices",
+   description="""
+`indices` (M, Y...) holds M-dimensional indices into the first M axes of
+`data` (X0, ..., X{N-1}); the result (Y..., XM, ..., X{N-1}) holds
+`data[indices[0, y], ..., indices[M-1, y], ...]`. A negative index counts
+from the end (MXNet 1.9.1). A composite (mx-decompose): the flat row
+`sum_i wrap(indices[i]) * prod(X{i+1}..X{M-1})` and one `take` of data
+viewed as (X0 * ... * X{M-1}, rest), in clip mode: an index out of range is
+clipped in a graph; `mx.nd.gather_nd` checks the indices first and raises
+IndexError, as MXNet's kernel. The gradient scatters (adds) back.""",
+   inputs=[Input("data"), Input("indices")], outputs=[Output("output")],
+   infer=("return ::mxc::mx::detail::inferGatherNd(getOperationName(), location, "
+          "adaptor.getData(), adaptor.getIndices(), inferredReturnTypes);"),
+   aliases=["_npx_gather_nd"],
+   example="""%y = mx.gather_nd %x, %i : (tensor<3x4x5xf32>, tensor<2x6xf32>) -> tensor<6x5xf32>""")
+
+op(mxnet="_contrib_index_copy", mnemonic="_contrib_index_copy", cpp="ContribIndexCopy",
+   source="src/operator/contrib/index_copy-inl.h IndexCopyShape",
+   summary="A copy of old_tensor with rows replaced by new_tensor's",
+   description="""
+Row `index_vector[k]` of the result is row k of `new_tensor` (K, ...), the
+other rows are `old_tensor`'s (N, ...). The indices are expected to be
+distinct and in [0, N) (as MXNet's; a repeated index here sums its rows). A
+composite (mx-decompose): one_hot of the indices, a `dot` scattering
+new_tensor's rows and `where`; gradients: old_tensor's rows not replaced,
+new_tensor's rows read at the indices.""",
+   inputs=[Input("old_tensor", tensor=FLOAT), Input("index_vector"),
+           Input("new_tensor", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   infer=("return ::mxc::mx::detail::inferIndexCopy(getOperationName(), location, "
+          "adaptor.getOldTensor(), adaptor.getIndexVector(), adaptor.getNewTensor(), "
+          "inferredReturnTypes);"),
+   example="""%y = mx._contrib_index_copy %x, %i, %t : (tensor<5x3xf32>, tensor<2xi64>, tensor<2x3xf32>) -> tensor<5x3xf32>""")
+
+op(mxnet="_contrib_index_array", mnemonic="_contrib_index_array", cpp="ContribIndexArray",
+   source="src/operator/contrib/index_array-inl.h IndexArrayParam",
+   summary="The index of every element along the chosen axes",
+   description="""
+For data of shape (d0, ..., d{n-1}) an int64 result (d0, ..., d{n-1}, k)
+whose last axis holds the element's position along each of `axes` (all
+axes, in order, when absent). A composite (mx-decompose): arange_like per
+axis, broadcast and Concat; no gradient to data.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("axes", "shape", "None", doc="The axes whose positions are given.")],
+   infer=("return ::mxc::mx::detail::inferIndexArray(context, getOperationName(), location, "
+          "adaptor.getData(), adaptor.getAxes(), inferredReturnTypes);"),
+   example="""%y = mx._contrib_index_array %x : (tensor<2x3xf32>) -> tensor<2x3x2xi64>""")
+
 op(mxnet="_unravel_index", mnemonic="_unravel_index", cpp="UnravelIndex",
    source="src/operator/tensor/ravel.h RavelParam",
    summary="Multi-indices of flat indices (numpy's unravel_index)",

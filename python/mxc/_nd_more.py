@@ -510,6 +510,23 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     return parts
 
 
+def gather_nd(data, indices, out=None, name=None, **kwargs):
+    """The gather_nd operator, after MXNet's kernel's check: an index out
+    of [-X, X) on its axis raises IndexError (this reads the indices, so
+    it waits for them); a negative one counts from the end."""
+    idx = indices.asnumpy() if isinstance(indices, NDArray) else np.asarray(indices)
+    if idx.ndim >= 1 and idx.shape[0] <= len(data.shape):
+        for axis in range(idx.shape[0]):
+            n = data.shape[axis]
+            bad = (idx[axis] >= n) | (idx[axis] < -n)
+            if np.any(bad):
+                raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                 % (int(np.asarray(idx[axis])[bad].flat[0]), axis, n))
+    if not isinstance(indices, NDArray):
+        indices = _nd.array(idx)
+    return _f["gather_nd"](data, indices, out=out, **kwargs)
+
+
 def install():
     g = vars(_nd)
     for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
@@ -546,6 +563,7 @@ def install():
     for name, fn in (("repeat", repeat), ("tile", tile)):
         g[name] = fn
         setattr(NDArray, name, fn)
+    g["gather_nd"] = gather_nd
     g.setdefault("stack", stack)
     g.setdefault("split_v2", split_v2)
     if not hasattr(NDArray, "split_v2"):

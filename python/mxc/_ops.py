@@ -203,13 +203,14 @@ class ContribNamespace:
     by `make(name, spec)` on first use; any other name is an AttributeError
     naming it."""
 
-    def __init__(self, where, make):
-        self._where, self._make = where, make
+    def __init__(self, where, make, prefix="_contrib_"):
+        self._where, self._make, self._prefix = where, make, prefix
 
     def __getattr__(self, name):
-        spec = None if name.startswith("__") else OP_NAMES.get("_contrib_" + name)
+        prefix = self.__dict__.get("_prefix", "_contrib_")
+        spec = None if name.startswith("__") else OP_NAMES.get(prefix + name)
         if spec is None:
             raise AttributeError("%s.%s is not in mxc" % (self.__dict__.get("_where"), name))
-        fn = self._make("_contrib_" + name, spec)
+        fn = self._make(prefix + name, spec)
         setattr(self, name, fn)
         return fn

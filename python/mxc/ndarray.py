@@ -1319,6 +1319,8 @@ class _ContribNamespace(_ops.ContribNamespace):
 
 
 contrib = _ContribNamespace("mx.nd.contrib", _make_op_function)
+# mx.nd.linalg: the table's _linalg_* operators (gemm, gemm2)
+linalg = _ops.ContribNamespace("mx.nd.linalg", _make_op_function, prefix="_linalg_")
 
 
 class _SparseNamespace:

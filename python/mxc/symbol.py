@@ -1116,6 +1116,8 @@ sparse = _sparse_namespace()
 
 
 contrib = _ops.ContribNamespace("mx.sym.contrib", _make_op_function)
+# mx.sym.linalg: the table's _linalg_* operators (gemm, gemm2)
+linalg = _ops.ContribNamespace("mx.sym.linalg", _make_op_function, prefix="_linalg_")
 
 
 def zeros(shape, dtype=None, **kwargs):

@@ -181,6 +181,30 @@ def test_take(shape, index, attrs):
              wrt=["a"])
 
 
+def test_gather_nd():
+    # repeated and negative indices: the gradient adds up at each position
+    idx = np.array([[0, 2, -1, 0], [3, 1, 0, 3]], np.float64)
+    check_op("gather_nd", {}, {"data": rand((3, 4, 2)), "indices": idx}, wrt=["data"])
+
+
+def test_index_copy():
+    # old's replaced rows get no gradient, new's rows read theirs
+    check_op("_contrib_index_copy", {},
+             {"old_tensor": rand((5, 3)), "index_vector": np.array([0, 4, 2], np.float64),
+              "new_tensor": rand((3, 3), seed=2)}, wrt=["old_tensor", "new_tensor"])
+
+
+@pytest.mark.parametrize("op,shapes,attrs", [
+    ("_linalg_gemm", [(2, 3), (3, 4), (2, 4)], {"alpha": 2.0, "beta": 0.5}),
+    ("_linalg_gemm", [(3, 2, 4), (5, 2, 3), (4, 2, 5)],
+     {"transpose_a": True, "transpose_b": True, "axis": 0, "beta": -1.0}),
+    ("_linalg_gemm2", [(2, 3, 4), (2, 4, 3)], {"alpha": 1.5}),
+    ("_linalg_gemm2", [(2, 3, 4), (2, 5, 4)], {"transpose_b": True, "axis": -2})], ids=str)
+def test_linalg_gemm(op, shapes, attrs):
+    names = ["A", "B", "C"][:len(shapes)]
+    check_op(op, attrs, {n: rand(s, seed=i) for i, (n, s) in enumerate(zip(names, shapes))})
+
+
 def test_embedding():
     data = np.array([[0, 3, 3], [5, 1, -1]], np.float64)   # repeats and clipped ones
     check_op("Embedding", {"input_dim": 5, "output_dim": 4}, {"data": data},

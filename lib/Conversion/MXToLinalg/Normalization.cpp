@@ -243,6 +243,9 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::CTCLossOp, mx::SequenceMaskOp, mx::SequenceLastOp,
                       mx::SequenceReverseOp, mx::RavelMultiIndexOp,
                       mx::UnravelIndexOp, mx::SoftmaxActivationOp,
+                      mx::GatherNdOp, mx::ContribIndexCopyOp,
+                      mx::ContribIndexArrayOp, mx::LinalgGemmOp,
+                      mx::LinalgGemm2Op,
                       mx::SortOp, mx::ArgsortOp, mx::ContribQuadraticOp,
                       mx::ContribDivSqrtDimOp, mx::SoftmaxCrossEntropyOp,
                       mx::AllFiniteOp, mx::MultiAllFiniteOp, mx::DiagOp>();

@@ -83,7 +83,10 @@ class _Missing(types.ModuleType):
 def _use_np(func):
     def wrapped(*args, **kwargs):
         pytest.skip("excluded: numpy mode (use_np / mx.np) is not in mxc")
+    # (the decorated function's name and docstring, as functools.wraps in
+    # MXNet's decorators: test_np_shape_decorator checks them first)
     wrapped.__name__ = getattr(func, "__name__", "use_np")
+    wrapped.__doc__ = getattr(func, "__doc__", None)
     return wrapped
 
 

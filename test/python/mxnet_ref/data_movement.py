@@ -506,3 +506,66 @@ def unravel_index(inputs, attrs):
         q = x // stride
         rows.append(q % shape[i] if shape[i] > 0 else q)
     return [np.stack(rows).astype(data.dtype)]
+
+
+@register("gather_nd", "_npx_gather_nd")
+def gather_nd(inputs, attrs):
+    """MXNet's gather_nd by explicit loops: indices (M, Y...) into data's
+    first M axes (a negative index counts from the end)."""
+    data, idx = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
+    m = idx.shape[0]
+    ys = idx.shape[1:]
+    out = np.empty(ys + data.shape[m:], dtype=data.dtype)
+    for y in np.ndindex(*ys):
+        pos = tuple(int(idx[(i,) + y]) % data.shape[i] for i in range(m))
+        out[y] = data[pos]
+    return [out]
+
+
+@register("_contrib_index_copy")
+def index_copy(inputs, attrs):
+    """MXNet's contrib.index_copy: rows index[k] of old replaced by new[k]."""
+    old, idx, new = inputs
+    out = np.array(old, copy=True)
+    for k, i in enumerate(np.asarray(idx).astype(np.int64)):
+        out[i] = new[k]
+    return [out]
+
+
+@register("_contrib_index_array")
+def index_array(inputs, attrs):
+    """MXNet's contrib.index_array: each element's position along `axes`
+    (all axes when absent), int64, on a new last axis."""
+    data = np.asarray(inputs[0])
+    axes = attr_tuple(attrs, "axes", None) if "axes" in attrs and attrs["axes"] != "None" else None
+    grid = np.stack(np.indices(data.shape), axis=-1)
+    if axes is not None:
+        grid = grid[..., list(axes)]
+    return [grid.astype(np.int64)]
+
+
+def _gemm(a, b, attrs, c=None):
+    """alpha op(A) op(B) (+ beta C) with the matrices on (axis, last)."""
+    axis = attr_int(attrs, "axis", -2)
+    ta, tb = attr_bool(attrs, "transpose_a"), attr_bool(attrs, "transpose_b")
+    alpha = attr_float(attrs, "alpha", 1.0)
+    mv = lambda x: np.moveaxis(np.asarray(x, np.float64), axis, -2)
+    a2, b2 = mv(a), mv(b)
+    if ta:
+        a2 = np.swapaxes(a2, -1, -2)
+    if tb:
+        b2 = np.swapaxes(b2, -1, -2)
+    r = alpha * np.matmul(a2, b2)
+    if c is not None:
+        r = r + attr_float(attrs, "beta", 1.0) * mv(c)
+    return np.moveaxis(r, -2, axis)
+
+
+@register("_linalg_gemm", "linalg_gemm")
+def linalg_gemm(inputs, attrs):
+    return [_gemm(inputs[0], inputs[1], attrs, inputs[2]).astype(inputs[0].dtype)]
+
+
+@register("_linalg_gemm2", "linalg_gemm2")
+def linalg_gemm2(inputs, attrs):
+    return [_gemm(inputs[0], inputs[1], attrs).astype(inputs[0].dtype)]

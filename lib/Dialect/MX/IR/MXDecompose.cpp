@@ -660,6 +660,147 @@ LogicalResult decomposeSequence(GradBuilder &g, Operation *op, Value data,
   return success();
 }
 
+/// _linalg_gemm(2): each operand transposed so that its row axis is next to
+/// the last (the batch axes first, in order) and viewed as (batch, rows,
+/// columns); batch_dot with the transpose flags, alpha (+ beta * C); the
+/// result viewed back and its row axis returned to `axis`.
+LogicalResult decomposeLinalgGemm(GradBuilder &g, Operation *op,
+                                  SmallVectorImpl<Value> &results) {
+  auto gemm = dyn_cast<LinalgGemmOp>(op);
+  auto gemm2 = dyn_cast<LinalgGemm2Op>(op);
+  Value a = op->getOperand(0), b = op->getOperand(1);
+  Value c = gemm ? gemm.getC() : Value();
+  bool ta = gemm ? gemm.getTransposeA() : gemm2.getTransposeA();
+  bool tb = gemm ? gemm.getTransposeB() : gemm2.getTransposeB();
+  double alpha = (gemm ? gemm.getAlpha() : gemm2.getAlpha()).convertToDouble();
+  int64_t axis = gemm ? gemm.getAxis() : gemm2.getAxis();
+  int64_t rank = typeOf(a).getRank();
+  int64_t ax = axis < 0 ? axis + rank : axis;
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank - 1; ++i)
+    if (i != ax)
+      perm.push_back(i);
+  perm.push_back(ax);
+  perm.push_back(rank - 1);
+  SmallVector<int64_t> inverse(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inverse[perm[i]] = i;
+  bool moved = !llvm::is_sorted(perm);
+  auto toBatched = [&](Value v) {
+    if (moved)
+      v = g.op("mx.transpose", v, {g.shape("axes", perm)});
+    ArrayRef<int64_t> s = typeOf(v).getShape();
+    int64_t batch = 1;
+    for (int64_t e : s.drop_back(2))
+      batch *= e;
+    return g.reshape(v, {batch, s[rank - 2], s[rank - 1]});
+  };
+  Value prod = g.op("mx.batch_dot", {toBatched(a), toBatched(b)},
+                    {g.boolean("transpose_a", ta), g.boolean("transpose_b", tb)});
+  prod = g.mulS(prod, alpha);
+  if (c)
+    prod = g.add(prod, g.mulS(toBatched(c), gemm.getBeta().convertToDouble()));
+  // back to the (batch..., rows, columns) layout, then the row axis home
+  RankedTensorType rt = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> permuted;
+  for (int64_t i : perm)
+    permuted.push_back(rt.getShape()[i]);
+  Value out = g.reshape(prod, permuted);
+  if (moved)
+    out = g.op("mx.transpose", out, {g.shape("axes", inverse)});
+  results.assign({out});
+  return success();
+}
+
+/// gather_nd: the flat row of each multi-index into data's first M axes
+/// (a negative index wrapped once), one `take` of data as (rows, rest).
+LogicalResult decomposeGatherNd(GradBuilder &g, GatherNdOp op,
+                                SmallVectorImpl<Value> &results) {
+  Value data = op.getData(), idx = op.getIndices();
+  ArrayRef<int64_t> ds = typeOf(data).getShape(), is = typeOf(idx).getShape();
+  int64_t m = is[0], rows = 1, rest = 1;
+  for (int64_t i = 0; i < m; ++i)
+    rows *= ds[i];
+  for (int64_t i = m; i < static_cast<int64_t>(ds.size()); ++i)
+    rest *= ds[i];
+  if (rows >= (int64_t(1) << 53))
+    return op.emitError() << "gather_nd: " << rows << " indexed rows exceed the "
+                          << "exactly representable index range";
+  Value f = g.cast(idx, Float64Type::get(op->getContext()));
+  Value flat;
+  double stride = 1.0;
+  for (int64_t i = m - 1; i >= 0; --i) {
+    Value row = g.reshape(sliceAxis(g, f, 0, i, i + 1), is.drop_front());
+    // a negative index counts from the end: x + X * (x < 0)
+    row = g.add(row, g.mulS(g.cmpS("lesser", row, 0.0), double(ds[i])));
+    Value term = g.mulS(row, stride);
+    flat = flat ? g.add(flat, term) : term;
+    stride *= double(ds[i]);
+  }
+  int64_t count = typeOf(flat).getNumElements();
+  Value picked = g.op("mx.take", {g.reshape(data, {rows, rest}), g.reshape(flat, {count})},
+                      {g.i64("axis", 0), g.str("mode", "clip")});
+  SmallVector<int64_t> out(is.begin() + 1, is.end());
+  out.append(ds.begin() + m, ds.end());
+  results.assign({g.reshape(picked, out)});
+  return success();
+}
+
+/// _contrib_index_copy: one_hot(index, N) (K, N) scatters new_tensor's rows
+/// (a dot with it transposed) where the row is replaced, old_tensor's
+/// elsewhere (`where` on the one-hot's column sums).
+LogicalResult decomposeIndexCopy(GradBuilder &g, ContribIndexCopyOp op,
+                                 SmallVectorImpl<Value> &results) {
+  Value old = op.getOldTensor(), fresh = op.getNewTensor();
+  auto ot = typeOf(old);
+  ArrayRef<int64_t> os = ot.getShape();
+  int64_t n = os[0], k = typeOf(fresh).getShape()[0];
+  int64_t rest = ot.getNumElements() / std::max<int64_t>(n, 1);
+  StringRef dtype = getMXNetDTypeName(ot.getElementType());
+  Value hot = g.op("mx.one_hot", g.cast(op.getIndexVector(), ot.getElementType()),
+                   {g.i64("depth", n), g.str("dtype", dtype)}); // (K, N)
+  Value scattered = g.op("mx.dot", {hot, g.reshape(fresh, {k, rest})},
+                         {g.boolean("transpose_a", true)}); // (N, rest)
+  Value replaced = g.cmpS("greater", g.sum(hot, {0}, /*keepdims=*/false), 0.0);
+  Value mask = g.op("mx.broadcast_to", g.reshape(replaced, {n, 1}),
+                    {g.shape("shape", {n, rest})});
+  results.assign({g.reshape(g.op("mx.where", {mask, scattered, g.reshape(old, {n, rest})}),
+                            os)});
+  return success();
+}
+
+/// _contrib_index_array: per chosen axis, arange_like along it broadcast to
+/// data's shape with a trailing axis of 1; Concat along that axis.
+LogicalResult decomposeIndexArray(GradBuilder &g, ContribIndexArrayOp op,
+                                  SmallVectorImpl<Value> &results) {
+  Value data = op.getData();
+  ArrayRef<int64_t> ds = typeOf(data).getShape();
+  int64_t rank = static_cast<int64_t>(ds.size());
+  SmallVector<int64_t> axes;
+  if (auto a = op.getAxes())
+    for (int64_t x : *a)
+      axes.push_back(x < 0 ? x + rank : x);
+  else
+    for (int64_t x = 0; x < rank; ++x)
+      axes.push_back(x);
+  SmallVector<int64_t> full(ds);
+  full.push_back(1);
+  Type i64 = IntegerType::get(op->getContext(), 64);
+  SmallVector<Value> parts;
+  for (int64_t a : axes) {
+    SmallVector<int64_t> view(rank + 1, 1);
+    view[a] = ds[a];
+    Value pos = g.cast(g.op("mx._contrib_arange_like", data, {g.i64("axis", a)}), i64);
+    parts.push_back(g.op("mx.broadcast_to", g.reshape(pos, view), {g.shape("shape", full)}));
+  }
+  results.assign({parts.size() == 1
+                      ? parts[0]
+                      : g.op("mx.Concat", parts,
+                             {g.i64("num_args", static_cast<int64_t>(parts.size())),
+                              g.i64("dim", rank)})});
+  return success();
+}
+
 /// _ravel_multi_index: sum_i data[i] * stride_i; _unravel_index: index i is
 /// floor(x / stride_i) mod shape[i] (floor(x / stride_0) alone for a first
 /// extent of -1), joined by Concat on a new leading axis.
@@ -746,7 +887,9 @@ bool mxc::mx::isComposite(Operation *op) {
              MomentsOp, BatchTakeOp, ArgmaxChannelOp, RepeatOp, TileOp,
              SliceChannelOp, UpSamplingOp, RNNOp, CTCLossOp, SequenceMaskOp,
              SequenceLastOp, SequenceReverseOp, RavelMultiIndexOp,
-             UnravelIndexOp, SoftmaxActivationOp, SortOp, ArgsortOp,
+             UnravelIndexOp, SoftmaxActivationOp, GatherNdOp,
+             ContribIndexCopyOp, ContribIndexArrayOp, LinalgGemmOp,
+             LinalgGemm2Op, SortOp, ArgsortOp,
              ContribQuadraticOp,
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp>(op) ||
@@ -803,7 +946,15 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
                                 d)});
     }
     r = success();
-  } else if (isa<RavelMultiIndexOp, UnravelIndexOp>(op))
+  } else if (isa<LinalgGemmOp, LinalgGemm2Op>(op))
+    r = decomposeLinalgGemm(g, op, results);
+  else if (auto gn = dyn_cast<GatherNdOp>(op))
+    r = decomposeGatherNd(g, gn, results);
+  else if (auto ic = dyn_cast<ContribIndexCopyOp>(op))
+    r = decomposeIndexCopy(g, ic, results);
+  else if (auto ia = dyn_cast<ContribIndexArrayOp>(op))
+    r = decomposeIndexArray(g, ia, results);
+  else if (isa<RavelMultiIndexOp, UnravelIndexOp>(op))
     r = decomposeRavel(g, op, results);
   else if (auto sr = dyn_cast<SequenceReverseOp>(op))
     r = decomposeSequenceReverse(g, sr, results);

@@ -151,6 +151,36 @@ mlir::LogicalResult inferRavel(llvm::StringRef opName,
                                bool unravel,
                                llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// gather_nd (GatherNDShape): indices (M, Y...) into data's first M axes;
+/// the result (Y..., data's axes past M) of data's type.
+mlir::LogicalResult inferGatherNd(llvm::StringRef opName,
+                                  std::optional<mlir::Location> loc,
+                                  mlir::Value data, mlir::Value indices,
+                                  llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// _contrib_index_copy: old (N, ...), index (K,), new (K, ...) -> old's type.
+mlir::LogicalResult inferIndexCopy(llvm::StringRef opName,
+                                   std::optional<mlir::Location> loc,
+                                   mlir::Value oldTensor, mlir::Value index,
+                                   mlir::Value newTensor,
+                                   llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// _contrib_index_array: data's shape plus one axis of len(axes) (or rank),
+/// int64.
+mlir::LogicalResult
+inferIndexArray(mlir::MLIRContext *context, llvm::StringRef opName,
+                std::optional<mlir::Location> loc, mlir::Value data,
+                std::optional<llvm::ArrayRef<int64_t>> axes,
+                llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// _linalg_gemm / _linalg_gemm2 (LaMatrixMultMacOpShape): matrices on the
+/// `axis` (rows) and last axes, the other axes batch axes of equal extents.
+mlir::LogicalResult
+inferLinalgGemm(llvm::StringRef opName, std::optional<mlir::Location> loc,
+                mlir::Value a, mlir::Value b, mlir::Value c, bool transposeA,
+                bool transposeB, int64_t axis,
+                llvm::SmallVectorImpl<mlir::Type> &results);
+
 /// _*_scalar: shape of data, type by NumpyBinaryScalarType.
 mlir::LogicalResult inferScalarOp(llvm::StringRef opName,
                                   std::optional<mlir::Location> loc,

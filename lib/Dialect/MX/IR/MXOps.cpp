@@ -237,6 +237,113 @@ LogicalResult mxc::mx::detail::inferRavel(StringRef opName,
   return success();
 }
 
+LogicalResult mxc::mx::detail::inferGatherNd(StringRef opName,
+                                            std::optional<Location> loc,
+                                            Value data, Value indices,
+                                            SmallVectorImpl<Type> &results) {
+  auto d = getTensorType(loc, opName, data, "data");
+  auto i = getTensorType(loc, opName, indices, "indices");
+  if (failed(d) || failed(i))
+    return failure();
+  ArrayRef<int64_t> ds = d->getShape(), is = i->getShape();
+  if (is.empty() || is[0] < 1 || is[0] > static_cast<int64_t>(ds.size()))
+    return inferError(loc, opName, "indices ", formatShape(is),
+                      " must have 1 to ", ds.size(),
+                      " (data's rank) index rows on its first axis");
+  SmallVector<int64_t> out(is.begin() + 1, is.end());
+  out.append(ds.begin() + is[0], ds.end());
+  results.push_back(RankedTensorType::get(out, d->getElementType()));
+  return success();
+}
+
+LogicalResult mxc::mx::detail::inferIndexCopy(StringRef opName,
+                                             std::optional<Location> loc,
+                                             Value oldTensor, Value index,
+                                             Value newTensor,
+                                             SmallVectorImpl<Type> &results) {
+  auto o = getTensorType(loc, opName, oldTensor, "old_tensor");
+  auto i = getTensorType(loc, opName, index, "index_vector");
+  auto n = getTensorType(loc, opName, newTensor, "new_tensor");
+  if (failed(o) || failed(i) || failed(n))
+    return failure();
+  if (failed(checkElementType(loc, opName, "new_tensor", *n, o->getElementType())))
+    return failure();
+  ArrayRef<int64_t> os = o->getShape(), ns = n->getShape();
+  if (os.empty() || i->getRank() != 1 || ns.size() != os.size() ||
+      !dimsCompatible(ns[0], i->getShape()[0]) ||
+      ns.drop_front() != os.drop_front())
+    return inferError(loc, opName, "expects old_tensor (N, ...), index_vector (K,) "
+                      "and new_tensor (K, ...) with old_tensor's trailing shape, got ",
+                      formatShape(os), ", ", formatShape(i->getShape()), ", ",
+                      formatShape(ns));
+  results.push_back(*o);
+  return success();
+}
+
+LogicalResult mxc::mx::detail::inferIndexArray(
+    MLIRContext *context, StringRef opName, std::optional<Location> loc,
+    Value data, std::optional<ArrayRef<int64_t>> axes,
+    SmallVectorImpl<Type> &results) {
+  auto d = getTensorType(loc, opName, data, "data");
+  if (failed(d))
+    return failure();
+  int64_t rank = d->getRank();
+  if (axes)
+    for (int64_t a : *axes)
+      if (a < -rank || a >= rank)
+        return inferError(loc, opName, "axis ", a, " is out of range for data ",
+                          formatShape(d->getShape()));
+  SmallVector<int64_t> out(d->getShape());
+  out.push_back(axes ? static_cast<int64_t>(axes->size()) : rank);
+  results.push_back(RankedTensorType::get(out, IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult mxc::mx::detail::inferLinalgGemm(
+    StringRef opName, std::optional<Location> loc, Value a, Value b, Value c,
+    bool transposeA, bool transposeB, int64_t axis,
+    SmallVectorImpl<Type> &results) {
+  auto at = getTensorType(loc, opName, a, "A");
+  auto bt = getTensorType(loc, opName, b, "B");
+  if (failed(at) || failed(bt))
+    return failure();
+  if (failed(checkElementType(loc, opName, "B", *bt, at->getElementType())))
+    return failure();
+  int64_t rank = at->getRank();
+  if (rank < 2 || bt->getRank() != rank)
+    return inferError(loc, opName, "A and B must have one rank >= 2, got ",
+                      formatShape(at->getShape()), " and ", formatShape(bt->getShape()));
+  int64_t ax = axis < 0 ? axis + rank : axis;
+  if (ax < 0 || ax >= rank - 1)
+    return inferError(loc, opName, "axis ", axis, " must name an axis before the last");
+  ArrayRef<int64_t> as = at->getShape(), bs = bt->getShape();
+  for (int64_t i = 0; i < rank - 1; ++i)
+    if (i != ax && !dimsCompatible(as[i], bs[i]))
+      return inferError(loc, opName, "A ", formatShape(as), " and B ", formatShape(bs),
+                        " differ in batch axis ", i);
+  int64_t m = transposeA ? as[rank - 1] : as[ax];
+  int64_t ka = transposeA ? as[ax] : as[rank - 1];
+  int64_t kb = transposeB ? bs[rank - 1] : bs[ax];
+  int64_t n = transposeB ? bs[ax] : bs[rank - 1];
+  if (!dimsCompatible(ka, kb))
+    return inferError(loc, opName, "op(A) has ", ka, " columns and op(B) ", kb,
+                      " rows (A ", formatShape(as), ", B ", formatShape(bs), ")");
+  SmallVector<int64_t> out(as);
+  out[ax] = m;
+  out[rank - 1] = n;
+  if (c) {
+    auto ct = getTensorType(loc, opName, c, "C");
+    if (failed(ct) ||
+        failed(checkElementType(loc, opName, "C", *ct, at->getElementType())))
+      return failure();
+    if (ct->getShape() != ArrayRef<int64_t>(out))
+      return inferError(loc, opName, "C must have the result's shape ", formatShape(out),
+                        ", got ", formatShape(ct->getShape()));
+  }
+  results.push_back(RankedTensorType::get(out, at->getElementType()));
+  return success();
+}
+
 LogicalResult mxc::mx::detail::inferElemwiseBinary(
     StringRef opName, std::optional<Location> loc, Value lhs, Value rhs,
     SmallVectorImpl<Type> &results) {

@@ -4546,6 +4546,210 @@ def MX_RavelMultiIndexOp : MX_Op<"_ravel_multi_index", [Pure, InferTypeOpAdaptor
   }];
 }
 
+def MX_LinalgGemmOp : MX_Op<"_linalg_gemm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "alpha * op(A) op(B) + beta * C on batches of matrices";
+  let description = [{
+    MXNet's linalg.gemm: the matrices are the `axis` (rows) and last (columns)
+    axes, every other axis a batch axis in order; op(X) is X or its transpose.
+    A composite (mx-decompose): transposes moving the row axis next to the last,
+    one `batch_dot` and scalar multiplications; its gradients follow.
+
+    MXNet operator: `_linalg_gemm` (aliases `linalg_gemm`).
+
+    Example:
+
+    ```mlir
+    %y = mx._linalg_gemm %a, %b, %c {alpha = 2.000000e+00 : f64} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    MX_FloatTensor:$B,
+    MX_FloatTensor:$C,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+    DefaultValuedAttr<F64Attr, "1.0">:$beta,
+    DefaultValuedAttr<I64Attr, "-2">:$axis
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A `,` $B `,` $C attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferLinalgGemm(getOperationName(), location, adaptor.getA(), adaptor.getB(), adaptor.getC(), adaptor.getTransposeA(), adaptor.getTransposeB(), adaptor.getAxis(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LinalgGemm2Op : MX_Op<"_linalg_gemm2", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "alpha * op(A) op(B) on batches of matrices";
+  let description = [{
+    MXNet's linalg.gemm2: linalg.gemm without C (see there).
+
+    MXNet operator: `_linalg_gemm2` (aliases `linalg_gemm2`).
+
+    Example:
+
+    ```mlir
+    %y = mx._linalg_gemm2 %a, %b {transpose_b = true} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    MX_FloatTensor:$B,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+    DefaultValuedAttr<I64Attr, "-2">:$axis
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A `,` $B attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferLinalgGemm(getOperationName(), location, adaptor.getA(), adaptor.getB(), ::mlir::Value(), adaptor.getTransposeA(), adaptor.getTransposeB(), adaptor.getAxis(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_GatherNdOp : MX_Op<"gather_nd", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elements or slices of data at multi-indices";
+  let description = [{
+    `indices` (M, Y...) holds M-dimensional indices into the first M axes of
+    `data` (X0, ..., X{N-1}); the result (Y..., XM, ..., X{N-1}) holds
+    `data[indices[0, y], ..., indices[M-1, y], ...]`. A negative index counts
+    from the end (MXNet 1.9.1). A composite (mx-decompose): the flat row
+    `sum_i wrap(indices[i]) * prod(X{i+1}..X{M-1})` and one `take` of data
+    viewed as (X0 * ... * X{M-1}, rest), in clip mode: an index out of range is
+    clipped in a graph; `mx.nd.gather_nd` checks the indices first and raises
+    IndexError, as MXNet's kernel. The gradient scatters (adds) back.
+
+    MXNet operator: `gather_nd` (aliases `_npx_gather_nd`).
+
+    Example:
+
+    ```mlir
+    %y = mx.gather_nd %x, %i : (tensor<3x4x5xf32>, tensor<2x6xf32>) -> tensor<6x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    MX_Tensor:$indices
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferGatherNd(getOperationName(), location, adaptor.getData(), adaptor.getIndices(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ContribIndexCopyOp : MX_Op<"_contrib_index_copy", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "A copy of old_tensor with rows replaced by new_tensor's";
+  let description = [{
+    Row `index_vector[k]` of the result is row k of `new_tensor` (K, ...), the
+    other rows are `old_tensor`'s (N, ...). The indices are expected to be
+    distinct and in [0, N) (as MXNet's; a repeated index here sums its rows). A
+    composite (mx-decompose): one_hot of the indices, a `dot` scattering
+    new_tensor's rows and `where`; gradients: old_tensor's rows not replaced,
+    new_tensor's rows read at the indices.
+
+    MXNet operator: `_contrib_index_copy`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_index_copy %x, %i, %t : (tensor<5x3xf32>, tensor<2xi64>, tensor<2x3xf32>) -> tensor<5x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$old_tensor,
+    MX_Tensor:$index_vector,
+    MX_FloatTensor:$new_tensor
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $old_tensor `,` $index_vector `,` $new_tensor attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferIndexCopy(getOperationName(), location, adaptor.getOldTensor(), adaptor.getIndexVector(), adaptor.getNewTensor(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ContribIndexArrayOp : MX_Op<"_contrib_index_array", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The index of every element along the chosen axes";
+  let description = [{
+    For data of shape (d0, ..., d{n-1}) an int64 result (d0, ..., d{n-1}, k)
+    whose last axis holds the element's position along each of `axes` (all
+    axes, in order, when absent). A composite (mx-decompose): arange_like per
+    axis, broadcast and Concat; no gradient to data.
+
+    MXNet operator: `_contrib_index_array`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_index_array %x : (tensor<2x3xf32>) -> tensor<2x3x2xi64>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    OptionalAttr<DenseI64ArrayAttr>:$axes
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferIndexArray(context, getOperationName(), location, adaptor.getData(), adaptor.getAxes(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_UnravelIndexOp : MX_Op<"_unravel_index", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Multi-indices of flat indices (numpy's unravel_index)";
   let description = [{
