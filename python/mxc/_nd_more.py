@@ -470,6 +470,12 @@ def tile(data, reps, out=None, **kwargs):
     shape, whose empty result MXNet returns and a compiled graph cannot
     hold."""
     reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    from .util import is_np_shape
+    if any(r < 0 for r in reps) or (0 in reps and not is_np_shape()):
+        # TileOpShape: a negative rep is invalid; outside mx.np_shape() a 0
+        # is an unknown extent
+        raise MXNetError("tile: reps %s must be positive%s" % (
+            reps, "" if is_np_shape() else " (a 0 needs mx.np_shape())"))
     shape = tuple(data.shape)
     n = builtins.max(len(shape), len(reps))
     full_shape = (1,) * (n - len(shape)) + shape

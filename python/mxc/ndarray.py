@@ -827,11 +827,13 @@ def save(fname, data):
     for name, a in items:
         if not isinstance(a, NDArray):
             raise MXNetError("save: %r is not an NDArray" % (name or a,))
-        d = np.ascontiguousarray(a._data)
+        d = a._data
+        if not d.flags.c_contiguous:  # (np.ascontiguousarray makes () (1,))
+            d = np.array(d, order="C")
         records.append((name, dtype_name(d.dtype), list(d.shape), d))
     from .base import atomic_path
     with atomic_path(str(fname)) as tmp:  # a crash leaves the previous file
-        _mxc.save_params(tmp, records)
+        _mxc.save_params(tmp, records, np_shape=_np_shape_on())
 
 
 def _from_records(records):
@@ -856,11 +858,19 @@ def _from_records(records):
 def load(fname):
     """Reads an MXNet .params file: a dict when the arrays have names, else
     a list."""
-    return _from_records(_mxc.load_params(str(fname)))
+    return _from_records(_mxc.load_params(str(fname), np_shape=_np_shape_on()))
 
 
 def load_frombuffer(buf):
-    return _from_records(_mxc.load_params_bytes(bytes(buf)))
+    return _from_records(_mxc.load_params_bytes(bytes(buf), np_shape=_np_shape_on()))
+
+
+def _np_shape_on():
+    """Whether mx.np_shape() is on: mx.nd.save writes MXNet's V3 records
+    then (a shape () is a scalar), and mx.nd.load accepts only the records
+    saved in the semantics it runs in, as MXNet's NDArray::Load."""
+    from .util import is_np_shape
+    return bool(is_np_shape())
 
 
 # -- imperative operators ----------------------------------------------------------

@@ -603,22 +603,46 @@ nb::list paramsToPython(std::vector<graph::NDArrayData> arrays) {
   return out;
 }
 
-nb::list loadParams(const std::string &path) {
+/// mx.nd.load's check (MXNet's NDArray::Load): records saved under NumPy
+/// shape semantics (V3) load only under them, and the others only outside.
+void checkShapeSemantics(const std::vector<graph::NDArrayData> &arrays,
+                         std::optional<bool> npShape) {
+  if (!npShape)
+    return;
+  for (const graph::NDArrayData &a : arrays) {
+    bool v3 = a.version == graph::RecordVersion::V3;
+    if (v3 && !*npShape)
+      throw MXNetError("array '" + a.name +
+                       "': ndarray was saved in np shape semantics, must be loaded in the "
+                       "same semantics: turn them on with `with mx.np_shape(True)` or the "
+                       "decorator `use_np_shape` around the load");
+    if (!v3 && *npShape)
+      throw MXNetError("array '" + a.name +
+                       "': ndarray was not saved in np shape semantics, but is being loaded "
+                       "in np shape semantics: load it under `with mx.np_shape(False)`");
+  }
+}
+
+nb::list loadParams(const std::string &path, std::optional<bool> npShape) {
   auto arrays = graph::readParamsFile(path);
   if (!arrays)
     throw MXNetError(llvm::toString(arrays.takeError()));
+  checkShapeSemantics(*arrays, npShape);
   return paramsToPython(std::move(*arrays));
 }
 
-nb::list loadParamsBytes(nb::bytes data) {
+nb::list loadParamsBytes(nb::bytes data, std::optional<bool> npShape) {
   auto arrays = graph::readParams(llvm::StringRef(data.c_str(), data.size()));
   if (!arrays)
     throw MXNetError(llvm::toString(arrays.takeError()));
+  checkShapeSemantics(*arrays, npShape);
   return paramsToPython(std::move(*arrays));
 }
 
-/// `arrays`: (name, dtype name, shape, C-contiguous array) tuples.
-std::vector<graph::NDArrayData> paramsFromPython(nb::list arrays) {
+/// `arrays`: (name, dtype name, shape, C-contiguous array) tuples; V3
+/// records (NumPy shape semantics: () a scalar) with `npShape`, else V2.
+std::vector<graph::NDArrayData> paramsFromPython(nb::list arrays,
+                                                 bool npShape = false) {
   std::vector<graph::NDArrayData> out;
   for (nb::handle item : arrays) {
     auto t = nb::cast<nb::tuple>(item);
@@ -634,7 +658,7 @@ std::vector<graph::NDArrayData> paramsFromPython(nb::list arrays) {
     auto arr = nb::cast<PyCompiled::InArray>(t[3]);
     const auto *p = static_cast<const uint8_t *>(arr.data());
     a.bytes.assign(p, p + arr.nbytes());
-    a.version = graph::RecordVersion::V2;
+    a.version = npShape ? graph::RecordVersion::V3 : graph::RecordVersion::V2;
     if (auto err = graph::checkArray(a))
       throw MXNetError("array '" + a.name +
                        "': " + llvm::toString(std::move(err)));
@@ -643,13 +667,13 @@ std::vector<graph::NDArrayData> paramsFromPython(nb::list arrays) {
   return out;
 }
 
-void saveParams(const std::string &path, nb::list arrays) {
-  if (auto err = graph::writeParamsFile(path, paramsFromPython(arrays)))
+void saveParams(const std::string &path, nb::list arrays, bool npShape) {
+  if (auto err = graph::writeParamsFile(path, paramsFromPython(arrays, npShape)))
     throw MXNetError(llvm::toString(std::move(err)));
 }
 
-nb::bytes saveParamsBytes(nb::list arrays) {
-  std::string image = graph::writeParams(paramsFromPython(arrays));
+nb::bytes saveParamsBytes(nb::list arrays, bool npShape) {
+  std::string image = graph::writeParams(paramsFromPython(arrays, npShape));
   return nb::bytes(image.data(), image.size());
 }
 
@@ -1025,9 +1049,14 @@ NB_MODULE(_mxc, m) {
         "/ 'backward': one half of it (mx-split-training: the forward "
         "returns 'residual' outputs, the backward reads them as 'residual' "
         "inputs named fwd<j>, result j of the forward).");
-  m.def("load_params", &loadParams, nb::arg("path"));
-  m.def("load_params_bytes", &loadParamsBytes, nb::arg("data"));
-  m.def("save_params", &saveParams, nb::arg("path"), nb::arg("arrays"));
-  m.def("save_params_bytes", &saveParamsBytes, nb::arg("arrays"));
+  // np_shape: mx.nd.save / load under mx.np_shape() (V3 records, and the
+  // load's check of the semantics they were saved in); None: no check.
+  m.def("load_params", &loadParams, nb::arg("path"), nb::arg("np_shape") = nb::none());
+  m.def("load_params_bytes", &loadParamsBytes, nb::arg("data"),
+        nb::arg("np_shape") = nb::none());
+  m.def("save_params", &saveParams, nb::arg("path"), nb::arg("arrays"),
+        nb::arg("np_shape") = false);
+  m.def("save_params_bytes", &saveParamsBytes, nb::arg("arrays"),
+        nb::arg("np_shape") = false);
   m.def("default_cache_dir", &defaultCacheDir);
 }

@@ -894,3 +894,29 @@ def test_creation_refuses_unknown_shapes_outside_np_shape():
     with mx.np_shape(True):
         assert mx.nd.zeros(()).shape == ()
         assert mx.nd.ones((2, 0)).shape == (2, 0)
+
+
+def test_save_load_follows_the_shape_semantics(tmp_path):
+    # MXNet's NDArray::Save / Load: V3 records under mx.np_shape() (a () is
+    # a scalar), and a load only in the semantics the file was saved in
+    f = str(tmp_path / "arrays")
+    with mx.np_shape(True):
+        mx.nd.save(f, [mx.nd.array(np.array(3.0)), mx.nd.array(np.zeros((2, 0)))])
+        back = mx.nd.load(f)
+        assert [a.shape for a in back] == [(), (2, 0)] and back[0].asscalar() == 3.0
+    with pytest.raises(mx.MXNetError, match="saved in np shape semantics"):
+        mx.nd.load(f)
+    mx.nd.save(f, [mx.nd.ones((2, 3))])
+    assert mx.nd.load(f)[0].shape == (2, 3)
+    with mx.np_shape(True):
+        with pytest.raises(mx.MXNetError, match="not saved in np shape semantics"):
+            mx.nd.load(f)
+
+
+def test_tile_refuses_negative_and_unknown_reps():
+    x = mx.nd.arange(16).reshape((4, 4))
+    for reps in [(1, 2, -3), (1, 0, 3)]:
+        with pytest.raises(mx.MXNetError, match="tile: reps"):
+            mx.nd.tile(x, reps)
+    with mx.np_shape(True):
+        assert mx.nd.tile(x, (1, 0)).shape == (4, 0)
