@@ -299,7 +299,11 @@ DOT = [((3, 4), (4, 5), {}), ((4, 3), (4, 5), {"transpose_a": True}),
        ((3, 4), (5, 4), {"transpose_b": True}),
        ((4, 3), (5, 4), {"transpose_a": True, "transpose_b": True}),
        ((4,), (4,), {}), ((4,), (4, 3), {}), ((2, 3, 4), (4, 5), {}),
-       ((3, 4), (4, 2, 2), {})]
+       ((3, 4), (4, 2, 2), {}),
+       # N-D with transposes: MXNet's 2-D views (lhs (first, rest), rhs (rest, last))
+       ((4, 2, 3), (4, 5), {"transpose_a": True}),
+       ((3, 4), (2, 5, 4), {"transpose_b": True}),
+       ((4, 2, 3), (2, 5, 4), {"transpose_a": True, "transpose_b": True})]
 
 
 @pytest.mark.parametrize("sa,sb,attrs", DOT, ids=[str(d) for d in DOT])

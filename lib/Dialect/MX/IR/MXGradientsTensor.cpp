@@ -545,8 +545,8 @@ LogicalResult dotGrad(Operation *op, GradBuilder &g, ValueRange og,
   auto at = typeOf(a), bt = typeOf(b);
   Value a2 = a, b2 = b, dy2 = dy;
   if (!batch) {
-    if ((ta && at.getRank() > 2) || (tb && bt.getRank() > 2))
-      return unsupported(op, "transposed operands of rank > 2");
+    // MXNet's 2-D views (DotForward_): lhs (rest, last), transposed
+    // (first, rest); rhs (first, rest), transposed (rest, last).
     auto numel = [](ArrayRef<int64_t> s) {
       int64_t n = 1;
       for (int64_t e : s)
@@ -557,13 +557,13 @@ LogicalResult dotGrad(Operation *op, GradBuilder &g, ValueRange og,
     if (at.getRank() == 1)
       as = {1, at.getDimSize(0)};
     else if (ta)
-      as = SmallVector<int64_t>(at.getShape());
+      as = {at.getDimSize(0), numel(at.getShape().drop_front())};
     else
       as = {numel(at.getShape().drop_back()), at.getShape().back()};
     if (bt.getRank() == 1)
       bs = {bt.getDimSize(0), 1};
     else if (tb)
-      bs = SmallVector<int64_t>(bt.getShape());
+      bs = {numel(bt.getShape().drop_back()), bt.getShape().back()};
     else
       bs = {bt.getDimSize(0), numel(bt.getShape().drop_front())};
     int64_t m = ta ? as[1] : as[0], n = tb ? bs[0] : bs[1];
