@@ -227,10 +227,11 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
   }
   if (op == "LeakyReLU" && input == "gamma" && d.size() >= 2)
     return std::vector<int64_t>{d[1]};
-  if (op == "SVMOutput" && input == "label" && d.size() >= 2)
-    return std::vector<int64_t>(d.begin(), d.end() - 1);
-  if (op == "SoftmaxOutput" && input == "label" && d.size() >= 2) {
-    if (attrBool("multi_output", false)) {
+  // SoftmaxOutput's and SVMOutput's label: data's shape without the class
+  // axis (SoftmaxOutput's multi_output: (N, rest))
+  if ((op == "SoftmaxOutput" || op == "SVMOutput") && input == "label" &&
+      d.size() >= 2) {
+    if (op == "SoftmaxOutput" && attrBool("multi_output", false)) {
       int64_t rest = 1;
       for (int64_t x : d.drop_front(2))
         rest *= x;

@@ -16,6 +16,7 @@ import numpy as np
 from . import ndarray as _nd
 from .base import MXNetError, dtype_name, np_dtype
 from .ndarray import NDArray
+from .util import is_np_shape
 
 _f = _nd._functions
 
@@ -470,7 +471,6 @@ def tile(data, reps, out=None, **kwargs):
     shape, whose empty result MXNet returns and a compiled graph cannot
     hold."""
     reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
-    from .util import is_np_shape
     if any(r < 0 for r in reps) or (0 in reps and not is_np_shape()):
         # TileOpShape: a negative rep is invalid; outside mx.np_shape() a 0
         # is an unknown extent
@@ -527,7 +527,7 @@ def gather_nd(data, indices, out=None, name=None, **kwargs):
             bad = (idx[axis] >= n) | (idx[axis] < -n)
             if np.any(bad):
                 raise IndexError("index %d is out of bounds for axis %d with size %d"
-                                 % (int(np.asarray(idx[axis])[bad].flat[0]), axis, n))
+                                 % (int(idx[axis][bad].flat[0]), axis, n))
     if not isinstance(indices, NDArray):
         indices = _nd.array(idx)
     return _f["gather_nd"](data, indices, out=out, **kwargs)

@@ -198,9 +198,10 @@ def public_names():
 
 
 class ContribNamespace:
-    """mx.nd.contrib / mx.sym.contrib: the table's _contrib_* operators under
-    their short names (`arange_like` for `_contrib_arange_like`), each made
-    by `make(name, spec)` on first use; any other name is an AttributeError
+    """mx.nd.contrib / mx.sym.contrib (and, with prefix "_linalg_",
+    mx.nd.linalg / mx.sym.linalg): the table's operators named `prefix` +
+    short name (`arange_like` for `_contrib_arange_like`), each made by
+    `make(name, spec)` on first use; any other name is an AttributeError
     naming it."""
 
     def __init__(self, where, make, prefix="_contrib_"):

@@ -29,6 +29,7 @@ from builtins import slice as py_slice  # mx.nd.slice is the operator
 import numpy as np
 
 from . import _mxc
+from .util import is_np_shape
 from . import _ops
 from .base import MXNetError, MXNetValueError, compile_graph, dtype_name, np_dtype
 from .context import Context, check_context, current_context
@@ -706,7 +707,6 @@ def _creation_shape(shape, what):
     extent, and the empty shape (), as unknown, and refuses to create such
     an array; inside it they make zero-size and scalar arrays."""
     shape = _shape(shape)
-    from .util import is_np_shape
     if not is_np_shape() and (len(shape) == 0 or 0 in shape):
         raise MXNetError("%s: shape %s has %s, which MXNet's legacy shape semantics read as "
                          "unknown; zero-size and scalar arrays need mx.np_shape()"
@@ -833,7 +833,8 @@ def save(fname, data):
         records.append((name, dtype_name(d.dtype), list(d.shape), d))
     from .base import atomic_path
     with atomic_path(str(fname)) as tmp:  # a crash leaves the previous file
-        _mxc.save_params(tmp, records, np_shape=_np_shape_on())
+        # (under mx.np_shape(): MXNet's V3 records, where () is a scalar)
+        _mxc.save_params(tmp, records, np_shape=is_np_shape())
 
 
 def _from_records(records):
@@ -858,19 +859,13 @@ def _from_records(records):
 def load(fname):
     """Reads an MXNet .params file: a dict when the arrays have names, else
     a list."""
-    return _from_records(_mxc.load_params(str(fname), np_shape=_np_shape_on()))
+    # (only the records saved in the shape semantics it runs in, as MXNet's
+    # NDArray::Load)
+    return _from_records(_mxc.load_params(str(fname), np_shape=is_np_shape()))
 
 
 def load_frombuffer(buf):
-    return _from_records(_mxc.load_params_bytes(bytes(buf), np_shape=_np_shape_on()))
-
-
-def _np_shape_on():
-    """Whether mx.np_shape() is on: mx.nd.save writes MXNet's V3 records
-    then (a shape () is a scalar), and mx.nd.load accepts only the records
-    saved in the semantics it runs in, as MXNet's NDArray::Load."""
-    from .util import is_np_shape
-    return bool(is_np_shape())
+    return _from_records(_mxc.load_params_bytes(bytes(buf), np_shape=is_np_shape()))
 
 
 # -- imperative operators ----------------------------------------------------------

@@ -70,7 +70,7 @@ WorkerPool::WorkerPool(const char *name, int threads, RunFn run,
 }
 
 void WorkerPool::spinUntilWork(uint64_t loopsSeen) const {
-  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  auto until = std::chrono::steady_clock::now() + kernels::kSpinBeforeSleep;
   for (unsigned spins = 1;; ++spins) {
     if (queued_.load(std::memory_order_relaxed) > 0 ||
         loopsOpened_.load(std::memory_order_relaxed) != loopsSeen)

@@ -39,15 +39,12 @@
 #include <thread>
 #include <vector>
 
-
 namespace mxc::kernels {
 namespace {
 
 // Below this many innermost iterations a loop runs on the calling thread:
 // waking a helper costs a few microseconds.
 constexpr int64_t kMinParallelCost = 32768;
-// How long a helper spins for the next loop before it sleeps.
-constexpr auto kSpin = std::chrono::microseconds(50);
 // Loops that may run on the pool at once (work-sharing); parallel.h's
 // kMaxPooledLoops.
 constexpr int kBoard = kMaxPooledLoops;
@@ -240,7 +237,7 @@ private:
 
   static void helper(Slot *s) {
     for (;;) {
-      auto until = std::chrono::steady_clock::now() + kSpin;
+      auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
       unsigned spins = 0;
       while (s->state.load(std::memory_order_acquire) != kPosted) {
         cpuRelax();

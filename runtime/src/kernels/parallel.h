@@ -11,6 +11,7 @@
 #ifndef MXC_RUNTIME_SRC_KERNELS_PARALLEL_H
 #define MXC_RUNTIME_SRC_KERNELS_PARALLEL_H
 
+#include <chrono>
 #include <cstdint>
 #include <type_traits>
 
@@ -28,6 +29,10 @@ inline void cpuRelax() {
   asm volatile("yield" ::: "memory");
 #endif
 }
+
+/// How long a thread with nothing to do spins for new work before it sleeps
+/// (the pool's helpers, and an engine worker that helps parallel loops).
+constexpr std::chrono::microseconds kSpinBeforeSleep{50};
 
 /// Runs `body(ctx, lo, hi)` over chunks covering [0, n), each index once.
 using LoopBody = void (*)(void *ctx, int64_t lo, int64_t hi);

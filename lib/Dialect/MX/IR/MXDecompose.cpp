@@ -712,6 +712,26 @@ LogicalResult decomposeLinalgGemm(GradBuilder &g, Operation *op,
   return success();
 }
 
+/// sum_i rows[i] * prod(extents[i+1:]) over the first axis of `rows` (k =
+/// extents.size() index rows): the flat position of each multi-index in an
+/// array of `extents` (extents[0] is not read). wrapNegative: a negative
+/// index counts from the end of its axis (x + X * (x < 0)).
+Value ravelRows(GradBuilder &g, Value rows, ArrayRef<int64_t> extents,
+                bool wrapNegative) {
+  ArrayRef<int64_t> rs = typeOf(rows).getShape();
+  Value flat;
+  double stride = 1.0;
+  for (int64_t i = static_cast<int64_t>(extents.size()) - 1; i >= 0; --i) {
+    Value row = g.reshape(sliceAxis(g, rows, 0, i, i + 1), rs.drop_front());
+    if (wrapNegative)
+      row = g.add(row, g.mulS(g.cmpS("lesser", row, 0.0), double(extents[i])));
+    Value term = g.mulS(row, stride);
+    flat = flat ? g.add(flat, term) : term;
+    stride *= double(extents[i]);
+  }
+  return flat;
+}
+
 /// gather_nd: the flat row of each multi-index into data's first M axes
 /// (a negative index wrapped once), one `take` of data as (rows, rest).
 LogicalResult decomposeGatherNd(GradBuilder &g, GatherNdOp op,
@@ -726,17 +746,8 @@ LogicalResult decomposeGatherNd(GradBuilder &g, GatherNdOp op,
   if (rows >= (int64_t(1) << 53))
     return op.emitError() << "gather_nd: " << rows << " indexed rows exceed the "
                           << "exactly representable index range";
-  Value f = g.cast(idx, Float64Type::get(op->getContext()));
-  Value flat;
-  double stride = 1.0;
-  for (int64_t i = m - 1; i >= 0; --i) {
-    Value row = g.reshape(sliceAxis(g, f, 0, i, i + 1), is.drop_front());
-    // a negative index counts from the end: x + X * (x < 0)
-    row = g.add(row, g.mulS(g.cmpS("lesser", row, 0.0), double(ds[i])));
-    Value term = g.mulS(row, stride);
-    flat = flat ? g.add(flat, term) : term;
-    stride *= double(ds[i]);
-  }
+  Value flat = ravelRows(g, g.cast(idx, Float64Type::get(op->getContext())),
+                         ds.take_front(m), /*wrapNegative=*/true);
   int64_t count = typeOf(flat).getNumElements();
   Value picked = g.op("mx.take", {g.reshape(data, {rows, rest}), g.reshape(flat, {count})},
                       {g.i64("axis", 0), g.str("mode", "clip")});
@@ -812,19 +823,13 @@ LogicalResult decomposeRavel(GradBuilder &g, Operation *op,
   Value data = op->getOperand(0);
   ArrayRef<int64_t> d = typeOf(data).getShape();
   int64_t k = static_cast<int64_t>(shape.size());
+  if (!unravel) {
+    results.assign({ravelRows(g, data, shape, /*wrapNegative=*/false)});
+    return success();
+  }
   SmallVector<double> stride(k, 1.0);
   for (int64_t i = k - 2; i >= 0; --i)
     stride[i] = stride[i + 1] * double(shape[i + 1]);
-  if (!unravel) {
-    Value sum;
-    for (int64_t i = 0; i < k; ++i) {
-      Value row = g.reshape(sliceAxis(g, data, 0, i, i + 1), d.drop_front());
-      Value term = g.mulS(row, stride[i]);
-      sum = sum ? g.add(sum, term) : term;
-    }
-    results.assign({sum});
-    return success();
-  }
   SmallVector<int64_t> rowShape{1};
   rowShape.append(d.begin(), d.end());
   SmallVector<Value> rows;
