@@ -1548,6 +1548,141 @@ def _size(imp, node, ins, attrs):
     return np.asarray(int(np.prod(imp.static_shape(ins[0], "Size"))), dtype=np.int64)
 
 
+# ONNX gate k of each cell, in MXNet's gate order (rnn-inl.h): lstm i, f, g, o
+# from ONNX i, o, f, c; gru r, z, n from ONNX z, r, h; one gate for RNN.
+_RNN_GATES = {"LSTM": [0, 2, 3, 1], "GRU": [1, 0, 2], "RNN": [0]}
+_RNN_ACTIVATIONS = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"]}
+
+
+@_imports("LSTM", "GRU", "RNN")
+def _recurrent(imp, node, ins, attrs):
+    """ONNX LSTM / GRU / RNN (one layer, forward, reverse or bidirectional)
+    as MXNet's fused RNN: W, R and B re-laid into its flat `parameters`
+    (per direction the input then the recurrent weights, then all the
+    biases; gates in MXNet's order), missing initial states as zeros,
+    layout 1 (batch first) and `reverse` by transposes and reverses around
+    it; Y (T, N, D*H) reshaped to ONNX's (T, D, N, H). What MXNet's cell
+    cannot compute is a one-line error: other activations, `clip`,
+    `input_forget`, peepholes, GRU without `linear_before_reset`, sequence
+    lengths shorter than the sequence."""
+    op = node.op_type
+    order = _RNN_GATES[op]
+    gates = len(order)
+    ins = ins + [""] * (8 - len(ins))
+    direction = _s(attrs.get("direction", "forward"))
+    if direction not in ("forward", "reverse", "bidirectional"):
+        imp.fail("direction '%s' is not one of forward, reverse, bidirectional" % direction)
+    dirs = 2 if direction == "bidirectional" else 1
+    layout = int(attrs.get("layout", 0))
+    if layout not in (0, 1):
+        imp.fail("layout=%d is not 0 or 1" % layout)
+    if attrs.get("clip") is not None:
+        imp.fail("clip (bounding the gates' inputs) has no MXNet RNN form")
+    if int(attrs.get("input_forget", 0)):
+        imp.fail("input_forget=1 (coupled input and forget gates) has no MXNet RNN form")
+    if attrs.get("activation_alpha") or attrs.get("activation_beta"):
+        imp.fail("activation_alpha / activation_beta have no MXNet RNN form")
+    acts = [_s(a) for a in attrs.get("activations") or []]
+    if op == "RNN":
+        acts = acts or ["Tanh"] * dirs
+        if len(set(acts)) != 1 or acts[0] not in ("Tanh", "Relu"):
+            imp.fail("activations %s: MXNet's RNN has tanh or relu, the same in both directions"
+                     % acts)
+        mode = "rnn_relu" if acts[0] == "Relu" else "rnn_tanh"
+    else:
+        default = _RNN_ACTIVATIONS[op]
+        if acts and acts != default * (len(acts) // len(default)):
+            imp.fail("activations %s: MXNet's %s has %s" % (acts, op.lower(), default))
+        mode = op.lower()
+    if op == "GRU" and not int(attrs.get("linear_before_reset", 0)):
+        imp.fail("linear_before_reset=0 (the reset gate applied before the recurrent weights) "
+                 "has no MXNet GRU form (MXNet's is linear_before_reset=1)")
+    if op == "LSTM" and ins[7]:
+        imp.fail("peepholes (input P) have no MXNet LSTM form")
+    steps, batch, size = imp.static_shape(ins[0], op)
+    if layout == 1:
+        steps, batch = batch, steps
+    wshape = imp.static_shape(ins[1], op + " W")
+    hidden = int(attrs.get("hidden_size", 0)) or (wshape[1] // gates)
+    gh = gates * hidden
+    if tuple(wshape) != (dirs, gh, size):
+        imp.fail("W has shape %s, expected %s" % (tuple(wshape), (dirs, gh, size)))
+    if tuple(imp.static_shape(ins[2], op + " R")) != (dirs, gh, hidden):
+        imp.fail("R has shape %s, expected %s" % (imp.shape(ins[2]), (dirs, gh, hidden)))
+    if ins[3] and tuple(imp.static_shape(ins[3], op + " B")) != (dirs, 2 * gh):
+        imp.fail("B has shape %s, expected %s" % (imp.shape(ins[3]), (dirs, 2 * gh)))
+    if ins[4]:
+        if not imp.is_const(ins[4]) or np.any(imp.const(ins[4]) != steps):
+            imp.fail("sequence_lens shorter than the sequence (%d steps) are not mapped" % steps)
+    name = imp.name_for(node)
+
+    # the flat parameters: [W_d, R_d for each d] + [Wb_d, Rb_d for each d]
+    if all(imp.is_const(i) for i in ins[1:4] if i):
+        w, r = imp.const(ins[1]), imp.const(ins[2])
+        b = imp.const(ins[3]) if ins[3] else np.zeros((dirs, 2 * gh), w.dtype)
+
+        def lay(v, per_gate):
+            return v.reshape((gates, hidden) + per_gate)[order].reshape(-1)
+        pieces = []
+        for d in range(dirs):
+            pieces += [lay(w[d], (size,)), lay(r[d], (hidden,))]
+        for d in range(dirs):
+            pieces += [lay(b[d, :gh], ()), lay(b[d, gh:], ())]
+        params = imp.param(name + "_parameters", np.concatenate(pieces).astype(np.float32))
+    else:
+        def lay(v, d, lo, per, hint):
+            # v[d, lo:lo + gh] (gates x hidden x per) in MXNet's gate order, flat
+            x = _sym("slice_axis", [v], imp.unique(hint), axis=0, begin=d, end=d + 1)
+            x = _sym("Reshape", [x], imp.unique(hint + "_r"), shape=(-1,))
+            x = _sym("slice_axis", [x], imp.unique(hint + "_s"), axis=0, begin=lo * per,
+                     end=(lo + gh) * per)
+            x = _sym("Reshape", [x], imp.unique(hint + "_g"), shape=(gates, -1))
+            parts = [_sym("slice_axis", [x], imp.unique(hint + "_%d" % k), axis=0, begin=k,
+                          end=k + 1) for k in order]
+            x = parts[0] if gates == 1 else _sym("Concat", parts, imp.unique(hint + "_c"),
+                                                  dim=0, num_args=gates)
+            return _sym("Reshape", [x], imp.unique(hint + "_f"), shape=(-1,))
+        w, r = imp.tensor(ins[1]), imp.tensor(ins[2])
+        b = imp.tensor(ins[3]) if ins[3] else imp.param(
+            name + "_bias", np.zeros((dirs, 2 * gh), np.float32))
+        pieces = []
+        for d in range(dirs):
+            pieces += [lay(w, d, 0, size, "%s_w%d" % (name, d)),
+                       lay(r, d, 0, hidden, "%s_r%d" % (name, d))]
+        for d in range(dirs):
+            pieces += [lay(b, d, 0, 1, "%s_bx%d" % (name, d)),
+                       lay(b, d, gh, 1, "%s_bh%d" % (name, d))]
+        params = _sym("Concat", pieces, imp.unique(name + "_parameters"), dim=0,
+                      num_args=len(pieces))
+
+    def batch_second(v, hint):
+        # layout 1's (N, T or D, ...) to (T or D, N, ...)
+        return v if layout == 0 else _sym("SwapAxis", [v], imp.unique(hint), dim1=0, dim2=1)
+
+    def initial(k, hint):
+        if ins[k]:
+            return batch_second(imp.tensor(ins[k]), name + hint)
+        return _sym("_zeros", [], imp.unique(name + hint), shape=(dirs, batch, hidden),
+                    dtype="float32")
+
+    x = batch_second(imp.tensor(ins[0]), name + "_x")
+    if direction == "reverse":
+        x = _sym("reverse", [x], imp.unique(name + "_xrev"), axis=0)
+    states = [initial(5, "_h0")] + ([initial(6, "_c0")] if op == "LSTM" else [])
+    rnn = _sym("RNN", [x, params] + states, imp.unique(name + "_rnn"), mode=mode,
+               state_size=hidden, num_layers=1, bidirectional=dirs == 2, state_outputs=True)
+    y = rnn[0]
+    if direction == "reverse":
+        y = _sym("reverse", [y], imp.unique(name + "_yrev"), axis=0)
+    y = _sym("Reshape", [y], imp.unique(name + "_y4"), shape=(steps, batch, dirs, hidden))
+    y = _sym("transpose", [y], imp.unique(name + "_y"),
+             axes=(0, 2, 1, 3) if layout == 0 else (1, 0, 2, 3))
+    outs = [y]
+    for k in range(1, 3 if op == "LSTM" else 2):
+        outs.append(batch_second(rnn[k], name + "_state%d" % k))
+    return outs
+
+
 def supported_ops():
     """The ONNX operator types import_model maps."""
     return sorted(_IMPORTERS)

@@ -1,8 +1,9 @@
 """Models exported by torch.onnx.export, imported by mx.onnx.import_model and
 run in mxc with ONNX Runtime's outputs (1e-4 relative): ResNet-18 and
 MobileNet-v2 (the torchvision architectures, written out here because
-torchvision is not installed), a small CNN, and a small LSTM (mxc has no RNN
-operator yet: a one-line error naming the node and 'LSTM').
+torchvision is not installed), a small CNN, an embedding model, and small
+recurrent models (LSTM, a stacked bidirectional LSTM, GRU, RNN with relu:
+ONNX LSTM / GRU / RNN nodes into MXNet's fused RNN).
 
 Skips without torch (it is not in requirements-dev). Where a venv has torch
 but no pytest (.venv-bench), run it as a script:
@@ -145,6 +146,45 @@ class SmallLSTM(nn.Module):
         return self.fc(y[:, -1])
 
 
+class StackedBiLSTM(nn.Module):
+    """Two bidirectional layers (one ONNX LSTM each), time-major."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(6, 10, num_layers=2, bidirectional=True)
+        self.fc = nn.Linear(20, 3)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        return self.fc(y[-1]) + h.sum(0).sum(1, keepdim=True) + c.mean()
+
+
+class SmallGRU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(8, 12, batch_first=True)
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        y, h = self.gru(x)
+        return self.fc(y.mean(1)) + h[0].sum(1, keepdim=True)
+
+
+class SmallRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(8, 12, nonlinearity="relu", bidirectional=True, batch_first=True)
+        self.fc = nn.Linear(24, 4)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y[:, -1])
+
+
+RECURRENT = {"lstm": (SmallLSTM, (2, 5, 8)), "bilstm2": (StackedBiLSTM, (7, 3, 6)),
+             "gru": (SmallGRU, (2, 5, 8)), "rnn_relu": (SmallRNN, (3, 4, 8))}
+
+
 def _randomize_bn(net, seed=0):
     g = torch.Generator().manual_seed(seed)
     for m in net.modules():
@@ -202,20 +242,26 @@ def check_embedder(tmp_dir):
     return float(np.abs(got - ref).max())
 
 
-def check_lstm(tmp_dir):
+def check_recurrent(name, tmp_dir):
+    """A torch LSTM / GRU / RNN model through ONNX (one LSTM, GRU or RNN node
+    per layer) into MXNet's fused RNN: ONNX Runtime's outputs to 1e-4."""
     torch.manual_seed(0)
-    net = SmallLSTM().eval()
-    path = os.path.join(tmp_dir, "lstm.onnx")
+    cls, shape = RECURRENT[name]
+    net = cls().eval()
+    x = torch.randn(*shape)
+    path = os.path.join(tmp_dir, "%s.onnx" % name)
     with torch.no_grad():
-        _export(net, torch.randn(2, 5, 8), path, 17)
-    try:
-        mx.onnx.import_model(path)
-    except mx.MXNetError as e:
-        msg = str(e)
-    else:
-        raise AssertionError("an LSTM model imported (mxc has no RNN operator)")
-    assert "\n" not in msg and "'LSTM'" in msg and "no mxc mapping" in msg, msg
-    return msg
+        _export(net, x, path, 17)
+        want = net(x).numpy()
+    feed = {"x": x.numpy()}
+    (ref,), _, _ = ort_run(path, feed)
+    sym, arg_params, aux_params = mx.onnx.import_model(path)
+    assert '"RNN"' in sym.tojson()
+    (got,) = mxc_run(sym, arg_params, aux_params, feed)
+    scale = float(np.abs(ref).max())
+    assert_close(got, ref, rtol=1e-4, atol=1e-4 * scale, what="%s vs ONNX Runtime" % name)
+    assert_close(got, want, rtol=1e-3, atol=1e-4 * scale, what="%s vs torch" % name)
+    return float(np.abs(got - ref).max() / scale)
 
 
 if pytest is not None:
@@ -227,8 +273,9 @@ if pytest is not None:
     def test_torch_embedding_model(tmp_path):
         check_embedder(str(tmp_path))
 
-    def test_torch_lstm_is_a_clear_error(tmp_path):
-        check_lstm(str(tmp_path))
+    @pytest.mark.parametrize("name", sorted(RECURRENT))
+    def test_torch_recurrent_model(name, tmp_path):
+        check_recurrent(name, str(tmp_path))
 
 
 if __name__ == "__main__":
@@ -238,4 +285,5 @@ if __name__ == "__main__":
                 print("%-14s opset %d: max |mxc - ORT| / max |ORT| = %.2g"
                       % (name, opset, check_net(name, opset, d)), flush=True)
         print("embedder: max |mxc - ORT| = %.2g" % check_embedder(d))
-        print("lstm: %s" % check_lstm(d))
+        for name in sorted(RECURRENT):
+            print("%-14s: max |mxc - ORT| / max |ORT| = %.2g" % (name, check_recurrent(name, d)))
