@@ -2,7 +2,8 @@
 # run-tests.sh - the whole mxc test suite on a fresh machine: installs what it
 # needs (scripts/setup.sh), builds, then runs CTest (unit tests), lit
 # (dialect/CLI tests), pytest, the runtime-only build with its checks, and
-# each libFuzzer target for MXC_FUZZ_SECONDS (default 60) seconds.
+# each libFuzzer target for MXC_FUZZ_SECONDS (default 60) seconds (the ONNX
+# reader's fuzzer in pytest too).
 # Every stage runs; the exit status is non-zero if any failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,7 +26,10 @@ stage "ctest (unit tests)" ctest --test-dir build --output-on-failure --no-tests
 stage "lit" /usr/lib/llvm-22/bin/lit -sv build/test
 # The aarch64 AOT runtime, which test_aot.py links (mxc compile --target).
 stage "runtime for aarch64 (cross build)" scripts/build-runtime-aarch64.sh
-stage "pytest" python -m pytest -q test/python
+# The ONNX reader's fuzzer (test/python/onnx/test_fuzz_import.py) runs as
+# long as each libFuzzer target.
+MXC_ONNX_FUZZ_SECONDS="${MXC_ONNX_FUZZ_SECONDS:-$FUZZ_SECONDS}" \
+  stage "pytest" python -m pytest -q test/python
 stage "runtime alone (MXC_BUILD_COMPILER=OFF)" scripts/check-runtime-alone.sh
 # cmake --install + find_package(mxc) from examples/cpp-consumer (reuses
 # build-runtime/ from the stage above).

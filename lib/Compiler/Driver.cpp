@@ -297,6 +297,10 @@ void registerDialects(MLIRContext &ctx) {
   ctx.getOrLoadDialect<func::FuncDialect>();
 }
 
+/// The input file as the user named it (for an ONNX model, `inputFile` is
+/// the symbol JSON converted from it).
+std::string modelName;
+
 /// Reads and imports the input file; prints errors.
 OwningOpRef<ModuleOp> importInput(MLIRContext &ctx, int &status,
                                   std::vector<graph::NDArrayData> &params) {
@@ -340,7 +344,7 @@ void printSummary(ModuleOp module, llvm::raw_ostream &os) {
   });
   int64_t paramCount = 0, auxCount = 0, paramBytes = 0;
   unsigned numParams = 0, numAux = 0;
-  os << "model: " << inputFile << "\n";
+  os << "model: " << modelName << "\n";
   os << "inputs:\n";
   for (BlockArgument arg : func.getArguments()) {
     auto type = cast<RankedTensorType>(arg.getType());
@@ -492,6 +496,9 @@ int mxc::driverMain(int argc, char **argv) {
           "  mxc run     model-symbol.json --shape data=1,3,224,224 [--params "
           "P] [--input data=x.npy] [--output-dir out/] [--memory-plan "
           "none|inplace|coshare|both] [-v]\n"
+          "  mxc run     model.onnx [--input x=x.npy] [--shape x=... for "
+          "dynamic inputs]   (also import, summary, codegen, compile, "
+          "memory-report)\n"
           "  mxc codegen model-symbol.json --shape data=1,3,224,224 "
           "--emit=mlir-linalg|mlir-llvm|llvm|obj [--target-triple T] [--mcpu "
           "C] [--mattr F] -o out\n"
@@ -503,6 +510,29 @@ int mxc::driverMain(int argc, char **argv) {
           "[--train] [--no-graph-fusion]\n",
           &llvm::errs()))
     return kBadUsage;
+  // An ONNX model: converted by mx.onnx into MXNet files that the command
+  // then reads (ONNXInput.cpp); the temporary files go when it returns.
+  std::unique_ptr<ONNXConversion> onnxModel;
+  modelName = inputFile;
+  if (importCmd || summaryCmd || runCmd || codegenCmd || compileCmd ||
+      memoryReportCmd) {
+    std::string model = inputFile, params = paramsFile;
+    std::vector<std::string> shapeList(shapes.begin(), shapes.end()),
+        dtypeList(dtypes.begin(), dtypes.end());
+    if (auto rc =
+            prepareONNXInput(model, params, shapeList, dtypeList, onnxModel))
+      return *rc;
+    if (onnxModel) {
+      inputFile = model;
+      paramsFile = params;
+      shapes.clear();
+      for (const std::string &s : shapeList)
+        shapes.push_back(s);
+      dtypes.clear();
+      for (const std::string &s : dtypeList)
+        dtypes.push_back(s);
+    }
+  }
   if (importCmd)
     return runImport();
   if (exportCmd)

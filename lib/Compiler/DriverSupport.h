@@ -64,6 +64,35 @@ std::optional<int> parseImportOptions(llvm::ArrayRef<std::string> shapes,
                                       ImportOptions &opts,
                                       std::vector<graph::NDArrayData> &params);
 
+/// An ONNX model converted into MXNet files (ONNXInput.cpp), in a
+/// temporary directory that goes with this object.
+struct ONNXConversion {
+  struct Input {
+    std::string name, dtype; ///< dtype: MXNet's name ("float32")
+    std::vector<int64_t> shape;
+    bool dynamic = false; ///< a dimension without a fixed extent
+  };
+  std::string dir, symbolFile, paramsFile;
+  std::vector<Input> inputs; ///< the graph's data inputs, in order
+  ONNXConversion() = default;
+  ONNXConversion(const ONNXConversion &) = delete;
+  ~ONNXConversion();
+};
+
+/// Converts `path` with mx.onnx's importer (python -m mxc.onnx.convert);
+/// the error is one line naming the file (and the node).
+llvm::Expected<std::unique_ptr<ONNXConversion>>
+convertONNXModel(llvm::StringRef path);
+
+/// For a `.onnx` model: converts it (kept alive by `keep`) and points
+/// `model` and `paramsFile` at the MXNet files, adding --shape / --dtype
+/// values for the inputs the user did not give. Prints an error and returns
+/// the exit code on failure; nothing for other files.
+std::optional<int> prepareONNXInput(std::string &model, std::string &paramsFile,
+                                    std::vector<std::string> &shapes,
+                                    std::vector<std::string> &dtypes,
+                                    std::unique_ptr<ONNXConversion> &keep);
+
 /// Options shared by `run` and `codegen`.
 struct CompileCommandOptions {
   std::string model; ///< symbol JSON, or an .mlir module of @main

@@ -657,7 +657,7 @@ for _t, _op in (("Exp", "exp"), ("Log", "log"), ("Abs", "abs"), ("Neg", "negativ
                 ("Sin", "sin"), ("Cos", "cos"), ("Sign", "sign"), ("Reciprocal", "reciprocal"),
                 ("Tan", "tan"), ("Asin", "arcsin"), ("Acos", "arccos"), ("Atan", "arctan"),
                 ("Sinh", "sinh"), ("Cosh", "cosh"), ("Asinh", "arcsinh"), ("Acosh", "arccosh"),
-                ("Atanh", "arctanh")):
+                ("Atanh", "arctanh"), ("Erf", "erf")):
     _IMPORTERS[_t] = _simple(_op)
 
 
@@ -919,6 +919,8 @@ def _flatten(imp, node, ins, attrs):
 def _concat(imp, node, ins, attrs):
     axis = int(attrs["axis"])
     ins = [i for i in ins if i]
+    if not ins:
+        imp.fail("no inputs to concatenate")
     if all(imp.is_const(i) for i in ins):
         return np.concatenate([imp.const(i) for i in ins], axis=axis)
     if axis < 0:
@@ -1548,6 +1550,42 @@ def _size(imp, node, ins, attrs):
     return np.asarray(int(np.prod(imp.static_shape(ins[0], "Size"))), dtype=np.int64)
 
 
+@_imports("GatherND")
+def _gather_nd(imp, node, ins, attrs):
+    """ONNX's indices (..., M) index the first M axes; MXNet's gather_nd
+    takes them as (M, ...): the last axis moved first. Negative indices
+    count from the end (constant indices at import, else by adding the
+    extent where an index is negative)."""
+    if int(attrs.get("batch_dims", 0)):
+        imp.fail("batch_dims=%d is not mapped (MXNet's gather_nd has none)"
+                 % int(attrs["batch_dims"]))
+    shape = imp.static_shape(ins[0], "GatherND")
+    if len(ins) < 2 or not ins[1] or len(imp.static_shape(ins[1], "GatherND")) < 1:
+        imp.fail("GatherND takes data and indices of rank >= 1")
+    name = imp.name_for(node)
+    if imp.is_const(ins[1]):
+        idx = np.asarray(imp.const(ins[1])).astype(np.int64)
+        m = idx.shape[-1]
+        if m > len(shape):
+            imp.fail("indices of depth %d for a rank-%d input" % (m, len(shape)))
+        idx = np.where(idx < 0, idx + np.asarray(shape[:m], np.int64), idx)
+        idx = imp.param(name + "_indices", np.moveaxis(idx, -1, 0))
+    else:
+        ishape = imp.static_shape(ins[1], "GatherND")
+        m, rank = ishape[-1], len(ishape)
+        if m > len(shape):
+            imp.fail("indices of depth %d for a rank-%d input" % (m, len(shape)))
+        idx = _sym("transpose", [imp.tensor(ins[1])], imp.unique(name + "_t"),
+                   axes=(rank - 1,) + tuple(range(rank - 1)))
+        extents = imp.param(name + "_extents", np.asarray(shape[:m], imp.dtype(ins[1])).reshape(
+            (m,) + (1,) * (rank - 1)))
+        neg = _sym("_lesser_scalar", [idx], imp.unique(name + "_neg"), scalar=0.0)
+        idx = _sym("broadcast_add", [idx, _sym("broadcast_mul", [neg, extents],
+                                              imp.unique(name + "_wrap"))],
+                   imp.unique(name + "_idx"))
+    return _sym("gather_nd", [imp.tensor(ins[0]), idx], name)
+
+
 # ONNX gate k of each cell, in MXNet's gate order (rnn-inl.h): lstm i, f, g, o
 # from ONNX i, o, f, c; gru r, z, n from ONNX z, r, h; one gate for RNN.
 _RNN_GATES = {"LSTM": [0, 2, 3, 1], "GRU": [1, 0, 2], "RNN": [0]}
@@ -1568,7 +1606,13 @@ def _recurrent(imp, node, ins, attrs):
     op = node.op_type
     order = _RNN_GATES[op]
     gates = len(order)
+    if len(ins) < 3 or not all(ins[:3]):
+        imp.fail("%s takes X, W and R" % op)
     ins = ins + [""] * (8 - len(ins))
+    for k, what, rank in ((0, "X", 3), (1, "W", 3), (2, "R", 3), (3, "B", 2),
+                          (5, "initial_h", 3), (6, "initial_c", 3)):
+        if ins[k] and len(imp.static_shape(ins[k], "%s %s" % (op, what))) != rank:
+            imp.fail("%s has rank %d, not %d" % (what, len(imp.shape(ins[k])), rank))
     direction = _s(attrs.get("direction", "forward"))
     if direction not in ("forward", "reverse", "bidirectional"):
         imp.fail("direction '%s' is not one of forward, reverse, bidirectional" % direction)

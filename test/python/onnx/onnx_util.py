@@ -29,6 +29,22 @@ def mxc_run(sym, arg_params, aux_params, feed):
     return [o.asnumpy() for o in exe.forward(is_train=False)]
 
 
+def cli_run(path, feed, out_names, work_dir):
+    """Outputs of `mxc run path` (the CLI's ONNX input) for `feed`, in the
+    order of `out_names` (the graph's output names)."""
+    import os
+    import subprocess
+    from mxc_testing import mxc_binary
+    cmd = [mxc_binary(), "run", path, "--output-dir", os.path.join(work_dir, "cli-out")]
+    for name, value in feed.items():
+        f = os.path.join(work_dir, "cli-in-%s.npy" % name)
+        np.save(f, value)
+        cmd += ["--input", "%s=%s" % (name, f)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return [np.load(os.path.join(work_dir, "cli-out", n + "_output.npy")) for n in out_names]
+
+
 def assert_close(got, want, rtol=1e-4, atol=1e-5, what=""):
     """Elementwise |got - want| <= atol + rtol |want| (1e-4 relative, with an
     absolute floor for values near zero)."""

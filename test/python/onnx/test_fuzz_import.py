@@ -39,7 +39,8 @@ def _mlp():
 
 _OPS = ["Relu", "Conv", "MaxPool", "AveragePool", "Gemm", "MatMul", "Add", "Concat", "Reshape",
         "Flatten", "Softmax", "Transpose", "Pad", "Squeeze", "Unsqueeze", "BatchNormalization",
-        "Clip", "Slice", "Split", "Resize", "ReduceMean", "Gather", "Identity", "Erf"]
+        "Clip", "Slice", "Split", "Resize", "ReduceMean", "Gather", "Identity", "Erf",
+        "LSTM", "GRU", "RNN", "GatherND", "NonZero"]
 
 
 def _mutate(model, rng):
@@ -82,7 +83,8 @@ def _mutate(model, rng):
 
 
 def test_mutated_models_import_or_fail_in_one_line(tmp_path):
-    seeds = [test_import._cnn(13), test_import._cnn(11), _mlp()]
+    seeds = [test_import._cnn(13), test_import._cnn(11), _mlp(),
+             test_import._lstm_model()[0], test_import._lstm_model("reverse", 1)[0]]
     rng = np.random.default_rng(int(os.environ.get("MXC_ONNX_FUZZ_SEED", "0")))
     path = str(tmp_path / "fuzz.onnx")
     counts = {"imported": 0, "error": 0, "internal": 0}

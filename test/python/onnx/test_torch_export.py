@@ -27,8 +27,9 @@ else:
 nn = torch.nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import mxc as mx  # noqa: E402
-from onnx_util import assert_close, mxc_run, ort_run  # noqa: E402
+from onnx_util import assert_close, cli_run, mxc_run, ort_run  # noqa: E402
 
 
 # -- ResNet-18 (He et al. 2015, torchvision's layout: BasicBlock x [2, 2, 2, 2]) --------------
@@ -221,6 +222,9 @@ def check_net(name, opset, tmp_dir):
     # 1e-4 relative to the output's scale: logits near zero have no meaningful elementwise error
     assert_close(got, ref, rtol=1e-4, atol=1e-4 * scale, what="%s vs ONNX Runtime" % name)
     assert_close(got, want_torch, rtol=1e-3, atol=1e-3 * scale, what="%s vs torch" % name)
+    # the CLI: mxc run model.onnx
+    (cli,) = cli_run(path, {"x": x.numpy()}, ["y"], tmp_dir)
+    assert_close(cli, ref, rtol=1e-4, atol=1e-4 * scale, what="mxc run %s vs ONNX Runtime" % name)
     return float(np.abs(got - ref).max() / scale)
 
 
@@ -261,6 +265,8 @@ def check_recurrent(name, tmp_dir):
     scale = float(np.abs(ref).max())
     assert_close(got, ref, rtol=1e-4, atol=1e-4 * scale, what="%s vs ONNX Runtime" % name)
     assert_close(got, want, rtol=1e-3, atol=1e-4 * scale, what="%s vs torch" % name)
+    (cli,) = cli_run(path, feed, ["y"], tmp_dir)
+    assert_close(cli, ref, rtol=1e-4, atol=1e-4 * scale, what="mxc run %s vs ONNX Runtime" % name)
     return float(np.abs(got - ref).max() / scale)
 
 
