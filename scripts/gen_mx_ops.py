@@ -770,6 +770,54 @@ rows; the gradient is the output gradient reversed the same way.""",
    attrs=[SEQ_USE, Attr("axis", "int", "0", doc="The time axis: only 0 (T, N, ...).")],
    example="""%out = mx.SequenceReverse %x, %len {use_sequence_length = true} : (tensor<3x2x4xf32>, tensor<2xf32>) -> tensor<3x2x4xf32>""")
 
+op(mxnet="_contrib_AdaptiveAvgPooling2D", mnemonic="_contrib_AdaptiveAvgPooling2D",
+   cpp="ContribAdaptiveAvgPooling2D",
+   source="src/operator/contrib/adaptive_avg_pooling-inl.h AdaptiveAvgPoolParam, "
+          "AdaptiveAvgPoolOpInferShape; adaptive_avg_pooling.cc (START_IND, END_IND)",
+   summary="Average pooling to a fixed output size (PyTorch's adaptive_avg_pool2d)",
+   description="""
+For `data` (N, C, H, W) the (N, C, OH, OW) averages of the windows
+rows [floor(i * H / OH), ceil((i + 1) * H / OH)) x columns likewise.
+`output_size` is () for 1 x 1, (s,) for s x s, or (OH, OW). A composite
+(mx-decompose): the window averages as two averaging matrices built from
+`_arange` (OH x H and OW x W), applied by `dot` along W and then H, so the
+gradient follows.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("output_size", "shape", "()", doc="() (1 x 1), (s,) or (OH, OW).")],
+   example="""%y = mx._contrib_AdaptiveAvgPooling2D %x {output_size = array<i64: 3, 2>} : (tensor<1x2x7x5xf32>) -> tensor<1x2x3x2xf32>""")
+
+op(mxnet="_contrib_BilinearResize2D", mnemonic="_contrib_BilinearResize2D",
+   cpp="ContribBilinearResize2D",
+   source="src/operator/contrib/bilinear_resize-inl.h BilinearSampleParam, "
+          "BilinearSampleOpInferShape, area_pixel_compute_scale / _source_index; "
+          "bilinear_resize.cc (CPU kernel)",
+   summary="Bilinear resize of (N, C, H, W) images",
+   description="""
+MXNet's contrib.BilinearResize2D. The output size: `mode` "size" gives
+(`height`, `width`), or int(scale * H) / int(scale * W) when `scale_height`
+is set; "odd_scale" int(H * scale) for even H, int((H - 1) * scale) + 1 for
+odd; "like" the height and width of the second input `like`; "to_even_down" /
+"to_even_up" / "to_odd_down" / "to_odd_up" the nearest even / odd extent
+below / above. Output row i samples source row r = scale * i with
+`align_corners` (scale (H - 1) / (OH - 1)), else max(scale * (i + 0.5) - 0.5,
+0) (scale H / OH), as r0 = floor(r) and r0 + 1 (r0 at the last row) weighted
+1 - (r - r0) and r - r0; columns likewise. A composite (mx-decompose): the
+source rows and weights from `_arange`, `take` of the two rows and of the two
+columns, broadcast multiplications; the gradient follows (take's is a
+scatter-add), none to `like`.""",
+   inputs=[Input("data", tensor=FLOAT), Input("like", optional=True, tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("height", "int", "1", doc="Output height (mode size, no scale_height)."),
+          Attr("width", "int", "1", doc="Output width (mode size, no scale_width)."),
+          Attr("scale_height", "float", "None", doc="Height scale (modes size, odd_scale)."),
+          Attr("scale_width", "float", "None", doc="Width scale (modes size, odd_scale)."),
+          Attr("mode", "enum", "size", ["size", "odd_scale", "like", "to_even_down",
+                                         "to_even_up", "to_odd_down", "to_odd_up"],
+               doc="How the output size is chosen."),
+          Attr("align_corners", "bool", "True",
+               doc="Corner pixels' centres map onto each other.")],
+   example="""%y = mx._contrib_BilinearResize2D %x {height = 5 : i64, width = 7 : i64} : (tensor<1x2x3x4xf32>) -> tensor<1x2x5x7xf32>""")
+
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops
 # ----------------------------------------------------------------------------

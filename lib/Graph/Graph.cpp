@@ -49,6 +49,7 @@ enum class OpKind {
   TopK, // topk: output and, for ret_typ value / both, indices (hidden for
         // value)
   Sort, // sort: output and the hidden indices
+  BilinearResize, // data, and like with mode 'like'
 };
 
 OpKind kindOf(StringRef op) {
@@ -81,6 +82,7 @@ OpKind kindOf(StringRef op) {
              OpKind::Sequence)
       .Cases({"topk", "_npx_topk"}, OpKind::TopK)
       .Cases({"sort", "_npi_sort"}, OpKind::Sort)
+      .Case("_contrib_BilinearResize2D", OpKind::BilinearResize)
       .Default(OpKind::Unknown);
 }
 
@@ -374,6 +376,10 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
   case OpKind::Sequence:
     if (boolAttr(attrs, "use_sequence_length", false))
       return {"data", "sequence_length"};
+    return {"data"};
+  case OpKind::BilinearResize: // BilinearSampleOpNumInputs
+    if (strAttr(attrs, "mode", "size").trim().trim('\'').trim('"') == "like")
+      return {"data", "like"};
     return {"data"};
   case OpKind::Dropout:
   case OpKind::LRN:

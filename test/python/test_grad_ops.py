@@ -629,6 +629,14 @@ def test_topk_indices_have_no_gradient(attrs):
     ("diag", {"k": 1}, {"data": rand((4, 5))}, None),
     ("diag", {"k": -1}, {"data": rand((4,))}, None),
     ("diag", {"k": 0, "axis1": 3, "axis2": 0}, {"data": rand((3, 2, 4, 3))}, None),
+    ("_contrib_AdaptiveAvgPooling2D", {"output_size": (3, 2)}, {"data": rand((2, 2, 7, 5))}, None),
+    ("_contrib_AdaptiveAvgPooling2D", {"output_size": (4, 6)}, {"data": rand((1, 2, 3, 4))}, None),
+    ("_contrib_BilinearResize2D", {"height": 5, "width": 7}, {"data": rand((1, 2, 3, 4))}, None),
+    ("_contrib_BilinearResize2D", {"height": 2, "width": 3, "align_corners": False},
+     {"data": rand((2, 1, 5, 7))}, None),
+    # mode like: the second input only gives the size (no gradient)
+    ("_contrib_BilinearResize2D", {"mode": "like"},
+     {"data": rand((1, 2, 3, 4)), "like": rand((1, 1, 6, 2))}, ["data"]),
     # the label (class indices) gets no gradient
     ("softmax_cross_entropy", {}, {"data": rand((4, 6)), "label": np.array([5., 0., 2., 2.])},
      ["data"]),

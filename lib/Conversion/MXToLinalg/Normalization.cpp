@@ -248,7 +248,9 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::LinalgGemm2Op,
                       mx::SortOp, mx::ArgsortOp, mx::ContribQuadraticOp,
                       mx::ContribDivSqrtDimOp, mx::SoftmaxCrossEntropyOp,
-                      mx::AllFiniteOp, mx::MultiAllFiniteOp, mx::DiagOp>();
+                      mx::AllFiniteOp, mx::MultiAllFiniteOp, mx::DiagOp,
+                      mx::ContribAdaptiveAvgPooling2DOp,
+                      mx::ContribBilinearResize2DOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

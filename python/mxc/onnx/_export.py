@@ -1160,6 +1160,49 @@ def _rnn(g, n):
             g.node("Concat", parts, [out], name=out, axis=0)
 
 
+def _averaging_matrix(out, size):
+    """Adaptive average pooling along one axis: row i averages
+    [floor(i size / out), ceil((i + 1) size / out))."""
+    m = np.zeros((out, size), np.float64)
+    for i in range(out):
+        lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def _bilinear_matrix(out, size, align):
+    """MXNet's bilinear taps along one axis (bilinear_resize.cc), as a matrix."""
+    scale = np.float32(0.0)
+    if out > 1:
+        scale = np.float32((size - 1) / (out - 1) if align else size / out)
+    m = np.zeros((out, size), np.float64)
+    for i in range(out):
+        src = np.float32(scale * np.float32(i)) if align else \
+            np.float32(max(float(scale) * (i + 0.5) - 0.5, 0.0))
+        lo = int(src)
+        hi = lo + 1 if lo < size - 1 else lo
+        frac = np.float32(src - np.float32(lo))
+        m[i, lo] += 1.0 - frac
+        m[i, hi] += frac
+    return m
+
+
+@_exports("_contrib_AdaptiveAvgPooling2D", "_contrib_BilinearResize2D")
+def _resample2d(g, n):
+    """Both as two MatMuls by constant matrices (rows x . columns^T per
+    plane), the weights MXNet's kernels use: exact for every size."""
+    _, _, h, w = n.in_shapes[0]
+    _, _, oh, ow = n.out_shapes[0]
+    if n.op == "_contrib_AdaptiveAvgPooling2D":
+        rows, cols = _averaging_matrix(oh, h), _averaging_matrix(ow, w)
+    else:
+        align = attr_bool(n.attrs, "align_corners", True)
+        rows, cols = _bilinear_matrix(oh, h, align), _bilinear_matrix(ow, w, align)
+    dt = n.in_dtypes[0]
+    t = g.one("MatMul", [n.inputs[0], g.const(n.name + "__cols", cols.T.astype(dt))], n.name)
+    g.node("MatMul", [g.const(n.name + "__rows", rows.astype(dt)), t], n.outs[:1], name=n.name)
+
+
 @_exports("_zeros", "_ones", "_full")
 def _init_fill(g, n):
     value = {"_zeros": 0.0, "_ones": 1.0}.get(n.op)

@@ -1450,6 +1450,8 @@ def _resize(imp, node, ins, attrs):
     if len(sizes if sizes is not None else scales) != len(shape):
         imp.fail("scales/sizes for %d dimensions of a %d-D input"
                  % (len(sizes if sizes is not None else scales), len(shape)))
+    if mode == "linear":
+        return _resize_linear(imp, node, ins, attrs, shape, sizes, scales, ctm)
     if sizes is not None:
         if any(int(i) <= 0 or int(o) % int(i) for o, i in zip(sizes, shape)):
             imp.fail("sizes %s are not integer multiples of %s" % (list(sizes), list(shape)))
@@ -1480,6 +1482,39 @@ def _resize(imp, node, ins, attrs):
     z = imp.param(name + "_repeat", np.zeros(zeros, dtype=imp.dtype(ins[0])))
     y = _sym("broadcast_add", [y, z], imp.unique(name + "_rep"))
     return _sym("Reshape", [y], name, shape=tuple(d * f for d, f in zip(shape, factors)))
+
+
+def _resize_linear(imp, node, ins, attrs, shape, sizes, scales, ctm):
+    """Bilinear Resize of the last two axes of a 4-D input as MXNet's
+    BilinearResize2D: coordinate_transformation_mode align_corners
+    (align_corners=True), pytorch_half_pixel, or half_pixel with both output
+    extents > 1 (align_corners=False: source max((i + 0.5) in / out - 0.5,
+    0)); with `scales`, only where in * scale is the output size (ONNX then
+    maps coordinates by the same in / out as MXNet)."""
+    if len(shape) != 4:
+        imp.fail("linear Resize of a %d-D input is not mapped (4-D, the last two axes)"
+                 % len(shape))
+    if int(attrs.get("antialias", 0)):
+        imp.fail("antialias=1 is not mapped (MXNet's bilinear resize does not filter)")
+    if sizes is not None:
+        out = [int(v) for v in sizes]
+    else:
+        out = [int(np.floor(d * float(f))) for d, f in zip(shape, scales)]
+        if any(d * float(f) != o for d, f, o in zip(shape, scales, out)):
+            imp.fail("scales %s do not give whole output extents of %s (ONNX's coordinates "
+                     "would then differ from in / out)" % ([float(f) for f in scales],
+                                                           list(shape)))
+    if out[:2] != list(shape[:2]):
+        imp.fail("linear Resize of the batch or channel axis is not mapped")
+    if ctm == "align_corners":
+        align = True
+    elif ctm == "pytorch_half_pixel" or (ctm == "half_pixel" and min(out[2:]) > 1):
+        align = False
+    else:
+        imp.fail("linear Resize with coordinate_transformation_mode=%s is not mapped "
+                 "(align_corners, pytorch_half_pixel, half_pixel)" % ctm)
+    return _sym("_contrib_BilinearResize2D", [imp.tensor(ins[0])], imp.name_for(node),
+                height=out[2], width=out[3], align_corners=align)
 
 
 @_imports("Hardmax")

@@ -161,6 +161,8 @@ EXAMPLES = {
     "argsort": ([f(*B)], dict(axis=0, dtype="int32")),
     "_contrib_quadratic": ([f(*B)], dict(a=0.5, b=-1.5, c=2.0)),
     "diag": ([f(3, 4, 5)], dict(k=-1, axis1=2, axis2=0)),
+    "_contrib_AdaptiveAvgPooling2D": ([f(2, 3, 7, 5)], dict(output_size=(3, 2))),
+    "_contrib_BilinearResize2D": ([f(1, 2, 4, 5)], dict(height=7, width=3, align_corners=False)),
     "_random_uniform": ([], dict(low=-1.0, high=3.0, shape=(50, 40))),
     "_random_normal": ([], dict(loc=2.0, scale=0.5, shape=(50, 40), dtype="float64")),
     "_contrib_div_sqrt_dim": ([f(*B)], {}),

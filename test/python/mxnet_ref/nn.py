@@ -520,3 +520,54 @@ def sequence_last(inputs, attrs):
         t = min(max(length - 1, 0), steps - 1)
         rows.append(data[t, n] if axis == 0 else data[n, t])
     return [np.stack(rows).astype(data.dtype)]
+
+
+@register("_contrib_AdaptiveAvgPooling2D")
+def adaptive_avg_pooling2d(inputs, attrs):
+    """MXNet's contrib.AdaptiveAvgPooling2D (adaptive_avg_pooling.cc): the
+    mean of rows [floor(i H / OH), ceil((i + 1) H / OH)) x the columns
+    likewise, by explicit loops over the windows."""
+    (x,) = inputs
+    size = attr_tuple(attrs, "output_size")
+    oh, ow = (size * 2)[:2] if len(size) in (1, 2) else (1, 1)
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, oh, ow), x.dtype)
+    for i in range(oh):
+        r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            c0, c1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            out[:, :, i, j] = x[:, :, r0:r1, c0:c1].mean(axis=(2, 3))
+    return [out]
+
+
+@register("_contrib_BilinearResize2D")
+def bilinear_resize2d(inputs, attrs):
+    """MXNet's contrib.BilinearResize2D (bilinear_resize.cc, CPU kernel):
+    each output pixel from its four source pixels, per pixel, in float64
+    (the output size: mode size / like only, the cases the tests use)."""
+    x = inputs[0].astype(np.float64)
+    n, c, h, w = x.shape
+    if attr_str(attrs, "mode", "size") == "like":
+        oh, ow = inputs[1].shape[2:]
+    elif attr_float(attrs, "scale_height") is not None:
+        oh = int(np.float32(attr_float(attrs, "scale_height")) * np.float32(h))
+        ow = int(np.float32(attr_float(attrs, "scale_width")) * np.float32(w))
+    else:
+        oh, ow = attr_int(attrs, "height", 1), attr_int(attrs, "width", 1)
+    align = attr_bool(attrs, "align_corners", True)
+
+    def taps(o, i):
+        scale = ((i - 1) / (o - 1) if align else i / o) if o > 1 else 0.0
+        out = []
+        for k in range(o):
+            src = scale * k if align else max(scale * (k + 0.5) - 0.5, 0.0)
+            lo = int(src)
+            hi = lo + 1 if lo < i - 1 else lo
+            out.append((lo, hi, src - lo))
+        return out
+    y = np.zeros((n, c, oh, ow))
+    for a, (h0, h1, lh) in enumerate(taps(oh, h)):
+        for b, (w0, w1, lw) in enumerate(taps(ow, w)):
+            y[:, :, a, b] = ((1 - lh) * ((1 - lw) * x[:, :, h0, w0] + lw * x[:, :, h0, w1]) +
+                             lh * ((1 - lw) * x[:, :, h1, w0] + lw * x[:, :, h1, w1]))
+    return [y.astype(inputs[0].dtype)]

@@ -279,6 +279,18 @@ def _creation():
                              "u2": (1, 3, 2, 3)}
 
 
+def _resample():
+    x, like = sym.var("x"), sym.var("like")
+    outs = [sym.contrib.AdaptiveAvgPooling2D(x, output_size=(3, 2)),
+            sym.contrib.AdaptiveAvgPooling2D(x, output_size=9),
+            sym.contrib.AdaptiveAvgPooling2D(x),
+            sym.contrib.BilinearResize2D(x, height=11, width=3),
+            sym.contrib.BilinearResize2D(x, height=4, width=10, align_corners=False),
+            sym.contrib.BilinearResize2D(x, height=1, width=1, align_corners=False),
+            sym.contrib.BilinearResize2D(x, like, mode="like")]
+    return sym.Group(outs), {"x": (2, 3, 7, 5), "like": (1, 1, 6, 8)}
+
+
 def _rnns():
     x = sym.var("x")
     lstm = sym.RNN(x, sym.var("p1"), sym.var("h1"), sym.var("c1"), mode="lstm", state_size=3,
@@ -298,7 +310,7 @@ GRAPHS = {"rnns": _rnns, "conv": _conv_net, "deconv": _deconv_net, "slices": _sl
           "gather": _gather, "activations": _activations, "elementwise": _elementwise,
           "shapes_reductions": _shapes_and_reductions, "dense_products": _dense_and_products,
           "softmax_output": _softmax_outputs, "softmax_output_multi": _softmax_output_multi,
-          "one_hot_conv1d": _one_hot, "creation": _creation}
+          "one_hot_conv1d": _one_hot, "creation": _creation, "resample": _resample}
 
 
 @pytest.mark.parametrize("opset", [11, 13, 17, 21])

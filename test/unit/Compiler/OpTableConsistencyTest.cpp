@@ -59,6 +59,8 @@ TEST(OpTableConsistency, InputNamesWhereGraphKnowsThem) {
       attrs["no_bias"] = "False"; // MXNet's default is True: no bias input
     if (llvm::StringRef(spec.mxnetName) == "RNN")
       attrs["mode"] = "lstm"; // state_cell
+    if (llvm::StringRef(spec.mxnetName) == "_contrib_BilinearResize2D")
+      attrs["mode"] = "like"; // like
     std::vector<std::string> got = graph::inputNamesOf(spec.mxnetName, attrs);
     if (got.empty() || spec.variadicInputs)
       continue;

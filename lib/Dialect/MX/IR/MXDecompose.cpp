@@ -885,6 +885,109 @@ LogicalResult decomposeSequenceReverse(GradBuilder &g, SequenceReverseOp op,
   return success();
 }
 
+/// `_arange` of `n` values 0, 1, ... in `dtype`.
+Value arangeN(GradBuilder &g, int64_t n, StringRef dtype) {
+  return g.op("mx._arange", {},
+              {g.f64("start", 0.0), g.f64("stop", double(n)), g.f64("step", 1.0),
+               g.str("dtype", dtype)});
+}
+
+/// x (N, C, H, W) with `rows` (OH, H) applied along H and `cols` (OW, W)
+/// along W: per plane rows . x . cols^T, as two `dot`s over flattened
+/// planes.
+Value applySeparable(GradBuilder &g, Value x, Value rows, Value cols) {
+  ArrayRef<int64_t> d = typeOf(x).getShape();
+  int64_t n = d[0] * d[1], h = d[2], w = d[3];
+  int64_t oh = typeOf(rows).getDimSize(0), ow = typeOf(cols).getDimSize(0);
+  // along W: (n h, w) . cols^T -> (n h, ow)
+  Value t = g.op("mx.dot", {g.reshape(x, {n * h, w}), cols},
+                 {g.boolean("transpose_b", true)});
+  // along H: (n ow, h) . rows^T -> (n ow, oh)
+  t = g.op("mx.transpose", g.reshape(t, {n, h, ow}), {g.shape("axes", {0, 2, 1})});
+  t = g.op("mx.dot", {g.reshape(t, {n * ow, h}), rows},
+           {g.boolean("transpose_b", true)});
+  t = g.op("mx.transpose", g.reshape(t, {n, ow, oh}), {g.shape("axes", {0, 2, 1})});
+  return g.reshape(t, {d[0], d[1], oh, ow});
+}
+
+/// The (out, in) matrix of adaptive average pooling along one axis: row i
+/// averages [floor(i in / out), ceil((i + 1) in / out)) (float64: exact).
+Value averagingMatrix(GradBuilder &g, int64_t out, int64_t in, Type elt) {
+  Value i = g.reshape(arangeN(g, out, "float64"), {out, 1});
+  Value j = g.reshape(arangeN(g, in, "float64"), {1, in});
+  Value start = g.op("mx.floor", g.scalarOp("mx._div_scalar", g.mulS(i, double(in)),
+                                            double(out)));
+  Value end = g.op("mx.ceil", g.scalarOp("mx._div_scalar",
+                                         g.mulS(g.addS(i, 1.0), double(in)),
+                                         double(out)));
+  Value inside = g.mul(g.cmp("greater_equal", j, start), g.cmp("lesser", j, end));
+  return g.cast(g.div(inside, g.sub(end, start)), elt);
+}
+
+LogicalResult decomposeAdaptiveAvgPooling(GradBuilder &g,
+                                          ContribAdaptiveAvgPooling2DOp op,
+                                          SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  RankedTensorType xt = typeOf(x), yt = typeOf(op.getOutput());
+  Type elt = xt.getElementType();
+  results.assign({applySeparable(
+      g, x, averagingMatrix(g, yt.getDimSize(2), xt.getDimSize(2), elt),
+      averagingMatrix(g, yt.getDimSize(3), xt.getDimSize(3), elt))});
+  return success();
+}
+
+/// Bilinear taps along one axis (bilinear_resize.cc): output i reads source
+/// rows lo and hi (= lo + 1, lo at the last row) weighted wLo and wHi; the
+/// source position as MXNet computes it (float, or double then float for
+/// align_corners=False). Each is (out,).
+struct BilinearTaps {
+  Value lo, hi, wLo, wHi;
+};
+BilinearTaps bilinearTaps(GradBuilder &g, int64_t out, int64_t in, bool align) {
+  float scale = out > 1 ? (align ? float(in - 1) / float(out - 1) : float(in) / float(out))
+                        : 0.0f;
+  Type f32 = Float32Type::get(g.builder().getContext());
+  Value src;
+  if (align) {
+    src = g.mulS(arangeN(g, out, "float32"), double(scale));
+  } else {
+    Value i = g.addS(arangeN(g, out, "float64"), 0.5);
+    src = g.addS(g.mulS(i, double(scale)), -0.5);
+    src = g.cast(g.scalarOp("mx._maximum_scalar", src, 0.0), f32);
+  }
+  Value lo = g.op("mx.floor", src);
+  Value hi = g.add(lo, g.cmpS("lesser", lo, double(in - 1)));
+  Value wHi = g.sub(src, lo);
+  return {lo, hi, g.rsubS(wHi, 1.0), wHi};
+}
+
+LogicalResult decomposeBilinearResize(GradBuilder &g, ContribBilinearResize2DOp op,
+                                      SmallVectorImpl<Value> &results) {
+  Value x = op.getData();
+  RankedTensorType xt = typeOf(x), yt = typeOf(op.getOutput());
+  ArrayRef<int64_t> d = xt.getShape(), o = yt.getShape();
+  Type elt = xt.getElementType();
+  bool align = op.getAlignCorners();
+  // Along W, then along H: h0 (w0 x00 + w1 x01) + h1 (w0 x10 + w1 x11),
+  // MXNet's order of operations.
+  auto along = [&](Value v, int64_t axis) {
+    BilinearTaps t = bilinearTaps(g, o[axis], d[axis], align);
+    SmallVector<int64_t> view(4, 1);
+    view[axis] = o[axis];
+    auto tap = [&](Value index, Value weight) {
+      Value picked = g.op("mx.take", {v, index}, {g.i64("axis", axis)});
+      return g.mul(picked, g.reshape(g.cast(weight, elt), view));
+    };
+    return g.add(tap(t.lo, t.wLo), tap(t.hi, t.wHi));
+  };
+  if (d[2] == o[2] && d[3] == o[3]) { // MXNet's special case: a copy
+    results.assign({g.op("mx.identity", x)});
+    return success();
+  }
+  results.assign({along(along(x, 3), 2)});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -897,7 +1000,8 @@ bool mxc::mx::isComposite(Operation *op) {
              LinalgGemm2Op, SortOp, ArgsortOp,
              ContribQuadraticOp,
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
-             MultiAllFiniteOp, DiagOp>(op) ||
+             MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
+             ContribBilinearResize2DOp>(op) ||
          isChannelLast(op);
 }
 
@@ -965,6 +1069,10 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeSequenceReverse(g, sr, results);
   else if (auto dg = dyn_cast<DiagOp>(op))
     r = decomposeDiag(g, dg, results);
+  else if (auto ap = dyn_cast<ContribAdaptiveAvgPooling2DOp>(op))
+    r = decomposeAdaptiveAvgPooling(g, ap, results);
+  else if (auto br = dyn_cast<ContribBilinearResize2DOp>(op))
+    r = decomposeBilinearResize(g, br, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),

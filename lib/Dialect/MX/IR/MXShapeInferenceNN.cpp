@@ -1167,3 +1167,98 @@ LogicalResult SequenceLastOp::inferReturnTypes(MLIRContext *context,
                        adaptor.getSequenceLength(), adaptor.getUseSequenceLength(),
                        adaptor.getAxis(), /*dropAxis=*/true, results);
 }
+
+//===----------------------------------------------------------------------===//
+// _contrib_AdaptiveAvgPooling2D, _contrib_BilinearResize2D (src/operator/
+// contrib/adaptive_avg_pooling-inl.h AdaptiveAvgPoolOpInferShape,
+// bilinear_resize-inl.h BilinearSampleOpInferShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ContribAdaptiveAvgPooling2DOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(t))
+    return failure();
+  if (t->getRank() != 4)
+    return inferError(loc, name, "data must be 4-D (N, C, H, W), got ",
+                      formatShape(t->getShape()));
+  ArrayRef<int64_t> size = adaptor.getOutputSize();
+  // MXNet: () and more than two extents give 1 x 1.
+  int64_t oh = size.size() == 1 || size.size() == 2 ? size[0] : 1;
+  int64_t ow = size.size() == 2 ? size[1] : oh;
+  if (size.size() > 2)
+    oh = ow = 1;
+  if (oh < 1 || ow < 1)
+    return inferError(loc, name, "output_size must be positive, got ",
+                      formatShape(size));
+  ArrayRef<int64_t> d = t->getShape();
+  results.push_back(
+      RankedTensorType::get({d[0], d[1], oh, ow}, t->getElementType()));
+  return success();
+}
+
+LogicalResult ContribBilinearResize2DOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(t))
+    return failure();
+  if (t->getRank() != 4)
+    return inferError(loc, name, "data must be 4-D (N, C, H, W), got ",
+                      formatShape(t->getShape()));
+  StringRef mode = adaptor.getMode();
+  bool like = mode == "like";
+  if (like != static_cast<bool>(adaptor.getLike()))
+    return inferError(loc, name,
+                      like ? "mode 'like' needs a second input (like)"
+                           : "a second input (like) needs mode 'like'");
+  ArrayRef<int64_t> d = t->getShape();
+  int64_t h = d[2], w = d[3];
+  auto scaleH = adaptor.getScaleHeight(), scaleW = adaptor.getScaleWidth();
+  // MXNet computes the scaled extents in float and truncates.
+  auto scaled = [](int64_t x, double s) {
+    return static_cast<int64_t>(static_cast<float>(s) * static_cast<float>(x));
+  };
+  int64_t oh = 0, ow = 0;
+  if (mode == "size") {
+    // As MXNet: scale_height decides for both extents (scale_width alone
+    // is ignored).
+    if (scaleH && !scaleW)
+      return inferError(loc, name, "scale_height needs scale_width in mode 'size'");
+    oh = scaleH ? scaled(h, scaleH->convertToDouble()) : adaptor.getHeight();
+    ow = scaleH ? scaled(w, scaleW->convertToDouble()) : adaptor.getWidth();
+  } else if (mode == "odd_scale") {
+    if (!scaleH || !scaleW)
+      return inferError(loc, name, "mode 'odd_scale' needs scale_height and scale_width");
+    oh = h % 2 == 0 ? scaled(h, scaleH->convertToDouble())
+                    : scaled(h - 1, scaleH->convertToDouble()) + 1;
+    ow = w % 2 == 0 ? scaled(w, scaleW->convertToDouble())
+                    : scaled(w - 1, scaleW->convertToDouble()) + 1;
+  } else if (like) {
+    auto l = getTensorType(loc, name, adaptor.getLike(), "like");
+    if (failed(l))
+      return failure();
+    if (l->getRank() != 4)
+      return inferError(loc, name, "like must be 4-D (N, C, H, W), got ",
+                        formatShape(l->getShape()));
+    oh = l->getDimSize(2);
+    ow = l->getDimSize(3);
+  } else {
+    bool even = mode.contains("even"), up = mode.ends_with("up");
+    auto adjust = [&](int64_t x) {
+      bool ok = (x % 2 == 0) == even;
+      return ok ? x : (up ? x + 1 : x - 1);
+    };
+    oh = adjust(h);
+    ow = adjust(w);
+  }
+  if (oh < 1 || ow < 1)
+    return inferError(loc, name, "the output size (", oh, ", ", ow,
+                      ") of data ", formatShape(d), " is not positive");
+  results.push_back(
+      RankedTensorType::get({d[0], d[1], oh, ow}, t->getElementType()));
+  return success();
+}

@@ -1103,6 +1103,88 @@ def MX_SequenceReverseOp : MX_Op<"SequenceReverse", [Pure, InferTypeOpAdaptorWit
   }];
 }
 
+def MX_ContribAdaptiveAvgPooling2DOp : MX_Op<"_contrib_AdaptiveAvgPooling2D", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Average pooling to a fixed output size (PyTorch's adaptive_avg_pool2d)";
+  let description = [{
+    For `data` (N, C, H, W) the (N, C, OH, OW) averages of the windows
+    rows [floor(i * H / OH), ceil((i + 1) * H / OH)) x columns likewise.
+    `output_size` is () for 1 x 1, (s,) for s x s, or (OH, OW). A composite
+    (mx-decompose): the window averages as two averaging matrices built from
+    `_arange` (OH x H and OW x W), applied by `dot` along W and then H, so the
+    gradient follows.
+
+    MXNet operator: `_contrib_AdaptiveAvgPooling2D`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_AdaptiveAvgPooling2D %x {output_size = array<i64: 3, 2>} : (tensor<1x2x7x5xf32>) -> tensor<1x2x3x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$output_size
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribBilinearResize2DOp : MX_Op<"_contrib_BilinearResize2D", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Bilinear resize of (N, C, H, W) images";
+  let description = [{
+    MXNet's contrib.BilinearResize2D. The output size: `mode` "size" gives
+    (`height`, `width`), or int(scale * H) / int(scale * W) when `scale_height`
+    is set; "odd_scale" int(H * scale) for even H, int((H - 1) * scale) + 1 for
+    odd; "like" the height and width of the second input `like`; "to_even_down" /
+    "to_even_up" / "to_odd_down" / "to_odd_up" the nearest even / odd extent
+    below / above. Output row i samples source row r = scale * i with
+    `align_corners` (scale (H - 1) / (OH - 1)), else max(scale * (i + 0.5) - 0.5,
+    0) (scale H / OH), as r0 = floor(r) and r0 + 1 (r0 at the last row) weighted
+    1 - (r - r0) and r - r0; columns likewise. A composite (mx-decompose): the
+    source rows and weights from `_arange`, `take` of the two rows and of the two
+    columns, broadcast multiplications; the gradient follows (take's is a
+    scatter-add), none to `like`.
+
+    MXNet operator: `_contrib_BilinearResize2D`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_BilinearResize2D %x {height = 5 : i64, width = 7 : i64} : (tensor<1x2x3x4xf32>) -> tensor<1x2x5x7xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    Optional<MX_FloatTensor>:$like,
+    DefaultValuedAttr<I64Attr, "1">:$height,
+    DefaultValuedAttr<I64Attr, "1">:$width,
+    OptionalAttr<F64Attr>:$scale_height,
+    OptionalAttr<F64Attr>:$scale_width,
+    DefaultValuedAttr<MX_StrEnumAttr<["size", "odd_scale", "like", "to_even_down", "to_even_up", "to_odd_down", "to_odd_up"]>, "\"size\"">:$mode,
+    DefaultValuedAttr<BoolAttr, "true">:$align_corners
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data (`,` $like^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ElemwiseAddOp : MX_Op<"elemwise_add", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `lhs + rhs` of two tensors of one shape";
   let description = [{
