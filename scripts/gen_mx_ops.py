@@ -818,6 +818,77 @@ scatter-add), none to `like`.""",
                doc="Corner pixels' centres map onto each other.")],
    example="""%y = mx._contrib_BilinearResize2D %x {height = 5 : i64, width = 7 : i64} : (tensor<1x2x3x4xf32>) -> tensor<1x2x5x7xf32>""")
 
+op(mxnet="_contrib_box_iou", mnemonic="_contrib_box_iou", cpp="ContribBoxIou",
+   source="src/operator/contrib/bounding_box-inl.h BoxOverlapParam, BoxOverlapShape, "
+          "compute_overlap; bounding_box-common.h Intersect, BoxArea",
+   summary="Intersection over union of every pair of boxes of two arrays",
+   description="""
+`lhs` (a1, ..., an, 4) and `rhs` (b1, ..., bm, 4) hold boxes as corners
+(xmin, ymin, xmax, ymax) or, with `format` "center", (x, y, width, height);
+the result (a1, ..., an, b1, ..., bm) is each pair's intersection area over
+its union (0 where they do not intersect; a box of negative extent has area
+0). A composite (mx-decompose): the coordinates sliced out, broadcast
+maximum / minimum over the (lhs, rhs) pairs, `where`; no gradient (MXNet's
+backward writes zeros).""",
+   inputs=[Input("lhs", tensor=FLOAT), Input("rhs", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("format", "enum", "corner", ["corner", "center"],
+               doc="Box encoding: corner or center.")],
+   example="""%iou = mx._contrib_box_iou %a, %b : (tensor<3x4xf32>, tensor<2x5x4xf32>) -> tensor<3x2x5xf32>""")
+
+op(mxnet="_contrib_box_encode", mnemonic="_contrib_box_encode", cpp="ContribBoxEncode",
+   source="src/operator/contrib/bounding_box-inl.h BoxEncodeShape, box_encode",
+   summary="Detection training targets: matched boxes as normalised center offsets",
+   description="""
+For `samples` (B, N) (> 0.5: positive), `matches` (B, N) (an index into the
+M reference boxes of the same batch), `anchors` (B, N, 4) and `refs` (B, M,
+4) as corners, and `means` / `stds` (4,): the targets (B, N, 4) ((ref_x -
+a_x) / a_w - means[0]) / stds[0], likewise for y, then (log(ref_w / a_w) -
+means[2]) / stds[2] and the height, 0 for non-positive samples; and the mask
+(B, N, 4), 1 for positive samples. A composite (mx-decompose): `take` of the
+matched reference boxes, elementwise arithmetic, `where`; no gradient
+(MXNet's MakeZeroGradNodes).""",
+   inputs=[Input("samples", tensor=FLOAT), Input("matches", tensor=FLOAT),
+           Input("anchors", tensor=FLOAT), Input("refs", tensor=FLOAT),
+           Input("means", tensor=FLOAT), Input("stds", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT)],
+   example="""%t, %m = mx._contrib_box_encode %s, %i, %a, %r, %mu, %sd : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2x4xf32>, tensor<1x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x4xf32>)""")
+
+op(mxnet="_contrib_box_decode", mnemonic="_contrib_box_decode", cpp="ContribBoxDecode",
+   source="src/operator/contrib/bounding_box-inl.h BoxDecodeParam, BoxDecodeShape, box_decode",
+   summary="Boxes from predicted center offsets relative to anchors",
+   description="""
+For `data` (B, N, 4) offsets and `anchors` (1, N, 4) (corners or, with
+`format` "center", (x, y, w, h)): x = data0 * std0 * a_w + a_x, y likewise,
+w = exp(min(data2 * std2, clip)) * a_w (the min only when clip > 0), h
+likewise; the result (B, N, 4) is the corners (x - w / 2, y - h / 2, x +
+w / 2, y + h / 2). A composite (mx-decompose) of slices and elementwise
+arithmetic; no gradient (MXNet's MakeZeroGradNodes).""",
+   inputs=[Input("data", tensor=FLOAT), Input("anchors", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("std0", "float", "1.0", doc="Scale of the x offset."),
+          Attr("std1", "float", "1.0", doc="Scale of the y offset."),
+          Attr("std2", "float", "1.0", doc="Scale of the width offset."),
+          Attr("std3", "float", "1.0", doc="Scale of the height offset."),
+          Attr("clip", "float", "-1.0", doc="Upper bound of the scaled log size offsets "
+               "when > 0."),
+          Attr("format", "enum", "center", ["corner", "center"],
+               doc="The anchors' encoding.")],
+   example="""%y = mx._contrib_box_decode %d, %a {std0 = 0.1 : f64} : (tensor<2x3x4xf32>, tensor<1x3x4xf32>) -> tensor<2x3x4xf32>""")
+
+op(mxnet="_contrib_gradientmultiplier", mnemonic="_contrib_gradientmultiplier",
+   cpp="ContribGradientMultiplier",
+   source="src/operator/contrib/gradient_multiplier_op.cc (NumpyBinaryScalarParam)",
+   summary="Identity whose gradient is multiplied by a scalar",
+   description="""
+Forward is the identity; backward multiplies the output gradient by
+`scalar` (gradient reversal layers use a negative one).""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("scalar", "float", "1.0", doc="The gradient's factor."),
+          Attr("is_int", "bool", "True", doc="Whether the scalar is an integer (MXNet's "
+               "NumpyBinaryScalarParam; no effect).")], infer=INFER_SAME,
+   example="""%y = mx._contrib_gradientmultiplier %x {scalar = -0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops
 # ----------------------------------------------------------------------------

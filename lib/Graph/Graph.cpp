@@ -50,6 +50,7 @@ enum class OpKind {
         // value)
   Sort, // sort: output and the hidden indices
   BilinearResize, // data, and like with mode 'like'
+  BoxEncode, // _contrib_box_encode: six inputs; output0 (targets), output1 (masks)
 };
 
 OpKind kindOf(StringRef op) {
@@ -83,6 +84,7 @@ OpKind kindOf(StringRef op) {
       .Cases({"topk", "_npx_topk"}, OpKind::TopK)
       .Cases({"sort", "_npi_sort"}, OpKind::Sort)
       .Case("_contrib_BilinearResize2D", OpKind::BilinearResize)
+      .Case("_contrib_box_encode", OpKind::BoxEncode)
       .Default(OpKind::Unknown);
 }
 
@@ -321,6 +323,7 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
   case OpKind::LRN:
   case OpKind::L2Normalization:
   case OpKind::Moments:
+  case OpKind::BoxEncode:
     return 2;
   case OpKind::LeakyReLU:
     return isRReLU(attrs) ? 2 : 1;
@@ -377,6 +380,8 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
     if (boolAttr(attrs, "use_sequence_length", false))
       return {"data", "sequence_length"};
     return {"data"};
+  case OpKind::BoxEncode:
+    return {"samples", "matches", "anchors", "refs", "means", "stds"};
   case OpKind::BilinearResize: // BilinearSampleOpNumInputs
     if (strAttr(attrs, "mode", "size").trim().trim('\'').trim('"') == "like")
       return {"data", "like"};

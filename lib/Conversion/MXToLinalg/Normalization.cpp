@@ -250,7 +250,8 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::ContribDivSqrtDimOp, mx::SoftmaxCrossEntropyOp,
                       mx::AllFiniteOp, mx::MultiAllFiniteOp, mx::DiagOp,
                       mx::ContribAdaptiveAvgPooling2DOp,
-                      mx::ContribBilinearResize2DOp>();
+                      mx::ContribBilinearResize2DOp, mx::ContribBoxIouOp,
+                      mx::ContribBoxEncodeOp, mx::ContribBoxDecodeOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

@@ -441,7 +441,7 @@ def _concat(g, n):
     g.node("Concat", n.inputs, n.outs[:1], name=n.name, axis=attr_int(n.attrs, "dim", 1))
 
 
-@_exports("Dropout", "_copy", "BlockGrad")
+@_exports("Dropout", "_copy", "BlockGrad", "_contrib_gradientmultiplier")
 def _identity(g, n):
     g.node("Identity", n.inputs[:1], n.outs[:1], name=n.name)
 

@@ -275,3 +275,39 @@ def test_inplace_writes_while_recording_raise_as_in_mxnet():
             z = y * 2
             z += 1
         x[:] = mx.nd.ones((3, 4))  # a whole copy is allowed
+
+
+def test_gradient_multiplier_scales_the_gradient():
+    # contrib.gradientmultiplier: identity forward, gradient times `scalar`
+    x = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5)
+    x.attach_grad()
+    with mx.autograd.record():
+        q = mx.nd.contrib.quadratic(x, a=0.5, b=1.0, c=0.0)
+        y = mx.nd.contrib.gradientmultiplier(q, scalar=-0.75)
+    np.testing.assert_array_equal(y.asnumpy(), q.asnumpy())
+    y.backward(mx.nd.ones((2, 3)) * 2)
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * -0.75 * (x.asnumpy() + 1.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["box_iou", "box_decode", "box_encode"])
+def test_box_operators_have_zero_gradients(op):
+    # MXNet: box_iou's backward writes zeros, box_encode / box_decode have
+    # MakeZeroGradNodes
+    rng = np.random.default_rng(0)
+    boxes = rng.uniform(0, 1, (1, 3, 4)).astype(np.float32)
+    boxes[..., 2:] += boxes[..., :2]
+    ins = {"box_iou": [boxes[0], boxes[0] + 0.1],
+           "box_decode": [rng.standard_normal((2, 3, 4)).astype(np.float32), boxes],
+           "box_encode": [np.array([[1, 0, 1]], np.float32), np.array([[0, 2, 1]], np.float32),
+                          boxes, boxes + 0.05, np.zeros(4, np.float32),
+                          np.ones(4, np.float32)]}[op]
+    arrays = [mx.nd.array(v) for v in ins]
+    for a in arrays:
+        a.attach_grad()
+    with mx.autograd.record():
+        out = getattr(mx.nd.contrib, op)(*arrays)
+        out = out[0] if isinstance(out, list) else out
+        loss = (out * out).sum()
+    loss.backward()
+    for a in arrays:
+        assert not np.any(a.grad.asnumpy())

@@ -571,3 +571,82 @@ def bilinear_resize2d(inputs, attrs):
             y[:, :, a, b] = ((1 - lh) * ((1 - lw) * x[:, :, h0, w0] + lw * x[:, :, h0, w1]) +
                              lh * ((1 - lw) * x[:, :, h1, w0] + lw * x[:, :, h1, w1]))
     return [y.astype(inputs[0].dtype)]
+
+
+def _box_corners(b, center):
+    if not center:
+        return b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return (b[..., 0] - b[..., 2] / 2, b[..., 1] - b[..., 3] / 2,
+            b[..., 0] + b[..., 2] / 2, b[..., 1] + b[..., 3] / 2)
+
+
+@register("_contrib_box_iou")
+def box_iou(inputs, attrs):
+    """MXNet's contrib.box_iou (bounding_box-inl.h compute_overlap), by
+    explicit loops over the pairs."""
+    lhs, rhs = inputs
+    center = attr_str(attrs, "format", "corner") == "center"
+    a = lhs.reshape(-1, 4).astype(np.float64)
+    b = rhs.reshape(-1, 4).astype(np.float64)
+    out = np.zeros((len(a), len(b)))
+
+    def area(box):
+        w, h = (box[2], box[3]) if center else (box[2] - box[0], box[3] - box[1])
+        return 0.0 if w < 0 or h < 0 else w * h
+    for i, p in enumerate(a):
+        pl, pt, pr, pb = _box_corners(p, center)
+        for j, q in enumerate(b):
+            ql, qt, qr, qb = _box_corners(q, center)
+            inter = max(min(pr, qr) - max(pl, ql), 0) * max(min(pb, qb) - max(pt, qt), 0)
+            if inter > 0:
+                out[i, j] = inter / (area(p) + area(q) - inter)
+    return [out.reshape(lhs.shape[:-1] + rhs.shape[:-1]).astype(lhs.dtype)]
+
+
+@register("_contrib_box_decode")
+def box_decode(inputs, attrs):
+    """MXNet's contrib.box_decode (bounding_box-inl.h box_decode)."""
+    x, anchors = (v.astype(np.float64) for v in inputs)
+    std = [attr_float(attrs, "std%d" % k, 1.0) for k in range(4)]
+    clip = attr_float(attrs, "clip", -1.0)
+    a = anchors[0]
+    if attr_str(attrs, "format", "center") == "corner":
+        w, h = a[:, 2] - a[:, 0], a[:, 3] - a[:, 1]
+        a = np.stack([a[:, 0] + w / 2, a[:, 1] + h / 2, w, h], axis=-1)
+    ox = x[..., 0] * std[0] * a[:, 2] + a[:, 0]
+    oy = x[..., 1] * std[1] * a[:, 3] + a[:, 1]
+    dw, dh = x[..., 2] * std[2], x[..., 3] * std[3]
+    if clip > 0:
+        dw, dh = np.minimum(dw, clip), np.minimum(dh, clip)
+    ow, oh = np.exp(dw) * a[:, 2] / 2, np.exp(dh) * a[:, 3] / 2
+    return [np.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(inputs[0].dtype)]
+
+
+@register("_contrib_box_encode")
+def box_encode(inputs, attrs):
+    """MXNet's contrib.box_encode (bounding_box-inl.h box_encode), by loops."""
+    samples, matches, anchors, refs, means, stds = (v.astype(np.float64) for v in inputs)
+    t = np.zeros(anchors.shape)
+    mask = np.zeros(anchors.shape)
+
+    def center(b):
+        w, h = b[2] - b[0], b[3] - b[1]
+        return b[0] + w / 2, b[1] + h / 2, w, h
+    for j in range(anchors.shape[0]):
+        for i in range(anchors.shape[1]):
+            if samples[j, i] <= 0.5:
+                continue
+            rx, ry, rw, rh = center(refs[j, int(matches[j, i])])
+            ax, ay, aw, ah = center(anchors[j, i])
+            mask[j, i] = 1
+            t[j, i] = [((rx - ax) / aw - means[0]) / stds[0], ((ry - ay) / ah - means[1]) / stds[1],
+                       (np.log(rw / aw) - means[2]) / stds[2],
+                       (np.log(rh / ah) - means[3]) / stds[3]]
+    dt = inputs[2].dtype
+    return [t.astype(dt), mask.astype(dt)]
+
+
+@register("_contrib_gradientmultiplier")
+def gradient_multiplier(inputs, attrs):
+    """Forward: the identity."""
+    return [inputs[0].copy()]

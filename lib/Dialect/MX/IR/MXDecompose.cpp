@@ -988,6 +988,133 @@ LogicalResult decomposeBilinearResize(GradBuilder &g, ContribBilinearResize2DOp 
   return success();
 }
 
+/// Coordinate k of boxes (..., 4) as (..., 1).
+Value coord(GradBuilder &g, Value boxes, int64_t k) {
+  return sliceAxis(g, boxes, typeOf(boxes).getRank() - 1, k, k + 1);
+}
+
+/// max(v, 0) (MXNet's `w > 0 ? w : 0`).
+Value positivePart(GradBuilder &g, Value v) {
+  return g.scalarOp("mx._maximum_scalar", v, 0.0);
+}
+
+/// box_iou (bounding_box-inl.h compute_overlap): lhs flattened to (L, 1)
+/// columns, rhs to (1, R) rows, the pairwise intersection over union.
+LogicalResult decomposeBoxIou(GradBuilder &g, ContribBoxIouOp op,
+                              SmallVectorImpl<Value> &results) {
+  auto flat = [&](Value v, bool rows) {
+    int64_t n = typeOf(v).getNumElements() / 4;
+    Value boxes = g.reshape(g.op("mx.BlockGrad", v), {n, 4});
+    SmallVector<Value> c;
+    for (int64_t k = 0; k < 4; ++k) {
+      Value x = coord(g, boxes, k); // (n, 1)
+      c.push_back(rows ? g.reshape(x, {1, n}) : x);
+    }
+    return c;
+  };
+  SmallVector<Value> a = flat(op.getLhs(), false), b = flat(op.getRhs(), true);
+  bool center = op.getFormat() == "center";
+  // per axis: the extent of the intersection, max(0, right - left)
+  auto overlap = [&](int64_t k) {
+    Value l, r;
+    if (center) {
+      Value aw = g.mulS(a[k + 2], 0.5), bw = g.mulS(b[k + 2], 0.5);
+      Value al = g.sub(a[k], aw), ar = g.add(a[k], aw);
+      Value bl = g.sub(b[k], bw), br = g.add(b[k], bw);
+      l = g.op("mx.broadcast_maximum", {bl, al});
+      r = g.op("mx.broadcast_minimum", {br, ar});
+    } else {
+      l = g.op("mx.broadcast_maximum", {a[k], b[k]});
+      r = g.op("mx.broadcast_minimum", {a[k + 2], b[k + 2]});
+    }
+    return positivePart(g, g.sub(r, l));
+  };
+  auto area = [&](SmallVector<Value> &c) {
+    Value w = center ? c[2] : g.sub(c[2], c[0]);
+    Value h = center ? c[3] : g.sub(c[3], c[1]);
+    // 0 when either extent is negative
+    Value ok = g.mul(g.cmpS("greater_equal", w, 0.0), g.cmpS("greater_equal", h, 0.0));
+    return g.mul(g.mul(w, h), ok);
+  };
+  Value inter = g.mul(overlap(0), overlap(1));
+  Value uni = g.sub(g.add(area(a), area(b)), inter);
+  Value positive = g.cmpS("greater", inter, 0.0);
+  // where(inter > 0, inter / union, 0); a union of 0 only where inter is 0
+  Value safe = g.add(uni, g.rsubS(positive, 1.0));
+  Value iou = g.op("mx.where", {positive, g.div(inter, safe), g.zerosLike(inter)});
+  results.assign({g.reshape(iou, typeOf(op.getOutput()).getShape())});
+  return success();
+}
+
+/// box_decode (bounding_box-inl.h box_decode).
+LogicalResult decomposeBoxDecode(GradBuilder &g, ContribBoxDecodeOp op,
+                                 SmallVectorImpl<Value> &results) {
+  Value x = g.op("mx.BlockGrad", op.getData());
+  Value a = g.op("mx.BlockGrad", op.getAnchors());
+  Value ax = coord(g, a, 0), ay = coord(g, a, 1), aw = coord(g, a, 2), ah = coord(g, a, 3);
+  if (op.getFormat() == "corner") {
+    aw = g.sub(aw, ax);
+    ah = g.sub(ah, ay);
+    ax = g.add(ax, g.mulS(aw, 0.5));
+    ay = g.add(ay, g.mulS(ah, 0.5));
+  }
+  double clip = op.getClip().convertToDouble();
+  Value ox = g.add(g.mul(g.mulS(coord(g, x, 0), op.getStd0().convertToDouble()), aw), ax);
+  Value oy = g.add(g.mul(g.mulS(coord(g, x, 1), op.getStd1().convertToDouble()), ah), ay);
+  Value dw = g.mulS(coord(g, x, 2), op.getStd2().convertToDouble());
+  Value dh = g.mulS(coord(g, x, 3), op.getStd3().convertToDouble());
+  if (clip > 0.0) {
+    dw = g.scalarOp("mx._minimum_scalar", dw, clip);
+    dh = g.scalarOp("mx._minimum_scalar", dh, clip);
+  }
+  Value ow = g.mulS(g.mul(g.exp(dw), aw), 0.5);
+  Value oh = g.mulS(g.mul(g.exp(dh), ah), 0.5);
+  results.assign({concatAxis(g, {g.sub(ox, ow), g.sub(oy, oh), g.add(ox, ow), g.add(oy, oh)},
+                             2)});
+  return success();
+}
+
+/// box_encode (bounding_box-inl.h box_encode): the matched reference box
+/// of each anchor by one `take` of the (B * M, 4) rows.
+LogicalResult decomposeBoxEncode(GradBuilder &g, ContribBoxEncodeOp op,
+                                 SmallVectorImpl<Value> &results) {
+  Value samples = g.op("mx.BlockGrad", op.getSamples());
+  Value matches = g.op("mx.BlockGrad", op.getMatches());
+  Value anchors = g.op("mx.BlockGrad", op.getAnchors());
+  Value refs = g.op("mx.BlockGrad", op.getRefs());
+  Value means = g.op("mx.BlockGrad", op.getMeans());
+  Value stds = g.op("mx.BlockGrad", op.getStds());
+  ArrayRef<int64_t> as = typeOf(anchors).getShape(), rs = typeOf(refs).getShape();
+  int64_t b = as[0], n = as[1], m = rs[1];
+  Type elt = typeOf(anchors).getElementType();
+  // row of refs for (batch j, anchor i): j * M + matches[j, i]
+  Value batch = g.reshape(g.cast(g.op("mx._contrib_arange_like", matches, {g.i64("axis", 0)}),
+                                 elt),
+                          {b, 1});
+  Value rows = g.add(g.op("mx.trunc", matches), g.mulS(batch, double(m)));
+  Value ref = g.op("mx.take", {g.reshape(refs, {b * m, 4}), rows}, {g.i64("axis", 0)});
+  auto center = [&](Value boxes) {
+    Value xmin = coord(g, boxes, 0), ymin = coord(g, boxes, 1);
+    Value w = g.sub(coord(g, boxes, 2), xmin), h = g.sub(coord(g, boxes, 3), ymin);
+    return std::array<Value, 4>{g.add(xmin, g.mulS(w, 0.5)), g.add(ymin, g.mulS(h, 0.5)), w,
+                                h};
+  };
+  auto [rx, ry, rw, rh] = center(ref);
+  auto [ax, ay, aw, ah] = center(anchors);
+  Value valid = g.reshape(g.cmpS("greater", samples, 0.5), {b, n, 1});
+  auto norm = [&](Value v, int64_t k) {
+    Value mean = g.reshape(sliceAxis(g, means, 0, k, k + 1), {1, 1, 1});
+    Value sd = g.reshape(sliceAxis(g, stds, 0, k, k + 1), {1, 1, 1});
+    return g.div(g.sub(v, mean), sd);
+  };
+  Value t = concatAxis(g, {norm(g.div(g.sub(rx, ax), aw), 0), norm(g.div(g.sub(ry, ay), ah), 1),
+                           norm(g.log(g.div(rw, aw)), 2), norm(g.log(g.div(rh, ah)), 3)},
+                       2);
+  Value mask = g.broadcastLike(valid, t);
+  results.assign({g.op("mx.where", {mask, t, g.zerosLike(t)}), mask});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1001,7 +1128,8 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribQuadraticOp,
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
-             ContribBilinearResize2DOp>(op) ||
+             ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
+             ContribBoxDecodeOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1073,6 +1201,12 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeAdaptiveAvgPooling(g, ap, results);
   else if (auto br = dyn_cast<ContribBilinearResize2DOp>(op))
     r = decomposeBilinearResize(g, br, results);
+  else if (auto bi = dyn_cast<ContribBoxIouOp>(op))
+    r = decomposeBoxIou(g, bi, results);
+  else if (auto be = dyn_cast<ContribBoxEncodeOp>(op))
+    r = decomposeBoxEncode(g, be, results);
+  else if (auto bd = dyn_cast<ContribBoxDecodeOp>(op))
+    r = decomposeBoxDecode(g, bd, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),

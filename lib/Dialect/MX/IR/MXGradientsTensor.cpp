@@ -120,6 +120,13 @@ LogicalResult identityGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// _contrib_gradientmultiplier: the gradient times `scalar`.
+LogicalResult gradientMultiplierGrad(Operation *op, GradBuilder &g, ValueRange og,
+                                     Grads &in) {
+  in[0] = g.mulS(og[0], attrF(op, "scalar", 1.0));
+  return success();
+}
+
 /// Reshape, Flatten, expand_dims: the gradient reshaped back.
 LogicalResult reshapeGrad(Operation *op, GradBuilder &g, ValueRange og,
                           Grads &in) {
@@ -1146,6 +1153,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp, ShapeArrayOp,
       SizeArrayOp, ZerosOp, OnesOp, FullOp, ArangeOp, EyeOp, ArangeLikeOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp, IdentityWithAttrLikeRhsOp>(ctx);
+  Rule<gradientMultiplierGrad>::attach<ContribGradientMultiplierOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);
   Rule<reshapeLikeGrad>::attach<ReshapeLikeOp>(ctx);
   Rule<pickGrad>::attach<PickOp>(ctx);

@@ -1262,3 +1262,92 @@ LogicalResult ContribBilinearResize2DOp::inferReturnTypes(
       RankedTensorType::get({d[0], d[1], oh, ow}, t->getElementType()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// _contrib_box_iou / box_encode / box_decode (src/operator/contrib/
+// bounding_box-inl.h BoxOverlapShape, BoxEncodeShape, BoxDecodeShape)
+//===----------------------------------------------------------------------===//
+
+/// A box array: rank >= `minRank`, last extent 4.
+static FailureOr<RankedTensorType> boxArray(std::optional<Location> loc, StringRef name,
+                                            Value v, StringRef what, int64_t minRank,
+                                            bool exactRank = false) {
+  auto t = getTensorType(loc, name, v, what);
+  if (failed(t))
+    return failure();
+  if (exactRank ? t->getRank() != minRank : t->getRank() < minRank)
+    return inferError(loc, name, what, " must have ", exactRank ? "" : "at least ", minRank,
+                      " dimensions, got ", formatShape(t->getShape()));
+  if (t->getShape().back() != 4)
+    return inferError(loc, name, "last dimension of ", what, " must be 4, got ",
+                      formatShape(t->getShape()));
+  return t;
+}
+
+LogicalResult ContribBoxIouOp::inferReturnTypes(MLIRContext *context,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto l = boxArray(loc, name, adaptor.getLhs(), "lhs", 2);
+  auto r = boxArray(loc, name, adaptor.getRhs(), "rhs", 2);
+  if (failed(l) || failed(r))
+    return failure();
+  if (r->getElementType() != l->getElementType())
+    return inferError(loc, name, "lhs and rhs must have one dtype");
+  SmallVector<int64_t> out(l->getShape().drop_back());
+  llvm::append_range(out, r->getShape().drop_back());
+  results.push_back(RankedTensorType::get(out, l->getElementType()));
+  return success();
+}
+
+LogicalResult ContribBoxEncodeOp::inferReturnTypes(MLIRContext *context,
+                                                   std::optional<Location> loc,
+                                                   Adaptor adaptor,
+                                                   SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto a = boxArray(loc, name, adaptor.getAnchors(), "anchors", 3, true);
+  auto r = boxArray(loc, name, adaptor.getRefs(), "refs", 3, true);
+  if (failed(a) || failed(r))
+    return failure();
+  ArrayRef<int64_t> as = a->getShape();
+  for (auto [v, what] : {std::pair{adaptor.getSamples(), "samples"},
+                         std::pair{adaptor.getMatches(), "matches"}}) {
+    auto t = getTensorType(loc, name, v, what);
+    if (failed(t))
+      return failure();
+    if (t->getShape() != as.drop_back())
+      return inferError(loc, name, what, " must be (B, N) = ",
+                        formatShape(as.drop_back()), ", got ", formatShape(t->getShape()));
+  }
+  if (r->getDimSize(0) != as[0])
+    return inferError(loc, name, "refs must have the anchors' batch ", as[0], ", got ",
+                      formatShape(r->getShape()));
+  for (auto [v, what] : {std::pair{adaptor.getMeans(), "means"},
+                         std::pair{adaptor.getStds(), "stds"}}) {
+    auto t = getTensorType(loc, name, v, what);
+    if (failed(t))
+      return failure();
+    if (t->getShape() != ArrayRef<int64_t>{4})
+      return inferError(loc, name, what, " must be (4,), got ", formatShape(t->getShape()));
+  }
+  results.push_back(*a);
+  results.push_back(*a);
+  return success();
+}
+
+LogicalResult ContribBoxDecodeOp::inferReturnTypes(MLIRContext *context,
+                                                   std::optional<Location> loc,
+                                                   Adaptor adaptor,
+                                                   SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto d = boxArray(loc, name, adaptor.getData(), "data", 3, true);
+  auto a = boxArray(loc, name, adaptor.getAnchors(), "anchors", 3, true);
+  if (failed(d) || failed(a))
+    return failure();
+  if (a->getDimSize(0) != 1 || a->getDimSize(1) != d->getDimSize(1))
+    return inferError(loc, name, "anchors must be (1, N, 4) with data's N, got ",
+                      formatShape(a->getShape()), " for data ", formatShape(d->getShape()));
+  results.push_back(*d);
+  return success();
+}

@@ -71,6 +71,7 @@ bool isFusible(Operation *op) {
           mx::TruncOp, mx::FixOp, mx::ReciprocalOp, mx::RsqrtOp, mx::Log1pOp,
           mx::Expm1Op, mx::Log2Op, mx::Log10Op, mx::SinOp, mx::CosOp,
           mx::WhereOp, mx::CastOp, mx::IdentityOp, mx::BlockGradOp,
+          mx::ContribGradientMultiplierOp,
           mx::TanOp, mx::ArcsinOp, mx::ArccosOp, mx::ArctanOp, mx::SinhOp,
           mx::CoshOp, mx::ArcsinhOp, mx::ArccoshOp, mx::ArctanhOp,
           mx::DegreesOp, mx::RadiansOp, mx::CbrtOp, mx::RcbrtOp, mx::SoftsignOp,

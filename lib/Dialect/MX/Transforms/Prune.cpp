@@ -210,7 +210,7 @@ struct MXPrunePass : mxc::mx::impl::MXPrunePassBase<MXPrunePass> {
                                        drop.getData());
           drop.getMask().replaceAllUsesWith(ones->getResult(0));
         }
-      } else if (isa<mx::BlockGradOp, mx::IdentityOp>(op)) {
+      } else if (isa<mx::BlockGradOp, mx::IdentityOp, mx::ContribGradientMultiplierOp>(op)) {
         op->getResult(0).replaceAllUsesWith(op->getOperand(0));
       } else if (auto bn = dyn_cast<mx::BatchNormOp>(op)) {
         bn.setUseGlobalStats(true);

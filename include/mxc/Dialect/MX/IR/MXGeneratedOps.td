@@ -1185,6 +1185,163 @@ def MX_ContribBilinearResize2DOp : MX_Op<"_contrib_BilinearResize2D", [Pure, Inf
   }];
 }
 
+def MX_ContribBoxIouOp : MX_Op<"_contrib_box_iou", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Intersection over union of every pair of boxes of two arrays";
+  let description = [{
+    `lhs` (a1, ..., an, 4) and `rhs` (b1, ..., bm, 4) hold boxes as corners
+    (xmin, ymin, xmax, ymax) or, with `format` "center", (x, y, width, height);
+    the result (a1, ..., an, b1, ..., bm) is each pair's intersection area over
+    its union (0 where they do not intersect; a box of negative extent has area
+    0). A composite (mx-decompose): the coordinates sliced out, broadcast
+    maximum / minimum over the (lhs, rhs) pairs, `where`; no gradient (MXNet's
+    backward writes zeros).
+
+    MXNet operator: `_contrib_box_iou`.
+
+    Example:
+
+    ```mlir
+    %iou = mx._contrib_box_iou %a, %b : (tensor<3x4xf32>, tensor<2x5x4xf32>) -> tensor<3x2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$lhs,
+    MX_FloatTensor:$rhs,
+    DefaultValuedAttr<MX_StrEnumAttr<["corner", "center"]>, "\"corner\"">:$format
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribBoxEncodeOp : MX_Op<"_contrib_box_encode", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Detection training targets: matched boxes as normalised center offsets";
+  let description = [{
+    For `samples` (B, N) (> 0.5: positive), `matches` (B, N) (an index into the
+    M reference boxes of the same batch), `anchors` (B, N, 4) and `refs` (B, M,
+    4) as corners, and `means` / `stds` (4,): the targets (B, N, 4) ((ref_x -
+    a_x) / a_w - means[0]) / stds[0], likewise for y, then (log(ref_w / a_w) -
+    means[2]) / stds[2] and the height, 0 for non-positive samples; and the mask
+    (B, N, 4), 1 for positive samples. A composite (mx-decompose): `take` of the
+    matched reference boxes, elementwise arithmetic, `where`; no gradient
+    (MXNet's MakeZeroGradNodes).
+
+    MXNet operator: `_contrib_box_encode`.
+
+    Example:
+
+    ```mlir
+    %t, %m = mx._contrib_box_encode %s, %i, %a, %r, %mu, %sd : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2x4xf32>, tensor<1x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$samples,
+    MX_FloatTensor:$matches,
+    MX_FloatTensor:$anchors,
+    MX_FloatTensor:$refs,
+    MX_FloatTensor:$means,
+    MX_FloatTensor:$stds
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1
+  );
+  let assemblyFormat = [{
+    $samples `,` $matches `,` $anchors `,` $refs `,` $means `,` $stds attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribBoxDecodeOp : MX_Op<"_contrib_box_decode", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Boxes from predicted center offsets relative to anchors";
+  let description = [{
+    For `data` (B, N, 4) offsets and `anchors` (1, N, 4) (corners or, with
+    `format` "center", (x, y, w, h)): x = data0 * std0 * a_w + a_x, y likewise,
+    w = exp(min(data2 * std2, clip)) * a_w (the min only when clip > 0), h
+    likewise; the result (B, N, 4) is the corners (x - w / 2, y - h / 2, x +
+    w / 2, y + h / 2). A composite (mx-decompose) of slices and elementwise
+    arithmetic; no gradient (MXNet's MakeZeroGradNodes).
+
+    MXNet operator: `_contrib_box_decode`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_box_decode %d, %a {std0 = 0.1 : f64} : (tensor<2x3x4xf32>, tensor<1x3x4xf32>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$anchors,
+    DefaultValuedAttr<F64Attr, "1.0">:$std0,
+    DefaultValuedAttr<F64Attr, "1.0">:$std1,
+    DefaultValuedAttr<F64Attr, "1.0">:$std2,
+    DefaultValuedAttr<F64Attr, "1.0">:$std3,
+    DefaultValuedAttr<F64Attr, "-1.0">:$clip,
+    DefaultValuedAttr<MX_StrEnumAttr<["corner", "center"]>, "\"center\"">:$format
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $anchors attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribGradientMultiplierOp : MX_Op<"_contrib_gradientmultiplier", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Identity whose gradient is multiplied by a scalar";
+  let description = [{
+    Forward is the identity; backward multiplies the output gradient by
+    `scalar` (gradient reversal layers use a negative one).
+
+    MXNet operator: `_contrib_gradientmultiplier`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_gradientmultiplier %x {scalar = -0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_ElemwiseAddOp : MX_Op<"elemwise_add", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `lhs + rhs` of two tensors of one shape";
   let description = [{
