@@ -31,6 +31,8 @@ from . import metric
 from . import io
 from . import model
 from . import callback
+from . import monitor
+from . import monitor as mon
 from . import module
 from . import module as mod
 from . import profiler

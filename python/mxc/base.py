@@ -1,4 +1,5 @@
 """Shared pieces: the error type, names, dtypes."""
+import ctypes
 import threading
 
 import numpy as np
@@ -201,6 +202,9 @@ def atomic_write_bytes(fname, data, mode="wb"):
 # -- MXNet 1.x's plain-Python helpers of mxnet.base (scripts import them) ------------
 
 string_types = (str,)
+
+#: MXNet's C handle type of an NDArray (mxc's NDArray.handle gives one)
+NDArrayHandle = ctypes.c_void_p
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.int32, np.int64)
 mx_real_t = np.float32

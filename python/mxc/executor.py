@@ -415,6 +415,14 @@ class Executor:
         (grad_req write: replaced, add: accumulated). `out_grads`: head
         gradients (NDArray or list, one per output); ones when omitted, as
         for MXNet's loss outputs."""
+        if self._monitor is not None:
+            heads = out_grads
+            self._backward(out_grads, is_train)
+            self._run_monitor_backward(heads)
+            return
+        self._backward(out_grads, is_train)
+
+    def _backward(self, out_grads, is_train):
         if self._pending is None and self._last_forward in ("infer", None):
             # As MXNet: the gradients of the last forward's graph, here the
             # training step run again on the same inputs (heads and
@@ -507,6 +515,8 @@ class Executor:
             if new.aux_dict[name].shape == a.shape:
                 new.aux_arrays[new._aux_names.index(name)] = a
         new.outputs = [view(old, out) for old, out in zip(self.outputs, new.outputs)]
+        # as MXNet's GraphExecutor::Reshape: the monitor callback stays
+        new._monitor = self._monitor
         return new
 
     def set_monitor_callback(self, callback, monitor_all=False):
@@ -527,6 +537,16 @@ class Executor:
             self._monitor_exec = OpMonitor(self._symbol, self._ctx)
         for name, _, value in self._monitor_exec.walk(self.arg_dict, self.aux_dict, monitor_all,
                                                       cached_op=False):
+            callback(name, value)
+
+    def _run_monitor_backward(self, out_grads):
+        callback, _ = self._monitor
+        if self._monitor_exec is None:
+            self._monitor_exec = OpMonitor(self._symbol, self._ctx)
+        if out_grads is not None and not isinstance(out_grads, (list, tuple)):
+            out_grads = [out_grads]
+        for name, value in self._monitor_exec.walk_backward(self.arg_dict, self.aux_dict,
+                                                            out_grads):
             callback(name, value)
 
     def get_optimized_symbol(self):
@@ -576,14 +596,7 @@ class OpMonitor:
         self._ctx = ctx
         self._exe = None
 
-    def walk(self, args, aux, monitor_all, cached_op):
-        """(name, operator, value) in MXNet's order: per operator, with
-        monitor_all each input ('<node>_<input name>'; the GraphExecutor
-        first names a variable input by itself), then its outputs (the
-        executor by list_outputs names, a CachedOp by FListOutputNames or
-        index: '<node>_output', '<node>_0'; a CachedOp skips outputs that
-        nothing reads)."""
-        from .symbol import _post_order
+    def _forward_values(self, args, aux):
         sig = tuple((n, a.shape, a._np.dtype.str) for n, a in
                     list(args.items()) + list(aux.items()))
         exe = self._exe
@@ -595,7 +608,27 @@ class OpMonitor:
         else:
             exe.arg_arrays = [args[n] for n in exe._arg_names]
             exe.aux_arrays = [aux[n] for n in exe._aux_names]
-        values = exe.forward(is_train=False)
+        return exe.forward(is_train=False)
+
+    def walk_backward(self, args, aux, out_grads):
+        """(name, value) of MXNet's backward nodes' outputs (monitor_all or
+        not): per operator, in reverse graph order, '<node>_backward_<j>'
+        the gradient its backward passes to input j. Computed operator by
+        operator (each run imperatively under autograd on the forward
+        values of an inference pass, with the total gradient of its
+        outputs), not taken from the compiled backward pass; the inputs of
+        the backward nodes (monitor_all) are not reported."""
+        return _monitor_backward(self, args, aux, out_grads)
+
+    def walk(self, args, aux, monitor_all, cached_op):
+        """(name, operator, value) in MXNet's order: per operator, with
+        monitor_all each input ('<node>_<input name>'; the GraphExecutor
+        first names a variable input by itself), then its outputs (the
+        executor by list_outputs names, a CachedOp by FListOutputNames or
+        index: '<node>_output', '<node>_0'; a CachedOp skips outputs that
+        nothing reads)."""
+        from .symbol import _post_order
+        values = self._forward_values(args, aux)
         by_entry = {(id(n), i): v for (n, i), v in zip(self._internals._outputs, values)}
         names = dict(zip(((id(n), i) for n, i in self._internals._outputs),
                          self._internals.list_outputs()))
@@ -629,6 +662,45 @@ class OpMonitor:
                     continue
                 if (id(node), i) in by_entry and label is not None:
                     yield label, node.op, by_entry[(id(node), i)]
+
+
+def _monitor_backward(walker, args, aux, out_grads):
+    """OpMonitor.walk_backward's body (see there)."""
+    from . import autograd
+    from . import ndarray as nd
+    from .symbol import _post_order
+    sym = walker._symbol
+    variables = dict(args, **aux)
+    values = {}
+    for (node, i), v in zip(walker._internals._outputs,
+                            walker._forward_values(args, aux)):
+        values[(id(node), i)] = v
+    total = {}
+    for k, (node, i) in enumerate(sym._outputs):
+        head = out_grads[k] if out_grads is not None and k < len(out_grads) else None
+        value = values.get((id(node), i)) if node.op != "null" else variables.get(node.name)
+        if value is not None:
+            total[(id(node), i)] = head if head is not None else nd.ones_like(value)
+    for node in reversed(_post_order(sym._outputs)):
+        if node.op == "null":
+            continue
+        xs = []
+        for src, k, _ in node.inputs:
+            v = variables.get(src.name) if src.op == "null" else values.get((id(src), k))
+            x = nd.array(v.asnumpy(), ctx=v.context, dtype=v.dtype)
+            x.attach_grad()
+            xs.append(x)
+        with autograd.record(train_mode=True):
+            outs = nd._invoke(node.op, xs, dict(node.attrs))
+        outs = outs if isinstance(outs, (list, tuple)) else [outs]
+        heads = [total.get((id(node), i)) for i in range(len(outs))]
+        heads = [h if h is not None else nd.zeros_like(o) for h, o in zip(heads, outs)]
+        autograd.backward(list(outs), head_grads=heads)
+        for j, ((src, k, _), x) in enumerate(zip(node.inputs, xs)):
+            g = x.grad
+            yield "%s_backward_%d" % (node.name, j), g
+            key = (id(src), k)
+            total[key] = g if key not in total else total[key] + g
 
 
 def _copy_cast(src, dst):

@@ -887,7 +887,10 @@ class Module(BaseModule):
                                     dict(zip(self._output_names, ex.outputs)))
 
     def install_monitor(self, mon):
-        raise MXNetError("install_monitor: monitors are not supported by mxc")
+        """Installs the monitor on every executor (mx.mon.Monitor)."""
+        self._check_binded()
+        for ex in self._execs:
+            mon.install(ex)
 
 
 class BucketingModule(BaseModule):

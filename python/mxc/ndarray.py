@@ -20,7 +20,9 @@ program order. An NDArray made over numpy memory that is not runtime storage
 synchronously, after every pending engine operation (a barrier).
 """
 import atexit
+import ctypes as _ctypes
 import math as _math
+import weakref as _weakref
 import builtins
 import operator as _operator
 import sys
@@ -58,6 +60,10 @@ def _fast_binary(array_op, scalar_op):
     return method
 
 
+#: the arrays whose `handle` was taken, by handle value (id)
+_HANDLES = _weakref.WeakValueDictionary()
+
+
 class NDArray:
     """An n-dimensional array on a device (CPU only for now), MXNet 1.x's
     mx.nd.NDArray."""
@@ -66,7 +72,16 @@ class NDArray:
     # numpy defers binary operators with an NDArray on the right to us.
     __array_priority__ = 1000.0
 
-    def __init__(self, data, ctx=None, _rt=None, _sig=None):
+    def __init__(self, data, ctx=None, _rt=None, _sig=None, writable=True):
+        if isinstance(data, _ctypes.c_void_p):
+            # MXNet's NDArray(handle): the array a handle names (`handle`,
+            # ctypes.cast(array, NDArrayHandle) in monitor callbacks)
+            other = _HANDLES.get(data.value) if data.value is not None else None
+            if other is None:
+                raise MXNetError("NDArray(handle): %s names no live array" % data)
+            for slot in NDArray.__slots__[:-1]:
+                setattr(self, slot, getattr(other, slot))
+            return
         # _np: the numpy data (a view of _rt's storage when _rt is set; made
         # on first use when `data` is None, from _rt and _sig);
         # _sig: (shape tuple, numpy dtype), known without the view;
@@ -150,7 +165,15 @@ class NDArray:
 
     @property
     def handle(self):
-        return None
+        """An NDArrayHandle (ctypes.c_void_p) naming this array while it
+        lives; NDArray(handle) is the same array (MXNet's idiom in monitor
+        callbacks: NDArray(ctypes.cast(arr, NDArrayHandle)))."""
+        _HANDLES[id(self)] = self
+        return _ctypes.c_void_p(id(self))
+
+    @property
+    def _as_parameter_(self):
+        return self.handle
 
     def __len__(self):
         return self.shape[0]

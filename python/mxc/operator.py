@@ -5,12 +5,18 @@ Python custom operators (CustomOp / CustomOpProp / register, NumpyOp,
 NDArrayOp) are not in mxc: a compiled graph cannot call back into Python.
 Their names exist so that code importing them loads; using one raises
 NotImplementedError naming it."""
+import ctypes
 from collections import namedtuple
 
 from . import _ops
+from .base import NDArrayHandle
+from .ndarray import NDArray
 
+# (ctypes, NDArrayHandle and NDArray too: MXNet's mx.operator has no
+# __all__, so `from mxnet.operator import *` brings them, and code uses them)
 __all__ = ["get_all_registered_operators", "get_operator_arguments", "OperatorArguments",
-           "CustomOp", "CustomOpProp", "register", "NumpyOp", "NDArrayOp", "PythonOp"]
+           "CustomOp", "CustomOpProp", "register", "NumpyOp", "NDArrayOp", "PythonOp",
+           "ctypes", "NDArrayHandle", "NDArray"]
 
 OperatorArguments = namedtuple("OperatorArguments", ["narg", "names", "types"])
 

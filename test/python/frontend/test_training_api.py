@@ -553,3 +553,44 @@ def test_module_set_params_missing_and_extra():
     mod.set_params({"fc_weight": w, "x": w}, {}, force_init=True, allow_missing=True,
                    allow_extra=True)
     assert (mod.get_params()[0]["fc_weight"].asnumpy() == 1).all()
+
+
+def test_monitor_reports_forward_backward_and_arguments():
+    # mx.mon.Monitor on a Module: each operator's output in the forward,
+    # each backward node's outputs ('<node>_backward_<j>', the gradient it
+    # passes to input j) in the backward, and the arguments at toc(); the
+    # backward values are the gradients the executor computes.
+    data = mx.sym.Variable("data")
+    x = mx.sym.FullyConnected(data, num_hidden=3, name="fc_0")
+    x = mx.sym.Activation(x, act_type="tanh", name="act_0")
+    x = mx.sym.FullyConnected(x, num_hidden=2, name="fc_1")
+    x = mx.sym.LinearRegressionOutput(x, name="out")
+    it = mx.io.NDArrayIter(np.array([[0.5, -1.0], [0.25, 2.0]], np.float32),
+                           np.array([[0.1, 0.9], [0.3, -0.2]], np.float32), batch_size=2,
+                           label_name="out_label")
+    stats = []
+    mon = mx.mon.Monitor(1, stat_func=lambda a: a.copy(), pattern=".*")
+    mod = mx.mod.Module(x, label_names=["out_label"])
+    mod.bind(it.provide_data, it.provide_label, for_training=True)
+    mod.init_params(mx.init.Uniform(0.5))
+    mod.install_monitor(mon)
+    batch = next(iter(it))
+    mon.tic()
+    mod.forward_backward(batch)
+    queue = list(mon.queue)
+    res = mon.toc()
+    names = [k for _, k, _ in res]
+    assert names[:4] == ["fc_0_output", "act_0_output", "fc_1_output", "out_output"]
+    assert names[4:13] == ["out_backward_0", "out_backward_1", "fc_1_backward_0",
+                           "fc_1_backward_1", "fc_1_backward_2", "act_0_backward_0",
+                           "fc_0_backward_0", "fc_0_backward_1", "fc_0_backward_2"]
+    assert names[13:] == ["data", "fc_0_weight", "fc_0_bias", "fc_1_weight", "fc_1_bias",
+                          "out_label"]
+    values = {k: v for _, k, v in queue}
+    grads = mod._exec_group.execs[0].grad_dict
+    for name, node_input in [("fc_0_weight", "fc_0_backward_1"), ("fc_0_bias", "fc_0_backward_2"),
+                             ("fc_1_weight", "fc_1_backward_1"), ("fc_1_bias", "fc_1_backward_2")]:
+        np.testing.assert_allclose(values[node_input].asnumpy(), grads[name].asnumpy(),
+                                   rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(values["act_0_output"].asnumpy(),
+                               np.tanh(values["fc_0_output"].asnumpy()), rtol=1e-6)
