@@ -889,6 +889,28 @@ Forward is the identity; backward multiplies the output gradient by
                "NumpyBinaryScalarParam; no effect).")], infer=INFER_SAME,
    example="""%y = mx._contrib_gradientmultiplier %x {scalar = -0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="_histogram", mnemonic="_histogram", cpp="Histogram",
+   source="src/operator/tensor/histogram-inl.h HistogramParam, HistogramOpShape, "
+          "HistogramOpType, FillBinBoundsKernel; histogram.cc ComputeBinKernel",
+   summary="Histogram of the flattened data (mx.nd.histogram)",
+   description="""
+With `bin_cnt` and `range` (lo, hi): `bin_cnt` equal-width bins, edges
+(hi * i + (bin_cnt - i) * lo) / bin_cnt computed in double; without them the
+edges are the second input `bins` (rank 1, at least two). A value counts in
+the last bin whose lower edge it reaches (the last bin includes its upper
+edge); values outside [first edge, last edge] are not counted. Results: the
+int64 counts (bins,) and the edges (bins + 1,) in data's type. A composite
+(mx-decompose): broadcast comparisons of every value with every edge, summed
+per edge in float64 (cumulative counts) and differenced. No gradient (as
+MXNet).""",
+   inputs=[Input("data"), Input("bins", optional=True)],
+   outputs=[Output("output0"), Output("output1")],
+   attrs=[Attr("bin_cnt", "int", "None", doc="Number of equal-width bins (with range)."),
+          Attr("range", "string", "None",
+               doc="(lo, hi) of the bins, MXNet's tuple of floats (with bin_cnt).")],
+   aliases=["_npi_histogram"],
+   example="""%h, %e = mx._histogram %x {bin_cnt = 4 : i64, range = "(0.0, 2.0)"} : (tensor<3x5xf32>) -> (tensor<4xi64>, tensor<5xf32>)""")
+
 # ----------------------------------------------------------------------------
 # Elementwise binary (same shape), identity-like ops
 # ----------------------------------------------------------------------------

@@ -51,6 +51,7 @@ enum class OpKind {
   Sort, // sort: output and the hidden indices
   BilinearResize, // data, and like with mode 'like'
   BoxEncode, // _contrib_box_encode: six inputs; output0 (targets), output1 (masks)
+  Histogram, // _histogram: data[, bins without bin_cnt]; counts and edges
 };
 
 OpKind kindOf(StringRef op) {
@@ -85,6 +86,7 @@ OpKind kindOf(StringRef op) {
       .Cases({"sort", "_npi_sort"}, OpKind::Sort)
       .Case("_contrib_BilinearResize2D", OpKind::BilinearResize)
       .Case("_contrib_box_encode", OpKind::BoxEncode)
+      .Cases({"_histogram", "_npi_histogram"}, OpKind::Histogram)
       .Default(OpKind::Unknown);
 }
 
@@ -324,6 +326,7 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
   case OpKind::L2Normalization:
   case OpKind::Moments:
   case OpKind::BoxEncode:
+  case OpKind::Histogram:
     return 2;
   case OpKind::LeakyReLU:
     return isRReLU(attrs) ? 2 : 1;
@@ -382,6 +385,10 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
     return {"data"};
   case OpKind::BoxEncode:
     return {"samples", "matches", "anchors", "refs", "means", "stds"};
+  case OpKind::Histogram: // histogram.cc FListInputNames
+    if (attrs.count("bin_cnt") && strAttr(attrs, "bin_cnt", "None").trim() != "None")
+      return {"data"};
+    return {"data", "bins"};
   case OpKind::BilinearResize: // BilinearSampleOpNumInputs
     if (strAttr(attrs, "mode", "size").trim().trim('\'').trim('"') == "like")
       return {"data", "like"};

@@ -533,13 +533,30 @@ def gather_nd(data, indices, out=None, name=None, **kwargs):
     return _f["gather_nd"](data, indices, out=out, **kwargs)
 
 
+def histogram(a, bins=10, range=None):  # noqa: A002
+    """MXNet's nd.histogram: the counts and the edges; `bins` an integer
+    (equal-width bins over `range`; without range numpy's result, as MXNet)
+    or the edges as an NDArray."""
+    import warnings
+    if isinstance(bins, NDArray):
+        return _nd._internal._histogram(data=a, bins=bins)
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            warnings.warn("range is not specified, using numpy's result "
+                          "to ensure consistency with numpy")
+            res, bin_bounds = np.histogram(a.asnumpy(), bins=bins)
+            return _nd.array(res), _nd.array(bin_bounds)
+        return _nd._internal._histogram(data=a, bin_cnt=int(bins), range=tuple(range))
+    raise ValueError("bins argument should be either an integer or an NDArray")
+
+
 def install():
     g = vars(_nd)
     for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
                      ("onehot_encode", onehot_encode),
                      ("fill_element_0index", fill_element_0index),
                      ("slice", slice), ("crop", crop), ("argmin", argmin),
-                     ("reset_arrays", reset_arrays),
+                     ("reset_arrays", reset_arrays), ("histogram", histogram),
                      ("CachedOp", CachedOp)):
         if name not in g:
             g[name] = fn

@@ -1020,6 +1020,18 @@ for _alias, _fn in (("uniform", random.uniform), ("random_uniform", random.unifo
     globals().setdefault(_alias, _fn)
 
 
+def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002
+    """MXNet's sym.histogram: `bins` equal-width bins over `range`, or the
+    edges given as a Symbol: the counts and the edges (_histogram)."""
+    if isinstance(bins, Symbol):
+        return _internal._histogram(data=a, bins=bins, **kwargs)
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            raise ValueError("histogram: a symbol needs range with an integer bins")
+        return _internal._histogram(data=a, bin_cnt=int(bins), range=tuple(range), **kwargs)
+    raise ValueError("bins argument should be either an integer or an NDArray")
+
+
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, name=None):
     """MXNet's split_v2 for symbols: a group of slice_axis nodes, one per
     part (MXNet has one _split_v2 node). Equal sections need the axis's

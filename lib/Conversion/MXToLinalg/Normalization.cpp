@@ -251,7 +251,8 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::AllFiniteOp, mx::MultiAllFiniteOp, mx::DiagOp,
                       mx::ContribAdaptiveAvgPooling2DOp,
                       mx::ContribBilinearResize2DOp, mx::ContribBoxIouOp,
-                      mx::ContribBoxEncodeOp, mx::ContribBoxDecodeOp>();
+                      mx::ContribBoxEncodeOp, mx::ContribBoxDecodeOp,
+                      mx::HistogramOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

@@ -5,6 +5,8 @@ Semantics from MXNet 1.9.1: src/operator/tensor/matrix_op-inl.h
 TransposeParam, ExpandDimParam, SliceAxisParam), src/operator/nn/concat-inl.h
 and src/operator/tensor/indexing_op.h (the one_hot kernel).
 """
+import ast
+
 import numpy as np
 
 from . import attr_bool, attr_float, attr_int, attr_str, attr_tuple, register
@@ -569,3 +571,18 @@ def linalg_gemm(inputs, attrs):
 @register("_linalg_gemm2", "linalg_gemm2")
 def linalg_gemm2(inputs, attrs):
     return [_gemm(inputs[0], inputs[1], attrs).astype(inputs[0].dtype)]
+
+
+@register("_histogram", "_npi_histogram")
+def histogram(inputs, attrs):
+    """MXNet's _histogram (histogram.cc): numpy.histogram over the flattened
+    data, the edges (hi * i + (n - i) * lo) / n for bin_cnt, else `bins`."""
+    x = inputs[0].reshape(-1)
+    if attr_int(attrs, "bin_cnt") is not None:
+        n = attr_int(attrs, "bin_cnt")
+        lo, hi = ast.literal_eval(attrs["range"])
+        edges = np.array([(hi * i + (n - i) * lo) / n for i in range(n + 1)]).astype(x.dtype)
+    else:
+        edges = inputs[1].astype(x.dtype)
+    counts, _ = np.histogram(x, edges)
+    return [counts.astype(np.int64), edges]

@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GradientUtils.h"
+#include "MXInference.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
 #include <cmath>
@@ -1115,6 +1116,44 @@ LogicalResult decomposeBoxEncode(GradBuilder &g, ContribBoxEncodeOp op,
   return success();
 }
 
+/// _histogram (histogram.cc ComputeBinKernel): C_k = the values in range
+/// that reach edge k, counts_j = C_j - C_{j+1} (the last bin: C_{n-1}).
+LogicalResult decomposeHistogram(GradBuilder &g, HistogramOp op,
+                                 SmallVectorImpl<Value> &results) {
+  Value data = op.getData();
+  Type elt = typeOf(data).getElementType();
+  Type f64 = Float64Type::get(g.builder().getContext());
+  RankedTensorType edgeType = typeOf(op.getOutput1());
+  int64_t n = edgeType.getDimSize(0) - 1;
+  Value edges;
+  if (auto cnt = op.getBinCnt()) {
+    auto range = mxc::mx::detail::parseFloatTuple(*op.getRange());
+    double lo = (*range)[0], hi = (*range)[1], c = double(*cnt);
+    // (hi * i + (cnt - i) * lo) / cnt in double, then data's type
+    Value i = arangeN(g, n + 1, "float64");
+    Value e = g.add(g.mulS(i, hi), g.mulS(g.rsubS(i, c), lo));
+    edges = g.cast(g.scalarOp("mx._div_scalar", e, c), edgeType.getElementType());
+  } else {
+    edges = op.getBins();
+  }
+  int64_t size = typeOf(data).getNumElements();
+  Value x = g.reshape(data, {size, 1});
+  Value e = g.reshape(g.cast(edges, elt), {1, n + 1});
+  Value reach = g.cast(g.cmp("greater_equal", x, e), f64); // (size, n + 1)
+  Value first = sliceAxis(g, e, 1, 0, 1), last = sliceAxis(g, e, 1, n, n + 1);
+  Value inRange = g.cast(g.mul(g.cmp("greater_equal", x, first), g.cmp("lesser_equal", x, last)),
+                         f64);
+  Value cum = g.sum(g.mul(reach, inRange), {0}, /*keepdims=*/false); // (n + 1,)
+  Value below = sliceAxis(g, cum, 0, 0, n);
+  Value above = n > 1 ? concatAxis(g, {sliceAxis(g, cum, 0, 1, n),
+                                       g.zerosLike(sliceAxis(g, cum, 0, 0, 1))},
+                                   0)
+                      : g.zerosLike(below);
+  results.assign({g.cast(g.sub(below, above), typeOf(op.getOutput0()).getElementType()),
+                  g.cast(edges, edgeType.getElementType())});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1129,7 +1168,7 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
-             ContribBoxDecodeOp>(op) ||
+             ContribBoxDecodeOp, HistogramOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1207,6 +1246,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeBoxEncode(g, be, results);
   else if (auto bd = dyn_cast<ContribBoxDecodeOp>(op))
     r = decomposeBoxDecode(g, bd, results);
+  else if (auto h = dyn_cast<HistogramOp>(op))
+    r = decomposeHistogram(g, h, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),

@@ -202,6 +202,9 @@ inferSoftmax(llvm::StringRef opName, std::optional<mlir::Location> loc,
              int64_t axis, std::optional<llvm::StringRef> dtype, bool useLength,
              llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// MXNet's tuple of floats ("(0.5, 2)", "[1.0]"); nullopt when malformed.
+std::optional<llvm::SmallVector<double>> parseFloatTuple(llvm::StringRef text);
+
 } // namespace mxc::mx::detail
 
 #endif // MXC_LIB_DIALECT_MX_IR_MXINFERENCE_H

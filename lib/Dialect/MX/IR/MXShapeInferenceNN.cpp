@@ -1351,3 +1351,70 @@ LogicalResult ContribBoxDecodeOp::inferReturnTypes(MLIRContext *context,
   results.push_back(*d);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// _histogram (src/operator/tensor/histogram-inl.h HistogramOpShape,
+// HistogramOpType)
+//===----------------------------------------------------------------------===//
+
+std::optional<SmallVector<double>> mxc::mx::detail::parseFloatTuple(StringRef text) {
+  StringRef t = text.trim();
+  if (!t.consume_front("(") && !t.consume_front("["))
+    return std::nullopt;
+  if (!t.consume_back(")") && !t.consume_back("]"))
+    return std::nullopt;
+  SmallVector<double> out;
+  SmallVector<StringRef> parts;
+  t.split(parts, ',');
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (p.empty())
+      continue;
+    std::string s = p.str();
+    char *end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size())
+      return std::nullopt;
+    out.push_back(d);
+  }
+  return out;
+}
+
+LogicalResult HistogramOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc, Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto d = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(d))
+    return failure();
+  bool hasCnt = adaptor.getBinCnt().has_value(), hasRange = adaptor.getRange().has_value();
+  if (hasCnt != hasRange)
+    return inferError(loc, name, "cnt and range should both or neither specified");
+  if (hasCnt != !adaptor.getBins())
+    return inferError(loc, name, hasCnt ? "bin_cnt and range take no bins input"
+                                        : "without bin_cnt and range a bins input is needed");
+  int64_t n;
+  Type edgeType = d->getElementType();
+  if (hasCnt) {
+    n = *adaptor.getBinCnt();
+    if (n < 1)
+      return inferError(loc, name, "bin_cnt must be positive, got ", n);
+    auto range = detail::parseFloatTuple(*adaptor.getRange());
+    if (!range || range->size() != 2 || (*range)[0] > (*range)[1])
+      return inferError(loc, name, "range must be (lo, hi) with lo <= hi, got '",
+                        *adaptor.getRange(), "'");
+  } else {
+    auto b = getTensorType(loc, name, adaptor.getBins(), "bins");
+    if (failed(b))
+      return failure();
+    if (b->getRank() != 1)
+      return inferError(loc, name, "bins argument should be an 1D vector");
+    if (b->getDimSize(0) < 2)
+      return inferError(loc, name, "number of bounds should be >= 2");
+    n = b->getDimSize(0) - 1;
+    edgeType = b->getElementType();
+  }
+  results.push_back(RankedTensorType::get({n}, IntegerType::get(context, 64)));
+  results.push_back(RankedTensorType::get({n + 1}, edgeType));
+  return success();
+}

@@ -1342,6 +1342,47 @@ def MX_ContribGradientMultiplierOp : MX_Op<"_contrib_gradientmultiplier", [Pure,
   }];
 }
 
+def MX_HistogramOp : MX_Op<"_histogram", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Histogram of the flattened data (mx.nd.histogram)";
+  let description = [{
+    With `bin_cnt` and `range` (lo, hi): `bin_cnt` equal-width bins, edges
+    (hi * i + (bin_cnt - i) * lo) / bin_cnt computed in double; without them the
+    edges are the second input `bins` (rank 1, at least two). A value counts in
+    the last bin whose lower edge it reaches (the last bin includes its upper
+    edge); values outside [first edge, last edge] are not counted. Results: the
+    int64 counts (bins,) and the edges (bins + 1,) in data's type. A composite
+    (mx-decompose): broadcast comparisons of every value with every edge, summed
+    per edge in float64 (cumulative counts) and differenced. No gradient (as
+    MXNet).
+
+    MXNet operator: `_histogram` (aliases `_npi_histogram`).
+
+    Example:
+
+    ```mlir
+    %h, %e = mx._histogram %x {bin_cnt = 4 : i64, range = "(0.0, 2.0)"} : (tensor<3x5xf32>) -> (tensor<4xi64>, tensor<5xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    Optional<MX_Tensor>:$bins,
+    OptionalAttr<I64Attr>:$bin_cnt,
+    OptionalAttr<StrAttr>:$range
+  );
+  let results = (outs
+    MX_Tensor:$output0,
+    MX_Tensor:$output1
+  );
+  let assemblyFormat = [{
+    $data (`,` $bins^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ElemwiseAddOp : MX_Op<"elemwise_add", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `lhs + rhs` of two tensors of one shape";
   let description = [{
