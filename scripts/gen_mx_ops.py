@@ -889,6 +889,31 @@ Forward is the identity; backward multiplies the output gradient by
                "NumpyBinaryScalarParam; no effect).")], infer=INFER_SAME,
    example="""%y = mx._contrib_gradientmultiplier %x {scalar = -0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="_contrib_MultiBoxPrior", mnemonic="_contrib_MultiBoxPrior",
+   cpp="ContribMultiBoxPrior",
+   source="src/operator/contrib/multibox_prior-inl.h MultiBoxPriorParam, InferShape, "
+          "Forward; multibox_prior.cc MultiBoxPriorForward",
+   summary="SSD anchor boxes for every position of a feature map",
+   description="""
+For `data` (N, C, H, W): (1, H * W * A, 4) anchors as corners, A =
+len(sizes) + len(ratios) - 1 per position (row r, column c): centered at
+((c + offsets[1]) * step_x, (r + offsets[0]) * step_y) (steps (-1, -1): 1 / H
+and 1 / W), half extents w = size * H / W * sqrt(ratio) / 2 and h = size /
+sqrt(ratio) / 2 for each size with the first ratio, then for the other
+ratios with the first size; `clip` clips the corners to [0, 1]. Computed in
+float as MXNet's kernel. `sizes`, `ratios`, `steps`, `offsets` are MXNet's
+tuples of floats. A composite (mx-decompose) of `_arange` and broadcast
+arithmetic: the result depends only on data's shape (no gradient).""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("sizes", "string", "(1.0,)", doc="Anchor sizes (tuple of floats)."),
+          Attr("ratios", "string", "(1.0,)", doc="Aspect ratios (tuple of floats)."),
+          Attr("clip", "bool", "False", doc="Clip the corners to [0, 1]."),
+          Attr("steps", "string", "(-1.0, -1.0)",
+               doc="(step_y, step_x); -1 for 1 / extent."),
+          Attr("offsets", "string", "(0.5, 0.5)", doc="Center offsets (y, x) in [0, 1].")],
+   aliases=["_npx_multibox_prior"],
+   example="""%a = mx._contrib_MultiBoxPrior %x {sizes = "(0.5, 0.25)", ratios = "(1, 2)"} : (tensor<1x3x4x5xf32>) -> tensor<1x60x4xf32>""")
+
 op(mxnet="_histogram", mnemonic="_histogram", cpp="Histogram",
    source="src/operator/tensor/histogram-inl.h HistogramParam, HistogramOpShape, "
           "HistogramOpType, FillBinBoundsKernel; histogram.cc ComputeBinKernel",

@@ -252,7 +252,7 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::ContribAdaptiveAvgPooling2DOp,
                       mx::ContribBilinearResize2DOp, mx::ContribBoxIouOp,
                       mx::ContribBoxEncodeOp, mx::ContribBoxDecodeOp,
-                      mx::HistogramOp>();
+                      mx::HistogramOp, mx::ContribMultiBoxPriorOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

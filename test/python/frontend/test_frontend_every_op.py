@@ -176,6 +176,8 @@ EXAMPLES = {
                              np.array([0.1, 0.1, 0.2, 0.2], np.float32)], {}),
     "_contrib_gradientmultiplier": ([f(*B)], dict(scalar=-2.0)),
     # values on the edges, outside the range, and in the last bin's upper edge
+    "_contrib_MultiBoxPrior": ([f(1, 2, 3, 5)], dict(sizes=(0.5, 0.25), ratios=(1, 2, 0.5),
+                                                    clip=True)),
     "_histogram": ([np.array([[-3.0, -2.5, -1.0, 0.0], [0.5, 1.25, 2.5, 3.0]], np.float32)],
                    dict(bin_cnt=4, range=(-2.5, 2.5))),
     "_random_uniform": ([], dict(low=-1.0, high=3.0, shape=(50, 40))),

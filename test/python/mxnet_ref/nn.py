@@ -650,3 +650,35 @@ def box_encode(inputs, attrs):
 def gradient_multiplier(inputs, attrs):
     """Forward: the identity."""
     return [inputs[0].copy()]
+
+
+@register("_contrib_MultiBoxPrior", "_npx_multibox_prior")
+def multibox_prior(inputs, attrs):
+    """MXNet's contrib.MultiBoxPrior (multibox_prior.cc), by loops in
+    float32 as its kernel."""
+    import ast
+    f32 = np.float32
+
+    def floats(key, default):
+        v = attrs.get(key)
+        return [f32(t) for t in (ast.literal_eval(v) if v not in (None, "None") else default)]
+    sizes, ratios = floats("sizes", (1.0,)), floats("ratios", (1.0,))
+    steps, offsets = floats("steps", (-1.0, -1.0)), floats("offsets", (0.5, 0.5))
+    _, _, h, w = inputs[0].shape
+    if steps[0] <= 0 or steps[1] <= 0:
+        steps = [f32(1) / f32(h), f32(1) / f32(w)]
+    shapes = [(s, np.sqrt(ratios[0])) for s in sizes] + \
+        [(sizes[0], np.sqrt(r)) for r in ratios[1:]]
+    out = []
+    for r in range(h):
+        cy = (f32(r) + offsets[0]) * steps[0]
+        for c in range(w):
+            cx = (f32(c) + offsets[1]) * steps[1]
+            for size, ratio in shapes:
+                hw = size * f32(h) / f32(w) * ratio / f32(2)
+                hh = size / ratio / f32(2)
+                out.append([cx - hw, cy - hh, cx + hw, cy + hh])
+    out = np.array(out, np.float32).reshape(1, -1, 4)
+    if attr_bool(attrs, "clip", False):
+        out = np.clip(out, 0, 1)
+    return [out.astype(inputs[0].dtype)]

@@ -1154,6 +1154,68 @@ LogicalResult decomposeHistogram(GradBuilder &g, HistogramOp op,
   return success();
 }
 
+/// The (n,) vector of `values` (float32 constants): sum_k values[k] *
+/// (arange(n) == k).
+Value constantVector(GradBuilder &g, ArrayRef<float> values) {
+  int64_t n = static_cast<int64_t>(values.size());
+  Value idx = arangeN(g, n, "float32");
+  Value out = g.mulS(g.cmpS("equal", idx, 0.0), double(values[0]));
+  for (int64_t k = 1; k < n; ++k)
+    out = g.add(out, g.mulS(g.cmpS("equal", idx, double(k)), double(values[k])));
+  return out;
+}
+
+/// _contrib_MultiBoxPrior (multibox_prior.cc MultiBoxPriorForward): the
+/// anchors' half extents computed here in float as MXNet's kernel, the
+/// centers from `_arange` in float32, broadcast into (H, W, A, 4).
+LogicalResult decomposeMultiBoxPrior(GradBuilder &g, ContribMultiBoxPriorOp op,
+                                     SmallVectorImpl<Value> &results) {
+  using mxc::mx::detail::parseFloatTuple;
+  ArrayRef<int64_t> d = typeOf(op.getData()).getShape();
+  int height = int(d[2]), width = int(d[3]);
+  auto toFloat = [](const SmallVector<double> &v) {
+    return SmallVector<float>(v.begin(), v.end());
+  };
+  SmallVector<float> sizes = toFloat(*parseFloatTuple(op.getSizes()));
+  SmallVector<float> ratios = toFloat(*parseFloatTuple(op.getRatios()));
+  SmallVector<float> steps = toFloat(*parseFloatTuple(op.getSteps()));
+  SmallVector<float> offsets = toFloat(*parseFloatTuple(op.getOffsets()));
+  if (steps[0] <= 0 || steps[1] <= 0) {
+    steps[0] = 1.f / height;
+    steps[1] = 1.f / width;
+  }
+  SmallVector<float> halfW, halfH;
+  auto add = [&](float size, float ratio) {
+    halfW.push_back(size * height / width * ratio / 2);
+    halfH.push_back(size / ratio / 2);
+  };
+  float first = std::sqrt(ratios[0]);
+  for (float size : sizes)
+    add(size, first);
+  for (size_t j = 1; j < ratios.size(); ++j)
+    add(sizes[0], std::sqrt(ratios[j]));
+  int64_t a = static_cast<int64_t>(halfW.size());
+  // centers (r + offsets[0]) * step_y, (c + offsets[1]) * step_x in float32
+  Value cy = g.mulS(g.addS(arangeN(g, height, "float32"), double(offsets[0])), double(steps[0]));
+  Value cx = g.mulS(g.addS(arangeN(g, width, "float32"), double(offsets[1])), double(steps[1]));
+  cy = g.reshape(cy, {height, 1, 1, 1});
+  cx = g.reshape(cx, {1, width, 1, 1});
+  Value w = g.reshape(constantVector(g, halfW), {1, 1, a, 1});
+  Value h = g.reshape(constantVector(g, halfH), {1, 1, a, 1});
+  SmallVector<int64_t> full{height, width, a, 1};
+  auto spread = [&](Value v) {
+    return g.op("mx.broadcast_to", v, {g.shape("shape", full)});
+  };
+  Value box = concatAxis(g, {spread(g.sub(cx, w)), spread(g.sub(cy, h)), spread(g.add(cx, w)),
+                             spread(g.add(cy, h))},
+                         3);
+  if (op.getClip())
+    box = g.op("mx.clip", box, {g.f64("a_min", 0.0), g.f64("a_max", 1.0)});
+  Type elt = typeOf(op.getOutput()).getElementType();
+  results.assign({g.cast(g.reshape(box, {1, int64_t(height) * width * a, 4}), elt)});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1168,7 +1230,7 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
-             ContribBoxDecodeOp, HistogramOp>(op) ||
+             ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1248,6 +1310,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeBoxDecode(g, bd, results);
   else if (auto h = dyn_cast<HistogramOp>(op))
     r = decomposeHistogram(g, h, results);
+  else if (auto mp = dyn_cast<ContribMultiBoxPriorOp>(op))
+    r = decomposeMultiBoxPrior(g, mp, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),

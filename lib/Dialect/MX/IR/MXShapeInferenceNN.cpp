@@ -1418,3 +1418,47 @@ LogicalResult HistogramOp::inferReturnTypes(MLIRContext *context,
   results.push_back(RankedTensorType::get({n + 1}, edgeType));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// _contrib_MultiBoxPrior (src/operator/contrib/multibox_prior-inl.h InferShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ContribMultiBoxPriorOp::inferReturnTypes(MLIRContext *context,
+                                                       std::optional<Location> loc,
+                                                       Adaptor adaptor,
+                                                       SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto d = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(d))
+    return failure();
+  if (d->getRank() < 4)
+    return inferError(loc, name, "Input data should be 4D: batch-channel-y-x, got ",
+                      formatShape(d->getShape()));
+  auto tuple = [&](StringRef attr, StringRef what, size_t exact)
+      -> std::optional<SmallVector<double>> {
+    auto v = detail::parseFloatTuple(attr);
+    if (!v || v->empty() || (exact && v->size() != exact)) {
+      (void)inferError(loc, name, what, " must be a tuple of ",
+                       exact ? std::to_string(exact) + " floats" : std::string("floats"),
+                       ", got '", attr, "'");
+      return std::nullopt;
+    }
+    return v;
+  };
+  auto sizes = tuple(adaptor.getSizes(), "sizes", 0);
+  auto ratios = tuple(adaptor.getRatios(), "ratios", 0);
+  auto steps = tuple(adaptor.getSteps(), "steps", 2);
+  auto offsets = tuple(adaptor.getOffsets(), "offsets", 2);
+  if (!sizes || !ratios || !steps || !offsets)
+    return failure();
+  for (double o : *offsets)
+    if (o < 0 || o > 1)
+      return inferError(loc, name, "offsets must be in [0, 1], got '", adaptor.getOffsets(),
+                        "'");
+  if ((*steps)[0] * (*steps)[1] < 0)
+    return inferError(loc, name, "Must specify both step_y and step_x");
+  int64_t anchors = int64_t(sizes->size() + ratios->size() - 1);
+  results.push_back(RankedTensorType::get(
+      {1, d->getDimSize(2) * d->getDimSize(3) * anchors, 4}, d->getElementType()));
+  return success();
+}

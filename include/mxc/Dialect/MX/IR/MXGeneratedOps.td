@@ -1342,6 +1342,48 @@ def MX_ContribGradientMultiplierOp : MX_Op<"_contrib_gradientmultiplier", [Pure,
   }];
 }
 
+def MX_ContribMultiBoxPriorOp : MX_Op<"_contrib_MultiBoxPrior", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "SSD anchor boxes for every position of a feature map";
+  let description = [{
+    For `data` (N, C, H, W): (1, H * W * A, 4) anchors as corners, A =
+    len(sizes) + len(ratios) - 1 per position (row r, column c): centered at
+    ((c + offsets[1]) * step_x, (r + offsets[0]) * step_y) (steps (-1, -1): 1 / H
+    and 1 / W), half extents w = size * H / W * sqrt(ratio) / 2 and h = size /
+    sqrt(ratio) / 2 for each size with the first ratio, then for the other
+    ratios with the first size; `clip` clips the corners to [0, 1]. Computed in
+    float as MXNet's kernel. `sizes`, `ratios`, `steps`, `offsets` are MXNet's
+    tuples of floats. A composite (mx-decompose) of `_arange` and broadcast
+    arithmetic: the result depends only on data's shape (no gradient).
+
+    MXNet operator: `_contrib_MultiBoxPrior` (aliases `_npx_multibox_prior`).
+
+    Example:
+
+    ```mlir
+    %a = mx._contrib_MultiBoxPrior %x {sizes = "(0.5, 0.25)", ratios = "(1, 2)"} : (tensor<1x3x4x5xf32>) -> tensor<1x60x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<StrAttr, "\"(1.0,)\"">:$sizes,
+    DefaultValuedAttr<StrAttr, "\"(1.0,)\"">:$ratios,
+    DefaultValuedAttr<BoolAttr, "false">:$clip,
+    DefaultValuedAttr<StrAttr, "\"(-1.0, -1.0)\"">:$steps,
+    DefaultValuedAttr<StrAttr, "\"(0.5, 0.5)\"">:$offsets
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_HistogramOp : MX_Op<"_histogram", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Histogram of the flattened data (mx.nd.histogram)";
   let description = [{
