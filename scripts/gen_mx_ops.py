@@ -914,6 +914,31 @@ arithmetic: the result depends only on data's shape (no gradient).""",
    aliases=["_npx_multibox_prior"],
    example="""%a = mx._contrib_MultiBoxPrior %x {sizes = "(0.5, 0.25)", ratios = "(1, 2)"} : (tensor<1x3x4x5xf32>) -> tensor<1x60x4xf32>""")
 
+op(mxnet="ROIPooling", mnemonic="ROIPooling", cpp="ROIPooling",
+   source="src/operator/roi_pooling-inl.h ROIPoolingParam, InferShape, InferType; "
+          "roi_pooling.cc ROIPoolForward",
+   summary="Max pooling of regions of interest to a fixed size (Fast R-CNN)",
+   description="""
+For `data` (N, C, H, W) and `rois` (R, 5) rows (batch index, x1, y1, x2,
+y2): each region, its corners scaled by `spatial_scale` and rounded (half
+away from zero), at least 1 x 1, is split into `pooled_size` (PH, PW) bins
+[floor(p * size / P), ceil((p + 1) * size / P)) offset by the region's start
+and clipped to the map; the output (R, C, PH, PW) is each bin's maximum (0
+for an empty bin or a batch index outside [0, N)). The hidden second output
+`maxidx` (int32) is the flat index of the maximum in data (first one; -1
+when empty). A composite (mx-decompose): the windows' row and column masks
+from the regions and `_arange`, `take` of each region's image, the
+maximum (and argmax) of the masked values over every (h, w): memory R x C x
+PH x PW x H x W, so this formulation suits small maps and region counts (a
+direct kernel is the way for detection-sized inputs). The gradient flows to
+the maxima; none to `rois`.""",
+   inputs=[Input("data", tensor=FLOAT), Input("rois", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("maxidx")],
+   attrs=[Attr("pooled_size", "shape", doc="(PH, PW) of each region's output."),
+          Attr("spatial_scale", "float", doc="Scale from the rois' coordinates to data's.")],
+   visible_outputs=1,
+   example="""%y, %i = mx.ROIPooling %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> (tensor<3x2x2x2xf32>, tensor<3x2x2x2xi32>)""")
+
 op(mxnet="_histogram", mnemonic="_histogram", cpp="Histogram",
    source="src/operator/tensor/histogram-inl.h HistogramParam, HistogramOpShape, "
           "HistogramOpType, FillBinBoundsKernel; histogram.cc ComputeBinKernel",

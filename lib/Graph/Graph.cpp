@@ -52,6 +52,7 @@ enum class OpKind {
   BilinearResize, // data, and like with mode 'like'
   BoxEncode, // _contrib_box_encode: six inputs; output0 (targets), output1 (masks)
   Histogram, // _histogram: data[, bins without bin_cnt]; counts and edges
+  ROIPooling, // data, rois; output and the hidden maxidx
 };
 
 OpKind kindOf(StringRef op) {
@@ -87,6 +88,7 @@ OpKind kindOf(StringRef op) {
       .Case("_contrib_BilinearResize2D", OpKind::BilinearResize)
       .Case("_contrib_box_encode", OpKind::BoxEncode)
       .Cases({"_histogram", "_npi_histogram"}, OpKind::Histogram)
+      .Case("ROIPooling", OpKind::ROIPooling)
       .Default(OpKind::Unknown);
 }
 
@@ -153,6 +155,8 @@ std::vector<std::string> listOutputNames(OpKind kind, const Attrs &attrs,
     return {"output", "mean", "var"};
   case OpKind::L2Normalization:
     return {"output", "norm"};
+  case OpKind::ROIPooling:
+    return {"output", "maxidx"};
   case OpKind::LeakyReLU:
     if (isRReLU(attrs))
       return {"output", "mask"};
@@ -327,6 +331,7 @@ uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
   case OpKind::Moments:
   case OpKind::BoxEncode:
   case OpKind::Histogram:
+  case OpKind::ROIPooling:
     return 2;
   case OpKind::LeakyReLU:
     return isRReLU(attrs) ? 2 : 1;
@@ -385,6 +390,8 @@ std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
     return {"data"};
   case OpKind::BoxEncode:
     return {"samples", "matches", "anchors", "refs", "means", "stds"};
+  case OpKind::ROIPooling:
+    return {"data", "rois"};
   case OpKind::Histogram: // histogram.cc FListInputNames
     if (attrs.count("bin_cnt") && strAttr(attrs, "bin_cnt", "None").trim() != "None")
       return {"data"};
@@ -445,6 +452,7 @@ std::vector<std::string> mxc::graph::outputNamesOf(StringRef op,
   case OpKind::Pooling:
   case OpKind::InstanceNorm:
   case OpKind::L2Normalization:
+  case OpKind::ROIPooling:
     return {"output"};
   case OpKind::Sort: // one of two outputs visible
     return {"output0"};

@@ -415,7 +415,9 @@ class Executor:
         (grad_req write: replaced, add: accumulated). `out_grads`: head
         gradients (NDArray or list, one per output); ones when omitted, as
         for MXNet's loss outputs."""
-        if self._monitor is not None:
+        if self._monitor is not None and any(r != "null" for r in self._grad_req.values()):
+            # (MXNet builds no backward nodes when no argument wants a
+            # gradient: nothing to report then)
             heads = out_grads
             self._backward(out_grads, is_train)
             self._run_monitor_backward(heads)

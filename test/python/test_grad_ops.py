@@ -634,6 +634,10 @@ def test_topk_indices_have_no_gradient(attrs):
     ("_contrib_BilinearResize2D", {"height": 5, "width": 7}, {"data": rand((1, 2, 3, 4))}, None),
     ("_contrib_BilinearResize2D", {"height": 2, "width": 3, "align_corners": False},
      {"data": rand((2, 1, 5, 7))}, None),
+    # the maxima get the gradient, the regions none (values apart: no ties)
+    ("ROIPooling", {"pooled_size": (2, 2), "spatial_scale": 0.5},
+     {"data": np.random.default_rng(5).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.01,
+      "rois": np.array([[0, 1.0, 2.0, 9.0, 10.0], [1, 0.0, 0.0, 5.0, 3.0]])}, ["data"]),
     # mode like: the second input only gives the size (no gradient)
     ("_contrib_BilinearResize2D", {"mode": "like"},
      {"data": rand((1, 2, 3, 4)), "like": rand((1, 1, 6, 2))}, ["data"]),

@@ -252,7 +252,8 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::ContribAdaptiveAvgPooling2DOp,
                       mx::ContribBilinearResize2DOp, mx::ContribBoxIouOp,
                       mx::ContribBoxEncodeOp, mx::ContribBoxDecodeOp,
-                      mx::HistogramOp, mx::ContribMultiBoxPriorOp>();
+                      mx::HistogramOp, mx::ContribMultiBoxPriorOp,
+                      mx::ROIPoolingOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

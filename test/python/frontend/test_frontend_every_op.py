@@ -178,6 +178,11 @@ EXAMPLES = {
     # values on the edges, outside the range, and in the last bin's upper edge
     "_contrib_MultiBoxPrior": ([f(1, 2, 3, 5)], dict(sizes=(0.5, 0.25), ratios=(1, 2, 0.5),
                                                     clip=True)),
+    # a region past the border, a malformed one (x2 < x1), an invalid batch index
+    "ROIPooling": ([f(2, 3, 6, 7), np.array([[0, 0.6, 1.2, 4.4, 5.0], [1, 3.0, 2.0, 9.0, 8.0],
+                                             [1, 5.0, 5.0, 2.0, 1.0], [3, 1.0, 1.0, 2.0, 2.0]],
+                                            np.float32)],
+                   dict(pooled_size=(2, 3), spatial_scale=1.0)),
     "_histogram": ([np.array([[-3.0, -2.5, -1.0, 0.0], [0.5, 1.25, 2.5, 3.0]], np.float32)],
                    dict(bin_cnt=4, range=(-2.5, 2.5))),
     "_random_uniform": ([], dict(low=-1.0, high=3.0, shape=(50, 40))),

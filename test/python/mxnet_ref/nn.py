@@ -682,3 +682,40 @@ def multibox_prior(inputs, attrs):
     if attr_bool(attrs, "clip", False):
         out = np.clip(out, 0, 1)
     return [out.astype(inputs[0].dtype)]
+
+
+@register("ROIPooling")
+def roi_pooling(inputs, attrs):
+    """MXNet's ROIPooling (roi_pooling.cc ROIPoolForward), by its loops:
+    the output and the hidden maxidx."""
+    import math
+    data, rois = inputs
+    ph, pw = attr_tuple(attrs, "pooled_size")
+    scale = attr_float(attrs, "spatial_scale")
+    n, c, h, w = data.shape
+    out = np.zeros((len(rois), c, ph, pw), data.dtype)
+    idx = np.full((len(rois), c, ph, pw), -1, np.int32)
+
+    def rnd(v):  # std::round: half away from zero
+        return int(math.floor(abs(v) + 0.5)) * (1 if v >= 0 else -1)
+    for r, roi in enumerate(rois):
+        b = int(roi[0])
+        x1, y1, x2, y2 = (rnd(float(v) * scale) for v in roi[1:])
+        rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
+        bh, bw = np.float32(rh) / np.float32(ph), np.float32(rw) / np.float32(pw)
+        if b < 0 or b >= n:
+            continue
+        for i in range(ph):
+            hs = min(max(int(math.floor(np.float32(i) * bh)) + y1, 0), h)
+            he = min(max(int(math.ceil(np.float32(i + 1) * bh)) + y1, 0), h)
+            for j in range(pw):
+                ws = min(max(int(math.floor(np.float32(j) * bw)) + x1, 0), w)
+                we = min(max(int(math.ceil(np.float32(j + 1) * bw)) + x1, 0), w)
+                if he <= hs or we <= ws:
+                    continue
+                win = data[b, :, hs:he, ws:we].reshape(c, -1)
+                k = win.argmax(axis=1)
+                out[r, :, i, j] = win.max(axis=1)
+                idx[r, :, i, j] = (b * c * h * w + np.arange(c) * h * w +
+                                   (hs + k // (we - ws)) * w + ws + k % (we - ws))
+    return [out, idx]

@@ -1216,6 +1216,80 @@ LogicalResult decomposeMultiBoxPrior(GradBuilder &g, ContribMultiBoxPriorOp op,
   return success();
 }
 
+/// ROIPooling (roi_pooling.cc ROIPoolForward): per region and bin the row
+/// and column ranges from the region's rounded corners, the region's image
+/// by `take`, the masked maximum over (h, w).
+LogicalResult decomposeROIPooling(GradBuilder &g, ROIPoolingOp op,
+                                  SmallVectorImpl<Value> &results) {
+  Value data = op.getData();
+  Value rois = g.op("mx.BlockGrad", op.getRois());
+  ArrayRef<int64_t> d = typeOf(data).getShape();
+  int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+  int64_t r = typeOf(rois).getDimSize(0);
+  ArrayRef<int64_t> ps = op.getPooledSize();
+  int64_t ph = ps[0], pw = ps[1];
+  double scale = op.getSpatialScale().convertToDouble();
+  Type elt = typeOf(data).getElementType();
+  auto col = [&](int64_t k) { return sliceAxis(g, rois, 1, k, k + 1); }; // (R, 1)
+  // std::round (half away from zero) of the scaled corner
+  auto corner = [&](int64_t k) {
+    return g.op("mx.round", g.mulS(col(k), scale));
+  };
+  Value startW = corner(1), startH = corner(2), endW = corner(3), endH = corner(4);
+  Value batch = g.op("mx.trunc", col(0));
+  // 1.0 for a batch index in [0, N)
+  Value validBatch = g.mul(g.cmpS("greater_equal", batch, 0.0), g.cmpS("lesser", batch, double(n)));
+  // [lo, hi) of bin p along one axis: (R, P) each
+  auto ranges = [&](Value start, Value end, int64_t bins, int64_t extent) {
+    Value size = g.scalarOp("mx._maximum_scalar", g.addS(g.sub(end, start), 1.0), 1.0);
+    Value binSize = g.scalarOp("mx._div_scalar", size, double(bins)); // (R, 1)
+    Value p = g.reshape(g.cast(arangeN(g, bins, "float64"), elt), {1, bins});
+    Value lo = g.op("mx.floor", g.mul(p, binSize));
+    Value hi = g.op("mx.ceil", g.mul(g.addS(p, 1.0), binSize));
+    auto place = [&](Value v) {
+      return g.op("mx.clip", g.add(v, start), {g.f64("a_min", 0.0), g.f64("a_max", double(extent))});
+    };
+    return std::pair<Value, Value>{place(lo), place(hi)};
+  };
+  auto [hLo, hHi] = ranges(startH, endH, ph, h);
+  auto [wLo, wHi] = ranges(startW, endW, pw, w);
+  // inside (R, PH, H) and (R, PW, W)
+  auto inside = [&](Value lo, Value hi, int64_t bins, int64_t extent) {
+    Value pos = g.reshape(g.cast(arangeN(g, extent, "float64"), elt), {1, 1, extent});
+    Value l = g.reshape(lo, {r, bins, 1}), u = g.reshape(hi, {r, bins, 1});
+    return g.mul(g.cmp("greater_equal", pos, l), g.cmp("lesser", pos, u));
+  };
+  Value inH = g.reshape(inside(hLo, hHi, ph, h), {r, 1, ph, 1, h, 1});
+  Value inW = g.reshape(inside(wLo, wHi, pw, w), {r, 1, 1, pw, 1, w});
+  Value mask = g.mul(inH, inW); // (R, 1, PH, PW, H, W)
+  // the region's image (clipped batch index: an invalid one is zeroed below)
+  Value image = g.op("mx.take", {data, g.reshape(batch, {r})}, {g.i64("axis", 0)});
+  image = g.reshape(image, {r, c, 1, 1, h, w});
+  double lowest = -std::numeric_limits<double>::infinity();
+  // masked values: outside the window -inf (where keeps the gradient to data)
+  Value full = g.broadcastLike(mask, g.op("mx.broadcast_add", {image, g.zerosLike(mask)}));
+  Value masked = g.op("mx.where", {full, g.broadcastLike(image, full),
+                                   g.addS(g.zerosLike(full), lowest)});
+  masked = g.reshape(masked, {r, c, ph, pw, h * w});
+  Value best = g.op("mx.max", masked, {g.shape("axis", {4}), g.boolean("keepdims", false)});
+  Value arg = g.op("mx.argmax", masked, {g.i64("axis", 4), g.boolean("keepdims", false)});
+  // empty bin or invalid batch: 0 and -1
+  Value nonEmpty = g.mul(g.cmp("lesser", hLo, hHi), g.reshape(validBatch, {r, 1}));
+  Value ok = g.mul(g.reshape(nonEmpty, {r, 1, ph, 1}),
+                   g.reshape(g.cmp("lesser", wLo, wHi), {r, 1, 1, pw}));
+  ok = g.op("mx.broadcast_to", ok, {g.shape("shape", {r, c, ph, pw})});
+  Value out = g.op("mx.where", {ok, best, g.zerosLike(best)});
+  Type f64 = Float64Type::get(g.builder().getContext());
+  // flat index in data: batch * C * H * W + channel * H * W + (h * W + w)
+  Value chan = g.reshape(g.cast(arangeN(g, c, "float64"), f64), {1, c, 1, 1});
+  Value base = g.add(g.mulS(g.reshape(g.cast(batch, f64), {r, 1, 1, 1}), double(c * h * w)),
+                     g.mulS(chan, double(h * w)));
+  Value flat = g.add(g.cast(arg, f64), base);
+  Value idx = g.op("mx.where", {g.cast(ok, f64), flat, g.addS(g.zerosLike(flat), -1.0)});
+  results.assign({out, g.cast(idx, typeOf(op.getMaxidx()).getElementType())});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1230,7 +1304,8 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
-             ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp>(op) ||
+             ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp,
+             ROIPoolingOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1312,6 +1387,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeHistogram(g, h, results);
   else if (auto mp = dyn_cast<ContribMultiBoxPriorOp>(op))
     r = decomposeMultiBoxPrior(g, mp, results);
+  else if (auto rp = dyn_cast<ROIPoolingOp>(op))
+    r = decomposeROIPooling(g, rp, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),

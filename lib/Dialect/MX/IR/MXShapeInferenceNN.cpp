@@ -1174,16 +1174,25 @@ LogicalResult SequenceLastOp::inferReturnTypes(MLIRContext *context,
 // bilinear_resize-inl.h BilinearSampleOpInferShape)
 //===----------------------------------------------------------------------===//
 
+/// A 4-D (N, C, H, W) operand named `what`.
+static FailureOr<RankedTensorType> nchwOperand(std::optional<Location> loc, StringRef name,
+                                               Value v, StringRef what) {
+  auto t = getTensorType(loc, name, v, what);
+  if (failed(t))
+    return failure();
+  if (t->getRank() != 4)
+    return inferError(loc, name, what, " must be 4-D (N, C, H, W), got ",
+                      formatShape(t->getShape()));
+  return t;
+}
+
 LogicalResult ContribAdaptiveAvgPooling2DOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
-  auto t = getTensorType(loc, name, adaptor.getData(), "data");
+  auto t = nchwOperand(loc, name, adaptor.getData(), "data");
   if (failed(t))
     return failure();
-  if (t->getRank() != 4)
-    return inferError(loc, name, "data must be 4-D (N, C, H, W), got ",
-                      formatShape(t->getShape()));
   ArrayRef<int64_t> size = adaptor.getOutputSize();
   // MXNet: () and more than two extents give 1 x 1.
   int64_t oh = size.size() == 1 || size.size() == 2 ? size[0] : 1;
@@ -1203,12 +1212,9 @@ LogicalResult ContribBilinearResize2DOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
-  auto t = getTensorType(loc, name, adaptor.getData(), "data");
+  auto t = nchwOperand(loc, name, adaptor.getData(), "data");
   if (failed(t))
     return failure();
-  if (t->getRank() != 4)
-    return inferError(loc, name, "data must be 4-D (N, C, H, W), got ",
-                      formatShape(t->getShape()));
   StringRef mode = adaptor.getMode();
   bool like = mode == "like";
   if (like != static_cast<bool>(adaptor.getLike()))
@@ -1238,12 +1244,9 @@ LogicalResult ContribBilinearResize2DOp::inferReturnTypes(
     ow = w % 2 == 0 ? scaled(w, scaleW->convertToDouble())
                     : scaled(w - 1, scaleW->convertToDouble()) + 1;
   } else if (like) {
-    auto l = getTensorType(loc, name, adaptor.getLike(), "like");
+    auto l = nchwOperand(loc, name, adaptor.getLike(), "like");
     if (failed(l))
       return failure();
-    if (l->getRank() != 4)
-      return inferError(loc, name, "like must be 4-D (N, C, H, W), got ",
-                        formatShape(l->getShape()));
     oh = l->getDimSize(2);
     ow = l->getDimSize(3);
   } else {
@@ -1460,5 +1463,35 @@ LogicalResult ContribMultiBoxPriorOp::inferReturnTypes(MLIRContext *context,
   int64_t anchors = int64_t(sizes->size() + ratios->size() - 1);
   results.push_back(RankedTensorType::get(
       {1, d->getDimSize(2) * d->getDimSize(3) * anchors, 4}, d->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ROIPooling (src/operator/roi_pooling-inl.h InferShape, InferType)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ROIPoolingOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto d = nchwOperand(loc, name, adaptor.getData(), "data");
+  auto b = getTensorType(loc, name, adaptor.getRois(), "rois");
+  if (failed(d) || failed(b))
+    return failure();
+  if (b->getRank() != 2 || b->getDimSize(1) != 5)
+    return inferError(loc, name, "bbox should be a 2D tensor of shape [batch, 5], got ",
+                      formatShape(b->getShape()));
+  if (b->getElementType() != d->getElementType())
+    return inferError(loc, name, "data and rois must have one dtype");
+  ArrayRef<int64_t> ps = adaptor.getPooledSize();
+  if (ps.size() != 2 || ps[0] < 1 || ps[1] < 1)
+    return inferError(loc, name, "pooled_size must be (h, w) of positive extents, got ",
+                      formatShape(ps));
+  double scale = adaptor.getSpatialScale().convertToDouble();
+  if (scale < 0 || scale > 1)
+    return inferError(loc, name, "spatial_scale must be in [0, 1], got ", scale);
+  SmallVector<int64_t> out{b->getDimSize(0), d->getDimSize(1), ps[0], ps[1]};
+  results.push_back(RankedTensorType::get(out, d->getElementType()));
+  results.push_back(RankedTensorType::get(out, IntegerType::get(context, 32)));
   return success();
 }

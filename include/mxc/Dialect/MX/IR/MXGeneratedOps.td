@@ -1384,6 +1384,51 @@ def MX_ContribMultiBoxPriorOp : MX_Op<"_contrib_MultiBoxPrior", [Pure, InferType
   }];
 }
 
+def MX_ROIPoolingOp : MX_Op<"ROIPooling", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Max pooling of regions of interest to a fixed size (Fast R-CNN)";
+  let description = [{
+    For `data` (N, C, H, W) and `rois` (R, 5) rows (batch index, x1, y1, x2,
+    y2): each region, its corners scaled by `spatial_scale` and rounded (half
+    away from zero), at least 1 x 1, is split into `pooled_size` (PH, PW) bins
+    [floor(p * size / P), ceil((p + 1) * size / P)) offset by the region's start
+    and clipped to the map; the output (R, C, PH, PW) is each bin's maximum (0
+    for an empty bin or a batch index outside [0, N)). The hidden second output
+    `maxidx` (int32) is the flat index of the maximum in data (first one; -1
+    when empty). A composite (mx-decompose): the windows' row and column masks
+    from the regions and `_arange`, `take` of each region's image, the
+    maximum (and argmax) of the masked values over every (h, w): memory R x C x
+    PH x PW x H x W, so this formulation suits small maps and region counts (a
+    direct kernel is the way for detection-sized inputs). The gradient flows to
+    the maxima; none to `rois`.
+
+    MXNet operator: `ROIPooling`.
+
+    Example:
+
+    ```mlir
+    %y, %i = mx.ROIPooling %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> (tensor<3x2x2x2xf32>, tensor<3x2x2x2xi32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$rois,
+    DenseI64ArrayAttr:$pooled_size,
+    F64Attr:$spatial_scale
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_Tensor:$maxidx
+  );
+  let assemblyFormat = [{
+    $data `,` $rois attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_HistogramOp : MX_Op<"_histogram", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Histogram of the flattened data (mx.nd.histogram)";
   let description = [{
