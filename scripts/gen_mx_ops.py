@@ -1352,6 +1352,58 @@ MXNet's linalg.gemm2: linalg.gemm without C (see there).""",
           "adaptor.getTransposeB(), adaptor.getAxis(), inferredReturnTypes);"),
    example="""%y = mx._linalg_gemm2 %a, %b {transpose_b = true} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>""")
 
+_LA_OFFSET = Attr("offset", "int", "0", doc="The diagonal: 0 the main one, < 0 below, > 0 above.")
+_LA_LOWER = Attr("lower", "bool", "True", doc="The lower triangle (with offset 0; else by "
+                 "offset's sign).")
+
+op(mxnet="_linalg_extractdiag", mnemonic="_linalg_extractdiag", cpp="LinalgExtractdiag",
+   source="src/operator/tensor/la_op.h LaDiagParam, LaDiagTrianShape; la_op-inl.h CopyDiag",
+   summary="The diagonal of each matrix of a batch",
+   description="""
+For A (..., n, n): the diagonal `offset` of each matrix, (..., n - |offset|).
+A composite (mx-decompose): `take` of the flattened matrices at positions
+from `_arange`; the gradient scatters back.""",
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[_LA_OFFSET], aliases=["linalg_extractdiag"],
+   example="""%d = mx._linalg_extractdiag %a {offset = 1 : i64} : (tensor<2x3x3xf32>) -> tensor<2x2xf32>""")
+
+op(mxnet="_linalg_makediag", mnemonic="_linalg_makediag", cpp="LinalgMakediag",
+   source="src/operator/tensor/la_op.h LaDiagParam, LaDiagTrianShape; la_op-inl.h CopyDiag",
+   summary="Square matrices with the given vectors on a diagonal",
+   description="""
+For A (..., k): matrices (..., k + |offset|, k + |offset|), zero but for A on
+diagonal `offset`. A composite (mx-decompose): a `dot` with the `one_hot` of
+the positions.""",
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[_LA_OFFSET], aliases=["linalg_makediag"],
+   example="""%m = mx._linalg_makediag %a {offset = -1 : i64} : (tensor<2x3xf32>) -> tensor<2x4x4xf32>""")
+
+op(mxnet="_linalg_extracttrian", mnemonic="_linalg_extracttrian", cpp="LinalgExtracttrian",
+   source="src/operator/tensor/la_op.h LaTrianParam, LaDiagTrianShape; la_op-inl.h CopyTrian",
+   summary="A triangle of each matrix of a batch, as a vector",
+   description="""
+For A (..., n, n): with m = n - |offset|, the m (m + 1) / 2 entries of the
+lower triangle below diagonal `offset` (offset < 0, or 0 with `lower`) or of
+the upper one above it, row by row (the upper triangle column by column,
+MXNet's transposed indexing), (..., m (m + 1) / 2). A composite
+(mx-decompose): the source positions from `_arange` (the triangle row of
+entry t is floor((sqrt(8 t + 1) - 1) / 2)) and one `take`.""",
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[_LA_OFFSET, _LA_LOWER], aliases=["linalg_extracttrian"],
+   example="""%t = mx._linalg_extracttrian %a : (tensor<3x3xf32>) -> tensor<6xf32>""")
+
+op(mxnet="_linalg_maketrian", mnemonic="_linalg_maketrian", cpp="LinalgMaketrian",
+   source="src/operator/tensor/la_op.h LaTrianParam, LaDiagTrianShape; la_op-inl.h CopyTrian",
+   summary="Triangular matrices from vectors (extracttrian's inverse)",
+   description="""
+For A (..., m (m + 1) / 2): matrices (..., n, n), n = m + |offset|, zero but
+for A's entries in the triangle that linalg.extracttrian reads (same
+ordering). A composite (mx-decompose): a `dot` with the `one_hot` of the
+positions.""",
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[_LA_OFFSET, _LA_LOWER], aliases=["linalg_maketrian"],
+   example="""%m = mx._linalg_maketrian %a {offset = 1 : i64} : (tensor<6xf32>) -> tensor<4x4xf32>""")
+
 op(mxnet="gather_nd", mnemonic="gather_nd", cpp="GatherNd",
    source="src/operator/tensor/indexing_op.h GatherNDShape",
    summary="Elements or slices of data at multi-indices",

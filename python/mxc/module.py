@@ -886,6 +886,15 @@ class Module(BaseModule):
             eval_metric.update_dict(dict(zip(self._label_names, dev_labels)),
                                     dict(zip(self._output_names, ex.outputs)))
 
+    @property
+    def _total_exec_bytes(self):
+        """MXNet's count of the bound executors' memory: the sum of each
+        executor's "Total N MB allocated" (debug_str: the compiled plan's
+        arena, so reading it compiles the graph); 0 before bind."""
+        if not self.binded:
+            return 0
+        return sum(int(ex.debug_str().split("\n")[-3].split()[1]) for ex in self._execs)
+
     def install_monitor(self, mon):
         """Installs the monitor on every executor (mx.mon.Monitor)."""
         self._check_binded()

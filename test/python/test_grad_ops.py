@@ -634,6 +634,10 @@ def test_topk_indices_have_no_gradient(attrs):
     ("_contrib_BilinearResize2D", {"height": 5, "width": 7}, {"data": rand((1, 2, 3, 4))}, None),
     ("_contrib_BilinearResize2D", {"height": 2, "width": 3, "align_corners": False},
      {"data": rand((2, 1, 5, 7))}, None),
+    ("_linalg_extractdiag", {"offset": 1}, {"A": rand((2, 3, 3))}, None),
+    ("_linalg_makediag", {"offset": -2}, {"A": rand((2, 3))}, None),
+    ("_linalg_extracttrian", {"offset": 0, "lower": False}, {"A": rand((3, 3))}, None),
+    ("_linalg_maketrian", {"offset": -1}, {"A": rand((2, 3))}, None),
     # the maxima get the gradient, the regions none (values apart: no ties)
     ("ROIPooling", {"pooled_size": (2, 2), "spatial_scale": 0.5},
      {"data": np.random.default_rng(5).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.01,

@@ -253,7 +253,9 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::ContribBilinearResize2DOp, mx::ContribBoxIouOp,
                       mx::ContribBoxEncodeOp, mx::ContribBoxDecodeOp,
                       mx::HistogramOp, mx::ContribMultiBoxPriorOp,
-                      mx::ROIPoolingOp>();
+                      mx::ROIPoolingOp, mx::LinalgExtractdiagOp,
+                      mx::LinalgMakediagOp, mx::LinalgExtracttrianOp,
+                      mx::LinalgMaketrianOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

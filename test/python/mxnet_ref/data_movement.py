@@ -586,3 +586,56 @@ def histogram(inputs, attrs):
         edges = inputs[1].astype(x.dtype)
     counts, _ = np.histogram(x, edges)
     return [counts.astype(np.int64), edges]
+
+
+def _trian_positions(n, offset, lower):
+    """la_op-inl.h CopyTrian: (row, col) of each triangle entry, in order."""
+    k = abs(offset)
+    upper = offset > 0 or (offset == 0 and not lower)
+    out = []
+    for row in range(n - k):
+        for col in range(row + 1):
+            r, c = row + k, col
+            out.append((c, r) if upper else (r, c))
+    return out
+
+
+@register("_linalg_extractdiag", "linalg_extractdiag")
+def linalg_extractdiag(inputs, attrs):
+    """numpy.diagonal of the last two axes."""
+    (a,) = inputs
+    return [np.ascontiguousarray(np.diagonal(a, offset=attr_int(attrs, "offset", 0),
+                                             axis1=-2, axis2=-1))]
+
+
+@register("_linalg_makediag", "linalg_makediag")
+def linalg_makediag(inputs, attrs):
+    """Each vector on diagonal `offset` of a zero matrix (numpy.diagflat)."""
+    (a,) = inputs
+    k = attr_int(attrs, "offset", 0)
+    flat = a.reshape(-1, a.shape[-1])
+    mats = [np.diagflat(v, k) for v in flat]
+    n = a.shape[-1] + abs(k)
+    return [np.array(mats, a.dtype).reshape(a.shape[:-1] + (n, n))]
+
+
+@register("_linalg_extracttrian", "linalg_extracttrian")
+def linalg_extracttrian(inputs, attrs):
+    """The triangle's entries in MXNet's order (CopyTrian), by a loop."""
+    (a,) = inputs
+    n = a.shape[-1]
+    pos = _trian_positions(n, attr_int(attrs, "offset", 0), attr_bool(attrs, "lower", True))
+    return [np.stack([a[..., r, c] for r, c in pos], axis=-1)]
+
+
+@register("_linalg_maketrian", "linalg_maketrian")
+def linalg_maketrian(inputs, attrs):
+    """extracttrian's inverse: the entries placed back, zeros elsewhere."""
+    (a,) = inputs
+    k = attr_int(attrs, "offset", 0)
+    m = int((np.sqrt(8 * a.shape[-1] + 1) - 1) // 2)
+    n = m + abs(k)
+    out = np.zeros(a.shape[:-1] + (n, n), a.dtype)
+    for t, (r, c) in enumerate(_trian_positions(n, k, attr_bool(attrs, "lower", True))):
+        out[..., r, c] = a[..., t]
+    return [out]

@@ -1290,6 +1290,52 @@ LogicalResult decomposeROIPooling(GradBuilder &g, ROIPoolingOp op,
   return success();
 }
 
+/// linalg extractdiag / makediag / extracttrian / maketrian (la_op-inl.h
+/// CopyDiag, CopyTrian): the flat positions (row * n + col) in an n x n
+/// matrix of the diagonal's or triangle's entries, in MXNet's order, as a
+/// float64 vector; then `take` (extract) or a `dot` with their `one_hot`
+/// (make).
+LogicalResult decomposeDiagTrian(GradBuilder &g, Operation *op, int64_t offset, bool lower,
+                                 bool extract, bool diag, SmallVectorImpl<Value> &results) {
+  Value a = op->getOperand(0);
+  RankedTensorType at = typeOf(a), rt = typeOf(op->getResult(0));
+  ArrayRef<int64_t> full = extract ? at.getShape() : rt.getShape();
+  int64_t n = full.back(), k = offset < 0 ? -offset : offset, m = n - k;
+  int64_t count = diag ? m : m * (m + 1) / 2;
+  int64_t batch = 1;
+  for (int64_t d : full.drop_back(2))
+    batch *= d;
+  Value pos;
+  if (diag) {
+    // row = i + max(-offset, 0), col = i + max(offset, 0)
+    double first = double(std::max<int64_t>(-offset, 0) * n + std::max<int64_t>(offset, 0));
+    pos = g.op("mx._arange", {},
+               {g.f64("start", first), g.f64("stop", first + double(n + 1) * double(count)),
+                g.f64("step", double(n + 1)), g.str("dtype", "float64")});
+  } else {
+    // entry t: triangle row r = floor((sqrt(8 t + 1) - 1) / 2), column
+    // t - r (r + 1) / 2, shifted by |offset| rows; transposed for the upper
+    Value t = arangeN(g, count, "float64");
+    Value r = g.op("mx.floor", g.mulS(g.addS(g.op("mx.sqrt", g.addS(g.mulS(t, 8.0), 1.0)), -1.0),
+                                      0.5));
+    Value c = g.sub(t, g.mulS(g.mul(r, g.addS(r, 1.0)), 0.5));
+    Value row = g.addS(r, double(k));
+    bool upper = offset > 0 || (offset == 0 && !lower);
+    pos = upper ? g.add(g.mulS(c, double(n)), row) : g.add(g.mulS(row, double(n)), c);
+  }
+  if (extract) {
+    Value flat = g.reshape(a, {batch, n * n});
+    Value picked = g.op("mx.take", {flat, pos}, {g.i64("axis", 1)});
+    results.assign({g.reshape(picked, rt.getShape())});
+    return success();
+  }
+  Value hot = g.op("mx.one_hot", pos,
+                   {g.i64("depth", n * n), g.str("dtype", getMXNetDTypeName(at.getElementType()))});
+  Value flat = g.op("mx.dot", {g.reshape(a, {batch, count}), hot});
+  results.assign({g.reshape(flat, rt.getShape())});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1305,7 +1351,8 @@ bool mxc::mx::isComposite(Operation *op) {
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
              ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp,
-             ROIPoolingOp>(op) ||
+             ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
+             LinalgMaketrianOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1389,6 +1436,14 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeMultiBoxPrior(g, mp, results);
   else if (auto rp = dyn_cast<ROIPoolingOp>(op))
     r = decomposeROIPooling(g, rp, results);
+  else if (auto ed = dyn_cast<LinalgExtractdiagOp>(op))
+    r = decomposeDiagTrian(g, op, ed.getOffset(), true, true, true, results);
+  else if (auto md = dyn_cast<LinalgMakediagOp>(op))
+    r = decomposeDiagTrian(g, op, md.getOffset(), true, false, true, results);
+  else if (auto et = dyn_cast<LinalgExtracttrianOp>(op))
+    r = decomposeDiagTrian(g, op, et.getOffset(), et.getLower(), true, false, results);
+  else if (auto mt = dyn_cast<LinalgMaketrianOp>(op))
+    r = decomposeDiagTrian(g, op, mt.getOffset(), mt.getLower(), false, false, results);
   else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),

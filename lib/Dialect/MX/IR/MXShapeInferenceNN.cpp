@@ -1495,3 +1495,73 @@ LogicalResult ROIPoolingOp::inferReturnTypes(MLIRContext *context, std::optional
   results.push_back(RankedTensorType::get(out, IntegerType::get(context, 32)));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// linalg extractdiag / makediag / extracttrian / maketrian (src/operator/
+// tensor/la_op.h LaDiagTrianShape)
+//===----------------------------------------------------------------------===//
+
+/// LaDiagTrianShape: extract (..., n, n) -> (..., n - |k|) or the triangle's
+/// m (m + 1) / 2; make the inverse.
+static LogicalResult inferDiagTrian(std::optional<Location> loc, StringRef name, Value a,
+                                    int64_t offset, bool extract, bool diag,
+                                    SmallVectorImpl<Type> &results) {
+  auto t = getTensorType(loc, name, a, "A");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> s = t->getShape();
+  int64_t k = offset < 0 ? -offset : offset;
+  SmallVector<int64_t> out;
+  if (extract) {
+    if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2])
+      return inferError(loc, name, "A must be a batch of square matrices (..., n, n), got ",
+                        formatShape(s));
+    int64_t n = s.back();
+    if (k >= n)
+      return inferError(loc, name, "offset ", offset, " is out of range for ", n, " x ", n,
+                        " matrices");
+    out.assign(s.begin(), s.end() - 2);
+    int64_t m = n - k;
+    out.push_back(diag ? m : m * (m + 1) / 2);
+  } else {
+    if (s.empty())
+      return inferError(loc, name, "A must have at least one dimension");
+    int64_t len = s.back(), m = len;
+    if (!diag) { // len = m (m + 1) / 2
+      m = static_cast<int64_t>(std::floor((std::sqrt(8.0 * double(len) + 1) - 1) / 2));
+      if (m * (m + 1) / 2 != len)
+        return inferError(loc, name, "the last dimension ", len,
+                          " of A is not a triangle's size m (m + 1) / 2");
+    }
+    out.assign(s.begin(), s.end() - 1);
+    out.push_back(m + k);
+    out.push_back(m + k);
+  }
+  results.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+LogicalResult LinalgExtractdiagOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                    Adaptor adaptor,
+                                                    SmallVectorImpl<Type> &results) {
+  return inferDiagTrian(loc, getOperationName(), adaptor.getA(), adaptor.getOffset(), true,
+                        true, results);
+}
+LogicalResult LinalgMakediagOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &results) {
+  return inferDiagTrian(loc, getOperationName(), adaptor.getA(), adaptor.getOffset(), false,
+                        true, results);
+}
+LogicalResult LinalgExtracttrianOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                     Adaptor adaptor,
+                                                     SmallVectorImpl<Type> &results) {
+  return inferDiagTrian(loc, getOperationName(), adaptor.getA(), adaptor.getOffset(), true,
+                        false, results);
+}
+LogicalResult LinalgMaketrianOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                  Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &results) {
+  return inferDiagTrian(loc, getOperationName(), adaptor.getA(), adaptor.getOffset(), false,
+                        false, results);
+}

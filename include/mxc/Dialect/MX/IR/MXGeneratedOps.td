@@ -4996,6 +4996,140 @@ def MX_LinalgGemm2Op : MX_Op<"_linalg_gemm2", [Pure, InferTypeOpAdaptorWithIsCom
   }];
 }
 
+def MX_LinalgExtractdiagOp : MX_Op<"_linalg_extractdiag", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The diagonal of each matrix of a batch";
+  let description = [{
+    For A (..., n, n): the diagonal `offset` of each matrix, (..., n - |offset|).
+    A composite (mx-decompose): `take` of the flattened matrices at positions
+    from `_arange`; the gradient scatters back.
+
+    MXNet operator: `_linalg_extractdiag` (aliases `linalg_extractdiag`).
+
+    Example:
+
+    ```mlir
+    %d = mx._linalg_extractdiag %a {offset = 1 : i64} : (tensor<2x3x3xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    DefaultValuedAttr<I64Attr, "0">:$offset
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_LinalgMakediagOp : MX_Op<"_linalg_makediag", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Square matrices with the given vectors on a diagonal";
+  let description = [{
+    For A (..., k): matrices (..., k + |offset|, k + |offset|), zero but for A on
+    diagonal `offset`. A composite (mx-decompose): a `dot` with the `one_hot` of
+    the positions.
+
+    MXNet operator: `_linalg_makediag` (aliases `linalg_makediag`).
+
+    Example:
+
+    ```mlir
+    %m = mx._linalg_makediag %a {offset = -1 : i64} : (tensor<2x3xf32>) -> tensor<2x4x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    DefaultValuedAttr<I64Attr, "0">:$offset
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_LinalgExtracttrianOp : MX_Op<"_linalg_extracttrian", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "A triangle of each matrix of a batch, as a vector";
+  let description = [{
+    For A (..., n, n): with m = n - |offset|, the m (m + 1) / 2 entries of the
+    lower triangle below diagonal `offset` (offset < 0, or 0 with `lower`) or of
+    the upper one above it, row by row (the upper triangle column by column,
+    MXNet's transposed indexing), (..., m (m + 1) / 2). A composite
+    (mx-decompose): the source positions from `_arange` (the triangle row of
+    entry t is floor((sqrt(8 t + 1) - 1) / 2)) and one `take`.
+
+    MXNet operator: `_linalg_extracttrian` (aliases `linalg_extracttrian`).
+
+    Example:
+
+    ```mlir
+    %t = mx._linalg_extracttrian %a : (tensor<3x3xf32>) -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    DefaultValuedAttr<I64Attr, "0">:$offset,
+    DefaultValuedAttr<BoolAttr, "true">:$lower
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_LinalgMaketrianOp : MX_Op<"_linalg_maketrian", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Triangular matrices from vectors (extracttrian's inverse)";
+  let description = [{
+    For A (..., m (m + 1) / 2): matrices (..., n, n), n = m + |offset|, zero but
+    for A's entries in the triangle that linalg.extracttrian reads (same
+    ordering). A composite (mx-decompose): a `dot` with the `one_hot` of the
+    positions.
+
+    MXNet operator: `_linalg_maketrian` (aliases `linalg_maketrian`).
+
+    Example:
+
+    ```mlir
+    %m = mx._linalg_maketrian %a {offset = 1 : i64} : (tensor<6xf32>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    DefaultValuedAttr<I64Attr, "0">:$offset,
+    DefaultValuedAttr<BoolAttr, "true">:$lower
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_GatherNdOp : MX_Op<"gather_nd", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elements or slices of data at multi-indices";
   let description = [{
