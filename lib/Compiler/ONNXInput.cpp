@@ -12,11 +12,9 @@
 //===----------------------------------------------------------------------===//
 #include "DriverSupport.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 #include <cstdlib>

@@ -533,22 +533,23 @@ class Executor:
         self._monitor = (callback, bool(monitor_all))
         self._monitor_exec = None
 
-    def _run_monitor(self):
-        callback, monitor_all = self._monitor
+    def _monitor_walker(self):
         if self._monitor_exec is None:
             self._monitor_exec = OpMonitor(self._symbol, self._ctx)
-        for name, _, value in self._monitor_exec.walk(self.arg_dict, self.aux_dict, monitor_all,
-                                                      cached_op=False):
+        return self._monitor_exec
+
+    def _run_monitor(self):
+        callback, monitor_all = self._monitor
+        for name, _, value in self._monitor_walker().walk(self.arg_dict, self.aux_dict,
+                                                          monitor_all, cached_op=False):
             callback(name, value)
 
     def _run_monitor_backward(self, out_grads):
         callback, _ = self._monitor
-        if self._monitor_exec is None:
-            self._monitor_exec = OpMonitor(self._symbol, self._ctx)
         if out_grads is not None and not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
-        for name, value in self._monitor_exec.walk_backward(self.arg_dict, self.aux_dict,
-                                                            out_grads):
+        for name, value in self._monitor_walker().walk_backward(self.arg_dict, self.aux_dict,
+                                                                out_grads):
             callback(name, value)
 
     def get_optimized_symbol(self):
@@ -620,7 +621,39 @@ class OpMonitor:
         values of an inference pass, with the total gradient of its
         outputs), not taken from the compiled backward pass; the inputs of
         the backward nodes (monitor_all) are not reported."""
-        return _monitor_backward(self, args, aux, out_grads)
+        from . import autograd
+        from . import ndarray as nd
+        from .symbol import _post_order
+        sym = self._symbol
+        variables = dict(args, **aux)
+        values = {(id(node), i): v for (node, i), v in
+                  zip(self._internals._outputs, self._forward_values(args, aux))}
+        total = {}
+        for k, (node, i) in enumerate(sym._outputs):
+            head = out_grads[k] if out_grads is not None and k < len(out_grads) else None
+            value = values.get((id(node), i)) if node.op != "null" else variables.get(node.name)
+            if value is not None:
+                total[(id(node), i)] = head if head is not None else nd.ones_like(value)
+        for node in reversed(_post_order(sym._outputs)):
+            if node.op == "null":
+                continue
+            xs = []
+            for src, k, _ in node.inputs:
+                v = variables.get(src.name) if src.op == "null" else values.get((id(src), k))
+                x = nd.array(v.asnumpy(), ctx=v.context, dtype=v.dtype)
+                x.attach_grad()
+                xs.append(x)
+            with autograd.record(train_mode=True):
+                outs = nd._invoke(node.op, xs, dict(node.attrs))
+            outs = outs if isinstance(outs, (list, tuple)) else [outs]
+            heads = [total.get((id(node), i)) for i in range(len(outs))]
+            heads = [h if h is not None else nd.zeros_like(o) for h, o in zip(heads, outs)]
+            autograd.backward(list(outs), head_grads=heads)
+            for j, ((src, k, _), x) in enumerate(zip(node.inputs, xs)):
+                g = x.grad
+                yield "%s_backward_%d" % (node.name, j), g
+                key = (id(src), k)
+                total[key] = g if key not in total else total[key] + g
 
     def walk(self, args, aux, monitor_all, cached_op):
         """(name, operator, value) in MXNet's order: per operator, with
@@ -664,45 +697,6 @@ class OpMonitor:
                     continue
                 if (id(node), i) in by_entry and label is not None:
                     yield label, node.op, by_entry[(id(node), i)]
-
-
-def _monitor_backward(walker, args, aux, out_grads):
-    """OpMonitor.walk_backward's body (see there)."""
-    from . import autograd
-    from . import ndarray as nd
-    from .symbol import _post_order
-    sym = walker._symbol
-    variables = dict(args, **aux)
-    values = {}
-    for (node, i), v in zip(walker._internals._outputs,
-                            walker._forward_values(args, aux)):
-        values[(id(node), i)] = v
-    total = {}
-    for k, (node, i) in enumerate(sym._outputs):
-        head = out_grads[k] if out_grads is not None and k < len(out_grads) else None
-        value = values.get((id(node), i)) if node.op != "null" else variables.get(node.name)
-        if value is not None:
-            total[(id(node), i)] = head if head is not None else nd.ones_like(value)
-    for node in reversed(_post_order(sym._outputs)):
-        if node.op == "null":
-            continue
-        xs = []
-        for src, k, _ in node.inputs:
-            v = variables.get(src.name) if src.op == "null" else values.get((id(src), k))
-            x = nd.array(v.asnumpy(), ctx=v.context, dtype=v.dtype)
-            x.attach_grad()
-            xs.append(x)
-        with autograd.record(train_mode=True):
-            outs = nd._invoke(node.op, xs, dict(node.attrs))
-        outs = outs if isinstance(outs, (list, tuple)) else [outs]
-        heads = [total.get((id(node), i)) for i in range(len(outs))]
-        heads = [h if h is not None else nd.zeros_like(o) for h, o in zip(heads, outs)]
-        autograd.backward(list(outs), head_grads=heads)
-        for j, ((src, k, _), x) in enumerate(zip(node.inputs, xs)):
-            g = x.grad
-            yield "%s_backward_%d" % (node.name, j), g
-            key = (id(src), k)
-            total[key] = g if key not in total else total[key] + g
 
 
 def _copy_cast(src, dst):

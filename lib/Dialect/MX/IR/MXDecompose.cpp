@@ -271,6 +271,27 @@ LogicalResult decomposeSliceChannel(GradBuilder &g, SliceChannelOp op,
 
 /// diag: positions i * (w + 1) + offset (i < length) of the flattened
 /// (h, w) planes; a 1-D input puts itself there by a dot with their one_hot.
+/// Flat positions (row * rowLen + col) of the first `count` entries of
+/// diagonal k in rows of `rowLen`: row = i + max(-k, 0), col = i + max(k, 0).
+Value diagonalPositions(GradBuilder &g, int64_t count, int64_t rowLen, int64_t k,
+                        StringRef dtype) {
+  double off = double(std::max<int64_t>(0, -k) * rowLen + std::max<int64_t>(0, k));
+  double step = double(rowLen + 1);
+  return g.op("mx._arange", {},
+              {g.f64("start", off), g.f64("stop", off + step * double(count)),
+               g.f64("step", step), g.str("dtype", dtype)});
+}
+
+/// Rows `values` (batch, count) placed at flat positions `pos` (count,) of
+/// zero rows of `size`: a `dot` with the one_hot of the positions (its
+/// gradient is the matching `take`).
+Value placeAt(GradBuilder &g, Value values, Value pos, int64_t size) {
+  Type elt = typeOf(values).getElementType();
+  Value hot = g.op("mx.one_hot", pos,
+                   {g.i64("depth", size), g.str("dtype", getMXNetDTypeName(elt))});
+  return g.op("mx.dot", {values, hot});
+}
+
 LogicalResult decomposeDiag(GradBuilder &g, DiagOp op,
                             SmallVectorImpl<Value> &results) {
   Value x = op.getData();
@@ -278,21 +299,10 @@ LogicalResult decomposeDiag(GradBuilder &g, DiagOp op,
   ArrayRef<int64_t> in = xt.getShape();
   auto outType = cast<RankedTensorType>(op.getType());
   int64_t k = static_cast<int64_t>(op.getK());
-  auto positions = [&](int64_t count, int64_t rowLen) {
-    double off = double(std::max<int64_t>(0, -k) * rowLen +
-                        std::max<int64_t>(0, k));
-    double step = double(rowLen + 1);
-    return g.op("mx._arange", {},
-                {g.f64("start", off), g.f64("stop", off + step * double(count)),
-                 g.f64("step", step),
-                 g.str("dtype", getMXNetDTypeName(xt.getElementType()))});
-  };
+  StringRef dtype = getMXNetDTypeName(xt.getElementType());
   if (in.size() == 1) {
     int64_t n = in[0], m = outType.getDimSize(0);
-    Value hot = g.op("mx.one_hot", positions(n, m),
-                     {g.i64("depth", m * m),
-                      g.str("dtype", getMXNetDTypeName(xt.getElementType()))});
-    Value flat = g.op("mx.dot", {g.reshape(x, {1, n}), hot});
+    Value flat = placeAt(g, g.reshape(x, {1, n}), diagonalPositions(g, n, m, k, dtype), m * m);
     results.push_back(g.reshape(flat, {m, m}));
     return success();
   }
@@ -316,7 +326,7 @@ LogicalResult decomposeDiag(GradBuilder &g, DiagOp op,
   flatShape.push_back(in[a1] * w);
   Value flat = g.reshape(x, flatShape);
   int64_t len = outType.getShape().back();
-  results.push_back(g.op("mx.take", {flat, positions(len, w)},
+  results.push_back(g.op("mx.take", {flat, diagonalPositions(g, len, w, k, dtype)},
                          {g.i64("axis", static_cast<int64_t>(lead.size()))}));
   return success();
 }
@@ -1267,9 +1277,9 @@ LogicalResult decomposeROIPooling(GradBuilder &g, ROIPoolingOp op,
   image = g.reshape(image, {r, c, 1, 1, h, w});
   double lowest = -std::numeric_limits<double>::infinity();
   // masked values: outside the window -inf (where keeps the gradient to data)
-  Value full = g.broadcastLike(mask, g.op("mx.broadcast_add", {image, g.zerosLike(mask)}));
-  Value masked = g.op("mx.where", {full, g.broadcastLike(image, full),
-                                   g.addS(g.zerosLike(full), lowest)});
+  Value spread = g.op("mx.broadcast_add", {image, g.zerosLike(mask)}); // (R, C, PH, PW, H, W)
+  Value masked = g.op("mx.where", {g.broadcastLike(mask, spread), spread,
+                                   g.addS(g.zerosLike(spread), lowest)});
   masked = g.reshape(masked, {r, c, ph, pw, h * w});
   Value best = g.op("mx.max", masked, {g.shape("axis", {4}), g.boolean("keepdims", false)});
   Value arg = g.op("mx.argmax", masked, {g.i64("axis", 4), g.boolean("keepdims", false)});
@@ -1293,8 +1303,7 @@ LogicalResult decomposeROIPooling(GradBuilder &g, ROIPoolingOp op,
 /// linalg extractdiag / makediag / extracttrian / maketrian (la_op-inl.h
 /// CopyDiag, CopyTrian): the flat positions (row * n + col) in an n x n
 /// matrix of the diagonal's or triangle's entries, in MXNet's order, as a
-/// float64 vector; then `take` (extract) or a `dot` with their `one_hot`
-/// (make).
+/// float64 vector; then `take` (extract) or placeAt (make).
 LogicalResult decomposeDiagTrian(GradBuilder &g, Operation *op, int64_t offset, bool lower,
                                  bool extract, bool diag, SmallVectorImpl<Value> &results) {
   Value a = op->getOperand(0);
@@ -1307,11 +1316,7 @@ LogicalResult decomposeDiagTrian(GradBuilder &g, Operation *op, int64_t offset, 
     batch *= d;
   Value pos;
   if (diag) {
-    // row = i + max(-offset, 0), col = i + max(offset, 0)
-    double first = double(std::max<int64_t>(-offset, 0) * n + std::max<int64_t>(offset, 0));
-    pos = g.op("mx._arange", {},
-               {g.f64("start", first), g.f64("stop", first + double(n + 1) * double(count)),
-                g.f64("step", double(n + 1)), g.str("dtype", "float64")});
+    pos = diagonalPositions(g, count, n, offset, "float64");
   } else {
     // entry t: triangle row r = floor((sqrt(8 t + 1) - 1) / 2), column
     // t - r (r + 1) / 2, shifted by |offset| rows; transposed for the upper
@@ -1329,10 +1334,7 @@ LogicalResult decomposeDiagTrian(GradBuilder &g, Operation *op, int64_t offset, 
     results.assign({g.reshape(picked, rt.getShape())});
     return success();
   }
-  Value hot = g.op("mx.one_hot", pos,
-                   {g.i64("depth", n * n), g.str("dtype", getMXNetDTypeName(at.getElementType()))});
-  Value flat = g.op("mx.dot", {g.reshape(a, {batch, count}), hot});
-  results.assign({g.reshape(flat, rt.getShape())});
+  results.assign({g.reshape(placeAt(g, g.reshape(a, {batch, count}), pos, n * n), rt.getShape())});
   return success();
 }
 
