@@ -6,6 +6,8 @@
 #   include/mxc/Dialect/MX/IR/MXGeneratedOps.td   ODS, included by MXOps.td
 #   lib/Dialect/MX/IR/MXOpTable.inc               OpSpec/AttrSpec arrays + aliases
 #   docs/ops.md                                   the operator reference
+#   lib/Graph/OpSignatures.inc                    MLIR-free input/output
+#                                                 signatures for lib/Graph
 #
 # In the style of torch-mlir's GeneratedTorchOps.td: edit the table here, run
 # `python3 scripts/gen_mx_ops.py`, commit the outputs. `--check` exits 1 when
@@ -29,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TD_PATH = "include/mxc/Dialect/MX/IR/MXGeneratedOps.td"
 INC_PATH = "lib/Dialect/MX/IR/MXOpTable.inc"
 DOC_PATH = "docs/ops.md"
+SIG_PATH = "lib/Graph/OpSignatures.inc"
 
 REQUIRED = object()  # attribute without a default: must be given
 
@@ -54,12 +57,27 @@ class Attr:
     none_ok: bool = False
 
 
+# Conditions on attributes (`when` of an input or output, `visible` of an
+# output): terms joined by '&', each `attr` (a true bool), `!attr` (a false
+# bool), `attr=v1|v2` (one of the values) or `attr!=v`; an attribute a node
+# does not name takes the table's default. `never`: an output MXNet names but
+# never counts (Pooling's MKL-DNN workspace; an output that is never shown).
+# lib/Graph evaluates them (OpSignatures.inc) for MXNet's FListInputNames,
+# num_outputs, FNumVisibleOutputs and list_outputs.
+
+
 @dataclass
 class Input:
     name: str
     optional: bool = False
     aux: bool = False
     tensor: str = "MX_Tensor"
+    # when the input exists (MXNet's FListInputNames); an optional input
+    # must say when
+    when: Optional[str] = None
+    # the rule giving a parameter input's shape from the data input's and
+    # the attributes, when the graph does not say (PARAM_SHAPES below)
+    param_shape: Optional[str] = None
 
 
 @dataclass
@@ -71,6 +89,10 @@ class Output:
     # num_outputs; lib/Graph's numOutputsOf counts them), named
     # <name>0, <name>1, ... in MXNet's list_outputs
     variadic: bool = False
+    # when the output exists (num_outputs), and when MXNet shows it
+    # (FNumVisibleOutputs; None: as visible_outputs of the op says)
+    when: Optional[str] = None
+    visible: Optional[str] = None
 
 
 @dataclass
@@ -102,6 +124,17 @@ class Op:
     # whose first result still has the data input's shape; set from
     # SAME_SHAPE_OPS (one place).
     shape_family: Optional[str] = None
+    # MXNet's signature where it differs from the mx op's operands/results
+    # (RNN's sequence_length, which mxc does not compute; CTCLoss's named
+    # inputs of a variadic op; Pooling's MKL-DNN workspace)
+    graph_inputs: Optional[List[Input]] = None
+    graph_outputs: Optional[List[Output]] = None
+    # other names files use for the op that lib/Graph reads and writes but
+    # the compiler does not import
+    graph_aliases: List[str] = field(default_factory=list)
+    # the PARAM_SHAPES rule of a variadic op's inputs after the first
+    # (UpSampling's bilinear weight)
+    variadic_param_shape: Optional[str] = None
 
 
 FLOAT = "MX_FloatTensor"
@@ -226,8 +259,9 @@ spatial dimension. Each output extent is
 `(in + 2 * pad - (1 + (kernel - 1) * dilate)) / stride + 1`.
 `workspace`, `cudnn_tune` and `cudnn_off` are MXNet backend hints, kept for
 round-tripping.""",
-   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT),
-           Input("bias", optional=True, tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT, param_shape="conv_weight"),
+           Input("bias", optional=True, tensor=FLOAT, when="!no_bias",
+                 param_shape="num_filter")],
    outputs=[Output("output", tensor=FLOAT)],
    attrs=[
        Attr("kernel", "shape", doc="Kernel size: (w,), (h, w) or (d, h, w)."),
@@ -263,8 +297,9 @@ non-zero `target_shape`, `pad` and `adj` are computed so that the output has
 that extent (MXNet's `InferPad`). `adj` must be smaller than `stride`.
 Channel-last layouts (GPU-only in MXNet) are rejected. `workspace`,
 `cudnn_tune` and `cudnn_off` are MXNet backend hints.""",
-   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT),
-           Input("bias", optional=True, tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT, param_shape="deconv_weight"),
+           Input("bias", optional=True, tensor=FLOAT, when="!no_bias",
+                 param_shape="num_filter")],
    outputs=[Output("output", tensor=FLOAT)],
    attrs=[
        Attr("kernel", "shape", doc="Kernel size: (w,), (h, w) or (d, h, w)."),
@@ -328,6 +363,8 @@ says whether padded elements count in the divisor.""",
             doc="Data layout; default NCW / NCHW / NCDHW by rank."),
    ],
    aliases=["_npx_pooling"],
+   # MKL-DNN builds save max pooling with a second output, the workspace
+   graph_outputs=[Output("output"), Output("workspace", when="never")],
    example="""%out = mx.Pooling %x {kernel = array<i64: 3, 3>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x15x15xf32>""")
 
 op(mxnet="FullyConnected", mnemonic="FullyConnected", cpp="FullyConnected",
@@ -339,8 +376,9 @@ result is `(N, num_hidden)`; without it the last axis is contracted and the
 result keeps the leading axes. `weight` is `(num_hidden, num_input)`; `bias`,
 present unless `no_bias`, is `(num_hidden,)` (MXNet also accepts
 `(num_hidden, 1)`).""",
-   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT),
-           Input("bias", optional=True, tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("weight", tensor=FLOAT, param_shape="fc_weight"),
+           Input("bias", optional=True, tensor=FLOAT, when="!no_bias",
+                 param_shape="num_hidden")],
    outputs=[Output("output", tensor=FLOAT)],
    attrs=[
        Attr("num_hidden", "int", doc="Number of output units (>= 1)."),
@@ -367,7 +405,7 @@ The forward result is the softmax of `data` along axis 1 (`multi_output`),
 the last axis (`preserve_shape`) or over the flattened trailing axes; the
 `label` input and the remaining attributes only shape the gradient. `label`
 has `data`'s shape (probabilities) or `data`'s shape without the class axis.""",
-   inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT, param_shape="softmax_label")],
    outputs=[Output("output", tensor=FLOAT)],
    attrs=[
        Attr("grad_scale", "float", "1.0", doc="Gradient scale."),
@@ -409,7 +447,7 @@ The forward is {fwd}. The gradient of `data` is {bwd} times
 ignores the head gradient, as MXNet's `RegressionBackward`; the label gets
 none. The label has data's batch extent and element count: data's shape, or
 `(N,)` for data of shape `(N, 1)`.""",
-       inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT)],
+       inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT, param_shape="regression_label")],
        outputs=[Output("output", tensor=FLOAT)],
        attrs=[Attr("grad_scale", "float", "1.0", doc="Scale the gradient by a float factor.")],
        infer=INFER_REGRESSION,
@@ -425,7 +463,7 @@ and -1 elsewhere, `-m * regularization_coefficient * [margin - m * x > 0]`
 for the L1-SVM (`use_linear`), `-2 * m * regularization_coefficient *
 max(margin - m * x, 0)` for the L2-SVM; the head gradient is ignored and the
 label gets none. The label has data's shape without the last axis.""",
-   inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("label", tensor=FLOAT, param_shape="class_label")],
    outputs=[Output("output", tensor=FLOAT)],
    attrs=[Attr("margin", "float", "1.0", doc="The loss margin."),
           Attr("regularization_coefficient", "float", "1.0",
@@ -501,10 +539,10 @@ op(mxnet="LayerNorm", mnemonic="LayerNorm", cpp="LayerNorm",
 `std = sqrt(var + eps)` over `axis` (kept with extent 1); `gamma` and `beta`
 are `(data.shape[axis],)`. Results: `output`, and `mean` / `std` (shown with
 `output_mean_var`).""",
-   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
-           Input("beta", tensor=FLOAT)],
-   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
-            Output("std", tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT, param_shape="axis_extent"),
+           Input("beta", tensor=FLOAT, param_shape="axis_extent")],
+   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT, visible="output_mean_var"),
+            Output("std", tensor=FLOAT, visible="output_mean_var")],
    attrs=[Attr("axis", "int", "-1", doc="The axis normalized over."),
           Attr("eps", "float", "1e-05", doc="Added to the variance."),
           Attr("output_mean_var", "bool", "False", doc="Show mean and std.")],
@@ -518,8 +556,8 @@ op(mxnet="InstanceNorm", mnemonic="InstanceNorm", cpp="InstanceNorm",
 For `(N, C, ...)` data, each `(n, c)` is normalized over the spatial axes:
 `out = (data - mean) / sqrt(var + eps) * gamma[c] + beta[c]`. Results:
 `output`, and the hidden `mean` / `var` of shape `(N, C)`.""",
-   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
-           Input("beta", tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT, param_shape="channel"),
+           Input("beta", tensor=FLOAT, param_shape="channel")],
    outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
             Output("var", tensor=FLOAT)],
    attrs=[Attr("eps", "float", "0.001", doc="Added to the variance.")],
@@ -535,10 +573,10 @@ each `(n, group)` is normalized over its channels and spatial extent; as in
 MXNet 1.9.1, `gamma` and `beta` are `(num_groups,)`, one scale and shift per
 group. Results: `output`, and `mean` / `std` of shape `(N, num_groups)`
 (shown with `output_mean_var`).""",
-   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
-           Input("beta", tensor=FLOAT)],
-   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
-            Output("std", tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT, param_shape="num_groups"),
+           Input("beta", tensor=FLOAT, param_shape="num_groups")],
+   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT, visible="output_mean_var"),
+            Output("std", tensor=FLOAT, visible="output_mean_var")],
    attrs=[Attr("num_groups", "int", "1", doc="Number of channel groups."),
           Attr("eps", "float", "1e-05", doc="Added to the variance."),
           Attr("output_mean_var", "bool", "False", doc="Show mean and std.")],
@@ -588,12 +626,12 @@ statistics with `use_global_stats` (inference). Results: `output`, and the
 batch `mean` and `var` (hidden unless `output_mean_var`). The update of the
 moving statistics (MXNet mutates the aux states in training) is left to the
 graph level. For f16 / bf16 data the parameters and statistics are f32.""",
-   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT),
-           Input("beta", tensor=FLOAT),
-           Input("moving_mean", aux=True, tensor=FLOAT),
-           Input("moving_var", aux=True, tensor=FLOAT)],
-   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT),
-            Output("var", tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", tensor=FLOAT, param_shape="axis_extent"),
+           Input("beta", tensor=FLOAT, param_shape="axis_extent"),
+           Input("moving_mean", aux=True, tensor=FLOAT, param_shape="axis_extent"),
+           Input("moving_var", aux=True, tensor=FLOAT, param_shape="axis_extent")],
+   outputs=[Output("output", tensor=FLOAT), Output("mean", tensor=FLOAT, visible="output_mean_var"),
+            Output("var", tensor=FLOAT, visible="output_mean_var")],
    attrs=[
        # A double field with the float default 1e-3f, as MXNet prints it.
        Attr("eps", "float", "0.0010000000474974513",
@@ -608,6 +646,7 @@ graph level. For f16 / bf16 data the parameters and statistics are f32.""",
        Attr("max_calib_range", "float", "None", doc="Quantisation calibration maximum."),
    ],
    aliases=["_npx_batch_norm", "BatchNorm_v1"], visible_outputs=1,
+   graph_aliases=["_contrib_SyncBatchNorm", "CuDNNBatchNorm"],
    example="""%out, %mean, %var = mx.BatchNorm %x, %gamma, %beta, %mm, %mv {eps = 1.000000e-05 : f64, fix_gamma = false} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)""")
 
 op(mxnet="Concat", mnemonic="Concat", cpp="Concat",
@@ -646,6 +685,7 @@ broadcast_to / Reshape (+ Concat or additions), or the Deconvolution.""",
        Attr("num_args", "int", doc="Number of inputs (bilinear: 2, data and weight)."),
        Attr("workspace", "int", "512", doc="MXNet's workspace limit; ignored."),
    ],
+   variadic_param_shape="upsampling_weight",
    example="""%out = mx.UpSampling %x {num_args = 1 : i64, sample_type = "nearest", scale = 2 : i64} : (tensor<1x3x2x2xf32>) -> tensor<1x3x4x4xf32>""")
 
 op(mxnet="RNN", mnemonic="RNN", cpp="RNN",
@@ -667,10 +707,13 @@ the last (training). A composite (mx-decompose): FullyConnected for the
 input projections of the whole sequence, then per time step a
 FullyConnected of the state and elementwise gates, unrolled over T.
 mxc does not support `use_sequence_length` or `projection_size`.""",
-   inputs=[Input("data", tensor=FLOAT), Input("parameters", tensor=FLOAT),
-           Input("state", tensor=FLOAT), Input("state_cell", optional=True, tensor=FLOAT)],
-   outputs=[Output("output", tensor=FLOAT), Output("state_output", tensor=FLOAT),
-            Output("statecell_output", optional=True, tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("parameters", tensor=FLOAT, param_shape="rnn_parameters"),
+           Input("state", tensor=FLOAT, param_shape="rnn_state"),
+           Input("state_cell", optional=True, tensor=FLOAT, when="mode=lstm",
+                 param_shape="rnn_state")],
+   outputs=[Output("output", tensor=FLOAT), Output("state_output", tensor=FLOAT, when="state_outputs"),
+            Output("statecell_output", optional=True, tensor=FLOAT,
+                   when="state_outputs&mode=lstm")],
    attrs=[
        Attr("state_size", "int", doc="Hidden state size H (>= 1)."),
        Attr("num_layers", "int", doc="Number of stacked layers L (>= 1)."),
@@ -688,6 +731,10 @@ mxc does not support `use_sequence_length` or `projection_size`.""",
             doc="A sequence_length input (variable lengths); not supported by mxc."),
    ],
    aliases=["_npx_rnn"],
+   graph_inputs=[Input("data"), Input("parameters", param_shape="rnn_parameters"),
+                 Input("state", param_shape="rnn_state"),
+                 Input("state_cell", optional=True, when="mode=lstm", param_shape="rnn_state"),
+                 Input("sequence_length", optional=True, when="use_sequence_length")],
    example="""%out, %hy, %cy = mx.RNN %x, %params, %h0, %c0 {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<144xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)""")
 
 op(mxnet="CTCLoss", mnemonic="CTCLoss", cpp="CTCLoss",
@@ -718,6 +765,9 @@ softmax minus the posterior).""",
             doc="The blank class: 0 (first) or A - 1 (last)."),
    ],
    aliases=["ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"],
+   graph_inputs=[Input("data"), Input("label"),
+                 Input("data_lengths", optional=True, when="use_data_lengths"),
+                 Input("label_lengths", optional=True, when="use_label_lengths")],
    example="""%loss = mx.CTCLoss %x, %label : (tensor<20x2x4xf32>, tensor<2x4xf32>) -> tensor<2xf32>""")
 
 SEQ_USE = Attr("use_sequence_length", "bool", "False",
@@ -735,7 +785,8 @@ For `data` (T, N, ...) (`axis` 0) or (N, T, ...) (`axis` 1) and
 arange_like along the axis, a broadcast comparison with the lengths, and
 `where` (so steps past the length may hold anything, NaN included); the
 gradient is the output gradient inside the lengths, 0 past them.""",
-   inputs=[Input("data"), Input("sequence_length", optional=True)],
+   inputs=[Input("data"), Input("sequence_length", optional=True, when="use_sequence_length",
+                         param_shape="sequence_batch")],
    outputs=[Output("output")],
    attrs=[SEQ_USE, Attr("value", "float", "0.0", doc="The value past the lengths."), SEQ_AXIS],
    example="""%out = mx.SequenceMask %x, %len {use_sequence_length = true} : (tensor<3x2x4xf32>, tensor<2xf32>) -> tensor<3x2x4xf32>""")
@@ -749,7 +800,8 @@ holding, for sequence n, step sequence_length[n] - 1 with
 `use_sequence_length`, else step T - 1. A length outside [1, T] is clipped
 into it (MXNet's kernel reads outside the array there). A composite
 (mx-decompose): a one-step mask along the axis, `where` and `sum`.""",
-   inputs=[Input("data"), Input("sequence_length", optional=True)],
+   inputs=[Input("data"), Input("sequence_length", optional=True, when="use_sequence_length",
+                         param_shape="sequence_batch")],
    outputs=[Output("output")],
    attrs=[SEQ_USE, SEQ_AXIS],
    example="""%out = mx.SequenceLast %x : (tensor<3x2x4xf32>) -> tensor<2x4xf32>""")
@@ -765,7 +817,8 @@ whole. Only `axis` 0 (MXNet's kernel has no other). A composite
 (mx-decompose): `reverse`, or with lengths the source step of every (t, n)
 from arange_like and broadcast comparisons, then one `take` of the (T*N, ...)
 rows; the gradient is the output gradient reversed the same way.""",
-   inputs=[Input("data"), Input("sequence_length", optional=True)],
+   inputs=[Input("data"), Input("sequence_length", optional=True, when="use_sequence_length",
+                         param_shape="sequence_batch")],
    outputs=[Output("output")],
    attrs=[SEQ_USE, Attr("axis", "int", "0", doc="The time axis: only 0 (T, N, ...).")],
    example="""%out = mx.SequenceReverse %x, %len {use_sequence_length = true} : (tensor<3x2x4xf32>, tensor<2xf32>) -> tensor<3x2x4xf32>""")
@@ -805,7 +858,7 @@ below / above. Output row i samples source row r = scale * i with
 source rows and weights from `_arange`, `take` of the two rows and of the two
 columns, broadcast multiplications; the gradient follows (take's is a
 scatter-add), none to `like`.""",
-   inputs=[Input("data", tensor=FLOAT), Input("like", optional=True, tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("like", optional=True, tensor=FLOAT, when="mode=like")],
    outputs=[Output("output", tensor=FLOAT)],
    attrs=[Attr("height", "int", "1", doc="Output height (mode size, no scale_height)."),
           Attr("width", "int", "1", doc="Output width (mode size, no scale_width)."),
@@ -953,7 +1006,7 @@ int64 counts (bins,) and the edges (bins + 1,) in data's type. A composite
 (mx-decompose): broadcast comparisons of every value with every edge, summed
 per edge in float64 (cumulative counts) and differenced. No gradient (as
 MXNet).""",
-   inputs=[Input("data"), Input("bins", optional=True)],
+   inputs=[Input("data"), Input("bins", optional=True, when="bin_cnt=None")],
    outputs=[Output("output0"), Output("output1")],
    attrs=[Attr("bin_cnt", "int", "None", doc="Number of equal-width bins (with range)."),
           Attr("range", "string", "None",
@@ -976,7 +1029,7 @@ for name, what, aliases in [
        description=f"""
 Computes `{what}` elementwise. Both inputs must have the same shape and
 element type (no broadcasting; see `broadcast_*`).""",
-       inputs=[Input("lhs"), Input("rhs")], outputs=[Output("output")],
+       inputs=[Input("lhs"), Input("rhs", param_shape="same_as_data")], outputs=[Output("output")],
        aliases=aliases, infer=INFER_ELEMWISE,
        example=f"""%out = mx.{name} %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
@@ -1256,7 +1309,8 @@ values scatters the head gradient back to the selected positions, indices
 and masks have none (zeros).""",
    inputs=[Input("data")],
    # MXNet's names (no FListOutputNames): output0, output1 with two results
-   outputs=[Output("output0"), Output("output1", optional=True)],
+   outputs=[Output("output0"), Output("output1", optional=True, when="ret_typ=value|both",
+                          visible="ret_typ=both")],
    attrs=[
        ORDER_AXIS,
        Attr("k", "int", "1", doc="How many; < 1 means the whole axis."),
@@ -1858,7 +1912,7 @@ Index values (any element type, truncated) out of range are clipped to
 element type. The gradient goes to the weight (rows summed over repeated
 indices); data gets none. With `sparse_grad = True` the gradient is the
 same values, dense (mxc has no row_sparse storage).""",
-   inputs=[Input("data"), Input("weight", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   inputs=[Input("data"), Input("weight", tensor=FLOAT, param_shape="embedding_weight")], outputs=[Output("output", tensor=FLOAT)],
    attrs=[
        Attr("input_dim", "int", doc="Vocabulary size: rows of the weight."),
        Attr("output_dim", "int", doc="Dimension of each embedding vector."),
@@ -1968,7 +2022,7 @@ op(mxnet="softmax", mnemonic="softmax", cpp="Softmax",
 `exp(x / t) / sum(exp(x / t))` along `axis`. With `use_length` the `length`
 input (shape of `data` without `axis`) gives how many leading elements of
 each row take part.""",
-   inputs=[Input("data", tensor=FLOAT), Input("length", optional=True)],
+   inputs=[Input("data", tensor=FLOAT), Input("length", optional=True, when="use_length")],
    outputs=[Output("output", tensor=FLOAT)], attrs=SOFTMAX_ATTRS,
    aliases=["_npx_softmax"],
    infer=INFER_SOFTMAX.format(length="adaptor.getLength()", has="true"),
@@ -2009,8 +2063,9 @@ x < 0; `selu`; `gelu`; `rrelu` a random slope in [lower_bound, upper_bound]
 during training (mean slope otherwise) with a second result `mask`. `gamma`
 is present exactly for `prelu`, `mask` exactly for `rrelu`. `rrelu` reads the
 random generator state, so the op declares that effect then.""",
-   inputs=[Input("data", tensor=FLOAT), Input("gamma", optional=True, tensor=FLOAT)],
-   outputs=[Output("output", tensor=FLOAT), Output("mask", optional=True, tensor=FLOAT)],
+   inputs=[Input("data", tensor=FLOAT), Input("gamma", optional=True, tensor=FLOAT, when="act_type=prelu",
+                 param_shape="channel")],
+   outputs=[Output("output", tensor=FLOAT), Output("mask", optional=True, tensor=FLOAT, when="act_type=rrelu")],
    attrs=[
        Attr("act_type", "enum", "leaky", ["rrelu", "leaky", "prelu", "elu", "selu", "gelu"],
             doc="Activation function."),
@@ -2401,6 +2456,13 @@ def emit_inc() -> str:
         aux = [str(n) for n, i in enumerate(o.inputs) if i.aux]
         if aux:
             out.append(f"static const unsigned kAux_{ident}[] = {{{', '.join(aux)}}};")
+        rules = [i.param_shape for i in graph_inputs(o)]
+        for r in rules + [o.variadic_param_shape]:
+            assert r is None or r in PARAM_SHAPES, f"{o.mxnet}: unknown param_shape {r!r}"
+        if any(rules):
+            out.append(f"static const ParamShape kParamShapes_{ident}[] = {{"
+                       + ", ".join("ParamShape::" + PARAM_SHAPES.get(r, "None") if r else
+                                   "ParamShape::None" for r in rules) + "};")
         if o.aliases:
             out.append(f"static const char *const kAliases_{ident}[] = {{"
                        + ", ".join(c_str(a) for a in o.aliases) + "};")
@@ -2432,8 +2494,152 @@ def emit_inc() -> str:
             "true" if o.flist_input_names else "false",
             "true" if o.flist_output_names else "false",
             c_str(o.shape_family or SHAPE_FAMILY.get(o.infer)),
+            f"kParamShapes_{ident}" if any(i.param_shape for i in graph_inputs(o)) else "{}",
+            "ParamShape::" + PARAM_SHAPES[o.variadic_param_shape]
+            if o.variadic_param_shape else "ParamShape::None",
         ]
         out.append("    {" + ", ".join(fields) + "},")
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+# Rules for the shape of a parameter input (weight, bias, gamma, label, ...)
+# that the graph leaves unknown, from the data input's shape and the
+# attributes (MXNet's FInferShape filling in its arguments). The importer
+# (lib/Compiler/Import.cpp inferVariableShape) implements each rule once.
+PARAM_SHAPES = {
+    "conv_weight": "ConvWeight",        # (num_filter, C / num_group, *kernel)
+    "deconv_weight": "DeconvWeight",    # (C, num_filter / num_group, *kernel)
+    "num_filter": "NumFilter",          # (num_filter,)
+    "fc_weight": "FCWeight",            # (num_hidden, prod(data[1:]) or data[-1])
+    "num_hidden": "NumHidden",          # (num_hidden,)
+    "axis_extent": "AxisExtent",        # (data[axis],), axis as the op defaults it
+    "channel": "Channel",               # (data[1],)
+    "num_groups": "NumGroups",          # (num_groups,)
+    "sequence_batch": "SequenceBatch",  # (data[1 - axis],)
+    "embedding_weight": "EmbeddingWeight",  # (input_dim, output_dim)
+    "upsampling_weight": "UpSamplingWeight",  # bilinear: (num_filter, 1, k, k)
+    "rnn_parameters": "RNNParameters",  # the fused RNN's flat parameter vector
+    "rnn_state": "RNNState",            # (L * D, N, H)
+    "softmax_label": "SoftmaxLabel",    # data without the class axis
+    "class_label": "ClassLabel",        # data without the last axis
+    "regression_label": "RegressionLabel",  # data's shape ((N,) for (N, 1))
+    "same_as_data": "SameAsData",       # data's shape
+}
+
+
+def graph_inputs(o: Op) -> List[Input]:
+    return o.graph_inputs if o.graph_inputs is not None else o.inputs
+
+
+def graph_outputs(o: Op) -> List[Output]:
+    return o.graph_outputs if o.graph_outputs is not None else o.outputs
+
+
+def parse_cond(o: Op, cond: Optional[str], what: str):
+    """C++ initializers of the SigTerms of a condition (see Input.when)."""
+    if cond is None or cond == "never":
+        return []
+    attrs = {a.name: a for a in o.attrs}
+    terms = []
+    for t in cond.split("&"):
+        m = re.fullmatch(r"(!?)([A-Za-z_][A-Za-z0-9_]*)(?:(!?=)(.+))?", t.strip())
+        assert m, f"{o.mxnet} {what}: bad condition term {t!r}"
+        neg, name, cmp, values = m.groups()
+        a = attrs.get(name)
+        assert a is not None, f"{o.mxnet} {what}: condition on unknown attribute {name!r}"
+        d = None if a.default is REQUIRED else a.default
+        if cmp is None:
+            assert a.kind == "bool", f"{o.mxnet} {what}: {name} is not a bool"
+            test = "False" if neg else "True"
+            values = None
+        else:
+            assert not neg, f"{o.mxnet} {what}: write attr!=v, not !attr=v"
+            test = "NotIn" if cmp == "!=" else "In"
+            if a.values:
+                for v in values.split("|"):
+                    assert v in a.values or v == "None", f"{o.mxnet} {what}: {v!r} not in {name}"
+        terms.append(f"{{{c_str(name)}, {c_str(d)}, SigTest::{test}, {c_str(values)}}}")
+    return terms
+
+
+BANNER_SIG = """//===- OpSignatures.inc - generated MXNet operator signatures ---*- C++ -*-===//
+//
+// GENERATED by scripts/gen_mx_ops.py from its operator table. DO NOT EDIT:
+// change the table and rerun `python3 scripts/gen_mx_ops.py`.
+// Included by Graph.cpp only: MXNet's input names, output counts, visible
+// outputs and auxiliary inputs of every operator, with the attribute
+// conditions under which each input and output exists, for lib/Graph (which
+// knows no MLIR).
+//
+//===----------------------------------------------------------------------===//
+"""
+
+
+def emit_sig() -> str:
+    out = [BANNER_SIG]
+    rows, names = [], []
+    for o in OPS:
+        ident = o.cpp
+        ins, outs = graph_inputs(o), graph_outputs(o)
+        named_inputs = not o.variadic or o.graph_inputs is not None
+
+        def slots(kind, items, visible_of):
+            decl = []
+            for n, it in enumerate(items):
+                when = parse_cond(o, it.when, f"{kind} {it.name}")
+                if when:
+                    out.append(f"static const SigTerm kWhen_{ident}_{kind}{n}[] = {{"
+                               + ", ".join(when) + "};")
+                vis, hidden = None, False
+                if visible_of:
+                    vis = it.visible
+                    if vis is None and o.visible_outputs and n >= o.visible_outputs:
+                        vis = "never"
+                    hidden = vis == "never"
+                    vterms = parse_cond(o, vis, f"{kind} {it.name} visible")
+                    if vterms:
+                        out.append(f"static const SigTerm kVisible_{ident}_{kind}{n}[] = {{"
+                                   + ", ".join(vterms) + "};")
+                        vis = f"kVisible_{ident}_{kind}{n}"
+                    else:
+                        vis = None
+                decl.append("{" + ", ".join([
+                    c_str(it.name),
+                    f"kWhen_{ident}_{kind}{n}" if when else "{}",
+                    vis or "{}",
+                    "true" if it.when == "never" else "false",
+                    "true" if hidden else "false"]) + "}")
+            return decl
+
+        for i in ins:
+            assert not i.optional or i.when, f"{o.mxnet}: optional input {i.name} needs `when`"
+        in_decl = slots("in", ins, False) if named_inputs else []
+        out_decl = slots("out", outs, True)
+        if in_decl:
+            out.append(f"static const SigSlot kSigInputs_{ident}[] = {{" + ", ".join(in_decl) + "};")
+        out.append(f"static const SigSlot kSigOutputs_{ident}[] = {{" + ", ".join(out_decl) + "};")
+        aux = [str(n) for n, i in enumerate(ins) if i.aux]
+        if aux:
+            out.append(f"static const uint32_t kSigAux_{ident}[] = {{{', '.join(aux)}}};")
+        default_names = len(outs) > 1 and all(r.name == f"output{n}" for n, r in enumerate(outs))
+        rows.append("    {" + ", ".join([
+            c_str(o.mxnet),
+            f"kSigInputs_{ident}" if in_decl else "{}",
+            f"kSigOutputs_{ident}",
+            f"kSigAux_{ident}" if aux else "{}",
+            "true" if named_inputs else "false",
+            "true" if any(r.variadic for r in outs) else "false",
+            "true" if default_names else "false"]) + "},")
+        for n in [o.mxnet] + o.aliases + o.graph_aliases:
+            names.append(f"    {{{c_str(n)}, {len(rows) - 1}}},")
+    out.append("")
+    out.append("static const OpSignature kSignatures[] = {")
+    out += rows
+    out.append("};")
+    out.append("")
+    out.append("static const SigName kSignatureNames[] = {")
+    out += names
     out.append("};")
     return "\n".join(out) + "\n"
 
@@ -2534,7 +2740,8 @@ def emit_examples() -> str:
 def outputs():
     apply_monitor_names()
     apply_shape_families()
-    return {TD_PATH: emit_td(), INC_PATH: emit_inc(), DOC_PATH: emit_doc()}
+    return {TD_PATH: emit_td(), INC_PATH: emit_inc(), DOC_PATH: emit_doc(),
+            SIG_PATH: emit_sig()}
 
 
 def main() -> int:
@@ -2548,7 +2755,7 @@ def main() -> int:
 
     names = [o.mnemonic for o in OPS]
     assert len(set(names)) == len(names), "duplicate mnemonic"
-    all_names = [o.mxnet for o in OPS] + [a for o in OPS for a in o.aliases]
+    all_names = [o.mxnet for o in OPS] + [a for o in OPS for a in o.aliases + o.graph_aliases]
     assert len(set(all_names)) == len(all_names), "duplicate MXNet name or alias"
 
     if args.emit_examples:

@@ -109,7 +109,6 @@ std::optional<std::vector<int64_t>>
 Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
                              ArrayRef<Value> earlier) {
   const Node &n = g.nodes[id];
-  StringRef op = spec->mxnetName;
   auto attrInt = [&](StringRef name) -> std::optional<int64_t> {
     auto it = n.attrs.find(name.str());
     int64_t v;
@@ -130,47 +129,64 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
   if (!data)
     return std::nullopt;
   ArrayRef<int64_t> d = data.getShape();
-  StringRef input = i < spec->inputNames.size() ? spec->inputNames[i] : "";
-
-  if ((op == "Convolution" || op == "Deconvolution") && d.size() >= 3) {
-    auto numFilter = attrInt("num_filter");
-    auto kernelIt = n.attrs.find("kernel");
-    if (!numFilter || kernelIt == n.attrs.end())
+  // The attribute's default as the table has it ("axis": BatchNorm 1,
+  // LayerNorm -1).
+  auto attrIntOrDefault = [&](StringRef name) -> std::optional<int64_t> {
+    if (auto v = attrInt(name))
+      return v;
+    const mx::AttrSpec *a = spec->findAttr(name);
+    int64_t v;
+    if (!a || !a->defaultValue || StringRef(a->defaultValue).getAsInteger(10, v))
       return std::nullopt;
-    if (input == "bias")
-      return std::vector<int64_t>{*numFilter};
+    return v;
+  };
+  auto kernelDims = [&]() -> std::optional<std::vector<int64_t>> {
+    auto kernelIt = n.attrs.find("kernel");
+    if (kernelIt == n.attrs.end())
+      return std::nullopt;
     auto kernel = parseShapeAttr(kernelIt->second);
     if (!kernel) // a bare integer kernel: "3"
       if (auto k = attrInt("kernel"))
         kernel = std::vector<int64_t>(d.size() - 2, *k);
-    int64_t groups = attrInt("num_group").value_or(1);
-    if (!kernel || groups <= 0)
-      return std::nullopt;
-    // Convolution (num_filter, C / groups, k...); Deconvolution
-    // (C, num_filter / groups, k...) (DeconvolutionShape)
-    std::vector<int64_t> w = op == "Convolution"
-                                 ? std::vector<int64_t>{*numFilter, d[1] / groups}
-                                 : std::vector<int64_t>{d[1], *numFilter / groups};
-    w.insert(w.end(), kernel->begin(), kernel->end());
-    return w;
-  }
-  if ((op == "LayerNorm" || op == "InstanceNorm" || op == "GroupNorm") &&
-      !d.empty() && (input == "gamma" || input == "beta")) {
-    if (op == "GroupNorm")
-      return std::vector<int64_t>{attrInt("num_groups").value_or(1)};
-    int64_t axis = op == "LayerNorm" ? attrInt("axis").value_or(-1) : 1;
+    return kernel;
+  };
+  auto extentAt = [&](int64_t axis) -> std::optional<std::vector<int64_t>> {
     if (axis < 0)
       axis += d.size();
     if (axis < 0 || axis >= (int64_t)d.size())
       return std::nullopt;
     return std::vector<int64_t>{d[axis]};
-  }
-  if (op == "FullyConnected" && !d.empty()) {
-    auto numHidden = attrInt("num_hidden");
-    if (!numHidden)
+  };
+
+  // The table names the rule of each input (scripts/gen_mx_ops.py
+  // PARAM_SHAPES); each rule is MXNet's FInferShape for that argument.
+  switch (spec->paramShapeOf(i)) {
+  case mx::ParamShape::None:
+    return std::nullopt;
+  case mx::ParamShape::ConvWeight:   // ConvolutionShape
+  case mx::ParamShape::DeconvWeight: { // DeconvolutionShape
+    auto numFilter = attrInt("num_filter");
+    auto kernel = d.size() >= 3 ? kernelDims() : std::nullopt;
+    int64_t groups = attrInt("num_group").value_or(1);
+    if (!numFilter || !kernel || groups <= 0)
       return std::nullopt;
-    if (input == "bias")
-      return std::vector<int64_t>{*numHidden};
+    // Convolution (num_filter, C / groups, k...); Deconvolution
+    // (C, num_filter / groups, k...)
+    std::vector<int64_t> w =
+        spec->paramShapeOf(i) == mx::ParamShape::ConvWeight
+            ? std::vector<int64_t>{*numFilter, d[1] / groups}
+            : std::vector<int64_t>{d[1], *numFilter / groups};
+    w.insert(w.end(), kernel->begin(), kernel->end());
+    return w;
+  }
+  case mx::ParamShape::NumFilter:
+    if (auto numFilter = attrInt("num_filter"); numFilter && d.size() >= 3)
+      return std::vector<int64_t>{*numFilter};
+    return std::nullopt;
+  case mx::ParamShape::FCWeight: { // FullyConnectedShape
+    auto numHidden = attrInt("num_hidden");
+    if (!numHidden || d.empty())
+      return std::nullopt;
     int64_t in = 1;
     if (attrBool("flatten", true))
       for (int64_t x : d.drop_front())
@@ -179,74 +195,81 @@ Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
       in = d.back();
     return std::vector<int64_t>{*numHidden, in};
   }
-  if (op == "BatchNorm" && !d.empty()) {
-    int64_t axis = attrInt("axis").value_or(1);
-    if (axis < 0)
-      axis += d.size();
-    if (axis < 0 || axis >= (int64_t)d.size())
+  case mx::ParamShape::NumHidden:
+    if (auto numHidden = attrInt("num_hidden"); numHidden && !d.empty())
+      return std::vector<int64_t>{*numHidden};
+    return std::nullopt;
+  case mx::ParamShape::AxisExtent:
+    if (auto axis = attrIntOrDefault("axis"))
+      return extentAt(*axis);
+    return std::nullopt;
+  case mx::ParamShape::Channel:
+    if (d.size() < 2)
       return std::nullopt;
-    return std::vector<int64_t>{d[axis]};
-  }
-  if ((op == "SequenceMask" || op == "SequenceLast" || op == "SequenceReverse") &&
-      input == "sequence_length" &&
-      d.size() >= 2) { // (batch,)
+    return std::vector<int64_t>{d[1]};
+  case mx::ParamShape::NumGroups:
+    if (d.empty())
+      return std::nullopt;
+    return std::vector<int64_t>{attrIntOrDefault("num_groups").value_or(1)};
+  case mx::ParamShape::SequenceBatch: { // (batch,)
     int64_t axis = attrInt("axis").value_or(0);
-    if (axis != 0 && axis != 1)
+    if (d.size() < 2 || (axis != 0 && axis != 1))
       return std::nullopt;
     return std::vector<int64_t>{d[1 - axis]};
   }
-  if (op == "Embedding" && input == "weight") { // EmbeddingOpShape
+  case mx::ParamShape::EmbeddingWeight: { // EmbeddingOpShape
     auto inputDim = attrInt("input_dim"), outputDim = attrInt("output_dim");
     if (!inputDim || !outputDim)
       return std::nullopt;
     return std::vector<int64_t>{*inputDim, *outputDim};
   }
-  if (op == "UpSampling" && i == 1 && d.size() == 4) { // bilinear's weight
+  case mx::ParamShape::UpSamplingWeight: { // bilinear's weight
     auto it = n.attrs.find("sample_type");
     auto scale = attrInt("scale"), numFilter = attrInt("num_filter");
-    if (it == n.attrs.end() || it->second != "bilinear" || !scale || !numFilter)
+    if (i != 1 || d.size() != 4 || it == n.attrs.end() ||
+        it->second != "bilinear" || !scale || !numFilter)
       return std::nullopt;
     int64_t k = 2 * *scale - *scale % 2;
     return std::vector<int64_t>{*numFilter, 1, k, k};
   }
-  if (op == "RNN" && d.size() == 3) { // RNNShape
+  case mx::ParamShape::RNNParameters:
+  case mx::ParamShape::RNNState: { // RNNShape
     auto h = attrInt("state_size"), layers = attrInt("num_layers");
     auto it = n.attrs.find("mode");
     // (out-of-range sizes are the shape rule's error, not a shape here)
-    if (!h || !layers || it == n.attrs.end() || *h < 1 || *h > (1 << 20) ||
-        *layers < 1 || *layers > 4096 || d[2] < 1 || d[2] > (int64_t(1) << 30))
+    if (d.size() != 3 || !h || !layers || it == n.attrs.end() || *h < 1 ||
+        *h > (1 << 20) || *layers < 1 || *layers > 4096 || d[2] < 1 ||
+        d[2] > (int64_t(1) << 30))
       return std::nullopt;
     StringRef mode = StringRef(it->second).trim().trim('\'').trim('"');
     int64_t dirs = attrBool("bidirectional", false) ? 2 : 1;
-    if (input == "parameters" && mx::rnnGates(mode))
-      return std::vector<int64_t>{
-          mx::rnnParamSize(*layers, d[2], *h, dirs, mode)};
-    if (input == "state" || input == "state_cell")
+    if (spec->paramShapeOf(i) == mx::ParamShape::RNNState)
       return std::vector<int64_t>{*layers * dirs, d[1], *h};
-    return std::nullopt;
+    if (!mx::rnnGates(mode))
+      return std::nullopt;
+    return std::vector<int64_t>{mx::rnnParamSize(*layers, d[2], *h, dirs, mode)};
   }
-  if (op == "LeakyReLU" && input == "gamma" && d.size() >= 2)
-    return std::vector<int64_t>{d[1]};
-  // SoftmaxOutput's and SVMOutput's label: data's shape without the class
-  // axis (SoftmaxOutput's multi_output: (N, rest))
-  if ((op == "SoftmaxOutput" || op == "SVMOutput") && input == "label" &&
-      d.size() >= 2) {
-    if (op == "SoftmaxOutput" && attrBool("multi_output", false)) {
+  case mx::ParamShape::SoftmaxLabel: // SoftmaxOutputShape
+    if (d.size() < 2)
+      return std::nullopt;
+    if (attrBool("multi_output", false)) {
       int64_t rest = 1;
       for (int64_t x : d.drop_front(2))
         rest *= x;
       return std::vector<int64_t>{d[0], rest};
     }
     return std::vector<int64_t>(d.begin(), d.end() - 1);
-  }
-  if (op.ends_with("RegressionOutput") && input == "label") { // RegressionOpShape
+  case mx::ParamShape::ClassLabel: // SVMOutput
+    if (d.size() < 2)
+      return std::nullopt;
+    return std::vector<int64_t>(d.begin(), d.end() - 1);
+  case mx::ParamShape::RegressionLabel: // RegressionOpShape
     if (d.size() == 2 && d[1] == 1)
       return std::vector<int64_t>{d[0]};
     return std::vector<int64_t>(d.begin(), d.end());
-  }
-  // Same-shape binary ops: an unknown operand takes the other one's shape.
-  if (op.starts_with("elemwise_") && i == 1)
+  case mx::ParamShape::SameAsData: // an unknown operand takes the other's
     return std::vector<int64_t>(d.begin(), d.end());
+  }
   return std::nullopt;
 }
 

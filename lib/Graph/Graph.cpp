@@ -1,19 +1,23 @@
 //===- Graph.cpp - MXNet graph model, operator table, checks ----*- C++ -*-===//
 //
 // The little MXNet knowledge the Graph needs without MLIR: output counts,
-// input names and auxiliary inputs of the operators where they are not "one
-// output, no aux", plus MXNet's list_arguments / list_auxiliary_states /
-// list_outputs and the structural checks.
+// input names, visible outputs and auxiliary inputs of every operator, read
+// from the operator table (OpSignatures.inc, generated with the mx dialect by
+// scripts/gen_mx_ops.py), plus MXNet's list_arguments /
+// list_auxiliary_states / list_outputs and the structural checks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxc/Graph/Graph.h"
 
 #include "Printable.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace mxc::graph;
 using llvm::StringRef;
@@ -22,87 +26,99 @@ namespace {
 
 using Attrs = std::map<std::string, std::string>;
 
-/// The operator families the table knows.
-enum class OpKind {
-  Unknown,
-  BatchNorm, // BatchNorm, BatchNorm_v1, _contrib_SyncBatchNorm, CuDNNBatchNorm
-  Dropout,
-  LRN, // output and the hidden tmp_norm
-  LeakyReLU,
-  Pooling,
-  FullyConnected,
-  Convolution,
-  Deconvolution,
-  SoftmaxOutput, // and the *RegressionOutput / SVMOutput losses: data, label
-  Embedding,
-  SliceChannel, // num_outputs outputs "output0", "output1", ...
-  Softmax, // "data", and "length" with use_length
-  DataOnly, // one input called "data", one output called "output"
-  LayerNorm, // LayerNorm, GroupNorm: output, mean, std (output_mean_var)
-  InstanceNorm, // output and the hidden mean, var
-  L2Normalization, // output and the hidden norm
-  Moments, // mean and var, named output0, output1
-  RNN, // data, parameters, state[, state_cell][, sequence_length]; output
-       // and, with state_outputs, state_output[, statecell_output]
-  CTCLoss, // data, label[, data_lengths][, label_lengths]
-  Sequence, // SequenceMask / Last / Reverse: data[, sequence_length]
-  TopK, // topk: output and, for ret_typ value / both, indices (hidden for
-        // value)
-  Sort, // sort: output and the hidden indices
-  BilinearResize, // data, and like with mode 'like'
-  BoxEncode, // _contrib_box_encode: six inputs; output0 (targets), output1 (masks)
-  Histogram, // _histogram: data[, bins without bin_cnt]; counts and edges
-  ROIPooling, // data, rois; output and the hidden maxidx
+/// How a condition term tests an attribute (see scripts/gen_mx_ops.py,
+/// Input.when): a bool true or false, an enum among '|'-separated values or
+/// not.
+enum class SigTest : uint8_t { True, False, In, NotIn };
+
+/// One term of a condition; `dflt` is the table's default of the attribute
+/// (nullptr when MXNet requires it).
+struct SigTerm {
+  const char *attr;
+  const char *dflt;
+  SigTest test;
+  const char *values;
 };
 
-OpKind kindOf(StringRef op) {
-  return llvm::StringSwitch<OpKind>(op)
-      .Cases({"BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm",
-              "CuDNNBatchNorm"},
-             OpKind::BatchNorm)
-      .Case("Dropout", OpKind::Dropout)
-      .Case("LRN", OpKind::LRN)
-      .Case("LeakyReLU", OpKind::LeakyReLU)
-      .Case("Pooling", OpKind::Pooling)
-      .Case("FullyConnected", OpKind::FullyConnected)
-      .Case("Convolution", OpKind::Convolution)
-      .Case("Deconvolution", OpKind::Deconvolution)
-      .Cases({"SoftmaxOutput", "LinearRegressionOutput",
-              "LogisticRegressionOutput", "MAERegressionOutput", "SVMOutput"},
-             OpKind::SoftmaxOutput)
-      .Case("Embedding", OpKind::Embedding)
-      .Cases({"SliceChannel", "split"}, OpKind::SliceChannel)
-      .Case("softmax", OpKind::Softmax)
-      .Cases({"Activation", "Flatten", "log_softmax"}, OpKind::DataOnly)
-      .Cases({"LayerNorm", "GroupNorm"}, OpKind::LayerNorm)
-      .Case("InstanceNorm", OpKind::InstanceNorm)
-      .Case("L2Normalization", OpKind::L2Normalization)
-      .Case("moments", OpKind::Moments)
-      .Cases({"RNN", "_npx_rnn"}, OpKind::RNN)
-      .Cases({"CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"},
-             OpKind::CTCLoss)
-      .Cases({"SequenceMask", "SequenceLast", "SequenceReverse"},
-             OpKind::Sequence)
-      .Cases({"topk", "_npx_topk"}, OpKind::TopK)
-      .Cases({"sort", "_npi_sort"}, OpKind::Sort)
-      .Case("_contrib_BilinearResize2D", OpKind::BilinearResize)
-      .Case("_contrib_box_encode", OpKind::BoxEncode)
-      .Cases({"_histogram", "_npi_histogram"}, OpKind::Histogram)
-      .Case("ROIPooling", OpKind::ROIPooling)
-      .Default(OpKind::Unknown);
+/// One input or output: it exists when every term of `when` holds and is
+/// shown (outputs) when every term of `visible` holds. `never`: named but
+/// never counted (Pooling's MKL-DNN workspace); `hidden`: never shown.
+struct SigSlot {
+  const char *name;
+  llvm::ArrayRef<SigTerm> when;
+  llvm::ArrayRef<SigTerm> visible;
+  bool never;
+  bool hidden;
+};
+
+/// MXNet's signature of an operator, generated from the operator table.
+struct OpSignature {
+  const char *name;
+  llvm::ArrayRef<SigSlot> inputs; ///< empty: no named inputs (Concat)
+  llvm::ArrayRef<SigSlot> outputs;
+  llvm::ArrayRef<uint32_t> aux;
+  bool namedInputs;        ///< FListInputNames gives the inputs above
+  bool variadicOutputs;    ///< num_outputs outputs "output0", "output1", ...
+  bool defaultOutputNames; ///< no FListOutputNames: "output" / "output<i>"
+};
+
+struct SigName {
+  const char *name;
+  unsigned index;
+};
+
+#include "OpSignatures.inc"
+
+/// The signature of an operator by its MXNet name or alias, or nullptr.
+const OpSignature *signatureOf(StringRef op) {
+  static const llvm::StringMap<const OpSignature *> byName = [] {
+    llvm::StringMap<const OpSignature *> m;
+    for (const SigName &n : kSignatureNames)
+      m[n.name] = &kSignatures[n.index];
+    return m;
+  }();
+  return byName.lookup(op);
 }
 
-/// A boolean parameter as dmlc's parser reads it ("True", "true", "1").
-bool boolAttr(const Attrs &attrs, StringRef key, bool dflt) {
-  auto it = attrs.find(key.str());
-  if (it == attrs.end())
-    return dflt;
-  StringRef v = StringRef(it->second).trim();
+/// A boolean as dmlc's parser reads it ("True", "true", "1").
+std::optional<bool> parseBool(StringRef v) {
+  v = v.trim();
   if (v.equals_insensitive("true") || v == "1")
     return true;
   if (v.equals_insensitive("false") || v == "0")
     return false;
-  return dflt;
+  return std::nullopt;
+}
+
+/// Whether every term of `cond` holds for `attrs`; an attribute the node
+/// does not name takes the table's default.
+bool holds(llvm::ArrayRef<SigTerm> cond, const Attrs &attrs) {
+  for (const SigTerm &t : cond) {
+    auto it = attrs.find(t.attr);
+    std::optional<StringRef> value;
+    if (it != attrs.end())
+      value = StringRef(it->second);
+    else if (t.dflt)
+      value = StringRef(t.dflt);
+    if (t.test == SigTest::True || t.test == SigTest::False) {
+      std::optional<bool> b = value ? parseBool(*value) : std::nullopt;
+      if (!b && t.dflt)
+        b = parseBool(t.dflt);
+      if (b.value_or(false) != (t.test == SigTest::True))
+        return false;
+      continue;
+    }
+    bool in = false;
+    if (value) {
+      StringRef v = value->trim().trim('\'').trim('"');
+      llvm::SmallVector<StringRef, 4> values;
+      StringRef(t.values).split(values, '|');
+      in = llvm::is_contained(values, v);
+    }
+    if (in != (t.test == SigTest::In))
+      return false;
+  }
+  return true;
 }
 
 StringRef strAttr(const Attrs &attrs, StringRef key, StringRef dflt) {
@@ -119,67 +135,17 @@ uint32_t sliceOutputs(const Attrs &attrs) {
   return n;
 }
 
-/// topk's ret_typ as dmlc's enum parser reads it (default "indices").
-StringRef topkRetTyp(const Attrs &attrs) {
-  return strAttr(attrs, "ret_typ", "indices").trim().trim('\'').trim('"');
-}
-
-bool isRReLU(const Attrs &attrs) {
-  return strAttr(attrs, "act_type", "leaky").trim().trim('\'').trim('"') ==
-         "rrelu";
-}
-
-bool isLSTM(const Attrs &attrs) {
-  return strAttr(attrs, "mode", "").trim().trim('\'').trim('"') == "lstm";
-}
-
-bool isPReLU(const Attrs &attrs) {
-  return strAttr(attrs, "act_type", "leaky").trim().trim('\'').trim('"') ==
-         "prelu";
-}
-
-/// All output names of an operator from its FListOutputNames, hidden ones
-/// included; empty when MXNet's operator has no such list.
-std::vector<std::string> listOutputNames(OpKind kind, const Attrs &attrs,
-                                         uint32_t numOutputs) {
-  switch (kind) {
-  case OpKind::BatchNorm:
-    return {"output", "mean", "var"};
-  case OpKind::Dropout:
-    return {"output", "mask"};
-  case OpKind::LRN:
-    return {"output", "tmp_norm"};
-  case OpKind::LayerNorm:
-    return {"output", "mean", "std"};
-  case OpKind::InstanceNorm:
-    return {"output", "mean", "var"};
-  case OpKind::L2Normalization:
-    return {"output", "norm"};
-  case OpKind::ROIPooling:
-    return {"output", "maxidx"};
-  case OpKind::LeakyReLU:
-    if (isRReLU(attrs))
-      return {"output", "mask"};
-    return {"output"};
-  case OpKind::RNN: // ListRnnOutputNames
-    if (!boolAttr(attrs, "state_outputs", false))
-      return {"output"};
-    if (isLSTM(attrs))
-      return {"output", "state_output", "statecell_output"};
-    return {"output", "state_output"};
-  case OpKind::Pooling:
-    // Two outputs only in MKL-DNN builds (the workspace of max pooling).
-    if (numOutputs == 2)
-      return {"output", "workspace"};
-    return {"output"};
-  case OpKind::FullyConnected:
-  case OpKind::Convolution:
-  case OpKind::Deconvolution:
-  case OpKind::SoftmaxOutput:
-    return {"output"};
-  default:
-    return {};
-  }
+/// The output names MXNet's FListOutputNames gives, hidden ones included;
+/// empty where the operator has none ("output" / "output<i>" then).
+std::vector<std::string> listOutputNames(const OpSignature &sig,
+                                         const Attrs &attrs) {
+  std::vector<std::string> names;
+  if (sig.defaultOutputNames)
+    return names;
+  for (const SigSlot &s : sig.outputs)
+    if (s.never || holds(s.when, attrs))
+      names.push_back(s.name);
+  return names;
 }
 
 /// Nodes reached from the heads in nnvm's DFSVisit order: post-order, inputs
@@ -320,162 +286,65 @@ std::string plural(uint32_t n, StringRef word) {
 //===----------------------------------------------------------------------===//
 
 uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
-  switch (kindOf(op)) {
-  case OpKind::BatchNorm:
-  case OpKind::LayerNorm:
-  case OpKind::InstanceNorm:
-    return 3;
-  case OpKind::Dropout:
-  case OpKind::LRN:
-  case OpKind::L2Normalization:
-  case OpKind::Moments:
-  case OpKind::BoxEncode:
-  case OpKind::Histogram:
-  case OpKind::ROIPooling:
-    return 2;
-  case OpKind::LeakyReLU:
-    return isRReLU(attrs) ? 2 : 1;
-  case OpKind::SliceChannel:
-    return sliceOutputs(attrs);
-  case OpKind::TopK: { // ordering_op.cc TopKNumOutputs
-    StringRef ret = topkRetTyp(attrs);
-    return ret == "value" || ret == "both" ? 2 : 1;
-  }
-  case OpKind::Sort:
-    return 2;
-  case OpKind::RNN: // rnn.cc set_num_outputs
-    if (!boolAttr(attrs, "state_outputs", false))
-      return 1;
-    return isLSTM(attrs) ? 3 : 2;
-  default:
+  const OpSignature *sig = signatureOf(op);
+  if (!sig)
     return 1;
-  }
+  if (sig->variadicOutputs)
+    return sliceOutputs(attrs);
+  uint32_t n = 0;
+  for (const SigSlot &s : sig->outputs)
+    n += !s.never && holds(s.when, attrs);
+  return n;
 }
 
 std::vector<uint32_t> mxc::graph::auxInputsOf(StringRef op) {
-  if (kindOf(op) == OpKind::BatchNorm)
-    return {3, 4};
-  return {};
+  const OpSignature *sig = signatureOf(op);
+  if (!sig)
+    return {};
+  return std::vector<uint32_t>(sig->aux.begin(), sig->aux.end());
 }
 
 std::vector<std::string> mxc::graph::inputNamesOf(StringRef op,
                                                   const Attrs &attrs) {
-  switch (kindOf(op)) {
-  case OpKind::BatchNorm:
-    return {"data", "gamma", "beta", "moving_mean", "moving_var"};
-  case OpKind::LeakyReLU:
-    if (isPReLU(attrs))
-      return {"data", "gamma"};
-    return {"data"};
-  case OpKind::FullyConnected:
-  case OpKind::Convolution:
-    if (boolAttr(attrs, "no_bias", false))
-      return {"data", "weight"};
-    return {"data", "weight", "bias"};
-  case OpKind::Deconvolution:
-    if (boolAttr(attrs, "no_bias", true))
-      return {"data", "weight"};
-    return {"data", "weight", "bias"};
-  case OpKind::SoftmaxOutput:
-    return {"data", "label"};
-  case OpKind::Embedding:
-    return {"data", "weight"};
-  case OpKind::Softmax:
-    if (boolAttr(attrs, "use_length", false))
-      return {"data", "length"};
-    return {"data"};
-  case OpKind::Sequence:
-    if (boolAttr(attrs, "use_sequence_length", false))
-      return {"data", "sequence_length"};
-    return {"data"};
-  case OpKind::BoxEncode:
-    return {"samples", "matches", "anchors", "refs", "means", "stds"};
-  case OpKind::ROIPooling:
-    return {"data", "rois"};
-  case OpKind::Histogram: // histogram.cc FListInputNames
-    if (attrs.count("bin_cnt") && strAttr(attrs, "bin_cnt", "None").trim() != "None")
-      return {"data"};
-    return {"data", "bins"};
-  case OpKind::BilinearResize: // BilinearSampleOpNumInputs
-    if (strAttr(attrs, "mode", "size").trim().trim('\'').trim('"') == "like")
-      return {"data", "like"};
-    return {"data"};
-  case OpKind::Dropout:
-  case OpKind::LRN:
-  case OpKind::Pooling:
-  case OpKind::SliceChannel:
-  case OpKind::DataOnly:
-  case OpKind::TopK:
-  case OpKind::Sort:
-  case OpKind::L2Normalization:
-  case OpKind::Moments:
-    return {"data"};
-  case OpKind::LayerNorm:
-  case OpKind::InstanceNorm:
-    return {"data", "gamma", "beta"};
-  case OpKind::CTCLoss: { // CTCLossOpListInputNames
-    std::vector<std::string> names{"data", "label"};
-    if (boolAttr(attrs, "use_data_lengths", false))
-      names.push_back("data_lengths");
-    if (boolAttr(attrs, "use_label_lengths", false))
-      names.push_back("label_lengths");
+  const OpSignature *sig = signatureOf(op);
+  std::vector<std::string> names;
+  if (!sig || !sig->namedInputs)
     return names;
-  }
-  case OpKind::RNN: { // ListRnnInputNames
-    std::vector<std::string> names{"data", "parameters", "state"};
-    if (isLSTM(attrs))
-      names.push_back("state_cell");
-    if (boolAttr(attrs, "use_sequence_length", false))
-      names.push_back("sequence_length");
-    return names;
-  }
-  case OpKind::Unknown:
-    return {};
-  }
-  return {};
+  for (const SigSlot &s : sig->inputs)
+    if (holds(s.when, attrs))
+      names.push_back(s.name);
+  return names;
 }
 
 std::vector<std::string> mxc::graph::outputNamesOf(StringRef op,
                                                    const Attrs &attrs) {
-  OpKind kind = kindOf(op);
-  switch (kind) {
-  case OpKind::BatchNorm:
-    if (boolAttr(attrs, "output_mean_var", false))
-      return {"output", "mean", "var"};
-    return {"output"};
-  case OpKind::LayerNorm:
-    if (boolAttr(attrs, "output_mean_var", false))
-      return {"output", "mean", "std"};
-    return {"output"};
-  case OpKind::Dropout:
-  case OpKind::LRN:
-  case OpKind::Pooling:
-  case OpKind::InstanceNorm:
-  case OpKind::L2Normalization:
-  case OpKind::ROIPooling:
-    return {"output"};
-  case OpKind::Sort: // one of two outputs visible
-    return {"output0"};
-  case OpKind::TopK: // TopKNumVisibleOutputs: both results only for "both"
-    if (topkRetTyp(attrs) == "value")
-      return {"output0"};
-    break;
-  default:
-    break;
-  }
+  const OpSignature *sig = signatureOf(op);
   uint32_t n = numOutputsOf(op, attrs);
   std::vector<std::string> names;
-  for (uint32_t i = 0; i < n; ++i)
-    names.push_back(outputNameOf(op, attrs, n, i));
+  if (!sig || sig->variadicOutputs) {
+    for (uint32_t i = 0; i < n; ++i)
+      names.push_back(outputNameOf(op, attrs, n, i));
+    return names;
+  }
+  uint32_t index = 0; // the output's index among the node's outputs
+  for (const SigSlot &s : sig->outputs) {
+    if (s.never || !holds(s.when, attrs))
+      continue;
+    if (!s.hidden && holds(s.visible, attrs))
+      names.push_back(outputNameOf(op, attrs, n, index));
+    ++index;
+  }
   return names;
 }
 
 std::string mxc::graph::outputNameOf(StringRef op, const Attrs &attrs,
                                      uint32_t numOutputs, uint32_t index) {
-  OpKind kind = kindOf(op);
-  if (kind == OpKind::SliceChannel)
-    return "output" + std::to_string(index);
-  std::vector<std::string> names = listOutputNames(kind, attrs, numOutputs);
+  const OpSignature *sig = signatureOf(op);
+  if (sig && sig->variadicOutputs)
+    return sig->outputs[0].name + std::to_string(index);
+  std::vector<std::string> names;
+  if (sig)
+    names = listOutputNames(*sig, attrs);
   if (index < names.size())
     return names[index];
   if (names.empty() && numOutputs == 1)

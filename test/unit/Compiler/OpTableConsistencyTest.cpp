@@ -1,10 +1,11 @@
 //===- OpTableConsistencyTest.cpp - Graph table vs mx op table ------------===//
 //
-// lib/Graph keeps a small MLIR-free table of MXNet operator facts (output
-// counts, input names, auxiliary inputs) for reading and writing files; the
-// mx dialect's table is generated from scripts/gen_mx_ops.py. Every operator
-// both know must agree.
-//
+// lib/Graph reads MXNet's signatures (input names, output counts, auxiliary
+// inputs, with their attribute conditions) from OpSignatures.inc; the mx
+// dialect's table is MXOpTable.inc. Both are generated from
+// scripts/gen_mx_ops.py, the graph's from each op's graph_inputs /
+// graph_outputs where MXNet's signature differs from the mx op's: with every
+// condition on, the two must still agree.
 //===----------------------------------------------------------------------===//
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 #include "mxc/Graph/Graph.h"

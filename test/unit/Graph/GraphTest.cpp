@@ -78,6 +78,24 @@ TEST(OpTable, AuxAndInputNames) {
             (Strings{"data", "gamma"}));
   EXPECT_EQ(inputNamesOf("SoftmaxOutput", {}), (Strings{"data", "label"}));
   EXPECT_TRUE(inputNamesOf("SomethingNew", {}).empty());
+  // Conditions from the operator table (scripts/gen_mx_ops.py `when`).
+  EXPECT_EQ(inputNamesOf("RNN", {{"mode", "'lstm'"}}),
+            (Strings{"data", "parameters", "state", "state_cell"}));
+  EXPECT_EQ(inputNamesOf("RNN", {{"mode", "gru"}, {"use_sequence_length", "True"}}),
+            (Strings{"data", "parameters", "state", "sequence_length"}));
+  EXPECT_EQ(inputNamesOf("ctc_loss", {{"use_label_lengths", "1"}}),
+            (Strings{"data", "label", "label_lengths"}));
+  EXPECT_EQ(inputNamesOf("_histogram", {{"bin_cnt", "4"}}), (Strings{"data"}));
+  EXPECT_EQ(inputNamesOf("_histogram", {}), (Strings{"data", "bins"}));
+  EXPECT_EQ(inputNamesOf("softmax", {{"use_length", "True"}}),
+            (Strings{"data", "length"}));
+  EXPECT_EQ(inputNamesOf("elemwise_add", {}), (Strings{"lhs", "rhs"}));
+  // Variadic operators have no fixed names.
+  EXPECT_TRUE(inputNamesOf("Concat", {{"num_args", "2"}}).empty());
+  EXPECT_EQ(auxInputsOf("CuDNNBatchNorm"), (std::vector<uint32_t>{3, 4}));
+  // An unparseable bool takes the table's default.
+  EXPECT_EQ(inputNamesOf("FullyConnected", {{"no_bias", "maybe"}}),
+            (Strings{"data", "weight", "bias"}));
 }
 
 TEST(OpTable, OutputNames) {
@@ -96,6 +114,21 @@ TEST(OpTable, OutputNames) {
   EXPECT_EQ(outputNameOf("BatchNorm", {}, 3, 2), "var");
   EXPECT_EQ(outputNameOf("MyOp", {}, 1, 0), "output");
   EXPECT_EQ(outputNameOf("MyOp", {}, 3, 2), "output2");
+  EXPECT_EQ(outputNamesOf("topk", {}), (Strings{"output"}));
+  EXPECT_EQ(outputNamesOf("topk", {{"ret_typ", "value"}}), (Strings{"output0"}));
+  EXPECT_EQ(outputNamesOf("topk", {{"ret_typ", "both"}}),
+            (Strings{"output0", "output1"}));
+  EXPECT_EQ(numOutputsOf("topk", {{"ret_typ", "value"}}), 2u);
+  EXPECT_EQ(outputNamesOf("RNN", {{"mode", "lstm"}, {"state_outputs", "True"}}),
+            (Strings{"output", "state_output", "statecell_output"}));
+  EXPECT_EQ(outputNamesOf("RNN", {{"mode", "gru"}, {"state_outputs", "True"}}),
+            (Strings{"output", "state_output"}));
+  EXPECT_EQ(numOutputsOf("RNN", {{"mode", "lstm"}}), 1u);
+  EXPECT_EQ(outputNamesOf("GroupNorm", {{"output_mean_var", "1"}}),
+            (Strings{"output", "mean", "std"}));
+  EXPECT_EQ(outputNamesOf("InstanceNorm", {}), (Strings{"output"}));
+  EXPECT_EQ(outputNamesOf("sort", {}), (Strings{"output0"}));
+  EXPECT_EQ(outputNamesOf("moments", {}), (Strings{"output0", "output1"}));
 }
 
 TEST(Graph, ListsFollowDFSPostOrder) {

@@ -52,6 +52,32 @@ struct AttrSpec {
   bool noneAllowed = false;
 };
 
+/// How the importer finds the shape of a parameter input (weight, bias,
+/// gamma, label, ...) that the graph leaves unknown, from the data input's
+/// shape and the attributes: MXNet's FInferShape filling in its arguments.
+/// The table names the rule of each input (scripts/gen_mx_ops.py
+/// PARAM_SHAPES); lib/Compiler/Import.cpp implements each rule once.
+enum class ParamShape : uint8_t {
+  None,
+  ConvWeight,       ///< (num_filter, C / num_group, kernel...)
+  DeconvWeight,     ///< (C, num_filter / num_group, kernel...)
+  NumFilter,        ///< (num_filter)
+  FCWeight,         ///< (num_hidden, prod(data[1:]) or data[-1] without flatten)
+  NumHidden,        ///< (num_hidden)
+  AxisExtent,       ///< (data[axis]), axis defaulting as the op's attribute does
+  Channel,          ///< (data[1])
+  NumGroups,        ///< (num_groups)
+  SequenceBatch,    ///< (data[1 - axis])
+  EmbeddingWeight,  ///< (input_dim, output_dim)
+  UpSamplingWeight, ///< bilinear: (num_filter, 1, k, k), k = 2 * scale - scale % 2
+  RNNParameters,    ///< the fused RNN's flat parameter vector
+  RNNState,         ///< (num_layers * directions, N, state_size)
+  SoftmaxLabel,     ///< data without the class axis; (N, rest) with multi_output
+  ClassLabel,       ///< data without the last axis
+  RegressionLabel,  ///< data's shape; (N) for (N, 1)
+  SameAsData,       ///< data's shape
+};
+
 struct OpSpec {
   const char *mxnetName;     ///< canonical MXNet operator name ("Convolution")
   const char *opName;        ///< full MLIR name ("mx.Convolution")
@@ -85,6 +111,19 @@ struct OpSpec {
   /// the result have one shape); nullptr for the others. The front end's
   /// partial shape inference propagates known extents back through these.
   const char *shapeFamily = nullptr;
+  /// The ParamShape rule of each input, by MXNet's input position; empty
+  /// when no input has one.
+  llvm::ArrayRef<ParamShape> paramShapes = {};
+  /// The rule of a variadic op's inputs after the first (UpSampling's
+  /// bilinear weight).
+  ParamShape variadicParamShape = ParamShape::None;
+
+  /// The rule for the parameter input at MXNet position `index`.
+  ParamShape paramShapeOf(unsigned index) const {
+    if (index < paramShapes.size())
+      return paramShapes[index];
+    return variadicInputs && index > 0 ? variadicParamShape : ParamShape::None;
+  }
 
   /// The AttrSpec called `name`, or nullptr.
   const AttrSpec *findAttr(llvm::StringRef name) const;
