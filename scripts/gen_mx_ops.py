@@ -1458,6 +1458,119 @@ positions.""",
    attrs=[_LA_OFFSET, _LA_LOWER], aliases=["linalg_maketrian"],
    example="""%m = mx._linalg_maketrian %a {offset = 1 : i64} : (tensor<6xf32>) -> tensor<4x4xf32>""")
 
+_LA_TRI_LOWER = Attr("lower", "bool", "True",
+                     doc="A is lower triangular (else upper); the other triangle is not read.")
+_LA_TRI_ATTRS = [
+    Attr("transpose", "bool", "False", doc="Use A's transpose."),
+    Attr("rightside", "bool", "False", doc="A multiplies from the right."),
+    _LA_TRI_LOWER,
+    Attr("alpha", "float", "1.0", doc="Scales the result."),
+]
+_LA_UNROLLED = """ Unrolled over the n rows
+(or columns) of the matrices: meant for the small matrices these operators
+are used with (the graph grows with n)."""
+
+op(mxnet="_linalg_potrf", mnemonic="_linalg_potrf", cpp="LinalgPotrf",
+   source="src/operator/tensor/la_op.h LaCholeskyParam; la_op-inl.h potrf",
+   summary="Cholesky factor of each symmetric positive-definite matrix of a batch",
+   description="""
+For A (..., n, n): L lower triangular with A = L L^T (`lower`, reading A's
+lower triangle) or U upper triangular with A = U^T U (reading the upper
+one); the other triangle of the result is zero. A composite (mx-decompose):
+the Cholesky-Crout recursion column by column (`batch_dot`, `sqrt`,
+division). The gradient is MXNet's symmetric one, (G + G^T) / 2 of the
+lower-triangle gradient G. A matrix that is not positive definite gives NaN
+where MXNet's LAPACK call fails.""" + _LA_UNROLLED,
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[_LA_TRI_LOWER], aliases=["linalg_potrf"],
+   infer=("return ::mxc::mx::detail::inferLinalgSquare(getOperationName(), location, "
+          "adaptor.getA(), inferredReturnTypes);"),
+   example="""%l = mx._linalg_potrf %a : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>""")
+
+op(mxnet="_linalg_potri", mnemonic="_linalg_potri", cpp="LinalgPotri",
+   source="src/operator/tensor/la_op.h LaCholeskyParam; la_op-inl.h potri",
+   summary="Inverse of B = A A^T from its Cholesky factor A, for a batch",
+   description="""
+For a triangular A (..., n, n) (the `lower` triangle is read): A^-T A^-1
+(`lower`) or A^-1 A^-T, the inverse of the matrix whose Cholesky factor A
+is. A composite (mx-decompose): forward substitution of the identity
+(A^-1) and one `batch_dot`.""" + _LA_UNROLLED,
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[_LA_TRI_LOWER], aliases=["linalg_potri"],
+   infer=("return ::mxc::mx::detail::inferLinalgSquare(getOperationName(), location, "
+          "adaptor.getA(), inferredReturnTypes);"),
+   example="""%i = mx._linalg_potri %l : (tensor<3x3xf64>) -> tensor<3x3xf64>""")
+
+op(mxnet="_linalg_trmm", mnemonic="_linalg_trmm", cpp="LinalgTrmm",
+   source="src/operator/tensor/la_op.h LaTriangMatrixMultParam, LaTriangMatrixMultOpShape",
+   summary="alpha * op(A) B or alpha * B op(A) with a triangular A, for a batch",
+   description="""
+BLAS trmm on the last two axes: A (..., n, n) is triangular (only the
+`lower` or upper triangle is read), op(A) is A or its transpose; the
+leading axes are batch axes and must agree. A composite (mx-decompose):
+A masked to its triangle, one `batch_dot`, a scalar multiplication.""",
+   inputs=[Input("A", tensor=FLOAT), Input("B", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=_LA_TRI_ATTRS, aliases=["linalg_trmm"],
+   infer=("return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, "
+          "adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), "
+          "inferredReturnTypes);"),
+   example="""%y = mx._linalg_trmm %a, %b {alpha = 2.000000e+00 : f64} : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>""")
+
+op(mxnet="_linalg_trsm", mnemonic="_linalg_trsm", cpp="LinalgTrsm",
+   source="src/operator/tensor/la_op.h LaTriangMatrixMultParam, LaTriangMatrixMultOpShape",
+   summary="Solves op(A) X = alpha B or X op(A) = alpha B with a triangular A, for a batch",
+   description="""
+BLAS trsm on the last two axes: A (..., n, n) is triangular (only the
+`lower` or upper triangle is read), op(A) is A or its transpose. A composite
+(mx-decompose): forward or backward substitution row by row (`batch_dot`,
+division by the diagonal); its gradient follows.""" + _LA_UNROLLED,
+   inputs=[Input("A", tensor=FLOAT), Input("B", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=_LA_TRI_ATTRS, aliases=["linalg_trsm"],
+   infer=("return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, "
+          "adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), "
+          "inferredReturnTypes);"),
+   example="""%x = mx._linalg_trsm %a, %b {alpha = 5.000000e-01 : f64} : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>""")
+
+op(mxnet="_linalg_sumlogdiag", mnemonic="_linalg_sumlogdiag", cpp="LinalgSumlogdiag",
+   source="src/operator/tensor/la_op.h LaReduceShape<2>; la_op-inl.h sumlogdiag",
+   summary="Sum of the logarithms of each square matrix's diagonal",
+   description="""
+For A (..., n, n): sum_i log(A[..., i, i]), shape (...) ((1,) for a single
+matrix). A composite (mx-decompose): the diagonal by a product with the
+identity and a sum, then `log` and `sum`.""",
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   aliases=["linalg_sumlogdiag"],
+   example="""%s = mx._linalg_sumlogdiag %a : (tensor<2x3x3xf32>) -> tensor<2xf32>""")
+
+op(mxnet="_linalg_syrk", mnemonic="_linalg_syrk", cpp="LinalgSyrk",
+   source="src/operator/tensor/la_op.h LaSyrkParam, LaSyrkShape",
+   summary="alpha * A A^T or alpha * A^T A for a batch of matrices",
+   description="""
+For A (..., m, n): alpha A A^T (..., m, m), or with `transpose` alpha A^T A
+(..., n, n). A composite (mx-decompose): one `batch_dot`.""",
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("transpose", "bool", "False", doc="A^T A instead of A A^T."),
+          Attr("alpha", "float", "1.0", doc="Scales the result.")],
+   aliases=["linalg_syrk"],
+   example="""%s = mx._linalg_syrk %a {transpose = true} : (tensor<3x4xf32>) -> tensor<4x4xf32>""")
+
+op(mxnet="_linalg_gelqf", mnemonic="_linalg_gelqf", cpp="LinalgGelqf",
+   source="src/operator/tensor/la_op.h LaLQFactShape; la_op-inl.h gelqf (LAPACK gelqf + orglq)",
+   summary="LQ factorization A = L Q of each matrix of a batch",
+   description="""
+For A (..., m, n), m <= n and of full rank: Q (..., m, n) with orthonormal
+rows and L (..., m, m) lower triangular, A = L Q, with LAPACK's signs
+(gelqf's Householder reflectors: L[i, i] = -sign(a) * norm, where a is the
+row's leading entry; no reflector for a row of length one). A composite
+(mx-decompose): the Householder reflectors applied to A row by row, then to
+[I 0] in reverse order for Q; its gradient follows.""" + _LA_UNROLLED,
+   inputs=[Input("A", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT)],
+   aliases=["linalg_gelqf"],
+   example="""%q, %l = mx._linalg_gelqf %a : (tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x2xf64>)""")
+
 op(mxnet="gather_nd", mnemonic="gather_nd", cpp="GatherNd",
    source="src/operator/tensor/indexing_op.h GatherNDShape",
    summary="Elements or slices of data at multi-indices",

@@ -403,6 +403,24 @@ class Symbol:
                 shapes[k] = v
         return {k: [int(d) for d in v] for k, v in shapes.items()}
 
+    def _infer_shapes(self, shapes):
+        """_infer for shapes alone. MXNet's infer_shape does not look at
+        types: a variable whose type only what it feeds determines (float64
+        beside a float64 constant) must not fail it as float32, so on a type
+        conflict the variables take the types infer_type_partial gives."""
+        try:
+            return self._infer(shapes, {})
+        except MXNetError as e:
+            if "element type" not in str(e):
+                raise
+            arg_t, _, aux_t = self.infer_type_partial()
+            names = self.list_arguments() + self.list_auxiliary_states()
+            types = {n: dtype_name(t) for n, t in zip(names, list(arg_t) + list(aux_t))
+                     if t is not None}
+            if not types:
+                raise
+            return self._infer(shapes, types)
+
     def infer_shape(self, *args, **kwargs):
         """(arg_shapes, out_shapes, aux_shapes) in list_arguments /
         list_outputs / list_auxiliary_states order; (None, None, None) when
@@ -413,7 +431,7 @@ class Symbol:
                                 % (k, type(v)))
         shapes = self._shape_kwargs(args, kwargs)
         try:
-            by_name, outs = self._infer(shapes, {})
+            by_name, outs = self._infer_shapes(shapes)
         except MXNetError as e:
             if _incomplete(e):
                 return None, None, None
@@ -432,7 +450,7 @@ class Symbol:
         if np_mode:
             shapes = {k: [0 if d < 0 else d for d in v] for k, v in shapes.items()}
         try:
-            by_name, outs = self._infer(shapes, {})
+            by_name, outs = self._infer_shapes(shapes)
             return ([by_name[n][0] for n in self.list_arguments()],
                     [s for s, _ in outs],
                     [by_name[n][0] for n in self.list_auxiliary_states()])

@@ -638,6 +638,19 @@ def test_topk_indices_have_no_gradient(attrs):
     ("_linalg_makediag", {"offset": -2}, {"A": rand((2, 3))}, None),
     ("_linalg_extracttrian", {"offset": 0, "lower": False}, {"A": rand((3, 3))}, None),
     ("_linalg_maketrian", {"offset": -1}, {"A": rand((2, 3))}, None),
+    ("_linalg_trmm", {"transpose": True, "alpha": 1.5},
+     {"A": rand((2, 3, 3)), "B": rand((2, 3, 4), seed=1)}, None),
+    ("_linalg_trmm", {"rightside": True, "lower": False},
+     {"A": rand((3, 3)), "B": rand((4, 3), seed=1)}, None),
+    ("_linalg_trsm", {"alpha": -2.0}, {"A": rand((2, 3, 3)) + 3 * np.eye(3),
+                                       "B": rand((2, 3, 2), seed=1)}, None),
+    ("_linalg_trsm", {"rightside": True, "transpose": True, "lower": False},
+     {"A": rand((3, 3)) + 3 * np.eye(3), "B": rand((2, 3), seed=1)}, None),
+    ("_linalg_potri", {}, {"A": rand((2, 3, 3)) + 3 * np.eye(3)}, None),
+    ("_linalg_potri", {"lower": False}, {"A": rand((3, 3)) + 3 * np.eye(3)}, None),
+    ("_linalg_sumlogdiag", {}, {"A": rand((2, 3, 3), lo=0.5, hi=2.0)}, None),
+    ("_linalg_syrk", {"alpha": 0.5}, {"A": rand((2, 3, 4))}, None),
+    ("_linalg_syrk", {"transpose": True}, {"A": rand((3, 4))}, None),
     # the maxima get the gradient, the regions none (values apart: no ties)
     ("ROIPooling", {"pooled_size": (2, 2), "spatial_scale": 0.5},
      {"data": np.random.default_rng(5).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.01,
@@ -651,3 +664,26 @@ def test_topk_indices_have_no_gradient(attrs):
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_small_composites(op, attrs, inputs, wrt):
     check_op(op, attrs, inputs, wrt=wrt)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_linalg_potrf_symmetric_gradient(lower):
+    # MXNet's potrf gradient is symmetric ((G + G^T) / 2 of the triangle's
+    # gradient G): the derivative along symmetric perturbations, which is
+    # what potrf of 0.5 (X + X^T) checks by finite differences.
+    import json
+    import mxc as mx
+    x = mx.sym.var("x")
+    sym = mx.sym.linalg.potrf(0.5 * (x + mx.sym.swapaxes(x, dim1=1, dim2=2)), lower=lower)
+    a = rand((2, 3, 3))
+    check_gradients(json.loads(sym.tojson()), {"x": a @ np.swapaxes(a, 1, 2) + 3 * np.eye(3)})
+
+
+def test_linalg_gelqf_gradient():
+    # Both outputs (Q and L) are heads: the gradient of the Householder
+    # composite reaches A through both.
+    import json
+    import mxc as mx
+    x = mx.sym.var("x")
+    q, l = mx.sym.linalg.gelqf(x)
+    check_gradients(json.loads(mx.sym.Group([q, l]).tojson()), {"x": rand((2, 3, 5))})

@@ -255,7 +255,9 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::HistogramOp, mx::ContribMultiBoxPriorOp,
                       mx::ROIPoolingOp, mx::LinalgExtractdiagOp,
                       mx::LinalgMakediagOp, mx::LinalgExtracttrianOp,
-                      mx::LinalgMaketrianOp>();
+                      mx::LinalgMaketrianOp, mx::LinalgPotrfOp, mx::LinalgPotriOp,
+                      mx::LinalgTrmmOp, mx::LinalgTrsmOp, mx::LinalgSumlogdiagOp,
+                      mx::LinalgSyrkOp, mx::LinalgGelqfOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

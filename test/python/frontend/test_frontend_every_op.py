@@ -187,6 +187,19 @@ EXAMPLES = {
     "_linalg_makediag": ([f(2, 3)], dict(offset=1)),
     "_linalg_extracttrian": ([f(2, 4, 4)], dict(offset=1)),
     "_linalg_maketrian": ([f(3, 6)], dict(lower=False)),
+    # symmetric positive definite (lower reads the lower triangle only: the
+    # upper one is noise)
+    "_linalg_potrf": ([(lambda a: (np.tril(a @ np.swapaxes(a, -1, -2) + 4 * np.eye(4))
+                                   + np.triu(f(2, 4, 4), 1)).astype(np.float32))(f(2, 4, 4))],
+                      {}),
+    "_linalg_potri": ([(np.triu(f(2, 3, 3)) + 3 * np.eye(3)).astype(np.float32)],
+                      dict(lower=False)),
+    "_linalg_trmm": ([f(2, 3, 3), f(2, 4, 3)], dict(rightside=True, transpose=True, alpha=2.0)),
+    "_linalg_trsm": ([(f(2, 3, 3) + 4 * np.eye(3)).astype(np.float32), f(2, 3, 4)],
+                     dict(lower=False, alpha=-0.5)),
+    "_linalg_sumlogdiag": ([pos(2, 3, 3)], {}),
+    "_linalg_syrk": ([f(2, 3, 4)], dict(transpose=True, alpha=0.5)),
+    "_linalg_gelqf": ([f(2, 3, 5)], {}),
     "_histogram": ([np.array([[-3.0, -2.5, -1.0, 0.0], [0.5, 1.25, 2.5, 3.0]], np.float32)],
                    dict(bin_cnt=4, range=(-2.5, 2.5))),
     "_random_uniform": ([], dict(low=-1.0, high=3.0, shape=(50, 40))),

@@ -639,3 +639,99 @@ def linalg_maketrian(inputs, attrs):
     for t, (r, c) in enumerate(_trian_positions(n, k, attr_bool(attrs, "lower", True))):
         out[..., r, c] = a[..., t]
     return [out]
+
+
+def _tri(a, lower):
+    """The triangle BLAS / LAPACK read (the other one zeroed)."""
+    return np.tril(a) if lower else np.triu(a)
+
+
+def _t(a):
+    return np.swapaxes(a, -1, -2)
+
+
+@register("_linalg_potrf", "linalg_potrf")
+def linalg_potrf(inputs, attrs):
+    """numpy.linalg.cholesky of the symmetric matrix of A's read triangle;
+    U = L^T for lower=False."""
+    (a,) = inputs
+    lower = attr_bool(attrs, "lower", True)
+    t = _tri(a.astype(np.float64), lower)
+    sym = t + _t(t) - np.diagonal(t, axis1=-2, axis2=-1)[..., None] * np.eye(a.shape[-1])
+    l = np.linalg.cholesky(sym)
+    return [(l if lower else _t(l)).astype(a.dtype)]
+
+
+@register("_linalg_potri", "linalg_potri")
+def linalg_potri(inputs, attrs):
+    """inv(L L^T) (lower) or inv(U^T U) from the triangle of A."""
+    (a,) = inputs
+    lower = attr_bool(attrs, "lower", True)
+    t = _tri(a.astype(np.float64), lower)
+    b = t @ _t(t) if lower else _t(t) @ t
+    return [np.linalg.inv(b).astype(a.dtype)]
+
+
+def _op_tri(a, attrs):
+    t = _tri(a.astype(np.float64), attr_bool(attrs, "lower", True))
+    return _t(t) if attr_bool(attrs, "transpose", False) else t
+
+
+@register("_linalg_trmm", "linalg_trmm")
+def linalg_trmm(inputs, attrs):
+    a, b = inputs
+    t, alpha = _op_tri(a, attrs), attr_float(attrs, "alpha", 1.0)
+    out = b @ t if attr_bool(attrs, "rightside", False) else t @ b
+    return [(alpha * out).astype(a.dtype)]
+
+
+@register("_linalg_trsm", "linalg_trsm")
+def linalg_trsm(inputs, attrs):
+    a, b = inputs
+    inv, alpha = np.linalg.inv(_op_tri(a, attrs)), attr_float(attrs, "alpha", 1.0)
+    out = b @ inv if attr_bool(attrs, "rightside", False) else inv @ b
+    return [(alpha * out).astype(a.dtype)]
+
+
+@register("_linalg_sumlogdiag", "linalg_sumlogdiag")
+def linalg_sumlogdiag(inputs, attrs):
+    (a,) = inputs
+    s = np.log(np.diagonal(a, axis1=-2, axis2=-1)).sum(-1)
+    return [np.asarray(s, a.dtype).reshape(a.shape[:-2] or (1,))]
+
+
+@register("_linalg_syrk", "linalg_syrk")
+def linalg_syrk(inputs, attrs):
+    (a,) = inputs
+    alpha = attr_float(attrs, "alpha", 1.0)
+    out = _t(a) @ a if attr_bool(attrs, "transpose", False) else a @ _t(a)
+    return [(alpha * out).astype(a.dtype)]
+
+
+@register("_linalg_gelqf", "linalg_gelqf")
+def linalg_gelqf(inputs, attrs):
+    """LAPACK's dgelqf + dorglq written out in numpy: for each row i, the
+    Householder reflector of x = W[i, i:] (dlarfg: beta = -sign(x0) |x|,
+    none when x has length one) applied to W from the right; L is W's
+    leading block, Q = [I 0] H_m ... H_1. (Checked against MXNet 1.9.1.)"""
+    (a,) = inputs
+    m, n = a.shape[-2:]
+    qs, ls = [], []
+    for w in a.astype(np.float64).reshape(-1, m, n).copy():
+        hs = []
+        for i in range(min(m, n - 1)):
+            x = w[i, i:]
+            beta = -(1.0 if x[0] >= 0 else -1.0) * np.linalg.norm(x)
+            v = np.zeros(n)
+            v[i:] = x
+            v[i] -= beta
+            h = np.eye(n) - 2.0 * np.outer(v, v) / (v @ v)
+            w = w @ h
+            hs.append(h)
+        q = np.eye(m, n)
+        for h in reversed(hs):
+            q = q @ h
+        qs.append(q)
+        ls.append(np.tril(w[:, :m]))
+    return [np.array(qs).reshape(a.shape).astype(a.dtype),
+            np.array(ls).reshape(a.shape[:-1] + (m,)).astype(a.dtype)]

@@ -1338,6 +1338,179 @@ LogicalResult decomposeDiagTrian(GradBuilder &g, Operation *op, int64_t offset, 
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// linalg factorizations and triangular solves (la_op-inl.h), on matrices
+// viewed as (batch, rows, columns)
+//===----------------------------------------------------------------------===//
+
+/// (..., r, c) viewed as (batch, r, c).
+Value asMatrixBatch(GradBuilder &g, Value v) {
+  ArrayRef<int64_t> s = typeOf(v).getShape();
+  int64_t batch = 1;
+  for (int64_t d : s.drop_back(2))
+    batch *= d;
+  return g.reshape(v, {batch, s[s.size() - 2], s.back()});
+}
+
+/// Each matrix of a (batch, r, c) value transposed.
+Value transposeMatrices(GradBuilder &g, Value v) {
+  return g.op("mx.transpose", v, {g.shape("axes", {0, 2, 1})});
+}
+
+Value batchMatmul(GradBuilder &g, Value a, Value b, bool ta = false, bool tb = false) {
+  return g.op("mx.batch_dot", {a, b},
+              {g.boolean("transpose_a", ta), g.boolean("transpose_b", tb)});
+}
+
+/// (1, r, c) 0/1 matrix of `elt` comparing row and column indices: `pred`
+/// "greater_equal" is the lower triangle, "lesser_equal" the upper one,
+/// "equal" the identity (the first r rows of it when r < c).
+Value indexMatrix(GradBuilder &g, int64_t r, int64_t c, StringRef pred, Type elt) {
+  StringRef dt = getMXNetDTypeName(elt);
+  Value i = g.reshape(arangeN(g, r, dt), {1, r, 1});
+  Value j = g.reshape(arangeN(g, c, dt), {1, 1, c});
+  return g.cmp(pred, i, j);
+}
+
+/// Solves M X = B for X: M (batch, n, n) triangular (`lower`: the rows are
+/// solved first to last, else last to first), B (batch, n, k); substitution
+/// unrolled over the rows.
+Value substitute(GradBuilder &g, Value m, Value b, bool lower) {
+  int64_t n = typeOf(m).getShape()[1];
+  SmallVector<Value> x(n);
+  for (int64_t step = 0; step < n; ++step) {
+    int64_t i = lower ? step : n - 1 - step;
+    Value row = sliceAxis(g, m, 1, i, i + 1); // (batch, 1, n)
+    Value rhs = sliceAxis(g, b, 1, i, i + 1); // (batch, 1, k)
+    if (step > 0) {
+      int64_t lo = lower ? 0 : i + 1, hi = lower ? i : n;
+      SmallVector<Value> solved(x.begin() + lo, x.begin() + hi);
+      rhs = g.sub(rhs, batchMatmul(g, sliceAxis(g, row, 2, lo, hi), concatAxis(g, solved, 1)));
+    }
+    x[i] = g.div(rhs, sliceAxis(g, row, 2, i, i + 1));
+  }
+  return concatAxis(g, x, 1);
+}
+
+/// trmm: alpha op(T) B or alpha B op(T), T = A masked to its triangle (BLAS
+/// reads only that one). trsm: op(T) X = B, or X op(T) = B as op(T)^T X^T =
+/// B^T, by substitution; times alpha.
+LogicalResult decomposeTriangular(GradBuilder &g, Operation *op, bool solve, bool transpose,
+                                  bool rightside, bool lower, double alpha,
+                                  SmallVectorImpl<Value> &results) {
+  Value a = asMatrixBatch(g, op->getOperand(0)), b = asMatrixBatch(g, op->getOperand(1));
+  RankedTensorType rt = typeOf(op->getResult(0));
+  int64_t n = typeOf(a).getShape()[1];
+  Value t = g.mul(a, indexMatrix(g, n, n, lower ? "greater_equal" : "lesser_equal",
+                                 rt.getElementType()));
+  Value out;
+  if (!solve) {
+    out = rightside ? batchMatmul(g, b, t, false, transpose) : batchMatmul(g, t, b, transpose);
+  } else {
+    bool flip = transpose != rightside; // the left-side matrix is T^T
+    out = substitute(g, flip ? transposeMatrices(g, t) : t,
+                     rightside ? transposeMatrices(g, b) : b, lower != flip);
+    if (rightside)
+      out = transposeMatrices(g, out);
+  }
+  if (alpha != 1.0)
+    out = g.mulS(out, alpha);
+  results.assign({g.reshape(out, rt.getShape())});
+  return success();
+}
+
+/// potrf: Cholesky-Crout column by column on the lower triangle (the upper
+/// one read through the transpose), with MXNet's symmetric gradient: c = A[:, j] - L[:, :j] L[j, :j]^T,
+/// L[:, j] = c / sqrt(c[j]) below the diagonal, zero above.
+LogicalResult decomposePotrf(GradBuilder &g, LinalgPotrfOp op,
+                             SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op.getOutput());
+  Type elt = rt.getElementType();
+  Value a = asMatrixBatch(g, op.getA());
+  if (!op.getLower())
+    a = transposeMatrices(g, a);
+  int64_t n = typeOf(a).getShape()[1];
+  // The value is A's lower triangle; the gradient MXNet's symmetric one
+  // (potrf_backward: the lower-triangle gradient G becomes (G + G^T) / 2),
+  // through S = tril((A + A^T) / 2) entering as S - BlockGrad(S) = 0.
+  Value lowerMask = indexMatrix(g, n, n, "greater_equal", elt);
+  Value sym = g.mul(g.mulS(g.add(a, transposeMatrices(g, a)), 0.5), lowerMask);
+  a = g.add(g.op("mx.BlockGrad", g.mul(a, lowerMask)),
+            g.sub(sym, g.op("mx.BlockGrad", sym)));
+  Value rows = g.reshape(arangeN(g, n, getMXNetDTypeName(elt)), {1, n, 1});
+  SmallVector<Value> cols;
+  for (int64_t j = 0; j < n; ++j) {
+    Value c = sliceAxis(g, a, 2, j, j + 1); // (batch, n, 1)
+    if (j > 0) {
+      Value done = concatAxis(g, cols, 2); // (batch, n, j)
+      c = g.sub(c, batchMatmul(g, done, sliceAxis(g, done, 1, j, j + 1), false, true));
+    }
+    Value d = g.op("mx.sqrt", sliceAxis(g, c, 1, j, j + 1));
+    cols.push_back(g.mul(g.div(c, d), g.cmpS("greater_equal", rows, double(j))));
+  }
+  Value l = concatAxis(g, cols, 2);
+  if (!op.getLower())
+    l = transposeMatrices(g, l);
+  results.assign({g.reshape(l, rt.getShape())});
+  return success();
+}
+
+/// potri: with L the lower factor (an upper one transposed), L^-T L^-1;
+/// L^-1 by substitution of the identity.
+LogicalResult decomposePotri(GradBuilder &g, LinalgPotriOp op,
+                             SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op.getOutput());
+  Type elt = rt.getElementType();
+  Value a = asMatrixBatch(g, op.getA());
+  ArrayRef<int64_t> s = typeOf(a).getShape();
+  int64_t n = s[1];
+  Value l = g.mul(a, indexMatrix(g, n, n, op.getLower() ? "greater_equal" : "lesser_equal", elt));
+  if (!op.getLower())
+    l = transposeMatrices(g, l);
+  Value eye = g.op("mx.broadcast_to", indexMatrix(g, n, n, "equal", elt),
+                   {g.shape("shape", {s[0], n, n})});
+  Value inv = substitute(g, l, eye, /*lower=*/true);
+  results.assign({g.reshape(batchMatmul(g, inv, inv, true, false), rt.getShape())});
+  return success();
+}
+
+/// gelqf: LAPACK's Householder LQ. Row i of the working matrix W (columns
+/// >= i) is x; v = x - beta e_i with beta = -sign(x_i) |x| (sign(0) = 1),
+/// W <- W (I - 2 v v^T / v^T v), which makes row i (L[i, :i], beta, 0...).
+/// A row of length one gets no reflector (LAPACK's tau = 0). L is W's
+/// leading m columns (lower triangle); Q = [I 0] H_m ... H_1.
+LogicalResult decomposeGelqf(GradBuilder &g, LinalgGelqfOp op,
+                             SmallVectorImpl<Value> &results) {
+  RankedTensorType qt = typeOf(op.getResult(0)), lt = typeOf(op.getResult(1));
+  Type elt = qt.getElementType();
+  Value w = asMatrixBatch(g, op.getA());
+  ArrayRef<int64_t> s = typeOf(w).getShape();
+  int64_t batch = s[0], m = s[1], n = s[2];
+  Value col = g.reshape(arangeN(g, n, getMXNetDTypeName(elt)), {1, 1, n});
+  auto reflect = [&](Value x, Value v, Value scale) { // x (I - scale v v^T)
+    return g.sub(x, g.mul(batchMatmul(g, batchMatmul(g, x, v, false, true), v), scale));
+  };
+  SmallVector<std::pair<Value, Value>> reflectors;
+  for (int64_t i = 0; i < m && i < n - 1; ++i) {
+    Value x = g.mul(sliceAxis(g, w, 1, i, i + 1), g.cmpS("greater_equal", col, double(i)));
+    Value lead = sliceAxis(g, x, 2, i, i + 1); // (batch, 1, 1)
+    Value norm = g.op("mx.sqrt", g.sum(g.square(x), {2}, true));
+    Value sign = g.addS(g.mulS(g.cmpS("greater_equal", lead, 0.0), 2.0), -1.0);
+    Value beta = g.neg(g.mul(sign, norm));
+    Value v = g.sub(x, g.mul(beta, g.cmpS("equal", col, double(i))));
+    Value scale = g.mulS(g.powS(g.sum(g.square(v), {2}, true), -1.0), 2.0);
+    w = reflect(w, v, scale);
+    reflectors.push_back({v, scale});
+  }
+  Value l = g.mul(sliceAxis(g, w, 2, 0, m), indexMatrix(g, m, m, "greater_equal", elt));
+  Value q = g.op("mx.broadcast_to", indexMatrix(g, m, n, "equal", elt),
+                 {g.shape("shape", {batch, m, n})});
+  for (auto &[v, scale] : llvm::reverse(reflectors))
+    q = reflect(q, v, scale);
+  results.assign({g.reshape(q, qt.getShape()), g.reshape(l, lt.getShape())});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1354,7 +1527,8 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
              ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp,
              ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
-             LinalgMaketrianOp>(op) ||
+             LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
+             LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1446,7 +1620,33 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeDiagTrian(g, op, et.getOffset(), et.getLower(), true, false, results);
   else if (auto mt = dyn_cast<LinalgMaketrianOp>(op))
     r = decomposeDiagTrian(g, op, mt.getOffset(), mt.getLower(), false, false, results);
-  else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
+  else if (auto tm = dyn_cast<LinalgTrmmOp>(op))
+    r = decomposeTriangular(g, op, false, tm.getTranspose(), tm.getRightside(), tm.getLower(),
+                            tm.getAlpha().convertToDouble(), results);
+  else if (auto ts = dyn_cast<LinalgTrsmOp>(op))
+    r = decomposeTriangular(g, op, true, ts.getTranspose(), ts.getRightside(), ts.getLower(),
+                            ts.getAlpha().convertToDouble(), results);
+  else if (auto pf = dyn_cast<LinalgPotrfOp>(op))
+    r = decomposePotrf(g, pf, results);
+  else if (auto pi = dyn_cast<LinalgPotriOp>(op))
+    r = decomposePotri(g, pi, results);
+  else if (auto lq = dyn_cast<LinalgGelqfOp>(op))
+    r = decomposeGelqf(g, lq, results);
+  else if (auto sy = dyn_cast<LinalgSyrkOp>(op)) {
+    Value a = asMatrixBatch(g, sy.getA());
+    bool t = sy.getTranspose();
+    Value out = g.mulS(batchMatmul(g, a, a, t, !t), sy.getAlpha().convertToDouble());
+    results.assign({g.reshape(out, typeOf(sy.getOutput()).getShape())});
+    r = success();
+  } else if (auto sl = dyn_cast<LinalgSumlogdiagOp>(op)) {
+    Value a = asMatrixBatch(g, sl.getA());
+    int64_t n = typeOf(a).getShape()[1];
+    Type elt = typeOf(a).getElementType();
+    Value diag = g.sum(g.mul(a, indexMatrix(g, n, n, "equal", elt)), {2}, false);
+    results.assign({g.reshape(g.sum(g.log(diag), {1}, false),
+                              typeOf(sl.getOutput()).getShape())});
+    r = success();
+  } else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();
     Value y = g.add(g.mulS(g.square(x), q.getA().convertToDouble()),
                     g.mulS(x, q.getB().convertToDouble()));

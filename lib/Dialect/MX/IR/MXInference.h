@@ -181,6 +181,20 @@ inferLinalgGemm(llvm::StringRef opName, std::optional<mlir::Location> loc,
                 bool transposeB, int64_t axis,
                 llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// _linalg_potrf / _linalg_potri (ElemwiseShape on square matrices): A
+/// (..., n, n), the result of A's type.
+mlir::LogicalResult
+inferLinalgSquare(llvm::StringRef opName, std::optional<mlir::Location> loc,
+                  mlir::Value a, llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// _linalg_trmm / _linalg_trsm (LaTriangMatrixMultOpShape): A (..., n, n)
+/// square, B (..., r, c) with the same batch axes; n must equal B's rows
+/// (or its columns with `rightside`).
+mlir::LogicalResult
+inferLinalgTriangular(llvm::StringRef opName, std::optional<mlir::Location> loc,
+                      mlir::Value a, mlir::Value b, bool transpose, bool rightside,
+                      llvm::SmallVectorImpl<mlir::Type> &results);
+
 /// _*_scalar: shape of data, type by NumpyBinaryScalarType.
 mlir::LogicalResult inferScalarOp(llvm::StringRef opName,
                                   std::optional<mlir::Location> loc,

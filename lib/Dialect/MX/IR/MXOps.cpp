@@ -344,6 +344,51 @@ LogicalResult mxc::mx::detail::inferLinalgGemm(
   return success();
 }
 
+LogicalResult mxc::mx::detail::inferLinalgSquare(StringRef opName,
+                                                std::optional<Location> loc, Value a,
+                                                SmallVectorImpl<Type> &results) {
+  auto at = getTensorType(loc, opName, a, "A");
+  if (failed(at))
+    return failure();
+  ArrayRef<int64_t> s = at->getShape();
+  if (s.size() < 2 || !dimsCompatible(s[s.size() - 2], s.back()))
+    return inferError(loc, opName, "A must be a batch of square matrices (..., n, n), got ",
+                      formatShape(s));
+  results.push_back(*at);
+  return success();
+}
+
+LogicalResult mxc::mx::detail::inferLinalgTriangular(
+    StringRef opName, std::optional<Location> loc, Value a, Value b, bool transpose,
+    bool rightside, SmallVectorImpl<Type> &results) {
+  auto at = getTensorType(loc, opName, a, "A");
+  auto bt = getTensorType(loc, opName, b, "B");
+  if (failed(at) || failed(bt))
+    return failure();
+  if (failed(checkElementType(loc, opName, "B", *bt, at->getElementType())))
+    return failure();
+  ArrayRef<int64_t> as = at->getShape(), bs = bt->getShape();
+  size_t rank = as.size();
+  if (rank < 2 || bs.size() != rank)
+    return inferError(loc, opName, "A and B must have one rank >= 2, got ", formatShape(as),
+                      " and ", formatShape(bs));
+  if (!dimsCompatible(as[rank - 2], as[rank - 1]))
+    return inferError(loc, opName, "A must be a batch of square matrices, got ",
+                      formatShape(as));
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if (!dimsCompatible(as[i], bs[i]))
+      return inferError(loc, opName, "A ", formatShape(as), " and B ", formatShape(bs),
+                        " differ in batch axis ", i);
+  int64_t n = as[rank - 1];
+  int64_t inner = rightside ? bs[rank - 1] : bs[rank - 2];
+  if (!dimsCompatible(n, inner))
+    return inferError(loc, opName, "A is ", n, " x ", n, " but B ", formatShape(bs), " has ",
+                      inner, rightside ? " columns" : " rows");
+  (void)transpose; // op(A) is square: the result has B's shape
+  results.push_back(RankedTensorType::get(bs, at->getElementType()));
+  return success();
+}
+
 LogicalResult mxc::mx::detail::inferElemwiseBinary(
     StringRef opName, std::optional<Location> loc, Value lhs, Value rhs,
     SmallVectorImpl<Type> &results) {

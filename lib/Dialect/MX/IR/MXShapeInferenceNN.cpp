@@ -1565,3 +1565,62 @@ LogicalResult LinalgMaketrianOp::inferReturnTypes(MLIRContext *, std::optional<L
   return inferDiagTrian(loc, getOperationName(), adaptor.getA(), adaptor.getOffset(), false,
                         false, results);
 }
+
+/// LaReduceShape<2>: the batch axes, (1,) for a single matrix.
+LogicalResult LinalgSumlogdiagOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                   Adaptor adaptor,
+                                                   SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getA(), "A");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> s = t->getShape();
+  if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2])
+    return inferError(loc, name, "A must be a batch of square matrices (..., n, n), got ",
+                      formatShape(s));
+  SmallVector<int64_t> out(s.begin(), s.end() - 2);
+  if (out.empty())
+    out.push_back(1);
+  results.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+/// LaSyrkShape: (..., m, m), or (..., n, n) with transpose.
+LogicalResult LinalgSyrkOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getA(), "A");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> s = t->getShape();
+  if (s.size() < 2)
+    return inferError(loc, name, "A must be a batch of matrices (..., m, n), got ",
+                      formatShape(s));
+  int64_t k = adaptor.getTranspose() ? s.back() : s[s.size() - 2];
+  SmallVector<int64_t> out(s.begin(), s.end() - 2);
+  out.append({k, k});
+  results.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
+/// LaLQFactShape: Q like A (..., m, n) with m <= n, L (..., m, m).
+LogicalResult LinalgGelqfOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getA(), "A");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> s = t->getShape();
+  if (s.size() < 2)
+    return inferError(loc, name, "A must be a batch of matrices (..., m, n), got ",
+                      formatShape(s));
+  int64_t m = s[s.size() - 2];
+  if (m > s.back())
+    return inferError(loc, name, "A ", formatShape(s),
+                      " has more rows than columns (LQ needs m <= n)");
+  SmallVector<int64_t> l(s.begin(), s.end() - 1);
+  l.push_back(m);
+  results.push_back(*t);
+  results.push_back(RankedTensorType::get(l, t->getElementType()));
+  return success();
+}

@@ -5130,6 +5130,275 @@ def MX_LinalgMaketrianOp : MX_Op<"_linalg_maketrian", [Pure, InferTypeOpAdaptorW
   }];
 }
 
+def MX_LinalgPotrfOp : MX_Op<"_linalg_potrf", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Cholesky factor of each symmetric positive-definite matrix of a batch";
+  let description = [{
+    For A (..., n, n): L lower triangular with A = L L^T (`lower`, reading A's
+    lower triangle) or U upper triangular with A = U^T U (reading the upper
+    one); the other triangle of the result is zero. A composite (mx-decompose):
+    the Cholesky-Crout recursion column by column (`batch_dot`, `sqrt`,
+    division). The gradient is MXNet's symmetric one, (G + G^T) / 2 of the
+    lower-triangle gradient G. A matrix that is not positive definite gives NaN
+    where MXNet's LAPACK call fails. Unrolled over the n rows
+    (or columns) of the matrices: meant for the small matrices these operators
+    are used with (the graph grows with n).
+
+    MXNet operator: `_linalg_potrf` (aliases `linalg_potrf`).
+
+    Example:
+
+    ```mlir
+    %l = mx._linalg_potrf %a : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    DefaultValuedAttr<BoolAttr, "true">:$lower
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferLinalgSquare(getOperationName(), location, adaptor.getA(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LinalgPotriOp : MX_Op<"_linalg_potri", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Inverse of B = A A^T from its Cholesky factor A, for a batch";
+  let description = [{
+    For a triangular A (..., n, n) (the `lower` triangle is read): A^-T A^-1
+    (`lower`) or A^-1 A^-T, the inverse of the matrix whose Cholesky factor A
+    is. A composite (mx-decompose): forward substitution of the identity
+    (A^-1) and one `batch_dot`. Unrolled over the n rows
+    (or columns) of the matrices: meant for the small matrices these operators
+    are used with (the graph grows with n).
+
+    MXNet operator: `_linalg_potri` (aliases `linalg_potri`).
+
+    Example:
+
+    ```mlir
+    %i = mx._linalg_potri %l : (tensor<3x3xf64>) -> tensor<3x3xf64>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    DefaultValuedAttr<BoolAttr, "true">:$lower
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferLinalgSquare(getOperationName(), location, adaptor.getA(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LinalgTrmmOp : MX_Op<"_linalg_trmm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "alpha * op(A) B or alpha * B op(A) with a triangular A, for a batch";
+  let description = [{
+    BLAS trmm on the last two axes: A (..., n, n) is triangular (only the
+    `lower` or upper triangle is read), op(A) is A or its transpose; the
+    leading axes are batch axes and must agree. A composite (mx-decompose):
+    A masked to its triangle, one `batch_dot`, a scalar multiplication.
+
+    MXNet operator: `_linalg_trmm` (aliases `linalg_trmm`).
+
+    Example:
+
+    ```mlir
+    %y = mx._linalg_trmm %a, %b {alpha = 2.000000e+00 : f64} : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    MX_FloatTensor:$B,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose,
+    DefaultValuedAttr<BoolAttr, "false">:$rightside,
+    DefaultValuedAttr<BoolAttr, "true">:$lower,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A `,` $B attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LinalgTrsmOp : MX_Op<"_linalg_trsm", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Solves op(A) X = alpha B or X op(A) = alpha B with a triangular A, for a batch";
+  let description = [{
+    BLAS trsm on the last two axes: A (..., n, n) is triangular (only the
+    `lower` or upper triangle is read), op(A) is A or its transpose. A composite
+    (mx-decompose): forward or backward substitution row by row (`batch_dot`,
+    division by the diagonal); its gradient follows. Unrolled over the n rows
+    (or columns) of the matrices: meant for the small matrices these operators
+    are used with (the graph grows with n).
+
+    MXNet operator: `_linalg_trsm` (aliases `linalg_trsm`).
+
+    Example:
+
+    ```mlir
+    %x = mx._linalg_trsm %a, %b {alpha = 5.000000e-01 : f64} : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    MX_FloatTensor:$B,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose,
+    DefaultValuedAttr<BoolAttr, "false">:$rightside,
+    DefaultValuedAttr<BoolAttr, "true">:$lower,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A `,` $B attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LinalgSumlogdiagOp : MX_Op<"_linalg_sumlogdiag", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Sum of the logarithms of each square matrix's diagonal";
+  let description = [{
+    For A (..., n, n): sum_i log(A[..., i, i]), shape (...) ((1,) for a single
+    matrix). A composite (mx-decompose): the diagonal by a product with the
+    identity and a sum, then `log` and `sum`.
+
+    MXNet operator: `_linalg_sumlogdiag` (aliases `linalg_sumlogdiag`).
+
+    Example:
+
+    ```mlir
+    %s = mx._linalg_sumlogdiag %a : (tensor<2x3x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_LinalgSyrkOp : MX_Op<"_linalg_syrk", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "alpha * A A^T or alpha * A^T A for a batch of matrices";
+  let description = [{
+    For A (..., m, n): alpha A A^T (..., m, m), or with `transpose` alpha A^T A
+    (..., n, n). A composite (mx-decompose): one `batch_dot`.
+
+    MXNet operator: `_linalg_syrk` (aliases `linalg_syrk`).
+
+    Example:
+
+    ```mlir
+    %s = mx._linalg_syrk %a {transpose = true} : (tensor<3x4xf32>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A,
+    DefaultValuedAttr<BoolAttr, "false">:$transpose,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_LinalgGelqfOp : MX_Op<"_linalg_gelqf", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "LQ factorization A = L Q of each matrix of a batch";
+  let description = [{
+    For A (..., m, n), m <= n and of full rank: Q (..., m, n) with orthonormal
+    rows and L (..., m, m) lower triangular, A = L Q, with LAPACK's signs
+    (gelqf's Householder reflectors: L[i, i] = -sign(a) * norm, where a is the
+    row's leading entry; no reflector for a row of length one). A composite
+    (mx-decompose): the Householder reflectors applied to A row by row, then to
+    [I 0] in reverse order for Q; its gradient follows. Unrolled over the n rows
+    (or columns) of the matrices: meant for the small matrices these operators
+    are used with (the graph grows with n).
+
+    MXNet operator: `_linalg_gelqf` (aliases `linalg_gelqf`).
+
+    Example:
+
+    ```mlir
+    %q, %l = mx._linalg_gelqf %a : (tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x2xf64>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_GatherNdOp : MX_Op<"gather_nd", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elements or slices of data at multi-indices";
   let description = [{
