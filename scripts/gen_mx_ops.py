@@ -2309,6 +2309,38 @@ is an error (MXNet's check).""",
           Attr("scale", "float", "1.0", doc="Standard deviation (> 0).")] + list(_RANDOM_ATTRS),
    example="""%n = mx._random_normal {scale = 2.0 : f64, shape = array<i64: 4>} : () -> tensor<4xf32>""")
 
+op(mxnet="_sample_multinomial", mnemonic="_sample_multinomial", cpp="SampleMultinomial",
+   source="src/operator/random/sample_multinomial_op.h SampleMultinomialParam, "
+          "SampleMultinomialOpShape, SampleMultinomialKernel",
+   summary="Indices drawn from the categorical distributions in data's last axis",
+   description="""
+mx.sym.random.multinomial: for each distribution (the last axis of `data`,
+probabilities summing to 1), `shape` draws (one without a shape), appended to
+data's leading axes; with `get_prob` also log(data[index]) of each draw,
+whose gradient reaches `data` (MXNet's REINFORCE-style backward). Drawn by
+mx-decompose as MXNet's kernel draws: the first index whose cumulative
+probability exceeds a uniform number of the graph's rng_seed stream (see
+_random_uniform).""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output0"), Output("output1", optional=True, tensor=FLOAT, when="get_prob")],
+   attrs=[Attr("shape", "shape", "()", doc="Draws per distribution."),
+          Attr("get_prob", "bool", "False", doc="Also the log-probability of each draw."),
+          Attr("dtype", "dtype", "int32", ["uint8", "int32", "float16", "float32", "float64"],
+               doc="The indices' type.")],
+   aliases=["sample_multinomial"],
+   example="""%i = mx._sample_multinomial %p {shape = array<i64: 5>} : (tensor<2x3xf32>) -> tensor<2x5xi32>""")
+
+op(mxnet="_shuffle", mnemonic="_shuffle", cpp="Shuffle",
+   source="src/operator/random/shuffle_op.cc",
+   summary="The data with its first axis randomly permuted",
+   description="""
+mx.sym.random.shuffle: the slices of data along axis 0 in a random order,
+each order equally likely. Drawn by mx-decompose: the argsort of uniform
+numbers of the graph's rng_seed stream (see _random_uniform), then `take`.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   aliases=["shuffle", "_npi_shuffle"], infer=INFER_SAME,
+   example="""%y = mx._shuffle %x : (tensor<4x3xf32>) -> tensor<4x3xf32>""")
+
 op(mxnet="_full", mnemonic="_full", cpp="Full",
    source="src/operator/tensor/init_op.h InitOpWithScalarParam",
    summary="An array filled with a value",

@@ -1011,7 +1011,7 @@ def _random_symbol(op, params, shape, dtype, name, attr, kwargs):
 
 class _RandomNamespace:
     """mx.sym.random: the samplers mxc compiles into graphs (uniform,
-    normal), drawn from the graph's rng_seed, which executors set from
+    normal, multinomial, shuffle), drawn from the graph's rng_seed, which executors set from
     mx.random's state at each forward. The other distributions exist for
     NDArrays only (mx.nd.random)."""
 
@@ -1025,11 +1025,31 @@ class _RandomNamespace:
         return _random_symbol("_random_normal", {"loc": loc, "scale": scale}, shape, dtype,
                               name, attr, kwargs)
 
+    @staticmethod
+    def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", name=None,
+                    attr=None, **kwargs):
+        """_sample_multinomial: `shape` draws from each distribution in the
+        last axis of `data` (and their log-probabilities with get_prob)."""
+        kwargs.pop("ctx", None)
+        attrs = {"get_prob": get_prob, "dtype": dtype}
+        if shape is not None and shape != ():
+            attrs["shape"] = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        attrs.update(kwargs)
+        return _create("_sample_multinomial", [data], attrs, name, "sample_multinomial",
+                       attr=attr)
+
+    @staticmethod
+    def shuffle(data, name=None, attr=None, **kwargs):
+        """_shuffle: data with its first axis randomly permuted."""
+        kwargs.pop("ctx", None)
+        return _create("_shuffle", [data], kwargs, name, "shuffle", attr=attr)
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise AttributeError("mx.sym.random.%s is not in mxc: graphs have uniform and normal "
-                             "(mx.nd.random has the other samplers)" % name)
+        raise AttributeError("mx.sym.random.%s is not in mxc: graphs have uniform, normal, "
+                             "multinomial and shuffle (mx.nd.random has the other samplers)"
+                             % name)
 
 
 random = _RandomNamespace()

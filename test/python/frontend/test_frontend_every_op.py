@@ -203,6 +203,9 @@ EXAMPLES = {
     "_histogram": ([np.array([[-3.0, -2.5, -1.0, 0.0], [0.5, 1.25, 2.5, 3.0]], np.float32)],
                    dict(bin_cnt=4, range=(-2.5, 2.5))),
     "_random_uniform": ([], dict(low=-1.0, high=3.0, shape=(50, 40))),
+    "_sample_multinomial": ([np.array([[0.1, 0.6, 0.3], [0.5, 0.0, 0.5]], np.float32)],
+                            dict(shape=(4000,), get_prob=True)),
+    "_shuffle": ([np.arange(24, dtype=np.float32).reshape(8, 3)], {}),
     "_random_normal": ([], dict(loc=2.0, scale=0.5, shape=(50, 40), dtype="float64")),
     "_contrib_div_sqrt_dim": ([f(*B)], {}),
     "softmax_cross_entropy": ([f(*U), np.array([3, 0, 2], np.float32)], {}),
@@ -267,12 +270,31 @@ def test_every_op_has_an_example():
 
 
 #: samplers: checked for shape, type, range and moments instead of values
-RANDOM = {"_random_uniform", "_random_normal"}
+RANDOM = {"_random_uniform", "_random_normal", "_sample_multinomial", "_shuffle"}
 
 
 @pytest.mark.parametrize("op", sorted(EXAMPLES))
 def test_op_against_numpy(op):
     inputs, kwargs = EXAMPLES[op]
+    if op == "_sample_multinomial":
+        p = inputs[0]
+        idx, logp = mx.nd._sample_multinomial(mx.nd.array(p), **kwargs)
+        idx, logp = idx.asnumpy(), logp.asnumpy()
+        assert idx.shape == (2, 4000) and idx.dtype == np.int32 and logp.dtype == np.float32
+        for row in range(2):  # frequencies near the probabilities, none drawn at p = 0
+            freq = np.bincount(idx[row], minlength=3) / 4000.0
+            np.testing.assert_allclose(freq, p[row], atol=0.03)
+        np.testing.assert_allclose(logp, np.log(np.take_along_axis(p, idx, axis=1)), rtol=1e-6)
+        return
+    if op == "_shuffle":
+        x = inputs[0]
+        got = mx.nd._shuffle(mx.nd.array(x)).asnumpy()
+        assert got.shape == x.shape
+        # rows kept whole, a permutation of them, and not the identity
+        # (1 chance in 8! for a fair shuffle)
+        assert sorted(map(tuple, got)) == sorted(map(tuple, x))
+        assert not np.array_equal(got, x)
+        return
     if op in RANDOM:
         got = getattr(mx.nd, op)(**kwargs).asnumpy()
         assert got.shape == kwargs["shape"]

@@ -81,3 +81,55 @@ def test_module_forward_draws_from_the_seed():
         mod.forward(batch, is_train=False)
         outs.append(mod.get_outputs()[0].asnumpy())
     assert (outs[0] == outs[1]).all() and not (outs[0] == outs[2]).all()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_multinomial_follows_the_seed(dtype):
+    # MXNet's test_random_seed_setting_for_context: the same seed draws the
+    # same indices; the frequencies follow the probabilities.
+    probs = [0.125, 0.25, 0.25, 0.0625, 0.125, 0.1875]
+    p = mx.sym.Variable("P")
+    exe = mx.sym.random.multinomial(data=p, shape=20000).bind(
+        mx.cpu(), {"P": mx.nd.array(probs, dtype=dtype)})
+    mx.random.seed(1234)
+    a = exe.forward()[0].asnumpy()
+    mx.random.seed(1234)
+    b = exe.forward()[0].asnumpy()
+    c = exe.forward()[0].asnumpy()
+    assert a.dtype == np.int32 and a.shape == (20000,)
+    assert np.array_equal(a, b) and not np.array_equal(b, c)
+    np.testing.assert_allclose(np.bincount(a, minlength=6) / 20000.0, probs, atol=0.015)
+
+
+def test_multinomial_log_prob_gradient():
+    # get_prob: log p[index] per draw; its gradient reaches p (MXNet's
+    # _backward_sample_multinomial: the head gradient over p at each draw).
+    p = mx.sym.Variable("p")
+    probs = np.array([[0.1, 0.9], [0.5, 0.5], [0.3, 0.7]], np.float32)
+    exe = mx.sym.random.multinomial(p, shape=(4,), get_prob=True).bind(
+        mx.cpu(), {"p": mx.nd.array(probs)}, args_grad={"p": mx.nd.zeros((3, 2))})
+    idx, logp = [o.asnumpy() for o in exe.forward(is_train=True)]
+    np.testing.assert_allclose(logp, np.log(np.take_along_axis(probs, idx, axis=1)), rtol=1e-6)
+    head = np.random.default_rng(0).uniform(0.5, 2.0, size=(3, 4)).astype(np.float32)
+    exe.backward([mx.nd.zeros((3, 4)), mx.nd.array(head)])
+    want = np.zeros_like(probs)
+    for r in range(3):
+        for j in range(4):
+            want[r, idx[r, j]] += head[r, j] / probs[r, idx[r, j]]
+    np.testing.assert_allclose(exe.grad_dict["p"].asnumpy(), want, rtol=1e-5)
+
+
+def test_shuffle_in_a_graph():
+    # MXNet's test_shuffle (symbol part): two shuffles then a sort give the
+    # data back; a shuffle keeps each row whole.
+    a = mx.sym.Variable("a")
+    c = mx.sym.random.shuffle(data=mx.sym.random.shuffle(a), name="c")
+    data = mx.nd.arange(0, 30).reshape((10, 3))
+    assert (mx.sym.sort(c, axis=0).eval(a=data, ctx=mx.cpu())[0] == data).asnumpy().all()
+    seen = set()
+    for seed in range(5):
+        mx.random.seed(seed)
+        out = c.eval(a=data, ctx=mx.cpu())[0].asnumpy()
+        assert np.array_equal(out[:, 1:] - out[:, :1], np.tile([1.0, 2.0], (10, 1)))
+        seen.add(tuple(out[:, 0]))
+    assert len(seen) > 1

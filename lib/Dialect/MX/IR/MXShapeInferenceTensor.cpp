@@ -1695,6 +1695,36 @@ LogicalResult RandomNormalSamplerOp::inferReturnTypes(
                    adaptor.getDtype(), results);
 }
 
+/// SampleMultinomialOpShape / Type: data's leading axes then `shape`; the
+/// indices in `dtype`, the log-probabilities (get_prob) in data's type.
+LogicalResult SampleMultinomialOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> d = t->getShape();
+  if (d.empty() || d.back() < 1)
+    return inferError(loc, name, "data must hold distributions along its last axis, got ",
+                      formatShape(d));
+  SmallVector<int64_t> out(d.begin(), d.end() - 1);
+  for (int64_t e : adaptor.getShape()) {
+    if (e < 1)
+      return inferError(loc, name, "shape extents must be positive, got ", e);
+    out.push_back(e);
+  }
+  if (out.empty())
+    out.push_back(1);
+  Type elt = elementTypeForDType(context, adaptor.getDtype());
+  if (!elt)
+    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
+  results.push_back(RankedTensorType::get(out, elt));
+  if (adaptor.getGetProb())
+    results.push_back(RankedTensorType::get(out, t->getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // diag (src/operator/tensor/diag_op-inl.h DiagShapeImpl)
 //===----------------------------------------------------------------------===//

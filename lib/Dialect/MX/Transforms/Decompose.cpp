@@ -6,7 +6,8 @@
 // (RngSeed.h; created here when the graph has a sampler): mx.random_uniform
 // with a stream from the sampler's position among the graph's samplers,
 // normal by Box-Muller from two such streams, computed in f32 (f64 for f64
-// results) and cast.
+// results) and cast; _sample_multinomial by comparing one stream with the
+// distributions' cumulative sums, _shuffle by the argsort of one stream.
 //
 //===----------------------------------------------------------------------===//
 #include "../IR/GradientUtils.h"
@@ -50,6 +51,68 @@ LogicalResult drawSampler(Operation *op, unsigned index) {
         b, op->getLoc(), workType, seed, b.getF64FloatAttr(low),
         b.getF64FloatAttr(high), b.getI64IntegerAttr(int64_t(base + salt)));
   };
+  if (auto mn = dyn_cast<mx::SampleMultinomialOp>(op)) {
+    // SampleMultinomialKernel: the first index j with u < cdf[j] = the
+    // count of cdf entries <= u (at most k - 1); per distribution (B of
+    // them, k classes) n draws, the cdf by a dot with an upper-triangular
+    // matrix of ones.
+    Value p = mn.getData();
+    auto pType = cast<RankedTensorType>(p.getType());
+    ArrayRef<int64_t> d = pType.getShape();
+    Type pw = pType.getElementType().isF64() ? b.getF64Type() : b.getF32Type();
+    int64_t k = d.back(), batch = 1, n = 1;
+    for (int64_t e : d.drop_back())
+      batch *= e;
+    for (int64_t e : mn.getShape())
+      n *= e;
+    auto drawType = RankedTensorType::get({batch, n, 1}, pw);
+    Value u = mx::RandomUniformOp::create(b, op->getLoc(), drawType, seed,
+                                          b.getF64FloatAttr(0.0), b.getF64FloatAttr(1.0),
+                                          b.getI64IntegerAttr(int64_t(base)));
+    StringRef workName = pw.isF64() ? "float64" : "float32";
+    auto arange = [&](int64_t len) {
+      return g.op("mx._arange", {},
+                  {g.f64("start", 0.0), g.f64("stop", double(len)), g.f64("step", 1.0),
+                   g.str("dtype", workName)});
+    };
+    Value upper = g.cmp("lesser_equal", g.reshape(arange(k), {k, 1}),
+                        g.reshape(arange(k), {1, k})); // (k, k): i <= j
+    Value probs = g.reshape(g.cast(p, pw), {batch, k});
+    Value cdf = g.reshape(g.op("mx.dot", {probs, upper}), {batch, 1, k});
+    Value count = g.sum(g.cmp("lesser_equal", cdf, u), {2}, false); // (batch, n)
+    Value idx = g.scalarOp("mx._minimum_scalar", count, double(k - 1));
+    Type outElt = type.getElementType();
+    SmallVector<Value> outs{g.cast(g.reshape(idx, type.getShape()), outElt)};
+    if (mn.getGetProb()) {
+      // log(p[index]) by a one_hot product, so that the gradient reaches p
+      Value hot = g.op("mx.one_hot", idx, {g.i64("depth", k), g.str("dtype", workName)});
+      Value picked = g.sum(g.mul(hot, g.reshape(probs, {batch, 1, k})), {2}, false);
+      auto probType = cast<RankedTensorType>(op->getResult(1).getType());
+      outs.push_back(g.cast(g.reshape(g.log(picked), probType.getShape()),
+                            probType.getElementType()));
+    }
+    if (g.failed())
+      return failure();
+    op->replaceAllUsesWith(outs);
+    op->erase();
+    return success();
+  }
+  if (auto sh = dyn_cast<mx::ShuffleOp>(op)) {
+    // a uniformly random permutation: the argsort of uniform keys
+    int64_t len = type.getShape().empty() ? 1 : type.getShape()[0];
+    Value keys = mx::RandomUniformOp::create(
+        b, op->getLoc(), RankedTensorType::get({len}, b.getF64Type()), seed,
+        b.getF64FloatAttr(0.0), b.getF64FloatAttr(1.0), b.getI64IntegerAttr(int64_t(base)));
+    Value perm = g.op("mx.argsort", keys, {g.i64("axis", 0), g.str("dtype", "float64")});
+    Value out = type.getShape().empty()
+                    ? sh.getData()
+                    : g.op("mx.take", {sh.getData(), perm}, {g.i64("axis", 0)});
+    if (g.failed() || !out)
+      return failure();
+    op->getResult(0).replaceAllUsesWith(out);
+    op->erase();
+    return success();
+  }
   Value out;
   if (auto u = dyn_cast<mx::RandomUniformSamplerOp>(op)) {
     out = uniform(u.getLow().convertToDouble(), u.getHigh().convertToDouble(),
@@ -77,7 +140,8 @@ struct MXDecomposePass
   void runOnOperation() override {
     SmallVector<Operation *> samplers;
     getOperation().walk([&](Operation *op) {
-      if (isa<mx::RandomUniformSamplerOp, mx::RandomNormalSamplerOp>(op))
+      if (isa<mx::RandomUniformSamplerOp, mx::RandomNormalSamplerOp,
+              mx::SampleMultinomialOp, mx::ShuffleOp>(op))
         samplers.push_back(op);
     });
     for (auto [i, op] : llvm::enumerate(samplers))

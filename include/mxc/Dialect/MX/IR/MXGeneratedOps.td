@@ -7281,6 +7281,81 @@ def MX_RandomNormalSamplerOp : MX_Op<"_random_normal", [Pure, InferTypeOpAdaptor
   }];
 }
 
+def MX_SampleMultinomialOp : MX_Op<"_sample_multinomial", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Indices drawn from the categorical distributions in data's last axis";
+  let description = [{
+    mx.sym.random.multinomial: for each distribution (the last axis of `data`,
+    probabilities summing to 1), `shape` draws (one without a shape), appended to
+    data's leading axes; with `get_prob` also log(data[index]) of each draw,
+    whose gradient reaches `data` (MXNet's REINFORCE-style backward). Drawn by
+    mx-decompose as MXNet's kernel draws: the first index whose cumulative
+    probability exceeds a uniform number of the graph's rng_seed stream (see
+    _random_uniform).
+
+    MXNet operator: `_sample_multinomial` (aliases `sample_multinomial`).
+
+    Example:
+
+    ```mlir
+    %i = mx._sample_multinomial %p {shape = array<i64: 5>} : (tensor<2x3xf32>) -> tensor<2x5xi32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<BoolAttr, "false">:$get_prob,
+    DefaultValuedAttr<MX_StrEnumAttr<["uint8", "int32", "float16", "float32", "float64"]>, "\"int32\"">:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output0,
+    Optional<MX_FloatTensor>:$output1
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ShuffleOp : MX_Op<"_shuffle", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The data with its first axis randomly permuted";
+  let description = [{
+    mx.sym.random.shuffle: the slices of data along axis 0 in a random order,
+    each order equally likely. Drawn by mx-decompose: the argsort of uniform
+    numbers of the graph's rng_seed stream (see _random_uniform), then `take`.
+
+    MXNet operator: `_shuffle` (aliases `shuffle`, `_npi_shuffle`).
+
+    Example:
+
+    ```mlir
+    %y = mx._shuffle %x : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_FullOp : MX_Op<"_full", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "An array filled with a value";
   let description = [{
