@@ -871,6 +871,39 @@ scatter-add), none to `like`.""",
                doc="Corner pixels' centres map onto each other.")],
    example="""%y = mx._contrib_BilinearResize2D %x {height = 5 : i64, width = 7 : i64} : (tensor<1x2x3x4xf32>) -> tensor<1x2x5x7xf32>""")
 
+op(mxnet="_contrib_box_nms", mnemonic="_contrib_box_nms", cpp="ContribBoxNms",
+   source="src/operator/contrib/bounding_box-inl.h BoxNMSParam, BoxNMSShape, BoxNMSForward; "
+          "bounding_box-common.h nms_impl",
+   summary="Non-maximum suppression of scored boxes",
+   description="""
+`data` (..., num, width): records holding a score (`score_index`), four
+coordinates from `coord_start` (`in_format` corner x1, y1, x2, y2 or center
+x, y, w, h) and optionally a class id (`id_index`). Per batch (the leading
+axes): the records with score > valid_thresh (and id != background_id)
+ordered by descending score (ties by position), the first `topk` of them,
+then greedy suppression of every later record whose IoU with a kept one
+exceeds overlap_thresh (same class only, unless force_suppress). The result
+has data's shape: the kept records first, in that order (coordinates in
+`out_format`), then rows of -1. The hidden second output holds each
+result row's source position over all batches (-1 for none), for the
+gradient, which copies each result row's gradient back to its source. The
+runtime's kernel (mxc_kernel_box_nms) as MXNet's CPU kernel; the gradient
+is a one_hot product per batch (memory batch * num^2).""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT)],
+   attrs=[Attr("overlap_thresh", "float", "0.5", doc="IoU above which a box is suppressed."),
+          Attr("valid_thresh", "float", "0.0", doc="Scores at or below it are dropped."),
+          Attr("topk", "int", "-1", doc="Boxes considered per batch; -1 all."),
+          Attr("coord_start", "int", "2", doc="Index of the first coordinate."),
+          Attr("score_index", "int", "1", doc="Index of the score."),
+          Attr("id_index", "int", "-1", doc="Index of the class id; -1 none."),
+          Attr("background_id", "int", "-1", doc="Class id dropped before NMS."),
+          Attr("force_suppress", "bool", "False", doc="Suppress across classes."),
+          Attr("in_format", "enum", "corner", ["corner", "center"], doc="Input boxes."),
+          Attr("out_format", "enum", "corner", ["corner", "center"], doc="Output boxes.")],
+   aliases=["_contrib_box_non_maximum_suppression"], visible_outputs=1,
+   example="""%out, %rec = mx._contrib_box_nms %d {overlap_thresh = 0.1 : f64} : (tensor<2x4x6xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x1xf32>)""")
+
 op(mxnet="_contrib_box_iou", mnemonic="_contrib_box_iou", cpp="ContribBoxIou",
    source="src/operator/contrib/bounding_box-inl.h BoxOverlapParam, BoxOverlapShape, "
           "compute_overlap; bounding_box-common.h Intersect, BoxArea",

@@ -651,6 +651,14 @@ def test_topk_indices_have_no_gradient(attrs):
     ("_linalg_sumlogdiag", {}, {"A": rand((2, 3, 3), lo=0.5, hi=2.0)}, None),
     ("_linalg_syrk", {"alpha": 0.5}, {"A": rand((2, 3, 4))}, None),
     ("_linalg_syrk", {"transpose": True}, {"A": rand((3, 4))}, None),
+    # box_nms: each kept record's gradient back at its source row (boxes
+    # far from the thresholds, so that the finite differences keep the
+    # selection)
+    ("_contrib_box_nms", {"overlap_thresh": 0.3, "force_suppress": True},
+     {"data": np.array([[[0, 0.9, 0, 0, 2, 2], [0, 0.8, 0.1, 0.1, 2.1, 2.1],
+                         [1, 0.7, 3, 3, 4, 4], [1, 0.05, 5, 5, 6, 6]],
+                        [[0, 0.2, 0, 0, 1, 1], [0, 0.6, 2, 2, 3, 3],
+                         [1, 0.4, 0, 0, 1.1, 1.1], [1, 0.3, 5, 5, 6, 6]]])}, None),
     # the maxima get the gradient, the regions none (values apart: no ties)
     ("ROIPooling", {"pooled_size": (2, 2), "spatial_scale": 0.5},
      {"data": np.random.default_rng(5).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.01,

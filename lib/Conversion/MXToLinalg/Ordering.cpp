@@ -12,6 +12,10 @@
 // around it, and values and positions are converted back to the result's
 // type by a linalg.generic (Cast's semantics).
 // sort and argsort are composites of topk (MXDecompose.cpp).
+// _contrib_box_nms becomes the runtime's detection kernel
+// (runtime/src/kernels/detection.cc):
+//   mxc_kernel_box_nms_<T>(x) -> y   batch, num, width, thresholds (double
+//   bits), topk, indices, flags, formats, mode (0 records, 1 positions)
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
@@ -19,6 +23,8 @@
 #include "Patterns.h"
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mxc::conversion;
@@ -118,11 +124,67 @@ struct ConvertTopk final : OpConversionPattern<mx::TopkOp> {
   }
 };
 
+/// _contrib_box_nms: the runtime's mxc_kernel_box_nms_<T> on (batch, num,
+/// width), mode 0 for the records, 1 for the hidden positions (only when
+/// something reads them: the gradient). f16 / bf16 data widened to f32.
+struct ConvertBoxNms final : OpConversionPattern<mx::ContribBoxNmsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ContribBoxNmsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    auto dataType = cast<RankedTensorType>(op.getData().getType());
+    Type elt = dataType.getElementType();
+    Location loc = op.getLoc();
+    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Value x = convertTensor(rewriter, loc, adaptor.getData(), elt, work, work);
+    ArrayRef<int64_t> d = dataType.getShape();
+    int64_t num = d[d.size() - 2], width = d.back(), batch = 1;
+    for (int64_t e : d.drop_back(2))
+      batch *= e;
+    auto bits = [](double v) { // MXNet's float parameters, as double bits
+      double f = static_cast<float>(v);
+      int64_t b;
+      std::memcpy(&b, &f, sizeof b);
+      return b;
+    };
+    Value flat = mxc::conversion::reshapeTo(rewriter, loc, x, {dataType.getNumElements()});
+    std::string name = "mxc_kernel_box_nms_" + kernelSuffix(work);
+    auto call = [&](int64_t mode, unsigned i) {
+      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
+      Value v = callKernel(
+          rewriter, op, name, {flat},
+          {batch, num, width, bits(op.getOverlapThresh().convertToDouble()),
+           bits(op.getValidThresh().convertToDouble()), static_cast<int64_t>(op.getTopk()),
+           static_cast<int64_t>(op.getCoordStart()), static_cast<int64_t>(op.getScoreIndex()),
+           static_cast<int64_t>(op.getIdIndex()), static_cast<int64_t>(op.getBackgroundId()),
+           op.getForceSuppress() ? 1 : 0, op.getInFormat() == "corner" ? 1 : 0,
+           op.getOutFormat() == "corner" ? 1 : 0, mode},
+          t);
+      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
+      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
+      return convertTensor(rewriter, loc, v, work, converted.getElementType(),
+                           resultType.getElementType());
+    };
+    SmallVector<Value> results{call(0, 0)};
+    if (!op->getResult(1).use_empty()) {
+      results.push_back(call(1, 1));
+    } else {
+      auto t = cast<RankedTensorType>(getTypeConverter()->convertType(op->getResult(1).getType()));
+      results.push_back(emptyTensor(rewriter, loc, t.getShape(), t.getElementType()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateOrderingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mx::TopkOp>();
-  patterns.add<ConvertTopk>(typeConverter, patterns.getContext());
+  target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp>();
+  patterns.add<ConvertTopk, ConvertBoxNms>(typeConverter, patterns.getContext());
 }

@@ -133,6 +133,23 @@ MXC_DECLARE_ORDERING_KERNELS(float, f32)
 MXC_DECLARE_ORDERING_KERNELS(double, f64)
 #undef MXC_DECLARE_ORDERING_KERNELS
 
+// Detection (detection.cc).
+#define MXC_DECLARE_DETECTION_KERNELS(T, suffix)                               \
+  /* MXNet's _contrib_box_nms on (batch, num, width) records: mode 0 the      \
+     output records, 1 each output row's source position (or -1); the        \
+     thresholds are the IEEE-754 bits of doubles; formats 1 corner, 0        \
+     center. */                                                               \
+  MXC_KERNEL_EXPORT void mxc_kernel_box_nms_##suffix(                          \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t num, int64_t width, int64_t overlap_bits, int64_t valid_bits,    \
+      int64_t topk, int64_t coord_start, int64_t score_index,                 \
+      int64_t id_index, int64_t background_id, int64_t force_suppress,        \
+      int64_t in_corner, int64_t out_corner, int64_t mode);
+
+MXC_DECLARE_DETECTION_KERNELS(float, f32)
+MXC_DECLARE_DETECTION_KERNELS(double, f64)
+#undef MXC_DECLARE_DETECTION_KERNELS
+
 #undef MXC_DECLARE_BACKWARD_KERNELS
 
 #endif // MXC_RUNTIME_SRC_KERNELS_KERNELS_H

@@ -183,6 +183,13 @@ EXAMPLES = {
                                              [1, 5.0, 5.0, 2.0, 1.0], [3, 1.0, 1.0, 2.0, 2.0]],
                                             np.float32)],
                    dict(pooled_size=(2, 3), spatial_scale=1.0)),
+    # classes 0-2 (col 0), scores (col 1), corner boxes in a 4 x 4 field
+    "_contrib_box_nms": ([np.concatenate(
+        [np.floor(f(2, 9, 1, low=0.0, high=3.0)), f(2, 9, 1, low=0.0, high=1.0),
+         (lambda xy: np.concatenate([xy, xy + f(2, 9, 2, low=0.5, high=2.0)], axis=2))(
+             f(2, 9, 2, low=0.0, high=4.0))], axis=2).astype(np.float32)],
+                         dict(overlap_thresh=0.2, valid_thresh=0.1, id_index=0, topk=7,
+                              out_format="center")),
     "_linalg_extractdiag": ([f(2, 4, 4)], dict(offset=-1)),
     "_linalg_makediag": ([f(2, 3)], dict(offset=1)),
     "_linalg_extracttrian": ([f(2, 4, 4)], dict(offset=1)),

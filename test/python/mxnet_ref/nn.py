@@ -719,3 +719,69 @@ def roi_pooling(inputs, attrs):
                 idx[r, :, i, j] = (b * c * h * w + np.arange(c) * h * w +
                                    (hs + k // (we - ws)) * w + ws + k % (we - ws))
     return [out, idx]
+
+
+@register("_contrib_box_nms", "_contrib_box_non_maximum_suppression")
+def contrib_box_nms(inputs, attrs):
+    """MXNet's box_nms written as the plain greedy algorithm: per batch the
+    valid records by descending score (ties by position), the first topk,
+    each kept one suppressing later ones of its class (all classes with
+    force_suppress) with IoU > overlap_thresh; kept records first, -1 rows
+    after; the record of source positions over all batches."""
+    (data,) = inputs
+    ov = np.float32(attr_float(attrs, "overlap_thresh", 0.5))
+    vt = attr_float(attrs, "valid_thresh", 0.0)
+    topk = attr_int(attrs, "topk", -1)
+    cs, si = attr_int(attrs, "coord_start", 2), attr_int(attrs, "score_index", 1)
+    ii, bg = attr_int(attrs, "id_index", -1), attr_int(attrs, "background_id", -1)
+    force = attr_bool(attrs, "force_suppress", False)
+    inc = attr_str(attrs, "in_format", "corner") == "corner"
+    outc = attr_str(attrs, "out_format", "corner") == "corner"
+    shape = data.shape
+    num, width = shape[-2], shape[-1]
+    x = data.reshape(-1, num, width)
+    out = -np.ones_like(x)
+    rec = -np.ones(x.shape[:2] + (1,), data.dtype)
+    k = num if topk < 0 else min(num, topk)
+    if k < 1:
+        return [data.copy(), np.arange(x.shape[0] * num, dtype=data.dtype).reshape(
+            shape[:-1] + (1,))]
+
+    def corners(b):
+        if inc:
+            return b
+        return np.array([b[0] - b[2] / 2, b[1] - b[3] / 2, b[0] + b[2] / 2, b[1] + b[3] / 2])
+
+    def area(b):
+        w, h = b[2] - b[0], b[3] - b[1]
+        return 0.0 if w < 0 or h < 0 else w * h
+
+    for bi in range(x.shape[0]):
+        rows = [i for i in range(num) if x[bi, i, si] > np.float32(vt) and
+                (ii < 0 or x[bi, i, ii] != bg)]
+        rows = sorted(rows, key=lambda i: -x[bi, i, si])[:k]  # stable
+        kept = []
+        for i in rows:
+            bx = corners(x[bi, i, cs:cs + 4])
+            ok = True
+            for j in kept:
+                if not force and ii >= 0 and int(x[bi, i, ii]) != int(x[bi, j, ii]):
+                    continue
+                by = corners(x[bi, j, cs:cs + 4])
+                iw = max(min(bx[2], by[2]) - max(bx[0], by[0]), 0)
+                ih = max(min(bx[3], by[3]) - max(bx[1], by[1]), 0)
+                inter = iw * ih
+                if inter / (area(bx) + area(by) - inter) > ov:
+                    ok = False
+                    break
+            if ok:
+                kept.append(i)
+        for c, i in enumerate(kept):
+            row = x[bi, i].copy()
+            b = row[cs:cs + 4].copy()
+            if inc != outc and not b[0] < 0:
+                row[cs:cs + 4] = corners(b) if outc else [
+                    (b[0] + b[2]) / 2, (b[1] + b[3]) / 2, b[2] - b[0], b[3] - b[1]]
+            out[bi, c] = row
+            rec[bi, c, 0] = bi * num + i
+    return [out.reshape(shape), rec.reshape(shape[:-1] + (1,))]

@@ -723,6 +723,31 @@ LogicalResult topkGrad(Operation *op, GradBuilder &g, ValueRange og,
   return success();
 }
 
+/// _contrib_box_nms (nms_backward): each result row's gradient back at its
+/// source row, from the hidden positions (batch * num + i, or -1): per
+/// batch a one_hot of the positions local to it (out of range for -1) and
+/// a batch_dot with the head gradient.
+LogicalResult boxNmsGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
+  auto nms = cast<ContribBoxNmsOp>(op);
+  RankedTensorType dt = typeOf(nms.getData());
+  ArrayRef<int64_t> d = dt.getShape();
+  int64_t num = d[d.size() - 2], width = d.back(), batch = 1;
+  for (int64_t e : d.drop_back(2))
+    batch *= e;
+  StringRef dtype = getMXNetDTypeName(dt.getElementType());
+  Value pos = g.reshape(nms->getResult(1), {batch, num});
+  Value start = g.mulS(g.op("mx._arange", {},
+                            {g.f64("start", 0.0), g.f64("stop", double(batch)),
+                             g.f64("step", 1.0), g.str("dtype", dtype)}),
+                       double(num));
+  Value local = g.sub(pos, g.reshape(start, {batch, 1}));
+  Value hot = g.op("mx.one_hot", local, {g.i64("depth", num), g.str("dtype", dtype)});
+  Value grad = g.op("mx.batch_dot", {hot, g.reshape(og[0], {batch, num, width})},
+                    {g.boolean("transpose_a", true)});
+  in[0] = g.reshape(grad, d);
+  return success();
+}
+
 /// reverse: the head gradient reversed along the same axes.
 LogicalResult reverseGrad(Operation *op, GradBuilder &g, ValueRange og,
                           Grads &in) {
@@ -1163,6 +1188,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
                                 BroadcastLikeOp>(ctx);
   Rule<reverseGrad>::attach<ReverseOp>(ctx);
   Rule<topkGrad>::attach<TopkOp>(ctx);
+  Rule<boxNmsGrad>::attach<ContribBoxNmsOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,

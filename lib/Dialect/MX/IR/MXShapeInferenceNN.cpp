@@ -1624,3 +1624,50 @@ LogicalResult LinalgGelqfOp::inferReturnTypes(MLIRContext *, std::optional<Locat
   results.push_back(RankedTensorType::get(l, t->getElementType()));
   return success();
 }
+
+/// BoxNMSShape: data (..., num, width), width >= 5 (6 with id_index), the
+/// score, class and coordinate indices in range and apart; the result like
+/// data, the record (..., num, 1).
+LogicalResult ContribBoxNmsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> s = t->getShape();
+  if (s.size() < 2)
+    return inferError(loc, name, "input must have dim >= 2 (the last two are num_box and "
+                                 "box_width), got ", formatShape(s));
+  int64_t width = s.back();
+  int64_t idIndex = adaptor.getIdIndex(), scoreIndex = adaptor.getScoreIndex();
+  int64_t coordStart = adaptor.getCoordStart(), coordEnd = coordStart + 3;
+  int64_t expected = idIndex >= 0 ? 6 : 5;
+  if (width < expected)
+    return inferError(loc, name, "the last dimension must have at least ", expected,
+                      " elements (score, coordinates x 4", idIndex >= 0 ? ", id" : "",
+                      "), got ", width);
+  if (scoreIndex < 0 || scoreIndex >= width)
+    return inferError(loc, name, "score_index ", scoreIndex, " is out of range [0, ", width,
+                      ")");
+  if (scoreIndex >= coordStart && scoreIndex <= coordEnd)
+    return inferError(loc, name, "score_index ", scoreIndex, " conflicts with the coordinates (",
+                      coordStart, ", ", coordEnd, ")");
+  if (coordStart < 0 || coordEnd >= width)
+    return inferError(loc, name, "coordinates (", coordStart, ", ", coordEnd,
+                      ") are out of range [0, ", width, ")");
+  if (idIndex >= 0) {
+    if (idIndex >= width)
+      return inferError(loc, name, "id_index ", idIndex, " is out of range [0, ", width, ")");
+    if (idIndex >= coordStart && idIndex <= coordEnd)
+      return inferError(loc, name, "id_index ", idIndex, " conflicts with the coordinates (",
+                        coordStart, ", ", coordEnd, ")");
+    if (idIndex == scoreIndex)
+      return inferError(loc, name, "id_index ", idIndex, " conflicts with score_index");
+  }
+  SmallVector<int64_t> rec(s);
+  rec.back() = 1;
+  results.push_back(*t);
+  results.push_back(RankedTensorType::get(rec, t->getElementType()));
+  return success();
+}

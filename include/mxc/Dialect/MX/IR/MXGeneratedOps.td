@@ -1185,6 +1185,58 @@ def MX_ContribBilinearResize2DOp : MX_Op<"_contrib_BilinearResize2D", [Pure, Inf
   }];
 }
 
+def MX_ContribBoxNmsOp : MX_Op<"_contrib_box_nms", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Non-maximum suppression of scored boxes";
+  let description = [{
+    `data` (..., num, width): records holding a score (`score_index`), four
+    coordinates from `coord_start` (`in_format` corner x1, y1, x2, y2 or center
+    x, y, w, h) and optionally a class id (`id_index`). Per batch (the leading
+    axes): the records with score > valid_thresh (and id != background_id)
+    ordered by descending score (ties by position), the first `topk` of them,
+    then greedy suppression of every later record whose IoU with a kept one
+    exceeds overlap_thresh (same class only, unless force_suppress). The result
+    has data's shape: the kept records first, in that order (coordinates in
+    `out_format`), then rows of -1. The hidden second output holds each
+    result row's source position over all batches (-1 for none), for the
+    gradient, which copies each result row's gradient back to its source. The
+    runtime's kernel (mxc_kernel_box_nms) as MXNet's CPU kernel; the gradient
+    is a one_hot product per batch (memory batch * num^2).
+
+    MXNet operator: `_contrib_box_nms` (aliases `_contrib_box_non_maximum_suppression`).
+
+    Example:
+
+    ```mlir
+    %out, %rec = mx._contrib_box_nms %d {overlap_thresh = 0.1 : f64} : (tensor<2x4x6xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x1xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "0.5">:$overlap_thresh,
+    DefaultValuedAttr<F64Attr, "0.0">:$valid_thresh,
+    DefaultValuedAttr<I64Attr, "-1">:$topk,
+    DefaultValuedAttr<I64Attr, "2">:$coord_start,
+    DefaultValuedAttr<I64Attr, "1">:$score_index,
+    DefaultValuedAttr<I64Attr, "-1">:$id_index,
+    DefaultValuedAttr<I64Attr, "-1">:$background_id,
+    DefaultValuedAttr<BoolAttr, "false">:$force_suppress,
+    DefaultValuedAttr<MX_StrEnumAttr<["corner", "center"]>, "\"corner\"">:$in_format,
+    DefaultValuedAttr<MX_StrEnumAttr<["corner", "center"]>, "\"corner\"">:$out_format
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribBoxIouOp : MX_Op<"_contrib_box_iou", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Intersection over union of every pair of boxes of two arrays";
   let description = [{

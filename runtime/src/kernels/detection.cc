@@ -1,0 +1,164 @@
+//===- detection.cc - box_nms ---------------------------------------------===//
+//
+// mxc_kernel_box_nms_{f32,f64} (kernels.h): MXNet 1.9.1's
+// _contrib_box_nms (src/operator/contrib/bounding_box-inl.h BoxNMSForward,
+// bounding_box-common.h nms_impl) on (batch, num, width) records, one batch
+// at a time, as its CPU kernels compute it:
+//   1. valid records: score > valid_thresh (and id != background_id when
+//      id_index >= 0);
+//   2. the valid ones ordered by descending score, equal scores by position
+//      (MXNet's stable sorts), and only the first topk (all for topk < 0)
+//      taken on;
+//   3. greedy suppression: each kept record, in that order, removes every
+//      later one (same class unless force_suppress or id_index < 0) whose
+//      IoU with it exceeds overlap_thresh;
+//   4. the kept records copied to the front of the batch's output rows,
+//      the rest -1; the record (mode 1) holds each output row's source
+//      position over all batches (batch * num + i) or -1, for the gradient;
+//   5. in_format != out_format: the coordinates converted, except in rows
+//      whose first coordinate is negative (MXNet's corner_to_center /
+//      center_to_corner skip them, which also skips the -1 rows).
+// topk = 0 copies the data and records every position; no valid record in
+// the whole input gives -1 everywhere. The thresholds are float in MXNet:
+// they arrive as the IEEE-754 bits of the double of that float.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+namespace {
+
+template <typename T> T intersect(const T *a, const T *b, bool corner) {
+  T w;
+  if (corner) {
+    T left = a[0] > b[0] ? a[0] : b[0];
+    T right = a[2] < b[2] ? a[2] : b[2];
+    w = right - left;
+  } else {
+    T aw = a[2] / 2, bw = b[2] / 2;
+    T al = a[0] - aw, ar = a[0] + aw, bl = b[0] - bw, br = b[0] + bw;
+    T left = bl > al ? bl : al;
+    T right = br < ar ? br : ar;
+    w = right - left;
+  }
+  return w > 0 ? w : T(0);
+}
+
+template <typename T> T area(const T *box, bool corner) {
+  T w = corner ? box[2] - box[0] : box[2];
+  T h = corner ? box[3] - box[1] : box[3];
+  return w < 0 || h < 0 ? T(0) : w * h;
+}
+
+template <typename T>
+void boxNms(const T *x, T *y, int64_t batch, int64_t num, int64_t width,
+            double overlap, double validThresh, int64_t topk, int64_t coordStart,
+            int64_t scoreIndex, int64_t idIndex, int64_t backgroundId, bool force,
+            bool inCorner, bool outCorner, int64_t mode) {
+  const int64_t total = batch * num;
+  const int64_t rowLen = mode == 0 ? width : 1;
+  std::fill(y, y + total * rowLen, T(-1));
+  int64_t k = topk < 0 ? num : std::min(num, topk);
+  if (k < 1) { // MXNet: the data as it is, every position recorded
+    for (int64_t i = 0; i < total; ++i) {
+      if (mode == 0)
+        std::memcpy(y + i * width, x + i * width, sizeof(T) * width);
+      else
+        y[i] = T(i);
+    }
+    return;
+  }
+  const T valid = static_cast<T>(validThresh);
+  auto isValid = [&](int64_t i) {
+    const T *r = x + i * width;
+    if (!(r[scoreIndex] > valid))
+      return false;
+    return idIndex < 0 || r[idIndex] != static_cast<T>(backgroundId);
+  };
+  std::vector<int64_t> order;
+  std::vector<T> areas(static_cast<size_t>(num));
+  for (int64_t b = 0; b < batch; ++b) {
+    order.clear();
+    for (int64_t i = b * num; i < (b + 1) * num; ++i)
+      if (isValid(i))
+        order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+      return x[p * width + scoreIndex] > x[q * width + scoreIndex];
+    });
+    if (static_cast<int64_t>(order.size()) > k)
+      order.resize(static_cast<size_t>(k));
+    for (int64_t p : order)
+      areas[p - b * num] = area(x + p * width + coordStart, inCorner);
+    std::vector<char> gone(order.size(), 0);
+    for (size_t r = 0; r < order.size(); ++r) {
+      if (gone[r])
+        continue;
+      const T *ref = x + order[r] * width;
+      for (size_t p = r + 1; p < order.size(); ++p) {
+        if (gone[p])
+          continue;
+        const T *pos = x + order[p] * width;
+        if (!force && idIndex >= 0 &&
+            static_cast<int>(ref[idIndex]) != static_cast<int>(pos[idIndex]))
+          continue;
+        T inter = intersect(ref + coordStart, pos + coordStart, inCorner) *
+                  intersect(ref + coordStart + 1, pos + coordStart + 1, inCorner);
+        T iou = inter / (areas[order[r] - b * num] + areas[order[p] - b * num] - inter);
+        if (iou > static_cast<T>(static_cast<float>(overlap)))
+          gone[p] = 1;
+      }
+    }
+    int64_t count = 0;
+    for (size_t r = 0; r < order.size(); ++r) {
+      if (gone[r])
+        continue;
+      int64_t dst = b * num + count++;
+      if (mode == 1) {
+        y[dst] = T(order[r]);
+        continue;
+      }
+      T *out = y + dst * width;
+      std::memcpy(out, x + order[r] * width, sizeof(T) * width);
+      T *c = out + coordStart;
+      if (inCorner != outCorner && !(c[0] < 0)) {
+        if (outCorner) { // center -> corner
+          T hw = c[2] / 2, hh = c[3] / 2, cx = c[0], cy = c[1];
+          c[0] = cx - hw, c[1] = cy - hh, c[2] = cx + hw, c[3] = cy + hh;
+        } else { // corner -> center
+          T l = c[0], t = c[1], r2 = c[2], bt = c[3];
+          c[0] = (l + r2) / 2, c[1] = (t + bt) / 2, c[2] = r2 - l, c[3] = bt - t;
+        }
+      }
+    }
+  }
+}
+
+double fromBits(int64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+} // namespace
+
+#define MXC_DEFINE_DETECTION_KERNELS(T, suffix)                                \
+  MXC_KERNEL_EXPORT void mxc_kernel_box_nms_##suffix(                          \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t num, int64_t width, int64_t overlap_bits, int64_t valid_bits,    \
+      int64_t topk, int64_t coord_start, int64_t score_index,                 \
+      int64_t id_index, int64_t background_id, int64_t force_suppress,        \
+      int64_t in_corner, int64_t out_corner, int64_t mode) {                   \
+    (void)x_allocated, (void)x_size, (void)x_stride, (void)y_allocated;        \
+    (void)y_size, (void)y_stride;                                              \
+    boxNms(x + x_offset, y + y_offset, batch, num, width,                     \
+           fromBits(overlap_bits), fromBits(valid_bits), topk, coord_start,   \
+           score_index, id_index, background_id, force_suppress != 0,         \
+           in_corner != 0, out_corner != 0, mode);                             \
+  }
+
+MXC_DEFINE_DETECTION_KERNELS(float, f32)
+MXC_DEFINE_DETECTION_KERNELS(double, f64)
