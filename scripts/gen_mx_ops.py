@@ -904,6 +904,27 @@ is a one_hot product per batch (memory batch * num^2).""",
    aliases=["_contrib_box_non_maximum_suppression"], visible_outputs=1,
    example="""%out, %rec = mx._contrib_box_nms %d {overlap_thresh = 0.1 : f64} : (tensor<2x4x6xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x1xf32>)""")
 
+op(mxnet="_contrib_bipartite_matching", mnemonic="_contrib_bipartite_matching",
+   cpp="ContribBipartiteMatching",
+   source="src/operator/contrib/bounding_box-inl.h BipartiteMatchingParam, MatchingShape, "
+          "BipartiteMatchingForward",
+   summary="Greedy bipartite matching of rows and columns by score",
+   description="""
+For scores (..., N, M): per batch, the (row, column) pairs in order of
+score (descending, ascending with `is_ascend`; ties by position), each pair
+whose row and column are still free matched while its score passes
+`threshold` (the first score that does not ends the batch), stopping once
+more than `topk` pairs are matched (MXNet's count). Results: the matched
+column of each row (..., N) and the matched row of each column (..., M), -1
+for none, in data's type. No gradient (MXNet's is zero). The runtime's
+kernel (mxc_kernel_bipartite_matching) as MXNet's CPU kernel.""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT)],
+   attrs=[Attr("is_ascend", "bool", "False", doc="Smaller scores match first."),
+          Attr("threshold", "float", doc="Scores past it do not match."),
+          Attr("topk", "int", "-1", doc="Stop after more than topk matches; -1 none.")],
+   example="""%r, %c = mx._contrib_bipartite_matching %s {threshold = 1.0e-12 : f64} : (tensor<3x2xf32>) -> (tensor<3xf32>, tensor<2xf32>)""")
+
 op(mxnet="_contrib_box_iou", mnemonic="_contrib_box_iou", cpp="ContribBoxIou",
    source="src/operator/contrib/bounding_box-inl.h BoxOverlapParam, BoxOverlapShape, "
           "compute_overlap; bounding_box-common.h Intersect, BoxArea",

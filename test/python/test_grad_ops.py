@@ -659,6 +659,8 @@ def test_topk_indices_have_no_gradient(attrs):
                          [1, 0.7, 3, 3, 4, 4], [1, 0.05, 5, 5, 6, 6]],
                         [[0, 0.2, 0, 0, 1, 1], [0, 0.6, 2, 2, 3, 3],
                          [1, 0.4, 0, 0, 1.1, 1.1], [1, 0.3, 5, 5, 6, 6]]])}, None),
+    # bipartite_matching: a zero gradient (MXNet's), piecewise constant
+    ("_contrib_bipartite_matching", {"threshold": 0.2}, {"data": rand((2, 3, 4))}, None),
     # the maxima get the gradient, the regions none (values apart: no ties)
     ("ROIPooling", {"pooled_size": (2, 2), "spatial_scale": 0.5},
      {"data": np.random.default_rng(5).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.01,

@@ -16,6 +16,8 @@
 // (runtime/src/kernels/detection.cc):
 //   mxc_kernel_box_nms_<T>(x) -> y   batch, num, width, thresholds (double
 //   bits), topk, indices, flags, formats, mode (0 records, 1 positions)
+//   mxc_kernel_bipartite_matching_<T>(x) -> y   batch, rows, cols,
+//   threshold (double bits), is_ascend, topk, mode (0 rows, 1 columns)
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
@@ -180,11 +182,54 @@ struct ConvertBoxNms final : OpConversionPattern<mx::ContribBoxNmsOp> {
   }
 };
 
+/// _contrib_bipartite_matching: mxc_kernel_bipartite_matching_<T> on
+/// (batch, rows, cols), mode 0 the row markers, 1 the column markers.
+struct ConvertBipartiteMatching final
+    : OpConversionPattern<mx::ContribBipartiteMatchingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ContribBipartiteMatchingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    auto dataType = cast<RankedTensorType>(op.getData().getType());
+    Type elt = dataType.getElementType();
+    Location loc = op.getLoc();
+    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Value x = convertTensor(rewriter, loc, adaptor.getData(), elt, work, work);
+    ArrayRef<int64_t> d = dataType.getShape();
+    int64_t rows = d[d.size() - 2], cols = d.back(), batch = 1;
+    for (int64_t e : d.drop_back(2))
+      batch *= e;
+    double thr = static_cast<float>(op.getThreshold().convertToDouble());
+    int64_t thrBits;
+    std::memcpy(&thrBits, &thr, sizeof thrBits);
+    Value flat = mxc::conversion::reshapeTo(rewriter, loc, x, {dataType.getNumElements()});
+    std::string name = "mxc_kernel_bipartite_matching_" + kernelSuffix(work);
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < 2; ++i) {
+      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
+      Value v = callKernel(rewriter, op, name, {flat},
+                           {batch, rows, cols, thrBits, op.getIsAscend() ? 1 : 0,
+                            static_cast<int64_t>(op.getTopk()), int64_t(i)},
+                           t);
+      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
+      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
+      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
+                                      resultType.getElementType()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateOrderingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp>();
-  patterns.add<ConvertTopk, ConvertBoxNms>(typeConverter, patterns.getContext());
+  target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp, mx::ContribBipartiteMatchingOp>();
+  patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching>(typeConverter,
+                                                                     patterns.getContext());
 }

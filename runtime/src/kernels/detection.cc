@@ -1,4 +1,4 @@
-//===- detection.cc - box_nms ---------------------------------------------===//
+//===- detection.cc - box_nms, bipartite_matching -------------------------===//
 //
 // mxc_kernel_box_nms_{f32,f64} (kernels.h): MXNet 1.9.1's
 // _contrib_box_nms (src/operator/contrib/bounding_box-inl.h BoxNMSForward,
@@ -137,6 +137,47 @@ void boxNms(const T *x, T *y, int64_t batch, int64_t num, int64_t width,
   }
 }
 
+/// _contrib_bipartite_matching (BipartiteMatchingForward, bipartite_matching):
+/// per batch, the (row, col) pairs by score (descending, ascending with
+/// is_ascend; equal scores by position: MXNet's stable sorts), each pair
+/// whose row and column are both free matched while its score passes the
+/// threshold (the first failing score ends the batch), stopping once more
+/// than topk (> 0) pairs are matched, as MXNet's count > topk test does.
+/// mode 0 writes the row markers (batch, row), 1 the column markers.
+template <typename T>
+void bipartiteMatching(const T *x, T *y, int64_t batch, int64_t rows, int64_t cols,
+                       double threshold, bool ascend, int64_t topk, int64_t mode) {
+  const int64_t stride = rows * cols;
+  const T thr = static_cast<T>(static_cast<float>(threshold));
+  std::vector<int64_t> order(static_cast<size_t>(stride));
+  std::vector<T> rmark(static_cast<size_t>(rows)), cmark(static_cast<size_t>(cols));
+  for (int64_t b = 0; b < batch; ++b) {
+    const T *score = x + b * stride;
+    std::iota(order.begin(), order.end(), int64_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+      return ascend ? score[p] < score[q] : score[p] > score[q];
+    });
+    std::fill(rmark.begin(), rmark.end(), T(-1));
+    std::fill(cmark.begin(), cmark.end(), T(-1));
+    int64_t count = 0;
+    for (int64_t idx : order) {
+      int64_t r = idx / cols, c = idx % cols;
+      if (rmark[r] != T(-1) || cmark[c] != T(-1))
+        continue;
+      if (!(ascend ? score[idx] < thr : score[idx] > thr))
+        break;
+      rmark[r] = T(c);
+      cmark[c] = T(r);
+      if (topk > 0 && ++count > topk)
+        break;
+    }
+    if (mode == 0)
+      std::copy(rmark.begin(), rmark.end(), y + b * rows);
+    else
+      std::copy(cmark.begin(), cmark.end(), y + b * cols);
+  }
+}
+
 double fromBits(int64_t bits) {
   double v;
   std::memcpy(&v, &bits, sizeof v);
@@ -160,5 +201,18 @@ double fromBits(int64_t bits) {
            in_corner != 0, out_corner != 0, mode);                             \
   }
 
+#define MXC_DEFINE_MATCHING_KERNELS(T, suffix)                                 \
+  MXC_KERNEL_EXPORT void mxc_kernel_bipartite_matching_##suffix(               \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t rows, int64_t cols, int64_t threshold_bits, int64_t is_ascend,   \
+      int64_t topk, int64_t mode) {                                            \
+    (void)x_allocated, (void)x_size, (void)x_stride, (void)y_allocated;        \
+    (void)y_size, (void)y_stride;                                              \
+    bipartiteMatching(x + x_offset, y + y_offset, batch, rows, cols,          \
+                      fromBits(threshold_bits), is_ascend != 0, topk, mode);   \
+  }
+
+MXC_DEFINE_MATCHING_KERNELS(float, f32)
+MXC_DEFINE_MATCHING_KERNELS(double, f64)
 MXC_DEFINE_DETECTION_KERNELS(float, f32)
 MXC_DEFINE_DETECTION_KERNELS(double, f64)

@@ -144,7 +144,13 @@ MXC_DECLARE_ORDERING_KERNELS(double, f64)
       int64_t num, int64_t width, int64_t overlap_bits, int64_t valid_bits,    \
       int64_t topk, int64_t coord_start, int64_t score_index,                 \
       int64_t id_index, int64_t background_id, int64_t force_suppress,        \
-      int64_t in_corner, int64_t out_corner, int64_t mode);
+      int64_t in_corner, int64_t out_corner, int64_t mode);                   \
+  /* MXNet's _contrib_bipartite_matching on (batch, rows, cols) scores:      \
+     mode 0 the row markers (batch, rows), 1 the column markers. */          \
+  MXC_KERNEL_EXPORT void mxc_kernel_bipartite_matching_##suffix(               \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t rows, int64_t cols, int64_t threshold_bits, int64_t is_ascend,   \
+      int64_t topk, int64_t mode);
 
 MXC_DECLARE_DETECTION_KERNELS(float, f32)
 MXC_DECLARE_DETECTION_KERNELS(double, f64)

@@ -190,6 +190,8 @@ EXAMPLES = {
              f(2, 9, 2, low=0.0, high=4.0))], axis=2).astype(np.float32)],
                          dict(overlap_thresh=0.2, valid_thresh=0.1, id_index=0, topk=7,
                               out_format="center")),
+    "_contrib_bipartite_matching": ([f(2, 5, 4, low=0.0, high=1.0)],
+                                    dict(threshold=0.3, topk=2)),
     "_linalg_extractdiag": ([f(2, 4, 4)], dict(offset=-1)),
     "_linalg_makediag": ([f(2, 3)], dict(offset=1)),
     "_linalg_extracttrian": ([f(2, 4, 4)], dict(offset=1)),

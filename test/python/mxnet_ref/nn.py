@@ -785,3 +785,32 @@ def contrib_box_nms(inputs, attrs):
             out[bi, c] = row
             rec[bi, c, 0] = bi * num + i
     return [out.reshape(shape), rec.reshape(shape[:-1] + (1,))]
+
+
+@register("_contrib_bipartite_matching")
+def contrib_bipartite_matching(inputs, attrs):
+    """Greedy matching by score, as MXNet's CPU loop: pairs in stable score
+    order, both ends free, the first failing score ends the batch, more
+    than topk (> 0) matches end it too."""
+    (data,) = inputs
+    thr = np.float32(attr_float(attrs, "threshold"))
+    asc = attr_bool(attrs, "is_ascend", False)
+    topk = attr_int(attrs, "topk", -1)
+    n, m = data.shape[-2:]
+    x = data.reshape(-1, n * m)
+    rows = -np.ones((x.shape[0], n), data.dtype)
+    cols = -np.ones((x.shape[0], m), data.dtype)
+    for b in range(x.shape[0]):
+        order = np.argsort(x[b] if asc else -x[b], kind="stable")
+        count = 0
+        for idx in order:
+            r, c = divmod(int(idx), m)
+            if rows[b, r] != -1 or cols[b, c] != -1:
+                continue
+            if not (x[b, idx] < thr if asc else x[b, idx] > thr):
+                break
+            rows[b, r], cols[b, c] = c, r
+            count += 1
+            if topk > 0 and count > topk:
+                break
+    return [rows.reshape(data.shape[:-1]), cols.reshape(data.shape[:-2] + (m,))]

@@ -748,6 +748,12 @@ LogicalResult boxNmsGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in
   return success();
 }
 
+/// _contrib_bipartite_matching: zero, as MXNet's backward.
+LogicalResult zeroGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
+  in[0] = g.zerosLike(op->getOperand(0));
+  return success();
+}
+
 /// reverse: the head gradient reversed along the same axes.
 LogicalResult reverseGrad(Operation *op, GradBuilder &g, ValueRange og,
                           Grads &in) {
@@ -1189,6 +1195,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<reverseGrad>::attach<ReverseOp>(ctx);
   Rule<topkGrad>::attach<TopkOp>(ctx);
   Rule<boxNmsGrad>::attach<ContribBoxNmsOp>(ctx);
+  Rule<zeroGrad>::attach<ContribBipartiteMatchingOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,

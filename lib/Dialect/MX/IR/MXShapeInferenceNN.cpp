@@ -1671,3 +1671,23 @@ LogicalResult ContribBoxNmsOp::inferReturnTypes(MLIRContext *, std::optional<Loc
   results.push_back(RankedTensorType::get(rec, t->getElementType()));
   return success();
 }
+
+/// MatchingShape: scores (..., N, M) -> row markers (..., N), column
+/// markers (..., M).
+LogicalResult ContribBipartiteMatchingOp::inferReturnTypes(MLIRContext *,
+                                                           std::optional<Location> loc,
+                                                           Adaptor adaptor,
+                                                           SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> s = t->getShape();
+  if (s.size() < 2)
+    return inferError(loc, name, "data must be (..., N, M) scores, got ", formatShape(s));
+  SmallVector<int64_t> rows(s.begin(), s.end() - 1), cols(s.begin(), s.end() - 2);
+  cols.push_back(s.back());
+  results.push_back(RankedTensorType::get(rows, t->getElementType()));
+  results.push_back(RankedTensorType::get(cols, t->getElementType()));
+  return success();
+}

@@ -1237,6 +1237,46 @@ def MX_ContribBoxNmsOp : MX_Op<"_contrib_box_nms", [Pure, InferTypeOpAdaptorWith
   }];
 }
 
+def MX_ContribBipartiteMatchingOp : MX_Op<"_contrib_bipartite_matching", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Greedy bipartite matching of rows and columns by score";
+  let description = [{
+    For scores (..., N, M): per batch, the (row, column) pairs in order of
+    score (descending, ascending with `is_ascend`; ties by position), each pair
+    whose row and column are still free matched while its score passes
+    `threshold` (the first score that does not ends the batch), stopping once
+    more than `topk` pairs are matched (MXNet's count). Results: the matched
+    column of each row (..., N) and the matched row of each column (..., M), -1
+    for none, in data's type. No gradient (MXNet's is zero). The runtime's
+    kernel (mxc_kernel_bipartite_matching) as MXNet's CPU kernel.
+
+    MXNet operator: `_contrib_bipartite_matching`.
+
+    Example:
+
+    ```mlir
+    %r, %c = mx._contrib_bipartite_matching %s {threshold = 1.0e-12 : f64} : (tensor<3x2xf32>) -> (tensor<3xf32>, tensor<2xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<BoolAttr, "false">:$is_ascend,
+    F64Attr:$threshold,
+    DefaultValuedAttr<I64Attr, "-1">:$topk
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribBoxIouOp : MX_Op<"_contrib_box_iou", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Intersection over union of every pair of boxes of two arrays";
   let description = [{
