@@ -996,6 +996,39 @@ Forward is the identity; backward multiplies the output gradient by
                "NumpyBinaryScalarParam; no effect).")], infer=INFER_SAME,
    example="""%y = mx._contrib_gradientmultiplier %x {scalar = -0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="_contrib_MultiBoxTarget", mnemonic="_contrib_MultiBoxTarget",
+   cpp="ContribMultiBoxTarget",
+   source="src/operator/contrib/multibox_target-inl.h MultiBoxTargetParam, InferShape; "
+          "multibox_target.cc MultiBoxTargetForward",
+   summary="SSD training targets: anchors matched to ground-truth boxes",
+   description="""
+`anchor` (1, A, 4) corner boxes, `label` (B, L, W >= 5) rows of class,
+x1, y1, x2, y2 (a class of -1 ends a batch's labels), `cls_pred` (B, C, A)
+class scores. Each ground truth gets its best free anchor (greedily by
+IoU), every other anchor its best ground truth, positive above
+overlap_threshold; the rest are negatives, or with negative_mining_ratio >
+0 only the num_positive * ratio anchors below negative_mining_thresh whose
+background probability (softmax of cls_pred) is lowest. Results:
+`loc_target` (B, A * 4) the positives' box offsets divided by `variances`,
+`loc_mask` (B, A * 4) 1 for positives, `cls_target` (B, A) class + 1 for
+positives, 0 for negatives, ignore_label otherwise. No gradient (MXNet's is
+zero). The runtime's kernel (mxc_kernel_multibox_target) as MXNet's CPU
+kernel (minimum_negative_samples is unused there too).""",
+   inputs=[Input("anchor", tensor=FLOAT), Input("label", tensor=FLOAT),
+           Input("cls_pred", tensor=FLOAT)],
+   outputs=[Output("loc_target", tensor=FLOAT), Output("loc_mask", tensor=FLOAT),
+            Output("cls_target", tensor=FLOAT)],
+   attrs=[Attr("overlap_threshold", "float", "0.5", doc="IoU above which an anchor is positive."),
+          Attr("ignore_label", "float", "-1.0", doc="Class target of ignored anchors."),
+          Attr("negative_mining_ratio", "float", "-1.0",
+               doc="Negatives per positive; -1 all negatives."),
+          Attr("negative_mining_thresh", "float", "0.5",
+               doc="IoU below which an anchor may be a mined negative."),
+          Attr("minimum_negative_samples", "int", "0", doc="Unused (as in MXNet's kernel)."),
+          Attr("variances", "string", "(0.1, 0.1, 0.2, 0.2)",
+               doc="Divisors of the box offsets, MXNet's tuple of four floats.")],
+   example="""%loc, %mask, %cls = mx._contrib_MultiBoxTarget %a, %l, %p : (tensor<1x4x4xf32>, tensor<2x3x5xf32>, tensor<2x3x4xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x4xf32>)""")
+
 op(mxnet="_contrib_MultiBoxPrior", mnemonic="_contrib_MultiBoxPrior",
    cpp="ContribMultiBoxPrior",
    source="src/operator/contrib/multibox_prior-inl.h MultiBoxPriorParam, InferShape, "

@@ -18,6 +18,8 @@
 //   bits), topk, indices, flags, formats, mode (0 records, 1 positions)
 //   mxc_kernel_bipartite_matching_<T>(x) -> y   batch, rows, cols,
 //   threshold (double bits), is_ascend, topk, mode (0 rows, 1 columns)
+//   mxc_kernel_multibox_target_<T>(anchor, label, cls_pred) -> y   sizes,
+//   parameters (double bits), mode (0 loc_target, 1 loc_mask, 2 cls_target)
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
@@ -224,12 +226,77 @@ struct ConvertBipartiteMatching final
   }
 };
 
+/// _contrib_MultiBoxTarget: mxc_kernel_multibox_target_<T>(anchor, label,
+/// cls_pred), once per result (mode 0, 1, 2).
+struct ConvertMultiBoxTarget final : OpConversionPattern<mx::ContribMultiBoxTargetOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ContribMultiBoxTargetOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    Location loc = op.getLoc();
+    Type elt = cast<RankedTensorType>(op.getAnchor().getType()).getElementType();
+    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    SmallVector<Value> ins;
+    for (auto [orig, v] : llvm::zip(op->getOperands(), adaptor.getOperands())) {
+      auto t = cast<RankedTensorType>(orig.getType());
+      Value w = convertTensor(rewriter, loc, v, t.getElementType(), work, work);
+      ins.push_back(mxc::conversion::reshapeTo(rewriter, loc, w, {t.getNumElements()}));
+    }
+    ArrayRef<int64_t> l = cast<RankedTensorType>(op.getLabel().getType()).getShape();
+    ArrayRef<int64_t> p = cast<RankedTensorType>(op.getClsPred().getType()).getShape();
+    int64_t anchors = cast<RankedTensorType>(op.getAnchor().getType()).getShape()[1];
+    auto bits = [](double v) {
+      double f = static_cast<float>(v);
+      int64_t b;
+      std::memcpy(&b, &f, sizeof b);
+      return b;
+    };
+    // MXNet's tuple of floats ("(0.1, 0.1, 0.2, 0.2)"; the shape rule
+    // checked it)
+    SmallVector<double> var;
+    SmallVector<StringRef> parts;
+    StringRef(op.getVariances()).trim().trim("()[]").split(parts, ',', -1, false);
+    for (StringRef part : parts) {
+      double v;
+      if (part.trim().getAsDouble(v))
+        return unsupported(rewriter, op, "variances must be four floats");
+      var.push_back(v);
+    }
+    if (var.size() != 4)
+      return unsupported(rewriter, op, "variances must be four floats");
+    std::string name = "mxc_kernel_multibox_target_" + kernelSuffix(work);
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < 3; ++i) {
+      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
+      Value v = callKernel(rewriter, op, name, ins,
+                           {l[0], anchors, l[1], l[2], p[1],
+                            bits(op.getOverlapThreshold().convertToDouble()),
+                            bits(op.getIgnoreLabel().convertToDouble()),
+                            bits(op.getNegativeMiningRatio().convertToDouble()),
+                            bits(op.getNegativeMiningThresh().convertToDouble()),
+                            bits(var[0]), bits(var[1]), bits(var[2]), bits(var[3]),
+                            int64_t(i)},
+                           t);
+      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
+      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
+      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
+                                      resultType.getElementType()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateOrderingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp, mx::ContribBipartiteMatchingOp>();
-  patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching>(typeConverter,
-                                                                     patterns.getContext());
+  target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp, mx::ContribBipartiteMatchingOp,
+                      mx::ContribMultiBoxTargetOp>();
+  patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching, ConvertMultiBoxTarget>(
+      typeConverter, patterns.getContext());
 }

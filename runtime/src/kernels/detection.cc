@@ -1,4 +1,4 @@
-//===- detection.cc - box_nms, bipartite_matching -------------------------===//
+//===- detection.cc - box_nms, bipartite_matching, MultiBoxTarget ---------===//
 //
 // mxc_kernel_box_nms_{f32,f64} (kernels.h): MXNet 1.9.1's
 // _contrib_box_nms (src/operator/contrib/bounding_box-inl.h BoxNMSForward,
@@ -26,6 +26,7 @@
 #include "kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -178,6 +179,155 @@ void bipartiteMatching(const T *x, T *y, int64_t batch, int64_t rows, int64_t co
   }
 }
 
+/// _contrib_MultiBoxTarget (multibox_target-inl.h / multibox_target.cc,
+/// MultiBoxTargetForward) for anchors (A, 4), labels (B, L, W) and class
+/// predictions (B, C, A), as MXNet's CPU kernel: the IoU of every anchor
+/// and label box (safe division: 0 for an empty union), each valid ground
+/// truth (labels up to the first class -1) greedily given its best free
+/// anchor, then every other anchor its best ground truth, positive above
+/// overlap_threshold; negatives all the rest, or with negative mining the
+/// num_positive * ratio free anchors below negative_mining_thresh with the
+/// lowest background probability (softmax of cls_preds), stable order.
+/// mode 0 writes the location targets (B, A * 4), 1 the masks, 2 the class
+/// targets (B, A: label + 1, 0 background, ignore_label otherwise).
+template <typename T>
+void multiBoxTarget(const T *anchors, const T *labels, const T *clsPreds, T *y,
+                    int64_t batch, int64_t numAnchors, int64_t numLabels, int64_t width,
+                    int64_t numClasses, float overlapThreshold, float ignoreLabel,
+                    float miningRatio, float miningThresh, const float var[4],
+                    int64_t mode) {
+  const int64_t A = numAnchors, L = numLabels;
+  const int64_t rowLen = mode == 2 ? A : A * 4;
+  std::fill(y, y + batch * rowLen, mode == 2 ? static_cast<T>(ignoreLabel) : T(0));
+  std::vector<T> overlaps(static_cast<size_t>(A * L));
+  for (int64_t b = 0; b < batch; ++b) {
+    const T *label = labels + b * L * width;
+    for (int64_t j = 0; j < A; ++j) {
+      const T *a = anchors + j * 4;
+      for (int64_t k = 0; k < L; ++k) {
+        const T *g = label + k * width + 1;
+        T iw = std::max(T(0), std::min(a[2], g[2]) - std::max(a[0], g[0]));
+        T ih = std::max(T(0), std::min(a[3], g[3]) - std::max(a[1], g[1]));
+        T inter = iw * ih;
+        T uni = (a[2] - a[0]) * (a[3] - a[1]) + (g[2] - g[0]) * (g[3] - g[1]) - inter;
+        overlaps[j * L + k] = uni == T(0) ? T(0) : inter / uni;
+      }
+    }
+    int64_t numValid = 0;
+    while (numValid < L && static_cast<float>(label[numValid * width]) != -1.0f)
+      ++numValid;
+    if (numValid == 0)
+      continue;
+    std::vector<char> gtFlags(static_cast<size_t>(numValid), 0);
+    std::vector<std::pair<float, int64_t>> match(static_cast<size_t>(A), {-1.0f, -1});
+    std::vector<signed char> flags(static_cast<size_t>(A), -1); // -1: don't care
+    int64_t numPositive = 0;
+    while (std::find(gtFlags.begin(), gtFlags.end(), 0) != gtFlags.end()) {
+      int64_t bestAnchor = -1, bestGt = -1;
+      float best = 1e-6f;
+      for (int64_t j = 0; j < A; ++j) {
+        if (flags[j] == 1)
+          continue;
+        for (int64_t k = 0; k < numValid; ++k) {
+          if (gtFlags[k])
+            continue;
+          float iou = static_cast<float>(overlaps[j * L + k]);
+          if (iou > best)
+            bestAnchor = j, bestGt = k, best = iou;
+        }
+      }
+      if (bestAnchor == -1)
+        break;
+      match[bestAnchor] = {best, bestGt};
+      ++numPositive;
+      gtFlags[bestGt] = 1;
+      flags[bestAnchor] = 1;
+    }
+    auto bestOf = [&](int64_t j) {
+      int64_t bestGt = -1;
+      float best = -1.0f;
+      for (int64_t k = 0; k < numValid; ++k) {
+        float iou = static_cast<float>(overlaps[j * L + k]);
+        if (iou > best)
+          bestGt = k, best = iou;
+      }
+      return std::make_pair(best, bestGt);
+    };
+    if (overlapThreshold > 0)
+      for (int64_t j = 0; j < A; ++j) {
+        if (flags[j] == 1)
+          continue;
+        auto m = bestOf(j);
+        if (m.second != -1) {
+          match[j] = m;
+          if (m.first > overlapThreshold) {
+            ++numPositive;
+            gtFlags[m.second] = 1;
+            flags[j] = 1;
+          }
+        }
+      }
+    if (miningRatio > 0) {
+      const T *pred = clsPreds + b * numClasses * A;
+      int64_t numNegative = static_cast<int>(numPositive * miningRatio);
+      numNegative = std::min(numNegative, A - numPositive);
+      if (numNegative > 0) {
+        std::vector<std::pair<float, int64_t>> cand; // (-background prob, anchor)
+        for (int64_t j = 0; j < A; ++j) {
+          if (flags[j] == 1)
+            continue;
+          if (match[j].first < 0) {
+            auto m = bestOf(j);
+            if (m.second != -1)
+              match[j] = m;
+          }
+          if (match[j].first < miningThresh && flags[j] == -1) {
+            T maxVal = pred[j];
+            for (int64_t k = 1; k < numClasses; ++k)
+              maxVal = std::max(maxVal, pred[j + A * k]);
+            T sum = 0;
+            for (int64_t k = 0; k < numClasses; ++k)
+              sum += std::exp(pred[j + A * k] - maxVal);
+            T prob = std::exp(pred[j] - maxVal) / sum;
+            cand.push_back({static_cast<float>(-prob), j});
+          }
+        }
+        std::stable_sort(cand.begin(), cand.end(),
+                         [](const auto &p, const auto &q) { return p.first > q.first; });
+        for (int64_t i = 0; i < numNegative && i < static_cast<int64_t>(cand.size()); ++i)
+          flags[cand[i].second] = 0;
+      }
+    } else {
+      for (int64_t j = 0; j < A; ++j)
+        if (flags[j] != 1)
+          flags[j] = 0;
+    }
+    T *out = y + b * rowLen;
+    for (int64_t j = 0; j < A; ++j) {
+      if (flags[j] == 1) {
+        const T *g = label + width * match[j].second;
+        if (mode == 2) {
+          out[j] = g[0] + T(1);
+        } else if (mode == 1) {
+          std::fill(out + j * 4, out + j * 4 + 4, T(1));
+        } else { // AssignLocTargets, in float as MXNet
+          const T *a = anchors + j * 4;
+          float al = a[0], at = a[1], ar = a[2], ab = a[3];
+          float aw = ar - al, ah = ab - at, ax = (al + ar) * 0.5f, ay = (at + ab) * 0.5f;
+          float gl = g[1], gt = g[2], gr = g[3], gb = g[4];
+          float gw = gr - gl, gh = gb - gt, gx = (gl + gr) * 0.5f, gy = (gt + gb) * 0.5f;
+          out[j * 4] = T((gx - ax) / aw / var[0]);
+          out[j * 4 + 1] = T((gy - ay) / ah / var[1]);
+          out[j * 4 + 2] = T(std::log(gw / aw) / var[2]);
+          out[j * 4 + 3] = T(std::log(gh / ah) / var[3]);
+        }
+      } else if (flags[j] == 0 && mode == 2) {
+        out[j] = T(0);
+      }
+    }
+  }
+}
+
 double fromBits(int64_t bits) {
   double v;
   std::memcpy(&v, &bits, sizeof v);
@@ -212,6 +362,29 @@ double fromBits(int64_t bits) {
                       fromBits(threshold_bits), is_ascend != 0, topk, mode);   \
   }
 
+#define MXC_DEFINE_MULTIBOX_KERNELS(T, suffix)                                 \
+  MXC_KERNEL_EXPORT void mxc_kernel_multibox_target_##suffix(                  \
+      MXC_KERNEL_BUFFER(const T, anchors), MXC_KERNEL_BUFFER(const T, labels), \
+      MXC_KERNEL_BUFFER(const T, preds), MXC_KERNEL_BUFFER(T, y),              \
+      int64_t batch, int64_t anchors_n, int64_t labels_n, int64_t width,       \
+      int64_t classes, int64_t overlap_bits, int64_t ignore_bits,              \
+      int64_t ratio_bits, int64_t thresh_bits, int64_t v0_bits,                \
+      int64_t v1_bits, int64_t v2_bits, int64_t v3_bits, int64_t mode) {       \
+    (void)anchors_allocated, (void)anchors_size, (void)anchors_stride;         \
+    (void)labels_allocated, (void)labels_size, (void)labels_stride;            \
+    (void)preds_allocated, (void)preds_size, (void)preds_stride;               \
+    (void)y_allocated, (void)y_size, (void)y_stride;                           \
+    const float var[4] = {float(fromBits(v0_bits)), float(fromBits(v1_bits)),  \
+                          float(fromBits(v2_bits)), float(fromBits(v3_bits))}; \
+    multiBoxTarget(anchors + anchors_offset, labels + labels_offset,          \
+                   preds + preds_offset, y + y_offset, batch, anchors_n,      \
+                   labels_n, width, classes, float(fromBits(overlap_bits)),   \
+                   float(fromBits(ignore_bits)), float(fromBits(ratio_bits)), \
+                   float(fromBits(thresh_bits)), var, mode);                   \
+  }
+
+MXC_DEFINE_MULTIBOX_KERNELS(float, f32)
+MXC_DEFINE_MULTIBOX_KERNELS(double, f64)
 MXC_DEFINE_MATCHING_KERNELS(float, f32)
 MXC_DEFINE_MATCHING_KERNELS(double, f64)
 MXC_DEFINE_DETECTION_KERNELS(float, f32)

@@ -150,7 +150,18 @@ MXC_DECLARE_ORDERING_KERNELS(double, f64)
   MXC_KERNEL_EXPORT void mxc_kernel_bipartite_matching_##suffix(               \
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
       int64_t rows, int64_t cols, int64_t threshold_bits, int64_t is_ascend,   \
-      int64_t topk, int64_t mode);
+      int64_t topk, int64_t mode);                                             \
+  /* MXNet's _contrib_MultiBoxTarget: anchors (A, 4), labels (B, L, W),      \
+     class predictions (B, C, A); mode 0 location targets (B, A * 4), 1      \
+     their masks, 2 class targets (B, A); float parameters as the IEEE-754   \
+     bits of doubles. */                                                      \
+  MXC_KERNEL_EXPORT void mxc_kernel_multibox_target_##suffix(                  \
+      MXC_KERNEL_BUFFER(const T, anchors), MXC_KERNEL_BUFFER(const T, labels), \
+      MXC_KERNEL_BUFFER(const T, preds), MXC_KERNEL_BUFFER(T, y),              \
+      int64_t batch, int64_t anchors_n, int64_t labels_n, int64_t width,       \
+      int64_t classes, int64_t overlap_bits, int64_t ignore_bits,              \
+      int64_t ratio_bits, int64_t thresh_bits, int64_t v0_bits,                \
+      int64_t v1_bits, int64_t v2_bits, int64_t v3_bits, int64_t mode);
 
 MXC_DECLARE_DETECTION_KERNELS(float, f32)
 MXC_DECLARE_DETECTION_KERNELS(double, f64)

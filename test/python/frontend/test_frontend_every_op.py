@@ -192,6 +192,15 @@ EXAMPLES = {
                               out_format="center")),
     "_contrib_bipartite_matching": ([f(2, 5, 4, low=0.0, high=1.0)],
                                     dict(threshold=0.3, topk=2)),
+    # anchors in the unit square, three / one ground truths (class -1 pads)
+    "_contrib_MultiBoxTarget": (
+        [(lambda xy: np.concatenate([xy, xy + f(1, 12, 2, low=0.1, high=0.4)], axis=2))(
+            f(1, 12, 2, low=0.0, high=0.6)).astype(np.float32),
+         np.array([[[0, 0.1, 0.1, 0.5, 0.4], [2, 0.5, 0.4, 0.9, 0.9], [1, 0.2, 0.5, 0.4, 0.8]],
+                   [[1, 0.3, 0.3, 0.6, 0.7], [-1, -1, -1, -1, -1], [-1, -1, -1, -1, -1]]],
+                  np.float32),
+         f(2, 4, 12)],
+        dict(negative_mining_ratio=2.0, overlap_threshold=0.4)),
     "_linalg_extractdiag": ([f(2, 4, 4)], dict(offset=-1)),
     "_linalg_makediag": ([f(2, 3)], dict(offset=1)),
     "_linalg_extracttrian": ([f(2, 4, 4)], dict(offset=1)),

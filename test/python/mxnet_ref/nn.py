@@ -7,6 +7,7 @@ src/operator/tensor/dot-inl.h) with plain loops where MXNet's arithmetic
 order matters, and independently of mxc's lowering. Inputs of f16 / bf16
 types are computed in float32 (MXNet's AccType) and cast back.
 """
+import ast
 import itertools
 
 import numpy as np
@@ -814,3 +815,84 @@ def contrib_bipartite_matching(inputs, attrs):
             if topk > 0 and count > topk:
                 break
     return [rows.reshape(data.shape[:-1]), cols.reshape(data.shape[:-2] + (m,))]
+
+
+@register("_contrib_MultiBoxTarget")
+def contrib_multibox_target(inputs, attrs):
+    """SSD targets as MXNet's CPU loop (multibox_target.cc): greedy best
+    anchor per ground truth, then best ground truth per anchor above the
+    threshold, negatives all others or mined by lowest background softmax."""
+    anchor, label, pred = [np.asarray(x, np.float64) for x in inputs]
+    thr = np.float32(attr_float(attrs, "overlap_threshold", 0.5))
+    ignore = attr_float(attrs, "ignore_label", -1.0)
+    ratio = attr_float(attrs, "negative_mining_ratio", -1.0)
+    mthr = np.float32(attr_float(attrs, "negative_mining_thresh", 0.5))
+    var = [float(v) for v in ast.literal_eval(attrs.get("variances", "(0.1, 0.1, 0.2, 0.2)"))]
+    a = anchor[0]
+    n_a, (b_n, n_l, _) = a.shape[0], label.shape
+    loc = np.zeros((b_n, n_a, 4))
+    mask = np.zeros((b_n, n_a, 4))
+    cls = np.full((b_n, n_a), ignore)
+    for b in range(b_n):
+        g = label[b]
+        valid = next((i for i in range(n_l) if g[i, 0] == -1), n_l)
+        if valid == 0:
+            continue
+        iw = np.maximum(0, np.minimum(a[:, None, 2], g[None, :, 3]) -
+                        np.maximum(a[:, None, 0], g[None, :, 1]))
+        ih = np.maximum(0, np.minimum(a[:, None, 3], g[None, :, 4]) -
+                        np.maximum(a[:, None, 1], g[None, :, 2]))
+        inter = iw * ih
+        union = ((a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]))[:, None] + \
+            ((g[:, 3] - g[:, 1]) * (g[:, 4] - g[:, 2]))[None, :] - inter
+        iou = np.where(union == 0, 0, inter / np.where(union == 0, 1, union)).astype(np.float32)
+        iou = iou[:, :valid]
+        flags = np.full(n_a, -1)
+        match = [(-1.0, -1)] * n_a
+        gt_done = np.zeros(valid, bool)
+        pos = 0
+        while not gt_done.all():
+            m = np.where((flags[:, None] == 1) | gt_done[None, :], -np.inf, iou)
+            j, k = np.unravel_index(np.argmax(m), m.shape)  # first maximum, row-major
+            if not m[j, k] > np.float32(1e-6):
+                break
+            match[j], gt_done[k], flags[j] = (m[j, k], k), True, 1
+            pos += 1
+        best = [(iou[j].max(), int(np.argmax(iou[j]))) for j in range(n_a)]
+        if thr > 0:
+            for j in range(n_a):
+                if flags[j] != 1:
+                    match[j] = best[j]
+                    if best[j][0] > thr:
+                        pos, gt_done[best[j][1]], flags[j] = pos + 1, True, 1
+        if ratio > 0:
+            neg = min(int(pos * np.float32(ratio)), n_a - pos)
+            if neg > 0:
+                cand = []
+                for j in range(n_a):
+                    if flags[j] == 1:
+                        continue
+                    if match[j][0] < 0:
+                        match[j] = best[j]
+                    if match[j][0] < mthr and flags[j] == -1:
+                        p = pred[b, :, j]
+                        e = np.exp(p - p.max())
+                        cand.append((-(e[0] / e.sum()), j))
+                for _, j in sorted(cand, key=lambda c: -c[0])[:neg]:  # stable
+                    flags[j] = 0
+        else:
+            flags[flags != 1] = 0
+        for j in range(n_a):
+            if flags[j] == 1:
+                gt = g[match[j][1]]
+                cls[b, j] = gt[0] + 1
+                mask[b, j] = 1
+                aw, ah = a[j, 2] - a[j, 0], a[j, 3] - a[j, 1]
+                gw, gh = gt[3] - gt[1], gt[4] - gt[2]
+                loc[b, j] = [((gt[1] + gt[3]) / 2 - (a[j, 0] + a[j, 2]) / 2) / aw / var[0],
+                             ((gt[2] + gt[4]) / 2 - (a[j, 1] + a[j, 3]) / 2) / ah / var[1],
+                             np.log(gw / aw) / var[2], np.log(gh / ah) / var[3]]
+            elif flags[j] == 0:
+                cls[b, j] = 0
+    dt = inputs[0].dtype
+    return [loc.reshape(b_n, -1).astype(dt), mask.reshape(b_n, -1).astype(dt), cls.astype(dt)]

@@ -748,9 +748,11 @@ LogicalResult boxNmsGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in
   return success();
 }
 
-/// _contrib_bipartite_matching: zero, as MXNet's backward.
+/// _contrib_bipartite_matching, _contrib_MultiBoxTarget: zero for every
+/// input, as MXNet's backward.
 LogicalResult zeroGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
-  in[0] = g.zerosLike(op->getOperand(0));
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    in[i] = g.zerosLike(op->getOperand(i));
   return success();
 }
 
@@ -1195,7 +1197,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<reverseGrad>::attach<ReverseOp>(ctx);
   Rule<topkGrad>::attach<TopkOp>(ctx);
   Rule<boxNmsGrad>::attach<ContribBoxNmsOp>(ctx);
-  Rule<zeroGrad>::attach<ContribBipartiteMatchingOp>(ctx);
+  Rule<zeroGrad>::attach<ContribBipartiteMatchingOp, ContribMultiBoxTargetOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,

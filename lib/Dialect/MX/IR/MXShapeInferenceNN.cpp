@@ -1691,3 +1691,37 @@ LogicalResult ContribBipartiteMatchingOp::inferReturnTypes(MLIRContext *,
   results.push_back(RankedTensorType::get(cols, t->getElementType()));
   return success();
 }
+
+/// MultiBoxTargetProp::InferShape: anchor (1, A, 4), label (B, L, W >= 5),
+/// cls_pred (B, C, A) -> (B, A * 4), (B, A * 4), (B, A); variances four
+/// floats.
+LogicalResult ContribMultiBoxTargetOp::inferReturnTypes(MLIRContext *,
+                                                        std::optional<Location> loc,
+                                                        Adaptor adaptor,
+                                                        SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto at = getTensorType(loc, name, adaptor.getAnchor(), "anchor");
+  auto lt = getTensorType(loc, name, adaptor.getLabel(), "label");
+  auto pt = getTensorType(loc, name, adaptor.getClsPred(), "cls_pred");
+  if (failed(at) || failed(lt) || failed(pt))
+    return failure();
+  ArrayRef<int64_t> a = at->getShape(), l = lt->getShape(), p = pt->getShape();
+  if (a.size() != 3 || a[0] != 1 || a[1] < 1 || a[2] != 4)
+    return inferError(loc, name, "anchor must be (1, num_anchors, 4), shared across batches, got ",
+                      formatShape(a));
+  if (l.size() != 3 || l[1] < 1 || l[2] < 5)
+    return inferError(loc, name, "label must be (batch, num_labels, label_width >= 5), got ",
+                      formatShape(l));
+  if (p.size() != 3 || p[0] != l[0] || p[2] != a[1])
+    return inferError(loc, name, "cls_pred must be (batch, num_classes, num_anchors) = (", l[0],
+                      ", C, ", a[1], "), got ", formatShape(p));
+  auto var = parseFloatTuple(adaptor.getVariances());
+  if (!var || var->size() != 4)
+    return inferError(loc, name, "variances must be four floats, got '",
+                      adaptor.getVariances(), "'");
+  Type elt = at->getElementType();
+  results.push_back(RankedTensorType::get({l[0], a[1] * 4}, elt));
+  results.push_back(RankedTensorType::get({l[0], a[1] * 4}, elt));
+  results.push_back(RankedTensorType::get({l[0], a[1]}, elt));
+  return success();
+}

@@ -1434,6 +1434,56 @@ def MX_ContribGradientMultiplierOp : MX_Op<"_contrib_gradientmultiplier", [Pure,
   }];
 }
 
+def MX_ContribMultiBoxTargetOp : MX_Op<"_contrib_MultiBoxTarget", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "SSD training targets: anchors matched to ground-truth boxes";
+  let description = [{
+    `anchor` (1, A, 4) corner boxes, `label` (B, L, W >= 5) rows of class,
+    x1, y1, x2, y2 (a class of -1 ends a batch's labels), `cls_pred` (B, C, A)
+    class scores. Each ground truth gets its best free anchor (greedily by
+    IoU), every other anchor its best ground truth, positive above
+    overlap_threshold; the rest are negatives, or with negative_mining_ratio >
+    0 only the num_positive * ratio anchors below negative_mining_thresh whose
+    background probability (softmax of cls_pred) is lowest. Results:
+    `loc_target` (B, A * 4) the positives' box offsets divided by `variances`,
+    `loc_mask` (B, A * 4) 1 for positives, `cls_target` (B, A) class + 1 for
+    positives, 0 for negatives, ignore_label otherwise. No gradient (MXNet's is
+    zero). The runtime's kernel (mxc_kernel_multibox_target) as MXNet's CPU
+    kernel (minimum_negative_samples is unused there too).
+
+    MXNet operator: `_contrib_MultiBoxTarget`.
+
+    Example:
+
+    ```mlir
+    %loc, %mask, %cls = mx._contrib_MultiBoxTarget %a, %l, %p : (tensor<1x4x4xf32>, tensor<2x3x5xf32>, tensor<2x3x4xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$anchor,
+    MX_FloatTensor:$label,
+    MX_FloatTensor:$cls_pred,
+    DefaultValuedAttr<F64Attr, "0.5">:$overlap_threshold,
+    DefaultValuedAttr<F64Attr, "-1.0">:$ignore_label,
+    DefaultValuedAttr<F64Attr, "-1.0">:$negative_mining_ratio,
+    DefaultValuedAttr<F64Attr, "0.5">:$negative_mining_thresh,
+    DefaultValuedAttr<I64Attr, "0">:$minimum_negative_samples,
+    DefaultValuedAttr<StrAttr, "\"(0.1, 0.1, 0.2, 0.2)\"">:$variances
+  );
+  let results = (outs
+    MX_FloatTensor:$loc_target,
+    MX_FloatTensor:$loc_mask,
+    MX_FloatTensor:$cls_target
+  );
+  let assemblyFormat = [{
+    $anchor `,` $label `,` $cls_pred attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribMultiBoxPriorOp : MX_Op<"_contrib_MultiBoxPrior", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "SSD anchor boxes for every position of a feature map";
   let description = [{
