@@ -1029,6 +1029,37 @@ kernel (minimum_negative_samples is unused there too).""",
                doc="Divisors of the box offsets, MXNet's tuple of four floats.")],
    example="""%loc, %mask, %cls = mx._contrib_MultiBoxTarget %a, %l, %p : (tensor<1x4x4xf32>, tensor<2x3x5xf32>, tensor<2x3x4xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x4xf32>)""")
 
+op(mxnet="_contrib_MultiBoxDetection", mnemonic="_contrib_MultiBoxDetection",
+   cpp="ContribMultiBoxDetection",
+   source="src/operator/contrib/multibox_detection-inl.h MultiBoxDetectionParam, InferShape; "
+          "multibox_detection.cc MultiBoxDetectionForward",
+   summary="SSD detections: decoded boxes of the best class, after NMS",
+   description="""
+`cls_prob` (B, C, A) class probabilities (class 0 the background),
+`loc_pred` (B, A * 4) box offsets, `anchor` (1, A, 4) corner boxes. Per
+anchor the best non-background class (background when its score is below
+`threshold`) and the anchor decoded with `variances` (clipped to [0, 1]
+with `clip`); result rows [class - 1, score, x1, y1, x2, y2], the
+detections first, then rows of -1. For 0 < nms_threshold <= 1 the
+detections are ordered by score, the first nms_topk kept, and each one
+suppresses later ones of its class (any class with force_suppress) at IoU
+>= nms_threshold by setting their class to -1. `background_id` is unused, as
+in MXNet's kernel. No gradient (MXNet's is zero). The runtime's kernel
+(mxc_kernel_multibox_detection) as MXNet's CPU kernel.""",
+   inputs=[Input("cls_prob", tensor=FLOAT), Input("loc_pred", tensor=FLOAT),
+           Input("anchor", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("clip", "bool", "True", doc="Clip the boxes to [0, 1]."),
+          Attr("threshold", "float", "0.01", doc="Scores below it are background."),
+          Attr("background_id", "int", "0", doc="Unused (as in MXNet's kernel)."),
+          Attr("nms_threshold", "float", "0.5", doc="IoU at which NMS suppresses."),
+          Attr("force_suppress", "bool", "False", doc="Suppress across classes."),
+          Attr("variances", "string", "(0.1, 0.1, 0.2, 0.2)",
+               doc="Multipliers of the box offsets, MXNet's tuple of four floats."),
+          Attr("nms_topk", "int", "-1", doc="Detections kept for NMS; -1 all.")],
+   aliases=["_npx_multibox_detection"],
+   example="""%d = mx._contrib_MultiBoxDetection %p, %l, %a : (tensor<2x3x4xf32>, tensor<2x16xf32>, tensor<1x4x4xf32>) -> tensor<2x4x6xf32>""")
+
 op(mxnet="_contrib_MultiBoxPrior", mnemonic="_contrib_MultiBoxPrior",
    cpp="ContribMultiBoxPrior",
    source="src/operator/contrib/multibox_prior-inl.h MultiBoxPriorParam, InferShape, "

@@ -20,6 +20,8 @@
 //   threshold (double bits), is_ascend, topk, mode (0 rows, 1 columns)
 //   mxc_kernel_multibox_target_<T>(anchor, label, cls_pred) -> y   sizes,
 //   parameters (double bits), mode (0 loc_target, 1 loc_mask, 2 cls_target)
+//   mxc_kernel_multibox_detection_<T>(cls_prob, loc_pred, anchor) -> y
+//   sizes, parameters (double bits)
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
@@ -128,6 +130,41 @@ struct ConvertTopk final : OpConversionPattern<mx::TopkOp> {
   }
 };
 
+/// MXNet's tuple of floats ("(0.1, 0.1, 0.2, 0.2)"; the shape rule checked
+/// it), empty when it does not parse.
+SmallVector<double> floatTuple(StringRef text) {
+  SmallVector<double> out;
+  SmallVector<StringRef> parts;
+  text.trim().trim("()[]").split(parts, ',', -1, false);
+  for (StringRef part : parts) {
+    double v;
+    if (part.trim().getAsDouble(v))
+      return {};
+    out.push_back(v);
+  }
+  return out;
+}
+
+/// MXNet's float parameter as the bits of the double of that float.
+int64_t floatParamBits(double v) {
+  double f = static_cast<float>(v);
+  int64_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+/// Each operand of `op` in the kernel's type `work`, flattened.
+SmallVector<Value> flatOperands(OpBuilder &b, Location loc, Operation *op,
+                                ValueRange converted, Type work) {
+  SmallVector<Value> ins;
+  for (auto [orig, v] : llvm::zip(op->getOperands(), converted)) {
+    auto t = cast<RankedTensorType>(orig.getType());
+    Value w = convertTensor(b, loc, v, t.getElementType(), work, work);
+    ins.push_back(mxc::conversion::reshapeTo(b, loc, w, {t.getNumElements()}));
+  }
+  return ins;
+}
+
 /// _contrib_box_nms: the runtime's mxc_kernel_box_nms_<T> on (batch, num,
 /// width), mode 0 for the records, 1 for the hidden positions (only when
 /// something reads them: the gradient). f16 / bf16 data widened to f32.
@@ -147,12 +184,7 @@ struct ConvertBoxNms final : OpConversionPattern<mx::ContribBoxNmsOp> {
     int64_t num = d[d.size() - 2], width = d.back(), batch = 1;
     for (int64_t e : d.drop_back(2))
       batch *= e;
-    auto bits = [](double v) { // MXNet's float parameters, as double bits
-      double f = static_cast<float>(v);
-      int64_t b;
-      std::memcpy(&b, &f, sizeof b);
-      return b;
-    };
+    auto bits = floatParamBits;
     Value flat = mxc::conversion::reshapeTo(rewriter, loc, x, {dataType.getNumElements()});
     std::string name = "mxc_kernel_box_nms_" + kernelSuffix(work);
     auto call = [&](int64_t mode, unsigned i) {
@@ -203,9 +235,7 @@ struct ConvertBipartiteMatching final
     int64_t rows = d[d.size() - 2], cols = d.back(), batch = 1;
     for (int64_t e : d.drop_back(2))
       batch *= e;
-    double thr = static_cast<float>(op.getThreshold().convertToDouble());
-    int64_t thrBits;
-    std::memcpy(&thrBits, &thr, sizeof thrBits);
+    int64_t thrBits = floatParamBits(op.getThreshold().convertToDouble());
     Value flat = mxc::conversion::reshapeTo(rewriter, loc, x, {dataType.getNumElements()});
     std::string name = "mxc_kernel_bipartite_matching_" + kernelSuffix(work);
     SmallVector<Value> results;
@@ -226,6 +256,43 @@ struct ConvertBipartiteMatching final
   }
 };
 
+/// _contrib_MultiBoxDetection: mxc_kernel_multibox_detection_<T>(cls_prob,
+/// loc_pred, anchor).
+struct ConvertMultiBoxDetection final
+    : OpConversionPattern<mx::ContribMultiBoxDetectionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ContribMultiBoxDetectionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    Location loc = op.getLoc();
+    Type elt = cast<RankedTensorType>(op.getClsProb().getType()).getElementType();
+    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
+    ArrayRef<int64_t> c = cast<RankedTensorType>(op.getClsProb().getType()).getShape();
+    SmallVector<double> var = floatTuple(op.getVariances());
+    if (var.size() != 4)
+      return unsupported(rewriter, op, "variances must be four floats");
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto t = RankedTensorType::get({resultType.getNumElements()}, work);
+    Value v = callKernel(rewriter, op, "mxc_kernel_multibox_detection_" + kernelSuffix(work),
+                         ins,
+                         {c[0], c[1], c[2], op.getClip() ? 1 : 0,
+                          floatParamBits(op.getThreshold().convertToDouble()),
+                          floatParamBits(op.getNmsThreshold().convertToDouble()),
+                          op.getForceSuppress() ? 1 : 0, static_cast<int64_t>(op.getNmsTopk()),
+                          floatParamBits(var[0]), floatParamBits(var[1]),
+                          floatParamBits(var[2]), floatParamBits(var[3])},
+                         t);
+    auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
+    v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
+    rewriter.replaceOp(op, convertTensor(rewriter, loc, v, work, converted.getElementType(),
+                                         resultType.getElementType()));
+    return success();
+  }
+};
+
 /// _contrib_MultiBoxTarget: mxc_kernel_multibox_target_<T>(anchor, label,
 /// cls_pred), once per result (mode 0, 1, 2).
 struct ConvertMultiBoxTarget final : OpConversionPattern<mx::ContribMultiBoxTargetOp> {
@@ -238,32 +305,12 @@ struct ConvertMultiBoxTarget final : OpConversionPattern<mx::ContribMultiBoxTarg
     Location loc = op.getLoc();
     Type elt = cast<RankedTensorType>(op.getAnchor().getType()).getElementType();
     Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
-    SmallVector<Value> ins;
-    for (auto [orig, v] : llvm::zip(op->getOperands(), adaptor.getOperands())) {
-      auto t = cast<RankedTensorType>(orig.getType());
-      Value w = convertTensor(rewriter, loc, v, t.getElementType(), work, work);
-      ins.push_back(mxc::conversion::reshapeTo(rewriter, loc, w, {t.getNumElements()}));
-    }
+    SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
     ArrayRef<int64_t> l = cast<RankedTensorType>(op.getLabel().getType()).getShape();
     ArrayRef<int64_t> p = cast<RankedTensorType>(op.getClsPred().getType()).getShape();
     int64_t anchors = cast<RankedTensorType>(op.getAnchor().getType()).getShape()[1];
-    auto bits = [](double v) {
-      double f = static_cast<float>(v);
-      int64_t b;
-      std::memcpy(&b, &f, sizeof b);
-      return b;
-    };
-    // MXNet's tuple of floats ("(0.1, 0.1, 0.2, 0.2)"; the shape rule
-    // checked it)
-    SmallVector<double> var;
-    SmallVector<StringRef> parts;
-    StringRef(op.getVariances()).trim().trim("()[]").split(parts, ',', -1, false);
-    for (StringRef part : parts) {
-      double v;
-      if (part.trim().getAsDouble(v))
-        return unsupported(rewriter, op, "variances must be four floats");
-      var.push_back(v);
-    }
+    auto bits = floatParamBits;
+    SmallVector<double> var = floatTuple(op.getVariances());
     if (var.size() != 4)
       return unsupported(rewriter, op, "variances must be four floats");
     std::string name = "mxc_kernel_multibox_target_" + kernelSuffix(work);
@@ -296,7 +343,7 @@ void mxc::conversion::populateOrderingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
   target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp, mx::ContribBipartiteMatchingOp,
-                      mx::ContribMultiBoxTargetOp>();
-  patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching, ConvertMultiBoxTarget>(
-      typeConverter, patterns.getContext());
+                      mx::ContribMultiBoxTargetOp, mx::ContribMultiBoxDetectionOp>();
+  patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching, ConvertMultiBoxTarget,
+               ConvertMultiBoxDetection>(typeConverter, patterns.getContext());
 }

@@ -1,4 +1,4 @@
-//===- detection.cc - box_nms, bipartite_matching, MultiBoxTarget ---------===//
+//===- detection.cc - box_nms, bipartite_matching, MultiBox* --------------===//
 //
 // mxc_kernel_box_nms_{f32,f64} (kernels.h): MXNet 1.9.1's
 // _contrib_box_nms (src/operator/contrib/bounding_box-inl.h BoxNMSForward,
@@ -328,6 +328,91 @@ void multiBoxTarget(const T *anchors, const T *labels, const T *clsPreds, T *y,
   }
 }
 
+/// _contrib_MultiBoxDetection (multibox_detection.cc
+/// MultiBoxDetectionForward) for cls_prob (B, C, A), loc_pred (B, A * 4),
+/// anchors (A, 4), written as MXNet's CPU code: per anchor the best
+/// non-background class (class 0 is the background; a score below
+/// threshold makes it background) and the decoded box (clipped to [0, 1]
+/// with clip); the detections compacted to the front as [id, score, x1, y1,
+/// x2, y2], the rest -1; then, for 0 < nms_threshold <= 1, ordered by score
+/// (stable), the first nms_topk kept (the others' ids -1), and greedy
+/// suppression (same class unless force_suppress) at IoU >= nms_threshold
+/// by setting the id to -1. y is (B, A, 6).
+template <typename T>
+void multiBoxDetection(const T *clsProb, const T *locPred, const T *anchors, T *y,
+                       int64_t batch, int64_t numClasses, int64_t numAnchors, bool clip,
+                       float threshold, float nmsThreshold, bool force, int64_t nmsTopk,
+                       const float var[4]) {
+  const int64_t A = numAnchors;
+  std::fill(y, y + batch * A * 6, T(-1));
+  std::vector<T> rows(static_cast<size_t>(A * 6)), temp(static_cast<size_t>(A * 6));
+  auto overlap = [](const T *a, const T *b) {
+    T w = std::max(T(0), std::min(a[2], b[2]) - std::max(a[0], b[0]));
+    T h = std::max(T(0), std::min(a[3], b[3]) - std::max(a[1], b[1]));
+    T i = w * h;
+    T u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i;
+    return u <= 0.f ? T(0) : T(i / u);
+  };
+  for (int64_t b = 0; b < batch; ++b) {
+    const T *prob = clsProb + b * numClasses * A;
+    const T *loc = locPred + b * A * 4;
+    T *out = y + b * A * 6;
+    for (int64_t i = 0; i < A; ++i) {
+      T score = -1;
+      int id = 0;
+      for (int64_t j = 1; j < numClasses; ++j) {
+        T v = prob[j * A + i];
+        if (v > score)
+          score = v, id = static_cast<int>(j);
+      }
+      if (id > 0 && score < threshold)
+        id = 0;
+      T *r = rows.data() + i * 6;
+      r[0] = T(id - 1);
+      r[1] = score;
+      const T *a = anchors + i * 4;
+      const T *p = loc + i * 4;
+      T aw = a[2] - a[0], ah = a[3] - a[1];
+      T ax = (a[0] + a[2]) / 2.f, ay = (a[1] + a[3]) / 2.f;
+      T ox = p[0] * var[0] * aw + ax, oy = p[1] * var[1] * ah + ay;
+      T ow = std::exp(p[2] * var[2]) * aw / 2, oh = std::exp(p[3] * var[3]) * ah / 2;
+      auto c = [&](T v) { return clip ? std::max(T(0), std::min(T(1), v)) : v; };
+      r[2] = c(ox - ow), r[3] = c(oy - oh), r[4] = c(ox + ow), r[5] = c(oy + oh);
+    }
+    int64_t valid = 0;
+    for (int64_t i = 0; i < A; ++i)
+      if (rows[i * 6] >= 0)
+        std::copy(rows.begin() + i * 6, rows.begin() + i * 6 + 6, out + 6 * valid++);
+    if (valid < 1 || nmsThreshold <= 0 || nmsThreshold > 1)
+      continue;
+    std::copy(out, out + A * 6, temp.begin());
+    std::vector<int64_t> order(static_cast<size_t>(valid));
+    std::iota(order.begin(), order.end(), int64_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+      return out[p * 6 + 1] > out[q * 6 + 1];
+    });
+    int64_t keep = valid;
+    if (nmsTopk > 0 && nmsTopk < keep) {
+      keep = nmsTopk;
+      for (int64_t i = keep; i < valid; ++i)
+        out[i * 6] = -1;
+    }
+    for (int64_t i = 0; i < keep; ++i)
+      std::copy(temp.begin() + order[i] * 6, temp.begin() + order[i] * 6 + 6, out + i * 6);
+    for (int64_t i = 0; i < keep; ++i) {
+      if (out[i * 6] < 0)
+        continue;
+      for (int64_t j = i + 1; j < keep; ++j) {
+        if (out[j * 6] < 0)
+          continue;
+        if ((force || out[i * 6] == out[j * 6]) &&
+            overlap(out + i * 6 + 2, out + j * 6 + 2) >= nmsThreshold)
+          out[j * 6] = -1;
+      }
+    }
+  }
+}
+
 double fromBits(int64_t bits) {
   double v;
   std::memcpy(&v, &bits, sizeof v);
@@ -383,6 +468,29 @@ double fromBits(int64_t bits) {
                    float(fromBits(thresh_bits)), var, mode);                   \
   }
 
+#define MXC_DEFINE_MULTIBOX_DETECTION_KERNELS(T, suffix)                       \
+  MXC_KERNEL_EXPORT void mxc_kernel_multibox_detection_##suffix(               \
+      MXC_KERNEL_BUFFER(const T, prob), MXC_KERNEL_BUFFER(const T, loc),       \
+      MXC_KERNEL_BUFFER(const T, anchors), MXC_KERNEL_BUFFER(T, y),            \
+      int64_t batch, int64_t classes, int64_t anchors_n, int64_t clip,         \
+      int64_t threshold_bits, int64_t nms_bits, int64_t force_suppress,        \
+      int64_t nms_topk, int64_t v0_bits, int64_t v1_bits, int64_t v2_bits,     \
+      int64_t v3_bits) {                                                       \
+    (void)prob_allocated, (void)prob_size, (void)prob_stride;                  \
+    (void)loc_allocated, (void)loc_size, (void)loc_stride;                     \
+    (void)anchors_allocated, (void)anchors_size, (void)anchors_stride;         \
+    (void)y_allocated, (void)y_size, (void)y_stride;                           \
+    const float var[4] = {float(fromBits(v0_bits)), float(fromBits(v1_bits)),  \
+                          float(fromBits(v2_bits)), float(fromBits(v3_bits))}; \
+    multiBoxDetection(prob + prob_offset, loc + loc_offset,                   \
+                      anchors + anchors_offset, y + y_offset, batch, classes,  \
+                      anchors_n, clip != 0, float(fromBits(threshold_bits)),   \
+                      float(fromBits(nms_bits)), force_suppress != 0,         \
+                      nms_topk, var);                                          \
+  }
+
+MXC_DEFINE_MULTIBOX_DETECTION_KERNELS(float, f32)
+MXC_DEFINE_MULTIBOX_DETECTION_KERNELS(double, f64)
 MXC_DEFINE_MULTIBOX_KERNELS(float, f32)
 MXC_DEFINE_MULTIBOX_KERNELS(double, f64)
 MXC_DEFINE_MATCHING_KERNELS(float, f32)

@@ -161,7 +161,17 @@ MXC_DECLARE_ORDERING_KERNELS(double, f64)
       int64_t batch, int64_t anchors_n, int64_t labels_n, int64_t width,       \
       int64_t classes, int64_t overlap_bits, int64_t ignore_bits,              \
       int64_t ratio_bits, int64_t thresh_bits, int64_t v0_bits,                \
-      int64_t v1_bits, int64_t v2_bits, int64_t v3_bits, int64_t mode);
+      int64_t v1_bits, int64_t v2_bits, int64_t v3_bits, int64_t mode);        \
+  /* MXNet's _contrib_MultiBoxDetection: cls_prob (B, C, A), loc_pred (B,    \
+     A * 4), anchors (A, 4) -> y (B, A, 6); float parameters as the IEEE-754 \
+     bits of doubles. */                                                      \
+  MXC_KERNEL_EXPORT void mxc_kernel_multibox_detection_##suffix(               \
+      MXC_KERNEL_BUFFER(const T, prob), MXC_KERNEL_BUFFER(const T, loc),       \
+      MXC_KERNEL_BUFFER(const T, anchors), MXC_KERNEL_BUFFER(T, y),            \
+      int64_t batch, int64_t classes, int64_t anchors_n, int64_t clip,         \
+      int64_t threshold_bits, int64_t nms_bits, int64_t force_suppress,        \
+      int64_t nms_topk, int64_t v0_bits, int64_t v1_bits, int64_t v2_bits,     \
+      int64_t v3_bits);
 
 MXC_DECLARE_DETECTION_KERNELS(float, f32)
 MXC_DECLARE_DETECTION_KERNELS(double, f64)

@@ -201,6 +201,12 @@ EXAMPLES = {
                   np.float32),
          f(2, 4, 12)],
         dict(negative_mining_ratio=2.0, overlap_threshold=0.4)),
+    "_contrib_MultiBoxDetection": (
+        [(lambda x: (x / x.sum(axis=1, keepdims=True)).astype(np.float32))(
+            f(2, 3, 12, low=0.0, high=1.0)), f(2, 48, low=-0.5, high=0.5),
+         (lambda xy: np.concatenate([xy, xy + f(1, 12, 2, low=0.2, high=0.4)], axis=2))(
+             f(1, 12, 2, low=0.0, high=0.6)).astype(np.float32)],
+        dict(threshold=0.3, nms_threshold=0.3, nms_topk=8)),
     "_linalg_extractdiag": ([f(2, 4, 4)], dict(offset=-1)),
     "_linalg_makediag": ([f(2, 3)], dict(offset=1)),
     "_linalg_extracttrian": ([f(2, 4, 4)], dict(offset=1)),

@@ -896,3 +896,60 @@ def contrib_multibox_target(inputs, attrs):
                 cls[b, j] = 0
     dt = inputs[0].dtype
     return [loc.reshape(b_n, -1).astype(dt), mask.reshape(b_n, -1).astype(dt), cls.astype(dt)]
+
+
+@register("_contrib_MultiBoxDetection", "_npx_multibox_detection")
+def contrib_multibox_detection(inputs, attrs):
+    """SSD detections as MXNet's CPU loop: best non-background class per
+    anchor, decoded (clipped) boxes, detections compacted, then stable score
+    order, nms_topk, greedy per-class suppression at IoU >= nms_threshold."""
+    prob, loc, anchor = [np.asarray(x, np.float64) for x in inputs]
+    clip = attr_bool(attrs, "clip", True)
+    thr = np.float32(attr_float(attrs, "threshold", 0.01))
+    nms = np.float32(attr_float(attrs, "nms_threshold", 0.5))
+    force = attr_bool(attrs, "force_suppress", False)
+    topk = attr_int(attrs, "nms_topk", -1)
+    var = [float(v) for v in ast.literal_eval(attrs.get("variances", "(0.1, 0.1, 0.2, 0.2)"))]
+    b_n, _, n_a = prob.shape
+    a = anchor[0]
+    out = -np.ones((b_n, n_a, 6))
+    for b in range(b_n):
+        rows = []
+        for i in range(n_a):
+            s = prob[b, 1:, i]
+            cid = int(np.argmax(s)) + 1
+            score = s[cid - 1]
+            if score < thr:
+                cid = 0
+            aw, ah = a[i, 2] - a[i, 0], a[i, 3] - a[i, 1]
+            ax, ay = (a[i, 0] + a[i, 2]) / 2, (a[i, 1] + a[i, 3]) / 2
+            p = loc[b, 4 * i:4 * i + 4]
+            ox, oy = p[0] * var[0] * aw + ax, p[1] * var[1] * ah + ay
+            ow, oh = np.exp(p[2] * var[2]) * aw / 2, np.exp(p[3] * var[3]) * ah / 2
+            box = np.array([ox - ow, oy - oh, ox + ow, oy + oh])
+            if clip:
+                box = np.clip(box, 0, 1)
+            if cid > 0:
+                rows.append([cid - 1, score, *box])
+        for i, r in enumerate(rows):
+            out[b, i] = r
+        if not rows or nms <= 0 or nms > 1:
+            continue
+        order = sorted(range(len(rows)), key=lambda i: -rows[i][1])  # stable
+        keep = len(rows) if topk <= 0 or topk >= len(rows) else topk
+        out[b, keep:len(rows), 0] = -1
+        for i in range(keep):
+            out[b, i] = rows[order[i]]
+        for i in range(keep):
+            if out[b, i, 0] < 0:
+                continue
+            for j in range(i + 1, keep):
+                if out[b, j, 0] < 0 or not (force or out[b, i, 0] == out[b, j, 0]):
+                    continue
+                x, y = out[b, i, 2:], out[b, j, 2:]
+                w = max(0, min(x[2], y[2]) - max(x[0], y[0]))
+                h = max(0, min(x[3], y[3]) - max(x[1], y[1]))
+                u = (x[2] - x[0]) * (x[3] - x[1]) + (y[2] - y[0]) * (y[3] - y[1]) - w * h
+                if (0 if u <= 0 else w * h / u) >= nms:
+                    out[b, j, 0] = -1
+    return [out.astype(inputs[0].dtype)]

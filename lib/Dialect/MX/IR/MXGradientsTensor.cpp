@@ -748,7 +748,7 @@ LogicalResult boxNmsGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in
   return success();
 }
 
-/// _contrib_bipartite_matching, _contrib_MultiBoxTarget: zero for every
+/// _contrib_bipartite_matching, _contrib_MultiBox{Target,Detection}: zero for every
 /// input, as MXNet's backward.
 LogicalResult zeroGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
   for (unsigned i = 0; i < op->getNumOperands(); ++i)
@@ -1197,7 +1197,8 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<reverseGrad>::attach<ReverseOp>(ctx);
   Rule<topkGrad>::attach<TopkOp>(ctx);
   Rule<boxNmsGrad>::attach<ContribBoxNmsOp>(ctx);
-  Rule<zeroGrad>::attach<ContribBipartiteMatchingOp, ContribMultiBoxTargetOp>(ctx);
+  Rule<zeroGrad>::attach<ContribBipartiteMatchingOp, ContribMultiBoxTargetOp,
+                         ContribMultiBoxDetectionOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,

@@ -1725,3 +1725,33 @@ LogicalResult ContribMultiBoxTargetOp::inferReturnTypes(MLIRContext *,
   results.push_back(RankedTensorType::get({l[0], a[1]}, elt));
   return success();
 }
+
+/// MultiBoxDetectionProp::InferShape: cls_prob (B, C, A), loc_pred (B,
+/// A * 4), anchor (1, A, 4) -> (B, A, 6).
+LogicalResult ContribMultiBoxDetectionOp::inferReturnTypes(MLIRContext *,
+                                                           std::optional<Location> loc,
+                                                           Adaptor adaptor,
+                                                           SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto ct = getTensorType(loc, name, adaptor.getClsProb(), "cls_prob");
+  auto lt = getTensorType(loc, name, adaptor.getLocPred(), "loc_pred");
+  auto at = getTensorType(loc, name, adaptor.getAnchor(), "anchor");
+  if (failed(ct) || failed(lt) || failed(at))
+    return failure();
+  ArrayRef<int64_t> c = ct->getShape(), l = lt->getShape(), a = at->getShape();
+  if (c.size() != 3 || a.size() != 3 || a[1] < 1 || a[2] != 4)
+    return inferError(loc, name, "cls_prob must be (batch, classes, anchors) and anchor (1, "
+                                 "anchors, 4), got ", formatShape(c), " and ", formatShape(a));
+  if (c[2] != a[1])
+    return inferError(loc, name, "number of anchors mismatch: cls_prob has ", c[2],
+                      ", anchor ", a[1]);
+  if (l.size() != 2 || l[0] != c[0] || l[1] != c[2] * 4)
+    return inferError(loc, name, "loc_pred must be (batch, anchors * 4) = (", c[0], ", ",
+                      c[2] * 4, "), got ", formatShape(l));
+  auto var = parseFloatTuple(adaptor.getVariances());
+  if (!var || var->size() != 4)
+    return inferError(loc, name, "variances must be four floats, got '",
+                      adaptor.getVariances(), "'");
+  results.push_back(RankedTensorType::get({c[0], a[1], 6}, ct->getElementType()));
+  return success();
+}

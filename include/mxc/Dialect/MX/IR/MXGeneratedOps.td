@@ -1484,6 +1484,54 @@ def MX_ContribMultiBoxTargetOp : MX_Op<"_contrib_MultiBoxTarget", [Pure, InferTy
   }];
 }
 
+def MX_ContribMultiBoxDetectionOp : MX_Op<"_contrib_MultiBoxDetection", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "SSD detections: decoded boxes of the best class, after NMS";
+  let description = [{
+    `cls_prob` (B, C, A) class probabilities (class 0 the background),
+    `loc_pred` (B, A * 4) box offsets, `anchor` (1, A, 4) corner boxes. Per
+    anchor the best non-background class (background when its score is below
+    `threshold`) and the anchor decoded with `variances` (clipped to [0, 1]
+    with `clip`); result rows [class - 1, score, x1, y1, x2, y2], the
+    detections first, then rows of -1. For 0 < nms_threshold <= 1 the
+    detections are ordered by score, the first nms_topk kept, and each one
+    suppresses later ones of its class (any class with force_suppress) at IoU
+    >= nms_threshold by setting their class to -1. `background_id` is unused, as
+    in MXNet's kernel. No gradient (MXNet's is zero). The runtime's kernel
+    (mxc_kernel_multibox_detection) as MXNet's CPU kernel.
+
+    MXNet operator: `_contrib_MultiBoxDetection` (aliases `_npx_multibox_detection`).
+
+    Example:
+
+    ```mlir
+    %d = mx._contrib_MultiBoxDetection %p, %l, %a : (tensor<2x3x4xf32>, tensor<2x16xf32>, tensor<1x4x4xf32>) -> tensor<2x4x6xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$cls_prob,
+    MX_FloatTensor:$loc_pred,
+    MX_FloatTensor:$anchor,
+    DefaultValuedAttr<BoolAttr, "true">:$clip,
+    DefaultValuedAttr<F64Attr, "0.01">:$threshold,
+    DefaultValuedAttr<I64Attr, "0">:$background_id,
+    DefaultValuedAttr<F64Attr, "0.5">:$nms_threshold,
+    DefaultValuedAttr<BoolAttr, "false">:$force_suppress,
+    DefaultValuedAttr<StrAttr, "\"(0.1, 0.1, 0.2, 0.2)\"">:$variances,
+    DefaultValuedAttr<I64Attr, "-1">:$nms_topk
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $cls_prob `,` $loc_pred `,` $anchor attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribMultiBoxPriorOp : MX_Op<"_contrib_MultiBoxPrior", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "SSD anchor boxes for every position of a feature map";
   let description = [{
