@@ -1689,6 +1689,23 @@ row's leading entry; no reflector for a row of length one). A composite
    aliases=["linalg_gelqf"],
    example="""%q, %l = mx._linalg_gelqf %a : (tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x2xf64>)""")
 
+op(mxnet="_linalg_syevd", mnemonic="_linalg_syevd", cpp="LinalgSyevd",
+   source="src/operator/tensor/la_op.h LaEigFactShape; la_op-inl.h syevd, syevd_backward, "
+          "SyevdEigenVecSign",
+   summary="Eigendecomposition A = U^T diag(L) U of each symmetric matrix of a batch",
+   description="""
+For symmetric A (..., n, n) (the lower triangle is read): U (..., n, n) with
+the orthonormal eigenvectors as rows and L (..., n) the eigenvalues in
+ascending order; each row of U has the sign that makes its first
+largest-magnitude entry positive (MXNet's rule). The gradient is MXNet's
+(syevd_backward): U^T (diag(dL) + the off-diagonal (dU U^T)_ij - (dU U^T)_ji
+over 2 (L_i - L_j)) U. The runtime's kernel (mxc_kernel_syevd: cyclic Jacobi
+rotations in double precision) where MXNet calls LAPACK's syevd: the results
+agree to rounding, eigenvectors of repeated eigenvalues aside.""",
+   inputs=[Input("A", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT)],
+   example="""%u, %l = mx._linalg_syevd %a : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>)""")
+
 op(mxnet="gather_nd", mnemonic="gather_nd", cpp="GatherNd",
    source="src/operator/tensor/indexing_op.h GatherNDShape",
    summary="Elements or slices of data at multi-indices",

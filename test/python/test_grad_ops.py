@@ -697,3 +697,15 @@ def test_linalg_gelqf_gradient():
     x = mx.sym.var("x")
     q, l = mx.sym.linalg.gelqf(x)
     check_gradients(json.loads(mx.sym.Group([q, l]).tojson()), {"x": rand((2, 3, 5))})
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_linalg_syevd_gradient(which):
+    # MXNet's syevd_backward along symmetric perturbations (syevd of
+    # 0.5 (X + X^T), as MXNet's test_laop_3), for U and for the eigenvalues.
+    import json
+    import mxc as mx
+    x = mx.sym.var("x")
+    out = mx.sym.linalg.syevd(0.5 * (x + mx.sym.swapaxes(x, dim1=1, dim2=2)))[which]
+    a = rand((2, 4, 4))
+    check_gradients(json.loads(out.tojson()), {"x": a + np.swapaxes(a, 1, 2)})

@@ -22,6 +22,7 @@
 //   parameters (double bits), mode (0 loc_target, 1 loc_mask, 2 cls_target)
 //   mxc_kernel_multibox_detection_<T>(cls_prob, loc_pred, anchor) -> y
 //   sizes, parameters (double bits)
+//   mxc_kernel_syevd_<T>(a) -> y   batch, n, mode (0 U, 1 eigenvalues)
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
@@ -256,6 +257,37 @@ struct ConvertBipartiteMatching final
   }
 };
 
+/// _linalg_syevd: mxc_kernel_syevd_<T> on (batch, n, n), mode 0 for U, 1
+/// for the eigenvalues.
+struct ConvertSyevd final : OpConversionPattern<mx::LinalgSyevdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::LinalgSyevdOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    Location loc = op.getLoc();
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    Type work = aType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
+    int64_t n = aType.getShape().back();
+    int64_t batch = n ? aType.getNumElements() / (n * n) : 0;
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < 2; ++i) {
+      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
+      Value v = callKernel(rewriter, op, "mxc_kernel_syevd_" + kernelSuffix(work), ins,
+                           {batch, n, int64_t(i)}, t);
+      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
+      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
+      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
+                                      resultType.getElementType()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 /// _contrib_MultiBoxDetection: mxc_kernel_multibox_detection_<T>(cls_prob,
 /// loc_pred, anchor).
 struct ConvertMultiBoxDetection final
@@ -343,7 +375,8 @@ void mxc::conversion::populateOrderingPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
   target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp, mx::ContribBipartiteMatchingOp,
-                      mx::ContribMultiBoxTargetOp, mx::ContribMultiBoxDetectionOp>();
+                      mx::ContribMultiBoxTargetOp, mx::ContribMultiBoxDetectionOp,
+                      mx::LinalgSyevdOp>();
   patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching, ConvertMultiBoxTarget,
-               ConvertMultiBoxDetection>(typeConverter, patterns.getContext());
+               ConvertMultiBoxDetection, ConvertSyevd>(typeConverter, patterns.getContext());
 }

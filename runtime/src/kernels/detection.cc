@@ -1,4 +1,4 @@
-//===- detection.cc - box_nms, bipartite_matching, MultiBox* --------------===//
+//===- detection.cc - box_nms, bipartite_matching, MultiBox*, syevd -------===//
 //
 // mxc_kernel_box_nms_{f32,f64} (kernels.h): MXNet 1.9.1's
 // _contrib_box_nms (src/operator/contrib/bounding_box-inl.h BoxNMSForward,
@@ -413,6 +413,81 @@ void multiBoxDetection(const T *clsProb, const T *locPred, const T *anchors, T *
   }
 }
 
+/// _linalg_syevd (la_op-inl.h syevd, SyevdEigenVecSign) on (batch, n, n):
+/// the eigenvalues of each symmetric matrix (its lower triangle read, as
+/// MXNet's row-major 'L' LAPACK call) ascending and the eigenvectors as the
+/// rows of U, each row's sign making its first largest-magnitude entry
+/// positive. Cyclic Jacobi rotations in double until the off-diagonal part
+/// is below 1e-15 of the matrix's norm (or 100 sweeps). mode 0 writes U
+/// (batch, n, n), 1 the eigenvalues (batch, n).
+template <typename T>
+void syevd(const T *x, T *y, int64_t batch, int64_t n, int64_t mode) {
+  std::vector<double> a(static_cast<size_t>(n * n)), v(static_cast<size_t>(n * n));
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t b = 0; b < batch; ++b) {
+    const T *m = x + b * n * n;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j)
+        a[i * n + j] = a[j * n + i] = static_cast<double>(m[i * n + j]);
+    for (int64_t i = 0; i < n * n; ++i)
+      v[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
+    double norm = 0;
+    for (double e : a)
+      norm += e * e;
+    for (int sweep = 0; sweep < 100; ++sweep) {
+      double off = 0;
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          if (i != j)
+            off += a[i * n + j] * a[i * n + j];
+      if (off <= 1e-30 * norm || off == 0)
+        break;
+      for (int64_t p = 0; p < n; ++p)
+        for (int64_t q = p + 1; q < n; ++q) {
+          double apq = a[p * n + q];
+          if (apq == 0)
+            continue;
+          double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+          double t = (theta >= 0 ? 1.0 : -1.0) /
+                     (std::fabs(theta) + std::sqrt(theta * theta + 1));
+          double c = 1 / std::sqrt(t * t + 1), s = t * c;
+          for (int64_t k = 0; k < n; ++k) { // A <- J^T A J, V <- V J
+            double akp = a[k * n + p], akq = a[k * n + q];
+            a[k * n + p] = c * akp - s * akq;
+            a[k * n + q] = s * akp + c * akq;
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            double apk = a[p * n + k], aqk = a[q * n + k];
+            a[p * n + k] = c * apk - s * aqk;
+            a[q * n + k] = s * apk + c * aqk;
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            double vkp = v[k * n + p], vkq = v[k * n + q];
+            v[k * n + p] = c * vkp - s * vkq;
+            v[k * n + q] = s * vkp + c * vkq;
+          }
+        }
+    }
+    std::iota(order.begin(), order.end(), int64_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t p, int64_t q) { return a[p * n + p] < a[q * n + q]; });
+    for (int64_t r = 0; r < n; ++r) {
+      int64_t col = order[r];
+      if (mode == 1) {
+        y[b * n + r] = static_cast<T>(a[col * n + col]);
+        continue;
+      }
+      int64_t big = 0;
+      for (int64_t k = 1; k < n; ++k)
+        if (std::fabs(v[k * n + col]) > std::fabs(v[big * n + col]))
+          big = k;
+      double sign = v[big * n + col] < 0 ? -1.0 : 1.0;
+      for (int64_t k = 0; k < n; ++k)
+        y[b * n * n + r * n + k] = static_cast<T>(sign * v[k * n + col]);
+    }
+  }
+}
+
 double fromBits(int64_t bits) {
   double v;
   std::memcpy(&v, &bits, sizeof v);
@@ -489,6 +564,17 @@ double fromBits(int64_t bits) {
                       nms_topk, var);                                          \
   }
 
+#define MXC_DEFINE_SYEVD_KERNELS(T, suffix)                                    \
+  MXC_KERNEL_EXPORT void mxc_kernel_syevd_##suffix(                            \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t n, int64_t mode) {                                               \
+    (void)x_allocated, (void)x_size, (void)x_stride, (void)y_allocated;        \
+    (void)y_size, (void)y_stride;                                              \
+    syevd(x + x_offset, y + y_offset, batch, n, mode);                        \
+  }
+
+MXC_DEFINE_SYEVD_KERNELS(float, f32)
+MXC_DEFINE_SYEVD_KERNELS(double, f64)
 MXC_DEFINE_MULTIBOX_DETECTION_KERNELS(float, f32)
 MXC_DEFINE_MULTIBOX_DETECTION_KERNELS(double, f64)
 MXC_DEFINE_MULTIBOX_KERNELS(float, f32)

@@ -171,7 +171,12 @@ MXC_DECLARE_ORDERING_KERNELS(double, f64)
       int64_t batch, int64_t classes, int64_t anchors_n, int64_t clip,         \
       int64_t threshold_bits, int64_t nms_bits, int64_t force_suppress,        \
       int64_t nms_topk, int64_t v0_bits, int64_t v1_bits, int64_t v2_bits,     \
-      int64_t v3_bits);
+      int64_t v3_bits);                                                        \
+  /* MXNet's _linalg_syevd on (batch, n, n) symmetric matrices: mode 0 the   \
+     eigenvectors as rows (batch, n, n), 1 the eigenvalues ascending. */      \
+  MXC_KERNEL_EXPORT void mxc_kernel_syevd_##suffix(                            \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t n, int64_t mode);
 
 MXC_DECLARE_DETECTION_KERNELS(float, f32)
 MXC_DECLARE_DETECTION_KERNELS(double, f64)

@@ -224,6 +224,9 @@ EXAMPLES = {
     "_linalg_sumlogdiag": ([pos(2, 3, 3)], {}),
     "_linalg_syrk": ([f(2, 3, 4)], dict(transpose=True, alpha=0.5)),
     "_linalg_gelqf": ([f(2, 3, 5)], {}),
+    # symmetric in its lower triangle; the upper one is noise
+    "_linalg_syevd": ([(lambda a: (np.tril(a + np.swapaxes(a, 1, 2)) + np.triu(f(2, 4, 4), 1))
+                       .astype(np.float32))(f(2, 4, 4))], {}),
     "_histogram": ([np.array([[-3.0, -2.5, -1.0, 0.0], [0.5, 1.25, 2.5, 3.0]], np.float32)],
                    dict(bin_cnt=4, range=(-2.5, 2.5))),
     "_random_uniform": ([], dict(low=-1.0, high=3.0, shape=(50, 40))),

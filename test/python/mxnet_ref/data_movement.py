@@ -735,3 +735,18 @@ def linalg_gelqf(inputs, attrs):
         ls.append(np.tril(w[:, :m]))
     return [np.array(qs).reshape(a.shape).astype(a.dtype),
             np.array(ls).reshape(a.shape[:-1] + (m,)).astype(a.dtype)]
+
+
+@register("_linalg_syevd", "linalg_syevd")
+def linalg_syevd(inputs, attrs):
+    """numpy.linalg.eigh of the lower triangle's symmetric matrix: the
+    eigenvectors as rows, each signed so that its first largest-magnitude
+    entry is positive (MXNet's SyevdEigenVecSign)."""
+    (a,) = inputs
+    t = np.tril(a.astype(np.float64))
+    sym = t + _t(np.tril(t, -1))
+    lam, vec = np.linalg.eigh(sym)
+    u = _t(vec).copy()
+    big = np.argmax(np.abs(u), axis=-1)
+    sign = np.where(np.take_along_axis(u, big[..., None], axis=-1) < 0, -1.0, 1.0)
+    return [(u * sign).astype(a.dtype), lam.astype(a.dtype)]

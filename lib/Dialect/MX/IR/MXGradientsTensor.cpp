@@ -748,6 +748,38 @@ LogicalResult boxNmsGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in
   return success();
 }
 
+/// _linalg_syevd (la_op-inl.h syevd_backward): with T = dU U^T,
+/// dA = U^T (diag(dL) + F) U, F_ij = (T_ij - T_ji) / (2 (L_i - L_j)) off
+/// the diagonal; a missing head gradient counts as zero.
+LogicalResult syevdGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
+  auto sy = cast<LinalgSyevdOp>(op);
+  RankedTensorType at = typeOf(sy.getA());
+  ArrayRef<int64_t> d = at.getShape();
+  int64_t n = d.back(), batch = n ? at.getNumElements() / (n * n) : 0;
+  StringRef dtype = getMXNetDTypeName(at.getElementType());
+  Value u = g.reshape(sy->getResult(0), {batch, n, n});
+  Value l = g.reshape(sy->getResult(1), {batch, n});
+  Value idx = g.op("mx._arange", {}, {g.f64("start", 0.0), g.f64("stop", double(n)),
+                                      g.f64("step", 1.0), g.str("dtype", dtype)});
+  Value eye = g.cmp("equal", g.reshape(idx, {1, n, 1}), g.reshape(idx, {1, 1, n}));
+  Value mid;
+  if (og[1])
+    mid = g.mul(eye, g.reshape(og[1], {batch, 1, n}));
+  if (og[0]) {
+    Value t = g.op("mx.batch_dot", {g.reshape(og[0], {batch, n, n}), u},
+                   {g.boolean("transpose_b", true)});
+    Value anti = g.sub(t, g.op("mx.transpose", t, {g.shape("axes", {0, 2, 1})}));
+    Value diff = g.sub(g.reshape(l, {batch, n, 1}), g.reshape(l, {batch, 1, n}));
+    Value f = g.div(anti, g.add(g.mulS(diff, 2.0), eye)); // diagonal: 0 / 1
+    mid = mid ? g.add(mid, f) : f;
+  }
+  if (!mid)
+    return success();
+  Value left = g.op("mx.batch_dot", {u, mid}, {g.boolean("transpose_a", true)});
+  in[0] = g.reshape(g.op("mx.batch_dot", {left, u}), d);
+  return success();
+}
+
 /// _contrib_bipartite_matching, _contrib_MultiBox{Target,Detection}: zero for every
 /// input, as MXNet's backward.
 LogicalResult zeroGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
@@ -1197,6 +1229,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<reverseGrad>::attach<ReverseOp>(ctx);
   Rule<topkGrad>::attach<TopkOp>(ctx);
   Rule<boxNmsGrad>::attach<ContribBoxNmsOp>(ctx);
+  Rule<syevdGrad>::attach<LinalgSyevdOp>(ctx);
   Rule<zeroGrad>::attach<ContribBipartiteMatchingOp, ContribMultiBoxTargetOp,
                          ContribMultiBoxDetectionOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,

@@ -1755,3 +1755,13 @@ LogicalResult ContribMultiBoxDetectionOp::inferReturnTypes(MLIRContext *,
   results.push_back(RankedTensorType::get({c[0], a[1], 6}, ct->getElementType()));
   return success();
 }
+
+/// LaEigFactShape: A (..., n, n) -> U like A, L (..., n).
+LogicalResult LinalgSyevdOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(inferLinalgSquare(getOperationName(), loc, adaptor.getA(), results)))
+    return failure();
+  auto u = cast<RankedTensorType>(results[0]);
+  results.push_back(RankedTensorType::get(u.getShape().drop_back(), u.getElementType()));
+  return success();
+}

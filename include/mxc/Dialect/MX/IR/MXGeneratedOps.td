@@ -5589,6 +5589,43 @@ def MX_LinalgGelqfOp : MX_Op<"_linalg_gelqf", [Pure, InferTypeOpAdaptorWithIsCom
   }];
 }
 
+def MX_LinalgSyevdOp : MX_Op<"_linalg_syevd", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Eigendecomposition A = U^T diag(L) U of each symmetric matrix of a batch";
+  let description = [{
+    For symmetric A (..., n, n) (the lower triangle is read): U (..., n, n) with
+    the orthonormal eigenvectors as rows and L (..., n) the eigenvalues in
+    ascending order; each row of U has the sign that makes its first
+    largest-magnitude entry positive (MXNet's rule). The gradient is MXNet's
+    (syevd_backward): U^T (diag(dL) + the off-diagonal (dU U^T)_ij - (dU U^T)_ji
+    over 2 (L_i - L_j)) U. The runtime's kernel (mxc_kernel_syevd: cyclic Jacobi
+    rotations in double precision) where MXNet calls LAPACK's syevd: the results
+    agree to rounding, eigenvectors of repeated eigenvalues aside.
+
+    MXNet operator: `_linalg_syevd`.
+
+    Example:
+
+    ```mlir
+    %u, %l = mx._linalg_syevd %a : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_GatherNdOp : MX_Op<"gather_nd", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elements or slices of data at multi-indices";
   let description = [{
