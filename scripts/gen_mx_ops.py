@@ -925,6 +925,35 @@ kernel (mxc_kernel_bipartite_matching) as MXNet's CPU kernel.""",
           Attr("topk", "int", "-1", doc="Stop after more than topk matches; -1 none.")],
    example="""%r, %c = mx._contrib_bipartite_matching %s {threshold = 1.0e-12 : f64} : (tensor<3x2xf32>) -> (tensor<3xf32>, tensor<2xf32>)""")
 
+op(mxnet="Correlation", mnemonic="Correlation", cpp="Correlation",
+   source="src/operator/correlation-inl.h CorrelationParam, InferShape; correlation.cc",
+   summary="Correlation of two feature maps over a grid of displacements (FlowNet)",
+   description="""
+For data1, data2 (N, C, H, W), both zero-padded by `pad_size`: output channel
+d of the (2 r + 1)^2 displacements (r = max_displacement / stride2, the
+vertical one d / (2 r + 1), the horizontal one d % (2 r + 1), each times
+stride2) at (i, j) is the sum over the kernel_size x kernel_size window at
+(i * stride1 + max_displacement, j * stride1 + max_displacement) and the
+channels of data1 * data2 shifted by the displacement (|data1 - data2|
+without is_multiply), divided by kernel_size^2 * C; the result is (N,
+(2 r + 1)^2, ceil((H + 2 pad - 2 border) / stride1), same for W), border =
+max_displacement + (kernel_size - 1) / 2. The hidden outputs are the padded
+inputs, (N, H + 2 pad, W + 2 pad, C). A composite (mx-decompose): one `take`
+gathers data2 at every displacement, a product (or |difference|) summed
+over the channels, and a sum Pooling over the window; its gradient follows.
+Memory N * C * (2 r + 1)^2 * window area; float16 is computed in float32.""",
+   inputs=[Input("data1", tensor=FLOAT), Input("data2", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("tmp1", tensor=FLOAT),
+            Output("tmp2", tensor=FLOAT)],
+   attrs=[Attr("kernel_size", "int", "1", doc="The window (odd)."),
+          Attr("max_displacement", "int", "1", doc="The largest displacement."),
+          Attr("stride1", "int", "1", doc="Stride over data1's positions."),
+          Attr("stride2", "int", "1", doc="Stride of the displacements."),
+          Attr("pad_size", "int", "0", doc="Zero padding of both inputs."),
+          Attr("is_multiply", "bool", "True", doc="Products (else absolute differences).")],
+   visible_outputs=1,
+   example="""%c, %t1, %t2 = mx.Correlation %a, %b {max_displacement = 1 : i64, pad_size = 1 : i64} : (tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>) -> (tensor<1x9x5x5xf32>, tensor<1x7x7x2xf32>, tensor<1x7x7x2xf32>)""")
+
 op(mxnet="_contrib_box_iou", mnemonic="_contrib_box_iou", cpp="ContribBoxIou",
    source="src/operator/contrib/bounding_box-inl.h BoxOverlapParam, BoxOverlapShape, "
           "compute_overlap; bounding_box-common.h Intersect, BoxArea",

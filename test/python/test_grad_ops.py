@@ -659,6 +659,10 @@ def test_topk_indices_have_no_gradient(attrs):
                          [1, 0.7, 3, 3, 4, 4], [1, 0.05, 5, 5, 6, 6]],
                         [[0, 0.2, 0, 0, 1, 1], [0, 0.6, 2, 2, 3, 3],
                          [1, 0.4, 0, 0, 1.1, 1.1], [1, 0.3, 5, 5, 6, 6]]])}, None),
+    ("Correlation", {"kernel_size": 3, "max_displacement": 1, "stride1": 2, "pad_size": 2},
+     {"data1": rand((2, 2, 5, 4)), "data2": rand((2, 2, 5, 4), seed=1)}, None),
+    ("Correlation", {"max_displacement": 2, "stride2": 2, "pad_size": 1, "is_multiply": False},
+     {"data1": rand((1, 2, 4, 4)), "data2": rand((1, 2, 4, 4), seed=1)}, None),
     # bipartite_matching: a zero gradient (MXNet's), piecewise constant
     ("_contrib_bipartite_matching", {"threshold": 0.2}, {"data": rand((2, 3, 4))}, None),
     # the maxima get the gradient, the regions none (values apart: no ties)

@@ -257,7 +257,7 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::LinalgMakediagOp, mx::LinalgExtracttrianOp,
                       mx::LinalgMaketrianOp, mx::LinalgPotrfOp, mx::LinalgPotriOp,
                       mx::LinalgTrmmOp, mx::LinalgTrsmOp, mx::LinalgSumlogdiagOp,
-                      mx::LinalgSyrkOp, mx::LinalgGelqfOp>();
+                      mx::LinalgSyrkOp, mx::LinalgGelqfOp, mx::CorrelationOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

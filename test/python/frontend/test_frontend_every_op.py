@@ -207,6 +207,8 @@ EXAMPLES = {
          (lambda xy: np.concatenate([xy, xy + f(1, 12, 2, low=0.2, high=0.4)], axis=2))(
              f(1, 12, 2, low=0.0, high=0.6)).astype(np.float32)],
         dict(threshold=0.3, nms_threshold=0.3, nms_topk=8)),
+    "Correlation": ([f(2, 3, 7, 6), f(2, 3, 7, 6)],
+                    dict(kernel_size=3, max_displacement=2, stride1=2, stride2=2, pad_size=2)),
     "_linalg_extractdiag": ([f(2, 4, 4)], dict(offset=-1)),
     "_linalg_makediag": ([f(2, 3)], dict(offset=1)),
     "_linalg_extracttrian": ([f(2, 4, 4)], dict(offset=1)),

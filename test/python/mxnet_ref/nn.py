@@ -953,3 +953,33 @@ def contrib_multibox_detection(inputs, attrs):
                 if (0 if u <= 0 else w * h / u) >= nms:
                     out[b, j, 0] = -1
     return [out.astype(inputs[0].dtype)]
+
+
+@register("Correlation")
+def correlation(inputs, attrs):
+    """MXNet's test_correlation loop (correlation_forward) with MXNet's
+    ceil for the output extent; the padded inputs as (N, Hp, Wp, C)."""
+    d1, d2 = [np.asarray(x, np.float64) for x in inputs]
+    k, md = attr_int(attrs, "kernel_size", 1), attr_int(attrs, "max_displacement", 1)
+    s1, s2 = attr_int(attrs, "stride1", 1), attr_int(attrs, "stride2", 1)
+    pad, mult = attr_int(attrs, "pad_size", 0), attr_bool(attrs, "is_multiply", True)
+    n, c, h, w = d1.shape
+    p1 = np.pad(d1, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    p2 = np.pad(d2, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    border = md + (k - 1) // 2
+    th = -(-(h + 2 * pad - 2 * border) // s1)
+    tw = -(-(w + 2 * pad - 2 * border) // s1)
+    r = md // s2
+    gw = 2 * r + 1
+    out = np.zeros((n, gw * gw, th, tw))
+    for i in range(th):
+        for j in range(tw):
+            y1, x1 = i * s1 + md, j * s1 + md
+            for t in range(gw * gw):
+                y2, x2 = y1 + (t // gw - r) * s2, x1 + (t % gw - r) * s2
+                a = p1[:, :, y1:y1 + k, x1:x1 + k]
+                b = p2[:, :, y2:y2 + k, x2:x2 + k]
+                out[:, t, i, j] = (a * b if mult else np.abs(a - b)).sum(axis=(1, 2, 3))
+    dt = inputs[0].dtype
+    return [(out / (k * k * c)).astype(dt), p1.transpose(0, 2, 3, 1).astype(dt),
+            p2.transpose(0, 2, 3, 1).astype(dt)]

@@ -1511,6 +1511,68 @@ LogicalResult decomposeGelqf(GradBuilder &g, LinalgGelqfOp op,
   return success();
 }
 
+/// Correlation (correlation.cc; the numpy loop of MXNet's test_correlation):
+/// both inputs zero-padded; data2 gathered at every displacement by one
+/// `take` of its flattened planes (positions (md + dy + y) * Wp + md + dx +
+/// x, exact in float64), times data1's region (or |difference|), summed over
+/// the channels, then a sum Pooling of the window with stride1 and the
+/// scale 1 / (k^2 C). float16 data are computed in float32.
+LogicalResult decomposeCorrelation(GradBuilder &g, CorrelationOp op,
+                                   SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op.getOutput());
+  Type outElt = rt.getElementType();
+  Value a = accumulated(g, op.getData1()), b = accumulated(g, op.getData2());
+  ArrayRef<int64_t> d = typeOf(a).getShape();
+  int64_t n = d[0], c = d[1], k = op.getKernelSize(), md = op.getMaxDisplacement();
+  int64_t s1 = op.getStride1(), s2 = op.getStride2(), pad = op.getPadSize();
+  int64_t hp = d[2] + 2 * pad, wp = d[3] + 2 * pad;
+  int64_t th = rt.getShape()[2], tw = rt.getShape()[3];
+  int64_t lh = (th - 1) * s1 + k, lw = (tw - 1) * s1 + k; // the windows' span
+  int64_t r = md / s2, grid = 2 * r + 1, disp = grid * grid;
+  auto padded = [&](Value v) {
+    if (pad == 0)
+      return v;
+    return g.op("mx.Pad", v, {g.str("mode", "constant"),
+                              g.shape("pad_width", {0, 0, 0, 0, pad, pad, pad, pad})});
+  };
+  Value ap = padded(a), bp = padded(b);
+  Value region = sliceAxis(g, sliceAxis(g, ap, 2, md, md + lh), 3, md, md + lw);
+  // flat positions in data2's padded planes, (disp, lh, lw)
+  auto range = [&](int64_t len, SmallVector<int64_t> shape) {
+    return g.reshape(arangeN(g, len, "float64"), shape);
+  };
+  Value di = range(disp, {disp, 1, 1});
+  Value dyIdx = g.op("mx.floor", g.mulS(di, 1.0 / double(grid)));
+  Value dy = g.mulS(g.addS(dyIdx, -double(r)), double(s2));
+  Value dx = g.mulS(g.addS(g.sub(di, g.mulS(dyIdx, double(grid))), -double(r)), double(s2));
+  Value rows = g.add(g.addS(dy, double(md)), range(lh, {1, lh, 1}));
+  Value cols = g.add(g.addS(dx, double(md)), range(lw, {1, 1, lw}));
+  Value pos = g.reshape(g.add(g.mulS(rows, double(wp)), cols), {disp * lh * lw});
+  Value gathered = g.op("mx.take", {g.reshape(bp, {n, c, hp * wp}), pos}, {g.i64("axis", 2)});
+  gathered = g.reshape(gathered, {n, c, disp, lh, lw});
+  Value lhs = g.reshape(region, {n, c, 1, lh, lw});
+  // |a - b| as (a - b) * s, s = +1 where a >= b else -1: MXNet's gradient
+  // sign at ties (+1 for data1), which abs' would make 0
+  Value term;
+  if (op.getIsMultiply()) {
+    term = g.mul(lhs, gathered);
+  } else {
+    Value diff = g.sub(lhs, gathered);
+    term = g.mul(diff, g.addS(g.mulS(g.cmpS("greater_equal", diff, 0.0), 2.0), -1.0));
+  }
+  Value corr = g.sum(term, {1}, false); // (n, disp, lh, lw)
+  if (k > 1 || s1 > 1)
+    corr = g.op("mx.Pooling", corr,
+                {g.shape("kernel", {k, k}), g.str("pool_type", "sum"),
+                 g.shape("stride", {s1, s1})});
+  corr = g.mulS(corr, 1.0 / double(k * k * c));
+  auto tmp = [&](Value v) {
+    return g.cast(g.op("mx.transpose", v, {g.shape("axes", {0, 2, 3, 1})}), outElt);
+  };
+  results.assign({g.cast(corr, outElt), tmp(ap), tmp(bp)});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1528,7 +1590,7 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp,
              ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
-             LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp>(op) ||
+             LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1620,6 +1682,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeDiagTrian(g, op, et.getOffset(), et.getLower(), true, false, results);
   else if (auto mt = dyn_cast<LinalgMaketrianOp>(op))
     r = decomposeDiagTrian(g, op, mt.getOffset(), mt.getLower(), false, false, results);
+  else if (auto co = dyn_cast<CorrelationOp>(op))
+    r = decomposeCorrelation(g, co, results);
   else if (auto tm = dyn_cast<LinalgTrmmOp>(op))
     r = decomposeTriangular(g, op, false, tm.getTranspose(), tm.getRightside(), tm.getLower(),
                             tm.getAlpha().convertToDouble(), results);

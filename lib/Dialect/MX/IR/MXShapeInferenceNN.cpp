@@ -1765,3 +1765,43 @@ LogicalResult LinalgSyevdOp::inferReturnTypes(MLIRContext *, std::optional<Locat
   results.push_back(RankedTensorType::get(u.getShape().drop_back(), u.getElementType()));
   return success();
 }
+
+/// CorrelationProp::InferShape: (N, (2 r + 1)^2, top_h, top_w) with top_* =
+/// ceil((padded - 2 border) / stride1) >= 1; the padded inputs (N, Hp, Wp,
+/// C). data2 must have data1's shape.
+LogicalResult CorrelationOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto t1 = getTensorType(loc, name, adaptor.getData1(), "data1");
+  auto t2 = getTensorType(loc, name, adaptor.getData2(), "data2");
+  if (failed(t1) || failed(t2))
+    return failure();
+  ArrayRef<int64_t> d = t1->getShape();
+  if (d.size() != 4 || t2->getShape() != d)
+    return inferError(loc, name, "data1 and data2 must be 4-D tensors of one shape, got ",
+                      formatShape(d), " and ", formatShape(t2->getShape()));
+  if (failed(checkElementType(loc, name, "data2", *t2, t1->getElementType())))
+    return failure();
+  int64_t k = adaptor.getKernelSize(), md = adaptor.getMaxDisplacement();
+  int64_t s1 = adaptor.getStride1(), s2 = adaptor.getStride2(), pad = adaptor.getPadSize();
+  if (k < 1 || md < 0 || s1 < 1 || s2 < 1 || pad < 0)
+    return inferError(loc, name, "kernel_size, stride1 and stride2 must be positive and "
+                                 "max_displacement and pad_size non-negative");
+  int64_t hp = d[2] + 2 * pad, wp = d[3] + 2 * pad;
+  int64_t border = md + (k - 1) / 2;
+  auto top = [&](int64_t padded) {
+    int64_t span = padded - 2 * border;
+    return span <= 0 ? int64_t(0) : (span + s1 - 1) / s1;
+  };
+  int64_t th = top(hp), tw = top(wp);
+  if (th < 1 || tw < 1)
+    return inferError(loc, name, "Correlation cannot be done with current settings: the "
+                                 "neighborhood and kernel don't fit in the padded ",
+                      hp, " x ", wp, " input");
+  int64_t grid = 2 * (md / s2) + 1;
+  Type elt = t1->getElementType();
+  results.push_back(RankedTensorType::get({d[0], grid * grid, th, tw}, elt));
+  results.push_back(RankedTensorType::get({d[0], hp, wp, d[1]}, elt));
+  results.push_back(RankedTensorType::get({d[0], hp, wp, d[1]}, elt));
+  return success();
+}

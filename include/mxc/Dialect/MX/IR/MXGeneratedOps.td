@@ -1277,6 +1277,56 @@ def MX_ContribBipartiteMatchingOp : MX_Op<"_contrib_bipartite_matching", [Pure, 
   }];
 }
 
+def MX_CorrelationOp : MX_Op<"Correlation", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Correlation of two feature maps over a grid of displacements (FlowNet)";
+  let description = [{
+    For data1, data2 (N, C, H, W), both zero-padded by `pad_size`: output channel
+    d of the (2 r + 1)^2 displacements (r = max_displacement / stride2, the
+    vertical one d / (2 r + 1), the horizontal one d % (2 r + 1), each times
+    stride2) at (i, j) is the sum over the kernel_size x kernel_size window at
+    (i * stride1 + max_displacement, j * stride1 + max_displacement) and the
+    channels of data1 * data2 shifted by the displacement (|data1 - data2|
+    without is_multiply), divided by kernel_size^2 * C; the result is (N,
+    (2 r + 1)^2, ceil((H + 2 pad - 2 border) / stride1), same for W), border =
+    max_displacement + (kernel_size - 1) / 2. The hidden outputs are the padded
+    inputs, (N, H + 2 pad, W + 2 pad, C). A composite (mx-decompose): one `take`
+    gathers data2 at every displacement, a product (or |difference|) summed
+    over the channels, and a sum Pooling over the window; its gradient follows.
+    Memory N * C * (2 r + 1)^2 * window area; float16 is computed in float32.
+
+    MXNet operator: `Correlation`.
+
+    Example:
+
+    ```mlir
+    %c, %t1, %t2 = mx.Correlation %a, %b {max_displacement = 1 : i64, pad_size = 1 : i64} : (tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>) -> (tensor<1x9x5x5xf32>, tensor<1x7x7x2xf32>, tensor<1x7x7x2xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data1,
+    MX_FloatTensor:$data2,
+    DefaultValuedAttr<I64Attr, "1">:$kernel_size,
+    DefaultValuedAttr<I64Attr, "1">:$max_displacement,
+    DefaultValuedAttr<I64Attr, "1">:$stride1,
+    DefaultValuedAttr<I64Attr, "1">:$stride2,
+    DefaultValuedAttr<I64Attr, "0">:$pad_size,
+    DefaultValuedAttr<BoolAttr, "true">:$is_multiply
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$tmp1,
+    MX_FloatTensor:$tmp2
+  );
+  let assemblyFormat = [{
+    $data1 `,` $data2 attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribBoxIouOp : MX_Op<"_contrib_box_iou", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Intersection over union of every pair of boxes of two arrays";
   let description = [{
