@@ -1753,6 +1753,23 @@ IndexError, as MXNet's kernel. The gradient scatters (adds) back.""",
    aliases=["_npx_gather_nd"],
    example="""%y = mx.gather_nd %x, %i : (tensor<3x4x5xf32>, tensor<2x6xf32>) -> tensor<6x5xf32>""")
 
+op(mxnet="scatter_nd", mnemonic="scatter_nd", cpp="ScatterNd",
+   source="src/operator/tensor/indexing_op.h ScatterNDParam, ScatterNDShape",
+   summary="A zero array of `shape` with data's slices placed at multi-indices",
+   description="""
+gather_nd's inverse: `indices` (M, Y...) holds M-dimensional indices into
+the first M axes of the result (of `shape`); `data` (Y..., shape[M:]) holds
+the slices to place there; everything else is zero. As in MXNet, repeated
+indices leave the result unspecified (here their slices add up) and an
+index out of range writes nothing (no wrapping of negative ones). A
+composite (mx-decompose): the flat row of each multi-index and a `dot` of
+their `one_hot` with data seen as (rows, rest) (memory Y * prod(shape[:M]));
+the gradient is gather_nd of the head gradient.""",
+   inputs=[Input("data"), Input("indices")], outputs=[Output("output")],
+   attrs=[Attr("shape", "shape", doc="The result's shape.")],
+   aliases=["_npx_scatter_nd"],
+   example="""%y = mx.scatter_nd %d, %i {shape = array<i64: 2, 2>} : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>""")
+
 op(mxnet="_contrib_index_copy", mnemonic="_contrib_index_copy", cpp="ContribIndexCopy",
    source="src/operator/contrib/index_copy-inl.h IndexCopyShape",
    summary="A copy of old_tensor with rows replaced by new_tensor's",

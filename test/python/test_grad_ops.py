@@ -663,6 +663,10 @@ def test_topk_indices_have_no_gradient(attrs):
      {"data1": rand((2, 2, 5, 4)), "data2": rand((2, 2, 5, 4), seed=1)}, None),
     ("Correlation", {"max_displacement": 2, "stride2": 2, "pad_size": 1, "is_multiply": False},
      {"data1": rand((1, 2, 4, 4)), "data2": rand((1, 2, 4, 4), seed=1)}, None),
+    # scatter_nd: the data gets gather_nd of the head gradient, the indices none
+    ("scatter_nd", {"shape": (3, 4, 2)},
+     {"data": rand((2, 2, 2)), "indices": np.array([[[0, 2], [1, 0]], [[3, 1], [0, 2]]])},
+     ["data"]),
     # bipartite_matching: a zero gradient (MXNet's), piecewise constant
     ("_contrib_bipartite_matching", {"threshold": 0.2}, {"data": rand((2, 3, 4))}, None),
     # the maxima get the gradient, the regions none (values apart: no ties)

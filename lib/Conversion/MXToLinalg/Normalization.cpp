@@ -257,7 +257,8 @@ void mxc::conversion::populateNormalizationPatternsAndLegality(
                       mx::LinalgMakediagOp, mx::LinalgExtracttrianOp,
                       mx::LinalgMaketrianOp, mx::LinalgPotrfOp, mx::LinalgPotriOp,
                       mx::LinalgTrmmOp, mx::LinalgTrsmOp, mx::LinalgSumlogdiagOp,
-                      mx::LinalgSyrkOp, mx::LinalgGelqfOp, mx::CorrelationOp>();
+                      mx::LinalgSyrkOp, mx::LinalgGelqfOp, mx::CorrelationOp,
+                      mx::ScatterNdOp>();
   patterns.add<ConvertBatchNorm, ConvertLRN, ConvertComposite>(
       typeConverter, patterns.getContext());
 }

@@ -166,6 +166,22 @@ SmallVector<Value> flatOperands(OpBuilder &b, Location loc, Operation *op,
   return ins;
 }
 
+/// Result `i` of `op` from the runtime kernel `name` on `ins` with `ints`,
+/// which writes it flat in `work`: reshaped to the result's shape and
+/// converted to its type.
+Value kernelResult(ConversionPatternRewriter &rewriter, const TypeConverter &typeConverter,
+                   Operation *op, unsigned i, StringRef name, ArrayRef<Value> ins,
+                   ArrayRef<int64_t> ints, Type work) {
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+  Value v = callKernel(rewriter, op, name, ins, ints,
+                       RankedTensorType::get({resultType.getNumElements()}, work));
+  auto converted = cast<RankedTensorType>(typeConverter.convertType(resultType));
+  v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
+  return convertTensor(rewriter, loc, v, work, converted.getElementType(),
+                       resultType.getElementType());
+}
+
 /// _contrib_box_nms: the runtime's mxc_kernel_box_nms_<T> on (batch, num,
 /// width), mode 0 for the records, 1 for the hidden positions (only when
 /// something reads them: the gradient). f16 / bf16 data widened to f32.
@@ -177,40 +193,30 @@ struct ConvertBoxNms final : OpConversionPattern<mx::ContribBoxNmsOp> {
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     auto dataType = cast<RankedTensorType>(op.getData().getType());
-    Type elt = dataType.getElementType();
-    Location loc = op.getLoc();
-    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
-    Value x = convertTensor(rewriter, loc, adaptor.getData(), elt, work, work);
+    Type work = dataType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    SmallVector<Value> ins = flatOperands(rewriter, op.getLoc(), op, adaptor.getOperands(), work);
     ArrayRef<int64_t> d = dataType.getShape();
     int64_t num = d[d.size() - 2], width = d.back(), batch = 1;
     for (int64_t e : d.drop_back(2))
       batch *= e;
-    auto bits = floatParamBits;
-    Value flat = mxc::conversion::reshapeTo(rewriter, loc, x, {dataType.getNumElements()});
     std::string name = "mxc_kernel_box_nms_" + kernelSuffix(work);
-    auto call = [&](int64_t mode, unsigned i) {
-      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
-      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
-      Value v = callKernel(
-          rewriter, op, name, {flat},
-          {batch, num, width, bits(op.getOverlapThresh().convertToDouble()),
-           bits(op.getValidThresh().convertToDouble()), static_cast<int64_t>(op.getTopk()),
-           static_cast<int64_t>(op.getCoordStart()), static_cast<int64_t>(op.getScoreIndex()),
-           static_cast<int64_t>(op.getIdIndex()), static_cast<int64_t>(op.getBackgroundId()),
-           op.getForceSuppress() ? 1 : 0, op.getInFormat() == "corner" ? 1 : 0,
-           op.getOutFormat() == "corner" ? 1 : 0, mode},
-          t);
-      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
-      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
-      return convertTensor(rewriter, loc, v, work, converted.getElementType(),
-                           resultType.getElementType());
+    auto call = [&](int64_t mode) {
+      return kernelResult(
+          rewriter, *getTypeConverter(), op, unsigned(mode), name, ins,
+          {batch, num, width, floatParamBits(op.getOverlapThresh().convertToDouble()),
+           floatParamBits(op.getValidThresh().convertToDouble()),
+           static_cast<int64_t>(op.getTopk()), static_cast<int64_t>(op.getCoordStart()),
+           static_cast<int64_t>(op.getScoreIndex()), static_cast<int64_t>(op.getIdIndex()),
+           static_cast<int64_t>(op.getBackgroundId()), op.getForceSuppress() ? 1 : 0,
+           op.getInFormat() == "corner" ? 1 : 0, op.getOutFormat() == "corner" ? 1 : 0, mode},
+          work);
     };
-    SmallVector<Value> results{call(0, 0)};
+    SmallVector<Value> results{call(0)};
     if (!op->getResult(1).use_empty()) {
-      results.push_back(call(1, 1));
+      results.push_back(call(1));
     } else {
       auto t = cast<RankedTensorType>(getTypeConverter()->convertType(op->getResult(1).getType()));
-      results.push_back(emptyTensor(rewriter, loc, t.getShape(), t.getElementType()));
+      results.push_back(emptyTensor(rewriter, op.getLoc(), t.getShape(), t.getElementType()));
     }
     rewriter.replaceOp(op, results);
     return success();
@@ -228,30 +234,20 @@ struct ConvertBipartiteMatching final
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     auto dataType = cast<RankedTensorType>(op.getData().getType());
-    Type elt = dataType.getElementType();
-    Location loc = op.getLoc();
-    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
-    Value x = convertTensor(rewriter, loc, adaptor.getData(), elt, work, work);
+    Type work = dataType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    SmallVector<Value> ins = flatOperands(rewriter, op.getLoc(), op, adaptor.getOperands(), work);
     ArrayRef<int64_t> d = dataType.getShape();
     int64_t rows = d[d.size() - 2], cols = d.back(), batch = 1;
     for (int64_t e : d.drop_back(2))
       batch *= e;
-    int64_t thrBits = floatParamBits(op.getThreshold().convertToDouble());
-    Value flat = mxc::conversion::reshapeTo(rewriter, loc, x, {dataType.getNumElements()});
-    std::string name = "mxc_kernel_bipartite_matching_" + kernelSuffix(work);
     SmallVector<Value> results;
-    for (unsigned i = 0; i < 2; ++i) {
-      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
-      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
-      Value v = callKernel(rewriter, op, name, {flat},
-                           {batch, rows, cols, thrBits, op.getIsAscend() ? 1 : 0,
-                            static_cast<int64_t>(op.getTopk()), int64_t(i)},
-                           t);
-      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
-      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
-      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
-                                      resultType.getElementType()));
-    }
+    for (unsigned i = 0; i < 2; ++i)
+      results.push_back(kernelResult(
+          rewriter, *getTypeConverter(), op, i,
+          "mxc_kernel_bipartite_matching_" + kernelSuffix(work), ins,
+          {batch, rows, cols, floatParamBits(op.getThreshold().convertToDouble()),
+           op.getIsAscend() ? 1 : 0, static_cast<int64_t>(op.getTopk()), int64_t(i)},
+          work));
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -273,16 +269,10 @@ struct ConvertSyevd final : OpConversionPattern<mx::LinalgSyevdOp> {
     int64_t n = aType.getShape().back();
     int64_t batch = n ? aType.getNumElements() / (n * n) : 0;
     SmallVector<Value> results;
-    for (unsigned i = 0; i < 2; ++i) {
-      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
-      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
-      Value v = callKernel(rewriter, op, "mxc_kernel_syevd_" + kernelSuffix(work), ins,
-                           {batch, n, int64_t(i)}, t);
-      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
-      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
-      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
-                                      resultType.getElementType()));
-    }
+    for (unsigned i = 0; i < 2; ++i)
+      results.push_back(kernelResult(rewriter, *getTypeConverter(), op, i,
+                                     "mxc_kernel_syevd_" + kernelSuffix(work), ins,
+                                     {batch, n, int64_t(i)}, work));
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -306,21 +296,16 @@ struct ConvertMultiBoxDetection final
     SmallVector<double> var = floatTuple(op.getVariances());
     if (var.size() != 4)
       return unsupported(rewriter, op, "variances must be four floats");
-    auto resultType = cast<RankedTensorType>(op.getType());
-    auto t = RankedTensorType::get({resultType.getNumElements()}, work);
-    Value v = callKernel(rewriter, op, "mxc_kernel_multibox_detection_" + kernelSuffix(work),
-                         ins,
+    rewriter.replaceOp(
+        op, kernelResult(rewriter, *getTypeConverter(), op, 0,
+                         "mxc_kernel_multibox_detection_" + kernelSuffix(work), ins,
                          {c[0], c[1], c[2], op.getClip() ? 1 : 0,
                           floatParamBits(op.getThreshold().convertToDouble()),
                           floatParamBits(op.getNmsThreshold().convertToDouble()),
                           op.getForceSuppress() ? 1 : 0, static_cast<int64_t>(op.getNmsTopk()),
                           floatParamBits(var[0]), floatParamBits(var[1]),
                           floatParamBits(var[2]), floatParamBits(var[3])},
-                         t);
-    auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
-    v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
-    rewriter.replaceOp(op, convertTensor(rewriter, loc, v, work, converted.getElementType(),
-                                         resultType.getElementType()));
+                         work));
     return success();
   }
 };
@@ -341,29 +326,21 @@ struct ConvertMultiBoxTarget final : OpConversionPattern<mx::ContribMultiBoxTarg
     ArrayRef<int64_t> l = cast<RankedTensorType>(op.getLabel().getType()).getShape();
     ArrayRef<int64_t> p = cast<RankedTensorType>(op.getClsPred().getType()).getShape();
     int64_t anchors = cast<RankedTensorType>(op.getAnchor().getType()).getShape()[1];
-    auto bits = floatParamBits;
     SmallVector<double> var = floatTuple(op.getVariances());
     if (var.size() != 4)
       return unsupported(rewriter, op, "variances must be four floats");
     std::string name = "mxc_kernel_multibox_target_" + kernelSuffix(work);
     SmallVector<Value> results;
-    for (unsigned i = 0; i < 3; ++i) {
-      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
-      auto t = RankedTensorType::get({resultType.getNumElements()}, work);
-      Value v = callKernel(rewriter, op, name, ins,
-                           {l[0], anchors, l[1], l[2], p[1],
-                            bits(op.getOverlapThreshold().convertToDouble()),
-                            bits(op.getIgnoreLabel().convertToDouble()),
-                            bits(op.getNegativeMiningRatio().convertToDouble()),
-                            bits(op.getNegativeMiningThresh().convertToDouble()),
-                            bits(var[0]), bits(var[1]), bits(var[2]), bits(var[3]),
-                            int64_t(i)},
-                           t);
-      auto converted = cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
-      v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
-      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
-                                      resultType.getElementType()));
-    }
+    for (unsigned i = 0; i < 3; ++i)
+      results.push_back(kernelResult(
+          rewriter, *getTypeConverter(), op, i, name, ins,
+          {l[0], anchors, l[1], l[2], p[1],
+           floatParamBits(op.getOverlapThreshold().convertToDouble()),
+           floatParamBits(op.getIgnoreLabel().convertToDouble()),
+           floatParamBits(op.getNegativeMiningRatio().convertToDouble()),
+           floatParamBits(op.getNegativeMiningThresh().convertToDouble()), floatParamBits(var[0]),
+           floatParamBits(var[1]), floatParamBits(var[2]), floatParamBits(var[3]), int64_t(i)},
+          work));
     rewriter.replaceOp(op, results);
     return success();
   }

@@ -209,6 +209,9 @@ EXAMPLES = {
         dict(threshold=0.3, nms_threshold=0.3, nms_topk=8)),
     "Correlation": ([f(2, 3, 7, 6), f(2, 3, 7, 6)],
                     dict(kernel_size=3, max_displacement=2, stride1=2, stride2=2, pad_size=2)),
+    # MXNet's docstring example shape, distinct in-range indices
+    "scatter_nd": ([f(2, 3, 5), np.array([[[0, 2, 1], [3, 1, 0]], [[1, 1, 0], [2, 2, 2]]],
+                                         np.float32)], dict(shape=(4, 3, 5))),
     "_linalg_extractdiag": ([f(2, 4, 4)], dict(offset=-1)),
     "_linalg_makediag": ([f(2, 3)], dict(offset=1)),
     "_linalg_extracttrian": ([f(2, 4, 4)], dict(offset=1)),

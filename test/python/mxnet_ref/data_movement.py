@@ -524,6 +524,19 @@ def gather_nd(inputs, attrs):
     return [out]
 
 
+@register("scatter_nd", "_npx_scatter_nd")
+def scatter_nd(inputs, attrs):
+    """MXNet's scatter_nd by explicit loops: data's slices written at the
+    multi-indices of a zero array of `shape` (distinct, in-range indices)."""
+    data, idx = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
+    shape = attr_tuple(attrs, "shape")
+    out = np.zeros(shape, dtype=data.dtype)
+    m = idx.shape[0]
+    for y in np.ndindex(*idx.shape[1:]):
+        out[tuple(int(idx[(i,) + y]) for i in range(m))] = data[y]
+    return [out]
+
+
 @register("_contrib_index_copy")
 def index_copy(inputs, attrs):
     """MXNet's contrib.index_copy: rows index[k] of old replaced by new[k]."""

@@ -22,6 +22,8 @@ std::map<std::string, std::string> fullAttrs(const mx::OpSpec &spec) {
     attrs["act_type"] = "rrelu";
   if (llvm::StringRef(spec.mxnetName) == "topk") // values and indices
     attrs["ret_typ"] = "both";
+  if (spec.findAttr("get_prob")) // _sample_multinomial's log-probabilities
+    attrs["get_prob"] = "True";
   if (llvm::StringRef(spec.mxnetName) == "RNN") { // state_cell, the states
     attrs["mode"] = "lstm";
     attrs["state_outputs"] = "True";

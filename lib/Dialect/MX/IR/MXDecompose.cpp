@@ -743,6 +743,33 @@ Value ravelRows(GradBuilder &g, Value rows, ArrayRef<int64_t> extents,
   return flat;
 }
 
+/// scatter_nd: the flat row of each multi-index into the result's first M
+/// axes (no wrapping: out of range gives no row), then
+/// dot(one_hot(rows)^T, data as (count, rest)), computed in float64 for
+/// integer data.
+LogicalResult decomposeScatterNd(GradBuilder &g, ScatterNdOp op,
+                                 SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op.getOutput());
+  ArrayRef<int64_t> shape = rt.getShape(), is = typeOf(op.getIndices()).getShape();
+  int64_t m = is[0], rows = 1, rest = 1, count = 1;
+  for (int64_t i = 0; i < m; ++i)
+    rows *= shape[i];
+  for (int64_t i = m; i < static_cast<int64_t>(shape.size()); ++i)
+    rest *= shape[i];
+  for (int64_t e : is.drop_front())
+    count *= e;
+  Type elt = rt.getElementType();
+  Type work = isa<FloatType>(elt) ? elt : Type(Float64Type::get(op->getContext()));
+  Value flat = ravelRows(g, g.cast(op.getIndices(), Float64Type::get(op->getContext())),
+                         shape.take_front(m), /*wrapNegative=*/false);
+  Value hot = g.op("mx.one_hot", g.reshape(flat, {count}),
+                   {g.i64("depth", rows), g.str("dtype", getMXNetDTypeName(work))});
+  Value values = g.reshape(g.cast(op.getData(), work), {count, rest});
+  Value out = g.op("mx.dot", {hot, values}, {g.boolean("transpose_a", true)});
+  results.assign({g.cast(g.reshape(out, shape), elt)});
+  return success();
+}
+
 /// gather_nd: the flat row of each multi-index into data's first M axes
 /// (a negative index wrapped once), one `take` of data as (rows, rest).
 LogicalResult decomposeGatherNd(GradBuilder &g, GatherNdOp op,
@@ -1590,7 +1617,8 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp,
              ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
-             LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp>(op) ||
+             LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
+             ScatterNdOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1682,6 +1710,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeDiagTrian(g, op, et.getOffset(), et.getLower(), true, false, results);
   else if (auto mt = dyn_cast<LinalgMaketrianOp>(op))
     r = decomposeDiagTrian(g, op, mt.getOffset(), mt.getLower(), false, false, results);
+  else if (auto sn = dyn_cast<ScatterNdOp>(op))
+    r = decomposeScatterNd(g, sn, results);
   else if (auto co = dyn_cast<CorrelationOp>(op))
     r = decomposeCorrelation(g, co, results);
   else if (auto tm = dyn_cast<LinalgTrmmOp>(op))

@@ -1805,3 +1805,28 @@ LogicalResult CorrelationOp::inferReturnTypes(MLIRContext *, std::optional<Locat
   results.push_back(RankedTensorType::get({d[0], hp, wp, d[1]}, elt));
   return success();
 }
+
+/// ScatterNDShape: indices (M, Y...) with M <= ndim(shape), data
+/// (Y..., shape[M:]); the result has `shape` and data's type.
+LogicalResult ScatterNdOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto dt = getTensorType(loc, name, adaptor.getData(), "data");
+  auto it = getTensorType(loc, name, adaptor.getIndices(), "indices");
+  if (failed(dt) || failed(it))
+    return failure();
+  ArrayRef<int64_t> shape = adaptor.getShape(), is = it->getShape(), ds = dt->getShape();
+  for (int64_t e : shape)
+    if (e < 1)
+      return inferError(loc, name, "shape ", formatShape(shape), " must have positive extents");
+  if (is.empty() || is[0] < 1 || is[0] > static_cast<int64_t>(shape.size()))
+    return inferError(loc, name, "indices ", formatShape(is), " must be (M, ...) with 1 <= M <= ",
+                      shape.size());
+  SmallVector<int64_t> want(is.begin() + 1, is.end());
+  want.append(shape.begin() + is[0], shape.end());
+  if (ArrayRef<int64_t>(want) != ds)
+    return inferError(loc, name, "data must have shape ", formatShape(want), " (indices' trailing ",
+                      "axes, then shape[M:]), got ", formatShape(ds));
+  results.push_back(RankedTensorType::get(shape, dt->getElementType()));
+  return success();
+}

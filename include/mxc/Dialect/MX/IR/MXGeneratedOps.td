@@ -5718,6 +5718,44 @@ def MX_GatherNdOp : MX_Op<"gather_nd", [Pure, InferTypeOpAdaptorWithIsCompatible
   }];
 }
 
+def MX_ScatterNdOp : MX_Op<"scatter_nd", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "A zero array of `shape` with data's slices placed at multi-indices";
+  let description = [{
+    gather_nd's inverse: `indices` (M, Y...) holds M-dimensional indices into
+    the first M axes of the result (of `shape`); `data` (Y..., shape[M:]) holds
+    the slices to place there; everything else is zero. As in MXNet, repeated
+    indices leave the result unspecified (here their slices add up) and an
+    index out of range writes nothing (no wrapping of negative ones). A
+    composite (mx-decompose): the flat row of each multi-index and a `dot` of
+    their `one_hot` with data seen as (rows, rest) (memory Y * prod(shape[:M]));
+    the gradient is gather_nd of the head gradient.
+
+    MXNet operator: `scatter_nd` (aliases `_npx_scatter_nd`).
+
+    Example:
+
+    ```mlir
+    %y = mx.scatter_nd %d, %i {shape = array<i64: 2, 2>} : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    MX_Tensor:$indices,
+    DenseI64ArrayAttr:$shape
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribIndexCopyOp : MX_Op<"_contrib_index_copy", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "A copy of old_tensor with rows replaced by new_tensor's";
   let description = [{
