@@ -1735,6 +1735,48 @@ agree to rounding, eigenvectors of repeated eigenvalues aside.""",
    outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT)],
    example="""%u, %l = mx._linalg_syevd %a : (tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>)""")
 
+_LA_LU = """ The runtime's kernel (mxc_kernel_lu: LU with partial pivoting in
+double precision) where MXNet calls LAPACK's getrf."""
+op(mxnet="_linalg_inverse", mnemonic="_linalg_inverse", cpp="LinalgInverse",
+   source="src/operator/tensor/la_op.h InverseShape; la_op-inl.h inverse, inverse_backward",
+   summary="The inverse of each square matrix of a batch",
+   description="""
+For A (..., n, n): A^-1. The gradient is MXNet's, -Y^T dY Y^T with Y the
+inverse.""" + _LA_LU,
+   inputs=[Input("A", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   aliases=["linalg_inverse", "_npi_inv"],
+   infer=("return ::mxc::mx::detail::inferLinalgSquare(getOperationName(), location, "
+          "adaptor.getA(), inferredReturnTypes);"),
+   example="""%i = mx._linalg_inverse %a : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>""")
+
+op(mxnet="_linalg_det", mnemonic="_linalg_det", cpp="LinalgDet",
+   source="src/operator/tensor/la_op.h DetShape; la_op-inl.h det, det_backward",
+   summary="The determinant of each square matrix of a batch",
+   description="""
+For A (..., n, n): det(A), shape (...) ((1,) for a single matrix). The
+hidden outputs are the packed LU factors and the 1-based pivots of mxc's
+factorization (MXNet's hold LAPACK's, of its row-major call). The gradient
+is MXNet's, dDet * det * A^-T.""" + _LA_LU,
+   inputs=[Input("A", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT),
+            Output("output2", tensor=FLOAT)],
+   aliases=["linalg_det", "_npi_det"], visible_outputs=1,
+   example="""%d, %lu, %piv = mx._linalg_det %a : (tensor<2x3x3xf64>) -> (tensor<2xf64>, tensor<2x3x3xf64>, tensor<2x3xf64>)""")
+
+op(mxnet="_linalg_slogdet", mnemonic="_linalg_slogdet", cpp="LinalgSlogdet",
+   source="src/operator/tensor/la_op.h DetShape; la_op-inl.h slogdet, slogdet_backward",
+   summary="Sign and log absolute value of each square matrix's determinant",
+   description="""
+For A (..., n, n): sign(det A) and log|det A|, each of shape (...) ((1,)
+for a single matrix); a singular matrix gives 0 and -inf. Hidden outputs as
+_linalg_det's. The gradient is MXNet's, dLogabsdet * A^-T (none through
+the sign).""" + _LA_LU,
+   inputs=[Input("A", tensor=FLOAT)],
+   outputs=[Output("output0", tensor=FLOAT), Output("output1", tensor=FLOAT),
+            Output("output2", tensor=FLOAT), Output("output3", tensor=FLOAT)],
+   aliases=["linalg_slogdet", "_npi_slogdet"], visible_outputs=2,
+   example="""%s, %l, %lu, %piv = mx._linalg_slogdet %a : (tensor<3x3xf64>) -> (tensor<1xf64>, tensor<1xf64>, tensor<3x3xf64>, tensor<3xf64>)""")
+
 op(mxnet="gather_nd", mnemonic="gather_nd", cpp="GatherNd",
    source="src/operator/tensor/indexing_op.h GatherNDShape",
    summary="Elements or slices of data at multi-indices",

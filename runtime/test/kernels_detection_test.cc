@@ -1,8 +1,9 @@
 // The detection kernels of runtime/src/kernels/detection.cc on the
 // examples MXNet 1.9.1 documents or computes (checked with MXNet itself in
 // .venv-mxnet): box_nms's suppression, classes, topk and formats,
-// bipartite_matching's docstring example and its count > topk stop, and
-// syevd's eigenpairs and sign rule.
+// bipartite_matching's docstring example and its count > topk stop,
+// syevd's eigenpairs and sign rule, and the LU kernel's inverse and
+// determinants.
 #include "../src/kernels/kernels.h"
 #include "kernels_test_util.h"
 
@@ -83,6 +84,28 @@ TEST(DetectionKernels, SyevdEigenpairsAndSigns) {
   mxc_kernel_syevd_f64(BUF(b), BUF(l), 1, 2, 1);
   EXPECT_NEAR(l[0], 2.0, 1e-14);
   EXPECT_NEAR(l[1], 4.0, 1e-14);
+}
+
+TEST(DetectionKernels, LuInverseAndDeterminants) {
+  // [[1, 2], [3, 4]]: det -2, inverse [[-2, 1], [1.5, -0.5]]; a row swap
+  // (pivot 2 first) and a singular matrix
+  std::vector<double> a = {1, 2, 3, 4, 1, 2, 2, 4};
+  std::vector<double> inv(8), det(2), sign(2), logabs(2), piv(4);
+  mxc_kernel_lu_f64(BUF(a), BUF(inv), 2, 2, 0);
+  mxc_kernel_lu_f64(BUF(a), BUF(det), 2, 2, 1);
+  mxc_kernel_lu_f64(BUF(a), BUF(sign), 2, 2, 2);
+  mxc_kernel_lu_f64(BUF(a), BUF(logabs), 2, 2, 3);
+  mxc_kernel_lu_f64(BUF(a), BUF(piv), 2, 2, 5);
+  const double want[4] = {-2, 1, 1.5, -0.5};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(inv[i], want[i], 1e-14);
+  EXPECT_NEAR(det[0], -2, 1e-14);
+  EXPECT_EQ(det[1], 0);
+  EXPECT_EQ(sign[0], -1);
+  EXPECT_EQ(sign[1], 0);
+  EXPECT_NEAR(logabs[0], std::log(2.0), 1e-14);
+  EXPECT_TRUE(std::isinf(logabs[1]) && logabs[1] < 0);
+  EXPECT_EQ(piv[0], 2); // row 2 (1-based) has the larger pivot
 }
 
 } // namespace

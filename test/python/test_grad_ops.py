@@ -649,6 +649,8 @@ def test_topk_indices_have_no_gradient(attrs):
     ("_linalg_potri", {}, {"A": rand((2, 3, 3)) + 3 * np.eye(3)}, None),
     ("_linalg_potri", {"lower": False}, {"A": rand((3, 3)) + 3 * np.eye(3)}, None),
     ("_linalg_sumlogdiag", {}, {"A": rand((2, 3, 3), lo=0.5, hi=2.0)}, None),
+    ("_linalg_inverse", {}, {"A": rand((2, 3, 3)) + 2 * np.eye(3)}, None),
+    ("_linalg_det", {}, {"A": rand((2, 3, 3))}, None),
     ("_linalg_syrk", {"alpha": 0.5}, {"A": rand((2, 3, 4))}, None),
     ("_linalg_syrk", {"transpose": True}, {"A": rand((3, 4))}, None),
     # box_nms: each kept record's gradient back at its source row (boxes
@@ -717,3 +719,12 @@ def test_linalg_syevd_gradient(which):
     out = mx.sym.linalg.syevd(0.5 * (x + mx.sym.swapaxes(x, dim1=1, dim2=2)))[which]
     a = rand((2, 4, 4))
     check_gradients(json.loads(out.tojson()), {"x": a + np.swapaxes(a, 1, 2)})
+
+
+def test_linalg_slogdet_gradient():
+    # log|det A|'s gradient, A^-T (MXNet's slogdet_backward); the sign has none
+    import json
+    import mxc as mx
+    x = mx.sym.var("x")
+    check_gradients(json.loads(mx.sym.linalg.slogdet(x)[1].tojson()),
+                    {"x": rand((2, 3, 3)) + 2 * np.eye(3)})

@@ -23,6 +23,8 @@
 //   mxc_kernel_multibox_detection_<T>(cls_prob, loc_pred, anchor) -> y
 //   sizes, parameters (double bits)
 //   mxc_kernel_syevd_<T>(a) -> y   batch, n, mode (0 U, 1 eigenvalues)
+//   mxc_kernel_lu_<T>(a) -> y   batch, n, mode (0 inverse, 1 det, 2 sign,
+//   3 log|det|, 4 LU, 5 pivots)
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
@@ -278,6 +280,48 @@ struct ConvertSyevd final : OpConversionPattern<mx::LinalgSyevdOp> {
   }
 };
 
+/// _linalg_inverse / _linalg_det / _linalg_slogdet: mxc_kernel_lu_<T> on
+/// (batch, n, n), one call per result that is read (the hidden LU and
+/// pivots only when something reads them).
+template <typename OpT> struct ConvertLU final : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpT>::OpAdaptor;
+  LogicalResult
+  matchAndRewrite(OpT op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    Location loc = op.getLoc();
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    Type work = aType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
+    int64_t n = aType.getShape().back();
+    int64_t batch = n ? aType.getNumElements() / (n * n) : 0;
+    // the kernel's mode of each result
+    SmallVector<int64_t> modes;
+    if (isa<mx::LinalgInverseOp>(op))
+      modes = {0};
+    else if (isa<mx::LinalgDetOp>(op))
+      modes = {1, 4, 5};
+    else
+      modes = {2, 3, 4, 5};
+    SmallVector<Value> results;
+    for (auto [i, mode] : llvm::enumerate(modes)) {
+      Value r = op->getResult(i);
+      if (i > 0 && mode >= 4 && r.use_empty()) {
+        auto t = cast<RankedTensorType>(this->getTypeConverter()->convertType(r.getType()));
+        results.push_back(emptyTensor(rewriter, loc, t.getShape(), t.getElementType()));
+        continue;
+      }
+      results.push_back(kernelResult(rewriter, *this->getTypeConverter(), op, unsigned(i),
+                                     "mxc_kernel_lu_" + kernelSuffix(work), ins,
+                                     {batch, n, mode}, work));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 /// _contrib_MultiBoxDetection: mxc_kernel_multibox_detection_<T>(cls_prob,
 /// loc_pred, anchor).
 struct ConvertMultiBoxDetection final
@@ -353,7 +397,10 @@ void mxc::conversion::populateOrderingPatternsAndLegality(
     ConversionTarget &target) {
   target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp, mx::ContribBipartiteMatchingOp,
                       mx::ContribMultiBoxTargetOp, mx::ContribMultiBoxDetectionOp,
-                      mx::LinalgSyevdOp>();
+                      mx::LinalgSyevdOp, mx::LinalgInverseOp, mx::LinalgDetOp,
+                      mx::LinalgSlogdetOp>();
   patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching, ConvertMultiBoxTarget,
-               ConvertMultiBoxDetection, ConvertSyevd>(typeConverter, patterns.getContext());
+               ConvertMultiBoxDetection, ConvertSyevd, ConvertLU<mx::LinalgInverseOp>,
+               ConvertLU<mx::LinalgDetOp>, ConvertLU<mx::LinalgSlogdetOp>>(
+      typeConverter, patterns.getContext());
 }

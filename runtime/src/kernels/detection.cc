@@ -488,6 +488,89 @@ void syevd(const T *x, T *y, int64_t batch, int64_t n, int64_t mode) {
   }
 }
 
+/// _linalg_inverse / _linalg_det / _linalg_slogdet (la_op-inl.h, LAPACK
+/// getrf / getri in MXNet) on (batch, n, n): LU with partial pivoting in
+/// double (the row of the largest magnitude, the first on ties). mode 0
+/// writes the inverse (batch, n, n; a singular matrix gives inf / NaN, as
+/// LAPACK's result does), 1 the determinant (batch), 2 its sign and 3
+/// log|det| (batch; 0 and -inf for a singular matrix), 4 the packed LU
+/// factors (batch, n, n: U on and above the diagonal, L's multipliers
+/// below), 5 the pivots (batch, n: the 1-based row swapped with row i).
+template <typename T>
+void luKernel(const T *x, T *y, int64_t batch, int64_t n, int64_t mode) {
+  std::vector<double> a(static_cast<size_t>(n * n)), inv(static_cast<size_t>(n * n));
+  std::vector<int64_t> piv(static_cast<size_t>(n));
+  for (int64_t b = 0; b < batch; ++b) {
+    const T *m = x + b * n * n;
+    for (int64_t i = 0; i < n * n; ++i)
+      a[i] = static_cast<double>(m[i]);
+    double sign = 1, logabs = 0;
+    bool singular = false;
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t p = k;
+      for (int64_t i = k + 1; i < n; ++i)
+        if (std::fabs(a[i * n + k]) > std::fabs(a[p * n + k]))
+          p = i;
+      piv[k] = p;
+      if (p != k) {
+        for (int64_t j = 0; j < n; ++j)
+          std::swap(a[k * n + j], a[p * n + j]);
+        sign = -sign;
+      }
+      double d = a[k * n + k];
+      if (d == 0) {
+        singular = true;
+        continue;
+      }
+      if (d < 0)
+        sign = -sign;
+      logabs += std::log(std::fabs(d));
+      for (int64_t i = k + 1; i < n; ++i) {
+        double f = a[i * n + k] / d;
+        a[i * n + k] = f;
+        for (int64_t j = k + 1; j < n; ++j)
+          a[i * n + j] -= f * a[k * n + j];
+      }
+    }
+    if (mode == 1 || mode == 2 || mode == 3) {
+      double det = singular ? 0.0 : sign * std::exp(logabs);
+      y[b] = static_cast<T>(mode == 1 ? det
+                            : mode == 2 ? (singular ? 0.0 : sign)
+                                        : (singular ? -INFINITY : logabs));
+      continue;
+    }
+    if (mode == 4) {
+      for (int64_t i = 0; i < n * n; ++i)
+        y[b * n * n + i] = static_cast<T>(a[i]);
+      continue;
+    }
+    if (mode == 5) {
+      for (int64_t i = 0; i < n; ++i)
+        y[b * n + i] = static_cast<T>(piv[i] + 1);
+      continue;
+    }
+    // the inverse: solve L U X = P I column by column
+    for (int64_t col = 0; col < n; ++col) {
+      std::vector<double> e(static_cast<size_t>(n), 0.0);
+      e[col] = 1;
+      for (int64_t k = 0; k < n; ++k) // apply the row swaps in order
+        std::swap(e[k], e[piv[k]]);
+      for (int64_t i = 0; i < n; ++i) // L (unit diagonal)
+        for (int64_t j = 0; j < i; ++j)
+          e[i] -= a[i * n + j] * e[j];
+      for (int64_t i = n - 1; i >= 0; --i) { // U
+        for (int64_t j = i + 1; j < n; ++j)
+          e[i] -= a[i * n + j] * e[j];
+        e[i] /= a[i * n + i];
+      }
+      for (int64_t i = 0; i < n; ++i)
+        inv[i * n + col] = e[i];
+    }
+    for (int64_t i = 0; i < n * n; ++i)
+      y[b * n * n + i] = static_cast<T>(inv[i]);
+  }
+}
+
 double fromBits(int64_t bits) {
   double v;
   std::memcpy(&v, &bits, sizeof v);
@@ -573,6 +656,17 @@ double fromBits(int64_t bits) {
     syevd(x + x_offset, y + y_offset, batch, n, mode);                        \
   }
 
+#define MXC_DEFINE_LU_KERNELS(T, suffix)                                       \
+  MXC_KERNEL_EXPORT void mxc_kernel_lu_##suffix(                               \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t n, int64_t mode) {                                               \
+    (void)x_allocated, (void)x_size, (void)x_stride, (void)y_allocated;        \
+    (void)y_size, (void)y_stride;                                              \
+    luKernel(x + x_offset, y + y_offset, batch, n, mode);                     \
+  }
+
+MXC_DEFINE_LU_KERNELS(float, f32)
+MXC_DEFINE_LU_KERNELS(double, f64)
 MXC_DEFINE_SYEVD_KERNELS(float, f32)
 MXC_DEFINE_SYEVD_KERNELS(double, f64)
 MXC_DEFINE_MULTIBOX_DETECTION_KERNELS(float, f32)

@@ -176,6 +176,12 @@ MXC_DECLARE_ORDERING_KERNELS(double, f64)
      eigenvectors as rows (batch, n, n), 1 the eigenvalues ascending. */      \
   MXC_KERNEL_EXPORT void mxc_kernel_syevd_##suffix(                            \
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
+      int64_t n, int64_t mode);                                                \
+  /* LU with partial pivoting of (batch, n, n): mode 0 the inverse, 1 the    \
+     determinant, 2 its sign, 3 log|det|, 4 the packed LU, 5 the 1-based     \
+     pivots. */                                                               \
+  MXC_KERNEL_EXPORT void mxc_kernel_lu_##suffix(                               \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t batch,   \
       int64_t n, int64_t mode);
 
 MXC_DECLARE_DETECTION_KERNELS(float, f32)

@@ -229,6 +229,9 @@ EXAMPLES = {
     "_linalg_sumlogdiag": ([pos(2, 3, 3)], {}),
     "_linalg_syrk": ([f(2, 3, 4)], dict(transpose=True, alpha=0.5)),
     "_linalg_gelqf": ([f(2, 3, 5)], {}),
+    "_linalg_inverse": ([(f(2, 4, 4) + 3 * np.eye(4)).astype(np.float32)], {}),
+    "_linalg_det": ([f(2, 3, 3)], {}),
+    "_linalg_slogdet": ([f(3, 3)], {}),
     # symmetric in its lower triangle; the upper one is noise
     "_linalg_syevd": ([(lambda a: (np.tril(a + np.swapaxes(a, 1, 2)) + np.triu(f(2, 4, 4), 1))
                        .astype(np.float32))(f(2, 4, 4))], {}),

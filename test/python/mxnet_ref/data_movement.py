@@ -763,3 +763,27 @@ def linalg_syevd(inputs, attrs):
     big = np.argmax(np.abs(u), axis=-1)
     sign = np.where(np.take_along_axis(u, big[..., None], axis=-1) < 0, -1.0, 1.0)
     return [(u * sign).astype(a.dtype), lam.astype(a.dtype)]
+
+
+@register("_linalg_inverse", "linalg_inverse", "_npi_inv")
+def linalg_inverse(inputs, attrs):
+    (a,) = inputs
+    return [np.linalg.inv(a.astype(np.float64)).astype(a.dtype)]
+
+
+def _batch_or_one(v, a):
+    return np.asarray(v, a.dtype).reshape(a.shape[:-2] or (1,))
+
+
+@register("_linalg_det", "linalg_det", "_npi_det")
+def linalg_det(inputs, attrs):
+    """The determinant (the hidden LU / pivots are mxc's own and not compared)."""
+    (a,) = inputs
+    return [_batch_or_one(np.linalg.det(a.astype(np.float64)), a)]
+
+
+@register("_linalg_slogdet", "linalg_slogdet", "_npi_slogdet")
+def linalg_slogdet(inputs, attrs):
+    (a,) = inputs
+    sign, logabs = np.linalg.slogdet(a.astype(np.float64))
+    return [_batch_or_one(sign, a), _batch_or_one(logabs, a)]

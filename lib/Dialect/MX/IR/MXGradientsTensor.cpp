@@ -780,6 +780,38 @@ LogicalResult syevdGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in)
   return success();
 }
 
+/// _linalg_inverse (inverse_backward): dA = -Y^T dY Y^T; _linalg_det
+/// (det_backward): dA = dDet * det * A^-T; _linalg_slogdet: dA = dLogabsdet
+/// * A^-T (none through the sign). A^-T from the op's inverse.
+LogicalResult luGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
+  Value a = op->getOperand(0);
+  RankedTensorType at = typeOf(a);
+  ArrayRef<int64_t> d = at.getShape();
+  int64_t n = d.back(), batch = n ? at.getNumElements() / (n * n) : 0;
+  auto tr = [&](Value v) { return g.op("mx.transpose", v, {g.shape("axes", {0, 2, 1})}); };
+  if (isa<LinalgInverseOp>(op)) {
+    if (!og[0])
+      return success();
+    Value yt = tr(g.reshape(op->getResult(0), {batch, n, n}));
+    Value dy = g.reshape(og[0], {batch, n, n});
+    in[0] = g.reshape(g.neg(g.op("mx.batch_dot", {g.op("mx.batch_dot", {yt, dy}), yt})), d);
+    return success();
+  }
+  Value scale;
+  if (isa<LinalgDetOp>(op)) {
+    if (!og[0])
+      return success();
+    scale = g.mul(g.reshape(og[0], {batch, 1, 1}), g.reshape(op->getResult(0), {batch, 1, 1}));
+  } else {
+    if (!og[1])
+      return success();
+    scale = g.reshape(og[1], {batch, 1, 1});
+  }
+  Value invT = tr(g.op("mx._linalg_inverse", g.reshape(a, {batch, n, n})));
+  in[0] = g.reshape(g.mul(invT, scale), d);
+  return success();
+}
+
 /// _contrib_bipartite_matching, _contrib_MultiBox{Target,Detection}: zero for every
 /// input, as MXNet's backward.
 LogicalResult zeroGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
@@ -1230,6 +1262,7 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<topkGrad>::attach<TopkOp>(ctx);
   Rule<boxNmsGrad>::attach<ContribBoxNmsOp>(ctx);
   Rule<syevdGrad>::attach<LinalgSyevdOp>(ctx);
+  Rule<luGrad>::attach<LinalgInverseOp, LinalgDetOp, LinalgSlogdetOp>(ctx);
   Rule<zeroGrad>::attach<ContribBipartiteMatchingOp, ContribMultiBoxTargetOp,
                          ContribMultiBoxDetectionOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,

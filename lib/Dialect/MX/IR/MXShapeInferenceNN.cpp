@@ -1830,3 +1830,32 @@ LogicalResult ScatterNdOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   results.push_back(RankedTensorType::get(shape, dt->getElementType()));
   return success();
 }
+
+/// DetShape (MXNet's legacy shapes): the determinant-like results (...)
+/// ((1,) for a single matrix), then the LU (..., n, n) and the pivots
+/// (..., n).
+static LogicalResult inferDetLike(std::optional<Location> loc, StringRef name, Value a,
+                                  unsigned numValues, SmallVectorImpl<Type> &results) {
+  if (failed(inferLinalgSquare(name, loc, a, results)))
+    return failure();
+  auto lu = cast<RankedTensorType>(results.pop_back_val());
+  ArrayRef<int64_t> s = lu.getShape();
+  SmallVector<int64_t> out(s.begin(), s.end() - 2);
+  if (out.empty())
+    out.push_back(1);
+  for (unsigned i = 0; i < numValues; ++i)
+    results.push_back(RankedTensorType::get(out, lu.getElementType()));
+  results.push_back(lu);
+  results.push_back(RankedTensorType::get(s.drop_back(), lu.getElementType()));
+  return success();
+}
+
+LogicalResult LinalgDetOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferDetLike(loc, getOperationName(), adaptor.getA(), 1, results);
+}
+
+LogicalResult LinalgSlogdetOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  return inferDetLike(loc, getOperationName(), adaptor.getA(), 2, results);
+}

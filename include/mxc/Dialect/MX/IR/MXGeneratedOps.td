@@ -5676,6 +5676,113 @@ def MX_LinalgSyevdOp : MX_Op<"_linalg_syevd", [Pure, InferTypeOpAdaptorWithIsCom
   }];
 }
 
+def MX_LinalgInverseOp : MX_Op<"_linalg_inverse", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The inverse of each square matrix of a batch";
+  let description = [{
+    For A (..., n, n): A^-1. The gradient is MXNet's, -Y^T dY Y^T with Y the
+    inverse. The runtime's kernel (mxc_kernel_lu: LU with partial pivoting in
+    double precision) where MXNet calls LAPACK's getrf.
+
+    MXNet operator: `_linalg_inverse` (aliases `linalg_inverse`, `_npi_inv`).
+
+    Example:
+
+    ```mlir
+    %i = mx._linalg_inverse %a : (tensor<2x3x3xf64>) -> tensor<2x3x3xf64>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferLinalgSquare(getOperationName(), location, adaptor.getA(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LinalgDetOp : MX_Op<"_linalg_det", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The determinant of each square matrix of a batch";
+  let description = [{
+    For A (..., n, n): det(A), shape (...) ((1,) for a single matrix). The
+    hidden outputs are the packed LU factors and the 1-based pivots of mxc's
+    factorization (MXNet's hold LAPACK's, of its row-major call). The gradient
+    is MXNet's, dDet * det * A^-T. The runtime's kernel (mxc_kernel_lu: LU with partial pivoting in
+    double precision) where MXNet calls LAPACK's getrf.
+
+    MXNet operator: `_linalg_det` (aliases `linalg_det`, `_npi_det`).
+
+    Example:
+
+    ```mlir
+    %d, %lu, %piv = mx._linalg_det %a : (tensor<2x3x3xf64>) -> (tensor<2xf64>, tensor<2x3x3xf64>, tensor<2x3xf64>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1,
+    MX_FloatTensor:$output2
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_LinalgSlogdetOp : MX_Op<"_linalg_slogdet", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Sign and log absolute value of each square matrix's determinant";
+  let description = [{
+    For A (..., n, n): sign(det A) and log|det A|, each of shape (...) ((1,)
+    for a single matrix); a singular matrix gives 0 and -inf. Hidden outputs as
+    _linalg_det's. The gradient is MXNet's, dLogabsdet * A^-T (none through
+    the sign). The runtime's kernel (mxc_kernel_lu: LU with partial pivoting in
+    double precision) where MXNet calls LAPACK's getrf.
+
+    MXNet operator: `_linalg_slogdet` (aliases `linalg_slogdet`, `_npi_slogdet`).
+
+    Example:
+
+    ```mlir
+    %s, %l, %lu, %piv = mx._linalg_slogdet %a : (tensor<3x3xf64>) -> (tensor<1xf64>, tensor<1xf64>, tensor<3x3xf64>, tensor<3xf64>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$A
+  );
+  let results = (outs
+    MX_FloatTensor:$output0,
+    MX_FloatTensor:$output1,
+    MX_FloatTensor:$output2,
+    MX_FloatTensor:$output3
+  );
+  let assemblyFormat = [{
+    $A attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_GatherNdOp : MX_Op<"gather_nd", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elements or slices of data at multi-indices";
   let description = [{
