@@ -1660,8 +1660,7 @@ A masked to its triangle, one `batch_dot`, a scalar multiplication.""",
    outputs=[Output("output", tensor=FLOAT)],
    attrs=_LA_TRI_ATTRS, aliases=["linalg_trmm"],
    infer=("return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, "
-          "adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), "
-          "inferredReturnTypes);"),
+          "adaptor.getA(), adaptor.getB(), adaptor.getRightside(), inferredReturnTypes);"),
    example="""%y = mx._linalg_trmm %a, %b {alpha = 2.000000e+00 : f64} : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>""")
 
 op(mxnet="_linalg_trsm", mnemonic="_linalg_trsm", cpp="LinalgTrsm",
@@ -1676,8 +1675,7 @@ division by the diagonal); its gradient follows.""" + _LA_UNROLLED,
    outputs=[Output("output", tensor=FLOAT)],
    attrs=_LA_TRI_ATTRS, aliases=["linalg_trsm"],
    infer=("return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, "
-          "adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), "
-          "inferredReturnTypes);"),
+          "adaptor.getA(), adaptor.getB(), adaptor.getRightside(), inferredReturnTypes);"),
    example="""%x = mx._linalg_trsm %a, %b {alpha = 5.000000e-01 : f64} : (tensor<3x3xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>""")
 
 op(mxnet="_linalg_sumlogdiag", mnemonic="_linalg_sumlogdiag", cpp="LinalgSumlogdiag",

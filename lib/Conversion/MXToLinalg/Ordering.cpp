@@ -133,19 +133,19 @@ struct ConvertTopk final : OpConversionPattern<mx::TopkOp> {
   }
 };
 
-/// MXNet's tuple of floats ("(0.1, 0.1, 0.2, 0.2)"; the shape rule checked
-/// it), empty when it does not parse.
-SmallVector<double> floatTuple(StringRef text) {
-  SmallVector<double> out;
-  SmallVector<StringRef> parts;
-  text.trim().trim("()[]").split(parts, ',', -1, false);
-  for (StringRef part : parts) {
-    double v;
-    if (part.trim().getAsDouble(v))
-      return {};
-    out.push_back(v);
-  }
-  return out;
+/// The runtime kernels' element type for data of `elt`: f64 for f64, f32
+/// for the other floats.
+Type kernelWorkType(OpBuilder &b, Type elt) {
+  return elt.isF64() ? Type(b.getF64Type()) : Type(b.getF32Type());
+}
+
+/// The product of `shape`'s extents but the last `keep` (the batch of
+/// matrices or box lists the kernels loop over).
+int64_t batchOf(ArrayRef<int64_t> shape, size_t keep) {
+  int64_t batch = 1;
+  for (int64_t e : shape.drop_back(keep))
+    batch *= e;
+  return batch;
 }
 
 /// MXNet's float parameter as the bits of the double of that float.
@@ -195,12 +195,10 @@ struct ConvertBoxNms final : OpConversionPattern<mx::ContribBoxNmsOp> {
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     auto dataType = cast<RankedTensorType>(op.getData().getType());
-    Type work = dataType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Type work = kernelWorkType(rewriter, dataType.getElementType());
     SmallVector<Value> ins = flatOperands(rewriter, op.getLoc(), op, adaptor.getOperands(), work);
     ArrayRef<int64_t> d = dataType.getShape();
-    int64_t num = d[d.size() - 2], width = d.back(), batch = 1;
-    for (int64_t e : d.drop_back(2))
-      batch *= e;
+    int64_t num = d[d.size() - 2], width = d.back(), batch = batchOf(d, 2);
     std::string name = "mxc_kernel_box_nms_" + kernelSuffix(work);
     auto call = [&](int64_t mode) {
       return kernelResult(
@@ -236,12 +234,10 @@ struct ConvertBipartiteMatching final
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     auto dataType = cast<RankedTensorType>(op.getData().getType());
-    Type work = dataType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Type work = kernelWorkType(rewriter, dataType.getElementType());
     SmallVector<Value> ins = flatOperands(rewriter, op.getLoc(), op, adaptor.getOperands(), work);
     ArrayRef<int64_t> d = dataType.getShape();
-    int64_t rows = d[d.size() - 2], cols = d.back(), batch = 1;
-    for (int64_t e : d.drop_back(2))
-      batch *= e;
+    int64_t rows = d[d.size() - 2], cols = d.back(), batch = batchOf(d, 2);
     SmallVector<Value> results;
     for (unsigned i = 0; i < 2; ++i)
       results.push_back(kernelResult(
@@ -266,10 +262,9 @@ struct ConvertSyevd final : OpConversionPattern<mx::LinalgSyevdOp> {
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType());
-    Type work = aType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Type work = kernelWorkType(rewriter, aType.getElementType());
     SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
-    int64_t n = aType.getShape().back();
-    int64_t batch = n ? aType.getNumElements() / (n * n) : 0;
+    int64_t n = aType.getShape().back(), batch = batchOf(aType.getShape(), 2);
     SmallVector<Value> results;
     for (unsigned i = 0; i < 2; ++i)
       results.push_back(kernelResult(rewriter, *getTypeConverter(), op, i,
@@ -293,10 +288,9 @@ template <typename OpT> struct ConvertLU final : OpConversionPattern<OpT> {
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType());
-    Type work = aType.getElementType().isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Type work = kernelWorkType(rewriter, aType.getElementType());
     SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
-    int64_t n = aType.getShape().back();
-    int64_t batch = n ? aType.getNumElements() / (n * n) : 0;
+    int64_t n = aType.getShape().back(), batch = batchOf(aType.getShape(), 2);
     // the kernel's mode of each result
     SmallVector<int64_t> modes;
     if (isa<mx::LinalgInverseOp>(op))
@@ -334,12 +328,13 @@ struct ConvertMultiBoxDetection final
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     Location loc = op.getLoc();
     Type elt = cast<RankedTensorType>(op.getClsProb().getType()).getElementType();
-    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Type work = kernelWorkType(rewriter, elt);
     SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
     ArrayRef<int64_t> c = cast<RankedTensorType>(op.getClsProb().getType()).getShape();
-    SmallVector<double> var = floatTuple(op.getVariances());
-    if (var.size() != 4)
+    auto variances = mx::parseFloatTuple(op.getVariances());
+    if (!variances || variances->size() != 4)
       return unsupported(rewriter, op, "variances must be four floats");
+    ArrayRef<double> var = *variances;
     rewriter.replaceOp(
         op, kernelResult(rewriter, *getTypeConverter(), op, 0,
                          "mxc_kernel_multibox_detection_" + kernelSuffix(work), ins,
@@ -365,14 +360,15 @@ struct ConvertMultiBoxTarget final : OpConversionPattern<mx::ContribMultiBoxTarg
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     Location loc = op.getLoc();
     Type elt = cast<RankedTensorType>(op.getAnchor().getType()).getElementType();
-    Type work = elt.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    Type work = kernelWorkType(rewriter, elt);
     SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
     ArrayRef<int64_t> l = cast<RankedTensorType>(op.getLabel().getType()).getShape();
     ArrayRef<int64_t> p = cast<RankedTensorType>(op.getClsPred().getType()).getShape();
     int64_t anchors = cast<RankedTensorType>(op.getAnchor().getType()).getShape()[1];
-    SmallVector<double> var = floatTuple(op.getVariances());
-    if (var.size() != 4)
+    auto variances = mx::parseFloatTuple(op.getVariances());
+    if (!variances || variances->size() != 4)
       return unsupported(rewriter, op, "variances must be four floats");
+    ArrayRef<double> var = *variances;
     std::string name = "mxc_kernel_multibox_target_" + kernelSuffix(work);
     SmallVector<Value> results;
     for (unsigned i = 0; i < 3; ++i)

@@ -189,10 +189,11 @@ inferLinalgSquare(llvm::StringRef opName, std::optional<mlir::Location> loc,
 
 /// _linalg_trmm / _linalg_trsm (LaTriangMatrixMultOpShape): A (..., n, n)
 /// square, B (..., r, c) with the same batch axes; n must equal B's rows
-/// (or its columns with `rightside`).
+/// (or its columns with `rightside`). op(A) is square, so `transpose` does
+/// not matter: the result has B's shape.
 mlir::LogicalResult
 inferLinalgTriangular(llvm::StringRef opName, std::optional<mlir::Location> loc,
-                      mlir::Value a, mlir::Value b, bool transpose, bool rightside,
+                      mlir::Value a, mlir::Value b, bool rightside,
                       llvm::SmallVectorImpl<mlir::Type> &results);
 
 /// _*_scalar: shape of data, type by NumpyBinaryScalarType.
@@ -216,8 +217,8 @@ inferSoftmax(llvm::StringRef opName, std::optional<mlir::Location> loc,
              int64_t axis, std::optional<llvm::StringRef> dtype, bool useLength,
              llvm::SmallVectorImpl<mlir::Type> &results);
 
-/// MXNet's tuple of floats ("(0.5, 2)", "[1.0]"); nullopt when malformed.
-std::optional<llvm::SmallVector<double>> parseFloatTuple(llvm::StringRef text);
+/// MXNet's tuple of floats (declared in MXOps.h, for the conversions too).
+using ::mxc::mx::parseFloatTuple;
 
 } // namespace mxc::mx::detail
 

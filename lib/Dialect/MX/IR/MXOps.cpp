@@ -359,8 +359,8 @@ LogicalResult mxc::mx::detail::inferLinalgSquare(StringRef opName,
 }
 
 LogicalResult mxc::mx::detail::inferLinalgTriangular(
-    StringRef opName, std::optional<Location> loc, Value a, Value b, bool transpose,
-    bool rightside, SmallVectorImpl<Type> &results) {
+    StringRef opName, std::optional<Location> loc, Value a, Value b, bool rightside,
+    SmallVectorImpl<Type> &results) {
   auto at = getTensorType(loc, opName, a, "A");
   auto bt = getTensorType(loc, opName, b, "B");
   if (failed(at) || failed(bt))
@@ -384,7 +384,6 @@ LogicalResult mxc::mx::detail::inferLinalgTriangular(
   if (!dimsCompatible(n, inner))
     return inferError(loc, opName, "A is ", n, " x ", n, " but B ", formatShape(bs), " has ",
                       inner, rightside ? " columns" : " rows");
-  (void)transpose; // op(A) is square: the result has B's shape
   results.push_back(RankedTensorType::get(bs, at->getElementType()));
   return success();
 }

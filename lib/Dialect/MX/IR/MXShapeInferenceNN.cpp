@@ -1360,7 +1360,7 @@ LogicalResult ContribBoxDecodeOp::inferReturnTypes(MLIRContext *context,
 // HistogramOpType)
 //===----------------------------------------------------------------------===//
 
-std::optional<SmallVector<double>> mxc::mx::detail::parseFloatTuple(StringRef text) {
+std::optional<SmallVector<double>> mxc::mx::parseFloatTuple(StringRef text) {
   StringRef t = text.trim();
   if (!t.consume_front("(") && !t.consume_front("["))
     return std::nullopt;
@@ -1692,6 +1692,15 @@ LogicalResult ContribBipartiteMatchingOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// The MultiBox ops' `variances`: MXNet's tuple of four floats.
+static LogicalResult checkVariances(std::optional<Location> loc, StringRef name,
+                                    StringRef variances) {
+  auto var = parseFloatTuple(variances);
+  if (!var || var->size() != 4)
+    return inferError(loc, name, "variances must be four floats, got '", variances, "'");
+  return success();
+}
+
 /// MultiBoxTargetProp::InferShape: anchor (1, A, 4), label (B, L, W >= 5),
 /// cls_pred (B, C, A) -> (B, A * 4), (B, A * 4), (B, A); variances four
 /// floats.
@@ -1715,10 +1724,8 @@ LogicalResult ContribMultiBoxTargetOp::inferReturnTypes(MLIRContext *,
   if (p.size() != 3 || p[0] != l[0] || p[2] != a[1])
     return inferError(loc, name, "cls_pred must be (batch, num_classes, num_anchors) = (", l[0],
                       ", C, ", a[1], "), got ", formatShape(p));
-  auto var = parseFloatTuple(adaptor.getVariances());
-  if (!var || var->size() != 4)
-    return inferError(loc, name, "variances must be four floats, got '",
-                      adaptor.getVariances(), "'");
+  if (failed(checkVariances(loc, name, adaptor.getVariances())))
+    return failure();
   Type elt = at->getElementType();
   results.push_back(RankedTensorType::get({l[0], a[1] * 4}, elt));
   results.push_back(RankedTensorType::get({l[0], a[1] * 4}, elt));
@@ -1748,10 +1755,8 @@ LogicalResult ContribMultiBoxDetectionOp::inferReturnTypes(MLIRContext *,
   if (l.size() != 2 || l[0] != c[0] || l[1] != c[2] * 4)
     return inferError(loc, name, "loc_pred must be (batch, anchors * 4) = (", c[0], ", ",
                       c[2] * 4, "), got ", formatShape(l));
-  auto var = parseFloatTuple(adaptor.getVariances());
-  if (!var || var->size() != 4)
-    return inferError(loc, name, "variances must be four floats, got '",
-                      adaptor.getVariances(), "'");
+  if (failed(checkVariances(loc, name, adaptor.getVariances())))
+    return failure();
   results.push_back(RankedTensorType::get({c[0], a[1], 6}, ct->getElementType()));
   return success();
 }

@@ -5490,7 +5490,7 @@ def MX_LinalgTrmmOp : MX_Op<"_linalg_trmm", [Pure, InferTypeOpAdaptorWithIsCompa
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
-      return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), inferredReturnTypes);
+      return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, adaptor.getA(), adaptor.getB(), adaptor.getRightside(), inferredReturnTypes);
     }
   }];
 }
@@ -5534,7 +5534,7 @@ def MX_LinalgTrsmOp : MX_Op<"_linalg_trsm", [Pure, InferTypeOpAdaptorWithIsCompa
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
-      return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, adaptor.getA(), adaptor.getB(), adaptor.getTranspose(), adaptor.getRightside(), inferredReturnTypes);
+      return ::mxc::mx::detail::inferLinalgTriangular(getOperationName(), location, adaptor.getA(), adaptor.getB(), adaptor.getRightside(), inferredReturnTypes);
     }
   }];
 }

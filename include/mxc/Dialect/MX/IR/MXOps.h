@@ -22,6 +22,10 @@ llvm::LogicalResult deconvolutionPadAdj(DeconvolutionOp op,
                                         llvm::SmallVectorImpl<int64_t> &pad,
                                         llvm::SmallVectorImpl<int64_t> &adj);
 
+/// MXNet's tuple of floats attribute ("(0.5, 2)", "[1.0]": MultiBoxPrior's
+/// sizes, the detection ops' variances); nullopt when malformed.
+std::optional<llvm::SmallVector<double>> parseFloatTuple(llvm::StringRef text);
+
 /// RNN's gates per cell: 1 (rnn_relu, rnn_tanh), 4 (lstm), 3 (gru); 0 for
 /// another mode.
 int64_t rnnGates(llvm::StringRef mode);
