@@ -155,6 +155,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   PipelineOptions pipeline;
   pipeline.optLevel = opts.optLevel;
   pipeline.parallelLoops = opts.parallelLoops;
+  pipeline.fuseConvolution = opts.convFusion;
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;

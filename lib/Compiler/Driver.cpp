@@ -204,6 +204,12 @@ cl::opt<bool> noGraphFusion(
     cl::desc("Do not group elementwise ops into mx.fused kernels "
              "(mx-fuse-elementwise)"),
     cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(memoryReportCmd));
+cl::opt<bool> noConvFusion(
+    cl::cat(mxcCategory), "no-conv-fusion",
+    cl::desc("Do not fold BatchNorm / relu / clip / residual adds into the "
+             "convolutions before them (mx-fuse-convolution)"),
+    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd),
+    cl::sub(memoryReportCmd));
 cl::opt<bool> noParallelLoops(
     cl::cat(mxcCategory), "no-parallel-loops",
     cl::desc("Run every generated loop nest on one thread (no "
@@ -558,6 +564,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.verbose = verbose;
       o.outputs.assign(graphOutputs.begin(), graphOutputs.end());
       o.graphFusion = !noGraphFusion;
+      o.convFusion = !noConvFusion;
       o.parallelLoops = !noParallelLoops;
       o.memoryPlan = memoryPlanOpt;
     };

@@ -178,6 +178,7 @@ PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
   PipelineOptions pipeline;
   pipeline.outputs = opts.outputs;
   pipeline.fuseGraph = opts.graphFusion;
+  pipeline.fuseConvolution = opts.convFusion;
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.memoryPlan = opts.memoryPlan;
   return pipeline;

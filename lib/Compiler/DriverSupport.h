@@ -104,6 +104,7 @@ struct CompileCommandOptions {
   std::vector<std::string> outputs;
   /// mx-fuse-elementwise (off: --no-graph-fusion).
   bool graphFusion = true;
+  bool convFusion = true;
   /// mxc-parallel-loops (off: --no-parallel-loops).
   bool parallelLoops = true;
   /// mx-plan-memory strategy: none | inplace | coshare | both (--memory-plan).

@@ -114,8 +114,11 @@ struct PipelineOptions {
   /// autograd's CachedOp: the forward returns the residuals the backward
   /// reads).
   std::string trainPart;
-  /// mx-fuse-elementwise.
+  /// mx-fuse-elementwise (and mx-fuse-convolution, see below).
   bool fuseGraph = true;
+  /// mx-fuse-convolution before mx-fuse-elementwise (with fuseGraph, on the
+  /// CPU target): Convolution + BatchNorm / relu / clip / add as one kernel.
+  bool fuseConvolution = true;
   /// mx-plan-memory `strategy`: none | inplace | coshare | both.
   std::string memoryPlan = "both";
 

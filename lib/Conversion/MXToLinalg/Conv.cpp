@@ -20,6 +20,8 @@
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mxc::conversion;
 namespace mx = mxc::mx;
@@ -252,12 +254,98 @@ struct ConvertDeconvolution : OpConversionPattern<mx::DeconvolutionOp> {
   }
 };
 
+/// The IEEE-754 bits of the double `v`: a float argument of a kernel.
+static int64_t doubleBits(double v) {
+  int64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+/// mx.Convolution_fused (mx-fuse-convolution, f32 NCHW 2-D) -> the runtime's
+/// mxc_kernel_conv_fused_f32; with a `sum` it accumulates into a destination
+/// that starts as the sum (in place when that is the sum's last use).
+struct ConvertConvolutionFused : OpConversionPattern<mx::ConvolutionFusedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ConvolutionFusedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    auto dataType = cast<RankedTensorType>(adaptor.getData().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!resultType.getElementType().isF32() || op.getKernel().size() != 2 ||
+        !useKernelCalls(op, resultType.getElementType()))
+      return unsupported(rewriter, op,
+                         "needs float32, a 2-D kernel and the runtime's "
+                         "kernels (mx-fuse-convolution makes no other)");
+    auto two = [](ArrayRef<int64_t> v, int64_t dflt) {
+      return v.empty() ? SmallVector<int64_t>{dflt, dflt}
+                       : SmallVector<int64_t>(v.take_front(2));
+    };
+    SmallVector<int64_t> stride = two(op.getStride(), 1),
+                         dilate = two(op.getDilate(), 1),
+                         pad = two(op.getPad(), 0);
+    Value w = adaptor.getWeight(), bias = adaptor.getBias(),
+          scale = adaptor.getScale(), shift = adaptor.getShift(),
+          sum = adaptor.getSum();
+    int64_t flags =
+        (bias ? 1 : 0) | (scale ? 2 : 0) | (shift ? 4 : 0) | (sum ? 8 : 0);
+    StringRef act = op.getAct();
+    SmallVector<int64_t> ints{dataType.getDimSize(0),
+                              dataType.getDimSize(1),
+                              static_cast<int64_t>(op.getNumFilter()),
+                              static_cast<int64_t>(op.getNumGroup()),
+                              dataType.getDimSize(2),
+                              dataType.getDimSize(3),
+                              op.getKernel()[0],
+                              op.getKernel()[1],
+                              resultType.getDimSize(2),
+                              resultType.getDimSize(3),
+                              stride[0],
+                              stride[1],
+                              pad[0],
+                              pad[1],
+                              dilate[0],
+                              dilate[1],
+                              flags,
+                              act == "relu" ? 1 : act == "clip" ? 2 : 0,
+                              doubleBits(op.getActMin().convertToDouble()),
+                              doubleBits(op.getActMax().convertToDouble())};
+    Location loc = op.getLoc();
+    // Absent operands: the kernel does not read them; pass the weight.
+    SmallVector<Value> inputs{adaptor.getData(), w, bias ? bias : w,
+                              scale ? scale : w, shift ? shift : w};
+    // The destination starts as the sum. When the sum has other users, the
+    // kernel accumulates into an explicit copy (one-shot bufferization,
+    // left to decide, failed with "cannot avoid RaW conflict" where the sum
+    // is also a result of the function: a training forward's residual).
+    Value init;
+    if (!sum)
+      init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                     resultType.getElementType());
+    else if (op.getSum().hasOneUse())
+      init = sum;
+    else
+      init = bufferization::AllocTensorOp::create(
+          rewriter, loc, cast<RankedTensorType>(sum.getType()), ValueRange(),
+          /*copy=*/sum);
+    Value result = mxc::mxrt::KernelCallOp::create(rewriter, loc,
+                                              "mxc_kernel_conv_fused_f32",
+                                              inputs, init, ints,
+                                              /*accumulate=*/bool(sum))
+                       .getResult();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateConvPatternsAndLegality(
     TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
-  target.addIllegalOp<mx::ConvolutionOp, mx::DeconvolutionOp>();
-  patterns.add<ConvertConvolution, ConvertDeconvolution>(typeConverter,
-                                                         patterns.getContext());
+  target.addIllegalOp<mx::ConvolutionOp, mx::DeconvolutionOp,
+                      mx::ConvolutionFusedOp>();
+  patterns.add<ConvertConvolution, ConvertDeconvolution,
+               ConvertConvolutionFused>(typeConverter, patterns.getContext());
 }

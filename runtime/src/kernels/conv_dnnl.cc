@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "conv_dnnl.h"
+#include "conv_epilogue.h"
 
 #include "mxc/runtime/threads.h"
 #include "parallel.h"
@@ -58,7 +59,17 @@ namespace {
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int>;
+                       int64_t, int, int, float, float>;
+
+/// The cache key of `a` (its parts: `srcC` / `dstF` of the full tensors).
+Key keyOf(const ConvArgs &a, int64_t srcC, int64_t dstF, int pass) {
+  int epilogue = int(a.hasScale) | int(a.hasShift) << 1 | int(a.sum) << 2 |
+                 a.act << 3;
+  return Key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH,
+             a.inW,   a.kH,       a.kW,      a.outH,   a.outW,    a.sH,
+             a.sW,    a.pH,       a.pW,      a.dH,     a.dW,      srcC,
+             dstF,    pass,       epilogue,  a.actLo,  a.actHi};
+}
 
 /// One part of a convolution: a convolution of its own whose input and
 /// output are channel ranges of larger NCHW tensors (srcC, dstF channels).
@@ -81,6 +92,17 @@ struct Prim {
   bool hasBias = false;
   bool reA = false, reB = false, reR = false;
   dnnl::reorder toA, toB, fromR;
+  // The epilogue (build()): weights scaled by their re-layout, the bias
+  // made of bias, scale and shift per call (srcBias: the op has a bias).
+  bool scaleWeights = false, fuseBias = false, srcBias = false;
+  dnnl::memory::desc scales;
+  // The epilogue by conv_epilogue.h's loop after the primitive, from the
+  // result buffer (a dense NCHW one with a sum, else the caller's).
+  bool loopEpilogue = false;
+  bool sum = false;
+  int act = 0;
+  float actLo = 0, actHi = 0;
+  int64_t batch = 0, filters = 0, plane = 0, yImage = 0; // the part's output
 };
 
 // The engine, the caches of primitives and the slots are never destroyed:
@@ -137,12 +159,46 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     // they are.
     const bool plain =
         pointwise || a.batch * a.outH * a.outW < kPlainBelowPixels;
+    // The epilogue (conv_dnnl.h):
+    //  - scale multiplies the weights on their way to the primitive's layout
+    //    (a per-filter output scale of the weights' re-layout, which the
+    //    blocked kernels do anyway), and bias * scale + shift becomes the
+    //    convolution's bias (computed per call, run());
+    //  - relu / clip is an eltwise post-op;
+    //  - the sum is added by the result's re-layout back to NCHW (a reorder
+    //    with a sum post-op).
+    // On NCHW (oneDNN's GEMM convolution, weights read as they are),
+    // conv_epilogue.h's loop does the epilogue after the primitive, on a
+    // dense result of its own when it must add the sum: with any attribute
+    // (a bias, an eltwise post-op) oneDNN 2.6's GEMM convolution ran 5-7x
+    // slower on MobileNet-v2's 1x1 layers, and its binary post-ops (the
+    // other way to scale and shift) take a reference path, ~100x slower,
+    // and run 2-3x slower in the depthwise kernels.
+    p->loopEpilogue = plain && a.hasEpilogue();
+    p->scaleWeights = a.hasScale && !p->loopEpilogue;
+    p->fuseBias = !p->loopEpilogue && (a.hasScale || a.hasShift);
+    p->sum = a.sum, p->act = a.act, p->actLo = a.actLo, p->actHi = a.actHi;
+    p->batch = a.batch, p->filters = a.filters, p->plane = a.outH * a.outW;
+    p->yImage = part.dstF * p->plane;
+    p->srcBias = a.hasBias;
+    if (a.act && !p->loopEpilogue) {
+      dnnl::post_ops ops;
+      if (a.act == 1)
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      else
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, a.actLo,
+                           a.actHi);
+      attr.set_post_ops(ops);
+    }
     dnnl::memory::desc srcMd = plain ? userSrc : anyOf(src),
-                       dstMd = plain ? userDst : anyOf(dst);
+                       dstMd = !plain ? anyOf(dst)
+                               : a.sum
+                                   ? dnnl::memory::desc(dst, dt::f32, tag::nchw)
+                                   : userDst;
     p->bias = dnnl::memory::desc({a.filters}, dt::f32, tag::x);
-    p->hasBias = a.hasBias;
+    p->hasBias = a.hasBias || p->fuseBias;
     auto desc =
-        a.hasBias
+        p->hasBias
             ? dnnl::convolution_forward::desc(
                   dnnl::prop_kind::forward_inference,
                   dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
@@ -152,6 +208,12 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
                   dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
                   dstMd, strides, dilates, pad, padR);
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, e);
+    // A reference implementation is far slower than the unfused path (the
+    // convolution on oneDNN's optimized kernels plus the runtime's own
+    // epilogue loop): refuse it, as if oneDNN had none.
+    if (a.hasEpilogue() &&
+        std::strncmp(pd.impl_info_str(), "ref", 3) == 0)
+      throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
     p->prim = dnnl::convolution_forward(pd);
     p->userA = userSrc, p->userB = userW, p->userR = userDst;
     p->primA = pd.src_desc(), p->primB = pd.weights_desc(),
@@ -193,12 +255,40 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
   p->reA = p->primA != p->userA;
   p->reB = p->primB != p->userB;
   p->reR = p->primR != p->userR;
+  // A sum goes in the re-layout back or the epilogue loop: the result then
+  // needs a buffer of its own (dense NCHW for the loop).
+  if (pass == Pass::Forward && part.a.sum && !p->reR) {
+    p->reR = true;
+    p->primR = dnnl::memory::desc(
+        {a.batch, a.filters, a.outH, a.outW}, dnnl::memory::data_type::f32,
+        dnnl::memory::format_tag::nchw);
+  }
   if (p->reA)
     p->toA = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->userA, e, p->primA));
-  if (p->reB)
-    p->toB = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->userB, e, p->primB));
-  if (p->reR)
-    p->fromR = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->primR, e, p->userR));
+  if (p->scaleWeights)
+    p->reB = true; // the scaling re-layout, even to the same layout
+  if (p->reB) {
+    dnnl::primitive_attr scaled;
+    if (p->scaleWeights) {
+      // Output channel f (g * F/G + o for grouped weights): dims 0 (and 1).
+      scaled.set_output_scales(part.a.groups > 1 ? 3 : 1, {DNNL_RUNTIME_F32_VAL});
+      p->scales = dnnl::memory::desc({part.a.filters}, dnnl::memory::data_type::f32,
+                                     dnnl::memory::format_tag::x);
+    }
+    p->toB = dnnl::reorder(
+        dnnl::reorder::primitive_desc(e, p->userB, e, p->primB, scaled));
+  }
+  if (p->reR && !p->loopEpilogue) {
+    dnnl::primitive_attr back;
+    if (pass == Pass::Forward && part.a.sum) {
+      // y += the blocked result, on the way back to NCHW.
+      dnnl::post_ops ops;
+      ops.append_sum(1.f);
+      back.set_post_ops(ops);
+    }
+    p->fromR = dnnl::reorder(
+        dnnl::reorder::primitive_desc(e, p->primR, e, p->userR, back));
+  }
   return p;
 }
 
@@ -206,10 +296,7 @@ std::shared_ptr<Prim> lookup(const Part &part, Pass pass) {
   static std::mutex mu;
   static auto &cache = *new std::map<Key, std::shared_ptr<Prim>>;
   const ConvArgs &a = part.a;
-  Key key{a.batch, a.channels, a.filters, a.groups,  a.hasBias, a.inH,
-          a.inW,   a.kH,       a.kW,      a.outH,    a.outW,    a.sH,
-          a.sW,    a.pH,       a.pW,      a.dH,      a.dW,      part.srcC,
-          part.dstF, int(pass)};
+  Key key = keyOf(a, part.srcC, part.dstF, int(pass));
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it == cache.end())
@@ -239,12 +326,12 @@ struct Buffer {
 
 /// A primitive's memory objects and arguments in one slot.
 struct Bound {
-  dnnl::memory userA, userB, userR, A, B, R, bias, pad;
+  dnnl::memory userA, userB, userR, A, B, R, bias, pad, scale, shift;
   std::unordered_map<int, dnnl::memory> args;
 };
 
 struct Slot {
-  Buffer buffers[4]; // A, B, R re-laid; the scratchpad
+  Buffer buffers[5]; // A, B, R re-laid; the scratchpad; the fused bias
   std::unordered_map<const Prim *, std::unique_ptr<Bound>> bound;
   std::unique_ptr<dnnl::stream> stream;
 };
@@ -291,7 +378,8 @@ Slot &slotFor(int64_t part) {
 }
 
 void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
-         float *out, const float *bias) {
+         float *out, const float *bias, const float *scale = nullptr,
+         const float *shift = nullptr) {
   if (omp_set_num_threads)
     omp_set_num_threads(1);
   dnnl::engine &e = cpuEngine();
@@ -317,6 +405,8 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
       b->pad = mem(p.pad);
       b->args.emplace(DNNL_ARG_SCRATCHPAD, b->pad);
     }
+    if (p.scaleWeights)
+      b->scale = mem(p.scales);
   }
   b->userA.set_data_handle(const_cast<float *>(inA));
   b->userB.set_data_handle(const_cast<float *>(inB));
@@ -329,16 +419,39 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
     b->R.set_data_handle(slot.buffers[2].get(p.primR.get_size()));
   if (p.hasBias)
     b->bias.set_data_handle(const_cast<float *>(bias));
+  if (p.fuseBias) {
+    // bias * scale + shift, per filter of the part.
+    float *fused = static_cast<float *>(
+        slot.buffers[4].get(sizeof(float) * size_t(p.filters)));
+    for (int64_t f = 0; f < p.filters; ++f)
+      fused[f] = (p.srcBias ? bias[f] : 0.f) * (scale ? scale[f] : 1.f) +
+                 (shift ? shift[f] : 0.f);
+    b->bias.set_data_handle(fused);
+  }
+  if (p.scaleWeights)
+    b->scale.set_data_handle(const_cast<float *>(scale));
   if (p.pad.get_size())
     b->pad.set_data_handle(slot.buffers[3].get(p.pad.get_size()));
   if (p.reA)
     p.toA.execute(s, b->userA, b->A);
-  if (p.reB)
+  if (p.scaleWeights)
+    p.toB.execute(s, {{DNNL_ARG_FROM, b->userB},
+                      {DNNL_ARG_TO, b->B},
+                      {DNNL_ARG_ATTR_OUTPUT_SCALES, b->scale}});
+  else if (p.reB)
     p.toB.execute(s, b->userB, b->B);
   p.prim.execute(s, b->args);
-  if (p.reR)
+  if (p.reR && !p.loopEpilogue)
     p.fromR.execute(s, b->R, b->userR);
   s.wait();
+  if (p.loopEpilogue) {
+    // On the part's own filters (scale / shift start at its first one).
+    const float *r = p.reR ? static_cast<const float *>(b->R.get_data_handle())
+                           : out;
+    convEpilogueRows(r, p.reR ? p.filters * p.plane : p.yImage, out, p.yImage,
+                     p.filters, p.plane, 0, p.batch * p.filters, scale, shift,
+                     p.sum, p.act, p.actLo, p.actHi);
+  }
 }
 
 /// Splits `a` into at most `threads` parts (see the file comment).
@@ -383,7 +496,11 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
       parts.push_back(p);
     });
   } else {
-    ranges(a.filters, 16, [&](int64_t lo, int64_t hi) {
+    // Whole 16-channel blocks; 8-channel ones (AVX2's block) when there are
+    // too few 16-blocks for the threads (MobileNet-v2's 16-filter 1x1 layer
+    // at 112x112 ran on one thread).
+    const int64_t unit = a.filters >= 16 * threads ? 16 : 8;
+    ranges(a.filters, unit, [&](int64_t lo, int64_t hi) {
       Part p = whole;
       p.a.filters = hi - lo;
       p.wOffset = lo * a.channels * kVol;
@@ -438,10 +555,7 @@ const Split *splitOf(const ConvArgs &a, Pass pass, int threads) {
   static std::mutex mu;
   static auto &cache =
       *new std::map<std::tuple<Key, int>, std::unique_ptr<Split>>;
-  Key key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH,
-          a.inW,   a.kH,       a.kW,      a.outH,   a.outW,    a.sH,
-          a.sW,    a.pH,       a.pW,      a.dH,     a.dW,      0,
-          0,       int(pass)};
+  Key key = keyOf(a, 0, 0, int(pass));
   std::lock_guard<std::mutex> lock(mu);
   auto [it, fresh] = cache.try_emplace({key, threads});
   if (fresh) {
@@ -499,11 +613,14 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
 } // namespace
 
 bool convDnnl(const float *x, const float *w, const float *bias, float *y,
-              const ConvArgs &a) {
+              const ConvArgs &a, const float *scale, const float *shift) {
+  // Per-filter operands start at the part's first filter, as the bias.
   return runParts(a, Pass::Forward,
                   [&](const Prim &p, Slot &slot, const Part &part) {
                     run(p, slot, x + part.xOffset, w + part.wOffset,
-                        y + part.yOffset, bias + part.biasOffset);
+                        y + part.yOffset, bias + part.biasOffset,
+                        scale ? scale + part.biasOffset : nullptr,
+                        shift ? shift + part.biasOffset : nullptr);
                   });
 }
 

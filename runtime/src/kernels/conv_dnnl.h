@@ -18,13 +18,24 @@ struct ConvArgs {
   int64_t batch, channels, filters, groups;
   bool hasBias;
   int64_t inH, inW, kH, kW, outH, outW, sH, sW, pH, pW, dH, dW;
+  // The epilogue of mxc_kernel_conv_fused (forward only):
+  //   y = act((conv(x, w) + bias) * scale + shift) [+ y's previous contents]
+  // with per-filter scale / shift, act 0 (none), 1 (relu) or 2 (clip to
+  // [actLo, actHi]); `sum` adds what y held before the call.
+  bool hasScale = false, hasShift = false, sum = false;
+  int act = 0;
+  float actLo = 0, actHi = 0;
+  bool hasEpilogue() const { return hasScale || hasShift || sum || act; }
 };
 
-/// y = conv(x, w) + bias; false (nothing written) when oneDNN is not used
-/// for it, and the caller computes it another way. Throws std::bad_alloc
-/// when its scratch buffers cannot be allocated.
+/// y = conv(x, w) + bias, then the epilogue `args` asks for (scale and
+/// shift are read when it has them), as oneDNN post-ops; false (nothing
+/// written) when oneDNN is not used for it, and the caller computes it
+/// another way. Throws std::bad_alloc when its scratch buffers cannot be
+/// allocated.
 bool convDnnl(const float *x, const float *w, const float *bias, float *y,
-              const ConvArgs &args);
+              const ConvArgs &args, const float *scale = nullptr,
+              const float *shift = nullptr);
 
 /// The gradients (conv_backward.cc's contract): dx from w and dy, and dw from
 /// x and dy, each overwritten; false (nothing written) when oneDNN is not

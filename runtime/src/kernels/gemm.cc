@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "blas.h"
+#include "conv_epilogue.h"
 #include "kernels.h"
 #include "parallel.h"
 #if MXC_RUNTIME_HAVE_DNNL
@@ -187,6 +188,79 @@ void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m,
   gemmOrZero<T>(false, true, m, n, k, x, w, hasBias ? T(1) : T(0), y);
 }
 } // namespace
+
+namespace {
+double bitsToDouble(int64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// The epilogue where oneDNN does not run it (conv_epilogue.h), on the
+// kernel threads; r holds the convolution, y the result (r may be y).
+void convEpilogue(const float *r, float *y, const float *scale,
+                  const float *shift, int64_t batch, int64_t filters,
+                  int64_t P, bool sum, int act, float lo, float hi) {
+  parallelFor(batch * filters, batch * filters * P,
+              [&](int64_t rowLo, int64_t rowHi) {
+                mxc::kernels::convEpilogueRows(r, filters * P, y, filters * P,
+                                               filters, P, rowLo, rowHi, scale,
+                                               shift, sum, act, lo, hi);
+              });
+}
+} // namespace
+
+MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
+    MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(const float, w),
+    MXC_KERNEL_BUFFER(const float, bias), MXC_KERNEL_BUFFER(const float, scale),
+    MXC_KERNEL_BUFFER(const float, shift), MXC_KERNEL_BUFFER(float, y),
+    int64_t batch, int64_t channels, int64_t filters, int64_t groups,
+    int64_t in_h, int64_t in_w, int64_t k_h, int64_t k_w, int64_t out_h,
+    int64_t out_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+    int64_t pad_w, int64_t dilate_h, int64_t dilate_w, int64_t flags,
+    int64_t act, int64_t act_lo_bits, int64_t act_hi_bits) {
+  const bool hasBias = flags & 1, hasScale = flags & 2, hasShift = flags & 4,
+             sum = flags & 8;
+  const float lo = float(bitsToDouble(act_lo_bits)),
+              hi = float(bitsToDouble(act_hi_bits));
+  const float *xp = x + x_offset, *wp = w + w_offset, *bp = bias + bias_offset;
+  const float *sp = hasScale ? scale + scale_offset : nullptr;
+  const float *tp = hasShift ? shift + shift_offset : nullptr;
+  float *yp = y + y_offset;
+  const int64_t P = out_h * out_w;
+  if (batch == 0 || filters == 0 || P == 0)
+    return;
+  try {
+#if MXC_RUNTIME_HAVE_DNNL
+    mxc::kernels::ConvArgs a{batch, channels, filters, groups, hasBias,
+                             in_h,  in_w,     k_h,     k_w,    out_h,
+                             out_w, stride_h, stride_w, pad_h, pad_w,
+                             dilate_h, dilate_w};
+    a.hasScale = hasScale, a.hasShift = hasShift, a.sum = sum;
+    a.act = int(act), a.actLo = lo, a.actHi = hi;
+    if (channels > 0 && mxc::kernels::convDnnl(xp, wp, bp, yp, a, sp, tp))
+      return;
+#endif
+    const ConvGeometry g{1,     in_h,     in_w,     1,     k_h,   k_w,
+                         1,     out_h,    out_w,    1,     stride_h,
+                         stride_w, 0,     pad_h,    pad_w, 1,     dilate_h,
+                         dilate_w};
+    // With a sum, y holds the addend: the convolution goes to a scratch.
+    thread_local std::vector<float> tmp;
+    float *r = yp;
+    if (sum) {
+      tmp.resize(size_t(batch * filters * P));
+      r = tmp.data();
+    }
+    conv<float>(xp, wp, bp, r, batch, channels, filters, groups, hasBias, g);
+    convEpilogue(r, yp, sp, tp, batch, filters, P, sum, int(act), lo, hi);
+  } catch (const std::bad_alloc &) {
+    mxc::runtime::reportKernelError(
+        "Convolution: cannot allocate its scratch memory");
+  } catch (const std::exception &e) {
+    mxc::runtime::reportKernelError(std::string("Convolution: ") + e.what());
+  }
+}
 
 #define MXC_DEFINE_GEMM_KERNELS(T, suffix)                                     \
   MXC_KERNEL_EXPORT void mxc_kernel_gemm_##suffix(                             \

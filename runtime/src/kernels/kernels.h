@@ -67,6 +67,24 @@ MXC_KERNEL_EXPORT void mxc_parallel_for(void (*body)(void *, int64_t, int64_t),
 MXC_DECLARE_GEMM_KERNELS(float, f32)
 MXC_DECLARE_GEMM_KERNELS(double, f64)
 
+/* mx.Convolution_fused (the mx-fuse-convolution pass; f32, NCHW, 2-D):
+     y = act((conv(x, w) + bias) * scale + shift) [+ y]
+   with per-filter scale and shift. `flags`: 1 bias, 2 scale, 4 shift, 8 sum
+   (y's contents before the call are added: the destination is read); an
+   absent operand's buffer is not read. `act`: 0 none, 1 relu, 2 clip to
+   [lo, hi], given as the IEEE-754 bits of doubles. Geometry as
+   mxc_kernel_conv's, without depth. On oneDNN the epilogue runs as the
+   convolution's post-ops (conv_dnnl.cc). */
+MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
+    MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(const float, w),
+    MXC_KERNEL_BUFFER(const float, bias), MXC_KERNEL_BUFFER(const float, scale),
+    MXC_KERNEL_BUFFER(const float, shift), MXC_KERNEL_BUFFER(float, y),
+    int64_t batch, int64_t channels, int64_t filters, int64_t groups,
+    int64_t in_h, int64_t in_w, int64_t k_h, int64_t k_w, int64_t out_h,
+    int64_t out_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+    int64_t pad_w, int64_t dilate_h, int64_t dilate_w, int64_t flags,
+    int64_t act, int64_t act_lo_bits, int64_t act_hi_bits);
+
 #undef MXC_DECLARE_GEMM_KERNELS
 
 // Gradients of layers (conv_backward.cc, pooling_backward.cc,

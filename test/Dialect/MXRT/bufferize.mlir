@@ -113,3 +113,33 @@ func.func @strided_operands(%x: tensor<4x8xf32>, %d: tensor<4x8xf32>) -> tensor<
   %r = tensor.insert_slice %k into %d[0, 4] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// An accumulating kernel (mxc_kernel_conv_fused with a residual sum) reads
+// its destination: when the residual is used again after the call, the
+// kernel accumulates into a copy of it; when the call is its last use, into
+// its own buffer.
+
+// CHECK-LABEL: func.func @accumulate_reused
+// CHECK-SAME: (%[[X:.*]]: memref<4xf32>, %[[R:.*]]: memref<4xf32>)
+// CHECK: %[[C:.*]] = memref.alloc() {{.*}} : memref<4xf32>
+// CHECK: memref.copy %[[R]], %[[C]]
+// CHECK: mxrt.kernel_call @k(%[[X]]) outs(%[[C]]) {accumulate}
+// CHECK: return %[[C]], %[[R]]
+func.func @accumulate_reused(%x: tensor<4xf32>, %r: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y = mxrt.kernel_call @k(%x) outs(%r) {accumulate} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y, %r : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @accumulate_last_use
+// CHECK-SAME: (%[[X:.*]]: memref<4xf32>, %[[R:.*]]: memref<4xf32>)
+// CHECK-NOT: memref.copy
+// CHECK: mxrt.kernel_call @k(%[[X]]) outs(%[[R]]) {accumulate}
+// CHECK: return %[[R]]
+func.func @accumulate_last_use(%x: tensor<4xf32>, %r: tensor<4xf32>) -> tensor<4xf32> {
+  %y = mxrt.kernel_call @k(%x) outs(%r) {accumulate} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -185,3 +185,35 @@ LogicalResult LRNBackwardOp::verify() {
                            << " does not match the data type " << dataType;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Convolution_fused (MXFusedOps.td; its forward is a Convolution too)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvolutionFusedOp::verify() {
+  FailureOr<Type> fwd = convolutionForwardType(*this, getData(), getWeight());
+  if (failed(fwd))
+    return failure();
+  if (failed(checkAgainstForward(*this, "output", *fwd, getOutput().getType())))
+    return failure();
+  int64_t filters = static_cast<int64_t>(getNumFilter());
+  for (auto [what, v] : {std::pair<StringRef, Value>{"bias", getBias()},
+                         {"scale", getScale()},
+                         {"shift", getShift()}}) {
+    if (!v)
+      continue;
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != filters)
+      return emitOpError() << what << " must be (" << filters << ",), got "
+                           << t;
+  }
+  if (getSum() && getSum().getType() != getOutput().getType())
+    return emitOpError() << "sum type " << getSum().getType()
+                         << " must be the output type "
+                         << getOutput().getType();
+  StringRef act = getAct();
+  if (act != "" && act != "relu" && act != "clip")
+    return emitOpError() << "act must be \"\", \"relu\" or \"clip\", got \""
+                         << act << "\"";
+  return success();
+}

@@ -18,10 +18,11 @@ using namespace mxc::mxrt;
 
 void KernelCallOp::build(OpBuilder &b, OperationState &state, StringRef callee,
                          ValueRange inputs, ValueRange inits,
-                         ArrayRef<int64_t> staticArgs) {
+                         ArrayRef<int64_t> staticArgs, bool accumulate) {
   build(b, state, inits.getTypes(),
         FlatSymbolRefAttr::get(b.getContext(), callee), inputs, inits,
-        b.getDenseI64ArrayAttr(staticArgs));
+        b.getDenseI64ArrayAttr(staticArgs),
+        accumulate ? b.getUnitAttr() : UnitAttr());
 }
 
 /// Whether the kernel can take `type` as it is: statically shaped, with
@@ -94,10 +95,15 @@ void KernelCallOp::getEffects(
     if (isa<MemRefType>(operand.get().getType()))
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
-  for (OpOperand &operand : getInitsMutable())
-    if (isa<MemRefType>(operand.get().getType()))
-      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+  for (OpOperand &operand : getInitsMutable()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (getAccumulate() && &operand == &getInitsMutable()[0])
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
+    effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                         SideEffects::DefaultResource::get());
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -106,7 +112,10 @@ void KernelCallOp::getEffects(
 
 bool KernelCallOp::bufferizesToMemoryRead(
     OpOperand &operand, const bufferization::AnalysisState &) {
-  // The kernel overwrites its destinations without reading them first.
+  // The kernel overwrites its destinations without reading them first, but
+  // for an accumulating kernel's first one.
+  if (getAccumulate() && &operand == &getInitsMutable()[0])
+    return true;
   return !isDpsInit(&operand);
 }
 
@@ -177,11 +186,16 @@ KernelCallOp::bufferize(RewriterBase &rewriter,
     FailureOr<Value> alloc = allocLike(rewriter, loc, destType, options);
     if (failed(alloc))
       return failure();
+    // An accumulating kernel reads its output: the fresh buffer starts as a
+    // copy of the destination.
+    if (getAccumulate() && outs.empty() &&
+        failed(options.createMemCpy(rewriter, loc, *dest, *alloc)))
+      return failure();
     outs.push_back(*alloc);
     copiesBack.push_back({*alloc, *dest});
   }
   KernelCallOp::create(rewriter, loc, TypeRange(), getCalleeAttr(), inputs,
-                       outs, getStaticArgsAttr());
+                       outs, getStaticArgsAttr(), getAccumulateAttr());
   for (auto [from, to] : copiesBack)
     if (failed(options.createMemCpy(rewriter, loc, from, to)))
       return failure();

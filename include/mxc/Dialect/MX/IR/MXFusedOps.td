@@ -63,4 +63,56 @@ def MX_YieldOp : MX_Op<"yield", [Pure, Terminator,
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
 }
 
+
+def MX_ConvolutionFusedOp
+    : MX_Op<"Convolution_fused", [Pure, AttrSizedOperandSegments]> {
+  let summary = "A Convolution with its inference epilogue: BatchNorm, activation, residual add";
+  let description = [{
+    What mx-fuse-convolution makes of a `Convolution` followed by a
+    BatchNorm in inference form, an activation (relu, clip) and an addend,
+    as MXNet's oneDNN subgraph backend makes `_sg_mkldnn_conv` of them:
+
+      `output = act((Convolution(data, weight) + bias) * scale + shift) + sum`
+
+    `scale` and `shift` are per-filter vectors (a BatchNorm's
+    `gamma / sqrt(moving_var + eps)` and `beta - moving_mean * scale`),
+    `act` is "" (none), "relu" or "clip" (to [`act_min`, `act_max`]), and
+    `sum` is a tensor of the output's type; each operand is optional. The
+    geometry attributes are the Convolution's (NCHW, 2-D). The CPU lowering
+    calls the runtime's `mxc_kernel_conv_fused_f32`, which runs the epilogue
+    as oneDNN post-ops and writes the result over `sum`'s buffer when that
+    is its last use.
+
+    Example (conv -> BatchNorm -> relu6):
+
+    ```mlir
+    %y = mx.Convolution_fused %x, %w scale %s shift %t {act = "clip", act_max = 6.0 : f64, kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>}
+        : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$weight,
+    Optional<MX_FloatTensor>:$bias,
+    Optional<MX_FloatTensor>:$scale,
+    Optional<MX_FloatTensor>:$shift,
+    Optional<MX_FloatTensor>:$sum,
+    DenseI64ArrayAttr:$kernel,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+    I64Attr:$num_filter,
+    DefaultValuedAttr<I64Attr, "1">:$num_group,
+    DefaultValuedAttr<StrAttr, "\"\"">:$act,
+    DefaultValuedAttr<F64Attr, "0.0">:$act_min,
+    DefaultValuedAttr<F64Attr, "0.0">:$act_max
+  );
+  let results = (outs MX_FloatTensor:$output);
+  let assemblyFormat = [{
+    $data `,` $weight (`bias` $bias^)? (`scale` $scale^)? (`shift` $shift^)?
+    (`sum` $sum^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MXC_DIALECT_MX_IR_MXFUSEDOPS_TD

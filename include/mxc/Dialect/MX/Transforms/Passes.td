@@ -247,4 +247,48 @@ def MXFuseElementwisePass : Pass<"mx-fuse-elementwise", "mlir::ModuleOp"> {
   ];
 }
 
+
+def MXFuseConvolutionPass : Pass<"mx-fuse-convolution", "mlir::ModuleOp"> {
+  let summary = "Fold a BatchNorm in inference form, relu / clip and a residual add into the Convolution before them";
+  let description = [{
+    The CPU counterpart of MXNet's oneDNN subgraph fusion (`_sg_mkldnn_conv`,
+    src/operator/subgraph/mkldnn/mkldnn_conv_property.h): a 2-D NCHW f32
+    `Convolution`, followed along single-use values by any of
+
+      1. a `BatchNorm` (axis 1) whose hidden `mean` / `var` results are
+         unused (inference form: it normalises with the moving statistics),
+      2. `Activation(relu)`, `relu` or `clip`,
+      3. an `elemwise_add` / `broadcast_add` of a tensor of the same type,
+
+    becomes one `mx.Convolution_fused` (at least one of them must be there).
+    The BatchNorm turns into the per-filter `scale = gamma / sqrt(moving_var
+    + eps)` (`1 / sqrt(...)` with `fix_gamma`) and `shift = beta -
+    moving_mean * scale`, computed by ordinary `mx` ops on the parameters
+    (vectors of num_filter elements). The last matched op's result may have
+    any number of uses; the values in between have one (so in a training
+    graph, where the backward pass reads them, the chain stops early). The
+    runtime kernel applies the epilogue inside the convolution (oneDNN
+    post-ops) instead of another pass over the output.
+
+    Before:
+
+    ```mlir
+    %c = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (...) -> tensor<1x8x8x8xf32>
+    %o, %m, %v = mx.BatchNorm %c, %g, %be, %mm, %mv {use_global_stats = true} : (...) -> (...)
+    %r = mx.clip %o {a_min = 0.0 : f64, a_max = 6.0 : f64} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %s = ... gamma / sqrt(moving_var + eps) ...
+    %t = ... beta - moving_mean * %s ...
+    %r = mx.Convolution_fused %x, %w scale %s shift %t {act = "clip", act_max = 6.0 : f64, kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (...) -> tensor<1x8x8x8xf32>
+    ```
+
+    Modules with `mxc.kernel_calls = false` are left alone (the fused op
+    has only the runtime kernel's lowering).
+  }];
+}
+
 #endif // MXC_DIALECT_MX_TRANSFORMS_PASSES_TD

@@ -27,6 +27,11 @@ def MXRT_KernelCallOp : MXRT_Op<"kernel_call", [
     intermediate buffer that memory planning places, instead of an
     allocation inside the kernel.
 
+    With `accumulate`, the kernel also reads the first destination before
+    writing it (mxc_kernel_conv_fused adds its result to it): bufferization
+    then keeps the destination's contents, writing in place when the value
+    has no later use and into a copy otherwise.
+
     On tensors (before bufferization) the op returns the updated `inits`
     and has no side effects. One-shot bufferization then knows that the
     inputs are read at the op itself, wherever CSE or any other pass moved
@@ -53,7 +58,8 @@ def MXRT_KernelCallOp : MXRT_Op<"kernel_call", [
   let arguments = (ins FlatSymbolRefAttr:$callee,
                        Variadic<AnyShaped>:$inputs,
                        Variadic<AnyShaped>:$inits,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$static_args);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$static_args,
+                       UnitAttr:$accumulate);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
 
   let assemblyFormat = [{
@@ -65,7 +71,8 @@ def MXRT_KernelCallOp : MXRT_Op<"kernel_call", [
     // The tensor form: the results have the types of `inits`.
     OpBuilder<(ins "::llvm::StringRef":$callee, "::mlir::ValueRange":$inputs,
                    "::mlir::ValueRange":$inits,
-                   "::llvm::ArrayRef<int64_t>":$staticArgs)>,
+                   "::llvm::ArrayRef<int64_t>":$staticArgs,
+                   CArg<"bool", "false">:$accumulate)>,
   ];
 
   let extraClassDeclaration = [{

@@ -1,0 +1,181 @@
+//===- FuseConvolution.cpp - mx-fuse-convolution --------------------------===//
+//
+// Folds the inference epilogue of a 2-D f32 Convolution (BatchNorm with the
+// moving statistics, relu / clip, a residual add) into one
+// mx.Convolution_fused, whose runtime kernel applies it as oneDNN post-ops.
+// See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "mxc/Dialect/MX/IR/MXOps.h"
+#include "mxc/Dialect/MX/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <limits>
+
+namespace mxc::mx {
+#define GEN_PASS_DEF_MXFUSECONVOLUTIONPASS
+#include "mxc/Dialect/MX/Transforms/Passes.h.inc"
+} // namespace mxc::mx
+
+using namespace mlir;
+namespace mx = mxc::mx;
+
+namespace {
+
+/// Creates `OpTy` with explicit result types, operands and attributes.
+template <typename OpTy>
+Value createValue(OpBuilder &b, Location loc, Type result, ValueRange operands,
+                  ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState state(loc, OpTy::getOperationName());
+  state.addTypes(result);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  return b.create(state)->getResult(0);
+}
+
+bool isStaticF32(Type t) {
+  auto r = dyn_cast<RankedTensorType>(t);
+  return r && r.hasStaticShape() && r.getElementType().isF32();
+}
+
+/// The one user of `v` in `v`'s block, or null.
+Operation *onlyUser(Value v, Block *block) {
+  if (!v.hasOneUse())
+    return nullptr;
+  Operation *user = *v.getUsers().begin();
+  return user->getBlock() == block ? user : nullptr;
+}
+
+/// What follows a convolution, as matched.
+struct Epilogue {
+  mx::BatchNormOp bn;
+  Operation *act = nullptr;
+  StringRef actKind; // "relu" or "clip"
+  double actMin = 0, actMax = 0;
+  Operation *add = nullptr;
+  Value sum;
+};
+
+Epilogue match(mx::ConvolutionOp conv) {
+  Epilogue e;
+  Block *block = conv->getBlock();
+  Value cur = conv.getOutput();
+  auto type = cur.getType();
+  if (auto bn = dyn_cast_or_null<mx::BatchNormOp>(onlyUser(cur, block))) {
+    int64_t axis = static_cast<int64_t>(bn.getAxis());
+    bool ok = bn.getData() == cur && (axis == 1 || axis == -3) &&
+              bn.getMean().use_empty() && bn.getVar().use_empty() &&
+              bn.getOutput().getType() == type;
+    for (Value p : {bn.getGamma(), bn.getBeta(), bn.getMovingMean(),
+                    bn.getMovingVar()})
+      ok = ok && isStaticF32(p.getType());
+    if (ok) {
+      e.bn = bn;
+      cur = bn.getOutput();
+    }
+  }
+  Operation *user = onlyUser(cur, block);
+  if (auto a = dyn_cast_or_null<mx::ActivationOp>(user)) {
+    if (a.getActType() == "relu" && a.getData() == cur)
+      e.act = a, e.actKind = "relu";
+  } else if (auto r = dyn_cast_or_null<mx::ReluOp>(user)) {
+    if (r.getData() == cur)
+      e.act = r, e.actKind = "relu";
+  } else if (auto c = dyn_cast_or_null<mx::ClipOp>(user)) {
+    if (c.getData() == cur) {
+      e.act = c, e.actKind = "clip";
+      e.actMin = c.getAMin().convertToDouble();
+      e.actMax = c.getAMax().convertToDouble();
+    }
+  }
+  if (e.act) {
+    if (e.act->getResult(0).getType() != type)
+      e.act = nullptr;
+    else
+      cur = e.act->getResult(0);
+  }
+  user = onlyUser(cur, block);
+  if (user && isa<mx::ElemwiseAddOp, mx::BroadcastAddOp>(user) &&
+      user->getResult(0).getType() == type) {
+    Value lhs = user->getOperand(0), rhs = user->getOperand(1);
+    Value other = lhs == cur ? rhs : lhs;
+    if (other != cur && other.getType() == type) {
+      e.add = user;
+      e.sum = other;
+    }
+  }
+  return e;
+}
+
+struct FuseConvolution
+    : mx::impl::MXFuseConvolutionPassBase<FuseConvolution> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (auto flag = module->getAttrOfType<BoolAttr>("mxc.kernel_calls");
+        flag && !flag.getValue())
+      return;
+    SmallVector<mx::ConvolutionOp> convs;
+    module.walk([&](mx::ConvolutionOp op) { convs.push_back(op); });
+    for (mx::ConvolutionOp conv : convs)
+      fuse(conv);
+  }
+
+  static void fuse(mx::ConvolutionOp conv) {
+    StringRef layout = conv.getLayout().value_or("");
+    if (conv.getKernel().size() != 2 || (!layout.empty() && layout != "NCHW") ||
+        mx::isComposite(conv) || !isStaticF32(conv.getData().getType()) ||
+        !isStaticF32(conv.getWeight().getType()) ||
+        !isStaticF32(conv.getOutput().getType()))
+      return;
+    Epilogue e = match(conv);
+    if (!e.bn && !e.act && !e.add)
+      return;
+    Operation *last = e.add ? e.add : e.act ? e.act : e.bn.getOperation();
+    OpBuilder b(last);
+    MLIRContext *ctx = b.getContext();
+    // The fused op carries every node's name (steps and errors name them).
+    SmallVector<Location> locs{conv.getLoc()};
+    for (Operation *op : {e.bn.getOperation(), e.act, e.add})
+      if (op)
+        locs.push_back(op->getLoc());
+    Location loc = FusedLoc::get(ctx, locs);
+
+    Value scale, shift;
+    if (e.bn) {
+      // scale = gamma / sqrt(moving_var + eps), shift = beta - mean * scale.
+      Type vec = e.bn.getMovingVar().getType();
+      Value v = createValue<mx::PlusScalarOp>(
+          b, loc, vec, e.bn.getMovingVar(),
+          {b.getNamedAttr("scalar", e.bn.getEpsAttr()),
+           b.getNamedAttr("is_int", BoolAttr::get(ctx, false))});
+      Value sd = createValue<mx::SqrtOp>(b, loc, vec, v);
+      scale = e.bn.getFixGamma()
+                  ? createValue<mx::RdivScalarOp>(
+                        b, loc, vec, sd,
+                        {b.getNamedAttr("scalar", b.getF64FloatAttr(1.0)),
+                         b.getNamedAttr("is_int", BoolAttr::get(ctx, false))})
+                  : createValue<mx::ElemwiseDivOp>(
+                        b, loc, vec, ValueRange{e.bn.getGamma(), sd});
+      Value ms = createValue<mx::ElemwiseMulOp>(
+          b, loc, vec, ValueRange{e.bn.getMovingMean(), scale});
+      shift = createValue<mx::ElemwiseSubOp>(b, loc, vec,
+                                             ValueRange{e.bn.getBeta(), ms});
+    }
+    Value bias = conv.getNoBias() ? Value() : conv.getBias();
+    auto fused = mx::ConvolutionFusedOp::create(
+        b, loc, conv.getOutput().getType(), conv.getData(), conv.getWeight(),
+        bias, scale, shift, e.sum, conv.getKernelAttr(), conv.getStrideAttr(),
+        conv.getDilateAttr(), conv.getPadAttr(), conv.getNumFilterAttr(),
+        conv.getNumGroupAttr(), b.getStringAttr(e.act ? e.actKind : ""),
+        b.getF64FloatAttr(e.actMin), b.getF64FloatAttr(e.actMax));
+    last->getResult(0).replaceAllUsesWith(fused.getOutput());
+    for (Operation *op : {e.add, e.act, e.bn.getOperation()})
+      if (op)
+        op->erase();
+    conv->erase();
+  }
+};
+
+} // namespace

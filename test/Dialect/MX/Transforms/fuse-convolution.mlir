@@ -1,0 +1,72 @@
+// RUN: mxc-opt %s --split-input-file --mx-fuse-convolution | FileCheck %s
+// RUN: mxc-opt %s --split-input-file --mx-fuse-convolution --convert-mx-to-linalg --canonicalize | FileCheck %s --check-prefix=LOWER
+
+// Tests mx-fuse-convolution: Convolution + BatchNorm (inference form) +
+// clip becomes one mx.Convolution_fused with the BatchNorm's per-filter
+// scale and shift computed from its parameters; a residual add joins as the
+// sum; a value with a second user ends the chain; the lowering calls the
+// runtime's fused kernel, accumulating into the sum.
+
+// CHECK-LABEL: func.func @conv_bn_relu6
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<8x3x3x3xf32>, %[[B:.*]]: tensor<8xf32>, %[[G:.*]]: tensor<8xf32>, %[[BE:.*]]: tensor<8xf32>, %[[MM:.*]]: tensor<8xf32>, %[[MV:.*]]: tensor<8xf32>)
+// CHECK: %[[V:.*]] = mx._plus_scalar %[[MV]] {is_int = false, scalar = 1.000000e-05 : f64}
+// CHECK: %[[SD:.*]] = mx.sqrt %[[V]]
+// CHECK: %[[S:.*]] = mx.elemwise_div %[[G]], %[[SD]]
+// CHECK: %[[MS:.*]] = mx.elemwise_mul %[[MM]], %[[S]]
+// CHECK: %[[T:.*]] = mx.elemwise_sub %[[BE]], %[[MS]]
+// CHECK: %[[F:.*]] = mx.Convolution_fused %[[X]], %[[W]] bias %[[B]] scale %[[S]] shift %[[T]] {act = "clip", act_max = 6.000000e+00 : f64, kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>}
+// CHECK-NOT: mx.BatchNorm
+// CHECK-NOT: mx.clip
+// CHECK: return %[[F]]
+// LOWER-LABEL: func.func @conv_bn_relu6
+// LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) outs(%{{.*}}) args [1, 3, 8, 1, 8, 8, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 7, 2, 0, 4618441417868443648]
+// LOWER-NOT: accumulate
+func.func @conv_bn_relu6(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>, %g: tensor<8xf32>, %be: tensor<8xf32>, %mm: tensor<8xf32>, %mv: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %c = mx.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %o, %m, %v = mx.BatchNorm %c, %g, %be, %mm, %mv {eps = 1.0e-5 : f64, fix_gamma = false, use_global_stats = true} : (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  %r = mx.clip %o {a_min = 0.0 : f64, a_max = 6.0 : f64} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// fix_gamma: the scale is 1 / sqrt(var + eps); the residual add joins
+// (either operand order), and the result keeps all its users.
+// CHECK-LABEL: func.func @conv_bn_add
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x4x4xf32>, %[[W:.*]]: tensor<8x8x1x1xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %[[R:.*]]: tensor<1x8x4x4xf32>)
+// CHECK: %[[S:.*]] = mx._rdiv_scalar %{{.*}} {is_int = false}
+// CHECK: %[[F:.*]] = mx.Convolution_fused %[[X]], %[[W]] scale %[[S]] shift %{{.*}} sum %[[R]] {kernel = array<i64: 1, 1>, num_filter = 8 : i64}
+// CHECK: %[[E:.*]] = mx.exp %[[F]]
+// CHECK: return %[[F]], %[[E]]
+// LOWER-LABEL: func.func @conv_bn_add
+// LOWER-SAME: %[[R:[^ ]*]]: tensor<1x8x4x4xf32>)
+// LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) outs(%[[R]]) args [1, 8, 8, 1, 4, 4, 1, 1, 4, 4, 1, 1, 0, 0, 1, 1, 14, 0, 0, 0] {accumulate}
+func.func @conv_bn_add(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>, %g: tensor<8xf32>, %be: tensor<8xf32>, %mm: tensor<8xf32>, %mv: tensor<8xf32>, %res: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %c = mx.Convolution %x, %w {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %o, %m, %v = mx.BatchNorm %c, %g, %be, %mm, %mv {use_global_stats = true} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>)
+  %a = mx.elemwise_add %res, %o : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %e = mx.exp %a : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %a, %e : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// The convolution's output has a second user: nothing is fused. A
+// BatchNorm whose hidden outputs are used (training form), f64 data and a
+// 1-D convolution are not fused either.
+// CHECK-LABEL: func.func @not_fused
+// CHECK-NOT: mx.Convolution_fused
+// CHECK: return
+func.func @not_fused(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %g: tensor<8xf32>, %be: tensor<8xf32>, %mm: tensor<8xf32>, %mv: tensor<8xf32>,
+                     %xd: tensor<1x3x8x8xf64>, %wd: tensor<8x3x3x3xf64>, %x1: tensor<1x3x8xf32>, %w1: tensor<8x3x3xf32>)
+    -> (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<1x8x8x8xf64>, tensor<1x8x8xf32>) {
+  %c = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %r = mx.relu %c : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c2 = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %o, %m, %v = mx.BatchNorm %c2, %g, %be, %mm, %mv : (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  %cd = mx.Convolution %xd, %wd {kernel = array<i64: 3, 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x3x8x8xf64>, tensor<8x3x3x3xf64>) -> tensor<1x8x8x8xf64>
+  %rd = mx.relu %cd : (tensor<1x8x8x8xf64>) -> tensor<1x8x8x8xf64>
+  %c1 = mx.Convolution %x1, %w1 {kernel = array<i64: 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1>} : (tensor<1x3x8xf32>, tensor<8x3x3xf32>) -> tensor<1x8x8xf32>
+  %r1 = mx.relu %c1 : (tensor<1x8x8xf32>) -> tensor<1x8x8xf32>
+  return %r, %c, %o, %m, %rd, %r1 : tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<1x8x8x8xf64>, tensor<1x8x8xf32>
+}
