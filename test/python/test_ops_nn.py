@@ -125,6 +125,29 @@ def test_convolution_f64():
           [("weight", _rand(rng, (3, 2, 3, 3), np.float64)), ("bias", _rand(rng, (3,), np.float64))])
 
 
+@pytest.mark.parametrize("attrs", [
+    {"kernel": (3, 3), "pad": (1, 1)},
+    {"kernel": (3, 3), "pad": (1, 1), "stride": (2, 2), "no_bias": True},
+    {"kernel": (5, 3), "pad": (2, 0), "dilate": (1, 2), "stride": (1, 3)},
+    {"kernel": (3,), "pad": (1,), "stride": (2,)},
+])
+@pytest.mark.parametrize("impl", ["default", "im2col"])
+def test_convolution_depthwise_direct(attrs, impl, monkeypatch):
+    # One filter per channel: the runtime's direct NCHW kernel (depthwise.h)
+    # for f64, and for f32 where oneDNN is not used (MXC_CONV_IMPL=im2col,
+    # as on aarch64); oneDNN's for f32 otherwise.
+    if impl == "im2col":
+        monkeypatch.setenv("MXC_CONV_IMPL", "im2col")
+    rng = np.random.default_rng(7)
+    spatial = (9, 11) if len(attrs["kernel"]) == 2 else (13,)
+    for dtype in (np.float32, np.float64):
+        params = [("weight", _rand(rng, (6, 1) + attrs["kernel"], dtype))]
+        if not attrs.get("no_bias"):
+            params.append(("bias", _rand(rng, (6,), dtype)))
+        check("Convolution", dict(attrs, num_filter=6, num_group=6),
+              _rand(rng, (2, 6) + spatial, dtype), params)
+
+
 # --- Deconvolution -----------------------------------------------------------
 
 DECONV_CASES = [

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "blas.h"
 #include "conv_epilogue.h"
+#include "depthwise.h"
 #include "kernels.h"
 #include "parallel.h"
 #if MXC_RUNTIME_HAVE_DNNL
@@ -100,6 +101,13 @@ void im2col(const T *x, int64_t cg, const ConvGeometry &g, T *cols,
   });
 }
 
+// One filter per channel, 2-D (or 1-D): depthwise.h's direct kernel.
+inline bool isDepthwise(int64_t channels, int64_t filters, int64_t groups,
+                        const ConvGeometry &g) {
+  return groups > 1 && groups == channels && filters == channels &&
+         g.kD == 1 && g.inD == 1 && g.outD == 1;
+}
+
 template <typename T>
 void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
           int64_t channels, int64_t filters, int64_t groups, bool hasBias,
@@ -122,6 +130,14 @@ void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
       return;
   }
 #endif
+  if (isDepthwise(channels, filters, groups, g)) {
+    mxc::kernels::DepthwiseArgs a{batch, channels, g.inH, g.inW, g.kH, g.kW,
+                                  g.outH, g.outW, g.sH, g.sW, g.pH, g.pW,
+                                  g.dH, g.dW};
+    a.bias = hasBias ? bias : nullptr;
+    mxc::kernels::depthwiseConv(x, w, y, a);
+    return;
+  }
   // Small feature maps make a per-image GEMM too narrow for OpenBLAS: unfold
   // `nb` images side by side into one (kc x nb*P) matrix (about 2048 columns,
   // which bounds the scratch memory), do one GEMM, then scatter the
@@ -230,6 +246,10 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
   const int64_t P = out_h * out_w;
   if (batch == 0 || filters == 0 || P == 0)
     return;
+  const ConvGeometry g{1,     in_h,     in_w,     1,     k_h,   k_w,
+                       1,     out_h,    out_w,    1,     stride_h,
+                       stride_w, 0,     pad_h,    pad_w, 1,     dilate_h,
+                       dilate_w};
   try {
 #if MXC_RUNTIME_HAVE_DNNL
     mxc::kernels::ConvArgs a{batch, channels, filters, groups, hasBias,
@@ -241,10 +261,17 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     if (channels > 0 && mxc::kernels::convDnnl(xp, wp, bp, yp, a, sp, tp))
       return;
 #endif
-    const ConvGeometry g{1,     in_h,     in_w,     1,     k_h,   k_w,
-                         1,     out_h,    out_w,    1,     stride_h,
-                         stride_w, 0,     pad_h,    pad_w, 1,     dilate_h,
-                         dilate_w};
+    if (isDepthwise(channels, filters, groups, g)) {
+      // The direct kernel applies the epilogue row by row.
+      mxc::kernels::DepthwiseArgs d{batch, channels, in_h,   in_w,
+                                    k_h,   k_w,      out_h,  out_w,
+                                    stride_h, stride_w, pad_h, pad_w,
+                                    dilate_h, dilate_w};
+      d.bias = hasBias ? bp : nullptr, d.scale = sp, d.shift = tp;
+      d.sum = sum, d.act = int(act), d.actLo = lo, d.actHi = hi;
+      mxc::kernels::depthwiseConv(xp, wp, yp, d);
+      return;
+    }
     // With a sum, y holds the addend: the convolution goes to a scratch.
     thread_local std::vector<float> tmp;
     float *r = yp;
