@@ -370,7 +370,7 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
   // bufferization sees at the call: CSE may merge or move their operands.
   std::string pipeline = "convert-mx-to-linalg, canonicalize, cse";
   if (opts.fuseElementwise)
-    pipeline += ", linalg-fuse-elementwise-ops, canonicalize, cse";
+    pipeline += ", mxc-fuse-elementwise-ops, canonicalize, cse";
   return runPipeline(module, pipeline);
 }
 

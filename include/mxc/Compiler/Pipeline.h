@@ -82,7 +82,7 @@ struct PipelineOptions {
   /// Symbol of the compiled entry function (`@main` is renamed so that an
   /// object file can be linked next to a C `main`).
   std::string entrySymbol = "mxc_main";
-  /// Fuse chains of elementwise linalg ops (linalg-fuse-elementwise-ops).
+  /// Fuse chains of elementwise linalg ops (mxc-fuse-elementwise-ops).
   bool fuseElementwise = true;
   /// Let LLVM reassociate float arithmetic in reduction bodies, so that it
   /// vectorizes sums (results differ from a sequential sum by rounding).

@@ -7,8 +7,11 @@
 // elementwise fusion (fuseElementwiseOps; a producer whose value is also a
 // result of the group stays a result of the fused op). For the groups the
 // pass makes (elementwise and broadcast ops, BatchNorm's per-channel
-// arithmetic) this leaves one linalg.generic, with one result per value the
-// group yields; the scratch function's body then replaces the mx.fused op.
+// arithmetic) this leaves one linalg.generic over the data, with one result
+// per value the group yields, plus the per-channel generics it broadcasts
+// (a producer that computes something is not fused into a consumer that
+// broadcasts it: LinalgFusion.h); the scratch function's body then replaces
+// the mx.fused op.
 // If the body does not convert, the error names the op of the group that
 // cannot be lowered, its node and the reason.
 //
@@ -16,6 +19,7 @@
 #include "Patterns.h"
 #include "RecordingPattern.h"
 
+#include "mxc/Conversion/LinalgFusion.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MXRT/IR/MXRTDialect.h"
 
@@ -123,7 +127,8 @@ bool fuseOnePair(Block &block) {
       if (!consumer)
         continue;
       for (OpOperand &operand : consumer->getOpOperands()) {
-        if (!linalg::areElementwiseOpsFusable(&operand))
+        if (!linalg::areElementwiseOpsFusable(&operand) ||
+            mxc::fusionRecomputesProducer(&operand))
           continue;
         Operation *producer = operand.get().getDefiningOp();
         if (producer->getBlock() != &block)

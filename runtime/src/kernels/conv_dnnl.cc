@@ -31,6 +31,14 @@
 // memory objects and argument map, re-pointed at each call's buffers: a
 // warm step allocates nothing in this file (ArenaTest checks it).
 //
+// mxc_kernel_conv_fused's epilogue (conv_dnnl.h's ConvArgs) rides on the
+// re-layouts: the weights' re-layout multiplies them by the per-filter
+// scale (reorder output scales), the primitive's bias is bias * scale +
+// shift (per part and call, into the slot), relu / clip is an eltwise
+// post-op and the result's re-layout back adds the sum (a reorder with a
+// sum post-op). Convolutions on NCHW run without attributes and
+// conv_epilogue.h's loop finishes each part (see build()).
+//
 //===----------------------------------------------------------------------===//
 #include "conv_dnnl.h"
 #include "conv_epilogue.h"
@@ -326,7 +334,7 @@ struct Buffer {
 
 /// A primitive's memory objects and arguments in one slot.
 struct Bound {
-  dnnl::memory userA, userB, userR, A, B, R, bias, pad, scale, shift;
+  dnnl::memory userA, userB, userR, A, B, R, bias, pad, scale;
   std::unordered_map<int, dnnl::memory> args;
 };
 

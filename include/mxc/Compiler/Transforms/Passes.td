@@ -74,6 +74,36 @@ def EntryABIPass : Pass<"mxc-entry-abi", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def FuseElementwiseOpsPass
+    : Pass<"mxc-fuse-elementwise-ops", "mlir::ModuleOp"> {
+  let summary = "linalg's elementwise fusion, without recomputing broadcast producers";
+  let description = [{
+    The patterns of upstream `linalg-fuse-elementwise-ops` (producer-into-
+    consumer fusion of elementwise linalg.generic ops, folding reshapes by
+    expansion, bubbling expand_shape up, constant folding), with one more
+    condition on a fusion: a producer whose body computes something is not
+    fused into a consumer that reads it through a broadcasting indexing map
+    (mxc::fusionRecomputesProducer, include/mxc/Conversion/LinalgFusion.h),
+    since the fused op would compute it once per consumer element. The
+    upstream pass fused BatchNorm's per-channel `1 / sqrt(moving_var + eps)`
+    into the loop over every element (a square root and a division per
+    element). As upstream, a producer with other users is not fused.
+
+    ```mlir
+    %inv = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+        ins(%var : tensor<8xf32>) outs(%e : tensor<8xf32>) { ... math.sqrt, arith.divf ... }
+    %y = linalg.generic {indexing_maps = [#id4, #chan, #id4], ...}
+        ins(%x, %inv : tensor<1x8x4x4xf32>, tensor<8xf32>) outs(...) { ... }
+    ```
+
+    stays two ops (upstream fuses them into one whose body takes the square
+    root per element).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 def ReassociateReductionsPass
     : Pass<"mxc-reassociate-reductions", "mlir::ModuleOp"> {
   let summary = "Let LLVM reassociate the float arithmetic of reductions";

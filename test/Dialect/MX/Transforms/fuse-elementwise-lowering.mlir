@@ -1,15 +1,18 @@
 // RUN: mxc-opt %s --split-input-file --mx-fuse-elementwise --convert-mx-to-linalg --canonicalize --cse | FileCheck %s
 
 // Tests that convert-mx-to-linalg lowers each mx.fused to one linalg.generic
-// (one loop nest): a convolution's bias + BatchNorm + relu after the library
-// convolution call; a broadcast chain; a group with two results (one
-// generic with two results).
+// over the data (one loop nest): a convolution's bias + BatchNorm + relu
+// after the library convolution call, with BatchNorm's 1 / sqrt(var + eps)
+// in a loop over the channels of its own (not recomputed per element); a
+// broadcast chain; a group with two results (one generic with two results).
 
 // CHECK-LABEL: func.func @conv_tail
 // CHECK: %[[C:.*]] = mxrt.kernel_call @mxc_kernel_conv_f32
-// CHECK-NOT: linalg.generic
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[C]], %{{.*}} : tensor<1x8x8x8xf32>, tensor<1x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}} : tensor<8xf32>)
 // CHECK: math.sqrt
+// CHECK-NOT: linalg.generic
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[C]], %{{.*}}, %{{.*}}, %[[INV]], %{{.*}}, %{{.*}} : tensor<1x8x8x8xf32>, tensor<1x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK-NOT: math.sqrt
 // CHECK: arith.cmpf ugt
 // CHECK: linalg.yield
 // CHECK-NOT: linalg.generic
