@@ -20,8 +20,6 @@
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
-#include <cstring>
-
 using namespace mlir;
 using namespace mxc::conversion;
 namespace mx = mxc::mx;
@@ -254,13 +252,6 @@ struct ConvertDeconvolution : OpConversionPattern<mx::DeconvolutionOp> {
   }
 };
 
-/// The IEEE-754 bits of the double `v`: a float argument of a kernel.
-static int64_t doubleBits(double v) {
-  int64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return bits;
-}
-
 /// mx.Convolution_fused (mx-fuse-convolution, f32 NCHW 2-D) -> the runtime's
 /// mxc_kernel_conv_fused_f32; with a `sum` it accumulates into a destination
 /// that starts as the sum (in place when that is the sum's last use).
@@ -309,8 +300,8 @@ struct ConvertConvolutionFused : OpConversionPattern<mx::ConvolutionFusedOp> {
                               dilate[1],
                               flags,
                               act == "relu" ? 1 : act == "clip" ? 2 : 0,
-                              doubleBits(op.getActMin().convertToDouble()),
-                              doubleBits(op.getActMax().convertToDouble())};
+                              floatParamBits(op.getActMin().convertToDouble()),
+                              floatParamBits(op.getActMax().convertToDouble())};
     Location loc = op.getLoc();
     // Absent operands: the kernel does not read them; pass the weight.
     SmallVector<Value> inputs{adaptor.getData(), w, bias ? bias : w,

@@ -32,6 +32,7 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <cstring>
 #include <numeric>
 
 namespace mxc::conversion {
@@ -136,6 +137,15 @@ inline mlir::Value callKernelWithWorkspace(
         mlir::ValueRange()));
   return mxc::mxrt::KernelCallOp::create(b, loc, name, inputs, inits, ints)
       .getResult();
+}
+
+/// MXNet's float parameter as a kernel's int64_t argument: the IEEE-754 bits
+/// of the double of that float (the kernels read them back with memcpy).
+inline int64_t floatParamBits(double v) {
+  double f = static_cast<float>(v);
+  int64_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
 }
 
 /// A zero (or `value`) constant of a float type.

@@ -148,14 +148,6 @@ int64_t batchOf(ArrayRef<int64_t> shape, size_t keep) {
   return batch;
 }
 
-/// MXNet's float parameter as the bits of the double of that float.
-int64_t floatParamBits(double v) {
-  double f = static_cast<float>(v);
-  int64_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
 /// Each operand of `op` in the kernel's type `work`, flattened.
 SmallVector<Value> flatOperands(OpBuilder &b, Location loc, Operation *op,
                                 ValueRange converted, Type work) {

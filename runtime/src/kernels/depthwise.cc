@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "depthwise.h"
 
+#include "conv_range.h"
 #include "parallel.h"
 
 #include <algorithm>
@@ -24,15 +25,6 @@
 
 namespace mxc::kernels {
 namespace {
-
-/// Output columns [lo, hi) whose input column o * s + off lies in [0, in).
-inline void validCols(int64_t off, int64_t s, int64_t in, int64_t out,
-                      int64_t &lo, int64_t &hi) {
-  lo = off >= 0 ? 0 : (-off + s - 1) / s;
-  hi = in - off <= 0 ? 0 : (in - off - 1) / s + 1;
-  lo = std::min(lo, out);
-  hi = std::max(lo, std::min(hi, out));
-}
 
 /// The epilogue of one output row (no branch inside the loop).
 template <typename T, int Act, bool Sum>
@@ -74,7 +66,7 @@ __attribute__((always_inline)) inline void rowsImpl(const T *x, const T *w, T *y
       for (int64_t kw = 0; kw < a.kW; ++kw) {
         const int64_t off = kw * a.dW - a.pW;
         int64_t owLo, owHi;
-        validCols(off, a.sW, a.inW, a.outW, owLo, owHi);
+        validRange(off, a.sW, a.inW, a.outW, owLo, owHi);
         const T wv = wc[kh * a.kW + kw];
         if (a.sW == 1) {
           const T *src = xr + off;

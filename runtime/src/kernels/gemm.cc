@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "blas.h"
 #include "conv_epilogue.h"
+#include "conv_range.h"
 #include "depthwise.h"
 #include "kernels.h"
 #include "parallel.h"
@@ -44,15 +45,7 @@ struct ConvGeometry {
   int64_t sD, sH, sW, pD, pH, pW, dD, dH, dW;
 };
 
-// First index `o` in [0, out) with 0 <= o * s + off, and one past the last
-// with o * s + off < in; `off` is kernel offset minus padding.
-inline void validRange(int64_t off, int64_t s, int64_t in, int64_t out,
-                       int64_t &lo, int64_t &hi) {
-  lo = off >= 0 ? 0 : (-off + s - 1) / s;
-  hi = in - off <= 0 ? 0 : (in - off - 1) / s + 1;
-  lo = std::min(lo, out);
-  hi = std::max(lo, std::min(hi, out));
-}
+using mxc::kernels::validRange;
 
 // Unfolds channels [c0, c1) of one image into rows (c, kd, kh, kw) of `cols`,
 // each row `P = outD*outH*outW` wide with leading dimension `ld`.

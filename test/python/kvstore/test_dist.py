@@ -5,6 +5,7 @@ installs; its absence is a failure, not a skip), through tools/launch.py.
 The dist scripts beside this file run under the launcher; each asserts its
 own results on every rank, and the checks here read their output files."""
 import json
+import re
 import os
 import shutil
 import signal
@@ -184,16 +185,24 @@ def test_dist_push_overlaps_backward_in_trace(tmp_path):
                if e.get("ph") == "M" and e.get("name") == "thread_name"}
     comm = [e for e in steps if threads.get(e["tid"]) == "kvstore comm"
             and "allreduce" in e["name"]]
-    backward = [e for e in steps if e["name"].endswith(".1") and e["name"].startswith("conv")]
-    assert comm and backward, sorted({e["name"] for e in steps})
+    # A layer's steps are named after its node ("conv0", "conv0.1", or
+    # "conv0+relu0" where mx-fuse-convolution joined the relu): its forward
+    # step is the first of them, its last one belongs to the backward pass.
+    by_layer = {}
+    for e in steps:
+        m = re.match(r"(conv\d+)\b", e["name"])
+        if m:
+            by_layer.setdefault(m.group(1), []).append(e)
+    assert comm and by_layer, sorted({e["name"] for e in steps})
+    backward = {layer: max(es, key=lambda e: e["ts"]) for layer, es in by_layer.items()}
+    assert all(len(es) >= 2 for es in by_layer.values()), sorted(e["name"] for e in steps)
     first_push = min(e["ts"] for e in comm)
-    conv0_bwd = [e for e in backward if e["name"] == "conv0.1"]
-    assert conv0_bwd, sorted(e["name"] for e in backward)
+    conv0_bwd = backward["conv0"]
     # the first all-reduce (fc2's gradient) starts before the first layer's
     # backward step does, and pushes run while conv steps of the backward run
-    assert first_push < conv0_bwd[0]["ts"], (first_push, conv0_bwd[0]["ts"])
+    assert first_push < conv0_bwd["ts"], (first_push, conv0_bwd["ts"])
     fc2 = [e for e in comm if "fc2_weight" in e["name"]][0]
-    conv2_bwd = [e for e in backward if e["name"] == "conv2.1"][0]
+    conv2_bwd = backward["conv2"]
     assert fc2["ts"] < conv2_bwd["ts"] + conv2_bwd["dur"]
 
 
