@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
-
 namespace mxc::mx {
 #define GEN_PASS_DEF_MXFUSECONVOLUTIONPASS
 #include "mxc/Dialect/MX/Transforms/Passes.h.inc"
