@@ -269,13 +269,9 @@ struct ConvertConvolutionFused : OpConversionPattern<mx::ConvolutionFusedOp> {
       return unsupported(rewriter, op,
                          "needs float32, a 2-D kernel and the runtime's "
                          "kernels (mx-fuse-convolution makes no other)");
-    auto two = [](ArrayRef<int64_t> v, int64_t dflt) {
-      return v.empty() ? SmallVector<int64_t>{dflt, dflt}
-                       : SmallVector<int64_t>(v.take_front(2));
-    };
-    SmallVector<int64_t> stride = two(op.getStride(), 1),
-                         dilate = two(op.getDilate(), 1),
-                         pad = two(op.getPad(), 0);
+    SmallVector<int64_t> stride = orDefault(op.getStride(), 2, 1),
+                         dilate = orDefault(op.getDilate(), 2, 1),
+                         pad = orDefault(op.getPad(), 2, 0);
     Value w = adaptor.getWeight(), bias = adaptor.getBias(),
           scale = adaptor.getScale(), shift = adaptor.getShift(),
           sum = adaptor.getSum();

@@ -100,17 +100,17 @@ struct Prim {
   bool hasBias = false;
   bool reA = false, reB = false, reR = false;
   dnnl::reorder toA, toB, fromR;
+  // The part's convolution and epilogue, and its output's image stride in
+  // the caller's tensor (elements).
+  ConvArgs a;
+  int64_t yImage = 0;
   // The epilogue (build()): weights scaled by their re-layout, the bias
-  // made of bias, scale and shift per call (srcBias: the op has a bias).
-  bool scaleWeights = false, fuseBias = false, srcBias = false;
+  // made of bias, scale and shift per call.
+  bool scaleWeights = false, fuseBias = false;
   dnnl::memory::desc scales;
   // The epilogue by conv_epilogue.h's loop after the primitive, from the
   // result buffer (a dense NCHW one with a sum, else the caller's).
   bool loopEpilogue = false;
-  bool sum = false;
-  int act = 0;
-  float actLo = 0, actHi = 0;
-  int64_t batch = 0, filters = 0, plane = 0, yImage = 0; // the part's output
 };
 
 // The engine, the caches of primitives and the slots are never destroyed:
@@ -158,6 +158,8 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   auto p = std::make_shared<Prim>();
+  p->a = a;
+  p->yImage = part.dstF * a.outH * a.outW;
   if (pass == Pass::Forward) {
     const bool pointwise = a.kH == 1 && a.kW == 1 && a.sH == 1 &&
                            a.sW == 1 && a.pH == 0 && a.pW == 0;
@@ -185,10 +187,6 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     p->loopEpilogue = plain && a.hasEpilogue();
     p->scaleWeights = a.hasScale && !p->loopEpilogue;
     p->fuseBias = !p->loopEpilogue && (a.hasScale || a.hasShift);
-    p->sum = a.sum, p->act = a.act, p->actLo = a.actLo, p->actHi = a.actHi;
-    p->batch = a.batch, p->filters = a.filters, p->plane = a.outH * a.outW;
-    p->yImage = part.dstF * p->plane;
-    p->srcBias = a.hasBias;
     if (a.act && !p->loopEpilogue) {
       dnnl::post_ops ops;
       if (a.act == 1)
@@ -430,9 +428,9 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
   if (p.fuseBias) {
     // bias * scale + shift, per filter of the part.
     float *fused = static_cast<float *>(
-        slot.buffers[4].get(sizeof(float) * size_t(p.filters)));
-    for (int64_t f = 0; f < p.filters; ++f)
-      fused[f] = (p.srcBias ? bias[f] : 0.f) * (scale ? scale[f] : 1.f) +
+        slot.buffers[4].get(sizeof(float) * size_t(p.a.filters)));
+    for (int64_t f = 0; f < p.a.filters; ++f)
+      fused[f] = (p.a.hasBias ? bias[f] : 0.f) * (scale ? scale[f] : 1.f) +
                  (shift ? shift[f] : 0.f);
     b->bias.set_data_handle(fused);
   }
@@ -456,9 +454,11 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
     // On the part's own filters (scale / shift start at its first one).
     const float *r = p.reR ? static_cast<const float *>(b->R.get_data_handle())
                            : out;
-    convEpilogueRows(r, p.reR ? p.filters * p.plane : p.yImage, out, p.yImage,
-                     p.filters, p.plane, 0, p.batch * p.filters, scale, shift,
-                     p.sum, p.act, p.actLo, p.actHi);
+    const ConvArgs &a = p.a;
+    const int64_t plane = a.outH * a.outW;
+    convEpilogueRows(r, p.reR ? a.filters * plane : p.yImage, out, p.yImage,
+                     a.filters, plane, 0, a.batch * a.filters, scale, shift,
+                     a.sum, a.act, a.actLo, a.actHi);
   }
 }
 

@@ -571,12 +571,6 @@ void luKernel(const T *x, T *y, int64_t batch, int64_t n, int64_t mode) {
   }
 }
 
-double fromBits(int64_t bits) {
-  double v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
 } // namespace
 
 #define MXC_DEFINE_DETECTION_KERNELS(T, suffix)                                \
@@ -589,7 +583,7 @@ double fromBits(int64_t bits) {
     (void)x_allocated, (void)x_size, (void)x_stride, (void)y_allocated;        \
     (void)y_size, (void)y_stride;                                              \
     boxNms(x + x_offset, y + y_offset, batch, num, width,                     \
-           fromBits(overlap_bits), fromBits(valid_bits), topk, coord_start,   \
+           mxc::kernels::paramFromBits(overlap_bits), mxc::kernels::paramFromBits(valid_bits), topk, coord_start,   \
            score_index, id_index, background_id, force_suppress != 0,         \
            in_corner != 0, out_corner != 0, mode);                             \
   }
@@ -602,7 +596,7 @@ double fromBits(int64_t bits) {
     (void)x_allocated, (void)x_size, (void)x_stride, (void)y_allocated;        \
     (void)y_size, (void)y_stride;                                              \
     bipartiteMatching(x + x_offset, y + y_offset, batch, rows, cols,          \
-                      fromBits(threshold_bits), is_ascend != 0, topk, mode);   \
+                      mxc::kernels::paramFromBits(threshold_bits), is_ascend != 0, topk, mode);   \
   }
 
 #define MXC_DEFINE_MULTIBOX_KERNELS(T, suffix)                                 \
@@ -617,13 +611,13 @@ double fromBits(int64_t bits) {
     (void)labels_allocated, (void)labels_size, (void)labels_stride;            \
     (void)preds_allocated, (void)preds_size, (void)preds_stride;               \
     (void)y_allocated, (void)y_size, (void)y_stride;                           \
-    const float var[4] = {float(fromBits(v0_bits)), float(fromBits(v1_bits)),  \
-                          float(fromBits(v2_bits)), float(fromBits(v3_bits))}; \
+    const float var[4] = {float(mxc::kernels::paramFromBits(v0_bits)), float(mxc::kernels::paramFromBits(v1_bits)),  \
+                          float(mxc::kernels::paramFromBits(v2_bits)), float(mxc::kernels::paramFromBits(v3_bits))}; \
     multiBoxTarget(anchors + anchors_offset, labels + labels_offset,          \
                    preds + preds_offset, y + y_offset, batch, anchors_n,      \
-                   labels_n, width, classes, float(fromBits(overlap_bits)),   \
-                   float(fromBits(ignore_bits)), float(fromBits(ratio_bits)), \
-                   float(fromBits(thresh_bits)), var, mode);                   \
+                   labels_n, width, classes, float(mxc::kernels::paramFromBits(overlap_bits)),   \
+                   float(mxc::kernels::paramFromBits(ignore_bits)), float(mxc::kernels::paramFromBits(ratio_bits)), \
+                   float(mxc::kernels::paramFromBits(thresh_bits)), var, mode);                   \
   }
 
 #define MXC_DEFINE_MULTIBOX_DETECTION_KERNELS(T, suffix)                       \
@@ -638,12 +632,12 @@ double fromBits(int64_t bits) {
     (void)loc_allocated, (void)loc_size, (void)loc_stride;                     \
     (void)anchors_allocated, (void)anchors_size, (void)anchors_stride;         \
     (void)y_allocated, (void)y_size, (void)y_stride;                           \
-    const float var[4] = {float(fromBits(v0_bits)), float(fromBits(v1_bits)),  \
-                          float(fromBits(v2_bits)), float(fromBits(v3_bits))}; \
+    const float var[4] = {float(mxc::kernels::paramFromBits(v0_bits)), float(mxc::kernels::paramFromBits(v1_bits)),  \
+                          float(mxc::kernels::paramFromBits(v2_bits)), float(mxc::kernels::paramFromBits(v3_bits))}; \
     multiBoxDetection(prob + prob_offset, loc + loc_offset,                   \
                       anchors + anchors_offset, y + y_offset, batch, classes,  \
-                      anchors_n, clip != 0, float(fromBits(threshold_bits)),   \
-                      float(fromBits(nms_bits)), force_suppress != 0,         \
+                      anchors_n, clip != 0, float(mxc::kernels::paramFromBits(threshold_bits)),   \
+                      float(mxc::kernels::paramFromBits(nms_bits)), force_suppress != 0,         \
                       nms_topk, var);                                          \
   }
 

@@ -101,6 +101,14 @@ inline bool isDepthwise(int64_t channels, int64_t filters, int64_t groups,
          g.kD == 1 && g.inD == 1 && g.outD == 1;
 }
 
+// depthwise.h's geometry of a 2-D (or 1-D) convolution.
+inline mxc::kernels::DepthwiseArgs depthwiseArgs(int64_t batch,
+                                                 int64_t channels,
+                                                 const ConvGeometry &g) {
+  return {batch, channels, g.inH, g.inW, g.kH, g.kW, g.outH,
+          g.outW, g.sH,    g.sW,  g.pH,  g.pW, g.dH, g.dW};
+}
+
 template <typename T>
 void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
           int64_t channels, int64_t filters, int64_t groups, bool hasBias,
@@ -124,9 +132,7 @@ void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
   }
 #endif
   if (isDepthwise(channels, filters, groups, g)) {
-    mxc::kernels::DepthwiseArgs a{batch, channels, g.inH, g.inW, g.kH, g.kW,
-                                  g.outH, g.outW, g.sH, g.sW, g.pH, g.pW,
-                                  g.dH, g.dW};
+    mxc::kernels::DepthwiseArgs a = depthwiseArgs(batch, channels, g);
     a.bias = hasBias ? bias : nullptr;
     mxc::kernels::depthwiseConv(x, w, y, a);
     return;
@@ -199,12 +205,6 @@ void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m,
 } // namespace
 
 namespace {
-double bitsToDouble(int64_t bits) {
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-
 // The epilogue where oneDNN does not run it (conv_epilogue.h), on the
 // kernel threads; r holds the convolution, y the result (r may be y).
 void convEpilogue(const float *r, float *y, const float *scale,
@@ -230,8 +230,8 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     int64_t act, int64_t act_lo_bits, int64_t act_hi_bits) {
   const bool hasBias = flags & 1, hasScale = flags & 2, hasShift = flags & 4,
              sum = flags & 8;
-  const float lo = float(bitsToDouble(act_lo_bits)),
-              hi = float(bitsToDouble(act_hi_bits));
+  const float lo = float(mxc::kernels::paramFromBits(act_lo_bits)),
+              hi = float(mxc::kernels::paramFromBits(act_hi_bits));
   const float *xp = x + x_offset, *wp = w + w_offset, *bp = bias + bias_offset;
   const float *sp = hasScale ? scale + scale_offset : nullptr;
   const float *tp = hasShift ? shift + shift_offset : nullptr;
@@ -256,10 +256,7 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
 #endif
     if (isDepthwise(channels, filters, groups, g)) {
       // The direct kernel applies the epilogue row by row.
-      mxc::kernels::DepthwiseArgs d{batch, channels, in_h,   in_w,
-                                    k_h,   k_w,      out_h,  out_w,
-                                    stride_h, stride_w, pad_h, pad_w,
-                                    dilate_h, dilate_w};
+      mxc::kernels::DepthwiseArgs d = depthwiseArgs(batch, channels, g);
       d.bias = hasBias ? bp : nullptr, d.scale = sp, d.shift = tp;
       d.sum = sum, d.act = int(act), d.actLo = lo, d.actHi = hi;
       mxc::kernels::depthwiseConv(xp, wp, yp, d);

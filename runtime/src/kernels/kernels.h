@@ -23,8 +23,20 @@
 #define MXC_RUNTIME_SRC_KERNELS_KERNELS_H
 
 #include <cstdint>
+#include <cstring>
 
 #define MXC_KERNEL_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace mxc::kernels {
+/// A float parameter of a kernel, which arrives as the IEEE-754 bits of a
+/// double in an int64_t argument (floatParamBits in lib/Conversion/
+/// MXToLinalg/KernelCalls.h).
+inline double paramFromBits(int64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+} // namespace mxc::kernels
 
 /// One contiguous buffer as MLIR passes a rank-1 strided memref.
 #define MXC_KERNEL_BUFFER(T, name)                                             \

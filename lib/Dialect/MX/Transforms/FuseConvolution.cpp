@@ -9,6 +9,8 @@
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 
+#include "CreateOp.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -22,15 +24,11 @@ namespace mx = mxc::mx;
 
 namespace {
 
-/// Creates `OpTy` with explicit result types, operands and attributes.
+/// CreateOp.h's createOp, for an op with one result.
 template <typename OpTy>
 Value createValue(OpBuilder &b, Location loc, Type result, ValueRange operands,
                   ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(loc, OpTy::getOperationName());
-  state.addTypes(result);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  return b.create(state)->getResult(0);
+  return mx::createOp<OpTy>(b, loc, result, operands, attrs)->getResult(0);
 }
 
 bool isStaticF32(Type t) {

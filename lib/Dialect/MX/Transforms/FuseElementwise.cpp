@@ -20,6 +20,8 @@
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 
+#include "CreateOp.h"
+
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -89,16 +91,7 @@ bool isFusible(Operation *op) {
   return false;
 }
 
-/// Creates `OpTy` with explicit result types, operands and attributes.
-template <typename OpTy>
-Operation *createOp(OpBuilder &b, Location loc, TypeRange results,
-                    ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(loc, OpTy::getOperationName());
-  state.addTypes(results);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  return b.create(state);
-}
+using mxc::mx::createOp;
 
 /// The single user of `v` if it has exactly one use, else null.
 Operation *singleUser(Value v) {

@@ -18,6 +18,8 @@
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 
+#include "CreateOp.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -66,16 +68,7 @@ std::string outputSuffix(Operation *op, unsigned index) {
   return "output" + std::to_string(index);
 }
 
-/// Creates `OpTy` with explicit result types, operands and attributes.
-template <typename OpTy>
-Operation *createOp(OpBuilder &b, Location loc, TypeRange results,
-                    ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(loc, OpTy::getOperationName());
-  state.addTypes(results);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  return b.create(state);
-}
+using mxc::mx::createOp;
 
 struct MXPrunePass : mxc::mx::impl::MXPrunePassBase<MXPrunePass> {
   using Base::Base;
