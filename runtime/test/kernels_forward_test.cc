@@ -21,6 +21,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -105,6 +106,26 @@ TEST(FullyConnectedKernel, BatchOneIsTheSameProduct) {
       checkFullyConnected<float>(m, 300, 129, bias);
       checkFullyConnected<double>(m, 33, 17, bias);
     }
+}
+
+// Products large enough to be split across the kernel threads by rows of C
+// (m >= n) or by columns, and GEMVs by elements of y (blas.h), for 2 and 3
+// threads (parts of unequal size), every transpose.
+TEST(GemmKernel, LargeProductsSplitAcrossKernelThreads) {
+  const int before = mxc::runtime::kernelThreads();
+  for (int threads : {2, 3}) {
+    mxc::runtime::setKernelThreads(threads);
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{203, 70, 101},
+                           {41, 301, 119}, {1, 3001, 400}, {2999, 1, 403}})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          checkGemm<float>(1, m, n, k, ta, tb);
+          checkGemm<double>(1, m, n, k, ta, tb);
+        }
+    checkFullyConnected<float>(1, 1000, 1280, true);
+    checkFullyConnected<float>(16, 1000, 512, true);
+  }
+  mxc::runtime::setKernelThreads(before);
 }
 
 struct ConvCase {

@@ -4,13 +4,15 @@
 // portable_gemm.cc when the runtime is built with MXC_RUNTIME_BLAS=OFF), and
 // typed row-major wrappers shared by gemm.cc and conv_backward.cc. The
 // wrappers resolve the process's thread budget before the first BLAS call
-// (mxc/runtime/threads.h): OpenBLAS then uses the budget's kernel threads.
+// (mxc/runtime/threads.h), which makes OpenBLAS single-threaded, and split
+// each large product across the budget's kernel threads themselves.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MXC_RUNTIME_SRC_KERNELS_BLAS_H
 #define MXC_RUNTIME_SRC_KERNELS_BLAS_H
 
 #include "mxc/runtime/threads.h"
+#include "parallel.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -35,35 +37,94 @@ namespace mxc::kernels {
 
 constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
-// Row-major C = alpha * op(A) * op(B) + beta * C for float or double.
-inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const float *a, int64_t lda, const float *b,
-                 int64_t ldb, float beta, float *c, int64_t ldc) {
-  runtime::initThreadBudget();
+// Below this many multiply-adds a GEMM runs as one BLAS call (a GEMV below
+// a sixteenth of it): a part must be worth waking a thread for.
+constexpr int64_t kMinBlasSplitCost = int64_t(1) << 20;
+
+// The single-threaded BLAS calls, typed.
+inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                     float alpha, const float *a, int64_t lda, const float *b,
+                     int64_t ldb, float beta, float *c, int64_t ldc) {
   cblas_sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
               k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                 double alpha, const double *a, int64_t lda, const double *b,
-                 int64_t ldb, double beta, double *c, int64_t ldc) {
-  runtime::initThreadBudget();
+inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                     double alpha, const double *a, int64_t lda,
+                     const double *b, int64_t ldb, double beta, double *c,
+                     int64_t ldc) {
   cblas_dgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n,
               k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-
-// Row-major C (m x n) = op(A) * op(B) + beta * C, also for the empty cases
-// BLAS rejects.
-inline void gemv(bool trans, int64_t rows, int64_t cols, const float *a,
-                 int64_t lda, const float *x, float beta, float *y) {
-  runtime::initThreadBudget();
+inline void blasGemv(bool trans, int64_t rows, int64_t cols, const float *a,
+                     int64_t lda, const float *x, float beta, float *y) {
   cblas_sgemv(kRowMajor, trans ? kTrans : kNoTrans, rows, cols, 1.0f, a, lda,
               x, 1, beta, y, 1);
 }
-inline void gemv(bool trans, int64_t rows, int64_t cols, const double *a,
-                 int64_t lda, const double *x, double beta, double *y) {
-  runtime::initThreadBudget();
+inline void blasGemv(bool trans, int64_t rows, int64_t cols, const double *a,
+                     int64_t lda, const double *x, double beta, double *y) {
   cblas_dgemv(kRowMajor, trans ? kTrans : kNoTrans, rows, cols, 1.0, a, lda,
               x, 1, beta, y, 1);
+}
+
+// Parts of `dim` (rows or columns) for a product split across the kernel
+// threads: two a thread, so that a thread that is slowed (a shared host's
+// vCPU) leaves its second part to the others, and at least `minUnit` each.
+inline int64_t blasParts(int64_t dim, int64_t minUnit) {
+  return std::max<int64_t>(1, std::min<int64_t>(int64_t(loopThreads()) * 2,
+                                                dim / minUnit));
+}
+
+// Row-major C = alpha * op(A) * op(B) + beta * C for float or double, on
+// the kernel threads: OpenBLAS runs single-threaded (threads.cc) and the
+// product is split here by rows or columns of C into parts run by
+// parallelFor, so that one pool serves every kernel (OpenBLAS's own pool
+// spun in sched_yield after each call and took a core from the pool's
+// helpers; docs/runtime.md, "Threads"). Inside another parallel loop it runs
+// on the calling thread.
+template <typename T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
+          const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+          int64_t ldc) {
+  runtime::initThreadBudget();
+  const int64_t cost = m * n * k;
+  const bool byRows = m >= n;
+  const int64_t dim = byRows ? m : n;
+  const int64_t parts = cost >= kMinBlasSplitCost ? blasParts(dim, byRows ? 16 : 32) : 1;
+  if (parts <= 1) {
+    blasGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  parallelFor(parts, cost, [&](int64_t lo, int64_t hi) {
+    const int64_t first = dim * lo / parts, last = dim * hi / parts;
+    if (byRows) // rows [first, last) of op(A) and of C
+      blasGemm(ta, tb, last - first, n, k, alpha, a + (ta ? first : first * lda), lda, b,
+               ldb, beta, c + first * ldc, ldc);
+    else // columns [first, last) of op(B) and of C
+      blasGemm(ta, tb, m, last - first, k, alpha, a, lda, b + (tb ? first * ldb : first),
+               ldb, beta, c + first, ldc);
+  });
+}
+
+// Row-major y = op(A) x + beta y (A: rows x cols), split by elements of y
+// as gemm() is.
+template <typename T>
+void gemv(bool trans, int64_t rows, int64_t cols, const T *a, int64_t lda,
+          const T *x, T beta, T *y) {
+  runtime::initThreadBudget();
+  const int64_t cost = rows * cols;
+  const int64_t dim = trans ? cols : rows;
+  const int64_t parts = cost >= kMinBlasSplitCost / 16 ? blasParts(dim, 64) : 1;
+  if (parts <= 1) {
+    blasGemv(trans, rows, cols, a, lda, x, beta, y);
+    return;
+  }
+  parallelFor(parts, cost, [&](int64_t lo, int64_t hi) {
+    const int64_t first = dim * lo / parts, last = dim * hi / parts;
+    if (trans) // y[first, last) = A[:, first:last]^T x
+      blasGemv(true, rows, last - first, a + first, lda, x, beta, y + first);
+    else // y[first, last) = A[first:last, :] x
+      blasGemv(false, last - first, cols, a + first * lda, lda, x, beta, y + first);
+  });
 }
 
 /// C (m x n) = op(A) op(B) + beta C, all packed row-major. A product with one

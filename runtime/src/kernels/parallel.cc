@@ -38,6 +38,9 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+#if defined(__linux__)
+#include <pthread.h>
+#endif
 
 namespace mxc::kernels {
 namespace {
@@ -236,6 +239,9 @@ private:
   }
 
   static void helper(Slot *s) {
+#if defined(__linux__)
+    pthread_setname_np(pthread_self(), "mxc kernel");
+#endif
     for (;;) {
       auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
       unsigned spins = 0;

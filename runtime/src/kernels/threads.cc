@@ -59,12 +59,15 @@ const char *mxnetEngineKind(const char *name) {
   return nullptr;
 }
 
-void applyToBlas(int n) {
+// OpenBLAS runs on the calling thread only: the GEMM wrappers (blas.h) split
+// a product across the kernel threads' pool themselves. Its own pool (started
+// by its load-time constructor) then sleeps; given work, its threads spin in
+// sched_yield for a long while after each call and took a core from the
+// pool's helpers (docs/runtime.md, "Threads").
+void makeBlasSingleThreaded() {
 #if MXC_RUNTIME_HAVE_OPENBLAS
   if (openblas_set_num_threads)
-    openblas_set_num_threads(n);
-#else
-  (void)n;
+    openblas_set_num_threads(1);
 #endif
 }
 
@@ -126,9 +129,10 @@ int usableCores() {
 
 namespace {
 // The kernel threads in force (0: not resolved yet); changed under
-// blasMutex() so that OpenBLAS's count is the last value stored.
+// budgetMutex() so that a setKernelThreads() before the first resolution
+// wins over the environment.
 std::atomic<int> currentKernelThreads{0};
-std::mutex &blasMutex() {
+std::mutex &budgetMutex() {
   static std::mutex mu;
   return mu;
 }
@@ -137,12 +141,11 @@ std::mutex &blasMutex() {
 const ThreadBudget &initThreadBudget() {
   static const ThreadBudget budget = [] {
     ThreadBudget b = resolveThreadBudget(ThreadSettings::fromEnvironment(), usableCores());
-    std::lock_guard<std::mutex> lock(blasMutex());
+    std::lock_guard<std::mutex> lock(budgetMutex());
     // A setKernelThreads() before the first call wins over the environment.
-    if (currentKernelThreads.load(std::memory_order_relaxed) == 0) {
+    if (currentKernelThreads.load(std::memory_order_relaxed) == 0)
       currentKernelThreads.store(b.kernelThreads, std::memory_order_relaxed);
-      applyToBlas(b.kernelThreads);
-    }
+    makeBlasSingleThreaded();
     return b;
   }();
   return budget;
@@ -155,9 +158,8 @@ int kernelThreads() {
 
 void setKernelThreads(int n) {
   n = std::max(1, n);
-  std::lock_guard<std::mutex> lock(blasMutex());
+  std::lock_guard<std::mutex> lock(budgetMutex());
   currentKernelThreads.store(n, std::memory_order_relaxed);
-  applyToBlas(n);
 }
 
 int blasThreads() {

@@ -71,20 +71,21 @@ MXC_RUNTIME_API int usableCores();
 
 /// Resolves the process's budget from the environment on the first call (the
 /// default engine's creation, or the first GEMM-class kernel, whichever comes
-/// first) and applies its kernel threads to OpenBLAS
-/// (openblas_set_num_threads); later calls return the same budget. Thread
-/// safe. Without OpenBLAS (-DMXC_RUNTIME_BLAS=OFF) nothing is applied.
+/// first) and makes OpenBLAS single-threaded (openblas_set_num_threads(1)):
+/// the GEMM kernels split their products across the kernel threads' pool
+/// themselves, so one pool serves every kernel. Later calls return the same
+/// budget. Thread safe.
 MXC_RUNTIME_API const ThreadBudget &initThreadBudget();
 
 /// Threads one kernel may use inside itself (initThreadBudget() first).
 MXC_RUNTIME_API int kernelThreads();
 
 /// Changes the kernel threads of the process (MXNet's MXSetNumOMPThreads);
-/// n < 1 counts as 1. Applied to OpenBLAS at once.
+/// n < 1 counts as 1. The next parallel loop uses it.
 MXC_RUNTIME_API void setKernelThreads(int n);
 
-/// The threads OpenBLAS itself reports (openblas_get_num_threads), or 0 when
-/// the runtime was built without OpenBLAS.
+/// The threads OpenBLAS itself reports (openblas_get_num_threads): 1 once the
+/// budget is resolved; 0 when the runtime was built without OpenBLAS.
 MXC_RUNTIME_API int blasThreads();
 
 } // namespace mxc::runtime
