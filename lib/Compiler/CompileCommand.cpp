@@ -156,6 +156,9 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   pipeline.optLevel = opts.optLevel;
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.fuseConvolution = opts.convFusion;
+  // An AOT model loads its weights once (mxc_model.h has no call that
+  // changes them); a plan takes them as arguments that its caller binds.
+  pipeline.constantParams = emit == "exe" || emit == "shared" || emit == "obj";
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;

@@ -225,7 +225,8 @@ std::string mxc::PipelineOptions::describe() const {
          " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
          " grad-req=" + list(gradReq) + " train-part=" + trainPart +
          " fuse-graph=" +
-         (fuseGraph ? "1" : "0") + " fuse-conv=" + (fuseConvolution ? "1" : "0") + " memory-plan=" + memoryPlan +
+         (fuseGraph ? "1" : "0") + " fuse-conv=" + (fuseConvolution ? "1" : "0") +
+         " const-params=" + (constantParams ? "1" : "0") + " memory-plan=" + memoryPlan +
          (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat + "/b" +
                                      std::to_string(cudaBlockSize) + "x" +
                                      std::to_string(cudaElementsPerThread));
@@ -261,8 +262,11 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
   }
   // The CUDA target has no fused-convolution kernel (cuDNN's plain
   // convolution and generated epilogues).
-  if (opts.fuseGraph && opts.fuseConvolution && opts.cudaArch.empty())
-    pm.addPass(mx::createMXFuseConvolutionPass());
+  if (opts.fuseGraph && opts.fuseConvolution && opts.cudaArch.empty()) {
+    mx::MXFuseConvolutionPassOptions fuseConv;
+    fuseConv.constantParams = opts.constantParams;
+    pm.addPass(mx::createMXFuseConvolutionPass(fuseConv));
+  }
   if (opts.fuseGraph)
     pm.addPass(mx::createMXFuseElementwisePass());
   if (failed(pm.run(module)))

@@ -67,6 +67,9 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   pipeline.train = opts.train;
   pipeline.wrt = opts.wrt;
   pipeline.gradReq = opts.gradReq;
+  // The parameters are loaded once and never change between the passes of
+  // --repeat (a --sweep may vary one: not then).
+  pipeline.constantParams = !opts.train && opts.sweeps.empty();
   // Arguments before mx-prune: an --input for one that the passes removed
   // (a label in inference, layers after --outputs) is accepted and unused,
   // as MXNet's inference ignores them.

@@ -119,6 +119,12 @@ struct PipelineOptions {
   /// mx-fuse-convolution before mx-fuse-elementwise (with fuseGraph, on the
   /// CPU target): Convolution + BatchNorm / relu / clip / add as one kernel.
   bool fuseConvolution = true;
+  /// mx-fuse-convolution `constant-params`: the arguments of kind param /
+  /// aux hold the same values on every run of the compiled function (`mxc
+  /// run`, AOT models, which never change them), so the convolution kernels
+  /// may keep re-laid copies of their weights across runs. Off for the
+  /// Python API, whose parameters change between runs.
+  bool constantParams = false;
   /// mx-plan-memory `strategy`: none | inplace | coshare | both.
   std::string memoryPlan = "both";
 

@@ -275,8 +275,8 @@ struct ConvertConvolutionFused : OpConversionPattern<mx::ConvolutionFusedOp> {
     Value w = adaptor.getWeight(), bias = adaptor.getBias(),
           scale = adaptor.getScale(), shift = adaptor.getShift(),
           sum = adaptor.getSum();
-    int64_t flags =
-        (bias ? 1 : 0) | (scale ? 2 : 0) | (shift ? 4 : 0) | (sum ? 8 : 0);
+    int64_t flags = (bias ? 1 : 0) | (scale ? 2 : 0) | (shift ? 4 : 0) |
+                    (sum ? 8 : 0) | (op.getConstantWeights() ? 16 : 0);
     StringRef act = op.getAct();
     SmallVector<int64_t> ints{dataType.getDimSize(0),
                               dataType.getDimSize(1),

@@ -72,7 +72,7 @@ using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 /// The cache key of `a` (its parts: `srcC` / `dstF` of the full tensors).
 Key keyOf(const ConvArgs &a, int64_t srcC, int64_t dstF, int pass) {
   int epilogue = int(a.hasScale) | int(a.hasShift) << 1 | int(a.sum) << 2 |
-                 a.act << 3;
+                 int(a.constWeights) << 3 | a.act << 4;
   return Key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH,
              a.inW,   a.kH,       a.kW,      a.outH,   a.outW,    a.sH,
              a.sW,    a.pH,       a.pW,      a.dH,     a.dW,      srcC,
@@ -166,9 +166,12 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     // Few output pixels per weight (ResNet's last stage at batch 1): the
     // blocked kernels' per-call weight re-layout would cost about as much
     // as the convolution; oneDNN's GEMM convolution on NCHW reads them as
-    // they are.
+    // they are. Constant weights are re-laid once (constantWeights()): the
+    // blocked kernels then win there too (ResNet-18's 7x7 stage: 12.7 ->
+    // 9.7 ms of part time, docs/benchmarks.md).
     const bool plain =
-        pointwise || a.batch * a.outH * a.outW < kPlainBelowPixels;
+        pointwise ||
+        (!a.constWeights && a.batch * a.outH * a.outW < kPlainBelowPixels);
     // The epilogue (conv_dnnl.h):
     //  - scale multiplies the weights on their way to the primitive's layout
     //    (a per-filter output scale of the weights' re-layout, which the
@@ -383,6 +386,89 @@ Slot &slotFor(int64_t part) {
   return *lease.slot;
 }
 
+/// A kept re-laid copy of constant weights (ConvArgs::constWeights): the
+/// caller's weights (address, and a sample of their values that a stale
+/// address would most likely fail), the scale the copy was made with, and
+/// the copy in the primitive's layout.
+struct KeptWeights {
+  const float *user = nullptr;
+  dnnl::memory::desc layout;
+  std::vector<float> scale, sample;
+  std::mutex mu; // held while the copy is made
+  bool ready = false;
+  Buffer data;
+};
+
+constexpr size_t kWeightSamples = 16;
+// Copies kept for one address at most (weights shared by convolutions with
+// different BatchNorm scales); past it, the weights are re-laid per call.
+constexpr size_t kMaxKeptPerAddress = 8;
+
+std::mutex &keptMu() {
+  static auto *mu = new std::mutex; // leaked: used until exit
+  return *mu;
+}
+std::multimap<const float *, std::shared_ptr<KeptWeights>> &kept() {
+  static auto *m = new std::multimap<const float *, std::shared_ptr<KeptWeights>>;
+  return *m;
+}
+
+std::vector<float> sampleOf(const float *w, size_t n) {
+  std::vector<float> v(std::min(n, kWeightSamples));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = w[v.size() == 1 ? 0 : i * (n - 1) / (v.size() - 1)];
+  return v;
+}
+
+bool sameFloats(const std::vector<float> &v, const float *p) {
+  return v.empty() || (p && std::memcmp(v.data(), p, v.size() * sizeof(float)) == 0);
+}
+
+/// The kept copy of `w` in p's weights layout (scaled by `scale` when the
+/// primitive scales its weights), made now if there is none; null when
+/// too many are kept for this address.
+std::shared_ptr<KeptWeights> constantWeights(const Prim &p, const float *w,
+                                             const float *scale) {
+  const size_t n = p.userB.get_size() / sizeof(float);
+  const size_t nScale = p.scaleWeights ? size_t(p.a.filters) : 0;
+  std::vector<float> sample = sampleOf(w, n);
+  std::shared_ptr<KeptWeights> k;
+  {
+    std::lock_guard<std::mutex> lock(keptMu());
+    auto [lo, hi] = kept().equal_range(w);
+    size_t count = 0;
+    for (auto it = lo; it != hi; ++it, ++count) {
+      KeptWeights &c = *it->second;
+      if (c.layout == p.primB && c.scale.size() == nScale &&
+          sameFloats(c.scale, scale) && c.sample == sample) {
+        k = it->second;
+        break;
+      }
+    }
+    if (!k) {
+      if (count >= kMaxKeptPerAddress)
+        return nullptr;
+      k = std::make_shared<KeptWeights>();
+      k->user = w;
+      k->layout = p.primB;
+      if (nScale)
+        k->scale.assign(scale, scale + nScale);
+      k->sample = std::move(sample);
+      kept().emplace(w, k);
+    }
+  }
+  return k;
+}
+
+} // namespace
+
+void releaseConstantWeights() {
+  std::lock_guard<std::mutex> lock(keptMu());
+  kept().clear();
+}
+
+namespace {
+
 void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
          float *out, const float *bias, const float *scale = nullptr,
          const float *shift = nullptr) {
@@ -419,7 +505,11 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
   b->userR.set_data_handle(out);
   if (p.reA)
     b->A.set_data_handle(slot.buffers[0].get(p.primA.get_size()));
-  if (p.reB)
+  // Constant weights: the kept copy (made on the first call), no re-layout.
+  std::shared_ptr<KeptWeights> keptB;
+  if (p.reB && p.a.constWeights)
+    keptB = constantWeights(p, inB, scale);
+  if (p.reB && !keptB)
     b->B.set_data_handle(slot.buffers[1].get(p.primB.get_size()));
   if (p.reR)
     b->R.set_data_handle(slot.buffers[2].get(p.primR.get_size()));
@@ -440,12 +530,27 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
     b->pad.set_data_handle(slot.buffers[3].get(p.pad.get_size()));
   if (p.reA)
     p.toA.execute(s, b->userA, b->A);
-  if (p.scaleWeights)
-    p.toB.execute(s, {{DNNL_ARG_FROM, b->userB},
-                      {DNNL_ARG_TO, b->B},
-                      {DNNL_ARG_ATTR_OUTPUT_SCALES, b->scale}});
-  else if (p.reB)
-    p.toB.execute(s, b->userB, b->B);
+  auto relayWeights = [&](dnnl::memory &to) {
+    if (p.scaleWeights)
+      p.toB.execute(s, {{DNNL_ARG_FROM, b->userB},
+                        {DNNL_ARG_TO, to},
+                        {DNNL_ARG_ATTR_OUTPUT_SCALES, b->scale}});
+    else
+      p.toB.execute(s, b->userB, to);
+  };
+  if (keptB) {
+    std::lock_guard<std::mutex> lock(keptB->mu);
+    void *data = keptB->data.get(p.primB.get_size());
+    if (!keptB->ready) {
+      b->B.set_data_handle(data);
+      relayWeights(b->B);
+      s.wait();
+      keptB->ready = true;
+    }
+    b->B.set_data_handle(data);
+  } else if (p.reB) {
+    relayWeights(b->B);
+  }
   p.prim.execute(s, b->args);
   if (p.reR && !p.loopEpilogue)
     p.fromR.execute(s, b->R, b->userR);

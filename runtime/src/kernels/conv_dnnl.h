@@ -25,8 +25,17 @@ struct ConvArgs {
   bool hasScale = false, hasShift = false, sum = false;
   int act = 0;
   float actLo = 0, actHi = 0;
+  // The weights hold the same values at the same address on every call
+  // (mx.Convolution_fused's `constant_weights`): their re-laid (and scaled)
+  // copy is kept from one call to the next (forward only).
+  bool constWeights = false;
   bool hasEpilogue() const { return hasScale || hasShift || sum || act; }
 };
+
+/// Drops the kept copies of constant weights (an AOT model's destruction:
+/// its weights' memory may next hold another model's). Copies in use stay
+/// alive until their call returns.
+void releaseConstantWeights();
 
 /// y = conv(x, w) + bias, then the epilogue `args` asks for (scale and
 /// shift are read when it has them), as oneDNN post-ops; false (nothing

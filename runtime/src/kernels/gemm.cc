@@ -219,6 +219,12 @@ void convEpilogue(const float *r, float *y, const float *scale,
 }
 } // namespace
 
+MXC_KERNEL_EXPORT void mxc_kernel_release_constant_weights(void) {
+#if MXC_RUNTIME_HAVE_DNNL
+  mxc::kernels::releaseConstantWeights();
+#endif
+}
+
 MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(const float, w),
     MXC_KERNEL_BUFFER(const float, bias), MXC_KERNEL_BUFFER(const float, scale),
@@ -229,7 +235,7 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     int64_t pad_w, int64_t dilate_h, int64_t dilate_w, int64_t flags,
     int64_t act, int64_t act_lo_bits, int64_t act_hi_bits) {
   const bool hasBias = flags & 1, hasScale = flags & 2, hasShift = flags & 4,
-             sum = flags & 8;
+             sum = flags & 8, constWeights = flags & 16;
   const float lo = float(mxc::kernels::paramFromBits(act_lo_bits)),
               hi = float(mxc::kernels::paramFromBits(act_hi_bits));
   const float *xp = x + x_offset, *wp = w + w_offset, *bp = bias + bias_offset;
@@ -251,6 +257,7 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
                              dilate_h, dilate_w};
     a.hasScale = hasScale, a.hasShift = hasShift, a.sum = sum;
     a.act = int(act), a.actLo = lo, a.actHi = hi;
+    a.constWeights = constWeights;
     if (channels > 0 && mxc::kernels::convDnnl(xp, wp, bp, yp, a, sp, tp))
       return;
 #endif

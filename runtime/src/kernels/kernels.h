@@ -82,11 +82,14 @@ MXC_DECLARE_GEMM_KERNELS(double, f64)
 /* mx.Convolution_fused (the mx-fuse-convolution pass; f32, NCHW, 2-D):
      y = act((conv(x, w) + bias) * scale + shift) [+ y]
    with per-filter scale and shift. `flags`: 1 bias, 2 scale, 4 shift, 8 sum
-   (y's contents before the call are added: the destination is read); an
-   absent operand's buffer is not read. `act`: 0 none, 1 relu, 2 clip to
+   (y's contents before the call are added: the destination is read), 16
+   constant weights (the same values at the same address on every call: a
+   re-laid copy is kept across calls; mxc_kernel_release_constant_weights
+   drops the copies); an absent operand's buffer is not read. `act`: 0 none, 1 relu, 2 clip to
    [lo, hi], given as the IEEE-754 bits of doubles. Geometry as
    mxc_kernel_conv's, without depth. On oneDNN the epilogue runs as the
    convolution's post-ops (conv_dnnl.cc). */
+MXC_KERNEL_EXPORT void mxc_kernel_release_constant_weights(void);
 MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(const float, w),
     MXC_KERNEL_BUFFER(const float, bias), MXC_KERNEL_BUFFER(const float, scale),

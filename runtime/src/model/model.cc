@@ -9,6 +9,7 @@
 #include "mxc/mxc_model.h"
 #include "mxc/runtime/compiled_module.h"
 #include "mxc/runtime/plan.h"
+#include "../kernels/kernels.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -254,7 +255,12 @@ mxc_model *mxc_model_create(const char *weights_path) {
   return model.release();
 }
 
-void mxc_model_destroy(mxc_model *model) { delete model; }
+void mxc_model_destroy(mxc_model *model) {
+  delete model;
+  // Its weights' memory may hold another model's next (conv_dnnl.cc keeps
+  // re-laid copies of constant weights by address).
+  mxc_kernel_release_constant_weights();
+}
 
 const char *mxc_model_name(const mxc_model *model) {
   return model ? model->desc->name : nullptr;

@@ -107,6 +107,8 @@ Epilogue match(mx::ConvolutionOp conv) {
 
 struct FuseConvolution
     : mx::impl::MXFuseConvolutionPassBase<FuseConvolution> {
+  using MXFuseConvolutionPassBase::MXFuseConvolutionPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (auto flag = module->getAttrOfType<BoolAttr>("mxc.kernel_calls");
@@ -115,10 +117,23 @@ struct FuseConvolution
     SmallVector<mx::ConvolutionOp> convs;
     module.walk([&](mx::ConvolutionOp op) { convs.push_back(op); });
     for (mx::ConvolutionOp conv : convs)
-      fuse(conv);
+      fuse(conv, constantParams);
   }
 
-  static void fuse(mx::ConvolutionOp conv) {
+  // Whether `v` is an argument of its function of kind param or aux (what
+  // `constant-params` promises to hold still between runs).
+  static bool isParamArgument(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg)
+      return false;
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getBody().front())
+      return false;
+    auto kind = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "mx.kind");
+    return kind && (kind.getValue() == "param" || kind.getValue() == "aux");
+  }
+
+  static void fuse(mx::ConvolutionOp conv, bool constantParams) {
     StringRef layout = conv.getLayout().value_or("");
     if (conv.getKernel().size() != 2 || (!layout.empty() && layout != "NCHW") ||
         mx::isComposite(conv) || !isStaticF32(conv.getData().getType()) ||
@@ -165,7 +180,9 @@ struct FuseConvolution
         bias, scale, shift, e.sum, conv.getKernelAttr(), conv.getStrideAttr(),
         conv.getDilateAttr(), conv.getPadAttr(), conv.getNumFilterAttr(),
         conv.getNumGroupAttr(), b.getStringAttr(e.act ? e.actKind : ""),
-        b.getF64FloatAttr(e.actMin), b.getF64FloatAttr(e.actMax));
+        b.getF64FloatAttr(e.actMin), b.getF64FloatAttr(e.actMax),
+        constantParams && isParamArgument(conv.getWeight()) ? b.getUnitAttr()
+                                                            : UnitAttr());
     last->getResult(0).replaceAllUsesWith(fused.getOutput());
     for (Operation *op : {e.add, e.act, e.bn.getOperation()})
       if (op)

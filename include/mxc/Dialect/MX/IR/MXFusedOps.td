@@ -83,6 +83,12 @@ def MX_ConvolutionFusedOp
     as oneDNN post-ops and writes the result over `sum`'s buffer when that
     is its last use.
 
+    `constant_weights` (set by mx-fuse-convolution's `constant-params`)
+    says that `weight` is a function argument holding the same values on
+    every run of the compiled function (`mxc run`, an AOT model): the
+    kernel may then keep its re-laid (and scaled) copy of the weights from
+    one run to the next instead of re-laying them on every call.
+
     Example (conv -> BatchNorm -> relu6):
 
     ```mlir
@@ -105,7 +111,8 @@ def MX_ConvolutionFusedOp
     DefaultValuedAttr<I64Attr, "1">:$num_group,
     DefaultValuedAttr<StrAttr, "\"\"">:$act,
     DefaultValuedAttr<F64Attr, "0.0">:$act_min,
-    DefaultValuedAttr<F64Attr, "0.0">:$act_max
+    DefaultValuedAttr<F64Attr, "0.0">:$act_max,
+    UnitAttr:$constant_weights
   );
   let results = (outs MX_FloatTensor:$output);
   let assemblyFormat = [{

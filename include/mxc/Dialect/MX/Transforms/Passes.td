@@ -288,7 +288,18 @@ def MXFuseConvolutionPass : Pass<"mx-fuse-convolution", "mlir::ModuleOp"> {
 
     Modules with `mxc.kernel_calls = false` are left alone (the fused op
     has only the runtime kernel's lowering).
+
+    With `constant-params` (the caller promises that the function's
+    arguments of kind `param` / `aux` do not change between runs), a fused
+    op whose weight is such an argument gets `constant_weights`: its kernel
+    re-lays the weights once and keeps them (docs/runtime.md).
   }];
+  let options = [
+    Option<"constantParams", "constant-params", "bool", /*default=*/"false",
+           "The function's param / aux arguments hold the same values on every "
+           "run (mxc run, AOT models): mark fused convolutions whose weight is "
+           "such an argument `constant_weights`">,
+  ];
 }
 
 #endif // MXC_DIALECT_MX_TRANSFORMS_PASSES_TD
