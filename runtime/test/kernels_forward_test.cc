@@ -199,6 +199,55 @@ TEST(ConvKernel, GeometriesOnTwoThreads) {
   }
 }
 
+// mxc_kernel_conv_fused_f32 with flag 16 (constant weights: a re-laid,
+// scaled copy kept across calls) against the same call without it: equal on
+// the first call and on later ones, for the blocked geometries and the small
+// map that constant weights move off NCHW; one weights array with two
+// scales (two copies); weights changed at the same address (a new copy:
+// their sample differs); and after mxc_kernel_release_constant_weights.
+TEST(ConvFusedKernel, ConstantWeightsKeptAcrossCalls) {
+  mxc::runtime::setKernelThreads(2);
+  struct Case { int64_t batch, channels, filters, h, k, pad; };
+  for (const Case &c : {Case{1, 8, 32, 16, 3, 1}, Case{1, 16, 32, 6, 3, 1},
+                        Case{3, 8, 16, 12, 3, 1}}) {
+    const int64_t oh = c.h + 2 * c.pad - c.k + 1;
+    auto x = randomVector<float>(c.batch * c.channels * c.h * c.h, 21),
+         w = randomVector<float>(c.filters * c.channels * c.k * c.k, 22),
+         bias = randomVector<float>(c.filters, 23),
+         scale1 = randomVector<float>(c.filters, 24),
+         scale2 = randomVector<float>(c.filters, 25),
+         shift = randomVector<float>(c.filters, 26);
+    auto conv = [&](const std::vector<float> &scale, int64_t constant) {
+      std::vector<float> y(c.batch * c.filters * oh * oh, 0.f);
+      mxc_kernel_conv_fused_f32(BUF(x), BUF(w), BUF(bias), BUF(scale), BUF(shift), BUF(y),
+                                c.batch, c.channels, c.filters, 1, c.h, c.h, c.k, c.k, oh,
+                                oh, 1, 1, c.pad, c.pad, 1, 1, 1 | 2 | 4 | constant,
+                                /*act=*/1, 0, 0);
+      return y;
+    };
+    auto same = [&](const std::vector<float> &a, const std::vector<float> &b,
+                    const char *what) {
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i)
+        ASSERT_NEAR(a[i], b[i], 1e-4 * (1 + std::abs(b[i])))
+            << what << " at " << i << ", " << c.channels << "->" << c.filters
+            << " on " << c.h << "x" << c.h;
+    };
+    const auto ref1 = conv(scale1, 0), ref2 = conv(scale2, 0);
+    for (int call = 0; call < 3; ++call) {
+      same(conv(scale1, 16), ref1, "scale 1");
+      same(conv(scale2, 16), ref2, "scale 2 (same weights)");
+    }
+    for (float &v : w)
+      v = -0.5f * v + 0.25f;
+    same(conv(scale1, 16), conv(scale1, 0), "weights changed in place");
+    mxc_kernel_release_constant_weights();
+    for (float &v : w)
+      v *= 2.f;
+    same(conv(scale1, 16), conv(scale1, 0), "after release");
+  }
+}
+
 TEST(ParallelFor, EveryIndexOnceFromSeveralCallers) {
   mxc::runtime::setKernelThreads(3);
   for (int64_t n : {1, 2, 7, 1000, 100000}) {

@@ -9,6 +9,9 @@ convolution on NCHW (1x1, few output pixels: the epilogue loop, on a dense
 result of its own with a sum), depthwise and grouped convolutions, parts by
 images (batch >= threads) and by filters; a residual that is used again
 (bufferization copies it) and one that is not (the kernel writes over it);
+the weights' re-laid copy kept across passes (`mxc run` compiles with
+constant parameters), also for one weight shared by two convolutions with
+different BatchNorms, and against MXC_CONV_KEEP_WEIGHTS=0;
 and the same graphs with MXC_CONV_IMPL=im2col (the runtime's own
 convolution and epilogue loop, as on aarch64). Each case also checks that
 the compiled code calls the fused kernel, and the chain stops where a value
@@ -179,7 +182,9 @@ def test_conv_fusion(name, impl, monkeypatch):
         monkeypatch.setenv("MXC_CONV_IMPL", "im2col")
     rng = np.random.default_rng(sorted(CASES).index(name) + 11)
     symbol, x, params, expected = build(CASES[name], rng)
-    got = list(run_graph(symbol, {"data": x}, params=params).values())
+    # Three passes: `mxc run` keeps constant weights re-laid from the first
+    # (constant_weights); the outputs are the last pass's.
+    got = list(run_graph(symbol, {"data": x}, params=params, extra_args=["--repeat", "3"]).values())
     assert len(got) == len(expected)
     for i, (a, e) in enumerate(zip(got, expected)):
         assert_close(a, e.astype(np.float32), rtol=RTOL, atol=1e-5, name="%s head %d" % (name, i))
@@ -236,3 +241,37 @@ def test_conv_fusion_input_as_residual():
                          {"fix_gamma": "False"})[0] + x
     got = list(run_graph(symbol, {"data": x}, params=params, extra_args=["--repeat", "3"]).values())
     assert_close(got[0], y.astype(np.float32), rtol=RTOL, atol=1e-5)
+
+
+@pytest.mark.parametrize("keep", ["1", "0"])
+def test_conv_fusion_shared_weight_two_batchnorms(keep, monkeypatch):
+    """One weight, two convolutions, each with its own BatchNorm: the kernel
+    keeps a re-laid, scaled copy per scale (the weights' address is the same);
+    both heads match numpy over three passes, with kept copies (the default
+    of `mxc run`) and without (MXC_CONV_KEEP_WEIGHTS=0)."""
+    monkeypatch.setenv("MXC_CONV_KEEP_WEIGHTS", keep)
+    rng = np.random.default_rng(5)
+    g = Graph()
+    data, w = g.var("data"), g.var("w")
+    heads, refs, params = [], [], {"w": rng.uniform(-1, 1, (16, 8, 3, 3)).astype(np.float32)}
+    x = rng.uniform(-1, 1, (1, 8, 6, 6)).astype(np.float32)
+    c = REF["Convolution"]([x, params["w"]], _attrs({"kernel": (3, 3), "pad": (1, 1), "num_filter": 16,
+                                                     "no_bias": True}))[0].astype(np.float64)
+    for k in range(2):
+        names = ["g%d" % k, "b%d" % k, "m%d" % k, "v%d" % k]
+        ids = [g.var(n) for n in names]
+        params.update({names[0]: rng.uniform(0.5, 1.5, 16).astype(np.float32),
+                       names[1]: rng.uniform(-0.5, 0.5, 16).astype(np.float32),
+                       names[2]: rng.uniform(-0.5, 0.5, 16).astype(np.float32),
+                       names[3]: rng.uniform(0.5, 2.0, 16).astype(np.float32)})
+        conv = g.op("Convolution", "conv%d" % k, [data, w], kernel=(3, 3), pad=(1, 1), num_filter=16,
+                    no_bias=True)
+        bn = g.op("BatchNorm", "bn%d" % k, [conv] + ids, fix_gamma=False)
+        heads.append(g.op("Activation", "relu%d" % k, [bn], act_type="relu"))
+        refs.append(np.maximum(REF["BatchNorm"]([c] + [params[n].astype(np.float64) for n in names],
+                                                {"fix_gamma": "False"})[0], 0))
+    symbol = g.json(heads)
+    assert _fused_calls(symbol, x, params) == (2, 0)
+    got = list(run_graph(symbol, {"data": x}, params=params, extra_args=["--repeat", "3"]).values())
+    for i, (a, e) in enumerate(zip(got, refs)):
+        assert_close(a, e.astype(np.float32), rtol=RTOL, atol=1e-5, name="head %d" % i)

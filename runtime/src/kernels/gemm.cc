@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -257,7 +258,12 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
                              dilate_h, dilate_w};
     a.hasScale = hasScale, a.hasShift = hasShift, a.sum = sum;
     a.act = int(act), a.actLo = lo, a.actHi = hi;
-    a.constWeights = constWeights;
+    // MXC_CONV_KEEP_WEIGHTS=0: re-lay them on every call (A/B measurements).
+    static const bool keep = [] {
+      const char *v = std::getenv("MXC_CONV_KEEP_WEIGHTS");
+      return !(v && std::strcmp(v, "0") == 0);
+    }();
+    a.constWeights = constWeights && keep;
     if (channels > 0 && mxc::kernels::convDnnl(xp, wp, bp, yp, a, sp, tp))
       return;
 #endif

@@ -1,11 +1,15 @@
 // RUN: mxc-opt %s --split-input-file --mx-fuse-convolution | FileCheck %s
 // RUN: mxc-opt %s --split-input-file --mx-fuse-convolution --convert-mx-to-linalg --canonicalize | FileCheck %s --check-prefix=LOWER
+// RUN: mxc-opt %s --split-input-file --mx-fuse-convolution="constant-params=true" | FileCheck %s --check-prefix=CONST
+// RUN: mxc-opt %s --split-input-file --mx-fuse-convolution="constant-params=true" --convert-mx-to-linalg --canonicalize | FileCheck %s --check-prefix=CONST-LOWER
 
 // Tests mx-fuse-convolution: Convolution + BatchNorm (inference form) +
 // clip becomes one mx.Convolution_fused with the BatchNorm's per-filter
 // scale and shift computed from its parameters; a residual add joins as the
 // sum; a value with a second user ends the chain; the lowering calls the
-// runtime's fused kernel, accumulating into the sum.
+// runtime's fused kernel, accumulating into the sum. With constant-params, a
+// weight that is a param / aux argument of the function makes the op
+// constant_weights (flag 16 of the kernel call); any other weight does not.
 
 // CHECK-LABEL: func.func @conv_bn_relu6
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<8x3x3x3xf32>, %[[B:.*]]: tensor<8xf32>, %[[G:.*]]: tensor<8xf32>, %[[BE:.*]]: tensor<8xf32>, %[[MM:.*]]: tensor<8xf32>, %[[MV:.*]]: tensor<8xf32>)
@@ -69,4 +73,27 @@ func.func @not_fused(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %g: tenso
   %c1 = mx.Convolution %x1, %w1 {kernel = array<i64: 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1>} : (tensor<1x3x8xf32>, tensor<8x3x3xf32>) -> tensor<1x8x8xf32>
   %r1 = mx.relu %c1 : (tensor<1x8x8xf32>) -> tensor<1x8x8xf32>
   return %r, %c, %o, %m, %rd, %r1 : tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<1x8x8x8xf64>, tensor<1x8x8xf32>
+}
+
+// -----
+
+// constant-params: the weight of the first convolution is an argument of
+// kind param (constant_weights, flags 2|4|16 = 22); the second's is
+// computed (no constant_weights, flags 0); without the option neither is.
+// CONST-LABEL: func.func @constant_weights
+// CONST: mx.Convolution_fused %{{.*}}, %{{.*}} scale %{{.*}} shift %{{.*}} {act = "relu", constant_weights, kernel = array<i64: 3, 3>
+// CONST: mx.Convolution_fused %{{.*}}, %{{.*}} {act = "relu", kernel = array<i64: 3, 3>
+// CONST-LOWER-LABEL: func.func @constant_weights
+// CONST-LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) args [1, 8, 8, 1, 8, 8, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 22, 1, 0, 0]
+// CONST-LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) args [1, 8, 8, 1, 8, 8, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0]
+// CHECK-LABEL: func.func @constant_weights
+// CHECK-NOT: constant_weights
+func.func @constant_weights(%x: tensor<1x8x8x8xf32> {mx.kind = "data"}, %w: tensor<8x8x3x3xf32> {mx.kind = "param"}, %g: tensor<8xf32> {mx.kind = "param"}, %be: tensor<8xf32> {mx.kind = "param"}, %mm: tensor<8xf32> {mx.kind = "aux"}, %mv: tensor<8xf32> {mx.kind = "aux"}) -> tensor<1x8x8x8xf32> {
+  %c = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %o, %m, %v = mx.BatchNorm %c, %g, %be, %mm, %mv {use_global_stats = true} : (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  %r = mx.relu %o : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %w2 = mx.exp %w : (tensor<8x8x3x3xf32>) -> tensor<8x8x3x3xf32>
+  %c2 = mx.Convolution %r, %w2 {kernel = array<i64: 3, 3>, no_bias = true, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %r2 = mx.relu %c2 : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r2 : tensor<1x8x8x8xf32>
 }
