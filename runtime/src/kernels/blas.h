@@ -94,14 +94,18 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
     blasGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
+  // One BLAS call a part, also when the loop runs on one thread (the pool
+  // busy): the same calls, so the same rounding, whoever runs them.
   parallelFor(parts, cost, [&](int64_t lo, int64_t hi) {
-    const int64_t first = dim * lo / parts, last = dim * hi / parts;
-    if (byRows) // rows [first, last) of op(A) and of C
-      blasGemm(ta, tb, last - first, n, k, alpha, a + (ta ? first : first * lda), lda, b,
-               ldb, beta, c + first * ldc, ldc);
-    else // columns [first, last) of op(B) and of C
-      blasGemm(ta, tb, m, last - first, k, alpha, a, lda, b + (tb ? first * ldb : first),
-               ldb, beta, c + first, ldc);
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t first = dim * i / parts, last = dim * (i + 1) / parts;
+      if (byRows) // rows [first, last) of op(A) and of C
+        blasGemm(ta, tb, last - first, n, k, alpha, a + (ta ? first : first * lda), lda, b,
+                 ldb, beta, c + first * ldc, ldc);
+      else // columns [first, last) of op(B) and of C
+        blasGemm(ta, tb, m, last - first, k, alpha, a, lda, b + (tb ? first * ldb : first),
+                 ldb, beta, c + first, ldc);
+    }
   });
 }
 
@@ -119,11 +123,13 @@ void gemv(bool trans, int64_t rows, int64_t cols, const T *a, int64_t lda,
     return;
   }
   parallelFor(parts, cost, [&](int64_t lo, int64_t hi) {
-    const int64_t first = dim * lo / parts, last = dim * hi / parts;
-    if (trans) // y[first, last) = A[:, first:last]^T x
-      blasGemv(true, rows, last - first, a + first, lda, x, beta, y + first);
-    else // y[first, last) = A[first:last, :] x
-      blasGemv(false, last - first, cols, a + first * lda, lda, x, beta, y + first);
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t first = dim * i / parts, last = dim * (i + 1) / parts;
+      if (trans) // y[first, last) = A[:, first:last]^T x
+        blasGemv(true, rows, last - first, a + first, lda, x, beta, y + first);
+      else // y[first, last) = A[first:last, :] x
+        blasGemv(false, last - first, cols, a + first * lda, lda, x, beta, y + first);
+    }
   });
 }
 

@@ -190,9 +190,13 @@ void conv(const T *x, const T *w, const T *bias, T *y, int64_t batch,
 template <typename T>
 void gemmBatch(const T *a, const T *b, T *c, int64_t batch, int64_t m,
                int64_t n, int64_t k, bool ta, bool tb) {
-  for (int64_t i = 0; i < batch; ++i)
-    gemmOrZero<T>(ta, tb, m, n, k, a + i * m * k, b + i * k * n, T(0),
-                  c + i * m * n);
+  // Products on the kernel threads, each split further (blas.h) only when
+  // the batch runs on one thread: the same BLAS calls either way.
+  parallelFor(batch, batch * m * n * k, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      gemmOrZero<T>(ta, tb, m, n, k, a + i * m * k, b + i * k * n, T(0),
+                    c + i * m * n);
+  });
 }
 
 template <typename T>
