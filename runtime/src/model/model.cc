@@ -9,7 +9,6 @@
 #include "mxc/mxc_model.h"
 #include "mxc/runtime/compiled_module.h"
 #include "mxc/runtime/plan.h"
-#include "../kernels/kernels.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -255,11 +254,17 @@ mxc_model *mxc_model_create(const char *weights_path) {
   return model.release();
 }
 
+// kernels.h's, weak: a model without the fused convolution (a CUDA model)
+// must not pull the kernels' object, and OpenBLAS and oneDNN with it, out
+// of libmxc_model_rt.a.
+extern "C" void mxc_kernel_release_constant_weights(void) __attribute__((weak));
+
 void mxc_model_destroy(mxc_model *model) {
   delete model;
   // Its weights' memory may hold another model's next (conv_dnnl.cc keeps
   // re-laid copies of constant weights by address).
-  mxc_kernel_release_constant_weights();
+  if (mxc_kernel_release_constant_weights)
+    mxc_kernel_release_constant_weights();
 }
 
 const char *mxc_model_name(const mxc_model *model) {
