@@ -98,7 +98,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   const char *threads = std::getenv("OPENBLAS_NUM_THREADS");
-  std::printf("OpenBLAS threads: %s; median of %d runs\n",
+  // The runtime's kernel threads (OpenBLAS itself runs single-threaded:
+  // the kernel splits the product on the runtime's pool).
+  std::printf("kernel threads (OPENBLAS_NUM_THREADS): %s; median of %d runs\n",
               threads ? threads : "default", reps);
 
   struct Shape {

@@ -386,12 +386,11 @@ Slot &slotFor(int64_t part) {
   return *lease.slot;
 }
 
-/// A kept re-laid copy of constant weights (ConvArgs::constWeights): the
-/// caller's weights (address, and a sample of their values that a stale
-/// address would most likely fail), the scale the copy was made with, and
-/// the copy in the primitive's layout.
+/// A kept re-laid copy of constant weights (ConvArgs::constWeights), found
+/// by the caller's weights address (kept()'s key): the primitive's weights
+/// layout, the scale the copy was made with, a sample of the weights' values
+/// (which a stale address would most likely fail), and the copy.
 struct KeptWeights {
-  const float *user = nullptr;
   dnnl::memory::desc layout;
   std::vector<float> scale, sample;
   std::mutex mu; // held while the copy is made
@@ -439,8 +438,10 @@ std::shared_ptr<KeptWeights> constantWeights(const Prim &p, const float *w,
     size_t count = 0;
     for (auto it = lo; it != hi; ++it, ++count) {
       KeptWeights &c = *it->second;
+      // Bitwise (a NaN weight matches itself).
       if (c.layout == p.primB && c.scale.size() == nScale &&
-          sameFloats(c.scale, scale) && c.sample == sample) {
+          sameFloats(c.scale, scale) && c.sample.size() == sample.size() &&
+          sameFloats(c.sample, sample.data())) {
         k = it->second;
         break;
       }
@@ -449,7 +450,6 @@ std::shared_ptr<KeptWeights> constantWeights(const Prim &p, const float *w,
       if (count >= kMaxKeptPerAddress)
         return nullptr;
       k = std::make_shared<KeptWeights>();
-      k->user = w;
       k->layout = p.primB;
       if (nScale)
         k->scale.assign(scale, scale + nScale);
