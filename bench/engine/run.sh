@@ -11,7 +11,10 @@
 # Inference configurations (thread settings):
 #   old  OPENBLAS_NUM_THREADS=2 | =1            (one packed call, BLAS threads)
 #   new  default (1 engine worker x 2 kernel threads on 2 cores)
-#        MXC_CPU_WORKER_NTHREADS=2 OMP_NUM_THREADS=1 (2 workers x 1)
+#        MXC_CPU_WORKER_NTHREADS=2 OMP_NUM_THREADS=1 (2 workers x 1; idle
+#          workers join the other's parallel loops: work-sharing)
+#        the same with MXC_ENGINE_SHARE_LOOPS=0 (w2k1-noshare: branch
+#          overlap alone, against w1k1)
 #        MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=2 (1 worker x 2, explicit)
 #        MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1 (1 x 1: against old =1)
 # Every round runs each (model, configuration) once in a new process
@@ -49,6 +52,7 @@ CONFIGS=(
   "old-blas1|$OLD|OPENBLAS_NUM_THREADS=1"
   "new-default|$NEW|"
   "new-w2k1|$NEW|MXC_CPU_WORKER_NTHREADS=2 OMP_NUM_THREADS=1"
+  "new-w2k1-noshare|$NEW|MXC_CPU_WORKER_NTHREADS=2 OMP_NUM_THREADS=1 MXC_ENGINE_SHARE_LOOPS=0"
   "new-w1k2|$NEW|MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=2"
   "new-w1k1|$NEW|MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1"
 )
@@ -68,7 +72,8 @@ fi
 clean_env() { env -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS -u MKL_NUM_THREADS \
   -u MXC_CPU_WORKER_NTHREADS -u MXNET_CPU_WORKER_NTHREADS -u MXC_KERNEL_NTHREADS \
   -u MXC_ENGINE -u MXNET_ENGINE_TYPE -u MXC_PROFILE -u MXC_CONV_IMPL \
-  -u MXC_EXEC_BULK_EXEC_INFERENCE -u MXNET_EXEC_BULK_EXEC_INFERENCE "$@"; }
+  -u MXC_EXEC_BULK_EXEC_INFERENCE -u MXNET_EXEC_BULK_EXEC_INFERENCE \
+  -u MXC_ENGINE_SHARE_LOOPS "$@"; }
 cache_of() { [ "$1" = "$OLD" ] && echo "$WORK/cache-old" || echo "$WORK/cache-new"; }
 
 infer() {  # config model -> "latency: ..." line

@@ -47,7 +47,9 @@ BASE = {"new-default": "old-blas2", "new-w2k1": "old-blas2", "new-w1k2": "old-bl
         "new-w1k1": "old-blas1",
         # NEW_IM2COL=1 (run.sh): the new tree with the old tree's convolutions
         "im2col-w1k2": "old-blas2", "im2col-w1k1": "old-blas1", "im2col-w1k1-nobulk": "old-blas1",
-        "new-w2k2": "new-default"}
+        "new-w2k2": "new-default",
+        # branch overlap alone: 2 single-threaded workers without work-sharing
+        "new-w2k1-noshare": "new-w1k1"}
 if "--overlap" in sys.argv:  # 2 workers against 1 worker of the same tree
     BASE.update({"new-w2k1": "new-w1k1", "new-w2k2": "new-default"})
 if infer:
