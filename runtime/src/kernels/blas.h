@@ -74,6 +74,18 @@ inline int64_t blasParts(int64_t dim, int64_t minUnit) {
                                                 dim / minUnit));
 }
 
+// Runs `part(first, last)` for each of `parts` even ranges of [0, dim) on
+// the kernel threads: one BLAS call a part, also when the loop runs on one
+// thread (the pool busy), so the calls and their rounding are the same
+// whoever runs them.
+template <typename F>
+void forEachPart(int64_t dim, int64_t parts, int64_t cost, F &&part) {
+  parallelFor(parts, cost, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      part(dim * i / parts, dim * (i + 1) / parts);
+  });
+}
+
 // Row-major C = alpha * op(A) * op(B) + beta * C for float or double, on
 // the kernel threads: OpenBLAS runs single-threaded (threads.cc) and the
 // product is split here by rows or columns of C into parts run by
@@ -94,18 +106,13 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
     blasGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  // One BLAS call a part, also when the loop runs on one thread (the pool
-  // busy): the same calls, so the same rounding, whoever runs them.
-  parallelFor(parts, cost, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t first = dim * i / parts, last = dim * (i + 1) / parts;
-      if (byRows) // rows [first, last) of op(A) and of C
-        blasGemm(ta, tb, last - first, n, k, alpha, a + (ta ? first : first * lda), lda, b,
-                 ldb, beta, c + first * ldc, ldc);
-      else // columns [first, last) of op(B) and of C
-        blasGemm(ta, tb, m, last - first, k, alpha, a, lda, b + (tb ? first * ldb : first),
-                 ldb, beta, c + first, ldc);
-    }
+  forEachPart(dim, parts, cost, [&](int64_t first, int64_t last) {
+    if (byRows) // rows [first, last) of op(A) and of C
+      blasGemm(ta, tb, last - first, n, k, alpha, a + (ta ? first : first * lda), lda, b,
+               ldb, beta, c + first * ldc, ldc);
+    else // columns [first, last) of op(B) and of C
+      blasGemm(ta, tb, m, last - first, k, alpha, a, lda, b + (tb ? first * ldb : first),
+               ldb, beta, c + first, ldc);
   });
 }
 
@@ -122,14 +129,11 @@ void gemv(bool trans, int64_t rows, int64_t cols, const T *a, int64_t lda,
     blasGemv(trans, rows, cols, a, lda, x, beta, y);
     return;
   }
-  parallelFor(parts, cost, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t first = dim * i / parts, last = dim * (i + 1) / parts;
-      if (trans) // y[first, last) = A[:, first:last]^T x
-        blasGemv(true, rows, last - first, a + first, lda, x, beta, y + first);
-      else // y[first, last) = A[first:last, :] x
-        blasGemv(false, last - first, cols, a + first * lda, lda, x, beta, y + first);
-    }
+  forEachPart(dim, parts, cost, [&](int64_t first, int64_t last) {
+    if (trans) // y[first, last) = A[:, first:last]^T x
+      blasGemv(true, rows, last - first, a + first, lda, x, beta, y + first);
+    else // y[first, last) = A[first:last, :] x
+      blasGemv(false, last - first, cols, a + first * lda, lda, x, beta, y + first);
   });
 }
 

@@ -656,6 +656,16 @@ bool enabled() {
   return on;
 }
 
+/// MXC_CONV_KEEP_WEIGHTS=0: constant weights are re-laid on every call as
+/// any others (for A/B measurements).
+bool keepConstantWeights() {
+  static const bool on = [] {
+    const char *v = std::getenv("MXC_CONV_KEEP_WEIGHTS");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
+
 /// A convolution's parts and their primitives, for one thread count.
 struct Split {
   std::vector<Part> parts;
@@ -726,7 +736,9 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
 } // namespace
 
 bool convDnnl(const float *x, const float *w, const float *bias, float *y,
-              const ConvArgs &a, const float *scale, const float *shift) {
+              const ConvArgs &args, const float *scale, const float *shift) {
+  ConvArgs a = args;
+  a.constWeights = args.constWeights && keepConstantWeights();
   // Per-filter operands start at the part's first filter, as the bias.
   return runParts(a, Pass::Forward,
                   [&](const Prim &p, Slot &slot, const Part &part) {

@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -262,12 +261,7 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
                              dilate_h, dilate_w};
     a.hasScale = hasScale, a.hasShift = hasShift, a.sum = sum;
     a.act = int(act), a.actLo = lo, a.actHi = hi;
-    // MXC_CONV_KEEP_WEIGHTS=0: re-lay them on every call (A/B measurements).
-    static const bool keep = [] {
-      const char *v = std::getenv("MXC_CONV_KEEP_WEIGHTS");
-      return !(v && std::strcmp(v, "0") == 0);
-    }();
-    a.constWeights = constWeights && keep;
+    a.constWeights = constWeights;
     if (channels > 0 && mxc::kernels::convDnnl(xp, wp, bp, yp, a, sp, tp))
       return;
 #endif

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <thread>
 
 #include <sched.h>
@@ -128,23 +127,17 @@ int usableCores() {
 }
 
 namespace {
-// The kernel threads in force (0: not resolved yet); changed under
-// budgetMutex() so that a setKernelThreads() before the first resolution
-// wins over the environment.
+// The kernel threads in force (0: not resolved yet).
 std::atomic<int> currentKernelThreads{0};
-std::mutex &budgetMutex() {
-  static std::mutex mu;
-  return mu;
-}
 } // namespace
 
 const ThreadBudget &initThreadBudget() {
   static const ThreadBudget budget = [] {
     ThreadBudget b = resolveThreadBudget(ThreadSettings::fromEnvironment(), usableCores());
-    std::lock_guard<std::mutex> lock(budgetMutex());
     // A setKernelThreads() before the first call wins over the environment.
-    if (currentKernelThreads.load(std::memory_order_relaxed) == 0)
-      currentKernelThreads.store(b.kernelThreads, std::memory_order_relaxed);
+    int unresolved = 0;
+    currentKernelThreads.compare_exchange_strong(unresolved, b.kernelThreads,
+                                                 std::memory_order_relaxed);
     makeBlasSingleThreaded();
     return b;
   }();
@@ -157,9 +150,7 @@ int kernelThreads() {
 }
 
 void setKernelThreads(int n) {
-  n = std::max(1, n);
-  std::lock_guard<std::mutex> lock(budgetMutex());
-  currentKernelThreads.store(n, std::memory_order_relaxed);
+  currentKernelThreads.store(std::max(1, n), std::memory_order_relaxed);
 }
 
 int blasThreads() {
