@@ -6,7 +6,8 @@
 # summary.py's per-network table (median of each side, paired B/A ratios).
 # A setting is a list of VAR=value words given to `env`: environment
 # variables (MXC_CONV_KEEP_WEIGHTS=0) or LD_LIBRARY_PATH=DIR to run another
-# build's libmxc_runtime.so under the same mxc. Model files from run.sh
+# build's libmxc_runtime.so under the same mxc; words starting with "--" are
+# options of `mxc run` (--no-blocked-layout). Model files from run.sh
 # (.work/<net>-symbol.json, -0000.params, -x<batch>.npy).
 #   bench/cpu_inference/ab.sh 4 "MXC_CONV_KEEP_WEIGHTS=0" "" resnet18:1 mobilenet-v2:1
 set -euo pipefail
@@ -24,10 +25,13 @@ for r in $(seq "$rounds"); do
     for side in $order; do
       settings=$a
       [ "$side" = B ] && settings=$b
-      # shellcheck disable=SC2086
-      line=$(env $settings "$MXC" run "$net-symbol.json" --params "$net-0000.params" \
+      envs=() opts=()
+      for word in $settings; do
+        if [[ $word == --* ]]; then opts+=("$word"); else envs+=("$word"); fi
+      done
+      line=$(env "${envs[@]}" "$MXC" run "$net-symbol.json" --params "$net-0000.params" \
         --shape "data=$batch,3,224,224" --input "data=$net-x$batch.npy" \
-        --warmup 3 --repeat 20 2>&1 | grep '^latency:')
+        --warmup 3 --repeat 20 "${opts[@]}" 2>&1 | grep '^latency:')
       med=$(sed 's/.*median \([0-9.]*\) ms.*/\1/' <<<"$line")
       min=$(sed 's/.*min \([0-9.]*\) ms.*/\1/' <<<"$line")
       echo "$r $net $batch $side $med $min" | tee -a "$out"

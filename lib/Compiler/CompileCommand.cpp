@@ -156,6 +156,11 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   pipeline.optLevel = opts.optLevel;
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.fuseConvolution = opts.convFusion;
+  // The blocked layout is that of the x86-64 runtime's oneDNN kernels;
+  // elsewhere the runtime would only convert to and from NCHW.
+  pipeline.blockedLayout =
+      opts.blockedLayout &&
+      llvm::Triple(target->triple).getArch() == llvm::Triple::x86_64;
   // An AOT model loads its weights once (mxc_model.h has no call that
   // changes them); a plan takes them as arguments that its caller binds.
   pipeline.constantParams = emit == "exe" || emit == "shared" || emit == "obj";

@@ -210,6 +210,12 @@ cl::opt<bool> noConvFusion(
              "convolutions before them (mx-fuse-convolution)"),
     cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd),
     cl::sub(memoryReportCmd));
+cl::opt<bool> noBlockedLayout(
+    cl::cat(mxcCategory), "no-blocked-layout",
+    cl::desc("Keep every tensor NCHW, also between fused convolutions "
+             "(no mx-propagate-conv-layout)"),
+    cl::sub(runCmd), cl::sub(codegenCmd), cl::sub(compileCmd),
+    cl::sub(memoryReportCmd));
 cl::opt<bool> noParallelLoops(
     cl::cat(mxcCategory), "no-parallel-loops",
     cl::desc("Run every generated loop nest on one thread (no "
@@ -565,6 +571,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.outputs.assign(graphOutputs.begin(), graphOutputs.end());
       o.graphFusion = !noGraphFusion;
       o.convFusion = !noConvFusion;
+      o.blockedLayout = !noBlockedLayout;
       o.parallelLoops = !noParallelLoops;
       o.memoryPlan = memoryPlanOpt;
     };

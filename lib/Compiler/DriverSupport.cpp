@@ -179,6 +179,7 @@ PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
   pipeline.outputs = opts.outputs;
   pipeline.fuseGraph = opts.graphFusion;
   pipeline.fuseConvolution = opts.convFusion;
+  pipeline.blockedLayout = pipeline.blockedLayout && opts.blockedLayout;
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.memoryPlan = opts.memoryPlan;
   return pipeline;

@@ -105,6 +105,8 @@ struct CompileCommandOptions {
   /// mx-fuse-elementwise (off: --no-graph-fusion).
   bool graphFusion = true;
   bool convFusion = true;
+  /// mx-propagate-conv-layout (--no-blocked-layout turns it off).
+  bool blockedLayout = true;
   /// mxc-parallel-loops (off: --no-parallel-loops).
   bool parallelLoops = true;
   /// mx-plan-memory strategy: none | inplace | coshare | both (--memory-plan).

@@ -226,7 +226,8 @@ std::string mxc::PipelineOptions::describe() const {
          " grad-req=" + list(gradReq) + " train-part=" + trainPart +
          " fuse-graph=" +
          (fuseGraph ? "1" : "0") + " fuse-conv=" + (fuseConvolution ? "1" : "0") +
-         " const-params=" + (constantParams ? "1" : "0") + " memory-plan=" + memoryPlan +
+         " const-params=" + (constantParams ? "1" : "0") +
+         " blocked=" + (blockedLayout ? "1" : "0") + " memory-plan=" + memoryPlan +
          (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat + "/b" +
                                      std::to_string(cudaBlockSize) + "x" +
                                      std::to_string(cudaElementsPerThread));
@@ -266,6 +267,8 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
     mx::MXFuseConvolutionPassOptions fuseConv;
     fuseConv.constantParams = opts.constantParams;
     pm.addPass(mx::createMXFuseConvolutionPass(fuseConv));
+    if (opts.blockedLayout)
+      pm.addPass(mx::createMXPropagateConvLayoutPass());
   }
   if (opts.fuseGraph)
     pm.addPass(mx::createMXFuseElementwisePass());

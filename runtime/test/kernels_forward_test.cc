@@ -248,6 +248,83 @@ TEST(ConvFusedKernel, ConstantWeightsKeptAcrossCalls) {
   }
 }
 
+// mxc_kernel_conv_fused_f32 with x and / or y in the blocked channel layout
+// (flags 32 / 64) against the NCHW call: the blocked results, converted
+// here, match it for pointwise, 3x3, strided, depthwise and grouped
+// convolutions, with and without a sum (which y holds blocked), relu or
+// clip before or after it (flag 128: checked against the NCHW call without
+// an activation, which is then applied here), at batches 1 and 3 on 1-3
+// kernel threads (channel, group and image parts). CTest also runs this
+// with MXC_CONV_IMPL=im2col (the converting fallback).
+TEST(ConvFusedKernel, BlockedLayouts) {
+  const int64_t B = mxc_kernel_conv_channel_block();
+  ASSERT_TRUE(B == 8 || B == 16);
+  auto toBlocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
+                       int64_t plane) {
+    std::vector<float> r(v.size());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        for (int64_t p = 0; p < plane; ++p)
+          r[((i * (c / B) + j / B) * plane + p) * B + j % B] =
+              v[(i * c + j) * plane + p];
+    return r;
+  };
+  struct Case { int64_t batch, channels, filters, groups, h, k, stride, pad; };
+  for (int threads : {1, 2, 3}) {
+    mxc::runtime::setKernelThreads(threads);
+    for (const Case &c : {Case{1, 32, 48, 1, 9, 1, 1, 0},
+                          Case{3, 16, 32, 1, 10, 3, 1, 1},
+                          Case{1, 32, 16, 1, 11, 3, 2, 1},
+                          Case{1, 48, 48, 48, 12, 3, 1, 1},
+                          Case{3, 32, 32, 32, 9, 3, 2, 1},
+                          Case{1, 32, 64, 2, 7, 3, 1, 1}}) {
+      const int64_t oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
+      const int64_t inPlane = c.h * c.h, outPlane = oh * oh;
+      auto x = randomVector<float>(c.batch * c.channels * inPlane, 31),
+           w = randomVector<float>(c.filters * (c.channels / c.groups) * c.k * c.k, 32),
+           bias = randomVector<float>(c.filters, 33),
+           scale = randomVector<float>(c.filters, 34),
+           shift = randomVector<float>(c.filters, 35),
+           addend = randomVector<float>(c.batch * c.filters * outPlane, 36);
+      const double clipHi = 0.5;
+      int64_t hiBits;
+      std::memcpy(&hiBits, &clipHi, sizeof hiBits);
+      for (int64_t flags : {32, 64, 32 | 64, 32 | 8, 64 | 8, 32 | 64 | 8, 8 | 128,
+                            32 | 8 | 128, 64 | 8 | 128, 32 | 64 | 8 | 128})
+        for (int64_t act : {0, 1, 2}) {
+          const bool bx = flags & 32, by = flags & 64, sum = flags & 8,
+                     after = flags & 128;
+          std::vector<float> ref = sum ? addend : std::vector<float>(addend.size());
+          mxc_kernel_conv_fused_f32(BUF(x), BUF(w), BUF(bias), BUF(scale), BUF(shift),
+                                    BUF(ref), c.batch, c.channels, c.filters, c.groups,
+                                    c.h, c.h, c.k, c.k, oh, oh, c.stride, c.stride,
+                                    c.pad, c.pad, 1, 1, 1 | 2 | 4 | (flags & 8),
+                                    after ? 0 : act, 0, hiBits);
+          if (after)
+            for (float &v : ref)
+              v = act == 1 ? std::max(v, 0.f)
+                  : act == 2 ? std::min(std::max(v, 0.f), float(clipHi)) : v;
+          auto xb = bx ? toBlocked(x, c.batch, c.channels, inPlane) : x;
+          std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
+                                 : by ? toBlocked(addend, c.batch, c.filters, outPlane)
+                                      : addend;
+          mxc_kernel_conv_fused_f32(BUF(xb), BUF(w), BUF(bias), BUF(scale), BUF(shift),
+                                    BUF(y), c.batch, c.channels, c.filters, c.groups,
+                                    c.h, c.h, c.k, c.k, oh, oh, c.stride, c.stride,
+                                    c.pad, c.pad, 1, 1, 1 | 2 | 4 | flags, act, 0,
+                                    hiBits);
+          auto want = by ? toBlocked(ref, c.batch, c.filters, outPlane) : ref;
+          for (size_t i = 0; i < y.size(); ++i)
+            ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+                << "flags " << flags << " act " << act << " threads " << threads
+                << ", " << c.channels << "->" << c.filters << " groups " << c.groups
+                << " batch " << c.batch << " at " << i;
+        }
+    }
+  }
+  mxc::runtime::setKernelThreads(2);
+}
+
 TEST(ParallelFor, EveryIndexOnceFromSeveralCallers) {
   mxc::runtime::setKernelThreads(3);
   for (int64_t n : {1, 2, 7, 1000, 100000}) {

@@ -125,6 +125,16 @@ struct PipelineOptions {
   /// may keep re-laid copies of their weights across runs. Off for the
   /// Python API, whose parameters change between runs.
   bool constantParams = false;
+  /// mx-propagate-conv-layout after mx-fuse-convolution: tensors that pass
+  /// only between fused convolutions stay in the runtime's blocked channel
+  /// layout. On by default where the compiler runs on x86-64 (the runtime's
+  /// oneDNN kernels compute on that layout); `mxc compile` turns it off for
+  /// other targets, whose runtime would only convert.
+#if defined(__x86_64__)
+  bool blockedLayout = true;
+#else
+  bool blockedLayout = false;
+#endif
   /// mx-plan-memory `strategy`: none | inplace | coshare | both.
   std::string memoryPlan = "both";
 

@@ -276,7 +276,10 @@ struct ConvertConvolutionFused : OpConversionPattern<mx::ConvolutionFusedOp> {
           scale = adaptor.getScale(), shift = adaptor.getShift(),
           sum = adaptor.getSum();
     int64_t flags = (bias ? 1 : 0) | (scale ? 2 : 0) | (shift ? 4 : 0) |
-                    (sum ? 8 : 0) | (op.getConstantWeights() ? 16 : 0);
+                    (sum ? 8 : 0) | (op.getConstantWeights() ? 16 : 0) |
+                    (op.getBlockedData() ? 32 : 0) |
+                    (op.getBlockedOutput() ? 64 : 0) |
+                    (op.getActAfterSum() ? 128 : 0);
     StringRef act = op.getAct();
     SmallVector<int64_t> ints{dataType.getDimSize(0),
                               dataType.getDimSize(1),

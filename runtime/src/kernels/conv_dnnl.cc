@@ -56,6 +56,7 @@
 #include <unordered_map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <tuple>
 #include <vector>
 
@@ -72,7 +73,8 @@ using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 /// The cache key of `a` (its parts: `srcC` / `dstF` of the full tensors).
 Key keyOf(const ConvArgs &a, int64_t srcC, int64_t dstF, int pass) {
   int epilogue = int(a.hasScale) | int(a.hasShift) << 1 | int(a.sum) << 2 |
-                 int(a.constWeights) << 3 | a.act << 4;
+                 int(a.constWeights) << 3 | int(a.blockedX) << 4 |
+                 int(a.blockedY) << 5 | int(a.actAfterSum) << 6 | a.act << 7;
   return Key{a.batch, a.channels, a.filters, a.groups, a.hasBias, a.inH,
              a.inW,   a.kH,       a.kW,      a.outH,   a.outW,    a.sH,
              a.sW,    a.pH,       a.pW,      a.dH,     a.dW,      srcC,
@@ -111,6 +113,9 @@ struct Prim {
   // The epilogue by conv_epilogue.h's loop after the primitive, from the
   // result buffer (a dense NCHW one with a sum, else the caller's).
   bool loopEpilogue = false;
+  // An activation after a sum that the result's re-layout adds: a loop
+  // over the caller's output after it.
+  bool actAfterRelayout = false;
 };
 
 // The engine, the caches of primitives and the slots are never destroyed:
@@ -150,8 +155,21 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
   auto anyOf = [](const dnnl::memory::dims &d) {
     return dnnl::memory::desc(d, dt::f32, tag::any);
   };
-  dnnl::memory::desc userSrc = nchw(src, part.srcC),
-                     userDst = nchw(dst, part.dstF),
+  // The blocked layout (ConvArgs::blockedX / blockedY): a part's channels
+  // are whole blocks of the full tensor (split()), dense at a batch of one,
+  // else with the full tensor's image stride.
+  const int64_t block = convChannelBlock();
+  auto blocked = [&](const dnnl::memory::dims &d, int64_t fullC) {
+    dnnl::memory::desc md(d, dt::f32,
+                          block == 16 ? tag::nChw16c : tag::nChw8c);
+    if (d[0] > 1)
+      md.data.format_desc.blocking.strides[0] = fullC * d[2] * d[3];
+    return md;
+  };
+  dnnl::memory::desc userSrc = a.blockedX ? blocked(src, part.srcC)
+                                          : nchw(src, part.srcC),
+                     userDst = a.blockedY ? blocked(dst, part.dstF)
+                                          : nchw(dst, part.dstF),
                      userW = dnnl::memory::desc(
                          weights, dt::f32, grouped ? tag::goihw : tag::oihw);
   dnnl::engine &e = cpuEngine();
@@ -169,9 +187,12 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     // they are. Constant weights are re-laid once (constantWeights()): the
     // blocked kernels then win there too (ResNet-18's 7x7 stage: 12.7 ->
     // 9.7 ms of part time, docs/benchmarks.md).
+    // Blocked tensors go to the blocked kernels: NCHW would cost two
+    // re-layouts.
     const bool plain =
-        pointwise ||
-        (!a.constWeights && a.batch * a.outH * a.outW < kPlainBelowPixels);
+        !a.blockedX && !a.blockedY &&
+        (pointwise ||
+         (!a.constWeights && a.batch * a.outH * a.outW < kPlainBelowPixels));
     // The epilogue (conv_dnnl.h):
     //  - scale multiplies the weights on their way to the primitive's layout
     //    (a per-filter output scale of the weights' re-layout, which the
@@ -179,7 +200,8 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     //    convolution's bias (computed per call, run());
     //  - relu / clip is an eltwise post-op;
     //  - the sum is added by the result's re-layout back to NCHW (a reorder
-    //    with a sum post-op).
+    //    with a sum post-op), or, on a blocked y (which the primitive
+    //    writes as it is), by a sum post-op after the activation.
     // On NCHW (oneDNN's GEMM convolution, weights read as they are),
     // conv_epilogue.h's loop does the epilogue after the primitive, on a
     // dense result of its own when it must add the sum: with any attribute
@@ -190,17 +212,32 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     p->loopEpilogue = plain && a.hasEpilogue();
     p->scaleWeights = a.hasScale && !p->loopEpilogue;
     p->fuseBias = !p->loopEpilogue && (a.hasScale || a.hasShift);
-    if (a.act && !p->loopEpilogue) {
+    // (oneDNN 2.6's AVX2 kernels take a sum after an eltwise post-op on
+    // their reference path only: with an activation, the sum is the
+    // re-layout's, as on NCHW.)
+    const bool sumPostOp = a.sum && a.blockedY && (!a.act || a.actAfterSum);
+    // An activation after a sum that the re-layout back adds follows it.
+    p->actAfterRelayout =
+        a.act && a.sum && a.actAfterSum && !sumPostOp && !p->loopEpilogue;
+    const bool eltwise = a.act && !p->loopEpilogue && !p->actAfterRelayout;
+    if (eltwise || sumPostOp) {
       dnnl::post_ops ops;
-      if (a.act == 1)
+      if (sumPostOp && a.actAfterSum)
+        ops.append_sum(1.f);
+      if (eltwise && a.act == 1)
         ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-      else
+      else if (eltwise)
         ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, a.actLo,
                            a.actHi);
+      if (sumPostOp && !a.actAfterSum)
+        ops.append_sum(1.f);
       attr.set_post_ops(ops);
     }
     dnnl::memory::desc srcMd = plain ? userSrc : anyOf(src),
-                       dstMd = !plain ? anyOf(dst)
+                       dstMd = a.blockedY
+                                   ? (a.sum && !sumPostOp ? blocked(dst, dst[1])
+                                                          : userDst)
+                               : !plain ? anyOf(dst)
                                : a.sum
                                    ? dnnl::memory::desc(dst, dt::f32, tag::nchw)
                                    : userDst;
@@ -266,11 +303,16 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
   p->reR = p->primR != p->userR;
   // A sum goes in the re-layout back or the epilogue loop: the result then
   // needs a buffer of its own (dense NCHW for the loop).
-  if (pass == Pass::Forward && part.a.sum && !p->reR) {
+  const bool sumPostOp = pass == Pass::Forward && a.sum && a.blockedY &&
+                         (!a.act || a.actAfterSum);
+  if (pass == Pass::Forward && a.sum && !sumPostOp && !p->reR) {
     p->reR = true;
     p->primR = dnnl::memory::desc(
         {a.batch, a.filters, a.outH, a.outW}, dnnl::memory::data_type::f32,
-        dnnl::memory::format_tag::nchw);
+        a.blockedY ? (convChannelBlock() == 16
+                          ? dnnl::memory::format_tag::nChw16c
+                          : dnnl::memory::format_tag::nChw8c)
+                   : dnnl::memory::format_tag::nchw);
   }
   if (p->reA)
     p->toA = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->userA, e, p->primA));
@@ -555,16 +597,22 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
   if (p.reR && !p.loopEpilogue)
     p.fromR.execute(s, b->R, b->userR);
   s.wait();
+  const ConvArgs &a = p.a;
+  const int64_t plane = a.outH * a.outW;
   if (p.loopEpilogue) {
     // On the part's own filters (scale / shift start at its first one).
     const float *r = p.reR ? static_cast<const float *>(b->R.get_data_handle())
                            : out;
-    const ConvArgs &a = p.a;
-    const int64_t plane = a.outH * a.outW;
     convEpilogueRows(r, p.reR ? a.filters * plane : p.yImage, out, p.yImage,
                      a.filters, plane, 0, a.batch * a.filters, scale, shift,
-                     a.sum, a.act, a.actLo, a.actHi);
+                     a.sum, a.actAfterSum ? 0 : a.act, a.actLo, a.actHi);
   }
+  if ((p.loopEpilogue && a.actAfterSum) || p.actAfterRelayout)
+    // In place over the part's output: an image's part is contiguous in
+    // the blocked layout as in NCHW (filters x plane elements).
+    convEpilogueRows(out, p.yImage, out, p.yImage, a.filters, plane, 0,
+                     a.batch * a.filters, nullptr, nullptr, false, a.act,
+                     a.actLo, a.actHi);
 }
 
 /// Splits `a` into at most `threads` parts (see the file comment).
@@ -597,7 +645,13 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
       parts.push_back(p);
     });
   } else if (a.groups > 1) {
-    ranges(a.groups, 1, [&](int64_t lo, int64_t hi) {
+    // Blocked tensors: whole channel blocks of x and y a part.
+    int64_t unit = 1;
+    if (a.blockedX || a.blockedY) {
+      const int64_t b = convChannelBlock();
+      unit = std::lcm(b / std::gcd(cg, b), b / std::gcd(fg, b));
+    }
+    ranges(a.groups, unit, [&](int64_t lo, int64_t hi) {
       Part p = whole;
       p.a.groups = hi - lo;
       p.a.channels = (hi - lo) * cg;
@@ -612,7 +666,9 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
     // Whole 16-channel blocks; 8-channel ones (AVX2's block) when there are
     // too few 16-blocks for the threads (MobileNet-v2's 16-filter 1x1 layer
     // at 112x112 ran on one thread).
-    const int64_t unit = a.filters >= 16 * threads ? 16 : 8;
+    const int64_t unit =
+        std::max(a.filters >= 16 * threads ? 16 : 8,
+                 a.blockedY ? int(convChannelBlock()) : 0);
     ranges(a.filters, unit, [&](int64_t lo, int64_t hi) {
       Part p = whole;
       p.a.filters = hi - lo;

@@ -22,13 +22,20 @@ struct ConvArgs {
   //   y = act((conv(x, w) + bias) * scale + shift) [+ y's previous contents]
   // with per-filter scale / shift, act 0 (none), 1 (relu) or 2 (clip to
   // [actLo, actHi]); `sum` adds what y held before the call.
-  bool hasScale = false, hasShift = false, sum = false;
+  // With actAfterSum (kernels.h's flag 128) the activation follows the sum:
+  //   y = act((conv(x, w) + bias) * scale + shift + y).
+  bool hasScale = false, hasShift = false, sum = false, actAfterSum = false;
   int act = 0;
   float actLo = 0, actHi = 0;
   // The weights hold the same values at the same address on every call
   // (mx.Convolution_fused's `constant_weights`): their re-laid (and scaled)
   // copy is kept from one call to the next (forward only).
   bool constWeights = false;
+  // x / y (and the sum y holds) in the blocked channel layout of
+  // conv_epilogue.h's convChannelBlock() (kernels.h's flags 32 / 64), the
+  // layout oneDNN's direct kernels compute on: no re-layout for them
+  // (forward only).
+  bool blockedX = false, blockedY = false;
   bool hasEpilogue() const { return hasScale || hasShift || sum || act; }
 };
 

@@ -57,3 +57,38 @@ void convEpilogueRows(const float *r, int64_t rImage, float *y, int64_t yImage,
 }
 
 } // namespace mxc::kernels
+
+int64_t mxc::kernels::convChannelBlock() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const int64_t block = __builtin_cpu_supports("avx512f") ? 16 : 8;
+  return block;
+#else
+  return 8;
+#endif
+}
+
+void mxc::kernels::blockedFromNchw(const float *nchw, float *blocked,
+                                   int64_t batch, int64_t channels,
+                                   int64_t plane, int64_t block) {
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *src = nchw + (n * channels + c) * plane;
+      float *dst = blocked + (n * channels + c / block * block) * plane +
+                   c % block;
+      for (int64_t p = 0; p < plane; ++p)
+        dst[p * block] = src[p];
+    }
+}
+
+void mxc::kernels::nchwFromBlocked(const float *blocked, float *nchw,
+                                   int64_t batch, int64_t channels,
+                                   int64_t plane, int64_t block) {
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *src = blocked + (n * channels + c / block * block) * plane +
+                         c % block;
+      float *dst = nchw + (n * channels + c) * plane;
+      for (int64_t p = 0; p < plane; ++p)
+        dst[p] = src[p * block];
+    }
+}

@@ -229,6 +229,38 @@ MXC_KERNEL_EXPORT void mxc_kernel_release_constant_weights(void) {
 #endif
 }
 
+namespace {
+/// mxc_kernel_conv_fused_f32 where oneDNN does not run it, on NCHW tensors.
+void convFusedNchw(const float *xp, const float *wp, const float *bp,
+                   const float *sp, const float *tp, float *yp, int64_t batch,
+                   int64_t channels, int64_t filters, int64_t groups,
+                   bool hasBias, const ConvGeometry &g, bool sum, int act,
+                   float lo, float hi) {
+  const int64_t P = g.outH * g.outW;
+  if (isDepthwise(channels, filters, groups, g)) {
+    // The direct kernel applies the epilogue row by row.
+    mxc::kernels::DepthwiseArgs d = depthwiseArgs(batch, channels, g);
+    d.bias = hasBias ? bp : nullptr, d.scale = sp, d.shift = tp;
+    d.sum = sum, d.act = act, d.actLo = lo, d.actHi = hi;
+    mxc::kernels::depthwiseConv(xp, wp, yp, d);
+    return;
+  }
+  // With a sum, y holds the addend: the convolution goes to a scratch.
+  thread_local std::vector<float> tmp;
+  float *r = yp;
+  if (sum) {
+    tmp.resize(size_t(batch * filters * P));
+    r = tmp.data();
+  }
+  conv<float>(xp, wp, bp, r, batch, channels, filters, groups, hasBias, g);
+  convEpilogue(r, yp, sp, tp, batch, filters, P, sum, act, lo, hi);
+}
+} // namespace
+
+MXC_KERNEL_EXPORT int64_t mxc_kernel_conv_channel_block(void) {
+  return mxc::kernels::convChannelBlock();
+}
+
 MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(const float, w),
     MXC_KERNEL_BUFFER(const float, bias), MXC_KERNEL_BUFFER(const float, scale),
@@ -239,7 +271,9 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     int64_t pad_w, int64_t dilate_h, int64_t dilate_w, int64_t flags,
     int64_t act, int64_t act_lo_bits, int64_t act_hi_bits) {
   const bool hasBias = flags & 1, hasScale = flags & 2, hasShift = flags & 4,
-             sum = flags & 8, constWeights = flags & 16;
+             sum = flags & 8, constWeights = flags & 16,
+             blockedX = flags & 32, blockedY = flags & 64,
+             actAfterSum = sum && (flags & 128);
   const float lo = float(mxc::kernels::paramFromBits(act_lo_bits)),
               hi = float(mxc::kernels::paramFromBits(act_hi_bits));
   const float *xp = x + x_offset, *wp = w + w_offset, *bp = bias + bias_offset;
@@ -249,6 +283,14 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
   const int64_t P = out_h * out_w;
   if (batch == 0 || filters == 0 || P == 0)
     return;
+  const int64_t block = mxc::kernels::convChannelBlock();
+  if ((blockedX && channels % block) || (blockedY && filters % block)) {
+    mxc::runtime::reportKernelError(
+        "Convolution: a blocked tensor's channels (" +
+        std::to_string(blockedX ? channels : filters) +
+        ") are not a multiple of the channel block " + std::to_string(block));
+    return;
+  }
   const ConvGeometry g{1,     in_h,     in_w,     1,     k_h,   k_w,
                        1,     out_h,    out_w,    1,     stride_h,
                        stride_w, 0,     pad_h,    pad_w, 1,     dilate_h,
@@ -262,26 +304,33 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     a.hasScale = hasScale, a.hasShift = hasShift, a.sum = sum;
     a.act = int(act), a.actLo = lo, a.actHi = hi;
     a.constWeights = constWeights;
+    a.blockedX = blockedX, a.blockedY = blockedY;
+    a.actAfterSum = actAfterSum;
     if (channels > 0 && mxc::kernels::convDnnl(xp, wp, bp, yp, a, sp, tp))
       return;
 #endif
-    if (isDepthwise(channels, filters, groups, g)) {
-      // The direct kernel applies the epilogue row by row.
-      mxc::kernels::DepthwiseArgs d = depthwiseArgs(batch, channels, g);
-      d.bias = hasBias ? bp : nullptr, d.scale = sp, d.shift = tp;
-      d.sum = sum, d.act = int(act), d.actLo = lo, d.actHi = hi;
-      mxc::kernels::depthwiseConv(xp, wp, yp, d);
-      return;
+    // Blocked tensors: converted to and from NCHW around the NCHW paths.
+    thread_local std::vector<float> xNchw, yNchw;
+    if (blockedX) {
+      xNchw.resize(size_t(batch * channels * in_h * in_w));
+      mxc::kernels::nchwFromBlocked(xp, xNchw.data(), batch, channels,
+                                    in_h * in_w, block);
+      xp = xNchw.data();
     }
-    // With a sum, y holds the addend: the convolution goes to a scratch.
-    thread_local std::vector<float> tmp;
-    float *r = yp;
-    if (sum) {
-      tmp.resize(size_t(batch * filters * P));
-      r = tmp.data();
+    float *yt = yp;
+    if (blockedY) {
+      yNchw.resize(size_t(batch * filters * P));
+      yt = yNchw.data();
+      if (sum)
+        mxc::kernels::nchwFromBlocked(yp, yt, batch, filters, P, block);
     }
-    conv<float>(xp, wp, bp, r, batch, channels, filters, groups, hasBias, g);
-    convEpilogue(r, yp, sp, tp, batch, filters, P, sum, int(act), lo, hi);
+    convFusedNchw(xp, wp, bp, sp, tp, yt, batch, channels, filters, groups,
+                  hasBias, g, sum, actAfterSum ? 0 : int(act), lo, hi);
+    if (actAfterSum && act)
+      convEpilogue(yt, yt, nullptr, nullptr, batch, filters, P, false,
+                   int(act), lo, hi);
+    if (blockedY)
+      mxc::kernels::blockedFromNchw(yt, yp, batch, filters, P, block);
   } catch (const std::bad_alloc &) {
     mxc::runtime::reportKernelError(
         "Convolution: cannot allocate its scratch memory");

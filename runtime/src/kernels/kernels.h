@@ -85,11 +85,18 @@ MXC_DECLARE_GEMM_KERNELS(double, f64)
    (y's contents before the call are added: the destination is read), 16
    constant weights (the same values at the same address on every call: a
    re-laid copy is kept across calls; mxc_kernel_release_constant_weights
-   drops the copies); an absent operand's buffer is not read. `act`: 0 none, 1 relu, 2 clip to
+   drops the copies), 32 x and 64 y (with its sum) in the blocked channel
+   layout (mxc_kernel_conv_channel_block() channels innermost: oneDNN's
+   nChw8c / nChw16c; the channels a multiple of the block) instead of NCHW,
+   as the compiler's mx-propagate-conv-layout marks tensors that only pass
+   between fused convolutions; 128 the activation after the sum
+   (y = act((conv(x, w) + bias) * scale + shift + y)); an absent operand's
+   buffer is not read. `act`: 0 none, 1 relu, 2 clip to
    [lo, hi], given as the IEEE-754 bits of doubles. Geometry as
    mxc_kernel_conv's, without depth. On oneDNN the epilogue runs as the
    convolution's post-ops (conv_dnnl.cc). */
 MXC_KERNEL_EXPORT void mxc_kernel_release_constant_weights(void);
+MXC_KERNEL_EXPORT int64_t mxc_kernel_conv_channel_block(void);
 MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(const float, w),
     MXC_KERNEL_BUFFER(const float, bias), MXC_KERNEL_BUFFER(const float, scale),

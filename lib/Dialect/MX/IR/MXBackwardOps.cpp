@@ -215,5 +215,7 @@ LogicalResult ConvolutionFusedOp::verify() {
   if (act != "" && act != "relu" && act != "clip")
     return emitOpError() << "act must be \"\", \"relu\" or \"clip\", got \""
                          << act << "\"";
+  if (getActAfterSum() && (!getSum() || act.empty()))
+    return emitOpError() << "act_after_sum needs a sum and an act";
   return success();
 }

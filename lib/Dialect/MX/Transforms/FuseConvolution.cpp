@@ -52,7 +52,30 @@ struct Epilogue {
   double actMin = 0, actMax = 0;
   Operation *add = nullptr;
   Value sum;
+  bool actAfterSum = false; // act follows the add
 };
+
+/// `user` as an activation mx.Convolution_fused applies to `cur`: fills
+/// e.act / actKind / actMin / actMax and returns true.
+bool matchActivation(Operation *user, Value cur, Epilogue &e) {
+  if (!user || user->getNumResults() != 1 ||
+      user->getResult(0).getType() != cur.getType())
+    return false;
+  if (auto a = dyn_cast<mx::ActivationOp>(user)) {
+    if (a.getActType() == "relu" && a.getData() == cur)
+      e.act = a, e.actKind = "relu";
+  } else if (auto r = dyn_cast<mx::ReluOp>(user)) {
+    if (r.getData() == cur)
+      e.act = r, e.actKind = "relu";
+  } else if (auto c = dyn_cast<mx::ClipOp>(user)) {
+    if (c.getData() == cur) {
+      e.act = c, e.actKind = "clip";
+      e.actMin = c.getAMin().convertToDouble();
+      e.actMax = c.getAMax().convertToDouble();
+    }
+  }
+  return e.act != nullptr;
+}
 
 Epilogue match(mx::ConvolutionOp conv) {
   Epilogue e;
@@ -73,25 +96,8 @@ Epilogue match(mx::ConvolutionOp conv) {
     }
   }
   Operation *user = onlyUser(cur, block);
-  if (auto a = dyn_cast_or_null<mx::ActivationOp>(user)) {
-    if (a.getActType() == "relu" && a.getData() == cur)
-      e.act = a, e.actKind = "relu";
-  } else if (auto r = dyn_cast_or_null<mx::ReluOp>(user)) {
-    if (r.getData() == cur)
-      e.act = r, e.actKind = "relu";
-  } else if (auto c = dyn_cast_or_null<mx::ClipOp>(user)) {
-    if (c.getData() == cur) {
-      e.act = c, e.actKind = "clip";
-      e.actMin = c.getAMin().convertToDouble();
-      e.actMax = c.getAMax().convertToDouble();
-    }
-  }
-  if (e.act) {
-    if (e.act->getResult(0).getType() != type)
-      e.act = nullptr;
-    else
-      cur = e.act->getResult(0);
-  }
+  if (matchActivation(user, cur, e))
+    cur = e.act->getResult(0);
   user = onlyUser(cur, block);
   if (user && isa<mx::ElemwiseAddOp, mx::BroadcastAddOp>(user) &&
       user->getResult(0).getType() == type) {
@@ -100,6 +106,11 @@ Epilogue match(mx::ConvolutionOp conv) {
     if (other != cur && other.getType() == type) {
       e.add = user;
       e.sum = other;
+      // BatchNorm -> add -> relu (a ResNet block's end): the activation
+      // after the sum.
+      if (!e.act && matchActivation(onlyUser(user->getResult(0), block),
+                                    user->getResult(0), e))
+        e.actAfterSum = true;
     }
   }
   return e;
@@ -143,12 +154,18 @@ struct FuseConvolution
     Epilogue e = match(conv);
     if (!e.bn && !e.act && !e.add)
       return;
-    Operation *last = e.add ? e.add : e.act ? e.act : e.bn.getOperation();
+    Operation *last = e.actAfterSum ? e.act
+                      : e.add       ? e.add
+                      : e.act       ? e.act
+                                    : e.bn.getOperation();
     OpBuilder b(last);
     MLIRContext *ctx = b.getContext();
     // The fused op carries every node's name (steps and errors name them).
     SmallVector<Location> locs{conv.getLoc()};
-    for (Operation *op : {e.bn.getOperation(), e.act, e.add})
+    for (Operation *op : e.actAfterSum ? std::initializer_list<Operation *>{
+                                             e.bn.getOperation(), e.add, e.act}
+                                       : std::initializer_list<Operation *>{
+                                             e.bn.getOperation(), e.act, e.add})
       if (op)
         locs.push_back(op->getLoc());
     Location loc = FusedLoc::get(ctx, locs);
@@ -182,9 +199,14 @@ struct FuseConvolution
         conv.getNumGroupAttr(), b.getStringAttr(e.act ? e.actKind : ""),
         b.getF64FloatAttr(e.actMin), b.getF64FloatAttr(e.actMax),
         constantParams && isParamArgument(conv.getWeight()) ? b.getUnitAttr()
-                                                            : UnitAttr());
+                                                            : UnitAttr(),
+        e.actAfterSum ? b.getUnitAttr() : UnitAttr(), UnitAttr(), UnitAttr());
     last->getResult(0).replaceAllUsesWith(fused.getOutput());
-    for (Operation *op : {e.add, e.act, e.bn.getOperation()})
+    for (Operation *op : e.actAfterSum
+                             ? std::initializer_list<Operation *>{e.act, e.add,
+                                                                  e.bn.getOperation()}
+                             : std::initializer_list<Operation *>{e.add, e.act,
+                                                                  e.bn.getOperation()})
       if (op)
         op->erase();
     conv->erase();

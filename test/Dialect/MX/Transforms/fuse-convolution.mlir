@@ -97,3 +97,29 @@ func.func @constant_weights(%x: tensor<1x8x8x8xf32> {mx.kind = "data"}, %w: tens
   %r2 = mx.relu %c2 : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %r2 : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// BatchNorm -> add -> relu (a ResNet block's end): the activation after the
+// sum (act_after_sum, flag 128 of the kernel call). With an activation
+// before the add, the one after it stays an op of its own.
+// CHECK-LABEL: func.func @conv_bn_add_relu
+// CHECK: %[[F:.*]] = mx.Convolution_fused %arg0, %arg1 scale %{{.*}} shift %{{.*}} sum %arg6 {act = "relu", act_after_sum, kernel = array<i64: 1, 1>, num_filter = 8 : i64}
+// CHECK-NOT: mx.Activation
+// CHECK: %[[G:.*]] = mx.Convolution_fused %[[F]], %arg1 scale %{{.*}} shift %{{.*}} sum %[[F]] {act = "relu", kernel = array<i64: 1, 1>, num_filter = 8 : i64}
+// CHECK: %[[R:.*]] = mx.relu %[[G]]
+// CHECK: return %[[R]]
+// LOWER-LABEL: func.func @conv_bn_add_relu
+// LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) args [1, 8, 8, 1, 4, 4, 1, 1, 4, 4, 1, 1, 0, 0, 1, 1, 142, 1, 0, 0] {accumulate}
+func.func @conv_bn_add_relu(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>, %g: tensor<8xf32>, %be: tensor<8xf32>, %mm: tensor<8xf32>, %mv: tensor<8xf32>, %res: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %c = mx.Convolution %x, %w {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %o, %m, %v = mx.BatchNorm %c, %g, %be, %mm, %mv {use_global_stats = true} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>)
+  %a = mx.elemwise_add %o, %res : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = mx.Activation %a {act_type = "relu"} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %c2 = mx.Convolution %r, %w {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %o2, %m2, %v2 = mx.BatchNorm %c2, %g, %be, %mm, %mv {use_global_stats = true} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>)
+  %r2 = mx.relu %o2 : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %a2 = mx.elemwise_add %r2, %r : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r3 = mx.relu %a2 : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %r3 : tensor<1x8x4x4xf32>
+}

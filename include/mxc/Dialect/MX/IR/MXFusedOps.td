@@ -74,6 +74,9 @@ def MX_ConvolutionFusedOp
 
       `output = act((Convolution(data, weight) + bias) * scale + shift) + sum`
 
+    or, with `act_after_sum` (a ResNet block's BatchNorm -> add -> relu),
+    `output = act((Convolution(data, weight) + bias) * scale + shift + sum)`.
+
     `scale` and `shift` are per-filter vectors (a BatchNorm's
     `gamma / sqrt(moving_var + eps)` and `beta - moving_mean * scale`),
     `act` is "" (none), "relu" or "clip" (to [`act_min`, `act_max`]), and
@@ -88,6 +91,14 @@ def MX_ConvolutionFusedOp
     every run of the compiled function (`mxc run`, an AOT model): the
     kernel may then keep its re-laid (and scaled) copy of the weights from
     one run to the next instead of re-laying them on every call.
+
+    `blocked_data` / `blocked_output` (set by mx-propagate-conv-layout)
+    say that `data` / `output` (and `sum`, which is accumulated in the
+    output's buffer) are held in the runtime's blocked channel layout
+    (oneDNN's nChw8c / nChw16c: the block of channels innermost) instead of
+    NCHW. The tensor type does not change (a blocked tensor takes the bytes
+    of its NCHW form: its channels are a multiple of 16); only fused
+    convolutions read or write such a value.
 
     Example (conv -> BatchNorm -> relu6):
 
@@ -112,7 +123,10 @@ def MX_ConvolutionFusedOp
     DefaultValuedAttr<StrAttr, "\"\"">:$act,
     DefaultValuedAttr<F64Attr, "0.0">:$act_min,
     DefaultValuedAttr<F64Attr, "0.0">:$act_max,
-    UnitAttr:$constant_weights
+    UnitAttr:$constant_weights,
+    UnitAttr:$act_after_sum,
+    UnitAttr:$blocked_data,
+    UnitAttr:$blocked_output
   );
   let results = (outs MX_FloatTensor:$output);
   let assemblyFormat = [{

@@ -259,6 +259,8 @@ def MXFuseConvolutionPass : Pass<"mx-fuse-convolution", "mlir::ModuleOp"> {
          unused (inference form: it normalises with the moving statistics),
       2. `Activation(relu)`, `relu` or `clip`,
       3. an `elemwise_add` / `broadcast_add` of a tensor of the same type,
+      4. after an add with no activation before it, `Activation(relu)`,
+         `relu` or `clip` (`act_after_sum`: a ResNet block's end),
 
     becomes one `mx.Convolution_fused` (at least one of them must be there).
     The BatchNorm turns into the per-filter `scale = gamma / sqrt(moving_var
@@ -300,6 +302,47 @@ def MXFuseConvolutionPass : Pass<"mx-fuse-convolution", "mlir::ModuleOp"> {
            "run (mxc run, AOT models): mark fused convolutions whose weight is "
            "such an argument `constant_weights`">,
   ];
+}
+
+def MXPropagateConvLayoutPass
+    : Pass<"mx-propagate-conv-layout", "mlir::ModuleOp"> {
+  let summary = "Keep tensors that pass only between fused convolutions in the runtime's blocked channel layout";
+  let description = [{
+    oneDNN's direct convolutions compute on a blocked channel layout
+    (nChw8c on AVX2, nChw16c on AVX-512: images of channel blocks, each
+    block (H, W, 8 or 16) with its channels innermost). A convolution kernel
+    called on NCHW re-lays its input into that layout and its output back on
+    every call; between two convolutions both re-layouts are wasted. This
+    pass (after mx-fuse-convolution) finds the values that only fused
+    convolutions touch and marks the ops that write and read them
+    (`blocked_output`, `blocked_data`): a value is blocked when it is
+
+      1. the output of an `mx.Convolution_fused`, a static 4-D f32 tensor
+         with a multiple of 16 channels (so that it takes the bytes of its
+         NCHW form whichever block the runtime picks),
+      2. not a function result, and used only as the `data` or `sum` of
+         `mx.Convolution_fused` ops,
+      3. used as a `sum` only by ops whose own output is blocked, and the
+         output of an op with a `sum` is blocked only when its sum is (the
+         sum is accumulated in the output's buffer, so the two share a
+         layout).
+
+    Rule 3 is applied until nothing changes. Re-layouts then happen only at
+    the edges of convolution chains (inside the kernels of the first and
+    last). The tensor types do not change: the layout is a contract between
+    the ops' kernels (runtime/src/kernels/kernels.h, flags 32 / 64), which
+    convert from and to NCHW where oneDNN does not run them.
+
+    Before / after (`%a` feeds only the second convolution):
+
+    ```mlir
+    %a = mx.Convolution_fused %x, %w1 scale %s1 {act = "relu", kernel = array<i64: 1, 1>, num_filter = 32 : i64} : (...) -> tensor<1x32x8x8xf32>
+    %b = mx.Convolution_fused %a, %w2 scale %s2 {kernel = array<i64: 3, 3>, num_filter = 16 : i64, pad = array<i64: 1, 1>} : (...) -> tensor<1x16x8x8xf32>
+
+    %a = mx.Convolution_fused %x, %w1 scale %s1 {act = "relu", blocked_output, kernel = array<i64: 1, 1>, num_filter = 32 : i64} : (...) -> tensor<1x32x8x8xf32>
+    %b = mx.Convolution_fused %a, %w2 scale %s2 {blocked_data, kernel = array<i64: 3, 3>, num_filter = 16 : i64, pad = array<i64: 1, 1>} : (...) -> tensor<1x16x8x8xf32>
+    ```
+  }];
 }
 
 #endif // MXC_DIALECT_MX_TRANSFORMS_PASSES_TD
