@@ -152,12 +152,16 @@ struct FuseConvolution
         !isStaticF32(conv.getOutput().getType()))
       return;
     Epilogue e = match(conv);
-    if (!e.bn && !e.act && !e.add)
+    // A convolution alone becomes a fused op only for its kept weights
+    // (ResNet-v2's projection shortcuts re-laid 2-8 MB of weights a call).
+    const bool keepWeights = constantParams && isParamArgument(conv.getWeight());
+    if (!e.bn && !e.act && !e.add && !keepWeights)
       return;
     Operation *last = e.actAfterSum ? e.act
                       : e.add       ? e.add
                       : e.act       ? e.act
-                                    : e.bn.getOperation();
+                      : e.bn        ? e.bn.getOperation()
+                                    : conv.getOperation();
     OpBuilder b(last);
     MLIRContext *ctx = b.getContext();
     // The fused op carries every node's name (steps and errors name them).
@@ -198,8 +202,7 @@ struct FuseConvolution
         conv.getDilateAttr(), conv.getPadAttr(), conv.getNumFilterAttr(),
         conv.getNumGroupAttr(), b.getStringAttr(e.act ? e.actKind : ""),
         b.getF64FloatAttr(e.actMin), b.getF64FloatAttr(e.actMax),
-        constantParams && isParamArgument(conv.getWeight()) ? b.getUnitAttr()
-                                                            : UnitAttr(),
+        keepWeights ? b.getUnitAttr() : UnitAttr(),
         e.actAfterSum ? b.getUnitAttr() : UnitAttr(), UnitAttr(), UnitAttr());
     last->getResult(0).replaceAllUsesWith(fused.getOutput());
     for (Operation *op : e.actAfterSum

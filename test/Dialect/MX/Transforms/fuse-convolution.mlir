@@ -123,3 +123,23 @@ func.func @conv_bn_add_relu(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>, %g
   %r3 = mx.relu %a2 : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return %r3 : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// A convolution with nothing to fold: with constant-params and a param
+// weight it becomes a fused op for its kept weights (flags 16); its
+// computed-weight twin, and both without the option, stay Convolutions.
+// CONST-LABEL: func.func @bare_convolution
+// CONST: %[[A:.*]] = mx.Convolution_fused %arg0, %arg1 {constant_weights, kernel = array<i64: 1, 1>, num_filter = 8 : i64, stride = array<i64: 2, 2>}
+// CONST: mx.Convolution %[[A]], %{{.*}} {
+// CONST-LOWER-LABEL: func.func @bare_convolution
+// CONST-LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) args [1, 8, 8, 1, 8, 8, 1, 1, 4, 4, 2, 2, 0, 0, 1, 1, 16, 0, 0, 0]
+// CHECK-LABEL: func.func @bare_convolution
+// CHECK-NOT: Convolution_fused
+// CHECK: return
+func.func @bare_convolution(%x: tensor<1x8x8x8xf32> {mx.kind = "data"}, %w: tensor<8x8x1x1xf32> {mx.kind = "param"}) -> tensor<1x8x4x4xf32> {
+  %c = mx.Convolution %x, %w {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64, stride = array<i64: 2, 2>} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %w2 = mx.exp %w : (tensor<8x8x1x1xf32>) -> tensor<8x8x1x1xf32>
+  %c2 = mx.Convolution %c, %w2 {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %c2 : tensor<1x8x4x4xf32>
+}

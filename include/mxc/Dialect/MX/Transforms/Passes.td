@@ -262,7 +262,8 @@ def MXFuseConvolutionPass : Pass<"mx-fuse-convolution", "mlir::ModuleOp"> {
       4. after an add with no activation before it, `Activation(relu)`,
          `relu` or `clip` (`act_after_sum`: a ResNet block's end),
 
-    becomes one `mx.Convolution_fused` (at least one of them must be there).
+    becomes one `mx.Convolution_fused` (at least one of them must be there,
+    except with `constant-params`, below).
     The BatchNorm turns into the per-filter `scale = gamma / sqrt(moving_var
     + eps)` (`1 / sqrt(...)` with `fix_gamma`) and `shift = beta -
     moving_mean * scale`, computed by ordinary `mx` ops on the parameters
@@ -294,7 +295,9 @@ def MXFuseConvolutionPass : Pass<"mx-fuse-convolution", "mlir::ModuleOp"> {
     With `constant-params` (the caller promises that the function's
     arguments of kind `param` / `aux` do not change between runs), a fused
     op whose weight is such an argument gets `constant_weights`: its kernel
-    re-lays the weights once and keeps them (docs/runtime.md).
+    re-lays the weights once and keeps them (docs/runtime.md); a convolution
+    with such a weight and none of the ops above becomes a fused op too, for
+    that alone.
   }];
   let options = [
     Option<"constantParams", "constant-params", "bool", /*default=*/"false",
