@@ -9,6 +9,7 @@
 #include "mxc/runtime/engine.h"
 #include "mxc/runtime/threads.h"
 
+#include <cfloat>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -320,6 +321,73 @@ TEST(ConvFusedKernel, BlockedLayouts) {
                 << ", " << c.channels << "->" << c.filters << " groups " << c.groups
                 << " batch " << c.batch << " at " << i;
         }
+    }
+  }
+  mxc::runtime::setKernelThreads(2);
+}
+
+// mxc_kernel_pooling_f32 against a direct NCHW loop with MXNet's semantics
+// (clipped windows, the lowest finite value as max's start, avg's divisor
+// with and without count_include_pad): every combination of blocked and
+// NCHW x / y, max and avg, for valid and full (ceil) conventions, padding,
+// and a global pool, at batches 1 and 2 on 1 and 2 threads.
+TEST(PoolingKernel, BlockedLayouts) {
+  const int64_t B = mxc_kernel_conv_channel_block();
+  auto toBlocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
+                       int64_t plane) {
+    std::vector<float> r(v.size());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        for (int64_t p = 0; p < plane; ++p)
+          r[((i * (c / B) + j / B) * plane + p) * B + j % B] =
+              v[(i * c + j) * plane + p];
+    return r;
+  };
+  struct Case { int64_t batch, channels, h, w, k, stride, pad, outH, outW; };
+  for (int threads : {1, 2}) {
+    mxc::runtime::setKernelThreads(threads);
+    for (const Case &c : {Case{1, 32, 13, 13, 3, 2, 0, 6, 6},   // valid
+                          Case{2, 16, 13, 11, 3, 2, 0, 6, 5},   // full: ceil
+                          Case{1, 48, 9, 9, 3, 1, 1, 9, 9},     // avg 3x3 pad 1
+                          Case{2, 32, 10, 10, 2, 2, 0, 5, 5},
+                          Case{1, 64, 7, 7, 7, 1, 0, 1, 1},     // global
+                          Case{1, 16, 8, 8, 3, 2, 1, 5, 5}}) {  // full + pad
+      const int64_t inPlane = c.h * c.w, outPlane = c.outH * c.outW;
+      auto x = randomVector<float>(c.batch * c.channels * inPlane, 41);
+      for (int64_t flags : {32, 64, 96, 33, 65, 97, 35, 67, 99}) {
+        const bool avg = flags & 1, includePad = flags & 2;
+        std::vector<float> ref(c.batch * c.channels * outPlane);
+        for (int64_t nc = 0; nc < c.batch * c.channels; ++nc)
+          for (int64_t oh = 0; oh < c.outH; ++oh)
+            for (int64_t ow = 0; ow < c.outW; ++ow) {
+              const int64_t hs = oh * c.stride - c.pad, ws = ow * c.stride - c.pad;
+              double acc = avg ? 0.0 : -FLT_MAX;
+              for (int64_t ih = std::max<int64_t>(hs, 0); ih < std::min(hs + c.k, c.h); ++ih)
+                for (int64_t iw = std::max<int64_t>(ws, 0); iw < std::min(ws + c.k, c.w); ++iw) {
+                  const double v = x[nc * inPlane + ih * c.w + iw];
+                  acc = avg ? acc + v : std::max(acc, v);
+                }
+              if (avg) {
+                auto size = [&](int64_t st, int64_t in) {
+                  const int64_t end = std::min(st + c.k, in + c.pad);
+                  return includePad ? end - st
+                                    : std::min(end, in) - std::max<int64_t>(st, 0);
+                };
+                acc /= double(size(hs, c.h) * size(ws, c.w));
+              }
+              ref[nc * outPlane + oh * c.outW + ow] = float(acc);
+            }
+        auto xin = flags & 32 ? toBlocked(x, c.batch, c.channels, inPlane) : x;
+        std::vector<float> y(ref.size(), 7.f);
+        mxc_kernel_pooling_f32(BUF(xin), BUF(y), c.batch, c.channels, c.h, c.w,
+                               c.outH, c.outW, c.k, c.k, c.stride, c.stride, c.pad,
+                               c.pad, flags);
+        auto want = flags & 64 ? toBlocked(ref, c.batch, c.channels, outPlane) : ref;
+        for (size_t i = 0; i < y.size(); ++i)
+          ASSERT_NEAR(y[i], want[i], 1e-5 * (1 + std::abs(want[i])))
+              << "flags " << flags << " threads " << threads << ", " << c.channels
+              << " channels " << c.h << "x" << c.w << " k " << c.k << " at " << i;
+      }
     }
   }
   mxc::runtime::setKernelThreads(2);

@@ -89,6 +89,53 @@ static SmallVector<int64_t> poolSizes(int64_t in, int64_t out, int64_t k,
 
 struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// A Pooling that mx-propagate-conv-layout put between fused convolutions
+  /// (its data or output blocked): the runtime's mxc_kernel_pooling_f32.
+  static LogicalResult lowerToKernel(mx::PoolingOp op, OpAdaptor adaptor,
+                                     ConversionPatternRewriter &rewriter) {
+    auto dataType = cast<RankedTensorType>(adaptor.getData().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!resultType.getElementType().isF32() || dataType.getRank() != 4 ||
+        !useKernelCalls(op, resultType.getElementType()))
+      return unsupported(rewriter, op,
+                         "a blocked-layout Pooling needs float32 2-D data and "
+                         "the runtime's kernels");
+    SmallVector<int64_t> kernel, stride, pad;
+    if (op.getGlobalPool()) {
+      kernel = {dataType.getDimSize(2), dataType.getDimSize(3)};
+      stride = {1, 1};
+      pad = {0, 0};
+    } else {
+      kernel.assign(op.getKernel().begin(), op.getKernel().end());
+      stride = op.getStride().empty() ? SmallVector<int64_t>{1, 1}
+                                      : SmallVector<int64_t>(op.getStride());
+      pad = op.getPad().empty() ? SmallVector<int64_t>{0, 0}
+                                : SmallVector<int64_t>(op.getPad().take_front(2));
+    }
+    int64_t flags = (op.getPoolType() == "avg" ? 1 : 0) |
+                    (op.getCountIncludePad().value_or(true) ? 2 : 0) |
+                    (op->hasAttr(mx::kBlockedDataAttr) ? 32 : 0) |
+                    (op->hasAttr(mx::kBlockedOutputAttr) ? 64 : 0);
+    SmallVector<int64_t> ints{dataType.getDimSize(0),   dataType.getDimSize(1),
+                              dataType.getDimSize(2),   dataType.getDimSize(3),
+                              resultType.getDimSize(2), resultType.getDimSize(3),
+                              kernel[0],                kernel[1],
+                              stride[0],                stride[1],
+                              pad[0],                   pad[1],
+                              flags};
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         resultType.getElementType());
+    Value result = mxc::mxrt::KernelCallOp::create(
+                       rewriter, loc, "mxc_kernel_pooling_f32",
+                       ValueRange{adaptor.getData()}, init, ints,
+                       /*accumulate=*/false)
+                       .getResult();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
   LogicalResult
   matchAndRewrite(mx::PoolingOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -97,6 +144,8 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
     if (mx::isComposite(op)) // channel-last: Normalization.cpp's ConvertComposite
       return unsupported(rewriter, op, "a channel-last layout is lowered by "
                                        "its decomposition");
+    if (op->hasAttr(mx::kBlockedDataAttr) || op->hasAttr(mx::kBlockedOutputAttr))
+      return lowerToKernel(op, adaptor, rewriter);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value data = adaptor.getData();

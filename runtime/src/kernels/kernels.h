@@ -107,6 +107,19 @@ MXC_KERNEL_EXPORT void mxc_kernel_conv_fused_f32(
     int64_t pad_w, int64_t dilate_h, int64_t dilate_w, int64_t flags,
     int64_t act, int64_t act_lo_bits, int64_t act_hi_bits);
 
+/* mx.Pooling between fused convolutions (mx-propagate-conv-layout): 2-D max
+   (flags & 1 == 0) or avg pooling of x (batch, channels, in_h, in_w) into y
+   (batch, channels, out_h, out_w), MXNet's semantics (windows at o * stride
+   - pad, clipped to the input; avg divides as count_include_pad, flag 2,
+   says); x (flag 32) and y (flag 64) in the blocked channel layout of
+   mxc_kernel_conv_fused_f32, else NCHW; the channels a multiple of
+   mxc_kernel_conv_channel_block(). */
+MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
+    MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(float, y),
+    int64_t batch, int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h,
+    int64_t out_w, int64_t k_h, int64_t k_w, int64_t stride_h,
+    int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t flags);
+
 #undef MXC_DECLARE_GEMM_KERNELS
 
 // Gradients of layers (conv_backward.cc, pooling_backward.cc,

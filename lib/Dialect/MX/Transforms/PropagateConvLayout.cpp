@@ -1,15 +1,15 @@
 //===- PropagateConvLayout.cpp - mx-propagate-conv-layout -----------------===//
 //
-// Marks the values that pass only between mx.Convolution_fused ops to be
-// held in the runtime's blocked channel layout. See the pass description in
-// Passes.td.
+// Marks the values that pass only between fused convolutions, poolings and
+// channel concatenations to be held in the runtime's blocked channel
+// layout. See the pass description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace mxc::mx {
 #define GEN_PASS_DEF_MXPROPAGATECONVLAYOUTPASS
@@ -25,60 +25,152 @@ namespace {
 // runtime's blocks, 8 on AVX2 and 16 on AVX-512).
 constexpr int64_t kChannelMultiple = 16;
 
-/// Rules 1 and 2 of the pass description: `op`'s output may be blocked as
-/// far as its type and its users go.
-bool mayBlock(mx::ConvolutionFusedOp op) {
-  auto t = dyn_cast<RankedTensorType>(op.getOutput().getType());
-  if (!t || !t.hasStaticShape() || t.getRank() != 4 ||
-      !t.getElementType().isF32() || t.getDimSize(1) % kChannelMultiple)
-    return false;
-  Value out = op.getOutput();
-  if (out.use_empty())
-    return false;
-  for (OpOperand &use : out.getUses()) {
-    auto user = dyn_cast<mx::ConvolutionFusedOp>(use.getOwner());
-    if (!user)
-      return false; // another op, or the function's return
-    // The data is operand 0; the sum, when there is one, the last.
-    unsigned n = use.getOperandNumber();
-    bool isSum = user.getSum() && n == user->getNumOperands() - 1;
-    if (n != 0 && !isSum)
-      return false; // a weight, bias, scale or shift
-  }
-  return true;
+bool blockableType(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.hasStaticShape() && t.getRank() == 4 &&
+         t.getElementType().isF32() && t.getDimSize(1) % kChannelMultiple == 0;
 }
+
+/// A Pooling the runtime's mxc_kernel_pooling_f32 computes exactly: 2-D
+/// NCHW f32 max or avg pooling (any convention: the op's type has the
+/// output extents, and the kernel clips windows as MXNet).
+bool isBlockablePooling(mx::PoolingOp op) {
+  StringRef layout = op.getLayout().value_or("");
+  if (mx::isComposite(op) || (!layout.empty() && layout != "NCHW"))
+    return false;
+  if (op.getPoolType() != "max" && op.getPoolType() != "avg")
+    return false;
+  if (!op.getGlobalPool() && op.getKernel().size() != 2)
+    return false;
+  auto in = dyn_cast<RankedTensorType>(op.getData().getType());
+  return in && in.hasStaticShape() && in.getRank() == 4 &&
+         in.getElementType().isF32() && blockableType(op.getOutput().getType());
+}
+
+/// A Concat along the channels, which is the same copy in both layouts when
+/// every part's channels are whole blocks (an image's part is one
+/// contiguous range either way).
+bool isBlockableConcat(mx::ConcatOp op) {
+  int64_t dim = static_cast<int64_t>(op.getDim());
+  if (dim != 1 && dim != -3)
+    return false;
+  if (!blockableType(op.getOutput().getType()))
+    return false;
+  return llvm::all_of(op.getData(),
+                      [](Value v) { return blockableType(v.getType()); });
+}
+
+/// Whether `use` reads its value where a blocked layout may be given.
+bool readsBlocked(OpOperand &use) {
+  Operation *user = use.getOwner();
+  unsigned n = use.getOperandNumber();
+  if (auto conv = dyn_cast<mx::ConvolutionFusedOp>(user))
+    // The data is operand 0; the sum, when there is one, the last.
+    return n == 0 || (conv.getSum() && n == user->getNumOperands() - 1);
+  if (auto pool = dyn_cast<mx::PoolingOp>(user))
+    return isBlockablePooling(pool);
+  if (auto concat = dyn_cast<mx::ConcatOp>(user))
+    return isBlockableConcat(concat);
+  return false;
+}
+
+/// Whether `v`'s producer may write it blocked.
+bool writesBlocked(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false; // a function argument
+  if (isa<mx::ConvolutionFusedOp>(def))
+    return true;
+  if (auto pool = dyn_cast<mx::PoolingOp>(def))
+    return isBlockablePooling(pool);
+  if (auto concat = dyn_cast<mx::ConcatOp>(def))
+    return isBlockableConcat(concat);
+  return false;
+}
+
+/// Union-find over the values that must share a layout.
+struct Classes {
+  llvm::DenseMap<Value, Value> parent;
+  Value find(Value v) {
+    auto it = parent.try_emplace(v, v).first;
+    if (it->second == v)
+      return v;
+    Value root = find(it->second);
+    parent[v] = root;
+    return root;
+  }
+  void join(Value a, Value b) {
+    Value ra = find(a), rb = find(b);
+    if (ra != rb)
+      parent[ra] = rb;
+  }
+};
 
 struct PropagateConvLayout
     : mx::impl::MXPropagateConvLayoutPassBase<PropagateConvLayout> {
   void runOnOperation() override {
-    SmallVector<mx::ConvolutionFusedOp> ops;
-    getOperation().walk([&](mx::ConvolutionFusedOp op) { ops.push_back(op); });
-    llvm::SetVector<Operation *> blocked; // ops whose output is blocked
-    for (mx::ConvolutionFusedOp op : ops)
-      if (mayBlock(op))
-        blocked.insert(op);
-    auto isBlocked = [&](Value v) {
-      Operation *def = v.getDefiningOp();
-      return def && blocked.contains(def);
-    };
-    // Rule 3, to a fixed point: a sum and its op's output share a layout.
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (mx::ConvolutionFusedOp op : ops) {
-        Value sum = op.getSum();
-        if (!sum)
-          continue;
-        bool out = blocked.contains(op), in = isBlocked(sum);
-        if (out != in) {
-          blocked.remove(out ? op.getOperation() : sum.getDefiningOp());
-          changed = true;
-        }
+    ModuleOp module = getOperation();
+    // Only the runtime's kernels know the layout.
+    if (auto flag = module->getAttrOfType<BoolAttr>("mxc.kernel_calls");
+        flag && !flag.getValue())
+      return;
+    SmallVector<Operation *> ops;
+    Classes classes;
+    module.walk([&](Operation *op) {
+      if (auto conv = dyn_cast<mx::ConvolutionFusedOp>(op)) {
+        ops.push_back(op);
+        classes.find(conv.getData());
+        // A sum is accumulated in the output's buffer.
+        if (Value sum = conv.getSum())
+          classes.join(sum, conv.getOutput());
+        else
+          classes.find(conv.getOutput());
+      } else if (auto pool = dyn_cast<mx::PoolingOp>(op)) {
+        if (!isBlockablePooling(pool))
+          return;
+        ops.push_back(op);
+        classes.find(pool.getData());
+        classes.find(pool.getOutput());
+      } else if (auto concat = dyn_cast<mx::ConcatOp>(op)) {
+        if (!isBlockableConcat(concat))
+          return;
+        // A copy of bytes: its parts and its result share a layout.
+        for (Value in : concat.getData())
+          classes.join(in, concat.getOutput());
       }
+    });
+    // A class is blocked when every value in it may be: written and read
+    // only by the ops above, not a function result, of a blockable type.
+    llvm::DenseMap<Value, bool> ok;
+    SmallVector<Value> values;
+    for (auto &entry : classes.parent)
+      values.push_back(entry.first);
+    for (Value v : values) {
+      bool fine = blockableType(v.getType()) && writesBlocked(v) &&
+                  !v.use_empty() &&
+                  llvm::all_of(v.getUses(), readsBlocked);
+      auto [it, fresh] = ok.try_emplace(classes.find(v), fine);
+      if (!fresh)
+        it->second = it->second && fine;
     }
+    auto blocked = [&](Value v) {
+      auto it = ok.find(classes.find(v));
+      return it != ok.end() && it->second;
+    };
     UnitAttr unit = UnitAttr::get(&getContext());
-    for (mx::ConvolutionFusedOp op : ops) {
-      op.setBlockedOutputAttr(blocked.contains(op) ? unit : UnitAttr());
-      op.setBlockedDataAttr(isBlocked(op.getData()) ? unit : UnitAttr());
+    for (Operation *op : ops) {
+      if (auto conv = dyn_cast<mx::ConvolutionFusedOp>(op)) {
+        conv.setBlockedOutputAttr(blocked(conv.getOutput()) ? unit : UnitAttr());
+        conv.setBlockedDataAttr(blocked(conv.getData()) ? unit : UnitAttr());
+        continue;
+      }
+      auto pool = cast<mx::PoolingOp>(op);
+      // Discardable attributes: the lowering then calls the runtime's
+      // pooling kernel (a Pooling with neither keeps its generated code).
+      if (blocked(pool.getData()))
+        pool->setAttr(mx::kBlockedDataAttr, unit);
+      if (blocked(pool.getOutput()))
+        pool->setAttr(mx::kBlockedOutputAttr, unit);
     }
   }
 };

@@ -69,3 +69,52 @@ func.func @edges(%x: tensor<1x16x4x4xf32>, %w: tensor<16x16x1x1xf32>, %w8: tenso
   %o = mx.elemwise_add %g2, %e2 : (tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   return %g, %o, %ex : tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>
 }
+
+// -----
+
+// Poolings and channel concatenations carry the layout: a Concat (whose
+// parts and result share one layout, a copy of the same bytes either way)
+// of two convolutions, max-pooled (blocked in and out), a convolution, and
+// a global average pooling whose NCHW result is returned (its input
+// blocked). The poolings get discardable mx.blocked_* attributes and call
+// the runtime's pooling kernel (flags 1 avg, 2 count_include_pad, 32 / 64).
+// CHECK-LABEL: func.func @pools
+// CHECK: %[[A:.*]] = mx.Convolution_fused %arg0, %arg1 {blocked_output
+// CHECK: %[[B:.*]] = mx.Convolution_fused %arg0, %arg1 {blocked_output
+// CHECK: %[[C:.*]] = mx.Concat %[[A]], %[[B]] {num_args = 2 : i64}
+// CHECK: %[[P:.*]] = mx.Pooling %[[C]] {kernel = array<i64: 2, 2>, mx.blocked_data, mx.blocked_output, stride
+// CHECK: %[[D:.*]] = mx.Convolution_fused %[[P]], %arg2 {blocked_data, blocked_output
+// CHECK: %[[G:.*]] = mx.Pooling %[[D]] {global_pool = true, mx.blocked_data, pool_type = "avg"}
+// CHECK: return %[[G]]
+// LOWER-LABEL: func.func @pools
+// LOWER: mxrt.kernel_call @mxc_kernel_pooling_f32({{.*}}) outs({{.*}}) args [1, 64, 8, 8, 4, 4, 2, 2, 2, 2, 0, 0, 98]
+// LOWER: mxrt.kernel_call @mxc_kernel_pooling_f32({{.*}}) outs({{.*}}) args [1, 16, 4, 4, 1, 1, 4, 4, 1, 1, 0, 0, 35]
+func.func @pools(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>, %w2: tensor<16x64x1x1xf32>) -> tensor<1x16x1x1xf32> {
+  %a = mx.Convolution_fused %x, %w {kernel = array<i64: 1, 1>, num_filter = 32 : i64} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %b = mx.Convolution_fused %x, %w {kernel = array<i64: 1, 1>, num_filter = 32 : i64} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %c = mx.Concat %a, %b {dim = 1 : i64, num_args = 2 : i64} : (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x64x8x8xf32>
+  %p = mx.Pooling %c {kernel = array<i64: 2, 2>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x64x8x8xf32>) -> tensor<1x64x4x4xf32>
+  %d = mx.Convolution_fused %p, %w2 {kernel = array<i64: 1, 1>, num_filter = 16 : i64} : (tensor<1x64x4x4xf32>, tensor<16x64x1x1xf32>) -> tensor<1x16x4x4xf32>
+  %g = mx.Pooling %d {global_pool = true, pool_type = "avg"} : (tensor<1x16x4x4xf32>) -> tensor<1x16x1x1xf32>
+  return %g : tensor<1x16x1x1xf32>
+}
+
+// -----
+
+// A Concat with an NCHW part (the function's argument) keeps its whole
+// class NCHW, the convolution before it included; the pooling after it
+// reads NCHW and writes blocked for the convolution.
+// CHECK-LABEL: func.func @mixed_concat
+// CHECK: %[[A:.*]] = mx.Convolution_fused %arg0, %arg1 {kernel
+// CHECK: %[[C:.*]] = mx.Concat %[[A]], %arg0 {num_args
+// CHECK: %[[P:.*]] = mx.Pooling %[[C]] {kernel = array<i64: 2, 2>, mx.blocked_output, stride
+// CHECK: mx.Convolution_fused %[[P]], %arg2 {blocked_data, kernel
+// LOWER-LABEL: func.func @mixed_concat
+// LOWER: mxrt.kernel_call @mxc_kernel_pooling_f32({{.*}}) outs({{.*}}) args [1, 48, 8, 8, 4, 4, 2, 2, 2, 2, 0, 0, 66]
+func.func @mixed_concat(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>, %w2: tensor<16x48x1x1xf32>) -> tensor<1x16x4x4xf32> {
+  %a = mx.Convolution_fused %x, %w {kernel = array<i64: 1, 1>, num_filter = 32 : i64} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %c = mx.Concat %a, %x {dim = 1 : i64, num_args = 2 : i64} : (tensor<1x32x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x48x8x8xf32>
+  %p = mx.Pooling %c {kernel = array<i64: 2, 2>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x48x8x8xf32>) -> tensor<1x48x4x4xf32>
+  %d = mx.Convolution_fused %p, %w2 {kernel = array<i64: 1, 1>, num_filter = 16 : i64} : (tensor<1x48x4x4xf32>, tensor<16x48x1x1xf32>) -> tensor<1x16x4x4xf32>
+  return %d : tensor<1x16x4x4xf32>
+}

@@ -64,6 +64,13 @@ struct OrderRows {
   int64_t outer = 1, n = 1, inner = 1;
 };
 OrderRows orderRows(llvm::ArrayRef<int64_t> shape, std::optional<int64_t> axis);
+
+/// Discardable unit attributes of an `mx.Pooling` that mx-propagate-conv-layout
+/// puts between fused convolutions: its data / output is in the runtime's
+/// blocked channel layout (as mx.Convolution_fused's `blocked_data` /
+/// `blocked_output`); the lowering then calls mxc_kernel_pooling_f32.
+inline constexpr llvm::StringLiteral kBlockedDataAttr = "mx.blocked_data";
+inline constexpr llvm::StringLiteral kBlockedOutputAttr = "mx.blocked_output";
 } // namespace mxc::mx
 
 #endif // MXC_DIALECT_MX_IR_MXOPS_H

@@ -1,0 +1,143 @@
+//===- pooling_blocked.cc - 2-D pooling on the blocked channel layout -----===//
+//
+// mxc_kernel_pooling_f32 (kernels.h): MXNet's CPU max / avg pooling
+// (src/operator/nn/pool.h, as lib/Conversion/MXToLinalg/Pooling.cpp lowers
+// it) on the blocked channel layout of mxc_kernel_conv_fused_f32
+// (conv_epilogue.h), for poolings between fused convolutions
+// (mx-propagate-conv-layout). A window's B channels are B consecutive
+// floats, so the window loop runs on vectors of B channels; tensors given
+// in NCHW are converted around it. Work: (image, channel block) pairs on the
+// kernel threads.
+//
+//===----------------------------------------------------------------------===//
+#include "conv_epilogue.h"
+#include "kernels.h"
+#include "parallel.h"
+
+#include "mxc/runtime/plan.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <new>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__) && defined(__ELF__) && defined(__clang__)
+#define MXC_POOL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MXC_POOL_CLONES
+#endif
+
+namespace {
+
+struct PoolArgs {
+  int64_t inH, inW, outH, outW, kH, kW, sH, sW, pH, pW;
+  bool avg, countIncludePad;
+};
+
+/// MXNet's divisor of one axis for the window starting at `start`.
+inline int64_t poolSize(int64_t start, int64_t k, int64_t in, int64_t pad,
+                        bool countIncludePad) {
+  int64_t end = std::min(start + k, in + pad);
+  return countIncludePad ? end - start
+                         : std::min(end, in) - std::max<int64_t>(start, 0);
+}
+
+template <int B>
+inline void poolPlane(const float *x, float *y, const PoolArgs &a) {
+  for (int64_t oh = 0; oh < a.outH; ++oh) {
+    const int64_t hs = oh * a.sH - a.pH;
+    const int64_t h0 = std::max<int64_t>(hs, 0),
+                  h1 = std::min(hs + a.kH, a.inH);
+    for (int64_t ow = 0; ow < a.outW; ++ow) {
+      const int64_t ws = ow * a.sW - a.pW;
+      const int64_t w0 = std::max<int64_t>(ws, 0),
+                    w1 = std::min(ws + a.kW, a.inW);
+      float acc[B];
+      for (int j = 0; j < B; ++j)
+        acc[j] = a.avg ? 0.f : -FLT_MAX; // MXNet's initial maximum
+      for (int64_t ih = h0; ih < h1; ++ih)
+        for (int64_t iw = w0; iw < w1; ++iw) {
+          const float *p = x + (ih * a.inW + iw) * B;
+          if (a.avg)
+            for (int j = 0; j < B; ++j)
+              acc[j] += p[j];
+          else
+            for (int j = 0; j < B; ++j)
+              acc[j] = p[j] > acc[j] ? p[j] : acc[j];
+        }
+      float *out = y + (oh * a.outW + ow) * B;
+      if (a.avg) {
+        const float size =
+            float(poolSize(hs, a.kH, a.inH, a.pH, a.countIncludePad) *
+                  poolSize(ws, a.kW, a.inW, a.pW, a.countIncludePad));
+        for (int j = 0; j < B; ++j)
+          out[j] = acc[j] / size;
+      } else {
+        for (int j = 0; j < B; ++j)
+          out[j] = acc[j];
+      }
+    }
+  }
+}
+
+MXC_POOL_CLONES
+void poolPlanes(const float *x, float *y, const PoolArgs &a, int64_t block,
+                int64_t lo, int64_t hi) {
+  const int64_t inPlane = a.inH * a.inW * block,
+                outPlane = a.outH * a.outW * block;
+  for (int64_t i = lo; i < hi; ++i) {
+    if (block == 16)
+      poolPlane<16>(x + i * inPlane, y + i * outPlane, a);
+    else
+      poolPlane<8>(x + i * inPlane, y + i * outPlane, a);
+  }
+}
+
+} // namespace
+
+MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
+    MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(float, y),
+    int64_t batch, int64_t channels, int64_t in_h, int64_t in_w, int64_t out_h,
+    int64_t out_w, int64_t k_h, int64_t k_w, int64_t stride_h,
+    int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t flags) {
+  const float *xp = x + x_offset;
+  float *yp = y + y_offset;
+  const int64_t block = mxc::kernels::convChannelBlock();
+  const bool blockedX = flags & 32, blockedY = flags & 64;
+  if (channels % block) {
+    mxc::runtime::reportKernelError(
+        "Pooling: the channels (" + std::to_string(channels) +
+        ") are not a multiple of the channel block " + std::to_string(block));
+    return;
+  }
+  if (batch == 0 || channels == 0 || out_h == 0 || out_w == 0)
+    return;
+  const PoolArgs a{in_h,     in_w,     out_h, out_w, k_h,        k_w,
+                   stride_h, stride_w, pad_h, pad_w, bool(flags & 1),
+                   bool(flags & 2)};
+  try {
+    thread_local std::vector<float> xBlocked, yBlocked;
+    const int64_t inPlane = in_h * in_w, outPlane = out_h * out_w;
+    if (!blockedX) {
+      xBlocked.resize(size_t(batch * channels * inPlane));
+      mxc::kernels::blockedFromNchw(xp, xBlocked.data(), batch, channels,
+                                    inPlane, block);
+      xp = xBlocked.data();
+    }
+    float *yt = yp;
+    if (!blockedY) {
+      yBlocked.resize(size_t(batch * channels * outPlane));
+      yt = yBlocked.data();
+    }
+    const int64_t planes = batch * channels / block;
+    mxc::kernels::parallelFor(
+        planes, planes * outPlane * k_h * k_w * block,
+        [&](int64_t lo, int64_t hi) { poolPlanes(xp, yt, a, block, lo, hi); });
+    if (!blockedY)
+      mxc::kernels::nchwFromBlocked(yt, yp, batch, channels, outPlane, block);
+  } catch (const std::bad_alloc &) {
+    mxc::runtime::reportKernelError(
+        "Pooling: cannot allocate its scratch memory");
+  }
+}
