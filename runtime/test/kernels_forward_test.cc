@@ -249,27 +249,32 @@ TEST(ConvFusedKernel, ConstantWeightsKeptAcrossCalls) {
   }
 }
 
+/// `v` (n, c, plane) in NCHW as the kernels' blocked channel layout of
+/// block B (kernels.h, flags 32 / 64), written out here independently.
+std::vector<float> blockedCopy(const std::vector<float> &v, int64_t n,
+                               int64_t c, int64_t plane, int64_t B) {
+  std::vector<float> r(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t p = 0; p < plane; ++p)
+        r[((i * (c / B) + j / B) * plane + p) * B + j % B] =
+            v[(i * c + j) * plane + p];
+  return r;
+}
+
 // mxc_kernel_conv_fused_f32 with x and / or y in the blocked channel layout
 // (flags 32 / 64) against the NCHW call: the blocked results, converted
 // here, match it for pointwise, 3x3, strided, depthwise and grouped
 // convolutions, with and without a sum (which y holds blocked), relu or
 // clip before or after it (flag 128: checked against the NCHW call without
-// an activation, which is then applied here), at batches 1 and 3 on 1-3
-// kernel threads (channel, group and image parts). CTest also runs this
+// an activation, which is then applied here), at batches 1-3 on 1-3 kernel
+// threads (channel, group and image parts). CTest also runs this
 // with MXC_CONV_IMPL=im2col (the converting fallback).
 TEST(ConvFusedKernel, BlockedLayouts) {
   const int64_t B = mxc_kernel_conv_channel_block();
   ASSERT_TRUE(B == 8 || B == 16);
   auto toBlocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
-                       int64_t plane) {
-    std::vector<float> r(v.size());
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < c; ++j)
-        for (int64_t p = 0; p < plane; ++p)
-          r[((i * (c / B) + j / B) * plane + p) * B + j % B] =
-              v[(i * c + j) * plane + p];
-    return r;
-  };
+                       int64_t plane) { return blockedCopy(v, n, c, plane, B); };
   struct Case { int64_t batch, channels, filters, groups, h, k, stride, pad; };
   for (int threads : {1, 2, 3}) {
     mxc::runtime::setKernelThreads(threads);
@@ -278,7 +283,11 @@ TEST(ConvFusedKernel, BlockedLayouts) {
                           Case{1, 32, 16, 1, 11, 3, 2, 1},
                           Case{1, 48, 48, 48, 12, 3, 1, 1},
                           Case{3, 32, 32, 32, 9, 3, 2, 1},
-                          Case{1, 32, 64, 2, 7, 3, 1, 1}}) {
+                          Case{1, 32, 64, 2, 7, 3, 1, 1},
+                          // batch 2 on 3 threads: channel / group parts
+                          // with the full tensor's image stride
+                          Case{2, 32, 48, 1, 9, 1, 1, 0},
+                          Case{2, 32, 32, 32, 9, 3, 2, 1}}) {
       const int64_t oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
       const int64_t inPlane = c.h * c.h, outPlane = oh * oh;
       auto x = randomVector<float>(c.batch * c.channels * inPlane, 31),
@@ -334,15 +343,7 @@ TEST(ConvFusedKernel, BlockedLayouts) {
 TEST(PoolingKernel, BlockedLayouts) {
   const int64_t B = mxc_kernel_conv_channel_block();
   auto toBlocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
-                       int64_t plane) {
-    std::vector<float> r(v.size());
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < c; ++j)
-        for (int64_t p = 0; p < plane; ++p)
-          r[((i * (c / B) + j / B) * plane + p) * B + j % B] =
-              v[(i * c + j) * plane + p];
-    return r;
-  };
+                       int64_t plane) { return blockedCopy(v, n, c, plane, B); };
   struct Case { int64_t batch, channels, h, w, k, stride, pad, outH, outW; };
   for (int threads : {1, 2}) {
     mxc::runtime::setKernelThreads(threads);
