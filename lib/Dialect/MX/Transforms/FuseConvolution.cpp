@@ -9,10 +9,13 @@
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 
+#include "ConvolutionEpilogue.h"
 #include "CreateOp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+
+#include <tuple>
 
 namespace mxc::mx {
 #define GEN_PASS_DEF_MXFUSECONVOLUTIONPASS
@@ -58,23 +61,11 @@ struct Epilogue {
 /// `user` as an activation mx.Convolution_fused applies to `cur`: fills
 /// e.act / actKind / actMin / actMax and returns true.
 bool matchActivation(Operation *user, Value cur, Epilogue &e) {
-  if (!user || user->getNumResults() != 1 ||
-      user->getResult(0).getType() != cur.getType())
+  mx::ConvActivation a;
+  if (!mx::matchConvActivation(user, cur, a))
     return false;
-  if (auto a = dyn_cast<mx::ActivationOp>(user)) {
-    if (a.getActType() == "relu" && a.getData() == cur)
-      e.act = a, e.actKind = "relu";
-  } else if (auto r = dyn_cast<mx::ReluOp>(user)) {
-    if (r.getData() == cur)
-      e.act = r, e.actKind = "relu";
-  } else if (auto c = dyn_cast<mx::ClipOp>(user)) {
-    if (c.getData() == cur) {
-      e.act = c, e.actKind = "clip";
-      e.actMin = c.getAMin().convertToDouble();
-      e.actMax = c.getAMax().convertToDouble();
-    }
-  }
-  return e.act != nullptr;
+  e.act = a.op, e.actKind = a.kind, e.actMin = a.min, e.actMax = a.max;
+  return true;
 }
 
 Epilogue match(mx::ConvolutionOp conv) {
@@ -83,14 +74,7 @@ Epilogue match(mx::ConvolutionOp conv) {
   Value cur = conv.getOutput();
   auto type = cur.getType();
   if (auto bn = dyn_cast_or_null<mx::BatchNormOp>(onlyUser(cur, block))) {
-    int64_t axis = static_cast<int64_t>(bn.getAxis());
-    bool ok = bn.getData() == cur && (axis == 1 || axis == -3) &&
-              bn.getMean().use_empty() && bn.getVar().use_empty() &&
-              bn.getOutput().getType() == type;
-    for (Value p : {bn.getGamma(), bn.getBeta(), bn.getMovingMean(),
-                    bn.getMovingVar()})
-      ok = ok && isStaticF32(p.getType());
-    if (ok) {
+    if (bn.getData() == cur && mx::isInferenceBatchNorm(bn)) {
       e.bn = bn;
       cur = bn.getOutput();
     }
@@ -175,26 +159,8 @@ struct FuseConvolution
     Location loc = FusedLoc::get(ctx, locs);
 
     Value scale, shift;
-    if (e.bn) {
-      // scale = gamma / sqrt(moving_var + eps), shift = beta - mean * scale.
-      Type vec = e.bn.getMovingVar().getType();
-      Value v = createValue<mx::PlusScalarOp>(
-          b, loc, vec, e.bn.getMovingVar(),
-          {b.getNamedAttr("scalar", e.bn.getEpsAttr()),
-           b.getNamedAttr("is_int", BoolAttr::get(ctx, false))});
-      Value sd = createValue<mx::SqrtOp>(b, loc, vec, v);
-      scale = e.bn.getFixGamma()
-                  ? createValue<mx::RdivScalarOp>(
-                        b, loc, vec, sd,
-                        {b.getNamedAttr("scalar", b.getF64FloatAttr(1.0)),
-                         b.getNamedAttr("is_int", BoolAttr::get(ctx, false))})
-                  : createValue<mx::ElemwiseDivOp>(
-                        b, loc, vec, ValueRange{e.bn.getGamma(), sd});
-      Value ms = createValue<mx::ElemwiseMulOp>(
-          b, loc, vec, ValueRange{e.bn.getMovingMean(), scale});
-      shift = createValue<mx::ElemwiseSubOp>(b, loc, vec,
-                                             ValueRange{e.bn.getBeta(), ms});
-    }
+    if (e.bn)
+      std::tie(scale, shift) = mx::batchNormScaleShift(b, loc, e.bn);
     Value bias = conv.getNoBias() ? Value() : conv.getBias();
     auto fused = mx::ConvolutionFusedOp::create(
         b, loc, conv.getOutput().getType(), conv.getData(), conv.getWeight(),
@@ -217,3 +183,58 @@ struct FuseConvolution
 };
 
 } // namespace
+
+bool mx::matchConvActivation(Operation *user, Value cur, ConvActivation &act) {
+  if (!user || user->getNumResults() != 1 ||
+      user->getResult(0).getType() != cur.getType())
+    return false;
+  if (auto a = dyn_cast<mx::ActivationOp>(user)) {
+    if (a.getActType() == "relu" && a.getData() == cur)
+      act.op = a, act.kind = "relu";
+  } else if (auto r = dyn_cast<mx::ReluOp>(user)) {
+    if (r.getData() == cur)
+      act.op = r, act.kind = "relu";
+  } else if (auto c = dyn_cast<mx::ClipOp>(user)) {
+    if (c.getData() == cur) {
+      act.op = c, act.kind = "clip";
+      act.min = c.getAMin().convertToDouble();
+      act.max = c.getAMax().convertToDouble();
+    }
+  }
+  return act.op != nullptr;
+}
+
+bool mx::isInferenceBatchNorm(BatchNormOp bn) {
+  int64_t axis = static_cast<int64_t>(bn.getAxis());
+  bool ok = (axis == 1 || axis == -3) && bn.getMean().use_empty() &&
+            bn.getVar().use_empty() &&
+            bn.getOutput().getType() == bn.getData().getType();
+  for (Value p :
+       {bn.getGamma(), bn.getBeta(), bn.getMovingMean(), bn.getMovingVar()})
+    ok = ok && isStaticF32(p.getType());
+  return ok;
+}
+
+std::pair<Value, Value> mx::batchNormScaleShift(OpBuilder &b, Location loc,
+                                                BatchNormOp bn) {
+  MLIRContext *ctx = b.getContext();
+  Type vec = bn.getMovingVar().getType();
+  Value v = createValue<mx::PlusScalarOp>(
+      b, loc, vec, bn.getMovingVar(),
+      {b.getNamedAttr("scalar", bn.getEpsAttr()),
+       b.getNamedAttr("is_int", BoolAttr::get(ctx, false))});
+  Value sd = createValue<mx::SqrtOp>(b, loc, vec, v);
+  Value scale =
+      bn.getFixGamma()
+          ? createValue<mx::RdivScalarOp>(
+                b, loc, vec, sd,
+                {b.getNamedAttr("scalar", b.getF64FloatAttr(1.0)),
+                 b.getNamedAttr("is_int", BoolAttr::get(ctx, false))})
+          : createValue<mx::ElemwiseDivOp>(b, loc, vec,
+                                           ValueRange{bn.getGamma(), sd});
+  Value ms = createValue<mx::ElemwiseMulOp>(
+      b, loc, vec, ValueRange{bn.getMovingMean(), scale});
+  Value shift = createValue<mx::ElemwiseSubOp>(b, loc, vec,
+                                               ValueRange{bn.getBeta(), ms});
+  return {scale, shift};
+}

@@ -8,6 +8,9 @@
 #include "mxc/Dialect/MX/IR/MXOps.h"
 #include "mxc/Dialect/MX/Transforms/Passes.h"
 
+#include "ConvolutionEpilogue.h"
+#include "CreateOp.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -60,10 +63,33 @@ bool isBlockableConcat(mx::ConcatOp op) {
                       [](Value v) { return blockableType(v.getType()); });
 }
 
+/// A BatchNorm in inference form (and the relu / clip after it) on a
+/// blockable tensor: a per-channel scale and shift (and activation) that,
+/// where it reads or writes a blocked tensor, becomes a depthwise 1x1
+/// mx.Convolution_fused (ResNet-v2's pre-activation between its blocks).
+struct Affine {
+  mx::BatchNormOp bn;
+  mx::ConvActivation act;
+  Value output; // the activation's result, else the BatchNorm's
+};
+
+std::optional<Affine> affineOf(mx::BatchNormOp bn) {
+  if (!mx::isInferenceBatchNorm(bn) || !blockableType(bn.getData().getType()))
+    return std::nullopt;
+  Affine a{bn, {}, bn.getOutput()};
+  Value out = bn.getOutput();
+  if (out.hasOneUse() &&
+      mx::matchConvActivation(*out.getUsers().begin(), out, a.act))
+    a.output = a.act.op->getResult(0);
+  return a;
+}
+
 /// Whether `use` reads its value where a blocked layout may be given.
 bool readsBlocked(OpOperand &use) {
   Operation *user = use.getOwner();
   unsigned n = use.getOperandNumber();
+  if (auto bn = dyn_cast<mx::BatchNormOp>(user))
+    return n == 0 && affineOf(bn).has_value();
   if (auto conv = dyn_cast<mx::ConvolutionFusedOp>(user))
     // The data is operand 0; the sum, when there is one, the last.
     return n == 0 || (conv.getSum() && n == user->getNumOperands() - 1);
@@ -85,7 +111,50 @@ bool writesBlocked(Value v) {
     return isBlockablePooling(pool);
   if (auto concat = dyn_cast<mx::ConcatOp>(def))
     return isBlockableConcat(concat);
+  if (auto bn = dyn_cast<mx::BatchNormOp>(def)) {
+    auto a = affineOf(bn);
+    return a && a->output == v;
+  }
+  if (def->getNumOperands() == 1)
+    if (auto bn = def->getOperand(0).getDefiningOp<mx::BatchNormOp>()) {
+      auto a = affineOf(bn);
+      return a && a->output == v; // the activation after one
+    }
   return false;
+}
+
+/// `a` as a depthwise 1x1 mx.Convolution_fused (weights of ones, the
+/// BatchNorm's scale and shift, the activation) with the given layouts.
+void rewriteAffine(Affine a, bool blockedData, bool blockedOutput) {
+  Operation *last = a.act.op ? a.act.op : a.bn.getOperation();
+  OpBuilder b(last);
+  SmallVector<Location> locs{a.bn.getLoc()};
+  if (a.act.op)
+    locs.push_back(a.act.op->getLoc());
+  Location loc = FusedLoc::get(b.getContext(), locs);
+  auto [scale, shift] = mx::batchNormScaleShift(b, loc, a.bn);
+  auto type = cast<RankedTensorType>(a.bn.getData().getType());
+  int64_t channels = type.getDimSize(1);
+  auto onesType = RankedTensorType::get({channels, 1, 1, 1}, b.getF32Type());
+  Value ones =
+      mx::createOp<mx::OnesOp>(
+          b, loc, onesType, ValueRange{},
+          {b.getNamedAttr("shape",
+                          b.getDenseI64ArrayAttr({channels, 1, 1, 1}))})
+          ->getResult(0);
+  UnitAttr unit = b.getUnitAttr();
+  auto fused = mx::ConvolutionFusedOp::create(
+      b, loc, type, a.bn.getData(), ones, Value(), scale, shift, Value(),
+      b.getDenseI64ArrayAttr({1, 1}), b.getDenseI64ArrayAttr({}),
+      b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr({}),
+      b.getI64IntegerAttr(channels), b.getI64IntegerAttr(channels),
+      b.getStringAttr(a.act.kind), b.getF64FloatAttr(a.act.min),
+      b.getF64FloatAttr(a.act.max), UnitAttr(), UnitAttr(),
+      blockedData ? unit : UnitAttr(), blockedOutput ? unit : UnitAttr());
+  a.output.replaceAllUsesWith(fused.getOutput());
+  if (a.act.op)
+    a.act.op->erase();
+  a.bn->erase();
 }
 
 /// Union-find over the values that must share a layout.
@@ -115,6 +184,7 @@ struct PropagateConvLayout
         flag && !flag.getValue())
       return;
     SmallVector<Operation *> ops;
+    SmallVector<Affine> affines;
     Classes classes;
     module.walk([&](Operation *op) {
       if (auto conv = dyn_cast<mx::ConvolutionFusedOp>(op)) {
@@ -131,6 +201,12 @@ struct PropagateConvLayout
         ops.push_back(op);
         classes.find(pool.getData());
         classes.find(pool.getOutput());
+      } else if (auto bn = dyn_cast<mx::BatchNormOp>(op)) {
+        if (auto a = affineOf(bn)) {
+          affines.push_back(*a);
+          classes.find(bn.getData());
+          classes.find(a->output);
+        }
       } else if (auto concat = dyn_cast<mx::ConcatOp>(op)) {
         if (!isBlockableConcat(concat))
           return;
@@ -171,6 +247,11 @@ struct PropagateConvLayout
         pool->setAttr(mx::kBlockedDataAttr, unit);
       if (blocked(pool.getOutput()))
         pool->setAttr(mx::kBlockedOutputAttr, unit);
+    }
+    for (Affine &a : affines) {
+      bool in = blocked(a.bn.getData()), out = blocked(a.output);
+      if (in || out)
+        rewriteAffine(a, in, out);
     }
   }
 };

@@ -118,3 +118,28 @@ func.func @mixed_concat(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x1x1xf32>, %w2
   %d = mx.Convolution_fused %p, %w2 {kernel = array<i64: 1, 1>, num_filter = 16 : i64} : (tensor<1x48x4x4xf32>, tensor<16x48x1x1xf32>) -> tensor<1x16x4x4xf32>
   return %d : tensor<1x16x4x4xf32>
 }
+
+// -----
+
+// ResNet-v2's pre-activation: a BatchNorm (inference form) and relu between
+// blocked tensors becomes a depthwise 1x1 fused convolution (weights of
+// ones, the BatchNorm's scale and shift, the relu), so the residual stream
+// %a stays blocked into the add of %c.
+// CHECK-LABEL: func.func @preactivation
+// CHECK: %[[A:.*]] = mx.Convolution_fused %arg0, %arg1 {blocked_output, kernel = array<i64: 1, 1>, num_filter = 32 : i64}
+// CHECK: %[[ONES:.*]] = mx._ones {shape = array<i64: 32, 1, 1, 1>} : () -> tensor<32x1x1x1xf32>
+// CHECK: %[[R:.*]] = mx.Convolution_fused %[[A]], %[[ONES]] scale %{{.*}} shift %{{.*}} {act = "relu", blocked_data, blocked_output, kernel = array<i64: 1, 1>, num_filter = 32 : i64, num_group = 32 : i64}
+// CHECK-NOT: mx.BatchNorm
+// CHECK-NOT: mx.Activation
+// CHECK: %[[C:.*]] = mx.Convolution_fused %[[R]], %arg6 sum %[[A]] {blocked_data, blocked_output
+// CHECK: mx.Convolution_fused %[[C]], %arg7 {blocked_data, kernel
+// LOWER-LABEL: func.func @preactivation
+// LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) outs({{.*}}) args [1, 32, 32, 32, 8, 8, 1, 1, 8, 8, 1, 1, 0, 0, 1, 1, 102, 1, 0, 0]
+func.func @preactivation(%x: tensor<1x16x8x8xf32>, %w0: tensor<32x16x1x1xf32>, %g: tensor<32xf32>, %be: tensor<32xf32>, %mm: tensor<32xf32>, %mv: tensor<32xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32> {
+  %a = mx.Convolution_fused %x, %w0 {kernel = array<i64: 1, 1>, num_filter = 32 : i64} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %o, %m, %v = mx.BatchNorm %a, %g, %be, %mm, %mv {use_global_stats = true} : (tensor<1x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> (tensor<1x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>)
+  %r = mx.Activation %o {act_type = "relu"} : (tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %c = mx.Convolution_fused %r, %w1 sum %a {kernel = array<i64: 3, 3>, num_filter = 32 : i64, pad = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>, tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %d = mx.Convolution_fused %c, %w2 {kernel = array<i64: 1, 1>, num_filter = 16 : i64} : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %d : tensor<1x16x8x8xf32>
+}

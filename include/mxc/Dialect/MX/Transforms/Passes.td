@@ -316,25 +316,31 @@ def MXPropagateConvLayoutPass
     block (H, W, 8 or 16) with its channels innermost). A convolution kernel
     called on NCHW re-lays its input into that layout and its output back on
     every call; between two convolutions both re-layouts are wasted. This
-    pass (after mx-fuse-convolution) finds the values that only fused
-    convolutions touch and marks the ops that write and read them
-    (`blocked_output`, `blocked_data`): a value is blocked when it is
+    pass (after mx-fuse-convolution) finds the values that can stay blocked
+    from one kernel to the next. Ops that carry the layout:
+    `mx.Convolution_fused` (data, sum, output), a 2-D NCHW f32 max / avg
+    `mx.Pooling` (data and output each), an `mx.Concat` along the channels
+    whose parts all have a multiple of 16 channels (a copy of the same
+    bytes in both layouts), and an inference-form `mx.BatchNorm` on axis 1
+    with the relu / clip after it (data and output each). Values that must
+    share a layout are joined in classes: a convolution's sum and output
+    (the sum is accumulated in the output's buffer), a Concat's parts and
+    result. A class is blocked when each of its values is a static 4-D f32
+    tensor with a multiple of 16 channels (the bytes of its NCHW form
+    whichever block the runtime picks), written by one of those ops, not a
+    function result, and read only where they accept a blocked operand.
 
-      1. the output of an `mx.Convolution_fused`, a static 4-D f32 tensor
-         with a multiple of 16 channels (so that it takes the bytes of its
-         NCHW form whichever block the runtime picks),
-      2. not a function result, and used only as the `data` or `sum` of
-         `mx.Convolution_fused` ops,
-      3. used as a `sum` only by ops whose own output is blocked, and the
-         output of an op with a `sum` is blocked only when its sum is (the
-         sum is accumulated in the output's buffer, so the two share a
-         layout).
-
-    Rule 3 is applied until nothing changes. Re-layouts then happen only at
-    the edges of convolution chains (inside the kernels of the first and
-    last). The tensor types do not change: the layout is a contract between
-    the ops' kernels (runtime/src/kernels/kernels.h, flags 32 / 64), which
-    convert from and to NCHW where oneDNN does not run them.
+    Marks: `blocked_data` / `blocked_output` on `mx.Convolution_fused`; the
+    discardable unit attributes `mx.blocked_data` / `mx.blocked_output` on
+    a Pooling with a blocked side (lowered to the runtime's
+    `mxc_kernel_pooling_f32` instead of generated loops). A BatchNorm (+
+    activation) with a blocked side becomes a depthwise 1x1
+    `mx.Convolution_fused` (weights of ones, the BatchNorm's scale and
+    shift, the activation): ResNet-v2's pre-activation between blocks. The
+    tensor types do not change: the layout is a contract between the
+    kernels (runtime/src/kernels/kernels.h, flags 32 / 64), which convert
+    from and to NCHW where oneDNN does not run them. Modules with
+    `mxc.kernel_calls = false` are left alone.
 
     Before / after (`%a` feeds only the second convolution):
 
