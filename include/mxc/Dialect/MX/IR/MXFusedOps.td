@@ -98,7 +98,8 @@ def MX_ConvolutionFusedOp
     (oneDNN's nChw8c / nChw16c: the block of channels innermost) instead of
     NCHW. The tensor type does not change (a blocked tensor takes the bytes
     of its NCHW form: its channels are a multiple of 16); only fused
-    convolutions read or write such a value.
+    convolutions, poolings marked `mx.blocked_data` / `mx.blocked_output`
+    and channel concatenations of such values read or write one.
 
     Example (conv -> BatchNorm -> relu6):
 
