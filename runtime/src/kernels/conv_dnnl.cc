@@ -6,8 +6,16 @@
 // OIHW (GOIHW) weights are reordered into the layouts the primitive asks for,
 // and the blocked output back to NCHW, inside the call. Pointwise (1x1,
 // stride 1, no padding) convolutions, and those with few output pixels per
-// weight, stay on NCHW, where oneDNN runs them as GEMMs without reorders. The weights are re-laid on every call (the
-// kernel ABI does not say when they change); see docs/benchmarks.md.
+// weight, stay on NCHW, where oneDNN runs them as GEMMs without reorders.
+// The weights are re-laid on every call unless the compiler marks them
+// constant (kept re-laid copies, below).
+//
+// Blocked tensors (ConvArgs::blockedX / blockedY, kernels.h's flags 32 /
+// 64: mx-propagate-conv-layout keeps tensors that pass between fused
+// convolutions in oneDNN's nChw8c / nChw16c): the user memory descriptors
+// are blocked, the primitive writes a blocked y as it is (the sum then a
+// sum post-op), and no re-layout happens for them; such convolutions never
+// take the NCHW GEMM path.
 //
 // Threads: the loop threads of the runtime's pool (parallel.h: the kernel
 // threads, plus idle engine workers where they help), not oneDNN's. Debian's oneDNN runs on libgomp, whose idle threads spin (for
@@ -126,6 +134,15 @@ dnnl::engine &cpuEngine() {
   return *engine;
 }
 
+/// Whether the forward primitive of `a` adds the sum itself (a sum post-op
+/// on the blocked y it writes as it is): with no activation, or with one
+/// after the sum. (oneDNN 2.6's AVX2 kernels take a sum after an eltwise
+/// post-op on their reference path only: with an activation before the
+/// sum, the sum is the result's re-layout's, as on NCHW.)
+bool sumInPrimitive(const ConvArgs &a) {
+  return a.sum && a.blockedY && (!a.act || a.actAfterSum);
+}
+
 // Output pixels (batch x height x width) below which a forward convolution
 // stays on NCHW (measured on ResNet-18's layers, docs/benchmarks.md).
 constexpr int64_t kPlainBelowPixels = 128;
@@ -212,10 +229,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     p->loopEpilogue = plain && a.hasEpilogue();
     p->scaleWeights = a.hasScale && !p->loopEpilogue;
     p->fuseBias = !p->loopEpilogue && (a.hasScale || a.hasShift);
-    // (oneDNN 2.6's AVX2 kernels take a sum after an eltwise post-op on
-    // their reference path only: with an activation, the sum is the
-    // re-layout's, as on NCHW.)
-    const bool sumPostOp = a.sum && a.blockedY && (!a.act || a.actAfterSum);
+    const bool sumPostOp = sumInPrimitive(a);
     // An activation after a sum that the re-layout back adds follows it.
     p->actAfterRelayout =
         a.act && a.sum && a.actAfterSum && !sumPostOp && !p->loopEpilogue;
@@ -303,9 +317,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
   p->reR = p->primR != p->userR;
   // A sum goes in the re-layout back or the epilogue loop: the result then
   // needs a buffer of its own (dense NCHW for the loop).
-  const bool sumPostOp = pass == Pass::Forward && a.sum && a.blockedY &&
-                         (!a.act || a.actAfterSum);
-  if (pass == Pass::Forward && a.sum && !sumPostOp && !p->reR) {
+  if (pass == Pass::Forward && a.sum && !sumInPrimitive(a) && !p->reR) {
     p->reR = true;
     p->primR = dnnl::memory::desc(
         {a.batch, a.filters, a.outH, a.outW}, dnnl::memory::data_type::f32,
