@@ -273,8 +273,6 @@ std::vector<float> blockedCopy(const std::vector<float> &v, int64_t n,
 TEST(ConvFusedKernel, BlockedLayouts) {
   const int64_t B = mxc_kernel_conv_channel_block();
   ASSERT_TRUE(B == 8 || B == 16);
-  auto toBlocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
-                       int64_t plane) { return blockedCopy(v, n, c, plane, B); };
   struct Case { int64_t batch, channels, filters, groups, h, k, stride, pad; };
   for (int threads : {1, 2, 3}) {
     mxc::runtime::setKernelThreads(threads);
@@ -314,16 +312,16 @@ TEST(ConvFusedKernel, BlockedLayouts) {
             for (float &v : ref)
               v = act == 1 ? std::max(v, 0.f)
                   : act == 2 ? std::min(std::max(v, 0.f), float(clipHi)) : v;
-          auto xb = bx ? toBlocked(x, c.batch, c.channels, inPlane) : x;
+          auto xb = bx ? blockedCopy(x, c.batch, c.channels, inPlane, B) : x;
           std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
-                                 : by ? toBlocked(addend, c.batch, c.filters, outPlane)
+                                 : by ? blockedCopy(addend, c.batch, c.filters, outPlane, B)
                                       : addend;
           mxc_kernel_conv_fused_f32(BUF(xb), BUF(w), BUF(bias), BUF(scale), BUF(shift),
                                     BUF(y), c.batch, c.channels, c.filters, c.groups,
                                     c.h, c.h, c.k, c.k, oh, oh, c.stride, c.stride,
                                     c.pad, c.pad, 1, 1, 1 | 2 | 4 | flags, act, 0,
                                     hiBits);
-          auto want = by ? toBlocked(ref, c.batch, c.filters, outPlane) : ref;
+          auto want = by ? blockedCopy(ref, c.batch, c.filters, outPlane, B) : ref;
           for (size_t i = 0; i < y.size(); ++i)
             ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
                 << "flags " << flags << " act " << act << " threads " << threads
@@ -342,8 +340,6 @@ TEST(ConvFusedKernel, BlockedLayouts) {
 // and a global pool, at batches 1 and 2 on 1 and 2 threads.
 TEST(PoolingKernel, BlockedLayouts) {
   const int64_t B = mxc_kernel_conv_channel_block();
-  auto toBlocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
-                       int64_t plane) { return blockedCopy(v, n, c, plane, B); };
   struct Case { int64_t batch, channels, h, w, k, stride, pad, outH, outW; };
   for (int threads : {1, 2}) {
     mxc::runtime::setKernelThreads(threads);
@@ -378,12 +374,12 @@ TEST(PoolingKernel, BlockedLayouts) {
               }
               ref[nc * outPlane + oh * c.outW + ow] = float(acc);
             }
-        auto xin = flags & 32 ? toBlocked(x, c.batch, c.channels, inPlane) : x;
+        auto xin = flags & 32 ? blockedCopy(x, c.batch, c.channels, inPlane, B) : x;
         std::vector<float> y(ref.size(), 7.f);
         mxc_kernel_pooling_f32(BUF(xin), BUF(y), c.batch, c.channels, c.h, c.w,
                                c.outH, c.outW, c.k, c.k, c.stride, c.stride, c.pad,
                                c.pad, flags);
-        auto want = flags & 64 ? toBlocked(ref, c.batch, c.channels, outPlane) : ref;
+        auto want = flags & 64 ? blockedCopy(ref, c.batch, c.channels, outPlane, B) : ref;
         for (size_t i = 0; i < y.size(); ++i)
           ASSERT_NEAR(y[i], want[i], 1e-5 * (1 + std::abs(want[i])))
               << "flags " << flags << " threads " << threads << ", " << c.channels

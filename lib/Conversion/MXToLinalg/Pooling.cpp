@@ -87,6 +87,29 @@ static SmallVector<int64_t> poolSizes(int64_t in, int64_t out, int64_t k,
   return sizes;
 }
 
+/// The window of each spatial axis: `kernel`, `stride`, `pad` (the whole
+/// extent, 1, 0 with global_pool; empty stride / pad mean 1 / 0).
+struct PoolGeometry {
+  SmallVector<int64_t> kernel, stride, pad;
+};
+static PoolGeometry poolGeometry(mx::PoolingOp op,
+                                 ArrayRef<int64_t> inShape) {
+  int64_t d = static_cast<int64_t>(inShape.size());
+  PoolGeometry g;
+  if (op.getGlobalPool()) {
+    g.kernel.assign(inShape.begin(), inShape.end());
+    g.stride.assign(d, 1);
+    g.pad.assign(d, 0);
+    return g;
+  }
+  g.kernel.assign(op.getKernel().begin(), op.getKernel().end());
+  g.stride = op.getStride().empty() ? SmallVector<int64_t>(d, 1)
+                                    : SmallVector<int64_t>(op.getStride());
+  g.pad = op.getPad().empty() ? SmallVector<int64_t>(d, 0)
+                              : SmallVector<int64_t>(op.getPad().take_front(d));
+  return g;
+}
+
 struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -101,18 +124,8 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
       return unsupported(rewriter, op,
                          "a blocked-layout Pooling needs float32 2-D data and "
                          "the runtime's kernels");
-    SmallVector<int64_t> kernel, stride, pad;
-    if (op.getGlobalPool()) {
-      kernel = {dataType.getDimSize(2), dataType.getDimSize(3)};
-      stride = {1, 1};
-      pad = {0, 0};
-    } else {
-      kernel.assign(op.getKernel().begin(), op.getKernel().end());
-      stride = op.getStride().empty() ? SmallVector<int64_t>{1, 1}
-                                      : SmallVector<int64_t>(op.getStride());
-      pad = op.getPad().empty() ? SmallVector<int64_t>{0, 0}
-                                : SmallVector<int64_t>(op.getPad().take_front(2));
-    }
+    PoolGeometry g = poolGeometry(op, dataType.getShape().drop_front(2));
+    ArrayRef<int64_t> kernel = g.kernel, stride = g.stride, pad = g.pad;
     int64_t flags = (op.getPoolType() == "avg" ? 1 : 0) |
                     (op.getCountIncludePad().value_or(true) ? 2 : 0) |
                     (op->hasAttr(mx::kBlockedDataAttr) ? 32 : 0) |
@@ -166,18 +179,8 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
       return unsupported(
           rewriter, op, "p_value must be >= 1 for lp pooling, got " + Twine(p));
 
-    SmallVector<int64_t> kernel, stride, pad;
-    if (op.getGlobalPool()) {
-      kernel.assign(inShape.begin(), inShape.end());
-      stride.assign(d, 1);
-      pad.assign(d, 0);
-    } else {
-      kernel.assign(op.getKernel().begin(), op.getKernel().end());
-      stride = op.getStride().empty() ? SmallVector<int64_t>(d, 1)
-                                      : SmallVector<int64_t>(op.getStride());
-      pad = op.getPad().empty() ? SmallVector<int64_t>(d, 0)
-                                : SmallVector<int64_t>(op.getPad().take_front(d));
-    }
+    PoolGeometry g = poolGeometry(op, inShape);
+    ArrayRef<int64_t> kernel = g.kernel, stride = g.stride, pad = g.pad;
 
     // Sums of f16 / bf16 accumulate in f32 (MXNet's AccType).
     Type acc = elt;

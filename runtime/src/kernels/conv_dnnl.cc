@@ -249,7 +249,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     }
     dnnl::memory::desc srcMd = plain ? userSrc : anyOf(src),
                        dstMd = a.blockedY
-                                   ? (a.sum && !sumPostOp ? blocked(dst, dst[1])
+                                   ? (a.sum && !sumPostOp ? blocked(dst, a.filters)
                                                           : userDst)
                                : !plain ? anyOf(dst)
                                : a.sum
@@ -319,12 +319,8 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
   // needs a buffer of its own (dense NCHW for the loop).
   if (pass == Pass::Forward && a.sum && !sumInPrimitive(a) && !p->reR) {
     p->reR = true;
-    p->primR = dnnl::memory::desc(
-        {a.batch, a.filters, a.outH, a.outW}, dnnl::memory::data_type::f32,
-        a.blockedY ? (convChannelBlock() == 16
-                          ? dnnl::memory::format_tag::nChw16c
-                          : dnnl::memory::format_tag::nChw8c)
-                   : dnnl::memory::format_tag::nchw);
+    p->primR = a.blockedY ? blocked(dst, a.filters)
+                          : dnnl::memory::desc(dst, dt::f32, tag::nchw);
   }
   if (p->reA)
     p->toA = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->userA, e, p->primA));

@@ -16,6 +16,7 @@
 //   lp   out_grad * (x / y)^(p - 1).
 //
 //===----------------------------------------------------------------------===//
+#include "conv_range.h"
 #include "kernels.h"
 
 #include <algorithm>
@@ -51,11 +52,11 @@ void poolingBackward(const T *dy, const T *x, const T *y, T *dx, int64_t kind,
           const int64_t o[3] = {od, oh, ow};
           int64_t lo[3], hi[3], size = 1;
           for (int i = 0; i < 3; ++i) {
-            const int64_t start = o[i] * stride[i] - pad[i];
-            const int64_t end = std::min(start + k[i], in[i] + pad[i]);
-            lo[i] = std::max<int64_t>(start, 0);
-            hi[i] = std::min(end, in[i]);
-            size *= countIncludePad ? end - start
+            const mxc::kernels::PoolWindow win =
+                mxc::kernels::poolWindow(o[i], k[i], stride[i], pad[i], in[i]);
+            lo[i] = win.lo;
+            hi[i] = win.hi;
+            size *= countIncludePad ? win.end - win.start
                                     : std::max<int64_t>(hi[i] - lo[i], 0);
           }
           const T g = dyp[oi];

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "conv_epilogue.h"
+#include "conv_range.h"
 #include "kernels.h"
 #include "parallel.h"
 
@@ -35,29 +36,22 @@ struct PoolArgs {
   bool avg, countIncludePad;
 };
 
-/// MXNet's divisor of one axis for the window starting at `start`.
-inline int64_t poolSize(int64_t start, int64_t k, int64_t in, int64_t pad,
-                        bool countIncludePad) {
-  int64_t end = std::min(start + k, in + pad);
-  return countIncludePad ? end - start
-                         : std::min(end, in) - std::max<int64_t>(start, 0);
-}
-
 template <int B>
 inline void poolPlane(const float *x, float *y, const PoolArgs &a) {
+  // MXNet's divisor of one axis (the clipped window's extent without
+  // count_include_pad, as the generated forward: not clamped at 0).
+  auto size = [&](const mxc::kernels::PoolWindow &w) {
+    return a.countIncludePad ? w.end - w.start : w.hi - w.lo;
+  };
   for (int64_t oh = 0; oh < a.outH; ++oh) {
-    const int64_t hs = oh * a.sH - a.pH;
-    const int64_t h0 = std::max<int64_t>(hs, 0),
-                  h1 = std::min(hs + a.kH, a.inH);
+    const auto hw = mxc::kernels::poolWindow(oh, a.kH, a.sH, a.pH, a.inH);
     for (int64_t ow = 0; ow < a.outW; ++ow) {
-      const int64_t ws = ow * a.sW - a.pW;
-      const int64_t w0 = std::max<int64_t>(ws, 0),
-                    w1 = std::min(ws + a.kW, a.inW);
+      const auto ww = mxc::kernels::poolWindow(ow, a.kW, a.sW, a.pW, a.inW);
       float acc[B];
       for (int j = 0; j < B; ++j)
         acc[j] = a.avg ? 0.f : -FLT_MAX; // MXNet's initial maximum
-      for (int64_t ih = h0; ih < h1; ++ih)
-        for (int64_t iw = w0; iw < w1; ++iw) {
+      for (int64_t ih = hw.lo; ih < hw.hi; ++ih)
+        for (int64_t iw = ww.lo; iw < ww.hi; ++iw) {
           const float *p = x + (ih * a.inW + iw) * B;
           if (a.avg)
             for (int j = 0; j < B; ++j)
@@ -68,11 +62,9 @@ inline void poolPlane(const float *x, float *y, const PoolArgs &a) {
         }
       float *out = y + (oh * a.outW + ow) * B;
       if (a.avg) {
-        const float size =
-            float(poolSize(hs, a.kH, a.inH, a.pH, a.countIncludePad) *
-                  poolSize(ws, a.kW, a.inW, a.pW, a.countIncludePad));
+        const float divisor = float(size(hw) * size(ww));
         for (int j = 0; j < B; ++j)
-          out[j] = acc[j] / size;
+          out[j] = acc[j] / divisor;
       } else {
         for (int j = 0; j < B; ++j)
           out[j] = acc[j];

@@ -141,21 +141,19 @@ struct FuseConvolution
     const bool keepWeights = constantParams && isParamArgument(conv.getWeight());
     if (!e.bn && !e.act && !e.add && !keepWeights)
       return;
-    Operation *last = e.actAfterSum ? e.act
-                      : e.add       ? e.add
-                      : e.act       ? e.act
-                      : e.bn        ? e.bn.getOperation()
-                                    : conv.getOperation();
+    // The matched ops in program order, the convolution first.
+    SmallVector<Operation *> chain{conv};
+    for (Operation *op : {e.bn.getOperation(), e.actAfterSum ? e.add : e.act,
+                          e.actAfterSum ? e.act : e.add})
+      if (op)
+        chain.push_back(op);
+    Operation *last = chain.back();
     OpBuilder b(last);
     MLIRContext *ctx = b.getContext();
     // The fused op carries every node's name (steps and errors name them).
-    SmallVector<Location> locs{conv.getLoc()};
-    for (Operation *op : e.actAfterSum ? std::initializer_list<Operation *>{
-                                             e.bn.getOperation(), e.add, e.act}
-                                       : std::initializer_list<Operation *>{
-                                             e.bn.getOperation(), e.act, e.add})
-      if (op)
-        locs.push_back(op->getLoc());
+    SmallVector<Location> locs;
+    for (Operation *op : chain)
+      locs.push_back(op->getLoc());
     Location loc = FusedLoc::get(ctx, locs);
 
     Value scale, shift;
@@ -171,14 +169,8 @@ struct FuseConvolution
         keepWeights ? b.getUnitAttr() : UnitAttr(),
         e.actAfterSum ? b.getUnitAttr() : UnitAttr(), UnitAttr(), UnitAttr());
     last->getResult(0).replaceAllUsesWith(fused.getOutput());
-    for (Operation *op : e.actAfterSum
-                             ? std::initializer_list<Operation *>{e.act, e.add,
-                                                                  e.bn.getOperation()}
-                             : std::initializer_list<Operation *>{e.add, e.act,
-                                                                  e.bn.getOperation()})
-      if (op)
-        op->erase();
-    conv->erase();
+    for (Operation *op : llvm::reverse(chain))
+      op->erase();
   }
 };
 

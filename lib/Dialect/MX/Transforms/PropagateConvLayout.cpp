@@ -11,7 +11,6 @@
 #include "ConvolutionEpilogue.h"
 #include "CreateOp.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace mxc::mx {
@@ -111,16 +110,14 @@ bool writesBlocked(Value v) {
     return isBlockablePooling(pool);
   if (auto concat = dyn_cast<mx::ConcatOp>(def))
     return isBlockableConcat(concat);
-  if (auto bn = dyn_cast<mx::BatchNormOp>(def)) {
-    auto a = affineOf(bn);
-    return a && a->output == v;
-  }
-  if (def->getNumOperands() == 1)
-    if (auto bn = def->getOperand(0).getDefiningOp<mx::BatchNormOp>()) {
-      auto a = affineOf(bn);
-      return a && a->output == v; // the activation after one
-    }
-  return false;
+  // A BatchNorm's output, or the activation's after one.
+  auto bn = dyn_cast<mx::BatchNormOp>(def);
+  if (!bn && def->getNumOperands() == 1)
+    bn = def->getOperand(0).getDefiningOp<mx::BatchNormOp>();
+  if (!bn)
+    return false;
+  std::optional<Affine> a = affineOf(bn);
+  return a && a->output == v;
 }
 
 /// `a` as a depthwise 1x1 mx.Convolution_fused (weights of ones, the
