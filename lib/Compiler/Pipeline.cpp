@@ -393,7 +393,7 @@ LogicalResult mxc::lowerToBuffers(ModuleOp module,
     pipeline += ", mxc-approximate-math";
   return runPipeline(module,
                      pipeline +
-                         ", eliminate-empty-tensors,"
+                         ", mxc-empty-tensor-per-use, eliminate-empty-tensors,"
                          "one-shot-bufferize{bufferize-function-boundaries "
                          "function-boundary-type-conversion=identity-layout-map},"
                          "canonicalize, cse");

@@ -235,8 +235,16 @@ struct MemoryPlanner::Impl {
           Operation *def = operand.getDefiningOp();
           if (!def)
             def = operand.getParentBlock()->getParentOp();
+          // An allocation, a view or a pure computation (constants, index
+          // arithmetic) orders nothing: what a step reads of a buffer is
+          // ordered by the accesses to its root below. (An edge from such an
+          // op would make the whole run it sits in an ancestor.)
           if (def && def != func) {
-            if (Operation *top = func.front().findAncestorOpInBlock(*def)) {
+            Operation *top = func.front().findAncestorOpInBlock(*def);
+            if (top && (isa<memref::AllocOp, ViewLikeOpInterface>(top) ||
+                        isPure(top)))
+              top = nullptr;
+            if (top) {
               unsigned d = stepOf.lookup(top);
               if (d != i)
                 preds[i].push_back(d);

@@ -7,6 +7,7 @@
 #include "mxc/runtime/profiler.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 namespace mxc::runtime {
@@ -101,17 +102,29 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
   for (size_t i = 0; i < outputs_.size(); ++i)
     outBuffers_.push_back(plan_.outputBuffer(i));
 
-  // One variable per arena buffer; a buffer overlaps those whose byte ranges
-  // intersect its own (found by a sweep over the buffers sorted by offset).
+  // One variable per arena byte range: the buffers memory planning put at
+  // the same offset with the same size (co-shared or in place, often dozens
+  // of them for a small vector) are one storage to the engine. A buffer
+  // overlaps the buffers of the other ranges that intersect its own (found
+  // by a sweep over the ranges sorted by offset).
   const size_t n = plan_.buffers.size();
   arenaVars_.assign(n, nullptr);
   overlaps_.assign(n, {});
-  std::vector<uint32_t> order;
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> rangeOf; // -> first buffer
+  std::vector<uint32_t> order, first(n);
   for (uint32_t b = 0; b < n; ++b) {
-    if (plan_.buffers[b].kind != BufferKind::Arena)
+    const PlanBuffer &buf = plan_.buffers[b];
+    if (buf.kind != BufferKind::Arena)
       continue;
-    arenaVars_[b] = engine_->newVar();
-    order.push_back(b);
+    auto [it, fresh] = rangeOf.try_emplace({buf.offset, buf.size}, b);
+    first[b] = it->second;
+    if (fresh) {
+      arenaVars_[b] = engine_->newVar();
+      rangeVars_.push_back(arenaVars_[b]);
+      order.push_back(b);
+    } else {
+      arenaVars_[b] = arenaVars_[it->second];
+    }
   }
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return plan_.buffers[a].offset < plan_.buffers[b].offset;
@@ -128,22 +141,27 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
       overlaps_[order[j]].push_back(order[i]);
     }
   }
+  for (uint32_t b = 0; b < n; ++b)
+    if (arenaVars_[b] && first[b] != b)
+      overlaps_[b] = overlaps_[first[b]];
   if (bulk_) {
+    // By variable: a buffer stands for its range (the range's first buffer).
+    auto rep = [&](uint32_t b) { return arenaVars_[b] ? first[b] : b; };
     std::vector<char> written(n, 0), listed(n, 0);
     for (const PlanStep &step : plan_.steps)
       for (uint32_t b : step.writes) {
-        written[b] = 1;
+        written[rep(b)] = 1;
         for (uint32_t o : overlaps_[b])
-          written[o] = 1;
+          written[rep(o)] = 1;
       }
     for (uint32_t b = 0; b < n; ++b)
       if (written[b])
         bulkWriteBuffers_.push_back(b);
     for (const PlanStep &step : plan_.steps)
       for (uint32_t b : step.reads)
-        if (!written[b] && !listed[b]) {
-          listed[b] = 1;
-          bulkReadBuffers_.push_back(b);
+        if (!written[rep(b)] && !listed[rep(b)]) {
+          listed[rep(b)] = 1;
+          bulkReadBuffers_.push_back(rep(b));
         }
   }
 
@@ -154,18 +172,14 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
     arena->block = arena->manager->allocate(plan_.arenaBytes);
     arena_ = std::move(arena);
   } catch (...) {
-    for (VarHandle v : arenaVars_)
-      if (v)
-        engine_->deleteVar(v);
+    for (VarHandle v : rangeVars_)
+      engine_->deleteVar(v);
     throw;
   }
 }
 
 Executor::~Executor() {
-  std::vector<VarHandle> vars;
-  for (VarHandle v : arenaVars_)
-    if (v)
-      vars.push_back(v);
+  const std::vector<VarHandle> &vars = rangeVars_;
   try {
     std::shared_ptr<Arena> arena = arena_;
     engine_->pushSync(

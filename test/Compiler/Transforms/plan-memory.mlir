@@ -192,12 +192,42 @@ func.func @node(%x: memref<64xf32>, %out1: memref<64xf32>, %out2: memref<64xf32>
   }
   return
 }
+// Where an allocation sits orders nothing: %b's alloc is in node "a"'s run
+// (as CSE or hoisting may leave it), but "b" only reads %x, so the two
+// branches stay independent and do not share.
+func.func @alloc_elsewhere(%x: memref<64xf32>, %out1: memref<64xf32>, %out2: memref<64xf32>) {
+  %a = memref.alloc() : memref<64xf32> loc("a")
+  %b = memref.alloc() : memref<64xf32> loc("a")
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%a : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } loc("a")
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<64xf32>) outs(%out1 : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } loc("a")
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<64xf32>) outs(%b : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } loc("b")
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%b : memref<64xf32>) outs(%out2 : memref<64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } loc("b")
+  return
+}
 // COSHARE: remark: arena of @parallel: 512 bytes in 2 storages for 2 buffers (strategy coshare), lower bound 256 bytes
 // COSHARE: remark: arena of @ordered: 256 bytes in 1 storages for 2 buffers (strategy coshare), lower bound 256 bytes
 // COSHARE: remark: arena of @node: 256 bytes in 1 storages for 2 buffers (strategy coshare), lower bound 256 bytes
+// COSHARE: remark: arena of @alloc_elsewhere: 512 bytes in 2 storages for 2 buffers (strategy coshare)
 // BOTHPLAN: remark: arena of @parallel: 512 bytes in 2 storages
 // BOTHPLAN: remark: arena of @ordered: 256 bytes in 1 storages
 // BOTHPLAN: remark: arena of @node: 256 bytes in 1 storages
+// BOTHPLAN: remark: arena of @alloc_elsewhere: 512 bytes in 2 storages
 
 // -----
 

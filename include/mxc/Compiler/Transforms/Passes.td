@@ -9,7 +9,7 @@
 // (lib/Compiler/Pipeline.cpp) run them by name, in this order:
 //
 //   mxc-entry-abi, [mxc-reassociate-reductions], [mxc-approximate-math],
-//   (one-shot bufferization), mx-plan-memory, mx-outline-steps,
+//   mxc-empty-tensor-per-use, (one-shot bufferization), mx-plan-memory, mx-outline-steps,
 //   (kernel-call ABI, buffer deallocation), mxc-strided-copies-to-linalg,
 //   mxc-free-after-last-use, (loops, LLVM)
 //
@@ -72,6 +72,40 @@ def EntryABIPass : Pass<"mxc-entry-abi", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
                            "mlir::LLVM::LLVMDialect"];
+}
+
+def EmptyTensorPerUsePass : Pass<"mxc-empty-tensor-per-use", "mlir::ModuleOp"> {
+  let summary = "Give every use of a tensor.empty its own tensor.empty";
+  let description = [{
+    CSE merges the `tensor.empty` ops of equal shape that the lowerings
+    create as destinations, so one `tensor.empty` becomes the destination of
+    several independent ops (each inference BatchNorm's scale vector, the
+    outputs of parallel branches of the same shape). One-shot bufferization
+    gives that value one buffer and lets each op write it in place once the
+    previous contents are dead *in program order*: results of independent
+    MXNet nodes then share a buffer, which orders them (write-after-read,
+    write-after-write) in the dependency DAG that memory planning builds and
+    in the plan's steps, and two branches of a graph can no longer run at
+    the same time on the engine. Memory planning's co-share is the one
+    place that may let buffers share memory, under its parallel-safety
+    condition (include/mxc/Compiler/Transforms/MemoryPlan.h).
+
+    Run right before one-shot bufferization (after the last CSE): the first
+    use keeps the op, every other use gets a clone placed just before its
+    user, with the user's location.
+
+    ```mlir
+    %e = tensor.empty() : tensor<64xf32>
+    %a = linalg.generic ... outs(%e : tensor<64xf32>)
+    %b = linalg.generic ... outs(%e : tensor<64xf32>)
+    // after
+    %e = tensor.empty() : tensor<64xf32>
+    %a = linalg.generic ... outs(%e : tensor<64xf32>)
+    %e1 = tensor.empty() : tensor<64xf32>
+    %b = linalg.generic ... outs(%e1 : tensor<64xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
 def FuseElementwiseOpsPass

@@ -215,8 +215,12 @@ private:
   std::vector<NDArray> arguments_, outputs_;
   std::vector<uint32_t> argBuffers_, outBuffers_; ///< plan buffer of each
   std::shared_ptr<Arena> arena_;
-  std::vector<VarHandle> arenaVars_;        ///< per buffer; null if not arena
-  std::vector<std::vector<uint32_t>> overlaps_; ///< arena buffers overlapping
+  /// Per buffer: the variable of its arena byte range (buffers at the same
+  /// offset with the same size share one); null if not arena.
+  std::vector<VarHandle> arenaVars_;
+  std::vector<VarHandle> rangeVars_; ///< each distinct range's variable, once
+  /// Per arena buffer: buffers of other ranges whose bytes intersect its own.
+  std::vector<std::vector<uint32_t>> overlaps_;
 };
 
 /// Reports a failure of the kernel running on this thread (the kernel ABI's
