@@ -396,7 +396,10 @@ LogicalResult mxc::lowerToBuffers(ModuleOp module,
                          ", mxc-empty-tensor-per-use, eliminate-empty-tensors,"
                          "one-shot-bufferize{bufferize-function-boundaries "
                          "function-boundary-type-conversion=identity-layout-map},"
-                         "canonicalize, cse");
+                         // After CSE (which makes the two views of a copy
+                         // into a Concat's part one value) canonicalize
+                         // again: a self-copy would otherwise be a step.
+                         "canonicalize, cse, canonicalize");
 }
 
 /// Adds `llvm.mlir.global external constant @<entry>_arena_size(N) : i64`
