@@ -280,6 +280,37 @@ TEST_P(ExecutorTest, ArenaBuffersSharingMemoryStayOrdered) {
   EXPECT_EQ(read(exec.output(1)), (std::vector<float>{4, 6, 8, 10}));
 }
 
+// One variable per arena byte range: t1 and t2 are one range ([0,16), the
+// in-place step reads one and writes the other), t3 ([8,24)) overlaps it in
+// part. 'overwrite' (writing t3) must wait for 'reader' (reading t2).
+const char *kInPlaceAndPartlyOverlapping = R"(mxc-plan 1
+arena 32
+buffer x argument 0 float32 (4,)
+buffer y1 output 0 float32 (4,)
+buffer y2 output 1 float32 (4,)
+buffer t1 arena 0 16 float32 (4,)
+buffer t2 arena 0 16 float32 (4,)
+buffer t3 arena 8 16 float32 (4,)
+step fill k_add1 cpu(0) reads x writes t1
+step inplace k_scale2 cpu(0) reads t1 writes t2
+step reader k_slow_reader cpu(0) reads t2 writes y1
+step overwrite k_overwrite cpu(0) reads x writes t3
+step use k_scale2 cpu(0) reads t3 writes y2
+)";
+
+TEST_P(ExecutorTest, InPlaceRangeAndPartlyOverlappingBufferStayOrdered) {
+  tracer.reset(false);
+  Executor exec(parse(kInPlaceAndPartlyOverlapping), testKernels(), engine.get());
+  exec.bind({array({1, 2, 3, 4})});
+  for (int i = 0; i < 2; ++i) { // again on the reused arena and variables
+    exec.run();
+    EXPECT_LT(tracer.at("reader.end"), tracer.at("overwrite.start")) << tracer.str();
+    EXPECT_EQ(read(exec.output(0)), (std::vector<float>{8, 12, 16, 20}));
+    EXPECT_EQ(read(exec.output(1)), (std::vector<float>{4, 6, 8, 10}));
+    tracer.reset(false);
+  }
+}
+
 TEST_P(ExecutorTest, UpdatesAnArgumentInPlace) {
   // w += x, twice: a step may write an argument (an in-place weight update).
   const char *text = R"(mxc-plan 1
@@ -494,6 +525,15 @@ step only k_add1 cpu(0) reads x writes y
   EXPECT_EQ(read(shared.output(0)), (std::vector<float>{4, 6, 8, 10}));
   EXPECT_EQ(read(shared.output(1)), (std::vector<float>{4, 6, 8, 10}));
   EXPECT_LT(tracer.at("reader.end"), tracer.at("overwrite.start")) << tracer.str();
+  // An in-place range and a buffer overlapping it in part (one variable per
+  // range in the bulk's lists, none both read and written).
+  Executor inplace(parse(kInPlaceAndPartlyOverlapping), testKernels(), one.get());
+  ASSERT_TRUE(inplace.bulk());
+  inplace.bind({array(one.get(), {1, 2, 3, 4})});
+  tracer.reset(false);
+  inplace.run();
+  EXPECT_EQ(read(inplace.output(0)), (std::vector<float>{8, 12, 16, 20}));
+  EXPECT_EQ(read(inplace.output(1)), (std::vector<float>{4, 6, 8, 10}));
 }
 
 // The first failing step ends the bulk: run() names it as the step-by-step

@@ -41,7 +41,7 @@ struct EmptyTensorPerUsePass
       for (OpOperand *use : uses) {
         Operation *at = op->getBlock()->findAncestorOpInBlock(*use->getOwner());
         if (!at)
-          continue; // not reachable from here (cannot happen for SSA uses)
+          continue; // in another block of the region: keeps the original
         OpBuilder b(at);
         Operation *copy = b.clone(*op);
         copy->setLoc(at->getLoc());

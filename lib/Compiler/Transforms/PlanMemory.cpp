@@ -209,7 +209,8 @@ struct MemoryPlanner::Impl {
           ++numColumns;
   }
 
-  /// The dependency DAG of the top-level ops: SSA uses, and on each buffer
+  /// The dependency DAG of the top-level ops: SSA uses (not of allocations,
+  /// views or pure ops, which order nothing), and on each buffer
   /// or argument (by root) read-after-write, write-after-read and
   /// write-after-write. Ops without memory effect information (calls) read
   /// and write every memref operand. Then ancestor bitsets over columns.

@@ -59,9 +59,9 @@ func.func @diamond(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<512x
 
 #id = affine_map<(d0) -> (d0)>
 
-// In place: the relu writes the storage the exp wrote (same offset), so in
-// the step that reads one and writes the other neither is noalias; a fused
-// location names every node of the group.
+// In place: the relu writes the storage the exp wrote (same offset and
+// type), so the step that reads one and writes the other uses one argument
+// for both (see below); a fused location names every node of the group.
 func.func @inplace(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<256xi8>)
     attributes {mx.arena_size = 256 : i64} {
   %c0 = arith.constant 0 : index

@@ -23,8 +23,9 @@
 //            factor 16, larger ones first, growing a smaller one if needed,
 //            as NNVM's GraphAllocator::Request) -- but only if every step
 //            that touched the storage's previous occupants is an ancestor of
-//            the new buffer's first step in the dependency DAG (SSA uses
-//            and read/write conflicts on buffers and arguments), so that no
+//            the new buffer's first step in the dependency DAG (SSA uses of
+//            results other than allocations, views and pure ops, and
+//            read/write conflicts on buffers and arguments), so that no
 //            executor that respects the DAG could run the old users and the
 //            new writer in parallel. The DAG's nodes are maximal runs of
 //            consecutive top-level ops with the same location: the ops one

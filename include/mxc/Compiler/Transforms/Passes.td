@@ -90,17 +90,21 @@ def EmptyTensorPerUsePass : Pass<"mxc-empty-tensor-per-use", "mlir::ModuleOp"> {
     place that may let buffers share memory, under its parallel-safety
     condition (include/mxc/Compiler/Transforms/MemoryPlan.h).
 
-    Run right before one-shot bufferization (after the last CSE): the first
-    use keeps the op, every other use gets a clone placed just before its
-    user, with the user's location.
+    Run right before one-shot bufferization (after the last CSE): a
+    `tensor.empty` with several uses, or with one use inside a nested
+    region, is replaced by one clone per use, placed in the op's own block
+    just before the op that holds the user (a loop's use keeps one
+    allocation outside the loop), with that op's location (memory planning
+    groups the ops of one MXNet node by location). A single use in the same
+    block is left where it is.
 
     ```mlir
     %e = tensor.empty() : tensor<64xf32>
     %a = linalg.generic ... outs(%e : tensor<64xf32>)
     %b = linalg.generic ... outs(%e : tensor<64xf32>)
     // after
-    %e = tensor.empty() : tensor<64xf32>
-    %a = linalg.generic ... outs(%e : tensor<64xf32>)
+    %e0 = tensor.empty() : tensor<64xf32>
+    %a = linalg.generic ... outs(%e0 : tensor<64xf32>)
     %e1 = tensor.empty() : tensor<64xf32>
     %b = linalg.generic ... outs(%e1 : tensor<64xf32>)
     ```
@@ -370,8 +374,13 @@ def MXOutlineStepsPass : Pass<"mx-outline-steps", "mlir::ModuleOp"> {
     output) or an arena view (`memref.view %arena[constant]`) -- first those
     it only reads, then those it writes, in order of first use. Side-effect
     free ops the step needs (constants, views of its buffers) are cloned into
-    it. Arguments get `llvm.noalias` unless they are arena views that overlap
-    another buffer of the same step (an in-place elementwise step). The entry
+    it. A buffer that is exactly another one of the step (the same arena
+    bytes and type: an elementwise output planned in place of its input) is
+    used in the body through that one's argument (its own stays in the
+    signature, unused): LLVM vectorises loads and stores through one pointer,
+    not through two pointers it can neither call noalias nor prove equal.
+    Arguments get `llvm.noalias` unless they are arena views that overlap
+    another used buffer of the same step. The entry
     becomes its buffers' views and one `func.call` per step with
     `mx.step = i`, `mx.reads = R` (the first R operands are read, the rest
     written) and `mx.nodes` (the MXNet node names of its location); it still
