@@ -60,12 +60,16 @@ CONFIGS=(
 # (MXC_CONV_IMPL=im2col: im2col + OpenBLAS GEMM instead of oneDNN, which came
 # after 2276ce2), so that old/new measures the execution path and not the
 # kernels; with bulk execution on (default) and off, and 2 workers with a
-# shared pool of 2 kernel threads (w2k2).
+# shared pool of 2 kernel threads (w2k2). The im2col configurations compile
+# with --no-blocked-layout (a config's 4th field: options of `mxc run`), as
+# the old tree did: blocked tensors between convolutions (mx-propagate-conv-
+# layout, after 2276ce2) are oneDNN's layout, which the im2col path converts
+# back to NCHW around every convolution.
 if [ "${NEW_IM2COL:-0}" = 1 ]; then
   CONFIGS+=(
-    "im2col-w1k2|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=2"
-    "im2col-w1k1|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1"
-    "im2col-w1k1-nobulk|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1 MXC_EXEC_BULK_EXEC_INFERENCE=0"
+    "im2col-w1k2|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=2|--no-blocked-layout"
+    "im2col-w1k1|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1|--no-blocked-layout"
+    "im2col-w1k1-nobulk|$NEW|MXC_CONV_IMPL=im2col MXC_CPU_WORKER_NTHREADS=1 OMP_NUM_THREADS=1 MXC_EXEC_BULK_EXEC_INFERENCE=0|--no-blocked-layout"
     "new-w2k2|$NEW|MXC_CPU_WORKER_NTHREADS=2 OMP_NUM_THREADS=2"
   )
 fi
@@ -77,15 +81,18 @@ clean_env() { env -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS -u MKL_NUM_THREADS 
 cache_of() { [ "$1" = "$OLD" ] && echo "$WORK/cache-old" || echo "$WORK/cache-new"; }
 
 infer() {  # config model -> "latency: ..." line
-  local name tree envs; IFS='|' read -r name tree envs <<< "$1"
+  local name tree envs opts; IFS='|' read -r name tree envs opts <<< "$1"
   # shellcheck disable=SC2086
   clean_env MXC_CACHE_DIR="$(cache_of "$tree")" MXC_QUIET=1 $envs \
     "$tree/build/bin/mxc" run "$WORK/$2-symbol.json" --shape data=1,3,224,224 \
-    --repeat "$REPEAT" --warmup "$WARMUP" | grep '^latency:'
+    --repeat "$REPEAT" --warmup "$WARMUP" $opts | grep '^latency:'
 }
 
 # warm both caches (compiles once per tree and model)
-for m in resnet18 inception-bn; do infer "${CONFIGS[0]}" "$m" >/dev/null; infer "${CONFIGS[2]}" "$m" >/dev/null; done
+for m in resnet18 inception-bn; do
+  infer "${CONFIGS[0]}" "$m" >/dev/null; infer "${CONFIGS[2]}" "$m" >/dev/null
+  for c in "${CONFIGS[@]}"; do [[ "$c" == im2col-w1k1\|* ]] && infer "$c" "$m" >/dev/null; done
+done
 
 n=${#CONFIGS[@]}
 for ((r = 0; r < ROUNDS; r++)); do
