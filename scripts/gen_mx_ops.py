@@ -486,6 +486,18 @@ Casts every element to `dtype` (`float32` f32, `float64` f64, `float16` f16,
    aliases=["_npi_cast", "_npx_cast", "cast"],
    example="""%out = mx.Cast %x {dtype = "float16"} : (tensor<2x3xf32>) -> tensor<2x3xf16>""")
 
+op(mxnet="amp_cast", mnemonic="amp_cast", cpp="AmpCast",
+   source="src/operator/tensor/amp_cast.h AMPCastParam, AMPCastType",
+   summary="Casts between float32 and the low-precision floats (AMP)",
+   description="""
+Casts a float32, float16 or bfloat16 tensor to `dtype`; a tensor of any
+other element type (float64, the integers, bool) passes through unchanged,
+as MXNet's AMPCastType. The gradient is cast back to the input's type. A
+composite (mx-decompose): `Cast`, or the input itself.""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("dtype", "dtype", doc="Output data type.")],
+   example="""%out = mx.amp_cast %x {dtype = "float16"} : (tensor<2x3xf32>) -> tensor<2x3xf16>""")
+
 op(mxnet="LRN", mnemonic="LRN", cpp="LRN",
    source="src/operator/nn/lrn-inl.h LRNParam",
    summary="Local response normalisation across channels",

@@ -522,6 +522,8 @@ class Symbol:
                 out = t
                 if n.op == "Cast":
                     out = n.attrs["dtype"]
+                elif n.op == "amp_cast" and t in ("float32", "float16", "bfloat16"):
+                    out = n.attrs["dtype"]  # AMPCastType: other types pass through
                 elif n.op == "one_hot":
                     out = n.attrs.get("dtype", "float32")
                 for k in range(n.num_outputs):

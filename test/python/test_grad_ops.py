@@ -343,6 +343,12 @@ def test_cast():
              atol=1e-6)
 
 
+def test_amp_cast():
+    # float64 passes through amp_cast (only f32 / f16 / bf16 are cast): the
+    # identity's gradient in f64
+    check_op("amp_cast", {"dtype": "float16"}, {"data": rand((3, 4))})
+
+
 def test_block_grad_is_zero():
     x = rand((2, 3))
     g = one_op_graph("BlockGrad", {}, ["data"])

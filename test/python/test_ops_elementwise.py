@@ -372,6 +372,20 @@ def test_cast(src, dst):
     check("Cast", {"dtype": dst}, [x])
 
 
+@pytest.mark.parametrize("src,dst", [
+    (np.float32, "float16"), (np.float16, "float32"), (np.float32, "float32"),
+    # AMPCastType: other types pass through unchanged
+    (np.float64, "float16"), (np.int32, "float16"), (np.uint8, "float32"),
+])
+def test_amp_cast(src, dst):
+    rng = np.random.default_rng(72)
+    if np.issubdtype(src, np.floating):
+        x = _rand(rng, (3, 5), src, -100.0, 100.0)
+    else:
+        x = rng.integers(0, 100, size=(3, 5)).astype(src)
+    check("amp_cast", {"dtype": dst}, [x])
+
+
 @pytest.mark.parametrize("op", ["_copy", "BlockGrad"])
 def test_pass_through(op):
     rng = np.random.default_rng(71)

@@ -446,7 +446,7 @@ def _identity(g, n):
     g.node("Identity", n.inputs[:1], n.outs[:1], name=n.name)
 
 
-@_exports("Cast")
+@_exports("Cast", "amp_cast")
 def _cast(g, n):
     g.node("Cast", n.inputs[:1], n.outs[:1], name=n.name, to=onnx_elem_type(n.out_dtypes[0]))
 

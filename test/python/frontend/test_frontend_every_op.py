@@ -55,6 +55,7 @@ EXAMPLES = {
     "MAERegressionOutput": ([f(4, 1), f(4)], dict(grad_scale=2.0)),
     "LogisticRegressionOutput": ([f(2, 3), f(2, 3)], {}),
     "Cast": ([f(*U)], dict(dtype="float64")),
+    "amp_cast": ([f(*U)], dict(dtype="float16")),
     "LRN": ([f(2, 6, 3, 3)], dict(nsize=3)),
     "Dropout": ([f(*U)], dict(p=0.5)),
     "BatchNorm": ([f(*B), pos(3), f(3), f(3), pos(3)], dict(fix_gamma=False)),

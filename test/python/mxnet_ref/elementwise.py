@@ -453,6 +453,15 @@ def cast(inputs, attrs):
     return [cast_array(inputs[0], np_dtype(attr_str(attrs, "dtype")))]
 
 
+@register("amp_cast")
+def amp_cast(inputs, attrs):
+    # AMPCastType: float32 / float16 / bfloat16 take dtype, the rest passes through
+    x = inputs[0]
+    if x.dtype in (np.float32, np.float16) or x.dtype.name == "bfloat16":
+        return [cast_array(x, np_dtype(attr_str(attrs, "dtype")))]
+    return [x.copy()]
+
+
 @register("_identity_with_attr_like_rhs")
 def identity_with_attr_like_rhs(inputs, attrs):
     # the lhs; the rhs only constrains shape inference

@@ -125,6 +125,8 @@ def _elementwise():
             a != 0.0, sym.negative(a), sym.abs(a), sym.exp(a), sym.log(sym.abs(a) + 1),
             sym.sqrt(sym.abs(a)), sym.square(a), sym.where(a > 0, a, b),
             sym.zeros_like(a), sym.ones_like(a), sym.Cast(a, dtype="float64"),
+            sym.amp_cast(a, dtype="float16"),  # f32 -> f16
+            sym.amp_cast(sym.Cast(a, dtype="float64"), dtype="float16"),  # f64 passes through
             sym.BlockGrad(a), sym._copy(a) if hasattr(sym, "_copy") else a,
             sym.Dropout(a, p=0.3)]
     return sym.Group(outs), {"a": (2, 3, 4), "b": (2, 3, 4), "c": (3, 1)}

@@ -1618,7 +1618,7 @@ bool mxc::mx::isComposite(Operation *op) {
              ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
              LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
-             ScatterNdOp>(op) ||
+             ScatterNdOp, AmpCastOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1658,7 +1658,15 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   else if (auto sl = dyn_cast<SequenceLastOp>(op))
     r = decomposeSequence(g, op, sl.getData(), sl.getSequenceLength(), sl.getAxis(),
                           /*last=*/true, 0.0, results);
-  else if (auto sa = dyn_cast<SoftmaxActivationOp>(op)) {
+  else if (auto ac = dyn_cast<AmpCastOp>(op)) {
+    // Cast where the shape rule changed the type, else the input itself.
+    Value x = ac.getData();
+    Type out = op->getResult(0).getType();
+    results.assign({x.getType() == out
+                        ? x
+                        : g.op("mx.Cast", x, {g.str("dtype", ac.getDtype())})});
+    r = success();
+  } else if (auto sa = dyn_cast<SoftmaxActivationOp>(op)) {
     // instance: softmax of each sample's elements; channel: along axis 1
     Value x = sa.getData();
     ArrayRef<int64_t> d = typeOf(x).getShape();

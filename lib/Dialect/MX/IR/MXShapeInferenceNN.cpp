@@ -685,6 +685,26 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+/// amp_cast (src/operator/tensor/amp_cast.h AMPCastType): float32, float16
+/// and bfloat16 become `dtype`; every other element type stays.
+LogicalResult AmpCastOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  Type elt = elementTypeForDType(context, adaptor.getDtype());
+  if (!elt)
+    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
+  Type in = data->getElementType();
+  if (!(in.isF32() || in.isF16() || in.isBF16()))
+    elt = in;
+  results.push_back(RankedTensorType::get(data->getShape(), elt));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // LRN (src/operator/nn/lrn.cc LRNShape): output and the hidden tmp_norm.
 //===----------------------------------------------------------------------===//

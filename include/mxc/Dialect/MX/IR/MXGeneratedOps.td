@@ -500,6 +500,39 @@ def MX_CastOp : MX_Op<"Cast", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
+def MX_AmpCastOp : MX_Op<"amp_cast", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Casts between float32 and the low-precision floats (AMP)";
+  let description = [{
+    Casts a float32, float16 or bfloat16 tensor to `dtype`; a tensor of any
+    other element type (float64, the integers, bool) passes through unchanged,
+    as MXNet's AMPCastType. The gradient is cast back to the input's type. A
+    composite (mx-decompose): `Cast`, or the input itself.
+
+    MXNet operator: `amp_cast`.
+
+    Example:
+
+    ```mlir
+    %out = mx.amp_cast %x {dtype = "float16"} : (tensor<2x3xf32>) -> tensor<2x3xf16>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    MX_DTypeAttr:$dtype
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_LRNOp : MX_Op<"LRN", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Local response normalisation across channels";
   let description = [{
