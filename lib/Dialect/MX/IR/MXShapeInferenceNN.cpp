@@ -670,19 +670,31 @@ SoftmaxOutputOp::inferReturnTypes(MLIRContext *context,
 // Cast (src/operator/tensor/elemwise_unary_op.h CastType)
 //===----------------------------------------------------------------------===//
 
+/// Cast and amp_cast: the data's shape in `dtype`; with `onlyFloats`
+/// (amp_cast, AMPCastType), an element type other than float32 / float16 /
+/// bfloat16 stays.
+static LogicalResult inferCast(MLIRContext *context, std::optional<Location> loc,
+                               StringRef name, Value dataOperand, StringRef dtype,
+                               bool onlyFloats, SmallVectorImpl<Type> &results) {
+  auto data = getTensorType(loc, name, dataOperand, "data");
+  if (failed(data))
+    return failure();
+  Type elt = elementTypeForDType(context, dtype);
+  if (!elt)
+    return inferError(loc, name, "unknown dtype '", dtype, "'");
+  Type in = data->getElementType();
+  if (onlyFloats && !(in.isF32() || in.isF16() || in.isBF16()))
+    elt = in;
+  results.push_back(RankedTensorType::get(data->getShape(), elt));
+  return success();
+}
+
 LogicalResult CastOp::inferReturnTypes(MLIRContext *context,
                                        std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
-  auto data = getTensorType(loc, name, adaptor.getData(), "data");
-  if (failed(data))
-    return failure();
-  Type elt = elementTypeForDType(context, adaptor.getDtype());
-  if (!elt)
-    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
-  results.push_back(RankedTensorType::get(data->getShape(), elt));
-  return success();
+  return inferCast(context, loc, getOperationName(), adaptor.getData(),
+                   adaptor.getDtype(), /*onlyFloats=*/false, results);
 }
 
 /// amp_cast (src/operator/tensor/amp_cast.h AMPCastType): float32, float16
@@ -691,18 +703,8 @@ LogicalResult AmpCastOp::inferReturnTypes(MLIRContext *context,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
-  auto data = getTensorType(loc, name, adaptor.getData(), "data");
-  if (failed(data))
-    return failure();
-  Type elt = elementTypeForDType(context, adaptor.getDtype());
-  if (!elt)
-    return inferError(loc, name, "unknown dtype '", adaptor.getDtype(), "'");
-  Type in = data->getElementType();
-  if (!(in.isF32() || in.isF16() || in.isBF16()))
-    elt = in;
-  results.push_back(RankedTensorType::get(data->getShape(), elt));
-  return success();
+  return inferCast(context, loc, getOperationName(), adaptor.getData(),
+                   adaptor.getDtype(), /*onlyFloats=*/true, results);
 }
 
 //===----------------------------------------------------------------------===//
