@@ -239,6 +239,9 @@ MONITOR_NAMED_OUTPUTS = {
     "FullyConnected", "GroupNorm", "InstanceNorm", "L2Normalization", "LRN", "LayerNorm",
     "LeakyReLU", "Pad", "Pooling", "RNN", "SequenceLast", "SequenceMask", "SliceChannel",
     "SoftmaxOutput", "SwapAxis", "UpSampling", "elemwise_add", "softmax",
+    "im2col", "col2im", "_contrib_interleaved_matmul_selfatt_qk",
+    "_contrib_interleaved_matmul_selfatt_valatt", "_contrib_interleaved_matmul_encdec_qk",
+    "_contrib_interleaved_matmul_encdec_valatt",
 }
 
 # ----------------------------------------------------------------------------
@@ -965,6 +968,131 @@ Memory N * C * (2 r + 1)^2 * window area; float16 is computed in float32.""",
           Attr("is_multiply", "bool", "True", doc="Products (else absolute differences).")],
    visible_outputs=1,
    example="""%c, %t1, %t2 = mx.Correlation %a, %b {max_displacement = 1 : i64, pad_size = 1 : i64} : (tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>) -> (tensor<1x9x5x5xf32>, tensor<1x7x7x2xf32>, tensor<1x7x7x2xf32>)""")
+
+op(mxnet="GridGenerator", mnemonic="GridGenerator", cpp="GridGenerator",
+   source="src/operator/grid_generator-inl.h GridGeneratorParam, InferShape, Forward",
+   summary="Sampling grids for a spatial transformer (affine or optical-flow warp)",
+   description="""
+The (N, 2, H, W) sampling grid of normalised coordinates (x, y in [-1, 1]
+across the image: x = -1 + 2 j / (W - 1), y = -1 + 2 i / (H - 1)) that
+BilinearSampler reads. `affine`: `data` (N, 6) holds each row-major 2 x 3
+matrix applied to the target grid (x, y, 1) of `target_shape` (H, W).
+`warp`: `data` (N, 2, H, W) is an optical flow in pixels added to each
+pixel's (j, i), then normalised: (j + flow_x) / ((W - 1) / 2) - 1 and
+likewise for y. The hidden output is the grid itself, (3, H * W) for affine,
+(2, H, W) for warp. A composite (mx-decompose): the grid from `_arange`,
+then `dot` (affine) or elementwise arithmetic (warp); its gradient
+follows.""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("grid_dst", tensor=FLOAT)],
+   attrs=[Attr("transform_type", "enum", values=["affine", "warp"],
+               doc="affine: data (N, 6); warp: data (N, 2, H, W), an optical flow."),
+          Attr("target_shape", "shape", "(0, 0)",
+               doc="The output's (H, W); required for affine, ignored for warp.")],
+   visible_outputs=1,
+   example="""%g, %d = mx.GridGenerator %a {transform_type = "affine", target_shape = array<i64: 3, 4>} : (tensor<2x6xf32>) -> (tensor<2x2x3x4xf32>, tensor<3x12xf32>)""")
+
+op(mxnet="im2col", mnemonic="im2col", cpp="Im2col",
+   source="src/operator/nn/im2col-inl.h Im2colParam; im2col.cc FInferShape",
+   summary="Sliding blocks of an image as columns (the columns of a convolution's GEMM)",
+   description="""
+For `data` (N, C, *spatial) (1-, 2- or 3-D, as many dimensions as `kernel`)
+the result is (N, C * prod(kernel), L): row c * prod(kernel) + k (k the
+kernel offset, row-major) holds, for each of the L output positions of the
+convolution with the same kernel / stride / dilate / pad, the zero-padded
+input element that offset meets. A composite (mx-decompose): a grouped
+`Convolution` (one group per channel) with one-hot weights; its gradient is
+`col2im` of the output gradient, as MXNet's.""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("kernel", "shape", doc="Sliding kernel size: (w,), (h, w) or (d, h, w)."),
+          Attr("stride", "shape", "()", doc="Stride between blocks; empty means 1."),
+          Attr("dilate", "shape", "()", doc="Spacing of the kernel points; empty means 1."),
+          Attr("pad", "shape", "()", doc="Zero padding on both sides; empty means 0.")],
+   example="""%col = mx.im2col %x {kernel = array<i64: 3, 3>} : (tensor<1x2x5x5xf32>) -> tensor<1x18x9xf32>""")
+
+op(mxnet="col2im", mnemonic="col2im", cpp="Col2im",
+   source="src/operator/nn/im2col-inl.h Col2imParam; im2col.cc FInferShape",
+   summary="Columns summed back into an image (the adjoint of im2col)",
+   description="""
+For `data` (N, C * prod(kernel), L) as `im2col` lays it out, the image (N,
+C, *output_size): every column element is added to the image position its
+kernel offset and block meet (positions in the padding are dropped), so
+col2im(im2col(x)) is x times the number of blocks covering each element. L
+must be the number of blocks of an `output_size` image. A composite
+(mx-decompose): a grouped `Deconvolution` with one-hot weights; its
+gradient is `im2col`, as MXNet's.""",
+   inputs=[Input("data", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("output_size", "shape", doc="The image's spatial shape: (w,), (h, w) or (d, h, w)."),
+          Attr("kernel", "shape", doc="Sliding kernel size: (w,), (h, w) or (d, h, w)."),
+          Attr("stride", "shape", "()", doc="Stride between blocks; empty means 1."),
+          Attr("dilate", "shape", "()", doc="Spacing of the kernel points; empty means 1."),
+          Attr("pad", "shape", "()", doc="Zero padding on both sides; empty means 0.")],
+   example="""%im = mx.col2im %c {kernel = array<i64: 3, 3>, output_size = array<i64: 5, 5>} : (tensor<1x18x9xf32>) -> tensor<1x2x5x5xf32>""")
+
+_INTERLEAVED_HEADS = [Attr("heads", "int", doc="The number of attention heads."),
+                      Attr("bwd_ignore_zero_init", "bool", "False",
+                           doc="A GPU backward hint of MXNet's; no effect.")]
+_INTERLEAVED = """ A composite (mx-decompose):
+Reshape, slice_axis, transpose and `batch_dot`; its gradient follows."""
+
+op(mxnet="_contrib_interleaved_matmul_selfatt_qk",
+   mnemonic="_contrib_interleaved_matmul_selfatt_qk", cpp="ContribInterleavedMatmulSelfattQk",
+   source="src/operator/contrib/transformer.cc InterleavedMatMulSelfAttQKShape, "
+          "InterleavedMatMulSelfAttQKCPU",
+   summary="Self-attention scores from interleaved query / key / value projections",
+   description="""
+`queries_keys_values` (S, B, 3 E) holds, per sequence position and batch
+element, each head's query, key and value (D = E / heads values each) one
+after another. The result (B * heads, S, S) is, for attention batch b *
+heads + h, the products q . k of every query and key position times 1 /
+sqrt(D).""" + _INTERLEAVED,
+   inputs=[Input("queries_keys_values", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)], attrs=_INTERLEAVED_HEADS,
+   example="""%s = mx._contrib_interleaved_matmul_selfatt_qk %qkv {heads = 2 : i64} : (tensor<4x3x12xf32>) -> tensor<6x4x4xf32>""")
+
+op(mxnet="_contrib_interleaved_matmul_selfatt_valatt",
+   mnemonic="_contrib_interleaved_matmul_selfatt_valatt",
+   cpp="ContribInterleavedMatmulSelfattValatt",
+   source="src/operator/contrib/transformer.cc InterleavedMatMulSelfAttValAttShape, "
+          "InterleavedMatMulSelfAttValAttCPU",
+   summary="Attention-weighted values from interleaved query / key / value projections",
+   description="""
+For `queries_keys_values` (S, B, 3 E) (as selfatt_qk reads it) and
+`attention` (B * heads, S, S): the (S, B, E) result holds for each head the
+attention rows times its values, heads side by side in the last axis.""" + _INTERLEAVED,
+   inputs=[Input("queries_keys_values", tensor=FLOAT), Input("attention", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)], attrs=_INTERLEAVED_HEADS,
+   example="""%o = mx._contrib_interleaved_matmul_selfatt_valatt %qkv, %att {heads = 2 : i64} : (tensor<4x3x12xf32>, tensor<6x4x4xf32>) -> tensor<4x3x4xf32>""")
+
+op(mxnet="_contrib_interleaved_matmul_encdec_qk",
+   mnemonic="_contrib_interleaved_matmul_encdec_qk", cpp="ContribInterleavedMatmulEncdecQk",
+   source="src/operator/contrib/transformer.cc InterleavedMatMulEncDecQKShape, "
+          "InterleavedMatMulEncDecQKCPU",
+   summary="Encoder-decoder attention scores from queries and interleaved key / value projections",
+   description="""
+`queries` (Sq, B, E) holds each head's query (D = E / heads values), and
+`keys_values` (Skv, B, 2 E) each head's key and value one after another. The
+result (B * heads, Sq, Skv) is q . k / sqrt(D) for attention batch b * heads
++ h.""" + _INTERLEAVED,
+   inputs=[Input("queries", tensor=FLOAT), Input("keys_values", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)], attrs=_INTERLEAVED_HEADS,
+   example="""%s = mx._contrib_interleaved_matmul_encdec_qk %q, %kv {heads = 2 : i64} : (tensor<4x3x4xf32>, tensor<5x3x8xf32>) -> tensor<6x4x5xf32>""")
+
+op(mxnet="_contrib_interleaved_matmul_encdec_valatt",
+   mnemonic="_contrib_interleaved_matmul_encdec_valatt",
+   cpp="ContribInterleavedMatmulEncdecValatt",
+   source="src/operator/contrib/transformer.cc InterleavedMatMulEncDecValAttShape, "
+          "InterleavedMatMulEncDecValAttCPU",
+   summary="Attention-weighted values from interleaved key / value projections",
+   description="""
+For `keys_values` (Skv, B, 2 E) (as encdec_qk reads it) and `attention` (B *
+heads, Sq, Skv): the (Sq, B, E) result holds for each head the attention
+rows times its values, heads side by side in the last axis.""" + _INTERLEAVED,
+   inputs=[Input("keys_values", tensor=FLOAT), Input("attention", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)], attrs=_INTERLEAVED_HEADS,
+   example="""%o = mx._contrib_interleaved_matmul_encdec_valatt %kv, %att {heads = 2 : i64} : (tensor<5x3x8xf32>, tensor<6x4x5xf32>) -> tensor<4x3x4xf32>""")
 
 op(mxnet="_contrib_box_iou", mnemonic="_contrib_box_iou", cpp="ContribBoxIou",
    source="src/operator/contrib/bounding_box-inl.h BoxOverlapParam, BoxOverlapShape, "
@@ -2541,6 +2669,58 @@ is an error (MXNet's check).""",
    attrs=[Attr("loc", "float", "0.0", doc="Mean."),
           Attr("scale", "float", "1.0", doc="Standard deviation (> 0).")] + list(_RANDOM_ATTRS),
    example="""%n = mx._random_normal {scale = 2.0 : f64, shape = array<i64: 4>} : () -> tensor<4xf32>""")
+
+# The densities of src/operator/random/pdf_op.h: the parameters have the
+# shape of the samples' leading dimensions (Dirichlet's alpha with the
+# samples' last axis after them); every sample is evaluated with the
+# parameters of its position.
+INFER_PDF = ("return ::mxc::mx::detail::inferPdf(getOperationName(), location, "
+             "adaptor.getOperands(), /*vectorSamples=*/{vector}, inferredReturnTypes);")
+_PDF_IS_LOG = Attr("is_log", "bool", "False",
+                   doc="The log-density (log-probability) instead of the density.")
+for _distr, _params, _formula, _discrete in [
+        ("uniform", [("low", "Lower bound."), ("high", "Upper bound.")],
+         "1 / (high - low) (the sample is not checked against the support)", False),
+        ("normal", [("mu", "Means."), ("sigma", "Standard deviations.")],
+         "exp(-(x - mu)^2 / (2 sigma^2)) / (sqrt(2 pi) sigma)", False),
+        ("gamma", [("alpha", "Shapes."), ("beta", "Rates (inverse scales).")],
+         "exp(alpha log(beta) + (alpha - 1) log(x) - beta x - lgamma(alpha))", False),
+        ("exponential", [("lam", "Rates.")], "lam exp(-lam x)", False),
+        ("poisson", [("lam", "Rates.")], "exp(x log(lam) - lgamma(x + 1) - lam)", True),
+        ("negative_binomial", [("k", "Numbers of failures."),
+                               ("p", "Failure probabilities.")],
+         "exp(lgamma(x + k) - lgamma(x + 1) - lgamma(k) + k log(p) + x log(1 - p))", True),
+        ("generalized_negative_binomial", [("mu", "Means."), ("alpha", "Dispersions.")],
+         "the negative binomial's with k = 1 / alpha, p = 1 / (mu alpha + 1)", True),
+        ("dirichlet", [("alpha", "Concentrations (..., k).")],
+         "exp(sum((alpha - 1) log(x)) + lgamma(sum(alpha)) - sum(lgamma(alpha))) over the "
+         "last axis", False)]:
+    _vector = _distr == "dirichlet"
+    op(mxnet="_random_pdf_" + _distr, mnemonic="_random_pdf_" + _distr,
+       cpp="RandomPdf" + camel(_distr),
+       source="src/operator/random/pdf_op.h PDF_%s, PdfOpShape" % camel(_distr),
+       summary="Density of the %s distribution at given samples" % _distr.replace("_", " "),
+       description="""
+`sample` %s; the parameters have the shape of its leading dimensions%s. The
+result (the sample's shape%s) is %s at each sample x, or its logarithm with
+`is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+log, exp); its gradient follows, with %s.""" % (
+           "(..., k) holds vectors" if _vector else "holds any number of samples per parameter",
+           " followed by the samples' last axis" if _vector else "",
+           " without the last axis; (1,) for a single vector" if _vector else "",
+           _formula,
+           "no gradient for the samples (MXNet's, for a discrete distribution)" if _discrete
+           else "the samples' gradient as MXNet's kernel computes it"),
+       inputs=[Input("sample", tensor=FLOAT)] + [Input(n, tensor=FLOAT) for n, _ in _params],
+       outputs=[Output("output", tensor=FLOAT)],
+       attrs=[_PDF_IS_LOG],
+       aliases=["random_pdf_" + _distr],
+       infer=INFER_PDF.format(vector="true" if _vector else "false"),
+       example=("""%p = mx._random_pdf_dirichlet %x, %a : (tensor<2x5x3xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>"""
+                if _vector else
+                """%%pdf = mx._random_pdf_%s %%x, %s : (tensor<2x5xf32>, %s) -> tensor<2x5xf32>""" % (
+                    _distr, ", ".join("%" + n for n, _ in _params),
+                    ", ".join("tensor<2xf32>" for _ in _params))))
 
 op(mxnet="_sample_multinomial", mnemonic="_sample_multinomial", cpp="SampleMultinomial",
    source="src/operator/random/sample_multinomial_op.h SampleMultinomialParam, "

@@ -1339,11 +1339,37 @@ def _contrib_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=True, **kwargs):
     return _new(np.array(1 if ok.all() else 0, dtype=np.uint8), ctx)   # MXNet: shape (), uint8
 
 
+def _contrib_sync_batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3,
+                             momentum=0.9, fix_gamma=True, use_global_stats=False,
+                             output_mean_var=False, ndev=1, key=None, out=None, name=None):
+    """MXNet's contrib.SyncBatchNorm on one device (ndev=1): BatchNorm over
+    axis 1 (the statistics of the whole batch are this device's), with
+    MXNet's SyncBatchNorm outputs: with output_mean_var, the batch mean and
+    variance (BatchNorm's second output is 1 / sqrt(var + eps): the variance
+    is recovered from it, composed of compiled operators). mxc has no
+    cross-device reduction: ndev > 1 is an error."""
+    if int(ndev) != 1:
+        raise MXNetError("contrib.SyncBatchNorm: ndev=%s: mxc synchronises no statistics "
+                         "across devices; use ndev=1 (one device: BatchNorm)" % (ndev,))
+    r = BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum,
+                  fix_gamma=fix_gamma, use_global_stats=use_global_stats,
+                  output_mean_var=output_mean_var, axis=1, name=name)
+    if not output_mean_var:
+        if out is not None:
+            out[:] = r
+            return out
+        return r
+    y, mean, inv_std = r
+    return [y, mean, _minus_scalar(reciprocal(square(inv_std)), scalar=float(eps))]
+
+
 class _ContribNamespace(_ops.ContribNamespace):
     """mx.nd.contrib: the table's _contrib_* operators, and the Python
-    helpers mxc has (allclose; isnan, isinf, isfinite from _nd_more)."""
+    helpers mxc has (allclose; isnan, isinf, isfinite from _nd_more;
+    SyncBatchNorm on one device)."""
 
     allclose = staticmethod(_contrib_allclose)
+    SyncBatchNorm = staticmethod(_contrib_sync_batch_norm)
 
 
 contrib = _ContribNamespace("mx.nd.contrib", _make_op_function)

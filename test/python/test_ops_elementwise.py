@@ -396,3 +396,41 @@ def test_pass_through(op):
 def test_dropout_inference(p):
     rng = np.random.default_rng(72)
     check("Dropout", {"p": p}, [_rand(rng, (4, 6))], num_outputs=2)
+
+
+# --- random_pdf_* -----------------------------------------------------------
+
+def _pdf_inputs(distr, rng, dtype):
+    """Samples (2, 3, 5) and parameters (2, 3) inside each support."""
+    u = lambda lo, hi, shape=(2, 3): _rand(rng, shape, dtype, lo, hi)
+    counts = _ints(rng, (2, 3, 5), dtype, 0, 9)
+    return {
+        "uniform": [u(0.1, 0.9, (2, 3, 5)), u(-1.0, 0.0), u(1.0, 2.0)],
+        "normal": [u(-2.0, 2.0, (2, 3, 5)), u(-1.0, 1.0), u(0.5, 2.0)],
+        "gamma": [u(0.1, 4.0, (2, 3, 5)), u(0.5, 3.0), u(0.5, 2.0)],
+        "exponential": [u(0.0, 3.0, (2, 3, 5)), u(0.5, 2.0)],
+        "poisson": [counts, u(0.5, 5.0)],
+        "negative_binomial": [counts, u(1.0, 5.0), u(0.2, 0.8)],
+        "generalized_negative_binomial": [counts, u(1.0, 5.0), u(0.2, 2.0)],
+        # (2, 3, 5) vectors of 4 with alpha (2, 3, 4); one vector alone
+        "dirichlet": [(lambda v: (v / v.sum(axis=-1, keepdims=True)).astype(dtype))(
+            u(0.1, 1.0, (2, 3, 5, 4))), u(0.5, 2.0, (2, 3, 4))],
+    }[distr]
+
+
+PDFS = ["uniform", "normal", "gamma", "exponential", "poisson", "negative_binomial",
+        "generalized_negative_binomial", "dirichlet"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("is_log", [False, True])
+@pytest.mark.parametrize("distr", PDFS)
+def test_random_pdf(distr, is_log, dtype):
+    inputs = _pdf_inputs(distr, np.random.default_rng(80), dtype)
+    check("_random_pdf_" + distr, {"is_log": is_log}, inputs, rtol=1e-4, atol=1e-6)
+
+
+def test_random_pdf_dirichlet_single_vector():
+    # one vector sample: the result is (1,), as MXNet's PdfOpShape
+    check("_random_pdf_dirichlet", {"is_log": True},
+          [np.array([0.2, 0.5, 0.3], np.float32), np.array([1.5, 0.7, 2.0], np.float32)])

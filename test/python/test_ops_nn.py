@@ -400,3 +400,61 @@ def test_sequence_ops_errors():
     g = one_op_graph("SequenceLast", {"axis": 2}, ["data"], name="last")
     with pytest.raises(Exception, match="last.*axis must be 0 or 1"):
         run_graph(g, {"data": _rand(rng, (4, 3, 2))})
+
+
+# --- im2col / col2im ------------------------------------------------------
+
+SLIDING = [
+    ((2, 3, 7, 6), {"kernel": (3, 3)}),
+    ((2, 3, 7, 6), {"kernel": (3, 3), "stride": (2, 2)}),
+    ((2, 3, 7, 6), {"kernel": (3, 2), "stride": (2, 1), "dilate": (2, 2), "pad": (1, 2)}),
+    ((1, 2, 5, 5), {"kernel": (1, 1)}),
+    ((2, 2, 9), {"kernel": (3,), "stride": (2,), "pad": (1,)}),
+    ((1, 2, 4, 5, 4), {"kernel": (2, 2, 2), "dilate": (1, 2, 1), "pad": (1, 0, 1)}),
+]
+
+
+@pytest.mark.parametrize("shape,attrs", SLIDING)
+def test_im2col(shape, attrs):
+    check("im2col", attrs, _rand(np.random.default_rng(40), shape))
+
+
+@pytest.mark.parametrize("shape,attrs", SLIDING)
+def test_col2im(shape, attrs):
+    col_shape = REF["im2col"]([np.zeros(shape, np.float32)],
+                              one_op_graph("im2col", attrs, ["data"])["nodes"][-1]["attrs"])[0].shape
+    check("col2im", dict(attrs, output_size=shape[2:]),
+          _rand(np.random.default_rng(41), col_shape), rtol=1e-5)
+
+
+# --- interleaved_matmul_* (the transformer's attention products) -----------
+
+@pytest.mark.parametrize("heads", [1, 3])
+def test_interleaved_matmul_selfatt(heads):
+    rng = np.random.default_rng(42)
+    qkv = _rand(rng, (6, 2, 3 * 4 * heads))
+    check("_contrib_interleaved_matmul_selfatt_qk", {"heads": heads}, qkv)
+    check("_contrib_interleaved_matmul_selfatt_valatt", {"heads": heads}, qkv,
+          [("attention", _rand(rng, (2 * heads, 6, 6)))])
+
+
+@pytest.mark.parametrize("heads", [1, 3])
+def test_interleaved_matmul_encdec(heads):
+    rng = np.random.default_rng(43)
+    kv = _rand(rng, (7, 2, 2 * 4 * heads))
+    check("_contrib_interleaved_matmul_encdec_qk", {"heads": heads},
+          _rand(rng, (5, 2, 4 * heads)), [("keys_values", kv)])
+    check("_contrib_interleaved_matmul_encdec_valatt", {"heads": heads}, kv,
+          [("attention", _rand(rng, (2 * heads, 5, 7)))])
+
+
+# --- GridGenerator ----------------------------------------------------------
+
+@pytest.mark.parametrize("attrs,shape", [
+    ({"transform_type": "affine", "target_shape": (5, 7)}, (3, 6)),
+    ({"transform_type": "affine", "target_shape": (2, 2)}, (1, 6)),
+    ({"transform_type": "warp"}, (2, 2, 4, 6)),
+])
+def test_grid_generator(attrs, shape):
+    check("GridGenerator", attrs, _rand(np.random.default_rng(44), shape), num_outputs=2,
+          rtol=1e-5)

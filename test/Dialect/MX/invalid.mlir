@@ -1131,3 +1131,39 @@ func.func @deconvolution_weight_shape(%x: tensor<1x4x3x3xf32>, %w: tensor<2x4x3x
   %0 = mx.Deconvolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 4 : i64} : (tensor<1x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<1x4x5x5xf32>
   return %0 : tensor<1x4x5x5xf32>
 }
+
+// -----
+
+func.func @im2col_kernel_exceeds_input(%x: tensor<1x2x3x3xf32>) -> tensor<1x32x1xf32> {
+  // expected-error @+2 {{'mx.im2col' op kernel size exceed input: the dilated kernel 4 is larger than the padded extent 3 in spatial dimension 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx.im2col %x {kernel = array<i64: 4, 4>} : (tensor<1x2x3x3xf32>) -> tensor<1x32x1xf32>
+  return %0 : tensor<1x32x1xf32>
+}
+
+// -----
+
+func.func @col2im_blocks_mismatch(%c: tensor<1x18x8xf32>) -> tensor<1x2x5x5xf32> {
+  // expected-error @+2 {{'mx.col2im' op output size does not match convolution parameters: data has 8 blocks, an image of (5, 5) gives 9}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx.col2im %c {kernel = array<i64: 3, 3>, output_size = array<i64: 5, 5>} : (tensor<1x18x8xf32>) -> tensor<1x2x5x5xf32>
+  return %0 : tensor<1x2x5x5xf32>
+}
+
+// -----
+
+func.func @interleaved_heads_do_not_divide(%qkv: tensor<4x3x12xf32>) -> tensor<15x4x4xf32> {
+  // expected-error @+2 {{'mx._contrib_interleaved_matmul_selfatt_qk' op queries_keys_values.shape[2] = 12 should be a multiple of 3 * heads = 15}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_interleaved_matmul_selfatt_qk %qkv {heads = 5 : i64} : (tensor<4x3x12xf32>) -> tensor<15x4x4xf32>
+  return %0 : tensor<15x4x4xf32>
+}
+
+// -----
+
+func.func @interleaved_attention_shape(%kv: tensor<5x3x8xf32>, %att: tensor<6x4x4xf32>) -> tensor<4x3x4xf32> {
+  // expected-error @+2 {{'mx._contrib_interleaved_matmul_encdec_valatt' op keys_values.shape[0] should be equal to attention.shape[2], currently are 5 and 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_interleaved_matmul_encdec_valatt %kv, %att {heads = 2 : i64} : (tensor<5x3x8xf32>, tensor<6x4x4xf32>) -> tensor<4x3x4xf32>
+  return %0 : tensor<4x3x4xf32>
+}

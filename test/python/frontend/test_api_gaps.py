@@ -923,3 +923,31 @@ def test_tile_refuses_negative_and_unknown_reps():
             mx.nd.tile(x, reps)
     with mx.np_shape(True):
         assert mx.nd.tile(x, (1, 0)).shape == (4, 0)
+
+
+def test_sync_batch_norm_on_one_device():
+    # MXNet's contrib.SyncBatchNorm on one device: BatchNorm over axis 1,
+    # with the batch variance (not 1 / sqrt(var + eps)) as its third output;
+    # training updates the moving statistics as BatchNorm does
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-1, 2, (4, 3, 5)).astype(np.float32)
+    g, b = rng.uniform(0.5, 1.5, 3).astype(np.float32), rng.uniform(-1, 1, 3).astype(np.float32)
+    mm, mv = mx.nd.zeros(3), mx.nd.ones(3)
+    data = mx.nd.array(x)
+    data.attach_grad()
+    with mx.autograd.record():
+        y, mean, var = mx.nd.contrib.SyncBatchNorm(
+            data, mx.nd.array(g), mx.nd.array(b), mm, mv, eps=1e-5, fix_gamma=False,
+            output_mean_var=True, key="bn0")
+    y.backward(mx.nd.ones(y.shape))
+    m, v = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
+    expect = (x - m[None, :, None]) / np.sqrt(v[None, :, None] + 1e-5) * g[None, :, None] \
+        + b[None, :, None]
+    np.testing.assert_allclose(y.asnumpy(), expect, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mean.asnumpy(), m, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), v, rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose(mm.asnumpy(), 0.1 * m, rtol=1e-4, atol=1e-6)
+    # the gradient of sum(y) with respect to the data is 0 (normalised)
+    np.testing.assert_allclose(data.grad.asnumpy(), 0, atol=1e-4)
+    with pytest.raises(mx.MXNetError, match="ndev=2"):
+        mx.nd.contrib.SyncBatchNorm(data, mx.nd.array(g), mx.nd.array(b), mm, mv, ndev=2)

@@ -208,6 +208,26 @@ EXAMPLES = {
          (lambda xy: np.concatenate([xy, xy + f(1, 12, 2, low=0.2, high=0.4)], axis=2))(
              f(1, 12, 2, low=0.0, high=0.6)).astype(np.float32)],
         dict(threshold=0.3, nms_threshold=0.3, nms_topk=8)),
+    "_random_pdf_uniform": ([f(2, 3, 4, low=0.1, high=0.9), f(2, 3, low=-1.0, high=0.0),
+                             f(2, 3, low=1.0, high=2.0)], dict(is_log=True)),
+    "_random_pdf_normal": ([f(2, 3, 4), f(2, 3), pos(2, 3)], {}),
+    "_random_pdf_gamma": ([pos(2, 5), pos(2), pos(2)], {}),
+    "_random_pdf_exponential": ([pos(3, 4), pos(3)], dict(is_log=True)),
+    "_random_pdf_poisson": ([np.array([[0, 1, 3], [2, 5, 0]], np.float32), pos(2)], {}),
+    "_random_pdf_negative_binomial": ([np.array([[0, 1, 3], [2, 5, 0]], np.float32),
+                                       pos(2), f(2, low=0.2, high=0.8)], {}),
+    "_random_pdf_generalized_negative_binomial": (
+        [np.array([[0, 1, 3], [2, 5, 0]], np.float32), pos(2), pos(2)], dict(is_log=True)),
+    "_random_pdf_dirichlet": ([(lambda v: (v / v.sum(axis=-1, keepdims=True)).astype(np.float32))(
+        pos(2, 4, 3)), pos(2, 3)], {}),
+    "GridGenerator": ([f(2, 6)], dict(transform_type="affine", target_shape=(3, 4))),
+    "im2col": ([f(2, 3, 6, 5)], dict(kernel=(3, 2), stride=(2, 1), pad=(1, 0))),
+    "col2im": ([f(2, 18, 12)], dict(output_size=(6, 5), kernel=(3, 2), stride=(2, 1),
+                                     pad=(1, 0))),
+    "_contrib_interleaved_matmul_selfatt_qk": ([f(4, 2, 18)], dict(heads=3)),
+    "_contrib_interleaved_matmul_selfatt_valatt": ([f(4, 2, 18), f(6, 4, 4)], dict(heads=3)),
+    "_contrib_interleaved_matmul_encdec_qk": ([f(4, 2, 6), f(5, 2, 12)], dict(heads=3)),
+    "_contrib_interleaved_matmul_encdec_valatt": ([f(5, 2, 12), f(6, 4, 5)], dict(heads=3)),
     "Correlation": ([f(2, 3, 7, 6), f(2, 3, 7, 6)],
                     dict(kernel_size=3, max_displacement=2, stride1=2, stride2=2, pad_size=2)),
     # MXNet's docstring example shape, distinct in-range indices

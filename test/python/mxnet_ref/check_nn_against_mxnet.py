@@ -29,7 +29,9 @@ def chk(op, attrs, inputs, nout=1):
     global bad
     s = attrs_str(attrs)
     ref = REF[op]([x.copy() for x in inputs], s)
-    got = getattr(mx.nd, op)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **s)
+    fn = getattr(mx.nd, op, None) or getattr(mx.nd, op.lstrip("_"), None) \
+        or getattr(mx.nd.contrib, op[len("_contrib_"):])
+    got = fn(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **s)
     got = got if isinstance(got, (list, tuple)) else [got]
     for i in range(nout):
         g = got[i].asnumpy(); e = ref[i]
@@ -72,5 +74,33 @@ for ugs in (False, True):
                 [f(*shape), f(c), f(c), f(c), f(c, lo=0.5, hi=2)], nout=3)
 chk("LRN", {"nsize": 5}, [f(2, 8, 3, 3, lo=-2, hi=2)])
 chk("LRN", {"nsize": 3, "alpha": 0.01, "beta": 0.5, "knorm": 1.0}, [f(2, 8, 3, 3, lo=-2, hi=2)])
+for kw in [{"kernel": (3, 3)}, {"kernel": (3, 3), "stride": (2, 2)},
+           {"kernel": (3, 2), "stride": (2, 1), "dilate": (2, 2), "pad": (1, 2)},
+           {"kernel": (1, 1)}]:
+    # 2-D only: MXNet 1.9.1's kernels view the data as 4-D (1-D / 3-D abort)
+    sp = (7, 6)
+    chk("im2col", kw, [f(2, 3, *sp)])
+    col = REF["im2col"]([f(2, 3, *sp)], attrs_str(kw))[0]
+    chk("col2im", dict(kw, output_size=sp), [f(*col.shape)])
+for h in (1, 3):
+    chk("_contrib_interleaved_matmul_selfatt_qk", {"heads": h}, [f(5, 2, 3 * 4 * h)])
+    chk("_contrib_interleaved_matmul_selfatt_valatt", {"heads": h}, [f(5, 2, 3 * 4 * h), f(2 * h, 5, 5)])
+    chk("_contrib_interleaved_matmul_encdec_qk", {"heads": h}, [f(4, 2, 4 * h), f(6, 2, 8 * h)])
+    chk("_contrib_interleaved_matmul_encdec_valatt", {"heads": h}, [f(6, 2, 8 * h), f(2 * h, 4, 6)])
+chk("GridGenerator", {"transform_type": "affine", "target_shape": (4, 5)}, [f(2, 6)])
+chk("GridGenerator", {"transform_type": "warp"}, [f(2, 2, 4, 5, lo=-2, hi=2)])
+for log in (False, True):
+    a = {"is_log": log}
+    chk("_random_pdf_uniform", a, [f(2, 3, 4, lo=0.1, hi=0.9), f(2, 3, lo=-1, hi=0), f(2, 3, lo=1, hi=2)])
+    chk("_random_pdf_normal", a, [f(2, 3, 4), f(2, 3), f(2, 3, lo=0.5, hi=2)])
+    chk("_random_pdf_gamma", a, [f(2, 5, lo=0.1, hi=3), f(2, lo=0.5, hi=3), f(2, lo=0.5, hi=2)])
+    chk("_random_pdf_exponential", a, [f(3, 4, lo=0.1, hi=3), f(3, lo=0.5, hi=2)])
+    cnt = rng.integers(0, 8, (2, 6)).astype(np.float32)
+    chk("_random_pdf_poisson", a, [cnt, f(2, lo=0.5, hi=4)])
+    chk("_random_pdf_negative_binomial", a, [cnt, f(2, lo=1, hi=5), f(2, lo=0.2, hi=0.8)])
+    chk("_random_pdf_generalized_negative_binomial", a, [cnt, f(2, lo=1, hi=5), f(2, lo=0.2, hi=2)])
+    v = f(2, 2, 5, 3, lo=0.1, hi=1); v = v / v.sum(axis=-1, keepdims=True)
+    chk("_random_pdf_dirichlet", a, [v, f(2, 2, 3, lo=0.5, hi=2)])
+    chk("_random_pdf_dirichlet", a, [v[0, 0, 0], f(3, lo=0.5, hi=2)])
 print("BAD", bad)
 sys.exit(1 if bad else 0)

@@ -487,3 +487,59 @@ def dropout(inputs, attrs):
     if attr_str(attrs, "mode", "training") == "always" and attr_float(attrs, "p", 0.5) != 0:
         raise NotImplementedError("Dropout mode 'always' is random")
     return [x.copy(), np.ones_like(x)]
+
+
+# --- random_pdf_* (src/operator/random/pdf_op.h), in float64 ---------------
+
+_lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+
+
+def _pdf_params(inputs, vector=False):
+    """The samples and the parameters in float64, the parameters reshaped to
+    broadcast along the samples' trailing axes (vector samples: before the
+    last axis)."""
+    x = np.asarray(inputs[0], np.float64)
+    params = []
+    for p in inputs[1:]:
+        p = np.asarray(p, np.float64)
+        if vector:
+            shape = p.shape[:-1] + (1,) * (x.ndim - p.ndim) + p.shape[-1:]
+        else:
+            shape = p.shape + (1,) * (x.ndim - p.ndim)
+        params.append(p.reshape(shape))
+    return x, params
+
+
+def _neg_binomial_lpdf(x, k, p):
+    return _lgamma(x + k) - _lgamma(x + 1) - _lgamma(k) + k * np.log(p) + x * np.log(1 - p)
+
+
+_LPDF = {
+    "uniform": lambda x, lo, hi: np.broadcast_to(-np.log(hi - lo), x.shape),
+    "normal": lambda x, mu, sigma: -0.5 * (x - mu) ** 2 / sigma ** 2
+    - np.log(np.sqrt(2 * np.pi) * sigma),
+    "gamma": lambda x, a, b: a * np.log(b) + (a - 1) * np.log(x) - b * x - _lgamma(a),
+    "exponential": lambda x, lam: np.log(lam) - lam * x,
+    "poisson": lambda x, lam: x * np.log(lam) - _lgamma(x + 1) - lam,
+    "negative_binomial": _neg_binomial_lpdf,
+    "generalized_negative_binomial":
+        lambda x, mu, alpha: _neg_binomial_lpdf(x, 1 / alpha, 1 / (mu * alpha + 1)),
+    "dirichlet": lambda x, a: ((a - 1) * np.log(x)).sum(axis=-1)
+    + _lgamma(a.sum(axis=-1)) - _lgamma(a).sum(axis=-1),
+}
+
+
+def _pdf_ref(distr):
+    def ref(inputs, attrs):
+        vector = distr == "dirichlet"
+        x, params = _pdf_params(inputs, vector)
+        lp = _LPDF[distr](x, *params)
+        out = lp if attr_bool(attrs, "is_log") else np.exp(lp)
+        if vector and out.ndim == 0:
+            out = out.reshape(1)
+        return [np.asarray(out).astype(inputs[0].dtype)]
+    return ref
+
+
+for _distr in _LPDF:
+    register("_random_pdf_" + _distr)(_pdf_ref(_distr))

@@ -983,3 +983,116 @@ def correlation(inputs, attrs):
     dt = inputs[0].dtype
     return [(out / (k * k * c)).astype(dt), p1.transpose(0, 2, 3, 1).astype(dt),
             p2.transpose(0, 2, 3, 1).astype(dt)]
+
+
+def _sliding(attrs, spatial):
+    """im2col's kernel, stride, dilate, pad (empty: 1, 1, 0) and the blocks
+    per spatial dimension of an image of extents `spatial`."""
+    kernel = attr_tuple(attrs, "kernel")
+    k = len(kernel)
+    stride = attr_tuple(attrs, "stride") or (1,) * k
+    dilate = attr_tuple(attrs, "dilate") or (1,) * k
+    pad = attr_tuple(attrs, "pad") or (0,) * k
+    blocks = [(spatial[i] + 2 * pad[i] - (1 + (kernel[i] - 1) * dilate[i])) // stride[i] + 1
+              for i in range(k)]
+    return kernel, stride, dilate, pad, blocks
+
+
+def _offset_window(offset, stride, dilate, blocks):
+    """The padded image's positions kernel offset `offset` meets, per block."""
+    return tuple(slice(o * d, o * d + (b - 1) * s + 1, s)
+                 for o, s, d, b in zip(offset, stride, dilate, blocks))
+
+
+@register("im2col")
+def im2col(inputs, attrs):
+    """MXNet's im2col (im2col.h): row c * K + k holds, per block, the
+    zero-padded input at kernel offset k (row-major)."""
+    x = np.asarray(inputs[0], np.float64)
+    n, c = x.shape[:2]
+    kernel, stride, dilate, pad, blocks = _sliding(attrs, x.shape[2:])
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    rows = [xp[(slice(None), slice(None)) + _offset_window(off, stride, dilate, blocks)]
+            for off in itertools.product(*[range(k) for k in kernel])]
+    col = np.stack(rows, axis=2).reshape(n, c * len(rows), int(np.prod(blocks)))
+    return [col.astype(inputs[0].dtype)]
+
+
+@register("col2im")
+def col2im(inputs, attrs):
+    """MXNet's col2im: every column element added at the image position of
+    its kernel offset and block; positions in the padding dropped."""
+    col = np.asarray(inputs[0], np.float64)
+    size = attr_tuple(attrs, "output_size")
+    kernel, stride, dilate, pad, blocks = _sliding(attrs, size)
+    n, ck = col.shape[:2]
+    kk = int(np.prod(kernel))
+    c = ck // kk
+    cols = col.reshape((n, c, kk) + tuple(blocks))
+    im = np.zeros((n, c) + tuple(s + 2 * p for s, p in zip(size, pad)))
+    for i, off in enumerate(itertools.product(*[range(k) for k in kernel])):
+        im[(slice(None), slice(None)) + _offset_window(off, stride, dilate, blocks)] += \
+            cols[:, :, i]
+    crop = tuple(slice(p, p + s) for s, p in zip(size, pad))
+    return [im[(slice(None), slice(None)) + crop].astype(inputs[0].dtype)]
+
+
+def _heads(proj, heads, parts, part):
+    """Part `part` of every head of a (S, B, parts * E) projection as
+    (B * heads, S, D) (transformer.cc's strided views)."""
+    s, b, e = proj.shape
+    d = e // (parts * heads)
+    return np.asarray(proj, np.float64).reshape(s, b * heads, parts, d)[:, :, part].transpose(1, 0, 2)
+
+
+def _scores(q, k):
+    return q @ k.transpose(0, 2, 1) / np.sqrt(np.float32(q.shape[2]))
+
+
+def _weighted(att, v, shape):
+    return (np.asarray(att, np.float64) @ v).transpose(1, 0, 2).reshape(shape)
+
+
+@register("_contrib_interleaved_matmul_selfatt_qk")
+def interleaved_selfatt_qk(inputs, attrs):
+    qkv, h = inputs[0], attr_int(attrs, "heads")
+    return [_scores(_heads(qkv, h, 3, 0), _heads(qkv, h, 3, 1)).astype(qkv.dtype)]
+
+
+@register("_contrib_interleaved_matmul_selfatt_valatt")
+def interleaved_selfatt_valatt(inputs, attrs):
+    qkv, att, h = inputs[0], inputs[1], attr_int(attrs, "heads")
+    s, b, e = qkv.shape
+    return [_weighted(att, _heads(qkv, h, 3, 2), (s, b, e // 3)).astype(qkv.dtype)]
+
+
+@register("_contrib_interleaved_matmul_encdec_qk")
+def interleaved_encdec_qk(inputs, attrs):
+    q, kv, h = inputs[0], inputs[1], attr_int(attrs, "heads")
+    return [_scores(_heads(q, h, 1, 0), _heads(kv, h, 2, 0)).astype(q.dtype)]
+
+
+@register("_contrib_interleaved_matmul_encdec_valatt")
+def interleaved_encdec_valatt(inputs, attrs):
+    kv, att, h = inputs[0], inputs[1], attr_int(attrs, "heads")
+    s, b, e = kv.shape
+    return [_weighted(att, _heads(kv, h, 2, 1), (att.shape[1], b, e // 2)).astype(kv.dtype)]
+
+
+@register("GridGenerator")
+def grid_generator(inputs, attrs):
+    """grid_generator-inl.h: normalised target grid (x, y, 1) times each
+    2 x 3 matrix (affine), or flow + pixel position normalised (warp); the
+    grid as the hidden output."""
+    data = np.asarray(inputs[0], np.float64)
+    if attr_str(attrs, "transform_type") == "affine":
+        h, w = attr_tuple(attrs, "target_shape")
+        i, j = np.divmod(np.arange(h * w), w)
+        grid = np.stack([-1 + j * 2.0 / (w - 1), -1 + i * 2.0 / (h - 1), np.ones(h * w)])
+        out = (data.reshape(-1, 2, 3) @ grid).reshape(-1, 2, h, w)
+    else:
+        h, w = data.shape[2:]
+        grid = np.stack(np.meshgrid(np.arange(w), np.arange(h))).astype(np.float64)
+        out = (data + grid) / np.array([(w - 1) / 2.0, (h - 1) / 2.0]).reshape(1, 2, 1, 1) - 1
+    dt = inputs[0].dtype
+    return [out.astype(dt), grid.astype(dt)]

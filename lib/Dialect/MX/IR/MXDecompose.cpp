@@ -31,6 +31,14 @@
 //                   cell's gates (rnn_impl.h: lstm i, f, g, o; gru r, z, n),
 //                   unrolled; directions Concat on the features, layers
 //                   stacked (Dropout p between them)
+//   GridGenerator   the target grid from _arange; dot (affine) or the
+//                   flow added (warp), normalised to [-1, 1]
+//   im2col          Convolution, one group per channel, one-hot filters
+//   col2im          Deconvolution with the same filters (im2col's adjoint)
+//   interleaved_matmul_{selfatt,encdec}_{qk,valatt}
+//                   Reshape / slice_axis / transpose + batch_dot per head
+//   random_pdf_*    the log-density of pdf_op.h (log, gammaln, ...), exp
+//                   unless is_log
 //   CTCLoss         log_softmax; the extended label's log-probabilities by
 //                   one_hot + batch_dot; the alpha recursion in log space
 //                   (shifts by Concat, log-sum-exp of max / exp / log),
@@ -1600,6 +1608,216 @@ LogicalResult decomposeCorrelation(GradBuilder &g, CorrelationOp op,
   return success();
 }
 
+/// GridGenerator: the target grid's columns j and rows i (H, W) from
+/// `_arange`, normalised (affine: x = -1 + 2 j / (W - 1), y likewise, as
+/// the (3, H * W) grid with a row of ones, times each 2 x 3 matrix by `dot`)
+/// or added to the flow and normalised (warp).
+LogicalResult decomposeGridGenerator(GradBuilder &g, GridGeneratorOp op,
+                                     SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op.getOutput());
+  Type elt = rt.getElementType();
+  StringRef dt = getMXNetDTypeName(elt);
+  int64_t n = rt.getShape()[0], h = rt.getShape()[2], w = rt.getShape()[3];
+  auto full = [&](Value v) {
+    return g.op("mx.broadcast_to", v, {g.shape("shape", {h, w})});
+  };
+  Value cols = full(g.reshape(arangeN(g, w, dt), {1, w}));
+  Value rows = full(g.reshape(arangeN(g, h, dt), {h, 1}));
+  if (op.getTransformType() == "affine") {
+    auto normalised = [&](Value v, int64_t extent) {
+      return g.reshape(g.addS(g.mulS(v, 2.0 / double(extent - 1)), -1.0), {1, h * w});
+    };
+    Value grid = concatAxis(g, {normalised(cols, w), normalised(rows, h),
+                                g.onesLike(g.reshape(cols, {1, h * w}))},
+                            0);
+    Value out = g.op("mx.dot", {g.reshape(op.getData(), {n * 2, 3}), grid});
+    results.assign({g.reshape(out, rt.getShape()), grid});
+    return success();
+  }
+  Value flow = op.getData();
+  auto warped = [&](int64_t c, Value pos, int64_t extent) {
+    Value part = g.add(sliceAxis(g, flow, 1, c, c + 1), g.reshape(pos, {1, 1, h, w}));
+    return g.addS(g.mulS(part, 2.0 / double(extent - 1)), -1.0);
+  };
+  Value out = concatAxis(g, {warped(0, cols, w), warped(1, rows, h)}, 1);
+  results.assign({out, concatAxis(g, {g.reshape(cols, {1, h, w}), g.reshape(rows, {1, h, w})}, 0)});
+  return success();
+}
+
+/// The one-hot filters of im2col / col2im: (C * K, 1, *kernel), filter c *
+/// K + k has a 1 at kernel offset k (K = prod(kernel), row-major).
+Value oneHotFilters(GradBuilder &g, int64_t channels, ArrayRef<int64_t> kernel, Type elt) {
+  int64_t k = mxc::mx::detail::productOf(kernel);
+  SmallVector<int64_t> one{1, k, 1}, all{channels, k, 1}, flat{channels * k, 1};
+  one.append(kernel.begin(), kernel.end());
+  all.append(kernel.begin(), kernel.end());
+  flat.append(kernel.begin(), kernel.end());
+  Value eye = g.reshape(indexMatrix(g, k, k, "equal", elt), one);
+  return g.reshape(g.op("mx.broadcast_to", eye, {g.shape("shape", all)}), flat);
+}
+
+/// im2col: a Convolution with one group per channel and one-hot filters,
+/// (N, C * K, *blocks) flattened to (N, C * K, L). float16 in float32.
+LogicalResult decomposeIm2col(GradBuilder &g, Im2colOp op, SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op.getOutput());
+  Value x = accumulated(g, op.getData());
+  ArrayRef<int64_t> d = typeOf(x).getShape(), kernel = op.getKernel();
+  Value w = oneHotFilters(g, d[1], kernel, typeOf(x).getElementType());
+  Value conv = g.op("mx.Convolution", {x, w},
+                    {g.shape("kernel", kernel), g.shape("stride", op.getStride()),
+                     g.shape("dilate", op.getDilate()), g.shape("pad", op.getPad()),
+                     g.i64("num_filter", rt.getShape()[1]), g.i64("num_group", d[1]),
+                     g.boolean("no_bias", true)});
+  results.assign({g.cast(g.reshape(conv, rt.getShape()), rt.getElementType())});
+  return success();
+}
+
+/// col2im: the columns as (N, C * K, *blocks) through a Deconvolution with
+/// one group per channel and im2col's one-hot filters (its adjoint); `adj`
+/// restores the extent the blocks' floor division dropped.
+LogicalResult decomposeCol2im(GradBuilder &g, Col2imOp op, SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op.getOutput());
+  Value x = accumulated(g, op.getData());
+  ArrayRef<int64_t> d = typeOf(x).getShape(), kernel = op.getKernel();
+  ArrayRef<int64_t> size = op.getOutputSize();
+  size_t k = kernel.size();
+  auto at = [](ArrayRef<int64_t> v, size_t i, int64_t fill) { return v.empty() ? fill : v[i]; };
+  SmallVector<int64_t> blocks{d[0], d[1]}, adj;
+  for (size_t i = 0; i < k; ++i) {
+    int64_t s = at(op.getStride(), i, 1), dl = at(op.getDilate(), i, 1), p = at(op.getPad(), i, 0);
+    int64_t span = size[i] + 2 * p - (1 + (kernel[i] - 1) * dl);
+    blocks.push_back(span / s + 1);
+    adj.push_back(span % s);
+  }
+  int64_t channels = rt.getShape()[1];
+  Value w = oneHotFilters(g, channels, kernel, typeOf(x).getElementType());
+  Value im = g.op("mx.Deconvolution", {g.reshape(x, blocks), w},
+                  {g.shape("kernel", kernel), g.shape("stride", op.getStride()),
+                   g.shape("dilate", op.getDilate()), g.shape("pad", op.getPad()),
+                   g.shape("adj", adj), g.i64("num_filter", channels),
+                   g.i64("num_group", channels), g.boolean("no_bias", true)});
+  results.assign({g.cast(im, rt.getElementType())});
+  return success();
+}
+
+/// Part `part` of `parts` of every head of a (S, B, parts * E) projection,
+/// as (B * heads, S, D) (attention batch b * heads + h).
+Value headPart(GradBuilder &g, Value proj, int64_t heads, int64_t parts, int64_t part) {
+  ArrayRef<int64_t> s = typeOf(proj).getShape();
+  int64_t bh = s[1] * heads, dh = s[2] / (parts * heads);
+  Value x = g.reshape(proj, {s[0], bh, parts, dh});
+  if (parts > 1)
+    x = sliceAxis(g, x, 2, part, part + 1);
+  return g.op("mx.transpose", g.reshape(x, {s[0], bh, dh}), {g.shape("axes", {1, 0, 2})});
+}
+
+/// interleaved_matmul_*: queries . keys^T / sqrt(D) (qk), or attention .
+/// values back in the (S, B, E) layout (valatt).
+LogicalResult decomposeInterleaved(GradBuilder &g, Operation *op,
+                                   SmallVectorImpl<Value> &results) {
+  auto scores = [&](Value q, Value k) {
+    int64_t dh = typeOf(q).getShape()[2];
+    return g.mulS(batchMatmul(g, q, k, false, true), 1.0 / std::sqrt(double(dh)));
+  };
+  auto weighted = [&](Value att, Value v) {
+    Value o = g.op("mx.transpose", batchMatmul(g, att, v), {g.shape("axes", {1, 0, 2})});
+    return g.reshape(o, typeOf(op->getResult(0)).getShape());
+  };
+  if (auto o = dyn_cast<ContribInterleavedMatmulSelfattQkOp>(op)) {
+    Value qkv = o.getQueriesKeysValues();
+    int64_t h = o.getHeads();
+    results.assign({scores(headPart(g, qkv, h, 3, 0), headPart(g, qkv, h, 3, 1))});
+  } else if (auto o = dyn_cast<ContribInterleavedMatmulSelfattValattOp>(op)) {
+    results.assign({weighted(o.getAttention(), headPart(g, o.getQueriesKeysValues(),
+                                                        o.getHeads(), 3, 2))});
+  } else if (auto o = dyn_cast<ContribInterleavedMatmulEncdecQkOp>(op)) {
+    int64_t h = o.getHeads();
+    results.assign({scores(headPart(g, o.getQueries(), h, 1, 0),
+                           headPart(g, o.getKeysValues(), h, 2, 0))});
+  } else if (auto o = dyn_cast<ContribInterleavedMatmulEncdecValattOp>(op)) {
+    results.assign({weighted(o.getAttention(), headPart(g, o.getKeysValues(), o.getHeads(), 2, 1))});
+  } else {
+    return failure();
+  }
+  return success();
+}
+
+/// random_pdf_*: pdf_op.h's log-densities, elementwise on the samples with
+/// the parameters broadcast along the samples' trailing axes (Dirichlet:
+/// summed over the vectors' axis), then exp unless is_log; the discrete
+/// distributions' samples through BlockGrad (MXNet gives them no gradient).
+/// float16 in float32.
+LogicalResult decomposePdf(GradBuilder &g, Operation *op, SmallVectorImpl<Value> &results) {
+  RankedTensorType rt = typeOf(op->getResult(0));
+  Value x = accumulated(g, op->getOperand(0));
+  ArrayRef<int64_t> s = typeOf(x).getShape();
+  auto isLogAttr = op->getAttrOfType<BoolAttr>("is_log");
+  bool isLog = isLogAttr && isLogAttr.getValue();
+  bool vector = isa<RandomPdfDirichletOp>(op);
+  auto param = [&](unsigned i) {
+    Value p = accumulated(g, op->getOperand(i));
+    SmallVector<int64_t> shape(typeOf(p).getShape());
+    if (vector) {
+      int64_t k = shape.pop_back_val();
+      shape.resize(s.size() - 1, 1);
+      shape.push_back(k);
+    } else {
+      shape.resize(s.size(), 1);
+    }
+    return g.reshape(p, shape);
+  };
+  auto gammaln = [&](Value v) { return g.op("mx.gammaln", v); };
+  // log-density of the negative binomial with k failures and failure
+  // probability p at the (gradient-free) samples
+  auto negBinomial = [&](Value k, Value p) {
+    Value xb = g.op("mx.BlockGrad", x);
+    Value lg = g.sub(g.sub(gammaln(g.add(xb, k)), gammaln(g.addS(xb, 1.0))), gammaln(k));
+    return g.add(g.add(lg, g.mul(k, g.log(p))), g.mul(xb, g.log(g.rsubS(p, 1.0))));
+  };
+  Value out;
+  if (isa<RandomPdfUniformOp>(op)) {
+    Value width = g.sub(param(2), param(1));
+    Value v = isLog ? g.neg(g.log(width)) : g.op("mx.reciprocal", width);
+    out = g.op("mx.broadcast_to", v, {g.shape("shape", s)});
+  } else if (isa<RandomPdfNormalOp>(op)) {
+    Value mu = param(1), sigma = param(2);
+    Value exponent = g.div(g.mulS(g.square(g.sub(x, mu)), -0.5), g.square(sigma));
+    Value normalizer = g.mulS(sigma, std::sqrt(2.0 * M_PI));
+    out = isLog ? g.sub(exponent, g.log(normalizer)) : g.div(g.exp(exponent), normalizer);
+  } else if (isa<RandomPdfExponentialOp>(op)) {
+    Value lam = param(1);
+    Value lx = g.mul(lam, x);
+    out = isLog ? g.sub(g.log(lam), lx) : g.mul(lam, g.exp(g.neg(lx)));
+  } else {
+    Value lpdf;
+    if (isa<RandomPdfGammaOp>(op)) {
+      Value a = param(1), b = param(2);
+      lpdf = g.add(g.mul(a, g.log(b)), g.mul(g.addS(a, -1.0), g.log(x)));
+      lpdf = g.sub(g.sub(lpdf, g.mul(b, x)), gammaln(a));
+    } else if (isa<RandomPdfPoissonOp>(op)) {
+      Value lam = param(1), xb = g.op("mx.BlockGrad", x);
+      lpdf = g.sub(g.sub(g.mul(xb, g.log(lam)), gammaln(g.addS(xb, 1.0))), lam);
+    } else if (isa<RandomPdfNegativeBinomialOp>(op)) {
+      lpdf = negBinomial(param(1), param(2));
+    } else if (isa<RandomPdfGeneralizedNegativeBinomialOp>(op)) {
+      Value mu = param(1), alpha = param(2);
+      lpdf = negBinomial(g.op("mx.reciprocal", alpha),
+                         g.op("mx.reciprocal", g.addS(g.mul(mu, alpha), 1.0)));
+    } else if (vector) {
+      Value a = param(1);
+      int64_t last = static_cast<int64_t>(s.size()) - 1;
+      Value terms = g.sum(g.mul(g.addS(a, -1.0), g.log(x)), {last}, false);
+      Value norm = g.sub(gammaln(g.sum(a, {last}, false)), g.sum(gammaln(a), {last}, false));
+      lpdf = g.add(terms, norm);
+    } else {
+      return failure();
+    }
+    out = isLog ? lpdf : g.exp(lpdf);
+  }
+  results.assign({g.cast(g.reshape(out, rt.getShape()), rt.getElementType())});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -1618,7 +1836,12 @@ bool mxc::mx::isComposite(Operation *op) {
              ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
              LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
-             ScatterNdOp, AmpCastOp>(op) ||
+             ScatterNdOp, AmpCastOp, Im2colOp, Col2imOp, GridGeneratorOp,
+             ContribInterleavedMatmulSelfattQkOp, ContribInterleavedMatmulSelfattValattOp,
+             ContribInterleavedMatmulEncdecQkOp, ContribInterleavedMatmulEncdecValattOp,
+             RandomPdfUniformOp, RandomPdfNormalOp, RandomPdfGammaOp, RandomPdfExponentialOp,
+             RandomPdfPoissonOp, RandomPdfNegativeBinomialOp,
+             RandomPdfGeneralizedNegativeBinomialOp, RandomPdfDirichletOp>(op) ||
          isChannelLast(op);
 }
 
@@ -1722,6 +1945,19 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeScatterNd(g, sn, results);
   else if (auto co = dyn_cast<CorrelationOp>(op))
     r = decomposeCorrelation(g, co, results);
+  else if (auto gg = dyn_cast<GridGeneratorOp>(op))
+    r = decomposeGridGenerator(g, gg, results);
+  else if (auto ic = dyn_cast<Im2colOp>(op))
+    r = decomposeIm2col(g, ic, results);
+  else if (auto ci = dyn_cast<Col2imOp>(op))
+    r = decomposeCol2im(g, ci, results);
+  else if (isa<ContribInterleavedMatmulSelfattQkOp, ContribInterleavedMatmulSelfattValattOp,
+               ContribInterleavedMatmulEncdecQkOp, ContribInterleavedMatmulEncdecValattOp>(op))
+    r = decomposeInterleaved(g, op, results);
+  else if (isa<RandomPdfUniformOp, RandomPdfNormalOp, RandomPdfGammaOp, RandomPdfExponentialOp,
+               RandomPdfPoissonOp, RandomPdfNegativeBinomialOp,
+               RandomPdfGeneralizedNegativeBinomialOp, RandomPdfDirichletOp>(op))
+    r = decomposePdf(g, op, results);
   else if (auto tm = dyn_cast<LinalgTrmmOp>(op))
     r = decomposeTriangular(g, op, false, tm.getTranspose(), tm.getRightside(), tm.getLower(),
                             tm.getAlpha().convertToDouble(), results);

@@ -77,6 +77,15 @@ mlir::LogicalResult checkElementType(std::optional<mlir::Location> loc,
                                      mlir::RankedTensorType type,
                                      mlir::Type expected);
 
+/// The random_pdf_* operators (pdf_op.h PdfOpShape): operands[0] the
+/// samples, the rest the distribution's parameters, each of the samples'
+/// leading shape (`vectorSamples`, Dirichlet: with the samples' last axis
+/// after it). The result has the samples' shape (without the last axis for
+/// vector samples; (1,) for a single vector).
+mlir::LogicalResult inferPdf(llvm::StringRef opName, std::optional<mlir::Location> loc,
+                             mlir::ValueRange operands, bool vectorSamples,
+                             llvm::SmallVectorImpl<mlir::Type> &results);
+
 /// Normalises `axis` in [-rank, rank) to [0, rank) (MXNet's CheckAxis).
 mlir::FailureOr<int64_t> normalizeAxis(std::optional<mlir::Location> loc,
                                        llvm::StringRef opName, int64_t axis,

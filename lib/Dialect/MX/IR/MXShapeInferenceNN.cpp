@@ -1886,3 +1886,284 @@ LogicalResult LinalgSlogdetOp::inferReturnTypes(MLIRContext *, std::optional<Loc
                                                 Adaptor adaptor, SmallVectorImpl<Type> &results) {
   return inferDetLike(loc, getOperationName(), adaptor.getA(), 2, results);
 }
+
+//===----------------------------------------------------------------------===//
+// im2col / col2im (src/operator/nn/im2col.cc FInferShape)
+//===----------------------------------------------------------------------===//
+
+/// The number of sliding blocks of a `kernel` over an image of `spatial`
+/// extents (the output positions of the convolution with the same
+/// parameters), after MXNet's checks; empty stride / dilate / pad mean 1 /
+/// 1 / 0.
+static FailureOr<int64_t> slidingBlocks(std::optional<Location> loc, StringRef name,
+                                        ArrayRef<int64_t> kernel, ArrayRef<int64_t> strideAttr,
+                                        ArrayRef<int64_t> dilateAttr, ArrayRef<int64_t> padAttr,
+                                        ArrayRef<int64_t> spatial, StringRef exceeds) {
+  int64_t k = kernel.size();
+  if (k < 1 || k > 3)
+    return inferError(loc, name, "kernel ", formatShape(kernel), " must have 1, 2 or 3 entries");
+  auto stride = expandSpatialParam(loc, name, "stride", strideAttr, k, 1);
+  auto dilate = expandSpatialParam(loc, name, "dilate", dilateAttr, k, 1);
+  auto pad = expandSpatialParam(loc, name, "pad", padAttr, k, 0);
+  if (failed(stride) || failed(dilate) || failed(pad) ||
+      failed(checkAtLeast(loc, name, "kernel", kernel, 1)) ||
+      failed(checkAtLeast(loc, name, "stride", *stride, 1)) ||
+      failed(checkAtLeast(loc, name, "dilate", *dilate, 1)) ||
+      failed(checkAtLeast(loc, name, "pad", *pad, 0)))
+    return failure();
+  int64_t blocks = 1;
+  for (int64_t i = 0; i < k; ++i) {
+    if (isDynamic(spatial[i]))
+      return int64_t(kDynamic);
+    int64_t padded = spatial[i] + 2 * (*pad)[i];
+    int64_t dilated = 1 + (kernel[i] - 1) * (*dilate)[i];
+    if (dilated > padded)
+      return inferError(loc, name, "kernel size exceed ", exceeds, ": the dilated kernel ",
+                        dilated, " is larger than the padded extent ", padded,
+                        " in spatial dimension ", i);
+    blocks *= (padded - dilated) / (*stride)[i] + 1;
+  }
+  return blocks;
+}
+
+/// (N, C, *spatial) -> (N, C * prod(kernel), blocks).
+LogicalResult Im2colOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> kernel = adaptor.getKernel(), d = data->getShape();
+  if (static_cast<int64_t>(d.size()) != static_cast<int64_t>(kernel.size()) + 2)
+    return inferError(loc, name, "expects ", kernel.size() + 2, "-D data for a ", kernel.size(),
+                      "-D kernel, got ", formatShape(d));
+  auto blocks = slidingBlocks(loc, name, kernel, adaptor.getStride(), adaptor.getDilate(),
+                              adaptor.getPad(), d.drop_front(2), "input");
+  if (failed(blocks))
+    return failure();
+  results.push_back(RankedTensorType::get(
+      {d[0], mulDims(d[1], productOf(kernel)), *blocks}, data->getElementType()));
+  return success();
+}
+
+/// (N, C * prod(kernel), blocks) -> (N, C, *output_size); blocks must be
+/// the number of blocks of an output_size image.
+LogicalResult Col2imOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> kernel = adaptor.getKernel(), size = adaptor.getOutputSize();
+  ArrayRef<int64_t> d = data->getShape();
+  if (size.size() != kernel.size())
+    return inferError(loc, name, "Output size must have the same number of dimensions with "
+                                 "kernel_size, but kernel_size is set to ",
+                      formatShape(kernel), " while output size is ", formatShape(size));
+  if (failed(checkAtLeast(loc, name, "output_size", size, 1)))
+    return failure();
+  if (d.size() != 3)
+    return inferError(loc, name, "expects 3-D data (N, C * prod(kernel), blocks), got ",
+                      formatShape(d));
+  auto blocks = slidingBlocks(loc, name, kernel, adaptor.getStride(), adaptor.getDilate(),
+                              adaptor.getPad(), size, "output size");
+  if (failed(blocks))
+    return failure();
+  if (!isDynamic(d[2]) && d[2] != *blocks)
+    return inferError(loc, name, "output size does not match convolution parameters: data has ",
+                      d[2], " blocks, an image of ", formatShape(size), " gives ", *blocks);
+  int64_t kp = productOf(kernel);
+  if (!isDynamic(d[1]) && d[1] % kp != 0)
+    return inferError(loc, name, "the second dim of input shape should be multiples of kernel "
+                                 "size ", kp, ", got ", formatShape(d));
+  Shape out{d[0], isDynamic(d[1]) ? kDynamic : d[1] / kp};
+  out.append(size.begin(), size.end());
+  results.push_back(RankedTensorType::get(out, data->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// interleaved_matmul_* (src/operator/contrib/transformer.cc)
+//===----------------------------------------------------------------------===//
+
+/// A 3-D (sequence, batch, `parts` * E) projection whose E splits into
+/// `heads` heads.
+static FailureOr<RankedTensorType> projection(std::optional<Location> loc, StringRef name,
+                                              Value v, StringRef what, int64_t parts,
+                                              int64_t heads) {
+  auto t = getTensorType(loc, name, v, what);
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> s = t->getShape();
+  if (s.size() != 3)
+    return inferError(loc, name, "Input ", what, " should be 3D in seq_length-batch-",
+                      parts == 1 ? "" : std::to_string(parts) + "*", "proj_dim, currently is ",
+                      s.size(), "D");
+  if (heads < 1)
+    return inferError(loc, name, "heads must be >= 1, got ", heads);
+  if (!isDynamic(s[2]) && s[2] % (parts * heads) != 0)
+    return inferError(loc, name, what, ".shape[2] = ", s[2], " should be a multiple of ",
+                      parts, " * heads = ", parts * heads);
+  return *t;
+}
+
+/// A 3-D (batch * heads, rows, cols) attention map.
+static FailureOr<RankedTensorType> attentionMap(std::optional<Location> loc, StringRef name,
+                                                Value v, RankedTensorType like) {
+  auto t = getTensorType(loc, name, v, "attention");
+  if (failed(t) || failed(checkElementType(loc, name, "attention", *t, like.getElementType())))
+    return failure();
+  if (t->getRank() != 3)
+    return inferError(loc, name, "Input attention should be 3D in batch-seq_length-seq_length, "
+                                 "currently is ", t->getRank(), "D");
+  return *t;
+}
+
+LogicalResult ContribInterleavedMatmulSelfattQkOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  int64_t heads = adaptor.getHeads();
+  auto qkv = projection(loc, name, adaptor.getQueriesKeysValues(), "queries_keys_values", 3, heads);
+  if (failed(qkv))
+    return failure();
+  ArrayRef<int64_t> s = qkv->getShape();
+  results.push_back(RankedTensorType::get({mulDims(s[1], heads), s[0], s[0]},
+                                          qkv->getElementType()));
+  return success();
+}
+
+LogicalResult ContribInterleavedMatmulSelfattValattOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  int64_t heads = adaptor.getHeads();
+  auto qkv = projection(loc, name, adaptor.getQueriesKeysValues(), "queries_keys_values", 3, heads);
+  if (failed(qkv))
+    return failure();
+  auto att = attentionMap(loc, name, adaptor.getAttention(), *qkv);
+  if (failed(att))
+    return failure();
+  ArrayRef<int64_t> s = qkv->getShape(), a = att->getShape();
+  if (!dimsCompatible(a[0], mulDims(s[1], heads)) || !dimsCompatible(a[1], s[0]) ||
+      !dimsCompatible(a[2], s[0]))
+    return inferError(loc, name, "attention must be (batch * heads, seq_length, seq_length) = ",
+                      formatShape({mulDims(s[1], heads), s[0], s[0]}), ", got ", formatShape(a));
+  results.push_back(RankedTensorType::get(
+      {s[0], s[1], isDynamic(s[2]) ? kDynamic : s[2] / 3}, qkv->getElementType()));
+  return success();
+}
+
+LogicalResult ContribInterleavedMatmulEncdecQkOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  int64_t heads = adaptor.getHeads();
+  auto q = projection(loc, name, adaptor.getQueries(), "queries", 1, heads);
+  auto kv = projection(loc, name, adaptor.getKeysValues(), "keys_values", 2, heads);
+  if (failed(q) || failed(kv) ||
+      failed(checkElementType(loc, name, "keys_values", *kv, q->getElementType())))
+    return failure();
+  ArrayRef<int64_t> qs = q->getShape(), ks = kv->getShape();
+  if (!dimsCompatible(mulDims(qs[2], 2), ks[2]))
+    return inferError(loc, name, "keys_values.shape[2] should be equal to queries.shape[2] * 2, "
+                                 "currently are: ", ks[2], " and ", qs[2]);
+  if (!dimsCompatible(qs[1], ks[1]))
+    return inferError(loc, name, "queries.shape[1] should be equal to keys_values.shape[1], "
+                                 "currently are: ", qs[1], " and ", ks[1]);
+  results.push_back(RankedTensorType::get({mulDims(qs[1], heads), qs[0], ks[0]},
+                                          q->getElementType()));
+  return success();
+}
+
+LogicalResult ContribInterleavedMatmulEncdecValattOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  int64_t heads = adaptor.getHeads();
+  auto kv = projection(loc, name, adaptor.getKeysValues(), "keys_values", 2, heads);
+  if (failed(kv))
+    return failure();
+  auto att = attentionMap(loc, name, adaptor.getAttention(), *kv);
+  if (failed(att))
+    return failure();
+  ArrayRef<int64_t> ks = kv->getShape(), a = att->getShape();
+  if (!dimsCompatible(ks[0], a[2]))
+    return inferError(loc, name, "keys_values.shape[0] should be equal to attention.shape[2], "
+                                 "currently are ", ks[0], " and ", a[2]);
+  if (!dimsCompatible(mulDims(ks[1], heads), a[0]))
+    return inferError(loc, name, "attention.shape[0] should be equal to keys_values.shape[1] * "
+                                 "heads, currently are: ", a[0], " and ", mulDims(ks[1], heads));
+  results.push_back(RankedTensorType::get(
+      {a[1], ks[1], isDynamic(ks[2]) ? kDynamic : ks[2] / 2}, kv->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// random_pdf_* (src/operator/random/pdf_op.h PdfOpShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult mxc::mx::detail::inferPdf(StringRef name, std::optional<Location> loc,
+                                        ValueRange operands, bool vectorSamples,
+                                        SmallVectorImpl<Type> &results) {
+  auto sample = getTensorType(loc, name, operands[0], "sample");
+  if (failed(sample))
+    return failure();
+  ArrayRef<int64_t> s = sample->getShape();
+  if (vectorSamples && s.empty())
+    return inferError(loc, name, "sample must have a last axis holding the vectors");
+  for (unsigned i = 1; i < operands.size(); ++i) {
+    std::string what = "parameter " + std::to_string(i);
+    auto p = getTensorType(loc, name, operands[i], what);
+    if (failed(p) || failed(checkElementType(loc, name, what, *p, sample->getElementType())))
+      return failure();
+    ArrayRef<int64_t> ps = p->getShape();
+    if (ps.size() > s.size() || ps.empty())
+      return inferError(loc, name, "dimension of input samples (", s.size(),
+                        ") must be at least dimension of distribution parameters (",
+                        ps.size(), ")");
+    Shape want(s.begin(), s.begin() + ps.size());
+    if (vectorSamples)
+      want.back() = s.back();
+    if (failed(checkShape(loc, name, what, *p, want)))
+      return failure();
+  }
+  Shape out(s.begin(), s.end() - (vectorSamples ? 1 : 0));
+  if (out.empty() && vectorSamples)
+    out.push_back(1);
+  results.push_back(RankedTensorType::get(out, sample->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GridGenerator (src/operator/grid_generator-inl.h InferShape)
+//===----------------------------------------------------------------------===//
+
+LogicalResult GridGeneratorOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data))
+    return failure();
+  ArrayRef<int64_t> d = data->getShape();
+  Type elt = data->getElementType();
+  if (adaptor.getTransformType() == "affine") {
+    if (d.size() != 2 || !dimsCompatible(d[1], 6))
+      return inferError(loc, name, "if transform_type is affine, data is an affine matrix (batch, "
+                                   "6), got ", formatShape(d));
+    ArrayRef<int64_t> t = adaptor.getTargetShape();
+    if (t.size() != 2 || t[0] < 1 || t[1] < 1)
+      return inferError(loc, name, "incorrect target_shape ", formatShape(t),
+                        ": affine needs a positive (H, W)");
+    results.push_back(RankedTensorType::get({d[0], 2, t[0], t[1]}, elt));
+    results.push_back(RankedTensorType::get({3, t[0] * t[1]}, elt));
+    return success();
+  }
+  if (d.size() != 4 || !dimsCompatible(d[1], 2))
+    return inferError(loc, name, "if transform_type is warp, data is an optical flow (batch, 2, "
+                                 "H, W), got ", formatShape(d));
+  results.push_back(*data);
+  results.push_back(RankedTensorType::get({2, d[2], d[3]}, elt));
+  return success();
+}

@@ -1360,6 +1360,268 @@ def MX_CorrelationOp : MX_Op<"Correlation", [Pure, InferTypeOpAdaptorWithIsCompa
   }];
 }
 
+def MX_GridGeneratorOp : MX_Op<"GridGenerator", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Sampling grids for a spatial transformer (affine or optical-flow warp)";
+  let description = [{
+    The (N, 2, H, W) sampling grid of normalised coordinates (x, y in [-1, 1]
+    across the image: x = -1 + 2 j / (W - 1), y = -1 + 2 i / (H - 1)) that
+    BilinearSampler reads. `affine`: `data` (N, 6) holds each row-major 2 x 3
+    matrix applied to the target grid (x, y, 1) of `target_shape` (H, W).
+    `warp`: `data` (N, 2, H, W) is an optical flow in pixels added to each
+    pixel's (j, i), then normalised: (j + flow_x) / ((W - 1) / 2) - 1 and
+    likewise for y. The hidden output is the grid itself, (3, H * W) for affine,
+    (2, H, W) for warp. A composite (mx-decompose): the grid from `_arange`,
+    then `dot` (affine) or elementwise arithmetic (warp); its gradient
+    follows.
+
+    MXNet operator: `GridGenerator`.
+
+    Example:
+
+    ```mlir
+    %g, %d = mx.GridGenerator %a {transform_type = "affine", target_shape = array<i64: 3, 4>} : (tensor<2x6xf32>) -> (tensor<2x2x3x4xf32>, tensor<3x12xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_StrEnumAttr<["affine", "warp"]>:$transform_type,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$target_shape
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$grid_dst
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_Im2colOp : MX_Op<"im2col", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Sliding blocks of an image as columns (the columns of a convolution's GEMM)";
+  let description = [{
+    For `data` (N, C, *spatial) (1-, 2- or 3-D, as many dimensions as `kernel`)
+    the result is (N, C * prod(kernel), L): row c * prod(kernel) + k (k the
+    kernel offset, row-major) holds, for each of the L output positions of the
+    convolution with the same kernel / stride / dilate / pad, the zero-padded
+    input element that offset meets. A composite (mx-decompose): a grouped
+    `Convolution` (one group per channel) with one-hot weights; its gradient is
+    `col2im` of the output gradient, as MXNet's.
+
+    MXNet operator: `im2col`.
+
+    Example:
+
+    ```mlir
+    %col = mx.im2col %x {kernel = array<i64: 3, 3>} : (tensor<1x2x5x5xf32>) -> tensor<1x18x9xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DenseI64ArrayAttr:$kernel,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_Col2imOp : MX_Op<"col2im", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Columns summed back into an image (the adjoint of im2col)";
+  let description = [{
+    For `data` (N, C * prod(kernel), L) as `im2col` lays it out, the image (N,
+    C, *output_size): every column element is added to the image position its
+    kernel offset and block meet (positions in the padding are dropped), so
+    col2im(im2col(x)) is x times the number of blocks covering each element. L
+    must be the number of blocks of an `output_size` image. A composite
+    (mx-decompose): a grouped `Deconvolution` with one-hot weights; its
+    gradient is `im2col`, as MXNet's.
+
+    MXNet operator: `col2im`.
+
+    Example:
+
+    ```mlir
+    %im = mx.col2im %c {kernel = array<i64: 3, 3>, output_size = array<i64: 5, 5>} : (tensor<1x18x9xf32>) -> tensor<1x2x5x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DenseI64ArrayAttr:$output_size,
+    DenseI64ArrayAttr:$kernel,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribInterleavedMatmulSelfattQkOp : MX_Op<"_contrib_interleaved_matmul_selfatt_qk", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Self-attention scores from interleaved query / key / value projections";
+  let description = [{
+    `queries_keys_values` (S, B, 3 E) holds, per sequence position and batch
+    element, each head's query, key and value (D = E / heads values each) one
+    after another. The result (B * heads, S, S) is, for attention batch b *
+    heads + h, the products q . k of every query and key position times 1 /
+    sqrt(D). A composite (mx-decompose):
+    Reshape, slice_axis, transpose and `batch_dot`; its gradient follows.
+
+    MXNet operator: `_contrib_interleaved_matmul_selfatt_qk`.
+
+    Example:
+
+    ```mlir
+    %s = mx._contrib_interleaved_matmul_selfatt_qk %qkv {heads = 2 : i64} : (tensor<4x3x12xf32>) -> tensor<6x4x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$queries_keys_values,
+    I64Attr:$heads,
+    DefaultValuedAttr<BoolAttr, "false">:$bwd_ignore_zero_init
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $queries_keys_values attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribInterleavedMatmulSelfattValattOp : MX_Op<"_contrib_interleaved_matmul_selfatt_valatt", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Attention-weighted values from interleaved query / key / value projections";
+  let description = [{
+    For `queries_keys_values` (S, B, 3 E) (as selfatt_qk reads it) and
+    `attention` (B * heads, S, S): the (S, B, E) result holds for each head the
+    attention rows times its values, heads side by side in the last axis. A composite (mx-decompose):
+    Reshape, slice_axis, transpose and `batch_dot`; its gradient follows.
+
+    MXNet operator: `_contrib_interleaved_matmul_selfatt_valatt`.
+
+    Example:
+
+    ```mlir
+    %o = mx._contrib_interleaved_matmul_selfatt_valatt %qkv, %att {heads = 2 : i64} : (tensor<4x3x12xf32>, tensor<6x4x4xf32>) -> tensor<4x3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$queries_keys_values,
+    MX_FloatTensor:$attention,
+    I64Attr:$heads,
+    DefaultValuedAttr<BoolAttr, "false">:$bwd_ignore_zero_init
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $queries_keys_values `,` $attention attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribInterleavedMatmulEncdecQkOp : MX_Op<"_contrib_interleaved_matmul_encdec_qk", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Encoder-decoder attention scores from queries and interleaved key / value projections";
+  let description = [{
+    `queries` (Sq, B, E) holds each head's query (D = E / heads values), and
+    `keys_values` (Skv, B, 2 E) each head's key and value one after another. The
+    result (B * heads, Sq, Skv) is q . k / sqrt(D) for attention batch b * heads
+    + h. A composite (mx-decompose):
+    Reshape, slice_axis, transpose and `batch_dot`; its gradient follows.
+
+    MXNet operator: `_contrib_interleaved_matmul_encdec_qk`.
+
+    Example:
+
+    ```mlir
+    %s = mx._contrib_interleaved_matmul_encdec_qk %q, %kv {heads = 2 : i64} : (tensor<4x3x4xf32>, tensor<5x3x8xf32>) -> tensor<6x4x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$queries,
+    MX_FloatTensor:$keys_values,
+    I64Attr:$heads,
+    DefaultValuedAttr<BoolAttr, "false">:$bwd_ignore_zero_init
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $queries `,` $keys_values attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribInterleavedMatmulEncdecValattOp : MX_Op<"_contrib_interleaved_matmul_encdec_valatt", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Attention-weighted values from interleaved key / value projections";
+  let description = [{
+    For `keys_values` (Skv, B, 2 E) (as encdec_qk reads it) and `attention` (B *
+    heads, Sq, Skv): the (Sq, B, E) result holds for each head the attention
+    rows times its values, heads side by side in the last axis. A composite (mx-decompose):
+    Reshape, slice_axis, transpose and `batch_dot`; its gradient follows.
+
+    MXNet operator: `_contrib_interleaved_matmul_encdec_valatt`.
+
+    Example:
+
+    ```mlir
+    %o = mx._contrib_interleaved_matmul_encdec_valatt %kv, %att {heads = 2 : i64} : (tensor<5x3x8xf32>, tensor<6x4x5xf32>) -> tensor<4x3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$keys_values,
+    MX_FloatTensor:$attention,
+    I64Attr:$heads,
+    DefaultValuedAttr<BoolAttr, "false">:$bwd_ignore_zero_init
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $keys_values `,` $attention attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribBoxIouOp : MX_Op<"_contrib_box_iou", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Intersection over union of every pair of boxes of two arrays";
   let description = [{
@@ -7732,6 +7994,323 @@ def MX_RandomNormalSamplerOp : MX_Op<"_random_normal", [Pure, InferTypeOpAdaptor
   let extraClassDefinition = [{
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
       return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomPdfUniformOp : MX_Op<"_random_pdf_uniform", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the uniform distribution at given samples";
+  let description = [{
+    `sample` holds any number of samples per parameter; the parameters have the shape of its leading dimensions. The
+    result (the sample's shape) is 1 / (high - low) (the sample is not checked against the support) at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with the samples' gradient as MXNet's kernel computes it.
+
+    MXNet operator: `_random_pdf_uniform` (aliases `random_pdf_uniform`).
+
+    Example:
+
+    ```mlir
+    %pdf = mx._random_pdf_uniform %x, %low, %high : (tensor<2x5xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$low,
+    MX_FloatTensor:$high,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $low `,` $high attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RandomPdfNormalOp : MX_Op<"_random_pdf_normal", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the normal distribution at given samples";
+  let description = [{
+    `sample` holds any number of samples per parameter; the parameters have the shape of its leading dimensions. The
+    result (the sample's shape) is exp(-(x - mu)^2 / (2 sigma^2)) / (sqrt(2 pi) sigma) at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with the samples' gradient as MXNet's kernel computes it.
+
+    MXNet operator: `_random_pdf_normal` (aliases `random_pdf_normal`).
+
+    Example:
+
+    ```mlir
+    %pdf = mx._random_pdf_normal %x, %mu, %sigma : (tensor<2x5xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$mu,
+    MX_FloatTensor:$sigma,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $mu `,` $sigma attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RandomPdfGammaOp : MX_Op<"_random_pdf_gamma", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the gamma distribution at given samples";
+  let description = [{
+    `sample` holds any number of samples per parameter; the parameters have the shape of its leading dimensions. The
+    result (the sample's shape) is exp(alpha log(beta) + (alpha - 1) log(x) - beta x - lgamma(alpha)) at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with the samples' gradient as MXNet's kernel computes it.
+
+    MXNet operator: `_random_pdf_gamma` (aliases `random_pdf_gamma`).
+
+    Example:
+
+    ```mlir
+    %pdf = mx._random_pdf_gamma %x, %alpha, %beta : (tensor<2x5xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$alpha,
+    MX_FloatTensor:$beta,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $alpha `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RandomPdfExponentialOp : MX_Op<"_random_pdf_exponential", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the exponential distribution at given samples";
+  let description = [{
+    `sample` holds any number of samples per parameter; the parameters have the shape of its leading dimensions. The
+    result (the sample's shape) is lam exp(-lam x) at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with the samples' gradient as MXNet's kernel computes it.
+
+    MXNet operator: `_random_pdf_exponential` (aliases `random_pdf_exponential`).
+
+    Example:
+
+    ```mlir
+    %pdf = mx._random_pdf_exponential %x, %lam : (tensor<2x5xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$lam,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $lam attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RandomPdfPoissonOp : MX_Op<"_random_pdf_poisson", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the poisson distribution at given samples";
+  let description = [{
+    `sample` holds any number of samples per parameter; the parameters have the shape of its leading dimensions. The
+    result (the sample's shape) is exp(x log(lam) - lgamma(x + 1) - lam) at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with no gradient for the samples (MXNet's, for a discrete distribution).
+
+    MXNet operator: `_random_pdf_poisson` (aliases `random_pdf_poisson`).
+
+    Example:
+
+    ```mlir
+    %pdf = mx._random_pdf_poisson %x, %lam : (tensor<2x5xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$lam,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $lam attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RandomPdfNegativeBinomialOp : MX_Op<"_random_pdf_negative_binomial", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the negative binomial distribution at given samples";
+  let description = [{
+    `sample` holds any number of samples per parameter; the parameters have the shape of its leading dimensions. The
+    result (the sample's shape) is exp(lgamma(x + k) - lgamma(x + 1) - lgamma(k) + k log(p) + x log(1 - p)) at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with no gradient for the samples (MXNet's, for a discrete distribution).
+
+    MXNet operator: `_random_pdf_negative_binomial` (aliases `random_pdf_negative_binomial`).
+
+    Example:
+
+    ```mlir
+    %pdf = mx._random_pdf_negative_binomial %x, %k, %p : (tensor<2x5xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$k,
+    MX_FloatTensor:$p,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $k `,` $p attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RandomPdfGeneralizedNegativeBinomialOp : MX_Op<"_random_pdf_generalized_negative_binomial", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the generalized negative binomial distribution at given samples";
+  let description = [{
+    `sample` holds any number of samples per parameter; the parameters have the shape of its leading dimensions. The
+    result (the sample's shape) is the negative binomial's with k = 1 / alpha, p = 1 / (mu alpha + 1) at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with no gradient for the samples (MXNet's, for a discrete distribution).
+
+    MXNet operator: `_random_pdf_generalized_negative_binomial` (aliases `random_pdf_generalized_negative_binomial`).
+
+    Example:
+
+    ```mlir
+    %pdf = mx._random_pdf_generalized_negative_binomial %x, %mu, %alpha : (tensor<2x5xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$mu,
+    MX_FloatTensor:$alpha,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $mu `,` $alpha attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/false, inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RandomPdfDirichletOp : MX_Op<"_random_pdf_dirichlet", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Density of the dirichlet distribution at given samples";
+  let description = [{
+    `sample` (..., k) holds vectors; the parameters have the shape of its leading dimensions followed by the samples' last axis. The
+    result (the sample's shape without the last axis; (1,) for a single vector) is exp(sum((alpha - 1) log(x)) + lgamma(sum(alpha)) - sum(lgamma(alpha))) over the last axis at each sample x, or its logarithm with
+    `is_log`. A composite (mx-decompose) of elementwise operators (gammaln,
+    log, exp); its gradient follows, with the samples' gradient as MXNet's kernel computes it.
+
+    MXNet operator: `_random_pdf_dirichlet` (aliases `random_pdf_dirichlet`).
+
+    Example:
+
+    ```mlir
+    %p = mx._random_pdf_dirichlet %x, %a : (tensor<2x5x3xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$sample,
+    MX_FloatTensor:$alpha,
+    DefaultValuedAttr<BoolAttr, "false">:$is_log
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $sample `,` $alpha attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferPdf(getOperationName(), location, adaptor.getOperands(), /*vectorSamples=*/true, inferredReturnTypes);
     }
   }];
 }
