@@ -992,6 +992,45 @@ follows.""",
    visible_outputs=1,
    example="""%g, %d = mx.GridGenerator %a {transform_type = "affine", target_shape = array<i64: 3, 4>} : (tensor<2x6xf32>) -> (tensor<2x2x3x4xf32>, tensor<3x12xf32>)""")
 
+_SAMPLER_DESC = """Bilinear sampling (MXNet's BilinearSamplingForward): grid
+values x, y in [-1, 1] address the data's pixels at x_real = (x + 1) (W -
+1) / 2 (y likewise); each output is the weighted sum of the four pixels
+around it, a pixel outside the image counting 0."""
+
+op(mxnet="BilinearSampler", mnemonic="BilinearSampler", cpp="BilinearSampler",
+   source="src/operator/bilinear_sampler-inl.h, bilinear_sampler.cc BilinearSamplerForward",
+   summary="Samples data at a grid of normalised coordinates, bilinearly",
+   description="""
+`data` (N, C, H, W) sampled at `grid` (N, 2, Ho, Wo) (x then y): the result
+is (N, C, Ho, Wo). """ + _SAMPLER_DESC + """ The hidden output is the grid
+as (N, Ho, Wo, 2). A composite (mx-decompose): floor, `take` of the four
+corners of the flattened data, masks and weights; the data's gradient goes
+back through take, the grid's through the weights (as MXNet's).""",
+   inputs=[Input("data", tensor=FLOAT), Input("grid", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("tmp", tensor=FLOAT)],
+   attrs=[Attr("cudnn_off", "bool", "None", doc="Turn off cuDNN (backend hint).")],
+   visible_outputs=1,
+   example="""%y, %t = mx.BilinearSampler %x, %g : (tensor<1x3x5x5xf32>, tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x4x4x2xf32>)""")
+
+op(mxnet="SpatialTransformer", mnemonic="SpatialTransformer", cpp="SpatialTransformer",
+   source="src/operator/spatial_transformer-inl.h SpatialTransformerParam, InferShape, Forward",
+   summary="Spatial transformer: an affine sampling grid and bilinear sampling",
+   description="""
+`data` (N, C, H, W) sampled at the affine transform `loc` (N, 6) (row-major
+2 x 3 matrices) of the target grid of `target_shape` (Ho, Wo), as
+GridGenerator then BilinearSampler: the result is (N, C, Ho, Wo). """ +
+   _SAMPLER_DESC + """ The hidden outputs are the target grid (3, Ho * Wo)
+and the sampling grid (N, 2, Ho * Wo). A composite (mx-decompose).""",
+   inputs=[Input("data", tensor=FLOAT), Input("loc", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("grid_dst", tensor=FLOAT),
+            Output("grid_src", tensor=FLOAT)],
+   attrs=[Attr("target_shape", "shape", "(0, 0)", doc="The output's (H, W)."),
+          Attr("transform_type", "enum", values=["affine"], doc="Only affine."),
+          Attr("sampler_type", "enum", values=["bilinear"], doc="Only bilinear."),
+          Attr("cudnn_off", "bool", "None", doc="Turn off cuDNN (backend hint).")],
+   visible_outputs=1,
+   example="""%y, %d, %s = mx.SpatialTransformer %x, %loc {target_shape = array<i64: 3, 4>, transform_type = "affine", sampler_type = "bilinear"} : (tensor<2x3x5x5xf32>, tensor<2x6xf32>) -> (tensor<2x3x3x4xf32>, tensor<3x12xf32>, tensor<2x2x12xf32>)""")
+
 op(mxnet="im2col", mnemonic="im2col", cpp="Im2col",
    source="src/operator/nn/im2col-inl.h Im2colParam; im2col.cc FInferShape",
    summary="Sliding blocks of an image as columns (the columns of a convolution's GEMM)",
@@ -1320,6 +1359,19 @@ element type (no broadcasting; see `broadcast_*`).""",
        aliases=aliases, infer=INFER_ELEMWISE,
        example=f"""%out = mx.{name} %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
 
+op(mxnet="_mod", mnemonic="_mod", cpp="Mod",
+   source="src/operator/tensor/elemwise_binary_op_basic.cc _mod; mshadow_op.h mod",
+   summary="Elementwise remainder `lhs % rhs` of two tensors of one shape",
+   description="""
+MXNet's `_mod` (alias `_Mod`, Python's `%` on two symbols): the remainder
+with the sign of the divisor (Python's `%`), computed in double as
+mshadow_op::mod, and 0 where `rhs` is 0. The gradient is 1 for `lhs` and
+`-floor(lhs / rhs)` for `rhs`.""",
+   inputs=[Input("lhs"), Input("rhs")],
+   outputs=[Output("output")],
+   aliases=["_Mod"], infer=INFER_ELEMWISE,
+   example="""%out = mx._mod %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
 op(mxnet="_hypot", mnemonic="_hypot", cpp="Hypot",
    source="src/operator/tensor/elemwise_binary_op_extended.cc _hypot",
    summary="Elementwise `sqrt(lhs^2 + rhs^2)` of two tensors of one shape",
@@ -1383,7 +1435,8 @@ for name, what, aliases, tensor in [
         ("broadcast_greater_equal", "lhs >= rhs", [], ANY),
         ("broadcast_lesser", "lhs < rhs", [], ANY),
         ("broadcast_lesser_equal", "lhs <= rhs", [], ANY),
-        ("broadcast_hypot", "sqrt(lhs^2 + rhs^2)", [], FLOAT)]:
+        ("broadcast_hypot", "sqrt(lhs^2 + rhs^2)", [], FLOAT),
+        ("broadcast_mod", "lhs % rhs", [], ANY)]:
     cmp = any(c in what for c in "=<>") and "max" not in what
     note = (" Comparisons give 1 or 0 in the input's element type, as in "
             "MXNet 1.x.") if cmp else ""
@@ -1424,7 +1477,9 @@ for name, what, alias in [
         ("_greater_equal_scalar", "data >= scalar", "_GreaterEqualScalar"),
         ("_lesser_scalar", "data < scalar", "_LesserScalar"),
         ("_lesser_equal_scalar", "data <= scalar", "_LesserEqualScalar"),
-        ("_hypot_scalar", "sqrt(data^2 + scalar^2)", "_HypotScalar")]:
+        ("_hypot_scalar", "sqrt(data^2 + scalar^2)", "_HypotScalar"),
+        ("_mod_scalar", "data % scalar", "_ModScalar"),
+        ("_rmod_scalar", "scalar % data", "_RModScalar")]:
     aliases = [alias]
     if name in ("_maximum_scalar", "_minimum_scalar", "_hypot_scalar"):
         aliases.append("_npi" + name)

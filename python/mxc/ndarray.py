@@ -442,6 +442,11 @@ class NDArray:
     def __rpow__(self, o):
         return self._rbinary(o, "broadcast_power", "_rpower_scalar")
 
+    __mod__ = _fast_binary("broadcast_mod", "_mod_scalar")
+
+    def __rmod__(self, o):
+        return self._rbinary(o, "broadcast_mod", "_rmod_scalar")
+
     def __neg__(self):
         return _invoke("_mul_scalar", [self], {"scalar": -1.0})
 
@@ -494,6 +499,9 @@ class NDArray:
 
     def __itruediv__(self, o):
         return self._inplace(self.__truediv__(o))
+
+    def __imod__(self, o):
+        return self._inplace(self.__mod__(o))
 
 
 _INPLACE_RECORDING = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
@@ -1177,6 +1185,14 @@ class _Namespace:
 _functions = {py: _make_op_function(py, spec) for py, spec in _ops.public_names()}
 globals().update(_functions)
 _internal = _Namespace({k: v for k, v in _functions.items() if k.startswith("_")})
+
+
+def _sample_unique_zipfian(range_max, shape=None, ctx=None, **kwargs):
+    """MXNet's _sample_unique_zipfian (host sampling: mxc.random)."""
+    return _random()._sample_unique_zipfian(range_max, shape, ctx, **kwargs)
+
+
+_internal._sample_unique_zipfian = _sample_unique_zipfian
 op = _Namespace(_functions)
 
 
@@ -1264,6 +1280,8 @@ for _name, _spec in {
         "maximum": ("broadcast_maximum", lambda x, y: x if x > y else y, "_maximum_scalar"),
         "minimum": ("broadcast_minimum", lambda x, y: x if x < y else y, "_minimum_scalar"),
         "hypot": ("broadcast_hypot", _math.hypot, "_hypot_scalar"),
+        "modulo": ("broadcast_mod", lambda x, y: x % y if y else 0, "_mod_scalar",
+                   "_rmod_scalar"),
         "equal": ("broadcast_equal", lambda x, y: 1 if x == y else 0, "_equal_scalar"),
         "not_equal": ("broadcast_not_equal", lambda x, y: 1 if x != y else 0,
                       "_not_equal_scalar"),
@@ -1370,6 +1388,15 @@ class _ContribNamespace(_ops.ContribNamespace):
 
     allclose = staticmethod(_contrib_allclose)
     SyncBatchNorm = staticmethod(_contrib_sync_batch_norm)
+
+    @staticmethod
+    def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
+        """MXNet's contrib.rand_zipfian (mxc._candidate_sampling)."""
+        from . import _candidate_sampling, ndarray
+        if ctx is not None and true_classes.context != ctx:
+            true_classes = true_classes.as_in_context(ctx)
+        return _candidate_sampling.rand_zipfian(ndarray, true_classes, num_sampled, range_max,
+                                                ctx)
 
 
 contrib = _ContribNamespace("mx.nd.contrib", _make_op_function)

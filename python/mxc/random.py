@@ -263,3 +263,36 @@ def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwa
     picked = nd.sum(nd.where(sel, xb, nd.zeros_like(xb)), axis=-1)
     logp = nd.log(picked).reshape(out_shape)
     return [samples, logp]
+
+
+def _sample_unique_zipfian(range_max, shape=None, ctx=None, **kwargs):
+    """MXNet's _sample_unique_zipfian (unique_sample_op.h), on the host: per
+    row of `shape` (batch, num_sampled), classes lround(exp(u log(range_max)))
+    - 1 drawn until num_sampled distinct ones came (kept in draw order), and
+    the number of draws it took. Returns (classes, num_tries), both int64."""
+    if shape is None or len(tuple(shape)) != 2:
+        raise MXNetError("_sample_unique_zipfian: shape must be (batch, num_sampled), got %r"
+                         % (shape,))
+    batch, num_sampled = (int(d) for d in shape)
+    if num_sampled > range_max:
+        raise MXNetError("_sample_unique_zipfian: Number of samples cannot exceed the number "
+                         "of possible classes (%d > %d)" % (num_sampled, range_max))
+    log_range = np.log(range_max)
+    classes = np.empty((batch, num_sampled), np.int64)
+    tries = np.empty(batch, np.int64)
+    for row in range(batch):
+        seen, out, n = set(), classes[row], 0
+        while len(seen) < num_sampled:
+            # lround of a positive number: floor(x + 0.5)
+            chunk = np.floor(np.exp(_generator.random(num_sampled) * log_range) + 0.5).astype(
+                np.int64) - 1
+            for v in chunk.tolist():
+                n += 1
+                if v not in seen:
+                    out[len(seen)] = v
+                    seen.add(v)
+                    if len(seen) == num_sampled:
+                        break
+        tries[row] = n
+    return _fill(classes, classes.shape, "int64", ctx, None), \
+        _fill(tries, tries.shape, "int64", ctx, None)

@@ -610,6 +610,16 @@ class Symbol:
     def __rpow__(self, o):
         return self._rscalar(o, "_rpower_scalar", "_rpower_scalar")
 
+    def astype(self, dtype, **kwargs):
+        """MXNet's fluent astype: a Cast node."""
+        return _create("Cast", [self], {"dtype": dtype_name(dtype)}, None, "cast")
+
+    def __mod__(self, o):
+        return self._binary(o, "_mod", "_mod", "_mod_scalar", "_modscalar")
+
+    def __rmod__(self, o):
+        return self._rscalar(o, "_rmod_scalar", "_rmodscalar")
+
     def __neg__(self):
         return self.__mul__(-1.0)
 
@@ -861,6 +871,9 @@ maximum = _symbol_binary("maximum", "broadcast_maximum", "_maximum_scalar", "_ma
                          lambda a, b: a if a > b else b)
 minimum = _symbol_binary("minimum", "broadcast_minimum", "_minimum_scalar", "_minimum_scalar",
                          lambda a, b: a if a < b else b)
+# MXNet's modulo: the remainder with the divisor's sign (Python's %)
+modulo = _symbol_binary("modulo", "broadcast_mod", "_mod_scalar", "_rmod_scalar",
+                        lambda a, b: a % b if b else 0)
 # MXNet writes _Hypot (the elementwise _hypot) for two symbols
 hypot = _symbol_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", _math.hypot)
 
@@ -1167,7 +1180,20 @@ def _sparse_namespace():
 sparse = _sparse_namespace()
 
 
-contrib = _ops.ContribNamespace("mx.sym.contrib", _make_op_function)
+class _ContribNamespace(_ops.ContribNamespace):
+    """mx.sym.contrib: the table's _contrib_* operators and MXNet's Python
+    composites (rand_zipfian)."""
+
+    @staticmethod
+    def rand_zipfian(true_classes, num_sampled, range_max):
+        """MXNet's contrib.rand_zipfian (mxc._candidate_sampling)."""
+        import sys
+        from . import _candidate_sampling
+        return _candidate_sampling.rand_zipfian(sys.modules[__name__], true_classes,
+                                                num_sampled, range_max)
+
+
+contrib = _ContribNamespace("mx.sym.contrib", _make_op_function)
 # mx.sym.linalg: the table's _linalg_* operators (gemm, gemm2)
 linalg = _ops.ContribNamespace("mx.sym.linalg", _make_op_function, prefix="_linalg_")
 

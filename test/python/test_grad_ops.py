@@ -245,6 +245,15 @@ def test_hypot(op, shapes):
     check_op(op, {}, {"lhs": rand(shapes[0], away=0.1), "rhs": rand(shapes[1], seed=1)})
 
 
+@pytest.mark.parametrize("op,shapes", [("_mod", ((2, 3, 4), (2, 3, 4))),
+                                       ("broadcast_mod", ((2, 3, 4), (3, 1)))])
+def test_mod(op, shapes):
+    # lhs / rhs in (2.19, 2.7) and (-2.7, -2.19): away from the jumps; the
+    # divisor's gradient is -floor(lhs / rhs)
+    a = rand(shapes[0], 2.3, 2.7) * np.where(rand(shapes[0], seed=2) > 0, 1, -1)
+    check_op(op, {}, {"lhs": a, "rhs": rand(shapes[1], 1.0, 1.05, seed=1)})
+
+
 @pytest.mark.parametrize("shapes", BINARY_SHAPES, ids=str)
 @pytest.mark.parametrize("op", ["broadcast_add", "broadcast_sub", "broadcast_mul",
                                 "broadcast_div", "broadcast_maximum",
@@ -268,7 +277,8 @@ SCALAR = [("_plus_scalar", 1.5, {}), ("_minus_scalar", 0.5, {}),
           ("_power_scalar", 2.5, {"lo": 0.5, "hi": 2.0}),
           ("_power_scalar", 3.0, {}), ("_rpower_scalar", 1.7, {}),
           ("_maximum_scalar", 0.1, {}), ("_minimum_scalar", -0.2, {}),
-          ("_hypot_scalar", 0.7, {})]
+          ("_hypot_scalar", 0.7, {}), ("_mod_scalar", -1.0, {"lo": 2.2, "hi": 2.8}),
+          ("_rmod_scalar", 2.5, {"lo": 1.0, "hi": 1.1})]
 
 
 @pytest.mark.parametrize("op,scalar,fill", SCALAR, ids=["%s-%g" % (o, s) for o, s, _ in SCALAR])
@@ -694,6 +704,17 @@ def test_topk_indices_have_no_gradient(attrs):
     ("_random_pdf_dirichlet", {"is_log": True},
      {"sample": (lambda v: v / v.sum(axis=-1, keepdims=True))(rand((2, 4, 3), 0.2, 1.0)),
       "alpha": rand((2, 3), 0.5, 2.0, seed=1)}, None),
+    # bilinear sampling: the data through the four corners, the grid through
+    # the weights (points inside and past the image's edges)
+    ("BilinearSampler", {}, {"data": rand((2, 2, 4, 5)), "grid": rand((2, 2, 3, 3), -1.2, 1.2,
+                                                                       seed=1)}, None),
+    ("SpatialTransformer", {"target_shape": (3, 4), "transform_type": "affine",
+                            "sampler_type": "bilinear"},
+     # every sampling point at least 0.08 pixels from a pixel row / column
+     # (the finite differences would straddle the kinks there)
+     {"data": rand((2, 2, 5, 5)), "loc": np.array([[1.0, -0.16, 0.12, -0.02, 0.62, -0.27],
+                                                   [0.78, -0.24, 0.11, -0.02, 0.99, 0.1]])},
+     None),
     # GridGenerator: linear in the matrices (affine) and in the flow (warp)
     ("GridGenerator", {"transform_type": "affine", "target_shape": (3, 4)},
      {"data": rand((2, 6))}, None),

@@ -137,6 +137,17 @@ def test_hypot(dtype):
     check("_hypot", {}, [big, other], rtol=1e-6, atol=0)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_mod(dtype):
+    # every sign combination, exact multiples, and zero divisors (0, as MXNet)
+    x = np.array([-7.5, -3, 0, 2.5, 7, 5.25, -6, 6, 3], np.float64).astype(dtype)
+    y = np.array([2, -2, 3, 0, -2.5, 1.5, -3, 2, -0.5], np.float64)
+    y = (np.where(y == -0.5, 4, np.round(y)) if np.issubdtype(dtype, np.integer) else y).astype(dtype)
+    check("_mod", {}, [x, y])
+    check("_mod_scalar", {"scalar": -2.0}, [x])
+    check("_rmod_scalar", {"scalar": 7.0}, [y])
+
+
 @pytest.mark.parametrize("attrs", [{}, {"alpha": 0.5, "beta": 0.25}, {"alpha": -1.0, "beta": 0.0}])
 def test_hard_sigmoid(attrs):
     rng = np.random.default_rng(23)
@@ -160,7 +171,7 @@ BROADCAST = [
     "broadcast_maximum", "broadcast_minimum", "broadcast_power",
     "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
     "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
-    "broadcast_hypot",
+    "broadcast_hypot", "broadcast_mod",
 ]
 COMPARISONS = {op for op in BROADCAST if "equal" in op or "greater" in op or "lesser" in op}
 
@@ -234,7 +245,7 @@ SCALAR = [
     "_div_scalar", "_rdiv_scalar", "_power_scalar", "_rpower_scalar",
     "_maximum_scalar", "_minimum_scalar", "_equal_scalar",
     "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar",
-    "_lesser_scalar", "_lesser_equal_scalar", "_hypot_scalar",
+    "_lesser_scalar", "_lesser_equal_scalar", "_hypot_scalar", "_mod_scalar", "_rmod_scalar",
 ]
 
 
@@ -258,7 +269,8 @@ def test_scalar_f32(op, scalar):
 
 @pytest.mark.parametrize("op", ["_plus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
                                 "_rdiv_scalar", "_power_scalar", "_maximum_scalar",
-                                "_greater_scalar", "_not_equal_scalar", "_hypot_scalar"])
+                                "_greater_scalar", "_not_equal_scalar", "_hypot_scalar",
+                                "_mod_scalar", "_rmod_scalar"])
 def test_scalar_int(op):
     """Integer tensor with an integer scalar (stays int32) and with a
     non-integer one (computed in float64, MXNet's NumpyBinaryScalarType)."""

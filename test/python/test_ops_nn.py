@@ -458,3 +458,25 @@ def test_interleaved_matmul_encdec(heads):
 def test_grid_generator(attrs, shape):
     check("GridGenerator", attrs, _rand(np.random.default_rng(44), shape), num_outputs=2,
           rtol=1e-5)
+
+
+# --- BilinearSampler, SpatialTransformer -------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bilinear_sampler(dtype):
+    # grid points inside, on and past every edge of the image
+    rng = np.random.default_rng(45)
+    grid = _rand(rng, (2, 2, 5, 7), dtype, -1.4, 1.4)
+    grid[0, :, 0, 0] = [-1.0, -1.0]
+    grid[0, :, 0, 1] = [1.0, 1.0]
+    check("BilinearSampler", {}, _rand(rng, (2, 3, 6, 8), dtype), [("grid", grid)],
+          num_outputs=2, rtol=1e-5)
+
+
+def test_spatial_transformer():
+    rng = np.random.default_rng(46)
+    loc = np.array([[0.9, 0.1, 0.05, -0.2, 1.1, 0.03], [1.3, -0.4, 0.2, 0.25, 0.7, -0.1]],
+                   np.float32)
+    check("SpatialTransformer", {"target_shape": (5, 6), "transform_type": "affine",
+                                 "sampler_type": "bilinear"},
+          _rand(rng, (2, 3, 7, 9)), [("loc", loc)], num_outputs=3, rtol=1e-5)

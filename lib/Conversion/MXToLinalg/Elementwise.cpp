@@ -97,6 +97,7 @@ enum class Fn {
   Lt,
   Le,
   Hypot,
+  Mod,
 };
 
 /// `cond ? 1 : 0` in `kind`, MXNet's comparison result.
@@ -420,6 +421,25 @@ static Value emitBinary(OpBuilder &b, Location loc, Fn fn, Value x, Value y,
         arith::AddFOp::create(b, loc, constant(b, loc, kind, 1),
                               arith::MulFOp::create(b, loc, r, r)));
     return arith::MulFOp::create(b, loc, m, s);
+  }
+  case Fn::Mod: {
+    // mshadow_op::mod, in double: the remainder takes the divisor's sign
+    // (Python's %), and a zero divisor gives 0.
+    ElemKind f64{b.getF64Type()};
+    bool isF64 = kind.type.isF64();
+    Value xd = isF64 ? x : convertElement(b, loc, x, kind, f64);
+    Value yd = isF64 ? y : convertElement(b, loc, y, kind, f64);
+    Value zero = constant(b, loc, f64, 0);
+    Value r = arith::RemFOp::create(b, loc, xd, yd);
+    Value signsDiffer = arith::XOrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FP::OLT, r, zero),
+        arith::CmpFOp::create(b, loc, FP::OLT, yd, zero));
+    Value adjust = arith::AndIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FP::ONE, r, zero), signsDiffer);
+    r = arith::SelectOp::create(b, loc, adjust, arith::AddFOp::create(b, loc, r, yd), r);
+    r = arith::SelectOp::create(b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, yd, zero),
+                                zero, r);
+    return isF64 ? r : convertElement(b, loc, r, f64, kind);
   }
   default:
     llvm_unreachable("not a binary function");
@@ -1127,7 +1147,9 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
               ConvertBinary<mx::BroadcastLesserOp, Fn::Lt>,
               ConvertBinary<mx::BroadcastLesserEqualOp, Fn::Le>,
               ConvertBinary<mx::HypotOp, Fn::Hypot>,
-              ConvertBinary<mx::BroadcastHypotOp, Fn::Hypot>>(
+              ConvertBinary<mx::BroadcastHypotOp, Fn::Hypot>,
+              ConvertBinary<mx::ModOp, Fn::Mod>,
+              ConvertBinary<mx::BroadcastModOp, Fn::Mod>>(
       typeConverter, patterns, target);
   addPatterns<ConvertScalar<mx::PlusScalarOp, Fn::Add>,
               ConvertScalar<mx::MinusScalarOp, Fn::Sub>,
@@ -1145,7 +1167,9 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
               ConvertScalar<mx::GreaterEqualScalarOp, Fn::Ge>,
               ConvertScalar<mx::LesserScalarOp, Fn::Lt>,
               ConvertScalar<mx::LesserEqualScalarOp, Fn::Le>,
-              ConvertScalar<mx::HypotScalarOp, Fn::Hypot>>(typeConverter,
+              ConvertScalar<mx::HypotScalarOp, Fn::Hypot>,
+              ConvertScalar<mx::ModScalarOp, Fn::Mod>,
+              ConvertScalar<mx::RmodScalarOp, Fn::Mod, /*Reversed=*/true>>(typeConverter,
                                                            patterns, target);
   addPatterns<ConvertHardSigmoid, ConvertSmoothL1>(typeConverter, patterns,
                                                   target);

@@ -28,6 +28,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -115,12 +117,17 @@ bool reaches(Operation *from, Operation *to) {
   return false;
 }
 
+/// What one fusion step did.
+enum class Fusion { None, Fused, FusedKeepingProducer };
+
 /// One producer-into-consumer fusion of two linalg.generic ops of `block`,
 /// if any is possible. A producer with other users keeps its values as
 /// results of the fused op (those users then read them from it), unless one
 /// of those users leads to the consumer (that would be a cycle); producers
-/// used only by the consumer go first.
-bool fuseOnePair(Block &block) {
+/// used only by the consumer go first. FusedKeepingProducer: the consumer
+/// still reads the producer through another operand, so the producer stays
+/// and its body now also stands in the fused op.
+Fusion fuseOnePair(Block &block) {
   for (bool singleUseOnly : {true, false}) {
     for (Operation &op : block) {
       auto consumer = dyn_cast<linalg::GenericOp>(op);
@@ -162,16 +169,17 @@ bool fuseOnePair(Block &block) {
             return use.getOwner() != fusedOp;
           });
         rewriter.eraseOp(consumer);
-        if (producer->use_empty())
+        bool kept = !producer->use_empty();
+        if (!kept)
           rewriter.eraseOp(producer);
         // Users of the producer's kept values that came before the consumer
         // now read the fused op: restore def-before-use.
         (void)sortTopologically(&block);
-        return true;
+        return kept ? Fusion::FusedKeepingProducer : Fusion::Fused;
       }
     }
   }
-  return false;
+  return Fusion::None;
 }
 
 /// Fuses the linalg.generic ops of `func` producer-into-consumer until no
@@ -190,7 +198,20 @@ void fuseGenerics(func::FuncOp func) {
   };
   cleanUp();
   Block &block = func.getBody().front();
-  while (fuseOnePair(block)) {
+  // Once a producer stayed (FusedKeepingProducer), its body stands twice in
+  // the fused op when its other operand is fused as well: from then on,
+  // merged operands and CSE after each fusion make such copies one. Without
+  // this they doubled with each level of the group (BilinearSampler's four
+  // corners ran the compiler out of memory).
+  bool duplicates = false;
+  for (Fusion f; (f = fuseOnePair(block)) != Fusion::None;) {
+    duplicates |= f == Fusion::FusedKeepingProducer;
+    if (!duplicates)
+      continue;
+    cleanUp();
+    IRRewriter rewriter(ctx);
+    DominanceInfo dominance(func);
+    mlir::eliminateCommonSubExpressions(rewriter, dominance, func);
   }
   cleanUp();
 }

@@ -1167,3 +1167,21 @@ func.func @interleaved_attention_shape(%kv: tensor<5x3x8xf32>, %att: tensor<6x4x
   %0 = mx._contrib_interleaved_matmul_encdec_valatt %kv, %att {heads = 2 : i64} : (tensor<5x3x8xf32>, tensor<6x4x4xf32>) -> tensor<4x3x4xf32>
   return %0 : tensor<4x3x4xf32>
 }
+
+// -----
+
+func.func @bilinear_sampler_grid_shape(%x: tensor<2x3x5x5xf32>, %g: tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32> {
+  // expected-error @+2 {{'mx.BilinearSampler' op grid should be (batch, 2, H, W) with the data's batch 2, got (2, 3, 4, 4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = mx.BilinearSampler %x, %g : (tensor<2x3x5x5xf32>, tensor<2x3x4x4xf32>) -> (tensor<2x3x4x4xf32>, tensor<2x4x4x2xf32>)
+  return %0 : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+func.func @grid_generator_affine_needs_target(%a: tensor<2x6xf32>) -> tensor<2x2x1x1xf32> {
+  // expected-error @+2 {{'mx.GridGenerator' op incorrect target_shape (0, 0): affine needs a positive (H, W)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = mx.GridGenerator %a {transform_type = "affine"} : (tensor<2x6xf32>) -> (tensor<2x2x1x1xf32>, tensor<3x1xf32>)
+  return %0 : tensor<2x2x1x1xf32>
+}

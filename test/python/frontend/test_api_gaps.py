@@ -951,3 +951,67 @@ def test_sync_batch_norm_on_one_device():
     np.testing.assert_allclose(data.grad.asnumpy(), 0, atol=1e-4)
     with pytest.raises(mx.MXNetError, match="ndev=2"):
         mx.nd.contrib.SyncBatchNorm(data, mx.nd.array(g), mx.nd.array(b), mm, mv, ndev=2)
+
+
+def test_rand_zipfian_nd_and_sym():
+    # MXNet's contrib.rand_zipfian: int64 classes in [0, range_max), expected
+    # counts num_sampled * (log(c + 2) - log(c + 1)) / log(range_max + 1)
+    def expected(c, n, r):
+        return n * (np.log(c + 2.0) - np.log(c + 1.0)) / np.log(r + 1.0)
+
+    true = mx.nd.array([0, 3, 7], dtype="int32")
+    s, et, es = mx.nd.contrib.rand_zipfian(true, 500, 20)
+    assert s.dtype == np.int64 and s.shape == (500,)
+    assert et.dtype == np.float64 and es.dtype == np.float64
+    sv = s.asnumpy()
+    assert sv.min() >= 0 and sv.max() < 20
+    np.testing.assert_allclose(et.asnumpy(), expected(np.array([0., 3., 7.]), 500, 20), rtol=1e-12)
+    np.testing.assert_allclose(es.asnumpy(), expected(sv, 500, 20), rtol=1e-12)
+    # small classes are the frequent ones
+    assert (sv == 0).sum() > (sv == 19).sum()
+
+    var = mx.sym.var("true_classes")
+    outs = mx.sym.Group(list(mx.sym.contrib.rand_zipfian(var, 64, 10)))
+    ex = outs.bind(mx.cpu(), {"true_classes": true})
+    s2, et2, es2 = [o.asnumpy() for o in ex.forward()]
+    assert s2.dtype == np.int64 and s2.min() >= 0 and s2.max() < 10
+    np.testing.assert_allclose(es2, expected(s2.astype(np.float64), 64, 10), rtol=1e-12)
+    np.testing.assert_allclose(et2, expected(np.array([0., 3., 7.]), 64, 10), rtol=1e-12)
+
+
+def test_modulo_operators():
+    # Python's %: the remainder takes the divisor's sign; 0 for a zero divisor
+    a = np.array([-7.5, -3, 0, 2.5, 7, 5.25], np.float32)
+    b = np.array([2, -2, 3, 0, -2.5, 1.5], np.float32)
+    x, y = mx.nd.array(a), mx.nd.array(b)
+    want = np.where(b == 0, 0, np.mod(a, np.where(b == 0, 1, b)))
+    np.testing.assert_allclose((x % y).asnumpy(), want)
+    np.testing.assert_allclose((x % 2.5).asnumpy(), np.mod(a, 2.5))
+    np.testing.assert_allclose((7 % y).asnumpy(), np.where(b == 0, 0, np.mod(7, np.where(b == 0, 1, b))))
+    np.testing.assert_allclose(mx.nd.modulo(x, y).asnumpy(), want)
+    z = x.copy()
+    z %= 2
+    np.testing.assert_allclose(z.asnumpy(), np.mod(a, 2))
+    sa, sb = mx.sym.var("a"), mx.sym.var("b")
+    ex = mx.sym.Group([sa % sb, sa % 3, 10 % sb, mx.sym.modulo(sa, sb)]).bind(
+        mx.cpu(), {"a": x, "b": y})
+    got = [o.asnumpy() for o in ex.forward()]
+    np.testing.assert_allclose(got[0], want)
+    np.testing.assert_allclose(got[1], np.mod(a, 3))
+    np.testing.assert_allclose(got[2], np.where(b == 0, 0, np.mod(10, np.where(b == 0, 1, b))))
+    np.testing.assert_allclose(got[3], want)
+    import json
+    assert "_mod" in [n["op"] for n in json.loads((sa % sb).tojson())["nodes"]]
+
+
+def test_sample_unique_zipfian():
+    # MXNet's _sample_unique_zipfian: distinct classes per row, in range, and
+    # the number of draws it took (more than the samples when classes repeat)
+    classes, tries = mx.nd._internal._sample_unique_zipfian(50, shape=(3, 20))
+    c, t = classes.asnumpy(), tries.asnumpy()
+    assert c.dtype == np.int64 and c.shape == (3, 20) and t.dtype == np.int64 and t.shape == (3,)
+    for row in c:
+        assert len(set(row.tolist())) == 20 and row.min() >= 0 and row.max() < 50
+    assert (t >= 20).all() and (t > 20).any()
+    with pytest.raises(mx.MXNetError, match="cannot exceed"):
+        mx.nd._internal._sample_unique_zipfian(5, shape=(1, 6))

@@ -29,8 +29,8 @@ def chk(op, attrs, inputs, nout=1):
     global bad
     s = attrs_str(attrs)
     ref = REF[op]([x.copy() for x in inputs], s)
-    fn = getattr(mx.nd, op, None) or getattr(mx.nd, op.lstrip("_"), None) \
-        or getattr(mx.nd.contrib, op[len("_contrib_"):])
+    fn = getattr(mx.nd, op, None) or getattr(mx.nd._internal, op, None) \
+        or getattr(mx.nd, op.lstrip("_"), None) or getattr(mx.nd.contrib, op[len("_contrib_"):])
     got = fn(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **s)
     got = got if isinstance(got, (list, tuple)) else [got]
     for i in range(nout):
@@ -89,6 +89,21 @@ for h in (1, 3):
     chk("_contrib_interleaved_matmul_encdec_valatt", {"heads": h}, [f(6, 2, 8 * h), f(2 * h, 4, 6)])
 chk("GridGenerator", {"transform_type": "affine", "target_shape": (4, 5)}, [f(2, 6)])
 chk("GridGenerator", {"transform_type": "warp"}, [f(2, 2, 4, 5, lo=-2, hi=2)])
+# modulo: signs of both operands, zero divisors, integers
+num = np.array([[-7.5, -3, 0, 2.5, 7, 5.25]], np.float32)
+den = np.array([[2, -2, 3, 0, -2.5, 1.5]], np.float32)
+chk("_mod", {}, [num, den])
+chk("broadcast_mod", {}, [num.reshape(6, 1), den])
+chk("_mod", {}, [num.astype(np.int32), np.array([[2, -2, 3, 0, -3, 4]], np.int32)])
+for sc in (2.5, -1.5, 0.0):
+    chk("_mod_scalar", {"scalar": sc}, [num])
+    chk("_rmod_scalar", {"scalar": sc}, [den])
+# grids reaching past the image on every side
+chk("BilinearSampler", {}, [f(2, 3, 5, 6), f(2, 2, 4, 7, lo=-1.3, hi=1.3)])
+chk("SpatialTransformer", {"target_shape": (4, 5), "transform_type": "affine",
+                           "sampler_type": "bilinear"},
+    [f(2, 3, 6, 7), np.array([[0.9, 0.2, 0.1, -0.3, 1.1, 0.05], [1.2, 0, -0.4, 0.1, 0.8, 0.3]],
+                             np.float32)])
 for log in (False, True):
     a = {"is_log": log}
     chk("_random_pdf_uniform", a, [f(2, 3, 4, lo=0.1, hi=0.9), f(2, 3, lo=-1, hi=0), f(2, 3, lo=1, hi=2)])

@@ -97,7 +97,17 @@ _BINARY = {
     "hypot": lambda a, b: (np.trunc(np.hypot(a.astype(np.float64), b.astype(np.float64)))
                            if _is_int(a.dtype)
                            else np.hypot(a.astype(np.float64), b)).astype(a.dtype),
+    "mod": lambda a, b: _mod(a, b),
 }
+
+
+def _mod(a, b):
+    """mshadow_op::mod: in double, the remainder with the divisor's sign
+    (Python's %), 0 where the divisor is 0."""
+    x, y = a.astype(np.float64), np.broadcast_to(np.asarray(b, np.float64), np.shape(a))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(y == 0, 0.0, np.mod(x, np.where(y == 0, 1.0, y)))
+    return r.astype(a.dtype)
 
 
 def _relu(x):
@@ -250,6 +260,7 @@ def _register_elemwise(name, fn_name, aliases):
 for _name, (_fn_name, _aliases) in _ELEMWISE.items():
     _register_elemwise(_name, _fn_name, _aliases)
 _register_elemwise("_hypot", "hypot", ["_Hypot"])
+_register_elemwise("_mod", "mod", ["_Mod"])
 
 
 @register("hard_sigmoid")
@@ -285,6 +296,7 @@ _BROADCAST = {
     "broadcast_lesser": ("lesser", []),
     "broadcast_lesser_equal": ("lesser_equal", []),
     "broadcast_hypot": ("hypot", []),
+    "broadcast_mod": ("mod", []),
 }
 
 
@@ -320,6 +332,8 @@ _SCALAR = {
     "_lesser_scalar": ("lesser", False, ["_LesserScalar"]),
     "_lesser_equal_scalar": ("lesser_equal", False, ["_LesserEqualScalar"]),
     "_hypot_scalar": ("hypot", False, ["_HypotScalar", "_npi_hypot_scalar"]),
+    "_mod_scalar": ("mod", False, ["_ModScalar"]),
+    "_rmod_scalar": ("mod", True, ["_RModScalar"]),
 }
 
 

@@ -1096,3 +1096,43 @@ def grid_generator(inputs, attrs):
         out = (data + grid) / np.array([(w - 1) / 2.0, (h - 1) / 2.0]).reshape(1, 2, 1, 1) - 1
     dt = inputs[0].dtype
     return [out.astype(dt), grid.astype(dt)]
+
+
+def _bilinear_sample(data, grid):
+    """BilinearSamplingForward: data (N, C, H, W) at grid (N, 2, Ho, Wo) of
+    normalised x, y; pixels outside the image count 0."""
+    n, c, h, w = data.shape
+    xr = (grid[:, 0] + 1) * (w - 1) / 2.0
+    yr = (grid[:, 1] + 1) * (h - 1) / 2.0
+    x0, y0 = np.floor(xr).astype(np.int64), np.floor(yr).astype(np.int64)
+    wx, wy = xr - x0, yr - y0
+    out = np.zeros((n, c) + grid.shape[2:])
+    for dy, dx, weight in [(0, 0, (1 - wy) * (1 - wx)), (0, 1, (1 - wy) * wx),
+                           (1, 0, wy * (1 - wx)), (1, 1, wy * wx)]:
+        yy, xx = y0 + dy, x0 + dx
+        inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+        for b in range(n):
+            v = data[b][:, np.clip(yy[b], 0, h - 1), np.clip(xx[b], 0, w - 1)]
+            out[b] += v * (weight[b] * inside[b])[None]
+    return out
+
+
+@register("BilinearSampler")
+def bilinear_sampler(inputs, attrs):
+    data, grid = [np.asarray(x, np.float64) for x in inputs]
+    dt = inputs[0].dtype
+    return [_bilinear_sample(data, grid).astype(dt), grid.transpose(0, 2, 3, 1).astype(dt)]
+
+
+@register("SpatialTransformer")
+def spatial_transformer(inputs, attrs):
+    """GridGenerator's affine grid, then bilinear sampling; the target and
+    the sampling grids as hidden outputs."""
+    data, loc = [np.asarray(x, np.float64) for x in inputs]
+    h, w = attr_tuple(attrs, "target_shape")
+    i, j = np.divmod(np.arange(h * w), w)
+    dst = np.stack([-1 + j * 2.0 / (w - 1), -1 + i * 2.0 / (h - 1), np.ones(h * w)])
+    src = loc.reshape(-1, 2, 3) @ dst
+    out = _bilinear_sample(data, src.reshape(-1, 2, h, w))
+    dt = inputs[0].dtype
+    return [out.astype(dt), dst.astype(dt), src.astype(dt)]

@@ -33,6 +33,8 @@
 //                   stacked (Dropout p between them)
 //   GridGenerator   the target grid from _arange; dot (affine) or the
 //                   flow added (warp), normalised to [-1, 1]
+//   BilinearSampler floor, four `take`s of the corners, masks, weights
+//   SpatialTransformer  GridGenerator (affine) + BilinearSampler
 //   im2col          Convolution, one group per channel, one-hot filters
 //   col2im          Deconvolution with the same filters (im2col's adjoint)
 //   interleaved_matmul_{selfatt,encdec}_{qk,valatt}
@@ -1608,32 +1610,79 @@ LogicalResult decomposeCorrelation(GradBuilder &g, CorrelationOp op,
   return success();
 }
 
-/// GridGenerator: the target grid's columns j and rows i (H, W) from
-/// `_arange`, normalised (affine: x = -1 + 2 j / (W - 1), y likewise, as
-/// the (3, H * W) grid with a row of ones, times each 2 x 3 matrix by `dot`)
-/// or added to the flow and normalised (warp).
+/// Bilinear sampling (BilinearSamplingForward): `data` (N, C, H, W) at
+/// `grid` (N, 2, Ho, Wo) of normalised x, y. The four pixels around each
+/// point are gathered by one `take` each from the data as (N * H * W, C)
+/// (positions in float64, clamped into the image), masked to 0 outside it
+/// and weighted by the distances; floor and the masks carry no gradient.
+Value sampleBilinear(GradBuilder &g, Value data, Value grid) {
+  ArrayRef<int64_t> d = typeOf(data).getShape(), gs = typeOf(grid).getShape();
+  int64_t n = d[0], c = d[1], h = d[2], w = d[3], ho = gs[2], wo = gs[3];
+  Type f64 = Float64Type::get(data.getContext());
+  auto coordinate = [&](int64_t part, int64_t extent) {
+    Value v = g.reshape(sliceAxis(g, grid, 1, part, part + 1), {n, 1, ho, wo});
+    return g.mulS(g.addS(v, 1.0), double(extent - 1) / 2.0);
+  };
+  Value xr = coordinate(0, w), yr = coordinate(1, h);
+  Value x0 = g.op("mx.floor", xr), y0 = g.op("mx.floor", yr);
+  Value wx = g.sub(xr, x0), wy = g.sub(yr, y0);
+  Value flat = g.reshape(g.op("mx.transpose", data, {g.shape("axes", {0, 2, 3, 1})}),
+                         {n * h * w, c});
+  Value base = g.reshape(g.mulS(arangeN(g, n, "float64"), double(h * w)), {n, 1, 1, 1});
+  Value x64 = g.cast(x0, f64), y64 = g.cast(y0, f64);
+  auto inside = [&](Value v, int64_t extent) {
+    return g.mul(g.cmpS("greater_equal", v, 0.0), g.cmpS("lesser_equal", v, double(extent - 1)));
+  };
+  auto clamp = [&](Value v, int64_t extent) {
+    return g.op("mx.clip", v, {g.f64("a_min", 0.0), g.f64("a_max", double(extent - 1))});
+  };
+  auto corner = [&](int64_t dy, int64_t dx) {
+    Value yy = g.addS(y64, double(dy)), xx = g.addS(x64, double(dx));
+    Value pos = g.add(base, g.add(g.mulS(clamp(yy, h), double(w)), clamp(xx, w)));
+    Value v = g.op("mx.take", {flat, g.reshape(pos, {n * ho * wo})}, {g.i64("axis", 0)});
+    v = g.op("mx.transpose", g.reshape(v, {n, ho, wo, c}), {g.shape("axes", {0, 3, 1, 2})});
+    Value mask = g.cast(g.mul(inside(yy, h), inside(xx, w)), typeOf(data).getElementType());
+    return g.mul(v, mask);
+  };
+  Value ux = g.rsubS(wx, 1.0), uy = g.rsubS(wy, 1.0);
+  Value top = g.add(g.mul(corner(0, 0), g.mul(uy, ux)), g.mul(corner(0, 1), g.mul(uy, wx)));
+  Value bottom = g.add(g.mul(corner(1, 0), g.mul(wy, ux)), g.mul(corner(1, 1), g.mul(wy, wx)));
+  return g.add(top, bottom);
+}
+
+/// The target grid's column and row indices, each (H, W), in `elt`.
+std::pair<Value, Value> pixelGrid(GradBuilder &g, int64_t h, int64_t w, Type elt) {
+  StringRef dt = getMXNetDTypeName(elt);
+  auto full = [&](Value v) { return g.op("mx.broadcast_to", v, {g.shape("shape", {h, w})}); };
+  return {full(g.reshape(arangeN(g, w, dt), {1, w})), full(g.reshape(arangeN(g, h, dt), {h, 1}))};
+}
+
+/// The affine target grid (3, H * W) of GridGenerator / SpatialTransformer:
+/// columns and rows normalised to [-1, 1] (x = -1 + 2 j / (W - 1)), ones.
+Value affineTargetGrid(GradBuilder &g, int64_t h, int64_t w, Type elt) {
+  auto [cols, rows] = pixelGrid(g, h, w, elt);
+  auto normalised = [&](Value v, int64_t extent) {
+    return g.reshape(g.addS(g.mulS(v, 2.0 / double(extent - 1)), -1.0), {1, h * w});
+  };
+  return concatAxis(g, {normalised(cols, w), normalised(rows, h),
+                        g.onesLike(g.reshape(cols, {1, h * w}))},
+                    0);
+}
+
+/// GridGenerator: affine, the target grid times each 2 x 3 matrix (`dot`);
+/// warp, the flow added to each pixel's column / row, normalised.
 LogicalResult decomposeGridGenerator(GradBuilder &g, GridGeneratorOp op,
                                      SmallVectorImpl<Value> &results) {
   RankedTensorType rt = typeOf(op.getOutput());
   Type elt = rt.getElementType();
-  StringRef dt = getMXNetDTypeName(elt);
   int64_t n = rt.getShape()[0], h = rt.getShape()[2], w = rt.getShape()[3];
-  auto full = [&](Value v) {
-    return g.op("mx.broadcast_to", v, {g.shape("shape", {h, w})});
-  };
-  Value cols = full(g.reshape(arangeN(g, w, dt), {1, w}));
-  Value rows = full(g.reshape(arangeN(g, h, dt), {h, 1}));
   if (op.getTransformType() == "affine") {
-    auto normalised = [&](Value v, int64_t extent) {
-      return g.reshape(g.addS(g.mulS(v, 2.0 / double(extent - 1)), -1.0), {1, h * w});
-    };
-    Value grid = concatAxis(g, {normalised(cols, w), normalised(rows, h),
-                                g.onesLike(g.reshape(cols, {1, h * w}))},
-                            0);
+    Value grid = affineTargetGrid(g, h, w, elt);
     Value out = g.op("mx.dot", {g.reshape(op.getData(), {n * 2, 3}), grid});
     results.assign({g.reshape(out, rt.getShape()), grid});
     return success();
   }
+  auto [cols, rows] = pixelGrid(g, h, w, elt);
   Value flow = op.getData();
   auto warped = [&](int64_t c, Value pos, int64_t extent) {
     Value part = g.add(sliceAxis(g, flow, 1, c, c + 1), g.reshape(pos, {1, 1, h, w}));
@@ -1836,7 +1885,8 @@ bool mxc::mx::isComposite(Operation *op) {
              ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
              LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
-             ScatterNdOp, AmpCastOp, Im2colOp, Col2imOp, GridGeneratorOp,
+             ScatterNdOp, AmpCastOp, Im2colOp, Col2imOp, GridGeneratorOp, BilinearSamplerOp,
+             SpatialTransformerOp,
              ContribInterleavedMatmulSelfattQkOp, ContribInterleavedMatmulSelfattValattOp,
              ContribInterleavedMatmulEncdecQkOp, ContribInterleavedMatmulEncdecValattOp,
              RandomPdfUniformOp, RandomPdfNormalOp, RandomPdfGammaOp, RandomPdfExponentialOp,
@@ -1945,7 +1995,24 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeScatterNd(g, sn, results);
   else if (auto co = dyn_cast<CorrelationOp>(op))
     r = decomposeCorrelation(g, co, results);
-  else if (auto gg = dyn_cast<GridGeneratorOp>(op))
+  else if (auto bs = dyn_cast<BilinearSamplerOp>(op)) {
+    Value data = accumulated(g, bs.getData()), grid = accumulated(g, bs.getGrid());
+    Type elt = typeOf(bs.getOutput()).getElementType();
+    results.assign({g.cast(sampleBilinear(g, data, grid), elt),
+                    g.cast(g.op("mx.transpose", grid, {g.shape("axes", {0, 2, 3, 1})}), elt)});
+    r = success();
+  } else if (auto st = dyn_cast<SpatialTransformerOp>(op)) {
+    // GridGenerator's affine grid, then the bilinear sampler
+    Value data = accumulated(g, st.getData()), l = accumulated(g, st.getLoc());
+    ArrayRef<int64_t> t = st.getTargetShape();
+    int64_t n = typeOf(data).getShape()[0];
+    Type elt = typeOf(st.getOutput()).getElementType();
+    Value dst = affineTargetGrid(g, t[0], t[1], typeOf(data).getElementType());
+    Value src = g.reshape(g.op("mx.dot", {g.reshape(l, {n * 2, 3}), dst}), {n, 2, t[0] * t[1]});
+    Value out = sampleBilinear(g, data, g.reshape(src, {n, 2, t[0], t[1]}));
+    results.assign({g.cast(out, elt), g.cast(dst, elt), g.cast(src, elt)});
+    r = success();
+  } else if (auto gg = dyn_cast<GridGeneratorOp>(op))
     r = decomposeGridGenerator(g, gg, results);
   else if (auto ic = dyn_cast<Im2colOp>(op))
     r = decomposeIm2col(g, ic, results);

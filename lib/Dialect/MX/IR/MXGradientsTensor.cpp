@@ -181,6 +181,10 @@ LogicalResult binaryGrad(Operation *op, GradBuilder &g, ValueRange og,
     // d/da hypot(a, b) = a / hypot(a, b) (mshadow_op::hypot_grad_left)
     da = g.mul(dy, g.div(a, y));
     db = g.mul(dy, g.div(b, y));
+  } else if (name == "mod") {
+    // mshadow_op::mod_grad / mod_rgrad: 1 and -floor(a / b)
+    da = dy;
+    db = g.mul(dy, g.neg(g.op("mx.floor", g.div(a, b))));
   } else {
     return unsupported(op, "this operator");
   }
@@ -218,6 +222,11 @@ LogicalResult scalarGrad(Operation *op, GradBuilder &g, ValueRange og,
     dx = g.mul(dy, g.cmpS("lesser_equal", x, s));
   else if (name == "mx._hypot_scalar") // x / hypot(x, s)
     dx = g.mul(dy, g.div(x, y));
+  else if (name == "mx._mod_scalar") // d/dx (x mod s) = 1
+    dx = dy;
+  else if (name == "mx._rmod_scalar") // d/dx (s mod x) = -floor(s / x)
+    dx = g.mul(dy, g.neg(g.op("mx.floor", g.op("mx._rdiv_scalar", x,
+                                                 {g.f64("scalar", s)}))));
   else
     return unsupported(op, "this operator");
   in[0] = dx;
@@ -1269,11 +1278,12 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,
                            BroadcastMinimumOp, BroadcastPowerOp, HypotOp,
-                           BroadcastHypotOp>(ctx);
+                           BroadcastHypotOp, ModOp, BroadcastModOp>(ctx);
   Rule<scalarGrad>::attach<PlusScalarOp, MinusScalarOp, RminusScalarOp,
                            MulScalarOp, DivScalarOp, RdivScalarOp,
                            PowerScalarOp, RpowerScalarOp, MaximumScalarOp,
-                           MinimumScalarOp, HypotScalarOp>(ctx);
+                           MinimumScalarOp, HypotScalarOp, ModScalarOp,
+                           RmodScalarOp>(ctx);
   Rule<unaryGrad>::attach<NegativeOp, AbsOp, SquareOp, SqrtOp, ExpOp, LogOp,
                           ReluOp, SigmoidOp, TanhOp, ActivationOp, SignOp,
                           RoundOp, RintOp, FloorOp, CeilOp, TruncOp, FixOp,

@@ -78,7 +78,8 @@ bool isFusible(Operation *op) {
           mx::CoshOp, mx::ArcsinhOp, mx::ArccoshOp, mx::ArctanhOp,
           mx::DegreesOp, mx::RadiansOp, mx::CbrtOp, mx::RcbrtOp, mx::SoftsignOp,
           mx::HardSigmoidOp, mx::SmoothL1Op, mx::HypotOp, mx::BroadcastHypotOp,
-          mx::HypotScalarOp>(op))
+          mx::HypotScalarOp, mx::ModOp, mx::BroadcastModOp, mx::ModScalarOp,
+          mx::RmodScalarOp>(op))
     return true;
   // rrelu draws random slopes (and has a mask result).
   if (auto leaky = dyn_cast<mx::LeakyReLUOp>(op))

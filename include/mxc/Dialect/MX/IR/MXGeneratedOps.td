@@ -1401,6 +1401,87 @@ def MX_GridGeneratorOp : MX_Op<"GridGenerator", [Pure, InferTypeOpAdaptorWithIsC
   }];
 }
 
+def MX_BilinearSamplerOp : MX_Op<"BilinearSampler", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Samples data at a grid of normalised coordinates, bilinearly";
+  let description = [{
+    `data` (N, C, H, W) sampled at `grid` (N, 2, Ho, Wo) (x then y): the result
+    is (N, C, Ho, Wo). Bilinear sampling (MXNet's BilinearSamplingForward): grid
+    values x, y in [-1, 1] address the data's pixels at x_real = (x + 1) (W -
+    1) / 2 (y likewise); each output is the weighted sum of the four pixels
+    around it, a pixel outside the image counting 0. The hidden output is the grid
+    as (N, Ho, Wo, 2). A composite (mx-decompose): floor, `take` of the four
+    corners of the flattened data, masks and weights; the data's gradient goes
+    back through take, the grid's through the weights (as MXNet's).
+
+    MXNet operator: `BilinearSampler`.
+
+    Example:
+
+    ```mlir
+    %y, %t = mx.BilinearSampler %x, %g : (tensor<1x3x5x5xf32>, tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x4x4x2xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$grid,
+    OptionalAttr<BoolAttr>:$cudnn_off
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$tmp
+  );
+  let assemblyFormat = [{
+    $data `,` $grid attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SpatialTransformerOp : MX_Op<"SpatialTransformer", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Spatial transformer: an affine sampling grid and bilinear sampling";
+  let description = [{
+    `data` (N, C, H, W) sampled at the affine transform `loc` (N, 6) (row-major
+    2 x 3 matrices) of the target grid of `target_shape` (Ho, Wo), as
+    GridGenerator then BilinearSampler: the result is (N, C, Ho, Wo). Bilinear sampling (MXNet's BilinearSamplingForward): grid
+    values x, y in [-1, 1] address the data's pixels at x_real = (x + 1) (W -
+    1) / 2 (y likewise); each output is the weighted sum of the four pixels
+    around it, a pixel outside the image counting 0. The hidden outputs are the target grid (3, Ho * Wo)
+    and the sampling grid (N, 2, Ho * Wo). A composite (mx-decompose).
+
+    MXNet operator: `SpatialTransformer`.
+
+    Example:
+
+    ```mlir
+    %y, %d, %s = mx.SpatialTransformer %x, %loc {target_shape = array<i64: 3, 4>, transform_type = "affine", sampler_type = "bilinear"} : (tensor<2x3x5x5xf32>, tensor<2x6xf32>) -> (tensor<2x3x3x4xf32>, tensor<3x12xf32>, tensor<2x2x12xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$loc,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$target_shape,
+    MX_StrEnumAttr<["affine"]>:$transform_type,
+    MX_StrEnumAttr<["bilinear"]>:$sampler_type,
+    OptionalAttr<BoolAttr>:$cudnn_off
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$grid_dst,
+    MX_FloatTensor:$grid_src
+  );
+  let assemblyFormat = [{
+    $data `,` $loc attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_Im2colOp : MX_Op<"im2col", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Sliding blocks of an image as columns (the columns of a convolution's GEMM)";
   let description = [{
@@ -2149,6 +2230,44 @@ def MX_ElemwiseDivOp : MX_Op<"elemwise_div", [Pure, InferTypeOpAdaptorWithIsComp
   }];
 }
 
+def MX_ModOp : MX_Op<"_mod", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise remainder `lhs % rhs` of two tensors of one shape";
+  let description = [{
+    MXNet's `_mod` (alias `_Mod`, Python's `%` on two symbols): the remainder
+    with the sign of the divisor (Python's `%`), computed in double as
+    mshadow_op::mod, and 0 where `rhs` is 0. The gradient is 1 for `lhs` and
+    `-floor(lhs / rhs)` for `rhs`.
+
+    MXNet operator: `_mod` (aliases `_Mod`).
+
+    Example:
+
+    ```mlir
+    %out = mx._mod %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferElemwiseBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_HypotOp : MX_Op<"_hypot", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `sqrt(lhs^2 + rhs^2)` of two tensors of one shape";
   let description = [{
@@ -2812,6 +2931,43 @@ def MX_BroadcastHypotOp : MX_Op<"broadcast_hypot", [Pure, InferTypeOpAdaptorWith
   }];
 }
 
+def MX_BroadcastModOp : MX_Op<"broadcast_mod", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasting elementwise `lhs % rhs`";
+  let description = [{
+    Computes `lhs % rhs` with NumPy broadcasting (MXNet's BinaryBroadcastShape):
+    shapes are right-aligned and each pair of extents must be equal or one of
+    them 1. Both inputs have the same element type.
+
+    MXNet operator: `broadcast_mod`.
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_mod %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferBroadcastBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_PlusScalarOp : MX_Op<"_plus_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `data + scalar` with a scalar";
   let description = [{
@@ -3450,6 +3606,84 @@ def MX_HypotScalarOp : MX_Op<"_hypot_scalar", [Pure, InferTypeOpAdaptorWithIsCom
 
     ```mlir
     %out = mx._hypot_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferScalarOp(getOperationName(), location, adaptor.getData(), adaptor.getIsInt(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ModScalarOp : MX_Op<"_mod_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `data % scalar` with a scalar";
+  let description = [{
+    Computes `data % scalar` elementwise. The result type follows MXNet's
+    NumpyBinaryScalarType: an integer tensor with a non-integer scalar
+    (`is_int = false`) gives f64, a bool (i1) tensor gives i64 or f64, anything
+    else keeps the input's type.
+
+    MXNet operator: `_mod_scalar` (aliases `_ModScalar`).
+
+    Example:
+
+    ```mlir
+    %out = mx._mod_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferScalarOp(getOperationName(), location, adaptor.getData(), adaptor.getIsInt(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_RmodScalarOp : MX_Op<"_rmod_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `scalar % data` with a scalar";
+  let description = [{
+    Computes `scalar % data` elementwise. The result type follows MXNet's
+    NumpyBinaryScalarType: an integer tensor with a non-integer scalar
+    (`is_int = false`) gives f64, a bool (i1) tensor gives i64 or f64, anything
+    else keeps the input's type.
+
+    MXNet operator: `_rmod_scalar` (aliases `_RModScalar`).
+
+    Example:
+
+    ```mlir
+    %out = mx._rmod_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins
