@@ -1031,6 +1031,39 @@ and the sampling grid (N, 2, Ho * Wo). A composite (mx-decompose).""",
    visible_outputs=1,
    example="""%y, %d, %s = mx.SpatialTransformer %x, %loc {target_shape = array<i64: 3, 4>, transform_type = "affine", sampler_type = "bilinear"} : (tensor<2x3x5x5xf32>, tensor<2x6xf32>) -> (tensor<2x3x3x4xf32>, tensor<3x12xf32>, tensor<2x2x12xf32>)""")
 
+op(mxnet="_contrib_quantize", mnemonic="_contrib_quantize", cpp="ContribQuantize",
+   source="src/operator/quantization/quantize-inl.h QuantizeParam; "
+          "mkldnn/mkldnn_quantize-inl.h MKLDNNQuantizeComputeKer",
+   summary="Quantizes float32 data of a given range to int8 or uint8",
+   description="""
+MXNet's contrib.quantize as MXNet 1.9.1's PyPI build computes it (its oneDNN
+kernel, which its CPU build dispatches to): `min_range` and `max_range` (1,)
+give the data's range, r = max(|min|, |max|); the result is x * 127 / r
+(int8) or x * 255 / r (uint8) in float32, rounded to nearest even and
+saturated. The range out is (-r, r) for int8 and the range in for uint8. (The
+reference kernels of quantize-inl.h, which that build does not run, differ:
+uint8 offsets by min.) A composite (mx-decompose) of elementwise operators
+and Cast; the integer result has no gradient.""",
+   inputs=[Input("data", tensor=FLOAT), Input("min_range", tensor=FLOAT),
+           Input("max_range", tensor=FLOAT)],
+   outputs=[Output("output"), Output("min_output", tensor=FLOAT),
+            Output("max_output", tensor=FLOAT)],
+   attrs=[Attr("out_type", "enum", "uint8", ["int8", "uint8"], doc="The quantized type.")],
+   example="""%q, %lo, %hi = mx._contrib_quantize %x, %mn, %mx {out_type = "int8"} : (tensor<2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> (tensor<2x2xi8>, tensor<1xf32>, tensor<1xf32>)""")
+
+op(mxnet="_contrib_dequantize", mnemonic="_contrib_dequantize", cpp="ContribDequantize",
+   source="src/operator/quantization/dequantize-inl.h DequantizeParam; "
+          "mkldnn/mkldnn_dequantize-inl.h",
+   summary="Dequantizes int8 / uint8 data of a given range to float32",
+   description="""
+MXNet's contrib.dequantize as MXNet 1.9.1's PyPI build computes it (its
+oneDNN kernel): q * max(|min|, |max|) / 127.5 (int8) or / 255.5 (uint8). A
+composite (mx-decompose).""",
+   inputs=[Input("data"), Input("min_range", tensor=FLOAT), Input("max_range", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("out_type", "enum", "float32", ["float32"], doc="The result type.")],
+   example="""%y = mx._contrib_dequantize %q, %mn, %mx : (tensor<2x2xi8>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x2xf32>""")
+
 op(mxnet="im2col", mnemonic="im2col", cpp="Im2col",
    source="src/operator/nn/im2col-inl.h Im2colParam; im2col.cc FInferShape",
    summary="Sliding blocks of an image as columns (the columns of a convolution's GEMM)",

@@ -480,3 +480,18 @@ def test_spatial_transformer():
     check("SpatialTransformer", {"target_shape": (5, 6), "transform_type": "affine",
                                  "sampler_type": "bilinear"},
           _rand(rng, (2, 3, 7, 9)), [("loc", loc)], num_outputs=3, rtol=1e-5)
+
+
+# --- contrib quantize / dequantize (MXNet 1.9.1's PyPI build: oneDNN's) ------
+
+@pytest.mark.parametrize("out_type", ["int8", "uint8"])
+def test_quantize_dequantize(out_type):
+    rng = np.random.default_rng(47)
+    x = _rand(rng, (4, 6), low=-1.5, high=2.0)
+    # ties (x * scale = k + 0.5 round to even) and values past the range
+    x[0, :4] = np.array([0.5, 1.5, 2.5, 4.0], np.float32) / (127 if out_type == "int8" else 255)
+    lo, hi = np.array([-0.5], np.float32), np.array([1.0], np.float32)
+    check("_contrib_quantize", {"out_type": out_type}, x,
+          [("min_range", lo), ("max_range", hi)], num_outputs=3, rtol=0, atol=0)
+    q = REF["_contrib_quantize"]([x, lo, hi], {"out_type": out_type})[0]
+    check("_contrib_dequantize", {}, q, [("min_range", lo), ("max_range", hi)], rtol=1e-6)

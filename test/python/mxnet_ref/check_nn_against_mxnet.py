@@ -89,6 +89,13 @@ for h in (1, 3):
     chk("_contrib_interleaved_matmul_encdec_valatt", {"heads": h}, [f(6, 2, 8 * h), f(2 * h, 4, 6)])
 chk("GridGenerator", {"transform_type": "affine", "target_shape": (4, 5)}, [f(2, 6)])
 chk("GridGenerator", {"transform_type": "warp"}, [f(2, 2, 4, 5, lo=-2, hi=2)])
+for ot in ("int8", "uint8"):
+    chk("_contrib_quantize", {"out_type": ot}, [f(3, 4, lo=-0.5, hi=1.0), np.array([-0.5], np.float32),
+                                                np.array([1.0], np.float32)], nout=3)
+chk("_contrib_dequantize", {}, [np.array([[-127, -3, 0, 5, 127]], np.int8),
+                                np.array([-0.5], np.float32), np.array([1.0], np.float32)])
+chk("_contrib_dequantize", {}, [np.array([[0, 3, 128, 255]], np.uint8),
+                                np.array([-0.5], np.float32), np.array([1.0], np.float32)])
 # modulo: signs of both operands, zero divisors, integers
 num = np.array([[-7.5, -3, 0, 2.5, 7, 5.25]], np.float32)
 den = np.array([[2, -2, 3, 0, -2.5, 1.5]], np.float32)

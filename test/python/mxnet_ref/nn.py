@@ -1136,3 +1136,26 @@ def spatial_transformer(inputs, attrs):
     out = _bilinear_sample(data, src.reshape(-1, 2, h, w))
     dt = inputs[0].dtype
     return [out.astype(dt), dst.astype(dt), src.astype(dt)]
+
+
+@register("_contrib_quantize")
+def contrib_quantize(inputs, attrs):
+    """MXNet 1.9.1's PyPI build (MKLDNNQuantizeComputeKer): x * 127 (255) /
+    max(|min|, |max|) in float32, rounded to nearest even, saturated."""
+    x = np.asarray(inputs[0], np.float32)
+    lo, hi = np.float32(inputs[1][0]), np.float32(inputs[2][0])
+    r = max(abs(lo), abs(hi))
+    if attr_str(attrs, "out_type", "uint8") == "int8":
+        q = np.clip(np.rint(x * (np.float32(127) / r)), -128, 127)
+        return [q.astype(np.int8), np.array([-r], np.float32), np.array([r], np.float32)]
+    q = np.clip(np.rint(x * (np.float32(255) / r)), 0, 255)
+    return [q.astype(np.uint8), np.array([lo], np.float32), np.array([hi], np.float32)]
+
+
+@register("_contrib_dequantize")
+def contrib_dequantize(inputs, attrs):
+    """The PyPI build's oneDNN dequantize: q * max(|min|, |max|) / 127.5
+    (int8) or / 255.5 (uint8)."""
+    q = np.asarray(inputs[0]).astype(np.float32)
+    r = max(abs(np.float32(inputs[1][0])), abs(np.float32(inputs[2][0])))
+    return [q * (r / np.float32(255.5 if inputs[0].dtype == np.uint8 else 127.5))]

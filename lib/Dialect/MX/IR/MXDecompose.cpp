@@ -33,6 +33,7 @@
 //                   stacked (Dropout p between them)
 //   GridGenerator   the target grid from _arange; dot (affine) or the
 //                   flow added (warp), normalised to [-1, 1]
+//   quantize / dequantize  elementwise in float32 and Cast
 //   BilinearSampler floor, four `take`s of the corners, masks, weights
 //   SpatialTransformer  GridGenerator (affine) + BilinearSampler
 //   im2col          Convolution, one group per channel, one-hot filters
@@ -1610,6 +1611,38 @@ LogicalResult decomposeCorrelation(GradBuilder &g, CorrelationOp op,
   return success();
 }
 
+/// contrib quantize as MXNet 1.9.1's PyPI build runs it (its oneDNN
+/// kernel, MKLDNNQuantizeComputeKer): x * (127 or 255) / max(|min|, |max|)
+/// in float32, rounded to nearest even, saturated, then Cast.
+LogicalResult decomposeQuantize(GradBuilder &g, ContribQuantizeOp op,
+                                SmallVectorImpl<Value> &results) {
+  Value x = op.getData(), lo = op.getMinRange(), hi = op.getMaxRange();
+  Type out = typeOf(op.getOutput()).getElementType();
+  bool int8 = op.getOutType() == "int8";
+  Value range = g.op("mx.broadcast_maximum", {g.abs(lo), g.abs(hi)});
+  Value scale = g.op("mx._rdiv_scalar", range, {g.f64("scalar", int8 ? 127.0 : 255.0)});
+  Value q = g.op("mx.rint", g.mul(x, scale));
+  q = g.op("mx.clip", q, {g.f64("a_min", int8 ? -128.0 : 0.0),
+                          g.f64("a_max", int8 ? 127.0 : 255.0)});
+  if (int8)
+    results.assign({g.cast(q, out), g.neg(range), range});
+  else
+    results.assign({g.cast(q, out), lo, hi});
+  return success();
+}
+
+/// contrib dequantize as the PyPI build's oneDNN kernel: q * max(|min|,
+/// |max|) / (127.5 for int8, 255.5 for uint8).
+LogicalResult decomposeDequantize(GradBuilder &g, ContribDequantizeOp op,
+                                  SmallVectorImpl<Value> &results) {
+  Value lo = op.getMinRange(), hi = op.getMaxRange();
+  Value x = g.cast(op.getData(), Float32Type::get(op.getContext()));
+  bool uint8 = cast<IntegerType>(typeOf(op.getData()).getElementType()).isUnsigned();
+  Value range = g.op("mx.broadcast_maximum", {g.abs(lo), g.abs(hi)});
+  results.assign({g.mul(x, g.mulS(range, 1.0 / (uint8 ? 255.5 : 127.5)))});
+  return success();
+}
+
 /// Bilinear sampling (BilinearSamplingForward): `data` (N, C, H, W) at
 /// `grid` (N, 2, Ho, Wo) of normalised x, y. The four pixels around each
 /// point are gathered by one `take` each from the data as (N * H * W, C)
@@ -1886,7 +1919,7 @@ bool mxc::mx::isComposite(Operation *op) {
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
              LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
              ScatterNdOp, AmpCastOp, Im2colOp, Col2imOp, GridGeneratorOp, BilinearSamplerOp,
-             SpatialTransformerOp,
+             SpatialTransformerOp, ContribQuantizeOp, ContribDequantizeOp,
              ContribInterleavedMatmulSelfattQkOp, ContribInterleavedMatmulSelfattValattOp,
              ContribInterleavedMatmulEncdecQkOp, ContribInterleavedMatmulEncdecValattOp,
              RandomPdfUniformOp, RandomPdfNormalOp, RandomPdfGammaOp, RandomPdfExponentialOp,
@@ -1995,6 +2028,10 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeScatterNd(g, sn, results);
   else if (auto co = dyn_cast<CorrelationOp>(op))
     r = decomposeCorrelation(g, co, results);
+  else if (auto qo = dyn_cast<ContribQuantizeOp>(op))
+    r = decomposeQuantize(g, qo, results);
+  else if (auto dq = dyn_cast<ContribDequantizeOp>(op))
+    r = decomposeDequantize(g, dq, results);
   else if (auto bs = dyn_cast<BilinearSamplerOp>(op)) {
     Value data = accumulated(g, bs.getData()), grid = accumulated(g, bs.getGrid());
     Type elt = typeOf(bs.getOutput()).getElementType();

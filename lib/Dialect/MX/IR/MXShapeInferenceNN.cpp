@@ -2220,3 +2220,52 @@ LogicalResult SpatialTransformerOp::inferReturnTypes(MLIRContext *, std::optiona
   results.push_back(RankedTensorType::get({d[0], 2, t[0] * t[1]}, elt));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// contrib quantize / dequantize (quantize-inl.h, dequantize-inl.h)
+//===----------------------------------------------------------------------===//
+
+/// The (1,) float32 range operands of quantize / dequantize.
+static LogicalResult checkQuantRange(std::optional<Location> loc, StringRef name, Value v,
+                                     StringRef what) {
+  auto t = getTensorType(loc, name, v, what);
+  if (failed(t))
+    return failure();
+  if (t->getShape() != ArrayRef<int64_t>{1} || !t->getElementType().isF32())
+    return inferError(loc, name, what, " must be a float32 array of shape (1,), got ",
+                      formatShape(t->getShape()));
+  return success();
+}
+
+LogicalResult ContribQuantizeOp::inferReturnTypes(MLIRContext *context,
+                                                  std::optional<Location> loc, Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data) || failed(checkQuantRange(loc, name, adaptor.getMinRange(), "min_range")) ||
+      failed(checkQuantRange(loc, name, adaptor.getMaxRange(), "max_range")))
+    return failure();
+  if (!data->getElementType().isF32())
+    return inferError(loc, name, "data must be float32");
+  Type f32 = Float32Type::get(context);
+  results.push_back(RankedTensorType::get(data->getShape(),
+                                          elementTypeForDType(context, adaptor.getOutType())));
+  results.push_back(RankedTensorType::get({1}, f32));
+  results.push_back(RankedTensorType::get({1}, f32));
+  return success();
+}
+
+LogicalResult ContribDequantizeOp::inferReturnTypes(MLIRContext *context,
+                                                    std::optional<Location> loc, Adaptor adaptor,
+                                                    SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(data) || failed(checkQuantRange(loc, name, adaptor.getMinRange(), "min_range")) ||
+      failed(checkQuantRange(loc, name, adaptor.getMaxRange(), "max_range")))
+    return failure();
+  Type elt = data->getElementType();
+  if (!elt.isInteger(8))
+    return inferError(loc, name, "data must be int8 or uint8");
+  results.push_back(RankedTensorType::get(data->getShape(), Float32Type::get(context)));
+  return success();
+}

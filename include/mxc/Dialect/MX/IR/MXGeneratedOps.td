@@ -1482,6 +1482,81 @@ def MX_SpatialTransformerOp : MX_Op<"SpatialTransformer", [Pure, InferTypeOpAdap
   }];
 }
 
+def MX_ContribQuantizeOp : MX_Op<"_contrib_quantize", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Quantizes float32 data of a given range to int8 or uint8";
+  let description = [{
+    MXNet's contrib.quantize as MXNet 1.9.1's PyPI build computes it (its oneDNN
+    kernel, which its CPU build dispatches to): `min_range` and `max_range` (1,)
+    give the data's range, r = max(|min|, |max|); the result is x * 127 / r
+    (int8) or x * 255 / r (uint8) in float32, rounded to nearest even and
+    saturated. The range out is (-r, r) for int8 and the range in for uint8. (The
+    reference kernels of quantize-inl.h, which that build does not run, differ:
+    uint8 offsets by min.) A composite (mx-decompose) of elementwise operators
+    and Cast; the integer result has no gradient.
+
+    MXNet operator: `_contrib_quantize`.
+
+    Example:
+
+    ```mlir
+    %q, %lo, %hi = mx._contrib_quantize %x, %mn, %mx {out_type = "int8"} : (tensor<2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> (tensor<2x2xi8>, tensor<1xf32>, tensor<1xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$min_range,
+    MX_FloatTensor:$max_range,
+    DefaultValuedAttr<MX_StrEnumAttr<["int8", "uint8"]>, "\"uint8\"">:$out_type
+  );
+  let results = (outs
+    MX_Tensor:$output,
+    MX_FloatTensor:$min_output,
+    MX_FloatTensor:$max_output
+  );
+  let assemblyFormat = [{
+    $data `,` $min_range `,` $max_range attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribDequantizeOp : MX_Op<"_contrib_dequantize", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Dequantizes int8 / uint8 data of a given range to float32";
+  let description = [{
+    MXNet's contrib.dequantize as MXNet 1.9.1's PyPI build computes it (its
+    oneDNN kernel): q * max(|min|, |max|) / 127.5 (int8) or / 255.5 (uint8). A
+    composite (mx-decompose).
+
+    MXNet operator: `_contrib_dequantize`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_dequantize %q, %mn, %mx : (tensor<2x2xi8>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    MX_FloatTensor:$min_range,
+    MX_FloatTensor:$max_range,
+    DefaultValuedAttr<MX_StrEnumAttr<["float32"]>, "\"float32\"">:$out_type
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $min_range `,` $max_range attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_Im2colOp : MX_Op<"im2col", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Sliding blocks of an image as columns (the columns of a convolution's GEMM)";
   let description = [{
