@@ -1280,8 +1280,7 @@ for _name, _spec in {
         "maximum": ("broadcast_maximum", lambda x, y: x if x > y else y, "_maximum_scalar"),
         "minimum": ("broadcast_minimum", lambda x, y: x if x < y else y, "_minimum_scalar"),
         "hypot": ("broadcast_hypot", _math.hypot, "_hypot_scalar"),
-        "modulo": ("broadcast_mod", lambda x, y: x % y if y else 0, "_mod_scalar",
-                   "_rmod_scalar"),
+        "modulo": ("broadcast_mod", _operator.mod, "_mod_scalar", "_rmod_scalar"),
         "equal": ("broadcast_equal", lambda x, y: 1 if x == y else 0, "_equal_scalar"),
         "not_equal": ("broadcast_not_equal", lambda x, y: 1 if x != y else 0,
                       "_not_equal_scalar"),
@@ -1359,13 +1358,15 @@ def _contrib_allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=True, **kwargs):
 
 def _contrib_sync_batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3,
                              momentum=0.9, fix_gamma=True, use_global_stats=False,
-                             output_mean_var=False, ndev=1, key=None, out=None, name=None):
+                             output_mean_var=False, ndev=1, key=None, out=None, name=None,
+                             **kwargs):
     """MXNet's contrib.SyncBatchNorm on one device (ndev=1): BatchNorm over
     axis 1 (the statistics of the whole batch are this device's), with
     MXNet's SyncBatchNorm outputs: with output_mean_var, the batch mean and
-    variance (BatchNorm's second output is 1 / sqrt(var + eps): the variance
-    is recovered from it, composed of compiled operators). mxc has no
-    cross-device reduction: ndev > 1 is an error."""
+    variance (the variance as mean((x - mean)^2) over every axis but 1, of
+    compiled operators). mxc has no cross-device reduction: ndev > 1 is an
+    error. The moving statistics are updated in the forward (MXNet's
+    SyncBatchNorm updates them in its backward)."""
     if int(ndev) != 1:
         raise MXNetError("contrib.SyncBatchNorm: ndev=%s: mxc synchronises no statistics "
                          "across devices; use ndev=1 (one device: BatchNorm)" % (ndev,))
@@ -1377,8 +1378,11 @@ def _contrib_sync_batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-
             out[:] = r
             return out
         return r
-    y, mean, inv_std = r
-    return [y, mean, _minus_scalar(reciprocal(square(inv_std)), scalar=float(eps))]
+    y, batch_mean, _ = r
+    shape = [1] * len(data.shape)
+    shape[1] = data.shape[1]
+    centred = broadcast_sub(data, batch_mean.reshape(tuple(shape)))
+    return [y, batch_mean, globals()["mean"](square(centred), axis=1, exclude=True)]
 
 
 class _ContribNamespace(_ops.ContribNamespace):

@@ -610,9 +610,9 @@ class Symbol:
     def __rpow__(self, o):
         return self._rscalar(o, "_rpower_scalar", "_rpower_scalar")
 
-    def astype(self, dtype, **kwargs):
+    def astype(self, dtype, name=None, attr=None, **kwargs):
         """MXNet's fluent astype: a Cast node."""
-        return _create("Cast", [self], {"dtype": dtype_name(dtype)}, None, "cast")
+        return _create("Cast", [self], {"dtype": dtype_name(dtype)}, name, "cast", attr=attr)
 
     def __mod__(self, o):
         return self._binary(o, "_mod", "_mod", "_mod_scalar", "_modscalar")
@@ -873,7 +873,7 @@ minimum = _symbol_binary("minimum", "broadcast_minimum", "_minimum_scalar", "_mi
                          lambda a, b: a if a < b else b)
 # MXNet's modulo: the remainder with the divisor's sign (Python's %)
 modulo = _symbol_binary("modulo", "broadcast_mod", "_mod_scalar", "_rmod_scalar",
-                        lambda a, b: a % b if b else 0)
+                        lambda a, b: a % b)
 # MXNet writes _Hypot (the elementwise _hypot) for two symbols
 hypot = _symbol_binary("hypot", "_hypot", "_hypot_scalar", "_hypot_scalar", _math.hypot)
 

@@ -1611,6 +1611,11 @@ LogicalResult decomposeCorrelation(GradBuilder &g, CorrelationOp op,
   return success();
 }
 
+/// max(|min|, |max|) of quantize / dequantize's (1,) range.
+Value maxAbsRange(GradBuilder &g, Value lo, Value hi) {
+  return g.op("mx.broadcast_maximum", {g.abs(lo), g.abs(hi)});
+}
+
 /// contrib quantize as MXNet 1.9.1's PyPI build runs it (its oneDNN
 /// kernel, MKLDNNQuantizeComputeKer): x * (127 or 255) / max(|min|, |max|)
 /// in float32, rounded to nearest even, saturated, then Cast.
@@ -1619,7 +1624,7 @@ LogicalResult decomposeQuantize(GradBuilder &g, ContribQuantizeOp op,
   Value x = op.getData(), lo = op.getMinRange(), hi = op.getMaxRange();
   Type out = typeOf(op.getOutput()).getElementType();
   bool int8 = op.getOutType() == "int8";
-  Value range = g.op("mx.broadcast_maximum", {g.abs(lo), g.abs(hi)});
+  Value range = maxAbsRange(g, lo, hi);
   Value scale = g.op("mx._rdiv_scalar", range, {g.f64("scalar", int8 ? 127.0 : 255.0)});
   Value q = g.op("mx.rint", g.mul(x, scale));
   q = g.op("mx.clip", q, {g.f64("a_min", int8 ? -128.0 : 0.0),
@@ -1638,8 +1643,9 @@ LogicalResult decomposeDequantize(GradBuilder &g, ContribDequantizeOp op,
   Value lo = op.getMinRange(), hi = op.getMaxRange();
   Value x = g.cast(op.getData(), Float32Type::get(op.getContext()));
   bool uint8 = cast<IntegerType>(typeOf(op.getData()).getElementType()).isUnsigned();
-  Value range = g.op("mx.broadcast_maximum", {g.abs(lo), g.abs(hi)});
-  results.assign({g.mul(x, g.mulS(range, 1.0 / (uint8 ? 255.5 : 127.5)))});
+  Value scale = g.op("mx._div_scalar", maxAbsRange(g, lo, hi),
+                     {g.f64("scalar", uint8 ? 255.5 : 127.5)});
+  results.assign({g.mul(x, scale)});
   return success();
 }
 
@@ -1674,8 +1680,11 @@ Value sampleBilinear(GradBuilder &g, Value data, Value grid) {
     Value pos = g.add(base, g.add(g.mulS(clamp(yy, h), double(w)), clamp(xx, w)));
     Value v = g.op("mx.take", {flat, g.reshape(pos, {n * ho * wo})}, {g.i64("axis", 0)});
     v = g.op("mx.transpose", g.reshape(v, {n, ho, wo, c}), {g.shape("axes", {0, 3, 1, 2})});
-    Value mask = g.cast(g.mul(inside(yy, h), inside(xx, w)), typeOf(data).getElementType());
-    return g.mul(v, mask);
+    // where, not a product: a clamped border pixel that is inf / NaN must
+    // not leak into a point outside the image (MXNet reads 0 there)
+    Value mask = g.op("mx.broadcast_to", g.mul(inside(yy, h), inside(xx, w)),
+                      {g.shape("shape", {n, c, ho, wo})});
+    return g.op("mx.where", {mask, v, g.zerosLike(v)});
   };
   Value ux = g.rsubS(wx, 1.0), uy = g.rsubS(wy, 1.0);
   Value top = g.add(g.mul(corner(0, 0), g.mul(uy, ux)), g.mul(corner(0, 1), g.mul(uy, wx)));
@@ -1702,27 +1711,37 @@ Value affineTargetGrid(GradBuilder &g, int64_t h, int64_t w, Type elt) {
                     0);
 }
 
+/// The affine sampling grid: each of the N row-major 2 x 3 matrices of
+/// `theta` (N, 6) times the target grid `dst` (3, H * W), as (N * 2, H * W).
+Value affineSourceGrid(GradBuilder &g, Value theta, Value dst) {
+  int64_t n = typeOf(theta).getShape()[0];
+  return g.op("mx.dot", {g.reshape(theta, {n * 2, 3}), dst});
+}
+
 /// GridGenerator: affine, the target grid times each 2 x 3 matrix (`dot`);
-/// warp, the flow added to each pixel's column / row, normalised.
+/// warp, the flow added to each pixel's column / row, normalised. float16 /
+/// bfloat16 in float32 (bfloat16 counts pixels exactly only up to 256).
 LogicalResult decomposeGridGenerator(GradBuilder &g, GridGeneratorOp op,
                                      SmallVectorImpl<Value> &results) {
   RankedTensorType rt = typeOf(op.getOutput());
   Type elt = rt.getElementType();
-  int64_t n = rt.getShape()[0], h = rt.getShape()[2], w = rt.getShape()[3];
+  Value data = accumulated(g, op.getData());
+  Type work = typeOf(data).getElementType();
+  int64_t h = rt.getShape()[2], w = rt.getShape()[3];
   if (op.getTransformType() == "affine") {
-    Value grid = affineTargetGrid(g, h, w, elt);
-    Value out = g.op("mx.dot", {g.reshape(op.getData(), {n * 2, 3}), grid});
-    results.assign({g.reshape(out, rt.getShape()), grid});
+    Value grid = affineTargetGrid(g, h, w, work);
+    Value out = affineSourceGrid(g, data, grid);
+    results.assign({g.cast(g.reshape(out, rt.getShape()), elt), g.cast(grid, elt)});
     return success();
   }
-  auto [cols, rows] = pixelGrid(g, h, w, elt);
-  Value flow = op.getData();
+  auto [cols, rows] = pixelGrid(g, h, w, work);
   auto warped = [&](int64_t c, Value pos, int64_t extent) {
-    Value part = g.add(sliceAxis(g, flow, 1, c, c + 1), g.reshape(pos, {1, 1, h, w}));
+    Value part = g.add(sliceAxis(g, data, 1, c, c + 1), g.reshape(pos, {1, 1, h, w}));
     return g.addS(g.mulS(part, 2.0 / double(extent - 1)), -1.0);
   };
   Value out = concatAxis(g, {warped(0, cols, w), warped(1, rows, h)}, 1);
-  results.assign({out, concatAxis(g, {g.reshape(cols, {1, h, w}), g.reshape(rows, {1, h, w})}, 0)});
+  Value grid = concatAxis(g, {g.reshape(cols, {1, h, w}), g.reshape(rows, {1, h, w})}, 0);
+  results.assign({g.cast(out, elt), g.cast(grid, elt)});
   return success();
 }
 
@@ -1934,6 +1953,20 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   b.setInsertionPoint(op);
   GradBuilder g(b, op->getLoc());
   LogicalResult r = failure();
+  // These composites are built from the extents (reshapes, index grids,
+  // one-hot filters): a dynamic one would reach that arithmetic.
+  if (isa<Im2colOp, Col2imOp, GridGeneratorOp, BilinearSamplerOp, SpatialTransformerOp,
+          ContribQuantizeOp, ContribDequantizeOp, ContribInterleavedMatmulSelfattQkOp,
+          ContribInterleavedMatmulSelfattValattOp, ContribInterleavedMatmulEncdecQkOp,
+          ContribInterleavedMatmulEncdecValattOp, RandomPdfUniformOp, RandomPdfNormalOp,
+          RandomPdfGammaOp, RandomPdfExponentialOp, RandomPdfPoissonOp,
+          RandomPdfNegativeBinomialOp, RandomPdfGeneralizedNegativeBinomialOp,
+          RandomPdfDirichletOp>(op)) {
+    auto isStatic = [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); };
+    if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
+        !llvm::all_of(op->getResultTypes(), isStatic))
+      return op->emitOpError("needs static shapes (its composite is built from the extents)");
+  }
   if (isChannelLast(op))
     r = decomposeChannelLast(g, op, results);
   else if (auto ln = dyn_cast<LayerNormOp>(op))
@@ -2045,7 +2078,7 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     int64_t n = typeOf(data).getShape()[0];
     Type elt = typeOf(st.getOutput()).getElementType();
     Value dst = affineTargetGrid(g, t[0], t[1], typeOf(data).getElementType());
-    Value src = g.reshape(g.op("mx.dot", {g.reshape(l, {n * 2, 3}), dst}), {n, 2, t[0] * t[1]});
+    Value src = g.reshape(affineSourceGrid(g, l, dst), {n, 2, t[0] * t[1]});
     Value out = sampleBilinear(g, data, g.reshape(src, {n, 2, t[0], t[1]}));
     results.assign({g.cast(out, elt), g.cast(dst, elt), g.cast(src, elt)});
     r = success();

@@ -1913,15 +1913,19 @@ static FailureOr<int64_t> slidingBlocks(std::optional<Location> loc, StringRef n
     return failure();
   int64_t blocks = 1;
   for (int64_t i = 0; i < k; ++i) {
-    if (isDynamic(spatial[i]))
-      return int64_t(kDynamic);
+    if (isDynamic(spatial[i]) || isDynamic(blocks)) {
+      blocks = kDynamic; // the static extents are still checked
+      if (isDynamic(spatial[i]))
+        continue;
+    }
     int64_t padded = spatial[i] + 2 * (*pad)[i];
     int64_t dilated = 1 + (kernel[i] - 1) * (*dilate)[i];
     if (dilated > padded)
       return inferError(loc, name, "kernel size exceed ", exceeds, ": the dilated kernel ",
                         dilated, " is larger than the padded extent ", padded,
                         " in spatial dimension ", i);
-    blocks *= (padded - dilated) / (*stride)[i] + 1;
+    if (!isDynamic(blocks))
+      blocks *= (padded - dilated) / (*stride)[i] + 1;
   }
   return blocks;
 }
@@ -2033,25 +2037,43 @@ LogicalResult ContribInterleavedMatmulSelfattQkOp::inferReturnTypes(
   return success();
 }
 
+/// The valatt products: `proj` (S, B, parts * E) holds the values (part
+/// parts - 1 of each head), `attention` is (B * heads, Sq, S) (Sq = S for
+/// self-attention); the result is (Sq, B, E). MXNet's messages.
+static LogicalResult inferValatt(std::optional<Location> loc, StringRef name, Value projValue,
+                                 StringRef what, int64_t parts, int64_t heads, Value attention,
+                                 bool selfAttention, SmallVectorImpl<Type> &results) {
+  auto proj = projection(loc, name, projValue, what, parts, heads);
+  if (failed(proj))
+    return failure();
+  auto att = attentionMap(loc, name, attention, *proj);
+  if (failed(att))
+    return failure();
+  ArrayRef<int64_t> s = proj->getShape(), a = att->getShape();
+  if (selfAttention) {
+    for (int i : {1, 2})
+      if (!dimsCompatible(s[0], a[i]))
+        return inferError(loc, name, "queries_keys_values.shape[0] and attention.shape[", i,
+                          "] should be the same, currently are ", s[0], " and ", a[i]);
+  } else if (!dimsCompatible(s[0], a[2])) {
+    return inferError(loc, name, "keys_values.shape[0] should be equal to attention.shape[2], "
+                                 "currently are ", s[0], " and ", a[2]);
+  }
+  if (!dimsCompatible(a[0], mulDims(s[1], heads)))
+    return inferError(loc, name, "attention.shape[0] should be equal to ", what,
+                      ".shape[1] * heads, currently are: ", a[0], " and ", mulDims(s[1], heads));
+  int64_t rows = selfAttention ? mergeDims(s[0], mergeDims(a[1], a[2])) : a[1];
+  results.push_back(RankedTensorType::get(
+      {rows, s[1], isDynamic(s[2]) ? kDynamic : s[2] / parts}, proj->getElementType()));
+  return success();
+}
+
 LogicalResult ContribInterleavedMatmulSelfattValattOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
-  int64_t heads = adaptor.getHeads();
-  auto qkv = projection(loc, name, adaptor.getQueriesKeysValues(), "queries_keys_values", 3, heads);
-  if (failed(qkv))
-    return failure();
-  auto att = attentionMap(loc, name, adaptor.getAttention(), *qkv);
-  if (failed(att))
-    return failure();
-  ArrayRef<int64_t> s = qkv->getShape(), a = att->getShape();
-  if (!dimsCompatible(a[0], mulDims(s[1], heads)) || !dimsCompatible(a[1], s[0]) ||
-      !dimsCompatible(a[2], s[0]))
-    return inferError(loc, name, "attention must be (batch * heads, seq_length, seq_length) = ",
-                      formatShape({mulDims(s[1], heads), s[0], s[0]}), ", got ", formatShape(a));
-  results.push_back(RankedTensorType::get(
-      {s[0], s[1], isDynamic(s[2]) ? kDynamic : s[2] / 3}, qkv->getElementType()));
-  return success();
+  return inferValatt(loc, getOperationName(), adaptor.getQueriesKeysValues(),
+                     "queries_keys_values", 3, adaptor.getHeads(), adaptor.getAttention(),
+                     /*selfAttention=*/true, results);
 }
 
 LogicalResult ContribInterleavedMatmulEncdecQkOp::inferReturnTypes(
@@ -2079,24 +2101,9 @@ LogicalResult ContribInterleavedMatmulEncdecQkOp::inferReturnTypes(
 LogicalResult ContribInterleavedMatmulEncdecValattOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
-  int64_t heads = adaptor.getHeads();
-  auto kv = projection(loc, name, adaptor.getKeysValues(), "keys_values", 2, heads);
-  if (failed(kv))
-    return failure();
-  auto att = attentionMap(loc, name, adaptor.getAttention(), *kv);
-  if (failed(att))
-    return failure();
-  ArrayRef<int64_t> ks = kv->getShape(), a = att->getShape();
-  if (!dimsCompatible(ks[0], a[2]))
-    return inferError(loc, name, "keys_values.shape[0] should be equal to attention.shape[2], "
-                                 "currently are ", ks[0], " and ", a[2]);
-  if (!dimsCompatible(mulDims(ks[1], heads), a[0]))
-    return inferError(loc, name, "attention.shape[0] should be equal to keys_values.shape[1] * "
-                                 "heads, currently are: ", a[0], " and ", mulDims(ks[1], heads));
-  results.push_back(RankedTensorType::get(
-      {a[1], ks[1], isDynamic(ks[2]) ? kDynamic : ks[2] / 2}, kv->getElementType()));
-  return success();
+  return inferValatt(loc, getOperationName(), adaptor.getKeysValues(), "keys_values", 2,
+                     adaptor.getHeads(), adaptor.getAttention(), /*selfAttention=*/false,
+                     results);
 }
 
 //===----------------------------------------------------------------------===//
@@ -2189,6 +2196,9 @@ LogicalResult BilinearSamplerOp::inferReturnTypes(MLIRContext *, std::optional<L
   if (gs.size() != 4 || !dimsCompatible(gs[0], d[0]) || !dimsCompatible(gs[1], 2))
     return inferError(loc, name, "grid should be (batch, 2, H, W) with the data's batch ", d[0],
                       ", got ", formatShape(gs));
+  for (int i : {2, 3})
+    if (!isDynamic(gs[i]) && gs[i] < 1)
+      return inferError(loc, name, "incorrect grid_shape: ", gs[i]);
   Type elt = data->getElementType();
   results.push_back(RankedTensorType::get({d[0], d[1], gs[2], gs[3]}, elt));
   results.push_back(RankedTensorType::get({d[0], gs[2], gs[3], 2}, elt));
