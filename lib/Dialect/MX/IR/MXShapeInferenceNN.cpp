@@ -2180,26 +2180,38 @@ LogicalResult GridGeneratorOp::inferReturnTypes(MLIRContext *, std::optional<Loc
 // spatial_transformer-inl.h InferShape)
 //===----------------------------------------------------------------------===//
 
+/// The sampled `data` (4-D) and the other operand (`what`, of its type) of
+/// BilinearSampler / SpatialTransformer.
+static LogicalResult samplerOperands(std::optional<Location> loc, StringRef name, Value data,
+                                     Value other, StringRef what, RankedTensorType &dataType,
+                                     RankedTensorType &otherType) {
+  auto d = getTensorType(loc, name, data, "data");
+  auto o = getTensorType(loc, name, other, what);
+  if (failed(d) || failed(o) || failed(checkElementType(loc, name, what, *o, d->getElementType())))
+    return failure();
+  if (d->getRank() != 4)
+    return inferError(loc, name, "data should be 4D in batch-num_filter-y-x, got ",
+                      formatShape(d->getShape()));
+  dataType = *d;
+  otherType = *o;
+  return success();
+}
+
 LogicalResult BilinearSamplerOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor,
                                                   SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
-  auto data = getTensorType(loc, name, adaptor.getData(), "data");
-  auto grid = getTensorType(loc, name, adaptor.getGrid(), "grid");
-  if (failed(data) || failed(grid) ||
-      failed(checkElementType(loc, name, "grid", *grid, data->getElementType())))
+  RankedTensorType data, grid;
+  if (failed(samplerOperands(loc, name, adaptor.getData(), adaptor.getGrid(), "grid", data, grid)))
     return failure();
-  ArrayRef<int64_t> d = data->getShape(), gs = grid->getShape();
-  if (d.size() != 4)
-    return inferError(loc, name, "data should be 4D in batch-num_filter-y-x, got ",
-                      formatShape(d));
+  ArrayRef<int64_t> d = data.getShape(), gs = grid.getShape();
   if (gs.size() != 4 || !dimsCompatible(gs[0], d[0]) || !dimsCompatible(gs[1], 2))
     return inferError(loc, name, "grid should be (batch, 2, H, W) with the data's batch ", d[0],
                       ", got ", formatShape(gs));
   for (int i : {2, 3})
     if (!isDynamic(gs[i]) && gs[i] < 1)
       return inferError(loc, name, "incorrect grid_shape: ", gs[i]);
-  Type elt = data->getElementType();
+  Type elt = data.getElementType();
   results.push_back(RankedTensorType::get({d[0], d[1], gs[2], gs[3]}, elt));
   results.push_back(RankedTensorType::get({d[0], gs[2], gs[3], 2}, elt));
   return success();
@@ -2209,22 +2221,17 @@ LogicalResult SpatialTransformerOp::inferReturnTypes(MLIRContext *, std::optiona
                                                      Adaptor adaptor,
                                                      SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
-  auto data = getTensorType(loc, name, adaptor.getData(), "data");
-  auto l = getTensorType(loc, name, adaptor.getLoc(), "loc");
-  if (failed(data) || failed(l) ||
-      failed(checkElementType(loc, name, "loc", *l, data->getElementType())))
+  RankedTensorType data, l;
+  if (failed(samplerOperands(loc, name, adaptor.getData(), adaptor.getLoc(), "loc", data, l)))
     return failure();
-  ArrayRef<int64_t> d = data->getShape(), ls = l->getShape(), t = adaptor.getTargetShape();
-  if (d.size() != 4)
-    return inferError(loc, name, "data should be 4D in batch-num_filter-y-x, got ",
-                      formatShape(d));
+  ArrayRef<int64_t> d = data.getShape(), ls = l.getShape(), t = adaptor.getTargetShape();
   if (ls.size() != 2 || !dimsCompatible(ls[0], d[0]) || !dimsCompatible(ls[1], 6))
     return inferError(loc, name, "loc should be (batch, 6) with the data's batch ", d[0],
                       ", got ", formatShape(ls));
   if (t.size() != 2 || t[0] < 1 || t[1] < 1)
     return inferError(loc, name, "incorrect target_shape ", formatShape(t),
                       ": a positive (H, W) is needed");
-  Type elt = data->getElementType();
+  Type elt = data.getElementType();
   results.push_back(RankedTensorType::get({d[0], d[1], t[0], t[1]}, elt));
   results.push_back(RankedTensorType::get({3, t[0] * t[1]}, elt));
   results.push_back(RankedTensorType::get({d[0], 2, t[0] * t[1]}, elt));
