@@ -281,24 +281,26 @@ struct Outliner {
     // buffers (two pointers to the same bytes are neither noalias nor known
     // equal, and the loops stay scalar: 5x slower on a tanh). Its own
     // argument stays in the signature (the plan lists both buffers).
+    SmallVector<std::optional<std::pair<int64_t, int64_t>>> ranges;
+    for (Value b : operands)
+      ranges.push_back(arenaRange(b, arena));
     SmallVector<unsigned> twinOf(operands.size());
     for (auto [i, b] : llvm::enumerate(operands)) {
       twinOf[i] = i;
-      auto range = arenaRange(b, arena);
-      for (unsigned j = 0; range && j < i; ++j)
+      for (unsigned j = 0; ranges[i] && j < i; ++j)
         if (twinOf[j] == j && operands[j].getType() == b.getType() &&
-            arenaRange(operands[j], arena) == range) {
+            ranges[j] == ranges[i]) {
           twinOf[i] = j;
           break;
         }
     }
     for (auto [i, b] : llvm::enumerate(operands)) {
       bool noalias = twinOf[i] == i;
-      if (auto range = arenaRange(b, arena))
-        for (auto [j, other] : llvm::enumerate(operands)) {
-          if (j == i || twinOf[j] == i || twinOf[j] != j)
-            continue; // itself, its twin (not used), a twin of another
-          auto r2 = arenaRange(other, arena);
+      if (const auto &range = ranges[i])
+        for (unsigned j = 0; j < operands.size(); ++j) {
+          if (j == i || twinOf[j] != j)
+            continue; // itself, or a twin (its argument is not used)
+          const auto &r2 = ranges[j];
           if (r2 && r2->first < range->second && range->first < r2->second)
             noalias = false;
         }

@@ -1781,12 +1781,18 @@ LogicalResult decomposeCol2im(GradBuilder &g, Col2imOp op, SmallVectorImpl<Value
   Value x = accumulated(g, op.getData());
   ArrayRef<int64_t> d = typeOf(x).getShape(), kernel = op.getKernel();
   ArrayRef<int64_t> size = op.getOutputSize();
-  size_t k = kernel.size();
-  auto at = [](ArrayRef<int64_t> v, size_t i, int64_t fill) { return v.empty() ? fill : v[i]; };
+  int64_t k = kernel.size();
+  using mxc::mx::detail::expandSpatialParam;
+  StringRef name = op->getName().getStringRef();
+  auto stride = expandSpatialParam(op.getLoc(), name, "stride", op.getStride(), k, 1);
+  auto dilate = expandSpatialParam(op.getLoc(), name, "dilate", op.getDilate(), k, 1);
+  auto pad = expandSpatialParam(op.getLoc(), name, "pad", op.getPad(), k, 0);
+  if (failed(stride) || failed(dilate) || failed(pad))
+    return failure(); // (the shape rule has checked them)
   SmallVector<int64_t> blocks{d[0], d[1]}, adj;
-  for (size_t i = 0; i < k; ++i) {
-    int64_t s = at(op.getStride(), i, 1), dl = at(op.getDilate(), i, 1), p = at(op.getPad(), i, 0);
-    int64_t span = size[i] + 2 * p - (1 + (kernel[i] - 1) * dl);
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t s = (*stride)[i];
+    int64_t span = size[i] + 2 * (*pad)[i] - (1 + (kernel[i] - 1) * (*dilate)[i]);
     blocks.push_back(span / s + 1);
     adj.push_back(span % s);
   }
