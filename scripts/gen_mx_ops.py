@@ -1351,6 +1351,60 @@ the maxima; none to `rois`.""",
    visible_outputs=1,
    example="""%y, %i = mx.ROIPooling %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> (tensor<3x2x2x2xf32>, tensor<3x2x2x2xi32>)""")
 
+op(mxnet="_contrib_ROIAlign", mnemonic="_contrib_ROIAlign", cpp="ContribROIAlign",
+   source="src/operator/contrib/roi_align-inl.h ROIAlignParam; roi_align.cc "
+          "ROIAlignForward, bilinear_interpolate, FInferShape",
+   summary="Average of bilinear samples of regions of interest (Mask R-CNN)",
+   description="""
+For `data` (N, C, H, W) and `rois` (R, 5) rows (batch index, x1, y1, x2,
+y2) scaled by `spatial_scale` (minus 0.5 with `aligned`; at least 1 x 1
+without): each of the `pooled_size` (PH, PW) bins is the mean of a grid of
+bilinear samples, `sample_ratio` per axis or ceil(bin extent) when it is
+<= 0 (adaptive), MXNet's sampling (a sample beyond [-1, extent] reads 0,
+one below 0 reads the border). `position_sensitive` reads channel
+c * PH * PW + ph * PW + pw for output channel c (C must divide by PH * PW).
+A negative batch index gives the region 0 (MXNet 1.9.1's kernel zeroes
+element r of the whole output instead, a bug). A composite (mx-decompose):
+the samples
+are separable, so each region's mean is a weight matrix per axis (R, PH, H)
+and (R, PW, W) applied to the region's image (`take`) by two batch_dots; an
+adaptive grid has data-dependent extent, but only the samples in [-1,
+extent] carry weight and their spacing is at least 0.5, so a window of
+2 * extent + 4 samples from the first one there covers them (static shapes).
+The gradient flows to data; none to `rois` (MXNet's).""",
+   inputs=[Input("data", tensor=FLOAT), Input("rois", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("pooled_size", "shape", doc="(PH, PW) of each region's output."),
+          Attr("spatial_scale", "float", doc="Scale from the rois' coordinates to data's."),
+          Attr("sample_ratio", "int", "-1", doc="Samples per bin and axis; <= 0: adaptive."),
+          Attr("position_sensitive", "bool", "False", doc="R-FCN's channel per bin."),
+          Attr("aligned", "bool", "False", doc="Detectron2's half-pixel offset.")],
+   example="""%y = mx._contrib_ROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>""")
+
+op(mxnet="_contrib_PSROIPooling", mnemonic="_contrib_PSROIPooling", cpp="ContribPSROIPooling",
+   source="src/operator/contrib/psroi_pooling-inl.h PSROIPoolingParam, InferShape; "
+          "psroi_pooling.cc PSROIPoolForwardCPU",
+   summary="Position-sensitive average pooling of regions of interest (R-FCN)",
+   description="""
+For `data` (N, C, H, W) and `rois` (R, 5) rows (batch index, x1, y1, x2,
+y2): each region, its corners rounded (half away from zero), the end plus
+one, scaled by `spatial_scale` (at least 0.1 wide), is split into
+`pooled_size` x `pooled_size` bins [floor(start + p * bin), ceil(start + (p
++ 1) * bin)) clipped to the map; output (R, output_dim, P, P) channel c of
+bin (ph, pw) is the mean of data channel (c * G + gh) * G + gw over the bin
+(gh = floor(ph * G / P), G = `group_size`, `pooled_size` when 0), 0 for an
+empty bin. data needs output_dim * G * G channels. A composite
+(mx-decompose): the bins' row and column masks applied to each region's
+image by two batch_dots, then the channel of each bin. The gradient flows
+to data; none to `rois`.""",
+   inputs=[Input("data", tensor=FLOAT), Input("rois", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("spatial_scale", "float", doc="Scale from the rois' coordinates to data's."),
+          Attr("output_dim", "int", doc="Output channels."),
+          Attr("pooled_size", "int", doc="Bins per axis."),
+          Attr("group_size", "int", "0", doc="Channel groups per axis; 0: pooled_size.")],
+   example="""%y = mx._contrib_PSROIPooling %x, %r {spatial_scale = 1.0 : f64, output_dim = 2 : i64, pooled_size = 2 : i64} : (tensor<1x8x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>""")
+
 op(mxnet="_histogram", mnemonic="_histogram", cpp="Histogram",
    source="src/operator/tensor/histogram-inl.h HistogramParam, HistogramOpShape, "
           "HistogramOpType, FillBinBoundsKernel; histogram.cc ComputeBinKernel",
@@ -2757,6 +2811,84 @@ is an error (MXNet's check).""",
    attrs=[Attr("loc", "float", "0.0", doc="Mean."),
           Attr("scale", "float", "1.0", doc="Standard deviation (> 0).")] + list(_RANDOM_ATTRS),
    example="""%n = mx._random_normal {scale = 2.0 : f64, shape = array<i64: 4>} : () -> tensor<4xf32>""")
+
+# The other distributions of sample_op.h / multisample_op.h, drawn by
+# mx-decompose from the same uniform streams: exponential by inversion;
+# gamma by Marsaglia-Tsang as MXNet's SampleGamma (shape < 1 boosted by
+# u^(1/alpha)) and Poisson by inversion of its CDF (rate < 10) or Hormann's
+# PTRS (rate >= 10), each rejection loop as a fixed number of candidates of
+# which the first accepted is taken (16 for gamma, 32 for PTRS: all
+# rejected has a probability below 1e-17 per element, and then the last
+# candidate is taken); the negative binomials as MXNet draws them, a
+# Poisson whose rate is a gamma draw. (distribution, MXNet's scalar
+# parameters, _sample_*'s input names, the sampler's checks)
+_DISTRIBUTIONS = [
+    ("uniform", [("low", "float", "0.0", "Lower bound."),
+                 ("high", "float", "1.0", "Upper bound (exclusive).")], ["low", "high"],
+     "uniform in [low, high)"),
+    ("normal", [("loc", "float", "0.0", "Mean."),
+                ("scale", "float", "1.0", "Standard deviation (> 0).")], ["mu", "sigma"],
+     "normal N(loc, scale^2), by Box-Muller"),
+    ("gamma", [("alpha", "float", "1.0", "Shape (> 0)."),
+               ("beta", "float", "1.0", "Scale (> 0).")], ["alpha", "beta"],
+     "gamma with shape alpha and scale beta"),
+    ("exponential", [("lam", "float", "1.0", "Rate (> 0): the mean is 1 / lam.")], ["lam"],
+     "exponential with rate lam"),
+    ("poisson", [("lam", "float", "1.0", "Rate (>= 0).")], ["lam"],
+     "Poisson with rate lam (integers in the float dtype)"),
+    ("negative_binomial", [("k", "int", "1", "Successes to wait for (>= 0)."),
+                           ("p", "float", "1.0", "Success probability in [0, 1].")], ["k", "p"],
+     "negative binomial: failures before k successes of probability p"),
+    ("generalized_negative_binomial",
+     [("mu", "float", "1.0", "Mean (>= 0)."),
+      ("alpha", "float", "1.0", "Dispersion (>= 0); 0 is Poisson(mu).")], ["mu", "alpha"],
+     "generalized negative binomial with mean mu and dispersion alpha"),
+]
+_DIST_CPP = {"uniform": "Uniform", "normal": "Normal", "gamma": "Gamma",
+             "exponential": "Exponential", "poisson": "Poisson",
+             "negative_binomial": "NegativeBinomial",
+             "generalized_negative_binomial": "GeneralizedNegativeBinomial"}
+for _d, _ps, _ins, _what in _DISTRIBUTIONS:
+    _cpp = _DIST_CPP[_d]
+    _attrs = [Attr(n, t, dflt, doc=doc) for n, t, dflt, doc in _ps]
+    if _d not in ("uniform", "normal"):
+        op(mxnet="_random_" + _d, mnemonic="_random_" + _d, cpp="Random%sSampler" % _cpp,
+           source="src/operator/random/sample_op.h Sample%sParam, sampler.h" % _cpp,
+           summary="Random numbers: %s" % _what,
+           description="""
+mx.sym.random.%s: `shape` numbers, %s. Drawn by mx-decompose from the
+graph's rng_seed streams (see _random_uniform); the parameters are checked
+as MXNet's sampler checks them.""" % (_d, _what),
+           inputs=[], outputs=[Output("output", tensor=FLOAT)],
+           attrs=_attrs + list(_RANDOM_ATTRS), aliases=["random_" + _d],
+           example="""%%s = mx._random_%s {shape = array<i64: 4>} : () -> tensor<4xf32>""" % _d)
+    op(mxnet="_random_%s_like" % _d, mnemonic="_random_%s_like" % _d,
+       cpp="Random%sLikeSampler" % _cpp,
+       source="src/operator/random/sample_op.h Sample%sLikeParam" % (
+           {"negative_binomial": "NegBinomial",
+            "generalized_negative_binomial": "GenNegBinomial"}.get(_d, _cpp)),
+       summary="Random numbers shaped like data: %s" % _what,
+       description="""
+mx.sym.random.%s_like: numbers of data's shape and type, %s (data's
+values are not read; no gradient reaches it).""" % (_d, _what),
+       inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+       attrs=list(_attrs),
+       example="""%%s = mx._random_%s_like %%x : (tensor<2x3xf32>) -> tensor<2x3xf32>""" % _d)
+    op(mxnet="_sample_" + _d, mnemonic="_sample_" + _d, cpp="Sample%s" % _cpp,
+       source="src/operator/random/multisample_op.h MultiSampleOpShape, MultiSampleOpType",
+       summary="Random numbers, one distribution per parameter element: %s" % _what,
+       description="""
+mx.sym.random.%s with Symbol parameters: for each element of the parameter
+arrays (all of one shape and type), `shape` numbers, %s, appended to the
+parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+the parameters (MXNet's zero gradient).""" % (_d, _what),
+       inputs=[Input(n, tensor=FLOAT) for n in _ins], outputs=[Output("output", tensor=FLOAT)],
+       attrs=[Attr("shape", "shape", "()", doc="Samples per parameter element."),
+              Attr("dtype", "dtype", "float32", ["float16", "float32", "float64"],
+                   doc="Result type (MXNet's None is float32).")],
+       aliases=["sample_" + _d],
+       example="""%%s = mx._sample_%s %s {shape = array<i64: 3>} : (%s) -> tensor<2x3xf32>""" % (
+           _d, ", ".join("%" + n for n in _ins), ", ".join("tensor<2xf32>" for _ in _ins)))
 
 # The densities of src/operator/random/pdf_op.h: the parameters have the
 # shape of the samples' leading dimensions (Dirichlet's alpha with the

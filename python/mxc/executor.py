@@ -140,7 +140,9 @@ class Executor:
 
     @property
     def grad_dict(self):
-        return {n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None}
+        # every argument, None for one without a gradient (grad_req 'null'), as
+        # MXNet's Executor._get_dict(list_arguments(), grad_arrays)
+        return dict(zip(self._arg_names, self.grad_arrays))
 
     @property
     def aux_dict(self):
@@ -470,7 +472,7 @@ class Executor:
         grad_dict = self.grad_dict
         for _, name, d in grads:
             arg = name[:-len("_grad")]
-            if arg in grad_dict:
+            if grad_dict.get(arg) is not None:
                 np.copyto(grad_dict[arg]._data, d, casting="unsafe")
         self._pending = None
 

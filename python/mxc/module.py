@@ -768,7 +768,7 @@ class Module(BaseModule):
         """Applies the optimizer to every parameter with a gradient."""
         if not (self.binded and self.params_initialized and self.optimizer_initialized):
             raise MXNetError("update: bind, init_params and init_optimizer first")
-        grads = self._exec.grad_dict
+        grads = {n: g for n, g in self._exec.grad_dict.items() if g is not None}
         args = self._exec.arg_dict
         kv = self._kvstore
         if len(self._execs) > 1:

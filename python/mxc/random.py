@@ -296,3 +296,34 @@ def _sample_unique_zipfian(range_max, shape=None, ctx=None, **kwargs):
         tries[row] = n
     return _fill(classes, classes.shape, "int64", ctx, None), \
         _fill(tries, tries.shape, "int64", ctx, None)
+
+
+def _like(dist, sampler, params):
+    """MXNet's mx.nd.random.<dist>_like (_random_<dist>_like): numbers of
+    data's shape, type and context."""
+    def like(data=None, *args, out=None, **kwargs):
+        values = dict(zip([n for n, _ in params], args))
+        for n, d in params:
+            values.setdefault(n, kwargs.pop(n, d))
+        kwargs.pop("name", None)
+        kwargs.pop("ctx", None)
+        if kwargs:
+            raise TypeError("%s_like: unexpected arguments %s" % (dist, ", ".join(kwargs)))
+        if not isinstance(data, NDArray):
+            raise MXNetError("%s_like: data must be an NDArray, got %r" % (dist, type(data)))
+        return sampler(*[values[n] for n, _ in params], shape=data.shape,
+                       dtype=dtype_name(data.dtype), ctx=data.context, out=out)
+    like.__name__ = dist + "_like"
+    like.__doc__ = ("MXNet's %s_like: numbers of data's shape and type from the %s "
+                    "distribution." % (dist, dist))
+    return like
+
+
+uniform_like = _like("uniform", uniform, (("low", 0.0), ("high", 1.0)))
+normal_like = _like("normal", normal, (("loc", 0.0), ("scale", 1.0)))
+gamma_like = _like("gamma", gamma, (("alpha", 1.0), ("beta", 1.0)))
+exponential_like = _like("exponential", exponential_lam, (("lam", 1.0),))
+poisson_like = _like("poisson", poisson, (("lam", 1.0),))
+negative_binomial_like = _like("negative_binomial", negative_binomial, (("k", 1), ("p", 1.0)))
+generalized_negative_binomial_like = _like(
+    "generalized_negative_binomial", generalized_negative_binomial, (("mu", 1.0), ("alpha", 1.0)))

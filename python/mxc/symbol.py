@@ -1005,40 +1005,133 @@ for _f, _fn in (("softmin", softmin), ("argmin", argmin)):
         setattr(Symbol, _f, _fn)
 
 
-def _random_symbol(op, params, shape, dtype, name, attr, kwargs):
-    """One sampler node (_random_uniform / _random_normal) with scalar
-    parameters; MXNet's per-element forms (_sample_*) take symbols, which
-    mxc's graphs do not have."""
-    for k, v in params.items():
-        if isinstance(v, Symbol):
-            raise MXNetError("mx.sym.random: %s as a Symbol (MXNet's _sample_%s, one "
-                             "distribution per element) is not in mxc's graphs; give a number"
-                             % (k, op[len("_random_"):]))
+# MXNet's distributions: (name, its parameters with defaults, _sample_<d>'s
+# input names)
+_DISTRIBUTIONS = {
+    "uniform": ((("low", 0.0), ("high", 1.0)), ("low", "high")),
+    "normal": ((("loc", 0.0), ("scale", 1.0)), ("mu", "sigma")),
+    "gamma": ((("alpha", 1.0), ("beta", 1.0)), ("alpha", "beta")),
+    "exponential": ((("lam", 1.0),), ("lam",)),
+    "poisson": ((("lam", 1.0),), ("lam",)),
+    "negative_binomial": ((("k", 1), ("p", 1.0)), ("k", "p")),
+    "generalized_negative_binomial": ((("mu", 1.0), ("alpha", 1.0)), ("mu", "alpha")),
+}
+
+
+def _random_symbol(dist, values, shape, dtype, name, attr, kwargs):
+    """MXNet's _random_helper (python/mxnet/symbol/random.py): numbers give
+    one _random_<dist> node (scalar parameters), Symbols one _sample_<dist>
+    node (one distribution per element of the parameters, `shape` samples
+    each, appended to their shape); the parameters are all numbers or all
+    Symbols."""
     kwargs.pop("ctx", None)
-    attrs = dict(params)
-    if shape is not None:
+    attrs = {}
+    if shape is not None and shape != ():
         attrs["shape"] = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if dtype is not None:
         attrs["dtype"] = dtype
+    names, inputs = _DISTRIBUTIONS[dist]
+    if isinstance(values[0], Symbol):
+        for v in values[1:]:
+            if not isinstance(v, Symbol):
+                raise MXNetError("Distribution parameters must all have the same type, but "
+                                 "got both %s and %s." % (type(values[0]), type(v)))
+        attrs.update(kwargs)
+        op = "_sample_" + dist
+        return _create(op, list(values), attrs, name, op, attr=attr)
+    for v in values[1:]:
+        if isinstance(v, Symbol):
+            raise MXNetError("Distribution parameters must all have the same type, but got "
+                             "both %s and %s." % (type(values[0]), type(v)))
+    attrs.update({n: v for (n, _), v in zip(names, values)})
     attrs.update(kwargs)
+    op = "_random_" + dist
     return _create(op, [], attrs, name, op, attr=attr)
 
 
+def _distribution(dist, doc):
+    params = _DISTRIBUTIONS[dist][0]
+
+    def sample(*args, shape=None, dtype=None, name=None, attr=None, **kwargs):
+        values = list(args[:len(params)])
+        for n, d in params[len(values):]:
+            values.append(kwargs.pop(n, d))
+        return _random_symbol(dist, values, shape, dtype, name, attr, kwargs)
+    sample.__name__ = dist
+    sample.__doc__ = doc
+    return sample
+
+
+def _distribution_like(dist, params=None):
+    params = params or _DISTRIBUTIONS[dist][0]
+
+    def like(data=None, *args, name=None, attr=None, **kwargs):
+        values = dict(zip([n for n, _ in params], args))
+        for n, d in params:
+            values.setdefault(n, kwargs.pop(n, d))
+        kwargs.pop("ctx", None)
+        values.update(kwargs)
+        op = "_random_%s_like" % dist
+        return _create(op, [data], values, name, op, attr=attr)
+    like.__name__ = dist + "_like"
+    like.__doc__ = ("mx.sym.random.%s_like: numbers of data's shape and type drawn from the "
+                    "%s distribution (_random_%s_like)." % (dist, dist, dist))
+    return like
+
+
 class _RandomNamespace:
-    """mx.sym.random: the samplers mxc compiles into graphs (uniform,
-    normal, multinomial, shuffle), drawn from the graph's rng_seed, which executors set from
-    mx.random's state at each forward. The other distributions exist for
-    NDArrays only (mx.nd.random)."""
+    """mx.sym.random: MXNet's samplers as graph nodes (_random_<d> for number
+    parameters, _sample_<d> for Symbol ones, _random_<d>_like), multinomial
+    and shuffle, drawn by mx-decompose from the graph's rng_seed, which
+    executors set from mx.random's state at each forward. randint is not a
+    graph sampler in mxc (mx.nd.random.randint is)."""
+
+    uniform = staticmethod(_distribution("uniform", "Uniform in [low, high)."))
+    normal = staticmethod(_distribution("normal", "Normal with mean loc and deviation scale."))
+    gamma = staticmethod(_distribution("gamma", "Gamma with shape alpha and scale beta."))
+    poisson = staticmethod(_distribution("poisson", "Poisson with rate lam."))
+    negative_binomial = staticmethod(_distribution(
+        "negative_binomial", "Failures before k successes of probability p."))
+    generalized_negative_binomial = staticmethod(_distribution(
+        "generalized_negative_binomial", "Mean mu, dispersion alpha."))
+    uniform_like = staticmethod(_distribution_like("uniform"))
+    normal_like = staticmethod(_distribution_like("normal"))
+    gamma_like = staticmethod(_distribution_like("gamma"))
+    exponential_like = staticmethod(_distribution_like("exponential"))
+    poisson_like = staticmethod(_distribution_like("poisson"))
+    negative_binomial_like = staticmethod(_distribution_like("negative_binomial"))
+    generalized_negative_binomial_like = staticmethod(
+        _distribution_like("generalized_negative_binomial"))
 
     @staticmethod
-    def uniform(low=0.0, high=1.0, shape=None, dtype=None, name=None, attr=None, **kwargs):
-        return _random_symbol("_random_uniform", {"low": low, "high": high}, shape, dtype,
-                              name, attr, kwargs)
+    def exponential(scale=1.0, shape=None, dtype=None, name=None, attr=None, **kwargs):
+        """Exponential with mean `scale`: the operators' rate lam = 1 / scale
+        (a Symbol scale gives the node 1 / scale)."""
+        lam = 1.0 / scale
+        return _random_symbol("exponential", [lam], shape, dtype, name, attr, kwargs)
 
     @staticmethod
-    def normal(loc=0.0, scale=1.0, shape=None, dtype=None, name=None, attr=None, **kwargs):
-        return _random_symbol("_random_normal", {"loc": loc, "scale": scale}, shape, dtype,
-                              name, attr, kwargs)
+    def randn(*shape, **kwargs):
+        """MXNet's randn: normal(loc, scale) of `shape`. MXNet passes a `data`
+        keyword on to _random_normal, which has no input, and then infers the
+        node's empty shape from its consumer; mxc infers no shape backward,
+        so a `data` Symbol gives the numbers data's shape
+        (_random_normal_like of data cast to dtype) instead."""
+        loc = kwargs.pop("loc", 0.0)
+        scale = kwargs.pop("scale", 1.0)
+        dtype = kwargs.pop("dtype", None)
+        name = kwargs.pop("name", None)
+        attr = kwargs.pop("attr", None)
+        data = kwargs.pop("data", None)
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = tuple(shape[0])
+        if isinstance(data, Symbol) and not shape and not isinstance(loc, Symbol):
+            kwargs.pop("ctx", None)
+            if dtype is not None:  # the numbers in dtype (data's values are not read)
+                data = _create("Cast", [data], {"dtype": dtype}, None, "cast")
+            return _create("_random_normal_like", [data], dict(loc=loc, scale=scale, **kwargs),
+                           name, "_random_normal_like", attr=attr)
+        return _random_symbol("normal", [loc, scale], shape or None, dtype, name, attr, kwargs)
 
     @staticmethod
     def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", name=None,
@@ -1063,8 +1156,9 @@ class _RandomNamespace:
         if name.startswith("__"):
             raise AttributeError(name)
         raise AttributeError("mx.sym.random.%s is not in mxc: graphs have uniform, normal, "
-                             "multinomial and shuffle (mx.nd.random has the other samplers)"
-                             % name)
+                             "gamma, exponential, poisson, the negative binomials (and their "
+                             "_like forms), multinomial and shuffle (mx.nd.random also has "
+                             "randint)" % name)
 
 
 random = _RandomNamespace()

@@ -744,6 +744,17 @@ def test_topk_indices_have_no_gradient(attrs):
     ("ROIPooling", {"pooled_size": (2, 2), "spatial_scale": 0.5},
      {"data": np.random.default_rng(5).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.01,
       "rois": np.array([[0, 1.0, 2.0, 9.0, 10.0], [1, 0.0, 0.0, 5.0, 3.0]])}, ["data"]),
+    # bilinear sample weights (adaptive and fixed grids, position-sensitive)
+    # and bin masks: the gradient reaches data, the regions get none
+    ("_contrib_ROIAlign", {"pooled_size": (2, 2), "spatial_scale": 1.0},
+     {"data": rand((2, 2, 7, 6)),
+      "rois": np.array([[0, 1.1, 1.2, 5.3, 6.0], [1, -0.7, 2.2, 3.1, 3.9]])}, ["data"]),
+    ("_contrib_ROIAlign", {"pooled_size": (1, 2), "spatial_scale": 0.5, "sample_ratio": 2,
+                           "position_sensitive": True, "aligned": True},
+     {"data": rand((1, 4, 5, 5)), "rois": np.array([[0, 0.5, 1.5, 7.3, 6.1]])}, ["data"]),
+    ("_contrib_PSROIPooling", {"pooled_size": 2, "output_dim": 2, "spatial_scale": 0.5},
+     {"data": rand((2, 8, 6, 6)),
+      "rois": np.array([[0, 1.0, 2.0, 9.0, 10.0], [1, 0.0, 0.0, 5.0, 3.0]])}, ["data"]),
     # mode like: the second input only gives the size (no gradient)
     ("_contrib_BilinearResize2D", {"mode": "like"},
      {"data": rand((1, 2, 3, 4)), "like": rand((1, 1, 6, 2))}, ["data"]),

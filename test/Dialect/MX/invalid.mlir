@@ -1185,3 +1185,57 @@ func.func @grid_generator_affine_needs_target(%a: tensor<2x6xf32>) -> tensor<2x2
   %0, %1 = mx.GridGenerator %a {transform_type = "affine"} : (tensor<2x6xf32>) -> (tensor<2x2x1x1xf32>, tensor<3x1xf32>)
   return %0 : tensor<2x2x1x1xf32>
 }
+
+// -----
+
+func.func @random_gamma_alpha() -> tensor<4xf32> {
+  // expected-error @+2 {{'mx._random_gamma' op alpha parameter in gamma distribution has to be positive}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._random_gamma {alpha = 0.0 : f64, shape = array<i64: 4>} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @random_poisson_like_rate(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'mx._random_poisson_like' op lambda parameter in poisson distribution has to be non-negative}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._random_poisson_like %x {lam = -1.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @sample_normal_parameter_shapes(%m: tensor<2xf32>, %s: tensor<3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+2 {{'mx._sample_normal' op the parameters' shapes differ: (2,) and (3,)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._sample_normal %m, %s {shape = array<i64: 4>} : (tensor<2xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @random_negative_binomial_p() -> tensor<4xf32> {
+  // expected-error @+2 {{'mx._random_negative_binomial' op p parameter in negative binomial distribution has to be non-negative}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._random_negative_binomial {k = 2 : i64, p = -0.5 : f64, shape = array<i64: 4>} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @roi_align_position_sensitive_channels(%x: tensor<1x5x6x6xf32>, %r: tensor<3x5xf32>) -> tensor<3x1x2x2xf32> {
+  // expected-error @+2 {{'mx._contrib_ROIAlign' op Input channels should be divided by pooled_size[0]*pooled_size[1]when position_sensitive is true.}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_ROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64, position_sensitive = true} : (tensor<1x5x6x6xf32>, tensor<3x5xf32>) -> tensor<3x1x2x2xf32>
+  return %0 : tensor<3x1x2x2xf32>
+}
+
+// -----
+
+func.func @psroi_pooling_channels(%x: tensor<1x7x6x6xf32>, %r: tensor<3x5xf32>) -> tensor<3x2x2x2xf32> {
+  // expected-error @+2 {{'mx._contrib_PSROIPooling' op data has 7 channels; output_dim * group_size^2 = 8 are read}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_PSROIPooling %x, %r {spatial_scale = 1.0 : f64, output_dim = 2 : i64, pooled_size = 2 : i64} : (tensor<1x7x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>
+  return %0 : tensor<3x2x2x2xf32>
+}

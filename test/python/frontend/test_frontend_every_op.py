@@ -184,6 +184,13 @@ EXAMPLES = {
     "_contrib_MultiBoxPrior": ([f(1, 2, 3, 5)], dict(sizes=(0.5, 0.25), ratios=(1, 2, 0.5),
                                                     clip=True)),
     # a region past the border, a malformed one (x2 < x1), an invalid batch index
+    "_contrib_ROIAlign": ([f(2, 3, 8, 7), np.array([[0, 0.6, 1.2, 4.4, 5.0], [1, 3.0, 2.0, 9.0, 8.0],
+                                                  [-1, 1.0, 1.0, 3.0, 3.0], [1, -5.0, -4.0, 20.0, 30.0]],
+                                                 np.float32)],
+                          dict(pooled_size=(2, 3), spatial_scale=0.8)),
+    "_contrib_PSROIPooling": ([f(2, 8, 6, 7), np.array([[0, 0.6, 1.2, 4.4, 5.0],
+                                                      [1, 3.0, 2.0, 9.0, 8.0]], np.float32)],
+                              dict(pooled_size=2, output_dim=2, spatial_scale=0.5)),
     "ROIPooling": ([f(2, 3, 6, 7), np.array([[0, 0.6, 1.2, 4.4, 5.0], [1, 3.0, 2.0, 9.0, 8.0],
                                              [1, 5.0, 5.0, 2.0, 1.0], [3, 1.0, 1.0, 2.0, 2.0]],
                                             np.float32)],
@@ -276,6 +283,33 @@ EXAMPLES = {
                             dict(shape=(4000,), get_prob=True)),
     "_shuffle": ([np.arange(24, dtype=np.float32).reshape(8, 3)], {}),
     "_random_normal": ([], dict(loc=2.0, scale=0.5, shape=(50, 40), dtype="float64")),
+    "_random_gamma": ([], dict(alpha=2.5, beta=0.5, shape=(100, 100))),
+    "_random_exponential": ([], dict(lam=4.0, shape=(100, 100), dtype="float64")),
+    "_random_poisson": ([], dict(lam=4.0, shape=(100, 100))),
+    "_random_negative_binomial": ([], dict(k=3, p=0.4, shape=(100, 100))),
+    "_random_generalized_negative_binomial": ([], dict(mu=2.0, alpha=0.3, shape=(100, 100),
+                                                       dtype="float16")),
+    "_random_uniform_like": ([np.ones((100, 100), np.float64)], dict(low=-1.0, high=3.0)),
+    "_random_normal_like": ([np.ones((100, 100), np.float32)], dict(loc=2.0, scale=0.5)),
+    "_random_gamma_like": ([np.ones((100, 100), np.float32)], dict(alpha=0.4, beta=2.0)),
+    "_random_exponential_like": ([np.ones((100, 100), np.float32)], dict(lam=0.5)),
+    "_random_poisson_like": ([np.ones((100, 100), np.float32)], dict(lam=30.0)),
+    "_random_negative_binomial_like": ([np.ones((100, 100), np.float16)], dict(k=5, p=0.5)),
+    "_random_generalized_negative_binomial_like": ([np.ones((100, 100), np.float32)],
+                                                   dict(mu=4.0, alpha=0.0)),
+    "_sample_uniform": ([np.array([0.0, -2.0], np.float32), np.array([1.0, 6.0], np.float32)],
+                        dict(shape=(10000,))),
+    "_sample_normal": ([np.array([0.0, 5.0], np.float32), np.array([1.0, 0.25], np.float32)],
+                       dict(shape=(10000,), dtype="float64")),
+    "_sample_gamma": ([np.array([0.5, 9.0], np.float32), np.array([1.0, 0.5], np.float32)],
+                      dict(shape=(10000,))),
+    "_sample_exponential": ([np.array([1.0, 8.5], np.float32)], dict(shape=(10000,))),
+    "_sample_poisson": ([np.array([2.7, 25.0], np.float64)], dict(shape=(10000,))),
+    "_sample_negative_binomial": ([np.array([3.0, 6.0], np.float32),
+                                   np.array([0.4, 0.84], np.float32)], dict(shape=(10000,))),
+    "_sample_generalized_negative_binomial": ([np.array([2.0, 1.3], np.float32),
+                                               np.array([1.0, 0.2], np.float32)],
+                                              dict(shape=(10000,))),
     "_contrib_div_sqrt_dim": ([f(*B)], {}),
     "softmax_cross_entropy": ([f(*U), np.array([3, 0, 2], np.float32)], {}),
     "all_finite": ([np.array([[1.0, np.inf], [0.0, 2.0]], np.float32)], {}),
@@ -342,6 +376,55 @@ def test_every_op_has_an_example():
 RANDOM = {"_random_uniform", "_random_normal", "_sample_multinomial", "_shuffle"}
 
 
+def _moments(dist, a, b=None):
+    """The mean and standard deviation of MXNet's distribution `dist` with
+    parameters (a, b) as the operators name them."""
+    return {
+        "uniform": lambda: ((a + b) / 2, (b - a) / np.sqrt(12)),
+        "normal": lambda: (a, b),
+        "gamma": lambda: (a * b, np.sqrt(a) * b),
+        "exponential": lambda: (1 / a, 1 / a),
+        "poisson": lambda: (a, np.sqrt(a)),
+        "negative_binomial": lambda: (a * (1 - b) / b, np.sqrt(a * (1 - b)) / b),
+        "generalized_negative_binomial": lambda: (a, np.sqrt(a + b * a * a)),
+    }[dist]()
+
+
+#: _random_<d>, _random_<d>_like, _sample_<d>: checked for shape, type and moments
+DISTRIBUTIONS = {op for op in EXAMPLES
+                 if op.startswith(("_random_", "_sample_")) and not op.startswith("_random_pdf")
+                 and op not in RANDOM}
+
+
+def _check_distribution(op, inputs, kwargs):
+    spec = mx._ops.OPS[op]
+    dist = op[len("_sample_"):] if op.startswith("_sample_") else \
+        op[len("_random_"):].replace("_like", "")
+    got = getattr(mx.nd, op)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **kwargs)
+    got = got.asnumpy()
+    if op.startswith("_sample_"):
+        assert got.shape == inputs[0].shape + kwargs["shape"], op
+        assert got.dtype == np.dtype(kwargs.get("dtype", "float32")), op
+        rows = [(got[i].astype(np.float64), [x[i] for x in inputs])
+                for i in range(inputs[0].shape[0])]
+    else:
+        params = [float(kwargs[a]) for a in spec.attrs if a not in ("shape", "ctx", "dtype")]
+        if inputs:  # _like: data's shape and type
+            assert got.shape == inputs[0].shape and got.dtype == inputs[0].dtype, op
+        else:
+            assert got.shape == kwargs["shape"], op
+            assert got.dtype == np.dtype(kwargs.get("dtype", "float32")), op
+        rows = [(got.astype(np.float64).ravel(), params)]
+    for samples, params in rows:
+        mean, std = _moments(dist, *[float(p) for p in params])
+        n = samples.size
+        assert abs(samples.mean() - mean) < 6 * std / np.sqrt(n) + 1e-3 * abs(mean), \
+            (op, params, samples.mean(), mean)
+        assert abs(samples.std() - std) < 0.06 * std, (op, params, samples.std(), std)
+        if dist in ("poisson", "negative_binomial", "generalized_negative_binomial"):
+            assert (samples == np.round(samples)).all() and samples.min() >= 0, op
+
+
 @pytest.mark.parametrize("op", sorted(EXAMPLES))
 def test_op_against_numpy(op):
     inputs, kwargs = EXAMPLES[op]
@@ -363,6 +446,9 @@ def test_op_against_numpy(op):
         # (1 chance in 8! for a fair shuffle)
         assert sorted(map(tuple, got)) == sorted(map(tuple, x))
         assert not np.array_equal(got, x)
+        return
+    if op in DISTRIBUTIONS:
+        _check_distribution(op, inputs, kwargs)
         return
     if op in RANDOM:
         got = getattr(mx.nd, op)(**kwargs).asnumpy()

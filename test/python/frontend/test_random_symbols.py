@@ -1,6 +1,8 @@
-"""mx.sym.random.uniform / normal: samplers compiled into graphs, drawn from
+"""mx.sym.random.*: samplers compiled into graphs, drawn from
 the graph's rng_seed (mx-decompose), which executors set from mx.random's
 state, so that mx.random.seed makes them reproducible as in MXNet."""
+import math
+
 import numpy as np
 import pytest
 
@@ -61,10 +63,20 @@ def test_sampler_errors():
         mx.sym.random.normal(0, -1, (2, 2), name="bad").bind(mx.cpu(), {}).forward()
     with pytest.raises(mx.base.MXNetError, match="low must be less or equal to high"):
         mx.sym.random.uniform(2, 1, (2, 2)).bind(mx.cpu(), {}).forward()
-    with pytest.raises(mx.base.MXNetError, match="not in mxc's graphs"):
+    with pytest.raises(mx.base.MXNetError, match="must all have the same type"):
         mx.sym.random.uniform(mx.sym.Variable("lo"), 1.0, (2,))
-    with pytest.raises(AttributeError, match="mx.sym.random.gamma is not in mxc"):
-        mx.sym.random.gamma(1.0, 1.0)
+    with pytest.raises(mx.base.MXNetError,
+                       match="alpha parameter in gamma distribution has to be positive"):
+        mx.sym.random.gamma(0.0, 1.0, shape=(2,)).bind(mx.cpu(), {}).forward()
+    with pytest.raises(mx.base.MXNetError,
+                       match="lambda parameter in poisson distribution has to be non-negative"):
+        mx.sym.random.poisson_like(mx.sym.Variable("x"), lam=-1.0).bind(
+            mx.cpu(), {"x": mx.nd.ones((2,))}).forward()
+    with pytest.raises(mx.base.MXNetError, match="the parameters' shapes differ"):
+        mx.sym.random.normal(mx.sym.Variable("m"), mx.sym.Variable("s"), shape=(3,)).bind(
+            mx.cpu(), {"m": mx.nd.ones((2,)), "s": mx.nd.ones((3,))}).forward()
+    with pytest.raises(AttributeError, match="mx.sym.random.randint is not in mxc"):
+        mx.sym.random.randint(0, 5)
 
 
 def test_module_forward_draws_from_the_seed():
@@ -133,3 +145,102 @@ def test_shuffle_in_a_graph():
         assert np.array_equal(out[:, 1:] - out[:, :1], np.tile([1.0, 2.0], (10, 1)))
         seen.add(tuple(out[:, 0]))
     assert len(seen) > 1
+
+
+def _draw(sym, **args):
+    return sym.bind(mx.cpu(), {k: mx.nd.array(v, dtype=np.asarray(v).dtype)
+                               for k, v in args.items()}).forward()[0].asnumpy()
+
+
+def _poisson_pmf(lam, k):
+    return np.exp(-lam + k * np.log(lam) - np.array([math.lgamma(x + 1) for x in k])) \
+        if lam > 0 else (k == 0).astype(np.float64)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5, 4.0, 9.9, 10.0, 25.0, 300.0])
+def test_poisson_frequencies(lam):
+    # both of the sampler's methods (CDF inversion below 10, PTRS from 10 on)
+    # and the boundary: each value's frequency within 5 binomial deviations
+    # of the probability
+    n = 40000
+    x = _draw(mx.sym.random.poisson(mx.sym.Variable("lam"), shape=(n,), dtype="float64"),
+              lam=np.array([lam]))[0]
+    assert (x == np.round(x)).all() and x.min() >= 0
+    k = np.arange(int(lam + 6 * np.sqrt(lam) + 8))
+    p = _poisson_pmf(lam, k)
+    freq = np.bincount(x.astype(np.int64), minlength=k.size)[:k.size] / n
+    assert (np.abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-4).all(), (lam, freq, p)
+    assert abs(x.mean() - lam) < 5 * np.sqrt(max(lam, 1e-3) / n) + 1e-9
+
+
+@pytest.mark.parametrize("alpha,beta", [(0.1, 1.0), (0.9, 2.0), (1.0, 1.0), (2.5, 0.5),
+                                        (9.0, 0.3)])
+def test_gamma_distribution(alpha, beta):
+    # Kolmogorov distance to numpy's gamma sampler (a large sample of it)
+    n = 40000
+    x = _draw(mx.sym.random.gamma(alpha=alpha, beta=beta, shape=(n,), dtype="float64"))
+    ref = np.sort(np.random.default_rng(0).gamma(alpha, beta, size=400000))
+    xs = np.sort(x)
+    cdf_ref = np.searchsorted(ref, xs, side="right") / ref.size
+    cdf_x = np.arange(1, n + 1) / n
+    assert np.abs(cdf_x - cdf_ref).max() < 0.012, (alpha, beta)
+    assert x.min() >= 0
+
+
+def test_negative_binomial_frequencies():
+    k, p, n = 3, 0.4, 40000
+    x = _draw(mx.sym.random.negative_binomial(k=k, p=p, shape=(n,)))
+    v = np.arange(30)
+    pmf = np.exp(np.array([math.lgamma(k + j) - math.lgamma(j + 1) - math.lgamma(k)
+                           for j in v]) + k * np.log(p) + v * np.log(1 - p))
+    freq = np.bincount(x.astype(np.int64), minlength=v.size)[:v.size] / n
+    assert (np.abs(freq - pmf) <= 5 * np.sqrt(pmf * (1 - pmf) / n) + 1e-4).all()
+
+
+def test_generalized_negative_binomial_moments():
+    # alpha 0 is Poisson(mu); otherwise mean mu, variance mu + alpha mu^2
+    x = _draw(mx.sym.random.generalized_negative_binomial(
+        mx.sym.Variable("mu"), mx.sym.Variable("alpha"), shape=(40000,), dtype="float64"),
+        mu=np.array([2.0, 3.0]), alpha=np.array([0.5, 0.0]))
+    assert abs(x[0].mean() - 2.0) < 0.05 and abs(x[0].var() - 4.0) < 0.25
+    assert abs(x[1].mean() - 3.0) < 0.05 and abs(x[1].var() - 3.0) < 0.15
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_like_and_sample_forms_follow_the_seed(dtype):
+    # MXNet's test_random (symbolic part): the same seed gives the same
+    # numbers in training and inference forwards; no gradient reaches the
+    # parameters of _sample_* (MXNet's zero gradient); _like takes data's
+    # shape and type
+    x = mx.sym.Variable("X")
+    lam = mx.sym.Variable("lam")
+    y = mx.sym.Group([mx.sym.random.gamma_like(mx.sym.ones((30, 20), dtype=dtype), alpha=2.0)
+                      + x, mx.sym.broadcast_mul(mx.sym.random.poisson(lam, shape=(20,), dtype=dtype),
+                                           mx.sym.reshape(lam, (2, 1)))])
+    args = {"X": mx.nd.zeros((30, 20), dtype=dtype), "lam": mx.nd.array([3.0, 40.0], dtype=dtype)}
+    grads = {"X": mx.nd.zeros((30, 20), dtype=dtype), "lam": mx.nd.ones((2,), dtype=dtype)}
+    e = y.bind(mx.cpu(), args, grads)
+    mx.random.seed(5)
+    train = [o.asnumpy() for o in e.forward(is_train=True)]
+    e.backward([mx.nd.ones((30, 20), dtype=dtype), mx.nd.ones((2, 20), dtype=dtype)])
+    mx.random.seed(5)
+    infer = [o.asnumpy() for o in e.forward()]
+    assert all((a == b).all() for a, b in zip(train, infer))
+    assert train[0].dtype == np.dtype(dtype) and train[0].shape == (30, 20)
+    assert train[1].shape == (2, 20)
+    # d(sample * lam)/dlam = sample summed over the draws: the sampler
+    # itself contributes nothing
+    s = train[1].astype(np.float64) / np.array([[3.0], [40.0]])
+    np.testing.assert_allclose(grads["lam"].asnumpy(), s.sum(axis=1), rtol=5e-3)
+
+
+def test_randn_and_exponential_forms():
+    # randn's data keyword gives the shape (MXNet infers it from the
+    # consumer); exponential's scale is the mean (the operator's lam = 1 / scale)
+    n = mx.sym.random.randn(loc=10.0, scale=0.5, data=mx.sym.ones((200, 100)))
+    x = n.bind(mx.cpu(), {}).forward()[0].asnumpy()
+    assert x.shape == (200, 100) and abs(x.mean() - 10.0) < 0.02 and abs(x.std() - 0.5) < 0.02
+    e = mx.sym.random.exponential(mx.sym.Variable("scale"), shape=(20000,))
+    x = _draw(e, scale=np.array([0.5, 4.0], np.float32))
+    np.testing.assert_allclose(x.mean(axis=1), [0.5, 4.0], rtol=0.04)
+    assert '"_sample_exponential"' in e.tojson() and '"_rdiv_scalar"' in e.tojson()

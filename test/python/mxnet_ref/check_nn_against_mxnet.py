@@ -107,6 +107,20 @@ for sc in (2.5, -1.5, 0.0):
     chk("_rmod_scalar", {"scalar": sc}, [den])
 # grids reaching past the image on every side
 chk("BilinearSampler", {}, [f(2, 3, 5, 6), f(2, 2, 4, 7, lo=-1.3, hi=1.3)])
+_rois = np.array([[0, 1.1, 1.1, 6.2, 6.2], [2, 6.1, 2.1, 8.2, 11.2], [1, 3.1, 1.1, 5.2, 10.2],
+                  [1, -4.0, -3.0, 30.0, 25.0], [0, 2.0, 3.0, 2.3, 3.1], [-1, 1.0, 1.0, 4.0, 4.0]],
+                 np.float32)
+for a in [{"sample_ratio": -1}, {"sample_ratio": 2}, {"sample_ratio": 0, "aligned": True},
+          {"sample_ratio": 3, "position_sensitive": True}]:
+    a = dict(a, pooled_size=(2, 3), spatial_scale=0.75)
+    ch = 12 if a.get("position_sensitive") else 3
+    # (not the negative batch index: MXNet 1.9.1's kernel then zeroes element
+    # r of the whole output, top_data[n], rather than region r's block)
+    chk("_contrib_ROIAlign", a, [f(3, ch, 12, 12), _rois[:5]])
+for a in [{"output_dim": 2, "pooled_size": 3}, {"output_dim": 3, "pooled_size": 3, "group_size": 2}]:
+    g = a.get("group_size", a["pooled_size"])
+    chk("_contrib_PSROIPooling", dict(a, spatial_scale=0.5), [f(3, a["output_dim"] * g * g, 10, 9),
+                                                              _rois[:5]])
 chk("SpatialTransformer", {"target_shape": (4, 5), "transform_type": "affine",
                            "sampler_type": "bilinear"},
     [f(2, 3, 6, 7), np.array([[0.9, 0.2, 0.1, -0.3, 1.1, 0.05], [1.2, 0, -0.4, 0.1, 0.8, 0.3]],

@@ -722,6 +722,105 @@ def roi_pooling(inputs, attrs):
     return [out, idx]
 
 
+@register("_contrib_ROIAlign")
+def contrib_roi_align(inputs, attrs):
+    """MXNet's ROIAlign (contrib/roi_align.cc ROIAlignForward and
+    bilinear_interpolate), by its loops, in the data's precision."""
+    import math
+    data, rois = inputs
+    T = data.dtype.type
+    ph, pw = attr_tuple(attrs, "pooled_size")
+    scale = T(attr_float(attrs, "spatial_scale"))
+    ratio = attr_int(attrs, "sample_ratio", -1)
+    ps = attr_bool(attrs, "position_sensitive", False)
+    aligned = attr_bool(attrs, "aligned", False)
+    n, c, h, w = data.shape
+    cout = c // (ph * pw) if ps else c
+    out = np.zeros((len(rois), cout, ph, pw), data.dtype)
+
+    def interp(plane, y, x):
+        if y < -1.0 or y > h or x < -1.0 or x > w:
+            return T(0)
+        y, x = max(y, T(0)), max(x, T(0))
+        yl, xl = int(y), int(x)
+        if yl >= h - 1:
+            yh = yl = h - 1
+            y = T(yl)
+        else:
+            yh = yl + 1
+        if xl >= w - 1:
+            xh = xl = w - 1
+            x = T(xl)
+        else:
+            xh = xl + 1
+        ly, lx = y - T(yl), x - T(xl)
+        hy, hx = T(1) - ly, T(1) - lx
+        return (hy * hx * plane[yl, xl] + hy * lx * plane[yl, xh] + ly * hx * plane[yh, xl] +
+                ly * lx * plane[yh, xh])
+    off = T(0.5) if aligned else T(0)
+    for r, roi in enumerate(rois):
+        b = int(roi[0])
+        if b < 0:
+            continue
+        sw, sh, ew, eh = (T(v) * scale - off for v in roi[1:])
+        rw, rh = ew - sw, eh - sh
+        if not aligned:
+            rw, rh = max(rw, T(1)), max(rh, T(1))
+        bh, bw = rh / T(ph), rw / T(pw)
+        gh = ratio if ratio > 0 else int(math.ceil(rh / T(ph)))
+        gw = ratio if ratio > 0 else int(math.ceil(rw / T(pw)))
+        count = T(max(gh * gw, 1))
+        for cc in range(cout):
+            for i in range(ph):
+                for j in range(pw):
+                    cin = cc * ph * pw + i * pw + j if ps else cc
+                    acc = T(0)
+                    for iy in range(gh):
+                        y = sh + T(i) * bh + (T(iy) + T(0.5)) * bh / T(gh)
+                        for ix in range(gw):
+                            x = sw + T(j) * bw + (T(ix) + T(0.5)) * bw / T(gw)
+                            acc += interp(data[b, cin], y, x)
+                    out[r, cc, i, j] = acc / count
+    return [out]
+
+
+@register("_contrib_PSROIPooling")
+def contrib_psroi_pooling(inputs, attrs):
+    """MXNet's PSROIPooling (contrib/psroi_pooling.cc PSROIPoolForwardCPU),
+    by its loops."""
+    import math
+    data, rois = inputs
+    T = data.dtype.type
+    scale = T(attr_float(attrs, "spatial_scale"))
+    dim, p = attr_int(attrs, "output_dim"), attr_int(attrs, "pooled_size")
+    group = attr_int(attrs, "group_size", 0) or p
+    n, c, h, w = data.shape
+    out = np.zeros((len(rois), dim, p, p), data.dtype)
+
+    def rnd(v):  # round(): half away from zero
+        return math.floor(abs(v) + 0.5) * (1 if v >= 0 else -1)
+    for r, roi in enumerate(rois):
+        b = int(roi[0])
+        sw, sh = T(rnd(float(roi[1]))) * scale, T(rnd(float(roi[2]))) * scale
+        ew, eh = T(rnd(float(roi[3])) + 1.0) * scale, T(rnd(float(roi[4])) + 1.0) * scale
+        rw, rh = max(ew - sw, T(0.1)), max(eh - sh, T(0.1))
+        bh, bw = rh / T(p), rw / T(p)
+        for ct in range(dim):
+            for i in range(p):
+                for j in range(p):
+                    hs = min(max(int(math.floor(T(i) * bh + sh)), 0), h)
+                    ws = min(max(int(math.floor(T(j) * bw + sw)), 0), w)
+                    he = min(max(int(math.ceil(T(i + 1) * bh + sh)), 0), h)
+                    we = min(max(int(math.ceil(T(j + 1) * bw + sw)), 0), w)
+                    if he <= hs or we <= ws:
+                        continue
+                    gw = min(max(int(math.floor(T(j) * group / p)), 0), group - 1)
+                    gh = min(max(int(math.floor(T(i) * group / p)), 0), group - 1)
+                    ch = (ct * group + gh) * group + gw
+                    out[r, ct, i, j] = data[b, ch, hs:he, ws:we].sum() / T((he - hs) * (we - ws))
+    return [out]
+
+
 @register("_contrib_box_nms", "_contrib_box_non_maximum_suppression")
 def contrib_box_nms(inputs, attrs):
     """MXNet's box_nms written as the plain greedy algorithm: per batch the

@@ -1338,6 +1338,180 @@ LogicalResult decomposeROIPooling(GradBuilder &g, ROIPoolingOp op,
   return success();
 }
 
+/// The region ops' common tail: out[r, c, p, q] = sum over (h, w) of
+/// rowW[r, p, h] * image_r[c, h, w] * colW[r, q, w], image_r the region's
+/// image (`take` of data by the batch index), by two batch_dots:
+/// (R, C H, W) . colW^T -> (R, C, H, Q); then rowW . (R, H, C Q).
+Value poolRegions(GradBuilder &g, Value data, Value batch, Value rowW, Value colW) {
+  ArrayRef<int64_t> d = typeOf(data).getShape();
+  int64_t c = d[1], h = d[2], w = d[3];
+  int64_t r = typeOf(rowW).getDimSize(0), p = typeOf(rowW).getDimSize(1),
+          q = typeOf(colW).getDimSize(1);
+  Value image = g.op("mx.take", {data, batch}, {g.i64("axis", 0)}); // (R, C, H, W)
+  Value t = g.op("mx.batch_dot", {g.reshape(image, {r, c * h, w}), colW},
+                 {g.boolean("transpose_b", true)}); // (R, C H, Q)
+  t = g.op("mx.transpose", g.reshape(t, {r, c, h, q}), {g.shape("axes", {0, 2, 1, 3})});
+  t = g.op("mx.batch_dot", {rowW, g.reshape(t, {r, h, c * q})}); // (R, P, C Q)
+  t = g.op("mx.transpose", g.reshape(t, {r, p, c, q}), {g.shape("axes", {0, 2, 1, 3})});
+  return t; // (R, C, P, Q)
+}
+
+/// ROIAlign's weights along one axis (roi_align.cc ROIAlignForward and
+/// bilinear_interpolate): (R, P, E), row (r, p) the mean over bin p's
+/// samples start + p bin + (i + 0.5) bin / grid (i < grid) of their
+/// bilinear weights onto positions 0..E-1 (a sample beyond [-1, E] weighs
+/// nothing, one below 0 reads 0, one past E - 1 reads E - 1). `window`
+/// samples from the first one at or past -1 (less one, for rounding) cover
+/// every sample with weight.
+Value alignWeights(GradBuilder &g, Value start, Value bin, Value grid, int64_t bins,
+                   int64_t extent, int64_t window, Type elt) {
+  int64_t r = typeOf(start).getDimSize(0);
+  Value pIdx = g.reshape(g.cast(arangeN(g, bins, "float64"), elt), {1, bins});
+  Value y0 = g.add(start, g.mul(pIdx, bin));                       // (R, P)
+  Value step = g.div(bin, grid);                                   // (R, 1)
+  Value firstIdx = g.scalarOp(
+      "mx._maximum_scalar",
+      g.addS(g.op("mx.ceil", g.addS(g.div(g.rsubS(y0, -1.0), step), -0.5)), -1.0), 0.0);
+  Value m = g.reshape(g.cast(arangeN(g, window, "float64"), elt), {1, 1, window});
+  Value idx = g.add(g.reshape(firstIdx, {r, bins, 1}), m);        // (R, P, M)
+  Value y = g.add(g.reshape(y0, {r, bins, 1}),
+                  g.mul(g.addS(idx, 0.5), g.reshape(step, {r, 1, 1})));
+  Value valid = g.mul(g.mul(g.cmp("lesser", idx, g.reshape(grid, {r, 1, 1})),
+                            g.cmpS("greater_equal", y, -1.0)),
+                      g.cmpS("lesser_equal", y, double(extent)));
+  Value yc = g.scalarOp("mx._maximum_scalar", y, 0.0);
+  Value low = g.op("mx.floor", yc);
+  Value top = g.cmpS("greater_equal", low, double(extent - 1));
+  // at the last position: low = high = E - 1 with weight 1
+  Value frac = g.mul(g.sub(yc, low), g.rsubS(top, 1.0));
+  low = g.scalarOp("mx._minimum_scalar", low, double(extent - 1));
+  Value high = g.scalarOp("mx._minimum_scalar", g.addS(low, 1.0), double(extent - 1));
+  Value pos = g.reshape(g.cast(arangeN(g, extent, "float64"), elt), {1, 1, 1, extent});
+  auto at = [&](Value v) { return g.reshape(v, {r, bins, window, 1}); };
+  Value wLow = g.mul(g.cmp("equal", pos, at(low)), at(g.rsubS(frac, 1.0)));
+  Value wHigh = g.mul(g.cmp("equal", pos, at(high)), at(frac));
+  Value weights = g.mul(g.add(wLow, wHigh), at(valid));           // (R, P, M, E)
+  return g.div(g.sum(weights, {2}, false), g.reshape(grid, {r, 1, 1}));
+}
+
+/// Each bin's channel: out[r, c, p, q] = all[r, c * K + k(b), p, q] (all:
+/// (R, C K, P, Q), b = p Q + q), `group` (P Q,) holding k(b), by a one-hot
+/// mask over the bins.
+Value binChannels(GradBuilder &g, Value all, Value group, int64_t groups) {
+  ArrayRef<int64_t> s = typeOf(all).getShape();
+  int64_t r = s[0], bins = s[2] * s[3], c = s[1] / groups;
+  Type elt = typeOf(all).getElementType();
+  Value k = g.reshape(g.cast(arangeN(g, groups, "float64"), elt), {groups, 1});
+  Value m = g.cmp("equal", k, g.reshape(g.cast(group, elt), {1, bins})); // (K, P Q)
+  Value v = g.reshape(all, {r, c, groups, bins});
+  return g.reshape(g.sum(g.mul(v, g.reshape(m, {1, 1, groups, bins})), {2}, false),
+                   {r, c, s[2], s[3]});
+}
+
+/// ROIAlign (contrib/roi_align.cc): separable sample weights per axis,
+/// poolRegions; position_sensitive picks each bin's channel.
+LogicalResult decomposeROIAlign(GradBuilder &g, ContribROIAlignOp op,
+                                SmallVectorImpl<Value> &results) {
+  Value data = op.getData();
+  Value rois = g.op("mx.BlockGrad", op.getRois());
+  ArrayRef<int64_t> d = typeOf(data).getShape();
+  int64_t h = d[2], w = d[3];
+  ArrayRef<int64_t> ps = op.getPooledSize();
+  int64_t ph = ps[0], pw = ps[1];
+  double scale = op.getSpatialScale().convertToDouble();
+  double offset = op.getAligned() ? 0.5 : 0.0;
+  int64_t ratio = op.getSampleRatio();
+  Type elt = typeOf(data).getElementType();
+  auto col = [&](int64_t k) { return sliceAxis(g, rois, 1, k, k + 1); }; // (R, 1)
+  auto scaled = [&](int64_t k) { return g.addS(g.mulS(col(k), scale), -offset); };
+  Value startW = scaled(1), startH = scaled(2), endW = scaled(3), endH = scaled(4);
+  Value batch = g.op("mx.trunc", col(0));
+  auto axis = [&](Value start, Value end, int64_t bins, int64_t extent) {
+    Value size = g.sub(end, start);
+    if (!op.getAligned())
+      size = g.scalarOp("mx._maximum_scalar", size, 1.0);
+    Value bin = g.mulS(size, 1.0 / double(bins));
+    // samples per bin: sample_ratio, or ceil(bin) (at least 1)
+    Value grid = ratio > 0 ? g.addS(g.mulS(bin, 0.0), double(ratio))
+                           : g.scalarOp("mx._maximum_scalar", g.op("mx.ceil", bin), 1.0);
+    int64_t window = ratio > 0 ? ratio : 2 * extent + 4;
+    return alignWeights(g, start, bin, grid, bins, extent, window, elt);
+  };
+  Value rowW = axis(startH, endH, ph, h), colW = axis(startW, endW, pw, w);
+  int64_t r = typeOf(rois).getDimSize(0);
+  // a negative batch index: 0 (MXNet: "it will be ignored")
+  Value keep = g.reshape(g.cmpS("greater_equal", batch, 0.0), {r, 1, 1});
+  rowW = g.mul(rowW, keep);
+  Value all = poolRegions(g, data, g.reshape(batch, {r}), rowW, colW);
+  if (op.getPositionSensitive()) // bin b reads channel group b
+    all = binChannels(g, all, arangeN(g, ph * pw, "float64"), ph * pw);
+  results.assign({all});
+  return success();
+}
+
+/// PSROIPooling (contrib/psroi_pooling.cc PSROIPoolForwardCPU): each bin's
+/// rows and columns as masks over the map, poolRegions, divided by the
+/// bin's area (0 when empty), then each bin's group channel.
+LogicalResult decomposePSROIPooling(GradBuilder &g, ContribPSROIPoolingOp op,
+                                    SmallVectorImpl<Value> &results) {
+  Value data = op.getData();
+  Value rois = g.op("mx.BlockGrad", op.getRois());
+  ArrayRef<int64_t> d = typeOf(data).getShape();
+  int64_t h = d[2], w = d[3];
+  int64_t p = static_cast<int64_t>(op.getPooledSize());
+  int64_t dim = static_cast<int64_t>(op.getOutputDim());
+  int64_t group = static_cast<int64_t>(op.getGroupSize());
+  if (group == 0)
+    group = p;
+  double scale = op.getSpatialScale().convertToDouble();
+  Type elt = typeOf(data).getElementType();
+  int64_t r = typeOf(rois).getDimSize(0);
+  auto col = [&](int64_t k) { return sliceAxis(g, rois, 1, k, k + 1); }; // (R, 1)
+  Value startW = g.mulS(g.op("mx.round", col(1)), scale);
+  Value startH = g.mulS(g.op("mx.round", col(2)), scale);
+  Value endW = g.mulS(g.addS(g.op("mx.round", col(3)), 1.0), scale);
+  Value endH = g.mulS(g.addS(g.op("mx.round", col(4)), 1.0), scale);
+  // (R, P) bin bounds [lo, hi) clipped to [0, extent], and (R, P, E) masks
+  auto bounds = [&](Value start, Value end, int64_t extent) {
+    Value bin = g.mulS(g.scalarOp("mx._maximum_scalar", g.sub(end, start), 0.1),
+                       1.0 / double(p));
+    Value pIdx = g.reshape(g.cast(arangeN(g, p, "float64"), elt), {1, p});
+    auto clip = [&](Value v) {
+      return g.op("mx.clip", v, {g.f64("a_min", 0.0), g.f64("a_max", double(extent))});
+    };
+    Value lo = clip(g.op("mx.floor", g.add(g.mul(pIdx, bin), start)));
+    Value hi = clip(g.op("mx.ceil", g.add(g.mul(g.addS(pIdx, 1.0), bin), start)));
+    Value pos = g.reshape(g.cast(arangeN(g, extent, "float64"), elt), {1, 1, extent});
+    Value mask = g.mul(g.cmp("greater_equal", pos, g.reshape(lo, {r, p, 1})),
+                       g.cmp("lesser", pos, g.reshape(hi, {r, p, 1})));
+    return std::make_pair(mask, g.scalarOp("mx._maximum_scalar", g.sub(hi, lo), 0.0));
+  };
+  auto [rowMask, rowLen] = bounds(startH, endH, h);
+  auto [colMask, colLen] = bounds(startW, endW, w);
+  Value area = g.mul(g.reshape(rowLen, {r, p, 1}), g.reshape(colLen, {r, 1, p})); // (R, P, P)
+  Value batch = g.reshape(g.op("mx.trunc", col(0)), {r});
+  // only the channels read: output_dim * group^2
+  Value used = d[1] == dim * group * group ? data : sliceAxis(g, data, 1, 0, dim * group * group);
+  Value sums = poolRegions(g, used, batch, rowMask, colMask); // (R, dim G G, P, P)
+  // bin (ph, pw) reads group gh * G + gw, gh = min(floor(ph G / P), G - 1)
+  Value bin = arangeN(g, p * p, "float64");
+  Value binH = g.op("mx.floor", g.mulS(g.addS(bin, 0.5), 1.0 / double(p))); // (+0.5: exact)
+  Value binW = g.sub(bin, g.mulS(binH, double(p)));
+  auto groupOf = [&](Value v) {
+    return g.scalarOp("mx._minimum_scalar",
+                      g.op("mx.floor", g.mulS(g.addS(g.mulS(v, double(group)), 0.5 / double(p)),
+                                              1.0 / double(p))),
+                      double(group - 1));
+  };
+  Value groupOfBin = g.add(g.mulS(groupOf(binH), double(group)), groupOf(binW));
+  Value picked = binChannels(g, sums, groupOfBin, group * group); // (R, dim, P, P)
+  Value nonEmpty = g.cmpS("greater", area, 0.0);
+  Value safeArea = g.add(area, g.rsubS(nonEmpty, 1.0)); // 1 where empty (its sum is 0)
+  Value out = g.div(picked, g.reshape(safeArea, {r, 1, p, p}));
+  results.assign({out});
+  return success();
+}
+
 /// linalg extractdiag / makediag / extracttrian / maketrian (la_op-inl.h
 /// CopyDiag, CopyTrian): the flat positions (row * n + col) in an n x n
 /// matrix of the diagonal's or triangle's entries, in MXNet's order, as a
@@ -1940,7 +2114,7 @@ bool mxc::mx::isComposite(Operation *op) {
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
              ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp,
-             ROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
+             ROIPoolingOp, ContribROIAlignOp, ContribPSROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
              LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
              ScatterNdOp, AmpCastOp, Im2colOp, Col2imOp, GridGeneratorOp, BilinearSamplerOp,
@@ -1967,7 +2141,7 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
           ContribInterleavedMatmulEncdecValattOp, RandomPdfUniformOp, RandomPdfNormalOp,
           RandomPdfGammaOp, RandomPdfExponentialOp, RandomPdfPoissonOp,
           RandomPdfNegativeBinomialOp, RandomPdfGeneralizedNegativeBinomialOp,
-          RandomPdfDirichletOp>(op)) {
+          RandomPdfDirichletOp, ContribROIAlignOp, ContribPSROIPoolingOp>(op)) {
     auto isStatic = [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); };
     if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
         !llvm::all_of(op->getResultTypes(), isStatic))
@@ -2055,6 +2229,10 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeMultiBoxPrior(g, mp, results);
   else if (auto rp = dyn_cast<ROIPoolingOp>(op))
     r = decomposeROIPooling(g, rp, results);
+  else if (auto ra = dyn_cast<ContribROIAlignOp>(op))
+    r = decomposeROIAlign(g, ra, results);
+  else if (auto ps = dyn_cast<ContribPSROIPoolingOp>(op))
+    r = decomposePSROIPooling(g, ps, results);
   else if (auto ed = dyn_cast<LinalgExtractdiagOp>(op))
     r = decomposeDiagTrian(g, op, ed.getOffset(), true, true, true, results);
   else if (auto md = dyn_cast<LinalgMakediagOp>(op))

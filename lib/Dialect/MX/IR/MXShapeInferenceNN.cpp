@@ -1519,6 +1519,82 @@ LogicalResult ROIPoolingOp::inferReturnTypes(MLIRContext *context, std::optional
 }
 
 //===----------------------------------------------------------------------===//
+// _contrib_ROIAlign (contrib/roi_align.cc FInferShape, FInferType),
+// _contrib_PSROIPooling (contrib/psroi_pooling-inl.h InferShape, InferType)
+//===----------------------------------------------------------------------===//
+
+/// data (N, C, H, W) and rois (R, 5) of one type, as the region ops check.
+static FailureOr<std::pair<RankedTensorType, RankedTensorType>>
+regionOperands(std::optional<Location> loc, StringRef name, Value data, Value rois) {
+  auto d = nchwOperand(loc, name, data, "data");
+  auto b = getTensorType(loc, name, rois, "rois");
+  if (failed(d) || failed(b))
+    return failure();
+  if (b->getRank() != 2 || b->getDimSize(1) != 5)
+    return inferError(loc, name, "bbox should be a 2D tensor of shape [batch, 5], got ",
+                      formatShape(b->getShape()));
+  if (b->getElementType() != d->getElementType())
+    return inferError(loc, name, "data and rois must have one dtype");
+  return std::make_pair(*d, *b);
+}
+
+LogicalResult ContribROIAlignOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                  Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois());
+  if (failed(ops))
+    return failure();
+  auto [d, b] = *ops;
+  ArrayRef<int64_t> ps = adaptor.getPooledSize();
+  if (ps.size() != 2 || ps[0] < 1 || ps[1] < 1)
+    return inferError(loc, name, "pooled_size must be (h, w) of positive extents, got ",
+                      formatShape(ps));
+  double scale = adaptor.getSpatialScale().convertToDouble();
+  if (scale < 0 || scale > 1)
+    return inferError(loc, name, "spatial_scale must be in [0, 1], got ", scale);
+  int64_t c = d.getDimSize(1);
+  if (adaptor.getPositionSensitive()) {
+    if (c != ShapedType::kDynamic && c % (ps[0] * ps[1]) != 0)
+      return inferError(loc, name,
+                        "Input channels should be divided by pooled_size[0]*pooled_size[1]"
+                        "when position_sensitive is true.");
+    if (c != ShapedType::kDynamic)
+      c /= ps[0] * ps[1];
+  }
+  results.push_back(
+      RankedTensorType::get({b.getDimSize(0), c, ps[0], ps[1]}, d.getElementType()));
+  return success();
+}
+
+LogicalResult ContribPSROIPoolingOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                      Adaptor adaptor,
+                                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois());
+  if (failed(ops))
+    return failure();
+  auto [d, b] = *ops;
+  int64_t p = static_cast<int64_t>(adaptor.getPooledSize());
+  int64_t dim = static_cast<int64_t>(adaptor.getOutputDim());
+  int64_t group = static_cast<int64_t>(adaptor.getGroupSize());
+  if (group == 0)
+    group = p;
+  if (p < 1 || dim < 1 || group < 1)
+    return inferError(loc, name, "pooled_size, output_dim and group_size must be positive, got ",
+                      p, ", ", dim, ", ", group);
+  double scale = adaptor.getSpatialScale().convertToDouble();
+  if (scale < 0 || scale > 1)
+    return inferError(loc, name, "spatial_scale must be in [0, 1], got ", scale);
+  int64_t c = d.getDimSize(1);
+  if (c != ShapedType::kDynamic && c < dim * group * group)
+    return inferError(loc, name, "data has ", c, " channels; output_dim * group_size^2 = ",
+                      dim * group * group, " are read");
+  results.push_back(RankedTensorType::get({b.getDimSize(0), dim, p, p}, d.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // linalg extractdiag / makediag / extracttrian / maketrian (src/operator/
 // tensor/la_op.h LaDiagTrianShape)
 //===----------------------------------------------------------------------===//

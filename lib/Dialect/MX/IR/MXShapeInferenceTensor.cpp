@@ -1670,30 +1670,144 @@ LogicalResult MultiAllFiniteOp::inferReturnTypes(
 }
 
 //===----------------------------------------------------------------------===//
-// _random_uniform, _random_normal (src/operator/random/sample_op.h: the
-// samplers' parameter checks, then InitShape / InitType)
+// The samplers: _random_<d> (no inputs, `shape`: InitShape / InitType), _random_<d>_like
+// (data's shape and type), _sample_<d> (one distribution per parameter
+// element: multisample_op.h MultiSampleOpShape / Type). The scalar forms
+// check their parameters with sample_op.h's messages (MXNet checks them
+// when the sampler runs; mxc when the graph is built).
 //===----------------------------------------------------------------------===//
 
-LogicalResult RandomUniformSamplerOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
-  if (adaptor.getLow().convertToDouble() > adaptor.getHigh().convertToDouble())
-    return inferError(loc, getOperationName(),
-                      "low must be less or equal to high in uniform "
-                      "distribution");
-  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
-                   adaptor.getDtype(), results);
+namespace {
+
+/// The parameter checks of sample_op.h for distribution `dist` (its scalar
+/// parameters in the table's order).
+LogicalResult checkSamplerParams(std::optional<Location> loc, StringRef name,
+                                 StringRef dist, ArrayRef<double> p) {
+  auto fail = [&](const char *message) { return inferError(loc, name, message); };
+  if (dist == "gamma") {
+    if (!(p[0] > 0))
+      return fail("alpha parameter in gamma distribution has to be positive");
+    if (!(p[1] > 0))
+      return fail("beta parameter in gamma distribution has to be positive");
+  } else if (dist == "exponential") {
+    if (!(p[0] > 0))
+      return fail("lambda parameter in exponential distribution has to be positive");
+  } else if (dist == "poisson") {
+    if (!(p[0] >= 0))
+      return fail("lambda parameter in poisson distribution has to be non-negative");
+  } else if (dist == "negative_binomial") {
+    if (!(p[0] >= 0))
+      return fail("k parameter in negative binomial distribution has to be non-negative");
+    if (!(p[1] >= 0))
+      return fail("p parameter in negative binomial distribution has to be non-negative");
+  } else if (dist == "generalized_negative_binomial") {
+    if (!(p[0] >= 0))
+      return fail("mu parameter in generalized negative binomial distribution has to be "
+                  "non-negative");
+    if (!(p[1] >= 0))
+      return fail("alpha parameter in generalized negative binomial distribution has to "
+                  "be non-negative");
+  } else if (dist == "uniform") {
+    if (p[0] > p[1])
+      return fail("low must be less or equal to high in uniform distribution");
+  } else if (dist == "normal") {
+    if (!(p[1] > 0))
+      return fail("scale parameter in gaussian has to be positive");
+  }
+  return success();
 }
 
-LogicalResult RandomNormalSamplerOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
-  if (!(adaptor.getScale().convertToDouble() > 0))
-    return inferError(loc, getOperationName(),
-                      "scale parameter in gaussian has to be positive");
-  return inferInit(context, loc, getOperationName(), adaptor.getShape(),
-                   adaptor.getDtype(), results);
+LogicalResult inferRandomLike(std::optional<Location> loc, StringRef name, StringRef dist,
+                              ArrayRef<double> p, Value data,
+                              SmallVectorImpl<Type> &results) {
+  if (failed(checkSamplerParams(loc, name, dist, p)))
+    return failure();
+  return inferSameAsInput(name, loc, data, results);
 }
+
+/// MultiSampleOpShape / Type: the parameters share one shape and element
+/// type; the result is their shape then `shape`, in `dtype`.
+LogicalResult inferMultiSample(MLIRContext *context, std::optional<Location> loc,
+                               StringRef name, ValueRange params, ArrayRef<int64_t> shape,
+                               StringRef dtype, SmallVectorImpl<Type> &results) {
+  SmallVector<RankedTensorType> types;
+  for (Value v : params) {
+    auto t = getTensorType(loc, name, v, "parameter");
+    if (failed(t))
+      return failure();
+    types.push_back(*t);
+  }
+  for (RankedTensorType t : ArrayRef(types).drop_front()) {
+    if (t.getShape() != types[0].getShape())
+      return inferError(loc, name, "the parameters' shapes differ: ",
+                        formatShape(types[0].getShape()), " and ", formatShape(t.getShape()));
+    if (t.getElementType() != types[0].getElementType())
+      return inferError(loc, name, "the parameters' types differ");
+  }
+  SmallVector<int64_t> out(types[0].getShape());
+  for (int64_t e : shape) {
+    if (e < 1)
+      return inferError(loc, name, "shape parameter must be non-zero within each dimension");
+    out.push_back(e);
+  }
+  if (out.empty())
+    out.push_back(1);
+  Type elt = elementTypeForDType(context, dtype);
+  if (!elt || !isa<FloatType>(elt))
+    return inferError(loc, name, "Output type must be float16, float32, or float64: dtype is ",
+                      dtype);
+  results.push_back(RankedTensorType::get(out, elt));
+  return success();
+}
+
+double asDouble(const APFloat &v) { return v.convertToDouble(); }
+double asDouble(uint64_t v) { return static_cast<double>(static_cast<int64_t>(v)); }
+double asDouble(int64_t v) { return static_cast<double>(v); }
+
+} // namespace
+
+#define MXC_SAMPLERS(D, CPP, P0, P1)                                                       \
+  LogicalResult Random##CPP##LikeSamplerOp::inferReturnTypes(                              \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,                         \
+      SmallVectorImpl<Type> &results) {                                                    \
+    return inferRandomLike(loc, getOperationName(), D,                                     \
+                           {asDouble(adaptor.get##P0()), asDouble(adaptor.get##P1())},    \
+                           adaptor.getData(), results);                                    \
+  }                                                                                        \
+  LogicalResult Sample##CPP##Op::inferReturnTypes(MLIRContext *context,                    \
+                                                  std::optional<Location> loc,             \
+                                                  Adaptor adaptor,                         \
+                                                  SmallVectorImpl<Type> &results) {        \
+    return inferMultiSample(context, loc, getOperationName(), adaptor.getOperands(),       \
+                            adaptor.getShape(), adaptor.getDtype(), results);              \
+  }
+#define MXC_SCALAR_SAMPLER(D, CPP, P0, P1)                                                 \
+  LogicalResult Random##CPP##SamplerOp::inferReturnTypes(                                  \
+      MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,                  \
+      SmallVectorImpl<Type> &results) {                                                    \
+    if (failed(checkSamplerParams(loc, getOperationName(), D,                              \
+                                  {asDouble(adaptor.get##P0()), asDouble(adaptor.get##P1())}))) \
+      return failure();                                                                    \
+    return inferInit(context, loc, getOperationName(), adaptor.getShape(),                 \
+                     adaptor.getDtype(), results);                                         \
+  }
+// one-parameter distributions name their parameter twice
+MXC_SAMPLERS("uniform", Uniform, Low, High)
+MXC_SAMPLERS("normal", Normal, Loc, Scale)
+MXC_SAMPLERS("gamma", Gamma, Alpha, Beta)
+MXC_SAMPLERS("exponential", Exponential, Lam, Lam)
+MXC_SAMPLERS("poisson", Poisson, Lam, Lam)
+MXC_SAMPLERS("negative_binomial", NegativeBinomial, K, P)
+MXC_SAMPLERS("generalized_negative_binomial", GeneralizedNegativeBinomial, Mu, Alpha)
+MXC_SCALAR_SAMPLER("uniform", Uniform, Low, High)
+MXC_SCALAR_SAMPLER("normal", Normal, Loc, Scale)
+MXC_SCALAR_SAMPLER("gamma", Gamma, Alpha, Beta)
+MXC_SCALAR_SAMPLER("exponential", Exponential, Lam, Lam)
+MXC_SCALAR_SAMPLER("poisson", Poisson, Lam, Lam)
+MXC_SCALAR_SAMPLER("negative_binomial", NegativeBinomial, K, P)
+MXC_SCALAR_SAMPLER("generalized_negative_binomial", GeneralizedNegativeBinomial, Mu, Alpha)
+#undef MXC_SAMPLERS
+#undef MXC_SCALAR_SAMPLER
 
 /// SampleMultinomialOpShape / Type: data's leading axes then `shape`; the
 /// indices in `dtype`, the log-probabilities (get_prob) in data's type.

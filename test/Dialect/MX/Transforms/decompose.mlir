@@ -134,3 +134,30 @@ func.func @samplers() -> (tensor<2x3xf32>, tensor<4xf16>) {
   %n = mx._random_normal {shape = array<i64: 4>, dtype = "float16"} : () -> tensor<4xf16>
   return %u, %n : tensor<2x3xf32>, tensor<4xf16>
 }
+
+// The other samplers draw from the same rng_seed with streams of their
+// own: gamma's 16 candidates along a leading axis (Box-Muller in pairs:
+// cos and sin), the first accepted one picked by argmax / pick; a
+// _sample_* reads its parameters through BlockGrad (no gradient), each
+// broadcast over the draws.
+
+// CHECK-LABEL: func.func @more_samplers
+// CHECK-SAME: %[[A:[^:]*]]: tensor<2xf32>
+// CHECK-SAME: %[[SEED:[^:]*]]: tensor<1xi64> {mx.kind = "rng_seed", mx.name = "rng_seed"}
+// CHECK: mx.BlockGrad %[[A]]
+// CHECK: mx.random_uniform %[[SEED]] {{.*}} -> tensor<8x2x5xf32>
+// CHECK: mx.cos
+// CHECK: mx.sin
+// CHECK: mx.Concat {{.*}} -> tensor<16x2x5xf32>
+// CHECK: mx.argmax {{.*}}axis = 0
+// CHECK: mx.pick
+// CHECK: mx.random_uniform %[[SEED]] {{.*}} -> tensor<4x3xf64>
+// CHECK: mx.log
+// CHECK-NOT: mx._random_
+// CHECK-NOT: mx._sample_
+func.func @more_samplers(%a: tensor<2xf32>) -> (tensor<2x5xf32>, tensor<4x3xf64>) {
+  %g = mx._sample_gamma %a, %a {shape = array<i64: 5>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2x5xf32>
+  %x = mx._zeros {shape = array<i64: 4, 3>, dtype = "float64"} : () -> tensor<4x3xf64>
+  %e = mx._random_exponential_like %x {lam = 2.0 : f64} : (tensor<4x3xf64>) -> tensor<4x3xf64>
+  return %g, %e : tensor<2x5xf32>, tensor<4x3xf64>
+}

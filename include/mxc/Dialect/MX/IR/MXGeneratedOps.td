@@ -2120,6 +2120,100 @@ def MX_ROIPoolingOp : MX_Op<"ROIPooling", [Pure, InferTypeOpAdaptorWithIsCompati
   }];
 }
 
+def MX_ContribROIAlignOp : MX_Op<"_contrib_ROIAlign", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Average of bilinear samples of regions of interest (Mask R-CNN)";
+  let description = [{
+    For `data` (N, C, H, W) and `rois` (R, 5) rows (batch index, x1, y1, x2,
+    y2) scaled by `spatial_scale` (minus 0.5 with `aligned`; at least 1 x 1
+    without): each of the `pooled_size` (PH, PW) bins is the mean of a grid of
+    bilinear samples, `sample_ratio` per axis or ceil(bin extent) when it is
+    <= 0 (adaptive), MXNet's sampling (a sample beyond [-1, extent] reads 0,
+    one below 0 reads the border). `position_sensitive` reads channel
+    c * PH * PW + ph * PW + pw for output channel c (C must divide by PH * PW).
+    A negative batch index gives the region 0 (MXNet 1.9.1's kernel zeroes
+    element r of the whole output instead, a bug). A composite (mx-decompose):
+    the samples
+    are separable, so each region's mean is a weight matrix per axis (R, PH, H)
+    and (R, PW, W) applied to the region's image (`take`) by two batch_dots; an
+    adaptive grid has data-dependent extent, but only the samples in [-1,
+    extent] carry weight and their spacing is at least 0.5, so a window of
+    2 * extent + 4 samples from the first one there covers them (static shapes).
+    The gradient flows to data; none to `rois` (MXNet's).
+
+    MXNet operator: `_contrib_ROIAlign`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_ROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$rois,
+    DenseI64ArrayAttr:$pooled_size,
+    F64Attr:$spatial_scale,
+    DefaultValuedAttr<I64Attr, "-1">:$sample_ratio,
+    DefaultValuedAttr<BoolAttr, "false">:$position_sensitive,
+    DefaultValuedAttr<BoolAttr, "false">:$aligned
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $rois attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribPSROIPoolingOp : MX_Op<"_contrib_PSROIPooling", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Position-sensitive average pooling of regions of interest (R-FCN)";
+  let description = [{
+    For `data` (N, C, H, W) and `rois` (R, 5) rows (batch index, x1, y1, x2,
+    y2): each region, its corners rounded (half away from zero), the end plus
+    one, scaled by `spatial_scale` (at least 0.1 wide), is split into
+    `pooled_size` x `pooled_size` bins [floor(start + p * bin), ceil(start + (p
+    + 1) * bin)) clipped to the map; output (R, output_dim, P, P) channel c of
+    bin (ph, pw) is the mean of data channel (c * G + gh) * G + gw over the bin
+    (gh = floor(ph * G / P), G = `group_size`, `pooled_size` when 0), 0 for an
+    empty bin. data needs output_dim * G * G channels. A composite
+    (mx-decompose): the bins' row and column masks applied to each region's
+    image by two batch_dots, then the channel of each bin. The gradient flows
+    to data; none to `rois`.
+
+    MXNet operator: `_contrib_PSROIPooling`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_PSROIPooling %x, %r {spatial_scale = 1.0 : f64, output_dim = 2 : i64, pooled_size = 2 : i64} : (tensor<1x8x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$rois,
+    F64Attr:$spatial_scale,
+    I64Attr:$output_dim,
+    I64Attr:$pooled_size,
+    DefaultValuedAttr<I64Attr, "0">:$group_size
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $rois attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_HistogramOp : MX_Op<"_histogram", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Histogram of the flattened data (mx.nd.histogram)";
   let description = [{
@@ -8299,6 +8393,644 @@ def MX_RandomNormalSamplerOp : MX_Op<"_random_normal", [Pure, InferTypeOpAdaptor
   );
   let assemblyFormat = [{
      attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomUniformLikeSamplerOp : MX_Op<"_random_uniform_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers shaped like data: uniform in [low, high)";
+  let description = [{
+    mx.sym.random.uniform_like: numbers of data's shape and type, uniform in [low, high) (data's
+    values are not read; no gradient reaches it).
+
+    MXNet operator: `_random_uniform_like`.
+
+    Example:
+
+    ```mlir
+    %s = mx._random_uniform_like %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "0.0">:$low,
+    DefaultValuedAttr<F64Attr, "1.0">:$high
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SampleUniformOp : MX_Op<"_sample_uniform", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers, one distribution per parameter element: uniform in [low, high)";
+  let description = [{
+    mx.sym.random.uniform with Symbol parameters: for each element of the parameter
+    arrays (all of one shape and type), `shape` numbers, uniform in [low, high), appended to the
+    parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+    the parameters (MXNet's zero gradient).
+
+    MXNet operator: `_sample_uniform` (aliases `sample_uniform`).
+
+    Example:
+
+    ```mlir
+    %s = mx._sample_uniform %low, %high {shape = array<i64: 3>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$low,
+    MX_FloatTensor:$high,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $low `,` $high attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomNormalLikeSamplerOp : MX_Op<"_random_normal_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers shaped like data: normal N(loc, scale^2), by Box-Muller";
+  let description = [{
+    mx.sym.random.normal_like: numbers of data's shape and type, normal N(loc, scale^2), by Box-Muller (data's
+    values are not read; no gradient reaches it).
+
+    MXNet operator: `_random_normal_like`.
+
+    Example:
+
+    ```mlir
+    %s = mx._random_normal_like %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "0.0">:$loc,
+    DefaultValuedAttr<F64Attr, "1.0">:$scale
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SampleNormalOp : MX_Op<"_sample_normal", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers, one distribution per parameter element: normal N(loc, scale^2), by Box-Muller";
+  let description = [{
+    mx.sym.random.normal with Symbol parameters: for each element of the parameter
+    arrays (all of one shape and type), `shape` numbers, normal N(loc, scale^2), by Box-Muller, appended to the
+    parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+    the parameters (MXNet's zero gradient).
+
+    MXNet operator: `_sample_normal` (aliases `sample_normal`).
+
+    Example:
+
+    ```mlir
+    %s = mx._sample_normal %mu, %sigma {shape = array<i64: 3>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$mu,
+    MX_FloatTensor:$sigma,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $mu `,` $sigma attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomGammaSamplerOp : MX_Op<"_random_gamma", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers: gamma with shape alpha and scale beta";
+  let description = [{
+    mx.sym.random.gamma: `shape` numbers, gamma with shape alpha and scale beta. Drawn by mx-decompose from the
+    graph's rng_seed streams (see _random_uniform); the parameters are checked
+    as MXNet's sampler checks them.
+
+    MXNet operator: `_random_gamma` (aliases `random_gamma`).
+
+    Example:
+
+    ```mlir
+    %s = mx._random_gamma {shape = array<i64: 4>} : () -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+    DefaultValuedAttr<F64Attr, "1.0">:$beta,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomGammaLikeSamplerOp : MX_Op<"_random_gamma_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers shaped like data: gamma with shape alpha and scale beta";
+  let description = [{
+    mx.sym.random.gamma_like: numbers of data's shape and type, gamma with shape alpha and scale beta (data's
+    values are not read; no gradient reaches it).
+
+    MXNet operator: `_random_gamma_like`.
+
+    Example:
+
+    ```mlir
+    %s = mx._random_gamma_like %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+    DefaultValuedAttr<F64Attr, "1.0">:$beta
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SampleGammaOp : MX_Op<"_sample_gamma", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers, one distribution per parameter element: gamma with shape alpha and scale beta";
+  let description = [{
+    mx.sym.random.gamma with Symbol parameters: for each element of the parameter
+    arrays (all of one shape and type), `shape` numbers, gamma with shape alpha and scale beta, appended to the
+    parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+    the parameters (MXNet's zero gradient).
+
+    MXNet operator: `_sample_gamma` (aliases `sample_gamma`).
+
+    Example:
+
+    ```mlir
+    %s = mx._sample_gamma %alpha, %beta {shape = array<i64: 3>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$alpha,
+    MX_FloatTensor:$beta,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $alpha `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomExponentialSamplerOp : MX_Op<"_random_exponential", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers: exponential with rate lam";
+  let description = [{
+    mx.sym.random.exponential: `shape` numbers, exponential with rate lam. Drawn by mx-decompose from the
+    graph's rng_seed streams (see _random_uniform); the parameters are checked
+    as MXNet's sampler checks them.
+
+    MXNet operator: `_random_exponential` (aliases `random_exponential`).
+
+    Example:
+
+    ```mlir
+    %s = mx._random_exponential {shape = array<i64: 4>} : () -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<F64Attr, "1.0">:$lam,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomExponentialLikeSamplerOp : MX_Op<"_random_exponential_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers shaped like data: exponential with rate lam";
+  let description = [{
+    mx.sym.random.exponential_like: numbers of data's shape and type, exponential with rate lam (data's
+    values are not read; no gradient reaches it).
+
+    MXNet operator: `_random_exponential_like`.
+
+    Example:
+
+    ```mlir
+    %s = mx._random_exponential_like %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$lam
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SampleExponentialOp : MX_Op<"_sample_exponential", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers, one distribution per parameter element: exponential with rate lam";
+  let description = [{
+    mx.sym.random.exponential with Symbol parameters: for each element of the parameter
+    arrays (all of one shape and type), `shape` numbers, exponential with rate lam, appended to the
+    parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+    the parameters (MXNet's zero gradient).
+
+    MXNet operator: `_sample_exponential` (aliases `sample_exponential`).
+
+    Example:
+
+    ```mlir
+    %s = mx._sample_exponential %lam {shape = array<i64: 3>} : (tensor<2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$lam,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $lam attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomPoissonSamplerOp : MX_Op<"_random_poisson", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers: Poisson with rate lam (integers in the float dtype)";
+  let description = [{
+    mx.sym.random.poisson: `shape` numbers, Poisson with rate lam (integers in the float dtype). Drawn by mx-decompose from the
+    graph's rng_seed streams (see _random_uniform); the parameters are checked
+    as MXNet's sampler checks them.
+
+    MXNet operator: `_random_poisson` (aliases `random_poisson`).
+
+    Example:
+
+    ```mlir
+    %s = mx._random_poisson {shape = array<i64: 4>} : () -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<F64Attr, "1.0">:$lam,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomPoissonLikeSamplerOp : MX_Op<"_random_poisson_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers shaped like data: Poisson with rate lam (integers in the float dtype)";
+  let description = [{
+    mx.sym.random.poisson_like: numbers of data's shape and type, Poisson with rate lam (integers in the float dtype) (data's
+    values are not read; no gradient reaches it).
+
+    MXNet operator: `_random_poisson_like`.
+
+    Example:
+
+    ```mlir
+    %s = mx._random_poisson_like %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$lam
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SamplePoissonOp : MX_Op<"_sample_poisson", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers, one distribution per parameter element: Poisson with rate lam (integers in the float dtype)";
+  let description = [{
+    mx.sym.random.poisson with Symbol parameters: for each element of the parameter
+    arrays (all of one shape and type), `shape` numbers, Poisson with rate lam (integers in the float dtype), appended to the
+    parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+    the parameters (MXNet's zero gradient).
+
+    MXNet operator: `_sample_poisson` (aliases `sample_poisson`).
+
+    Example:
+
+    ```mlir
+    %s = mx._sample_poisson %lam {shape = array<i64: 3>} : (tensor<2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$lam,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $lam attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomNegativeBinomialSamplerOp : MX_Op<"_random_negative_binomial", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers: negative binomial: failures before k successes of probability p";
+  let description = [{
+    mx.sym.random.negative_binomial: `shape` numbers, negative binomial: failures before k successes of probability p. Drawn by mx-decompose from the
+    graph's rng_seed streams (see _random_uniform); the parameters are checked
+    as MXNet's sampler checks them.
+
+    MXNet operator: `_random_negative_binomial` (aliases `random_negative_binomial`).
+
+    Example:
+
+    ```mlir
+    %s = mx._random_negative_binomial {shape = array<i64: 4>} : () -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<I64Attr, "1">:$k,
+    DefaultValuedAttr<F64Attr, "1.0">:$p,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomNegativeBinomialLikeSamplerOp : MX_Op<"_random_negative_binomial_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers shaped like data: negative binomial: failures before k successes of probability p";
+  let description = [{
+    mx.sym.random.negative_binomial_like: numbers of data's shape and type, negative binomial: failures before k successes of probability p (data's
+    values are not read; no gradient reaches it).
+
+    MXNet operator: `_random_negative_binomial_like`.
+
+    Example:
+
+    ```mlir
+    %s = mx._random_negative_binomial_like %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<I64Attr, "1">:$k,
+    DefaultValuedAttr<F64Attr, "1.0">:$p
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SampleNegativeBinomialOp : MX_Op<"_sample_negative_binomial", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers, one distribution per parameter element: negative binomial: failures before k successes of probability p";
+  let description = [{
+    mx.sym.random.negative_binomial with Symbol parameters: for each element of the parameter
+    arrays (all of one shape and type), `shape` numbers, negative binomial: failures before k successes of probability p, appended to the
+    parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+    the parameters (MXNet's zero gradient).
+
+    MXNet operator: `_sample_negative_binomial` (aliases `sample_negative_binomial`).
+
+    Example:
+
+    ```mlir
+    %s = mx._sample_negative_binomial %k, %p {shape = array<i64: 3>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$k,
+    MX_FloatTensor:$p,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $k `,` $p attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomGeneralizedNegativeBinomialSamplerOp : MX_Op<"_random_generalized_negative_binomial", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers: generalized negative binomial with mean mu and dispersion alpha";
+  let description = [{
+    mx.sym.random.generalized_negative_binomial: `shape` numbers, generalized negative binomial with mean mu and dispersion alpha. Drawn by mx-decompose from the
+    graph's rng_seed streams (see _random_uniform); the parameters are checked
+    as MXNet's sampler checks them.
+
+    MXNet operator: `_random_generalized_negative_binomial` (aliases `random_generalized_negative_binomial`).
+
+    Example:
+
+    ```mlir
+    %s = mx._random_generalized_negative_binomial {shape = array<i64: 4>} : () -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins
+    DefaultValuedAttr<F64Attr, "1.0">:$mu,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    OptionalAttr<StrAttr>:$ctx,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+     attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_RandomGeneralizedNegativeBinomialLikeSamplerOp : MX_Op<"_random_generalized_negative_binomial_like", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers shaped like data: generalized negative binomial with mean mu and dispersion alpha";
+  let description = [{
+    mx.sym.random.generalized_negative_binomial_like: numbers of data's shape and type, generalized negative binomial with mean mu and dispersion alpha (data's
+    values are not read; no gradient reaches it).
+
+    MXNet operator: `_random_generalized_negative_binomial_like`.
+
+    Example:
+
+    ```mlir
+    %s = mx._random_generalized_negative_binomial_like %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$mu,
+    DefaultValuedAttr<F64Attr, "1.0">:$alpha
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_SampleGeneralizedNegativeBinomialOp : MX_Op<"_sample_generalized_negative_binomial", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Random numbers, one distribution per parameter element: generalized negative binomial with mean mu and dispersion alpha";
+  let description = [{
+    mx.sym.random.generalized_negative_binomial with Symbol parameters: for each element of the parameter
+    arrays (all of one shape and type), `shape` numbers, generalized negative binomial with mean mu and dispersion alpha, appended to the
+    parameters' shape, in `dtype` (float32 when not given). No gradient reaches
+    the parameters (MXNet's zero gradient).
+
+    MXNet operator: `_sample_generalized_negative_binomial` (aliases `sample_generalized_negative_binomial`).
+
+    Example:
+
+    ```mlir
+    %s = mx._sample_generalized_negative_binomial %mu, %alpha {shape = array<i64: 3>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$mu,
+    MX_FloatTensor:$alpha,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+    DefaultValuedAttr<MX_StrEnumAttr<["float16", "float32", "float64"]>, "\"float32\"">:$dtype
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $mu `,` $alpha attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDefinition = [{
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
