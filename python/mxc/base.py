@@ -210,6 +210,12 @@ integer_types = (int, np.int32, np.int64)
 mx_real_t = np.float32
 
 
+class DynamicShapeError(MXNetError):
+    """An operator whose output shape depends on its input values
+    (boolean_mask) met in a graph: mxc's graphs have static shapes. A
+    hybridized Gluon block that meets one runs imperatively instead."""
+
+
 class NotImplementedForSymbol(MXNetError):
     """An NDArray-only function called on a Symbol (MXNet's error type)."""
 

@@ -1385,13 +1385,57 @@ def _contrib_sync_batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-
     return [y, batch_mean, globals()["mean"](square(centred), axis=1, exclude=True)]
 
 
+def _contrib_boolean_mask(data, index, axis=0, out=None, name=None, **kwargs):
+    """MXNet's contrib.boolean_mask (_contrib_boolean_mask): the slices of
+    data along `axis` whose `index` entry is non-zero, in order. The output's
+    extent depends on the values, which a compiled graph cannot have: the
+    positions are read on the host (a wait on `index`), the slices taken
+    there, and under autograd.record() the gradient scatters the head
+    gradient back to those positions (zero elsewhere; none to `index`), as
+    MXNet's backward. An empty selection gives a zero-size array."""
+    from . import autograd
+
+    if kwargs:
+        raise MXNetError("boolean_mask: unexpected arguments %s" % ", ".join(kwargs))
+    if not isinstance(data, NDArray) or not isinstance(index, NDArray):
+        raise MXNetError("boolean_mask: data and index must be NDArrays")
+    ax = int(axis) + (data.ndim if int(axis) < 0 else 0)
+    if not 0 <= ax < data.ndim:
+        raise MXNetError("boolean_mask: axis %s out of range for %d dimensions"
+                         % (axis, data.ndim))
+    if index.ndim != 1 or index.shape[0] != data.shape[ax]:
+        raise MXNetError("boolean_mask: index must be 1-D with data's extent %d along axis %d, "
+                         "got shape %s" % (data.shape[ax], ax, index.shape))
+
+    class _BooleanMask(autograd.Function):
+        def forward(self, x, i):
+            pos = np.nonzero(_as_np(i))[0]
+            self.save_for_backward(pos, x.shape, x._np.dtype)
+            return _new(np.ascontiguousarray(np.take(_as_np(x), pos, axis=ax)), x.context)
+
+        def backward(self, dy):
+            pos, shape, dtype = self.saved_tensors
+            grad = np.zeros(shape, dtype)
+            where = [builtins.slice(None)] * len(shape)
+            where[ax] = pos
+            grad[tuple(where)] = _as_np(dy)
+            return _new(grad, dy.context), zeros_like(index)
+
+    result = _BooleanMask()(data, index)
+    if out is not None:
+        out[:] = result
+        return out
+    return result
+
+
 class _ContribNamespace(_ops.ContribNamespace):
     """mx.nd.contrib: the table's _contrib_* operators, and the Python
     helpers mxc has (allclose; isnan, isinf, isfinite from _nd_more;
-    SyncBatchNorm on one device)."""
+    SyncBatchNorm on one device; boolean_mask on the host)."""
 
     allclose = staticmethod(_contrib_allclose)
     SyncBatchNorm = staticmethod(_contrib_sync_batch_norm)
+    boolean_mask = staticmethod(_contrib_boolean_mask)
 
     @staticmethod
     def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):

@@ -1279,6 +1279,17 @@ class _ContribNamespace(_ops.ContribNamespace):
     composites (rand_zipfian)."""
 
     @staticmethod
+    def boolean_mask(data=None, index=None, axis=0, name=None, **kwargs):
+        """MXNet's contrib.boolean_mask has a data-dependent output shape,
+        which a compiled graph cannot have: a DynamicShapeError (a hybridized
+        Gluon block then runs imperatively; mx.nd.contrib.boolean_mask works)."""
+        from .base import DynamicShapeError
+        raise DynamicShapeError("boolean_mask: its output shape depends on the index values; "
+                                "mxc's graphs have static shapes (mx.nd.contrib.boolean_mask "
+                                "works on NDArrays, and a hybridized block using it runs "
+                                "imperatively)")
+
+    @staticmethod
     def rand_zipfian(true_classes, num_sampled, range_max):
         """MXNet's contrib.rand_zipfian (mxc._candidate_sampling)."""
         import sys

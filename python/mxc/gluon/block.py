@@ -30,8 +30,8 @@ from .. import autograd
 from .. import ndarray as nd
 from .. import symbol as _sym
 from .. import _ops
-from ..base import (MXNetAssertionError, MXNetError, NameManager, Prefix, compile_graph,
-                    dtype_name, np_dtype)
+from ..base import (DynamicShapeError, MXNetAssertionError, MXNetError, NameManager, Prefix,
+                    compile_graph, dtype_name, np_dtype)
 from ..context import current_context
 from ..executor import OpMonitor
 from ..ndarray import NDArray
@@ -1023,7 +1023,7 @@ class HybridBlock(Block):
                              "input, got %s" % (self.name, type(x).__name__))
         if has_nd:
             ctx = next(a for a in flat if isinstance(a, NDArray)).context
-            if self._active:
+            if self._active and not getattr(self, "_dynamic_shape", False):
                 # (cpu_pinned memory is the CPU's: it mixes with cpu)
                 ctxs = {("cpu" if a.context.device_type == "cpu_pinned" else
                          a.context.device_type, a.context.device_id)
@@ -1031,7 +1031,14 @@ class HybridBlock(Block):
                 if len(ctxs) > 1:
                     raise _ValueError("HybridBlock %s: a hybridized block takes inputs on one "
                                       "context, got %s" % (self.name, sorted(ctxs)))
-                return self._call_cached_op(x, *args)
+                try:
+                    return self._call_cached_op(x, *args)
+                except DynamicShapeError:
+                    # an operator with a data-dependent shape (boolean_mask):
+                    # no static graph; run imperatively from now on (MXNet's
+                    # CachedOp runs such graphs dynamically)
+                    self._dynamic_shape = True
+                    self._clear_cached_op()
             try:
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
             except DeferredInitializationError:

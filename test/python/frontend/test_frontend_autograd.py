@@ -244,6 +244,49 @@ def test_integer_arrays_have_gradients_in_their_type():
     np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), [[1, -2], [3, 0]])
 
 
+def test_integer_arithmetic_gradients():
+    # MXNet 1.9.1's gradients of int32 arithmetic, in int32 (its kernels run
+    # in the array's type): a * b, a + b, a * 3, take, sum
+    a = mx.nd.array(np.arange(1, 5), dtype="int32")
+    b = mx.nd.array(np.arange(2, 6), dtype="int32")
+    a.attach_grad()
+    b.attach_grad()
+    want = [([2, 3, 4, 5], [1, 2, 3, 4]), ([1, 1, 1, 1], [1, 1, 1, 1]),
+            ([3, 3, 3, 3], None), ([1, 0, 1, 0], None), ([1, 1, 1, 1], None)]
+    for f, (wa, wb) in zip([lambda: a * b, lambda: a + b, lambda: a * 3,
+                            lambda: mx.nd.take(a, mx.nd.array([0, 2])), lambda: a.sum()], want):
+        with mx.autograd.record():
+            y = f()
+        y.backward()
+        assert a.grad.dtype == np.int32
+        np.testing.assert_array_equal(a.grad.asnumpy(), wa)
+        if wb is not None:
+            np.testing.assert_array_equal(b.grad.asnumpy(), wb)
+
+
+def test_boolean_mask_and_its_gradient():
+    # MXNet's test_boolean_mask: the rows whose index is non-zero; the
+    # gradient scatters back; an empty selection is a zero-size array
+    data = mx.nd.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    data.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.contrib.boolean_mask(data, mx.nd.array([0, 1, 0]))
+    out.backward()
+    np.testing.assert_array_equal(out.asnumpy(), [[4, 5, 6]])
+    np.testing.assert_array_equal(data.grad.asnumpy(), [[0, 0, 0], [1, 1, 1], [0, 0, 0]])
+    with mx.autograd.record():
+        out = mx.nd.contrib.boolean_mask(data, mx.nd.array([0, 0, 0]))
+    out.backward()
+    assert out.shape == (0, 3)
+    assert (data.grad.asnumpy() == 0).all()
+    x = mx.nd.arange(12).reshape((3, 4))
+    np.testing.assert_array_equal(
+        mx.nd.contrib.boolean_mask(x, mx.nd.array([1, 0, 0, 1]), axis=1).asnumpy(),
+        [[0, 3], [4, 7], [8, 11]])
+    with pytest.raises(mx.base.MXNetError, match="index must be 1-D with data's extent 3"):
+        mx.nd.contrib.boolean_mask(data, mx.nd.array([1, 0]))
+
+
 @pytest.mark.parametrize("key", [([2, 0, 2],), (slice(None), [1, 3]), (None, 1),
                                  (Ellipsis, 2), (np.array([[0, 1], [2, 2]]),)],
                          ids=["list", "slice-list", "none", "ellipsis", "array"])

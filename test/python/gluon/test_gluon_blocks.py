@@ -558,3 +558,27 @@ def test_np_shape_parameters():
     assert mx.set_np_shape(True) is False and mx.set_np_shape(False) is True
     with pytest.raises(mx.MXNetError, match="mx.np"):
         mx.util.set_np()
+
+
+def test_hybridized_block_with_a_dynamic_shape_runs_imperatively():
+    # MXNet's test_dynamic_shape: boolean_mask's output shape depends on the
+    # index values; the hybridized block falls back to imperative execution
+    # (mx.sym.contrib.boolean_mask itself is a DynamicShapeError)
+    class Masked(gluon.HybridBlock):
+        def hybrid_forward(self, F, data, index):
+            return F.contrib.boolean_mask(data, index) * 2
+
+    block = Masked()
+    block.hybridize()
+    data = mx.nd.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    data.attach_grad()
+    for index, rows in (([0, 1, 1], [1, 2]), ([1, 0, 0], [0])):
+        with mx.autograd.record():
+            out = block(data, mx.nd.array(index))
+        out.backward()
+        np.testing.assert_array_equal(out.asnumpy(), data.asnumpy()[rows] * 2)
+        want = np.zeros((3, 3))
+        want[rows] = 2
+        np.testing.assert_array_equal(data.grad.asnumpy(), want)
+    with pytest.raises(mx.base.DynamicShapeError, match="static shapes"):
+        mx.sym.contrib.boolean_mask(mx.sym.var("d"), mx.sym.var("i"))

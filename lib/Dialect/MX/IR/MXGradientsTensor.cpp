@@ -152,8 +152,11 @@ LogicalResult binaryGrad(Operation *op, GradBuilder &g, ValueRange og,
   name.consume_front("_"); // _hypot
   Value a = op->getOperand(0), b = op->getOperand(1), y = op->getResult(0);
   Value dy = og[0];
-  if (!isFloatTensor(a))
-    return success(); // integer arithmetic: no gradient (MXNet gives 0)
+  // integer arithmetic: MXNet's gradients in the integer type for add / sub
+  // / mul / maximum / minimum; mxc gives the others none
+  if (!isFloatTensor(a) && name != "add" && name != "sub" && name != "mul" &&
+      name != "maximum" && name != "minimum")
+    return success();
   Value da, db;
   if (name == "add") {
     da = dy;
@@ -198,9 +201,20 @@ LogicalResult scalarGrad(Operation *op, GradBuilder &g, ValueRange og,
                          Grads &in) {
   StringRef name = op->getName().getStringRef();
   Value x = op->getOperand(0), y = op->getResult(0), dy = og[0];
-  if (!isFloatTensor(x) || !isFloatTensor(y))
+  // integers: MXNet's gradients in the integer type for + - * of a scalar;
+  // mxc gives the others none
+  bool integer = !isFloatTensor(x) || !isFloatTensor(y);
+  if (integer && !llvm::is_contained({StringRef("mx._plus_scalar"),
+                                      StringRef("mx._minus_scalar"),
+                                      StringRef("mx._rminus_scalar"),
+                                      StringRef("mx._mul_scalar")},
+                                     name))
     return success();
   double s = attrF(op, "scalar", 1.0);
+  if (integer && name == "mx._mul_scalar") {
+    in[0] = g.op("mx._mul_scalar", dy, {g.f64("scalar", s), g.boolean("is_int", true)});
+    return success();
+  }
   Value dx;
   if (name == "mx._plus_scalar" || name == "mx._minus_scalar")
     dx = dy;
@@ -513,7 +527,8 @@ LogicalResult reduceGrad(Operation *op, GradBuilder &g, ValueRange og,
                          Grads &in) {
   StringRef name = op->getName().getStringRef();
   Value x = op->getOperand(0), y = op->getResult(0);
-  if (!isFloatTensor(x))
+  // integers: sum's gradient (MXNet's, in the integer type); the others none
+  if (!isFloatTensor(x) && name != "mx.sum")
     return success();
   auto xt = typeOf(x);
   SmallVector<int64_t> axes = reducedAxes(op, xt.getRank());

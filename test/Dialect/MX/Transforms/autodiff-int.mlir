@@ -16,3 +16,20 @@ func.func @main(%x: tensor<2xi32> {mx.kind = "param", mx.name = "x"}, %idx: tens
   %1 = mx.take %0, %idx {axis = 0 : i64} : (tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32> loc("t")
   return %1 : tensor<2xf32>
 }
+
+// -----
+
+// Integer arithmetic (+, -, *, a scalar's + - *, sum) differentiates in the
+// integer type, as MXNet's kernels do.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: tensor<2xi32> {mx.kind = "grad", mx.name = "x_grad"}
+// CHECK: mx.elemwise_mul {{.*}} : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+// CHECK: mx._mul_scalar {{.*}} : (tensor<2xi32>) -> tensor<2xi32>
+// CHECK: return {{.*}} : tensor<1xi32>, tensor<2xi32>, tensor<2xi32>
+func.func @main(%x: tensor<2xi32> {mx.kind = "param", mx.name = "x"}, %idx: tensor<2xi32> {mx.kind = "param", mx.name = "idx"}) -> (tensor<1xi32> {mx.name = "out"}) {
+  %0 = mx.elemwise_mul %x, %idx : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %1 = mx._mul_scalar %0 {scalar = 3.0 : f64, is_int = true} : (tensor<2xi32>) -> tensor<2xi32>
+  %2 = mx.sum %1 : (tensor<2xi32>) -> tensor<1xi32>
+  return %2 : tensor<1xi32>
+}
