@@ -1381,6 +1381,57 @@ The gradient flows to data; none to `rois` (MXNet's).""",
           Attr("aligned", "bool", "False", doc="Detectron2's half-pixel offset.")],
    example="""%y = mx._contrib_ROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>""")
 
+_DEFORM_ATTRS = [
+    Attr("kernel", "shape", doc="Kernel size (h, w)."),
+    Attr("stride", "shape", "()", doc="Stride; empty means 1 per dimension."),
+    Attr("dilate", "shape", "()", doc="Dilation; empty means 1 per dimension."),
+    Attr("pad", "shape", "()", doc="Zero padding; empty means 0 per dimension."),
+    Attr("num_filter", "int", doc="Number of output channels (>= 1)."),
+    Attr("num_group", "int", "1", doc="Number of groups."),
+    Attr("num_deformable_group", "int", "1", doc="Groups of channels sharing one offset field."),
+    Attr("workspace", "int", "1024", doc="Workspace limit in MB (backend hint)."),
+    Attr("no_bias", "bool", "False", doc="Whether there is no `bias` input."),
+    Attr("layout", "enum", "None", ["NCHW"], doc="Only NCHW."),
+]
+for _name, _cpp, _mod in (("_contrib_DeformableConvolution", "ContribDeformableConvolution", False),
+                          ("_contrib_ModulatedDeformableConvolution",
+                           "ContribModulatedDeformableConvolution", True)):
+    op(mxnet=_name, mnemonic=_name, cpp=_cpp,
+       source=("src/operator/contrib/modulated_deformable_convolution-inl.h, "
+               "nn/modulated_deformable_im2col.h modulated_deformable_im2col_cpu_kernel, "
+               "dmcn_im2col_bilinear_cpu" if _mod else
+               "src/operator/contrib/deformable_convolution-inl.h, nn/deformable_im2col.h "
+               "deformable_im2col_cpu, im2col_bilinear_cpu"),
+       summary=("Modulated deformable 2-D convolution (Deformable ConvNets v2)" if _mod else
+                "Deformable 2-D convolution (Deformable ConvNets)"),
+       description="""
+A 2-D convolution whose kernel taps are moved by `offset` (N, 2 K G, Ho,
+Wo) (K = kh kw taps, G = `num_deformable_group`; per group and tap the row
+then the column offset): tap (i, j) of output (ho, wo) reads channel c of
+group g at (ho stride - pad + i dilate + dh, wo stride - pad + j dilate +
+dw) by bilinear interpolation, %s. The taps then meet `weight` (F, C /
+num_group, kh, kw) as Convolution's columns do, plus `bias`. A composite
+(mx-decompose): the four corners of every tap by `take` from the data, their
+bilinear weights and masks, then a batch_dot per group; the gradient reaches
+data, offset%s, weight and bias through them (the offset's through the
+weights, as MXNet's coordinate gradient). NCHW only.""" % (
+           "-1 < y < H and -1 < x < W (MXNet's CPU kernel), each corner outside the map "
+           "reading 0, the tap multiplied by `mask` (N, K G, Ho, Wo)" if _mod else
+           "0 <= y < H and 0 <= x < W (MXNet 1.9.1's CPU kernel; 0 outside), a corner past "
+           "the last row or column reading the border", ", mask" if _mod else ""),
+       inputs=[Input("data", tensor=FLOAT), Input("offset", tensor=FLOAT)] +
+              ([Input("mask", tensor=FLOAT)] if _mod else []) +
+              [Input("weight", tensor=FLOAT, param_shape="conv_weight"),
+               Input("bias", optional=True, tensor=FLOAT, when="!no_bias",
+                     param_shape="num_filter")],
+       outputs=[Output("output", tensor=FLOAT)],
+       attrs=list(_DEFORM_ATTRS) + ([Attr("im2col_step", "int", "64",
+                                          doc="Images per im2col step (backend hint).")]
+                                    if _mod else []),
+       example=("""%%y = mx.%s %%x, %%o, %%m, %%w, %%b {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64} : (tensor<1x2x5x5xf32>, tensor<1x18x5x5xf32>, tensor<1x9x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>""" % _name
+                if _mod else
+                """%%y = mx.%s %%x, %%o, %%w, %%b {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64} : (tensor<1x2x5x5xf32>, tensor<1x18x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>""" % _name))
+
 op(mxnet="_contrib_PSROIPooling", mnemonic="_contrib_PSROIPooling", cpp="ContribPSROIPooling",
    source="src/operator/contrib/psroi_pooling-inl.h PSROIPoolingParam, InferShape; "
           "psroi_pooling.cc PSROIPoolForwardCPU",

@@ -755,6 +755,19 @@ def test_topk_indices_have_no_gradient(attrs):
     ("_contrib_PSROIPooling", {"pooled_size": 2, "output_dim": 2, "spatial_scale": 0.5},
      {"data": rand((2, 8, 6, 6)),
       "rois": np.array([[0, 1.0, 2.0, 9.0, 10.0], [1, 0.0, 0.0, 5.0, 3.0]])}, ["data"]),
+    # deformable convolutions: offsets with fractional parts in (0.1, 0.9)
+    # (away from the corners' switch points), some taps outside the map
+    ("_contrib_DeformableConvolution",
+     {"kernel": (3, 3), "pad": (1, 1), "num_filter": 2, "num_deformable_group": 2},
+     {"data": rand((1, 4, 4, 5)),
+      "offset": np.random.default_rng(3).uniform(0.1, 0.9, (1, 36, 4, 5)),
+      "weight": rand((2, 4, 3, 3), seed=1), "bias": rand((2,), seed=2)}, None),
+    ("_contrib_ModulatedDeformableConvolution",
+     {"kernel": (2, 2), "stride": (2, 1), "num_filter": 4, "num_group": 2, "no_bias": True},
+     {"data": rand((2, 2, 5, 4)),
+      "offset": np.random.default_rng(4).uniform(0.1, 0.9, (2, 8, 2, 3)) - 1.0,
+      "mask": np.random.default_rng(5).uniform(0.2, 1.0, (2, 4, 2, 3)),
+      "weight": rand((4, 1, 2, 2), seed=1)}, None),
     # mode like: the second input only gives the size (no gradient)
     ("_contrib_BilinearResize2D", {"mode": "like"},
      {"data": rand((1, 2, 3, 4)), "like": rand((1, 1, 6, 2))}, ["data"]),

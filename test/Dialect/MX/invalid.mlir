@@ -1239,3 +1239,21 @@ func.func @psroi_pooling_channels(%x: tensor<1x7x6x6xf32>, %r: tensor<3x5xf32>) 
   %0 = mx._contrib_PSROIPooling %x, %r {spatial_scale = 1.0 : f64, output_dim = 2 : i64, pooled_size = 2 : i64} : (tensor<1x7x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>
   return %0 : tensor<3x2x2x2xf32>
 }
+
+// -----
+
+func.func @deformable_offset_channels(%x: tensor<1x4x5x5xf32>, %o: tensor<1x9x5x5xf32>, %w: tensor<2x4x3x3xf32>) -> tensor<1x2x5x5xf32> {
+  // expected-error @+2 {{'mx._contrib_DeformableConvolution' op offset filter must divide deformable group size}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_DeformableConvolution %x, %o, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 2 : i64, no_bias = true} : (tensor<1x4x5x5xf32>, tensor<1x9x5x5xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return %0 : tensor<1x2x5x5xf32>
+}
+
+// -----
+
+func.func @modulated_mask_shape(%x: tensor<1x4x5x5xf32>, %o: tensor<1x18x5x5xf32>, %m: tensor<1x9x4x5xf32>, %w: tensor<2x4x3x3xf32>) -> tensor<1x2x5x5xf32> {
+  // expected-error @+2 {{'mx._contrib_ModulatedDeformableConvolution' op mask must be (1, kh * kw * groups, 5, 5), got (1, 9, 4, 5)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_ModulatedDeformableConvolution %x, %o, %m, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 2 : i64, no_bias = true} : (tensor<1x4x5x5xf32>, tensor<1x18x5x5xf32>, tensor<1x9x4x5xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return %0 : tensor<1x2x5x5xf32>
+}

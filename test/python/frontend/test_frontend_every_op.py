@@ -184,6 +184,13 @@ EXAMPLES = {
     "_contrib_MultiBoxPrior": ([f(1, 2, 3, 5)], dict(sizes=(0.5, 0.25), ratios=(1, 2, 0.5),
                                                     clip=True)),
     # a region past the border, a malformed one (x2 < x1), an invalid batch index
+    "_contrib_DeformableConvolution": ([f(2, 4, 5, 6), f(2, 36, 5, 6) * 2.0, f(4, 2, 3, 3), f(4)],
+                                       dict(kernel=(3, 3), pad=(1, 1), num_filter=4, num_group=2,
+                                            num_deformable_group=2)),
+    "_contrib_ModulatedDeformableConvolution": ([f(1, 3, 6, 5), f(1, 12, 3, 3) * 1.5,
+                                                 pos(1, 6, 3, 3), f(2, 3, 2, 3)],
+                                                dict(kernel=(2, 3), stride=(2, 1), dilate=(1, 1),
+                                                     num_filter=2, no_bias=True)),
     "_contrib_ROIAlign": ([f(2, 3, 8, 7), np.array([[0, 0.6, 1.2, 4.4, 5.0], [1, 3.0, 2.0, 9.0, 8.0],
                                                   [-1, 1.0, 1.0, 3.0, 3.0], [1, -5.0, -4.0, 20.0, 30.0]],
                                                  np.float32)],

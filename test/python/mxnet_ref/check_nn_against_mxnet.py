@@ -138,5 +138,22 @@ for log in (False, True):
     v = f(2, 2, 5, 3, lo=0.1, hi=1); v = v / v.sum(axis=-1, keepdims=True)
     chk("_random_pdf_dirichlet", a, [v, f(2, 2, 3, lo=0.5, hi=2)])
     chk("_random_pdf_dirichlet", a, [v[0, 0, 0], f(3, lo=0.5, hi=2)])
+for mod in (False, True):
+    op = "_contrib_ModulatedDeformableConvolution" if mod else "_contrib_DeformableConvolution"
+    for a, (n, c, hh, ww), dg in [({"kernel": (3, 3), "pad": (1, 1), "num_filter": 4}, (2, 4, 5, 6), 2),
+                                  ({"kernel": (2, 3), "stride": (2, 1), "dilate": (2, 1),
+                                    "num_filter": 4, "num_group": 2, "no_bias": True}, (1, 4, 7, 6), 1)]:
+        a = dict(a, num_deformable_group=dg)
+        kh, kw = a["kernel"]
+        s_, d_, p_ = a.get("stride", (1, 1)), a.get("dilate", (1, 1)), a.get("pad", (0, 0))
+        ho = (hh + 2 * p_[0] - d_[0] * (kh - 1) - 1) // s_[0] + 1
+        wo = (ww + 2 * p_[1] - d_[1] * (kw - 1) - 1) // s_[1] + 1
+        ins = [f(n, c, hh, ww), f(n, 2 * kh * kw * dg, ho, wo, lo=-2.5, hi=2.5)]
+        if mod:
+            ins.append(f(n, kh * kw * dg, ho, wo, lo=0, hi=1))
+        ins.append(f(a["num_filter"], c // a.get("num_group", 1), kh, kw))
+        if not a.get("no_bias"):
+            ins.append(f(a["num_filter"]))
+        chk(op, a, ins)
 print("BAD", bad)
 sys.exit(1 if bad else 0)

@@ -784,6 +784,89 @@ def contrib_roi_align(inputs, attrs):
     return [out]
 
 
+def _deformable(inputs, attrs, modulated):
+    """MXNet's deformable convolutions by their CPU kernels' loops
+    (deformable_im2col_cpu / im2col_bilinear_cpu; modulated_deformable_im2col
+    and dmcn_im2col_bilinear_cpu), then the grouped GEMM and the bias."""
+    import math
+    data, offset = inputs[0], inputs[1]
+    mask = inputs[2] if modulated else None
+    weight = inputs[3 if modulated else 2]
+    no_bias = attr_bool(attrs, "no_bias", False)
+    bias = None if no_bias else inputs[4 if modulated else 3]
+    kh, kw = attr_tuple(attrs, "kernel")
+    sh, sw = attr_tuple(attrs, "stride", ()) or (1, 1)
+    dh, dw = attr_tuple(attrs, "dilate", ()) or (1, 1)
+    ph, pw = attr_tuple(attrs, "pad", ()) or (0, 0)
+    f, groups = attr_int(attrs, "num_filter"), attr_int(attrs, "num_group", 1)
+    dg = attr_int(attrs, "num_deformable_group", 1)
+    n, c, h, w = data.shape
+    ho = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    wo = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    T = data.dtype.type
+    cols = np.zeros((n, c, kh * kw, ho, wo), data.dtype)
+
+    def corner(plane, y, x):
+        if modulated:
+            yl, xl = math.floor(y), math.floor(x)
+            yh, xh = yl + 1, xl + 1
+            ly, lx = y - T(yl), x - T(xl)
+            v = lambda r, q, ok: plane[r, q] if ok else T(0)
+            return ((T(1) - ly) * (T(1) - lx) * v(yl, xl, yl >= 0 and xl >= 0) +
+                    (T(1) - ly) * lx * v(yl, xh, yl >= 0 and xh <= w - 1) +
+                    ly * (T(1) - lx) * v(yh, xl, yh <= h - 1 and xl >= 0) +
+                    ly * lx * v(yh, xh, yh <= h - 1 and xh <= w - 1))
+        yl, xl = math.floor(y), math.floor(x)
+        if yl >= h - 1:
+            yh = yl = h - 1
+            y = T(yl)
+        else:
+            yh = yl + 1
+        if xl >= w - 1:
+            xh = xl = w - 1
+            x = T(xl)
+        else:
+            xh = xl + 1
+        ly, lx = y - T(yl), x - T(xl)
+        return ((T(1) - ly) * (T(1) - lx) * plane[yl, xl] + (T(1) - ly) * lx * plane[yl, xh] +
+                ly * (T(1) - lx) * plane[yh, xl] + ly * lx * plane[yh, xh])
+    for b in range(n):
+        for ch in range(c):
+            g = ch // (c // dg)
+            for i in range(kh):
+                for j in range(kw):
+                    k = i * kw + j
+                    for oy in range(ho):
+                        for ox in range(wo):
+                            y = T(oy * sh - ph + i * dh) + offset[b, g * 2 * kh * kw + 2 * k, oy, ox]
+                            x = T(ox * sw - pw + j * dw) + offset[b, g * 2 * kh * kw + 2 * k + 1, oy, ox]
+                            inside = (-1 < y < h and -1 < x < w) if modulated else \
+                                (0 <= y < h and 0 <= x < w)
+                            v = corner(data[b, ch], y, x) if inside else T(0)
+                            if modulated:
+                                v = v * mask[b, g * kh * kw + k, oy, ox]
+                            cols[b, ch, k, oy, ox] = v
+    out = np.zeros((n, f, ho, wo), data.dtype)
+    cp, fp = c // groups, f // groups
+    for gi in range(groups):
+        wm = weight[gi * fp:(gi + 1) * fp].reshape(fp, cp * kh * kw)
+        cm = cols[:, gi * cp:(gi + 1) * cp].reshape(n, cp * kh * kw, ho * wo)
+        out[:, gi * fp:(gi + 1) * fp] = np.einsum("fk,nkl->nfl", wm, cm).reshape(n, fp, ho, wo)
+    if bias is not None:
+        out += bias.reshape(1, f, 1, 1)
+    return [out]
+
+
+@register("_contrib_DeformableConvolution")
+def contrib_deformable_convolution(inputs, attrs):
+    return _deformable(inputs, attrs, False)
+
+
+@register("_contrib_ModulatedDeformableConvolution")
+def contrib_modulated_deformable_convolution(inputs, attrs):
+    return _deformable(inputs, attrs, True)
+
+
 @register("_contrib_PSROIPooling")
 def contrib_psroi_pooling(inputs, attrs):
     """MXNet's PSROIPooling (contrib/psroi_pooling.cc PSROIPoolForwardCPU),

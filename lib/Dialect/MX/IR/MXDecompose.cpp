@@ -1512,6 +1512,134 @@ LogicalResult decomposePSROIPooling(GradBuilder &g, ContribPSROIPoolingOp op,
   return success();
 }
 
+/// DeformableConvolution / ModulatedDeformableConvolution (deformable_im2col.h
+/// deformable_im2col_cpu, modulated_deformable_im2col.h): every tap's
+/// sample position from the offsets, its four corners by `take` from the
+/// flattened data with their bilinear weights (zero outside, per MXNet's CPU
+/// kernel of each op), times the mask (modulated), then the columns meet the
+/// weight per group by batch_dot, plus the bias.
+LogicalResult decomposeDeformable(GradBuilder &g, Operation *op, bool modulated,
+                                  SmallVectorImpl<Value> &results) {
+  Value data = op->getOperand(0), offset = op->getOperand(1);
+  Value mask = modulated ? op->getOperand(2) : Value();
+  Value weight = op->getOperand(modulated ? 3 : 2);
+  bool noBias = cast<BoolAttr>(op->getAttr("no_bias")
+                                   ? op->getAttr("no_bias")
+                                   : BoolAttr::get(op->getContext(), false))
+                    .getValue();
+  Value bias = !noBias && op->getNumOperands() > unsigned(modulated ? 4 : 3)
+                   ? op->getOperand(modulated ? 4 : 3)
+                   : Value();
+  ArrayRef<int64_t> d = typeOf(data).getShape();
+  ArrayRef<int64_t> out = typeOf(op->getResult(0)).getShape();
+  int64_t n = d[0], c = d[1], h = d[2], w = d[3], ho = out[2], wo = out[3], f = out[1];
+  auto dense = [&](StringRef name) {
+    auto a = op->getAttrOfType<DenseI64ArrayAttr>(name);
+    return a ? SmallVector<int64_t>(a.asArrayRef()) : SmallVector<int64_t>();
+  };
+  SmallVector<int64_t> kernel = dense("kernel");
+  using mxc::mx::detail::expandSpatialParam;
+  StringRef opName = op->getName().getStringRef();
+  auto stride = expandSpatialParam(op->getLoc(), opName, "stride", dense("stride"), 2, 1);
+  auto dilate = expandSpatialParam(op->getLoc(), opName, "dilate", dense("dilate"), 2, 1);
+  auto pad = expandSpatialParam(op->getLoc(), opName, "pad", dense("pad"), 2, 0);
+  if (failed(stride) || failed(dilate) || failed(pad))
+    return failure();
+  auto intAttr = [&](StringRef name, int64_t dflt) {
+    auto a = op->getAttrOfType<IntegerAttr>(name);
+    return a ? a.getInt() : dflt;
+  };
+  int64_t groups = intAttr("num_group", 1), dg = intAttr("num_deformable_group", 1);
+  int64_t kh = kernel[0], kw = kernel[1], taps = kh * kw, cg = c / dg;
+  Type elt = typeOf(data).getElementType();
+  auto range = [&](int64_t len) { return g.cast(arangeN(g, len, "float64"), elt); };
+  // tap positions without offsets: (1, 1, K, Ho, 1) rows, (1, 1, K, 1, Wo) columns
+  Value rowTap = g.mulS(g.reshape(range(kh), {kh, 1, 1, 1}), double((*dilate)[0]));
+  Value rowOut = g.addS(g.mulS(g.reshape(range(ho), {1, 1, ho, 1}), double((*stride)[0])),
+                        -double((*pad)[0]));
+  Value baseH = g.reshape(g.add(g.add(rowTap, rowOut), g.reshape(g.mulS(range(kw), 0.0),
+                                                                  {1, kw, 1, 1})),
+                          {1, 1, taps, ho, 1});
+  Value colTap = g.mulS(g.reshape(range(kw), {1, kw, 1, 1}), double((*dilate)[1]));
+  Value colOut = g.addS(g.mulS(g.reshape(range(wo), {1, 1, 1, wo}), double((*stride)[1])),
+                        -double((*pad)[1]));
+  Value baseW = g.reshape(g.add(g.add(colTap, colOut), g.reshape(g.mulS(range(kh), 0.0),
+                                                                  {kh, 1, 1, 1})),
+                          {1, 1, taps, 1, wo});
+  // offsets (N, G, K, 2, Ho, Wo): row, then column
+  Value off = g.reshape(offset, {n, dg, taps, 2, ho, wo});
+  auto part = [&](int64_t k) {
+    return g.reshape(sliceAxis(g, off, 3, k, k + 1), {n, dg, taps, ho, wo});
+  };
+  Value y = g.add(part(0), baseH), x = g.add(part(1), baseW); // (N, G, K, Ho, Wo)
+  Value valid, yLow = g.op("mx.floor", y), xLow = g.op("mx.floor", x);
+  Value yHigh, xHigh, ly, lx;
+  SmallVector<Value, 4> cornerOk(4);
+  if (modulated) {
+    // -1 < y < H, -1 < x < W; a corner outside the map reads 0
+    valid = g.mul(g.mul(g.cmpS("greater", y, -1.0), g.cmpS("greater", x, -1.0)),
+                  g.mul(g.cmpS("lesser", y, double(h)), g.cmpS("lesser", x, double(w))));
+    yHigh = g.addS(yLow, 1.0);
+    xHigh = g.addS(xLow, 1.0);
+    ly = g.sub(y, yLow);
+    lx = g.sub(x, xLow);
+    Value yl = g.cmpS("greater_equal", yLow, 0.0), xl = g.cmpS("greater_equal", xLow, 0.0);
+    Value yh = g.cmpS("lesser_equal", yHigh, double(h - 1));
+    Value xh = g.cmpS("lesser_equal", xHigh, double(w - 1));
+    cornerOk = {g.mul(yl, xl), g.mul(yl, xh), g.mul(yh, xl), g.mul(yh, xh)};
+  } else {
+    // 0 <= y < H, 0 <= x < W; at the last row / column both corners are it
+    valid = g.mul(g.mul(g.cmpS("greater_equal", y, 0.0), g.cmpS("greater_equal", x, 0.0)),
+                  g.mul(g.cmpS("lesser", y, double(h)), g.cmpS("lesser", x, double(w))));
+    Value topY = g.cmpS("greater_equal", yLow, double(h - 1));
+    Value topX = g.cmpS("greater_equal", xLow, double(w - 1));
+    yHigh = g.scalarOp("mx._minimum_scalar", g.addS(yLow, 1.0), double(h - 1));
+    xHigh = g.scalarOp("mx._minimum_scalar", g.addS(xLow, 1.0), double(w - 1));
+    ly = g.mul(g.sub(y, yLow), g.rsubS(topY, 1.0));
+    lx = g.mul(g.sub(x, xLow), g.rsubS(topX, 1.0));
+  }
+  Value hy = g.rsubS(ly, 1.0), hx = g.rsubS(lx, 1.0);
+  SmallVector<Value, 4> weights{g.mul(hy, hx), g.mul(hy, lx), g.mul(ly, hx), g.mul(ly, lx)};
+  SmallVector<std::pair<Value, Value>, 4> corners{
+      {yLow, xLow}, {yLow, xHigh}, {yHigh, xLow}, {yHigh, xHigh}};
+  if (modulated)
+    valid = g.mul(valid, g.reshape(mask, {n, dg, taps, ho, wo}));
+  // flat index in data of (n, group g, channel j of the group): ((n G + g)
+  // Cg + j) H W, plus the corner's row * W + column
+  Type f64 = Float64Type::get(g.builder().getContext());
+  Value planeBase = g.mulS(g.reshape(arangeN(g, n * dg * cg, "float64"), {n, dg, cg, 1, 1, 1}),
+                           double(h * w));
+  Value flat = g.reshape(data, {n * c * h * w});
+  Value cols;
+  for (unsigned k = 0; k < 4; ++k) {
+    auto [cy, cx] = corners[k];
+    auto clip = [&](Value v, int64_t hi) {
+      return g.op("mx.clip", g.cast(v, f64), {g.f64("a_min", 0.0), g.f64("a_max", double(hi))});
+    };
+    Value cyc = clip(cy, h - 1), cxc = clip(cx, w - 1);
+    Value pos = g.reshape(g.add(g.mulS(cyc, double(w)), cxc), {n, dg, 1, taps, ho, wo});
+    Value v = g.op("mx.take", {flat, g.add(planeBase, pos)}, {g.i64("axis", 0)});
+    Value wk = g.mul(weights[k], valid);
+    if (modulated)
+      wk = g.mul(wk, cornerOk[k]);
+    Value term = g.mul(v, g.reshape(wk, {n, dg, 1, taps, ho, wo})); // (N, G, Cg, K, Ho, Wo)
+    cols = cols ? g.add(cols, term) : term;
+  }
+  // columns (C K, N L) per group against weight (F / groups, C / groups K)
+  int64_t l = ho * wo, cPer = c / groups, fPer = f / groups;
+  Value colsT = g.op("mx.transpose", g.reshape(cols, {n, c * taps, l}),
+                     {g.shape("axes", {1, 0, 2})}); // (C K, N, L)
+  colsT = g.reshape(colsT, {groups, cPer * taps, n * l});
+  Value wg = g.reshape(weight, {groups, fPer, cPer * taps});
+  Value y2 = g.op("mx.batch_dot", {wg, colsT}); // (groups, F / groups, N L)
+  y2 = g.op("mx.transpose", g.reshape(y2, {f, n, l}), {g.shape("axes", {1, 0, 2})});
+  Value result = g.reshape(y2, {n, f, ho, wo});
+  if (bias)
+    result = g.add(result, g.reshape(bias, {1, f, 1, 1}));
+  results.assign({result});
+  return success();
+}
+
 /// linalg extractdiag / makediag / extracttrian / maketrian (la_op-inl.h
 /// CopyDiag, CopyTrian): the flat positions (row * n + col) in an n x n
 /// matrix of the diagonal's or triangle's entries, in MXNet's order, as a
@@ -2114,7 +2242,9 @@ bool mxc::mx::isComposite(Operation *op) {
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
              ContribBoxDecodeOp, HistogramOp, ContribMultiBoxPriorOp,
-             ROIPoolingOp, ContribROIAlignOp, ContribPSROIPoolingOp, LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
+             ROIPoolingOp, ContribROIAlignOp, ContribPSROIPoolingOp,
+             ContribDeformableConvolutionOp, ContribModulatedDeformableConvolutionOp,
+             LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
              LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
              ScatterNdOp, AmpCastOp, Im2colOp, Col2imOp, GridGeneratorOp, BilinearSamplerOp,
@@ -2141,7 +2271,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
           ContribInterleavedMatmulEncdecValattOp, RandomPdfUniformOp, RandomPdfNormalOp,
           RandomPdfGammaOp, RandomPdfExponentialOp, RandomPdfPoissonOp,
           RandomPdfNegativeBinomialOp, RandomPdfGeneralizedNegativeBinomialOp,
-          RandomPdfDirichletOp, ContribROIAlignOp, ContribPSROIPoolingOp>(op)) {
+          RandomPdfDirichletOp, ContribROIAlignOp, ContribPSROIPoolingOp,
+          ContribDeformableConvolutionOp, ContribModulatedDeformableConvolutionOp>(op)) {
     auto isStatic = [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); };
     if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
         !llvm::all_of(op->getResultTypes(), isStatic))
@@ -2233,6 +2364,10 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     r = decomposeROIAlign(g, ra, results);
   else if (auto ps = dyn_cast<ContribPSROIPoolingOp>(op))
     r = decomposePSROIPooling(g, ps, results);
+  else if (isa<ContribDeformableConvolutionOp>(op))
+    r = decomposeDeformable(g, op, /*modulated=*/false, results);
+  else if (isa<ContribModulatedDeformableConvolutionOp>(op))
+    r = decomposeDeformable(g, op, /*modulated=*/true, results);
   else if (auto ed = dyn_cast<LinalgExtractdiagOp>(op))
     r = decomposeDiagTrian(g, op, ed.getOffset(), true, true, true, results);
   else if (auto md = dyn_cast<LinalgMakediagOp>(op))

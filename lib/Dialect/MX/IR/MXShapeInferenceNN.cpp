@@ -1519,6 +1519,113 @@ LogicalResult ROIPoolingOp::inferReturnTypes(MLIRContext *context, std::optional
 }
 
 //===----------------------------------------------------------------------===//
+// _contrib_DeformableConvolution, _contrib_ModulatedDeformableConvolution
+// (contrib/deformable_convolution-inl.h, modulated_deformable_convolution-
+// inl.h InferShape)
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferDeformable(std::optional<Location> loc, StringRef name, Value data,
+                                     Value offset, Value mask, Value weight, Value bias,
+                                     ArrayRef<int64_t> kernel, ArrayRef<int64_t> strideA,
+                                     ArrayRef<int64_t> dilateA, ArrayRef<int64_t> padA,
+                                     int64_t numFilter, int64_t numGroup, int64_t numDeform,
+                                     bool noBias, SmallVectorImpl<Type> &results) {
+  auto d = getTensorType(loc, name, data, "data");
+  auto o = getTensorType(loc, name, offset, "offset");
+  if (failed(d) || failed(o))
+    return failure();
+  if (d->getRank() != 4)
+    return inferError(loc, name, "Input data should be 4D in batch-num_filter-y-x");
+  if (o->getRank() != 4)
+    return inferError(loc, name, "Input offset should be 4D in batch-num_filter-y-x");
+  if (!d->hasStaticShape() || !o->hasStaticShape())
+    return inferError(loc, name, "needs static data and offset shapes");
+  if (kernel.size() != 2 || kernel[0] < 1 || kernel[1] < 1)
+    return inferError(loc, name, "kernel must be (h, w) of positive extents, got ",
+                      formatShape(kernel));
+  auto stride = expandSpatialParam(loc, name, "stride", strideA, 2, 1);
+  auto dilate = expandSpatialParam(loc, name, "dilate", dilateA, 2, 1);
+  auto pad = expandSpatialParam(loc, name, "pad", padA, 2, 0);
+  if (failed(stride) || failed(dilate) || failed(pad))
+    return failure();
+  int64_t c = d->getDimSize(1);
+  if (numFilter < 1 || numGroup < 1 || numDeform < 1)
+    return inferError(loc, name, "num_filter, num_group and num_deformable_group must be "
+                                 "positive");
+  if (c % numGroup != 0)
+    return inferError(loc, name, "input num_filter must divide group size");
+  if (c % numDeform != 0)
+    return inferError(loc, name, "input num_filter must divide deformable group size");
+  if (numFilter % numGroup != 0)
+    return inferError(loc, name, "output num_filter must divide group size");
+  SmallVector<int64_t> out{d->getDimSize(0), numFilter};
+  for (int k = 0; k < 2; ++k) {
+    int64_t extent = d->getDimSize(2 + k) + 2 * (*pad)[k] - (*dilate)[k] * (kernel[k] - 1) - 1;
+    if (extent < 0 || (*stride)[k] < 1)
+      return inferError(loc, name, "kernel size exceed input");
+    out.push_back(extent / (*stride)[k] + 1);
+  }
+  int64_t taps = kernel[0] * kernel[1];
+  if (o->getDimSize(0) != out[0] || o->getDimSize(2) != out[2] || o->getDimSize(3) != out[3])
+    return inferError(loc, name, "offset must be (", out[0], ", 2 * kh * kw * groups, ", out[2],
+                      ", ", out[3], "), got ", formatShape(o->getShape()));
+  if (o->getDimSize(1) != 2 * taps * numDeform)
+    return inferError(loc, name, "offset filter must divide deformable group size");
+  if (mask) {
+    auto m = getTensorType(loc, name, mask, "mask");
+    if (failed(m))
+      return failure();
+    if (m->getRank() != 4 || m->getDimSize(0) != out[0] || m->getDimSize(2) != out[2] ||
+        m->getDimSize(3) != out[3] || m->getDimSize(1) != taps * numDeform)
+      return inferError(loc, name, "mask must be (", out[0], ", kh * kw * groups, ", out[2],
+                        ", ", out[3], "), got ", formatShape(m->getShape()));
+  }
+  auto w = getTensorType(loc, name, weight, "weight");
+  if (failed(w))
+    return failure();
+  SmallVector<int64_t> wantW{numFilter, c / numGroup, kernel[0], kernel[1]};
+  if (w->getShape() != ArrayRef<int64_t>(wantW))
+    return inferError(loc, name, "weight must be ", formatShape(wantW), ", got ",
+                      formatShape(w->getShape()));
+  if (!noBias) {
+    if (!bias)
+      return inferError(loc, name, "the bias input is missing (no_bias is false)");
+    auto b = getTensorType(loc, name, bias, "bias");
+    if (failed(b))
+      return failure();
+    if (b->getShape() != ArrayRef<int64_t>{numFilter})
+      return inferError(loc, name, "bias must be (", numFilter, "), got ",
+                        formatShape(b->getShape()));
+  }
+  results.push_back(RankedTensorType::get(out, d->getElementType()));
+  return success();
+}
+
+LogicalResult ContribDeformableConvolutionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  return inferDeformable(loc, getOperationName(), adaptor.getData(), adaptor.getOffset(), {},
+                         adaptor.getWeight(), adaptor.getBias(), adaptor.getKernel(),
+                         adaptor.getStride(), adaptor.getDilate(), adaptor.getPad(),
+                         static_cast<int64_t>(adaptor.getNumFilter()),
+                         static_cast<int64_t>(adaptor.getNumGroup()),
+                         static_cast<int64_t>(adaptor.getNumDeformableGroup()),
+                         adaptor.getNoBias(), results);
+}
+
+LogicalResult ContribModulatedDeformableConvolutionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  return inferDeformable(loc, getOperationName(), adaptor.getData(), adaptor.getOffset(),
+                         adaptor.getMask(), adaptor.getWeight(), adaptor.getBias(),
+                         adaptor.getKernel(), adaptor.getStride(), adaptor.getDilate(),
+                         adaptor.getPad(), static_cast<int64_t>(adaptor.getNumFilter()),
+                         static_cast<int64_t>(adaptor.getNumGroup()),
+                         static_cast<int64_t>(adaptor.getNumDeformableGroup()),
+                         adaptor.getNoBias(), results);
+}
+
+//===----------------------------------------------------------------------===//
 // _contrib_ROIAlign (contrib/roi_align.cc FInferShape, FInferType),
 // _contrib_PSROIPooling (contrib/psroi_pooling-inl.h InferShape, InferType)
 //===----------------------------------------------------------------------===//

@@ -2170,6 +2170,110 @@ def MX_ContribROIAlignOp : MX_Op<"_contrib_ROIAlign", [Pure, InferTypeOpAdaptorW
   }];
 }
 
+def MX_ContribDeformableConvolutionOp : MX_Op<"_contrib_DeformableConvolution", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Deformable 2-D convolution (Deformable ConvNets)";
+  let description = [{
+    A 2-D convolution whose kernel taps are moved by `offset` (N, 2 K G, Ho,
+    Wo) (K = kh kw taps, G = `num_deformable_group`; per group and tap the row
+    then the column offset): tap (i, j) of output (ho, wo) reads channel c of
+    group g at (ho stride - pad + i dilate + dh, wo stride - pad + j dilate +
+    dw) by bilinear interpolation, 0 <= y < H and 0 <= x < W (MXNet 1.9.1's CPU kernel; 0 outside), a corner past the last row or column reading the border. The taps then meet `weight` (F, C /
+    num_group, kh, kw) as Convolution's columns do, plus `bias`. A composite
+    (mx-decompose): the four corners of every tap by `take` from the data, their
+    bilinear weights and masks, then a batch_dot per group; the gradient reaches
+    data, offset, weight and bias through them (the offset's through the
+    weights, as MXNet's coordinate gradient). NCHW only.
+
+    MXNet operator: `_contrib_DeformableConvolution`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_DeformableConvolution %x, %o, %w, %b {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64} : (tensor<1x2x5x5xf32>, tensor<1x18x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$offset,
+    MX_FloatTensor:$weight,
+    Optional<MX_FloatTensor>:$bias,
+    DenseI64ArrayAttr:$kernel,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+    I64Attr:$num_filter,
+    DefaultValuedAttr<I64Attr, "1">:$num_group,
+    DefaultValuedAttr<I64Attr, "1">:$num_deformable_group,
+    DefaultValuedAttr<I64Attr, "1024">:$workspace,
+    DefaultValuedAttr<BoolAttr, "false">:$no_bias,
+    OptionalAttr<MX_StrEnumAttr<["NCHW"]>>:$layout
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $offset `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribModulatedDeformableConvolutionOp : MX_Op<"_contrib_ModulatedDeformableConvolution", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Modulated deformable 2-D convolution (Deformable ConvNets v2)";
+  let description = [{
+    A 2-D convolution whose kernel taps are moved by `offset` (N, 2 K G, Ho,
+    Wo) (K = kh kw taps, G = `num_deformable_group`; per group and tap the row
+    then the column offset): tap (i, j) of output (ho, wo) reads channel c of
+    group g at (ho stride - pad + i dilate + dh, wo stride - pad + j dilate +
+    dw) by bilinear interpolation, -1 < y < H and -1 < x < W (MXNet's CPU kernel), each corner outside the map reading 0, the tap multiplied by `mask` (N, K G, Ho, Wo). The taps then meet `weight` (F, C /
+    num_group, kh, kw) as Convolution's columns do, plus `bias`. A composite
+    (mx-decompose): the four corners of every tap by `take` from the data, their
+    bilinear weights and masks, then a batch_dot per group; the gradient reaches
+    data, offset, mask, weight and bias through them (the offset's through the
+    weights, as MXNet's coordinate gradient). NCHW only.
+
+    MXNet operator: `_contrib_ModulatedDeformableConvolution`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_ModulatedDeformableConvolution %x, %o, %m, %w, %b {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64} : (tensor<1x2x5x5xf32>, tensor<1x18x5x5xf32>, tensor<1x9x5x5xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$offset,
+    MX_FloatTensor:$mask,
+    MX_FloatTensor:$weight,
+    Optional<MX_FloatTensor>:$bias,
+    DenseI64ArrayAttr:$kernel,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+    I64Attr:$num_filter,
+    DefaultValuedAttr<I64Attr, "1">:$num_group,
+    DefaultValuedAttr<I64Attr, "1">:$num_deformable_group,
+    DefaultValuedAttr<I64Attr, "1024">:$workspace,
+    DefaultValuedAttr<BoolAttr, "false">:$no_bias,
+    OptionalAttr<MX_StrEnumAttr<["NCHW"]>>:$layout,
+    DefaultValuedAttr<I64Attr, "64">:$im2col_step
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $offset `,` $mask `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribPSROIPoolingOp : MX_Op<"_contrib_PSROIPooling", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Position-sensitive average pooling of regions of interest (R-FCN)";
   let description = [{
