@@ -1364,7 +1364,9 @@ bilinear samples, `sample_ratio` per axis or ceil(bin extent) when it is
 one below 0 reads the border). `position_sensitive` reads channel
 c * PH * PW + ph * PW + pw for output channel c (C must divide by PH * PW).
 A negative batch index gives the region 0 (MXNet 1.9.1's kernel zeroes
-element r of the whole output instead, a bug). A composite (mx-decompose):
+element r of the whole output instead, a bug); an adaptive grid has at least
+one sample (MXNet's is empty for an inverted region with `aligned`, and it
+divides by 0). A composite (mx-decompose):
 the samples
 are separable, so each region's mean is a weight matrix per axis (R, PH, H)
 and (R, PW, W) applied to the region's image (`take`) by two batch_dots; an
@@ -2868,9 +2870,10 @@ is an error (MXNet's check).""",
 # gamma by Marsaglia-Tsang as MXNet's SampleGamma (shape < 1 boosted by
 # u^(1/alpha)) and Poisson by inversion of its CDF (rate < 10) or Hormann's
 # PTRS (rate >= 10), each rejection loop as a fixed number of candidates of
-# which the first accepted is taken (16 for gamma, 32 for PTRS: all
-# rejected has a probability below 1e-17 per element, and then the last
-# candidate is taken); the negative binomials as MXNet draws them, a
+# which the first accepted is taken (16 for gamma, each accepted with
+# probability about 0.95 or more; 32 for PTRS, 0.75 or more: all rejected
+# has a probability below 1e-17 per element, and then the first candidate
+# is taken); the negative binomials as MXNet draws them, a
 # Poisson whose rate is a gamma draw. (distribution, MXNet's scalar
 # parameters, _sample_*'s input names, the sampler's checks)
 _DISTRIBUTIONS = [

@@ -1030,7 +1030,7 @@ def _random_symbol(dist, values, shape, dtype, name, attr, kwargs):
         attrs["shape"] = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if dtype is not None:
         attrs["dtype"] = dtype
-    names, inputs = _DISTRIBUTIONS[dist]
+    names = _DISTRIBUTIONS[dist][0]
     if isinstance(values[0], Symbol):
         for v in values[1:]:
             if not isinstance(v, Symbol):
@@ -1053,7 +1053,15 @@ def _distribution(dist, doc):
     params = _DISTRIBUTIONS[dist][0]
 
     def sample(*args, shape=None, dtype=None, name=None, attr=None, **kwargs):
+        # MXNet's order: the parameters, then shape, then dtype
         values = list(args[:len(params)])
+        rest = list(args[len(params):])
+        if rest and shape is None:
+            shape = rest.pop(0)
+        if rest and dtype is None:
+            dtype = rest.pop(0)
+        if rest:
+            raise TypeError("mx.sym.random.%s: too many positional arguments" % dist)
         for n, d in params[len(values):]:
             values.append(kwargs.pop(n, d))
         return _random_symbol(dist, values, shape, dtype, name, attr, kwargs)

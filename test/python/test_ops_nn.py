@@ -495,3 +495,26 @@ def test_quantize_dequantize(out_type):
           [("min_range", lo), ("max_range", hi)], num_outputs=3, rtol=0, atol=0)
     q = REF["_contrib_quantize"]([x, lo, hi], {"out_type": out_type})[0]
     check("_contrib_dequantize", {}, q, [("min_range", lo), ("max_range", hi)], rtol=1e-6)
+
+
+# --- region ops: ROIAlign, PSROIPooling (composites) ---------------------
+
+_ROIS = np.array([[0, 1.1, 1.1, 6.2, 6.2], [1, 6.1, 2.1, 8.2, 11.2], [1, -4.0, -3.0, 30.0, 25.0],
+                  [0, 2.0, 3.0, 2.3, 3.1], [-1, 1.0, 1.0, 4.0, 4.0],
+                  # inverted (x2 < x1, y2 < y1): with aligned, negative bins
+                  [0, 7.0, 9.0, 3.0, 2.0]], np.float32)
+
+
+@pytest.mark.parametrize("attrs", [{"sample_ratio": -1}, {"sample_ratio": 2},
+                                   {"sample_ratio": 0, "aligned": True},
+                                   {"sample_ratio": 2, "aligned": True},
+                                   {"sample_ratio": 3, "position_sensitive": True}],
+                         ids=["adaptive", "fixed", "aligned", "aligned-fixed", "ps"])
+def test_roi_align(attrs):
+    # against MXNet's loops (mxnet_ref, checked against MXNet 1.9.1 except
+    # for the negative batch index and the inverted aligned region, where
+    # MXNet's kernel zeroes one element of another region / divides by 0)
+    rng = np.random.default_rng(0)
+    c = 12 if attrs.get("position_sensitive") else 3
+    check("_contrib_ROIAlign", dict(attrs, pooled_size=(2, 3), spatial_scale=0.75),
+          _rand(rng, (2, c, 12, 11)), [("rois", _ROIS)], rtol=1e-5, atol=1e-5)

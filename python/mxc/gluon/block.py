@@ -870,6 +870,7 @@ class HybridBlock(Block):
         """Traces and compiles at the next call (static_alloc / static_shape
         are accepted: mxc always plans memory once per compiled shape)."""
         self._active = active
+        self._dynamic_shape = False  # (traced again: a new graph may have static shapes)
         self._flags = list(kwargs.items()) + [("static_alloc", static_alloc),
                                               ("static_shape", static_shape)]
         self._clear_cached_op()

@@ -244,3 +244,13 @@ def test_randn_and_exponential_forms():
     x = _draw(e, scale=np.array([0.5, 4.0], np.float32))
     np.testing.assert_allclose(x.mean(axis=1), [0.5, 4.0], rtol=0.04)
     assert '"_sample_exponential"' in e.tojson() and '"_rdiv_scalar"' in e.tojson()
+
+
+def test_positional_shape_and_dtype():
+    # MXNet's order: the distribution's parameters, then shape, then dtype
+    s = mx.sym.random.poisson(4.0, (5,), "float64")
+    x = s.bind(mx.cpu(), {}).forward()[0]
+    assert x.shape == (5,) and x.dtype == np.float64
+    assert mx.sym.random.uniform(0, 1, (2, 3)).infer_shape()[1] == [(2, 3)]
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        mx.sym.random.gamma(1.0, 1.0, (2,), "float32", 7)

@@ -767,8 +767,10 @@ def contrib_roi_align(inputs, attrs):
         if not aligned:
             rw, rh = max(rw, T(1)), max(rh, T(1))
         bh, bw = rh / T(ph), rw / T(pw)
-        gh = ratio if ratio > 0 else int(math.ceil(rh / T(ph)))
-        gw = ratio if ratio > 0 else int(math.ceil(rw / T(pw)))
+        # (an adaptive grid of at least one sample, as mxc: MXNet's is 0 for an
+        # inverted region with aligned, and then divides by 0)
+        gh = ratio if ratio > 0 else max(int(math.ceil(rh / T(ph))), 1)
+        gw = ratio if ratio > 0 else max(int(math.ceil(rw / T(pw))), 1)
         count = T(max(gh * gw, 1))
         for cc in range(cout):
             for i in range(ph):

@@ -1364,14 +1364,19 @@ Value poolRegions(GradBuilder &g, Value data, Value batch, Value rowW, Value col
 /// samples from the first one at or past -1 (less one, for rounding) cover
 /// every sample with weight.
 Value alignWeights(GradBuilder &g, Value start, Value bin, Value grid, int64_t bins,
-                   int64_t extent, int64_t window, Type elt) {
+                   int64_t extent, int64_t window, bool fixedGrid, Type elt) {
   int64_t r = typeOf(start).getDimSize(0);
   Value pIdx = g.reshape(g.cast(arangeN(g, bins, "float64"), elt), {1, bins});
   Value y0 = g.add(start, g.mul(pIdx, bin));                       // (R, P)
   Value step = g.div(bin, grid);                                   // (R, 1)
+  // (a window that holds the whole grid, or a non-positive step: an
+  // inverted region with `aligned`, starts at sample 0)
   Value firstIdx = g.scalarOp(
       "mx._maximum_scalar",
       g.addS(g.op("mx.ceil", g.addS(g.div(g.rsubS(y0, -1.0), step), -0.5)), -1.0), 0.0);
+  firstIdx = g.mul(firstIdx, g.cmpS("greater", step, 0.0));
+  if (fixedGrid)
+    firstIdx = g.mulS(firstIdx, 0.0);
   Value m = g.reshape(g.cast(arangeN(g, window, "float64"), elt), {1, 1, window});
   Value idx = g.add(g.reshape(firstIdx, {r, bins, 1}), m);        // (R, P, M)
   Value y = g.add(g.reshape(y0, {r, bins, 1}),
@@ -1435,7 +1440,7 @@ LogicalResult decomposeROIAlign(GradBuilder &g, ContribROIAlignOp op,
     Value grid = ratio > 0 ? g.addS(g.mulS(bin, 0.0), double(ratio))
                            : g.scalarOp("mx._maximum_scalar", g.op("mx.ceil", bin), 1.0);
     int64_t window = ratio > 0 ? ratio : 2 * extent + 4;
-    return alignWeights(g, start, bin, grid, bins, extent, window, elt);
+    return alignWeights(g, start, bin, grid, bins, extent, window, ratio > 0, elt);
   };
   Value rowW = axis(startH, endH, ph, h), colW = axis(startW, endW, pw, w);
   int64_t r = typeOf(rois).getDimSize(0);

@@ -204,6 +204,10 @@ LogicalResult scalarGrad(Operation *op, GradBuilder &g, ValueRange og,
   // integers: MXNet's gradients in the integer type for + - * of a scalar;
   // mxc gives the others none
   bool integer = !isFloatTensor(x) || !isFloatTensor(y);
+  // (an integer x with a float y, or a bool x: the gradient would have y's
+  // type, not x's; those get none)
+  if (integer && typeOf(x).getElementType() != typeOf(y).getElementType())
+    return success();
   if (integer && !llvm::is_contained({StringRef("mx._plus_scalar"),
                                       StringRef("mx._minus_scalar"),
                                       StringRef("mx._rminus_scalar"),

@@ -1492,12 +1492,13 @@ LogicalResult ContribMultiBoxPriorOp::inferReturnTypes(MLIRContext *context,
 // ROIPooling (src/operator/roi_pooling-inl.h InferShape, InferType)
 //===----------------------------------------------------------------------===//
 
-LogicalResult ROIPoolingOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
-                                             Adaptor adaptor,
-                                             SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
-  auto d = nchwOperand(loc, name, adaptor.getData(), "data");
-  auto b = getTensorType(loc, name, adaptor.getRois(), "rois");
+/// data (N, C, H, W) and rois (R, 5) of one type, and spatial_scale in [0,
+/// 1], as the region ops (ROIPooling, ROIAlign, PSROIPooling) check.
+static FailureOr<std::pair<RankedTensorType, RankedTensorType>>
+regionOperands(std::optional<Location> loc, StringRef name, Value data, Value rois,
+               double spatialScale) {
+  auto d = nchwOperand(loc, name, data, "data");
+  auto b = getTensorType(loc, name, rois, "rois");
   if (failed(d) || failed(b))
     return failure();
   if (b->getRank() != 2 || b->getDimSize(1) != 5)
@@ -1505,15 +1506,26 @@ LogicalResult ROIPoolingOp::inferReturnTypes(MLIRContext *context, std::optional
                       formatShape(b->getShape()));
   if (b->getElementType() != d->getElementType())
     return inferError(loc, name, "data and rois must have one dtype");
+  if (spatialScale < 0 || spatialScale > 1)
+    return inferError(loc, name, "spatial_scale must be in [0, 1], got ", spatialScale);
+  return std::make_pair(*d, *b);
+}
+
+LogicalResult ROIPoolingOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois(),
+                            adaptor.getSpatialScale().convertToDouble());
+  if (failed(ops))
+    return failure();
+  auto [d, b] = *ops;
   ArrayRef<int64_t> ps = adaptor.getPooledSize();
   if (ps.size() != 2 || ps[0] < 1 || ps[1] < 1)
     return inferError(loc, name, "pooled_size must be (h, w) of positive extents, got ",
                       formatShape(ps));
-  double scale = adaptor.getSpatialScale().convertToDouble();
-  if (scale < 0 || scale > 1)
-    return inferError(loc, name, "spatial_scale must be in [0, 1], got ", scale);
-  SmallVector<int64_t> out{b->getDimSize(0), d->getDimSize(1), ps[0], ps[1]};
-  results.push_back(RankedTensorType::get(out, d->getElementType()));
+  SmallVector<int64_t> out{b.getDimSize(0), d.getDimSize(1), ps[0], ps[1]};
+  results.push_back(RankedTensorType::get(out, d.getElementType()));
   results.push_back(RankedTensorType::get(out, IntegerType::get(context, 32)));
   return success();
 }
@@ -1630,26 +1642,12 @@ LogicalResult ContribModulatedDeformableConvolutionOp::inferReturnTypes(
 // _contrib_PSROIPooling (contrib/psroi_pooling-inl.h InferShape, InferType)
 //===----------------------------------------------------------------------===//
 
-/// data (N, C, H, W) and rois (R, 5) of one type, as the region ops check.
-static FailureOr<std::pair<RankedTensorType, RankedTensorType>>
-regionOperands(std::optional<Location> loc, StringRef name, Value data, Value rois) {
-  auto d = nchwOperand(loc, name, data, "data");
-  auto b = getTensorType(loc, name, rois, "rois");
-  if (failed(d) || failed(b))
-    return failure();
-  if (b->getRank() != 2 || b->getDimSize(1) != 5)
-    return inferError(loc, name, "bbox should be a 2D tensor of shape [batch, 5], got ",
-                      formatShape(b->getShape()));
-  if (b->getElementType() != d->getElementType())
-    return inferError(loc, name, "data and rois must have one dtype");
-  return std::make_pair(*d, *b);
-}
-
 LogicalResult ContribROIAlignOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor,
                                                   SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
-  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois());
+  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois(),
+                            adaptor.getSpatialScale().convertToDouble());
   if (failed(ops))
     return failure();
   auto [d, b] = *ops;
@@ -1657,9 +1655,6 @@ LogicalResult ContribROIAlignOp::inferReturnTypes(MLIRContext *, std::optional<L
   if (ps.size() != 2 || ps[0] < 1 || ps[1] < 1)
     return inferError(loc, name, "pooled_size must be (h, w) of positive extents, got ",
                       formatShape(ps));
-  double scale = adaptor.getSpatialScale().convertToDouble();
-  if (scale < 0 || scale > 1)
-    return inferError(loc, name, "spatial_scale must be in [0, 1], got ", scale);
   int64_t c = d.getDimSize(1);
   if (adaptor.getPositionSensitive()) {
     if (c != ShapedType::kDynamic && c % (ps[0] * ps[1]) != 0)
@@ -1678,7 +1673,8 @@ LogicalResult ContribPSROIPoolingOp::inferReturnTypes(MLIRContext *, std::option
                                                       Adaptor adaptor,
                                                       SmallVectorImpl<Type> &results) {
   StringRef name = getOperationName();
-  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois());
+  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois(),
+                            adaptor.getSpatialScale().convertToDouble());
   if (failed(ops))
     return failure();
   auto [d, b] = *ops;
@@ -1690,9 +1686,6 @@ LogicalResult ContribPSROIPoolingOp::inferReturnTypes(MLIRContext *, std::option
   if (p < 1 || dim < 1 || group < 1)
     return inferError(loc, name, "pooled_size, output_dim and group_size must be positive, got ",
                       p, ", ", dim, ", ", group);
-  double scale = adaptor.getSpatialScale().convertToDouble();
-  if (scale < 0 || scale > 1)
-    return inferError(loc, name, "spatial_scale must be in [0, 1], got ", scale);
   int64_t c = d.getDimSize(1);
   if (c != ShapedType::kDynamic && c < dim * group * group)
     return inferError(loc, name, "data has ", c, " channels; output_dim * group_size^2 = ",

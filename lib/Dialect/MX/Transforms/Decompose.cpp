@@ -115,7 +115,7 @@ struct Draws {
   }
   /// SampleGamma (sampler.h): Marsaglia-Tsang with d = a - 1/3 (a + 2/3 for
   /// a < 1, then times u^(1/a)); 16 candidates (each accepted with
-  /// probability > 0.9).
+  /// probability about 0.95 or more for d >= 2/3).
   Value gammaOf(Value a, Value beta) {
     const int64_t k = 16;
     Value small = g.cmpS("lesser", a, 1.0);

@@ -2131,7 +2131,9 @@ def MX_ContribROIAlignOp : MX_Op<"_contrib_ROIAlign", [Pure, InferTypeOpAdaptorW
     one below 0 reads the border). `position_sensitive` reads channel
     c * PH * PW + ph * PW + pw for output channel c (C must divide by PH * PW).
     A negative batch index gives the region 0 (MXNet 1.9.1's kernel zeroes
-    element r of the whole output instead, a bug). A composite (mx-decompose):
+    element r of the whole output instead, a bug); an adaptive grid has at least
+    one sample (MXNet's is empty for an inverted region with `aligned`, and it
+    divides by 0). A composite (mx-decompose):
     the samples
     are separable, so each region's mean is a weight matrix per axis (R, PH, H)
     and (R, PW, W) applied to the region's image (`take`) by two batch_dots; an
