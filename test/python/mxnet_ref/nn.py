@@ -722,6 +722,29 @@ def roi_pooling(inputs, attrs):
     return [out, idx]
 
 
+def _bilinear_clamped(plane, y, x, T):
+    """The bilinear read of MXNet's roi_align.cc bilinear_interpolate and
+    deformable_im2col.h im2col_bilinear_cpu (after their range checks): a
+    coordinate at or past the last row / column reads that row / column."""
+    import math
+    h, w = plane.shape
+    yl, xl = int(math.floor(y)), int(math.floor(x))
+    if yl >= h - 1:
+        yh = yl = h - 1
+        y = T(yl)
+    else:
+        yh = yl + 1
+    if xl >= w - 1:
+        xh = xl = w - 1
+        x = T(xl)
+    else:
+        xh = xl + 1
+    ly, lx = y - T(yl), x - T(xl)
+    hy, hx = T(1) - ly, T(1) - lx
+    return (hy * hx * plane[yl, xl] + hy * lx * plane[yl, xh] + ly * hx * plane[yh, xl] +
+            ly * lx * plane[yh, xh])
+
+
 @register("_contrib_ROIAlign")
 def contrib_roi_align(inputs, attrs):
     """MXNet's ROIAlign (contrib/roi_align.cc ROIAlignForward and
@@ -741,22 +764,7 @@ def contrib_roi_align(inputs, attrs):
     def interp(plane, y, x):
         if y < -1.0 or y > h or x < -1.0 or x > w:
             return T(0)
-        y, x = max(y, T(0)), max(x, T(0))
-        yl, xl = int(y), int(x)
-        if yl >= h - 1:
-            yh = yl = h - 1
-            y = T(yl)
-        else:
-            yh = yl + 1
-        if xl >= w - 1:
-            xh = xl = w - 1
-            x = T(xl)
-        else:
-            xh = xl + 1
-        ly, lx = y - T(yl), x - T(xl)
-        hy, hx = T(1) - ly, T(1) - lx
-        return (hy * hx * plane[yl, xl] + hy * lx * plane[yl, xh] + ly * hx * plane[yh, xl] +
-                ly * lx * plane[yh, xh])
+        return _bilinear_clamped(plane, max(y, T(0)), max(x, T(0)), T)
     off = T(0.5) if aligned else T(0)
     for r, roi in enumerate(rois):
         b = int(roi[0])
@@ -818,20 +826,7 @@ def _deformable(inputs, attrs, modulated):
                     (T(1) - ly) * lx * v(yl, xh, yl >= 0 and xh <= w - 1) +
                     ly * (T(1) - lx) * v(yh, xl, yh <= h - 1 and xl >= 0) +
                     ly * lx * v(yh, xh, yh <= h - 1 and xh <= w - 1))
-        yl, xl = math.floor(y), math.floor(x)
-        if yl >= h - 1:
-            yh = yl = h - 1
-            y = T(yl)
-        else:
-            yh = yl + 1
-        if xl >= w - 1:
-            xh = xl = w - 1
-            x = T(xl)
-        else:
-            xh = xl + 1
-        ly, lx = y - T(yl), x - T(xl)
-        return ((T(1) - ly) * (T(1) - lx) * plane[yl, xl] + (T(1) - ly) * lx * plane[yl, xh] +
-                ly * (T(1) - lx) * plane[yh, xl] + ly * lx * plane[yh, xh])
+        return _bilinear_clamped(plane, y, x, T)
     for b in range(n):
         for ch in range(c):
             g = ch // (c // dg)

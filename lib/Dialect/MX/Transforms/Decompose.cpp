@@ -31,11 +31,34 @@ namespace mx = mxc::mx;
 
 namespace {
 
+/// The graph's rng_seed argument (created at the first sampler), or null
+/// after an error for a sampler outside a function.
+Value samplerSeed(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func) {
+    op->emitError() << "a sampler outside a function";
+    return {};
+  }
+  return mx::getOrCreateRngSeed(func);
+}
+
+/// Samplers compute in float32, float64 for float64 results.
+Type workType(OpBuilder &b, RankedTensorType result) {
+  return result.getElementType().isF64() ? b.getF64Type() : b.getF32Type();
+}
+
+/// `out` (the work type) cast to the sampler's result type replaces it.
+LogicalResult replaceSampler(Operation *op, mx::GradBuilder &g, Value out) {
+  out = g.cast(out, cast<RankedTensorType>(op->getResult(0).getType()).getElementType());
+  if (g.failed() || !out)
+    return failure();
+  op->getResult(0).replaceAllUsesWith(out);
+  op->erase();
+  return success();
+}
+
 double asDouble(const APFloat &v) { return v.convertToDouble(); }
 double asDouble(uint64_t v) { return double(int64_t(v)); }
-double asDouble(int64_t v) { return double(v); }
-double asDouble(int32_t v) { return double(v); }
-double asDouble(uint32_t v) { return double(v); }
 
 /// Draws of the distributions of sample_op.h, on tensors of the result's
 /// shape S (each parameter broadcast to S), computed in `work` (float32,
@@ -222,16 +245,15 @@ struct Draws {
 /// The samplers of `_random_<d>` (scalar parameters other than uniform /
 /// normal), `_random_<d>_like` and `_sample_<d>`.
 LogicalResult drawDistribution(Operation *op, unsigned index) {
-  auto func = op->getParentOfType<func::FuncOp>();
-  if (!func)
-    return op->emitError() << "a sampler outside a function";
-  Value seed = mx::getOrCreateRngSeed(func);
+  Value seed = samplerSeed(op);
+  if (!seed)
+    return failure();
   OpBuilder b(op);
   mx::GradBuilder g(b, op->getLoc());
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   if (!type.hasStaticShape())
     return op->emitError() << "'" << op->getName() << "' needs a static shape";
-  Type work = type.getElementType().isF64() ? b.getF64Type() : b.getF32Type();
+  Type work = workType(b, type);
   Draws draws{g,    b,   op->getLoc(), seed, mx::fnv1a64("_random_draws") + 64 * uint64_t(index),
               work, SmallVector<int64_t>(type.getShape())};
   StringRef name = op->getName().stripDialect();
@@ -297,32 +319,26 @@ LogicalResult drawDistribution(Operation *op, unsigned index) {
     out = draws.generalizedNegativeBinomialOf(params[0], params[1]);
   else
     return op->emitError() << "no sampler for '" << op->getName() << "'";
-  out = g.cast(out, type.getElementType());
-  if (g.failed() || !out)
-    return failure();
-  op->getResult(0).replaceAllUsesWith(out);
-  op->erase();
-  return success();
+  return replaceSampler(op, g, out);
 }
 
 /// The sampler `op` (no operands) from the counter-based generator.
 LogicalResult drawSampler(Operation *op, unsigned index) {
-  auto func = op->getParentOfType<func::FuncOp>();
-  if (!func)
-    return op->emitError() << "a sampler outside a function";
-  Value seed = mx::getOrCreateRngSeed(func);
+  Value seed = samplerSeed(op);
+  if (!seed)
+    return failure();
   OpBuilder b(op);
   mx::GradBuilder g(b, op->getLoc());
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  Type work = type.getElementType().isF64() ? b.getF64Type() : b.getF32Type();
-  auto workType = RankedTensorType::get(type.getShape(), work);
+  Type work = workType(b, type);
+  auto workTensor = RankedTensorType::get(type.getShape(), work);
   // The stream is the sampler's position among the graph's samplers, not
   // its name: as MXNet's parallel generator, the numbers depend on the seed
   // only (a graph built again, with other automatic names, draws the same).
   uint64_t base = mx::fnv1a64("_random") + 2 * uint64_t(index);
   auto uniform = [&](double low, double high, uint64_t salt) -> Value {
     return mx::RandomUniformOp::create(
-        b, op->getLoc(), workType, seed, b.getF64FloatAttr(low),
+        b, op->getLoc(), workTensor, seed, b.getF64FloatAttr(low),
         b.getF64FloatAttr(high), b.getI64IntegerAttr(int64_t(base + salt)));
   };
   if (auto mn = dyn_cast<mx::SampleMultinomialOp>(op)) {
@@ -401,12 +417,7 @@ LogicalResult drawSampler(Operation *op, unsigned index) {
     out = g.addS(g.mulS(z, n.getScale().convertToDouble()),
                  n.getLoc().convertToDouble());
   }
-  out = g.cast(out, type.getElementType());
-  if (g.failed() || !out)
-    return failure();
-  op->getResult(0).replaceAllUsesWith(out);
-  op->erase();
-  return success();
+  return replaceSampler(op, g, out);
 }
 
 bool isDistribution(Operation *op) {
