@@ -242,6 +242,8 @@ MONITOR_NAMED_OUTPUTS = {
     "im2col", "col2im", "_contrib_interleaved_matmul_selfatt_qk",
     "_contrib_interleaved_matmul_selfatt_valatt", "_contrib_interleaved_matmul_encdec_qk",
     "_contrib_interleaved_matmul_encdec_valatt",
+    # (a legacy OperatorProperty op's ListOutputs are its FListOutputNames)
+    "_contrib_RROIAlign", "_contrib_Proposal", "_contrib_MultiProposal",
 }
 
 # ----------------------------------------------------------------------------
@@ -1301,6 +1303,64 @@ in MXNet's kernel. No gradient (MXNet's is zero). The runtime's kernel
    aliases=["_npx_multibox_detection"],
    example="""%d = mx._contrib_MultiBoxDetection %p, %l, %a : (tensor<2x3x4xf32>, tensor<2x16xf32>, tensor<1x4x4xf32>) -> tensor<2x4x6xf32>""")
 
+_PROPOSAL_DOC = """
+For `cls_prob` (N, 2 A, H, W) (background scores, then the A anchors'
+foreground scores), `bbox_pred` (N, 4 A, H, W) box deltas and `im_info`
+(N, 3) rows (height, width, scale), MXNet's region proposal network
+output, as its CPU kernel: A = len(ratios) * len(scales) anchors per
+position (Faster R-CNN's generate_anchors on a feature_stride square:
+for each ratio, each scale) shifted by feature_stride; each decoded by its
+deltas (or, with `iou_loss`, offset by them) and clipped to the image;
+positions past (height, width) / feature_stride and boxes narrower than
+rpn_min_size * scale get score -1 (the small ones also grow by rpn_min_size
+/ 2 on each side, as MXNet's FilterBox); a stable sort by score, the first
+rpn_pre_nms_top_n (<= 0: all), greedy NMS at IoU > `threshold` (pixel
+boxes, +1 extents) keeping rpn_post_nms_top_n; rows (image, x1, y1, x2,
+y2), the kept ones repeated cyclically to fill rpn_post_nms_top_n, and
+`score` (hidden unless `output_score`). An image whose (height, width) /
+feature_stride exceeds the map has nothing masked (MXNet stops on a check).
+The runtime's kernel (mxc_kernel_proposal) writes (rows, 6), the two
+results are its column slices. The gradient is zero (MXNet's)."""
+
+_PROPOSAL_ATTRS = [
+    Attr("rpn_pre_nms_top_n", "int", "6000", doc="Boxes taken into NMS; <= 0 all."),
+    Attr("rpn_post_nms_top_n", "int", "300", doc="Boxes kept by NMS per image."),
+    Attr("threshold", "float", "0.7", doc="NMS IoU threshold."),
+    Attr("rpn_min_size", "int", "16", doc="Minimum box height and width (times the scale)."),
+    Attr("scales", "string", "(4.0, 8.0, 16.0, 32.0)", doc="Anchor scales (tuple of floats)."),
+    Attr("ratios", "string", "(0.5, 1.0, 2.0)", doc="Anchor aspect ratios (tuple of floats)."),
+    Attr("feature_stride", "int", "16", doc="Image pixels per feature-map position."),
+    Attr("output_score", "bool", "False", doc="Show the score output."),
+    Attr("iou_loss", "bool", "False", doc="Deltas are corner offsets (IoU loss)."),
+]
+
+op(mxnet="_contrib_Proposal", mnemonic="_contrib_Proposal", cpp="ContribProposal",
+   source="src/operator/contrib/proposal-inl.h ProposalParam, InferShape; proposal.cc "
+          "ProposalOp::Forward, BBoxTransformInv, FilterBox, NonMaximumSuppression",
+   summary="Region proposals of a Faster R-CNN RPN for one image",
+   description=_PROPOSAL_DOC + """
+One image (N = 1, MXNet's check); results (rpn_post_nms_top_n, 5) and
+(rpn_post_nms_top_n, 1).""",
+   inputs=[Input("cls_prob", tensor=FLOAT), Input("bbox_pred", tensor=FLOAT),
+           Input("im_info", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("score", tensor=FLOAT, visible="output_score")],
+   attrs=_PROPOSAL_ATTRS, visible_outputs=1,
+   example="""%r, %s = mx._contrib_Proposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<1x4x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x3xf32>) -> (tensor<4x5xf32>, tensor<4x1xf32>)""")
+
+op(mxnet="_contrib_MultiProposal", mnemonic="_contrib_MultiProposal",
+   cpp="ContribMultiProposal",
+   source="src/operator/contrib/multi_proposal-inl.h MultiProposalParam, InferShape; "
+          "multi_proposal.cc MultiProposalOp::Forward",
+   summary="Region proposals of a Faster R-CNN RPN for a batch of images",
+   description=_PROPOSAL_DOC + """
+Results (N * rpn_post_nms_top_n, 5) and (N * rpn_post_nms_top_n, 1), image
+n's rows at n * rpn_post_nms_top_n.""",
+   inputs=[Input("cls_prob", tensor=FLOAT), Input("bbox_pred", tensor=FLOAT),
+           Input("im_info", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT), Output("score", tensor=FLOAT, visible="output_score")],
+   attrs=_PROPOSAL_ATTRS, visible_outputs=1,
+   example="""%r, %s = mx._contrib_MultiProposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<2x4x3x3xf32>, tensor<2x8x3x3xf32>, tensor<2x3xf32>) -> (tensor<8x5xf32>, tensor<8x1xf32>)""")
+
 op(mxnet="_contrib_MultiBoxPrior", mnemonic="_contrib_MultiBoxPrior",
    cpp="ContribMultiBoxPrior",
    source="src/operator/contrib/multibox_prior-inl.h MultiBoxPriorParam, InferShape, "
@@ -1382,6 +1442,29 @@ The gradient flows to data; none to `rois` (MXNet's).""",
           Attr("position_sensitive", "bool", "False", doc="R-FCN's channel per bin."),
           Attr("aligned", "bool", "False", doc="Detectron2's half-pixel offset.")],
    example="""%y = mx._contrib_ROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>""")
+
+op(mxnet="_contrib_RROIAlign", mnemonic="_contrib_RROIAlign", cpp="ContribRROIAlign",
+   source="src/operator/contrib/rroi_align-inl.h RROIAlignParam; rroi_align.cc "
+          "RROIAlignForward, pre_calc_for_bilinear_interpolate, FInferShape",
+   summary="Average of bilinear samples of rotated regions of interest",
+   description="""
+For `data` (N, C, H, W) and `rois` (R, 6) rows (batch index, center x,
+center y, width, height, angle in degrees), the center and extents scaled
+by `spatial_scale` (extents at least 1): each of the `pooled_size` (PH, PW)
+bins of the region, rotated by the angle about its center, is the mean of
+a grid of bilinear samples, `sampling_ratio` per axis or ceil(bin extent)
+when it is <= 0 (adaptive), MXNet's sampling (a sample beyond [-1, extent]
+reads 0, one below 0 reads the border). A batch index outside [0, N) gives
+the region 0 (MXNet's kernel reads outside data). The runtime's kernel
+(mxc_kernel_rroi_align), in the element type, summing as MXNet's CPU
+kernel: rotated samples are not separable and an adaptive grid's size is
+data-dependent. No gradient (MXNet registers none).""",
+   inputs=[Input("data", tensor=FLOAT), Input("rois", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("pooled_size", "shape", doc="(PH, PW) of each region's output."),
+          Attr("spatial_scale", "float", doc="Scale from the rois' coordinates to data's."),
+          Attr("sampling_ratio", "int", "-1", doc="Samples per bin and axis; <= 0: adaptive.")],
+   example="""%y = mx._contrib_RROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x6xf32>) -> tensor<3x2x2x2xf32>""")
 
 _DEFORM_ATTRS = [
     Attr("kernel", "shape", doc="Kernel size (h, w)."),

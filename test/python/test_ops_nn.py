@@ -518,3 +518,47 @@ def test_roi_align(attrs):
     c = 12 if attrs.get("position_sensitive") else 3
     check("_contrib_ROIAlign", dict(attrs, pooled_size=(2, 3), spatial_scale=0.75),
           _rand(rng, (2, c, 12, 11)), [("rois", _ROIS)], rtol=1e-5, atol=1e-5)
+
+
+# --- rotated regions, RPN proposals (runtime kernels) --------------------
+
+_RROIS = np.array([[0, 5.0, 6.0, 4.0, 3.0, 0.0], [1, 7.5, 4.2, 9.0, 5.5, 30.0],
+                   [1, 2.0, 9.0, 14.0, 20.0, 135.0], [0, 11.0, 1.0, 0.5, 2.5, -60.0],
+                   [0, -3.0, 4.0, 6.0, 6.0, 250.0],
+                   # batch indices outside [0, N): the region reads 0
+                   [2, 5.0, 5.0, 4.0, 4.0, 10.0], [-1, 5.0, 5.0, 4.0, 4.0, 10.0]], np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ratio", [-1, 2])
+def test_rroi_align(ratio, dtype):
+    # against MXNet's loops (mxnet_ref, checked against MXNet 1.9.1 on the
+    # regions with valid batch indices)
+    rng = np.random.default_rng(3)
+    check("_contrib_RROIAlign", {"sampling_ratio": ratio, "pooled_size": (2, 3),
+                                 "spatial_scale": 0.75},
+          _rand(rng, (2, 3, 10, 12), dtype), [("rois", _RROIS.astype(dtype))],
+          rtol=1e-5, atol=1e-5)
+
+
+_PROPOSAL_INFO = np.array([[70, 90, 1.0], [60, 100, 0.6], [80, 96, 1.5]], np.float32)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"rpn_pre_nms_top_n": 50, "rpn_post_nms_top_n": 20, "threshold": 0.5},
+    # every box taken, most of them under rpn_min_size (score -1, ties in
+    # the stable sort), the kept ones repeated to fill 150 rows
+    {"rpn_pre_nms_top_n": -1, "rpn_post_nms_top_n": 150, "threshold": 0.9, "rpn_min_size": 40},
+    {"rpn_pre_nms_top_n": 30, "rpn_post_nms_top_n": 40, "threshold": 0.3, "iou_loss": True}],
+    ids=["nms", "filtered", "iou-loss"])
+@pytest.mark.parametrize("op", ["_contrib_MultiProposal", "_contrib_Proposal"])
+def test_proposal(op, attrs):
+    # against MXNet's loops (mxnet_ref, checked against MXNet 1.9.1): 6
+    # anchors on a 5 x 6 map, images smaller than the map (masked positions)
+    rng = np.random.default_rng(4)
+    n = 3 if op == "_contrib_MultiProposal" else 1
+    attrs = dict(attrs, feature_stride=16, scales=(2.0, 4.0), ratios=(0.5, 1.0, 2.0),
+                 output_score=True)
+    check(op, attrs, _rand(rng, (n, 12, 5, 6), low=0.0), [
+        ("bbox_pred", _rand(rng, (n, 24, 5, 6), low=-0.4, high=0.4)),
+        ("im_info", _PROPOSAL_INFO[:n])], num_outputs=2, rtol=1e-5, atol=1e-4)

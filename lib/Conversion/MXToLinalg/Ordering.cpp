@@ -25,6 +25,12 @@
 //   mxc_kernel_syevd_<T>(a) -> y   batch, n, mode (0 U, 1 eigenvalues)
 //   mxc_kernel_lu_<T>(a) -> y   batch, n, mode (0 inverse, 1 det, 2 sign,
 //   3 log|det|, 4 LU, 5 pivots)
+// _contrib_RROIAlign and the RPN proposals become region.cc's kernels:
+//   mxc_kernel_rroi_align_<T>(data, rois) -> y   n, c, h, w, r, ph, pw,
+//   spatial_scale (double bits), sampling_ratio
+//   mxc_kernel_proposal_<T>(cls_prob, bbox_pred, im_info, base anchors) ->
+//   (rows, 6)   batch, anchors, height, width, pre / post NMS counts,
+//   threshold (double bits), min_size, feature_stride, iou_loss
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
@@ -33,6 +39,7 @@
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -378,6 +385,112 @@ struct ConvertMultiBoxTarget final : OpConversionPattern<mx::ContribMultiBoxTarg
   }
 };
 
+/// _contrib_RROIAlign: mxc_kernel_rroi_align_<T>(data, rois) on (N, C, H,
+/// W) and (R, 6).
+struct ConvertRROIAlign final : OpConversionPattern<mx::ContribRROIAlignOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::ContribRROIAlignOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    auto dataType = cast<RankedTensorType>(op.getData().getType());
+    Type work = kernelWorkType(rewriter, dataType.getElementType());
+    SmallVector<Value> ins = flatOperands(rewriter, op.getLoc(), op, adaptor.getOperands(), work);
+    ArrayRef<int64_t> d = dataType.getShape();
+    ArrayRef<int64_t> o = cast<RankedTensorType>(op.getType()).getShape();
+    rewriter.replaceOp(
+        op, kernelResult(rewriter, *getTypeConverter(), op, 0,
+                         "mxc_kernel_rroi_align_" + kernelSuffix(work), ins,
+                         {d[0], d[1], d[2], d[3], o[0], o[2], o[3],
+                          floatParamBits(op.getSpatialScale().convertToDouble()),
+                          static_cast<int64_t>(op.getSamplingRatio())},
+                         work));
+    return success();
+  }
+};
+
+/// MXNet's GenerateAnchors (proposal-inl.h / multi_proposal-inl.h, in
+/// float as there): the (x1, y1, x2, y2) anchors of a stride x stride
+/// square, for each ratio each scale.
+SmallVector<float> proposalAnchors(float stride, ArrayRef<double> ratios,
+                                   ArrayRef<double> scales) {
+  const float base[4] = {0.0f, 0.0f, stride - 1.0f, stride - 1.0f};
+  SmallVector<float> out;
+  for (double r : ratios)
+    for (double sc : scales) {
+      float ratio = static_cast<float>(r), scale = static_cast<float>(sc);
+      float w = base[2] - base[1] + 1.0f; // (MXNet's index; base[0] == base[1])
+      float h = base[3] - base[1] + 1.0f;
+      float xCtr = base[0] + 0.5 * (w - 1.0f);
+      float yCtr = base[1] + 0.5 * (h - 1.0f);
+      float sizeRatios = std::floor(w * h / ratio);
+      float newW = std::floor(std::sqrt(sizeRatios) + 0.5f) * scale;
+      float newH = std::floor((newW / scale * ratio) + 0.5f) * scale;
+      out.append({xCtr - 0.5f * (newW - 1.0f), yCtr - 0.5f * (newH - 1.0f),
+                  xCtr + 0.5f * (newW - 1.0f), yCtr + 0.5f * (newH - 1.0f)});
+    }
+  return out;
+}
+
+/// _contrib_Proposal / _contrib_MultiProposal: mxc_kernel_proposal_<T>(
+/// cls_prob, bbox_pred, im_info, base anchors (a constant)) writes (rows, 6);
+/// the rois are columns 0-4, the scores column 5.
+template <typename OpT> struct ConvertProposal final : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpT>::OpAdaptor;
+  LogicalResult
+  matchAndRewrite(OpT op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return unsupported(rewriter, op, "dynamic shapes are not supported");
+    Location loc = op.getLoc();
+    auto clsType = cast<RankedTensorType>(op.getClsProb().getType());
+    Type work = kernelWorkType(rewriter, clsType.getElementType());
+    SmallVector<Value> ins = flatOperands(rewriter, loc, op, adaptor.getOperands(), work);
+    auto ratios = mx::parseFloatTuple(op.getRatios());
+    auto scales = mx::parseFloatTuple(op.getScales());
+    if (!ratios || !scales)
+      return unsupported(rewriter, op, "scales and ratios must be tuples of floats");
+    SmallVector<float> anchors = proposalAnchors(static_cast<float>(op.getFeatureStride()),
+                                                 *ratios, *scales);
+    auto baseType = RankedTensorType::get({static_cast<int64_t>(anchors.size())}, work);
+    DenseElementsAttr baseAttr =
+        work.isF64() ? DenseElementsAttr::get(baseType, ArrayRef<double>(SmallVector<double>(
+                                                            anchors.begin(), anchors.end())))
+                     : DenseElementsAttr::get(baseType, ArrayRef<float>(anchors));
+    ins.push_back(arith::ConstantOp::create(rewriter, loc, baseType, baseAttr));
+    ArrayRef<int64_t> c = clsType.getShape();
+    int64_t post = static_cast<int64_t>(op.getRpnPostNmsTopN());
+    int64_t rows = c[0] * post;
+    Value flat = callKernel(rewriter, op, "mxc_kernel_proposal_" + kernelSuffix(work), ins,
+                            {c[0], c[1] / 2, c[2], c[3],
+                             static_cast<int64_t>(op.getRpnPreNmsTopN()), post,
+                             floatParamBits(op.getThreshold().convertToDouble()),
+                             static_cast<int64_t>(op.getRpnMinSize()),
+                             static_cast<int64_t>(op.getFeatureStride()),
+                             op.getIouLoss() ? 1 : 0},
+                            RankedTensorType::get({rows * 6}, work));
+    Value table = mxc::conversion::reshapeTo(rewriter, loc, flat, {rows, 6});
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < 2; ++i) {
+      int64_t first = i == 0 ? 0 : 5, width = i == 0 ? 5 : 1;
+      auto sliceType = RankedTensorType::get({rows, width}, work);
+      Value v = tensor::ExtractSliceOp::create(
+          rewriter, loc, sliceType, table, ValueRange{}, ValueRange{}, ValueRange{},
+          rewriter.getDenseI64ArrayAttr({0, first}), rewriter.getDenseI64ArrayAttr({rows, width}),
+          rewriter.getDenseI64ArrayAttr({1, 1}));
+      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+      auto converted =
+          cast<RankedTensorType>(this->getTypeConverter()->convertType(resultType));
+      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
+                                      resultType.getElementType()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateOrderingPatternsAndLegality(
@@ -386,8 +499,10 @@ void mxc::conversion::populateOrderingPatternsAndLegality(
   target.addIllegalOp<mx::TopkOp, mx::ContribBoxNmsOp, mx::ContribBipartiteMatchingOp,
                       mx::ContribMultiBoxTargetOp, mx::ContribMultiBoxDetectionOp,
                       mx::LinalgSyevdOp, mx::LinalgInverseOp, mx::LinalgDetOp,
-                      mx::LinalgSlogdetOp>();
-  patterns.add<ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching, ConvertMultiBoxTarget,
+                      mx::LinalgSlogdetOp, mx::ContribRROIAlignOp, mx::ContribProposalOp,
+                      mx::ContribMultiProposalOp>();
+  patterns.add<ConvertRROIAlign, ConvertProposal<mx::ContribProposalOp>,
+               ConvertProposal<mx::ContribMultiProposalOp>, ConvertTopk, ConvertBoxNms, ConvertBipartiteMatching, ConvertMultiBoxTarget,
                ConvertMultiBoxDetection, ConvertSyevd, ConvertLU<mx::LinalgInverseOp>,
                ConvertLU<mx::LinalgDetOp>, ConvertLU<mx::LinalgSlogdetOp>>(
       typeConverter, patterns.getContext());

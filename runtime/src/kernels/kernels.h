@@ -241,6 +241,31 @@ MXC_DECLARE_DETECTION_KERNELS(float, f32)
 MXC_DECLARE_DETECTION_KERNELS(double, f64)
 #undef MXC_DECLARE_DETECTION_KERNELS
 
+// Rotated regions and RPN proposals (region.cc).
+#define MXC_DECLARE_REGION_KERNELS(T, suffix)                                  \
+  /* MXNet's _contrib_RROIAlign: x (n, c, h, w), rois (r, 6) -> y (r, c, ph, \
+     pw); spatial_scale as the IEEE-754 bits of a double. */                 \
+  MXC_KERNEL_EXPORT void mxc_kernel_rroi_align_##suffix(                       \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, rois),         \
+      MXC_KERNEL_BUFFER(T, y), int64_t n, int64_t c, int64_t h, int64_t w,     \
+      int64_t r, int64_t ph, int64_t pw, int64_t scale_bits,                   \
+      int64_t sampling_ratio);                                                 \
+  /* MXNet's _contrib_Proposal / _contrib_MultiProposal: cls_prob (batch,   \
+     2 anchors, height, width), bbox (batch, 4 anchors, height, width),      \
+     im_info (batch, 3), base anchors (anchors, 4) -> y (batch * post_nms,   \
+     6) rows (image, x1, y1, x2, y2, score). */                              \
+  MXC_KERNEL_EXPORT void mxc_kernel_proposal_##suffix(                         \
+      MXC_KERNEL_BUFFER(const T, cls_prob), MXC_KERNEL_BUFFER(const T, bbox),  \
+      MXC_KERNEL_BUFFER(const T, im_info), MXC_KERNEL_BUFFER(const T, base),   \
+      MXC_KERNEL_BUFFER(T, y), int64_t batch, int64_t anchors, int64_t height, \
+      int64_t width, int64_t pre_nms, int64_t post_nms,                        \
+      int64_t threshold_bits, int64_t min_size, int64_t stride,                \
+      int64_t iou_loss);
+
+MXC_DECLARE_REGION_KERNELS(float, f32)
+MXC_DECLARE_REGION_KERNELS(double, f64)
+#undef MXC_DECLARE_REGION_KERNELS
+
 #undef MXC_DECLARE_BACKWARD_KERNELS
 
 #endif // MXC_RUNTIME_SRC_KERNELS_KERNELS_H

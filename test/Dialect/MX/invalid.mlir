@@ -1257,3 +1257,39 @@ func.func @modulated_mask_shape(%x: tensor<1x4x5x5xf32>, %o: tensor<1x18x5x5xf32
   %0 = mx._contrib_ModulatedDeformableConvolution %x, %o, %m, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 2 : i64, no_bias = true} : (tensor<1x4x5x5xf32>, tensor<1x18x5x5xf32>, tensor<1x9x4x5xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x5x5xf32>
   return %0 : tensor<1x2x5x5xf32>
 }
+
+// -----
+
+func.func @rroi_align_rois_width(%x: tensor<1x2x6x6xf32>, %r: tensor<3x5xf32>) -> tensor<3x2x2x2xf32> {
+  // expected-error @+2 {{'mx._contrib_RROIAlign' op bbox should be a 2D tensor of shape [batch, 6], got (3, 5)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_RROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>
+  return %0 : tensor<3x2x2x2xf32>
+}
+
+// -----
+
+func.func @proposal_two_images(%c: tensor<2x4x3x3xf32>, %b: tensor<2x8x3x3xf32>, %i: tensor<2x3xf32>) -> tensor<4x5xf32> {
+  // expected-error @+2 {{'mx._contrib_Proposal' op Sorry, multiple images each device is not implemented (cls_prob has 2 images; use _contrib_MultiProposal)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = mx._contrib_Proposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<2x4x3x3xf32>, tensor<2x8x3x3xf32>, tensor<2x3xf32>) -> (tensor<4x5xf32>, tensor<4x1xf32>)
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @multi_proposal_anchor_count(%c: tensor<2x6x3x3xf32>, %b: tensor<2x12x3x3xf32>, %i: tensor<2x3xf32>) -> tensor<8x5xf32> {
+  // expected-error @+2 {{'mx._contrib_MultiProposal' op cls_prob has 6 channels, 2 * len(ratios) * len(scales) = 4 expected}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = mx._contrib_MultiProposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<2x6x3x3xf32>, tensor<2x12x3x3xf32>, tensor<2x3xf32>) -> (tensor<8x5xf32>, tensor<8x1xf32>)
+  return %0 : tensor<8x5xf32>
+}
+
+// -----
+
+func.func @multi_proposal_bbox_shape(%c: tensor<2x4x3x3xf32>, %b: tensor<2x8x3x4xf32>, %i: tensor<2x3xf32>) -> tensor<8x5xf32> {
+  // expected-error @+2 {{'mx._contrib_MultiProposal' op bbox_pred must be (2, 8, 3, 3), got (2, 8, 3, 4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = mx._contrib_MultiProposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<2x4x3x3xf32>, tensor<2x8x3x4xf32>, tensor<2x3xf32>) -> (tensor<8x5xf32>, tensor<8x1xf32>)
+  return %0 : tensor<8x5xf32>
+}

@@ -117,6 +117,24 @@ for a in [{"sample_ratio": -1}, {"sample_ratio": 2}, {"sample_ratio": 0, "aligne
     # (not the negative batch index: MXNet 1.9.1's kernel then zeroes element
     # r of the whole output, top_data[n], rather than region r's block)
     chk("_contrib_ROIAlign", a, [f(3, ch, 12, 12), _rois[:5]])
+# rotated regions: centers inside and outside, extents from < 1 to past the
+# map, angles of every quadrant
+_rrois = np.array([[0, 5.0, 6.0, 4.0, 3.0, 0.0], [1, 7.5, 4.2, 9.0, 5.5, 30.0],
+                   [2, 2.0, 9.0, 14.0, 20.0, 135.0], [1, 11.0, 1.0, 0.5, 2.5, -60.0],
+                   [0, -3.0, 4.0, 6.0, 6.0, 250.0]], np.float32)
+for a in [{"sampling_ratio": -1}, {"sampling_ratio": 2}]:
+    chk("_contrib_RROIAlign", dict(a, pooled_size=(2, 3), spatial_scale=0.75),
+        [f(3, 4, 10, 12), _rrois])
+# RPN proposals: 6 anchors on a 5 x 6 map, images smaller than the map
+# (masked positions), boxes under rpn_min_size, NMS, kept rows repeated
+_pinfo = np.array([[70, 90, 1.0], [60, 100, 0.6]], np.float32)
+for a in [{"rpn_pre_nms_top_n": 50, "rpn_post_nms_top_n": 20, "threshold": 0.5},
+          {"rpn_pre_nms_top_n": -1, "rpn_post_nms_top_n": 150, "threshold": 0.9, "rpn_min_size": 40},
+          {"rpn_pre_nms_top_n": 30, "rpn_post_nms_top_n": 40, "threshold": 0.3, "iou_loss": True}]:
+    a = dict(a, feature_stride=16, scales=(2.0, 4.0), ratios=(0.5, 1.0, 2.0), output_score=True)
+    cp, bp = f(2, 12, 5, 6, lo=0, hi=1), f(2, 24, 5, 6, lo=-0.4, hi=0.4)
+    chk("_contrib_MultiProposal", a, [cp, bp, _pinfo], nout=2)
+    chk("_contrib_Proposal", a, [cp[1:], bp[1:], _pinfo[1:]], nout=2)
 for a in [{"output_dim": 2, "pooled_size": 3}, {"output_dim": 3, "pooled_size": 3, "group_size": 2}]:
     g = a.get("group_size", a["pooled_size"])
     chk("_contrib_PSROIPooling", dict(a, spatial_scale=0.5), [f(3, a["output_dim"] * g * g, 10, 9),

@@ -864,6 +864,149 @@ def contrib_modulated_deformable_convolution(inputs, attrs):
     return _deformable(inputs, attrs, True)
 
 
+@register("_contrib_RROIAlign")
+def contrib_rroi_align(inputs, attrs):
+    """MXNet's RROIAlign (contrib/rroi_align.cc RROIAlignForward and
+    pre_calc_for_bilinear_interpolate), by its loops, in the data's
+    precision; a batch index outside [0, N) gives 0 (mxc's rule)."""
+    import math
+    data, rois = inputs
+    T = data.dtype.type
+    ph, pw = attr_tuple(attrs, "pooled_size")
+    scale = T(np.float32(attr_float(attrs, "spatial_scale")))
+    ratio = attr_int(attrs, "sampling_ratio", -1)
+    n, c, h, w = data.shape
+    out = np.zeros((len(rois), c, ph, pw), data.dtype)
+    for r, roi in enumerate(rois):
+        b = int(roi[0])
+        if not roi[0] > -1 or b >= n:
+            continue
+        cw, chh, rw, rh = (T(v) * scale for v in roi[1:5])
+        theta = T(roi[5] * np.pi / 180.0)
+        rw, rh = max(rw, T(1)), max(rh, T(1))
+        sh, sw = T(-rh / 2.0), T(-rw / 2.0)
+        bh, bw = rh / T(ph), rw / T(pw)
+        gh = ratio if ratio > 0 else int(math.ceil(rh / T(ph)))
+        gw = ratio if ratio > 0 else int(math.ceil(rw / T(pw)))
+        cos_t, sin_t = T(np.cos(theta)), T(np.sin(theta))
+        for y in range(ph):
+            for x in range(pw):
+                val = np.zeros(c, data.dtype)
+                for iy in range(gh):
+                    yy = sh + T(y) * bh + T(iy + 0.5) * bh / T(gh)
+                    for ix in range(gw):
+                        xx = sw + T(x) * bw + T(ix + 0.5) * bw / T(gw)
+                        px = xx * cos_t + yy * sin_t + cw
+                        py = yy * cos_t - xx * sin_t + chh
+                        if py < -1.0 or py > h or px < -1.0 or px > w:
+                            continue
+                        for ci in range(c):
+                            val[ci] += _bilinear_clamped(data[b, ci], max(py, T(0)),
+                                                         max(px, T(0)), T)
+                out[r, :, y, x] = val / T(gh * gw)
+    return [out]
+
+
+def _proposal_anchors(stride, ratios, scales):
+    """MXNet's GenerateAnchors (proposal-inl.h), in float32."""
+    f = np.float32
+    out = []
+    for ratio in ratios:
+        for scale in scales:
+            ratio, scale = f(ratio), f(scale)
+            w = h = f(stride - 1.0) + f(1)
+            ctr = f(f(0) + 0.5 * (w - f(1)))
+            size_ratios = np.floor(w * h / ratio)
+            nw = f(np.floor(np.sqrt(size_ratios) + f(0.5)) * scale)
+            nh = f(np.floor(nw / scale * ratio + f(0.5)) * scale)
+            out.append([ctr - f(0.5) * (nw - f(1)), ctr - f(0.5) * (nh - f(1)),
+                        ctr + f(0.5) * (nw - f(1)), ctr + f(0.5) * (nh - f(1))])
+    return np.array(out, np.float32)
+
+
+@register("_contrib_MultiProposal", "_contrib_Proposal")
+def contrib_multi_proposal(inputs, attrs):
+    """MXNet's MultiProposal (contrib/multi_proposal.cc Forward: anchors,
+    BBoxTransformInv / IoUTransformInv, FilterBox, a stable sort, greedy
+    NMS, the kept rows repeated) in float32; Proposal is the same for one
+    image. Returns [rois, scores]."""
+    cls_prob, bbox_pred, im_info = (x.astype(np.float32) for x in inputs)
+    f = np.float32
+    ratios = ast.literal_eval(attr_str(attrs, "ratios", "(0.5, 1.0, 2.0)"))
+    scales = ast.literal_eval(attr_str(attrs, "scales", "(4.0, 8.0, 16.0, 32.0)"))
+    ratios = ratios if isinstance(ratios, tuple) else (ratios,)
+    scales = scales if isinstance(scales, tuple) else (scales,)
+    stride = attr_int(attrs, "feature_stride", 16)
+    pre_n = attr_int(attrs, "rpn_pre_nms_top_n", 6000)
+    post_n = attr_int(attrs, "rpn_post_nms_top_n", 300)
+    thresh = f(attr_float(attrs, "threshold", 0.7))
+    min_size = attr_int(attrs, "rpn_min_size", 16)
+    iou_loss = attr_bool(attrs, "iou_loss", False)
+    nb, a2, hh, ww = cls_prob.shape
+    na = a2 // 2
+    count = na * hh * ww
+    pre = min(pre_n if pre_n > 0 else count, count)
+    post = min(post_n, pre)
+    base = _proposal_anchors(stride, ratios, scales)
+    # (h, w, a) order
+    jj, kk, ii = np.meshgrid(np.arange(hh), np.arange(ww), np.arange(na), indexing="ij")
+    jj, kk, ii = jj.ravel(), kk.ravel(), ii.ravel()
+    shift = np.stack([kk, jj, kk, jj], 1).astype(np.float32) * f(stride)
+    anchors = base[ii] + shift
+    rois = np.zeros((nb * post_n, 5), np.float32)
+    scores = np.zeros((nb * post_n, 1), np.float32)
+    for b in range(nb):
+        boxes = anchors.copy()
+        score = cls_prob[b, na + ii, jj, kk].copy()
+        d = bbox_pred[b].reshape(na, 4, hh, ww)[ii, :, jj, kk]
+        if iou_loss:
+            x1, y1, x2, y2 = (boxes[:, i] + d[:, i] for i in range(4))
+        else:
+            width = (boxes[:, 2] - boxes[:, 0] + 1.0).astype(f)
+            height = (boxes[:, 3] - boxes[:, 1] + 1.0).astype(f)
+            cx = (boxes[:, 0] + 0.5 * (width - 1.0)).astype(f)
+            cy = (boxes[:, 1] + 0.5 * (height - 1.0)).astype(f)
+            pcx, pcy = d[:, 0] * width + cx, d[:, 1] * height + cy
+            pw_, ph_ = np.exp(d[:, 2]) * width, np.exp(d[:, 3]) * height
+            x1 = (pcx - 0.5 * (pw_ - 1.0)).astype(f)
+            y1 = (pcy - 0.5 * (ph_ - 1.0)).astype(f)
+            x2 = (pcx + 0.5 * (pw_ - 1.0)).astype(f)
+            y2 = (pcy + 0.5 * (ph_ - 1.0)).astype(f)
+        imh, imw = im_info[b, 0], im_info[b, 1]
+        boxes = np.stack([np.clip(x1, 0, imw - f(1)), np.clip(y1, 0, imh - f(1)),
+                          np.clip(x2, 0, imw - f(1)), np.clip(y2, 0, imh - f(1))], 1).astype(f)
+        rh, rw = int(im_info[b, 0] / f(stride)), int(im_info[b, 1] / f(stride))
+        score[(jj >= rh) | (kk >= rw)] = -1
+        ms = f(min_size * im_info[b, 2])
+        small = ((boxes[:, 2] - boxes[:, 0] + f(1)) < ms) | ((boxes[:, 3] - boxes[:, 1] + f(1)) < ms)
+        boxes[small, :2] -= ms / f(2)
+        boxes[small, 2:] += ms / f(2)
+        score[small] = -1
+        order = np.argsort(-score, kind="stable")[:pre]
+        dets, dsc = boxes[order], score[order]
+        area = (dets[:, 2] - dets[:, 0] + f(1)) * (dets[:, 3] - dets[:, 1] + f(1))
+        suppressed = np.zeros(pre, bool)
+        keep = []
+        for i in range(pre):
+            if len(keep) >= post:
+                break
+            if suppressed[i]:
+                continue
+            keep.append(i)
+            xx1 = np.maximum(dets[i, 0], dets[i + 1:, 0])
+            yy1 = np.maximum(dets[i, 1], dets[i + 1:, 1])
+            xx2 = np.minimum(dets[i, 2], dets[i + 1:, 2])
+            yy2 = np.minimum(dets[i, 3], dets[i + 1:, 3])
+            inter = np.maximum(f(0), xx2 - xx1 + f(1)) * np.maximum(f(0), yy2 - yy1 + f(1))
+            ovr = inter / (area[i] + area[i + 1:] - inter)
+            suppressed[i + 1:] |= ovr > thresh
+        for i in range(post_n):
+            k = keep[i % len(keep)]
+            rois[b * post_n + i] = [b, *dets[k]]
+            scores[b * post_n + i, 0] = dsc[k]
+    return [rois, scores]
+
+
 @register("_contrib_PSROIPooling")
 def contrib_psroi_pooling(inputs, attrs):
     """MXNet's PSROIPooling (contrib/psroi_pooling.cc PSROIPoolForwardCPU),

@@ -840,8 +840,8 @@ LogicalResult luGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
   return success();
 }
 
-/// _contrib_bipartite_matching, _contrib_MultiBox{Target,Detection}: zero for every
-/// input, as MXNet's backward.
+/// _contrib_bipartite_matching, _contrib_MultiBox{Target,Detection},
+/// _contrib_{Multi,}Proposal: zero for every input, as MXNet's backward.
 LogicalResult zeroGrad(Operation *op, GradBuilder &g, ValueRange og, Grads &in) {
   for (unsigned i = 0; i < op->getNumOperands(); ++i)
     in[i] = g.zerosLike(op->getOperand(i));
@@ -1292,7 +1292,8 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
   Rule<syevdGrad>::attach<LinalgSyevdOp>(ctx);
   Rule<luGrad>::attach<LinalgInverseOp, LinalgDetOp, LinalgSlogdetOp>(ctx);
   Rule<zeroGrad>::attach<ContribBipartiteMatchingOp, ContribMultiBoxTargetOp,
-                         ContribMultiBoxDetectionOp>(ctx);
+                         ContribMultiBoxDetectionOp, ContribProposalOp,
+                         ContribMultiProposalOp>(ctx);
   Rule<binaryGrad>::attach<ElemwiseAddOp, ElemwiseSubOp, ElemwiseMulOp,
                            ElemwiseDivOp, BroadcastAddOp, BroadcastSubOp,
                            BroadcastMulOp, BroadcastDivOp, BroadcastMaximumOp,

@@ -1496,14 +1496,14 @@ LogicalResult ContribMultiBoxPriorOp::inferReturnTypes(MLIRContext *context,
 /// 1], as the region ops (ROIPooling, ROIAlign, PSROIPooling) check.
 static FailureOr<std::pair<RankedTensorType, RankedTensorType>>
 regionOperands(std::optional<Location> loc, StringRef name, Value data, Value rois,
-               double spatialScale) {
+               double spatialScale, int64_t width = 5) {
   auto d = nchwOperand(loc, name, data, "data");
   auto b = getTensorType(loc, name, rois, "rois");
   if (failed(d) || failed(b))
     return failure();
-  if (b->getRank() != 2 || b->getDimSize(1) != 5)
-    return inferError(loc, name, "bbox should be a 2D tensor of shape [batch, 5], got ",
-                      formatShape(b->getShape()));
+  if (b->getRank() != 2 || b->getDimSize(1) != width)
+    return inferError(loc, name, "bbox should be a 2D tensor of shape [batch, ", width,
+                      "], got ", formatShape(b->getShape()));
   if (b->getElementType() != d->getElementType())
     return inferError(loc, name, "data and rois must have one dtype");
   if (spatialScale < 0 || spatialScale > 1)
@@ -1666,6 +1666,25 @@ LogicalResult ContribROIAlignOp::inferReturnTypes(MLIRContext *, std::optional<L
   }
   results.push_back(
       RankedTensorType::get({b.getDimSize(0), c, ps[0], ps[1]}, d.getElementType()));
+  return success();
+}
+
+/// rroi_align.cc FInferShape: rois (R, 6) -> (R, C, PH, PW).
+LogicalResult ContribRROIAlignOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                   Adaptor adaptor,
+                                                   SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto ops = regionOperands(loc, name, adaptor.getData(), adaptor.getRois(),
+                            adaptor.getSpatialScale().convertToDouble(), 6);
+  if (failed(ops))
+    return failure();
+  auto [d, b] = *ops;
+  ArrayRef<int64_t> ps = adaptor.getPooledSize();
+  if (ps.size() != 2 || ps[0] < 1 || ps[1] < 1)
+    return inferError(loc, name, "pooled_size must be (h, w) of positive extents, got ",
+                      formatShape(ps));
+  results.push_back(RankedTensorType::get({b.getDimSize(0), d.getDimSize(1), ps[0], ps[1]},
+                                          d.getElementType()));
   return success();
 }
 
@@ -1957,6 +1976,80 @@ LogicalResult ContribMultiBoxDetectionOp::inferReturnTypes(MLIRContext *,
     return failure();
   results.push_back(RankedTensorType::get({c[0], a[1], 6}, ct->getElementType()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// _contrib_Proposal, _contrib_MultiProposal (contrib/proposal-inl.h,
+// multi_proposal-inl.h InferShape; the forwards' checks)
+//===----------------------------------------------------------------------===//
+
+/// cls_prob (N, 2 A, H, W), bbox_pred (N, 4 A, H, W), im_info (N, 3), A =
+/// len(ratios) * len(scales) -> (rows, 5), (rows, 1) with rows = N *
+/// rpn_post_nms_top_n; `single` (Proposal) needs N = 1.
+static LogicalResult inferProposal(std::optional<Location> loc, StringRef name, Value clsProb,
+                                   Value bboxPred, Value imInfo, int64_t post, StringRef scales,
+                                   StringRef ratios, int64_t stride, bool single,
+                                   SmallVectorImpl<Type> &results) {
+  auto c = nchwOperand(loc, name, clsProb, "cls_prob");
+  auto b = getTensorType(loc, name, bboxPred, "bbox_pred");
+  auto i = getTensorType(loc, name, imInfo, "im_info");
+  if (failed(c) || failed(b) || failed(i))
+    return failure();
+  ArrayRef<int64_t> d = c->getShape();
+  Type elt = c->getElementType();
+  if (!c->hasStaticShape()) {
+    int64_t rows = ShapedType::kDynamic;
+    results.push_back(RankedTensorType::get({rows, 5}, elt));
+    results.push_back(RankedTensorType::get({rows, 1}, elt));
+    return success();
+  }
+  SmallVector<int64_t> bshape{d[0], d[1] * 2, d[2], d[3]}, ishape{d[0], 3};
+  if (b->getShape() != ArrayRef<int64_t>(bshape))
+    return inferError(loc, name, "bbox_pred must be ", formatShape(bshape), ", got ",
+                      formatShape(b->getShape()));
+  if (i->getShape() != ArrayRef<int64_t>(ishape))
+    return inferError(loc, name, "im_info must be ", formatShape(ishape), ", got ",
+                      formatShape(i->getShape()));
+  if (failed(checkElementType(loc, name, "bbox_pred", *b, elt)) ||
+      failed(checkElementType(loc, name, "im_info", *i, elt)))
+    return failure();
+  if (single && d[0] != 1)
+    return inferError(loc, name, "Sorry, multiple images each device is not implemented "
+                                 "(cls_prob has ", d[0], " images; use _contrib_MultiProposal)");
+  auto sc = parseFloatTuple(scales), ra = parseFloatTuple(ratios);
+  if (!sc || !ra || sc->empty() || ra->empty())
+    return inferError(loc, name, "scales and ratios must be non-empty tuples of floats, got '",
+                      scales, "' and '", ratios, "'");
+  int64_t anchors = static_cast<int64_t>(sc->size() * ra->size());
+  if (d[1] % 2 != 0 || d[1] / 2 != anchors)
+    return inferError(loc, name, "cls_prob has ", d[1], " channels, 2 * len(ratios) * "
+                      "len(scales) = ", 2 * anchors, " expected");
+  if (post < 1 || stride < 1)
+    return inferError(loc, name, "rpn_post_nms_top_n and feature_stride must be positive, got ",
+                      post, " and ", stride);
+  int64_t rows = d[0] * post;
+  results.push_back(RankedTensorType::get({rows, 5}, elt));
+  results.push_back(RankedTensorType::get({rows, 1}, elt));
+  return success();
+}
+
+LogicalResult ContribProposalOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                  Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &results) {
+  return inferProposal(loc, getOperationName(), adaptor.getClsProb(), adaptor.getBboxPred(),
+                       adaptor.getImInfo(), static_cast<int64_t>(adaptor.getRpnPostNmsTopN()),
+                       adaptor.getScales(), adaptor.getRatios(),
+                       static_cast<int64_t>(adaptor.getFeatureStride()), true, results);
+}
+
+LogicalResult ContribMultiProposalOp::inferReturnTypes(MLIRContext *,
+                                                       std::optional<Location> loc,
+                                                       Adaptor adaptor,
+                                                       SmallVectorImpl<Type> &results) {
+  return inferProposal(loc, getOperationName(), adaptor.getClsProb(), adaptor.getBboxPred(),
+                       adaptor.getImInfo(), static_cast<int64_t>(adaptor.getRpnPostNmsTopN()),
+                       adaptor.getScales(), adaptor.getRatios(),
+                       static_cast<int64_t>(adaptor.getFeatureStride()), false, results);
 }
 
 /// LaEigFactShape: A (..., n, n) -> U like A, L (..., n).

@@ -2033,6 +2033,124 @@ def MX_ContribMultiBoxDetectionOp : MX_Op<"_contrib_MultiBoxDetection", [Pure, I
   }];
 }
 
+def MX_ContribProposalOp : MX_Op<"_contrib_Proposal", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Region proposals of a Faster R-CNN RPN for one image";
+  let description = [{
+    For `cls_prob` (N, 2 A, H, W) (background scores, then the A anchors'
+    foreground scores), `bbox_pred` (N, 4 A, H, W) box deltas and `im_info`
+    (N, 3) rows (height, width, scale), MXNet's region proposal network
+    output, as its CPU kernel: A = len(ratios) * len(scales) anchors per
+    position (Faster R-CNN's generate_anchors on a feature_stride square:
+    for each ratio, each scale) shifted by feature_stride; each decoded by its
+    deltas (or, with `iou_loss`, offset by them) and clipped to the image;
+    positions past (height, width) / feature_stride and boxes narrower than
+    rpn_min_size * scale get score -1 (the small ones also grow by rpn_min_size
+    / 2 on each side, as MXNet's FilterBox); a stable sort by score, the first
+    rpn_pre_nms_top_n (<= 0: all), greedy NMS at IoU > `threshold` (pixel
+    boxes, +1 extents) keeping rpn_post_nms_top_n; rows (image, x1, y1, x2,
+    y2), the kept ones repeated cyclically to fill rpn_post_nms_top_n, and
+    `score` (hidden unless `output_score`). An image whose (height, width) /
+    feature_stride exceeds the map has nothing masked (MXNet stops on a check).
+    The runtime's kernel (mxc_kernel_proposal) writes (rows, 6), the two
+    results are its column slices. The gradient is zero (MXNet's).
+    One image (N = 1, MXNet's check); results (rpn_post_nms_top_n, 5) and
+    (rpn_post_nms_top_n, 1).
+
+    MXNet operator: `_contrib_Proposal`.
+
+    Example:
+
+    ```mlir
+    %r, %s = mx._contrib_Proposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<1x4x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x3xf32>) -> (tensor<4x5xf32>, tensor<4x1xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$cls_prob,
+    MX_FloatTensor:$bbox_pred,
+    MX_FloatTensor:$im_info,
+    DefaultValuedAttr<I64Attr, "6000">:$rpn_pre_nms_top_n,
+    DefaultValuedAttr<I64Attr, "300">:$rpn_post_nms_top_n,
+    DefaultValuedAttr<F64Attr, "0.7">:$threshold,
+    DefaultValuedAttr<I64Attr, "16">:$rpn_min_size,
+    DefaultValuedAttr<StrAttr, "\"(4.0, 8.0, 16.0, 32.0)\"">:$scales,
+    DefaultValuedAttr<StrAttr, "\"(0.5, 1.0, 2.0)\"">:$ratios,
+    DefaultValuedAttr<I64Attr, "16">:$feature_stride,
+    DefaultValuedAttr<BoolAttr, "false">:$output_score,
+    DefaultValuedAttr<BoolAttr, "false">:$iou_loss
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$score
+  );
+  let assemblyFormat = [{
+    $cls_prob `,` $bbox_pred `,` $im_info attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribMultiProposalOp : MX_Op<"_contrib_MultiProposal", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Region proposals of a Faster R-CNN RPN for a batch of images";
+  let description = [{
+    For `cls_prob` (N, 2 A, H, W) (background scores, then the A anchors'
+    foreground scores), `bbox_pred` (N, 4 A, H, W) box deltas and `im_info`
+    (N, 3) rows (height, width, scale), MXNet's region proposal network
+    output, as its CPU kernel: A = len(ratios) * len(scales) anchors per
+    position (Faster R-CNN's generate_anchors on a feature_stride square:
+    for each ratio, each scale) shifted by feature_stride; each decoded by its
+    deltas (or, with `iou_loss`, offset by them) and clipped to the image;
+    positions past (height, width) / feature_stride and boxes narrower than
+    rpn_min_size * scale get score -1 (the small ones also grow by rpn_min_size
+    / 2 on each side, as MXNet's FilterBox); a stable sort by score, the first
+    rpn_pre_nms_top_n (<= 0: all), greedy NMS at IoU > `threshold` (pixel
+    boxes, +1 extents) keeping rpn_post_nms_top_n; rows (image, x1, y1, x2,
+    y2), the kept ones repeated cyclically to fill rpn_post_nms_top_n, and
+    `score` (hidden unless `output_score`). An image whose (height, width) /
+    feature_stride exceeds the map has nothing masked (MXNet stops on a check).
+    The runtime's kernel (mxc_kernel_proposal) writes (rows, 6), the two
+    results are its column slices. The gradient is zero (MXNet's).
+    Results (N * rpn_post_nms_top_n, 5) and (N * rpn_post_nms_top_n, 1), image
+    n's rows at n * rpn_post_nms_top_n.
+
+    MXNet operator: `_contrib_MultiProposal`.
+
+    Example:
+
+    ```mlir
+    %r, %s = mx._contrib_MultiProposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<2x4x3x3xf32>, tensor<2x8x3x3xf32>, tensor<2x3xf32>) -> (tensor<8x5xf32>, tensor<8x1xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$cls_prob,
+    MX_FloatTensor:$bbox_pred,
+    MX_FloatTensor:$im_info,
+    DefaultValuedAttr<I64Attr, "6000">:$rpn_pre_nms_top_n,
+    DefaultValuedAttr<I64Attr, "300">:$rpn_post_nms_top_n,
+    DefaultValuedAttr<F64Attr, "0.7">:$threshold,
+    DefaultValuedAttr<I64Attr, "16">:$rpn_min_size,
+    DefaultValuedAttr<StrAttr, "\"(4.0, 8.0, 16.0, 32.0)\"">:$scales,
+    DefaultValuedAttr<StrAttr, "\"(0.5, 1.0, 2.0)\"">:$ratios,
+    DefaultValuedAttr<I64Attr, "16">:$feature_stride,
+    DefaultValuedAttr<BoolAttr, "false">:$output_score,
+    DefaultValuedAttr<BoolAttr, "false">:$iou_loss
+  );
+  let results = (outs
+    MX_FloatTensor:$output,
+    MX_FloatTensor:$score
+  );
+  let assemblyFormat = [{
+    $cls_prob `,` $bbox_pred `,` $im_info attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribMultiBoxPriorOp : MX_Op<"_contrib_MultiBoxPrior", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "SSD anchor boxes for every position of a feature map";
   let description = [{
@@ -2158,6 +2276,49 @@ def MX_ContribROIAlignOp : MX_Op<"_contrib_ROIAlign", [Pure, InferTypeOpAdaptorW
     DefaultValuedAttr<I64Attr, "-1">:$sample_ratio,
     DefaultValuedAttr<BoolAttr, "false">:$position_sensitive,
     DefaultValuedAttr<BoolAttr, "false">:$aligned
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $rois attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribRROIAlignOp : MX_Op<"_contrib_RROIAlign", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Average of bilinear samples of rotated regions of interest";
+  let description = [{
+    For `data` (N, C, H, W) and `rois` (R, 6) rows (batch index, center x,
+    center y, width, height, angle in degrees), the center and extents scaled
+    by `spatial_scale` (extents at least 1): each of the `pooled_size` (PH, PW)
+    bins of the region, rotated by the angle about its center, is the mean of
+    a grid of bilinear samples, `sampling_ratio` per axis or ceil(bin extent)
+    when it is <= 0 (adaptive), MXNet's sampling (a sample beyond [-1, extent]
+    reads 0, one below 0 reads the border). A batch index outside [0, N) gives
+    the region 0 (MXNet's kernel reads outside data). The runtime's kernel
+    (mxc_kernel_rroi_align), in the element type, summing as MXNet's CPU
+    kernel: rotated samples are not separable and an adaptive grid's size is
+    data-dependent. No gradient (MXNet registers none).
+
+    MXNet operator: `_contrib_RROIAlign`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_RROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x6xf32>) -> tensor<3x2x2x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$rois,
+    DenseI64ArrayAttr:$pooled_size,
+    F64Attr:$spatial_scale,
+    DefaultValuedAttr<I64Attr, "-1">:$sampling_ratio
   );
   let results = (outs
     MX_FloatTensor:$output
