@@ -1466,6 +1466,91 @@ data-dependent. No gradient (MXNet registers none).""",
           Attr("sampling_ratio", "int", "-1", doc="Samples per bin and axis; <= 0: adaptive.")],
    example="""%y = mx._contrib_RROIAlign %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64} : (tensor<1x2x6x6xf32>, tensor<3x6xf32>) -> tensor<3x2x2x2xf32>""")
 
+# Image operators of src/operator/image (image_random.cc, crop.cc): the
+# deterministic ones, as composites (mx-decompose).
+op(mxnet="_image_to_tensor", mnemonic="_image_to_tensor", cpp="ImageToTensor",
+   source="src/operator/image/image_random-inl.h ToTensorShape, ToTensorType, ToTensor",
+   summary="An HWC image in [0, 255] as a float32 CHW tensor in [0, 1]",
+   description="""
+`data` (H, W, C) or (N, H, W, C) of any type: transposed to (C, H, W) / (N,
+C, H, W), divided by 255 (float32 division, in the data's type for float64
+data, as MXNet's kernel) into float32. A composite (transpose, Cast,
+_div_scalar). MXNet's gradient is the head gradient copied (`_copy`, of the
+output's shape); mxc's is the composite's (transposed back and divided by
+255).""",
+   inputs=[Input("data")], outputs=[Output("output", tensor=FLOAT)],
+   aliases=["_npx__image_to_tensor"],
+   example="""%t = mx._image_to_tensor %x : (tensor<4x5x3xui8>) -> tensor<3x4x5xf32>""")
+
+op(mxnet="_image_normalize", mnemonic="_image_normalize", cpp="ImageNormalize",
+   source="src/operator/image/image_random-inl.h NormalizeParam, NormalizeOpShape, Normalize",
+   summary="(x - mean[c]) / std[c] per channel of a CHW / NCHW tensor",
+   description="""
+`data` (C, H, W) or (N, C, H, W) with C 1 or 3; `mean` and `std` MXNet's
+tuples of floats with 1 or C elements (one element: every channel). In the
+data's type; the gradient is 1 / std[c] (MXNet's _backward_image_normalize).
+A composite (per channel _minus_scalar, _div_scalar, Concat). The
+defaults (four elements each) are MXNet's, which its shape rule rejects.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("mean", "string", "(0.0, 0.0, 0.0, 0.0)", doc="Per-channel means (tuple of floats)."),
+          Attr("std", "string", "(1.0, 1.0, 1.0, 1.0)",
+               doc="Per-channel standard deviations (tuple of floats).")],
+   aliases=["_npx__image_normalize"],
+   example="""%n = mx._image_normalize %x {mean = "(0, 1, 2)", std = "(3, 2, 1)"} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>""")
+
+_IMAGE_FLIP_DOC = """
+`data` (H, W, C), C 1 or 3 (MXNet's ImageShape), reversed along {axis}
+(MXNet 1.9.1's kernel swaps pairs and leaves the middle of an odd extent
+unwritten; mxc copies it). A composite (reverse). MXNet's gradient is the head gradient copied (`_copy`,
+not reversed); mxc's is the composite's (reversed back)."""
+
+op(mxnet="_image_flip_left_right", mnemonic="_image_flip_left_right",
+   cpp="ImageFlipLeftRight", source="src/operator/image/image_random-inl.h FlipLeftRight, ImageShape",
+   summary="An HWC image mirrored left to right",
+   description=_IMAGE_FLIP_DOC.format(axis="the width (axis 1)"),
+   inputs=[Input("data")], outputs=[Output("output")],
+   aliases=["_npx__image_flip_left_right"],
+   example="""%f = mx._image_flip_left_right %x : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>""")
+
+op(mxnet="_image_flip_top_bottom", mnemonic="_image_flip_top_bottom",
+   cpp="ImageFlipTopBottom", source="src/operator/image/image_random-inl.h FlipTopBottom, ImageShape",
+   summary="An HWC image mirrored top to bottom",
+   description=_IMAGE_FLIP_DOC.format(axis="the height (axis 0)"),
+   inputs=[Input("data")], outputs=[Output("output")],
+   aliases=["_npx__image_flip_top_bottom"],
+   example="""%f = mx._image_flip_top_bottom %x : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>""")
+
+op(mxnet="_image_crop", mnemonic="_image_crop", cpp="ImageCrop",
+   source="src/operator/image/crop-inl.h CropParam, CropShape, CropImpl",
+   summary="A (height, width) window at (y, x) of an HWC / NHWC image",
+   description="""
+`data` (H, W, C) or (N, H, W, C), C 1 or 3: the rows [y, y + height) and
+columns [x, x + width) (inside the image: MXNet's checks). A composite
+(slice_axis); the gradient is the head gradient in the window, zero
+elsewhere (MXNet's _backward_image_crop).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("x", "int", doc="Left boundary."), Attr("y", "int", doc="Top boundary."),
+          Attr("width", "int", doc="Window width (> 0)."),
+          Attr("height", "int", doc="Window height (> 0).")],
+   aliases=["_npx__image_crop"],
+   example="""%c = mx._image_crop %x {x = 1 : i64, y = 0 : i64, width = 2 : i64, height = 3 : i64} : (tensor<4x5x3xf32>) -> tensor<3x2x3xf32>""")
+
+op(mxnet="_image_adjust_lighting", mnemonic="_image_adjust_lighting",
+   cpp="ImageAdjustLighting",
+   source="src/operator/image/image_random-inl.h AdjustLightingParam, AdjustLightingImpl",
+   summary="AlexNet's PCA lighting shift of an HWC RGB image",
+   description="""
+`data` (H, W, C), C 1 or 3: for C = 3, each channel plus the float
+eig[c] . alpha of AlexNet's RGB eigenvectors scaled by their eigenvalues
+(MXNet's table), computed in float32 and converted back (uint8 clamped to
+[0, 255] first, MXNet's saturate_cast); C = 1 is returned unchanged.
+`alpha` has three floats. A composite; the gradient is the head gradient
+(MXNet's `_copy`).""",
+   inputs=[Input("data")], outputs=[Output("output")],
+   attrs=[Attr("alpha", "string", doc="The lighting alphas of R, G, B (three floats).")],
+   aliases=["_npx__image_adjust_lighting"],
+   example="""%l = mx._image_adjust_lighting %x {alpha = "(0.1, 0.2, 0.3)"} : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>""")
+
 _DEFORM_ATTRS = [
     Attr("kernel", "shape", doc="Kernel size (h, w)."),
     Attr("stride", "shape", "()", doc="Stride; empty means 1 per dimension."),

@@ -1450,6 +1450,8 @@ class _ContribNamespace(_ops.ContribNamespace):
 contrib = _ContribNamespace("mx.nd.contrib", _make_op_function)
 # mx.nd.linalg: the table's _linalg_* operators (gemm, gemm2)
 linalg = _ops.ContribNamespace("mx.nd.linalg", _make_op_function, prefix="_linalg_")
+# mx.nd.image: the table's _image_* operators (to_tensor, normalize, ...)
+image = _ops.ContribNamespace("mx.nd.image", _make_op_function, prefix="_image_")
 
 
 class _SparseNamespace:

@@ -1309,6 +1309,8 @@ class _ContribNamespace(_ops.ContribNamespace):
 contrib = _ContribNamespace("mx.sym.contrib", _make_op_function)
 # mx.sym.linalg: the table's _linalg_* operators (gemm, gemm2)
 linalg = _ops.ContribNamespace("mx.sym.linalg", _make_op_function, prefix="_linalg_")
+# mx.sym.image: the table's _image_* operators (to_tensor, normalize, ...)
+image = _ops.ContribNamespace("mx.sym.image", _make_op_function, prefix="_image_")
 
 
 def zeros(shape, dtype=None, **kwargs):

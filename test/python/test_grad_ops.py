@@ -768,6 +768,16 @@ def test_topk_indices_have_no_gradient(attrs):
       "offset": np.random.default_rng(4).uniform(0.1, 0.9, (2, 8, 2, 3)) - 1.0,
       "mask": np.random.default_rng(5).uniform(0.2, 1.0, (2, 4, 2, 3)),
       "weight": rand((4, 1, 2, 2), seed=1)}, None),
+    # image operators: per-channel affine maps, reversals, windows (to_tensor
+    # and adjust_lighting compute in float32: test_ops_nn's
+    # test_image_float32_gradients)
+    ("_image_normalize", {"mean": (0.1, -0.2, 0.3), "std": (0.5, 2.0, 1.5)},
+     {"data": rand((2, 3, 3, 4))}, None),
+    ("_image_normalize", {"mean": 0.2, "std": 0.7}, {"data": rand((1, 3, 4))}, None),
+    ("_image_flip_left_right", {}, {"data": rand((3, 5, 3))}, None),
+    ("_image_flip_top_bottom", {}, {"data": rand((5, 2, 1))}, None),
+    ("_image_crop", {"x": 1, "y": 2, "width": 2, "height": 3}, {"data": rand((2, 6, 4, 3))},
+     None),
     # mode like: the second input only gives the size (no gradient)
     ("_contrib_BilinearResize2D", {"mode": "like"},
      {"data": rand((1, 2, 3, 4)), "like": rand((1, 1, 6, 2))}, ["data"]),

@@ -562,3 +562,58 @@ def test_proposal(op, attrs):
     check(op, attrs, _rand(rng, (n, 12, 5, 6), low=0.0), [
         ("bbox_pred", _rand(rng, (n, 24, 5, 6), low=-0.4, high=0.4)),
         ("im_info", _PROPOSAL_INFO[:n])], num_outputs=2, rtol=1e-5, atol=1e-4)
+
+
+# --- image operators (composites) ----------------------------------------
+
+_IMAGE_CASES = [
+    ("_image_to_tensor", {}, (5, 7, 3), np.uint8),
+    ("_image_to_tensor", {}, (2, 5, 7, 1), np.float64),
+    ("_image_normalize", {"mean": (0.1, 0.5, 2.0), "std": (3.0, 0.7, 1.3)}, (3, 4, 5), np.float32),
+    ("_image_normalize", {"mean": 0.4, "std": 1.7}, (2, 1, 4, 5), np.float32),
+    ("_image_normalize", {"mean": (0.1, 0.5, 2.0), "std": 0.9}, (2, 3, 4, 5), np.float64),
+    ("_image_flip_left_right", {}, (5, 7, 3), np.uint8),
+    ("_image_flip_top_bottom", {}, (5, 6, 1), np.float32),
+    ("_image_crop", {"x": 1, "y": 2, "width": 4, "height": 3}, (5, 7, 3), np.uint8),
+    ("_image_crop", {"x": 0, "y": 1, "width": 7, "height": 2}, (2, 5, 7, 3), np.float32),
+    # uint8 clamped at 0 and 255 (large alphas), float not
+    ("_image_adjust_lighting", {"alpha": (2.0, -4.0, 1.0)}, (4, 6, 3), np.uint8),
+    ("_image_adjust_lighting", {"alpha": (0.1, -0.3, 0.5)}, (4, 6, 3), np.float64),
+    ("_image_adjust_lighting", {"alpha": (0.1, -0.3, 0.5)}, (4, 6, 1), np.float32),
+]
+
+
+@pytest.mark.parametrize("op,attrs,shape,dtype", _IMAGE_CASES)
+def test_image_ops(op, attrs, shape, dtype):
+    # against MXNet's kernels (mxnet_ref, checked against MXNet 1.9.1 on
+    # even extents for the flips: see there)
+    rng = np.random.default_rng(5)
+    if dtype == np.uint8:
+        x = rng.integers(0, 256, shape).astype(np.uint8)
+    else:
+        x = _rand(rng, shape, dtype, 0.0, 255.0 if "lighting" in op else 1.0)
+    check(op, attrs, x, rtol=1e-6, atol=1e-6)
+
+
+def test_image_float32_gradients():
+    # to_tensor and adjust_lighting compute in float32 (MXNet's kernels), too
+    # coarse for the float64 finite differences of test_grad_ops: their
+    # gradients exactly (to_tensor: transposed back, / 255; adjust_lighting:
+    # the head gradient, MXNet's _copy)
+    import mxc as mx
+    rng = np.random.default_rng(6)
+    x = mx.nd.array(_rand(rng, (2, 4, 5, 3)))
+    og = _rand(rng, (2, 3, 4, 5))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.image.to_tensor(x)
+    y.backward(mx.nd.array(og))
+    np.testing.assert_allclose(x.grad.asnumpy(), og.transpose(0, 2, 3, 1) / np.float32(255),
+                               rtol=1e-6)
+    z = mx.nd.array(_rand(rng, (4, 5, 3)))
+    og = _rand(rng, (4, 5, 3))
+    z.attach_grad()
+    with mx.autograd.record():
+        w = mx.nd.image.adjust_lighting(z, alpha=(0.1, -0.2, 0.3))
+    w.backward(mx.nd.array(og))
+    np.testing.assert_array_equal(z.grad.asnumpy(), og)

@@ -1293,3 +1293,39 @@ func.func @multi_proposal_bbox_shape(%c: tensor<2x4x3x3xf32>, %b: tensor<2x8x3x4
   %0, %1 = mx._contrib_MultiProposal %c, %b, %i {scales = "(8, 16)", ratios = "(1)", rpn_post_nms_top_n = 4 : i64} : (tensor<2x4x3x3xf32>, tensor<2x8x3x4xf32>, tensor<2x3xf32>) -> (tensor<8x5xf32>, tensor<8x1xf32>)
   return %0 : tensor<8x5xf32>
 }
+
+// -----
+
+func.func @image_normalize_channels(%x: tensor<2x4x5xf32>) -> tensor<2x4x5xf32> {
+  // expected-error @+2 {{'mx._image_normalize' op The first dimension of input tensor must be the channel dimension with either 1 or 3 elements, but got input with shape (2, 4, 5)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._image_normalize %x {mean = "(0, 1)", std = "1"} : (tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
+}
+
+// -----
+
+func.func @image_normalize_mean(%x: tensor<3x4x5xf32>) -> tensor<3x4x5xf32> {
+  // expected-error @+2 {{'mx._image_normalize' op Invalid mean for input with shape (3, 4, 5). mean must have either 1 or 3 elements, but got (0.0, 0.0, 0.0, 0.0)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._image_normalize %x : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+  return %0 : tensor<3x4x5xf32>
+}
+
+// -----
+
+func.func @image_crop_bounds(%x: tensor<4x5x3xf32>) -> tensor<3x3x3xf32> {
+  // expected-error @+2 {{'mx._image_crop' op  x + width should not be greater than input width}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._image_crop %x {x = 3 : i64, y = 0 : i64, width = 3 : i64, height = 3 : i64} : (tensor<4x5x3xf32>) -> tensor<3x3x3xf32>
+  return %0 : tensor<3x3x3xf32>
+}
+
+// -----
+
+func.func @image_flip_rank(%x: tensor<2x4x5x3xf32>) -> tensor<2x4x5x3xf32> {
+  // expected-error @+2 {{'mx._image_flip_left_right' op Input image must have shape (height, width, channels), but got (2, 4, 5, 3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._image_flip_left_right %x : (tensor<2x4x5x3xf32>) -> tensor<2x4x5x3xf32>
+  return %0 : tensor<2x4x5x3xf32>
+}

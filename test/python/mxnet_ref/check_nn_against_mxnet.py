@@ -30,7 +30,9 @@ def chk(op, attrs, inputs, nout=1):
     s = attrs_str(attrs)
     ref = REF[op]([x.copy() for x in inputs], s)
     fn = getattr(mx.nd, op, None) or getattr(mx.nd._internal, op, None) \
-        or getattr(mx.nd, op.lstrip("_"), None) or getattr(mx.nd.contrib, op[len("_contrib_"):])
+        or getattr(mx.nd, op.lstrip("_"), None) or (
+            getattr(mx.nd.image, op[len("_image_"):]) if op.startswith("_image_")
+            else getattr(mx.nd.contrib, op[len("_contrib_"):]))
     got = fn(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **s)
     got = got if isinstance(got, (list, tuple)) else [got]
     for i in range(nout):
@@ -135,6 +137,24 @@ for a in [{"rpn_pre_nms_top_n": 50, "rpn_post_nms_top_n": 20, "threshold": 0.5},
     cp, bp = f(2, 12, 5, 6, lo=0, hi=1), f(2, 24, 5, 6, lo=-0.4, hi=0.4)
     chk("_contrib_MultiProposal", a, [cp, bp, _pinfo], nout=2)
     chk("_contrib_Proposal", a, [cp[1:], bp[1:], _pinfo[1:]], nout=2)
+# image operators
+_img = rng.integers(0, 256, (5, 7, 3)).astype(np.uint8)
+chk("_image_to_tensor", {}, [_img])
+chk("_image_to_tensor", {}, [rng.integers(0, 256, (2, 5, 7, 1)).astype(np.float64)])
+chk("_image_normalize", {"mean": (0.1, 0.5, 2.0), "std": (3.0, 0.7, 1.3)}, [f(3, 4, 5)])
+chk("_image_normalize", {"mean": 0.4, "std": 1.7}, [f(2, 1, 4, 5)])
+chk("_image_normalize", {"mean": (0.1, 0.5, 2.0), "std": 0.9}, [f(2, 3, 4, 5).astype(np.float64)])
+# (even extents: MXNet 1.9.1's FlipImpl swaps pairs and never writes the
+# middle row / column of an odd extent, which keeps whatever the output
+# buffer held; mxc copies it)
+for _op in ("_image_flip_left_right", "_image_flip_top_bottom"):
+    chk(_op, {}, [_img[:4, :6]])
+    chk(_op, {}, [f(4, 6, 1)])
+chk("_image_crop", {"x": 1, "y": 2, "width": 4, "height": 3}, [_img])
+chk("_image_crop", {"x": 0, "y": 1, "width": 7, "height": 2}, [f(2, 5, 7, 3)])
+for _a in ((0.1, -0.3, 0.5), (2.0, -4.0, 1.0)):
+    chk("_image_adjust_lighting", {"alpha": _a}, [_img])
+    chk("_image_adjust_lighting", {"alpha": _a}, [f(4, 6, 3, lo=0, hi=255)])
 for a in [{"output_dim": 2, "pooled_size": 3}, {"output_dim": 3, "pooled_size": 3, "group_size": 2}]:
     g = a.get("group_size", a["pooled_size"])
     chk("_contrib_PSROIPooling", dict(a, spatial_scale=0.5), [f(3, a["output_dim"] * g * g, 10, 9),

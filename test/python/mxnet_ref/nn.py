@@ -1007,6 +1007,74 @@ def contrib_multi_proposal(inputs, attrs):
     return [rois, scores]
 
 
+def _float_tuple(attrs, key, default):
+    v = ast.literal_eval(attr_str(attrs, key, default))
+    return tuple(float(e) for e in (v if isinstance(v, (tuple, list)) else (v,)))
+
+
+@register("_image_to_tensor")
+def image_to_tensor(inputs, attrs):
+    """MXNet's ToTensor (image_random-inl.h): HWC -> CHW, / 255.0f."""
+    x = inputs[0]
+    x = x.transpose((2, 0, 1) if x.ndim == 3 else (0, 3, 1, 2))
+    x = x if x.dtype == np.float64 else x.astype(np.float32)
+    return [(x / x.dtype.type(255.0)).astype(np.float32)]
+
+
+@register("_image_normalize")
+def image_normalize(inputs, attrs):
+    """MXNet's Normalize: (x - mean[c]) / std[c] in the data's type."""
+    x = inputs[0]
+    T = x.dtype.type
+    mean = _float_tuple(attrs, "mean", "(0.0, 0.0, 0.0, 0.0)")
+    std = _float_tuple(attrs, "std", "(1.0, 1.0, 1.0, 1.0)")
+    axis = 0 if x.ndim == 3 else 1
+    out = np.empty_like(x)
+    for c in range(x.shape[axis]):
+        m = T(np.float32(mean[0 if len(mean) == 1 else c]))
+        sd = T(np.float32(std[0 if len(std) == 1 else c]))
+        idx = (slice(None),) * axis + (c,)
+        out[idx] = (x[idx] - m) / sd
+    return [out]
+
+
+@register("_image_flip_left_right")
+def image_flip_left_right(inputs, attrs):
+    return [inputs[0][:, ::-1].copy()]
+
+
+@register("_image_flip_top_bottom")
+def image_flip_top_bottom(inputs, attrs):
+    return [inputs[0][::-1].copy()]
+
+
+@register("_image_crop")
+def image_crop(inputs, attrs):
+    x = inputs[0]
+    x0, y0 = attr_int(attrs, "x"), attr_int(attrs, "y")
+    w, h = attr_int(attrs, "width"), attr_int(attrs, "height")
+    return [x[..., y0:y0 + h, x0:x0 + w, :].copy()]
+
+
+@register("_image_adjust_lighting")
+def image_adjust_lighting(inputs, attrs):
+    """MXNet's AdjustLightingImpl: + eig . alpha per RGB channel in float32,
+    uint8 clamped to [0, 255] (saturate_cast)."""
+    x = inputs[0]
+    if x.shape[2] == 1:
+        return [x.copy()]
+    f = np.float32
+    eig = np.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
+                    [55.46 * -0.5808, 4.794 * -0.0045, 1.148 * -0.8140],
+                    [55.46 * -0.5836, 4.794 * -0.6948, 1.148 * 0.4203]]).astype(f)
+    a = np.array(_float_tuple(attrs, "alpha", "()"), f)
+    pca = [f(f(eig[i, 0] * a[0]) + f(eig[i, 1] * a[1])) + f(eig[i, 2] * a[2]) for i in range(3)]
+    out = x.astype(f) + np.array(pca, f)
+    if x.dtype == np.uint8:
+        out = np.clip(out, 0, 255)
+    return [out.astype(x.dtype)]
+
+
 @register("_contrib_PSROIPooling")
 def contrib_psroi_pooling(inputs, attrs):
     """MXNet's PSROIPooling (contrib/psroi_pooling.cc PSROIPoolForwardCPU),

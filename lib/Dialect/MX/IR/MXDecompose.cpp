@@ -2232,6 +2232,80 @@ LogicalResult decomposePdf(GradBuilder &g, Operation *op, SmallVectorImpl<Value>
   return success();
 }
 
+/// The image operators (image_random-inl.h, crop-inl.h).
+LogicalResult decomposeImage(GradBuilder &g, Operation *op, SmallVectorImpl<Value> &results) {
+  Value x = op->getOperand(0);
+  auto type = typeOf(x);
+  ArrayRef<int64_t> d = type.getShape();
+  Type elt = type.getElementType();
+  Type f32 = g.builder().getF32Type();
+  Value out;
+  if (isa<ImageToTensorOp>(op)) {
+    // in / 255.0f: float division, in the data's type for float64 data
+    SmallVector<int64_t> perm = d.size() == 3 ? SmallVector<int64_t>{2, 0, 1}
+                                              : SmallVector<int64_t>{0, 3, 1, 2};
+    Value t = g.op("mx.transpose", x, {g.shape("axes", perm)});
+    if (!elt.isF64())
+      t = g.cast(t, f32);
+    out = g.cast(g.scalarOp("mx._div_scalar", t, 255.0), f32);
+  } else if (auto n = dyn_cast<ImageNormalizeOp>(op)) {
+    auto mean = parseFloatTuple(n.getMean()), stdv = parseFloatTuple(n.getStd());
+    if (!mean || !stdv)
+      return op->emitOpError("mean and std must be floats");
+    int64_t axis = d.size() == 3 ? 0 : 1, c = d[axis];
+    // (x - mean) / std with MXNet's float parameters
+    auto at = [&](ArrayRef<double> v, int64_t i) { return double(float(v.size() == 1 ? v[0] : v[i])); };
+    auto norm = [&](Value v, int64_t i) {
+      return g.scalarOp("mx._div_scalar", g.scalarOp("mx._minus_scalar", v, at(*mean, i)),
+                        at(*stdv, i));
+    };
+    if (mean->size() == 1 && stdv->size() == 1) {
+      out = norm(x, 0);
+    } else {
+      SmallVector<Value> parts;
+      for (int64_t i = 0; i < c; ++i)
+        parts.push_back(norm(sliceAxis(g, x, axis, i, i + 1), i));
+      out = concatAxis(g, parts, axis);
+    }
+  } else if (isa<ImageFlipLeftRightOp, ImageFlipTopBottomOp>(op)) {
+    out = g.op("mx.reverse", x, {g.shape("axis", {isa<ImageFlipLeftRightOp>(op) ? 1 : 0})});
+  } else if (auto c = dyn_cast<ImageCropOp>(op)) {
+    int64_t r = static_cast<int64_t>(d.size());
+    int64_t x0 = static_cast<int64_t>(c.getX()), y0 = static_cast<int64_t>(c.getY());
+    out = sliceAxis(g, x, r - 3, y0, y0 + static_cast<int64_t>(c.getHeight()));
+    out = sliceAxis(g, out, r - 2, x0, x0 + static_cast<int64_t>(c.getWidth()));
+  } else if (auto l = dyn_cast<ImageAdjustLightingOp>(op)) {
+    auto alpha = parseFloatTuple(l.getAlpha());
+    if (!alpha || alpha->size() != 3)
+      return op->emitOpError("alpha must be three floats");
+    if (d[2] == 1) {
+      results.assign({g.op("mx.identity", x)});
+      return success(!g.failed());
+    }
+    // AlexNet's eigenvectors times eigenvalues, MXNet's float table
+    static const float eig[3][3] = {{55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009},
+                                    {55.46 * -0.5808, 4.794 * -0.0045, 1.148 * -0.8140},
+                                    {55.46 * -0.5836, 4.794 * -0.6948, 1.148 * 0.4203}};
+    float a[3] = {float((*alpha)[0]), float((*alpha)[1]), float((*alpha)[2])};
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 3; ++i) {
+      float pca = eig[i][0] * a[0] + eig[i][1] * a[1] + eig[i][2] * a[2];
+      Value v = g.scalarOp("mx._plus_scalar", g.cast(sliceAxis(g, x, 2, i, i + 1), f32),
+                           double(pca));
+      if (elt.isUnsignedInteger(8))
+        v = g.scalarOp("mx._minimum_scalar", g.scalarOp("mx._maximum_scalar", v, 0.0), 255.0);
+      parts.push_back(g.cast(v, elt));
+    }
+    out = concatAxis(g, parts, 2);
+  } else {
+    return failure();
+  }
+  if (g.failed() || !out)
+    return failure();
+  results.assign({out});
+  return success();
+}
+
 } // namespace
 
 bool mxc::mx::isComposite(Operation *op) {
@@ -2258,7 +2332,9 @@ bool mxc::mx::isComposite(Operation *op) {
              ContribInterleavedMatmulEncdecQkOp, ContribInterleavedMatmulEncdecValattOp,
              RandomPdfUniformOp, RandomPdfNormalOp, RandomPdfGammaOp, RandomPdfExponentialOp,
              RandomPdfPoissonOp, RandomPdfNegativeBinomialOp,
-             RandomPdfGeneralizedNegativeBinomialOp, RandomPdfDirichletOp>(op) ||
+             RandomPdfGeneralizedNegativeBinomialOp, RandomPdfDirichletOp, ImageToTensorOp,
+             ImageNormalizeOp, ImageFlipLeftRightOp, ImageFlipTopBottomOp, ImageCropOp,
+             ImageAdjustLightingOp>(op) ||
          isChannelLast(op);
 }
 
@@ -2277,7 +2353,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
           RandomPdfGammaOp, RandomPdfExponentialOp, RandomPdfPoissonOp,
           RandomPdfNegativeBinomialOp, RandomPdfGeneralizedNegativeBinomialOp,
           RandomPdfDirichletOp, ContribROIAlignOp, ContribPSROIPoolingOp,
-          ContribDeformableConvolutionOp, ContribModulatedDeformableConvolutionOp>(op)) {
+          ContribDeformableConvolutionOp, ContribModulatedDeformableConvolutionOp,
+          ImageNormalizeOp, ImageAdjustLightingOp>(op)) {
     auto isStatic = [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); };
     if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
         !llvm::all_of(op->getResultTypes(), isStatic))
@@ -2285,6 +2362,9 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   }
   if (isChannelLast(op))
     r = decomposeChannelLast(g, op, results);
+  else if (isa<ImageToTensorOp, ImageNormalizeOp, ImageFlipLeftRightOp, ImageFlipTopBottomOp,
+               ImageCropOp, ImageAdjustLightingOp>(op))
+    r = decomposeImage(g, op, results);
   else if (auto ln = dyn_cast<LayerNormOp>(op))
     r = decomposeLayerNorm(g, ln, results);
   else if (auto in = dyn_cast<InstanceNormOp>(op))

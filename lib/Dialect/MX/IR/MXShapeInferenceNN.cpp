@@ -1384,8 +1384,15 @@ LogicalResult ContribBoxDecodeOp::inferReturnTypes(MLIRContext *context,
 
 std::optional<SmallVector<double>> mxc::mx::parseFloatTuple(StringRef text) {
   StringRef t = text.trim();
-  if (!t.consume_front("(") && !t.consume_front("["))
-    return std::nullopt;
+  if (!t.consume_front("(") && !t.consume_front("[")) {
+    // one number: MXNet's Tuple<float> reads it as a 1-tuple
+    std::string s = t.str();
+    char *end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size())
+      return std::nullopt;
+    return SmallVector<double>{d};
+  }
   if (!t.consume_back(")") && !t.consume_back("]"))
     return std::nullopt;
   SmallVector<double> out;
@@ -2050,6 +2057,137 @@ LogicalResult ContribMultiProposalOp::inferReturnTypes(MLIRContext *,
                        adaptor.getImInfo(), static_cast<int64_t>(adaptor.getRpnPostNmsTopN()),
                        adaptor.getScales(), adaptor.getRatios(),
                        static_cast<int64_t>(adaptor.getFeatureStride()), false, results);
+}
+
+//===----------------------------------------------------------------------===//
+// Image operators (image/image_random-inl.h ToTensorShape, NormalizeOpShape,
+// ImageShape; image/crop-inl.h CropShape)
+//===----------------------------------------------------------------------===//
+
+/// The static extent check of an image's channels (1 or 3).
+static bool imageChannels(int64_t c) { return c == ShapedType::kDynamic || c == 1 || c == 3; }
+
+LogicalResult ImageToTensorOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto d = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(d))
+    return failure();
+  ArrayRef<int64_t> s = d->getShape();
+  SmallVector<int64_t> out;
+  if (s.size() == 3)
+    out = {s[2], s[0], s[1]};
+  else if (s.size() == 4)
+    out = {s[0], s[3], s[1], s[2]};
+  else
+    return inferError(loc, name, "Input image must have shape (height, width, channels), or "
+                                 "(N, height, width, channels) but got ", formatShape(s));
+  results.push_back(RankedTensorType::get(out, Float32Type::get(context)));
+  return success();
+}
+
+LogicalResult ImageNormalizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto d = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(d))
+    return failure();
+  ArrayRef<int64_t> s = d->getShape();
+  if (s.size() != 3 && s.size() != 4)
+    return inferError(loc, name, "Input tensor must have shape (channels, height, width), or "
+                                 "(N, channels, height, width), but got ", formatShape(s));
+  int64_t c = s.size() == 3 ? s[0] : s[1];
+  if (!imageChannels(c))
+    return inferError(loc, name, "The ", s.size() == 3 ? "first" : "second",
+                      " dimension of input tensor must be the channel dimension with either 1 or "
+                      "3 elements, but got input with shape ", formatShape(s));
+  for (auto [what, text] : {std::pair<StringRef, StringRef>{"mean", adaptor.getMean()},
+                            {"std", adaptor.getStd()}}) {
+    auto v = parseFloatTuple(text);
+    if (!v)
+      return inferError(loc, name, what, " must be a float or a tuple of floats, got '", text,
+                        "'");
+    if (v->size() != 1 && (c == ShapedType::kDynamic || int64_t(v->size()) != c))
+      return inferError(loc, name, "Invalid ", what, " for input with shape ", formatShape(s),
+                        ". ", what, " must have either 1 or ", c, " elements, but got ", text);
+  }
+  results.push_back(*d);
+  return success();
+}
+
+/// ImageShape: (H, W, C) with C 1 or 3, the result like the input.
+static LogicalResult inferImage(std::optional<Location> loc, StringRef name, Value data,
+                                SmallVectorImpl<Type> &results) {
+  auto d = getTensorType(loc, name, data, "data");
+  if (failed(d))
+    return failure();
+  ArrayRef<int64_t> s = d->getShape();
+  if (s.size() != 3)
+    return inferError(loc, name, "Input image must have shape (height, width, channels), but got ",
+                      formatShape(s));
+  if (!imageChannels(s[2]))
+    return inferError(loc, name, "The last dimension of input image must be the channel "
+                                 "dimension with either 1 or 3 elements, but got input with "
+                                 "shape ", formatShape(s));
+  results.push_back(*d);
+  return success();
+}
+
+LogicalResult ImageFlipLeftRightOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                     Adaptor adaptor,
+                                                     SmallVectorImpl<Type> &results) {
+  return inferImage(loc, getOperationName(), adaptor.getData(), results);
+}
+
+LogicalResult ImageFlipTopBottomOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                     Adaptor adaptor,
+                                                     SmallVectorImpl<Type> &results) {
+  return inferImage(loc, getOperationName(), adaptor.getData(), results);
+}
+
+LogicalResult ImageAdjustLightingOp::inferReturnTypes(MLIRContext *,
+                                                      std::optional<Location> loc,
+                                                      Adaptor adaptor,
+                                                      SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto alpha = parseFloatTuple(adaptor.getAlpha());
+  if (!alpha || alpha->size() != 3)
+    return inferError(loc, name, "alpha must be three floats (R, G, B), got '",
+                      adaptor.getAlpha(), "'");
+  return inferImage(loc, name, adaptor.getData(), results);
+}
+
+LogicalResult ImageCropOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto d = getTensorType(loc, name, adaptor.getData(), "data");
+  if (failed(d))
+    return failure();
+  ArrayRef<int64_t> s = d->getShape();
+  if (s.size() != 3 && s.size() != 4)
+    return inferError(loc, name, "Image Crop expects inputs of 3D (h, w, c) or 4D (n, h, w, c). "
+                                 "But got ", s.size());
+  if (!imageChannels(s.back()))
+    return inferError(loc, name, "Expect channel of the input image is 1 or 3, but got",
+                      s.back());
+  int64_t x = adaptor.getX(), y = adaptor.getY(), w = adaptor.getWidth(),
+          h = adaptor.getHeight();
+  int64_t iw = s[s.size() - 2], ih = s[s.size() - 3];
+  if (h <= 0 || w <= 0)
+    return inferError(loc, name, "Input height and width must be greater than 0");
+  if (x < 0 || y < 0)
+    return inferError(loc, name, "x and y must not be negative, got ", x, " and ", y);
+  if (iw != ShapedType::kDynamic && x + w > iw)
+    return inferError(loc, name, " x + width should not be greater than input width");
+  if (ih != ShapedType::kDynamic && y + h > ih)
+    return inferError(loc, name, " y + height should not be greater than input height");
+  SmallVector<int64_t> out(s);
+  out[s.size() - 3] = h;
+  out[s.size() - 2] = w;
+  results.push_back(RankedTensorType::get(out, d->getElementType()));
+  return success();
 }
 
 /// LaEigFactShape: A (..., n, n) -> U like A, L (..., n).

@@ -2333,6 +2333,210 @@ def MX_ContribRROIAlignOp : MX_Op<"_contrib_RROIAlign", [Pure, InferTypeOpAdapto
   }];
 }
 
+def MX_ImageToTensorOp : MX_Op<"_image_to_tensor", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "An HWC image in [0, 255] as a float32 CHW tensor in [0, 1]";
+  let description = [{
+    `data` (H, W, C) or (N, H, W, C) of any type: transposed to (C, H, W) / (N,
+    C, H, W), divided by 255 (float32 division, in the data's type for float64
+    data, as MXNet's kernel) into float32. A composite (transpose, Cast,
+    _div_scalar). MXNet's gradient is the head gradient copied (`_copy`, of the
+    output's shape); mxc's is the composite's (transposed back and divided by
+    255).
+
+    MXNet operator: `_image_to_tensor` (aliases `_npx__image_to_tensor`).
+
+    Example:
+
+    ```mlir
+    %t = mx._image_to_tensor %x : (tensor<4x5x3xui8>) -> tensor<3x4x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ImageNormalizeOp : MX_Op<"_image_normalize", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "(x - mean[c]) / std[c] per channel of a CHW / NCHW tensor";
+  let description = [{
+    `data` (C, H, W) or (N, C, H, W) with C 1 or 3; `mean` and `std` MXNet's
+    tuples of floats with 1 or C elements (one element: every channel). In the
+    data's type; the gradient is 1 / std[c] (MXNet's _backward_image_normalize).
+    A composite (per channel _minus_scalar, _div_scalar, Concat). The
+    defaults (four elements each) are MXNet's, which its shape rule rejects.
+
+    MXNet operator: `_image_normalize` (aliases `_npx__image_normalize`).
+
+    Example:
+
+    ```mlir
+    %n = mx._image_normalize %x {mean = "(0, 1, 2)", std = "(3, 2, 1)"} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<StrAttr, "\"(0.0, 0.0, 0.0, 0.0)\"">:$mean,
+    DefaultValuedAttr<StrAttr, "\"(1.0, 1.0, 1.0, 1.0)\"">:$std
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ImageFlipLeftRightOp : MX_Op<"_image_flip_left_right", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "An HWC image mirrored left to right";
+  let description = [{
+    `data` (H, W, C), C 1 or 3 (MXNet's ImageShape), reversed along the width (axis 1)
+    (MXNet 1.9.1's kernel swaps pairs and leaves the middle of an odd extent
+    unwritten; mxc copies it). A composite (reverse). MXNet's gradient is the head gradient copied (`_copy`,
+    not reversed); mxc's is the composite's (reversed back).
+
+    MXNet operator: `_image_flip_left_right` (aliases `_npx__image_flip_left_right`).
+
+    Example:
+
+    ```mlir
+    %f = mx._image_flip_left_right %x : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ImageFlipTopBottomOp : MX_Op<"_image_flip_top_bottom", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "An HWC image mirrored top to bottom";
+  let description = [{
+    `data` (H, W, C), C 1 or 3 (MXNet's ImageShape), reversed along the height (axis 0)
+    (MXNet 1.9.1's kernel swaps pairs and leaves the middle of an odd extent
+    unwritten; mxc copies it). A composite (reverse). MXNet's gradient is the head gradient copied (`_copy`,
+    not reversed); mxc's is the composite's (reversed back).
+
+    MXNet operator: `_image_flip_top_bottom` (aliases `_npx__image_flip_top_bottom`).
+
+    Example:
+
+    ```mlir
+    %f = mx._image_flip_top_bottom %x : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ImageCropOp : MX_Op<"_image_crop", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "A (height, width) window at (y, x) of an HWC / NHWC image";
+  let description = [{
+    `data` (H, W, C) or (N, H, W, C), C 1 or 3: the rows [y, y + height) and
+    columns [x, x + width) (inside the image: MXNet's checks). A composite
+    (slice_axis); the gradient is the head gradient in the window, zero
+    elsewhere (MXNet's _backward_image_crop).
+
+    MXNet operator: `_image_crop` (aliases `_npx__image_crop`).
+
+    Example:
+
+    ```mlir
+    %c = mx._image_crop %x {x = 1 : i64, y = 0 : i64, width = 2 : i64, height = 3 : i64} : (tensor<4x5x3xf32>) -> tensor<3x2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    I64Attr:$x,
+    I64Attr:$y,
+    I64Attr:$width,
+    I64Attr:$height
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ImageAdjustLightingOp : MX_Op<"_image_adjust_lighting", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "AlexNet's PCA lighting shift of an HWC RGB image";
+  let description = [{
+    `data` (H, W, C), C 1 or 3: for C = 3, each channel plus the float
+    eig[c] . alpha of AlexNet's RGB eigenvectors scaled by their eigenvalues
+    (MXNet's table), computed in float32 and converted back (uint8 clamped to
+    [0, 255] first, MXNet's saturate_cast); C = 1 is returned unchanged.
+    `alpha` has three floats. A composite; the gradient is the head gradient
+    (MXNet's `_copy`).
+
+    MXNet operator: `_image_adjust_lighting` (aliases `_npx__image_adjust_lighting`).
+
+    Example:
+
+    ```mlir
+    %l = mx._image_adjust_lighting %x {alpha = "(0.1, 0.2, 0.3)"} : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    StrAttr:$alpha
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribDeformableConvolutionOp : MX_Op<"_contrib_DeformableConvolution", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Deformable 2-D convolution (Deformable ConvNets)";
   let description = [{
