@@ -231,6 +231,7 @@ MONITOR_UNNAMED_INPUTS = {
     # "<node>_input0"; the special functions are registered as the unary
     # math above)
     "SoftmaxActivation", "gamma", "gammaln", "erf", "erfinv",
+    "_logical_and_scalar", "_logical_or_scalar", "_logical_xor_scalar",
 }
 # MXNet registers FListOutputNames for these: a CachedOp's op hook names their
 # outputs "<node>_output", ...; for the rest "<node>_0", "<node>_1", ...
@@ -1744,8 +1745,11 @@ for name, what, aliases, tensor in [
         ("broadcast_lesser", "lhs < rhs", [], ANY),
         ("broadcast_lesser_equal", "lhs <= rhs", [], ANY),
         ("broadcast_hypot", "sqrt(lhs^2 + rhs^2)", [], FLOAT),
-        ("broadcast_mod", "lhs % rhs", [], ANY)]:
-    cmp = any(c in what for c in "=<>") and "max" not in what
+        ("broadcast_mod", "lhs % rhs", [], ANY),
+        ("broadcast_logical_and", "lhs && rhs", [], ANY),
+        ("broadcast_logical_or", "lhs || rhs", [], ANY),
+        ("broadcast_logical_xor", "bool(lhs) != bool(rhs)", [], ANY)]:
+    cmp = (any(c in what for c in "=<>") and "max" not in what) or "&&" in what or "||" in what
     note = (" Comparisons give 1 or 0 in the input's element type, as in "
             "MXNet 1.x.") if cmp else ""
     op(mxnet=name, mnemonic=name, cpp=camel(name),
@@ -1787,7 +1791,10 @@ for name, what, alias in [
         ("_lesser_equal_scalar", "data <= scalar", "_LesserEqualScalar"),
         ("_hypot_scalar", "sqrt(data^2 + scalar^2)", "_HypotScalar"),
         ("_mod_scalar", "data % scalar", "_ModScalar"),
-        ("_rmod_scalar", "scalar % data", "_RModScalar")]:
+        ("_rmod_scalar", "scalar % data", "_RModScalar"),
+        ("_logical_and_scalar", "data && scalar (1 or 0)", "_LogicalAndScalar"),
+        ("_logical_or_scalar", "data || scalar (1 or 0)", "_LogicalOrScalar"),
+        ("_logical_xor_scalar", "bool(data) != bool(scalar) (1 or 0)", "_LogicalXorScalar")]:
     aliases = [alias]
     if name in ("_maximum_scalar", "_minimum_scalar", "_hypot_scalar"):
         aliases.append("_npi" + name)

@@ -1291,7 +1291,13 @@ for _name, _spec in {
         "lesser": ("broadcast_lesser", lambda x, y: 1 if x < y else 0, "_lesser_scalar",
                    "_greater_scalar"),
         "lesser_equal": ("broadcast_lesser_equal", lambda x, y: 1 if x <= y else 0,
-                         "_lesser_equal_scalar", "_greater_equal_scalar")}.items():
+                         "_lesser_equal_scalar", "_greater_equal_scalar"),
+        "logical_and": ("broadcast_logical_and", lambda x, y: 1 if x and y else 0,
+                        "_logical_and_scalar"),
+        "logical_or": ("broadcast_logical_or", lambda x, y: 1 if x or y else 0,
+                       "_logical_or_scalar"),
+        "logical_xor": ("broadcast_logical_xor", lambda x, y: 1 if bool(x) != bool(y) else 0,
+                        "_logical_xor_scalar")}.items():
     if _name not in globals() and all(n in globals() for n in _spec[::2] + _spec[3:4]
                                       if isinstance(n, str)):
         globals()[_name] = _binary_function(_name, *_spec)

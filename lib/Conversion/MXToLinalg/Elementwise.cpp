@@ -98,6 +98,9 @@ enum class Fn {
   Le,
   Hypot,
   Mod,
+  And,
+  Or,
+  Xor,
 };
 
 /// `cond ? 1 : 0` in `kind`, MXNet's comparison result.
@@ -397,6 +400,21 @@ static Value emitBinary(OpBuilder &b, Location loc, Fn fn, Value x, Value y,
     return cmp(FP::OLT, IP::slt, IP::ult);
   case Fn::Le:
     return cmp(FP::OLE, IP::sle, IP::ule);
+  case Fn::And:
+  case Fn::Or:
+  case Fn::Xor: {
+    // mshadow_op::logical_and / or / xor: nonzero is true (NaN too)
+    Value zero = constant(b, loc, kind, 0);
+    auto truth = [&](Value v) -> Value {
+      return isF ? Value(arith::CmpFOp::create(b, loc, FP::UNE, v, zero))
+                 : Value(arith::CmpIOp::create(b, loc, IP::ne, v, zero));
+    };
+    Value p = truth(x), q = truth(y);
+    Value c = fn == Fn::And  ? Value(arith::AndIOp::create(b, loc, p, q))
+              : fn == Fn::Or ? Value(arith::OrIOp::create(b, loc, p, q))
+                             : Value(arith::XOrIOp::create(b, loc, p, q));
+    return boolToElement(b, loc, c, kind);
+  }
   case Fn::Hypot: {
     // m * sqrt(1 + (n / m)^2), m = max(|x|, |y|), n = min(|x|, |y|): no
     // square overflows (C's hypot); m = 0 gives 0. Integers: in f64, then
@@ -1149,7 +1167,10 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
               ConvertBinary<mx::HypotOp, Fn::Hypot>,
               ConvertBinary<mx::BroadcastHypotOp, Fn::Hypot>,
               ConvertBinary<mx::ModOp, Fn::Mod>,
-              ConvertBinary<mx::BroadcastModOp, Fn::Mod>>(
+              ConvertBinary<mx::BroadcastModOp, Fn::Mod>,
+              ConvertBinary<mx::BroadcastLogicalAndOp, Fn::And>,
+              ConvertBinary<mx::BroadcastLogicalOrOp, Fn::Or>,
+              ConvertBinary<mx::BroadcastLogicalXorOp, Fn::Xor>>(
       typeConverter, patterns, target);
   addPatterns<ConvertScalar<mx::PlusScalarOp, Fn::Add>,
               ConvertScalar<mx::MinusScalarOp, Fn::Sub>,
@@ -1169,7 +1190,10 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
               ConvertScalar<mx::LesserEqualScalarOp, Fn::Le>,
               ConvertScalar<mx::HypotScalarOp, Fn::Hypot>,
               ConvertScalar<mx::ModScalarOp, Fn::Mod>,
-              ConvertScalar<mx::RmodScalarOp, Fn::Mod, /*Reversed=*/true>>(typeConverter,
+              ConvertScalar<mx::RmodScalarOp, Fn::Mod, /*Reversed=*/true>,
+              ConvertScalar<mx::LogicalAndScalarOp, Fn::And>,
+              ConvertScalar<mx::LogicalOrScalarOp, Fn::Or>,
+              ConvertScalar<mx::LogicalXorScalarOp, Fn::Xor>>(typeConverter,
                                                            patterns, target);
   addPatterns<ConvertHardSigmoid, ConvertSmoothL1>(typeConverter, patterns,
                                                   target);

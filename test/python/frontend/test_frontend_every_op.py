@@ -74,6 +74,13 @@ EXAMPLES = {
     "broadcast_minimum": ([f(*B), f(3, 1)], {}),
     "broadcast_power": ([pos(*B), f(3, 1)], {}),
     "broadcast_equal": ([np.round(f(*B)), np.round(f(3, 1))], {}),
+    # zeros among the values (false), NaN (true)
+    "broadcast_logical_and": ([np.round(f(*B)), np.array([[0.0], [1.5], [np.nan]], np.float32)], {}),
+    "broadcast_logical_or": ([np.round(f(*B)), np.array([[0.0], [-2.0], [np.nan]], np.float32)], {}),
+    "broadcast_logical_xor": ([np.round(f(*B)), np.array([[0.0], [3.0], [np.nan]], np.float32)], {}),
+    "_logical_and_scalar": ([np.round(f(*U))], dict(scalar=2.0)),
+    "_logical_or_scalar": ([np.round(f(*U))], dict(scalar=0.0)),
+    "_logical_xor_scalar": ([np.round(f(*U))], dict(scalar=-1.0)),
     "broadcast_not_equal": ([np.round(f(*B)), np.round(f(3, 1))], {}),
     "broadcast_greater": ([f(*B), f(3, 1)], {}),
     "broadcast_greater_equal": ([np.round(f(*B)), np.round(f(3, 1))], {}),

@@ -107,6 +107,14 @@ chk("_mod", {}, [num.astype(np.int32), np.array([[2, -2, 3, 0, -3, 4]], np.int32
 for sc in (2.5, -1.5, 0.0):
     chk("_mod_scalar", {"scalar": sc}, [num])
     chk("_rmod_scalar", {"scalar": sc}, [den])
+# logical and / or / xor: zeros, negatives, NaN, integers
+lg = np.array([[0, 1.5, -2, np.nan, 0, 3]], np.float32)
+for _op in ("and", "or", "xor"):
+    chk("broadcast_logical_" + _op, {}, [lg.reshape(6, 1), lg])
+    chk("broadcast_logical_" + _op, {}, [np.array([[0, 2, -1]], np.int32),
+                                          np.array([[0], [5]], np.int32)])
+    for sc in (0.0, 2.0, -0.5):
+        chk("_logical_%s_scalar" % _op, {"scalar": sc}, [lg])
 # grids reaching past the image on every side
 chk("BilinearSampler", {}, [f(2, 3, 5, 6), f(2, 2, 4, 7, lo=-1.3, hi=1.3)])
 _rois = np.array([[0, 1.1, 1.1, 6.2, 6.2], [2, 6.1, 2.1, 8.2, 11.2], [1, 3.1, 1.1, 5.2, 10.2],

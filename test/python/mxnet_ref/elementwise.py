@@ -87,6 +87,9 @@ _BINARY = {
     "minimum": _minimum,
     "power": _pow,
     "equal": _cmp(np.equal),
+    "logical_and": _cmp(np.logical_and),
+    "logical_or": _cmp(np.logical_or),
+    "logical_xor": _cmp(np.logical_xor),
     "not_equal": _cmp(np.not_equal),
     "greater": _cmp(np.greater),
     "greater_equal": _cmp(np.greater_equal),
@@ -297,6 +300,9 @@ _BROADCAST = {
     "broadcast_lesser_equal": ("lesser_equal", []),
     "broadcast_hypot": ("hypot", []),
     "broadcast_mod": ("mod", []),
+    "broadcast_logical_and": ("logical_and", []),
+    "broadcast_logical_or": ("logical_or", []),
+    "broadcast_logical_xor": ("logical_xor", []),
 }
 
 
@@ -334,6 +340,9 @@ _SCALAR = {
     "_hypot_scalar": ("hypot", False, ["_HypotScalar", "_npi_hypot_scalar"]),
     "_mod_scalar": ("mod", False, ["_ModScalar"]),
     "_rmod_scalar": ("mod", True, ["_RModScalar"]),
+    "_logical_and_scalar": ("logical_and", False, ["_LogicalAndScalar"]),
+    "_logical_or_scalar": ("logical_or", False, ["_LogicalOrScalar"]),
+    "_logical_xor_scalar": ("logical_xor", False, ["_LogicalXorScalar"]),
 }
 
 

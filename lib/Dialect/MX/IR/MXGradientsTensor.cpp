@@ -1274,7 +1274,9 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       BroadcastEqualOp, BroadcastNotEqualOp, BroadcastGreaterOp,
       BroadcastGreaterEqualOp, BroadcastLesserOp, BroadcastLesserEqualOp,
       EqualScalarOp, NotEqualScalarOp, GreaterScalarOp, GreaterEqualScalarOp,
-      LesserScalarOp, LesserEqualScalarOp, ArgmaxOp, OneHotOp, ZerosLikeOp,
+      LesserScalarOp, LesserEqualScalarOp, BroadcastLogicalAndOp, BroadcastLogicalOrOp,
+      BroadcastLogicalXorOp, LogicalAndScalarOp, LogicalOrScalarOp, LogicalXorScalarOp,
+      ArgmaxOp, OneHotOp, ZerosLikeOp,
       OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp, ShapeArrayOp,
       SizeArrayOp, ZerosOp, OnesOp, FullOp, ArangeOp, EyeOp, ArangeLikeOp>(ctx);
   Rule<identityGrad>::attach<IdentityOp, IdentityWithAttrLikeRhsOp>(ctx);

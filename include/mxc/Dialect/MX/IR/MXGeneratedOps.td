@@ -3608,6 +3608,117 @@ def MX_BroadcastModOp : MX_Op<"broadcast_mod", [Pure, InferTypeOpAdaptorWithIsCo
   }];
 }
 
+def MX_BroadcastLogicalAndOp : MX_Op<"broadcast_logical_and", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasting elementwise `lhs && rhs`";
+  let description = [{
+    Computes `lhs && rhs` with NumPy broadcasting (MXNet's BinaryBroadcastShape):
+    shapes are right-aligned and each pair of extents must be equal or one of
+    them 1. Both inputs have the same element type. Comparisons give 1 or 0 in the input's element type, as in MXNet 1.x.
+
+    MXNet operator: `broadcast_logical_and`.
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_logical_and %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferBroadcastBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_BroadcastLogicalOrOp : MX_Op<"broadcast_logical_or", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasting elementwise `lhs || rhs`";
+  let description = [{
+    Computes `lhs || rhs` with NumPy broadcasting (MXNet's BinaryBroadcastShape):
+    shapes are right-aligned and each pair of extents must be equal or one of
+    them 1. Both inputs have the same element type. Comparisons give 1 or 0 in the input's element type, as in MXNet 1.x.
+
+    MXNet operator: `broadcast_logical_or`.
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_logical_or %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferBroadcastBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_BroadcastLogicalXorOp : MX_Op<"broadcast_logical_xor", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Broadcasting elementwise `bool(lhs) != bool(rhs)`";
+  let description = [{
+    Computes `bool(lhs) != bool(rhs)` with NumPy broadcasting (MXNet's BinaryBroadcastShape):
+    shapes are right-aligned and each pair of extents must be equal or one of
+    them 1. Both inputs have the same element type. Comparisons give 1 or 0 in the input's element type, as in MXNet 1.x.
+
+    MXNet operator: `broadcast_logical_xor`.
+
+    Example:
+
+    ```mlir
+    %out = mx.broadcast_logical_xor %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$lhs,
+    MX_Tensor:$rhs
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferBroadcastBinary(getOperationName(), location, adaptor.getLhs(), adaptor.getRhs(), inferredReturnTypes);
+    }
+  }];
+}
+
 def MX_PlusScalarOp : MX_Op<"_plus_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `data + scalar` with a scalar";
   let description = [{
@@ -4324,6 +4435,123 @@ def MX_RmodScalarOp : MX_Op<"_rmod_scalar", [Pure, InferTypeOpAdaptorWithIsCompa
 
     ```mlir
     %out = mx._rmod_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferScalarOp(getOperationName(), location, adaptor.getData(), adaptor.getIsInt(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LogicalAndScalarOp : MX_Op<"_logical_and_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `data && scalar (1 or 0)` with a scalar";
+  let description = [{
+    Computes `data && scalar (1 or 0)` elementwise. The result type follows MXNet's
+    NumpyBinaryScalarType: an integer tensor with a non-integer scalar
+    (`is_int = false`) gives f64, a bool (i1) tensor gives i64 or f64, anything
+    else keeps the input's type.
+
+    MXNet operator: `_logical_and_scalar` (aliases `_LogicalAndScalar`).
+
+    Example:
+
+    ```mlir
+    %out = mx._logical_and_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferScalarOp(getOperationName(), location, adaptor.getData(), adaptor.getIsInt(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LogicalOrScalarOp : MX_Op<"_logical_or_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `data || scalar (1 or 0)` with a scalar";
+  let description = [{
+    Computes `data || scalar (1 or 0)` elementwise. The result type follows MXNet's
+    NumpyBinaryScalarType: an integer tensor with a non-integer scalar
+    (`is_int = false`) gives f64, a bool (i1) tensor gives i64 or f64, anything
+    else keeps the input's type.
+
+    MXNet operator: `_logical_or_scalar` (aliases `_LogicalOrScalar`).
+
+    Example:
+
+    ```mlir
+    %out = mx._logical_or_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data,
+    DefaultValuedAttr<F64Attr, "1.0">:$scalar,
+    DefaultValuedAttr<BoolAttr, "true">:$is_int
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferScalarOp(getOperationName(), location, adaptor.getData(), adaptor.getIsInt(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_LogicalXorScalarOp : MX_Op<"_logical_xor_scalar", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise `bool(data) != bool(scalar) (1 or 0)` with a scalar";
+  let description = [{
+    Computes `bool(data) != bool(scalar) (1 or 0)` elementwise. The result type follows MXNet's
+    NumpyBinaryScalarType: an integer tensor with a non-integer scalar
+    (`is_int = false`) gives f64, a bool (i1) tensor gives i64 or f64, anything
+    else keeps the input's type.
+
+    MXNet operator: `_logical_xor_scalar` (aliases `_LogicalXorScalar`).
+
+    Example:
+
+    ```mlir
+    %out = mx._logical_xor_scalar %x {is_int = false, scalar = 2.500000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     ```
   }];
   let arguments = (ins
