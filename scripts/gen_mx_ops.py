@@ -232,6 +232,7 @@ MONITOR_UNNAMED_INPUTS = {
     # math above)
     "SoftmaxActivation", "gamma", "gammaln", "erf", "erfinv",
     "_logical_and_scalar", "_logical_or_scalar", "_logical_xor_scalar",
+    "_contrib_round_ste", "_contrib_sign_ste",
 }
 # MXNet registers FListOutputNames for these: a CachedOp's op hook names their
 # outputs "<node>_output", ...; for the rest "<node>_0", "<node>_1", ...
@@ -1809,6 +1810,35 @@ else keeps the input's type.""",
        inputs=[Input("data")], outputs=[Output("output")],
        attrs=SCALAR_ATTRS, aliases=aliases, infer=INFER_SCALAR,
        example=f"""%out = mx.{name} %x {{is_int = false, scalar = 2.500000e+00 : f64}} : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+# Straight-through estimators (src/operator/contrib/stes_op.cc): the
+# forward of round / sign, the head gradient passed through unchanged.
+for name, what, fwd, tensor in [
+        ("_contrib_round_ste", "round(x), half away from zero", "round", FLOAT),
+        ("_contrib_sign_ste", "sign(x)", "sign", ANY)]:
+    op(mxnet=name, mnemonic=name, cpp=camel(name),
+       source="src/operator/contrib/stes_op.cc",
+       summary=f"`{what}` with a straight-through gradient",
+       description=f"""
+Computes `{what}` for every element (MXNet's `{fwd}`); the gradient is the
+head gradient itself (straight-through estimator, _backward_{fwd}_ste), not
+{fwd}'s zero.""",
+       inputs=[Input("data", tensor=tensor)], outputs=[Output("output", tensor=tensor)],
+       infer=INFER_SAME,
+       example=f"""%out = mx.{name} %x : (tensor<2x3xf32>) -> tensor<2x3xf32>""")
+
+op(mxnet="khatri_rao", mnemonic="khatri_rao", cpp="KhatriRao",
+   source="src/operator/contrib/krprod.cc KhatriRaoShape, krprod.h",
+   summary="Column-wise Khatri-Rao product of matrices",
+   description="""
+`num_args` matrices (r_i, k) with one column count k -> (r_1 * ... * r_n,
+k): column j is the Kronecker product of the inputs' columns j (the last
+input's row index varies fastest). One input is returned as it is. A
+composite (broadcast_mul of reshaped pairs); it has a gradient, where
+MXNet registers none.""",
+   inputs=[Input("args")], outputs=[Output("output")], variadic=True,
+   attrs=[Attr("num_args", "int", doc="Number of input matrices (>= 1).")],
+   example="""%out = mx.khatri_rao %a, %b {num_args = 2 : i64} : (tensor<3x2xf32>, tensor<4x2xf32>) -> tensor<12x2xf32>""")
 
 # ----------------------------------------------------------------------------
 # Unary math

@@ -29,6 +29,7 @@ from . import lr_scheduler
 from . import optimizer
 from . import metric
 from . import io
+from . import recordio
 from . import model
 from . import callback
 from . import monitor
@@ -58,5 +59,5 @@ __version__ = "0.1.0"
 __all__ = ["MXNetError", "NameManager", "AttrScope", "attribute", "name", "Context", "cpu", "gpu", "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
-           "metric", "io", "model", "callback", "module", "mod", "profiler", "kv", "kvstore",
+           "metric", "io", "recordio", "model", "callback", "module", "mod", "profiler", "kv", "kvstore",
            "viz", "visualization"]

@@ -1434,6 +1434,128 @@ def _contrib_boolean_mask(data, index, axis=0, out=None, name=None, **kwargs):
     return result
 
 
+# -- mx.nd.contrib.foreach / while_loop / cond: MXNet's control flow on
+# NDArrays is Python looping over the body (the body's operators are mxc's,
+# so autograd records through it). mx.sym.contrib's forms are not compiled
+# (symbol.py).
+
+def _cf_flatten(value, what):
+    """Nested lists / tuples of NDArrays -> (flat list, format)."""
+    if value is None:
+        return [], None
+    if isinstance(value, NDArray):
+        return [value], 0
+    if not isinstance(value, (list, tuple)):
+        raise ValueError("%s must be an NDArray or a nested list of NDArrays, got %s"
+                         % (what, type(value).__name__))
+    flat, fmt = [], []
+    for v in value:
+        f, sub = _cf_flatten(v, what)
+        flat.extend(f)
+        fmt.append(sub)
+    return flat, fmt
+
+
+def _cf_regroup(flat, fmt):
+    """The inverse of _cf_flatten: (value, the entries left)."""
+    if fmt is None:
+        return None, flat
+    if fmt == 0:
+        return flat[0], flat[1:]
+    out = []
+    for sub in fmt:
+        v, flat = _cf_regroup(flat, sub)
+        out.append(v)
+    return out, flat
+
+
+def _cf_scalar(value, kind, what):
+    if isinstance(value, NDArray):
+        if value.size != 1:
+            raise ValueError("%s must be a scalar, got shape %s" % (what, value.shape))
+        value = value.asnumpy().reshape(()).item()
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise ValueError("cannot convert %s to a Python %s" % (what, kind.__name__))
+
+
+def _contrib_foreach(body, data, init_states):
+    """MXNet's contrib.foreach on NDArrays: body(data[i], states) ->
+    (outputs, states) for i along axis 0 of data (an NDArray or a list of
+    them, sliced together); returns (the outputs stacked along a new axis 0,
+    in the format body gives them, the last states)."""
+    flat_data, _ = _cf_flatten(data, "foreach data")
+    _cf_flatten(init_states, "foreach init_states")
+    if not flat_data:
+        raise ValueError("foreach: data must hold at least one NDArray")
+    length = flat_data[0].shape[0]
+    if any(d.shape[0] != length for d in flat_data):
+        raise ValueError("foreach: the data arrays have different lengths along axis 0: %s"
+                         % [d.shape[0] for d in flat_data])
+    states, steps, out_fmt = init_states, [], None
+    for i in range(length):
+        item = data[i] if isinstance(data, NDArray) else [d[i] for d in data]
+        outs, states = body(item, states)
+        flat, out_fmt = _cf_flatten(outs, "foreach output")
+        if steps and len(flat) != len(steps[0]):
+            raise ValueError("foreach: the body returned %d outputs at step %d and %d at step 0"
+                             % (len(flat), i, len(steps[0])))
+        steps.append(flat)
+    stacked = [stack(*column, axis=0, num_args=len(column)) for column in zip(*steps)]
+    outputs, _ = _cf_regroup(stacked, out_fmt) if steps else ([], None)
+    return outputs, states
+
+
+def _contrib_while_loop(cond, func, loop_vars, max_iterations=None):
+    """MXNet's contrib.while_loop on NDArrays: while cond(*vars) holds and
+    fewer than max_iterations steps ran, (step_output, vars) = func(*vars);
+    returns (the step outputs stacked along axis 0 and padded to
+    max_iterations rows with unspecified values, as MXNet's, the last
+    vars)."""
+    if max_iterations is None:
+        raise ValueError("while_loop: max_iterations must be given")
+    max_iterations = _cf_scalar(max_iterations, int, "max_iterations")
+    single = isinstance(loop_vars, NDArray)
+    variables = [loop_vars] if single else list(loop_vars)
+    if not variables:
+        raise ValueError("while_loop: loop_vars must hold at least one NDArray")
+    steps, out_fmt = [], None
+    while len(steps) < max_iterations and _cf_scalar(cond(*variables), bool,
+                                                     "the value of cond"):
+        out, new_vars = func(*variables)
+        new_vars = [] if new_vars is None else (
+            [new_vars] if isinstance(new_vars, NDArray) else list(new_vars))
+        if len(new_vars) != len(variables):
+            raise ValueError("while_loop: func returned %d loop variables, %d came in"
+                             % (len(new_vars), len(variables)))
+        variables = new_vars
+        flat, out_fmt = _cf_flatten(list(out) if isinstance(out, tuple) else out,
+                                    "while_loop output")
+        if steps and len(flat) != len(steps[0]):
+            raise ValueError("while_loop: func returned %d outputs at step %d and %d at step 0"
+                             % (len(flat), len(steps), len(steps[0])))
+        steps.append(flat)
+    stacked = []
+    for i, column in enumerate(zip(*steps)):
+        rows = [x.expand_dims(axis=0) for x in column]
+        if len(rows) < max_iterations:
+            rows.append(zeros((max_iterations - len(rows),) + tuple(column[0].shape),
+                              ctx=column[0].context, dtype=column[0].dtype))
+        if len({r.shape[1:] for r in rows}) > 1:
+            raise ValueError("while_loop: the shapes of output %d differ between steps: %s"
+                             % (i, [tuple(x.shape) for x in column]))
+        stacked.append(concat(*rows, dim=0, num_args=len(rows)))
+    outputs = _cf_regroup(stacked, out_fmt)[0] if out_fmt is not None else []
+    return outputs, (variables[0] if single else variables)
+
+
+def _contrib_cond(pred, then_func, else_func):
+    """MXNet's contrib.cond on NDArrays: then_func() if pred (a scalar)
+    holds, else else_func()."""
+    return then_func() if _cf_scalar(pred, bool, "pred") else else_func()
+
+
 class _ContribNamespace(_ops.ContribNamespace):
     """mx.nd.contrib: the table's _contrib_* operators, and the Python
     helpers mxc has (allclose; isnan, isinf, isfinite from _nd_more;
@@ -1442,6 +1564,9 @@ class _ContribNamespace(_ops.ContribNamespace):
     allclose = staticmethod(_contrib_allclose)
     SyncBatchNorm = staticmethod(_contrib_sync_batch_norm)
     boolean_mask = staticmethod(_contrib_boolean_mask)
+    foreach = staticmethod(_contrib_foreach)
+    while_loop = staticmethod(_contrib_while_loop)
+    cond = staticmethod(_contrib_cond)
 
     @staticmethod
     def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):

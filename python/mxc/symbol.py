@@ -1287,6 +1287,30 @@ class _ContribNamespace(_ops.ContribNamespace):
     composites (rand_zipfian)."""
 
     @staticmethod
+    def _control_flow(name):
+        from .base import DynamicShapeError
+        raise DynamicShapeError(
+            "mx.sym.contrib.%s: graphs with control flow (foreach, while_loop, cond) are not "
+            "compiled by mxc; mx.nd.contrib.%s runs on NDArrays, and a hybridized Gluon block "
+            "that uses it runs imperatively" % (name, name))
+
+    @staticmethod
+    def foreach(body, data, init_states, name="foreach"):
+        """MXNet's subgraph operator _foreach: not in mxc's graphs (a
+        DynamicShapeError; mx.nd.contrib.foreach works)."""
+        _ContribNamespace._control_flow("foreach")
+
+    @staticmethod
+    def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
+        """MXNet's _while_loop: not in mxc's graphs (a DynamicShapeError)."""
+        _ContribNamespace._control_flow("while_loop")
+
+    @staticmethod
+    def cond(pred, then_func, else_func, name="cond"):
+        """MXNet's _cond: not in mxc's graphs (a DynamicShapeError)."""
+        _ContribNamespace._control_flow("cond")
+
+    @staticmethod
     def boolean_mask(data=None, index=None, axis=0, name=None, **kwargs):
         """MXNet's contrib.boolean_mask has a data-dependent output shape,
         which a compiled graph cannot have: a DynamicShapeError (a hybridized

@@ -768,6 +768,9 @@ def test_topk_indices_have_no_gradient(attrs):
       "offset": np.random.default_rng(4).uniform(0.1, 0.9, (2, 8, 2, 3)) - 1.0,
       "mask": np.random.default_rng(5).uniform(0.2, 1.0, (2, 4, 2, 3)),
       "weight": rand((4, 1, 2, 2), seed=1)}, None),
+    # khatri_rao: products of reshaped pairs (MXNet registers no gradient)
+    ("khatri_rao", {"num_args": 3},
+     {"arg0": rand((3, 2)), "arg1": rand((2, 2), seed=1), "arg2": rand((2, 2), seed=2)}, None),
     # image operators: per-channel affine maps, reversals, windows (to_tensor
     # and adjust_lighting compute in float32: test_ops_nn's
     # test_image_float32_gradients)

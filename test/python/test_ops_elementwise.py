@@ -446,3 +446,18 @@ def test_random_pdf_dirichlet_single_vector():
     # one vector sample: the result is (1,), as MXNet's PdfOpShape
     check("_random_pdf_dirichlet", {"is_log": True},
           [np.array([0.2, 0.5, 0.3], np.float32), np.array([1.5, 0.7, 2.0], np.float32)])
+
+
+def test_straight_through_estimators():
+    # round_ste / sign_ste: round / sign forward, the head gradient backward
+    import mxc as mx
+    x = mx.nd.array([[-2.5, -0.4, 0.0, 0.6, 1.5]])
+    og = np.array([[1.0, 2.0, 3.0, 4.0, 5.0]], np.float32)
+    for op, fwd in ((mx.nd.contrib.round_ste, [[-3, -0, 0, 1, 2]]),
+                    (mx.nd.contrib.sign_ste, [[-1, -1, 0, 1, 1]])):
+        x.attach_grad()
+        with mx.autograd.record():
+            y = op(x)
+        y.backward(mx.nd.array(og))
+        np.testing.assert_array_equal(y.asnumpy(), np.array(fwd, np.float32))
+        np.testing.assert_array_equal(x.grad.asnumpy(), og)

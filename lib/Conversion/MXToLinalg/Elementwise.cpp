@@ -1118,6 +1118,8 @@ void mxc::conversion::populateElementwisePatternsAndLegality(
       ConvertUnary<mx::SigmoidOp, Fn::Sigmoid>,
       ConvertUnary<mx::TanhOp, Fn::Tanh>, ConvertUnary<mx::SignOp, Fn::Sign>,
       ConvertUnary<mx::RoundOp, Fn::Round>, ConvertUnary<mx::RintOp, Fn::Rint>,
+      ConvertUnary<mx::ContribRoundSteOp, Fn::Round>,
+      ConvertUnary<mx::ContribSignSteOp, Fn::Sign>,
       ConvertUnary<mx::FloorOp, Fn::Floor>, ConvertUnary<mx::CeilOp, Fn::Ceil>,
       ConvertUnary<mx::TruncOp, Fn::Trunc>, ConvertUnary<mx::FixOp, Fn::Trunc>,
       ConvertUnary<mx::ReciprocalOp, Fn::Reciprocal>,

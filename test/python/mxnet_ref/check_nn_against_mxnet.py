@@ -107,6 +107,11 @@ chk("_mod", {}, [num.astype(np.int32), np.array([[2, -2, 3, 0, -3, 4]], np.int32
 for sc in (2.5, -1.5, 0.0):
     chk("_mod_scalar", {"scalar": sc}, [num])
     chk("_rmod_scalar", {"scalar": sc}, [den])
+# khatri_rao, the straight-through estimators' forward
+chk("khatri_rao", {}, [f(3, 2), f(4, 2), f(2, 2)])
+chk("khatri_rao", {}, [f(2, 5)])
+chk("_contrib_round_ste", {}, [np.array([[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.4, -0.6]], np.float32)])
+chk("_contrib_sign_ste", {}, [np.array([[-2.5, 0.0, 3.0, -0.0]], np.float32)])
 # logical and / or / xor: zeros, negatives, NaN, integers
 lg = np.array([[0, 1.5, -2, np.nan, 0, 3]], np.float32)
 for _op in ("and", "or", "xor"):

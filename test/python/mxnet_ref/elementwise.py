@@ -566,3 +566,17 @@ def _pdf_ref(distr):
 
 for _distr in _LPDF:
     register("_random_pdf_" + _distr)(_pdf_ref(_distr))
+
+
+# straight-through estimators: round / sign forward (stes_op.cc)
+register("_contrib_round_ste")(lambda inputs, attrs: [_round_half_away(inputs[0])])
+register("_contrib_sign_ste")(lambda inputs, attrs: [np.sign(inputs[0]).astype(inputs[0].dtype)])
+
+
+@register("khatri_rao")
+def khatri_rao(inputs, attrs):
+    """krprod.h: column-wise Kronecker products, the last input fastest."""
+    out = inputs[0]
+    for b in inputs[1:]:
+        out = (out[:, None, :] * b[None, :, :]).reshape(-1, out.shape[1])
+    return [out.astype(inputs[0].dtype)]

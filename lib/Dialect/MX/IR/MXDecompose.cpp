@@ -2232,6 +2232,25 @@ LogicalResult decomposePdf(GradBuilder &g, Operation *op, SmallVectorImpl<Value>
   return success();
 }
 
+/// khatri_rao: rows of each pair multiplied by broadcasting, (m, 1, k) x
+/// (1, n, k) -> (m * n, k), left to right.
+LogicalResult decomposeKhatriRao(GradBuilder &g, KhatriRaoOp op, SmallVectorImpl<Value> &results) {
+  ValueRange args = op.getArgs();
+  Value out = args[0];
+  for (Value b : args.drop_front()) {
+    ArrayRef<int64_t> a = typeOf(out).getShape(), bs = typeOf(b).getShape();
+    out = g.reshape(g.op("mx.broadcast_mul", {g.reshape(out, {a[0], 1, a[1]}),
+                                              g.reshape(b, {1, bs[0], bs[1]})}),
+                    {a[0] * bs[0], a[1]});
+  }
+  if (args.size() == 1)
+    out = g.op("mx.identity", out);
+  if (g.failed() || !out)
+    return failure();
+  results.assign({out});
+  return success();
+}
+
 /// The image operators (image_random-inl.h, crop-inl.h).
 LogicalResult decomposeImage(GradBuilder &g, Operation *op, SmallVectorImpl<Value> &results) {
   Value x = op->getOperand(0);
@@ -2334,7 +2353,7 @@ bool mxc::mx::isComposite(Operation *op) {
              RandomPdfPoissonOp, RandomPdfNegativeBinomialOp,
              RandomPdfGeneralizedNegativeBinomialOp, RandomPdfDirichletOp, ImageToTensorOp,
              ImageNormalizeOp, ImageFlipLeftRightOp, ImageFlipTopBottomOp, ImageCropOp,
-             ImageAdjustLightingOp>(op) ||
+             ImageAdjustLightingOp, KhatriRaoOp>(op) ||
          isChannelLast(op);
 }
 
@@ -2354,7 +2373,7 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
           RandomPdfNegativeBinomialOp, RandomPdfGeneralizedNegativeBinomialOp,
           RandomPdfDirichletOp, ContribROIAlignOp, ContribPSROIPoolingOp,
           ContribDeformableConvolutionOp, ContribModulatedDeformableConvolutionOp,
-          ImageNormalizeOp, ImageAdjustLightingOp>(op)) {
+          ImageNormalizeOp, ImageAdjustLightingOp, KhatriRaoOp>(op)) {
     auto isStatic = [](Type t) { return cast<RankedTensorType>(t).hasStaticShape(); };
     if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
         !llvm::all_of(op->getResultTypes(), isStatic))
@@ -2365,6 +2384,8 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
   else if (isa<ImageToTensorOp, ImageNormalizeOp, ImageFlipLeftRightOp, ImageFlipTopBottomOp,
                ImageCropOp, ImageAdjustLightingOp>(op))
     r = decomposeImage(g, op, results);
+  else if (auto kr = dyn_cast<KhatriRaoOp>(op))
+    r = decomposeKhatriRao(g, kr, results);
   else if (auto ln = dyn_cast<LayerNormOp>(op))
     r = decomposeLayerNorm(g, ln, results);
   else if (auto in = dyn_cast<InstanceNormOp>(op))

@@ -1279,7 +1279,8 @@ void mxc::mx::registerTensorGradients(MXDialect &dialect) {
       ArgmaxOp, OneHotOp, ZerosLikeOp,
       OnesLikeOp, BlockGradOp, DropoutMaskOp, RandomUniformOp, ShapeArrayOp,
       SizeArrayOp, ZerosOp, OnesOp, FullOp, ArangeOp, EyeOp, ArangeLikeOp>(ctx);
-  Rule<identityGrad>::attach<IdentityOp, IdentityWithAttrLikeRhsOp>(ctx);
+  Rule<identityGrad>::attach<IdentityOp, IdentityWithAttrLikeRhsOp, ContribRoundSteOp,
+                             ContribSignSteOp>(ctx);
   Rule<gradientMultiplierGrad>::attach<ContribGradientMultiplierOp>(ctx);
   Rule<reshapeGrad>::attach<ReshapeOp, FlattenOp, ExpandDimsOp, SqueezeOp>(ctx);
   Rule<reshapeLikeGrad>::attach<ReshapeLikeOp>(ctx);

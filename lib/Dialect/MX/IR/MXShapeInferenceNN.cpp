@@ -798,6 +798,42 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *context,
 // Concat (src/operator/nn/concat.cc ConcatShape)
 //===----------------------------------------------------------------------===//
 
+/// KhatriRaoShape: (r_i, k) matrices -> (prod r_i, k), one element type.
+LogicalResult KhatriRaoOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getArgs();
+  int64_t numArgs = static_cast<int64_t>(adaptor.getNumArgs());
+  if (inputs.empty())
+    return inferError(loc, name, "expects at least one input");
+  if (numArgs != static_cast<int64_t>(inputs.size()))
+    return inferError(loc, name, "num_args ", numArgs, " does not match the ", inputs.size(),
+                      " inputs");
+  int64_t rows = 1, cols = 0;
+  Type elt;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = getTensorType(loc, name, v, "args");
+    if (failed(t))
+      return failure();
+    if (t->getRank() != 2)
+      return inferError(loc, name, "input ", i, " must be a matrix, got ",
+                        formatShape(t->getShape()));
+    if (i == 0) {
+      cols = t->getDimSize(1);
+      elt = t->getElementType();
+    } else if (t->getDimSize(1) != cols) {
+      return inferError(loc, name, "input ", i, " has ", t->getDimSize(1),
+                        " columns, input 0 has ", cols);
+    } else if (failed(checkElementType(loc, name, "args", *t, elt))) {
+      return failure();
+    }
+    rows = (rows == ShapedType::kDynamic || t->isDynamicDim(0)) ? ShapedType::kDynamic
+                                                                 : rows * t->getDimSize(0);
+  }
+  results.push_back(RankedTensorType::get({rows, cols}, elt));
+  return success();
+}
+
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

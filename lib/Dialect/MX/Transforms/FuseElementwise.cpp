@@ -71,7 +71,7 @@ bool isFusible(Operation *op) {
           mx::LogicalOrScalarOp, mx::LogicalXorScalarOp, mx::NegativeOp,
           mx::AbsOp, mx::SquareOp, mx::SqrtOp, mx::ExpOp, mx::LogOp,
           mx::ReluOp, mx::SigmoidOp, mx::TanhOp, mx::ActivationOp, mx::ClipOp,
-          mx::SignOp, mx::RoundOp, mx::RintOp, mx::FloorOp, mx::CeilOp,
+          mx::SignOp, mx::RoundOp, mx::ContribRoundSteOp, mx::ContribSignSteOp, mx::RintOp, mx::FloorOp, mx::CeilOp,
           mx::TruncOp, mx::FixOp, mx::ReciprocalOp, mx::RsqrtOp, mx::Log1pOp,
           mx::Expm1Op, mx::Log2Op, mx::Log10Op, mx::SinOp, mx::CosOp,
           mx::WhereOp, mx::CastOp, mx::IdentityOp, mx::BlockGradOp,

@@ -4577,6 +4577,112 @@ def MX_LogicalXorScalarOp : MX_Op<"_logical_xor_scalar", [Pure, InferTypeOpAdapt
   }];
 }
 
+def MX_ContribRoundSteOp : MX_Op<"_contrib_round_ste", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "`round(x), half away from zero` with a straight-through gradient";
+  let description = [{
+    Computes `round(x), half away from zero` for every element (MXNet's `round`); the gradient is the
+    head gradient itself (straight-through estimator, _backward_round_ste), not
+    round's zero.
+
+    MXNet operator: `_contrib_round_ste`.
+
+    Example:
+
+    ```mlir
+    %out = mx._contrib_round_ste %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_ContribSignSteOp : MX_Op<"_contrib_sign_ste", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "`sign(x)` with a straight-through gradient";
+  let description = [{
+    Computes `sign(x)` for every element (MXNet's `sign`); the gradient is the
+    head gradient itself (straight-through estimator, _backward_sign_ste), not
+    sign's zero.
+
+    MXNet operator: `_contrib_sign_ste`.
+
+    Example:
+
+    ```mlir
+    %out = mx._contrib_sign_ste %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_Tensor:$data
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
+    }
+  }];
+}
+
+def MX_KhatriRaoOp : MX_Op<"khatri_rao", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Column-wise Khatri-Rao product of matrices";
+  let description = [{
+    `num_args` matrices (r_i, k) with one column count k -> (r_1 * ... * r_n,
+    k): column j is the Kronecker product of the inputs' columns j (the last
+    input's row index varies fastest). One input is returned as it is. A
+    composite (broadcast_mul of reshaped pairs); it has a gradient, where
+    MXNet registers none.
+
+    MXNet operator: `khatri_rao`.
+
+    Example:
+
+    ```mlir
+    %out = mx.khatri_rao %a, %b {num_args = 2 : i64} : (tensor<3x2xf32>, tensor<4x2xf32>) -> tensor<12x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<MX_Tensor>:$args,
+    I64Attr:$num_args
+  );
+  let results = (outs
+    MX_Tensor:$output
+  );
+  let assemblyFormat = [{
+    $args attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_NegativeOp : MX_Op<"negative", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Elementwise `-x`";
   let description = [{
