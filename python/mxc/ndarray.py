@@ -1480,7 +1480,7 @@ def _cf_scalar(value, kind, what):
         raise ValueError("cannot convert %s to a Python %s" % (what, kind.__name__))
 
 
-def _contrib_foreach(body, data, init_states):
+def _contrib_foreach(body, data, init_states, name="foreach"):
     """MXNet's contrib.foreach on NDArrays: body(data[i], states) ->
     (outputs, states) for i along axis 0 of data (an NDArray or a list of
     them, sliced together); returns (the outputs stacked along a new axis 0,
@@ -1507,7 +1507,7 @@ def _contrib_foreach(body, data, init_states):
     return outputs, states
 
 
-def _contrib_while_loop(cond, func, loop_vars, max_iterations=None):
+def _contrib_while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     """MXNet's contrib.while_loop on NDArrays: while cond(*vars) holds and
     fewer than max_iterations steps ran, (step_output, vars) = func(*vars);
     returns (the step outputs stacked along axis 0 and padded to
@@ -1550,7 +1550,7 @@ def _contrib_while_loop(cond, func, loop_vars, max_iterations=None):
     return outputs, (variables[0] if single else variables)
 
 
-def _contrib_cond(pred, then_func, else_func):
+def _contrib_cond(pred, then_func, else_func, name="cond"):
     """MXNet's contrib.cond on NDArrays: then_func() if pred (a scalar)
     holds, else else_func()."""
     return then_func() if _cf_scalar(pred, bool, "pred") else else_func()
