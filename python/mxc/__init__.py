@@ -30,6 +30,8 @@ from . import optimizer
 from . import metric
 from . import io
 from . import recordio
+from . import image
+from . import image as img
 from . import model
 from . import callback
 from . import monitor
@@ -59,5 +61,5 @@ __version__ = "0.1.0"
 __all__ = ["MXNetError", "NameManager", "AttrScope", "attribute", "name", "Context", "cpu", "gpu", "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
-           "metric", "io", "recordio", "model", "callback", "module", "mod", "profiler", "kv", "kvstore",
+           "metric", "io", "recordio", "image", "img", "model", "callback", "module", "mod", "profiler", "kv", "kvstore",
            "viz", "visualization"]

@@ -201,3 +201,127 @@ FUNCTIONS = {
     "lamb_update_phase2": _nd_function("lamb_update_phase2", lamb_phase2, 2, dict(
         lr=_REQUIRED, lower_bound=-1.0, upper_bound=-1.0)),
 }
+
+
+# -- AdamW (src/operator/contrib/adamw-inl.h): mx.nd.contrib.adamw_update,
+# mp_adamw_update, multi_adamw_update, multi_mp_adamw_update. rescale_grad
+# is an array (or a number); a non-finite or zero one skips the update
+# (nothing is written), as MXNet's PrepareInputBlobs.
+
+def _rescale_scalar(rescale_grad):
+    from .ndarray import NDArray
+    if isinstance(rescale_grad, NDArray):
+        return float(np.asarray(rescale_grad._data, dtype=np.float32).reshape(-1)[0])
+    return float(np.float32(rescale_grad))
+
+
+def _adamw_step(w, g, mean, var, lr, eta, wd, beta1, beta2, epsilon, rescale, clip_gradient,
+                multi):
+    """One AdamW step in float32 (the weight `w` is float32 or the weight's
+    type); mean / var in place. `multi`: the multi-tensor kernel's
+    beta * (m - g) + g form."""
+    f = np.float32
+    t = w.dtype.type
+    sg = f(rescale) * g.astype(np.float32) if w.dtype == np.float32 else \
+        t(rescale) * g.astype(w.dtype)
+    if clip_gradient is not None and clip_gradient >= 0:
+        sg = np.clip(sg, -clip_gradient, clip_gradient).astype(sg.dtype)
+    b1, b2 = sg.dtype.type(beta1), sg.dtype.type(beta2)
+    one = sg.dtype.type(1)
+    if multi:
+        mean[...] = b1 * (mean - sg) + sg
+        var[...] = b2 * (var - sg * sg) + sg * sg
+    else:
+        mean[...] = b1 * mean + (one - b1) * sg
+        var[...] = b2 * var + (one - b2) * sg * sg
+    tt = w.dtype.type
+    return w - tt(eta) * (tt(lr) * mean.astype(w.dtype) /
+                          (np.sqrt(var.astype(w.dtype)) + tt(epsilon)) + tt(wd) * w)
+
+
+def _check_nd(name, arrays):
+    from .ndarray import NDArray
+    for a in arrays:
+        if not isinstance(a, NDArray):
+            raise MXNetError("%s: expected NDArrays, got %s" % (name, type(a).__name__))
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, wd=0.0, clip_gradient=-1.0, out=None, name=None, **kwargs):
+    """MXNet's contrib.adamw_update: mean / var updated in place, the new
+    weight into out (a new array when out is None)."""
+    from .ndarray import array
+    _check_nd("adamw_update", (weight, grad, mean, var))
+    rescale = _rescale_scalar(rescale_grad)
+    if not np.isfinite(rescale) or rescale == 0:
+        return out if out is not None else weight.copy()
+    new = _adamw_step(weight._data, grad._data, mean._data, var._data, lr, eta, wd, beta1,
+                      beta2, epsilon, rescale, clip_gradient, multi=False)
+    if out is None:
+        return array(new.astype(weight.dtype), ctx=weight.context)
+    out._data[...] = new
+    return out
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
+                    beta2=0.999, epsilon=1e-8, wd=0.0, clip_gradient=-1.0, out=None, name=None,
+                    **kwargs):
+    """MXNet's contrib.mp_adamw_update: the step on the float32 master
+    weight32 (updated in place), its value in weight's type into out."""
+    from .ndarray import array
+    _check_nd("mp_adamw_update", (weight, grad, mean, var, weight32))
+    rescale = _rescale_scalar(rescale_grad)
+    if not np.isfinite(rescale) or rescale == 0:
+        return out if out is not None else weight.copy()
+    w32 = weight32._data
+    w32[...] = _adamw_step(w32, grad._data, mean._data, var._data, lr, eta, wd, beta1, beta2,
+                           epsilon, rescale, clip_gradient, multi=False)
+    if out is None:
+        return array(w32.astype(weight.dtype), ctx=weight.context)
+    out._data[...] = w32
+    return out
+
+
+def _multi_adamw(name, weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
+                 beta1, beta2, epsilon, clip_gradient, out):
+    n = len(weights)
+    lists = [grads, mean, var] + ([weights32] if weights32 is not None else [])
+    if any(len(x) != n for x in lists) or len(lrs) < n or len(wds) < n or len(etas) < n:
+        raise MXNetError("%s: weights, grads, mean, var%s, lrs, wds and etas must have one entry "
+                         "per weight (%d)" % (name, ", weights32" if weights32 is not None else "",
+                                              n))
+    _check_nd(name, list(weights) + [a for x in lists for a in x])
+    outs = weights if out is None else (out if isinstance(out, (list, tuple)) else [out])
+    rescale = _rescale_scalar(rescale_grad)
+    if not np.isfinite(rescale) or rescale == 0:
+        return outs
+    for i in range(n):
+        master = weights32[i]._data if weights32 is not None else weights[i]._data
+        new = _adamw_step(master, grads[i]._data, mean[i]._data, var[i]._data, lrs[i], etas[i],
+                          wds[i], beta1, beta2, epsilon, rescale, clip_gradient, multi=True)
+        if weights32 is not None:
+            master[...] = new
+        outs[i]._data[...] = new
+    return outs
+
+
+def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, beta1=0.9,
+                       beta2=0.999, epsilon=1e-8, clip_gradient=-1.0, out=None, name=None,
+                       size=0, **kwargs):
+    """MXNet's contrib.multi_adamw_update: adamw_update of each weight (its
+    own lr / wd / eta) with one rescale_grad; out (a list) receives them (the
+    weights themselves when out is None)."""
+    return _multi_adamw("multi_adamw_update", weights, grads, mean, var, None, rescale_grad,
+                        lrs, wds, etas, beta1, beta2, epsilon, clip_gradient, out)
+
+
+def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
+                          beta1=0.9, beta2=0.999, epsilon=1e-8, clip_gradient=-1.0, out=None,
+                          name=None, size=0, **kwargs):
+    """MXNet's contrib.multi_mp_adamw_update: mp_adamw_update of each weight."""
+    return _multi_adamw("multi_mp_adamw_update", weights, grads, mean, var, weights32,
+                        rescale_grad, lrs, wds, etas, beta1, beta2, epsilon, clip_gradient, out)
+
+
+CONTRIB_FUNCTIONS = {f.__name__: f for f in (adamw_update, mp_adamw_update, multi_adamw_update,
+                                             multi_mp_adamw_update)}

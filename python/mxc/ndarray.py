@@ -1556,6 +1556,57 @@ def _contrib_cond(pred, then_func, else_func, name="cond"):
     return then_func() if _cf_scalar(pred, bool, "pred") else else_func()
 
 
+def _contrib_hawkesll(lda, alpha, beta, state, lags, marks, valid_length, max_time, out=None,
+                      name=None, **kwargs):
+    """MXNet's contrib.hawkesll (hawkes_ll-inl.h): the log-likelihood of
+    marked sequences under a multivariate Hawkes process with exponential
+    kernels, and the final states. lda (N, K) background intensities, alpha
+    (K,) branching ratios, beta (K,) decays, state (N, K) initial states,
+    lags (N, T) interarrival times, marks (N, T) int32 marks, valid_length
+    (N,) points per sequence, max_time (N,) observation ends. Returns
+    [loglike (N,), states (N, K)]. Composed of mxc's operators, one step per
+    point (vectorised over the sequences, masked past valid_length), so
+    autograd gives the gradients of lda, alpha and beta."""
+    n, k = lda.shape
+    t_len = lags.shape[1]
+    if alpha.shape != (k,) or beta.shape != (k,) or state.shape != (n, k) or \
+            marks.shape != (n, t_len) or valid_length.shape != (n,) or max_time.shape != (n,):
+        raise MXNetError("hawkesll: shapes must be lda (N, K), alpha (K,), beta (K,), state "
+                         "(N, K), lags (N, T), marks (N, T), valid_length (N,), max_time (N,); "
+                         "got %s" % [tuple(a.shape) for a in (lda, alpha, beta, state, lags,
+                                                                marks, valid_length, max_time)])
+    dt = lda.dtype
+    a_row, b_row = alpha.reshape((1, k)), beta.reshape((1, k))
+    st = state.copy()
+    last = zeros((n, k), ctx=lda.context, dtype=dt)
+    t = zeros((n,), ctx=lda.context, dtype=dt)
+    ll = zeros((n,), ctx=lda.context, dtype=dt)
+    steps = arange(t_len, ctx=lda.context, dtype=dt)
+    for j in range(t_len):
+        valid = (valid_length > steps[j]).astype(dt)             # (N,)
+        hot = one_hot(marks[:, j], depth=k, dtype=dt) * valid.reshape((n, 1))
+        t = t + lags[:, j] * valid
+        pick_ = lambda m: sum(m * hot, axis=1)                   # the point's mark's entry
+        b_c, a_c, mu_c = pick_(b_row), pick_(a_row), pick_(lda)
+        d = t - pick_(last)
+        ed = exp(-b_c * d)
+        s_c = pick_(st)
+        intensity = mu_c + a_c * b_c * s_c * ed
+        comp = mu_c * d + a_c * s_c * (1 - ed)
+        ll = ll + (log(where(valid > 0, intensity, ones_like(intensity))) - comp) * valid
+        st = st + hot * ((1 + s_c * ed) - pick_(st)).reshape((n, 1))
+        last = last + hot * (t.reshape((n, 1)) - last)
+    d = max_time.reshape((n, 1)) - last
+    ed = exp(-b_row * d)
+    ll = ll - sum(lda * d + a_row * st * (1 - ed), axis=1)
+    st = ed * st
+    if out is not None:
+        out[0][:] = ll
+        out[1][:] = st
+        return out
+    return [ll, st]
+
+
 class _ContribNamespace(_ops.ContribNamespace):
     """mx.nd.contrib: the table's _contrib_* operators, and the Python
     helpers mxc has (allclose; isnan, isinf, isfinite from _nd_more;
@@ -1565,6 +1616,16 @@ class _ContribNamespace(_ops.ContribNamespace):
     SyncBatchNorm = staticmethod(_contrib_sync_batch_norm)
     boolean_mask = staticmethod(_contrib_boolean_mask)
     foreach = staticmethod(_contrib_foreach)
+    hawkesll = staticmethod(_contrib_hawkesll)
+
+    def __getattr__(self, name):
+        # the AdamW update functions (numpy on the host, mxc._update_ops)
+        from . import _update_ops
+        fn = _update_ops.CONTRIB_FUNCTIONS.get(name)
+        if fn is not None:
+            return fn
+        return super().__getattr__(name)
+
     while_loop = staticmethod(_contrib_while_loop)
     cond = staticmethod(_contrib_cond)
 

@@ -796,3 +796,44 @@ class SGLD(Optimizer):
         noise = _random.normal(0, math.sqrt(lr), shape=w.shape, dtype=w.dtype,
                                ctx=weight.context)
         w += _np(noise)
+
+
+@register
+class GroupAdaGrad(Optimizer):
+    """MXNet's contrib GroupAdaGrad (optimizer/contrib.py and the
+    group_adagrad_update operator): AdaGrad with one history value per row
+    of a 2-D weight,
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        history += mean(g^2, axis=1, keepdims=True)
+        weight -= lr * g / sqrt(history + eps)
+
+    Weight decay is not supported (an error, as MXNet's assertion)."""
+
+    def __init__(self, eps=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.float_stable_eps = eps
+
+    def create_state(self, index, weight):
+        from . import ndarray as nd
+        if len(weight.shape) != 2:
+            raise MXNetError("GroupAdaGrad: the weight must be 2-D, got shape %s"
+                             % (weight.shape,))
+        return nd.zeros((weight.shape[0], 1), weight.context, dtype=weight.dtype)
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        if wd != 0:
+            raise MXNetError("GroupAdaGrad: weight decay is not supported (wd=%s)" % wd)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
+        history = _np(state)
+        history += np.mean(np.square(g), axis=1, keepdims=True).astype(history.dtype)
+        w -= t(lr) * g / np.sqrt(history + t(self.float_stable_eps))
+
+
+class contrib:
+    """mx.optimizer.contrib: MXNet's contributed optimizers."""
+    GroupAdaGrad = GroupAdaGrad
