@@ -286,12 +286,17 @@ def _multi_adamw(name, weights, grads, mean, var, weights32, rescale_grad, lrs, 
                  beta1, beta2, epsilon, clip_gradient, out):
     n = len(weights)
     lists = [grads, mean, var] + ([weights32] if weights32 is not None else [])
-    if any(len(x) != n for x in lists) or len(lrs) < n or len(wds) < n or len(etas) < n:
+    if any(len(x) != n for x in lists) or len(lrs) != n or len(wds) != n or len(etas) != n:
         raise MXNetError("%s: weights, grads, mean, var%s, lrs, wds and etas must have one entry "
                          "per weight (%d)" % (name, ", weights32" if weights32 is not None else "",
                                               n))
     _check_nd(name, list(weights) + [a for x in lists for a in x])
-    outs = weights if out is None else (out if isinstance(out, (list, tuple)) else [out])
+    if out is None:    # new arrays; the weights themselves are left as they are (MXNet's)
+        outs = [w.copy() for w in weights]
+    else:
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if len(outs) != n:
+            raise MXNetError("%s: out has %d arrays for %d weights" % (name, len(outs), n))
     rescale = _rescale_scalar(rescale_grad)
     if not np.isfinite(rescale) or rescale == 0:
         return outs
@@ -309,8 +314,8 @@ def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, 
                        beta2=0.999, epsilon=1e-8, clip_gradient=-1.0, out=None, name=None,
                        size=0, **kwargs):
     """MXNet's contrib.multi_adamw_update: adamw_update of each weight (its
-    own lr / wd / eta) with one rescale_grad; out (a list) receives them (the
-    weights themselves when out is None)."""
+    own lr / wd / eta) with one rescale_grad; out (a list) receives them (new
+    arrays when out is None)."""
     return _multi_adamw("multi_adamw_update", weights, grads, mean, var, None, rescale_grad,
                         lrs, wds, etas, beta1, beta2, epsilon, clip_gradient, out)
 

@@ -1,9 +1,9 @@
 """mx.image (mx.img): MXNet's image helpers on NDArrays, the part that needs
 no OpenCV.
 
-Here: scale_down, color_normalize, imread / imdecode (with Pillow when it is
-installed; without an image decoder they raise MXNetError, and an empty or
-undecodable buffer always does), imresize (bilinear through
+Here: scale_down, color_normalize, imread / imdecode (with Pillow, else
+OpenCV's cv2, when installed; without an image decoder they raise
+MXNetError, and an empty or undecodable buffer always does), imresize (bilinear through
 contrib.BilinearResize2D; MXNet's wheel resizes with OpenCV, whose
 half-pixel sampling differs, so resized pixels differ from MXNet's),
 fixed_crop, center_crop, random_crop, random_size_crop, imrotate and
@@ -94,11 +94,12 @@ def scale_down(src_size, size):
 
 
 def color_normalize(src, mean, std=None):
-    """(src - mean) / std (std optional), broadcasting over the channels."""
+    """(src - mean) / std (std optional), broadcasting over the channels,
+    in place (src is changed and returned, as MXNet's)."""
     if mean is not None:
-        src = src - mean
+        src -= mean
     if std is not None:
-        src = src / std
+        src /= std
     return src
 
 
@@ -158,6 +159,10 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
     `ratio`, resized to size (ten tries, then center_crop); returns
     (image, (x0, y0, w, h))."""
     h, w = src.shape[0], src.shape[1]
+    if "min_area" in kwargs:     # MXNet's deprecated spelling of area
+        area = kwargs.pop("min_area")
+    if kwargs:
+        raise TypeError("random_size_crop: unexpected arguments %s" % ", ".join(kwargs))
     lo, hi = (area, 1.0) if isinstance(area, Number) else area
     for _ in range(10):
         target = _pyrandom.uniform(lo, hi) * w * h
@@ -203,9 +208,9 @@ def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
     xs = xx * np.cos(rad) - yy * np.sin(rad)
     ys = xx * np.sin(rad) + yy * np.cos(rad)
     if zoom_in or zoom_out:
-        a = np.abs(rad)
-        ext_w = w * np.cos(a) + h * np.sin(a)    # the rotated image's extents
-        ext_h = w * np.sin(a) + h * np.cos(a)
+        c_, s_ = np.abs(np.cos(rad)), np.abs(np.sin(rad))
+        ext_w = w * c_ + h * s_                  # the rotated image's extents
+        ext_h = w * s_ + h * c_
         scale = np.maximum(ext_w / w, ext_h / h) if zoom_out else \
             np.minimum(w / ext_w, h / ext_h)
         xs, ys = xs * scale, ys * scale

@@ -1575,6 +1575,12 @@ def _contrib_hawkesll(lda, alpha, beta, state, lags, marks, valid_length, max_ti
                          "(N, K), lags (N, T), marks (N, T), valid_length (N,), max_time (N,); "
                          "got %s" % [tuple(a.shape) for a in (lda, alpha, beta, state, lags,
                                                                 marks, valid_length, max_time)])
+    if lags.shape[0] != n:
+        raise MXNetError("hawkesll: lags has %d rows, lda %d" % (lags.shape[0], n))
+    m = marks.asnumpy()
+    if m.size and (m.min() < 0 or m.max() >= k):
+        raise MXNetError("hawkesll: marks must be in [0, %d), got values in [%d, %d]"
+                         % (k, m.min(), m.max()))
     dt = lda.dtype
     a_row, b_row = alpha.reshape((1, k)), beta.reshape((1, k))
     st = state.copy()

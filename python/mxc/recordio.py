@@ -53,15 +53,14 @@ class MXRecordIO:
         self.close()
 
     def __getstate__(self):
-        """Pickled without the open file; reopened (reading from the start)
-        on unpickling, as MXNet's."""
+        """Pickled without the open file, as MXNet's: pickling closes this
+        object (reopening a writer would truncate what it wrote); the
+        unpickled copy reopens the file (from the start)."""
         was_open = self.is_open
         self.close()
         d = dict(self.__dict__)
         d["is_open"] = was_open
         d["handle"] = None
-        if was_open:
-            self.open()
         return d
 
     def __setstate__(self, d):
@@ -121,9 +120,11 @@ class MXRecordIO:
             raise MXNetError("recordio: '%s': bad magic 0x%08x at byte %d (not a RecordIO "
                              "file, or a corrupt one)" % (self.uri, magic, self.handle.tell() - 8))
         n = lrec & _LEN_MASK
+        start = self.handle.tell()
         data = self.handle.read(n)
         if len(data) < n:
-            raise MXNetError("recordio: '%s' ends inside a record of %d bytes" % (self.uri, n))
+            raise MXNetError("recordio: '%s' ends inside a record of %d bytes starting at byte %d"
+                             % (self.uri, n, start - 8))
         self.handle.read(-n % 4)
         return lrec >> 29, data
 
@@ -140,7 +141,8 @@ class MXRecordIO:
         while True:
             flag, data = self._part()
             if flag not in (2, 3):
-                raise MXNetError("recordio: '%s' ends inside a split record" % self.uri)
+                raise MXNetError("recordio: '%s': a split record is not continued at byte %d"
+                                 % (self.uri, self.handle.tell()))
             parts.append(data)
             if flag == 3:
                 return _MAGIC_BYTES.join(parts)

@@ -525,8 +525,12 @@ def test_roi_align(attrs):
 _RROIS = np.array([[0, 5.0, 6.0, 4.0, 3.0, 0.0], [1, 7.5, 4.2, 9.0, 5.5, 30.0],
                    [1, 2.0, 9.0, 14.0, 20.0, 135.0], [0, 11.0, 1.0, 0.5, 2.5, -60.0],
                    [0, -3.0, 4.0, 6.0, 6.0, 250.0],
-                   # batch indices outside [0, N): the region reads 0
-                   [2, 5.0, 5.0, 4.0, 4.0, 10.0], [-1, 5.0, 5.0, 4.0, 4.0, 10.0]], np.float32)
+                   # batch indices outside [0, N) (one past int32), a NaN
+                   # field: the region reads 0
+                   [2, 5.0, 5.0, 4.0, 4.0, 10.0], [-1, 5.0, 5.0, 4.0, 4.0, 10.0],
+                   [3e9, 5.0, 5.0, 4.0, 4.0, 10.0], [0, 5.0, np.nan, 4.0, 4.0, 10.0],
+                   # a batch index in (-1, 0) truncates to image 0, as MXNet's
+                   [-0.5, 6.0, 4.0, 3.0, 5.0, 45.0]], np.float32)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

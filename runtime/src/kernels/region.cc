@@ -5,10 +5,12 @@
 // pre_calc_for_bilinear_interpolate) for data (N, C, H, W) and rois (R, 6)
 // rows (batch index, center x, center y, width, height, angle in degrees):
 // each (PH, PW) bin of the rotated region is the mean of a grid of bilinear
-// samples, summed in the element type in MXNet's order (iy, then ix). The
-// positions and weights of a bin's samples are computed once and applied to
-// every channel. A batch index outside [0, N) gives the region 0 (MXNet's
-// kernel reads outside data).
+// samples, summed in the element type in MXNet's order (iy, then ix); each
+// sample's positions and weights are computed once and applied to every
+// channel (nothing is stored per sample: a huge adaptive grid costs time,
+// not memory). A batch index that truncates to outside [0, N), a
+// non-finite field or an empty map gives the region 0 (MXNet's kernel reads
+// outside data).
 //
 // mxc_kernel_proposal_{f32,f64}: MXNet 1.9.1's _contrib_Proposal and
 // _contrib_MultiProposal (proposal.cc / multi_proposal.cc Forward and
@@ -39,18 +41,22 @@ using mxc::kernels::parallelFor;
 template <typename T>
 void rroiAlign(const T *data, const T *rois, T *y, int64_t n, int64_t c, int64_t h, int64_t w,
                int64_t r, int64_t ph, int64_t pw, T spatialScale, int64_t samplingRatio) {
-  const int height = static_cast<int>(h), width = static_cast<int>(w);
+  const int64_t height = h, width = w;
   parallelFor(r, r * c * ph * pw * 4, [&](int64_t lo, int64_t hi) {
-    std::vector<int64_t> pos;
-    std::vector<T> wt;
+    std::vector<T> acc(static_cast<size_t>(c));
     for (int64_t ri = lo; ri < hi; ++ri) {
       const T *roi = rois + ri * 6;
       T *out = y + ri * c * ph * pw;
-      int64_t batch = static_cast<int64_t>(static_cast<int>(roi[0]));
-      if (!(roi[0] > T(-1)) || batch >= n) { // NaN, negative or past N
-        std::fill(out, out + c * ph * pw, T(0));
+      std::fill(out, out + c * ph * pw, T(0));
+      // a batch index that truncates to outside [0, N), a non-finite field
+      // or an empty map: the region stays 0 (MXNet's kernel reads outside
+      // data)
+      bool finite = true;
+      for (int k = 0; k < 6; ++k)
+        finite = finite && std::isfinite(roi[k]);
+      if (!finite || !(roi[0] > T(-1)) || !(roi[0] < T(n)) || h == 0 || w == 0)
         continue;
-      }
+      const int64_t batch = static_cast<int64_t>(roi[0]);
       T centerW = roi[1] * spatialScale, centerH = roi[2] * spatialScale;
       T roiW = roi[3] * spatialScale, roiH = roi[4] * spatialScale;
       T theta = static_cast<T>(roi[5] * M_PI / 180.0);
@@ -58,37 +64,39 @@ void rroiAlign(const T *data, const T *rois, T *y, int64_t n, int64_t c, int64_t
       roiH = std::max(roiH, T(1.));
       T startH = static_cast<T>(-roiH / 2.0), startW = static_cast<T>(-roiW / 2.0);
       T binH = roiH / static_cast<T>(ph), binW = roiW / static_cast<T>(pw);
-      int gridH = samplingRatio > 0 ? static_cast<int>(samplingRatio)
-                                    : static_cast<int>(std::ceil(roiH / ph));
-      int gridW = samplingRatio > 0 ? static_cast<int>(samplingRatio)
-                                    : static_cast<int>(std::ceil(roiW / pw));
+      // (64-bit counts: an adaptive grid of a huge region is slow, as
+      // MXNet's, but does not overflow; samples are not stored)
+      int64_t gridH = samplingRatio > 0 ? samplingRatio
+                                        : static_cast<int64_t>(std::ceil(roiH / ph));
+      int64_t gridW = samplingRatio > 0 ? samplingRatio
+                                        : static_cast<int64_t>(std::ceil(roiW / pw));
       const T count = static_cast<T>(gridH * gridW);
       T cosT = std::cos(theta), sinT = std::sin(theta);
       const T *image = data + batch * c * h * w;
-      size_t samples = static_cast<size_t>(gridH) * static_cast<size_t>(gridW);
-      pos.resize(samples * 4);
-      wt.resize(samples * 4);
       for (int64_t py = 0; py < ph; ++py)
         for (int64_t px = 0; px < pw; ++px) {
-          size_t k = 0;
-          for (int iy = 0; iy < gridH; ++iy) {
+          std::fill(acc.begin(), acc.end(), T(0));
+          for (int64_t iy = 0; iy < gridH; ++iy) {
             const T yy = startH + py * binH +
                          static_cast<T>(iy + .5f) * binH / static_cast<T>(gridH);
-            for (int ix = 0; ix < gridW; ++ix, k += 4) {
+            for (int64_t ix = 0; ix < gridW; ++ix) {
               const T xx = startW + px * binW +
                            static_cast<T>(ix + .5f) * binW / static_cast<T>(gridW);
               T x = xx * cosT + yy * sinT + centerW;
               T yv = yy * cosT - xx * sinT + centerH;
+              // outside: four zero weights (adds 0, as MXNet's pre_calc)
               if (yv < -1.0 || yv > height || x < -1.0 || x > width) {
-                std::fill(&pos[k], &pos[k] + 4, 0);
-                std::fill(&wt[k], &wt[k] + 4, T(0));
+                for (int64_t ci = 0; ci < c; ++ci)
+                  acc[ci] += T(0) * image[ci * h * w] + T(0) * image[ci * h * w] +
+                             T(0) * image[ci * h * w] + T(0) * image[ci * h * w];
                 continue;
               }
               if (yv <= 0)
                 yv = 0;
               if (x <= 0)
                 x = 0;
-              int yLow = static_cast<int>(yv), xLow = static_cast<int>(x), yHigh, xHigh;
+              int64_t yLow = static_cast<int64_t>(yv), xLow = static_cast<int64_t>(x), yHigh,
+                      xHigh;
               if (yLow >= height - 1) {
                 yHigh = yLow = height - 1;
                 yv = static_cast<T>(yLow);
@@ -103,22 +111,17 @@ void rroiAlign(const T *data, const T *rois, T *y, int64_t n, int64_t c, int64_t
               }
               T ly = yv - yLow, lx = x - xLow;
               T hy = 1. - ly, hx = 1. - lx;
-              pos[k] = int64_t(yLow) * w + xLow;
-              pos[k + 1] = int64_t(yLow) * w + xHigh;
-              pos[k + 2] = int64_t(yHigh) * w + xLow;
-              pos[k + 3] = int64_t(yHigh) * w + xHigh;
-              wt[k] = hy * hx, wt[k + 1] = hy * lx, wt[k + 2] = ly * hx, wt[k + 3] = ly * lx;
+              T w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;
+              int64_t p1 = yLow * w + xLow, p2 = yLow * w + xHigh, p3 = yHigh * w + xLow,
+                      p4 = yHigh * w + xHigh;
+              for (int64_t ci = 0; ci < c; ++ci) {
+                const T *plane = image + ci * h * w;
+                acc[ci] += w1 * plane[p1] + w2 * plane[p2] + w3 * plane[p3] + w4 * plane[p4];
+              }
             }
           }
-          for (int64_t ci = 0; ci < c; ++ci) {
-            const T *plane = image + ci * h * w;
-            T v = 0.;
-            for (size_t s = 0; s < samples * 4; s += 4)
-              v += wt[s] * plane[pos[s]] + wt[s + 1] * plane[pos[s + 1]] +
-                   wt[s + 2] * plane[pos[s + 2]] + wt[s + 3] * plane[pos[s + 3]];
-            v /= count;
-            out[(ci * ph + py) * pw + px] = v;
-          }
+          for (int64_t ci = 0; ci < c; ++ci)
+            out[(ci * ph + py) * pw + px] = acc[ci] / count;
         }
     }
   });
@@ -233,8 +236,8 @@ void proposalImage(const T *clsProb, const T *bboxPred, const T *imInfo, T *y,
         suppressed[j] = 1;
     }
   }
-  const int64_t kept = static_cast<int64_t>(keep.size()); // >= 1: count >= 1
-  for (int64_t i = 0; i < a.postNms; ++i) {
+  const int64_t kept = static_cast<int64_t>(keep.size()); // >= 1: count >= 1 (shape rule)
+  for (int64_t i = 0; kept > 0 && i < a.postNms; ++i) {
     T *o = y + (b * a.postNms + i) * 6;
     const T *d = &dets[static_cast<size_t>(keep[i % kept] * 5)];
     o[0] = static_cast<T>(b);

@@ -100,3 +100,15 @@ def test_adamw_matches_mxnet(tmp_path):
     mx.nd.contrib.adamw_update(*nd, mx.nd.array([2.0]), out=nd[0], **KW)
     for got, want in zip((nd[0], nd[2], nd[3]), ref):
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-7)
+
+
+def test_multi_adamw_without_out_leaves_the_weights():
+    s = arrays((2, 3))
+    nd = [mx.nd.array(a) for a in s]
+    kw = {k: v for k, v in KW.items() if k not in ("lr", "eta", "wd")}
+    new = mx.nd.contrib.multi_adamw_update([nd[0]], [nd[1]], [nd[2]], [nd[3]], 1.0, lrs=[0.5],
+                                           wds=[0.0], etas=[1.0], **kw)
+    np.testing.assert_array_equal(nd[0].asnumpy(), s[0])          # unchanged
+    want = reference(*s, 1.0, lr=0.5, eta=1.0, wd=0.0, **kw)
+    np.testing.assert_allclose(new[0].asnumpy(), want[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(nd[2].asnumpy(), want[1], rtol=1e-5, atol=1e-6)  # mean in place

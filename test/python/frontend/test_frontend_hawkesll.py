@@ -73,3 +73,13 @@ def test_gradients_by_finite_differences():
             args[idx][pos] -= 2 * eps
             num[pos] = (up - f(*args)) / (2 * eps)
         np.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-5, atol=1e-7)
+
+
+def test_marks_out_of_range_is_an_error():
+    import pytest
+    bad = MARKS.copy()
+    bad[1, 2] = K
+    a = lambda x, d="float64": mx.nd.array(x, dtype=d)
+    with pytest.raises(mx.MXNetError, match=r"marks must be in \[0, 2\)"):
+        mx.nd.contrib.hawkesll(a(MU), a(ALPHA), a(BETA), a(STATE), a(LAGS), a(bad, "int32"),
+                               a(VALID), a(MAX_TIME))

@@ -20,8 +20,10 @@ def test_scale_down():
 def test_color_normalize():
     src = R.uniform(0, 255, (5, 6, 3)).astype(np.float32)
     mean, std = np.array([10.0, 20.0, 30.0], np.float32), np.array([2.0, 3.0, 4.0], np.float32)
-    got = mx.image.color_normalize(mx.nd.array(src), mx.nd.array(mean), mx.nd.array(std))
+    a = mx.nd.array(src)
+    got = mx.image.color_normalize(a, mx.nd.array(mean), mx.nd.array(std))
     np.testing.assert_allclose(got.asnumpy(), (src - mean) / std, rtol=1e-6)
+    np.testing.assert_allclose(a.asnumpy(), (src - mean) / std, rtol=1e-6)   # in place
 
 
 def test_imrotate_quarter_turns_and_identity():
@@ -36,6 +38,9 @@ def test_imrotate_quarter_turns_and_identity():
     np.testing.assert_allclose(out.asnumpy()[1], np.rot90(img, -1, axes=(1, 2)), atol=1e-5)
     for kw in ({"zoom_in": True}, {"zoom_out": True}):
         assert mx.image.imrotate(batch, 30, **kw).shape == (2, 2, 7, 7)
+        # a half turn of a square image needs no zoom: it stays a half turn
+        np.testing.assert_allclose(mx.image.imrotate(x, 180, **kw).asnumpy(),
+                                   np.rot90(img, 2, axes=(1, 2)), atol=1e-5)
     with pytest.raises(ValueError):
         mx.image.imrotate(x, 5, zoom_in=True, zoom_out=True)
     with pytest.raises(TypeError):

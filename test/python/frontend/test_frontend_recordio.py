@@ -80,3 +80,17 @@ def test_errors(tmp_path):
     w = mx.recordio.MXRecordIO(str(tmp_path / "w.rec"), "w")
     with pytest.raises(mx.MXNetError, match="open for writing"):
         w.read()
+
+
+def test_pickling_keeps_what_was_written(tmp_path):
+    import pickle
+    f = str(tmp_path / "p.rec")
+    w = mx.recordio.MXRecordIO(f, "w")
+    w.write(b"first")
+    state = pickle.dumps(w)        # closes w (MXNet's); nothing is truncated
+    assert not w.is_open
+    r = mx.recordio.MXRecordIO(f, "r")
+    assert r.read() == b"first"
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2.read() == b"first"
+    assert pickle.loads(state).flag == "w"

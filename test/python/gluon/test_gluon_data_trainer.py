@@ -307,6 +307,10 @@ def test_trainer_every_optimizer_by_name(tmp_path):
     names = sorted(mx.optimizer.Optimizer.opt_registry)
     assert {"sgd", "adam", "nag", "rmsprop"} <= set(names)
     for name in names:
+        if name == "groupadagrad":
+            # MXNet's contrib GroupAdaGrad takes 2-D weights only (a Dense
+            # bias is 1-D); test_frontend_adamw.py steps it
+            continue
         net = nn.Dense(2, in_units=3)
         net.initialize(mx.init.One())
         tr = gluon.Trainer(net.collect_params(), name, {"learning_rate": 0.01})

@@ -878,9 +878,9 @@ def contrib_rroi_align(inputs, attrs):
     n, c, h, w = data.shape
     out = np.zeros((len(rois), c, ph, pw), data.dtype)
     for r, roi in enumerate(rois):
-        b = int(roi[0])
-        if not roi[0] > -1 or b >= n:
+        if not np.all(np.isfinite(roi)) or not (-1 < roi[0] < n):
             continue
+        b = int(roi[0])
         cw, chh, rw, rh = (T(v) * scale for v in roi[1:5])
         theta = T(roi[5] * np.pi / 180.0)
         rw, rh = max(rw, T(1)), max(rh, T(1))

@@ -2056,6 +2056,9 @@ static LogicalResult inferProposal(std::optional<Location> loc, StringRef name, 
   if (failed(checkElementType(loc, name, "bbox_pred", *b, elt)) ||
       failed(checkElementType(loc, name, "im_info", *i, elt)))
     return failure();
+  if (d[2] < 1 || d[3] < 1)
+    return inferError(loc, name, "the feature map must have positive height and width, got ",
+                      formatShape(d));
   if (single && d[0] != 1)
     return inferError(loc, name, "Sorry, multiple images each device is not implemented "
                                  "(cls_prob has ", d[0], " images; use _contrib_MultiProposal)");

@@ -2299,8 +2299,9 @@ def MX_ContribRROIAlignOp : MX_Op<"_contrib_RROIAlign", [Pure, InferTypeOpAdapto
     bins of the region, rotated by the angle about its center, is the mean of
     a grid of bilinear samples, `sampling_ratio` per axis or ceil(bin extent)
     when it is <= 0 (adaptive), MXNet's sampling (a sample beyond [-1, extent]
-    reads 0, one below 0 reads the border). A batch index outside [0, N) gives
-    the region 0 (MXNet's kernel reads outside data). The runtime's kernel
+    reads 0, one below 0 reads the border). A batch index that truncates to
+    outside [0, N), or a non-finite field, gives the region 0 (MXNet's kernel
+    reads outside data). The runtime's kernel
     (mxc_kernel_rroi_align), in the element type, summing as MXNet's CPU
     kernel: rotated samples are not separable and an adaptive grid's size is
     data-dependent. No gradient (MXNet registers none).
