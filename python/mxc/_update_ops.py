@@ -234,9 +234,8 @@ def _adamw_step(w, g, mean, var, lr, eta, wd, beta1, beta2, epsilon, rescale, cl
     else:
         mean[...] = b1 * mean + (one - b1) * sg
         var[...] = b2 * var + (one - b2) * sg * sg
-    tt = w.dtype.type
-    return w - tt(eta) * (tt(lr) * mean.astype(w.dtype) /
-                          (np.sqrt(var.astype(w.dtype)) + tt(epsilon)) + tt(wd) * w)
+    return w - t(eta) * (t(lr) * mean.astype(w.dtype) /
+                         (np.sqrt(var.astype(w.dtype)) + t(epsilon)) + t(wd) * w)
 
 
 def _check_nd(name, arrays):

@@ -14,6 +14,7 @@ resize_short.
 import math
 import os
 import random as _pyrandom
+import types
 from numbers import Number
 
 import numpy as np
@@ -228,12 +229,7 @@ def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
     return imrotate(src, angles, zoom_in, zoom_out)
 
 
-class _ImageModule:
-    pass
-
-
 # MXNet's mx.img.image.<fn> spelling
-image = _ImageModule()
-for _name in ("imdecode", "imread", "scale_down", "color_normalize", "imresize", "fixed_crop",
-              "center_crop", "random_crop", "random_size_crop", "imrotate", "random_rotate"):
-    setattr(image, _name, globals()[_name])
+image = types.SimpleNamespace(**{n: globals()[n] for n in (
+    "imdecode", "imread", "scale_down", "color_normalize", "imresize", "fixed_crop",
+    "center_crop", "random_crop", "random_size_crop", "imrotate", "random_rotate")})

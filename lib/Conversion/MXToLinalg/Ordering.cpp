@@ -167,20 +167,27 @@ SmallVector<Value> flatOperands(OpBuilder &b, Location loc, Operation *op,
   return ins;
 }
 
+/// `v` (the elements of result `i` of `op`, in `work`) reshaped to the
+/// result's shape and converted to its type.
+Value asResult(OpBuilder &b, const TypeConverter &typeConverter, Operation *op, unsigned i,
+               Value v, Type work) {
+  auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
+  auto converted = cast<RankedTensorType>(typeConverter.convertType(resultType));
+  v = mxc::conversion::reshapeTo(b, op->getLoc(), v, resultType.getShape());
+  return convertTensor(b, op->getLoc(), v, work, converted.getElementType(),
+                       resultType.getElementType());
+}
+
 /// Result `i` of `op` from the runtime kernel `name` on `ins` with `ints`,
 /// which writes it flat in `work`: reshaped to the result's shape and
 /// converted to its type.
 Value kernelResult(ConversionPatternRewriter &rewriter, const TypeConverter &typeConverter,
                    Operation *op, unsigned i, StringRef name, ArrayRef<Value> ins,
                    ArrayRef<int64_t> ints, Type work) {
-  Location loc = op->getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
   Value v = callKernel(rewriter, op, name, ins, ints,
                        RankedTensorType::get({resultType.getNumElements()}, work));
-  auto converted = cast<RankedTensorType>(typeConverter.convertType(resultType));
-  v = mxc::conversion::reshapeTo(rewriter, loc, v, resultType.getShape());
-  return convertTensor(rewriter, loc, v, work, converted.getElementType(),
-                       resultType.getElementType());
+  return asResult(rewriter, typeConverter, op, i, v, work);
 }
 
 /// _contrib_box_nms: the runtime's mxc_kernel_box_nms_<T> on (batch, num,
@@ -480,11 +487,7 @@ template <typename OpT> struct ConvertProposal final : OpConversionPattern<OpT> 
           rewriter, loc, sliceType, table, ValueRange{}, ValueRange{}, ValueRange{},
           rewriter.getDenseI64ArrayAttr({0, first}), rewriter.getDenseI64ArrayAttr({rows, width}),
           rewriter.getDenseI64ArrayAttr({1, 1}));
-      auto resultType = cast<RankedTensorType>(op->getResult(i).getType());
-      auto converted =
-          cast<RankedTensorType>(this->getTypeConverter()->convertType(resultType));
-      results.push_back(convertTensor(rewriter, loc, v, work, converted.getElementType(),
-                                      resultType.getElementType()));
+      results.push_back(asResult(rewriter, *this->getTypeConverter(), op, i, v, work));
     }
     rewriter.replaceOp(op, results);
     return success();
