@@ -493,6 +493,7 @@ int mxc::driverMain(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  registerDefaultTimingManagerCLOptions();
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &importCmd, &exportCmd, &summaryCmd,
         &diffCmd, &runCmd, &codegenCmd, &compileCmd, &memoryReportCmd})

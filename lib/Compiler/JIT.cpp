@@ -15,6 +15,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -29,6 +31,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -44,7 +47,11 @@ class CompiledGraphImpl {
 public:
   EntrySignature signature;
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  /// The fast tier's JIT after a tier-up: executors made before it may
+  /// still be running its kernels.
+  std::vector<std::unique_ptr<llvm::orc::LLJIT>> retiredJits;
   runtime::Plan plan;
+  /// The kernels of `jit`; replaced (under poolMutex) by a tier-up.
   runtime::KernelTable kernels;
   /// `<entry>_arena_size`: bytes of the plan's arena.
   int64_t arenaBytes = 0;
@@ -60,9 +67,25 @@ public:
   struct Pooled {
     std::unique_ptr<runtime::Executor> executor;
     std::vector<const void *> inputs, outputs;
+    uint64_t generation = 0; ///< of the kernels it was made with
   };
   std::mutex poolMutex;
   std::vector<std::unique_ptr<Pooled>> pool;
+  /// Bumped by a tier-up: pooled executors of an older one are dropped.
+  uint64_t generation = 0;
+
+  /// Tiered compilation (JITOptions::tiered): while the kernels are the
+  /// fast tier's, the LLVM module's bitcode (before optimisation) and what
+  /// the recompile needs; the bitcode is emptied by the one tier-up try.
+  std::mutex tierMutex;
+  std::atomic<bool> fastTier{false};
+  std::string tierBitcode;
+  ResolvedTarget tierTarget;
+  unsigned tierOptLevel = 3;
+  std::string tierEntry; ///< the pipeline's entry symbol
+  std::string tierCachePath; ///< where the recompiled object goes, if any
+  std::atomic<int64_t> runNs{0}, pushes{0};
+  int64_t tierBudgetNs = 0;
 
   /// The executor of push(): one per graph, made on the first push. A push
   /// holds pushMutex so that one call's steps are not interleaved with
@@ -70,6 +93,11 @@ public:
   /// calls only when each call's steps are pushed together).
   std::mutex pushMutex;
   std::unique_ptr<runtime::Executor> pushExecutor;
+  /// Executors of the fast tier's kernels (pushed steps may be pending on
+  /// them); destroyed first, before the JITs that hold their kernels.
+  std::vector<std::unique_ptr<runtime::Executor>> retiredExecutors;
+
+  bool tierUp(std::string *error);
 };
 } // namespace mxc
 
@@ -221,10 +249,13 @@ llvm::Error writeAtomically(llvm::StringRef path, llvm::StringRef bytes) {
 }
 
 /// The full pipeline: lowered in place, then an object file.
+/// With `tierBitcode`: tiered compilation's fast tier, code generated at
+/// -O0, the LLVM module's bitcode kept there for the recompile.
 FailureOr<std::string> compileToObject(ModuleOp module,
                                        const ResolvedTarget &target,
                                        const PipelineOptions &pipeline,
-                                       CompileInfo &info) {
+                                       CompileInfo &info,
+                                       std::string *tierBitcode = nullptr) {
   auto start = Clock::now();
   if (failed(lowerToLinalg(module, pipeline)) ||
       failed(lowerToLLVMDialect(module, pipeline)))
@@ -236,9 +267,18 @@ FailureOr<std::string> compileToObject(ModuleOp module,
     return failure();
   };
   llvm::LLVMContext llvmCtx;
-  auto translated = translateForTarget(module, target, llvmCtx, pipeline);
+  PipelineOptions codegen = pipeline;
+  if (tierBitcode)
+    codegen.optLevel = 0;
+  auto translated = translateForTarget(module, target, llvmCtx, codegen);
   if (!translated)
     return fail(translated.takeError());
+  if (tierBitcode) {
+    // After -O0's pipeline, which changes nothing the recompile's -O3
+    // would not.
+    llvm::raw_string_ostream os(*tierBitcode);
+    llvm::WriteBitcodeToFile(*translated->module, os);
+  }
   auto object = emitObjectFile(*translated->module, *translated->machine);
   if (!object)
     return fail(object.takeError());
@@ -317,6 +357,66 @@ const EntrySignature &CompiledGraph::signature() const {
 
 int64_t CompiledGraph::arenaBytes() const { return impl->arenaBytes; }
 
+bool CompiledGraph::isFastTier() const { return impl->fastTier.load(); }
+
+bool CompiledGraph::tierUp(std::string *error) const {
+  return impl->tierUp(error);
+}
+
+bool CompiledGraphImpl::tierUp(std::string *error) {
+  std::unique_lock<std::mutex> lock(tierMutex, std::try_to_lock);
+  if (!lock.owns_lock() || tierBitcode.empty())
+    return false; // another thread is at it, or it was done (or tried)
+  std::string bitcode = std::move(tierBitcode);
+  tierBitcode.clear(); // one try: a failed recompile keeps the fast tier
+  auto fail = [&](llvm::Error err) {
+    std::string msg = llvm::toString(std::move(err));
+    if (error)
+      *error = "tier-up: " + msg;
+    return false;
+  };
+  llvm::LLVMContext ctx;
+  auto module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(bitcode, "mxc-fast-tier"), ctx);
+  if (!module)
+    return fail(module.takeError());
+  auto tm = createTargetMachine(tierTarget, tierOptLevel);
+  if (!tm)
+    return fail(tm.takeError());
+  optimizeLLVMModule(**module, **tm, tierOptLevel);
+  auto object = emitObjectFile(**module, **tm);
+  if (!object)
+    return fail(object.takeError());
+  PipelineOptions pipeline;
+  pipeline.entrySymbol = tierEntry;
+  auto next = loadObject(*object, "mxc-jit", pipeline);
+  if (!next)
+    return fail(next.takeError());
+  if ((*next)->plan.print() != plan.print() || (*next)->arenaBytes != arenaBytes)
+    return fail(llvm::createStringError(
+        "internal error: the recompiled plan differs from the fast tier's"));
+  std::vector<std::unique_ptr<Pooled>> stale;
+  {
+    std::lock_guard<std::mutex> poolLock(poolMutex);
+    retiredJits.push_back(std::move(jit));
+    jit = std::move((*next)->jit);
+    kernels = (*next)->kernels;
+    ++generation;
+    stale.swap(pool);
+  }
+  {
+    std::lock_guard<std::mutex> pushLock(pushMutex);
+    if (pushExecutor)
+      retiredExecutors.push_back(std::move(pushExecutor));
+  }
+  fastTier = false;
+  if (!tierCachePath.empty() &&
+      !llvm::sys::fs::create_directories(
+          llvm::sys::path::parent_path(tierCachePath)))
+    (void)llvm::errorToBool(writeAtomically(tierCachePath, *object));
+  return true;
+}
+
 const runtime::Plan &CompiledGraph::plan() const { return impl->plan; }
 
 llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
@@ -340,8 +440,13 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
   try {
     if (!pooled) {
       pooled = std::make_unique<CompiledGraphImpl::Pooled>();
-      pooled->executor =
-          std::make_unique<runtime::Executor>(plan, impl->kernels);
+      runtime::KernelTable kernels;
+      {
+        std::lock_guard<std::mutex> lock(impl->poolMutex);
+        kernels = impl->kernels;
+        pooled->generation = impl->generation;
+      }
+      pooled->executor = std::make_unique<runtime::Executor>(plan, kernels);
       pooled->inputs.assign(inputs.size(), nullptr);
       pooled->outputs.assign(outputs.size(), nullptr);
     }
@@ -365,25 +470,44 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
         exec.bindOutput(i, wrap(outputs[i], exec.outputSpec(i)));
         pooled->outputs[i] = outputs[i];
       }
+    auto start = Clock::now();
     exec.run();
+    if (impl->fastTier.load(std::memory_order_relaxed))
+      impl->runNs += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         Clock::now() - start)
+                         .count();
   } catch (const std::exception &e) {
     error = e.what();
   }
   if (pooled && pooled->executor) {
     std::lock_guard<std::mutex> lock(impl->poolMutex);
-    impl->pool.push_back(std::move(pooled));
+    if (pooled->generation == impl->generation)
+      impl->pool.push_back(std::move(pooled));
   }
+  pooled.reset(); // a stale executor (made before a tier-up) goes now
   if (!error.empty())
     return llvm::createStringError(error);
+  if (impl->fastTier.load(std::memory_order_relaxed) &&
+      impl->runNs.load() >= impl->tierBudgetNs)
+    impl->tierUp(nullptr);
   return llvm::Error::success();
 }
 
 void CompiledGraph::push(const std::vector<runtime::NDArray> &inputs,
                          const std::vector<runtime::NDArray> &outputs) const {
+  if (impl->fastTier.load(std::memory_order_relaxed) &&
+      ++impl->pushes >= kFastTierPushes)
+    impl->tierUp(nullptr);
   std::lock_guard<std::mutex> lock(impl->pushMutex);
-  if (!impl->pushExecutor)
+  if (!impl->pushExecutor) {
+    runtime::KernelTable kernels;
+    {
+      std::lock_guard<std::mutex> poolLock(impl->poolMutex);
+      kernels = impl->kernels;
+    }
     impl->pushExecutor =
-        std::make_unique<runtime::Executor>(impl->plan, impl->kernels);
+        std::make_unique<runtime::Executor>(impl->plan, kernels);
+  }
   // Nothing is bound: the pushed steps keep what they use alive through
   // the engine.
   impl->pushExecutor->pushOn(inputs, outputs);
@@ -482,10 +606,41 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
     }
   }
 
+  // Tiered compilation: small graphs first at -O0 (JITOptions::tiered).
+  int64_t ioBytes = 0;
+  for (const auto *list : {&sig->inputs, &sig->outputs})
+    for (const TensorSpec &t : *list)
+      ioBytes += int64_t(t.byteSize());
+  bool fastTier = opts.tiered && opts.pipeline.optLevel > 0 &&
+                  opts.pipeline.cudaArch.empty() && ioBytes <= kFastTierMaxBytes;
+  std::string tierBitcode;
   FailureOr<std::string> object =
-      compileToObject(module, *target, opts.pipeline, info);
+      compileToObject(module, *target, opts.pipeline, info,
+                      fastTier ? &tierBitcode : nullptr);
   if (failed(object))
     return failure();
+  if (fastTier) {
+    // Only the final code goes to the disk cache (after the tier-up).
+    auto start = Clock::now();
+    auto impl = loadObject(*object, "mxc-jit", opts.pipeline);
+    if (!impl)
+      return fail(impl.takeError());
+    info.loadMs = msSince(start);
+    info.outcome = CacheOutcome::Compiled;
+    info.fastTier = true;
+    (*impl)->fastTier = true;
+    (*impl)->tierBitcode = std::move(tierBitcode);
+    (*impl)->tierTarget = *target;
+    (*impl)->tierOptLevel = opts.pipeline.optLevel;
+    (*impl)->tierEntry = opts.pipeline.entrySymbol;
+    (*impl)->tierCachePath = info.cachePath;
+    // Ski rental: run slow code until it has cost what the recompile will
+    // (about twice this compile's code generation), then recompile.
+    (*impl)->tierBudgetNs =
+        int64_t(2e6 * (info.lowerMs + info.codegenMs)) + 2000000;
+    info.cachePath.clear();
+    return finish(std::move(*impl));
+  }
   if (!dir.empty()) {
     std::error_code ec = llvm::sys::fs::create_directories(dir);
     llvm::Error err = ec ? llvm::createStringError(ec, "cannot create " + dir +

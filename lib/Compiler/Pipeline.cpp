@@ -34,6 +34,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -49,6 +50,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -73,20 +75,61 @@ void initializeOnce() {
   });
 }
 
+/// Idle pass managers by context and pipeline text, for the contexts given
+/// to reusePassManagers. A pass manager is taken out while it runs, so two
+/// threads never share one.
+struct PassManagerCache {
+  std::mutex mutex;
+  llvm::DenseSet<MLIRContext *> contexts;
+  std::map<std::pair<MLIRContext *, std::string>,
+           std::vector<std::unique_ptr<PassManager>>>
+      idle;
+};
+PassManagerCache &passManagerCache() {
+  static PassManagerCache *cache = new PassManagerCache; // never destroyed
+  return *cache;
+}
+
 /// Runs a textual pass pipeline (the inner pipeline of builtin.module) on
 /// `module`. A pipeline that does not parse is a compiler bug, reported on
 /// the module.
 LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
   initializeOnce();
-  PassManager pm(module.getContext());
-  // --mlir-print-ir-after-all, --mlir-timing, ... when the tool registered
-  // them (mxc does; see driverMain). Fails, harmlessly, when it did not.
-  (void)applyPassManagerCLOptions(pm);
-  std::string err;
-  llvm::raw_string_ostream errOs(err);
-  if (failed(parsePassPipeline(pipeline, pm, errOs)))
-    return module.emitError() << "internal error: bad pass pipeline: " << err;
-  return pm.run(module);
+  MLIRContext *ctx = module.getContext();
+  PassManagerCache &cache = passManagerCache();
+  auto key = std::make_pair(ctx, pipeline.str());
+  std::unique_ptr<PassManager> pm;
+  bool reuse;
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    reuse = cache.contexts.contains(ctx);
+    if (reuse) {
+      auto it = cache.idle.find(key);
+      if (it != cache.idle.end() && !it->second.empty()) {
+        pm = std::move(it->second.back());
+        it->second.pop_back();
+      }
+    }
+  }
+  if (!pm) {
+    pm = std::make_unique<PassManager>(ctx);
+    // --mlir-print-ir-after-all, --mlir-timing, ... when the tool registered
+    // them (mxc does; see driverMain). Fails, harmlessly, when it did not.
+    (void)applyPassManagerCLOptions(*pm);
+    applyDefaultTimingPassManagerCLOptions(*pm);
+    std::string err;
+    llvm::raw_string_ostream errOs(err);
+    if (failed(parsePassPipeline(pipeline, *pm, errOs)))
+      return module.emitError() << "internal error: bad pass pipeline: " << err;
+  }
+  LogicalResult result = pm->run(module);
+  // A pass manager whose run failed is dropped: nothing of a failed run is
+  // carried into the next compile.
+  if (reuse && succeeded(result)) {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.idle[key].push_back(std::move(pm));
+  }
+  return result;
 }
 
 constexpr llvm::StringLiteral kPlanAttr = "mxc.plan";
@@ -213,6 +256,12 @@ void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
 
 void mxc::registerCodegenPasses() { initializeOnce(); }
 
+void mxc::reusePassManagers(MLIRContext &ctx) {
+  PassManagerCache &cache = passManagerCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.contexts.insert(&ctx);
+}
+
 std::string mxc::PipelineOptions::describe() const {
   auto list = [](const std::vector<std::string> &v) {
     return llvm::join(v, ",");
@@ -245,6 +294,7 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
   initializeOnce();
   PassManager pm(module.getContext());
   (void)applyPassManagerCLOptions(pm);
+  applyDefaultTimingPassManagerCLOptions(pm);
   mx::MXPrunePassOptions prune;
   prune.mode = opts.train ? "training" : "inference";
   prune.outputs.assign(opts.outputs.begin(), opts.outputs.end());
@@ -697,6 +747,11 @@ mxc::translateForTarget(ModuleOp module, const ResolvedTarget &target,
   if (!llvmModule)
     return llvmModule.takeError();
   return TargetModule{std::move(*tm), std::move(*llvmModule)};
+}
+
+void mxc::optimizeLLVMModule(llvm::Module &module, llvm::TargetMachine &tm,
+                             unsigned level) {
+  optimizeModule(module, tm, level);
 }
 
 llvm::Expected<std::string> mxc::emitObjectFile(llvm::Module &module,

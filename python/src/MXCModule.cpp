@@ -85,6 +85,7 @@ mlir::MLIRContext &context() {
     registerCodegenDialects(registry);
     auto *c = new mlir::MLIRContext(registry);
     c->loadAllAvailableDialects();
+    reusePassManagers(*c); // never destroyed
     return c;
   }();
   return *ctx;
@@ -494,6 +495,7 @@ compile(const std::string &json, const ShapeMap &shapes, const DTypeMap &dtypes,
   jitOpts.pipeline.wrt = wrt;
   jitOpts.pipeline.gradReq = gradReq;
   jitOpts.useDiskCache = useDiskCache;
+  jitOpts.tiered = true; // small graphs at -O0 first (JITOptions::tiered)
   CompileInfo info;
   mlir::FailureOr<std::shared_ptr<CompiledGraph>> compiled;
   {
@@ -911,6 +913,25 @@ NB_MODULE(_mxc, m) {
                    "per output, the last plan step writing it (-1: none)")
       .def_ro("outcome", &PyCompiled::outcome,
               "'compiled', 'memory' or 'disk': where the code came from")
+      .def_prop_ro("fast_tier",
+                   [](const PyCompiled &c) { return c.graph->isFastTier(); },
+                   "whether the kernels are still tiered compilation's -O0 "
+                   "fast tier (small graphs; recompiled after enough runs)")
+      .def(
+          "tier_up",
+          [](const PyCompiled &c) {
+            std::string error;
+            bool done;
+            {
+              nb::gil_scoped_release release;
+              done = c.graph->tierUp(&error);
+            }
+            if (!error.empty())
+              throw std::runtime_error(error);
+            return done;
+          },
+          "Recompiles a fast-tier graph at -O3 now; False when it was not on "
+          "the fast tier")
       .def("run", &PyCompiled::run, nb::arg("inputs"), nb::arg("outputs"),
            "Runs the graph on C-contiguous CPU arrays (outputs written in "
            "place).")

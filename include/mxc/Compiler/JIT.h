@@ -103,6 +103,16 @@ public:
   /// Bytes of one arena (the memory plan's size for every intermediate).
   int64_t arenaBytes() const;
 
+  /// Whether the kernels are still tiered compilation's fast tier
+  /// (JITOptions::tiered).
+  bool isFastTier() const;
+
+  /// Recompiles a fast-tier graph at its pipeline's level now (what run()
+  /// and push() do by themselves when it has run long enough). Returns
+  /// false when it was not on the fast tier or the recompile failed (it
+  /// then stays there; the error is in `error`).
+  bool tierUp(std::string *error = nullptr) const;
+
 private:
   std::unique_ptr<CompiledGraphImpl> impl;
 };
@@ -113,7 +123,21 @@ struct JITOptions {
   bool useMemoryCache = true;
   bool useDiskCache = true;
   std::string cacheDir; ///< empty: defaultCacheDir()
+  /// Tiered compilation, for callers that compile many small graphs and run
+  /// most of them a few times (the Python module): a graph whose inputs and
+  /// outputs hold at most kFastTierMaxBytes, missed by both caches, is
+  /// first code-generated at -O0 (LLVM's fast instruction selection, no
+  /// IR optimisation: about half the compile time of -O3 for a one-operator
+  /// graph) and recompiled at the pipeline's level once its run() calls have
+  /// taken twice that compile's time, or at its kFastTierPushes-th push();
+  /// the recompiled kernels replace the fast ones (same plan) and only they
+  /// are written to the disk cache. The MLIR pipeline is the same for both.
+  bool tiered = false;
 };
+
+/// Tiered compilation's limits (JITOptions::tiered).
+constexpr int64_t kFastTierMaxBytes = 1 << 20;
+constexpr int kFastTierPushes = 64;
 
 /// Where the code came from.
 enum class CacheOutcome { Compiled, MemoryHit, DiskHit };
@@ -126,6 +150,8 @@ struct CompileInfo {
   std::string cacheNote; ///< why the disk cache was not used/written
   ResolvedTarget target;
   double lowerMs = 0, codegenMs = 0, loadMs = 0;
+  /// Compiled by tiered compilation's fast tier (-O0), to be recompiled.
+  bool fastTier = false;
 };
 
 /// $MXC_CACHE_DIR, else $XDG_CACHE_HOME/mxc, else $HOME/.cache/mxc.

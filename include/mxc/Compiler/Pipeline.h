@@ -165,6 +165,13 @@ void registerCodegenPasses();
 /// Adds every dialect, interface and translation the pipeline uses.
 void registerCodegenDialects(mlir::DialectRegistry &registry);
 
+/// Lets the pipeline keep its pass managers for `ctx` between compiles and
+/// run them again (a pass manager built for one pipeline text is parsed
+/// and its patterns frozen once, not per compile). For a context that
+/// lives as long as the process (the Python module's): a pass manager
+/// kept for a context that is later destroyed would dangle.
+void reusePassManagers(mlir::MLIRContext &ctx);
+
 /// The graph passes on `mx` ops, as options select: mx-prune, mx-autodiff
 /// (opts.train), mx-fuse-elementwise (opts.fuseGraph). Runs once per module:
 /// it marks the module (`mxc.graph_passes`) and does nothing the second
@@ -230,6 +237,11 @@ translateForTarget(mlir::ModuleOp module, const ResolvedTarget &target,
 /// Writes `module` as an object file image for `tm`.
 llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
                                            llvm::TargetMachine &tm);
+
+/// Runs LLVM's default O<level> pipeline on `module` with `tm`'s cost model
+/// (what translateToLLVMIR ends with).
+void optimizeLLVMModule(llvm::Module &module, llvm::TargetMachine &tm,
+                        unsigned level);
 
 } // namespace mxc
 
