@@ -335,8 +335,35 @@ void mxc::registerCodegenDialects(DialectRegistry &registry) {
   registry.insert<mx::MXDialect, mxrt::MXRTDialect>();
 }
 
+static llvm::Expected<mxc::ResolvedTarget>
+resolveTargetUncached(const mxc::TargetOptions &opts);
+
 llvm::Expected<mxc::ResolvedTarget>
 mxc::resolveTarget(const TargetOptions &opts) {
+  // Resolved once per (triple, cpu, features): the host's CPU name and its
+  // ~200 feature flags, checked against the target's tables, cost ~1 ms,
+  // which a JIT compile of a small graph paid every time.
+  static std::mutex mutex;
+  static std::map<std::string, ResolvedTarget> *resolved =
+      new std::map<std::string, ResolvedTarget>; // never destroyed
+  std::string key = opts.triple + "\n" + opts.cpu + "\n" + opts.features;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = resolved->find(key);
+    if (it != resolved->end())
+      return it->second;
+  }
+  auto t = resolveTargetUncached(opts);
+  if (t) {
+    std::lock_guard<std::mutex> lock(mutex);
+    resolved->emplace(key, *t);
+  }
+  return t;
+}
+
+static llvm::Expected<mxc::ResolvedTarget>
+resolveTargetUncached(const mxc::TargetOptions &opts) {
+  using namespace mxc;
   initializeOnce();
   ResolvedTarget t;
   std::string host = llvm::sys::getProcessTriple();

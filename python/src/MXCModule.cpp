@@ -495,7 +495,10 @@ compile(const std::string &json, const ShapeMap &shapes, const DTypeMap &dtypes,
   jitOpts.pipeline.wrt = wrt;
   jitOpts.pipeline.gradReq = gradReq;
   jitOpts.useDiskCache = useDiskCache;
-  jitOpts.tiered = true; // small graphs at -O0 first (JITOptions::tiered)
+  // Small graphs at -O0 first (JITOptions::tiered); MXC_JIT_TIERED=0: -O3
+  // at once (bench/compile compares the two).
+  const char *tiered = std::getenv("MXC_JIT_TIERED");
+  jitOpts.tiered = !(tiered && std::string(tiered) == "0");
   CompileInfo info;
   mlir::FailureOr<std::shared_ptr<CompiledGraph>> compiled;
   {
