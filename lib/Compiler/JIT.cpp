@@ -619,29 +619,9 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
                       fastTier ? &tierBitcode : nullptr);
   if (failed(object))
     return failure();
-  if (fastTier) {
-    // Only the final code goes to the disk cache (after the tier-up).
-    auto start = Clock::now();
-    auto impl = loadObject(*object, "mxc-jit", opts.pipeline);
-    if (!impl)
-      return fail(impl.takeError());
-    info.loadMs = msSince(start);
-    info.outcome = CacheOutcome::Compiled;
-    info.fastTier = true;
-    (*impl)->fastTier = true;
-    (*impl)->tierBitcode = std::move(tierBitcode);
-    (*impl)->tierTarget = *target;
-    (*impl)->tierOptLevel = opts.pipeline.optLevel;
-    (*impl)->tierEntry = opts.pipeline.entrySymbol;
-    (*impl)->tierCachePath = info.cachePath;
-    // Ski rental: run slow code until it has cost what the recompile will
-    // (about twice this compile's code generation), then recompile.
-    (*impl)->tierBudgetNs =
-        int64_t(2e6 * (info.lowerMs + info.codegenMs)) + 2000000;
-    info.cachePath.clear();
-    return finish(std::move(*impl));
-  }
-  if (!dir.empty()) {
+  // Only final code goes to the disk cache (a fast tier's after its
+  // tier-up, CompiledGraphImpl::tierUp).
+  if (!dir.empty() && !fastTier) {
     std::error_code ec = llvm::sys::fs::create_directories(dir);
     llvm::Error err = ec ? llvm::createStringError(ec, "cannot create " + dir +
                                                            ": " + ec.message())
@@ -657,6 +637,20 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
     return fail(impl.takeError());
   info.loadMs = msSince(start);
   info.outcome = CacheOutcome::Compiled;
+  if (fastTier) {
+    info.fastTier = true;
+    (*impl)->fastTier = true;
+    (*impl)->tierBitcode = std::move(tierBitcode);
+    (*impl)->tierTarget = *target;
+    (*impl)->tierOptLevel = opts.pipeline.optLevel;
+    (*impl)->tierEntry = opts.pipeline.entrySymbol;
+    (*impl)->tierCachePath = info.cachePath;
+    // Ski rental: run the slow code until it has cost what the recompile
+    // will (about twice this whole compile), then recompile.
+    (*impl)->tierBudgetNs =
+        int64_t(2e6 * (info.lowerMs + info.codegenMs)) + 2000000;
+    info.cachePath.clear();
+  }
   return finish(std::move(*impl));
 }
 
