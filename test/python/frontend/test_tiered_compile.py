@@ -84,3 +84,24 @@ def test_pushes_tier_up_and_agree():
             key = next(k for k in mx.ndarray._cache
                        if k[0] == "tanh" and k[3] == (((3, 37), "float32"),))
     assert not mx.ndarray._cache[key][0].fast_tier
+
+
+def test_only_the_tiered_up_code_goes_to_the_disk_cache(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    monkeypatch.setenv("MXC_CACHE_DIR", str(tmp_path))
+    js, shapes, dtypes = _graph(24)
+    compiled = _mxc.compile(js, shapes, dtypes)
+    assert compiled.outcome == "compiled" and compiled.fast_tier
+    assert [f for f in os.listdir(tmp_path) if f.endswith(".o")] == []   # not the -O0 code
+    assert compiled.tier_up()
+    assert len([f for f in os.listdir(tmp_path) if f.endswith(".o")]) == 1
+    # A new process loads the -O3 object from the disk cache: no fast tier.
+    code = ("import json, sys; from mxc import _mxc; js, shapes, dtypes = json.loads(sys.argv[1]); "
+            "c = _mxc.compile(js, shapes, dtypes); print(c.outcome, c.fast_tier)")
+    p = subprocess.run([sys.executable, "-c", code, json.dumps([js, shapes, dtypes])],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mx.__file__))))
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split() == ["disk", "False"]
