@@ -638,7 +638,6 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
   info.loadMs = msSince(start);
   info.outcome = CacheOutcome::Compiled;
   if (fastTier) {
-    info.fastTier = true;
     (*impl)->fastTier = true;
     (*impl)->tierBitcode = std::move(tierBitcode);
     (*impl)->tierTarget = *target;

@@ -75,6 +75,16 @@ void initializeOnce() {
   });
 }
 
+/// A pass manager with --mlir-print-ir-after-all, --mlir-timing, ... when
+/// the tool registered them (mxc does; see driverMain); without them when it
+/// did not (applying them then fails, harmlessly).
+std::unique_ptr<PassManager> newPassManager(MLIRContext *ctx) {
+  auto pm = std::make_unique<PassManager>(ctx);
+  (void)applyPassManagerCLOptions(*pm);
+  applyDefaultTimingPassManagerCLOptions(*pm);
+  return pm;
+}
+
 /// Idle pass managers by context and pipeline text, for the contexts given
 /// to reusePassManagers. A pass manager is taken out while it runs, so two
 /// threads never share one.
@@ -112,11 +122,7 @@ LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
     }
   }
   if (!pm) {
-    pm = std::make_unique<PassManager>(ctx);
-    // --mlir-print-ir-after-all, --mlir-timing, ... when the tool registered
-    // them (mxc does; see driverMain). Fails, harmlessly, when it did not.
-    (void)applyPassManagerCLOptions(*pm);
-    applyDefaultTimingPassManagerCLOptions(*pm);
+    pm = newPassManager(ctx);
     std::string err;
     llvm::raw_string_ostream errOs(err);
     if (failed(parsePassPipeline(pipeline, *pm, errOs)))
@@ -226,31 +232,6 @@ std::string planToken(StringRef name, std::set<std::string> &used) {
   return unique;
 }
 
-/// Runs LLVM's default O<level> pipeline with `tm`'s cost model.
-void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm, unsigned level) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions pto;
-  pto.LoopVectorization = level > 1;
-  pto.SLPVectorization = level > 1;
-  pto.LoopUnrolling = level > 1;
-  llvm::PassBuilder pb(&tm, pto);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel ol = level == 0   ? llvm::OptimizationLevel::O0
-                               : level == 1 ? llvm::OptimizationLevel::O1
-                               : level == 2 ? llvm::OptimizationLevel::O2
-                                            : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = level == 0
-                                    ? pb.buildO0DefaultPipeline(ol)
-                                    : pb.buildPerModuleDefaultPipeline(ol);
-  mpm.run(m, mam);
-}
 
 } // namespace
 
@@ -292,9 +273,8 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
   // option parser would split (MXNet's tests name variables
   // "unary_op=arccos, dtype=<class 'numpy.float64'>_data").
   initializeOnce();
-  PassManager pm(module.getContext());
-  (void)applyPassManagerCLOptions(pm);
-  applyDefaultTimingPassManagerCLOptions(pm);
+  std::unique_ptr<PassManager> owned = newPassManager(module.getContext());
+  PassManager &pm = *owned;
   mx::MXPrunePassOptions prune;
   prune.mode = opts.train ? "training" : "inference";
   prune.outputs.assign(opts.outputs.begin(), opts.outputs.end());
@@ -759,7 +739,7 @@ mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
   if (llvm::verifyModule(*m, &os))
     return llvm::createStringError("internal error: invalid LLVM IR: " +
                                    verifyErr);
-  optimizeModule(*m, tm, opts.optLevel);
+  optimizeLLVMModule(*m, tm, opts.optLevel);
   return m;
 }
 
@@ -776,9 +756,30 @@ mxc::translateForTarget(ModuleOp module, const ResolvedTarget &target,
   return TargetModule{std::move(*tm), std::move(*llvmModule)};
 }
 
-void mxc::optimizeLLVMModule(llvm::Module &module, llvm::TargetMachine &tm,
+void mxc::optimizeLLVMModule(llvm::Module &m, llvm::TargetMachine &tm,
                              unsigned level) {
-  optimizeModule(module, tm, level);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = level > 1;
+  pto.SLPVectorization = level > 1;
+  pto.LoopUnrolling = level > 1;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel ol = level == 0   ? llvm::OptimizationLevel::O0
+                               : level == 1 ? llvm::OptimizationLevel::O1
+                               : level == 2 ? llvm::OptimizationLevel::O2
+                                            : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level == 0
+                                    ? pb.buildO0DefaultPipeline(ol)
+                                    : pb.buildPerModuleDefaultPipeline(ol);
+  mpm.run(m, mam);
 }
 
 llvm::Expected<std::string> mxc::emitObjectFile(llvm::Module &module,

@@ -150,8 +150,6 @@ struct CompileInfo {
   std::string cacheNote; ///< why the disk cache was not used/written
   ResolvedTarget target;
   double lowerMs = 0, codegenMs = 0, loadMs = 0;
-  /// Compiled by tiered compilation's fast tier (-O0), to be recompiled.
-  bool fastTier = false;
 };
 
 /// $MXC_CACHE_DIR, else $XDG_CACHE_HOME/mxc, else $HOME/.cache/mxc.
