@@ -333,8 +333,8 @@ llvm::Expected<std::string> aot::findRuntimeDir(StringRef triple,
                where + "; for aarch64 run scripts/build-runtime-aarch64.sh)");
 }
 
-llvm::Error aot::linkModel(StringRef objectPath, StringRef outputPath,
-                           const LinkOptions &opts) {
+llvm::Error aot::linkModel(llvm::ArrayRef<std::string> objectPaths,
+                           StringRef outputPath, const LinkOptions &opts) {
   std::string clang;
   if (const char *env = std::getenv("MXC_CLANG"); env && *env)
     clang = env;
@@ -355,8 +355,8 @@ llvm::Error aot::linkModel(StringRef objectPath, StringRef outputPath,
   std::string target = runtimeSubdir(opts.triple);
   llvm::SmallString<128> scriptPath;
   std::vector<std::string> args = {clang, "--target=" + target,
-                                   "-fuse-ld=lld", "-o", outputPath.str(),
-                                   objectPath.str()};
+                                   "-fuse-ld=lld", "-o", outputPath.str()};
+  args.insert(args.end(), objectPaths.begin(), objectPaths.end());
   if (opts.shared) {
     // Export the model API only (the kernels stay internal).
     int fd;

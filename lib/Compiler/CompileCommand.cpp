@@ -16,6 +16,7 @@
 
 #include "mxc/Compiler/AOT.h"
 #include "mxc/Compiler/JIT.h"
+#include "mxc/Compiler/KernelCodegen.h"
 #include "mxc/Compiler/Pipeline.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -214,10 +215,14 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     return writeFile(output, text, true) ? kOk : kBadInput;
   }
 
-  // LLVM IR, optimised for the target, with the descriptor.
+  // LLVM IR, optimised for the target, with the descriptor. An executable
+  // or shared library is code-generated kernel by kernel (KernelCodegen.h):
+  // its LLVM IR is optimised there.
   start = Clock::now();
+  bool byKernel = link && opts.cudaArch.empty();
   llvm::LLVMContext llvmCtx;
-  auto translated = translateForTarget(*module, *target, llvmCtx, pipeline);
+  auto translated = translateForTarget(*module, *target, llvmCtx, pipeline,
+                                       /*optimize=*/!byKernel);
   if (!translated) {
     errorLine() << llvm::toString(translated.takeError()) << "\n";
     return kBadInput;
@@ -269,16 +274,43 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     return writeFile(output, text, true) ? kOk : kBadInput;
   }
 
-  // Object code.
+  // Object code: one object, or the glue and one per distinct kernel.
   start = Clock::now();
-  auto object = emitObjectFile(llvmModule, tm);
-  if (!object) {
-    errorLine() << llvm::toString(object.takeError()) << "\n";
-    return kBadInput;
+  KernelObjects objects;
+  if (byKernel) {
+    KernelCodegenOptions kopts;
+    kopts.optLevel = opts.optLevel;
+    kopts.entrySymbol = pipeline.entrySymbol;
+    kopts.keySalt = compilerIdentity();
+    if (!opts.noCache) {
+      std::string dir = defaultCacheDir();
+      if (!dir.empty()) {
+        llvm::SmallString<256> path(dir);
+        llvm::sys::path::append(path, "kernels");
+        kopts.cacheDir = std::string(path);
+      }
+    }
+    auto split = emitKernelObjects(std::move(translated->module), *target,
+                                   kopts);
+    if (!split) {
+      errorLine() << llvm::toString(split.takeError()) << "\n";
+      return kBadInput;
+    }
+    objects = std::move(*split);
+  } else {
+    auto object = emitObjectFile(llvmModule, tm);
+    if (!object) {
+      errorLine() << llvm::toString(object.takeError()) << "\n";
+      return kBadInput;
+    }
+    objects.glue = std::move(*object);
   }
+  const std::string *object = &objects.glue;
   double codegenMs = msSince(start);
   uint64_t objectBytes =
       object->size() - (embed && emit != "plan" ? blob->bytes.size() : 0);
+  for (const auto &kernel : objects.kernels)
+    objectBytes += kernel.second.size();
 
   double linkMs = 0;
   if (emit == "plan") {
@@ -299,21 +331,35 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
       return kBadInput;
   } else {
     start = Clock::now();
-    llvm::SmallString<128> objPath;
-    if (auto ec =
-            llvm::sys::fs::createTemporaryFile("mxc-model", "o", objPath)) {
-      errorLine() << "temporary file: " << ec.message() << "\n";
-      return kBadInput;
-    }
-    bool ok = writeFile(objPath, *object, false);
+    std::vector<std::string> objPaths;
+    auto removeObjects = [&] {
+      for (const std::string &p : objPaths)
+        llvm::sys::fs::remove(p);
+    };
+    bool ok = true;
+    auto writeTemp = [&](StringRef bytes) {
+      llvm::SmallString<128> path;
+      if (auto ec =
+              llvm::sys::fs::createTemporaryFile("mxc-model", "o", path)) {
+        errorLine() << "temporary file: " << ec.message() << "\n";
+        ok = false;
+        return;
+      }
+      objPaths.push_back(std::string(path));
+      ok = ok && writeFile(path, bytes, false);
+    };
+    writeTemp(*object);
+    for (const auto &kernel : objects.kernels)
+      if (ok)
+        writeTemp(kernel.second);
     aot::LinkOptions linkOpts;
     linkOpts.triple = target->triple;
     linkOpts.runtimeDir = runtimeDir;
     linkOpts.shared = emit == "shared";
     linkOpts.verbose = opts.verbose;
     llvm::Error err =
-        ok ? aot::linkModel(objPath, output, linkOpts) : llvm::Error::success();
-    llvm::sys::fs::remove(objPath);
+        ok ? aot::linkModel(objPaths, output, linkOpts) : llvm::Error::success();
+    removeObjects();
     if (!ok)
       return kBadInput;
     if (err) {
@@ -341,6 +387,14 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
                  << f2(linkMs) << " ms)\n";
     llvm::outs() << "stats: model object " << objectBytes
                  << " bytes (weights excluded)\n";
+    if (byKernel && !objects.unsplitReason.empty())
+      llvm::outs() << "stats: kernels: compiled as one module ("
+                   << objects.unsplitReason << ")\n";
+    else if (byKernel)
+      llvm::outs() << "stats: kernels: " << objects.steps << " steps, "
+                   << objects.distinct << " distinct, " << objects.compiled
+                   << " compiled on " << objects.threads << " threads, "
+                   << objects.cached << " from the kernel cache\n";
     llvm::outs() << "stats: weights " << blob->bytes.size() << " bytes ("
                  << (emit == "plan" ? "plan arguments"
                      : embed        ? "embedded"

@@ -235,8 +235,9 @@ cl::opt<bool> reportTrain(
     cl::sub(memoryReportCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
-                                  "cache"),
-                         cl::sub(runCmd));
+                                  "cache (run: graphs and kernels; compile: "
+                                  "kernels)"),
+                         cl::sub(runCmd), cl::sub(compileCmd));
 cl::opt<std::string> codegenEmit(
     cl::cat(mxcCategory), "emit",
     cl::desc("What to write: mlir-linalg (after convert-mx-to-linalg), "
@@ -630,6 +631,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.runtimeDir = compileRuntimeDir;
       o.optLevel = compileOptLevel;
       o.stats = compileStats;
+      o.noCache = runNoCache;
       return runAOTCompileCommand(o);
     }
     CodegenCommandOptions o;

@@ -181,6 +181,7 @@ struct AOTCompileOptions : CompileCommandOptions {
   std::string runtimeDir; ///< --runtime-dir; empty: search
   unsigned optLevel = 3;
   bool stats = false;
+  bool noCache = false; ///< --no-cache: no kernel cache
   /// --target cuda: the NVIDIA architecture of the kernels (--cuda-arch);
   /// empty for a CPU target.
   std::string cudaArch;

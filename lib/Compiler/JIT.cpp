@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/JIT.h"
+#include "mxc/Compiler/KernelCodegen.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
 #include "mxc/runtime/compiled_module.h"
 
@@ -109,30 +110,6 @@ double msSince(Clock::time_point start) {
       .count();
 }
 
-/// A hash of the file holding this code (the mxc binary, or the library the
-/// compiler is linked into), so that a rebuilt compiler never reads objects
-/// an older one wrote. Computed once.
-const std::string &compilerIdentity() {
-  static std::string id = [] {
-    std::string result = "llvm " LLVM_VERSION_STRING;
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&compilerIdentity), &info) &&
-        info.dli_fname) {
-      auto buf = llvm::MemoryBuffer::getFile(info.dli_fname);
-      if (buf) {
-        result += " binary " +
-                  llvm::utohexstr(llvm::xxh3_64bits((*buf)->getBuffer())) +
-                  " size " + std::to_string((*buf)->getBufferSize());
-        return result;
-      }
-    }
-    // Unknown binary: a per-process identity disables reuse across processes.
-    return result + " pid " +
-           std::to_string(llvm::sys::Process::getProcessId());
-  }();
-  return id;
-}
-
 std::string cacheKey(ModuleOp module, const ResolvedTarget &target,
                      const PipelineOptions &pipeline) {
   std::string text;
@@ -161,10 +138,15 @@ MemoryCache &memoryCache() {
   return *cache;
 }
 
-/// Links `object` into a new LLJIT and finds the packed entry.
+/// Links `object` (a whole graph's, or a glue object) and the kernel
+/// objects it refers to into a new LLJIT and finds the packed entry. The
+/// kernels come from `kernels` (emitKernelObjects' output), else from the
+/// kernel cache `kernelDir`.
 llvm::Expected<std::unique_ptr<CompiledGraphImpl>>
 loadObject(llvm::StringRef object, llvm::StringRef name,
-           const PipelineOptions &pipeline) {
+           const PipelineOptions &pipeline,
+           llvm::ArrayRef<std::pair<std::string, std::string>> kernels = {},
+           llvm::StringRef kernelDir = {}) {
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return jit.takeError();
@@ -188,6 +170,30 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
   if (auto err = (*jit)->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(object, name)))
     return std::move(err);
+  if (!kernels.empty()) {
+    for (const auto &[key, bytes] : kernels)
+      if (auto err = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+              bytes, kernelSymbol(key))))
+        return std::move(err);
+  } else {
+    auto keys = referencedKernelKeys(object);
+    if (!keys)
+      return keys.takeError();
+    for (const std::string &key : *keys) {
+      if (kernelDir.empty())
+        return llvm::createStringError("the object refers to kernel " + key +
+                                       " and no kernel cache was given");
+      std::string path = kernelObjectPath(kernelDir, key);
+      auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+      if (!buf)
+        return llvm::createStringError(buf.getError(),
+                                       "kernel object " + path + ": " +
+                                           buf.getError().message());
+      if (auto err = (*jit)->addObjectFile(std::move(*buf)))
+        return std::move(err);
+    }
+  }
   // The plan and its kernels (runtime/include/mxc/runtime/compiled_module.h).
   const std::string &entry = pipeline.entrySymbol;
   auto planSym = (*jit)->lookup(runtime::planSymbol(entry));
@@ -220,42 +226,17 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
   return impl;
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so that
-/// concurrent writers and readers never see a partial entry.
-llvm::Error writeAtomically(llvm::StringRef path, llvm::StringRef bytes) {
-  llvm::SmallString<256> tmp;
-  int fd;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, tmp))
-    return llvm::createStringError(ec, "cannot create a file in the cache: " +
-                                           ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << bytes;
-    os.close();
-    if (os.has_error()) {
-      std::string msg = os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return llvm::createStringError("cannot write " + tmp + ": " + msg);
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return llvm::createStringError(ec, "cannot rename into the cache: " +
-                                           ec.message());
-  }
-  return llvm::Error::success();
-}
-
-/// The full pipeline: lowered in place, then an object file.
-/// With `tierBitcode`: tiered compilation's fast tier, code generated at
-/// -O0, the LLVM module's bitcode kept there for the recompile.
-FailureOr<std::string> compileToObject(ModuleOp module,
-                                       const ResolvedTarget &target,
-                                       const PipelineOptions &pipeline,
-                                       CompileInfo &info,
-                                       std::string *tierBitcode = nullptr) {
+/// The full pipeline: lowered in place, then object code: the glue and one
+/// object per distinct kernel (emitKernelObjects; read from or written to
+/// `kernelDir` when it is set), or, with `tierBitcode` (tiered
+/// compilation's fast tier), one object for the whole module at -O0, the
+/// LLVM module's bitcode kept there for the recompile.
+FailureOr<KernelObjects> compileToObjects(ModuleOp module,
+                                          const ResolvedTarget &target,
+                                          const PipelineOptions &pipeline,
+                                          CompileInfo &info,
+                                          llvm::StringRef kernelDir,
+                                          std::string *tierBitcode = nullptr) {
   auto start = Clock::now();
   if (failed(lowerToLinalg(module, pipeline)) ||
       failed(lowerToLLVMDialect(module, pipeline)))
@@ -270,23 +251,66 @@ FailureOr<std::string> compileToObject(ModuleOp module,
   PipelineOptions codegen = pipeline;
   if (tierBitcode)
     codegen.optLevel = 0;
-  auto translated = translateForTarget(module, target, llvmCtx, codegen);
+  auto translated = translateForTarget(module, target, llvmCtx, codegen,
+                                       /*optimize=*/tierBitcode != nullptr);
   if (!translated)
     return fail(translated.takeError());
+  KernelObjects objects;
   if (tierBitcode) {
     // After -O0's pipeline, which changes nothing the recompile's -O3
     // would not.
     llvm::raw_string_ostream os(*tierBitcode);
     llvm::WriteBitcodeToFile(*translated->module, os);
+    auto object = emitObjectFile(*translated->module, *translated->machine);
+    if (!object)
+      return fail(object.takeError());
+    objects.glue = std::move(*object);
+  } else {
+    KernelCodegenOptions kopts;
+    kopts.optLevel = codegen.optLevel;
+    kopts.entrySymbol = codegen.entrySymbol;
+    kopts.cacheDir = kernelDir.str();
+    kopts.keySalt = compilerIdentity();
+    auto split = emitKernelObjects(std::move(translated->module), target, kopts);
+    if (!split)
+      return fail(split.takeError());
+    objects = std::move(*split);
   }
-  auto object = emitObjectFile(*translated->module, *translated->machine);
-  if (!object)
-    return fail(object.takeError());
   info.codegenMs = msSince(start);
-  return std::move(*object);
+  info.kernelSteps = objects.steps;
+  info.kernelsDistinct = objects.distinct;
+  info.kernelsCompiled = objects.compiled;
+  info.kernelsCached = objects.cached;
+  info.codegenThreads = objects.threads;
+  info.splitNote = objects.unsplitReason;
+  return std::move(objects);
 }
 
 } // namespace
+
+/// A hash of the file holding this code (the mxc binary, or the library the
+/// compiler is linked into), so that a rebuilt compiler never reads objects
+/// an older one wrote. Computed once.
+const std::string &mxc::compilerIdentity() {
+  static std::string id = [] {
+    std::string result = "llvm " LLVM_VERSION_STRING;
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&mxc::compilerIdentity), &info) &&
+        info.dli_fname) {
+      auto buf = llvm::MemoryBuffer::getFile(info.dli_fname);
+      if (buf) {
+        result += " binary " +
+                  llvm::utohexstr(llvm::xxh3_64bits((*buf)->getBuffer())) +
+                  " size " + std::to_string((*buf)->getBufferSize());
+        return result;
+      }
+    }
+    // Unknown binary: a per-process identity disables reuse across processes.
+    return result + " pid " +
+           std::to_string(llvm::sys::Process::getProcessId());
+  }();
+  return id;
+}
 
 int64_t TensorSpec::numElements() const {
   int64_t n = 1;
@@ -413,7 +437,7 @@ bool CompiledGraphImpl::tierUp(std::string *error) {
   if (!tierCachePath.empty() &&
       !llvm::sys::fs::create_directories(
           llvm::sys::path::parent_path(tierCachePath)))
-    (void)llvm::errorToBool(writeAtomically(tierCachePath, *object));
+    (void)llvm::errorToBool(writeFileAtomically(tierCachePath, *object));
   return true;
 }
 
@@ -594,8 +618,10 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
             llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false)) {
       auto start = Clock::now();
-      auto impl =
-          loadObject((*buf)->getBuffer(), info.cachePath, opts.pipeline);
+      llvm::SmallString<256> kernelDir(dir);
+      llvm::sys::path::append(kernelDir, "kernels");
+      auto impl = loadObject((*buf)->getBuffer(), info.cachePath,
+                             opts.pipeline, {}, kernelDir);
       if (impl) {
         info.loadMs = msSince(start);
         info.outcome = CacheOutcome::DiskHit;
@@ -614,25 +640,33 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
   bool fastTier = opts.tiered && opts.pipeline.optLevel > 0 &&
                   opts.pipeline.cudaArch.empty() && ioBytes <= kFastTierMaxBytes;
   std::string tierBitcode;
-  FailureOr<std::string> object =
-      compileToObject(module, *target, opts.pipeline, info,
-                      fastTier ? &tierBitcode : nullptr);
-  if (failed(object))
+  std::string kernelDir;
+  if (!dir.empty()) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, "kernels");
+    kernelDir = std::string(path);
+  }
+  FailureOr<KernelObjects> objects =
+      compileToObjects(module, *target, opts.pipeline, info, kernelDir,
+                       fastTier ? &tierBitcode : nullptr);
+  if (failed(objects))
     return failure();
   // Only final code goes to the disk cache (a fast tier's after its
-  // tier-up, CompiledGraphImpl::tierUp).
+  // tier-up, CompiledGraphImpl::tierUp). The entry is the glue; the kernels
+  // it names are in kernelDir (emitKernelObjects wrote them).
   if (!dir.empty() && !fastTier) {
     std::error_code ec = llvm::sys::fs::create_directories(dir);
     llvm::Error err = ec ? llvm::createStringError(ec, "cannot create " + dir +
                                                            ": " + ec.message())
-                         : writeAtomically(info.cachePath, *object);
+                         : writeFileAtomically(info.cachePath, objects->glue);
     if (err) {
       info.cacheNote = llvm::toString(std::move(err));
       info.cachePath.clear();
     }
   }
   auto start = Clock::now();
-  auto impl = loadObject(*object, "mxc-jit", opts.pipeline);
+  auto impl =
+      loadObject(objects->glue, "mxc-jit", opts.pipeline, objects->kernels);
   if (!impl)
     return fail(impl.takeError());
   info.loadMs = msSince(start);

@@ -708,7 +708,8 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
-                       llvm::TargetMachine &tm, const PipelineOptions &opts) {
+                       llvm::TargetMachine &tm, const PipelineOptions &opts,
+                       bool optimize) {
   std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, llvmCtx);
   if (!m)
     return llvm::createStringError(
@@ -739,18 +740,19 @@ mxc::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmCtx,
   if (llvm::verifyModule(*m, &os))
     return llvm::createStringError("internal error: invalid LLVM IR: " +
                                    verifyErr);
-  optimizeLLVMModule(*m, tm, opts.optLevel);
+  if (optimize)
+    optimizeLLVMModule(*m, tm, opts.optLevel);
   return m;
 }
 
 llvm::Expected<mxc::TargetModule>
 mxc::translateForTarget(ModuleOp module, const ResolvedTarget &target,
                         llvm::LLVMContext &llvmCtx,
-                        const PipelineOptions &opts) {
+                        const PipelineOptions &opts, bool optimize) {
   auto tm = createTargetMachine(target, opts.optLevel);
   if (!tm)
     return tm.takeError();
-  auto llvmModule = translateToLLVMIR(module, llvmCtx, **tm, opts);
+  auto llvmModule = translateToLLVMIR(module, llvmCtx, **tm, opts, optimize);
   if (!llvmModule)
     return llvmModule.takeError();
   return TargetModule{std::move(*tm), std::move(*llvmModule)};

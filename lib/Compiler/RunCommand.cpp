@@ -217,6 +217,15 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
       if (!info.cachePath.empty())
         llvm::errs() << ", stored " << info.cachePath;
       llvm::errs() << "\n";
+      if (info.kernelSteps)
+        llvm::errs() << "mxc: kernels: " << info.kernelSteps << " steps, "
+                     << info.kernelsDistinct << " distinct, "
+                     << info.kernelsCompiled << " compiled on "
+                     << info.codegenThreads << " threads, "
+                     << info.kernelsCached << " from the kernel cache\n";
+      if (!info.splitNote.empty())
+        llvm::errs() << "mxc: kernels: compiled as one module ("
+                     << info.splitNote << ")\n";
       break;
     }
     if (!info.cacheNote.empty())

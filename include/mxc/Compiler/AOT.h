@@ -91,10 +91,11 @@ struct LinkOptions {
   bool verbose = false;   ///< print the command line on stderr
 };
 
-/// Links `objectPath` into `outputPath` with clang (LLVM's, else clang-22 on
-/// PATH; $MXC_CLANG overrides) and lld. Error text: the linker's stderr.
-llvm::Error linkModel(llvm::StringRef objectPath, llvm::StringRef outputPath,
-                      const LinkOptions &opts);
+/// Links `objectPaths` (the model's glue and kernel objects) into
+/// `outputPath` with clang (LLVM's, else clang-22 on PATH; $MXC_CLANG
+/// overrides) and lld. Error text: the linker's stderr.
+llvm::Error linkModel(llvm::ArrayRef<std::string> objectPaths,
+                      llvm::StringRef outputPath, const LinkOptions &opts);
 
 /// Sizes of a linked ELF file for --stats.
 struct BinarySizes {

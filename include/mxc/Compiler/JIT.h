@@ -150,7 +150,19 @@ struct CompileInfo {
   std::string cacheNote; ///< why the disk cache was not used/written
   ResolvedTarget target;
   double lowerMs = 0, codegenMs = 0, loadMs = 0;
+  /// Code generation kernel by kernel (KernelCodegen.h): the plan's steps,
+  /// their distinct kernels, how many were compiled and how many read from
+  /// the kernel cache, on how many threads; splitNote says why the module
+  /// was compiled whole, if it was.
+  unsigned kernelSteps = 0, kernelsDistinct = 0, kernelsCompiled = 0,
+           kernelsCached = 0, codegenThreads = 0;
+  std::string splitNote;
 };
+
+/// A hash of the file holding the compiler (the mxc binary, or the library
+/// it is linked into) and LLVM's version: part of every cache key, so that a
+/// rebuilt compiler never reads objects an older one wrote. Computed once.
+const std::string &compilerIdentity();
 
 /// $MXC_CACHE_DIR, else $XDG_CACHE_HOME/mxc, else $HOME/.cache/mxc.
 std::string defaultCacheDir();

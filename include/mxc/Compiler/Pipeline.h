@@ -215,10 +215,12 @@ mlir::LogicalResult lowerStepsForCuda(mlir::ModuleOp module, const PipelineOptio
 /// LLVM dialect -> LLVM IR for `tm`'s triple and data layout, with the
 /// steps' kernels, the plan's symbols and `target-cpu`/`target-features` on
 /// every function,
-/// optimised at opts.optLevel. Errors name the stage.
+/// optimised at opts.optLevel unless `optimize` is false (emitKernelObjects
+/// optimises kernel by kernel). Errors name the stage.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmCtx,
-                  llvm::TargetMachine &tm, const PipelineOptions &opts = {});
+                  llvm::TargetMachine &tm, const PipelineOptions &opts = {},
+                  bool optimize = true);
 
 /// A module translated for a target: the target machine (for
 /// emitObjectFile) and the optimised LLVM IR.
@@ -232,7 +234,7 @@ struct TargetModule {
 llvm::Expected<TargetModule>
 translateForTarget(mlir::ModuleOp module, const ResolvedTarget &target,
                    llvm::LLVMContext &llvmCtx,
-                   const PipelineOptions &opts = {});
+                   const PipelineOptions &opts = {}, bool optimize = true);
 
 /// Writes `module` as an object file image for `tm`.
 llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
