@@ -452,6 +452,12 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
   }
   result.splitMs =
       std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  // Largest first (by bitcode size), so that a big kernel started last does
+  // not leave the other threads idle at the end.
+  std::stable_sort(missing.begin(), missing.end(),
+                   [&](const std::string &a, const std::string &b) {
+                     return bitcodeOf[a].size() > bitcodeOf[b].size();
+                   });
   unsigned threads = opts.threads ? opts.threads : defaultCompileThreads();
   threads = std::max(1u, std::min<unsigned>(threads, missing.size()));
   result.threads = threads;

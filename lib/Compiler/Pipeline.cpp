@@ -694,14 +694,18 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
   // sequential loops with everything else.
   return runPipeline(
       module,
-      std::string("mxrt-lower-kernel-calls, canonicalize, cse, "
-                  "buffer-deallocation-pipeline, canonicalize,"
+      std::string("mxrt-lower-kernel-calls, func.func(canonicalize, cse), "
+                  "buffer-deallocation-pipeline, func.func(canonicalize),"
                   "mxc-strided-copies-to-linalg, mxc-free-after-last-use,") +
           (opts.parallelLoops
-               ? "convert-linalg-to-parallel-loops, mxc-parallel-loops,"
+               ? "func.func(convert-linalg-to-parallel-loops), "
+                 "mxc-parallel-loops,"
                : "") +
-          "convert-linalg-to-loops, expand-strided-metadata, lower-affine,"
-      "convert-scf-to-cf, convert-math-to-llvm, convert-math-to-libm,"
+          // Per function (the steps), so that MLIR's thread pool runs them
+          // side by side.
+          "func.func(convert-linalg-to-loops, expand-strided-metadata, "
+          "lower-affine, convert-scf-to-cf), "
+          "convert-math-to-llvm, convert-math-to-libm,"
       "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"
       "reconcile-unrealized-casts");
 }

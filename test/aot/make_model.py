@@ -26,7 +26,7 @@ from mxc_testing import write_params  # noqa: E402
 def make_model(name, outdir, batch=1, seed=20261129, arrays=None):
     """Returns (symbol path, params path, data path, --shape value); fills the
     dict `arrays` (if given) with the parameter arrays by bare name."""
-    builder, shape, _ = mxnet_zoo.NETWORKS[name]
+    builder, shape, _ = mxnet_zoo.ALL_NETWORKS[name]
     g = mxnet_zoo.to_graph(builder())
     os.makedirs(outdir, exist_ok=True)
     sym = os.path.join(outdir, name + "-symbol.json")
