@@ -550,6 +550,13 @@ def histogram(a, bins=10, range=None):  # noqa: A002
     raise ValueError("bins argument should be either an integer or an NDArray")
 
 
+def _custom(*data, **kwargs):
+    """MXNet's mx.nd.Custom: a registered Python custom operator, run
+    imperatively (mx.operator)."""
+    from .operator import _custom_nd
+    return _custom_nd(*data, **kwargs)
+
+
 def install():
     g = vars(_nd)
     for name, fn in (("linspace", linspace), ("eye", eye), ("moveaxis", moveaxis),
@@ -557,7 +564,7 @@ def install():
                      ("fill_element_0index", fill_element_0index),
                      ("slice", slice), ("crop", crop), ("argmin", argmin),
                      ("reset_arrays", reset_arrays), ("histogram", histogram),
-                     ("CachedOp", CachedOp)):
+                     ("CachedOp", CachedOp), ("Custom", _custom)):
         if name not in g:
             g[name] = fn
     for name, fn in (("_slice_assign", _slice_assign), ("_crop_assign", _slice_assign),

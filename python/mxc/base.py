@@ -211,9 +211,15 @@ mx_real_t = np.float32
 
 
 class DynamicShapeError(MXNetError):
-    """An operator whose output shape depends on its input values
-    (boolean_mask) met in a graph: mxc's graphs have static shapes. A
-    hybridized Gluon block that meets one runs imperatively instead."""
+    """An operator a static graph cannot have met in a graph: one whose
+    output shape depends on its input values (boolean_mask), control flow,
+    a Python custom operator (CustomOpInGraphError). A hybridized Gluon
+    block that meets one runs imperatively instead."""
+
+
+class CustomOpInGraphError(DynamicShapeError):
+    """mx.sym.Custom: a Python custom operator in a graph, which mxc
+    compiles and cannot call back into Python (mx.nd.Custom runs it)."""
 
 
 class NotImplementedForSymbol(MXNetError):

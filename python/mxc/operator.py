@@ -1,10 +1,17 @@
 """MXNet's mx.operator: the operator registry's queries, answered from
-mxc's operator table (the mx dialect's, scripts/gen_mx_ops.py).
+mxc's operator table (the mx dialect's, scripts/gen_mx_ops.py), and Python
+custom operators.
 
-Python custom operators (CustomOp / CustomOpProp / register, NumpyOp,
-NDArrayOp) are not in mxc: a compiled graph cannot call back into Python.
-Their names exist so that code importing them loads; using one raises
-NotImplementedError naming it."""
+Custom operators (CustomOp / CustomOpProp / register, called as
+mx.nd.Custom(..., op_type=NAME)) run **imperatively only**: the operator's
+Python forward runs when mx.nd.Custom is called (not on an engine thread, as
+in MXNet), and under autograd.record() its Python backward gives the
+gradients of its arguments (auxiliary states get none). A compiled graph
+cannot call back into Python: mx.sym.Custom raises CustomOpInGraphError (a
+DynamicShapeError), so a hybridized Gluon block that calls F.Custom runs
+imperatively instead, and Symbol / Module / Executor graphs with one are
+refused with that error. NumpyOp / NDArrayOp / PythonOp (MXNet's deprecated
+Python operators) are not in mxc: using one raises NotImplementedError."""
 import ctypes
 from collections import namedtuple
 
@@ -74,13 +81,76 @@ def _unsupported(what):
 
 
 class CustomOp:
-    """Not in mxc: instantiating a subclass raises NotImplementedError."""
-    __init__ = _unsupported("CustomOp")
+    """Base class of a custom operator's computation (MXNet's CustomOp):
+    forward(is_train, req, in_data, out_data, aux) and
+    backward(req, out_grad, in_data, out_data, in_grad, aux) write their
+    results into out_data / in_grad, usually through assign()."""
+
+    def __init__(self):
+        pass
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise NotImplementedError("CustomOp.forward")
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise NotImplementedError("CustomOp.backward")
+
+    def assign(self, dst, req, src):
+        """dst <- src ('write' / 'inplace'), dst += src ('add'), or nothing
+        ('null')."""
+        if req == "null":
+            return
+        if req in ("write", "inplace"):
+            dst[:] = src
+        elif req == "add":
+            dst[:] += src
+        else:
+            from .base import MXNetError
+            raise MXNetError("CustomOp.assign: unknown req '%s'" % req)
 
 
 class CustomOpProp:
-    """Not in mxc: instantiating a subclass raises NotImplementedError."""
-    __init__ = _unsupported("CustomOpProp")
+    """Base class of a custom operator's properties (MXNet's CustomOpProp):
+    its argument, output and auxiliary-state names, shape and type
+    inference, and create_operator(). Registered with @register(name)."""
+
+    def __init__(self, need_top_grad=True):
+        self.need_top_grad_ = need_top_grad
+
+    def infer_shape(self, in_shape):
+        return (in_shape, (in_shape[0],) * len(self.list_outputs()),
+                (in_shape[0],) * len(self.list_auxiliary_states()))
+
+    def infer_type(self, in_type):
+        return (in_type, [in_type[0]] * len(self.list_outputs()),
+                [in_type[0]] * len(self.list_auxiliary_states()))
+
+    def infer_storage_type(self, in_stype):
+        return (in_stype, ["default"] * len(self.list_outputs()),
+                ["default"] * len(self.list_auxiliary_states()))
+
+    def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype,
+                                    aux_stype):
+        return (ograd_stype, in_stype, out_stype, ["default"] * len(igrad_stype), aux_stype)
+
+    def list_outputs(self):
+        return ["output"]
+
+    def list_arguments(self):
+        return ["data"]
+
+    def list_auxiliary_states(self):
+        return []
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = list(out_grad) if self.need_top_grad_ else []
+        return deps + list(in_data) + list(out_data)
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return CustomOp()
+
+
+_REGISTRY = {}
 
 
 class PythonOp:
@@ -99,7 +169,128 @@ class NDArrayOp(PythonOp):
 
 
 def register(reg_name):
-    """Not in mxc: the decorator raises NotImplementedError naming the operator."""
+    """Registers a CustomOpProp subclass as the custom operator `reg_name`
+    (mx.nd.Custom(..., op_type=reg_name)); returns the class."""
     def do_register(prop_cls):
-        _unsupported("register('%s')" % reg_name)()
+        if not (isinstance(prop_cls, type) and issubclass(prop_cls, CustomOpProp)):
+            from .base import MXNetError
+            raise MXNetError("mx.operator.register('%s'): %r is not a CustomOpProp subclass"
+                             % (reg_name, prop_cls))
+        _REGISTRY[reg_name] = prop_cls
+        return prop_cls
     return do_register
+
+
+def _error(op_type, stage, exc):
+    """A failure inside a custom operator as MXNet reports it: an MXNetError
+    naming the operator (an MXNetError from inside keeps its text)."""
+    from .base import MXNetError
+    if isinstance(exc, MXNetError):
+        return MXNetError("Custom operator '%s' %s: %s" % (op_type, stage, exc))
+    return MXNetError("Custom operator '%s' %s raised %s: %s"
+                      % (op_type, stage, type(exc).__name__, exc))
+
+
+def _custom_nd(*data, op_type=None, name=None, out=None, **kwargs):
+    """mx.nd.Custom: runs the registered custom operator `op_type` on
+    NDArrays (positional, or by argument / auxiliary-state name); the other
+    keyword arguments go to its CustomOpProp as strings, as in MXNet."""
+    import numpy as np
+    from . import autograd
+    from .base import MXNetError
+    from .context import current_context
+    from .ndarray import zeros
+    if op_type is None:
+        raise MXNetError("Custom: op_type (the registered name) is required")
+    prop_cls = _REGISTRY.get(op_type)
+    if prop_cls is None:
+        raise MXNetError("Custom: no custom operator registered as '%s' (registered: %s)"
+                         % (op_type, ", ".join(sorted(_REGISTRY)) or "none"))
+    arrays = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
+    params = {k: str(v) for k, v in kwargs.items() if not isinstance(v, NDArray)}
+    try:
+        prop = prop_cls(**params)
+        arg_names = list(prop.list_arguments())
+        aux_names = list(prop.list_auxiliary_states())
+        out_names = list(prop.list_outputs())
+    except MXNetError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the operator's own code
+        raise _error(op_type, "properties", e) from e
+    names = arg_names + aux_names
+    unknown = sorted(set(arrays) - set(names))
+    if unknown:
+        raise MXNetError("Custom '%s': no input named %s (arguments %s, auxiliary states %s)"
+                         % (op_type, ", ".join(unknown), arg_names, aux_names))
+    inputs = list(data) + [None] * (len(names) - len(data))
+    if len(data) > len(names):
+        raise MXNetError("Custom '%s': %d inputs given, it takes %d (arguments %s, auxiliary "
+                         "states %s)" % (op_type, len(data), len(names), arg_names, aux_names))
+    for i, n in enumerate(names):
+        if n in arrays:
+            if inputs[i] is not None:
+                raise MXNetError("Custom '%s': input '%s' given twice" % (op_type, n))
+            inputs[i] = arrays[n]
+    missing = [n for n, a in zip(names, inputs) if a is None]
+    if missing:
+        raise MXNetError("Custom '%s': missing input %s" % (op_type, ", ".join(missing)))
+    for n, a in zip(names, inputs):
+        if not isinstance(a, NDArray):
+            raise MXNetError("Custom '%s': input '%s' is %s, not an NDArray"
+                             % (op_type, n, type(a).__name__))
+    in_data, aux = inputs[:len(arg_names)], inputs[len(arg_names):]
+    try:
+        shapes = prop.infer_shape([list(a.shape) for a in in_data])
+        types = prop.infer_type([a.dtype for a in in_data])
+    except MXNetError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise _error(op_type, "shape/type inference", e) from e
+    out_shapes = [tuple(int(d) for d in s) for s in shapes[1]]
+    out_types = [np.dtype(t) for t in types[1]]
+    if len(out_shapes) != len(out_names) or len(out_types) != len(out_names):
+        raise MXNetError("Custom '%s': infer_shape / infer_type gave %d / %d outputs, "
+                         "list_outputs %d" % (op_type, len(out_shapes), len(out_types),
+                                              len(out_names)))
+    ctx = in_data[0].context if in_data else current_context()
+    try:
+        op = prop.create_operator(ctx, [list(a.shape) for a in in_data],
+                                  [a.dtype for a in in_data])
+    except MXNetError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise _error(op_type, "create_operator", e) from e
+    n_args = len(arg_names)
+
+    class _Call(autograd.Function):
+        def forward(self, *xs):
+            outs = [zeros(s, ctx=ctx, dtype=t) for s, t in zip(out_shapes, out_types)]
+            try:
+                op.forward(is_train=autograd.is_training(), req=["write"] * len(outs),
+                           in_data=list(xs[:n_args]), out_data=outs, aux=list(xs[n_args:]))
+            except Exception as e:  # noqa: BLE001
+                raise _error(op_type, "forward", e) from e
+            self._outs = outs
+            return outs[0] if len(outs) == 1 else tuple(outs)
+
+        def backward(self, *ogs):
+            xs = self._inputs
+            in_grad = [zeros(a.shape, ctx=ctx, dtype=a.dtype) for a in xs[:n_args]]
+            try:
+                op.backward(req=["write"] * n_args, out_grad=list(ogs),
+                            in_data=list(xs[:n_args]), out_data=self._outs,
+                            in_grad=in_grad, aux=list(xs[n_args:]))
+            except Exception as e:  # noqa: BLE001
+                raise _error(op_type, "backward", e) from e
+            return in_grad + [None] * (len(xs) - n_args)
+
+    call = _Call()
+    call._inputs = inputs
+    result = call(*inputs)
+    if out is not None:
+        outs = [result] if isinstance(result, NDArray) else list(result)
+        targets = [out] if isinstance(out, NDArray) else list(out)
+        for t, r in zip(targets, outs):
+            t[:] = r
+        return out
+    return result

@@ -1652,3 +1652,16 @@ def _partial_shapes(heads, given):
             break
     variables = {n.name: shape.get((id(n), 0)) for n in nodes if n.op == "null"}
     return variables, [shape.get((id(n), i)) for n, i in heads]
+
+
+def Custom(*data, op_type=None, name=None, **kwargs):
+    """MXNet's Custom operator in a graph: a Python custom operator, which a
+    compiled graph cannot call back into (mx.operator). Raises
+    CustomOpInGraphError: mx.nd.Custom runs the operator on NDArrays, and a
+    hybridized Gluon block that calls F.Custom runs imperatively."""
+    from .base import CustomOpInGraphError
+    raise CustomOpInGraphError(
+        "mx.sym.Custom(op_type='%s'%s): Python custom operators are not compiled into mxc's "
+        "graphs (a compiled graph cannot call back into Python); mx.nd.Custom runs them on "
+        "NDArrays, and a hybridized Gluon block that calls F.Custom runs imperatively"
+        % (op_type, ", name='%s'" % name if name else ""))
