@@ -282,6 +282,7 @@ FailureOr<KernelObjects> compileToObjects(ModuleOp module,
   info.kernelsCompiled = objects.compiled;
   info.kernelsCached = objects.cached;
   info.codegenThreads = objects.threads;
+  info.splitMs = objects.splitMs;
   info.splitNote = objects.unsplitReason;
   return std::move(objects);
 }

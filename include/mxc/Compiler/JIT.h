@@ -156,6 +156,7 @@ struct CompileInfo {
   /// was compiled whole, if it was.
   unsigned kernelSteps = 0, kernelsDistinct = 0, kernelsCompiled = 0,
            kernelsCached = 0, codegenThreads = 0;
+  double splitMs = 0; ///< of codegenMs: splitting, hashing, the cache reads
   std::string splitNote;
 };
 
