@@ -211,6 +211,9 @@ std::string Profiler::filename() const {
 void Profiler::setState(State state) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->state = state;
+  // As MXNet's Profiler::SetState: running again ends a pause (stopping
+  // sets one, which the next run clears).
+  impl_->paused = state != State::Run;
   impl_->updateActiveLocked();
 }
 

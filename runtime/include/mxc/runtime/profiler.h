@@ -91,6 +91,8 @@ public:
   void setState(State state);
   State state() const;
   /// Pause stops recording without changing the state; resume restarts it.
+  /// As in MXNet, setState(Run) also ends a pause and setState(Stop) sets
+  /// one.
   void pause();
   void resume();
   bool paused() const;
