@@ -92,7 +92,7 @@ class Executor:
 
     # -- construction -------------------------------------------------------------
     @staticmethod
-    def _simple_bind(symbol, ctx, grad_req, type_dict, shapes):
+    def _simple_bind(symbol, ctx, grad_req, type_dict, shapes, group2ctx=None):
         ctx = check_context(ctx)
         types = {k: dtype_name(v) for k, v in type_dict.items()}
         if types:
@@ -109,9 +109,13 @@ class Executor:
         arg_names = symbol.list_arguments()
         aux_names = symbol.list_auxiliary_states()
 
+        attrs = symbol.attr_dict() if group2ctx else {}
+
         def alloc(name):
             shape, dt = by_name[name]
-            return _zeros(shape, np_dtype(dt), ctx)
+            group = attrs.get(name, {}).get("__ctx_group__")
+            where = check_context(group2ctx[group]) if group in (group2ctx or {}) else ctx
+            return _zeros(shape, np_dtype(dt), where)
 
         args = [alloc(n) for n in arg_names]
         aux = [alloc(n) for n in aux_names]

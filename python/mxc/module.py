@@ -290,6 +290,38 @@ class BaseModule:
             train_data.reset()
 
 
+def _prepare_group2ctxs(group2ctxs, ctx_len):
+    """One {ctx_group: Context} per context from Module's group2ctxs (MXNet's
+    executor_group._prepare_group2ctxs): None, a list of dicts (one per
+    context), or a dict whose values are a Context or a list of one or of
+    ctx_len Contexts."""
+    from .context import Context
+    if group2ctxs is None:
+        return [None] * ctx_len
+    if isinstance(group2ctxs, list):
+        if len(group2ctxs) != ctx_len:
+            raise MXNetError("Module: group2ctxs has %d entries for %d contexts"
+                             % (len(group2ctxs), ctx_len))
+        return group2ctxs
+    if not isinstance(group2ctxs, dict):
+        raise MXNetError("Module: group2ctxs must be a dict or a list of dicts, not %s"
+                         % type(group2ctxs).__name__)
+    ret = [{} for _ in range(ctx_len)]
+    for k, v in group2ctxs.items():
+        if isinstance(v, Context):
+            ctxs = [v] * ctx_len
+        elif len(v) == 1:
+            ctxs = list(v) * ctx_len
+        elif len(v) == ctx_len:
+            ctxs = list(v)
+        else:
+            raise MXNetError("Module: group2ctxs['%s'] has %d contexts; want 1 or %d"
+                             % (k, len(v), ctx_len))
+        for i in range(ctx_len):
+            ret[i][k] = ctxs[i]
+    return ret
+
+
 class Module(BaseModule):
     """A Symbol with its data/label names, bound to a context (or a list of
     them: data parallelism over the batch)."""
@@ -301,6 +333,7 @@ class Module(BaseModule):
         ctxs = _as_list(context) or [cpu()]
         self._contexts = ctxs
         self._context = ctxs[0]
+        self._group2ctxs = _prepare_group2ctxs(group2ctxs, len(ctxs))
         self._work_load_list = list(work_load_list) if work_load_list else [1] * len(ctxs)
         if len(self._work_load_list) != len(ctxs):
             raise MXNetError("Module: %d work loads for %d contexts"
@@ -577,9 +610,10 @@ class Module(BaseModule):
 
     def _bind_execs(self, shapes):
         execs = []
-        for ctx, dev in zip(self._contexts, self._device_shapes(shapes)):
+        for ctx, dev, g2c in zip(self._contexts, self._device_shapes(shapes),
+                                 self._group2ctxs):
             ex = self._symbol.simple_bind(ctx, grad_req=self._grad_reqs,
-                                          type_dict=self._type_dict, **dev)
+                                          type_dict=self._type_dict, group2ctx=g2c, **dev)
             if execs:  # one set of parameters: the first executor's arrays
                 for i, n in enumerate(ex._arg_names):
                     if n in self._param_names:

@@ -546,9 +546,13 @@ class Symbol:
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
         """An Executor with arrays allocated (zeros) for the shapes given as
-        keywords and the ones inferred from them."""
+        keywords and the ones inferred from them. group2ctx ({ctx_group:
+        Context}, MXNet's model parallelism) places the arrays of variables
+        made under mx.AttrScope(ctx_group=...) on that group's context (every
+        CPU context is the one host memory, so the graph runs as one)."""
         from .executor import Executor
-        return Executor._simple_bind(self, ctx, grad_req, type_dict or {}, kwargs)
+        return Executor._simple_bind(self, ctx, grad_req, type_dict or {}, kwargs,
+                                     group2ctx)
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
