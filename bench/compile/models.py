@@ -46,11 +46,16 @@ def run(cmd, env):
     return p.stdout
 
 
-def jit_ms(out):
-    m = re.search(r"mxc: compile ([0-9.]+) ms", out)
+def time_ms(pattern, out):
+    """The compile time `pattern`'s group finds in a command's output."""
+    m = re.search(pattern, out)
     if not m:
         raise SystemExit("no compile time in:\n" + out[-2000:])
     return float(m.group(1))
+
+
+def jit_ms(out):
+    return time_ms(r"mxc: compile ([0-9.]+) ms", out)
 
 
 def kernels_line(out):
@@ -59,10 +64,7 @@ def kernels_line(out):
 
 
 def aot_ms(out):
-    m = re.search(r"stats: compile time ([0-9.]+) ms", out)
-    if not m:
-        raise SystemExit("no compile time in:\n" + out[-2000:])
-    return float(m.group(1))
+    return time_ms(r"stats: compile time ([0-9.]+) ms", out)
 
 
 def summary(values):
