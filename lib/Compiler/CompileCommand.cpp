@@ -394,7 +394,8 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
       llvm::outs() << "stats: kernels: " << objects.steps << " steps, "
                    << objects.distinct << " distinct, " << objects.compiled
                    << " compiled on " << objects.threads << " threads, "
-                   << objects.cached << " from the kernel cache (split "
+                   << objects.cached << " from the kernel cache, "
+                   << objects.inGlue << " small ones in the glue (split "
                    << llvm::format("%.1f", objects.splitMs) << " ms)\n";
     llvm::outs() << "stats: weights " << blob->bytes.size() << " bytes ("
                  << (emit == "plan" ? "plan arguments"

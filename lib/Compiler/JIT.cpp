@@ -283,6 +283,7 @@ FailureOr<KernelObjects> compileToObjects(ModuleOp module,
   info.kernelsCached = objects.cached;
   info.codegenThreads = objects.threads;
   info.splitMs = objects.splitMs;
+  info.kernelsInGlue = objects.inGlue;
   info.splitNote = objects.unsplitReason;
   return std::move(objects);
 }

@@ -187,6 +187,18 @@ std::string mxc::kernelObjectPath(llvm::StringRef dir, llvm::StringRef key) {
   return std::string(path);
 }
 
+size_t mxc::defaultKernelMinInstructions() {
+  if (const char *env = std::getenv("MXC_KERNEL_MIN_INSTRUCTIONS"))
+    return size_t(std::strtoull(env, nullptr, 10));
+  return 0;
+}
+
+size_t mxc::defaultModuleMinInstructions() {
+  if (const char *env = std::getenv("MXC_KERNEL_SPLIT_MIN"))
+    return size_t(std::strtoull(env, nullptr, 10));
+  return 0;
+}
+
 unsigned mxc::defaultCompileThreads() {
   if (const char *env = std::getenv("MXC_COMPILE_THREADS")) {
     int n = std::atoi(env);
@@ -273,6 +285,18 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
       env && std::string(env) == "0")
     return whole("MXC_KERNEL_SPLIT=0");
 
+  // A module under opts.minModuleInstructions is compiled whole (a knob: by
+  // default every module is split; no graph measured so far compiles
+  // faster whole).
+  size_t total = 0;
+  for (llvm::Function &f : m.functions())
+    total += f.getInstructionCount();
+  result.instructions = total;
+  if (total < opts.minModuleInstructions)
+    return whole("a small module: " + std::to_string(total) +
+                 " LLVM IR instructions, under MXC_KERNEL_SPLIT_MIN=" +
+                 std::to_string(opts.minModuleInstructions));
+
   // The kernels, from the table's rows {name, kernel}.
   std::string tableName = opts.entrySymbol + "_kernels";
   llvm::GlobalVariable *table = m.getGlobalVariable(tableName);
@@ -294,35 +318,69 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
   if (kernels.empty())
     return whole("no kernels");
 
-  // Each kernel's definitions; who else needs them.
-  std::vector<llvm::SetVector<llvm::GlobalValue *>> parts(kernels.size());
-  llvm::DenseMap<llvm::GlobalValue *, unsigned> owners;
+  // Each kernel's definitions. A kernel smaller than opts.minInstructions
+  // (a call into a runtime library kernel, a short loop) stays in the glue:
+  // a module of its own would cost more in fixed per-module work than its
+  // code does.
+  std::vector<llvm::SetVector<llvm::GlobalValue *>> allParts(kernels.size());
   llvm::SmallPtrSet<llvm::GlobalValue *, 16> kernelSet(kernels.begin(),
                                                        kernels.end());
+  std::vector<llvm::Function *> splitKernels;
+  std::vector<llvm::SetVector<llvm::GlobalValue *>> parts;
   for (auto [i, fn] : llvm::enumerate(kernels)) {
-    collectReachable(fn, parts[i]);
-    for (llvm::GlobalValue *gv : parts[i]) {
-      ++owners[gv];
+    collectReachable(fn, allParts[i]);
+    size_t size = 0;
+    for (llvm::GlobalValue *gv : allParts[i]) {
       if (gv != fn && kernelSet.count(gv))
         return whole("kernel " + fn->getName().str() + " calls another kernel");
+      if (auto *f = llvm::dyn_cast<llvm::Function>(gv))
+        size += f->getInstructionCount();
     }
+    if (size < opts.minInstructions) {
+      ++result.inGlue;
+      continue;
+    }
+    if (llvm::is_contained(splitKernels, fn))
+      continue; // a table row repeated
+    splitKernels.push_back(fn);
+    parts.push_back(std::move(allParts[i]));
   }
-  for (auto &[gv, n] : owners) {
+  // Who needs what: a definition two split kernels reach is copied into
+  // both; one the glue reaches too (through a kernel kept there) stays in
+  // the glue as well. Shared mutable state keeps the module whole.
+  llvm::DenseMap<llvm::GlobalValue *, unsigned> owners;
+  llvm::SmallPtrSet<llvm::GlobalValue *, 16> splitSet(splitKernels.begin(),
+                                                      splitKernels.end());
+  for (const auto &part : parts)
+    for (llvm::GlobalValue *gv : part)
+      ++owners[gv];
+  auto isMutable = [](llvm::GlobalValue *gv) {
     auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv);
-    if (n > 1 && var && !var->isConstant())
+    return var && !var->isConstant();
+  };
+  for (auto &[gv, n] : owners)
+    if (n > 1 && isMutable(gv))
       return whole("the mutable global " + gv->getName().str() +
                    " is shared by two kernels");
-  }
-  // What the glue keeps may not reach into a kernel, except the table.
-  for (llvm::GlobalValue &gv : m.global_values()) {
-    if (gv.isDeclaration() || owners.count(&gv))
-      continue;
-    llvm::SmallVector<llvm::GlobalValue *> refs;
-    directRefs(&gv, refs);
-    for (llvm::GlobalValue *r : refs)
-      if (owners.count(r) && !(&gv == table && kernelSet.count(r)))
-        return whole(gv.getName().str() + " uses " + r->getName().str() +
-                     ", which a kernel holds");
+  llvm::SmallPtrSet<llvm::GlobalValue *, 32> keptInGlue;
+  {
+    llvm::SmallVector<llvm::GlobalValue *> work;
+    for (llvm::GlobalValue &gv : m.global_values())
+      if (!gv.isDeclaration() && !owners.count(&gv))
+        work.push_back(&gv);
+    llvm::SmallPtrSet<llvm::GlobalValue *, 32> seen;
+    while (!work.empty()) {
+      llvm::GlobalValue *gv = work.pop_back_val();
+      if (gv->isDeclaration() || splitSet.count(gv) || !seen.insert(gv).second)
+        continue;
+      if (owners.count(gv)) {
+        if (isMutable(gv))
+          return whole("the mutable global " + gv->getName().str() +
+                       " is shared by a kernel and the glue");
+        keptInGlue.insert(gv);
+      }
+      directRefs(gv, work);
+    }
   }
 
   // Each kernel's module: its definitions cloned, every other global a
@@ -331,10 +389,10 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
   std::string salt = opts.keySalt + "\n" + target.triple + "\n" + target.cpu +
                      "\n" + target.features + "\nO" +
                      std::to_string(opts.optLevel);
-  std::vector<std::string> keys(kernels.size());
+  std::vector<std::string> keys(splitKernels.size());
   std::map<std::string, std::string> bitcodeOf; // distinct keys to compile
   std::vector<std::string> order;               // distinct keys, first use
-  for (auto [i, fn] : llvm::enumerate(kernels)) {
+  for (auto [i, fn] : llvm::enumerate(splitKernels)) {
     llvm::ValueToValueMapTy vmap;
     const auto &part = parts[i];
     std::unique_ptr<llvm::Module> k =
@@ -410,7 +468,7 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
 
   // The glue: the kernels' bodies dropped, the table pointing at the
   // content-named symbols.
-  for (auto [i, fn] : llvm::enumerate(kernels)) {
+  for (auto [i, fn] : llvm::enumerate(splitKernels)) {
     std::string sym = kernelSymbol(keys[i]);
     llvm::Function *decl = m.getFunction(sym);
     if (!decl)
@@ -418,12 +476,20 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
                                     llvm::GlobalValue::ExternalLinkage, sym, m);
     fn->replaceAllUsesWith(decl);
   }
-  for (auto &[gv, n] : owners)
-    if (auto *f = llvm::dyn_cast<llvm::Function>(gv))
+  // The split kernels' definitions become declarations (the glue does not
+  // use them, but for what it keeps), which eraseUnused then removes.
+  for (auto &[gv, n] : owners) {
+    if (keptInGlue.count(gv))
+      continue;
+    if (auto *f = llvm::dyn_cast<llvm::Function>(gv)) {
       f->deleteBody();
-  for (auto &[gv, n] : owners)
-    gv->dropAllReferences();
-  for (llvm::Function *fn : kernels)
+    } else if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv)) {
+      var->setInitializer(nullptr);
+      if (var->hasLocalLinkage())
+        var->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
+  }
+  for (llvm::Function *fn : splitKernels)
     fn->eraseFromParent();
   owners.clear();
   eraseUnused(m, nullptr);
@@ -456,7 +522,7 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
   // not leave the other threads idle at the end.
   std::stable_sort(missing.begin(), missing.end(),
                    [&](const std::string &a, const std::string &b) {
-                     return bitcodeOf[a].size() > bitcodeOf[b].size();
+                     return bitcodeOf.at(a).size() > bitcodeOf.at(b).size();
                    });
   unsigned threads = opts.threads ? opts.threads : defaultCompileThreads();
   threads = std::max(1u, std::min<unsigned>(threads, missing.size()));
@@ -468,7 +534,8 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
     if (threads > 1)
       pool.emplace(llvm::hardware_concurrency(threads));
     auto work = [&](const std::string &key) {
-      auto object = compileBitcode(bitcodeOf[key], machines, opts.optLevel);
+      // at(): a const lookup, which threads may do side by side.
+      auto object = compileBitcode(bitcodeOf.at(key), machines, opts.optLevel);
       std::lock_guard<std::mutex> lock(mutex);
       if (!object) {
         std::string msg = llvm::toString(object.takeError());

@@ -222,7 +222,8 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
                      << info.kernelsDistinct << " distinct, "
                      << info.kernelsCompiled << " compiled on "
                      << info.codegenThreads << " threads, "
-                     << info.kernelsCached << " from the kernel cache (split "
+                     << info.kernelsCached << " from the kernel cache, "
+                     << info.kernelsInGlue << " small ones in the glue (split "
                      << llvm::format("%.1f", info.splitMs) << " ms)\n";
       if (!info.splitNote.empty())
         llvm::errs() << "mxc: kernels: compiled as one module ("

@@ -155,7 +155,7 @@ struct CompileInfo {
   /// the kernel cache, on how many threads; splitNote says why the module
   /// was compiled whole, if it was.
   unsigned kernelSteps = 0, kernelsDistinct = 0, kernelsCompiled = 0,
-           kernelsCached = 0, codegenThreads = 0;
+           kernelsCached = 0, codegenThreads = 0, kernelsInGlue = 0;
   double splitMs = 0; ///< of codegenMs: splitting, hashing, the cache reads
   std::string splitNote;
 };

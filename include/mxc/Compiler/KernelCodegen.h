@@ -35,6 +35,11 @@ class ObjectFile;
 
 namespace mxc {
 
+/// $MXC_KERNEL_MIN_INSTRUCTIONS, else 0.
+size_t defaultKernelMinInstructions();
+/// $MXC_KERNEL_SPLIT_MIN, else 0.
+size_t defaultModuleMinInstructions();
+
 struct KernelCodegenOptions {
   unsigned optLevel = 3;
   std::string entrySymbol = "mxc_main";
@@ -46,6 +51,13 @@ struct KernelCodegenOptions {
   /// Code-generation threads; 0: one per hardware thread ($MXC_COMPILE_THREADS
   /// overrides).
   unsigned threads = 0;
+  /// Kernels with fewer LLVM IR instructions (before optimisation, helpers
+  /// included) stay in the glue object; defaultKernelMinInstructions().
+  size_t minInstructions = defaultKernelMinInstructions();
+  /// A module with fewer LLVM IR instructions in all (before optimisation)
+  /// is compiled whole (unsplitReason says so);
+  /// defaultModuleMinInstructions().
+  size_t minModuleInstructions = defaultModuleMinInstructions();
 };
 
 /// What emitKernelObjects produced.
@@ -55,9 +67,12 @@ struct KernelObjects {
   /// One object per distinct kernel, with its key (its symbol is
   /// kernelSymbol(key)).
   std::vector<std::pair<std::string, std::string>> kernels;
-  /// Steps, distinct kernels, kernels compiled now, kernels read from the
-  /// cache, threads used.
-  unsigned steps = 0, distinct = 0, compiled = 0, cached = 0, threads = 0;
+  /// Steps, distinct kernels of their own, kernels compiled now, kernels
+  /// read from the cache, threads used, small kernels left in the glue.
+  unsigned steps = 0, distinct = 0, compiled = 0, cached = 0, threads = 0,
+           inGlue = 0;
+  /// LLVM IR instructions of the module before optimisation.
+  size_t instructions = 0;
   /// Time splitting and hashing the module, in ms.
   double splitMs = 0;
   /// Set when the module could not be split (a mutable global shared by two

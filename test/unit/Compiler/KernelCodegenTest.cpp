@@ -165,6 +165,28 @@ TEST(KernelCodegen, SplitsDeduplicatesAndCaches) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+TEST(KernelCodegen, MovesAnExternalConstantIntoItsKernel) {
+  auto target = resolveTarget({});
+  ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+  KernelCodegenOptions opts;
+  opts.keySalt = "test";
+  // @ext has external linkage and only step1 reads it: it goes with step1's
+  // kernel (internal there); the glue neither defines nor declares it.
+  llvm::LLVMContext ctx;
+  auto split = emitKernelObjects(
+      parse(ctx,
+            kernelsIR("@ext = constant float 3.0\n",
+                      "  %v = load float, ptr @ext\n  store float %v, ptr %p\n"),
+            *target),
+      *target, opts);
+  ASSERT_TRUE(bool(split)) << llvm::toString(split.takeError());
+  EXPECT_EQ(split->unsplitReason, "");
+  EXPECT_EQ(split->distinct, 2u);
+  EXPECT_FALSE(definedSymbols(split->glue).count("ext"));
+  for (const auto &kernel : split->kernels)
+    EXPECT_FALSE(definedSymbols(kernel.second).count("ext"));
+}
+
 TEST(KernelCodegen, KeepsTheModuleWholeWhenKernelsShareState) {
   auto target = resolveTarget({});
   ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
