@@ -282,14 +282,8 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     kopts.optLevel = opts.optLevel;
     kopts.entrySymbol = pipeline.entrySymbol;
     kopts.keySalt = compilerIdentity();
-    if (!opts.noCache) {
-      std::string dir = defaultCacheDir();
-      if (!dir.empty()) {
-        llvm::SmallString<256> path(dir);
-        llvm::sys::path::append(path, "kernels");
-        kopts.cacheDir = std::string(path);
-      }
-    }
+    if (!opts.noCache)
+      kopts.cacheDir = kernelCacheDir(defaultCacheDir());
     auto split = emitKernelObjects(std::move(translated->module), *target,
                                    kopts);
     if (!split) {
@@ -305,10 +299,10 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     }
     objects.glue = std::move(*object);
   }
-  const std::string *object = &objects.glue;
+  const std::string &object = objects.glue;
   double codegenMs = msSince(start);
   uint64_t objectBytes =
-      object->size() - (embed && emit != "plan" ? blob->bytes.size() : 0);
+      object.size() - (embed && emit != "plan" ? blob->bytes.size() : 0);
   for (const auto &kernel : objects.kernels)
     objectBytes += kernel.second.size();
 
@@ -319,10 +313,10 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     if (StringRef(objPath).ends_with(".plan"))
       objPath.resize(objPath.size() - 5);
     if (!writeFile(output, planText, true) ||
-        !writeFile(objPath + ".o", *object, false))
+        !writeFile(objPath + ".o", object, false))
       return kBadInput;
   } else if (emit == "obj") {
-    if (!writeFile(output, *object, false))
+    if (!writeFile(output, object, false))
       return kBadInput;
     std::string header = output;
     if (StringRef(header).ends_with(".o"))
@@ -348,7 +342,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
       objPaths.push_back(std::string(path));
       ok = ok && writeFile(path, bytes, false);
     };
-    writeTemp(*object);
+    writeTemp(object);
     for (const auto &kernel : objects.kernels)
       if (ok)
         writeTemp(kernel.second);
@@ -387,16 +381,8 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
                  << f2(linkMs) << " ms)\n";
     llvm::outs() << "stats: model object " << objectBytes
                  << " bytes (weights excluded)\n";
-    if (byKernel && !objects.unsplitReason.empty())
-      llvm::outs() << "stats: kernels: compiled as one module ("
-                   << objects.unsplitReason << ")\n";
-    else if (byKernel)
-      llvm::outs() << "stats: kernels: " << objects.steps << " steps, "
-                   << objects.distinct << " distinct, " << objects.compiled
-                   << " compiled on " << objects.threads << " threads, "
-                   << objects.cached << " from the kernel cache, "
-                   << objects.inGlue << " small ones in the glue (split "
-                   << llvm::format("%.1f", objects.splitMs) << " ms)\n";
+    if (byKernel)
+      llvm::outs() << "stats: kernels: " << objects.stats.describe() << "\n";
     llvm::outs() << "stats: weights " << blob->bytes.size() << " bytes ("
                  << (emit == "plan" ? "plan arguments"
                      : embed        ? "embedded"

@@ -277,14 +277,7 @@ FailureOr<KernelObjects> compileToObjects(ModuleOp module,
     objects = std::move(*split);
   }
   info.codegenMs = msSince(start);
-  info.kernelSteps = objects.steps;
-  info.kernelsDistinct = objects.distinct;
-  info.kernelsCompiled = objects.compiled;
-  info.kernelsCached = objects.cached;
-  info.codegenThreads = objects.threads;
-  info.splitMs = objects.splitMs;
-  info.kernelsInGlue = objects.inGlue;
-  info.splitNote = objects.unsplitReason;
+  info.kernelStats = objects.stats;
   return std::move(objects);
 }
 
@@ -620,10 +613,8 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
             llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false)) {
       auto start = Clock::now();
-      llvm::SmallString<256> kernelDir(dir);
-      llvm::sys::path::append(kernelDir, "kernels");
       auto impl = loadObject((*buf)->getBuffer(), info.cachePath,
-                             opts.pipeline, {}, kernelDir);
+                             opts.pipeline, {}, kernelCacheDir(dir));
       if (impl) {
         info.loadMs = msSince(start);
         info.outcome = CacheOutcome::DiskHit;
@@ -642,14 +633,8 @@ mxc::compileModule(ModuleOp module, const JITOptions &opts,
   bool fastTier = opts.tiered && opts.pipeline.optLevel > 0 &&
                   opts.pipeline.cudaArch.empty() && ioBytes <= kFastTierMaxBytes;
   std::string tierBitcode;
-  std::string kernelDir;
-  if (!dir.empty()) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, "kernels");
-    kernelDir = std::string(path);
-  }
   FailureOr<KernelObjects> objects =
-      compileToObjects(module, *target, opts.pipeline, info, kernelDir,
+      compileToObjects(module, *target, opts.pipeline, info, kernelCacheDir(dir),
                        fastTier ? &tierBitcode : nullptr);
   if (failed(objects))
     return failure();

@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -152,7 +153,7 @@ private:
 };
 
 /// Optimises `m` at `level` and writes its object code.
-llvm::Expected<std::string> compileModule(llvm::Module &m, MachinePool &pool,
+llvm::Expected<std::string> codegenModule(llvm::Module &m, MachinePool &pool,
                                           unsigned level) {
   auto tm = pool.take(level);
   if (!tm)
@@ -163,7 +164,7 @@ llvm::Expected<std::string> compileModule(llvm::Module &m, MachinePool &pool,
   return object;
 }
 
-/// compileModule on a module's bitcode, in a context of its own (what the
+/// codegenModule on a module's bitcode, in a context of its own (what the
 /// worker threads run).
 llvm::Expected<std::string> compileBitcode(llvm::StringRef bitcode,
                                            MachinePool &pool, unsigned level) {
@@ -172,13 +173,35 @@ llvm::Expected<std::string> compileBitcode(llvm::StringRef bitcode,
       llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "mxc-kernel"), ctx);
   if (!module)
     return module.takeError();
-  return compileModule(**module, pool, level);
+  return codegenModule(**module, pool, level);
 }
 
 } // namespace
 
 std::string mxc::kernelSymbol(llvm::StringRef key) {
   return (kSymbolPrefix + key).str();
+}
+
+std::string mxc::kernelCacheDir(llvm::StringRef cacheDir) {
+  if (cacheDir.empty())
+    return {};
+  llvm::SmallString<256> path(cacheDir);
+  llvm::sys::path::append(path, "kernels");
+  return std::string(path);
+}
+
+std::string KernelStats::describe() const {
+  if (!unsplitReason.empty())
+    return "compiled as one module (" + unsplitReason + ")";
+  if (!steps)
+    return {};
+  char split[32];
+  std::snprintf(split, sizeof split, "%.1f", splitMs);
+  return std::to_string(steps) + " steps, " + std::to_string(distinct) +
+         " distinct, " + std::to_string(compiled) + " compiled on " +
+         std::to_string(threads) + " threads, " + std::to_string(cached) +
+         " from the kernel cache, " + std::to_string(inGlue) +
+         " small ones in the glue (split " + split + " ms)";
 }
 
 std::string mxc::kernelObjectPath(llvm::StringRef dir, llvm::StringRef key) {
@@ -271,13 +294,13 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
   llvm::Module &m = *module;
   MachinePool machines(target);
   auto whole = [&](std::string reason) -> llvm::Expected<KernelObjects> {
-    result.unsplitReason = std::move(reason);
-    result.splitMs = 0;
-    auto object = compileModule(m, machines, opts.optLevel);
+    result.stats.unsplitReason = std::move(reason);
+    result.stats.splitMs = 0;
+    auto object = codegenModule(m, machines, opts.optLevel);
     if (!object)
       return object.takeError();
     result.glue = std::move(*object);
-    result.threads = 1;
+    result.stats.threads = 1;
     return std::move(result);
   };
 
@@ -291,7 +314,6 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
   size_t total = 0;
   for (llvm::Function &f : m.functions())
     total += f.getInstructionCount();
-  result.instructions = total;
   if (total < opts.minModuleInstructions)
     return whole("a small module: " + std::to_string(total) +
                  " LLVM IR instructions, under MXC_KERNEL_SPLIT_MIN=" +
@@ -314,14 +336,13 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
                                        " is not a defined kernel");
       kernels.push_back(fn);
     }
-  result.steps = unsigned(kernels.size());
+  result.stats.steps = unsigned(kernels.size());
   if (kernels.empty())
     return whole("no kernels");
 
   // Each kernel's definitions. A kernel smaller than opts.minInstructions
-  // (a call into a runtime library kernel, a short loop) stays in the glue:
-  // a module of its own would cost more in fixed per-module work than its
-  // code does.
+  // stays in the glue (a knob, off by default: unoptimised instruction
+  // counts said little about what a kernel costs to compile).
   std::vector<llvm::SetVector<llvm::GlobalValue *>> allParts(kernels.size());
   llvm::SmallPtrSet<llvm::GlobalValue *, 16> kernelSet(kernels.begin(),
                                                        kernels.end());
@@ -337,7 +358,7 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
         size += f->getInstructionCount();
     }
     if (size < opts.minInstructions) {
-      ++result.inGlue;
+      ++result.stats.inGlue;
       continue;
     }
     if (llvm::is_contained(splitKernels, fn))
@@ -464,7 +485,7 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
     }
     bitcodeOf[key] = std::move(bitcode);
   }
-  result.distinct = unsigned(order.size());
+  result.stats.distinct = unsigned(order.size());
 
   // The glue: the kernels' bodies dropped, the table pointing at the
   // content-named symbols.
@@ -510,23 +531,24 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
               kernelObjectPath(opts.cacheDir, key), /*IsText=*/false,
               /*RequiresNullTerminator=*/false)) {
         objectOf[key] = (*buf)->getBuffer().str();
-        ++result.cached;
+        ++result.stats.cached;
         continue;
       }
     }
     missing.push_back(key);
   }
-  result.splitMs =
+  result.stats.splitMs =
       std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   // Largest first (by bitcode size), so that a big kernel started last does
   // not leave the other threads idle at the end.
-  std::stable_sort(missing.begin(), missing.end(),
-                   [&](const std::string &a, const std::string &b) {
-                     return bitcodeOf.at(a).size() > bitcodeOf.at(b).size();
-                   });
+  std::sort(missing.begin(), missing.end(),
+            [&](const std::string &a, const std::string &b) {
+              size_t sa = bitcodeOf.at(a).size(), sb = bitcodeOf.at(b).size();
+              return sa != sb ? sa > sb : a < b;
+            });
   unsigned threads = opts.threads ? opts.threads : defaultCompileThreads();
   threads = std::max(1u, std::min<unsigned>(threads, missing.size()));
-  result.threads = threads;
+  result.stats.threads = threads;
   std::mutex mutex;
   std::string firstError;
   {
@@ -554,7 +576,7 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
     // Without functions (the JIT's glue is data only) -O0 does as well.
     bool code = llvm::any_of(
         m.functions(), [](llvm::Function &f) { return !f.isDeclaration(); });
-    auto glue = compileModule(m, machines, code ? opts.optLevel : 0);
+    auto glue = codegenModule(m, machines, code ? opts.optLevel : 0);
     if (pool)
       pool->wait();
     if (!glue)
@@ -564,7 +586,7 @@ mxc::emitKernelObjects(std::unique_ptr<llvm::Module> module,
   if (!firstError.empty())
     return llvm::createStringError("code generation of a kernel failed: " +
                                    firstError);
-  result.compiled = unsigned(missing.size());
+  result.stats.compiled = unsigned(missing.size());
   if (!opts.cacheDir.empty() && !missing.empty()) {
     std::error_code ec = llvm::sys::fs::create_directories(opts.cacheDir);
     for (const std::string &key : missing)

@@ -217,17 +217,8 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
       if (!info.cachePath.empty())
         llvm::errs() << ", stored " << info.cachePath;
       llvm::errs() << "\n";
-      if (info.kernelSteps)
-        llvm::errs() << "mxc: kernels: " << info.kernelSteps << " steps, "
-                     << info.kernelsDistinct << " distinct, "
-                     << info.kernelsCompiled << " compiled on "
-                     << info.codegenThreads << " threads, "
-                     << info.kernelsCached << " from the kernel cache, "
-                     << info.kernelsInGlue << " small ones in the glue (split "
-                     << llvm::format("%.1f", info.splitMs) << " ms)\n";
-      if (!info.splitNote.empty())
-        llvm::errs() << "mxc: kernels: compiled as one module ("
-                     << info.splitNote << ")\n";
+      if (std::string kernels = info.kernelStats.describe(); !kernels.empty())
+        llvm::errs() << "mxc: kernels: " << kernels << "\n";
       break;
     }
     if (!info.cacheNote.empty())

@@ -181,14 +181,29 @@ def register(reg_name):
     return do_register
 
 
-def _error(op_type, stage, exc):
-    """A failure inside a custom operator as MXNet reports it: an MXNetError
-    naming the operator (an MXNetError from inside keeps its text)."""
-    from .base import MXNetError
-    if isinstance(exc, MXNetError):
-        return MXNetError("Custom operator '%s' %s: %s" % (op_type, stage, exc))
-    return MXNetError("Custom operator '%s' %s raised %s: %s"
-                      % (op_type, stage, type(exc).__name__, exc))
+class _InOperator:
+    """Runs a custom operator's own code: what it raises becomes an
+    MXNetError naming the operator and the stage, as MXNet reports it (an
+    MXNetError passes unchanged unless `wrap_mxnet`: a forward / backward
+    names the operator also for mxc's own errors inside it)."""
+
+    def __init__(self, op_type, stage, wrap_mxnet=False):
+        self.op_type, self.stage, self.wrap_mxnet = op_type, stage, wrap_mxnet
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        from .base import MXNetError
+        if exc is None or not isinstance(exc, Exception):
+            return False
+        if isinstance(exc, MXNetError):
+            if not self.wrap_mxnet:
+                return False
+            raise MXNetError("Custom operator '%s' %s: %s"
+                             % (self.op_type, self.stage, exc)) from exc
+        raise MXNetError("Custom operator '%s' %s raised %s: %s"
+                         % (self.op_type, self.stage, type(exc).__name__, exc)) from exc
 
 
 def _custom_nd(*data, op_type=None, name=None, out=None, **kwargs):
@@ -208,15 +223,11 @@ def _custom_nd(*data, op_type=None, name=None, out=None, **kwargs):
                          % (op_type, ", ".join(sorted(_REGISTRY)) or "none"))
     arrays = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
     params = {k: str(v) for k, v in kwargs.items() if not isinstance(v, NDArray)}
-    try:
+    with _InOperator(op_type, "properties"):
         prop = prop_cls(**params)
         arg_names = list(prop.list_arguments())
         aux_names = list(prop.list_auxiliary_states())
         out_names = list(prop.list_outputs())
-    except MXNetError:
-        raise
-    except Exception as e:  # noqa: BLE001 - the operator's own code
-        raise _error(op_type, "properties", e) from e
     names = arg_names + aux_names
     unknown = sorted(set(arrays) - set(names))
     if unknown:
@@ -239,13 +250,9 @@ def _custom_nd(*data, op_type=None, name=None, out=None, **kwargs):
             raise MXNetError("Custom '%s': input '%s' is %s, not an NDArray"
                              % (op_type, n, type(a).__name__))
     in_data, aux = inputs[:len(arg_names)], inputs[len(arg_names):]
-    try:
+    with _InOperator(op_type, "shape/type inference"):
         shapes = prop.infer_shape([list(a.shape) for a in in_data])
         types = prop.infer_type([a.dtype for a in in_data])
-    except MXNetError:
-        raise
-    except Exception as e:  # noqa: BLE001
-        raise _error(op_type, "shape/type inference", e) from e
     out_shapes = [tuple(int(d) for d in s) for s in shapes[1]]
     out_types = [np.dtype(t) for t in types[1]]
     if len(out_shapes) != len(out_names) or len(out_types) != len(out_names):
@@ -253,40 +260,30 @@ def _custom_nd(*data, op_type=None, name=None, out=None, **kwargs):
                          "list_outputs %d" % (op_type, len(out_shapes), len(out_types),
                                               len(out_names)))
     ctx = in_data[0].context if in_data else current_context()
-    try:
+    with _InOperator(op_type, "create_operator"):
         op = prop.create_operator(ctx, [list(a.shape) for a in in_data],
                                   [a.dtype for a in in_data])
-    except MXNetError:
-        raise
-    except Exception as e:  # noqa: BLE001
-        raise _error(op_type, "create_operator", e) from e
     n_args = len(arg_names)
 
     class _Call(autograd.Function):
         def forward(self, *xs):
             outs = [zeros(s, ctx=ctx, dtype=t) for s, t in zip(out_shapes, out_types)]
-            try:
+            with _InOperator(op_type, "forward", wrap_mxnet=True):
                 op.forward(is_train=autograd.is_training(), req=["write"] * len(outs),
                            in_data=list(xs[:n_args]), out_data=outs, aux=list(xs[n_args:]))
-            except Exception as e:  # noqa: BLE001
-                raise _error(op_type, "forward", e) from e
-            self._outs = outs
+            self._inputs, self._outs = xs, outs
             return outs[0] if len(outs) == 1 else tuple(outs)
 
         def backward(self, *ogs):
             xs = self._inputs
             in_grad = [zeros(a.shape, ctx=ctx, dtype=a.dtype) for a in xs[:n_args]]
-            try:
+            with _InOperator(op_type, "backward", wrap_mxnet=True):
                 op.backward(req=["write"] * n_args, out_grad=list(ogs),
                             in_data=list(xs[:n_args]), out_data=self._outs,
                             in_grad=in_grad, aux=list(xs[n_args:]))
-            except Exception as e:  # noqa: BLE001
-                raise _error(op_type, "backward", e) from e
             return in_grad + [None] * (len(xs) - n_args)
 
-    call = _Call()
-    call._inputs = inputs
-    result = call(*inputs)
+    result = _Call()(*inputs)
     if out is not None:
         outs = [result] if isinstance(result, NDArray) else list(result)
         targets = [out] if isinstance(out, NDArray) else list(out)

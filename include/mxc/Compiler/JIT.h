@@ -26,6 +26,7 @@
 #define MXC_COMPILER_JIT_H
 
 #include "mxc/Compiler/Import.h"
+#include "mxc/Compiler/KernelCodegen.h"
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/Graph/Params.h"
 
@@ -150,14 +151,8 @@ struct CompileInfo {
   std::string cacheNote; ///< why the disk cache was not used/written
   ResolvedTarget target;
   double lowerMs = 0, codegenMs = 0, loadMs = 0;
-  /// Code generation kernel by kernel (KernelCodegen.h): the plan's steps,
-  /// their distinct kernels, how many were compiled and how many read from
-  /// the kernel cache, on how many threads; splitNote says why the module
-  /// was compiled whole, if it was.
-  unsigned kernelSteps = 0, kernelsDistinct = 0, kernelsCompiled = 0,
-           kernelsCached = 0, codegenThreads = 0, kernelsInGlue = 0;
-  double splitMs = 0; ///< of codegenMs: splitting, hashing, the cache reads
-  std::string splitNote;
+  /// Code generation kernel by kernel (KernelCodegen.h): what it did.
+  KernelStats kernelStats;
 };
 
 /// A hash of the file holding the compiler (the mxc binary, or the library

@@ -60,25 +60,37 @@ struct KernelCodegenOptions {
   size_t minModuleInstructions = defaultModuleMinInstructions();
 };
 
-/// What emitKernelObjects produced.
-struct KernelObjects {
-  /// The glue object (plan, kernel table, arena size, ...).
-  std::string glue;
-  /// One object per distinct kernel, with its key (its symbol is
-  /// kernelSymbol(key)).
-  std::vector<std::pair<std::string, std::string>> kernels;
+/// What one code generation kernel by kernel did (`mxc run -v`, `mxc compile
+/// --stats`, CompileInfo).
+struct KernelStats {
   /// Steps, distinct kernels of their own, kernels compiled now, kernels
   /// read from the cache, threads used, small kernels left in the glue.
   unsigned steps = 0, distinct = 0, compiled = 0, cached = 0, threads = 0,
            inGlue = 0;
-  /// LLVM IR instructions of the module before optimisation.
-  size_t instructions = 0;
-  /// Time splitting and hashing the module, in ms.
+  /// Time splitting and hashing the module and reading the cache, in ms.
   double splitMs = 0;
-  /// Set when the module could not be split (a mutable global shared by two
-  /// kernels, ...): `glue` is then the whole module's object.
+  /// Set when the module was compiled whole (MXC_KERNEL_SPLIT=0, a mutable
+  /// global shared by two kernels, ...).
   std::string unsplitReason;
+  /// "75 steps, 42 distinct, 42 compiled on 2 threads, ..." or "compiled as
+  /// one module (<reason>)"; empty when no code was generated this way.
+  std::string describe() const;
 };
+
+/// What emitKernelObjects produced.
+struct KernelObjects {
+  /// The glue object (plan, kernel table, arena size, ...); the whole
+  /// module's object when stats.unsplitReason is set.
+  std::string glue;
+  /// One object per distinct kernel, with its key (its symbol is
+  /// kernelSymbol(key)).
+  std::vector<std::pair<std::string, std::string>> kernels;
+  KernelStats stats;
+};
+
+/// `<cacheDir>/kernels`: the kernel cache beside a graph cache (empty for an
+/// empty cacheDir).
+std::string kernelCacheDir(llvm::StringRef cacheDir);
 
 /// Splits `module` (unoptimised, as translateToLLVMIR(optimize=false) leaves
 /// it) into kernels and glue and code-generates them for `target`, taking

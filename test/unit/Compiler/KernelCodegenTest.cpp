@@ -114,11 +114,11 @@ TEST(KernelCodegen, SplitsDeduplicatesAndCaches) {
   auto first = emitKernelObjects(parse(ctx, kernelsIR(), *target), *target,
                                  opts);
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
-  EXPECT_EQ(first->unsplitReason, "");
-  EXPECT_EQ(first->steps, 3u);
-  EXPECT_EQ(first->distinct, 2u); // step0 and step2 are one kernel
-  EXPECT_EQ(first->compiled, 2u);
-  EXPECT_EQ(first->cached, 0u);
+  EXPECT_EQ(first->stats.unsplitReason, "");
+  EXPECT_EQ(first->stats.steps, 3u);
+  EXPECT_EQ(first->stats.distinct, 2u); // step0 and step2 are one kernel
+  EXPECT_EQ(first->stats.compiled, 2u);
+  EXPECT_EQ(first->stats.cached, 0u);
   ASSERT_EQ(first->kernels.size(), 2u);
 
   // Each kernel object defines its content-named symbol (and has its own
@@ -150,9 +150,9 @@ TEST(KernelCodegen, SplitsDeduplicatesAndCaches) {
             *target),
       *target, opts);
   ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
-  EXPECT_EQ(second->distinct, 2u);
-  EXPECT_EQ(second->cached, 1u);
-  EXPECT_EQ(second->compiled, 1u);
+  EXPECT_EQ(second->stats.distinct, 2u);
+  EXPECT_EQ(second->stats.cached, 1u);
+  EXPECT_EQ(second->stats.compiled, 1u);
 
   // Another -O level is another key.
   opts.optLevel = 1;
@@ -160,8 +160,8 @@ TEST(KernelCodegen, SplitsDeduplicatesAndCaches) {
   auto third =
       emitKernelObjects(parse(ctx3, kernelsIR(), *target), *target, opts);
   ASSERT_TRUE(bool(third)) << llvm::toString(third.takeError());
-  EXPECT_EQ(third->cached, 0u);
-  EXPECT_EQ(third->compiled, 2u);
+  EXPECT_EQ(third->stats.cached, 0u);
+  EXPECT_EQ(third->stats.compiled, 2u);
   llvm::sys::fs::remove_directories(dir);
 }
 
@@ -180,8 +180,8 @@ TEST(KernelCodegen, MovesAnExternalConstantIntoItsKernel) {
             *target),
       *target, opts);
   ASSERT_TRUE(bool(split)) << llvm::toString(split.takeError());
-  EXPECT_EQ(split->unsplitReason, "");
-  EXPECT_EQ(split->distinct, 2u);
+  EXPECT_EQ(split->stats.unsplitReason, "");
+  EXPECT_EQ(split->stats.distinct, 2u);
   EXPECT_FALSE(definedSymbols(split->glue).count("ext"));
   for (const auto &kernel : split->kernels)
     EXPECT_FALSE(definedSymbols(kernel.second).count("ext"));
@@ -206,7 +206,7 @@ TEST(KernelCodegen, KeepsTheModuleWholeWhenKernelsShareState) {
       *target, opts);
   ASSERT_TRUE(bool(shared)) << llvm::toString(shared.takeError());
   // @other (glue) and step1 (a kernel) share @count.
-  EXPECT_NE(shared->unsplitReason, "");
+  EXPECT_NE(shared->stats.unsplitReason, "");
   EXPECT_TRUE(shared->kernels.empty());
   EXPECT_TRUE(definedSymbols(shared->glue).count("mxc_main_step1_kernel"));
 
@@ -230,9 +230,9 @@ TEST(KernelCodegen, KeepsTheModuleWholeWhenKernelsShareState) {
   auto separate =
       emitKernelObjects(parse(ctx3, stateful, *target), *target, opts);
   ASSERT_TRUE(bool(separate)) << llvm::toString(separate.takeError());
-  EXPECT_EQ(separate->unsplitReason, "");
-  EXPECT_EQ(separate->steps, 2u);
-  EXPECT_EQ(separate->distinct, 2u);
+  EXPECT_EQ(separate->stats.unsplitReason, "");
+  EXPECT_EQ(separate->stats.steps, 2u);
+  EXPECT_EQ(separate->stats.distinct, 2u);
 
   // A module without the table is an error, not a crash.
   llvm::LLVMContext ctx2;
