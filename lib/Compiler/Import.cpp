@@ -6,6 +6,15 @@
 // Parameter shapes that the user did not give are inferred from the op that
 // consumes them, as MXNet's backward shape inference does.
 //
+// MXNet's control-flow operators (`_foreach`, `_while_loop`, `_cond`) are
+// unrolled here, once their inputs' shapes are known: `_foreach` imports its
+// body once per slice of the data, `_while_loop` its condition and body
+// `max_iterations` times with every step's results selected (`where`) by
+// "the loop is still running", and `_cond` both branches with the result
+// selected by the predicate. The compiled graph is then an ordinary one
+// (gradients, fusion and memory planning see plain ops), at the price of
+// running every step of a while loop up to max_iterations.
+//
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/Import.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
@@ -16,8 +25,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mxc/Graph/Graph.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <set>
@@ -70,20 +82,56 @@ struct Variable {
   BlockArgument arg; // set once created
 };
 
+/// The graph being imported: the file's, or a control-flow node's subgraph
+/// for one step of the unrolled loop.
+struct Scope {
+  const Graph *graph;
+  llvm::DenseMap<uint64_t, Value> values; // (node << 32 | output) -> value
+  /// A subgraph variable bound to a top-level variable whose argument is not
+  /// created yet (its shape comes from its first consumer, in the subgraph).
+  std::map<uint32_t, uint32_t> deferred;
+  /// Prepended to node names in locations ("_foreach0/3/").
+  std::string prefix;
+};
+
+/// What one input of a control-flow node is bound to: a value, or a
+/// top-level variable whose shape is not known yet.
+struct Binding {
+  Value value;
+  std::optional<uint32_t> topVar;
+};
+
 class Importer {
 public:
   Importer(MLIRContext &ctx, const Graph &g, const ImportOptions &opts)
-      : ctx(ctx), g(g), opts(opts), builder(&ctx) {}
+      : ctx(ctx), g(g), opts(opts), builder(&ctx) {
+    top.graph = &g;
+  }
 
   OwningOpRef<ModuleOp> run();
 
 private:
+  const Graph &G() const { return *cur->graph; }
   Location nodeLoc(uint32_t node) {
-    return NameLoc::get(StringAttr::get(&ctx, g.nodes[node].name));
+    return NameLoc::get(
+        StringAttr::get(&ctx, cur->prefix + G().nodes[node].name));
   }
   InFlightDiagnostic error(uint32_t node) { return emitError(nodeLoc(node)); }
   LogicalResult collectVariables();
   LogicalResult importNode(uint32_t id);
+  LogicalResult importControlFlow(uint32_t id);
+  /// Input `k` of node `id` of the current scope, as a value where it has
+  /// one or can have one now.
+  FailureOr<Binding> bindInput(uint32_t id, unsigned k);
+  /// Imports `sub` with its inputs (listInputs() order) bound to `inputs`;
+  /// its heads' values.
+  FailureOr<SmallVector<Value>> importSubgraph(const Graph &sub,
+                                               ArrayRef<Binding> inputs,
+                                               std::string prefix);
+  /// Creates the MXNet operator `op` with MXNet attribute strings.
+  FailureOr<SmallVector<Value>>
+  emitOp(Location loc, StringRef op, ValueRange operands,
+         ArrayRef<std::pair<StringRef, std::string>> attrs = {});
   /// The value of input `i` of node `id`, creating the variable's argument
   /// (inferring its shape from the consumer) on first use.
   FailureOr<Value> inputValue(uint32_t id, unsigned i, const mx::OpSpec *spec,
@@ -101,14 +149,15 @@ private:
   std::unique_ptr<Block> body = std::make_unique<Block>();
   std::map<uint32_t, Variable> variables; // by node index
   std::vector<uint32_t> argumentOrder;    // final function argument order
-  llvm::DenseMap<uint64_t, Value> values; // (node << 32 | output) -> value
+  Scope top;
+  Scope *cur = &top;
   std::map<std::string, const graph::NDArrayData *> params;
 };
 
 std::optional<std::vector<int64_t>>
 Importer::inferVariableShape(uint32_t id, unsigned i, const mx::OpSpec *spec,
                              ArrayRef<Value> earlier) {
-  const Node &n = g.nodes[id];
+  const Node &n = G().nodes[id];
   auto attrInt = [&](StringRef name) -> std::optional<int64_t> {
     auto it = n.attrs.find(name.str());
     int64_t v;
@@ -370,24 +419,39 @@ LogicalResult Importer::collectVariables() {
 }
 
 FailureOr<BlockArgument> Importer::createArgument(Variable &v) {
+  // v.node is a node of the top-level graph, whichever scope asks.
+  Location loc = NameLoc::get(StringAttr::get(&ctx, g.nodes[v.node].name));
   for (int64_t d : v.shape)
     if (d <= 0)
-      return error(v.node) << "variable '" << g.nodes[v.node].name
-                           << "' has shape " << shapeStr(v.shape)
-                           << " with a non-positive dimension";
-  v.arg = body->addArgument(RankedTensorType::get(v.shape, v.elementType),
-                            nodeLoc(v.node));
+      return emitError(loc) << "variable '" << g.nodes[v.node].name
+                            << "' has shape " << shapeStr(v.shape)
+                            << " with a non-positive dimension";
+  v.arg = body->addArgument(RankedTensorType::get(v.shape, v.elementType), loc);
   return v.arg;
 }
 
 FailureOr<Value> Importer::inputValue(uint32_t id, unsigned i,
                                       const mx::OpSpec *spec,
                                       ArrayRef<Value> earlier) {
-  const NodeEntry &e = g.nodes[id].inputs[i];
-  if (auto it = values.find(uint64_t(e.node) << 32 | e.index);
-      it != values.end())
+  const NodeEntry &e = G().nodes[id].inputs[i];
+  if (auto it = cur->values.find(uint64_t(e.node) << 32 | e.index);
+      it != cur->values.end())
     return it->second;
-  auto vit = variables.find(e.node);
+  uint32_t varNode = e.node;
+  if (cur != &top) {
+    // A subgraph's variable bound to a top-level variable not yet created.
+    auto d = cur->deferred.find(e.node);
+    if (d == cur->deferred.end())
+      return error(id) << "input " << i << " refers to node " << e.node
+                       << " output " << e.index << ", which has no value";
+    varNode = d->second;
+    if (auto it = top.values.find(uint64_t(varNode) << 32);
+        it != top.values.end()) {
+      cur->values[uint64_t(e.node) << 32] = it->second;
+      return it->second;
+    }
+  }
+  auto vit = variables.find(varNode);
   if (vit == variables.end())
     return error(id) << "input " << i << " refers to node " << e.node
                      << " output " << e.index << ", which has no value";
@@ -398,10 +462,10 @@ FailureOr<Value> Importer::inputValue(uint32_t id, unsigned i,
       StringRef input =
           spec && i < spec->inputNames.size() ? spec->inputNames[i] : "";
       return error(id) << "cannot infer the shape of variable '"
-                       << g.nodes[e.node].name << "' (input " << i
+                       << g.nodes[varNode].name << "' (input " << i
                        << (input.empty() ? "" : " '" + input.str() + "'")
-                       << " of '" << g.nodes[id].name
-                       << "'); give it with --shape " << g.nodes[e.node].name
+                       << " of '" << G().nodes[id].name
+                       << "'); give it with --shape " << g.nodes[varNode].name
                        << "=...";
     }
     v.shape = *shape;
@@ -410,12 +474,15 @@ FailureOr<Value> Importer::inputValue(uint32_t id, unsigned i,
   auto arg = createArgument(v);
   if (failed(arg))
     return failure();
-  values[uint64_t(e.node) << 32] = *arg;
+  top.values[uint64_t(varNode) << 32] = *arg;
+  cur->values[uint64_t(e.node) << 32] = *arg;
   return Value(*arg);
 }
 
 LogicalResult Importer::importNode(uint32_t id) {
-  const Node &n = g.nodes[id];
+  const Node &n = G().nodes[id];
+  if (graph::isControlFlowOp(n.op))
+    return importControlFlow(id);
   const mx::OpSpec *spec = mx::lookupMXNetOp(n.op);
   if (!spec)
     return error(id) << "unknown operator '" << n.op << "'";
@@ -505,7 +572,511 @@ LogicalResult Importer::importNode(uint32_t id) {
                        << " with a zero dimension: mxc compiles no zero-size "
                           "arrays (MXNet would give an empty array)";
   for (auto [i, r] : llvm::enumerate((*op)->getResults()))
-    values[uint64_t(id) << 32 | i] = r;
+    cur->values[uint64_t(id) << 32 | i] = r;
+  return success();
+}
+
+
+//===----------------------------------------------------------------------===//
+// Control flow: _foreach, _while_loop, _cond, unrolled
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<Value>>
+Importer::emitOp(Location loc, StringRef op, ValueRange operands,
+                 ArrayRef<std::pair<StringRef, std::string>> attrs) {
+  const mx::OpSpec *spec = mx::lookupMXNetOp(op);
+  if (!spec)
+    return emitError(loc) << "internal: no operator '" << op << "'";
+  SmallVector<NamedAttribute> typed;
+  for (const auto &[key, value] : attrs) {
+    const mx::AttrSpec *as = spec->findAttr(key);
+    std::string why;
+    Attribute a = as ? mx::parseMXNetAttr(builder, *as, value, why) : nullptr;
+    if (!a)
+      return emitError(loc) << op << ": attribute '" << key << "': " << why;
+    typed.push_back(builder.getNamedAttr(key, a));
+  }
+  builder.setInsertionPointToEnd(body.get());
+  FailureOr<Operation *> created =
+      mx::createMXOp(builder, loc, *spec, operands, typed);
+  if (failed(created))
+    return failure();
+  return SmallVector<Value>((*created)->getResults());
+}
+
+FailureOr<Binding> Importer::bindInput(uint32_t id, unsigned k) {
+  const NodeEntry &e = G().nodes[id].inputs[k];
+  if (auto it = cur->values.find(uint64_t(e.node) << 32 | e.index);
+      it != cur->values.end())
+    return Binding{it->second, std::nullopt};
+  if (!G().nodes[e.node].isVariable())
+    return error(id) << "input " << k << " refers to node " << e.node
+                     << " output " << e.index << ", which has no value";
+  uint32_t varNode = e.node;
+  if (cur != &top) {
+    auto d = cur->deferred.find(e.node);
+    if (d == cur->deferred.end())
+      return error(id) << "input " << k << " refers to node " << e.node
+                       << ", which has no value";
+    varNode = d->second;
+  }
+  auto vit = variables.find(varNode);
+  if (vit != variables.end() && !vit->second.shapeKnown && !vit->second.arg)
+    return Binding{Value(), varNode}; // its consumer in the subgraph decides
+  FailureOr<Value> v = inputValue(id, k, nullptr, {});
+  if (failed(v))
+    return failure();
+  return Binding{*v, std::nullopt};
+}
+
+FailureOr<SmallVector<Value>>
+Importer::importSubgraph(const Graph &sub, ArrayRef<Binding> inputs,
+                         std::string prefix) {
+  std::vector<uint32_t> vars = sub.listInputs();
+  Scope s;
+  s.graph = &sub;
+  s.prefix = std::move(prefix);
+  for (auto [i, var] : llvm::enumerate(vars)) {
+    if (inputs[i].value)
+      s.values[uint64_t(var) << 32] = inputs[i].value;
+    else
+      s.deferred[var] = *inputs[i].topVar;
+  }
+  Scope *outer = cur;
+  cur = &s;
+  auto restore = llvm::make_scope_exit([&] { cur = outer; });
+
+  std::vector<bool> reached(sub.nodes.size(), false);
+  std::vector<uint32_t> stack;
+  for (const NodeEntry &h : sub.heads)
+    stack.push_back(h.node);
+  while (!stack.empty()) {
+    uint32_t id = stack.back();
+    stack.pop_back();
+    if (reached[id])
+      continue;
+    reached[id] = true;
+    for (const NodeEntry &in : sub.nodes[id].inputs)
+      stack.push_back(in.node);
+    for (uint32_t c : sub.nodes[id].controlDeps)
+      stack.push_back(c);
+  }
+  for (uint32_t id = 0; id < sub.nodes.size(); ++id)
+    if (reached[id] && !sub.nodes[id].isVariable())
+      if (failed(importNode(id)))
+        return failure();
+
+  SmallVector<Value> results;
+  for (const NodeEntry &h : sub.heads) {
+    auto it = s.values.find(uint64_t(h.node) << 32 | h.index);
+    if (it != s.values.end()) {
+      results.push_back(it->second);
+      continue;
+    }
+    auto d = s.deferred.find(h.node);
+    auto t = d == s.deferred.end() ? top.values.end()
+                                   : top.values.find(uint64_t(d->second) << 32);
+    if (t == top.values.end())
+      return emitError(nodeLoc(h.node))
+             << "cannot infer the shape of '" << sub.nodes[h.node].name
+             << "' (an output of the subgraph that nothing in it consumes); "
+                "give its variable's shape";
+    results.push_back(t->second);
+  }
+  return results;
+}
+
+namespace {
+/// MXNet's Tuple<int> spelling of a *_locs attribute: "[0, 2]", "(1,)", "[]".
+std::optional<std::vector<int64_t>> parseLocs(StringRef text) {
+  text = text.trim();
+  if (text.size() < 2 || !((text.front() == '[' && text.back() == ']') ||
+                           (text.front() == '(' && text.back() == ')')))
+    return std::nullopt;
+  SmallVector<StringRef> parts;
+  text.drop_front().drop_back().split(parts, ',');
+  std::vector<int64_t> out;
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (p.empty())
+      continue;
+    int64_t v;
+    if (p.getAsInteger(10, v))
+      return std::nullopt;
+    out.push_back(v);
+  }
+  return out;
+}
+} // namespace
+
+LogicalResult Importer::importControlFlow(uint32_t id) {
+  const Node &n = G().nodes[id];
+  Location loc = nodeLoc(id);
+  std::string name = cur->prefix + n.name;
+  auto intAttr = [&](StringRef key) -> FailureOr<int64_t> {
+    auto it = n.attrs.find(key.str());
+    int64_t v;
+    if (it == n.attrs.end() || StringRef(it->second).trim().getAsInteger(10, v))
+      return emitError(loc) << n.op << ": attribute '" << key
+                            << "' is missing or not an integer";
+    return v;
+  };
+  auto locsAttr = [&](StringRef key, size_t bound,
+                      size_t count) -> FailureOr<std::vector<int64_t>> {
+    auto it = n.attrs.find(key.str());
+    std::optional<std::vector<int64_t>> v;
+    if (it != n.attrs.end())
+      v = parseLocs(it->second);
+    if (!v)
+      return emitError(loc) << n.op << ": attribute '" << key
+                            << "' is missing or not a list of integers";
+    if (count != size_t(-1) && v->size() != count)
+      return emitError(loc) << n.op << ": '" << key << "' has " << v->size()
+                            << " entries, expected " << count;
+    for (int64_t x : *v)
+      if (x < 0 || size_t(x) >= bound)
+        return emitError(loc) << n.op << ": '" << key << "' entry " << x
+                              << " is out of range [0, " << bound << ")";
+    return *v;
+  };
+  auto subgraphs = [&](size_t count) -> LogicalResult {
+    if (n.subgraphs.size() != count)
+      return emitError(loc) << n.op << " needs " << count << " subgraph"
+                            << (count == 1 ? "" : "s") << ", the node has "
+                            << n.subgraphs.size();
+    return success();
+  };
+  SmallVector<Binding> ins;
+  for (unsigned k = 0; k < n.inputs.size(); ++k) {
+    FailureOr<Binding> b = bindInput(id, k);
+    if (failed(b))
+      return failure();
+    ins.push_back(*b);
+  }
+  auto valueOf = [&](unsigned k) -> FailureOr<Value> {
+    if (ins[k].value)
+      return ins[k].value;
+    return emitError(loc) << "cannot infer the shape of variable '"
+                          << g.nodes[*ins[k].topVar].name << "' (input " << k
+                          << " of '" << n.name << "'); give it with --shape "
+                          << g.nodes[*ins[k].topVar].name << "=...";
+  };
+  auto at = [&](StringRef what) {
+    return NameLoc::get(StringAttr::get(&ctx, name + "/" + what));
+  };
+  // The inputs of subgraph `sub` taken from `all` by `locs`.
+  auto pick = [&](const std::vector<int64_t> &locs, ArrayRef<Binding> all) {
+    SmallVector<Binding> out;
+    for (int64_t l : locs)
+      out.push_back(all[l]);
+    return out;
+  };
+  // Stacks the steps' values on a new leading axis.
+  auto stack = [&](ArrayRef<Value> steps) -> FailureOr<Value> {
+    SmallVector<Value> expanded;
+    for (Value v : steps) {
+      auto e = emitOp(at("stack"), "expand_dims", v, {{"axis", "0"}});
+      if (failed(e))
+        return failure();
+      expanded.push_back((*e)[0]);
+    }
+    if (expanded.size() == 1)
+      return expanded[0];
+    auto c = emitOp(at("stack"), "Concat", expanded,
+                    {{"num_args", std::to_string(expanded.size())},
+                     {"dim", "0"}});
+    if (failed(c))
+      return failure();
+    return (*c)[0];
+  };
+  // 1 where `pred` (a one-element array) is non-zero, else 0, as `like`'s
+  // element type, broadcast to `like`'s shape.
+  auto mask = [&](Value pred, Value like) -> FailureOr<Value> {
+    auto pt = cast<RankedTensorType>(pred.getType());
+    auto lt = cast<RankedTensorType>(like.getType());
+    if (pt.getNumElements() != 1)
+      return emitError(loc) << n.op << ": the condition must be one value, "
+                            << "it has shape " << shapeStr(pt.getShape());
+    auto m = emitOp(at("mask"), "_not_equal_scalar", pred, {{"scalar", "0"}});
+    if (failed(m))
+      return failure();
+    Value v = (*m)[0];
+    if (pt.getElementType() != lt.getElementType()) {
+      auto c = emitOp(at("mask"), "Cast", v,
+                      {{"dtype", mx::getMXNetDTypeName(lt.getElementType()).str()}});
+      if (failed(c))
+        return failure();
+      v = (*c)[0];
+    }
+    std::string ones = "(";
+    for (int64_t i = 0; i < lt.getRank(); ++i)
+      ones += i ? ", 1" : "1";
+    ones += lt.getRank() == 1 ? ",)" : ")";
+    auto r = emitOp(at("mask"), "Reshape", v, {{"shape", ones}});
+    if (failed(r))
+      return failure();
+    auto b = emitOp(at("mask"), "broadcast_like", {(*r)[0], like});
+    if (failed(b))
+      return failure();
+    return (*b)[0];
+  };
+  auto select = [&](Value pred, Value a, Value b) -> FailureOr<Value> {
+    if (a.getType() != b.getType())
+      return emitError(loc) << n.op << ": the two values selected between "
+                            << "differ in shape or type (" << a.getType()
+                            << " and " << b.getType() << ")";
+    auto m = mask(pred, a);
+    if (failed(m))
+      return failure();
+    auto w = emitOp(at("select"), "where", {*m, a, b});
+    if (failed(w))
+      return failure();
+    return (*w)[0];
+  };
+
+  SmallVector<Value> results;
+  if (n.op == "_foreach") {
+    if (failed(subgraphs(1)))
+      return failure();
+    const Graph &body = n.subgraphs[0];
+    size_t numIn = body.listInputs().size();
+    if (numIn != n.inputs.size())
+      return emitError(loc) << "_foreach: the body has " << numIn
+                            << " inputs, the node " << n.inputs.size();
+    auto dataLocs = locsAttr("in_data_locs", numIn, -1);
+    auto stateLocs = locsAttr("in_state_locs", numIn, -1);
+    auto remainLocs = locsAttr("remain_locs", numIn, -1);
+    auto numOutData = intAttr("num_out_data");
+    if (failed(dataLocs) || failed(stateLocs) || failed(remainLocs) ||
+        failed(numOutData))
+      return failure();
+    size_t nd = dataLocs->size(), ns = stateLocs->size();
+    if (nd == 0 || nd + ns + remainLocs->size() != n.inputs.size() ||
+        *numOutData < 0 || size_t(*numOutData) + ns != n.numOutputs)
+      return emitError(loc) << "_foreach: " << nd << " data, " << ns
+                            << " states and " << remainLocs->size()
+                            << " other inputs, " << *numOutData
+                            << " outputs per step and " << n.numOutputs
+                            << " outputs do not fit its " << n.inputs.size()
+                            << " inputs";
+    // Each data input cut into its steps (MXNet's NDArray::At: the leading
+    // axis dropped, a 1-D array's steps stay (1,)).
+    int64_t steps = -1;
+    std::vector<SmallVector<Value>> slices(nd);
+    for (size_t j = 0; j < nd; ++j) {
+      FailureOr<Value> d = valueOf(j);
+      if (failed(d))
+        return failure();
+      auto t = cast<RankedTensorType>(d->getType());
+      if (t.getRank() == 0)
+        return emitError(loc) << "_foreach: data input " << j
+                              << " has no axis to iterate over";
+      if (steps >= 0 && t.getDimSize(0) != steps)
+        return emitError(loc) << "_foreach: data input " << j << " has "
+                              << t.getDimSize(0) << " steps, input 0 has "
+                              << steps;
+      steps = t.getDimSize(0);
+      auto split = emitOp(
+          at("data" + std::to_string(j)), "SliceChannel", *d,
+          {{"num_outputs", std::to_string(steps)},
+           {"axis", "0"},
+           {"squeeze_axis", t.getRank() > 1 ? "True" : "False"}});
+      if (failed(split))
+        return failure();
+      slices[j] = *split;
+    }
+    SmallVector<Binding> states;
+    for (size_t j = 0; j < ns; ++j)
+      states.push_back(ins[nd + j]);
+    std::vector<SmallVector<Value>> outs(*numOutData);
+    for (int64_t i = 0; i < steps; ++i) {
+      SmallVector<Binding> inner(numIn);
+      for (size_t j = 0; j < nd; ++j)
+        inner[(*dataLocs)[j]] = Binding{slices[j][i], std::nullopt};
+      for (size_t j = 0; j < ns; ++j)
+        inner[(*stateLocs)[j]] = states[j];
+      for (size_t j = 0; j < remainLocs->size(); ++j)
+        inner[(*remainLocs)[j]] = ins[nd + ns + j];
+      auto r = importSubgraph(body, inner,
+                              name + "/" + std::to_string(i) + "/");
+      if (failed(r))
+        return failure();
+      if (r->size() != n.numOutputs)
+        return emitError(loc) << "_foreach: the body has " << r->size()
+                              << " outputs, the node " << n.numOutputs;
+      for (int64_t k = 0; k < *numOutData; ++k)
+        outs[k].push_back((*r)[k]);
+      for (size_t j = 0; j < ns; ++j)
+        states[j] = Binding{(*r)[*numOutData + j], std::nullopt};
+    }
+    for (int64_t k = 0; k < *numOutData; ++k) {
+      auto s = stack(outs[k]);
+      if (failed(s))
+        return failure();
+      results.push_back(*s);
+    }
+    for (size_t j = 0; j < ns; ++j)
+      results.push_back(states[j].value);
+  } else if (n.op == "_while_loop") {
+    if (failed(subgraphs(2)))
+      return failure();
+    const Graph &condG = n.subgraphs[0], &funcG = n.subgraphs[1];
+    size_t numCond = condG.listInputs().size();
+    size_t numFunc = funcG.listInputs().size();
+    auto maxIt = intAttr("max_iterations");
+    auto numOutData = intAttr("num_out_data");
+    auto condLocs = locsAttr("cond_input_locs", n.inputs.size(), numCond);
+    auto funcLocs = locsAttr("func_input_locs", n.inputs.size(), numFunc);
+    if (failed(maxIt) || failed(numOutData) || failed(condLocs) ||
+        failed(funcLocs))
+      return failure();
+    if (*numOutData < 0 || size_t(*numOutData) > n.numOutputs)
+      return emitError(loc) << "_while_loop: num_out_data " << *numOutData
+                            << " with " << n.numOutputs << " outputs";
+    size_t nv = n.numOutputs - *numOutData;
+    auto varLocs = locsAttr("func_var_locs", numFunc, nv);
+    if (failed(varLocs))
+      return failure();
+    if (*maxIt <= 0)
+      return emitError(loc) << "_while_loop: max_iterations must be positive, "
+                            << "it is " << *maxIt
+                            << " (mxc compiles no zero-size outputs)";
+    // The node's inputs as the loop updates them; loop variable j is node
+    // input func_input_locs[func_var_locs[j]].
+    SmallVector<Binding> live(ins.begin(), ins.end());
+    SmallVector<size_t> varInput;
+    for (int64_t l : *varLocs)
+      varInput.push_back((*funcLocs)[l]);
+    auto condition = [&](int64_t step) -> FailureOr<Value> {
+      auto c = importSubgraph(condG, pick(*condLocs, live),
+                              name + "/cond" + std::to_string(step) + "/");
+      if (failed(c))
+        return failure();
+      if (c->size() != 1)
+        return emitError(loc) << "_while_loop: the condition has "
+                              << c->size() << " outputs, expected 1";
+      return (*c)[0];
+    };
+    // running: whether every condition so far held (a one-element array).
+    FailureOr<Value> running = condition(0);
+    if (failed(running))
+      return failure();
+    std::vector<SmallVector<Value>> outs(*numOutData);
+    for (int64_t i = 0; i < *maxIt; ++i) {
+      auto r = importSubgraph(funcG, pick(*funcLocs, live),
+                              name + "/" + std::to_string(i) + "/");
+      if (failed(r))
+        return failure();
+      if (r->size() != n.numOutputs)
+        return emitError(loc) << "_while_loop: the body has " << r->size()
+                              << " outputs, the node " << n.numOutputs;
+      for (int64_t k = 0; k < *numOutData; ++k) {
+        Value v = (*r)[k];
+        auto z = emitOp(at("zeros"), "zeros_like", v);
+        if (failed(z))
+          return failure();
+        auto s = select(*running, v, (*z)[0]);
+        if (failed(s))
+          return failure();
+        outs[k].push_back(*s);
+      }
+      for (size_t j = 0; j < nv; ++j) {
+        FailureOr<Value> old = live[varInput[j]].value
+                                   ? FailureOr<Value>(live[varInput[j]].value)
+                                   : valueOf(varInput[j]);
+        if (failed(old))
+          return failure();
+        auto s = select(*running, (*r)[*numOutData + j], *old);
+        if (failed(s))
+          return failure();
+        live[varInput[j]] = Binding{*s, std::nullopt};
+      }
+      if (i + 1 == *maxIt)
+        break;
+      FailureOr<Value> c = condition(i + 1);
+      if (failed(c))
+        return failure();
+      // running && c, as running's type and shape
+      auto holds = emitOp(at("mask"), "_not_equal_scalar", *c,
+                          {{"scalar", "0"}});
+      if (failed(holds))
+        return failure();
+      Value h = (*holds)[0];
+      auto rt = cast<RankedTensorType>(running->getType());
+      if (cast<RankedTensorType>(h.getType()).getElementType() !=
+          rt.getElementType()) {
+        auto cst = emitOp(at("mask"), "Cast", h,
+                          {{"dtype", mx::getMXNetDTypeName(rt.getElementType()).str()}});
+        if (failed(cst))
+          return failure();
+        h = (*cst)[0];
+      }
+      if (h.getType() != running->getType()) {
+        auto rs = emitOp(at("mask"), "reshape_like", {h, *running});
+        if (failed(rs))
+          return failure();
+        h = (*rs)[0];
+      }
+      auto both = emitOp(at("mask"), "elemwise_mul", {*running, h});
+      if (failed(both))
+        return failure();
+      running = (*both)[0];
+    }
+    for (int64_t k = 0; k < *numOutData; ++k) {
+      auto s = stack(outs[k]);
+      if (failed(s))
+        return failure();
+      results.push_back(*s);
+    }
+    for (size_t j = 0; j < nv; ++j) {
+      FailureOr<Value> v = live[varInput[j]].value
+                               ? FailureOr<Value>(live[varInput[j]].value)
+                               : valueOf(varInput[j]);
+      if (failed(v))
+        return failure();
+      results.push_back(*v);
+    }
+  } else { // _cond
+    if (failed(subgraphs(3)))
+      return failure();
+    const Graph &condG = n.subgraphs[0], &thenG = n.subgraphs[1],
+                &elseG = n.subgraphs[2];
+    auto condLocs =
+        locsAttr("cond_input_locs", n.inputs.size(), condG.listInputs().size());
+    auto thenLocs =
+        locsAttr("then_input_locs", n.inputs.size(), thenG.listInputs().size());
+    auto elseLocs =
+        locsAttr("else_input_locs", n.inputs.size(), elseG.listInputs().size());
+    if (failed(condLocs) || failed(thenLocs) || failed(elseLocs))
+      return failure();
+    auto c = importSubgraph(condG, pick(*condLocs, ins), name + "/cond/");
+    if (failed(c))
+      return failure();
+    if (c->size() != 1)
+      return emitError(loc) << "_cond: the condition has " << c->size()
+                            << " outputs, expected 1";
+    auto t = importSubgraph(thenG, pick(*thenLocs, ins), name + "/then/");
+    if (failed(t))
+      return failure();
+    auto e = importSubgraph(elseG, pick(*elseLocs, ins), name + "/else/");
+    if (failed(e))
+      return failure();
+    if (t->size() != n.numOutputs || e->size() != n.numOutputs)
+      return emitError(loc) << "_cond: the branches have " << t->size()
+                            << " and " << e->size() << " outputs, the node "
+                            << n.numOutputs;
+    for (size_t k = 0; k < n.numOutputs; ++k) {
+      auto s = select((*c)[0], (*t)[k], (*e)[k]);
+      if (failed(s))
+        return failure();
+      results.push_back(*s);
+    }
+  }
+  if (results.size() != n.numOutputs)
+    return emitError(loc) << n.op << ": " << results.size()
+                          << " results for " << n.numOutputs << " outputs";
+  for (auto [i, r] : llvm::enumerate(results))
+    cur->values[uint64_t(id) << 32 | i] = r;
   return success();
 }
 
@@ -513,8 +1084,8 @@ OwningOpRef<ModuleOp> Importer::finish() {
   // Heads: each must have a value; a variable head becomes an argument.
   SmallVector<Value> results;
   for (const NodeEntry &h : g.heads) {
-    auto it = values.find(uint64_t(h.node) << 32 | h.index);
-    if (it == values.end()) {
+    auto it = top.values.find(uint64_t(h.node) << 32 | h.index);
+    if (it == top.values.end()) {
       auto v = variables.find(h.node);
       if (v == variables.end() || !v->second.shapeKnown) {
         emitError(nodeLoc(h.node)) << "head '" << g.nodes[h.node].name
@@ -524,7 +1095,7 @@ OwningOpRef<ModuleOp> Importer::finish() {
       auto arg = createArgument(v->second);
       if (failed(arg))
         return nullptr;
-      it = values.insert({uint64_t(h.node) << 32, *arg}).first;
+      it = top.values.insert({uint64_t(h.node) << 32, *arg}).first;
     }
     results.push_back(it->second);
   }

@@ -190,7 +190,7 @@ std::vector<uint32_t> dfsPostOrder(const Graph &g) {
 
 /// Variables reached from the heads (DFS order), split by whether an
 /// operator mutates them (FMutateInputs), as nnvm's Symbol::ListInputs does.
-void listInputs(const Graph &g, std::vector<uint32_t> *readOnly,
+void collectInputs(const Graph &g, std::vector<uint32_t> *readOnly,
                 std::vector<uint32_t> *mutated) {
   std::vector<uint32_t> vars;
   std::vector<uint8_t> mutableSet(g.nodes.size(), 0);
@@ -285,7 +285,18 @@ std::string plural(uint32_t n, StringRef word) {
 // Operator table
 //===----------------------------------------------------------------------===//
 
+bool mxc::graph::isControlFlowOp(StringRef op) {
+  return op == "_foreach" || op == "_while_loop" || op == "_cond";
+}
+
 uint32_t mxc::graph::numOutputsOf(StringRef op, const Attrs &attrs) {
+  if (isControlFlowOp(op)) {
+    auto it = attrs.find("num_outputs");
+    uint32_t n = 1;
+    if (it == attrs.end() || StringRef(it->second).trim().getAsInteger(10, n))
+      return 1;
+    return n;
+  }
   const OpSignature *sig = signatureOf(op);
   if (!sig)
     return 1;
@@ -360,13 +371,21 @@ std::vector<uint32_t> Graph::postOrder() const { return dfsPostOrder(*this); }
 
 std::vector<uint32_t> Graph::listArguments() const {
   std::vector<uint32_t> args;
-  listInputs(*this, &args, nullptr);
+  collectInputs(*this, &args, nullptr);
   return args;
+}
+
+std::vector<uint32_t> Graph::listInputs() const {
+  std::vector<uint32_t> vars;
+  for (uint32_t v : postOrder())
+    if (nodes[v].isVariable())
+      vars.push_back(v);
+  return vars;
 }
 
 std::vector<uint32_t> Graph::listAuxiliaryStates() const {
   std::vector<uint32_t> aux;
-  listInputs(*this, nullptr, &aux);
+  collectInputs(*this, nullptr, &aux);
   return aux;
 }
 
@@ -416,6 +435,12 @@ llvm::Error Graph::verify() const {
               checkEdge(*this, i, "control dependency " + std::to_string(k),
                         node.controlDeps[k]))
         return err;
+    for (size_t k = 0; k < node.subgraphs.size(); ++k)
+      if (llvm::Error err = node.subgraphs[k].verify())
+        return llvm::createStringError(
+            llvm::formatv("{0}: subgraph {1}: {2}", nodeLabel(*this, i), k,
+                          llvm::toString(std::move(err)))
+                .str());
   }
   for (size_t h = 0; h < heads.size(); ++h) {
     const NodeEntry &e = heads[h];

@@ -98,6 +98,9 @@ public:
   llvm::Expected<Graph> read(StringRef text);
 
 private:
+  /// A graph object: the file's top level, or a control-flow node's
+  /// subgraph (`subgraph` true: no graph attributes of its own).
+  llvm::Expected<Graph> readGraph(const json::Value &v, bool subgraph);
   llvm::Error readNode(const json::Value &v, uint32_t i, Node &node);
   llvm::Error readEntry(const json::Value &v, NodeEntry &e,
                         const std::string &where);
@@ -195,11 +198,8 @@ llvm::Error SymbolReader::readNode(const json::Value &v, uint32_t i,
   for (const std::string &k : keys) {
     if (k == "op" || k == "name" || k == "inputs" || k == "attrs" ||
         k == "attr" || k == "param" || k == "control_deps" ||
-        k == "backward_source_id")
+        k == "backward_source_id" || k == "subgraphs")
       continue;
-    if (k == "subgraphs")
-      return fail(where + ": subgraphs (control-flow operators) are not "
-                          "supported");
     return fail(where + ": unknown key '" + detail::printable(k) + "'");
   }
 
@@ -243,6 +243,24 @@ llvm::Error SymbolReader::readNode(const json::Value &v, uint32_t i,
     if (llvm::Error err =
             readUIntArray(*c, node.controlDeps, where + ": 'control_deps'"))
       return err;
+
+  if (const json::Value *sv = o->get("subgraphs")) {
+    const json::Array *subs = sv->getAsArray();
+    if (!subs)
+      return fail(where + ": 'subgraphs' must be an array, not " +
+                  kindName(*sv));
+    if (!subs->empty() && !isControlFlowOp(node.op))
+      return fail(where + ": operator '" + detail::printable(node.op) +
+                  "' has subgraphs; only the control-flow operators "
+                  "_foreach, _while_loop and _cond do");
+    for (size_t k = 0; k < subs->size(); ++k) {
+      llvm::Expected<Graph> sub = readGraph((*subs)[k], /*subgraph=*/true);
+      if (!sub)
+        return fail(where + ": subgraph " + llvm::Twine(k) + ": " +
+                    llvm::toString(sub.takeError()));
+      node.subgraphs.push_back(std::move(*sub));
+    }
+  }
   return llvm::Error::success();
 }
 
@@ -282,9 +300,14 @@ llvm::Expected<Graph> SymbolReader::read(StringRef text) {
   llvm::Expected<json::Value> parsed = json::parse(text);
   if (!parsed)
     return fail("not valid JSON: " + llvm::toString(parsed.takeError()));
-  const json::Object *top = parsed->getAsObject();
+  return readGraph(*parsed, /*subgraph=*/false);
+}
+
+llvm::Expected<Graph> SymbolReader::readGraph(const json::Value &v,
+                                              bool subgraph) {
+  const json::Object *top = v.getAsObject();
   if (!top)
-    return fail("symbol JSON must be an object, not " + kindName(*parsed));
+    return fail("symbol JSON must be an object, not " + kindName(v));
 
   std::set<std::string> keys;
   for (const auto &kv : *top)
@@ -324,7 +347,7 @@ llvm::Expected<Graph> SymbolReader::read(StringRef text) {
             readEntry((*heads)[h], g.heads[h], "head " + std::to_string(h)))
       return std::move(err);
 
-  if (const json::Value *a = top->get("attrs"))
+  if (const json::Value *a = top->get("attrs"); a && !subgraph)
     if (llvm::Error err = readGraphAttrs(*a, g))
       return std::move(err);
 
@@ -696,9 +719,10 @@ llvm::Expected<Graph> mxc::graph::readSymbolFile(StringRef path) {
   return g;
 }
 
-std::string mxc::graph::writeSymbolJSON(const Graph &g) {
-  std::string out;
-  DmlcWriter w(out);
+namespace {
+/// One graph object; `subgraph`: a control-flow node's graph, which nnvm
+/// writes without the graph attributes.
+void writeGraph(DmlcWriter &w, const Graph &g, bool subgraph) {
   w.beginObject(true);
   w.key("nodes");
   w.beginArray(true);
@@ -726,6 +750,15 @@ std::string mxc::graph::writeSymbolJSON(const Graph &g) {
       w.key("control_deps");
       w.uintArray(node.controlDeps);
     }
+    if (!node.subgraphs.empty()) {
+      w.key("subgraphs");
+      w.beginArray(true);
+      for (const Graph &sub : node.subgraphs) {
+        w.item();
+        writeGraph(w, sub, /*subgraph=*/true);
+      }
+      w.endArray();
+    }
     w.endObject();
   }
   w.endArray();
@@ -735,6 +768,10 @@ std::string mxc::graph::writeSymbolJSON(const Graph &g) {
   w.uintArray(rowPtr);
   w.key("heads");
   w.entryArray(g.heads);
+  if (subgraph) {
+    w.endObject();
+    return;
+  }
   w.key("attrs");
   w.beginObject(false);
   if (g.isNpShape) {
@@ -756,5 +793,12 @@ std::string mxc::graph::writeSymbolJSON(const Graph &g) {
   w.endArray();
   w.endObject();
   w.endObject();
+}
+} // namespace
+
+std::string mxc::graph::writeSymbolJSON(const Graph &g) {
+  std::string out;
+  DmlcWriter w(out);
+  writeGraph(w, g, /*subgraph=*/false);
   return out;
 }

@@ -31,6 +31,8 @@ struct NodeEntry {
   }
 };
 
+struct Graph;
+
 struct Node {
   /// MXNet operator name as written in the file ("Convolution", "_Plus");
   /// "null" for variables.
@@ -46,6 +48,12 @@ struct Node {
   /// Number of outputs, visible and hidden. Taken from `node_row_ptr` when the
   /// file has it, otherwise from the operator table (1 when unknown).
   uint32_t numOutputs = 1;
+  /// The graphs of a control-flow operator (MXNet's `subgraphs`): `_foreach`
+  /// its body, `_while_loop` its condition and body, `_cond` its condition
+  /// and both branches. Each is a whole graph whose variables, in
+  /// `listInputs()` order, the operator's `*_locs` attributes map to the
+  /// node's inputs.
+  std::vector<Graph> subgraphs;
 
   bool isVariable() const { return op == "null"; }
 };
@@ -74,6 +82,10 @@ struct Graph {
   /// inputs then control dependencies, each node once): the order MXNet
   /// numbers nodes in when it saves a graph.
   std::vector<uint32_t> postOrder() const;
+  /// Every variable reached from the heads, arguments and auxiliary states
+  /// alike, in depth-first post-order: MXNet's `list_inputs()`, the order in
+  /// which a subgraph's inputs are numbered.
+  std::vector<uint32_t> listInputs() const;
 
   /// Structural checks: input and head indices in range, output indices below
   /// each node's output count, no cycle (nodes are topologically ordered),
@@ -81,8 +93,13 @@ struct Graph {
   llvm::Error verify() const;
 };
 
+/// Whether `op` is one of MXNet's control-flow operators (`_foreach`,
+/// `_while_loop`, `_cond`), whose nodes carry subgraphs.
+bool isControlFlowOp(llvm::StringRef op);
+
 /// Output count of an MXNet operator given its attributes (all outputs,
-/// hidden included: BatchNorm 3, Dropout 2). 1 for unknown operators.
+/// hidden included: BatchNorm 3, Dropout 2; a control-flow operator its
+/// `num_outputs`). 1 for unknown operators.
 uint32_t numOutputsOf(llvm::StringRef op,
                       const std::map<std::string, std::string> &attrs);
 /// Indices of an operator's inputs that are auxiliary states (BatchNorm: 3, 4).
