@@ -245,6 +245,17 @@ std::string mxc::diffGraphs(MLIRContext &ctx, const Graph &a, const Graph &b) {
           note(where + ": input " + std::to_string(k) + " " +
                entryStr(a, x.inputs[k]) + " vs " + entryStr(b, y.inputs[k]));
     }
+    if (x.subgraphs.size() != y.subgraphs.size())
+      note(where + ": " + std::to_string(x.subgraphs.size()) +
+           " subgraphs vs " + std::to_string(y.subgraphs.size()));
+    else
+      for (size_t k = 0; k < x.subgraphs.size(); ++k) {
+        std::string sub = diffGraphs(ctx, x.subgraphs[k], y.subgraphs[k]);
+        llvm::SmallVector<llvm::StringRef> lines;
+        llvm::StringRef(sub).split(lines, '\n', -1, /*KeepEmpty=*/false);
+        for (llvm::StringRef l : lines)
+          note(where + ": subgraph " + std::to_string(k) + ": " + l.str());
+      }
     std::string why;
     auto ax = normalizedAttrs(builder, x, why);
     auto ay = normalizedAttrs(builder, y, why);

@@ -49,9 +49,10 @@ class _Node:
     """A graph node: op ('null' for a variable), name, MXNet attribute
     strings, inputs as (node, output index, version) and the output count."""
 
-    __slots__ = ["op", "name", "attrs", "inputs", "num_outputs", "subgraph"]
+    __slots__ = ["op", "name", "attrs", "inputs", "num_outputs", "subgraph", "subgraphs"]
 
-    def __init__(self, op, name, attrs=None, inputs=(), num_outputs=1, subgraph=None):
+    def __init__(self, op, name, attrs=None, inputs=(), num_outputs=1, subgraph=None,
+                 subgraphs=None):
         self.op = op
         self.name = name
         self.attrs = dict(attrs or {})
@@ -61,6 +62,9 @@ class _Node:
         # above its inline_limit): (the block's Symbol, the names of its
         # variables in the order of the node's inputs)
         self.subgraph = subgraph
+        # a control-flow node's graphs (_foreach: its body; _while_loop: cond,
+        # func; _cond: cond, then, else), as Symbols; the compiler unrolls them
+        self.subgraphs = list(subgraphs) if subgraphs else []
 
     def visible_outputs(self):
         if self.op == "null":
@@ -111,7 +115,8 @@ def _inline_cached_ops(heads):
             continue
         ins = [entry(src, i) + (v,) for src, i, v in n.inputs]
         if n.subgraph is None:
-            new[id(n)] = _Node(n.op, n.name, n.attrs, ins, n.num_outputs)
+            new[id(n)] = _Node(n.op, n.name, n.attrs, ins, n.num_outputs,
+                               subgraphs=n.subgraphs)
             continue
         sym, names = n.subgraph
         by_name = dict(zip(names, ins))
@@ -127,10 +132,35 @@ def _inline_cached_ops(heads):
                 else:
                     m_ins.append((inner[id(src)], i, v))
             inner[id(m)] = _Node(m.op, "%s_%s" % (n.name, m.name), m.attrs, m_ins,
-                                 m.num_outputs)
+                                 m.num_outputs, subgraphs=m.subgraphs)
         new[id(n)] = [inner[id(m)][:2] if m.op == "null" else (inner[id(m)], i)
                       for m, i in sym._outputs]
     return [entry(n, i) for n, i in heads]
+
+
+def _graph_dict(heads, cached_ops=False):
+    """nnvm's graph object (nodes, arg_nodes, node_row_ptr, heads) of the
+    graph that `heads` reach; a control-flow node's graphs are written as its
+    "subgraphs", as nnvm writes them."""
+    heads = heads if cached_ops else _inline_cached_ops(heads)
+    nodes = _post_order(heads)
+    index = {id(n): i for i, n in enumerate(nodes)}
+    out, row = [], [0]
+    for n in nodes:
+        d = {"op": n.op, "name": n.name}
+        if n.attrs:
+            d["attrs"] = n.attrs
+        d["inputs"] = [[index[id(src)], i, v] for src, i, v in n.inputs]
+        if n.subgraphs:
+            d["subgraphs"] = [_graph_dict(g._outputs, cached_ops) for g in n.subgraphs]
+        out.append(d)
+        row.append(row[-1] + n.num_outputs)
+    return {
+        "nodes": out,
+        "arg_nodes": [i for i, n in enumerate(nodes) if n.op == "null"],
+        "node_row_ptr": row,
+        "heads": [[index[id(n)], i, 0] for n, i in heads],
+    }
 
 
 class Symbol:
@@ -148,24 +178,9 @@ class Symbol:
         operators, as the compiler and the graph layer take the graph)
         unless cached_ops (tojson: as MXNet writes them, without their
         graph)."""
-        heads = self._outputs if cached_ops else _inline_cached_ops(self._outputs)
-        nodes = _post_order(heads)
-        index = {id(n): i for i, n in enumerate(nodes)}
-        out, row = [], [0]
-        for n in nodes:
-            d = {"op": n.op, "name": n.name}
-            if n.attrs:
-                d["attrs"] = n.attrs
-            d["inputs"] = [[index[id(src)], i, v] for src, i, v in n.inputs]
-            out.append(d)
-            row.append(row[-1] + n.num_outputs)
-        return json.dumps({
-            "nodes": out,
-            "arg_nodes": [i for i, n in enumerate(nodes) if n.op == "null"],
-            "node_row_ptr": row,
-            "heads": [[index[id(n)], i, 0] for n, i in heads],
-            "attrs": _graph_attrs(),
-        })
+        graph = _graph_dict(self._outputs, cached_ops)
+        graph["attrs"] = _graph_attrs()
+        return json.dumps(graph)
 
     def tojson(self):
         """The graph as MXNet 1.9.1's symbol JSON (byte-identical to what
@@ -285,7 +300,8 @@ class Symbol:
         for n in nodes:  # inputs first: copy every operator node
             if n.op == "null":
                 continue
-            c = _Node(n.op, n.name, n.attrs, num_outputs=n.num_outputs, subgraph=n.subgraph)
+            c = _Node(n.op, n.name, n.attrs, num_outputs=n.num_outputs, subgraph=n.subgraph,
+                      subgraphs=n.subgraphs)
             for src, i, ver in n.inputs:
                 if id(src) in by_id:
                     src, i = by_id[id(src)]
@@ -303,7 +319,7 @@ class Symbol:
             head = outs[0][0]
             if id(head) not in {id(c) for c in copies.values()}:
                 head = _Node(head.op, head.name, head.attrs, head.inputs, head.num_outputs,
-                             head.subgraph)
+                             head.subgraph, head.subgraphs)
                 outs[0] = (head, outs[0][1])
             head.name = name
         self._outputs = outs
@@ -1262,7 +1278,8 @@ def _eliminate_common_expr(sym):
         if key is not None and key in seen:
             canon[id(node)] = seen[key]
             continue
-        new = _Node(node.op, node.name, node.attrs, ins, node.num_outputs, node.subgraph)
+        new = _Node(node.op, node.name, node.attrs, ins, node.num_outputs, node.subgraph,
+                    node.subgraphs)
         canon[id(node)] = new
         if key is not None:
             seen[key] = new
@@ -1291,28 +1308,22 @@ class _ContribNamespace(_ops.ContribNamespace):
     composites (rand_zipfian)."""
 
     @staticmethod
-    def _control_flow(name):
-        from .base import DynamicShapeError
-        raise DynamicShapeError(
-            "mx.sym.contrib.%s: graphs with control flow (foreach, while_loop, cond) are not "
-            "compiled by mxc; mx.nd.contrib.%s runs on NDArrays, and a hybridized Gluon block "
-            "that uses it runs imperatively" % (name, name))
-
-    @staticmethod
     def foreach(body, data, init_states, name="foreach"):
-        """MXNet's subgraph operator _foreach: not in mxc's graphs (a
-        DynamicShapeError; mx.nd.contrib.foreach works)."""
-        _ContribNamespace._control_flow("foreach")
+        """MXNet's _foreach in a graph (mxc/_control_flow.py)."""
+        from ._control_flow import foreach
+        return foreach(body, data, init_states, name=name)
 
     @staticmethod
     def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
-        """MXNet's _while_loop: not in mxc's graphs (a DynamicShapeError)."""
-        _ContribNamespace._control_flow("while_loop")
+        """MXNet's _while_loop in a graph (mxc/_control_flow.py)."""
+        from ._control_flow import while_loop
+        return while_loop(cond, func, loop_vars, max_iterations=max_iterations, name=name)
 
     @staticmethod
     def cond(pred, then_func, else_func, name="cond"):
-        """MXNet's _cond: not in mxc's graphs (a DynamicShapeError)."""
-        _ContribNamespace._control_flow("cond")
+        """MXNet's _cond in a graph (mxc/_control_flow.py)."""
+        from ._control_flow import cond
+        return cond(pred, then_func, else_func, name=name)
 
     @staticmethod
     def boolean_mask(data=None, index=None, axis=0, name=None, **kwargs):
@@ -1380,15 +1391,18 @@ def load_json(json_str, subgraphs=None):
     """A Symbol from MXNet symbol JSON (any version MXNet wrote; older files
     get MXNet's upgrade on load). subgraphs: _CachedOp node name ->
     (Symbol, input names), for autograd.get_symbol."""
-    g = json.loads(_mxc.normalize_json(json_str))
+    return _from_graph_dict(json.loads(_mxc.normalize_json(json_str)), subgraphs or {})
+
+
+def _from_graph_dict(g, subgraphs):
     rows = g.get("node_row_ptr")
     nodes = []
-    subgraphs = subgraphs or {}
     for i, d in enumerate(g["nodes"]):
         sub = subgraphs.get(d["name"]) if d["op"] == "_CachedOp" else None
         n_out = len(sub[0]._outputs) if sub else rows[i + 1] - rows[i] if rows else 1
         inputs = [(nodes[src], idx, ver) for src, idx, ver in d["inputs"]]
-        nodes.append(_Node(d["op"], d["name"], d.get("attrs", {}), inputs, n_out, sub))
+        graphs = [_from_graph_dict(x, {}) for x in d.get("subgraphs", ())]
+        nodes.append(_Node(d["op"], d["name"], d.get("attrs", {}), inputs, n_out, sub, graphs))
     return Symbol([(nodes[h[0]], h[1]) for h in g["heads"]])
 
 
@@ -1465,7 +1479,7 @@ def _rule(node, ins, cache):
     names = ["__partial_in%d" % i for i in range(len(node.inputs))]
     variables = [_Node("null", n) for n in names]
     alone = _Node(node.op, node.name, node.attrs, [(v, 0, 0) for v in variables],
-                  node.num_outputs, node.subgraph)
+                  node.num_outputs, node.subgraph, node.subgraphs)
     text = Symbol([(alone, k) for k in range(node.num_outputs)])._raw_json()
     unknown = any(s is not None and not _complete(s) for s in ins)
     runs = []

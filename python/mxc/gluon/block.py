@@ -624,11 +624,13 @@ class _CachedGraph:
             raise MXNetError("%s: expected %d inputs (%s), got %d" % (
                 self.what, len(self.input_names), ", ".join(self.input_names), len(args)))
         arrays = {}
+        used = {n["name"] for n in self.graph["nodes"] if n["op"] == "null"}
         for name, a in zip(self.input_names, args):
             if not isinstance(a, NDArray):
                 raise MXNetError("%s: input '%s' must be an NDArray, got %s"
                                  % (self.what, name, type(a).__name__))
-            arrays[name] = a
+            if name in used:  # an input the graph does not use (MXNet warns) is left out
+                arrays[name] = a
         for name in self.arg_names + self.aux_names:
             if name not in arrays:
                 arrays[name] = self.params[name].data(ctx)

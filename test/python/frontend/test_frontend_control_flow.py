@@ -1,11 +1,11 @@
 """mx.nd.contrib.foreach / while_loop / cond (Python loops over mxc's
-operators, recorded by autograd) and the Symbol forms (a DynamicShapeError;
-a hybridized Gluon block using them runs imperatively)."""
+operators, recorded by autograd). The Symbol forms (_foreach, _while_loop,
+_cond nodes with subgraphs, unrolled by the compiler) are in
+test_symbol_control_flow.py."""
 import numpy as np
 import pytest
 
 import mxc as mx
-from mxc.base import DynamicShapeError
 
 R = np.random.default_rng(3)
 
@@ -84,22 +84,15 @@ def test_cond():
     assert got.asscalar() == -3
 
 
-def test_symbol_control_flow_is_a_dynamic_shape_error():
-    x = mx.sym.Variable("x")
-    for call in (lambda: mx.sym.contrib.foreach(lambda d, s: (d, s), x, [x]),
-                 lambda: mx.sym.contrib.while_loop(lambda v: v, lambda v: (v, v), [x], 3),
-                 lambda: mx.sym.contrib.cond(x, lambda: x, lambda: x)):
-        with pytest.raises(DynamicShapeError, match="control flow"):
-            call()
-
-
-def test_hybridized_block_runs_control_flow_imperatively():
+def test_hybridized_block_compiles_control_flow():
     class Cumsum(mx.gluon.HybridBlock):
-        def hybrid_forward(self, F, x):
-            out, state = F.contrib.foreach(lambda d, s: (d + s, d + s), x, F.zeros_like(x[0]))
+        def hybrid_forward(self, F, x, init):
+            out, state = F.contrib.foreach(lambda d, s: (d + s[0], [d + s[0]]), x, [init])
             return out
 
     block = Cumsum()
     block.hybridize()
     x = mx.nd.array(R.uniform(-1, 1, (4, 3)))
-    np.testing.assert_allclose(block(x).asnumpy(), np.cumsum(x.asnumpy(), axis=0), rtol=1e-6)
+    got = block(x, mx.nd.zeros((3,)))
+    np.testing.assert_allclose(got.asnumpy(), np.cumsum(x.asnumpy(), axis=0), rtol=1e-6)
+    assert block._cached_op is not None and not getattr(block, "_dynamic_shape", False)

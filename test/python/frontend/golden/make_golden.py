@@ -32,3 +32,12 @@ with mx.name.NameManager():
     e = ((a + b) * 2 - a / 3.5 + (-a) + (2 - a) + (1 / a) + (a ** 2) + (a < 1)
          + (2 ** a) + abs(a))
     write("arith.mxnet-1.9.1.json", e.tojson())
+
+import json
+import sys
+
+sys.path.insert(0, HERE)
+from control_flow_graphs import build  # noqa: E402
+
+write("control_flow.mxnet-1.9.1.json",
+      json.dumps({k: v.tojson() for k, v in build(mx).items()}, indent=1, sort_keys=True))
