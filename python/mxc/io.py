@@ -128,7 +128,10 @@ def _init_data(data, allow_empty, default_name):
             arr = v._data
         else:
             try:
-                arr = np.asarray(v)
+                # as MXNet's array(v): other sources become float32 NDArrays
+                # (an h5py dataset keeps its type)
+                h5 = type(v).__module__.startswith("h5py")
+                arr = np.asarray(v) if h5 else np.asarray(v, dtype=np.float32)
             except Exception:
                 raise MXNetError("Invalid type '%s' for %s, should be NDArray or numpy.ndarray"
                                  % (type(v), k))

@@ -974,6 +974,7 @@ class BucketingModule(BaseModule):
 
     def _new_module(self, key):
         symbol, data_names, label_names = self._call_sym_gen(key)
+        symbol = getattr(self, "_saved_symbols", {}).get(key, symbol)  # (load)
         return Module(symbol, data_names, label_names, logger=self.logger,
                       context=self._context, work_load_list=self._work_load_list,
                       fixed_param_names=self._fixed_param_names,
@@ -1177,9 +1178,39 @@ class BucketingModule(BaseModule):
             mod.install_monitor(mon)
 
     def save_checkpoint(self, prefix, epoch, remove_amp_cast=False):
-        """The default bucket's symbol and the shared parameters."""
-        self._buckets[self._default_bucket_key].save_checkpoint(
-            prefix, epoch, remove_amp_cast=remove_amp_cast)
+        """As MXNet: the shared parameters (prefix-%04d.params), each bound
+        bucket's symbol (prefix-<key>-symbol.json) and the keys
+        (prefix.buckets, an int32 NDArray)."""
+        if not self._buckets:
+            raise MXNetError("Empty BucketingModule cannot be saved")
+        self.save_params("%s-%04d.params" % (prefix, epoch))
+        for key in self._buckets:
+            symbol, _, _ = self._call_sym_gen(key)
+            symbol.save("%s-%s-symbol.json" % (prefix, key), remove_amp_cast=remove_amp_cast)
+        nd.save("%s.buckets" % prefix, nd.array(list(self._buckets), dtype=np.int32))
+
+    @staticmethod
+    def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):
+        """A BucketingModule from save_checkpoint's files: the buckets' saved
+        symbols (with sym_gen's data and label names) and the parameters,
+        which bind() gives the default bucket's module."""
+        from .model import load_params
+        from .symbol import load as _load_symbol
+        if sym_gen is None:
+            raise MXNetError("sym_gen is required for loading BucketingModule")
+        if default_bucket_key is None:
+            raise MXNetError("default_bucket_key is required for loading BucketingModule")
+        keys = [int(k) for k in nd.load("%s.buckets" % prefix)[0].asnumpy().astype(np.int32)]
+        mod = BucketingModule(sym_gen, default_bucket_key, **kwargs)
+        mod._saved_symbols = {k: _load_symbol("%s-%s-symbol.json" % (prefix, k)) for k in keys}
+        arg_params, aux_params = load_params(prefix, epoch)
+        default = mod._new_module(default_bucket_key)
+        default._arg_params = arg_params
+        default._aux_params = aux_params
+        default.params_initialized = True
+        mod._curr_module = default   # unbound: bind() takes its parameters
+        mod.params_initialized = True
+        return mod
 
 
 def _create_kvstore(kvstore, arg_params, num_device=1):

@@ -1473,6 +1473,30 @@ def _shape_attr(node):
 def _rule(node, ins, cache):
     """What the operator's own shape rule says of (inputs, outputs) given the
     partial input shapes `ins`; None where it cannot run."""
+    if node.op == "_foreach" and ins and all(s for s in ins[:_foreach_num_data(node)]):
+        # The step shapes do not depend on the number of steps: the rule runs
+        # on one step (not on a sentinel's thousands of unrolled ones), and
+        # the stacked outputs take the data's leading extent.
+        nd = _foreach_num_data(node)
+        one = [(1,) + tuple(s[1:]) if i < nd else s for i, s in enumerate(ins)]
+        got = _rule_run(node, one, cache)
+        if got is None:
+            return None
+        lead = ins[0][0]
+        n_out = int(node.attrs.get("num_out_data", 0))
+        got_ins = [(s[0],) + tuple(g[1:]) if i < nd and g is not None else g
+                   for i, (s, g) in enumerate(zip(ins, got[0]))]
+        got_outs = [(lead,) + tuple(g[1:]) if k < n_out and g is not None else g
+                    for k, g in enumerate(got[1])]
+        return got_ins, got_outs
+    return _rule_run(node, ins, cache)
+
+
+def _foreach_num_data(node):
+    return len(_attr_list(node.attrs.get("in_data_locs", "")))
+
+
+def _rule_run(node, ins, cache):
     key = (id(node), tuple(ins))
     if key in cache:
         return cache[key]

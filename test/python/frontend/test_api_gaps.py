@@ -332,6 +332,45 @@ def test_bucketing_module_shares_parameters_and_gradients():
         assert mod._buckets[5]._exec.arg_dict["a"] is mod._buckets[10]._exec.arg_dict["a"]
 
 
+def test_bucketing_module_checkpoint_round_trip(tmp_path):
+    # MXNet's layout: prefix-%04d.params, prefix-<key>-symbol.json per bucket,
+    # prefix.buckets; load() gives a module that binds with those parameters.
+    def sym_gen(key):
+        fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
+        return mx.sym.sum(fc * key, axis=1), ("data",), None
+
+    def batch(key):
+        x = mx.nd.array(np.arange(2 * 4).reshape(2, 4) / 7.0)
+        return mx.io.DataBatch(data=[x], label=None, bucket_key=key,
+                               provide_data=[mx.io.DataDesc("data", (2, 4))])
+
+    mod = mx.mod.BucketingModule(sym_gen=sym_gen, default_bucket_key=2)
+    mod.bind(data_shapes=[("data", (2, 4))], for_training=True)
+    mod.init_params(mx.init.Uniform(0.5))
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+    for key in (2, 3):
+        mod.forward_backward(batch(key))
+        mod.update()
+    prefix = str(tmp_path / "bk")
+    mod.save_checkpoint(prefix, 1)
+    for f in ("bk-0001.params", "bk-2-symbol.json", "bk-3-symbol.json", "bk.buckets"):
+        assert (tmp_path / f).exists(), f
+    assert sorted(mx.nd.load(prefix + ".buckets")[0].asnumpy().tolist()) == [2, 3]
+    loaded = mx.mod.BucketingModule.load(prefix, 1, sym_gen=sym_gen, default_bucket_key=2)
+    loaded.bind(data_shapes=[("data", (2, 4))], for_training=False)
+    want, got = mod.get_params()[0], loaded.get_params()[0]
+    assert sorted(want) == sorted(got)
+    for k in want:
+        np.testing.assert_array_equal(got[k].asnumpy(), want[k].asnumpy())
+    for key in (2, 3):
+        mod.forward(batch(key), is_train=False)
+        loaded.forward(batch(key), is_train=False)
+        np.testing.assert_allclose(loaded.get_outputs()[0].asnumpy(),
+                                   mod.get_outputs()[0].asnumpy(), rtol=1e-6)
+    with pytest.raises(mx.MXNetError, match="sym_gen is required"):
+        mx.mod.BucketingModule.load(prefix, 1, default_bucket_key=2)
+
+
 def test_optimizer_multi_precision_master_copy():
     w16 = mx.nd.array(np.full((4,), 1.0), dtype="float16")
     g16 = mx.nd.array(np.full((4,), 1e-4), dtype="float16")
