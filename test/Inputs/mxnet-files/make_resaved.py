@@ -30,3 +30,20 @@ with open("multi_output.mxnet-1.9.1.json", "w") as f:
     f.write(group.tojson())
 print("multi_output", group.list_arguments(), group.list_auxiliary_states(),
       group.list_outputs())
+
+# Control flow: _foreach (a free variable, an operator outside the body, a
+# nested foreach), _while_loop, _cond, with their subgraphs.
+data = mx.sym.var("data")
+w = mx.sym.var("w")
+fc = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
+outs, states = mx.sym.contrib.foreach(
+    lambda x, s: ([x + s[0] * w, fc],
+                  [mx.sym.contrib.foreach(lambda y, t: (y, [t[0] + y]), x, [s[0]])[1][0]]),
+    data, [mx.sym.var("s0")])
+loop, final = mx.sym.contrib.while_loop(lambda i: i < 3, lambda i: ([i * w], [i + 1]),
+                                        [mx.sym.var("i")], max_iterations=4)
+picked = mx.sym.contrib.cond(mx.sym.sum(w) > 0, lambda: w * 2, lambda: w - 1)
+group = mx.sym.Group(outs + states + loop + final + [picked])
+with open("control_flow.mxnet-1.9.1.json", "w") as f:
+    f.write(group.tojson())
+print("control_flow", group.list_arguments(), group.list_outputs())

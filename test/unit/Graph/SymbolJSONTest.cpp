@@ -262,7 +262,7 @@ TEST(SymbolJSON, WritesWhatMXNetWrites) {
   }
   for (const char *name :
        {"save_000800", "vgg_like_model1", "mlp-symbol", "legacy_hidden",
-        "multi_output"}) {
+        "multi_output", "control_flow"}) {
     SCOPED_TRACE(name);
     std::string text =
         readInput("mxnet-files/" + std::string(name) + ".mxnet-1.9.1.json");
@@ -419,8 +419,47 @@ TEST(SymbolJSONErrors, MissingAndUnknownKeys) {
                 R"({"op": "relu", "name": "r", "inputs": [], "colour": 1})")),
             "node 1 ('r'): unknown key 'colour'");
   EXPECT_EQ(readError(twoNodes(
-                R"({"op": "_foreach", "name": "f", "inputs": [], "subgraphs": []})")),
-            "node 1 ('f'): subgraphs (control-flow operators) are not supported");
+                R"({"op": "relu", "name": "r", "inputs": [[0, 0]], "subgraphs": [)" +
+                std::string(R"({"nodes": [], "arg_nodes": [], "heads": []}]})"))),
+            "node 1 ('r'): operator 'relu' has subgraphs; only the control-flow "
+            "operators _foreach, _while_loop and _cond do");
+  EXPECT_EQ(readError(twoNodes(
+                R"({"op": "_foreach", "name": "f", "inputs": [], "subgraphs": {}})")),
+            "node 1 ('f'): 'subgraphs' must be an array, not an object");
+  EXPECT_EQ(
+      readError(twoNodes(R"({"op": "_foreach", "name": "f", "inputs": [], )"
+                         R"("subgraphs": [{"nodes": [], "arg_nodes": [], )"
+                         R"("heads": [[3, 0, 0]]}]})")),
+      "node 1 ('f'): subgraph 0: head 0 refers to node 3, which does not exist");
+}
+
+TEST(SymbolJSON, ControlFlowSubgraphs) {
+  // MXNet 1.9.1's foreach (nested), while_loop and cond: each node keeps its
+  // subgraphs, whose inputs are their variables in list_inputs() order.
+  std::string text = readInput("mxnet-files/control_flow.mxnet-1.9.1.json");
+  Graph g = take(readSymbolJSON(text));
+  std::vector<std::string> ops;
+  for (const Node &n : g.nodes)
+    if (!n.subgraphs.empty())
+      ops.push_back(n.op + ":" + std::to_string(n.subgraphs.size()));
+  EXPECT_EQ(ops, (std::vector<std::string>{"_foreach:1", "_while_loop:2", "_cond:3"}));
+  const Node &fe = g.nodes[g.heads[0].node];
+  ASSERT_EQ(fe.op, "_foreach");
+  EXPECT_EQ(fe.numOutputs, 3u);
+  const Graph &body = fe.subgraphs[0];
+  std::vector<std::string> inputs;
+  for (uint32_t v : body.listInputs())
+    inputs.push_back(body.nodes[v].name);
+  EXPECT_EQ(inputs, (std::vector<std::string>{"data-0", "s0-0", "w", "fc_output"}));
+  int nested = 0;
+  for (const Node &n : body.nodes)
+    nested += n.op == "_foreach" && n.subgraphs.size() == 1;
+  EXPECT_EQ(nested, 1);
+  std::vector<std::string> args;
+  for (uint32_t v : g.listArguments())
+    args.push_back(g.nodes[v].name);
+  EXPECT_EQ(args, (std::vector<std::string>{"data", "s0", "w", "fc_weight", "fc_bias", "i"}));
+  EXPECT_EQ(writeSymbolJSON(g), text);
 }
 
 TEST(SymbolJSONErrors, WrongTypes) {
