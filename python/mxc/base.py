@@ -218,8 +218,9 @@ class DynamicShapeError(MXNetError):
 
 
 class CustomOpInGraphError(DynamicShapeError):
-    """mx.sym.Custom: a Python custom operator in a graph, which mxc
-    compiles and cannot call back into Python (mx.nd.Custom runs it)."""
+    """A Python custom operator in a graph that would be compiled whole (a
+    hybridized Gluon block's), which cannot call back into Python: the
+    block runs imperatively (mx.nd.Custom runs the operator)."""
 
 
 class NotImplementedForSymbol(MXNetError):

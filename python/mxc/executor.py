@@ -20,6 +20,7 @@ import numpy as np
 from . import _ops
 from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import check_context
+from . import ndarray as nd
 from .ndarray import NDArray, _engine_copy, zeros as _nd_zeros
 
 
@@ -224,6 +225,8 @@ class Executor:
         self._copy_kwargs(kwargs)
         self._pending = None
         self._last_forward = "train" if is_train else "infer"
+        if self._interpreted():
+            return self._forward_interpreted(is_train)
         if self._monitor is not None:
             self._run_monitor()
         if not is_train:
@@ -431,6 +434,8 @@ class Executor:
         self._backward(out_grads, is_train)
 
     def _backward(self, out_grads, is_train):
+        if self._interpreted():
+            return self._backward_interpreted(out_grads)
         if self._pending is None and self._last_forward in ("infer", None):
             # As MXNet: the gradients of the last forward's graph, here the
             # training step run again on the same inputs (heads and
@@ -479,6 +484,57 @@ class Executor:
             if grad_dict.get(arg) is not None:
                 np.copyto(grad_dict[arg]._data, d, casting="unsafe")
         self._pending = None
+
+    # -- graphs with Python custom operators: run operator by operator ---------------
+    def _interpreted(self):
+        """Whether the graph has a Python custom operator ('Custom' node),
+        which compiled code cannot call: such a graph runs operator by
+        operator (each a cached compiled kernel, the custom operator in
+        Python), its gradients by autograd."""
+        flag = getattr(self, "_interp_flag", None)
+        if flag is None:
+            from .symbol import _has_custom
+            flag = self._interp_flag = _has_custom(self._symbol._outputs)
+        return flag
+
+    def _forward_interpreted(self, is_train):
+        from . import autograd
+        variables = dict(zip(self._arg_names, self.arg_arrays))
+        variables.update(zip(self._aux_names, self.aux_arrays))
+        wrt = [(a, g, "write" if self._grad_req.get(n) == "inplace" else self._grad_req.get(n))
+               for n, a, g in zip(self._arg_names, self.arg_arrays, self.grad_arrays)
+               if g is not None and self._grad_req.get(n, "null") != "null"]
+        record = bool(is_train and wrt)
+        if record:
+            autograd.mark_variables([a for a, _, _ in wrt], [g for _, g, _ in wrt],
+                                    [r for _, _, r in wrt])
+        scope = autograd.record(train_mode=is_train) if record else \
+            (autograd.train_mode() if is_train else autograd.predict_mode())
+        with scope:
+            outs = _interpret(self._run_symbol, variables)
+        self._interp_heads = outs if record else None
+        if not self._outputs or [o.shape for o in self._outputs] != [o.shape for o in outs] \
+                or [o.dtype for o in self._outputs] != [o.dtype for o in outs]:
+            self._outputs = [_zeros(o.shape, o.dtype, self._ctx) for o in outs]
+        for dst, src in zip(self._outputs, outs):
+            src.copyto(dst)
+        return self._outputs
+
+    def _backward_interpreted(self, out_grads):
+        from . import autograd
+        if getattr(self, "_interp_heads", None) is None:
+            # as MXNet: the gradients of the last forward's graph, on the
+            # bound arrays as they are
+            self._forward_interpreted(True)
+        heads = self._interp_heads
+        if heads is None:
+            return  # no argument wants a gradient
+        if out_grads is not None:
+            if isinstance(out_grads, (NDArray, np.ndarray)):
+                out_grads = [out_grads]
+            out_grads = [g if isinstance(g, NDArray) else nd.array(g)
+                         for g in _head_grads(out_grads, len(heads))]
+        autograd.backward(heads, head_grads=out_grads, retain_graph=True)
 
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
         """Copies arrays by name into the bound arguments and auxiliary
@@ -703,6 +759,38 @@ class OpMonitor:
                     continue
                 if (id(node), i) in by_entry and label is not None:
                     yield label, node.op, by_entry[(id(node), i)]
+
+
+def _interpret(symbol, variables):
+    """The outputs of `symbol` computed operator by operator on NDArrays
+    (mx.nd's kernels, the Python custom operators through mx.nd.Custom), so
+    that autograd records them when recording."""
+    from . import ndarray as nd
+    from .operator import _custom_nd
+    from .symbol import _inline_cached_ops, _post_order
+    heads = _inline_cached_ops(symbol._outputs)
+    values = {}
+    for node in _post_order(heads):
+        if node.op == "null":
+            if node.name not in variables:
+                raise MXNetError("'%s' is not bound" % node.name)
+            values[(id(node), 0)] = variables[node.name]
+            continue
+        if node.subgraphs:
+            raise MXNetError("node '%s': a %s node in a graph with Python custom operators "
+                             "(which runs operator by operator) is not supported"
+                             % (node.name, node.op))
+        xs = [values[(id(src), k)] for src, k, _ in node.inputs]
+        attrs = {k: v for k, v in node.attrs.items()
+                 if not (k.startswith("__") and k.endswith("__"))}
+        if node.op == "Custom":
+            outs = _custom_nd(*xs, **attrs)
+        else:
+            outs = nd._invoke(node.op, xs, attrs)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        for i, o in enumerate(outs):
+            values[(id(node), i)] = o
+    return [values[(id(n), i)] for n, i in heads]
 
 
 def _copy_cast(src, dst):

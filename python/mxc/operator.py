@@ -3,15 +3,16 @@ mxc's operator table (the mx dialect's, scripts/gen_mx_ops.py), and Python
 custom operators.
 
 Custom operators (CustomOp / CustomOpProp / register, called as
-mx.nd.Custom(..., op_type=NAME)) run **imperatively only**: the operator's
-Python forward runs when mx.nd.Custom is called (not on an engine thread, as
-in MXNet), and under autograd.record() its Python backward gives the
-gradients of its arguments (auxiliary states get none). A compiled graph
-cannot call back into Python: mx.sym.Custom raises CustomOpInGraphError (a
-DynamicShapeError), so a hybridized Gluon block that calls F.Custom runs
-imperatively instead, and Symbol / Module / Executor graphs with one are
-refused with that error. NumpyOp / NDArrayOp / PythonOp (MXNet's deprecated
-Python operators) are not in mxc: using one raises NotImplementedError."""
+mx.nd.Custom(..., op_type=NAME)): the operator's Python forward runs when
+mx.nd.Custom is called (not on an engine thread, as in MXNet), and under
+autograd.record() its Python backward gives the gradients of its arguments
+(auxiliary states get none). mx.sym.Custom writes MXNet's 'Custom' node;
+compiled code cannot call back into Python, so an Executor / Module whose
+graph has one runs it operator by operator (executor.py, _interpret), and a
+hybridized Gluon block that calls F.Custom runs imperatively
+(CustomOpInGraphError, a DynamicShapeError, sends it there). NumpyOp /
+NDArrayOp / PythonOp (MXNet's deprecated Python operators) run as custom
+operators."""
 import ctypes
 from collections import namedtuple
 
@@ -69,15 +70,6 @@ def get_operator_arguments(op_name):
         names.append(name)
         types.append(_type_string(a))
     return OperatorArguments(len(names), names, types)
-
-
-def _unsupported(what):
-    msg = ("mx.operator.%s: Python custom operators are not in mxc (a compiled graph "
-           "cannot call back into Python); use autograd.Function for imperative code" % what)
-
-    def fail(*args, **kwargs):
-        raise NotImplementedError(msg)
-    return fail
 
 
 class CustomOp:
@@ -154,18 +146,107 @@ _REGISTRY = {}
 
 
 class PythonOp:
-    """Not in mxc (MXNet's deprecated Python operators)."""
-    __init__ = _unsupported("PythonOp")
+    """MXNet's deprecated Python operators (PythonOp / NumpyOp / NDArrayOp):
+    forward(in_data, out_data), backward(out_grad, in_data, out_data,
+    in_grad), infer_shape, list_arguments / list_outputs; get_symbol(*args,
+    name=) (or calling the object) makes the graph node. mxc runs them as
+    custom operators (a 'Custom' node of an op type registered for the
+    object), so Executors and Modules run their graphs operator by operator
+    as for any custom operator. The defaults are MXNet's: the identity, one
+    argument 'data', one output 'output'."""
+    _count = 0
+
+    def __init__(self, need_top_grad=True):
+        self.info_ = None
+        self.need_top_grad_ = need_top_grad
+
+    def __call__(self, *args, **kwargs):
+        return self.get_symbol(*args, **kwargs)
+
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0]
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = out_grad[0]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]]
+
+    def list_outputs(self):
+        return ["output"]
+
+    def list_arguments(self):
+        return ["data"]
+
+    def need_top_grad(self):
+        return self.need_top_grad_
+
+    # the arrays forward / backward see: NDArrays (NDArrayOp), numpy (NumpyOp)
+    _numpy = False
+
+    def get_symbol(self, *args, **kwargs):
+        from . import symbol
+        PythonOp._count += 1
+        op_type = "_python_op_%s_%d" % (type(self).__name__, PythonOp._count)
+        register(op_type)(_python_op_prop(self))
+        return symbol.Custom(*args, op_type=op_type, **kwargs)
 
 
 class NumpyOp(PythonOp):
-    """Not in mxc (MXNet's deprecated Python operators)."""
-    __init__ = _unsupported("NumpyOp")
+    """A PythonOp whose forward / backward get numpy arrays (written back)."""
+    _numpy = True
 
 
 class NDArrayOp(PythonOp):
-    """Not in mxc (MXNet's deprecated Python operators)."""
-    __init__ = _unsupported("NDArrayOp")
+    """A PythonOp whose forward / backward get NDArrays."""
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = []
+        if self.need_top_grad():
+            deps.extend(out_grad)
+        deps.extend(in_data)
+        deps.extend(out_data)
+        return deps
+
+
+def _python_op_prop(pyop):
+    """A CustomOpProp class running PythonOp `pyop`."""
+    def call(fn, arrays_in, arrays_out):
+        if not pyop._numpy:
+            return fn(arrays_in, arrays_out)
+        ins = [[a.asnumpy() for a in group] for group in arrays_in]
+        outs = [a.asnumpy() for a in arrays_out]
+        fn(ins, outs)
+        for dst, src in zip(arrays_out, outs):
+            dst[:] = src
+
+    class _Op(CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            call(lambda ins, outs: pyop.forward(in_data=ins[0], out_data=outs),
+                 [in_data], out_data)
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            call(lambda ins, outs: pyop.backward(out_grad=ins[0], in_data=ins[1],
+                                                 out_data=ins[2], in_grad=outs),
+                 [out_grad, in_data, out_data], in_grad)
+
+    class _Prop(CustomOpProp):
+        def __init__(self):
+            super().__init__(need_top_grad=pyop.need_top_grad())
+
+        def list_arguments(self):
+            return pyop.list_arguments()
+
+        def list_outputs(self):
+            return pyop.list_outputs()
+
+        def infer_shape(self, in_shape):
+            got = pyop.infer_shape(in_shape)
+            return got[0], got[1], list(got[2]) if len(got) > 2 else []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return _Op()
+    return _Prop
 
 
 def register(reg_name):

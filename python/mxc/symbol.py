@@ -192,7 +192,29 @@ class Symbol:
         atomic_write_bytes(fname, self.tojson(), mode="w")
 
     def _lists(self):
-        return _mxc.graph_lists(self._raw_json())
+        lists = _mxc.graph_lists(self._raw_json())
+        if not _has_custom(self._outputs):
+            return lists
+        # The compiler does not know a Python custom operator: its auxiliary
+        # states and output names come from its CustomOpProp.
+        aux_vars, out_names = set(), {}
+        for n in _post_order(self._outputs):
+            if n.op != "Custom":
+                continue
+            prop = _custom_prop(n)
+            n_args = len(prop.list_arguments())
+            for src, _, _ in n.inputs[n_args:]:
+                if src.op == "null":
+                    aux_vars.add(src.name)
+            out_names[id(n)] = ["%s_%s" % (n.name, o) for o in prop.list_outputs()]
+        lists = dict(lists)
+        args = list(lists["arguments"])
+        lists["arguments"] = [a for a in args if a not in aux_vars]
+        lists["auxiliary_states"] = list(lists["auxiliary_states"]) + \
+            [a for a in args if a in aux_vars]
+        lists["outputs"] = [out_names[id(n)][i] if id(n) in out_names else o
+                            for (n, i), o in zip(self._outputs, lists["outputs"])]
+        return lists
 
     # -- introspection --------------------------------------------------------
     @property
@@ -373,6 +395,8 @@ class Symbol:
             if name not in variables:
                 raise MXNetError("'%s' is not an input of the symbol (inputs: %s)"
                                  % (name, ", ".join(variables)))
+        if _has_custom(self._outputs):
+            return self._infer_custom(shapes, dtypes)
         dt = {n: _FLAG_DTYPE[v.attrs["__dtype__"]] for n, v in variables.items()
               if v.attrs.get("__dtype__") in _FLAG_DTYPE}
         dt.update(dtypes)
@@ -389,6 +413,26 @@ class Symbol:
             ins, outs = _mxc.infer(self._raw_json(), more, dt)
         by_name = {name: (tuple(shape), dtype) for name, _, shape, dtype in ins}
         return by_name, [(tuple(s), d) for _, s, d in outs]
+
+    def _infer_custom(self, shapes, dtypes):
+        """_infer for a graph with Python custom operators, which the
+        compiler cannot see into: MXNet's partial shape inference (the
+        custom operators' own infer_shape) and the Python type rules
+        (their infer_type)."""
+        variables, heads = _partial_shapes(_inline_cached_ops(self._outputs),
+                                           {k: tuple(v) for k, v in shapes.items()})
+        missing = [n for n, v in variables.items() if not _complete(v)]
+        if missing or not all(_complete(h) for h in heads):
+            raise MXNetError("cannot infer the shape of %s: shape inference is incomplete "
+                             "(give its shape)" % (", ".join(missing) or "an output"))
+        arg_t, out_t, aux_t = self._infer_type((), dict(dtypes), partial=True)
+        names = self.list_arguments() + self.list_auxiliary_states()
+        types = {n: dtype_name(t) if t is not None else "float32"
+                 for n, t in zip(names, list(arg_t) + list(aux_t))}
+        by_name = {n: (tuple(v), types.get(n, "float32")) for n, v in variables.items()}
+        outs = [(tuple(h), dtype_name(t) if t is not None else "float32")
+                for h, t in zip(heads, out_t)]
+        return by_name, outs
 
     def _completed_shapes(self, shapes, error):
         """`shapes` with every variable shape partial inference completes,
@@ -522,6 +566,17 @@ class Symbol:
                 t = next((x for x in ins if x is not None), None)
                 if n.op == "where" and len(ins) == 3:
                     t = ins[1] or ins[2]
+                if n.op == "Custom":  # the operator's own infer_type
+                    prop = _custom_prop(n)
+                    n_args = len(prop.list_arguments())
+                    if all(x is not None for x in ins[:n_args]):
+                        got = prop.infer_type([np_dtype(x) for x in ins[:n_args]])
+                        for k, x in enumerate(got[1]):
+                            known[(id(n), k)] = dtype_name(x)
+                        for (src, i, _), x in zip(n.inputs, list(got[0]) + list(
+                                got[2] if len(got) > 2 else [])):
+                            known.setdefault((id(src), i), dtype_name(x))
+                    continue
                 spec = _ops.OP_NAMES.get(n.op)
                 if spec is not None and not spec.inputs and "dtype" in spec.attrs:
                     # a creation operator: its dtype attribute (or the default)
@@ -1473,6 +1528,18 @@ def _shape_attr(node):
 def _rule(node, ins, cache):
     """What the operator's own shape rule says of (inputs, outputs) given the
     partial input shapes `ins`; None where it cannot run."""
+    if node.op == "Custom":
+        prop = _custom_prop(node)
+        n_args = len(prop.list_arguments())
+        if any(not _complete(x) for x in ins[:n_args]):
+            return None
+        from .operator import _InOperator
+        with _InOperator(node.attrs.get("op_type"), "infer_shape"):
+            got = prop.infer_shape([list(x) for x in ins[:n_args]])
+        arg_s, out_s = got[0], got[1]
+        aux_s = got[2] if len(got) > 2 else []
+        return ([tuple(int(d) for d in x) for x in list(arg_s) + list(aux_s)],
+                [tuple(int(d) for d in x) for x in out_s])
     if node.op == "_foreach" and ins and all(s for s in ins[:_foreach_num_data(node)]):
         # The step shapes do not depend on the number of steps: the rule runs
         # on one step (not on a sentinel's thousands of unrolled ones), and
@@ -1696,14 +1763,65 @@ def _partial_shapes(heads, given):
     return variables, [shape.get((id(n), i)) for n, i in heads]
 
 
-def Custom(*data, op_type=None, name=None, **kwargs):
-    """MXNet's Custom operator in a graph: a Python custom operator, which a
-    compiled graph cannot call back into (mx.operator). Raises
-    CustomOpInGraphError: mx.nd.Custom runs the operator on NDArrays, and a
-    hybridized Gluon block that calls F.Custom runs imperatively."""
-    from .base import CustomOpInGraphError
-    raise CustomOpInGraphError(
-        "mx.sym.Custom(op_type='%s'%s): Python custom operators are not compiled into mxc's "
-        "graphs (a compiled graph cannot call back into Python); mx.nd.Custom runs them on "
-        "NDArrays, and a hybridized Gluon block that calls F.Custom runs imperatively"
-        % (op_type, ", name='%s'" % name if name else ""))
+def Custom(*data, op_type=None, name=None, attr=None, **kwargs):
+    """MXNet's Custom operator in a graph: a Python custom operator
+    (mx.operator.register) as a 'Custom' node, its inputs the operator's
+    arguments then its auxiliary states (by position or name; the missing
+    ones become variables '<name>_<input>'), its outputs list_outputs().
+    The compiler cannot call back into Python: an Executor (and so Module)
+    whose graph has one runs the graph operator by operator (docs/python.md,
+    "Custom operators in graphs")."""
+    if op_type is None:
+        raise MXNetError("Custom: op_type (the registered name) is required")
+    named = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
+    params = {k: str(v) for k, v in kwargs.items() if not isinstance(v, Symbol)}
+    prop = _custom_prop_of(op_type, params)
+    arg_names = list(prop.list_arguments())
+    aux_names = list(prop.list_auxiliary_states())
+    n_out = len(prop.list_outputs())
+    names = arg_names + aux_names
+    if len(data) > len(names):
+        raise MXNetError("Custom '%s': %d inputs given, it takes %d (arguments %s, auxiliary "
+                         "states %s)" % (op_type, len(data), len(names), arg_names, aux_names))
+    unknown = sorted(set(named) - set(names))
+    if unknown:
+        raise MXNetError("Custom '%s': no input named %s (arguments %s, auxiliary states %s)"
+                         % (op_type, ", ".join(unknown), arg_names, aux_names))
+    name = NameManager.current.get(name, "custom")
+    node_attrs = dict(params, op_type=op_type)
+    node_attrs.update(_hidden(AttrScope.current.get(attr)))
+    inputs = []
+    for i, n in enumerate(names):
+        if i < len(data):
+            if n in named:
+                raise MXNetError("Custom '%s': input '%s' given twice" % (op_type, n))
+            entry = _single(data[i], "Custom '%s'" % name)
+        elif n in named:
+            entry = _single(named[n], "Custom '%s'" % name)
+        else:
+            entry = (_Node("null", "%s_%s" % (name, n), dict(node_attrs)), 0)
+        inputs.append(entry + (1 if i >= len(arg_names) else 0,))
+    node = _Node("Custom", name, node_attrs, inputs, n_out)
+    return Symbol([(node, i) for i in range(n_out)])
+
+
+def _custom_prop_of(op_type, params):
+    """The registered CustomOpProp of `op_type`, made with `params`."""
+    from .operator import _REGISTRY, _InOperator
+    prop_cls = _REGISTRY.get(op_type)
+    if prop_cls is None:
+        raise MXNetError("Custom: no custom operator registered as '%s' (registered: %s)"
+                         % (op_type, ", ".join(sorted(_REGISTRY)) or "none"))
+    with _InOperator(op_type, "properties"):
+        return prop_cls(**params)
+
+
+def _custom_prop(node):
+    """A Custom node's CustomOpProp (from its op_type and parameters)."""
+    params = {k: v for k, v in node.attrs.items()
+              if k != "op_type" and not (k.startswith("__") and k.endswith("__"))}
+    return _custom_prop_of(node.attrs.get("op_type"), params)
+
+
+def _has_custom(heads):
+    return any(n.op == "Custom" for n in _post_order(heads))

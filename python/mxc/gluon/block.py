@@ -989,6 +989,14 @@ class HybridBlock(Block):
 
     def _build_cache(self, *args):
         inputs, out = self._get_graph(*args)
+        from ..symbol import _has_custom
+        if _has_custom(out._outputs):
+            # a Python custom operator cannot be called from compiled code:
+            # the block runs imperatively (mx.nd.Custom), as for other
+            # graphs without a static compiled form
+            from ..base import CustomOpInGraphError
+            raise CustomOpInGraphError("%s calls a Python custom operator (F.Custom)"
+                                       % self.name)
         params = {p.name: p for p in self.collect_params().values()}
         self._cached_op = _CachedGraph(inputs, out, params, "hybridized block %s" % self.name,
                                        dict(self._flags).get("inline_limit", 2))

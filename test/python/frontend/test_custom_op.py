@@ -1,12 +1,13 @@
 """Python custom operators (mx.operator.CustomOp / CustomOpProp / register,
-mx.nd.Custom): run imperatively, with autograd through their backward;
-refused in compiled graphs (mx.sym.Custom), which a hybridized Gluon block
-survives by running imperatively (python/mxc/operator.py)."""
+mx.nd.Custom): run imperatively, with autograd through their backward; in
+Symbol graphs (mx.sym.Custom) bound executors and Modules run the graph
+operator by operator; a hybridized Gluon block that calls F.Custom runs
+imperatively (python/mxc/operator.py, executor.py)."""
 import numpy as np
 import pytest
 
 import mxc as mx
-from mxc.base import CustomOpInGraphError, MXNetError
+from mxc.base import MXNetError
 
 
 class _Sqr(mx.operator.CustomOp):
@@ -157,10 +158,54 @@ def test_errors_name_the_operator():
         mx.operator.register("bad")(object)
 
 
-def test_graphs_refuse_custom_ops_and_gluon_runs_them_imperatively():
-    with pytest.raises(CustomOpInGraphError, match="mx.sym.Custom.*test_sqr"):
-        mx.sym.Custom(data=mx.sym.var("d"), op_type="test_sqr")
+def test_symbol_graphs_with_custom_ops():
+    d = mx.sym.var("d")
+    sq = mx.sym.Custom(data=d, op_type="test_sqr", name="sq")
+    # MXNet's graph: the auxiliary state a variable '<name>_aux', version 1
+    assert sq.list_arguments() == ["d"]
+    assert sq.list_auxiliary_states() == ["sq_aux"]
+    assert sq.list_outputs() == ["sq_output"]
+    ms = mx.sym.Custom(sq, d, op_type="test_mulsub", name="ms")
+    assert ms.list_outputs() == ["ms_prod", "ms_diff"]
+    net = mx.sym.sum(ms[0]) + mx.sym.sum(ms[1] * 3)
+    arg_shapes, out_shapes, aux_shapes = net.infer_shape(d=(2, 3))
+    assert arg_shapes == [(2, 3)] and out_shapes == [(1,)] and aux_shapes == [(2, 3)]
+    again = mx.sym.load_json(net.tojson())
+    assert again.tojson() == net.tojson()
+    x = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]], np.float32)
+    ex = net.simple_bind(mx.cpu(), d=(2, 3))
+    ex.arg_dict["d"][:] = x
+    out = ex.forward(is_train=True)[0].asnumpy()
+    # sum(x^2 * x) + 3 sum(x^2 - x); d/dx = 3x^2 + 3 (2x - 1)
+    np.testing.assert_allclose(out, [(x ** 3).sum() + 3 * (x ** 2 - x).sum()], rtol=1e-5)
+    ex.backward()
+    np.testing.assert_allclose(ex.grad_dict["d"].asnumpy(), 3 * x ** 2 + 3 * (2 * x - 1),
+                               rtol=1e-5)
+    np.testing.assert_array_equal(ex.aux_dict["sq_aux"].asnumpy(), np.ones((2, 3)))
+    # grad_req add accumulates, head gradients scale
+    ex = net.simple_bind(mx.cpu(), d=(2, 3), grad_req="add")
+    ex.arg_dict["d"][:] = x
+    for _ in range(2):
+        ex.forward(is_train=True)
+        ex.backward([mx.nd.array([0.5])])
+    np.testing.assert_allclose(ex.grad_dict["d"].asnumpy(), 3 * x ** 2 + 3 * (2 * x - 1),
+                               rtol=1e-5)
 
+
+def test_module_trains_through_a_custom_op():
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    out = mx.sym.Custom(fc, mx.sym.zeros_like(fc), op_type="test_mulsub", name="ms")[0]
+    net = mx.sym.SoftmaxOutput(out + fc, name="sm")
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (32, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(np.float32)
+    it = mx.io.NDArrayIter(X, y, batch_size=8, label_name="sm_label")
+    mod = mx.mod.Module(net, label_names=["sm_label"])
+    mod.fit(it, num_epoch=8, optimizer_params={"learning_rate": 0.5})
+    assert dict(mod.score(it, "acc"))["accuracy"] >= 0.9
+
+
+def test_gluon_runs_custom_ops_imperatively():
     class Net(mx.gluon.HybridBlock):
         def hybrid_forward(self, F, x, aux):
             return F.Custom(x * 2, aux, op_type="test_sqr") + 1
@@ -175,3 +220,37 @@ def test_graphs_refuse_custom_ops_and_gluon_runs_them_imperatively():
     y.backward()
     np.testing.assert_allclose(y.asnumpy(), (2 * x.asnumpy()) ** 2 + 1, rtol=1e-6)
     np.testing.assert_allclose(x.grad.asnumpy(), 8 * x.asnumpy(), rtol=1e-6)
+
+
+def test_deprecated_python_ops_run_as_custom_ops():
+    # MXNet's PythonOp defaults: the identity forward and backward
+    s = mx.operator.NumpyOp().get_symbol(mx.sym.var("X"), name="numpy_op")
+    x, dx = mx.nd.ones((4,)) * 10, mx.nd.zeros((4,))
+    ex = s.bind(mx.cpu(), args=[x], args_grad={"X": dx})
+    np.testing.assert_array_equal(ex.forward(is_train=True)[0].asnumpy(), x.asnumpy())
+    ex.backward(mx.nd.array([1, 2, 3, 4]))
+    np.testing.assert_array_equal(dx.asnumpy(), [1, 2, 3, 4])
+
+    class SqNd(mx.operator.NDArrayOp):
+        def forward(self, in_data, out_data):
+            assert isinstance(in_data[0], mx.nd.NDArray)
+            out_data[0][:] = in_data[0] * in_data[0]
+
+        def backward(self, out_grad, in_data, out_data, in_grad):
+            in_grad[0][:] = 2 * in_data[0] * out_grad[0]
+
+    class SqNp(mx.operator.NumpyOp):
+        def forward(self, in_data, out_data):
+            assert isinstance(in_data[0], np.ndarray)
+            out_data[0][:] = in_data[0] ** 2
+
+        def backward(self, out_grad, in_data, out_data, in_grad):
+            in_grad[0][:] = 2 * in_data[0] * out_grad[0]
+
+    for cls in (SqNd, SqNp):
+        s = cls()(mx.sym.var("x"), name="sq") * 3
+        ex = s.bind(mx.cpu(), args={"x": mx.nd.array([1.0, 2.0, -3.0])},
+                    args_grad={"x": mx.nd.zeros(3)})
+        np.testing.assert_allclose(ex.forward(is_train=True)[0].asnumpy(), [3, 12, 27])
+        ex.backward(mx.nd.ones(3))
+        np.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), [6, 12, -18])
