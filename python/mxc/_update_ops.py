@@ -329,3 +329,202 @@ def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lr
 
 CONTRIB_FUNCTIONS = {f.__name__: f for f in (adamw_update, mp_adamw_update, multi_adamw_update,
                                              multi_mp_adamw_update)}
+
+
+# -- multi-precision and multi-tensor SGD / NAG / LAMB (optimizer_op-inl.h's
+# MP_SGDKernel, MP_SGDMomKernel, MP_NAGMomKernel, MultiSGDKernel,
+# MPLambUpdatePhaseOne / Two; multi_sum_sq, multi_lars). The float32 master
+# weight (weight32) and momentum are updated in place, the result (in the
+# weight's type) goes to out (new arrays when out is None).
+
+def _g32(grad, rescale_grad, clip_gradient):
+    """rescale * grad in float32, clipped as MXNet's kernels clip."""
+    f = np.float32
+    g = grad.astype(np.float32)
+    if clip_gradient is not None and clip_gradient >= 0:
+        return np.clip(f(rescale_grad) * g, -f(clip_gradient), f(clip_gradient))
+    return f(rescale_grad) * g
+
+
+def _sgd_step32(w32, g, mom, lr, momentum, wd, rescale_grad, clip_gradient):
+    """MultiSGDKernel / MP_SGD(Mom)Kernel on the float32 master weight."""
+    f = np.float32
+    if clip_gradient is not None and clip_gradient >= 0:
+        step = f(lr) * _g32(g, rescale_grad, clip_gradient)
+    else:
+        step = (f(lr) * f(rescale_grad)) * g.astype(np.float32)
+    m = f(momentum) * mom if mom is not None else f(0)
+    m = m - f(lr) * f(wd) * w32 - step
+    if mom is not None:
+        mom[...] = m
+    w32[...] = w32 + m
+    return w32
+
+
+def _out_of(name, weights, out):
+    if out is None:
+        return [w.copy() for w in weights]
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    if len(outs) != len(weights):
+        raise MXNetError("%s: out has %d arrays for %d weights" % (name, len(outs), len(weights)))
+    return outs
+
+
+def _single(name, weight, new, out):
+    from .ndarray import array
+    if out is None:
+        return array(new.astype(weight.dtype), ctx=weight.context)
+    out._data[...] = new
+    return out
+
+
+def mp_sgd_update(weight, grad, weight32, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
+                  lazy_update=True, out=None, name=None):
+    """MXNet's mp_sgd_update: SGD on the float32 master copy weight32."""
+    _check_nd("mp_sgd_update", (weight, grad, weight32))
+    w32 = weight32._data
+    new = _sgd_step32(w32, grad._data, None, lr, 0.0, wd, rescale_grad, clip_gradient)
+    return _single("mp_sgd_update", weight, new, out)
+
+
+def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
+                      clip_gradient=-1.0, lazy_update=True, out=None, name=None):
+    """MXNet's mp_sgd_mom_update: mom = momentum mom - lr wd w32 - lr g;
+    w32 += mom (float32 mom and master copy)."""
+    _check_nd("mp_sgd_mom_update", (weight, grad, mom, weight32))
+    new = _sgd_step32(weight32._data, grad._data, mom._data, lr, momentum, wd, rescale_grad,
+                      clip_gradient)
+    return _single("mp_sgd_mom_update", weight, new, out)
+
+
+def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
+                      clip_gradient=-1.0, out=None, name=None):
+    """MXNet's mp_nag_mom_update (MP_NAGMomKernel: the momentum's decay term
+    reads the master weight just written, as the kernel does)."""
+    _check_nd("mp_nag_mom_update", (weight, grad, mom, weight32))
+    f = np.float32
+    w, m = weight32._data, mom._data
+    g = _g32(grad._data, rescale_grad, clip_gradient)
+    m *= f(momentum)
+    w[...] = w - m + f(momentum + 1) * (m - f(lr) * (g + f(wd) * w))
+    m -= f(lr) * (g + f(wd) * w)
+    return _single("mp_nag_mom_update", weight, w, out)
+
+
+def _multi_sgd(name, data, stride, lrs, wds, momentum, rescale_grad, clip_gradient, num_weights,
+               out):
+    """multi_(mp_)sgd(_mom)_update: data is (weight, grad[, mom][, weight32])
+    per weight."""
+    n = int(num_weights)
+    if len(data) != n * stride:
+        raise MXNetError("%s: %d arrays for num_weights=%d (expected %d: %s per weight)"
+                         % (name, len(data), n, n * stride,
+                            {2: "weight, grad", 3: "weight, grad, mom or weight32",
+                             4: "weight, grad, mom, weight32"}[stride]))
+    lrs, wds = [float(x) for x in lrs], [float(x) for x in wds]
+    if len(lrs) != n or len(wds) != n:
+        raise MXNetError("%s: lrs and wds must have num_weights (%d) entries" % (name, n))
+    _check_nd(name, data)
+    weights = [data[i * stride] for i in range(n)]
+    outs = _out_of(name, weights, out)
+    has_mom = "mom" in name
+    mp = "_mp_" in name
+    for i in range(n):
+        w, g = data[i * stride], data[i * stride + 1]
+        mom = data[i * stride + 2]._data if has_mom else None
+        master = data[i * stride + stride - 1]._data if mp else w._data.astype(np.float32)
+        new = _sgd_step32(master, g._data, mom, lrs[i], momentum, wds[i], rescale_grad,
+                          clip_gradient)
+        outs[i]._data[...] = new
+    return outs
+
+
+def _multi(name, stride, preloaded):
+    def update(*data, lrs=None, wds=None, momentum=0.0, rescale_grad=1.0, clip_gradient=-1.0,
+               num_weights=1, out=None, name=None):
+        data = list(data)
+        if preloaded:  # lrs and wds: the last two arrays
+            if len(data) < 2:
+                raise MXNetError("%s: the last two inputs must be the lrs and wds arrays" % fn)
+            lrs = data[-2].asnumpy().reshape(-1)
+            wds = data[-1].asnumpy().reshape(-1)
+            data = data[:-2]
+        elif lrs is None or wds is None:
+            raise MXNetError("%s: lrs and wds are required" % fn)
+        return _multi_sgd(fn, data, stride, lrs, wds, momentum, rescale_grad, clip_gradient,
+                          num_weights, out)
+    fn = ("preloaded_" if preloaded else "") + name
+    update.__name__ = update.__qualname__ = fn
+    update.__doc__ = "MXNet's %s (numpy on the host; see mxc._update_ops)." % fn
+    return update
+
+
+def multi_sum_sq(*data, num_arrays=1, out=None, name=None):
+    """MXNet's multi_sum_sq: the sum of squares of each array, in float32
+    (shape (num_arrays,))."""
+    from .ndarray import array
+    if len(data) != int(num_arrays):
+        raise MXNetError("multi_sum_sq: %d arrays for num_arrays=%d" % (len(data), num_arrays))
+    _check_nd("multi_sum_sq", data)
+    sums = np.array([np.sum(np.square(a._data.astype(np.float32)), dtype=np.float32)
+                     for a in data], np.float32)
+    if out is None:
+        return array(sums, dtype=np.float32)
+    out._data[...] = sums
+    return out
+
+
+def multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad=1.0, out=None,
+               name=None):
+    """MXNet's multi_lars: lr * eta ||w|| / (||g|| + wd ||w|| + eps) with
+    ||g|| = sqrt(grads_sum_sq) * rescale_grad; lr itself where a norm is 0."""
+    from .ndarray import array
+    _check_nd("multi_lars", (lrs, weights_sum_sq, grads_sum_sq, wds))
+    f = np.float32
+    lr = lrs._data.astype(np.float32)
+    w = np.sqrt(weights_sum_sq._data.astype(np.float32))
+    g = np.sqrt(grads_sum_sq._data.astype(np.float32)) * f(rescale_grad)
+    wd = wds._data.astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lars = f(eta) * w / (g + wd * w + f(eps))
+    new = np.where((w > 0) & (g > 0), lr * lars, lr).astype(np.float32)
+    if out is None:
+        return array(new, dtype=np.float32)
+    out._data[...] = new
+    return out
+
+
+def mp_lamb_update_phase1(weight, grad, mean, var, weight32, t, wd, beta1=0.9, beta2=0.999,
+                          epsilon=1e-6, bias_correction=True, rescale_grad=1.0,
+                          clip_gradient=-1.0, out=None, name=None):
+    """MXNet's mp_lamb_update_phase1: LAMB's phase 1 on the float32 master
+    copy (the result is float32)."""
+    from .ndarray import array
+    _check_nd("mp_lamb_update_phase1", (weight, grad, mean, var, weight32))
+    g = lamb_phase1(weight32._data, grad._data.astype(np.float32), mean._data, var._data, t,
+                    beta1, beta2, epsilon, bias_correction, wd, rescale_grad, clip_gradient)
+    if out is None:
+        return array(g.astype(np.float32), dtype=np.float32)
+    out._data[...] = g
+    return out
+
+
+def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound=-1.0, upper_bound=-1.0,
+                          out=None, name=None):
+    """MXNet's mp_lamb_update_phase2: weight32 - lr * ratio * g, in weight's
+    type, into out; as MXNet's kernel (MPLambUpdatePhaseTwoKernel), weight32
+    itself is read, not written."""
+    _check_nd("mp_lamb_update_phase2", (weight, g, r1, r2, weight32))
+    new = lamb_phase2(weight32._data, g._data.astype(np.float32), r1._data, r2._data, lr,
+                      lower_bound, upper_bound)
+    return _single("mp_lamb_update_phase2", weight, new, out)
+
+
+for _f in (mp_sgd_update, mp_sgd_mom_update, mp_nag_mom_update, multi_sum_sq, multi_lars,
+           mp_lamb_update_phase1, mp_lamb_update_phase2):
+    FUNCTIONS[_f.__name__] = _f
+for _name, _stride in (("multi_sgd_update", 2), ("multi_sgd_mom_update", 3),
+                       ("multi_mp_sgd_update", 3), ("multi_mp_sgd_mom_update", 4)):
+    for _pre in (False, True):
+        _u = _multi(_name, _stride, _pre)
+        FUNCTIONS[_u.__name__] = _u

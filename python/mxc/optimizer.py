@@ -274,6 +274,83 @@ class SGD(_StateThenMasterCopy, Optimizer):
 
 
 @register
+class LARS(_StateThenMasterCopy, Optimizer):
+    """Layer-wise adaptive rate scaling (You et al., 2017; MXNet's LARS):
+    SGD (with momentum) whose lr is scaled per parameter by the trust ratio
+
+        lr_i = lr * eta * ||w|| / (rescale_grad * ||grad|| + wd * ||w|| + eps)
+
+    (lr itself where a norm is 0, and for names ending in gamma, beta or
+    bias). Only '*_weight' parameters decay. With momentum_correction the
+    momentum is scaled by lr / previous lr when a schedule changes lr.
+    Numpy on the host, per parameter (MXNet aggregates several parameters
+    into multi_lars / preloaded_multi_sgd_mom_update calls; the same
+    arithmetic)."""
+
+    def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
+                 momentum_correction=True, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.momentum_correction = momentum_correction
+        self.lazy_update = lazy_update
+        self.eta = eta
+        self.eps = eps
+        self.last_lr = None
+        self.cur_lr = None
+
+    def set_wd_mult(self, args_wd_mult):
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not n.endswith("_weight")}
+        if self.sym_info:
+            attr, arg_names = self.sym_info
+            for name in arg_names:
+                a = attr.get(name, {})
+                if "__wd_mult__" in a:
+                    self.wd_mult[name] = float(a["__wd_mult__"])
+        self.wd_mult.update(args_wd_mult)
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        from . import ndarray as nd
+        return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
+
+    def _lars_lr(self, index):
+        if self.cur_lr is not None:
+            self.last_lr = self.cur_lr
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        if self.cur_lr is None:
+            self.last_lr = lr
+        self.cur_lr = lr
+        return lr * self._mult(index, self.lr_mult, "lr_mult")
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._lars_lr(index)
+        wd = self._get_wd(index)
+        f = np.float32
+        w = _np(weight)
+        g = _np(grad)
+        name = self.idx2name.get(index, str(index))
+        if not name.endswith(("gamma", "beta", "bias")):
+            w_norm = f(np.sqrt(np.sum(np.square(w.astype(f)), dtype=f)))
+            g_norm = f(np.sqrt(np.sum(np.square(g.astype(f)), dtype=f))) * f(self.rescale_grad)
+            if w_norm > 0 and g_norm > 0:
+                lr = lr * f(self.eta) * w_norm / (g_norm + f(wd) * w_norm + f(self.eps))
+        momentum = self.momentum
+        if momentum > 0 and self.momentum_correction and self.last_lr:
+            momentum = momentum * (self.cur_lr / self.last_lr)
+        t = w.dtype.type
+        gr = g.astype(w.dtype, copy=True) * t(self.rescale_grad)
+        if self.clip_gradient is not None and self.clip_gradient >= 0:
+            np.clip(gr, -self.clip_gradient, self.clip_gradient, out=gr)
+        step = t(momentum) * _np(state) if state is not None else t(0)
+        step = step - t(lr) * t(wd) * w - t(lr) * gr
+        if state is not None:
+            _np(state)[...] = step
+        w += step.astype(w.dtype)
+
+
+@register
 class Adam(Optimizer):
     """Adam (MXNet's adam_update, with the bias correction folded into lr):
 
