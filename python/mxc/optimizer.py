@@ -876,6 +876,53 @@ class SGLD(Optimizer):
 
 
 @register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD (Zheng et al., 2016; MXNet's
+    DCASGD): the gradient is corrected for the weight having moved since it
+    was computed, with the previous weight kept in the state:
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        step = -lr * (g + wd * w + lamda * g * g * (w - w_prev))
+        mom = momentum * mom + step (or step without momentum)
+        w_prev = w;  w += mom
+    """
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.weight_previous = {}
+        self.lamda = lamda
+
+    def create_state(self, index, weight):
+        from . import ndarray as nd
+        mom = None if self.momentum == 0.0 else \
+            nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
+        return (mom, weight.copy())
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
+        mom, previous = state
+        prev = _np(previous)
+        step = t(-lr) * (g + t(wd) * w + t(self.lamda) * g * g * (w - prev))
+        if mom is not None:
+            m = _np(mom)
+            m *= t(self.momentum)
+            m += step
+            step = m
+        prev[...] = w
+        w += step
+
+
+@register
+class ccSGD(SGD):
+    """MXNet's deprecated ccSGD: the same as SGD."""
+
+
+@register
 class GroupAdaGrad(Optimizer):
     """MXNet's contrib GroupAdaGrad (optimizer/contrib.py and the
     group_adagrad_update operator): AdaGrad with one history value per row

@@ -79,6 +79,14 @@ for step in range(3):
     upd(0, arr(), pw)
     upd(1, arr((3,)), pb)
 keep("lars", pw, pb)
+# (MXNet 1.9.1's DCASGD with momentum fails: `if mom:` on an NDArray)
+for name, kw in (("dcasgd", dict(lamda=0.1)), ("ccsgd", dict(momentum=0.9))):
+    opt = mx.optimizer.create(name, learning_rate=0.1, wd=0.01, rescale_grad=0.5, **kw)
+    w = arr()
+    st = opt.create_state(0, w)
+    for _ in range(3):
+        opt.update(0, w, arr(), st)
+    keep(name, w)
 print(json.dumps(res))
 '''
 
@@ -128,9 +136,23 @@ def test_lars_scales_lr_by_trust_ratio():
     np.testing.assert_allclose(b.asnumpy(), [1.0 - 0.1 * 0.6, 1.0 - 0.1 * 0.8], rtol=1e-6)
 
 
+def test_dcasgd_with_momentum():
+    opt = mx.optimizer.DCASGD(learning_rate=0.1, momentum=0.5, lamda=0.2)
+    w = mx.nd.array([1.0, -2.0])
+    st = opt.create_state(0, w)
+    w_prev, mom = np.array([1.0, -2.0], np.float32), np.zeros(2, np.float32)
+    for g in ([0.5, 1.0], [-1.0, 0.25]):
+        wn = w.asnumpy()
+        g = np.array(g, np.float32)
+        mom = 0.5 * mom - 0.1 * (g + 0.2 * g * g * (wn - w_prev))
+        w_prev = wn
+        opt.update(0, w, mx.nd.array(g), st)
+        np.testing.assert_allclose(w.asnumpy(), wn + mom, rtol=1e-6)
+
+
 def test_script_runs_on_mxc():
     res = run_script("mxc")
-    assert len(res) == 16
+    assert len(res) == 18
 
 
 @pytest.mark.skipif(not os.path.exists(MXNET_PY), reason="no .venv-mxnet (mxnet==1.9.1) here")
