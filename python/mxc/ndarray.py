@@ -35,6 +35,7 @@ from .util import is_np_shape
 from . import _ops
 from .base import MXNetError, MXNetValueError, compile_graph, dtype_name, np_dtype
 from .context import Context, check_context, current_context
+from .profiler import _custom as _custom_op, _custom_op_call
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
            "save", "load", "waitall", "concatenate", "sgd_update", "sgd_mom_update",
@@ -768,6 +769,12 @@ def _zeros_any(shape, ctx=None, dtype="float32"):
 
 
 def zeros(shape, ctx=None, dtype="float32", stype=None, **kwargs):
+    if getattr(_custom_op, "label", None) is not None:   # inside a custom operator
+        return _custom_op_call("_zeros", _zeros_plain, shape, ctx, dtype, stype, **kwargs)
+    return _zeros_plain(shape, ctx, dtype, stype, **kwargs)
+
+
+def _zeros_plain(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "zeros")
     if kwargs.get("out") is not None:
         return full(shape, 0, out=kwargs["out"])
@@ -775,6 +782,12 @@ def zeros(shape, ctx=None, dtype="float32", stype=None, **kwargs):
 
 
 def ones(shape, ctx=None, dtype="float32", stype=None, **kwargs):
+    if getattr(_custom_op, "label", None) is not None:   # inside a custom operator
+        return _custom_op_call("_ones", _ones_plain, shape, ctx, dtype, stype, **kwargs)
+    return _ones_plain(shape, ctx, dtype, stype, **kwargs)
+
+
+def _ones_plain(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "ones")
     if kwargs.get("out") is not None:
         return full(shape, 1, out=kwargs["out"])
@@ -977,6 +990,12 @@ def _fast_key(op_name, inputs, kwargs):
 
 
 def _invoke(op_name, inputs, kwargs, out=None, name=None):
+    if getattr(_custom_op, "label", None) is not None:   # inside a custom operator
+        return _custom_op_call(op_name, _invoke_plain, op_name, inputs, kwargs, out, name)
+    return _invoke_plain(op_name, inputs, kwargs, out, name)
+
+
+def _invoke_plain(op_name, inputs, kwargs, out=None, name=None):
     if out is None and name is None:
         result = _fast_dispatch(op_name, inputs, kwargs)
         if result is not None:

@@ -348,8 +348,9 @@ def _custom_nd(*data, op_type=None, name=None, out=None, **kwargs):
 
     class _Call(autograd.Function):
         def forward(self, *xs):
+            from .profiler import _CustomOpScope
             outs = [zeros(s, ctx=ctx, dtype=t) for s, t in zip(out_shapes, out_types)]
-            with _InOperator(op_type, "forward", wrap_mxnet=True):
+            with _InOperator(op_type, "forward", wrap_mxnet=True), _CustomOpScope(op_type):
                 op.forward(is_train=autograd.is_training(), req=["write"] * len(outs),
                            in_data=list(xs[:n_args]), out_data=outs, aux=list(xs[n_args:]))
             self._inputs, self._outs = xs, outs
@@ -358,7 +359,9 @@ def _custom_nd(*data, op_type=None, name=None, out=None, **kwargs):
         def backward(self, *ogs):
             xs = self._inputs
             in_grad = [zeros(a.shape, ctx=ctx, dtype=a.dtype) for a in xs[:n_args]]
-            with _InOperator(op_type, "backward", wrap_mxnet=True):
+            from .profiler import _CustomOpScope
+            with _InOperator(op_type, "backward", wrap_mxnet=True), \
+                    _CustomOpScope("_backward_" + op_type):
                 op.backward(req=["write"] * n_args, out_grad=list(ogs),
                             in_data=list(xs[:n_args]), out_data=self._outs,
                             in_grad=in_grad, aux=list(xs[n_args:]))

@@ -259,6 +259,88 @@ def _with_python_stats(text, fmt, stats, sort_by, ascending):
     return "\n\n".join(parts) + "\n"
 
 
+# -- custom operators (MXNet's "Custom Operator" domain) -------------------------
+# While a Python custom operator runs (mx.nd.Custom's forward / backward), the
+# profiler records its Python time as '<op_type>::pure_python' ('_backward_'
+# before the name for the backward) and every mx.nd operator it calls as
+# '<op_type>::<operator>' (MXNet's names: '_plus_scalar', '_zeros'), in the
+# 'Custom Operator' domain, as MXNet's profiler does.
+_custom = threading.local()
+CUSTOM_DOMAIN = "Custom Operator"
+
+
+def _custom_scope():
+    """The label of the custom operator running on this thread, or None."""
+    return getattr(_custom, "label", None)
+
+
+class _CustomOpScope:
+    """with _CustomOpScope(label): its Python time as '<label>::pure_python'."""
+
+    def __init__(self, label):
+        self.label = label
+
+    def __enter__(self):
+        self._prev = getattr(_custom, "label", None)
+        _custom.label = self.label
+        self._t0 = _now_us() if _recording() else None
+        if self._t0 is not None:
+            _slow_path(True)
+        return self
+
+    def __exit__(self, *exc):
+        _custom.label = self._prev
+        if self._t0 is not None:
+            _slow_path(False)
+            _record_custom(self.label + "::pure_python", self._t0)
+        return False
+
+
+_slow_depth = [0, None]   # profiled custom operators running, the saved fast path
+
+
+def _no_fast_path(op_name, args, kwargs):
+    return None
+
+
+def _slow_path(on):
+    """While a profiled custom operator runs, mx.nd's C++ fast path (which
+    no Python sees) is off, so that every call goes through ndarray._invoke
+    and is recorded; other threads take the Python path meanwhile too."""
+    from . import ndarray as _nd
+    with _lock:
+        if on:
+            if _slow_depth[0] == 0:
+                _slow_depth[1] = _nd._fast_dispatch
+                _nd._fast_dispatch = _no_fast_path
+            _slow_depth[0] += 1
+        else:
+            _slow_depth[0] -= 1
+            if _slow_depth[0] == 0:
+                _nd._fast_dispatch = _slow_depth[1]
+
+
+def _record_custom(name, t0):
+    if not _recording():
+        return
+    dur = _now_us() - t0
+    _emit({"name": name, "cat": CUSTOM_DOMAIN, "ph": "X", "ts": t0, "dur": dur},
+          (CUSTOM_DOMAIN, name, dur / 1000.0))
+
+
+def _custom_op_call(op_name, fn, *args, **kwargs):
+    """fn(*args, **kwargs), recorded as '<custom op>::<op_name>' when a
+    custom operator is running and the profiler records."""
+    label = getattr(_custom, "label", None)
+    if label is None or not _recording():
+        return fn(*args, **kwargs)
+    t0 = _now_us()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _record_custom("%s::%s" % (label, op_name), t0)
+
+
 class Domain:
     """A category of profiling objects (chrome://tracing's 'cat')."""
 

@@ -247,3 +247,43 @@ def test_nd_ops_appear_in_trace(tmp_path):
     relu = next(e for e in events if "relu" in e["name"])
     # relu reads what elemwise_add wrote.
     assert relu["ts"] >= add["ts"] + add["dur"] - 1e-3, (add, relu)
+
+
+def test_custom_operator_domain(tmp_path):
+    """A Python custom operator's time and the mx.nd operators it calls are
+    in MXNet's 'Custom Operator' domain ('<op>::pure_python', '<op>::<operator>',
+    '_backward_<op>::pure_python'), cached (fast-path) calls included."""
+    class Op(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            mx.nd.zeros((2, 2))
+            self.assign(out_data[0], req[0], mx.nd.exp(in_data[0]) + 1)
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            self.assign(in_grad[0], req[0], out_grad[0] * mx.nd.exp(in_data[0]))
+
+    @mx.operator.register("prof_exp1")
+    class Prop(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, shapes, dtypes):
+            return Op()
+
+    x = mx.nd.ones((3,))
+    for _ in range(3):
+        mx.nd.exp(x)  # a cached call: the fast path
+    mx.profiler.set_config(profile_all=True, aggregate_stats=True,
+                           filename=str(tmp_path / "custom.json"))
+    mx.profiler.set_state("run")
+    mx.profiler.dumps(reset=True)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="prof_exp1")
+    y.backward()
+    mx.nd.waitall()
+    stats = json.loads(mx.profiler.dumps(format="json"))["Time"]["Custom Operator"]
+    mx.profiler.set_state("stop")
+    for name in ("prof_exp1::pure_python", "prof_exp1::exp", "prof_exp1::_plus_scalar",
+                 "prof_exp1::_zeros", "_backward_prof_exp1::pure_python",
+                 "_backward_prof_exp1::exp"):
+        assert name in stats, (name, sorted(stats))
+    from mxc import ndarray as nd
+    assert nd._fast_dispatch is _mxc.fast_dispatch  # the fast path is back
+    np.testing.assert_allclose(x.grad.asnumpy(), np.exp(1.0) * np.ones(3), rtol=1e-6)
