@@ -171,7 +171,8 @@ class Executor:
         shapes.update({n: list(a.shape) for n, a in zip(self._aux_names, self.aux_arrays)})
         dtypes = {n: dtype_name(a._np.dtype) for n, a in
                   zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)}
-        raw = self._run_symbol._raw_json()
+        raw = self._run_symbol._with_creation_shapes(
+            {n: s for n, s in shapes.items()})._raw_json()
         what = "graph %s (%d nodes%s)" % (
             ", ".join(n.name for n, _ in self._symbol._outputs[:3]), raw.count('"op"'),
             ", forward + backward" if train else "")

@@ -400,8 +400,9 @@ class Symbol:
         dt = {n: _FLAG_DTYPE[v.attrs["__dtype__"]] for n, v in variables.items()
               if v.attrs.get("__dtype__") in _FLAG_DTYPE}
         dt.update(dtypes)
+        sym = self._with_creation_shapes(shapes)
         try:
-            ins, outs = _mxc.infer(self._raw_json(), shapes, dt)
+            ins, outs = _mxc.infer(sym._raw_json(), shapes, dt)
         except MXNetError as e:
             # Extents the compiler's forward inference cannot reach (a
             # variable known only from what it feeds, a 0 extent given):
@@ -410,9 +411,18 @@ class Symbol:
             more = self._completed_shapes(shapes, e)
             if more is None:
                 raise
-            ins, outs = _mxc.infer(self._raw_json(), more, dt)
+            ins, outs = _mxc.infer(self._with_creation_shapes(more)._raw_json(), more, dt)
         by_name = {name: (tuple(shape), dtype) for name, _, shape, dtype in ins}
         return by_name, [(tuple(s), d) for _, s, d in outs]
+
+    def _with_creation_shapes(self, shapes):
+        """This symbol, or a copy whose creation operators with unknown
+        extents (mx.sym.ones(shape=(2, -1))) have the shapes partial
+        inference gives them from what they feed (the compiler needs them
+        whole)."""
+        heads = _inline_cached_ops(self._outputs)
+        done = _complete_creation_shapes(heads, shapes)
+        return self if done is heads else Symbol(done)
 
     def _infer_custom(self, shapes, dtypes):
         """_infer for a graph with Python custom operators, which the
@@ -1653,6 +1663,16 @@ def _back_rule(node, ins, outs):
             if back[i] is not None:
                 back[i] = tuple(out[axis] - _builtins.sum(sizes) if d == axis else back[i][d]
                                 for d in range(rank))
+    elif name == "transpose" and len(out) == len(data):
+        # MXNet's TransposeShape runs both ways: input axis axes[i] is
+        # output axis i
+        axes = [int(v) for v in _attr_list(node.attrs.get("axes", ""))]
+        rank = len(out)
+        axes = axes or list(range(rank - 1, -1, -1))
+        if sorted(a % rank for a in axes) == list(range(rank)):
+            for i, a in enumerate(axes):
+                data[a % rank] = data[a % rank] or out[i]
+            back[0] = tuple(data)
     elif name == "SliceChannel":
         n = int(node.attrs.get("num_outputs", 1))
         axis = int(node.attrs.get("axis", 1))
@@ -1713,6 +1733,47 @@ def _attr_list(text):
     return [v for v in text.strip("()[] ").split(",") if v.strip()]
 
 
+_CREATION_OPS = ("_zeros", "_ones", "_full", "_empty", "_zeros_without_dtype")
+
+
+def _creation_partial(node):
+    """A creation operator's shape attribute with unknown extents (-1 or 0,
+    MXNet's "unknown") as a partial shape; None when it is complete or the
+    node is not one."""
+    if node.op not in _CREATION_OPS or node.inputs:
+        return None
+    dims = [int(v) for v in _attr_list(node.attrs.get("shape", ""))]
+    if not dims or all(d > 0 for d in dims):
+        return None
+    return tuple(d if d > 0 else 0 for d in dims)
+
+
+def _complete_creation_shapes(heads, given):
+    """`heads` with each creation operator whose shape has unknown extents
+    given the shape MXNet's partial inference finds for it (from what it
+    feeds: ones((-1, -1)) + a (2, 3) array is ones((2, 3))); the same heads
+    when there is none, or when inference cannot complete one."""
+    nodes = _post_order(heads)
+    if not any(_creation_partial(n) is not None for n in nodes):
+        return heads
+    entries = [(n, 0) for n in nodes if _creation_partial(n) is not None]
+    _, found = _partial_shapes(list(heads) + entries, {k: tuple(v) for k, v in given.items()})
+    done = {id(n): s for (n, _), s in zip(entries, found[len(heads):]) if _complete(s)}
+    if not done:
+        return heads
+    new = {}
+    for n in nodes:
+        if n.op == "null":
+            new[id(n)] = n
+            continue
+        attrs = dict(n.attrs)
+        if id(n) in done:
+            attrs["shape"] = "(%s)" % ", ".join(str(d) for d in done[id(n)])
+        new[id(n)] = _Node(n.op, n.name, attrs, [(new[id(src)], i, v) for src, i, v in n.inputs],
+                           n.num_outputs, n.subgraph, n.subgraphs)
+    return [(new[id(n)], i) for n, i in heads]
+
+
 def _partial_shapes(heads, given):
     """(variable name -> partial shape, head partial shapes) from the given
     partial shapes (name -> tuple, 0 = unknown) and variables' __shape__."""
@@ -1723,6 +1784,10 @@ def _partial_shapes(heads, given):
             s = given.get(n.name, _shape_attr(n))
             if s is not None:
                 shape[(id(n), 0)] = tuple(int(d) for d in s)
+    for n in nodes:  # a creation operator with unknown extents (shape=(2, -1))
+        partial = _creation_partial(n)
+        if partial is not None:
+            shape[(id(n), 0)] = partial
     cache = {}
     for _ in range(2 * len(nodes) + 2):
         changed = False

@@ -121,3 +121,22 @@ def test_simple_bind_completes_a_variable_known_from_what_it_feeds():
     ex.arg_dict["fc_weight"][:] = -0.5
     got = ex.forward()[0].asnumpy()
     np.testing.assert_allclose(got, 13 * 0.5 + 5 * -0.5 * 13, rtol=1e-6)
+
+
+def test_creation_operators_with_unknown_extents():
+    # MXNet's test_transpose_infer_shape_back / _mixed: the unknown extents
+    # of ones((-1, -1)) / ones((3, -1)) come from what they feed
+    o1, o2 = mx.sym.ones(shape=[2, 3]), mx.sym.ones(shape=[-1, -1])
+    b = o1 + mx.sym.transpose(o2)
+    out = b.bind(mx.cpu(), args={}).forward()[0]
+    assert out.shape == (2, 3) and (out.asnumpy() == 2).all()
+    o1, o2 = mx.sym.ones(shape=[2, -1]), mx.sym.ones(shape=[3, -1])
+    b = o1 + mx.sym.transpose(o2, axes=(1, 0))
+    assert b.infer_shape() == ([], [(2, 3)], [])
+    assert b.bind(mx.cpu(), args={}).forward()[0].shape == (2, 3)
+    x = mx.sym.var("x")
+    z = mx.sym.zeros(shape=(0, 4)) + x
+    assert z.infer_shape(x=(5, 4)) == ([(5, 4)], [(5, 4)], [])
+    # nothing to complete it from: the compiler's error names the operator
+    with pytest.raises(mx.MXNetError, match="not fully known"):
+        mx.sym.ones(shape=(2, -1)).bind(mx.cpu(), args={}).forward()
