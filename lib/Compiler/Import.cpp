@@ -72,6 +72,27 @@ std::optional<std::vector<int64_t>> parseShapeAttr(StringRef text) {
   return shape;
 }
 
+/// The nodes the heads reach (through inputs and control dependencies):
+/// only those are imported, as nnvm builds a graph from its heads.
+std::vector<bool> reachedFromHeads(const Graph &g) {
+  std::vector<bool> reached(g.nodes.size(), false);
+  std::vector<uint32_t> stack;
+  for (const NodeEntry &h : g.heads)
+    stack.push_back(h.node);
+  while (!stack.empty()) {
+    uint32_t id = stack.back();
+    stack.pop_back();
+    if (reached[id])
+      continue;
+    reached[id] = true;
+    for (const NodeEntry &in : g.nodes[id].inputs)
+      stack.push_back(in.node);
+    for (uint32_t c : g.nodes[id].controlDeps)
+      stack.push_back(c);
+  }
+  return reached;
+}
+
 /// Everything the importer knows about one variable node.
 struct Variable {
   uint32_t node = 0;
@@ -636,31 +657,25 @@ Importer::importSubgraph(const Graph &sub, ArrayRef<Binding> inputs,
   Scope s;
   s.graph = &sub;
   s.prefix = std::move(prefix);
+  if (inputs.size() != vars.size())
+    return emitError(UnknownLoc::get(&ctx)) << "internal: " << inputs.size()
+                                  << " bindings for a subgraph of " << vars.size()
+                                  << " inputs";
   for (auto [i, var] : llvm::enumerate(vars)) {
     if (inputs[i].value)
       s.values[uint64_t(var) << 32] = inputs[i].value;
-    else
+    else if (inputs[i].topVar)
       s.deferred[var] = *inputs[i].topVar;
+    else
+      return emitError(UnknownLoc::get(&ctx)) << "internal: subgraph input " << i
+                                    << " ('" << sub.nodes[var].name
+                                    << "') has no binding";
   }
   Scope *outer = cur;
   cur = &s;
   auto restore = llvm::make_scope_exit([&] { cur = outer; });
 
-  std::vector<bool> reached(sub.nodes.size(), false);
-  std::vector<uint32_t> stack;
-  for (const NodeEntry &h : sub.heads)
-    stack.push_back(h.node);
-  while (!stack.empty()) {
-    uint32_t id = stack.back();
-    stack.pop_back();
-    if (reached[id])
-      continue;
-    reached[id] = true;
-    for (const NodeEntry &in : sub.nodes[id].inputs)
-      stack.push_back(in.node);
-    for (uint32_t c : sub.nodes[id].controlDeps)
-      stack.push_back(c);
-  }
+  std::vector<bool> reached = reachedFromHeads(sub);
   for (uint32_t id = 0; id < sub.nodes.size(); ++id)
     if (reached[id] && !sub.nodes[id].isVariable())
       if (failed(importNode(id)))
@@ -676,11 +691,15 @@ Importer::importSubgraph(const Graph &sub, ArrayRef<Binding> inputs,
     auto d = s.deferred.find(h.node);
     auto t = d == s.deferred.end() ? top.values.end()
                                    : top.values.find(uint64_t(d->second) << 32);
-    if (t == top.values.end())
+    if (t == top.values.end()) {
+      std::string var = d == s.deferred.end() ? sub.nodes[h.node].name
+                                              : g.nodes[d->second].name;
       return emitError(nodeLoc(h.node))
-             << "cannot infer the shape of '" << sub.nodes[h.node].name
-             << "' (an output of the subgraph that nothing in it consumes); "
-                "give its variable's shape";
+             << "cannot infer the shape of variable '" << var
+             << "' (a subgraph returns it and nothing in the subgraph "
+                "consumes it); give it with --shape "
+             << var << "=...";
+    }
     results.push_back(t->second);
   }
   return results;
@@ -756,6 +775,11 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
   auto valueOf = [&](unsigned k) -> FailureOr<Value> {
     if (ins[k].value)
       return ins[k].value;
+    // a variable a subgraph has since created (its first consumer there
+    // gave its shape)
+    if (auto t = top.values.find(uint64_t(*ins[k].topVar) << 32);
+        t != top.values.end())
+      return t->second;
     return emitError(loc) << "cannot infer the shape of variable '"
                           << g.nodes[*ins[k].topVar].name << "' (input " << k
                           << " of '" << n.name << "'); give it with --shape "
@@ -850,6 +874,18 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
     if (failed(dataLocs) || failed(stateLocs) || failed(remainLocs) ||
         failed(numOutData))
       return failure();
+    {
+      // each body input is fed by exactly one of the node's inputs
+      std::vector<bool> fed(numIn, false);
+      for (const auto *locs : {&*dataLocs, &*stateLocs, &*remainLocs})
+        for (int64_t l : *locs) {
+          if (fed[l])
+            return emitError(loc) << "_foreach: body input " << l
+                                  << " is named twice by in_data_locs / "
+                                     "in_state_locs / remain_locs";
+          fed[l] = true;
+        }
+    }
     size_t nd = dataLocs->size(), ns = stateLocs->size();
     if (nd == 0 || nd + ns + remainLocs->size() != n.inputs.size() ||
         *numOutData < 0 || size_t(*numOutData) + ns != n.numOutputs)
@@ -937,6 +973,12 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
     auto varLocs = locsAttr("func_var_locs", numFunc, nv);
     if (failed(varLocs))
       return failure();
+    for (size_t j = 0; j < varLocs->size(); ++j)
+      for (size_t k = 0; k < j; ++k)
+        if ((*varLocs)[j] == (*varLocs)[k])
+          return emitError(loc) << "_while_loop: loop variables " << k
+                                << " and " << j
+                                << " are the same body input in func_var_locs";
     if (*maxIt <= 0)
       return emitError(loc) << "_while_loop: max_iterations must be positive, "
                             << "it is " << *maxIt
@@ -955,6 +997,12 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
       if (c->size() != 1)
         return emitError(loc) << "_while_loop: the condition has "
                               << c->size() << " outputs, expected 1";
+      auto ct = cast<RankedTensorType>((*c)[0].getType());
+      if (ct.getNumElements() != 1)
+        return emitError(loc) << "_while_loop: the condition must be one "
+                              << "value, it has shape "
+                              << shapeStr(ct.getShape()) << " (step "
+                              << step << ")";
       return (*c)[0];
     };
     // running: whether every condition so far held (a one-element array).
@@ -1146,22 +1194,7 @@ OwningOpRef<ModuleOp> Importer::run() {
   ctx.getOrLoadDialect<func::FuncDialect>();
   if (failed(collectVariables()))
     return nullptr;
-  // Only what the heads reach is imported (nnvm builds the graph from them).
-  std::vector<bool> reached(g.nodes.size(), false);
-  std::vector<uint32_t> stack;
-  for (const NodeEntry &h : g.heads)
-    stack.push_back(h.node);
-  while (!stack.empty()) {
-    uint32_t id = stack.back();
-    stack.pop_back();
-    if (reached[id])
-      continue;
-    reached[id] = true;
-    for (const NodeEntry &in : g.nodes[id].inputs)
-      stack.push_back(in.node);
-    for (uint32_t c : g.nodes[id].controlDeps)
-      stack.push_back(c);
-  }
+  std::vector<bool> reached = reachedFromHeads(g);
   for (uint32_t id = 0; id < g.nodes.size(); ++id)
     if (reached[id] && !g.nodes[id].isVariable())
       if (failed(importNode(id)))

@@ -337,22 +337,14 @@ CONTRIB_FUNCTIONS = {f.__name__: f for f in (adamw_update, mp_adamw_update, mult
 # weight (weight32) and momentum are updated in place, the result (in the
 # weight's type) goes to out (new arrays when out is None).
 
-def _g32(grad, rescale_grad, clip_gradient):
-    """rescale * grad in float32, clipped as MXNet's kernels clip."""
-    f = np.float32
-    g = grad.astype(np.float32)
-    if clip_gradient is not None and clip_gradient >= 0:
-        return np.clip(f(rescale_grad) * g, -f(clip_gradient), f(clip_gradient))
-    return f(rescale_grad) * g
-
-
 def _sgd_step32(w32, g, mom, lr, momentum, wd, rescale_grad, clip_gradient):
-    """MultiSGDKernel / MP_SGD(Mom)Kernel on the float32 master weight."""
-    f = np.float32
+    """MultiSGDKernel / MP_SGD(Mom)Kernel on `w32`, in its type: the float32
+    master weight of the mp forms, the weight itself otherwise (in place)."""
+    f = w32.dtype.type
     if clip_gradient is not None and clip_gradient >= 0:
-        step = f(lr) * _g32(g, rescale_grad, clip_gradient)
+        step = f(lr) * _scaled(g, w32.dtype, rescale_grad, clip_gradient)
     else:
-        step = (f(lr) * f(rescale_grad)) * g.astype(np.float32)
+        step = (f(lr) * f(rescale_grad)) * g.astype(w32.dtype)
     m = f(momentum) * mom if mom is not None else f(0)
     m = m - f(lr) * f(wd) * w32 - step
     if mom is not None:
@@ -404,7 +396,7 @@ def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, res
     _check_nd("mp_nag_mom_update", (weight, grad, mom, weight32))
     f = np.float32
     w, m = weight32._data, mom._data
-    g = _g32(grad._data, rescale_grad, clip_gradient)
+    g = _scaled(grad._data, np.dtype(np.float32), rescale_grad, clip_gradient)
     m *= f(momentum)
     w[...] = w - m + f(momentum + 1) * (m - f(lr) * (g + f(wd) * w))
     m -= f(lr) * (g + f(wd) * w)
@@ -432,7 +424,7 @@ def _multi_sgd(name, data, stride, lrs, wds, momentum, rescale_grad, clip_gradie
     for i in range(n):
         w, g = data[i * stride], data[i * stride + 1]
         mom = data[i * stride + 2]._data if has_mom else None
-        master = data[i * stride + stride - 1]._data if mp else w._data.astype(np.float32)
+        master = data[i * stride + stride - 1]._data if mp else w._data.copy()
         new = _sgd_step32(master, g._data, mom, lrs[i], momentum, wds[i], rescale_grad,
                           clip_gradient)
         outs[i]._data[...] = new

@@ -226,10 +226,10 @@ class Executor:
         self._copy_kwargs(kwargs)
         self._pending = None
         self._last_forward = "train" if is_train else "infer"
-        if self._interpreted():
-            return self._forward_interpreted(is_train)
         if self._monitor is not None:
             self._run_monitor()
+        if self._interpreted():
+            return self._forward_interpreted(is_train)
         if not is_train:
             compiled = self._compile(False)
             # a graph with samplers (mx.sym.random.*) reads a seed drawn
@@ -523,13 +523,14 @@ class Executor:
 
     def _backward_interpreted(self, out_grads):
         from . import autograd
+        if not any(g is not None and self._grad_req.get(n, "null") != "null"
+                   for n, g in zip(self._arg_names, self.grad_arrays)):
+            return  # no argument wants a gradient
         if getattr(self, "_interp_heads", None) is None:
             # as MXNet: the gradients of the last forward's graph, on the
             # bound arrays as they are
             self._forward_interpreted(True)
         heads = self._interp_heads
-        if heads is None:
-            return  # no argument wants a gradient
         if out_grads is not None:
             if isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]

@@ -143,6 +143,7 @@ class CustomOpProp:
 
 
 _REGISTRY = {}
+_REGISTRY_LOCK = __import__("threading").Lock()
 
 
 class PythonOp:
@@ -186,9 +187,13 @@ class PythonOp:
 
     def get_symbol(self, *args, **kwargs):
         from . import symbol
-        PythonOp._count += 1
-        op_type = "_python_op_%s_%d" % (type(self).__name__, PythonOp._count)
-        register(op_type)(_python_op_prop(self))
+        op_type = getattr(self, "_op_type", None)
+        if op_type is None:  # one custom operator per object (the graph names it)
+            with _REGISTRY_LOCK:
+                PythonOp._count += 1
+                op_type = "_python_op_%s_%d" % (type(self).__name__, PythonOp._count)
+            register(op_type)(_python_op_prop(self))
+            self._op_type = op_type
         return symbol.Custom(*args, op_type=op_type, **kwargs)
 
 

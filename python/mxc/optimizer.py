@@ -315,12 +315,13 @@ class LARS(_StateThenMasterCopy, Optimizer):
         return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
 
     def _lars_lr(self, index):
-        if self.cur_lr is not None:
-            self.last_lr = self.cur_lr
+        # cur_lr / last_lr move once per step (num_update), so that every
+        # parameter of a step gets the same momentum correction
         lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
-        if self.cur_lr is None:
-            self.last_lr = lr
-        self.cur_lr = lr
+        if getattr(self, "_lr_step", None) != self.num_update:
+            self._lr_step = self.num_update
+            self.last_lr = lr if self.cur_lr is None else self.cur_lr
+            self.cur_lr = lr
         return lr * self._mult(index, self.lr_mult, "lr_mult")
 
     def update(self, index, weight, grad, state):

@@ -192,6 +192,26 @@ def test_symbol_graphs_with_custom_ops():
                                rtol=1e-5)
 
 
+def test_backward_without_gradients_runs_nothing_again():
+    calls = []
+
+    class Count(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            calls.append("forward")
+            self.assign(out_data[0], req[0], in_data[0] * 2)
+
+    @mx.operator.register("test_count_calls")
+    class CountProp(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, shapes, dtypes):
+            return Count()
+
+    s = mx.sym.Custom(mx.sym.var("d"), op_type="test_count_calls")
+    ex = s.bind(mx.cpu(), args={"d": mx.nd.ones((2,))}, grad_req="null")
+    ex.forward(is_train=True)
+    ex.backward()
+    assert calls == ["forward"]
+
+
 def test_module_trains_through_a_custom_op():
     fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
     out = mx.sym.Custom(fc, mx.sym.zeros_like(fc), op_type="test_mulsub", name="ms")[0]

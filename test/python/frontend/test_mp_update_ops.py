@@ -122,6 +122,16 @@ def test_mp_sgd_formulas():
         mx.nd.multi_sgd_update(w32, mom, w32, lrs=(0.1, 0.1), wds=(0, 0), num_weights=2)
 
 
+def test_multi_sgd_in_the_weights_type():
+    # without master copies the step runs in the weight's own type (float64
+    # keeps its precision)
+    w = mx.nd.array([1.0 + 1e-12, 2.0], dtype="float64")
+    g = mx.nd.array([1e-13, 0.0], dtype="float64")
+    mx.nd.multi_sgd_update(w, g, lrs=(1.0,), wds=(0.0,), num_weights=1, out=[w])
+    assert w.dtype == np.float64
+    np.testing.assert_array_equal(w.asnumpy(), [1.0 + 1e-12 - 1e-13, 2.0])
+
+
 def test_lars_scales_lr_by_trust_ratio():
     # plain SGD with lr * eta ||w|| / (||rescale g|| + wd ||w||) on a weight;
     # a bias keeps lr

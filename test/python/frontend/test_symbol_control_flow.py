@@ -210,3 +210,27 @@ def test_errors():
     c = mx.sym.contrib.cond(x.sum() < 1, lambda: x, lambda: mx.sym.concat(x, x, dim=0))
     with pytest.raises(mx.MXNetError, match="_cond0.*differ in shape"):
         c.infer_shape(x=(2,))
+
+
+def test_loop_variable_shaped_by_its_consumer():
+    # 'acc' has no shape given: its first consumer in the body (x + acc)
+    # gives it (the importer infers a variable's shape from its consumer, in
+    # graph order), and the loop's selects use that argument afterwards
+    x, i, acc = mx.sym.var("x"), mx.sym.var("i"), mx.sym.var("acc")
+
+    def body(i, acc):
+        s = x + acc
+        return [s * 2], [i + 1, s]
+    outs, (i_end, acc_end) = mx.sym.contrib.while_loop(
+        lambda i, acc: i < 3, body, [i, acc], max_iterations=4)
+    g = mx.sym.Group(outs + [acc_end])
+    arg_shapes, out_shapes, _ = g.infer_shape(x=(2,), i=(1,))
+    assert dict(zip(g.list_arguments(), arg_shapes))["acc"] == (2,)
+    assert out_shapes == [(4, 2), (2,)]
+    a = {"x": np.array([1.0, 2.0], np.float32), "i": np.zeros(1, np.float32),
+         "acc": np.array([0.5, -0.5], np.float32)}
+    got, _ = run(g, a)
+    np.testing.assert_allclose(got[1], a["acc"] + 3 * a["x"], rtol=1e-6)
+    np.testing.assert_allclose(got[0][:3],
+                               [2 * (a["acc"] + k * a["x"]) for k in range(1, 4)], rtol=1e-6)
+    np.testing.assert_allclose(got[0][3], 0)
