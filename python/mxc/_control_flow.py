@@ -118,25 +118,9 @@ def _cut(outputs, sg_name, placeholders=()):
             binding[id(v)] = (node, index)
         return cut[key], 0
 
-    # Depth-first over the body's operators, inputs first; an edge leaving
-    # the body ends at a leaf.
-    order, seen = [], set()
-    for head, _ in heads:
-        if not in_graph(head) or id(head) in seen:
-            continue
-        stack = [(head, 0)]
-        seen.add(id(head))
-        while stack:
-            node, i = stack.pop()
-            if i < len(node.inputs):
-                stack.append((node, i + 1))
-                child = node.inputs[i][0]
-                if in_graph(child) and id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append((child, 0))
-            else:
-                order.append(node)
-    for node in order:
+    # The body's operators, inputs first; an edge leaving the body ends at a
+    # leaf.
+    for node in _post_order(heads, follow=in_graph):
         ins = []
         for src, i, v in node.inputs:
             if in_graph(src):

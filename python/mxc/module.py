@@ -159,6 +159,10 @@ class BaseModule:
         self.backward()
 
     # -- high level -----------------------------------------------------------------------
+    def _fit_epoch_begin(self, epoch, train_data):
+        """fit()'s hook before each epoch's batches (SVRGModule's full
+        gradient); nothing here."""
+
     def score(self, eval_data, eval_metric, num_batch=None, batch_end_callback=None,
               score_end_callback=None, reset=True, epoch=0, sparse_row_id_fn=None):
         """Runs the module on eval_data and returns the metric's
@@ -249,6 +253,7 @@ class BaseModule:
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
             eval_metric.reset()
+            self._fit_epoch_begin(epoch, train_data)
             nbatch = 0
             samples = 0
             bar = _progress_bar(train_data, epoch, num_epoch)

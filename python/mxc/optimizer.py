@@ -142,10 +142,16 @@ class Optimizer:
                     self.lr_mult[name] = float(a["__lr_mult__"])
         self.lr_mult.update(args_lr_mult)
 
+    @staticmethod
+    def _decays(name):
+        """Whether weight decay applies to a parameter by default (MXNet:
+        '*_weight' and '*_gamma'; LARS: '*_weight' only)."""
+        return name.endswith("_weight") or name.endswith("_gamma")
+
     def set_wd_mult(self, args_wd_mult):
         self.wd_mult = {}
         for n in self.idx2name.values():
-            if not (n.endswith("_weight") or n.endswith("_gamma")):
+            if not self._decays(n):
                 self.wd_mult[n] = 0.0
         if self.sym_info:
             attr, arg_names = self.sym_info
@@ -298,15 +304,9 @@ class LARS(_StateThenMasterCopy, Optimizer):
         self.last_lr = None
         self.cur_lr = None
 
-    def set_wd_mult(self, args_wd_mult):
-        self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not n.endswith("_weight")}
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                a = attr.get(name, {})
-                if "__wd_mult__" in a:
-                    self.wd_mult[name] = float(a["__wd_mult__"])
-        self.wd_mult.update(args_wd_mult)
+    @staticmethod
+    def _decays(name):
+        return name.endswith("_weight")
 
     def create_state(self, index, weight):
         if self.momentum == 0.0:

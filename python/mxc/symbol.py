@@ -75,11 +75,13 @@ class _Node:
         return spec.visible_outputs(self.attrs)
 
 
-def _post_order(heads):
-    """Nodes reached from `heads`, inputs first (nnvm's DFSVisit order)."""
+def _post_order(heads, follow=None):
+    """Nodes reached from `heads`, inputs first (nnvm's DFSVisit order);
+    with `follow`, only nodes for which it holds are visited (and
+    followed)."""
     order, seen = [], set()
     for head, _ in heads:
-        if id(head) in seen:
+        if id(head) in seen or (follow is not None and not follow(head)):
             continue
         stack = [(head, 0)]
         seen.add(id(head))
@@ -88,7 +90,7 @@ def _post_order(heads):
             if i < len(node.inputs):
                 stack.append((node, i + 1))
                 child = node.inputs[i][0]
-                if id(child) not in seen:
+                if id(child) not in seen and (follow is None or follow(child)):
                     seen.add(id(child))
                     stack.append((child, 0))
             else:

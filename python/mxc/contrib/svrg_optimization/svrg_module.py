@@ -8,12 +8,9 @@ grad f_b(w), the variance-reduced  grad f_b(w) - grad f_b(w~) + mu;
 grad f_b(w~) comes from a second Module (`_mod_aux`) that holds the snapshot
 and sees the same batches."""
 import logging
-import time
 
-from ... import metric as _metric
-from ... import model as _model
 from ... import ndarray as nd
-from ...base import MXNetError, _as_list
+from ...base import MXNetError
 from ...context import cpu
 from ...module import Module, _create_kvstore
 from .svrg_optimizer import _SVRGOptimizer
@@ -177,59 +174,8 @@ class SVRGModule(Module):
                 self._svrg_grads_update_rule([g], [self._grad(self._mod_aux, ctx, name)],
                                              [self._param_dict[ctx][name]])
 
-    def fit(self, train_data, eval_data=None, eval_metric="acc", epoch_end_callback=None,
-            batch_end_callback=None, kvstore="local", optimizer="sgd",
-            optimizer_params=(("learning_rate", 0.01),), eval_end_callback=None,
-            eval_batch_end_callback=None, initializer=None, arg_params=None, aux_params=None,
-            allow_missing=False, force_rebind=False, force_init=False, begin_epoch=0,
-            num_epoch=None, validation_metric=None, monitor=None, sparse_row_id_fn=None):
-        """Module.fit with a full-gradient pass every `update_freq` epochs."""
-        from ... import initializer as _init
-        if num_epoch is None:
-            raise MXNetError("please specify number of epochs")
-        self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
-                  for_training=True, force_rebind=force_rebind)
-        if monitor is not None:
-            self.install_monitor(monitor)
-        self.init_params(initializer=initializer or _init.Uniform(0.01), arg_params=arg_params,
-                         aux_params=aux_params, allow_missing=allow_missing,
-                         force_init=force_init)
-        self.init_optimizer(kvstore=kvstore, optimizer=optimizer,
-                            optimizer_params=optimizer_params)
-        if validation_metric is None:
-            validation_metric = eval_metric
-        if not isinstance(eval_metric, _metric.EvalMetric):
-            eval_metric = _metric.create(eval_metric)
-        for epoch in range(begin_epoch, num_epoch):
-            eval_metric.reset()
-            tic = time.time()
-            if epoch % self.update_freq == 0:
-                self.update_full_grads(train_data)
+    def _fit_epoch_begin(self, epoch, train_data):
+        """Module.fit's hook: the full gradient every update_freq epochs."""
+        if epoch % self.update_freq == 0:
+            self.update_full_grads(train_data)
             train_data.reset()
-            for nbatch, batch in enumerate(train_data):
-                if monitor is not None:
-                    monitor.tic()
-                self.forward_backward(batch)
-                self.update()
-                self.update_metric(eval_metric, batch.label)
-                if monitor is not None:
-                    monitor.toc_print()
-                if batch_end_callback is not None:
-                    params = _model.BatchEndParam(epoch=epoch, nbatch=nbatch,
-                                                  eval_metric=eval_metric, locals=locals())
-                    for callback in _as_list(batch_end_callback):
-                        callback(params)
-            for name, val in eval_metric.get_name_value():
-                self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
-            self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
-            arg, aux = self.get_params()
-            self.set_params(arg, aux)
-            if epoch_end_callback is not None:
-                for callback in _as_list(epoch_end_callback):
-                    callback(epoch, self.symbol, arg, aux)
-            if eval_data:
-                res = self.score(eval_data, validation_metric,
-                                 score_end_callback=eval_end_callback,
-                                 batch_end_callback=eval_batch_end_callback, epoch=epoch)
-                for name, val in res:
-                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
