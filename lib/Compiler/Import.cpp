@@ -504,6 +504,14 @@ LogicalResult Importer::importNode(uint32_t id) {
   const Node &n = G().nodes[id];
   if (graph::isControlFlowOp(n.op))
     return importControlFlow(id);
+  if (n.op == "Custom") {
+    auto t = n.attrs.find("op_type");
+    return error(id) << "Custom (a Python custom operator, op_type '"
+                     << (t == n.attrs.end() ? std::string("?") : t->second)
+                     << "') cannot run in compiled code; bind the graph from "
+                        "Python (import mxc), which runs it operator by "
+                        "operator";
+  }
   const mx::OpSpec *spec = mx::lookupMXNetOp(n.op);
   if (!spec)
     return error(id) << "unknown operator '" << n.op << "'";
