@@ -247,7 +247,12 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
         ops.append_sum(1.f);
       attr.set_post_ops(ops);
     }
-    dnnl::memory::desc srcMd = plain ? userSrc : anyOf(src),
+    // A grouped (depthwise) convolution on a blocked input reads it as it
+    // is: with the source left to oneDNN ('any') and a blocked destination,
+    // oneDNN 2.6.3 on AVX-512 offers only its reference implementation for
+    // MobileNet's depthwise layers (measured: ref:any), with the source's
+    // blocked layout given its jit_dw:avx512_core kernel.
+    dnnl::memory::desc srcMd = plain || (grouped && a.blockedX) ? userSrc : anyOf(src),
                        dstMd = a.blockedY
                                    ? (a.sum && !sumPostOp ? blocked(dst, a.filters)
                                                           : userDst)
