@@ -681,7 +681,7 @@ Importer::importSubgraph(const Graph &sub, ArrayRef<Binding> inputs,
   }
   Scope *outer = cur;
   cur = &s;
-  auto restore = llvm::make_scope_exit([&] { cur = outer; });
+  llvm::scope_exit restore([&] { cur = outer; });
 
   std::vector<bool> reached = reachedFromHeads(sub);
   for (uint32_t id = 0; id < sub.nodes.size(); ++id)
@@ -780,19 +780,21 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
       return failure();
     ins.push_back(*b);
   }
-  auto valueOf = [&](unsigned k) -> FailureOr<Value> {
-    if (ins[k].value)
-      return ins[k].value;
+  // The value of binding `b` of node input `k`.
+  auto bound = [&](const Binding &b, unsigned k) -> FailureOr<Value> {
+    if (b.value)
+      return b.value;
     // a variable a subgraph has since created (its first consumer there
     // gave its shape)
-    if (auto t = top.values.find(uint64_t(*ins[k].topVar) << 32);
+    if (auto t = top.values.find(uint64_t(*b.topVar) << 32);
         t != top.values.end())
       return t->second;
     return emitError(loc) << "cannot infer the shape of variable '"
-                          << g.nodes[*ins[k].topVar].name << "' (input " << k
+                          << g.nodes[*b.topVar].name << "' (input " << k
                           << " of '" << n.name << "'); give it with --shape "
-                          << g.nodes[*ins[k].topVar].name << "=...";
+                          << g.nodes[*b.topVar].name << "=...";
   };
+  auto valueOf = [&](unsigned k) { return bound(ins[k], k); };
   auto at = [&](StringRef what) {
     return NameLoc::get(StringAttr::get(&ctx, name + "/" + what));
   };
@@ -821,25 +823,32 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
       return failure();
     return (*c)[0];
   };
-  // 1 where `pred` (a one-element array) is non-zero, else 0, as `like`'s
-  // element type, broadcast to `like`'s shape.
+  // 1 where `pred` is non-zero, else 0, in element type `elt` (MXNet's
+  // truth of a condition).
+  auto truth = [&](Value pred, Type elt) -> FailureOr<Value> {
+    auto m = emitOp(at("mask"), "_not_equal_scalar", pred, {{"scalar", "0"}});
+    if (failed(m))
+      return failure();
+    Value v = (*m)[0];
+    if (cast<RankedTensorType>(v.getType()).getElementType() == elt)
+      return v;
+    auto c = emitOp(at("mask"), "Cast", v,
+                    {{"dtype", mx::getMXNetDTypeName(elt).str()}});
+    if (failed(c))
+      return failure();
+    return (*c)[0];
+  };
+  // truth(pred) (a one-element array) broadcast to `like`.
   auto mask = [&](Value pred, Value like) -> FailureOr<Value> {
     auto pt = cast<RankedTensorType>(pred.getType());
     auto lt = cast<RankedTensorType>(like.getType());
     if (pt.getNumElements() != 1)
       return emitError(loc) << n.op << ": the condition must be one value, "
                             << "it has shape " << shapeStr(pt.getShape());
-    auto m = emitOp(at("mask"), "_not_equal_scalar", pred, {{"scalar", "0"}});
-    if (failed(m))
+    FailureOr<Value> t = truth(pred, lt.getElementType());
+    if (failed(t))
       return failure();
-    Value v = (*m)[0];
-    if (pt.getElementType() != lt.getElementType()) {
-      auto c = emitOp(at("mask"), "Cast", v,
-                      {{"dtype", mx::getMXNetDTypeName(lt.getElementType()).str()}});
-      if (failed(c))
-        return failure();
-      v = (*c)[0];
-    }
+    Value v = *t;
     std::string ones = "(";
     for (int64_t i = 0; i < lt.getRank(); ++i)
       ones += i ? ", 1" : "1";
@@ -866,7 +875,28 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
     return (*w)[0];
   };
 
+  // One step's subgraph, which must give the node's outputs.
+  auto step = [&](const Graph &sub, ArrayRef<Binding> inputs,
+                  const std::string &prefix) -> FailureOr<SmallVector<Value>> {
+    auto r = importSubgraph(sub, inputs, prefix);
+    if (failed(r))
+      return failure();
+    if (r->size() != n.numOutputs)
+      return emitError(loc) << n.op << ": the body has " << r->size()
+                            << " outputs, the node " << n.numOutputs;
+    return r;
+  };
   SmallVector<Value> results;
+  // Each output's steps stacked, as the node's first outputs.
+  auto stackAll = [&](ArrayRef<SmallVector<Value>> outs) -> LogicalResult {
+    for (const SmallVector<Value> &steps : outs) {
+      auto s = stack(steps);
+      if (failed(s))
+        return failure();
+      results.push_back(*s);
+    }
+    return success();
+  };
   if (n.op == "_foreach") {
     if (failed(subgraphs(1)))
       return failure();
@@ -941,24 +971,16 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
         inner[(*stateLocs)[j]] = states[j];
       for (size_t j = 0; j < remainLocs->size(); ++j)
         inner[(*remainLocs)[j]] = ins[nd + ns + j];
-      auto r = importSubgraph(body, inner,
-                              name + "/" + std::to_string(i) + "/");
+      auto r = step(body, inner, name + "/" + std::to_string(i) + "/");
       if (failed(r))
         return failure();
-      if (r->size() != n.numOutputs)
-        return emitError(loc) << "_foreach: the body has " << r->size()
-                              << " outputs, the node " << n.numOutputs;
       for (int64_t k = 0; k < *numOutData; ++k)
         outs[k].push_back((*r)[k]);
       for (size_t j = 0; j < ns; ++j)
         states[j] = Binding{(*r)[*numOutData + j], std::nullopt};
     }
-    for (int64_t k = 0; k < *numOutData; ++k) {
-      auto s = stack(outs[k]);
-      if (failed(s))
-        return failure();
-      results.push_back(*s);
-    }
+    if (failed(stackAll(outs)))
+      return failure();
     for (size_t j = 0; j < ns; ++j)
       results.push_back(states[j].value);
   } else if (n.op == "_while_loop") {
@@ -1019,13 +1041,10 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
       return failure();
     std::vector<SmallVector<Value>> outs(*numOutData);
     for (int64_t i = 0; i < *maxIt; ++i) {
-      auto r = importSubgraph(funcG, pick(*funcLocs, live),
-                              name + "/" + std::to_string(i) + "/");
+      auto r = step(funcG, pick(*funcLocs, live),
+                    name + "/" + std::to_string(i) + "/");
       if (failed(r))
         return failure();
-      if (r->size() != n.numOutputs)
-        return emitError(loc) << "_while_loop: the body has " << r->size()
-                              << " outputs, the node " << n.numOutputs;
       for (int64_t k = 0; k < *numOutData; ++k) {
         Value v = (*r)[k];
         auto z = emitOp(at("zeros"), "zeros_like", v);
@@ -1037,9 +1056,7 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
         outs[k].push_back(*s);
       }
       for (size_t j = 0; j < nv; ++j) {
-        FailureOr<Value> old = live[varInput[j]].value
-                                   ? FailureOr<Value>(live[varInput[j]].value)
-                                   : valueOf(varInput[j]);
+        FailureOr<Value> old = bound(live[varInput[j]], varInput[j]);
         if (failed(old))
           return failure();
         auto s = select(*running, (*r)[*numOutData + j], *old);
@@ -1053,20 +1070,11 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
       if (failed(c))
         return failure();
       // running && c, as running's type and shape
-      auto holds = emitOp(at("mask"), "_not_equal_scalar", *c,
-                          {{"scalar", "0"}});
+      FailureOr<Value> holds = truth(
+          *c, cast<RankedTensorType>(running->getType()).getElementType());
       if (failed(holds))
         return failure();
-      Value h = (*holds)[0];
-      auto rt = cast<RankedTensorType>(running->getType());
-      if (cast<RankedTensorType>(h.getType()).getElementType() !=
-          rt.getElementType()) {
-        auto cst = emitOp(at("mask"), "Cast", h,
-                          {{"dtype", mx::getMXNetDTypeName(rt.getElementType()).str()}});
-        if (failed(cst))
-          return failure();
-        h = (*cst)[0];
-      }
+      Value h = *holds;
       if (h.getType() != running->getType()) {
         auto rs = emitOp(at("mask"), "reshape_like", {h, *running});
         if (failed(rs))
@@ -1078,16 +1086,10 @@ LogicalResult Importer::importControlFlow(uint32_t id) {
         return failure();
       running = (*both)[0];
     }
-    for (int64_t k = 0; k < *numOutData; ++k) {
-      auto s = stack(outs[k]);
-      if (failed(s))
-        return failure();
-      results.push_back(*s);
-    }
+    if (failed(stackAll(outs)))
+      return failure();
     for (size_t j = 0; j < nv; ++j) {
-      FailureOr<Value> v = live[varInput[j]].value
-                               ? FailureOr<Value>(live[varInput[j]].value)
-                               : valueOf(varInput[j]);
+      FailureOr<Value> v = bound(live[varInput[j]], varInput[j]);
       if (failed(v))
         return failure();
       results.push_back(*v);

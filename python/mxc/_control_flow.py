@@ -76,11 +76,6 @@ def _identity(sym):
     return _sym.identity(sym)
 
 
-def _output_name(entry):
-    node, index = entry
-    return Symbol([entry]).list_outputs()[0] if node.op != "null" else node.name
-
-
 def _cut(outputs, sg_name, placeholders=()):
     """The subgraph made of `outputs` (single-output Symbols the body created
     under AttrScope(__subgraph_name__=sg_name)).
@@ -113,7 +108,8 @@ def _cut(outputs, sg_name, placeholders=()):
             return new[id(node)], 0
         key = (id(node), index)
         if key not in cut:
-            v = _Node("null", _output_name((node, index)))
+            # named as list_outputs() names the output ('fc_output')
+            v = _Node("null", Symbol([(node, index)]).list_outputs()[0])
             cut[key] = v
             binding[id(v)] = (node, index)
         return cut[key], 0
@@ -127,8 +123,7 @@ def _cut(outputs, sg_name, placeholders=()):
                 ins.append((new[id(src)], i, v))
             else:
                 ins.append(leaf(src, i) + (v,))
-        new[id(node)] = _Node(node.op, node.name, node.attrs, ins, node.num_outputs,
-                              node.subgraph, node.subgraphs)
+        new[id(node)] = node.copy(ins)
     graph_heads = []
     for node, i in heads:
         graph_heads.append((new[id(node)], i) if in_graph(node) else leaf(node, i))
@@ -155,12 +150,14 @@ def _wrap_outputs(outputs, sg_name, avoid_names=()):
     return out
 
 
-def _node(op, hint, name, inputs, attrs, num_outputs, graphs):
-    name = NameManager.current.get(None, hint)
+def _node(op, inputs, attrs, graphs):
+    """The control-flow node `op` (named as MXNet names it: _foreach0) on
+    `inputs` with MXNet's attributes; its outputs as Symbols."""
     attrs = {k: str(v) for k, v in attrs.items()}
     attrs.update(_hidden(AttrScope.current.get(None)))
-    node = _Node(op, name, attrs, [e + (0,) for e in inputs], num_outputs,
-                 subgraphs=graphs)
+    num_outputs = int(attrs["num_outputs"])
+    node = _Node(op, NameManager.current.get(None, op), attrs, [e + (0,) for e in inputs],
+                 num_outputs, subgraphs=graphs)
     return [Symbol([(node, i)]) for i in range(num_outputs)]
 
 
@@ -211,13 +208,13 @@ def foreach(body, data, init_states, name="foreach"):
             ordered.append(outer)
             remain.append(i)
     num_out_data, num_states = len(sym_out), len(sym_states)
-    ret = _node("_foreach", "_foreach", None, ordered, {
+    ret = _node("_foreach", ordered, {
         "in_data_locs": [names.index(n) for n in data_names],
         "in_state_locs": [names.index(n) for n in state_names],
         "num_args": len(ordered) + 1,
         "num_out_data": num_out_data,
         "num_outputs": num_out_data + num_states,
-        "remain_locs": remain}, num_out_data + num_states, [graph])
+        "remain_locs": remain}, [graph])
     outs, _ = _regroup(ret[:num_out_data], out_fmt)
     states, _ = _regroup(ret[num_out_data:], state_fmt)
     return outs, states
@@ -306,14 +303,14 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
         if n not in func_names:
             raise ValueError("The %d-th loop_var doesn't involve into the computation" % i)
         var_locs.append(func_names.index(n))
-    ret = _node("_while_loop", "_while_loop", None, inputs, {
+    ret = _node("_while_loop", inputs, {
         "cond_input_locs": cond_locs,
         "func_input_locs": func_locs,
         "func_var_locs": var_locs,
         "max_iterations": max_iterations,
         "num_args": len(inputs) + 2,
         "num_out_data": num_out_data,
-        "num_outputs": num_outputs}, num_outputs, [cond_g[0], func_g[0]])
+        "num_outputs": num_outputs}, [cond_g[0], func_g[0]])
     outputs, _ = _regroup(ret[:num_out_data], out_fmt) if out_fmt is not None else ([], None)
     final, _ = _regroup(ret[num_out_data:], var_fmt)
     return outputs, final
@@ -339,11 +336,11 @@ def cond(pred, then_func, else_func, name="cond"):
     if n_then != n_else:
         raise ValueError("Number of outputs differs between then-branch and else-branch")
     inputs, (cond_locs, then_locs, else_locs) = _union_inputs([cond_g, then_g, else_g])
-    ret = _node("_cond", "_cond", None, inputs, {
+    ret = _node("_cond", inputs, {
         "cond_input_locs": cond_locs,
         "else_input_locs": else_locs,
         "num_args": len(inputs) + 3,
         "num_outputs": n_then,
-        "then_input_locs": then_locs}, n_then, [cond_g[0], then_g[0], else_g[0]])
+        "then_input_locs": then_locs}, [cond_g[0], then_g[0], else_g[0]])
     outputs, _ = _regroup(ret, then_fmt)
     return outputs

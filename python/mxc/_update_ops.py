@@ -135,7 +135,7 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
     """mx.nd.<name>(weight, grad, *states, <hyper-parameters>, out=None)."""
 
     def update(weight, grad, *args, out=None, name=None, **kwargs):
-        from .ndarray import NDArray, array
+        from .ndarray import NDArray
         states, rest = args[:n_states], list(args[n_states:])
         if len(states) != n_states:
             raise MXNetError("%s: expects %d state arrays" % (update.__name__, n_states))
@@ -161,11 +161,7 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
         st = [s._data for s in states]
         if kernel is nag_mom:
             params["inplace"] = out is weight
-        new = kernel(w, grad._data, *st, **params)
-        if out is None:
-            return array(new.astype(w.dtype), ctx=weight.context)
-        out._data[...] = new
-        return out
+        return _result(weight, kernel(w, grad._data, *st, **params), out)
 
     update.__name__ = name
     update.__qualname__ = name
@@ -238,6 +234,27 @@ def _adamw_step(w, g, mean, var, lr, eta, wd, beta1, beta2, epsilon, rescale, cl
                          (np.sqrt(var.astype(w.dtype)) + t(epsilon)) + t(wd) * w)
 
 
+def _result(weight, new, out):
+    """An update's new weight values: into out, else a new array in the
+    weight's type."""
+    from .ndarray import array
+    if out is None:
+        return array(new.astype(weight.dtype), ctx=weight.context)
+    out._data[...] = new
+    return out
+
+
+def _outs(name, weights, out):
+    """A multi-weight update's output arrays: out (one per weight), else
+    copies of the weights (MXNet's leave the weights as they are)."""
+    if out is None:
+        return [w.copy() for w in weights]
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    if len(outs) != len(weights):
+        raise MXNetError("%s: out has %d arrays for %d weights" % (name, len(outs), len(weights)))
+    return outs
+
+
 def _check_nd(name, arrays):
     from .ndarray import NDArray
     for a in arrays:
@@ -249,17 +266,13 @@ def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta
                  epsilon=1e-8, wd=0.0, clip_gradient=-1.0, out=None, name=None, **kwargs):
     """MXNet's contrib.adamw_update: mean / var updated in place, the new
     weight into out (a new array when out is None)."""
-    from .ndarray import array
     _check_nd("adamw_update", (weight, grad, mean, var))
     rescale = _rescale_scalar(rescale_grad)
     if not np.isfinite(rescale) or rescale == 0:
         return out if out is not None else weight.copy()
     new = _adamw_step(weight._data, grad._data, mean._data, var._data, lr, eta, wd, beta1,
                       beta2, epsilon, rescale, clip_gradient, multi=False)
-    if out is None:
-        return array(new.astype(weight.dtype), ctx=weight.context)
-    out._data[...] = new
-    return out
+    return _result(weight, new, out)
 
 
 def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
@@ -267,7 +280,6 @@ def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, be
                     **kwargs):
     """MXNet's contrib.mp_adamw_update: the step on the float32 master
     weight32 (updated in place), its value in weight's type into out."""
-    from .ndarray import array
     _check_nd("mp_adamw_update", (weight, grad, mean, var, weight32))
     rescale = _rescale_scalar(rescale_grad)
     if not np.isfinite(rescale) or rescale == 0:
@@ -275,10 +287,7 @@ def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, be
     w32 = weight32._data
     w32[...] = _adamw_step(w32, grad._data, mean._data, var._data, lr, eta, wd, beta1, beta2,
                            epsilon, rescale, clip_gradient, multi=False)
-    if out is None:
-        return array(w32.astype(weight.dtype), ctx=weight.context)
-    out._data[...] = w32
-    return out
+    return _result(weight, w32, out)
 
 
 def _multi_adamw(name, weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
@@ -290,12 +299,7 @@ def _multi_adamw(name, weights, grads, mean, var, weights32, rescale_grad, lrs, 
                          "per weight (%d)" % (name, ", weights32" if weights32 is not None else "",
                                               n))
     _check_nd(name, list(weights) + [a for x in lists for a in x])
-    if out is None:    # new arrays; the weights themselves are left as they are (MXNet's)
-        outs = [w.copy() for w in weights]
-    else:
-        outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        if len(outs) != n:
-            raise MXNetError("%s: out has %d arrays for %d weights" % (name, len(outs), n))
+    outs = _outs(name, weights, out)
     rescale = _rescale_scalar(rescale_grad)
     if not np.isfinite(rescale) or rescale == 0:
         return outs
@@ -353,30 +357,13 @@ def _sgd_step32(w32, g, mom, lr, momentum, wd, rescale_grad, clip_gradient):
     return w32
 
 
-def _out_of(name, weights, out):
-    if out is None:
-        return [w.copy() for w in weights]
-    outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    if len(outs) != len(weights):
-        raise MXNetError("%s: out has %d arrays for %d weights" % (name, len(outs), len(weights)))
-    return outs
-
-
-def _single(name, weight, new, out):
-    from .ndarray import array
-    if out is None:
-        return array(new.astype(weight.dtype), ctx=weight.context)
-    out._data[...] = new
-    return out
-
-
 def mp_sgd_update(weight, grad, weight32, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
                   lazy_update=True, out=None, name=None):
     """MXNet's mp_sgd_update: SGD on the float32 master copy weight32."""
     _check_nd("mp_sgd_update", (weight, grad, weight32))
     w32 = weight32._data
     new = _sgd_step32(w32, grad._data, None, lr, 0.0, wd, rescale_grad, clip_gradient)
-    return _single("mp_sgd_update", weight, new, out)
+    return _result(weight, new, out)
 
 
 def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
@@ -386,7 +373,7 @@ def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, res
     _check_nd("mp_sgd_mom_update", (weight, grad, mom, weight32))
     new = _sgd_step32(weight32._data, grad._data, mom._data, lr, momentum, wd, rescale_grad,
                       clip_gradient)
-    return _single("mp_sgd_mom_update", weight, new, out)
+    return _result(weight, new, out)
 
 
 def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
@@ -394,13 +381,10 @@ def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, res
     """MXNet's mp_nag_mom_update (MP_NAGMomKernel: the momentum's decay term
     reads the master weight just written, as the kernel does)."""
     _check_nd("mp_nag_mom_update", (weight, grad, mom, weight32))
-    f = np.float32
-    w, m = weight32._data, mom._data
-    g = _scaled(grad._data, np.dtype(np.float32), rescale_grad, clip_gradient)
-    m *= f(momentum)
-    w[...] = w - m + f(momentum + 1) * (m - f(lr) * (g + f(wd) * w))
-    m -= f(lr) * (g + f(wd) * w)
-    return _single("mp_nag_mom_update", weight, w, out)
+    w = weight32._data
+    w[...] = nag_mom(w, grad._data, mom._data, lr, momentum, wd, rescale_grad, clip_gradient,
+                     inplace=True)
+    return _result(weight, w, out)
 
 
 def _multi_sgd(name, data, stride, lrs, wds, momentum, rescale_grad, clip_gradient, num_weights,
@@ -418,7 +402,7 @@ def _multi_sgd(name, data, stride, lrs, wds, momentum, rescale_grad, clip_gradie
         raise MXNetError("%s: lrs and wds must have num_weights (%d) entries" % (name, n))
     _check_nd(name, data)
     weights = [data[i * stride] for i in range(n)]
-    outs = _out_of(name, weights, out)
+    outs = _outs(name, weights, out)
     has_mom = "mom" in name
     mp = "_mp_" in name
     for i in range(n):
@@ -509,7 +493,7 @@ def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound=-1.0, upp
     _check_nd("mp_lamb_update_phase2", (weight, g, r1, r2, weight32))
     new = lamb_phase2(weight32._data, g._data.astype(np.float32), r1._data, r2._data, lr,
                       lower_bound, upper_bound)
-    return _single("mp_lamb_update_phase2", weight, new, out)
+    return _result(weight, new, out)
 
 
 for _f in (mp_sgd_update, mp_sgd_mom_update, mp_nag_mom_update, multi_sum_sq, multi_lars,

@@ -65,6 +65,11 @@ class Executor:
         self._last_forward = None  # None, "infer" or "train"
         self._monitor = None  # (callback, monitor_all)
         self._monitor_exec = None
+        # A graph with a Python custom operator runs operator by operator
+        # (_interpret); the outputs autograd recorded for backward().
+        from .symbol import _has_custom
+        self._interpreted = _has_custom(symbol._outputs)
+        self._interp_heads = None
 
     @property
     def outputs(self):
@@ -228,7 +233,7 @@ class Executor:
         self._last_forward = "train" if is_train else "infer"
         if self._monitor is not None:
             self._run_monitor()
-        if self._interpreted():
+        if self._interpreted:
             return self._forward_interpreted(is_train)
         if not is_train:
             compiled = self._compile(False)
@@ -435,7 +440,7 @@ class Executor:
         self._backward(out_grads, is_train)
 
     def _backward(self, out_grads, is_train):
-        if self._interpreted():
+        if self._interpreted:
             return self._backward_interpreted(out_grads)
         if self._pending is None and self._last_forward in ("infer", None):
             # As MXNet: the gradients of the last forward's graph, here the
@@ -487,24 +492,21 @@ class Executor:
         self._pending = None
 
     # -- graphs with Python custom operators: run operator by operator ---------------
-    def _interpreted(self):
-        """Whether the graph has a Python custom operator ('Custom' node),
-        which compiled code cannot call: such a graph runs operator by
-        operator (each a cached compiled kernel, the custom operator in
-        Python), its gradients by autograd."""
-        flag = getattr(self, "_interp_flag", None)
-        if flag is None:
-            from .symbol import _has_custom
-            flag = self._interp_flag = _has_custom(self._symbol._outputs)
-        return flag
+    def _interp_wrt(self):
+        """(argument, gradient array, grad_req) of the arguments that want a
+        gradient ('inplace' as 'write')."""
+        return [(a, g, "write" if self._grad_req.get(n) == "inplace" else self._grad_req.get(n))
+                for n, a, g in zip(self._arg_names, self.arg_arrays, self.grad_arrays)
+                if g is not None and self._grad_req.get(n, "null") != "null"]
 
     def _forward_interpreted(self, is_train):
+        """A graph with a Python custom operator, which compiled code cannot
+        call: operator by operator (each a cached compiled kernel, the custom
+        operator in Python), recorded by autograd for backward()."""
         from . import autograd
         variables = dict(zip(self._arg_names, self.arg_arrays))
         variables.update(zip(self._aux_names, self.aux_arrays))
-        wrt = [(a, g, "write" if self._grad_req.get(n) == "inplace" else self._grad_req.get(n))
-               for n, a, g in zip(self._arg_names, self.arg_arrays, self.grad_arrays)
-               if g is not None and self._grad_req.get(n, "null") != "null"]
+        wrt = self._interp_wrt()
         record = bool(is_train and wrt)
         if record:
             autograd.mark_variables([a for a, _, _ in wrt], [g for _, g, _ in wrt],
@@ -523,10 +525,9 @@ class Executor:
 
     def _backward_interpreted(self, out_grads):
         from . import autograd
-        if not any(g is not None and self._grad_req.get(n, "null") != "null"
-                   for n, g in zip(self._arg_names, self.grad_arrays)):
+        if not self._interp_wrt():
             return  # no argument wants a gradient
-        if getattr(self, "_interp_heads", None) is None:
+        if self._interp_heads is None:
             # as MXNet: the gradients of the last forward's graph, on the
             # bound arrays as they are
             self._forward_interpreted(True)

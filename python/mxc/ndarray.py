@@ -20,6 +20,7 @@ program order. An NDArray made over numpy memory that is not runtime storage
 synchronously, after every pending engine operation (a barrier).
 """
 import atexit
+import functools
 import ctypes as _ctypes
 import math as _math
 import weakref as _weakref
@@ -36,6 +37,20 @@ from . import _ops
 from .base import MXNetError, MXNetValueError, compile_graph, dtype_name, np_dtype
 from .context import Context, check_context, current_context
 from .profiler import _custom as _custom_op, _custom_op_call
+
+
+def _recorded_in_custom_ops(op_name):
+    """A creation function that the profiler records as '<custom op>::<op_name>'
+    when a custom operator calls it (mx.profiler's "Custom Operator" domain)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if getattr(_custom_op, "label", None) is not None:
+                return _custom_op_call(op_name, fn, *args, **kwargs)
+            return fn(*args, **kwargs)
+        return call
+    return wrap
+
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
            "save", "load", "waitall", "concatenate", "sgd_update", "sgd_mom_update",
@@ -768,26 +783,16 @@ def _zeros_any(shape, ctx=None, dtype="float32"):
     return _new(np.zeros(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
+@_recorded_in_custom_ops("_zeros")
 def zeros(shape, ctx=None, dtype="float32", stype=None, **kwargs):
-    if getattr(_custom_op, "label", None) is not None:   # inside a custom operator
-        return _custom_op_call("_zeros", _zeros_plain, shape, ctx, dtype, stype, **kwargs)
-    return _zeros_plain(shape, ctx, dtype, stype, **kwargs)
-
-
-def _zeros_plain(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "zeros")
     if kwargs.get("out") is not None:
         return full(shape, 0, out=kwargs["out"])
     return _new(np.zeros(_creation_shape(shape, "zeros"), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
+@_recorded_in_custom_ops("_ones")
 def ones(shape, ctx=None, dtype="float32", stype=None, **kwargs):
-    if getattr(_custom_op, "label", None) is not None:   # inside a custom operator
-        return _custom_op_call("_ones", _ones_plain, shape, ctx, dtype, stype, **kwargs)
-    return _ones_plain(shape, ctx, dtype, stype, **kwargs)
-
-
-def _ones_plain(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "ones")
     if kwargs.get("out") is not None:
         return full(shape, 1, out=kwargs["out"])

@@ -269,11 +269,6 @@ _custom = threading.local()
 CUSTOM_DOMAIN = "Custom Operator"
 
 
-def _custom_scope():
-    """The label of the custom operator running on this thread, or None."""
-    return getattr(_custom, "label", None)
-
-
 class _CustomOpScope:
     """with _CustomOpScope(label): its Python time as '<label>::pure_python'."""
 

@@ -66,6 +66,13 @@ class _Node:
         # func; _cond: cond, then, else), as Symbols; the compiler unrolls them
         self.subgraphs = list(subgraphs) if subgraphs else []
 
+    def copy(self, inputs, name=None, attrs=None):
+        """This node on other inputs (and with another name / attributes):
+        every other field, its graphs included, the same."""
+        return _Node(self.op, self.name if name is None else name,
+                     self.attrs if attrs is None else attrs, inputs, self.num_outputs,
+                     self.subgraph, self.subgraphs)
+
     def visible_outputs(self):
         if self.op == "null":
             return 1
@@ -117,8 +124,7 @@ def _inline_cached_ops(heads):
             continue
         ins = [entry(src, i) + (v,) for src, i, v in n.inputs]
         if n.subgraph is None:
-            new[id(n)] = _Node(n.op, n.name, n.attrs, ins, n.num_outputs,
-                               subgraphs=n.subgraphs)
+            new[id(n)] = n.copy(ins)
             continue
         sym, names = n.subgraph
         by_name = dict(zip(names, ins))
@@ -133,8 +139,7 @@ def _inline_cached_ops(heads):
                     m_ins.append(inner[id(src)])
                 else:
                     m_ins.append((inner[id(src)], i, v))
-            inner[id(m)] = _Node(m.op, "%s_%s" % (n.name, m.name), m.attrs, m_ins,
-                                 m.num_outputs, subgraphs=m.subgraphs)
+            inner[id(m)] = m.copy(m_ins, name="%s_%s" % (n.name, m.name))
         new[id(n)] = [inner[id(m)][:2] if m.op == "null" else (inner[id(m)], i)
                       for m, i in sym._outputs]
     return [entry(n, i) for n, i in heads]
@@ -324,8 +329,7 @@ class Symbol:
         for n in nodes:  # inputs first: copy every operator node
             if n.op == "null":
                 continue
-            c = _Node(n.op, n.name, n.attrs, num_outputs=n.num_outputs, subgraph=n.subgraph,
-                      subgraphs=n.subgraphs)
+            c = n.copy([])
             for src, i, ver in n.inputs:
                 if id(src) in by_id:
                     src, i = by_id[id(src)]
@@ -342,8 +346,7 @@ class Symbol:
         if name:
             head = outs[0][0]
             if id(head) not in {id(c) for c in copies.values()}:
-                head = _Node(head.op, head.name, head.attrs, head.inputs, head.num_outputs,
-                             head.subgraph, head.subgraphs)
+                head = head.copy(head.inputs)
                 outs[0] = (head, outs[0][1])
             head.name = name
         self._outputs = outs
@@ -1345,8 +1348,7 @@ def _eliminate_common_expr(sym):
         if key is not None and key in seen:
             canon[id(node)] = seen[key]
             continue
-        new = _Node(node.op, node.name, node.attrs, ins, node.num_outputs, node.subgraph,
-                    node.subgraphs)
+        new = node.copy(ins)
         canon[id(node)] = new
         if key is not None:
             seen[key] = new
@@ -1581,8 +1583,7 @@ def _rule_run(node, ins, cache):
         return cache[key]
     names = ["__partial_in%d" % i for i in range(len(node.inputs))]
     variables = [_Node("null", n) for n in names]
-    alone = _Node(node.op, node.name, node.attrs, [(v, 0, 0) for v in variables],
-                  node.num_outputs, node.subgraph, node.subgraphs)
+    alone = node.copy([(v, 0, 0) for v in variables])
     text = Symbol([(alone, k) for k in range(node.num_outputs)])._raw_json()
     unknown = any(s is not None and not _complete(s) for s in ins)
     runs = []
@@ -1756,9 +1757,9 @@ def _complete_creation_shapes(heads, given):
     feeds: ones((-1, -1)) + a (2, 3) array is ones((2, 3))); the same heads
     when there is none, or when inference cannot complete one."""
     nodes = _post_order(heads)
-    if not any(_creation_partial(n) is not None for n in nodes):
-        return heads
     entries = [(n, 0) for n in nodes if _creation_partial(n) is not None]
+    if not entries:
+        return heads
     _, found = _partial_shapes(list(heads) + entries, {k: tuple(v) for k, v in given.items()})
     done = {id(n): s for (n, _), s in zip(entries, found[len(heads):]) if _complete(s)}
     if not done:
@@ -1771,8 +1772,7 @@ def _complete_creation_shapes(heads, given):
         attrs = dict(n.attrs)
         if id(n) in done:
             attrs["shape"] = "(%s)" % ", ".join(str(d) for d in done[id(n)])
-        new[id(n)] = _Node(n.op, n.name, attrs, [(new[id(src)], i, v) for src, i, v in n.inputs],
-                           n.num_outputs, n.subgraph, n.subgraphs)
+        new[id(n)] = n.copy([(new[id(src)], i, v) for src, i, v in n.inputs], attrs=attrs)
     return [(new[id(n)], i) for n, i in heads]
 
 
