@@ -536,6 +536,7 @@ class _CachedGraph:
         self.graph = json.loads(self.text)
         self.arg_names = out.list_arguments()
         self.aux_names = out.list_auxiliary_states()
+        self._variables = set(self.arg_names) | set(self.aux_names)
         self._compiled = {}
         self.num_compiles = 0
         self._monitor = None
@@ -624,12 +625,11 @@ class _CachedGraph:
             raise MXNetError("%s: expected %d inputs (%s), got %d" % (
                 self.what, len(self.input_names), ", ".join(self.input_names), len(args)))
         arrays = {}
-        used = {n["name"] for n in self.graph["nodes"] if n["op"] == "null"}
         for name, a in zip(self.input_names, args):
             if not isinstance(a, NDArray):
                 raise MXNetError("%s: input '%s' must be an NDArray, got %s"
                                  % (self.what, name, type(a).__name__))
-            if name in used:  # an input the graph does not use (MXNet warns) is left out
+            if name in self._variables:  # an input the graph does not use (MXNet warns) is left out
                 arrays[name] = a
         for name in self.arg_names + self.aux_names:
             if name not in arrays:
