@@ -17,6 +17,7 @@
 #include "mxc/Compiler/JIT.h"
 #include "mxc/Compiler/Npy.h"
 #include "mxc/Compiler/Pipeline.h"
+#include "mxc/runtime/threads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -203,6 +204,12 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   if (opts.verbose) {
     llvm::errs() << "mxc: target " << info.target.triple << " cpu "
                  << info.target.cpu << "\n";
+    // The kernels' threads and the BLAS kernels they run (OpenBLAS's own
+    // choice may have been replaced: threads.h, blasCore()).
+    std::string blas = mxc::runtime::blasCore();
+    llvm::errs() << "mxc: kernel threads " << mxc::runtime::kernelThreads()
+                 << ", OpenBLAS kernels " << (blas.empty() ? "(none)" : blas)
+                 << "\n";
     switch (info.outcome) {
     case CacheOutcome::DiskHit:
       llvm::errs() << "mxc: cache hit (disk): " << info.cachePath << "\n";

@@ -205,7 +205,9 @@ void referencePooling(const Pool &q, const std::vector<T> &x,
     }
 }
 
-template <typename T> void checkPool(Pool q, double tol, bool full = false) {
+// coarse: x rounded to halves, so that windows hold ties often (the first
+// maximum must win: max pooling after a relu sees windows of zeros).
+template <typename T> void checkPool(Pool q, double tol, bool full = false, bool coarse = false) {
   for (int i = 0; i < 3; ++i) {
     int64_t span = q.in[i] + 2 * q.pad[i] - q.k[i];
     q.out[i] = 1 + (full ? (span + q.stride[i] - 1) / q.stride[i] : span / q.stride[i]);
@@ -218,6 +220,9 @@ template <typename T> void checkPool(Pool q, double tol, bool full = false) {
       v = std::abs(v) + T(0.1);
   if (q.kind == 0) // ties: the first maximum must win
     x[1] = x[0];
+  if (coarse)
+    for (T &v : x)
+      v = std::round(v * T(2)) / T(2);
   auto dy = randomVector<T>(q.planes * outVol, 6);
   std::vector<T> y;
   std::vector<double> dxRef;
@@ -244,6 +249,18 @@ Pool pool2d(int64_t kind, int64_t cip, int64_t h, int64_t w, int64_t k,
 
 TEST(PoolingBackwardKernel, MaxValidF64) { checkPool<double>(pool2d(0, 1, 6, 7, 3, 2, 0), 1e-12); }
 TEST(PoolingBackwardKernel, MaxPadFullF32) { checkPool<float>(pool2d(0, 1, 7, 6, 3, 2, 1), 1e-6, true); }
+// 2x2 and 3x3 windows take an unrolled search where they lie inside the
+// input; many planes, so that the planes are split across the threads.
+TEST(PoolingBackwardKernel, Max2x2TiesManyPlanesF32) {
+  checkPool<float>(Pool{0, 2, 1, 64, {1, 24, 24}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {}}, 1e-6,
+                   false, true);
+  checkPool<float>(Pool{0, 2, 1, 40, {1, 7, 9}, {1, 2, 2}, {1, 2, 2}, {0, 1, 0}, {}}, 1e-6,
+                   true, true);
+}
+TEST(PoolingBackwardKernel, Max3x3TiesF64) {
+  checkPool<double>(Pool{0, 2, 1, 16, {1, 9, 11}, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}, {}}, 1e-12,
+                    true, true);
+}
 TEST(PoolingBackwardKernel, MaxOverlapF64) { checkPool<double>(pool2d(0, 1, 5, 5, 3, 1, 1), 1e-12); }
 TEST(PoolingBackwardKernel, AvgCountPadF64) { checkPool<double>(pool2d(1, 1, 6, 7, 3, 2, 1), 1e-12); }
 TEST(PoolingBackwardKernel, AvgNoCountPadFullF64) { checkPool<double>(pool2d(1, 0, 7, 6, 3, 2, 1), 1e-12, true); }

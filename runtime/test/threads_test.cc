@@ -312,6 +312,36 @@ TEST(ThreadBudgetFirstUse, DefaultEngineAppliesTheBudget) {
   EXPECT_EQ(runner, pusher) << "MXNET_ENGINE_TYPE=NaiveEngine runs ops in the pushing thread";
 }
 
+// OpenBLAS 0.3.21 takes its SSE3 "Prescott" kernels on CPUs newer than it
+// (SGEMM 6x slower than its AVX-512 ones on the same core); the runtime
+// chooses again at load time unless OPENBLAS_CORETYPE says otherwise.
+TEST(BlasKernels, OpenBLASRunsKernelsForThisCPUsVectorUnits) {
+#if MXC_TEST_HAVE_OPENBLAS && defined(__x86_64__)
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    GTEST_SKIP() << "OPENBLAS_CORETYPE is set: the user's choice stands";
+  std::string core = blasCore();
+  ASSERT_FALSE(core.empty());
+  std::string family = core.substr(0, core.find(' '));
+  std::vector<std::string> older;
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512cd");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx2 || avx512)
+    older = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Sandybridge"};
+  if (avx512)
+    older.push_back("Haswell");
+  for (const std::string &name : older)
+    EXPECT_NE(family, name) << "OpenBLAS runs " << core << " on a CPU with "
+                            << (avx512 ? "AVX-512" : "AVX2");
+  // The variable the choice was made with is not left in the environment.
+  EXPECT_EQ(std::getenv("OPENBLAS_CORETYPE"), nullptr);
+#else
+  EXPECT_EQ(blasCore(), "");
+#endif
+}
+
 TEST(ThreadBudgetApplied, SetKernelThreads) {
   CleanEnvironment env;
   int before = kernelThreads();

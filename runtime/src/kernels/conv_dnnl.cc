@@ -695,10 +695,18 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
 }
 
 // Parts of a gradient: the data gradient by images (or groups for a small
-// batch), the weight gradient by 16-filter blocks (or groups), so that no
-// part's result is a partial sum of another's; one part otherwise.
+// batch); the weight gradient by images too when the batch covers the
+// threads (each part's weight gradient is a partial sum over its images:
+// convBackwardWeightDnnl adds them up), else by 16-filter blocks (or
+// groups); one part otherwise. By images, each part re-lays only its own
+// images of x and dy: by filters, every part re-laid all of both (LeNet's
+// second convolution at batch 64: two filter parts of 1.5-1.6 ms each, two
+// image parts of about half that, docs/benchmarks.md).
 std::vector<Part> splitFor(const ConvArgs &a, Pass pass, int threads) {
   if (pass == Pass::Forward)
+    return split(a, threads);
+  if (threads > 1 && pass == Pass::Weights && a.groups == 1 &&
+      a.batch >= threads)
     return split(a, threads);
   if (threads > 1 && pass == Pass::Weights && a.groups == 1) {
     // Filters, whatever the batch: split() picks them for a batch of one.
@@ -765,9 +773,11 @@ const Split *splitOf(const ConvArgs &a, Pass pass, int threads) {
 }
 
 /// Runs `pass` of `a` in parts on the kernel threads; `call(prim, slot,
-/// part)` runs one. False when oneDNN has no implementation for a part.
-template <typename Call>
-bool runParts(const ConvArgs &a, Pass pass, Call call) {
+/// part, index)` runs one, after `prepare(split)`. False when oneDNN has no
+/// implementation for a part.
+template <typename Call, typename Prepare = void (*)(const Split &)>
+bool runParts(const ConvArgs &a, Pass pass, Call call,
+              Prepare prepare = [](const Split &) {}) {
   if (!enabled())
     return false;
   // Before any primitive is built: oneDNN sizes its work split by the
@@ -777,6 +787,7 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
   const Split *split = splitOf(a, pass, loopThreads());
   if (!split)
     return false;
+  prepare(*split);
   const int64_t work = a.batch * a.filters * a.outH * a.outW *
                        (a.channels / a.groups) * a.kH * a.kW;
   // A part's failure (its scratch cannot be allocated) is rethrown here, on
@@ -786,7 +797,7 @@ bool runParts(const ConvArgs &a, Pass pass, Call call) {
   parallelFor(int64_t(split->parts.size()), work, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       try {
-        call(*split->prims[i], slotFor(i), split->parts[i]);
+        call(*split->prims[i], slotFor(i), split->parts[i], i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failMu);
         if (!failure)
@@ -810,7 +821,7 @@ bool convDnnl(const float *x, const float *w, const float *bias, float *y,
   a.constWeights = args.constWeights && keepConstantWeights();
   // Per-filter operands start at the part's first filter, as the bias.
   return runParts(a, Pass::Forward,
-                  [&](const Prim &p, Slot &slot, const Part &part) {
+                  [&](const Prim &p, Slot &slot, const Part &part, int64_t) {
                     run(p, slot, x + part.xOffset, w + part.wOffset,
                         y + part.yOffset, bias + part.biasOffset,
                         scale ? scale + part.biasOffset : nullptr,
@@ -822,7 +833,7 @@ bool convBackwardDataDnnl(const float *w, const float *dy, float *dx,
                           const ConvArgs &a) {
   // Part offsets: x* index dx, y* dy, w* the weights.
   return runParts(a, Pass::Data,
-                  [&](const Prim &p, Slot &slot, const Part &part) {
+                  [&](const Prim &p, Slot &slot, const Part &part, int64_t) {
                     run(p, slot, w + part.wOffset, dy + part.yOffset,
                         dx + part.xOffset, nullptr);
                   });
@@ -830,11 +841,34 @@ bool convBackwardDataDnnl(const float *w, const float *dy, float *dx,
 
 bool convBackwardWeightDnnl(const float *x, const float *dy, float *dw,
                             const ConvArgs &a) {
-  return runParts(a, Pass::Weights,
-                  [&](const Prim &p, Slot &slot, const Part &part) {
-                    run(p, slot, x + part.xOffset, dy + part.yOffset,
-                        dw + part.wOffset, nullptr);
-                  });
+  // Parts by images (splitFor) each compute the whole weight gradient of
+  // their images: the first part into dw, the others into the calling
+  // thread's buffer (grown once; a warm step allocates nothing), added to
+  // dw after them.
+  const int64_t wSize = a.filters * (a.channels / a.groups) * a.kH * a.kW;
+  thread_local Buffer partials;
+  float *partial = nullptr;
+  int64_t byImages = 0;
+  bool ok = runParts(
+      a, Pass::Weights,
+      [&](const Prim &p, Slot &slot, const Part &part, int64_t i) {
+        float *out = byImages && i > 0 ? partial + (i - 1) * wSize
+                                       : dw + part.wOffset;
+        run(p, slot, x + part.xOffset, dy + part.yOffset, out, nullptr);
+      },
+      [&](const Split &split) {
+        if (split.parts.size() > 1 && split.parts[0].a.batch != a.batch) {
+          byImages = int64_t(split.parts.size());
+          partial = static_cast<float *>(
+              partials.get(size_t(byImages - 1) * wSize * sizeof(float)));
+        }
+      });
+  for (int64_t i = 1; ok && i < byImages; ++i) {
+    const float *src = partial + (i - 1) * wSize;
+    for (int64_t j = 0; j < wSize; ++j)
+      dw[j] += src[j];
+  }
+  return ok;
 }
 
 } // namespace mxc::kernels

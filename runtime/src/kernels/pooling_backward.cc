@@ -18,10 +18,14 @@
 //===----------------------------------------------------------------------===//
 #include "conv_range.h"
 #include "kernels.h"
+#include "parallel.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace {
+
+using mxc::kernels::PoolWindow;
 
 enum Kind : int64_t { kMax = 0, kAvg = 1, kSum = 2, kLp = 3 };
 
@@ -32,6 +36,83 @@ template <typename T> T powInt(T x, int64_t e) {
   return r;
 }
 
+// A 2-D max-pooling plane with K x K windows (LeNet's, ResNet's): windows
+// wholly inside the input take the unrolled search, clipped ones (padding,
+// the last row or column) the loops of planeBackward. The gradient goes to
+// the first element equal to the output; the search has no branch (which
+// element holds a window's maximum is data-dependent: a branch on it was
+// mispredicted on about every window, 4x the time of this loop).
+template <typename T, int K>
+void maxPlane2D(const T *dyp, const T *xp, const T *yp, T *dxp, int64_t inH,
+                int64_t inW, int64_t outH, int64_t outW, const PoolWindow *winH,
+                const PoolWindow *winW) {
+  std::fill(dxp, dxp + inH * inW, T(0));
+  for (int64_t oh = 0; oh < outH; ++oh) {
+    const PoolWindow &wh = winH[oh];
+    const bool fullH = wh.hi - wh.lo == K;
+    for (int64_t ow = 0; ow < outW; ++ow) {
+      const PoolWindow &ww = winW[ow];
+      const T y = yp[oh * outW + ow];
+      int64_t at = -1;
+      if (fullH && ww.hi - ww.lo == K) {
+        const T *x0 = xp + wh.lo * inW + ww.lo;
+        for (int h = K - 1; h >= 0; --h)
+          for (int w = K - 1; w >= 0; --w)
+            at = x0[h * inW + w] == y ? h * inW + w : at;
+        at = at < 0 ? at : at + wh.lo * inW + ww.lo;
+      } else {
+        for (int64_t h = wh.hi - 1; h >= wh.lo; --h)
+          for (int64_t w = ww.hi - 1; w >= ww.lo; --w)
+            at = xp[h * inW + w] == y ? h * inW + w : at;
+      }
+      if (at >= 0)
+        dxp[at] += dyp[oh * outW + ow];
+    }
+  }
+}
+
+// One plane's gradient (max: as maxPlane2D, the last match of a backward
+// scan without a branch).
+template <typename T>
+void planeBackward(const T *dyp, const T *xp, const T *yp, T *dxp, int64_t kind,
+                   int64_t p, const int64_t *in, const int64_t *out,
+                   const PoolWindow *const win[3], const int64_t *size) {
+  const int64_t inVol = in[0] * in[1] * in[2];
+  std::fill(dxp, dxp + inVol, T(0));
+  int64_t oi = 0;
+  for (int64_t od = 0; od < out[0]; ++od)
+    for (int64_t oh = 0; oh < out[1]; ++oh)
+      for (int64_t ow = 0; ow < out[2]; ++ow, ++oi) {
+        const PoolWindow &wd = win[0][od], &wh = win[1][oh], &ww = win[2][ow];
+        const T g = dyp[oi];
+        if (kind == kMax) {
+          const T y = yp[oi];
+          int64_t at = -1;
+          // Backwards over the window: the last match seen is the first.
+          for (int64_t d = wd.hi - 1; d >= wd.lo; --d)
+            for (int64_t h = wh.hi - 1; h >= wh.lo; --h) {
+              const int64_t row = (d * in[1] + h) * in[2];
+              for (int64_t w = ww.hi - 1; w >= ww.lo; --w)
+                at = xp[row + w] == y ? row + w : at;
+            }
+          if (at >= 0)
+            dxp[at] += g;
+          continue;
+        }
+        for (int64_t d = wd.lo; d < wd.hi; ++d)
+          for (int64_t h = wh.lo; h < wh.hi; ++h)
+            for (int64_t w = ww.lo; w < ww.hi; ++w) {
+              const int64_t idx = (d * in[1] + h) * in[2] + w;
+              if (kind == kAvg)
+                dxp[idx] += g / T(size[oi]);
+              else if (kind == kSum)
+                dxp[idx] += g;
+              else
+                dxp[idx] += g * powInt(xp[idx] / yp[oi], p - 1);
+            }
+      }
+}
+
 template <typename T>
 void poolingBackward(const T *dy, const T *x, const T *y, T *dx, int64_t kind,
                      int64_t p, bool countIncludePad, int64_t planes,
@@ -39,54 +120,41 @@ void poolingBackward(const T *dy, const T *x, const T *y, T *dx, int64_t kind,
                      const int64_t *stride, const int64_t *pad) {
   const int64_t inVol = in[0] * in[1] * in[2];
   const int64_t outVol = out[0] * out[1] * out[2];
-  std::fill(dx, dx + planes * inVol, T(0));
-  for (int64_t pl = 0; pl < planes; ++pl) {
-    const T *xp = x + pl * inVol;
-    T *dxp = dx + pl * inVol;
-    const T *dyp = dy + pl * outVol;
-    const T *yp = y + pl * outVol;
-    int64_t oi = 0;
+  // The windows of each axis, and each output's divisor (avg), once.
+  std::vector<PoolWindow> axes[3];
+  for (int i = 0; i < 3; ++i)
+    for (int64_t o = 0; o < out[i]; ++o)
+      axes[i].push_back(mxc::kernels::poolWindow(o, k[i], stride[i], pad[i], in[i]));
+  const PoolWindow *const win[3] = {axes[0].data(), axes[1].data(), axes[2].data()};
+  std::vector<int64_t> size;
+  if (kind == kAvg) {
+    size.reserve(outVol);
     for (int64_t od = 0; od < out[0]; ++od)
       for (int64_t oh = 0; oh < out[1]; ++oh)
-        for (int64_t ow = 0; ow < out[2]; ++ow, ++oi) {
-          const int64_t o[3] = {od, oh, ow};
-          int64_t lo[3], hi[3], size = 1;
-          for (int i = 0; i < 3; ++i) {
-            const mxc::kernels::PoolWindow win =
-                mxc::kernels::poolWindow(o[i], k[i], stride[i], pad[i], in[i]);
-            lo[i] = win.lo;
-            hi[i] = win.hi;
-            size *= countIncludePad ? win.end - win.start
-                                    : std::max<int64_t>(hi[i] - lo[i], 0);
-          }
-          const T g = dyp[oi];
-          if (kind == kMax) {
-            bool found = false;
-            for (int64_t d = lo[0]; d < hi[0] && !found; ++d)
-              for (int64_t h = lo[1]; h < hi[1] && !found; ++h)
-                for (int64_t w = lo[2]; w < hi[2]; ++w) {
-                  const int64_t idx = (d * in[1] + h) * in[2] + w;
-                  if (xp[idx] == yp[oi]) {
-                    dxp[idx] += g;
-                    found = true;
-                    break;
-                  }
-                }
-            continue;
-          }
-          for (int64_t d = lo[0]; d < hi[0]; ++d)
-            for (int64_t h = lo[1]; h < hi[1]; ++h)
-              for (int64_t w = lo[2]; w < hi[2]; ++w) {
-                const int64_t idx = (d * in[1] + h) * in[2] + w;
-                if (kind == kAvg)
-                  dxp[idx] += g / T(size);
-                else if (kind == kSum)
-                  dxp[idx] += g;
-                else
-                  dxp[idx] += g * powInt(xp[idx] / yp[oi], p - 1);
-              }
+        for (int64_t ow = 0; ow < out[2]; ++ow) {
+          int64_t s = 1;
+          for (const PoolWindow *w : {&win[0][od], &win[1][oh], &win[2][ow]})
+            s *= countIncludePad ? w->end - w->start
+                                 : std::max<int64_t>(w->hi - w->lo, 0);
+          size.push_back(s);
         }
   }
+  const int64_t windowVol = k[0] * k[1] * k[2];
+  mxc::kernels::parallelFor(
+      planes, planes * (inVol + outVol * windowVol), [&](int64_t lo, int64_t hi) {
+        const bool is2D = in[0] == 1 && out[0] == 1 && kind == kMax;
+        for (int64_t pl = lo; pl < hi; ++pl) {
+          const T *dyp = dy + pl * outVol, *xp = x + pl * inVol, *yp = y + pl * outVol;
+          T *dxp = dx + pl * inVol;
+          if (is2D && k[1] == 2 && k[2] == 2)
+            maxPlane2D<T, 2>(dyp, xp, yp, dxp, in[1], in[2], out[1], out[2], win[1], win[2]);
+          else if (is2D && k[1] == 3 && k[2] == 3)
+            maxPlane2D<T, 3>(dyp, xp, yp, dxp, in[1], in[2], out[1], out[2], win[1], win[2]);
+          else
+            planeBackward<T>(dy + pl * outVol, x + pl * inVol, y + pl * outVol,
+                           dx + pl * inVol, kind, p, in, out, win, size.data());
+        }
+      });
 }
 
 } // namespace

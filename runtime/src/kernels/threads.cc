@@ -16,7 +16,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <string>
 #include <thread>
+
+#include <strings.h>
 
 #include <sched.h>
 
@@ -27,6 +31,12 @@
 extern "C" {
 void openblas_set_num_threads(int num_threads) __attribute__((weak));
 int openblas_get_num_threads(void) __attribute__((weak));
+char *openblas_get_corename(void) __attribute__((weak));
+// A DYNAMIC_ARCH OpenBLAS (Debian's) picks its kernels once, in its load-time
+// constructor; these two (exported by every DYNAMIC_ARCH build) drop that
+// choice and make it again, reading OPENBLAS_CORETYPE.
+void gotoblas_dynamic_init(void) __attribute__((weak));
+void gotoblas_dynamic_quit(void) __attribute__((weak));
 }
 #endif
 
@@ -70,7 +80,104 @@ void makeBlasSingleThreaded() {
 #endif
 }
 
+#if MXC_RUNTIME_HAVE_OPENBLAS
+// The OpenBLAS kernel family this CPU can run best ("" when not known).
+// OpenBLAS names the families after Intel cores; SkylakeX's kernels need
+// AVX-512 F / BW / DQ / VL / CD, Haswell's AVX2 and FMA, Sandybridge's AVX.
+const char *bestBlasCore() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512cd"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return "Haswell";
+  if (__builtin_cpu_supports("avx"))
+    return "Sandybridge";
+#endif
+  return "";
+}
+
+// Rank of an OpenBLAS x86 kernel family by the vector ISA its kernels use
+// (0: SSE-only or a family this list does not know, which is left alone:
+// AMD's Zen, Excavator, ... are OpenBLAS's own good choices).
+int blasCoreRank(const char *name) {
+  static const struct {
+    const char *name;
+    int rank;
+  } ranks[] = {{"Prescott", 1},   {"Core2", 1},       {"Penryn", 1},
+               {"Dunnington", 1}, {"Nehalem", 1},     {"Atom", 1},
+               {"Sandybridge", 2}, {"Haswell", 3},    {"SkylakeX", 4},
+               {"Cooperlake", 4}, {"SapphireRapids", 4}};
+  for (const auto &r : ranks)
+    if (!strcasecmp(name, r.name))
+      return r.rank;
+  return 0;
+}
+
+// OpenBLAS's own choice when selectBlasCore() replaced it ("" otherwise).
+std::string &replacedBlasCore() {
+  static std::string name;
+  return name;
+}
+
+// OpenBLAS 0.3.21 (Debian 12) does not know CPUs newer than it (Emerald
+// Rapids, family 6 model 207, among them) and falls back to its Prescott
+// (SSE3) kernels: SGEMM at 24 GFLOP/s a thread where its SkylakeX kernels
+// reach 150 on the same core (docs/benchmarks.md, "OpenBLAS's kernels").
+// When OPENBLAS_CORETYPE is not set and OpenBLAS chose an older family
+// than the CPU supports, choose again with the better one. Runs before any
+// BLAS call of the runtime (a load-time constructor and initThreadBudget).
+#endif
+
+void selectBlasCore() {
+#if MXC_RUNTIME_HAVE_OPENBLAS
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!openblas_get_corename || !gotoblas_dynamic_init || !gotoblas_dynamic_quit)
+      return; // not a DYNAMIC_ARCH OpenBLAS
+    if (const char *set = std::getenv("OPENBLAS_CORETYPE"); set && *set)
+      return; // the user's choice
+    const char *chosen = openblas_get_corename();
+    const char *best = bestBlasCore();
+    if (!chosen || !*best)
+      return;
+    int have = blasCoreRank(chosen);
+    if (have == 0 || have >= blasCoreRank(best))
+      return;
+    std::string was = chosen;
+    // gotoblas_dynamic_init reads the variable; it is removed again so that
+    // the process's environment stays as it was.
+    setenv("OPENBLAS_CORETYPE", best, 1);
+    gotoblas_dynamic_quit();
+    gotoblas_dynamic_init();
+    unsetenv("OPENBLAS_CORETYPE");
+    replacedBlasCore() = was;
+  });
+#endif
+}
+
+// At load time, after OpenBLAS's own constructor (a library's dependencies
+// are initialised before it) and before any thread of the runtime exists.
+__attribute__((constructor)) void selectBlasCoreAtLoad() { selectBlasCore(); }
+
 } // namespace
+
+std::string blasCore() {
+#if MXC_RUNTIME_HAVE_OPENBLAS
+  selectBlasCore();
+  if (!openblas_get_corename)
+    return "";
+  const char *name = openblas_get_corename();
+  std::string s = name ? name : "";
+  if (!replacedBlasCore().empty())
+    s += " (OpenBLAS chose " + replacedBlasCore() + "; replaced by mxc)";
+  return s;
+#else
+  return "";
+#endif
+}
 
 ThreadSettings ThreadSettings::fromEnvironment() {
   ThreadSettings s;
@@ -138,6 +245,7 @@ const ThreadBudget &initThreadBudget() {
     int unresolved = 0;
     currentKernelThreads.compare_exchange_strong(unresolved, b.kernelThreads,
                                                  std::memory_order_relaxed);
+    selectBlasCore();
     makeBlasSingleThreaded();
     return b;
   }();

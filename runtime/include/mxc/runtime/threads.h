@@ -88,6 +88,14 @@ MXC_RUNTIME_API void setKernelThreads(int n);
 /// budget is resolved; 0 when the runtime was built without OpenBLAS.
 MXC_RUNTIME_API int blasThreads();
 
+/// The kernel family OpenBLAS runs ("SkylakeX", "Haswell", ...; "" when the
+/// runtime was built without OpenBLAS). When OPENBLAS_CORETYPE is unset and
+/// OpenBLAS chose an older family than the CPU supports (OpenBLAS 0.3.21 does
+/// not know CPUs newer than it and takes its SSE3 "Prescott" kernels), the
+/// runtime chose again at load time; the text then says so:
+/// "SkylakeX (OpenBLAS chose Prescott; replaced by mxc)".
+MXC_RUNTIME_API std::string blasCore();
+
 } // namespace mxc::runtime
 
 #endif // MXC_RUNTIME_THREADS_H
