@@ -85,6 +85,13 @@ CONV_CASES = [
      dict(kernel=(3, 3), num_filter=6, num_group=2, dilate=(2, 2), pad=(1, 0), no_bias=True)),
     ("2d_depthwise", (2, 3, 5, 5), dict(kernel=(3, 3), num_filter=3, num_group=3, stride=(2, 1))),
     ("2d_pointwise", (2, 4, 3, 3), dict(kernel=(1, 1), num_filter=3)),
+    # one output position whose window holds the whole input: the training
+    # graph computes it as FullyConnected over the taps on the input
+    ("2d_window_holds_1x1_input", (3, 5, 1, 1), dict(kernel=(3, 3), num_filter=4, pad=(1, 1))),
+    ("2d_window_holds_2x2_input_no_bias", (2, 3, 2, 2),
+     dict(kernel=(3, 3), num_filter=4, stride=(2, 2), pad=(1, 1), no_bias=True)),
+    ("2d_window_holds_input_uneven", (2, 2, 1, 3),
+     dict(kernel=(3, 4), num_filter=3, stride=(1, 2), pad=(1, 1))),
     ("1d_stride_pad_dilate", (2, 3, 11), dict(kernel=(3,), num_filter=2, stride=(2,), pad=(2,), dilate=(2,))),
     ("3d", (1, 2, 4, 5, 4), dict(kernel=(2, 3, 2), num_filter=3, stride=(1, 2, 1), pad=(1, 0, 1))),
 ]

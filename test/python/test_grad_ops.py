@@ -142,6 +142,18 @@ def test_slice_family(attrs):
     check_op("_slice_assign_scalar", dict(attrs, scalar=1.5), {"data": rand((4, 3, 5))})
 
 
+@pytest.mark.parametrize("shape,attrs", [
+    # spatial axes of 4-D / 5-D data, step 1: the gradient is Pad's border
+    ((3, 2, 5, 4), {"begin": (None, None, 1, -3), "end": (None, None, 4, None)}),
+    ((2, 2, 3, 4, 5), {"begin": (None, None, 0, 1, 2), "end": (None, None, 2, 3, 5)}),
+    # a channel slice or a step: into zeros as before
+    ((3, 4, 5, 4), {"begin": (None, 1, 1, 0), "end": (None, 3, 4, 4)}),
+    ((3, 2, 5, 4), {"begin": (None, None, 0, 1), "end": (None, None, 5, 4), "step": (1, 1, 2, 1)}),
+], ids=str)
+def test_slice_spatial(shape, attrs):
+    check_op("slice", attrs, {"data": rand(shape)})
+
+
 def test_broadcast_like():
     # rhs (only its shape is read) gets none
     check_op("broadcast_like", {}, {"lhs": rand((1, 3, 1)), "rhs": rand((2, 3, 4), seed=2)},

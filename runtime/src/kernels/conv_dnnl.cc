@@ -205,11 +205,15 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     // blocked kernels then win there too (ResNet-18's 7x7 stage: 12.7 ->
     // 9.7 ms of part time, docs/benchmarks.md).
     // Blocked tensors go to the blocked kernels: NCHW would cost two
-    // re-layouts.
+    // re-layouts. Only a single image: oneDNN's GEMM convolution runs an
+    // image at a time, reading all the weights again for each (ResNet-18's
+    // training step at 32x32, batch 32: its 2x2 stage's parts of 16 images
+    // took 3.1 ms each at 24 GFLOP/s, docs/benchmarks.md), where the
+    // blocked kernels re-lay the weights once a call.
     const bool plain =
         !a.blockedX && !a.blockedY &&
-        (pointwise ||
-         (!a.constWeights && a.batch * a.outH * a.outW < kPlainBelowPixels));
+        (pointwise || (!a.constWeights && a.batch == 1 &&
+                       a.outH * a.outW < kPlainBelowPixels));
     // The epilogue (conv_dnnl.h):
     //  - scale multiplies the weights on their way to the primitive's layout
     //    (a per-filter output scale of the weights' re-layout, which the
@@ -696,17 +700,22 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
 
 // Parts of a gradient: the data gradient by images (or groups for a small
 // batch); the weight gradient by images too when the batch covers the
-// threads (each part's weight gradient is a partial sum over its images:
-// convBackwardWeightDnnl adds them up), else by 16-filter blocks (or
+// threads and the weights are smaller than x and dy (each part's weight
+// gradient is a partial sum over its images: convBackwardWeightDnnl adds
+// them up, a pass over the weights a part), else by 16-filter blocks (or
 // groups); one part otherwise. By images, each part re-lays only its own
-// images of x and dy: by filters, every part re-laid all of both (LeNet's
-// second convolution at batch 64: two filter parts of 1.5-1.6 ms each, two
-// image parts of about half that, docs/benchmarks.md).
+// images of x and dy; by filters, every part re-lays all of both (LeNet's
+// second convolution at batch 64: 50 x 20 x 5 x 5 weights, x and dy 8x
+// that; ResNet-18's last stage at 32x32: 512 x 512 x 3 x 3 weights, x and
+// dy 1x1 images, 1/70 of them).
 std::vector<Part> splitFor(const ConvArgs &a, Pass pass, int threads) {
   if (pass == Pass::Forward)
     return split(a, threads);
+  const int64_t wSize = a.filters * (a.channels / a.groups) * a.kH * a.kW;
+  const int64_t xdySize =
+      a.batch * (a.channels * a.inH * a.inW + a.filters * a.outH * a.outW);
   if (threads > 1 && pass == Pass::Weights && a.groups == 1 &&
-      a.batch >= threads)
+      a.batch >= threads && wSize < xdySize)
     return split(a, threads);
   if (threads > 1 && pass == Pass::Weights && a.groups == 1) {
     // Filters, whatever the batch: split() picks them for a batch of one.
