@@ -271,6 +271,21 @@ def test_lrn(attrs):
     check("LRN", attrs, _rand(rng, (2, 8, 3, 3), low=-2.0, high=2.0))
 
 
+@pytest.mark.parametrize("attrs,shape", [
+    # the runtime's kernel: rows longer than its 256-element chunks, each
+    # exponent it treats apart (0.75, 0.5, 1, other), a window wider than
+    # the 64 channels it sums at once
+    ({"nsize": 5}, (2, 7, 17, 19)),
+    ({"nsize": 3, "beta": 0.5, "knorm": 1.0}, (1, 4, 15, 20)),
+    ({"nsize": 7, "beta": 1.0, "alpha": 0.01}, (2, 9, 5, 5)),
+    ({"nsize": 5, "beta": 0.6, "knorm": 0.5}, (2, 6, 4, 4)),
+    ({"nsize": 67, "alpha": 0.1}, (1, 70, 3, 3)),
+], ids=str)
+def test_lrn_kernel(attrs, shape):
+    rng = np.random.default_rng(16)
+    check("LRN", attrs, _rand(rng, shape, low=-2.0, high=2.0))
+
+
 # --- LayerNorm, InstanceNorm, GroupNorm, L2Normalization (composites) --------
 
 @pytest.mark.parametrize("shape,axis", [((2, 5), -1), ((3, 4, 5), 1), ((2, 3, 4), 0)])

@@ -173,6 +173,24 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
 MXC_DECLARE_BACKWARD_KERNELS(float, f32)
 MXC_DECLARE_BACKWARD_KERNELS(double, f64)
 
+// LRN across channels (lrn.cc) on (outer, channels, inner) x: y, and with
+// _norm also LRN's hidden output tmp_norm; alpha, beta and knorm are doubles
+// passed as their IEEE-754 bit patterns.
+#define MXC_DECLARE_LRN_KERNELS(T, suffix)                                     \
+  MXC_KERNEL_EXPORT void mxc_kernel_lrn_##suffix(                              \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t outer,   \
+      int64_t channels, int64_t inner, int64_t nsize, int64_t alpha_bits,      \
+      int64_t beta_bits, int64_t knorm_bits);                                  \
+  MXC_KERNEL_EXPORT void mxc_kernel_lrn_norm_##suffix(                         \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y),                  \
+      MXC_KERNEL_BUFFER(T, norm), int64_t outer, int64_t channels,             \
+      int64_t inner, int64_t nsize, int64_t alpha_bits, int64_t beta_bits,     \
+      int64_t knorm_bits);
+
+MXC_DECLARE_LRN_KERNELS(float, f32)
+MXC_DECLARE_LRN_KERNELS(double, f64)
+#undef MXC_DECLARE_LRN_KERNELS
+
 // Ordering (ordering.cc).
 #define MXC_DECLARE_ORDERING_KERNELS(T, suffix)                                \
   /* topk along the middle axis of (outer, n, inner) x: mode 0 the first k    \

@@ -109,25 +109,40 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
                    stride_h, stride_w, pad_h, pad_w, bool(flags & 1),
                    bool(flags & 2)};
   try {
-    thread_local std::vector<float> xBlocked, yBlocked;
+    // Tensors given in NCHW are re-laid a plane (an image's channel block)
+    // at a time by the thread that pools it, into its own buffers (each
+    // plane's input stays in cache for the pooling; the whole input re-laid
+    // first, on one thread, took most of AlexNet's first pooling: 11 ms at
+    // batch 16, docs/benchmarks.md).
     const int64_t inPlane = in_h * in_w, outPlane = out_h * out_w;
-    if (!blockedX) {
-      xBlocked.resize(size_t(batch * channels * inPlane));
-      mxc::kernels::blockedFromNchw(xp, xBlocked.data(), batch, channels,
-                                    inPlane, block);
-      xp = xBlocked.data();
-    }
-    float *yt = yp;
-    if (!blockedY) {
-      yBlocked.resize(size_t(batch * channels * outPlane));
-      yt = yBlocked.data();
-    }
-    const int64_t planes = batch * channels / block;
+    const int64_t blocksPerImage = channels / block;
+    const int64_t planes = batch * blocksPerImage;
     mxc::kernels::parallelFor(
-        planes, planes * outPlane * k_h * k_w * block,
-        [&](int64_t lo, int64_t hi) { poolPlanes(xp, yt, a, block, lo, hi); });
-    if (!blockedY)
-      mxc::kernels::nchwFromBlocked(yt, yp, batch, channels, outPlane, block);
+        planes, planes * (outPlane * k_h * k_w + inPlane) * block,
+        [&](int64_t lo, int64_t hi) {
+          thread_local std::vector<float> xPlane, yPlane;
+          for (int64_t i = lo; i < hi; ++i) {
+            // Plane i's channels start at this NCHW offset (of in / out).
+            const int64_t first =
+                (i / blocksPerImage * channels + i % blocksPerImage * block);
+            const float *xi = xp + i * inPlane * block;
+            float *yi = yp + i * outPlane * block;
+            if (!blockedX) {
+              xPlane.resize(size_t(inPlane * block));
+              mxc::kernels::blockedFromNchw(xp + first * inPlane, xPlane.data(),
+                                            1, block, inPlane, block);
+              xi = xPlane.data();
+            }
+            if (!blockedY) {
+              yPlane.resize(size_t(outPlane * block));
+              yi = yPlane.data();
+            }
+            poolPlanes(xi, yi, a, block, 0, 1);
+            if (!blockedY)
+              mxc::kernels::nchwFromBlocked(yi, yp + first * outPlane, 1,
+                                            block, outPlane, block);
+          }
+        });
   } catch (const std::bad_alloc &) {
     mxc::runtime::reportKernelError(
         "Pooling: cannot allocate its scratch memory");

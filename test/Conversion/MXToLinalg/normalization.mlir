@@ -59,9 +59,36 @@ func.func @batch_norm_f16(%x: tensor<2x4xf16>, %g: tensor<4xf32>, %b: tensor<4xf
 
 // -----
 
-// Tests that LRN zero-pads the channel axis by nsize / 2, sums squares over
-// a window of nsize channels, and yields out = x * (knorm + alpha / nsize *
-// sum)^(-beta) and tmp_norm = knorm + alpha / nsize * sum from one generic.
+// Tests that an f32 LRN becomes the runtime's kernel: mxc_kernel_lrn_norm_f32
+// writes out and tmp_norm when tmp_norm is read, with (outer, channels,
+// inner, nsize) and the bits of alpha, beta and knorm as doubles of floats.
+
+// CHECK-LABEL: func.func @lrn_kernel
+// CHECK: %[[R:.*]]:2 = mxrt.kernel_call @mxc_kernel_lrn_norm_f32(%{{.*}}) outs(%{{.*}}, %{{.*}}) args [1, 8, 16, 5, 4547007121832542208, 4604930618986332160, 4611686018427387904]
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @lrn_kernel(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %out, %norm = mx.LRN %x {nsize = 5 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>)
+  return %out, %norm : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Tests that without a reader of tmp_norm the kernel writes out alone.
+
+// CHECK-LABEL: func.func @lrn_kernel_out
+// CHECK: %[[R:.*]] = mxrt.kernel_call @mxc_kernel_lrn_f32(%{{.*}}) outs(%{{.*}}) args [2, 3, 10, 3
+// CHECK: return %[[R]]
+func.func @lrn_kernel_out(%x: tensor<2x3x2x5xf32>) -> tensor<2x3x2x5xf32> {
+  %out, %norm = mx.LRN %x {nsize = 3 : i64} : (tensor<2x3x2x5xf32>) -> (tensor<2x3x2x5xf32>, tensor<2x3x2x5xf32>)
+  return %out : tensor<2x3x2x5xf32>
+}
+
+// -----
+
+// Tests that LRN without the runtime's kernels zero-pads the channel axis by
+// nsize / 2, sums squares over a window of nsize channels, and yields out =
+// x * (knorm + alpha / nsize * sum)^(-beta) and tmp_norm = knorm + alpha /
+// nsize * sum from one generic; beta 0.75 as 1 / (sqrt(t) * sqrt(sqrt(t))).
 
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d4, d2, d3)>
 // CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d4)>
@@ -76,14 +103,32 @@ func.func @batch_norm_f16(%x: tensor<2x4xf16>, %g: tensor<4xf32>, %b: tensor<4xf
 // CHECK-DAG: %[[SALPHA:.*]] = arith.constant 2.000000e-05 : f32
 // CHECK: %[[AS:.*]] = arith.mulf %[[SALPHA]], %{{.*}}
 // CHECK: %[[NORM:.*]] = arith.addf %[[K]], %[[AS]]
-// CHECK: %[[NB:.*]] = arith.constant -7.500000e-01 : f32
-// CHECK: %[[POW:.*]] = math.powf %[[NORM]], %[[NB]]
-// CHECK: %[[Y:.*]] = arith.mulf %{{.*}}, %[[POW]]
+// CHECK: %[[ROOT:.*]] = math.sqrt %[[NORM]]
+// CHECK: %[[ROOT2:.*]] = math.sqrt %[[ROOT]]
+// CHECK: %[[DEN:.*]] = arith.mulf %[[ROOT]], %[[ROOT2]]
+// CHECK: %[[SCALE:.*]] = arith.divf %{{.*}}, %[[DEN]]
+// CHECK: %[[Y:.*]] = arith.mulf %{{.*}}, %[[SCALE]]
 // CHECK: linalg.yield %[[Y]], %[[NORM]]
 // CHECK: return %[[R]]#0, %[[R]]#1
-func.func @lrn(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
-  %out, %norm = mx.LRN %x {nsize = 5 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>)
-  return %out, %norm : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+module attributes {mxc.kernel_calls = false} {
+  func.func @lrn(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+    %out, %norm = mx.LRN %x {nsize = 5 : i64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>)
+    return %out, %norm : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+  }
+}
+
+// -----
+
+// Tests that another exponent keeps powf.
+
+// CHECK-LABEL: func.func @lrn_pow
+// CHECK: %[[NB:.*]] = arith.constant -6.000000e-01 : f32
+// CHECK: math.powf %{{.*}}, %[[NB]]
+module attributes {mxc.kernel_calls = false} {
+  func.func @lrn_pow(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+    %out, %norm = mx.LRN %x {nsize = 5 : i64, beta = 6.000000e-01 : f64} : (tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>)
+    return %out : tensor<1x8x4x4xf32>
+  }
 }
 
 // -----
