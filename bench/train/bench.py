@@ -16,8 +16,12 @@ Networks (tools/zoo/mxnet_zoo.py, MXNet 1.9.1's image-classification zoo):
 
 mxc: `mx.sym.load_json(graph)`, `simple_bind(grad_req = write for the
 parameters, null for data and label)`; a step is `forward(is_train=True,
-data=, softmax_label=)` + `backward()` + plain SGD in numpy on
-`arg_dict`/`grad_dict` (w -= lr * g, in place). With --mxc-api module:
+data=, softmax_label=)` + `backward()` + SGD by `mx.nd.sgd_update(w, g,
+out=w)` per parameter on the engine, then `mx.nd.waitall()` (until
+2026-12-06 a numpy `w -= lr * g` on views taken once at bind time, which
+after issue 11's pushed steps read another step's gradient buffer and
+overlapped the step's work: the times of earlier runs are not comparable
+one to one). With --mxc-api module:
 `mx.mod.Module` (bind, init_params with the same values, init_optimizer
 'sgd' with rescale_grad 1), a step is `forward_backward(DataBatch)` +
 `update()` (the gradient check still uses the Executor). PyTorch: the same graph
@@ -148,15 +152,21 @@ def mxc_worker(model, data, g, vals):
     for n, a in list(ex.arg_dict.items()) + list(ex.aux_dict.items()):
         if n in vals:
             np.copyto(np.asarray(a), vals[n])
-    params = [(np.asarray(ex.arg_dict[n]), np.asarray(ex.grad_dict[n]))
-              for n in sym.list_arguments() if req[n] == "write"]
-    nparams = sum(w.size for w, _ in params)
+    trained = [n for n in sym.list_arguments() if req[n] == "write"]
+    nparams = sum(int(np.prod(ex.arg_dict[n].shape)) for n in trained)
+
+    weights = [ex.arg_dict[n] for n in trained]
 
     def step(x, y):
         ex.forward(is_train=True, data=x, softmax_label=y)
         ex.backward()
-        for w, gr in params:
-            w -= LR * gr
+        # SGD as MXNet's optimizer runs it: sgd_update on the engine, after
+        # the step's gradients (grad_dict is read here, after backward(): it
+        # holds the step's gradient buffers, whose storage changes from step
+        # to step). The step ends when its work has.
+        for n, w in zip(trained, weights):
+            mx.nd.sgd_update(w, ex.grad_dict[n], lr=LR, wd=0.0, rescale_grad=1.0, out=w)
+        mx.nd.waitall()
 
     if ARGS.mxc_api == "module" and not ARGS.check:
         mod = mx.mod.Module(sym, context=mx.cpu())

@@ -8,18 +8,20 @@ sampled with `perf` and bucketed by function.
 
 1. Parts, median over --steps steps after 3 warm-up steps (ms):
    `compiled.run` (the compiled training step alone: forward + backward,
-   called directly on the executor's arrays), `forward(is_train=True)` (the
-   same run plus the executor's Python: copying the batch in, saving the
-   auxiliary states, allocating the gradient outputs), `backward()` (copies
-   the gradients into grad_dict), the SGD update (w -= lr * g).
+   called directly on the executor's arrays), `forward(is_train=True)` (it
+   pushes the step to the engine and returns), `backward()` (hands the
+   step's gradient buffers to grad_dict), the SGD update (w -= lr * g on the
+   arrays' numpy memory, which waits for the step's work: the step's time
+   lands here), and `step`, the three together.
 2. `perf record -p` of this process while it loops over steps for --seconds:
-   shares of the main thread's samples (it runs everything but the other half
-   of each OpenBLAS GEMM), buckets of bench/cpu_inference/profile_mxc.py plus
-   `python/numpy` (the interpreter and numpy: executor bookkeeping, copies,
-   the update), `conv backward` (the runtime's mxc_kernel_conv_backward_*:
-   col2im and the loops around their per-image GEMMs, whose GEMM time is in
-   `gemm *`), `pooling backward` (mxc_kernel_pooling_backward_*); "helper idle" is the share of the other threads' samples
-   spent waiting. Needs perf with user sampling allowed.
+   shares of every thread's samples (the kernels run on the engine's worker
+   and the kernel threads' pool, not on the Python thread), buckets of
+   bench/cpu_inference/profile_mxc.py plus `python/numpy` (the interpreter
+   and numpy: executor bookkeeping, copies, the update), `conv backward`
+   (the runtime's mxc_kernel_conv_backward_*), `pooling backward`
+   (mxc_kernel_pooling_backward_*); "helper idle" is the share of the
+   threads other than the Python one spent waiting. Needs perf with user
+   sampling allowed.
 """
 import argparse
 import importlib.util
@@ -79,9 +81,16 @@ def setup(model):
     for n, a in list(ex.arg_dict.items()) + list(ex.aux_dict.items()):
         if n in vals:
             np.copyto(np.asarray(a), vals[n])
-    params = [(np.asarray(ex.arg_dict[n]), np.asarray(ex.grad_dict[n]))
-              for n in sym.list_arguments() if req[n] == "write"]
-    return ex, params, data
+    # names: the arrays' numpy memory is fetched after each backward() (as
+    # bench.py: it waits for the pushed step; grad_dict's storage changes
+    # from step to step)
+    return ex, [n for n in sym.list_arguments() if req[n] == "write"], data
+
+
+def update(ex, names):
+    for n in names:
+        w = np.asarray(ex.arg_dict[n])
+        w -= tb.LR * np.asarray(ex.grad_dict[n])
 
 
 def main():
@@ -97,8 +106,7 @@ def main():
             t1 = time.perf_counter()
             ex.backward()
             t2 = time.perf_counter()
-            for w, gr in params:
-                w -= tb.LR * gr
+            update(ex, params)
             t3 = time.perf_counter()
             compiled = ex._compile(True)
             ins = ex._inputs(compiled, None, None, 0)
@@ -125,8 +133,7 @@ def main():
                 x, y = data[i % len(data)]
                 ex.forward(is_train=True, data=x, softmax_label=y)
                 ex.backward()
-                for w, gr in params:
-                    w -= tb.LR * gr
+                update(ex, params)
                 i += 1
             t.join()
             rep = subprocess.run(["perf", "report", "-i", out, "--sort", "pid,dso,sym", "--stdio",
@@ -137,8 +144,12 @@ def main():
             if m:
                 tt = per_thread.setdefault(int(m.group(2)), {n: 0.0 for n in names})
                 tt[bucket(m.group(3), m.group(4))] += float(m.group(1))
-        mainv = per_thread.pop(os.getpid(), {n: 0.0 for n in names})
+        # Every thread's samples: since the plans run on the engine, the
+        # kernels run on its worker and the pool's helpers, not on the
+        # Python thread.
+        mainv = {n: sum(t[n] for t in per_thread.values()) for n in names}
         tot = sum(mainv.values()) or 1.0
+        per_thread.pop(os.getpid(), None)
         helpers = {k: v for k, v in per_thread.items() if sum(v.values()) > 0.5}
         htot = sum(sum(v.values()) for v in helpers.values())
         hidle = sum(v["sched/yield"] + v["openblas other"] for v in helpers.values())
