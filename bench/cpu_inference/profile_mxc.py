@@ -126,7 +126,9 @@ def main():
                                      env=env, capture_output=True, text=True).stderr
             per_thread = {}  # tid -> {bucket: percent}
             for line in rep.splitlines():
-                m = re.match(r"\s*([0-9.]+)%\s+(\d+):\S*\s+(\S+(?: tid \d+)?)\s+\[[.k]\]\s+(.*)",
+                # A thread's name may hold spaces ("mxc cpu worker": until
+                # 2026-12-06 its lines did not match and were left out).
+                m = re.match(r"\s*([0-9.]+)%\s+(\d+):.*?\s+(\[JIT\] tid \d+|\S+)\s+\[[.k]\]\s+(.*)",
                              line)
                 if m:
                     b = bucket(m.group(3), m.group(4))

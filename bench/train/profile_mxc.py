@@ -140,7 +140,7 @@ def main():
                                   "-F", "overhead,pid,dso,sym"], capture_output=True, text=True).stdout
         per_thread = {}
         for line in rep.splitlines():
-            m = re.match(r"\s*([0-9.]+)%\s+(\d+):\S*\s+(\S+(?: tid \d+)?)\s+\[[.k]\]\s+(.*)", line)
+            m = re.match(r"\s*([0-9.]+)%\s+(\d+):.*?\s+(\[JIT\] tid \d+|\S+)\s+\[[.k]\]\s+(.*)", line)
             if m:
                 tt = per_thread.setdefault(int(m.group(2)), {n: 0.0 for n in names})
                 tt[bucket(m.group(3), m.group(4))] += float(m.group(1))
