@@ -41,7 +41,7 @@ constexpr int64_t kMaxTaps = 64;
 // One row (an image's channel): the window's squares summed in chunks of
 // 256 elements, then the normaliser and its power.
 template <typename T, Power P>
-inline void lrnRowImpl(const T *x, const T *const *window, int64_t taps, T *y,
+__attribute__((always_inline)) inline void lrnRowImpl(const T *x, const T *const *window, int64_t taps, T *y,
                        T *norm, int64_t inner, T knorm, T salpha, T beta) {
   for (int64_t i0 = 0; i0 < inner; i0 += 256) {
     const int64_t n = std::min<int64_t>(256, inner - i0);
@@ -84,49 +84,38 @@ inline void lrnRowImpl(const T *x, const T *const *window, int64_t taps, T *y,
 #define MXC_LRN_CLONES
 #endif
 
-MXC_LRN_CLONES void lrnRowF32(const float *x, const float *const *window,
-                              int64_t taps, float *y, float *norm,
-                              int64_t inner, float knorm, float salpha,
-                              float beta, Power p) {
+// lrnRowImpl for the exponent `p`; both are inlined into each clone of the
+// f32 lrnRow (called, they would run the baseline ISA's code).
+template <typename T>
+__attribute__((always_inline)) inline void lrnRowAny(const T *x, const T *const *window, int64_t taps, T *y,
+                      T *norm, int64_t inner, T knorm, T salpha, T beta,
+                      Power p) {
   switch (p) {
   case Power::ThreeQuarters:
-    return lrnRowImpl<float, Power::ThreeQuarters>(x, window, taps, y, norm,
-                                                   inner, knorm, salpha, beta);
+    return lrnRowImpl<T, Power::ThreeQuarters>(x, window, taps, y, norm, inner,
+                                               knorm, salpha, beta);
   case Power::Half:
-    return lrnRowImpl<float, Power::Half>(x, window, taps, y, norm, inner,
-                                          knorm, salpha, beta);
+    return lrnRowImpl<T, Power::Half>(x, window, taps, y, norm, inner, knorm,
+                                      salpha, beta);
   case Power::One:
-    return lrnRowImpl<float, Power::One>(x, window, taps, y, norm, inner,
-                                         knorm, salpha, beta);
+    return lrnRowImpl<T, Power::One>(x, window, taps, y, norm, inner, knorm,
+                                     salpha, beta);
   case Power::Pow:
-    return lrnRowImpl<float, Power::Pow>(x, window, taps, y, norm, inner,
-                                         knorm, salpha, beta);
+    return lrnRowImpl<T, Power::Pow>(x, window, taps, y, norm, inner, knorm,
+                                     salpha, beta);
   }
 }
 
-void lrnRow(const float *x, const float *const *window, int64_t taps, float *y,
-            float *norm, int64_t inner, float knorm, float salpha, float beta,
-            Power p) {
-  lrnRowF32(x, window, taps, y, norm, inner, knorm, salpha, beta, p);
+MXC_LRN_CLONES void lrnRow(const float *x, const float *const *window,
+                           int64_t taps, float *y, float *norm, int64_t inner,
+                           float knorm, float salpha, float beta, Power p) {
+  lrnRowAny(x, window, taps, y, norm, inner, knorm, salpha, beta, p);
 }
 
 void lrnRow(const double *x, const double *const *window, int64_t taps,
             double *y, double *norm, int64_t inner, double knorm,
             double salpha, double beta, Power p) {
-  switch (p) {
-  case Power::ThreeQuarters:
-    return lrnRowImpl<double, Power::ThreeQuarters>(
-        x, window, taps, y, norm, inner, knorm, salpha, beta);
-  case Power::Half:
-    return lrnRowImpl<double, Power::Half>(x, window, taps, y, norm, inner,
-                                           knorm, salpha, beta);
-  case Power::One:
-    return lrnRowImpl<double, Power::One>(x, window, taps, y, norm, inner,
-                                          knorm, salpha, beta);
-  case Power::Pow:
-    return lrnRowImpl<double, Power::Pow>(x, window, taps, y, norm, inner,
-                                          knorm, salpha, beta);
-  }
+  lrnRowAny(x, window, taps, y, norm, inner, knorm, salpha, beta, p);
 }
 
 template <typename T>
