@@ -91,13 +91,16 @@ def matmul():
 
 def convnet():
     """Convolutions (cuDNN: 3x3 padded, strided, grouped, depthwise, 1x1,
-    with and without bias), inference BatchNorm, pooling, then a classifier."""
+    with and without bias), inference BatchNorm, LRN (generated for the GPU;
+    the CPU reference runs the runtime's LRN kernel), pooling, then a
+    classifier."""
     x = sym.var("x")
     h = sym.Convolution(x, sym.var("c1_w"), sym.var("c1_b"), kernel=(3, 3), pad=(1, 1),
                         num_filter=16, name="c1")
     h = sym.BatchNorm(h, sym.var("bn_g"), sym.var("bn_b"), sym.var("bn_m"), sym.var("bn_v"),
                       fix_gamma=False, name="bn1")
     h = sym.Activation(h, act_type="relu")
+    h = sym.LRN(h, nsize=5, alpha=0.01, name="lrn1")
     h = sym.Pooling(h, kernel=(2, 2), stride=(2, 2), pool_type="max")
     h = sym.Convolution(h, sym.var("c2_w"), kernel=(3, 3), stride=(2, 2), num_filter=32,
                         num_group=4, no_bias=True, name="c2")

@@ -57,6 +57,17 @@ inline int64_t product(llvm::ArrayRef<int64_t> dims) {
                          std::multiplies<int64_t>());
 }
 
+/// A module attribute set by the CUDA pipeline (lib/Compiler/Pipeline.cpp):
+/// ops with both a CPU kernel without a GPU twin and a generated form (LRN)
+/// take the generated form, which compiles for the GPU.
+inline constexpr llvm::StringLiteral kCudaTargetAttr = "mxc.cuda_target";
+
+/// Whether `op` is in a module compiled for the CUDA target.
+inline bool forCudaTarget(mlir::Operation *op) {
+  auto module = op->getParentOfType<mlir::ModuleOp>();
+  return module && module->hasAttr(kCudaTargetAttr);
+}
+
 /// Whether GEMM-class work on `elementType` inside `op` becomes a kernel
 /// call: f32 / f64, static shapes, and not turned off on the module.
 inline bool useKernelCalls(mlir::Operation *op, mlir::Type elementType) {

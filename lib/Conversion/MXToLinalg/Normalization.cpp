@@ -150,9 +150,9 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
     auto dataType = cast<RankedTensorType>(data.getType());
     auto elt = cast<FloatType>(dataType.getElementType());
     int64_t rank = dataType.getRank();
-    if (useKernelCalls(op, elt) && rank >= 2) {
-      // f32 / f64: the runtime's kernel (lrn.cc), which writes tmp_norm only
-      // when something reads it (the gradient).
+    if (useKernelCalls(op, elt) && rank >= 2 && !forCudaTarget(op)) {
+      // f32 / f64 on the CPU: the runtime's kernel (lrn.cc), which writes
+      // tmp_norm only when something reads it (the gradient).
       ArrayRef<int64_t> shape = dataType.getShape();
       SmallVector<int64_t> args{shape[0],
                                 shape[1],

@@ -18,6 +18,7 @@
 #include "mxc/runtime/plan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <new>
 #include <string>
@@ -117,10 +118,22 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
     const int64_t inPlane = in_h * in_w, outPlane = out_h * out_w;
     const int64_t blocksPerImage = channels / block;
     const int64_t planes = batch * blocksPerImage;
+    std::atomic<bool> noMemory{false};
     mxc::kernels::parallelFor(
         planes, planes * (outPlane * k_h * k_w + inPlane) * block,
         [&](int64_t lo, int64_t hi) {
           thread_local std::vector<float> xPlane, yPlane;
+          // A buffer that cannot grow fails the kernel, after the loop: an
+          // exception never leaves a chunk (it may run on a helper thread).
+          if (!blockedX || !blockedY) {
+            try {
+              xPlane.resize(blockedX ? 0 : size_t(inPlane * block));
+              yPlane.resize(blockedY ? 0 : size_t(outPlane * block));
+            } catch (const std::bad_alloc &) {
+              noMemory.store(true, std::memory_order_relaxed);
+              return;
+            }
+          }
           for (int64_t i = lo; i < hi; ++i) {
             // Plane i's channels start at this NCHW offset (of in / out).
             const int64_t first =
@@ -128,21 +141,20 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
             const float *xi = xp + i * inPlane * block;
             float *yi = yp + i * outPlane * block;
             if (!blockedX) {
-              xPlane.resize(size_t(inPlane * block));
               mxc::kernels::blockedFromNchw(xp + first * inPlane, xPlane.data(),
                                             1, block, inPlane, block);
               xi = xPlane.data();
             }
-            if (!blockedY) {
-              yPlane.resize(size_t(outPlane * block));
+            if (!blockedY)
               yi = yPlane.data();
-            }
             poolPlanes(xi, yi, a, block, 0, 1);
             if (!blockedY)
               mxc::kernels::nchwFromBlocked(yi, yp + first * outPlane, 1,
                                             block, outPlane, block);
           }
         });
+    if (noMemory.load(std::memory_order_relaxed))
+      throw std::bad_alloc();
   } catch (const std::bad_alloc &) {
     mxc::runtime::reportKernelError(
         "Pooling: cannot allocate its scratch memory");

@@ -1000,7 +1000,9 @@ LogicalResult sliceFamilyGrad(Operation *op, GradBuilder &g, ValueRange og,
     SmallVector<int64_t> padWidth;
     for (int64_t i = 0; padded && i < rank; ++i) {
       int64_t before = geo->first[i], after = xt.getDimSize(i) - before - geo->size[i];
-      padded = geo->step[i] == 1 && after >= 0 && (i >= 2 || before + after == 0);
+      // (an empty slice: _slice_assign, Pad has nothing to read)
+      padded = geo->step[i] == 1 && geo->size[i] > 0 && after >= 0 &&
+               (i >= 2 || before + after == 0);
       padWidth.append({before, after});
     }
     if (padded) {
