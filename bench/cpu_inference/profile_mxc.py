@@ -76,6 +76,21 @@ def bucket(dso, sym):
     return "other"
 
 
+def per_thread_shares(report, bucket, names):
+    """{thread id: {bucket name: percent}} of `perf report --sort pid,dso,sym
+    --stdio -F overhead,pid,dso,sym` output. A thread's name may hold spaces
+    ("mxc cpu worker": until 2026-12-06 its lines did not match and were
+    left out)."""
+    per_thread = {}
+    for line in report.splitlines():
+        m = re.match(r"\s*([0-9.]+)%\s+(\d+):.*?\s+(\[JIT\] tid \d+|\S+)\s+\[[.k]\]\s+(.*)",
+                     line)
+        if m:
+            t = per_thread.setdefault(int(m.group(2)), {n: 0.0 for n in names})
+            t[bucket(m.group(3), m.group(4))] += float(m.group(1))
+    return per_thread
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--nets", "--models", dest="models",
@@ -124,16 +139,7 @@ def main():
                                       "task-clock,page-faults,context-switches", "--"] + base +
                                      ["--warmup", "0", "--repeat", "1"],
                                      env=env, capture_output=True, text=True).stderr
-            per_thread = {}  # tid -> {bucket: percent}
-            for line in rep.splitlines():
-                # A thread's name may hold spaces ("mxc cpu worker": until
-                # 2026-12-06 its lines did not match and were left out).
-                m = re.match(r"\s*([0-9.]+)%\s+(\d+):.*?\s+(\[JIT\] tid \d+|\S+)\s+\[[.k]\]\s+(.*)",
-                             line)
-                if m:
-                    b = bucket(m.group(3), m.group(4))
-                    t = per_thread.setdefault(int(m.group(2)), {n: 0.0 for n in names})
-                    t[b] += float(m.group(1))
+            per_thread = per_thread_shares(rep, bucket, names)
             total = sum(sum(t.values()) for t in per_thread.values()) or 1.0
             shares = {n: 100.0 * sum(t[n] for t in per_thread.values()) / total for n in names}
             busiest = 100.0 * max(sum(t.values()) for t in per_thread.values()) / total \

@@ -153,9 +153,7 @@ def mxc_worker(model, data, g, vals):
         if n in vals:
             np.copyto(np.asarray(a), vals[n])
     trained = [n for n in sym.list_arguments() if req[n] == "write"]
-    nparams = sum(int(np.prod(ex.arg_dict[n].shape)) for n in trained)
-
-    weights = [ex.arg_dict[n] for n in trained]
+    nparams = sum(ex.arg_dict[n].size for n in trained)
 
     def step(x, y):
         ex.forward(is_train=True, data=x, softmax_label=y)
@@ -164,7 +162,8 @@ def mxc_worker(model, data, g, vals):
         # the step's gradients (grad_dict is read here, after backward(): it
         # holds the step's gradient buffers, whose storage changes from step
         # to step). The step ends when its work has.
-        for n, w in zip(trained, weights):
+        for n in trained:
+            w = ex.arg_dict[n]
             mx.nd.sgd_update(w, ex.grad_dict[n], lr=LR, wd=0.0, rescale_grad=1.0, out=w)
         mx.nd.waitall()
 

@@ -87,8 +87,8 @@ def setup(model):
     return ex, [n for n in sym.list_arguments() if req[n] == "write"], data
 
 
-def update(ex, names):
-    for n in names:
+def update(ex, trained):
+    for n in trained:
         w = np.asarray(ex.arg_dict[n])
         w -= tb.LR * np.asarray(ex.grad_dict[n])
 
@@ -97,7 +97,7 @@ def main():
     names = [b[0] for b in BUCKETS] + ["other"]
     rows = []
     for model in A.models.split(","):
-        ex, params, data = setup(model)
+        ex, trained, data = setup(model)
         parts = {k: [] for k in ("compiled.run", "forward", "backward", "update", "step")}
         for i in range(3 + A.steps):
             x, y = data[i % len(data)]
@@ -106,7 +106,7 @@ def main():
             t1 = time.perf_counter()
             ex.backward()
             t2 = time.perf_counter()
-            update(ex, params)
+            update(ex, trained)
             t3 = time.perf_counter()
             compiled = ex._compile(True)
             ins = ex._inputs(compiled, None, None, 0)
@@ -133,17 +133,12 @@ def main():
                 x, y = data[i % len(data)]
                 ex.forward(is_train=True, data=x, softmax_label=y)
                 ex.backward()
-                update(ex, params)
+                update(ex, trained)
                 i += 1
             t.join()
             rep = subprocess.run(["perf", "report", "-i", out, "--sort", "pid,dso,sym", "--stdio",
                                   "-F", "overhead,pid,dso,sym"], capture_output=True, text=True).stdout
-        per_thread = {}
-        for line in rep.splitlines():
-            m = re.match(r"\s*([0-9.]+)%\s+(\d+):.*?\s+(\[JIT\] tid \d+|\S+)\s+\[[.k]\]\s+(.*)", line)
-            if m:
-                tt = per_thread.setdefault(int(m.group(2)), {n: 0.0 for n in names})
-                tt[bucket(m.group(3), m.group(4))] += float(m.group(1))
+        per_thread = cpu_prof.per_thread_shares(rep, bucket, names)
         # Every thread's samples: since the plans run on the engine, the
         # kernels run on its worker and the pool's helpers, not on the
         # Python thread.

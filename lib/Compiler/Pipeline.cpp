@@ -433,10 +433,9 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
   // GEMM-class ops become mxrt.kernel_call, whose reads and write one-shot
   // bufferization sees at the call: CSE may merge or move their operands.
   // For the CUDA target, ops that have a CPU kernel and a generated form
-  // (LRN) take the generated form (kCudaTargetAttr of
-  // lib/Conversion/MXToLinalg/KernelCalls.h).
+  // (LRN) take the generated form (mxc/Conversion/Passes.h).
   if (!opts.cudaArch.empty())
-    module->setAttr("mxc.cuda_target", UnitAttr::get(module.getContext()));
+    module->setAttr(kCudaTargetAttr, UnitAttr::get(module.getContext()));
   std::string pipeline = "convert-mx-to-linalg, canonicalize, cse";
   if (opts.fuseElementwise)
     pipeline += ", mxc-fuse-elementwise-ops, canonicalize, cse";

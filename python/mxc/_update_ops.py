@@ -341,7 +341,7 @@ CONTRIB_FUNCTIONS = {f.__name__: f for f in (adamw_update, mp_adamw_update, mult
 # weight (weight32) and momentum are updated in place, the result (in the
 # weight's type) goes to out (new arrays when out is None).
 
-def _sgd_step32(w32, g, mom, lr, momentum, wd, rescale_grad, clip_gradient):
+def _sgd_step(w32, g, mom, lr, momentum, wd, rescale_grad, clip_gradient):
     """MultiSGDKernel / MP_SGD(Mom)Kernel on `w32`, in its type: the float32
     master weight of the mp forms, the weight itself otherwise (in place)."""
     f = w32.dtype.type
@@ -362,7 +362,7 @@ def mp_sgd_update(weight, grad, weight32, lr, wd=0.0, rescale_grad=1.0, clip_gra
     """MXNet's mp_sgd_update: SGD on the float32 master copy weight32."""
     _check_nd("mp_sgd_update", (weight, grad, weight32))
     w32 = weight32._data
-    new = _sgd_step32(w32, grad._data, None, lr, 0.0, wd, rescale_grad, clip_gradient)
+    new = _sgd_step(w32, grad._data, None, lr, 0.0, wd, rescale_grad, clip_gradient)
     return _result(weight, new, out)
 
 
@@ -371,7 +371,7 @@ def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, res
     """MXNet's mp_sgd_mom_update: mom = momentum mom - lr wd w32 - lr g;
     w32 += mom (float32 mom and master copy)."""
     _check_nd("mp_sgd_mom_update", (weight, grad, mom, weight32))
-    new = _sgd_step32(weight32._data, grad._data, mom._data, lr, momentum, wd, rescale_grad,
+    new = _sgd_step(weight32._data, grad._data, mom._data, lr, momentum, wd, rescale_grad,
                       clip_gradient)
     return _result(weight, new, out)
 
@@ -409,7 +409,7 @@ def _multi_sgd(name, data, stride, lrs, wds, momentum, rescale_grad, clip_gradie
         w, g = data[i * stride], data[i * stride + 1]
         mom = data[i * stride + 2]._data if has_mom else None
         master = data[i * stride + stride - 1]._data if mp else w._data.copy()
-        new = _sgd_step32(master, g._data, mom, lrs[i], momentum, wds[i], rescale_grad,
+        new = _sgd_step(master, g._data, mom, lrs[i], momentum, wds[i], rescale_grad,
                           clip_gradient)
         outs[i]._data[...] = new
     return outs

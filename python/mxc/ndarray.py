@@ -45,9 +45,7 @@ def _recorded_in_custom_ops(op_name):
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, **kwargs):
-            if getattr(_custom_op, "label", None) is not None:
-                return _custom_op_call(op_name, fn, *args, **kwargs)
-            return fn(*args, **kwargs)
+            return _custom_op_call(op_name, fn, *args, **kwargs)
         return call
     return wrap
 

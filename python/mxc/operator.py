@@ -14,6 +14,7 @@ hybridized Gluon block that calls F.Custom runs imperatively
 NDArrayOp / PythonOp (MXNet's deprecated Python operators) run as custom
 operators."""
 import ctypes
+import itertools
 from collections import namedtuple
 
 from . import _ops
@@ -143,7 +144,6 @@ class CustomOpProp:
 
 
 _REGISTRY = {}
-_REGISTRY_LOCK = __import__("threading").Lock()
 
 
 class PythonOp:
@@ -155,7 +155,7 @@ class PythonOp:
     object), so Executors and Modules run their graphs operator by operator
     as for any custom operator. The defaults are MXNet's: the identity, one
     argument 'data', one output 'output'."""
-    _count = 0
+    _ids = itertools.count(1)  # one op type per object (next() is atomic)
 
     def __init__(self, need_top_grad=True):
         self.info_ = None
@@ -189,9 +189,7 @@ class PythonOp:
         from . import symbol
         op_type = getattr(self, "_op_type", None)
         if op_type is None:  # one custom operator per object (the graph names it)
-            with _REGISTRY_LOCK:
-                PythonOp._count += 1
-                op_type = "_python_op_%s_%d" % (type(self).__name__, PythonOp._count)
+            op_type = "_python_op_%s_%d" % (type(self).__name__, next(PythonOp._ids))
             register(op_type)(_python_op_prop(self))
             self._op_type = op_type
         return symbol.Custom(*args, op_type=op_type, **kwargs)

@@ -146,7 +146,7 @@ class Optimizer:
     def _decays(name):
         """Whether weight decay applies to a parameter by default (MXNet:
         '*_weight' and '*_gamma'; LARS: '*_weight' only)."""
-        return name.endswith("_weight") or name.endswith("_gamma")
+        return name.endswith(("_weight", "_gamma"))
 
     def set_wd_mult(self, args_wd_mult):
         self.wd_mult = {}

@@ -21,6 +21,7 @@
 #define MXC_LIB_CONVERSION_MXTOLINALG_KERNELCALLS_H
 
 #include "Patterns.h"
+#include "mxc/Conversion/Passes.h"
 #include "mxc/Dialect/MXRT/IR/MXRTOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,12 +58,7 @@ inline int64_t product(llvm::ArrayRef<int64_t> dims) {
                          std::multiplies<int64_t>());
 }
 
-/// A module attribute set by the CUDA pipeline (lib/Compiler/Pipeline.cpp):
-/// ops with both a CPU kernel without a GPU twin and a generated form (LRN)
-/// take the generated form, which compiles for the GPU.
-inline constexpr llvm::StringLiteral kCudaTargetAttr = "mxc.cuda_target";
-
-/// Whether `op` is in a module compiled for the CUDA target.
+/// Whether `op` is in a module compiled for the CUDA target (kCudaTargetAttr).
 inline bool forCudaTarget(mlir::Operation *op) {
   auto module = op->getParentOfType<mlir::ModuleOp>();
   return module && module->hasAttr(kCudaTargetAttr);

@@ -698,6 +698,11 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
   return parts;
 }
 
+/// Elements of `a`'s weights (of its weight gradient).
+int64_t weightElements(const ConvArgs &a) {
+  return a.filters * (a.channels / a.groups) * a.kH * a.kW;
+}
+
 // Parts of a gradient: the data gradient by images (or groups for a small
 // batch); the weight gradient by images too when the batch covers the
 // threads and the weights are smaller than x and dy (each part's weight
@@ -711,11 +716,10 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
 std::vector<Part> splitFor(const ConvArgs &a, Pass pass, int threads) {
   if (pass == Pass::Forward)
     return split(a, threads);
-  const int64_t wSize = a.filters * (a.channels / a.groups) * a.kH * a.kW;
   const int64_t xdySize =
       a.batch * (a.channels * a.inH * a.inW + a.filters * a.outH * a.outW);
   if (threads > 1 && pass == Pass::Weights && a.groups == 1 &&
-      a.batch >= threads && wSize < xdySize)
+      a.batch >= threads && weightElements(a) < xdySize)
     return split(a, threads);
   if (threads > 1 && pass == Pass::Weights && a.groups == 1) {
     // Filters, whatever the batch: split() picks them for a batch of one.
@@ -854,7 +858,7 @@ bool convBackwardWeightDnnl(const float *x, const float *dy, float *dw,
   // their images: the first part into dw, the others into the calling
   // thread's buffer (grown once; a warm step allocates nothing), added to
   // dw after them.
-  const int64_t wSize = a.filters * (a.channels / a.groups) * a.kH * a.kW;
+  const int64_t wSize = weightElements(a);
   thread_local Buffer partials;
   float *partial = nullptr;
   int64_t byImages = 0;

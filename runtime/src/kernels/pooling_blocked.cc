@@ -116,8 +116,7 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
     // first, on one thread, took most of AlexNet's first pooling: 11 ms at
     // batch 16, docs/benchmarks.md).
     const int64_t inPlane = in_h * in_w, outPlane = out_h * out_w;
-    const int64_t blocksPerImage = channels / block;
-    const int64_t planes = batch * blocksPerImage;
+    const int64_t planes = batch * channels / block;
     std::atomic<bool> noMemory{false};
     mxc::kernels::parallelFor(
         planes, planes * (outPlane * k_h * k_w + inPlane) * block,
@@ -135,22 +134,19 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
             }
           }
           for (int64_t i = lo; i < hi; ++i) {
-            // Plane i's channels start at this NCHW offset (of in / out).
-            const int64_t first =
-                (i / blocksPerImage * channels + i % blocksPerImage * block);
+            // Plane i (channels i * block ... of an image) starts at the
+            // same offset in NCHW and in the blocked layout.
             const float *xi = xp + i * inPlane * block;
             float *yi = yp + i * outPlane * block;
             if (!blockedX) {
-              mxc::kernels::blockedFromNchw(xp + first * inPlane, xPlane.data(),
-                                            1, block, inPlane, block);
+              mxc::kernels::blockedFromNchw(xi, xPlane.data(), 1, block,
+                                            inPlane, block);
               xi = xPlane.data();
             }
+            poolPlanes(xi, blockedY ? yi : yPlane.data(), a, block, 0, 1);
             if (!blockedY)
-              yi = yPlane.data();
-            poolPlanes(xi, yi, a, block, 0, 1);
-            if (!blockedY)
-              mxc::kernels::nchwFromBlocked(yi, yp + first * outPlane, 1,
-                                            block, outPlane, block);
+              mxc::kernels::nchwFromBlocked(yPlane.data(), yi, 1, block,
+                                            outPlane, block);
           }
         });
     if (noMemory.load(std::memory_order_relaxed))

@@ -122,6 +122,8 @@ std::string &replacedBlasCore() {
   return name;
 }
 
+#endif
+
 // OpenBLAS 0.3.21 (Debian 12) does not know CPUs newer than it (Emerald
 // Rapids, family 6 model 207, among them) and falls back to its Prescott
 // (SSE3) kernels: SGEMM at 24 GFLOP/s a thread where its SkylakeX kernels
@@ -129,8 +131,6 @@ std::string &replacedBlasCore() {
 // When OPENBLAS_CORETYPE is not set and OpenBLAS chose an older family
 // than the CPU supports, choose again with the better one. Runs before any
 // BLAS call of the runtime (a load-time constructor and initThreadBudget).
-#endif
-
 void selectBlasCore() {
 #if MXC_RUNTIME_HAVE_OPENBLAS
   static std::once_flag once;
@@ -166,7 +166,6 @@ __attribute__((constructor)) void selectBlasCoreAtLoad() { selectBlasCore(); }
 
 std::string blasCore() {
 #if MXC_RUNTIME_HAVE_OPENBLAS
-  selectBlasCore();
   if (!openblas_get_corename)
     return "";
   const char *name = openblas_get_corename();
