@@ -701,6 +701,12 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
       std::string("mxrt-lower-kernel-calls, func.func(canonicalize, cse), "
                   "buffer-deallocation-pipeline, func.func(canonicalize),"
                   "mxc-strided-copies-to-linalg, mxc-free-after-last-use,") +
+          // Loops as long as the data allows for LLVM's vectorizer (a bias
+          // over NCHW: H * W, not W); CSE merges the views of an operand
+          // that a step reads and writes in place (mx-outline-steps' twins),
+          // which mxc-parallel-loops would otherwise capture as two
+          // pointers (and LLVM then keeps the loop scalar).
+          "mxc-collapse-contiguous-dims, func.func(cse)," +
           (opts.parallelLoops
                ? "func.func(convert-linalg-to-parallel-loops), "
                  "mxc-parallel-loops,"

@@ -147,7 +147,7 @@ bool sumInPrimitive(const ConvArgs &a) {
 // stays on NCHW (measured on ResNet-18's layers, docs/benchmarks.md).
 constexpr int64_t kPlainBelowPixels = 128;
 
-std::shared_ptr<Prim> build(const Part &part, Pass pass) {
+std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   const ConvArgs &a = part.a;
@@ -189,6 +189,32 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
                                           : nchw(dst, part.dstF),
                      userW = dnnl::memory::desc(
                          weights, dt::f32, grouped ? tag::goihw : tag::oihw);
+  // Channels last (nhwc) for the primitive where the channels are not whole
+  // 16-channel blocks (AVX-512): oneDNN 2.6.3's blocked kernels pad the
+  // input channels to whole blocks (LeNet's 20 -> 32), its kernels on nhwc
+  // take the tail as it is. oneDNN already picks nhwc (brgconv) for such a
+  // forward convolution left to it ('any'); its backward primitives, built
+  // with 'any' too, took the blocked layouts. LeNet's second convolution (20
+  // -> 50 channels, 5x5, parts of 32 images) in a training step: weight
+  // gradient 2.5 -> 1.7 ms (both parts), data gradient unchanged; alone, one
+  // thread: weight gradient 1.54 -> 0.97 ms, data gradient 1.62 -> 1.10
+  // (docs/benchmarks.md). Not for a few input channels (a first layer:
+  // oneDNN's blocked kernels read NCHW there), grouped or blocked tensors, or
+  // the NCHW GEMM path.
+  const bool channelsLast = last && !grouped && !a.blockedX && !a.blockedY &&
+                            block == 16 && a.channels > block &&
+                            a.channels % block != 0;
+  auto lastOf = [](const dnnl::memory::dims &d) {
+    return dnnl::memory::desc(d, dt::f32, tag::nhwc);
+  };
+  // The primitive's activation layouts: what oneDNN chooses, or nhwc (and
+  // what it chooses where nhwc would take a reference implementation).
+  auto refOnLast = [&](const char *impl) {
+    return channelsLast && std::strncmp(impl, "ref", 3) == 0;
+  };
+  auto actOf = [&](const dnnl::memory::dims &d) {
+    return channelsLast ? lastOf(d) : anyOf(d);
+  };
   dnnl::engine &e = cpuEngine();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -256,11 +282,11 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     // oneDNN 2.6.3 on AVX-512 offers only its reference implementation for
     // MobileNet's depthwise layers (measured: ref:any), with the source's
     // blocked layout given its jit_dw:avx512_core kernel.
-    dnnl::memory::desc srcMd = plain || (grouped && a.blockedX) ? userSrc : anyOf(src),
+    dnnl::memory::desc srcMd = plain || (grouped && a.blockedX) ? userSrc : actOf(src),
                        dstMd = a.blockedY
                                    ? (a.sum && !sumPostOp ? blocked(dst, a.filters)
                                                           : userDst)
-                               : !plain ? anyOf(dst)
+                               : !plain ? actOf(dst)
                                : a.sum
                                    ? dnnl::memory::desc(dst, dt::f32, tag::nchw)
                                    : userDst;
@@ -277,6 +303,8 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
                   dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
                   dstMd, strides, dilates, pad, padR);
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, e);
+    if (refOnLast(pd.impl_info_str()))
+      return build(part, pass, false);
     // A reference implementation is far slower than the unfused path (the
     // convolution on oneDNN's optimized kernels plus the runtime's own
     // epilogue loop): refuse it, as if oneDNN had none.
@@ -292,15 +320,17 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     auto fwd = dnnl::convolution_forward::primitive_desc(
         dnnl::convolution_forward::desc(
             dnnl::prop_kind::forward_training,
-            dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
-            anyOf(dst), strides, dilates, pad, padR),
+            dnnl::algorithm::convolution_direct, actOf(src), anyOf(weights),
+            actOf(dst), strides, dilates, pad, padR),
         e);
     if (pass == Pass::Data) {
       auto pd = dnnl::convolution_backward_data::primitive_desc(
           dnnl::convolution_backward_data::desc(
-              dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
-              anyOf(dst), strides, dilates, pad, padR),
+              dnnl::algorithm::convolution_direct, actOf(src), anyOf(weights),
+              actOf(dst), strides, dilates, pad, padR),
           attr, e, fwd);
+      if (refOnLast(pd.impl_info_str()))
+        return build(part, pass, false);
       p->prim = dnnl::convolution_backward_data(pd);
       p->userA = userW, p->userB = userDst, p->userR = userSrc;
       p->primA = pd.weights_desc(), p->primB = pd.diff_dst_desc(),
@@ -310,9 +340,11 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass) {
     } else {
       auto pd = dnnl::convolution_backward_weights::primitive_desc(
           dnnl::convolution_backward_weights::desc(
-              dnnl::algorithm::convolution_direct, anyOf(src), anyOf(weights),
-              anyOf(dst), strides, dilates, pad, padR),
+              dnnl::algorithm::convolution_direct, actOf(src), anyOf(weights),
+              actOf(dst), strides, dilates, pad, padR),
           attr, e, fwd);
+      if (refOnLast(pd.impl_info_str()))
+        return build(part, pass, false);
       p->prim = dnnl::convolution_backward_weights(pd);
       p->userA = userSrc, p->userB = userDst, p->userR = userW;
       p->primA = pd.src_desc(), p->primB = pd.diff_dst_desc(),

@@ -142,6 +142,49 @@ def FuseElementwiseOpsPass
                            "mlir::affine::AffineDialect"];
 }
 
+def CollapseContiguousDimsPass
+    : Pass<"mxc-collapse-contiguous-dims", "mlir::ModuleOp"> {
+  let summary = "Merge loop dimensions that every operand of a linalg.generic reads contiguously";
+  let description = [{
+    A linalg.generic on memrefs of static shape and the identity layout
+    (a step's buffers, after mx-outline-steps) whose indexing maps are
+    projected permutations gets each maximal run of adjacent loop
+    dimensions of one iterator type that every operand either reads as
+    adjacent dimensions in the same order or does not read at all
+    (upstream `linalg::areDimSequencesPreserved`) merged into one loop
+    (`linalg::collapseOpIterationDims`; the operands become
+    memref.collapse_shape views). An input read through a constant 0 on
+    its unit dimensions (a bias 1xCx1x1 over NCHW, `(0, d1, 0, 0)`) is
+    first read as a view without them (`(d1)`). The innermost loop is the
+    one LLVM's loop vectorizer vectorizes: LeNet's 64x50x8x8 bias + tanh
+    (8 elements a row against 16-lane vectors) ran 3.7x faster with H and W
+    merged. Ops whose body reads linalg.index, and operands with other
+    layouts (subviews), are left alone. On memrefs, so that nothing is
+    copied: on tensors the reshapes kept results from being written in
+    their destinations.
+
+    Before:
+
+    ```mlir
+    linalg.generic {indexing_maps = [#id4, #chan4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%x, %b : memref<64x50x8x8xf32>, memref<1x50x1x1xf32>) outs(%y : memref<64x50x8x8xf32>)
+    ```
+    (`#chan4 = (d0, d1, d2, d3) -> (0, d1, 0, 0)`)
+
+    After:
+
+    ```mlir
+    %bc = memref.collapse_shape %b [[0, 1, 2, 3]] : memref<1x50x1x1xf32> into memref<50xf32>
+    %xc = memref.collapse_shape %x [[0], [1], [2, 3]] : memref<64x50x8x8xf32> into memref<64x50x64xf32>
+    %yc = memref.collapse_shape %y [[0], [1], [2, 3]] : memref<64x50x8x8xf32> into memref<64x50x64xf32>
+    linalg.generic {indexing_maps = [#id3, #chan3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%xc, %bc : memref<64x50x64xf32>, memref<50xf32>) outs(%yc : memref<64x50x64xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def ReassociateReductionsPass
     : Pass<"mxc-reassociate-reductions", "mlir::ModuleOp"> {
   let summary = "Let LLVM reassociate the float arithmetic of reductions";
