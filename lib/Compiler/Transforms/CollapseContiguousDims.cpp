@@ -22,6 +22,9 @@ using namespace mlir;
 
 namespace {
 
+/// mxc-parallel-loops' default min-chunks (Passes.td).
+constexpr int64_t kMinOuterIterations = 64;
+
 /// A memref of static shape with the identity layout (a step's argument,
 /// an arena view): any run of its dimensions collapses into a view.
 bool isDenseStatic(Value v) {
@@ -62,6 +65,24 @@ SmallVector<ReassociationIndices> collapsibleRuns(linalg::LinalgOp linalgOp) {
     run = {d};
   }
   close();
+  // mxc-parallel-loops hands the kernel threads the shortest prefix of the
+  // loops whose iterations reach its min-chunks (64); a prefix that takes
+  // the innermost loop too leaves no loop to vectorise (each element's
+  // indices by division). So the innermost run is merged only where the
+  // loops before it still reach that many iterations, or where everything
+  // becomes one loop (a range of its own): a batch-1 BatchNorm over
+  // 1x3x224x224 stays (1, 3, 224, 224), not (1, 3, 50176) (0.07 -> 0.27 ms
+  // measured).
+  if (!runs.empty() && runs.back().back() == int64_t(op.getNumLoops()) - 1) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t loops = op.getNumLoops(), outer = 1;
+    for (const ReassociationIndices &r : runs)
+      loops -= int64_t(r.size()) - 1;
+    for (int64_t d = 0; d < runs.back().front(); ++d)
+      outer *= ranges[d];
+    if (loops > 1 && outer < kMinOuterIterations)
+      runs.pop_back();
+  }
   return runs;
 }
 

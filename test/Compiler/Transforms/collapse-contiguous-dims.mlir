@@ -101,3 +101,25 @@ func.func @left_alone(%a: memref<4x5xf32>, %b: memref<5x4xf32>, %big: memref<4x1
   }
   return
 }
+
+// -----
+
+// The innermost run stays apart where the loops before it would not reach
+// mxc-parallel-loops' 64 chunks (a batch-1 BatchNorm on the image: 1 x 3
+// channels); the bias is still read as (d1).
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>
+// CHECK-LABEL: func.func @few_outer
+// CHECK: memref.collapse_shape %arg1 {{\[}}[0, 1, 2, 3]] : memref<1x3x1x1xf32> into memref<3xf32>
+// CHECK-NOT: memref.collapse_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%arg0, %{{.*}} : memref<1x3x224x224xf32>, memref<3xf32>)
+func.func @few_outer(%x: memref<1x3x224x224xf32>, %b: memref<1x3x1x1xf32>, %y: memref<1x3x224x224xf32>) {
+  linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : memref<1x3x224x224xf32>, memref<1x3x1x1xf32>) outs(%y : memref<1x3x224x224xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.mulf %in, %bi : f32
+    linalg.yield %s : f32
+  }
+  return
+}
