@@ -253,7 +253,7 @@ std::string mxc::PipelineOptions::describe() const {
          " par=" + (parallelLoops ? "1" : "0") + " O" +
          std::to_string(optLevel) + " outputs=" + list(outputs) +
          " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
-         " grad-req=" + list(gradReq) + " train-part=" + trainPart +
+         " grad-req=" + list(gradReq) + " train-part=" + trainPart + " in-place=" + list(inPlace) +
          " fuse-graph=" +
          (fuseGraph ? "1" : "0") + " fuse-conv=" + (fuseConvolution ? "1" : "0") +
          " const-params=" + (constantParams ? "1" : "0") +
@@ -442,8 +442,48 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
   return runPipeline(module, pipeline);
 }
 
+/// PipelineOptions::inPlace as @main's `mx.in_place` (kInPlaceAttrName):
+/// pairs of argument numbers after mxc-entry-abi, [input, inputs + output].
+static LogicalResult markInPlace(ModuleOp module, const mxc::PipelineOptions &opts) {
+  if (opts.inPlace.empty())
+    return success();
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return module.emitError() << "internal error: no @main for in-place outputs";
+  FunctionType type = main.getFunctionType();
+  SmallVector<int64_t> pairs;
+  for (StringRef entry : opts.inPlace) {
+    auto [outText, name] = entry.split('=');
+    unsigned out;
+    if (outText.getAsInteger(10, out) || out >= type.getNumResults())
+      return main.emitError() << "in-place output '" << entry
+                              << "': no output " << outText << " (the graph has "
+                              << type.getNumResults() << ")";
+    std::optional<unsigned> in;
+    for (unsigned i = 0; i < type.getNumInputs(); ++i)
+      if (auto n = main.getArgAttrOfType<StringAttr>(i, "mx.name");
+          n && n.getValue() == name)
+        in = i;
+    if (!in)
+      return main.emitError() << "in-place output '" << entry
+                              << "': no input named '" << name << "'";
+    if (type.getInput(*in) != type.getResult(out))
+      return main.emitError() << "in-place output '" << entry << "': output "
+                              << out << " is " << type.getResult(out)
+                              << ", input '" << name << "' "
+                              << type.getInput(*in);
+    pairs.push_back(*in);
+    pairs.push_back(type.getNumInputs() + out);
+  }
+  main->setAttr(mxc::kInPlaceAttrName,
+                DenseI64ArrayAttr::get(module.getContext(), pairs));
+  return success();
+}
+
 LogicalResult mxc::lowerToBuffers(ModuleOp module,
                                   const PipelineOptions &opts) {
+  if (failed(markInPlace(module, opts)))
+    return failure();
   // The entry ABI, then bufferization with the caller's buffers as
   // destinations. Kernel calls stay mxrt.kernel_call (whose reads and writes
   // memory planning sees) until after planning.

@@ -1801,20 +1801,26 @@ def _rescaled_grad(G, grad, rescale_grad, clip_gradient, plus=None):
     return g
 
 
+# The inputs each update's heads replace, in head order.
+_UPDATE_WRITES = {"sgd": ["weight"], "sgd_mom": ["weight", "mom"],
+                  "adam": ["weight", "mean", "var"]}
+
+
 def _build_update(kind, p):
+    """The update's graph (JSON): heads as _UPDATE_WRITES[kind] lists them."""
     G = _UpdateGraph()
     w, grad, lr = G.var("weight"), G.var("grad"), G.var("lr")
     if kind == "sgd":
         g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"])
         step = G.op("broadcast_mul", lr, G.op("elemwise_add", g, G.op("_mul_scalar", w, scalar=p["wd"])))
-        return G.json([G.op("elemwise_sub", w, step)]), ["weight"]
+        return G.json([G.op("elemwise_sub", w, step)])
     if kind == "sgd_mom":
         mom = G.var("mom")
         g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"])
         m = G.op("_mul_scalar", mom, scalar=p["momentum"])
         tmp = G.op("elemwise_add", g, G.op("_mul_scalar", w, scalar=p["wd"]))
         m = G.op("elemwise_sub", m, G.op("broadcast_mul", lr, tmp))
-        return G.json([G.op("elemwise_add", w, m), m]), ["weight", "mom"]
+        return G.json([G.op("elemwise_add", w, m), m])
     if kind == "adam":
         mean, var = G.var("mean"), G.var("var")
         g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"],
@@ -1825,8 +1831,27 @@ def _build_update(kind, p):
                    G.op("elemwise_mul", G.op("_mul_scalar", g, scalar=1.0 - p["beta2"]), g))
         step = G.op("elemwise_div", G.op("broadcast_mul", lr, mean),
                     G.op("_plus_scalar", G.op("sqrt", var), scalar=p["epsilon"]))
-        return G.json([G.op("elemwise_sub", w, step), mean, var]), ["weight", "mean", "var"]
+        return G.json([G.op("elemwise_sub", w, step), mean, var])
     raise MXNetError("unknown update %s" % kind)
+
+
+def _compiled_update(kind, arrays, weight, params, lr_shape, in_place):
+    """The compiled update graph (cached); None for an in-place compile
+    whose plan has more than one step (a head could be written before the
+    input it replaces is last read)."""
+    dt = weight._np.dtype
+    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), in_place)
+    if key not in _update_cache:
+        text = _build_update(kind, params)
+        shapes = {n: list(weight.shape) for n in arrays}
+        shapes["lr"] = lr_shape
+        dtypes = {n: dtype_name(dt) for n in shapes}
+        options = {}
+        if in_place:
+            options["in_place"] = ["%d=%s" % (j, n) for j, n in enumerate(_UPDATE_WRITES[kind])]
+        compiled = compile_graph(text, shapes, dtypes, "%s_update" % kind, **options)
+        _update_cache[key] = compiled if not in_place or compiled.num_steps == 1 else None
+    return _update_cache[key]
 
 
 def _push_update(kind, arrays, lr, params, out):
@@ -1841,17 +1866,27 @@ def _push_update(kind, arrays, lr, params, out):
                              % (kind, name, a.shape, weight.shape))
     dt = weight._np.dtype
     lr_shape = [1] * builtins.max(len(weight.shape), 1)  # broadcast against the weight
-    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())))
-    cached = _update_cache.get(key)
-    if cached is None:
-        text, written = _build_update(kind, params)
-        shapes = {n: list(weight.shape) for n in arrays}
-        shapes["lr"] = lr_shape
-        dtypes = {n: dtype_name(dt) for n in shapes}
-        cached = (compile_graph(text, shapes, dtypes, "%s_update" % kind), written)
-        _update_cache[key] = cached
-    compiled, written = cached
+    written = _UPDATE_WRITES[kind]
+    # The graph's heads, in order: the new weight, then the new states.
+    targets = [out if out is not None else weight] + [arrays[n] for n in written[1:]]
+    # In place (MXNet's way, out=weight): the kernel writes each head over
+    # the input it replaces, through one pointer (PipelineOptions::inPlace),
+    # when every array is a distinct runtime array and the head's target is
+    # its input's; else the heads go to new arrays and engine copies move
+    # them (an `out` of its own, numpy-backed arrays).
+    rts = [a._rt for a in arrays.values()]
+    in_place = all(r is not None for r in rts) and \
+        len(set(map(id, rts))) == len(rts) and \
+        all(t._rt is arrays[n]._rt for t, n in zip(targets, written))
+    compiled = _compiled_update(kind, arrays, weight, params, lr_shape, in_place)
+    if compiled is None:  # the in-place compile did not come out as one step
+        in_place = False
+        compiled = _compiled_update(kind, arrays, weight, params, lr_shape, False)
     feeds = dict(arrays, lr=_new(np.full(lr_shape, lr, dtype=dt), weight._ctx))
+    if in_place:
+        compiled.push([feeds[name]._rt for name, _, _, _ in compiled.inputs],
+                      [t._rt for t in targets])
+        return targets[0]
     results = [_new_rt(shape, np_dtype(d), weight._ctx) for _, _, shape, d in compiled.outputs]
     if all(a._rt is not None for a in feeds.values()) and \
             (out is None or out._rt is not None):
@@ -1860,8 +1895,6 @@ def _push_update(kind, arrays, lr, params, out):
     else:  # numpy-backed arrays: run now
         compiled.run([np.ascontiguousarray(feeds[name]._data) for name, _, _, _ in compiled.inputs],
                      [r._data for r in results])
-    # The graph's heads, in order: the new weight, then the new states.
-    targets = [out if out is not None else weight] + [arrays[n] for n in written[1:]]
     for r, t in zip(results, targets):
         if not _engine_copy(r, t):
             np.copyto(t._data, r._data)

@@ -485,11 +485,13 @@ std::shared_ptr<PyCompiled>
 compile(const std::string &json, const ShapeMap &shapes, const DTypeMap &dtypes,
         const std::vector<std::string> &outputs, bool useDiskCache, bool train,
         const std::vector<std::string> &wrt,
-        const std::vector<std::string> &gradReq, const std::string &trainPart) {
+        const std::vector<std::string> &gradReq, const std::string &trainPart,
+        const std::vector<std::string> &inPlace) {
   graph::Graph g = parseGraph(json);
   ImportOptions importOpts = importOptions(shapes, dtypes);
   JITOptions jitOpts;
   jitOpts.pipeline.trainPart = trainPart;
+  jitOpts.pipeline.inPlace = inPlace;
   jitOpts.pipeline.outputs = outputs;
   jitOpts.pipeline.train = train;
   jitOpts.pipeline.wrt = wrt;
@@ -1067,12 +1069,15 @@ NB_MODULE(_mxc, m) {
         nb::arg("wrt") = std::vector<std::string>(),
         nb::arg("grad_req") = std::vector<std::string>(),
         nb::arg("train_part") = std::string(),
+        nb::arg("in_place") = std::vector<std::string>(),
         "Compiles a graph. train=True: mx-autodiff's training step (extra "
         "inputs head_grad / grad_in / rng_seed, extra outputs grad / "
         "aux_out, see Compiled.inputs/outputs kinds); train_part='forward' "
         "/ 'backward': one half of it (mx-split-training: the forward "
         "returns 'residual' outputs, the backward reads them as 'residual' "
-        "inputs named fwd<j>, result j of the forward).");
+        "inputs named fwd<j>, result j of the forward). in_place: 'J=NAME' "
+        "entries, output J will be passed the same buffer as input NAME "
+        "(PipelineOptions::inPlace; the caller checks num_steps == 1).");
   // np_shape: mx.nd.save / load under mx.np_shape() (V3 records, and the
   // load's check of the semantics they were saved in); None: no check.
   m.def("load_params", &loadParams, nb::arg("path"), nb::arg("np_shape") = nb::none());

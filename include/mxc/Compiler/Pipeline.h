@@ -114,6 +114,14 @@ struct PipelineOptions {
   /// autograd's CachedOp: the forward returns the residuals the backward
   /// reads).
   std::string trainPart;
+  /// Outputs the caller writes in place of an input: "J=NAME" entries,
+  /// output J (of @main's results) and the input named NAME, same type,
+  /// will be the same buffer at run time (an optimizer update writing the
+  /// new weight over the weight: mx.nd.sgd_update(w, g, out=w)). The kernels
+  /// read and write it through one pointer (no `noalias` pair). The caller
+  /// checks that the plan writes the output in the step that reads the input
+  /// last (a single-step plan).
+  std::vector<std::string> inPlace;
   /// mx-fuse-elementwise (and mx-fuse-convolution, see below).
   bool fuseGraph = true;
   /// mx-fuse-convolution before mx-fuse-elementwise (with fuseGraph, on the

@@ -150,10 +150,16 @@ LogicalResult convertEntryToMemrefABI(ModuleOp module, StringRef entry) {
   func.removeArgAttrsAttr();
   func.removeResAttrsAttr();
   // The caller's buffers never overlap (CompiledGraph::run's contract):
-  // noalias lets LLVM keep accumulators in registers and vectorize.
+  // noalias lets LLVM keep accumulators in registers and vectorize. But an
+  // input and an output declared in place (kInPlaceAttrName) are one
+  // buffer.
+  llvm::SmallDenseSet<int64_t> inPlace;
+  if (auto pairs = func->getAttrOfType<DenseI64ArrayAttr>(mxc::kInPlaceAttrName))
+    inPlace.insert(pairs.asArrayRef().begin(), pairs.asArrayRef().end());
   for (unsigned i = 0; i < argTypes.size(); ++i)
-    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
-                    UnitAttr::get(ctx));
+    if (!inPlace.contains(i))
+      func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                      UnitAttr::get(ctx));
   func.setSymName(entry);
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(ctx));

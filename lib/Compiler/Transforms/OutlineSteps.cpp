@@ -284,12 +284,29 @@ struct Outliner {
     SmallVector<std::optional<std::pair<int64_t, int64_t>>> ranges;
     for (Value b : operands)
       ranges.push_back(arenaRange(b, arena));
+    // Likewise an input and an output of the entry that the caller passes
+    // the same buffer for (kInPlaceAttrName: an optimizer update's weight).
+    auto inPlacePair = [&](Value x, Value y) {
+      auto ax = dyn_cast<BlockArgument>(x), ay = dyn_cast<BlockArgument>(y);
+      if (!ax || !ay || ax.getOwner() != &block || ay.getOwner() != &block)
+        return false;
+      auto pairs = func->getAttrOfType<DenseI64ArrayAttr>(mxc::kInPlaceAttrName);
+      if (!pairs)
+        return false;
+      ArrayRef<int64_t> p = pairs.asArrayRef();
+      int64_t i = ax.getArgNumber(), j = ay.getArgNumber();
+      for (size_t k = 0; k + 1 < p.size(); k += 2)
+        if ((p[k] == i && p[k + 1] == j) || (p[k] == j && p[k + 1] == i))
+          return true;
+      return false;
+    };
     SmallVector<unsigned> twinOf(operands.size());
     for (auto [i, b] : llvm::enumerate(operands)) {
       twinOf[i] = i;
-      for (unsigned j = 0; ranges[i] && j < i; ++j)
+      for (unsigned j = 0; j < i; ++j)
         if (twinOf[j] == j && operands[j].getType() == b.getType() &&
-            ranges[j] == ranges[i]) {
+            ((ranges[i] && ranges[j] == ranges[i]) ||
+             inPlacePair(operands[j], b))) {
           twinOf[i] = j;
           break;
         }

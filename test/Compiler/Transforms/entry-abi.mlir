@@ -63,3 +63,17 @@ func.func @main(%x: tensor<4x3xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // CHECK: bufferization.materialize_in_destination %[[S]]
 // CHECK: bufferization.materialize_in_destination %[[Z2]]
 // CHECK: return
+
+// -----
+
+// An input and an output declared one buffer (mx.in_place, argument numbers
+// after the ABI: input 0, output 0 = argument 2) lose noalias; the others
+// keep it.
+func.func @main(%w: tensor<4xf32> {mx.name = "weight"}, %g: tensor<4xf32> {mx.name = "grad"})
+    -> (tensor<4xf32> {mx.name = "out"}) attributes {mx.in_place = array<i64: 0, 2>} {
+  %0 = arith.subf %w, %g : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @mxc_main(
+// CHECK-SAME: %{{[^:]*}}: memref<4xf32>, %{{[^:]*}}: memref<4xf32> {llvm.noalias}, %{{[^:]*}}: memref<4xf32>)
+// CHECK-SAME: mx.in_place = array<i64: 0, 2>

@@ -145,3 +145,26 @@ func.func @ownview(%x: memref<64xf32>, %out: memref<64xf32>, %arena: memref<64xi
 // CHECK: %[[T:.*]] = memref.alloc
 // CHECK: memref.subview %[[T]]
 // CHECK: memref.store
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// An input and an output the caller passes one buffer for (mx.in_place:
+// an optimizer update, out = weight): the step reads and writes both
+// through the input's argument (one pointer for LLVM); the output's stays
+// in the signature, unused. The gradient keeps its noalias.
+func.func @in_place(%w: memref<64xf32>, %g: memref<64xf32>, %out: memref<64xf32>, %arena: memref<64xi8>)
+    attributes {mx.arena_size = 64 : i64, mx.in_place = array<i64: 0, 2>} {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w, %g : memref<64xf32>, memref<64xf32>) outs(%out : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } loc("sgd0")
+  return
+}
+// CHECK-LABEL: func.func @in_place(
+// CHECK: call @in_place_step0(%arg0, %arg1, %arg2) {mx.nodes = ["sgd0"], mx.reads = 2 : i64, mx.step = 0 : i64}
+// CHECK: func.func private @in_place_step0(%[[W:[^:]*]]: memref<64xf32> {llvm.noalias}, %{{[^:]*}}: memref<64xf32> {llvm.noalias}, %{{[^:]*}}: memref<64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[W]], %{{.*}} : memref<64xf32>, memref<64xf32>) outs(%[[W]] : memref<64xf32>)

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import json
 
 import numpy as np
 import pytest
@@ -325,6 +326,71 @@ def test_nd_update_operators_follow_mxnet():
     np.testing.assert_allclose(W.asnumpy(), w - 0.01 * mean / (np.sqrt(var) + 1e-8), rtol=1e-5)
     with pytest.raises(mx.MXNetError, match="shape"):
         mx.nd.sgd_update(mx.nd.ones((2, 2)), mx.nd.ones((3,)), lr=0.1)
+
+
+@pytest.mark.parametrize("kind", ["sgd", "sgd_mom", "adam"])
+def test_nd_updates_write_the_weight_in_place(kind):
+    """out=weight (MXNet's way): the compiled update reads and writes the
+    weight and states through one buffer each (PipelineOptions::inPlace, a
+    one-step plan), no result arrays and copies; the same float32 results as
+    through new arrays (an out of its own), and as numpy. A weight passed as
+    its own gradient, or an out of its own, takes new arrays."""
+    from mxc import ndarray as nd
+    rng = np.random.default_rng(5)
+    shape = (301, 37)  # vector loops with a remainder
+    w, g, s1 = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+    s2 = np.abs(rng.standard_normal(shape)).astype(np.float32)
+
+    def run(in_place):
+        W, G, S1, S2 = (mx.nd.array(a) for a in (w, g, s1, s2))
+        storage = W._rt
+        out = W if in_place else mx.nd.zeros(shape)
+        if kind == "sgd":
+            mx.nd.sgd_update(W, G, lr=0.05, wd=0.01, out=out)
+            states = []
+        elif kind == "sgd_mom":
+            mx.nd.sgd_mom_update(W, G, S1, lr=0.05, momentum=0.9, wd=0.01, out=out)
+            states = [S1]
+        else:
+            mx.nd.adam_update(W, G, S1, S2, lr=0.01, wd=0.01, out=out)
+            states = [S1, S2]
+        assert W._rt is storage
+        return [out.asnumpy()] + [a.asnumpy() for a in states]
+
+    in_place, copied = run(True), run(False)
+    for a, b in zip(in_place, copied):
+        np.testing.assert_array_equal(a, b)
+    steps = {key[-1]: c for key, c in nd._update_cache.items()
+             if key[0] == kind and key[1] == shape}
+    assert steps[True] is not None and steps[True].num_steps == 1
+    if kind == "sgd":
+        np.testing.assert_allclose(in_place[0], w - np.float32(0.05) * (g + np.float32(0.01) * w),
+                                   rtol=1e-6)
+        W = mx.nd.array(w)
+        mx.nd.sgd_update(W, W, lr=0.5, out=W)  # the weight is its own gradient
+        np.testing.assert_allclose(W.asnumpy(), w - np.float32(0.5) * w, rtol=1e-6)
+
+
+def test_in_place_outputs_are_checked():
+    """compile(in_place=...): a clear error for an output or input that is
+    not there, or of another type."""
+    from mxc import _mxc
+    nodes = [{"op": "null", "name": "w", "inputs": []}, {"op": "null", "name": "b", "inputs": []},
+             {"op": "elemwise_sub", "name": "sub", "inputs": [[0, 0, 0], [1, 0, 0]]}]
+    text = json.dumps({"nodes": nodes, "arg_nodes": [0, 1], "heads": [[2, 0, 0]],
+                       "attrs": {"mxnet_version": ["int", 10901]}})
+    shapes, dtypes = {"w": [3], "b": [3]}, {"w": "float32", "b": "float32"}
+    assert _mxc.compile(text, shapes, dtypes, in_place=["0=w"]).num_steps == 1
+    with pytest.raises(mx.MXNetError, match="in-place output '1=w': no output 1"):
+        _mxc.compile(text, shapes, dtypes, in_place=["1=w"])
+    with pytest.raises(mx.MXNetError, match="in-place output '0=x': no input named 'x'"):
+        _mxc.compile(text, shapes, dtypes, in_place=["0=x"])
+    cast = nodes + [{"op": "Cast", "name": "c", "attrs": {"dtype": "float64"},
+                     "inputs": [[2, 0, 0]]}]
+    text = json.dumps({"nodes": cast, "arg_nodes": [0, 1], "heads": [[3, 0, 0]],
+                       "attrs": {"mxnet_version": ["int", 10901]}})
+    with pytest.raises(mx.MXNetError, match="in-place output '0=w': output 0 is"):
+        _mxc.compile(text, shapes, dtypes, in_place=["0=w"])
 
 
 def test_from_numpy_and_dlpack_share_memory():

@@ -25,6 +25,12 @@ namespace mxc {
 inline constexpr llvm::StringLiteral kBufferNamesAttrName = "mx.buffer_names";
 /// On the entry after mxc-entry-abi: how many of its buffers are inputs.
 inline constexpr llvm::StringLiteral kNumInputsAttrName = "mx.num_inputs";
+/// On the entry (before and after mxc-entry-abi): pairs of its argument
+/// numbers after mxc-entry-abi, [input, output buffer], that the caller
+/// passes the same buffer for (PipelineOptions::inPlace): mxc-entry-abi
+/// gives them no `noalias`, mx-outline-steps reads and writes both through
+/// one argument of a step (a DenseI64ArrayAttr).
+inline constexpr llvm::StringLiteral kInPlaceAttrName = "mx.in_place";
 
 #define GEN_PASS_DECL
 #include "mxc/Compiler/Transforms/Passes.h.inc"
