@@ -209,8 +209,16 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
   };
   // The primitive's activation layouts: what oneDNN chooses, or nhwc (and
   // what it chooses where nhwc would take a reference implementation).
+  // A forward result the call re-lays back to NCHW is asked in the blocked
+  // layout: left to oneDNN ('any'), AVX-512 gets nhwc results from its
+  // brgemm kernels, whose re-layout to NCHW is a full transpose (AlexNet's
+  // first convolution, 8 images: 2.9 ms against 0.7 from nChw16c, the
+  // convolution itself 10.3 against 9.5 ms on the blocked kernels; its
+  // second: 2.2 against 0.5, 37.6 against 36.3; one thread,
+  // docs/benchmarks.md). Not with channelsLast (chosen for its kernels).
+  const bool blockedResult = last && !channelsLast && block == 16;
   auto refOnLast = [&](const char *impl) {
-    return channelsLast && std::strncmp(impl, "ref", 3) == 0;
+    return (channelsLast || blockedResult) && std::strncmp(impl, "ref", 3) == 0;
   };
   auto actOf = [&](const dnnl::memory::dims &d) {
     return channelsLast ? lastOf(d) : anyOf(d);
@@ -286,7 +294,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
                        dstMd = a.blockedY
                                    ? (a.sum && !sumPostOp ? blocked(dst, a.filters)
                                                           : userDst)
-                               : !plain ? actOf(dst)
+                               : !plain ? (blockedResult ? blocked(dst, a.filters) : actOf(dst))
                                : a.sum
                                    ? dnnl::memory::desc(dst, dt::f32, tag::nchw)
                                    : userDst;
