@@ -147,7 +147,9 @@ bool sumInPrimitive(const ConvArgs &a) {
 // stays on NCHW (measured on ResNet-18's layers, docs/benchmarks.md).
 constexpr int64_t kPlainBelowPixels = 128;
 
-std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
+/// `ours`: with the layouts this file prefers (channelsLast, blockedResult
+/// below); false: oneDNN's own choices.
+std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   const ConvArgs &a = part.a;
@@ -201,14 +203,9 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
   // (docs/benchmarks.md). Not for a few input channels (a first layer:
   // oneDNN's blocked kernels read NCHW there), grouped or blocked tensors, or
   // the NCHW GEMM path.
-  const bool channelsLast = last && !grouped && !a.blockedX && !a.blockedY &&
+  const bool channelsLast = ours && !grouped && !a.blockedX && !a.blockedY &&
                             block == 16 && a.channels > block &&
                             a.channels % block != 0;
-  auto lastOf = [](const dnnl::memory::dims &d) {
-    return dnnl::memory::desc(d, dt::f32, tag::nhwc);
-  };
-  // The primitive's activation layouts: what oneDNN chooses, or nhwc (and
-  // what it chooses where nhwc would take a reference implementation).
   // A forward result the call re-lays back to NCHW is asked in the blocked
   // layout: left to oneDNN ('any'), AVX-512 gets nhwc results from its
   // brgemm kernels, whose re-layout to NCHW is a full transpose (AlexNet's
@@ -216,12 +213,16 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
   // convolution itself 10.3 against 9.5 ms on the blocked kernels; its
   // second: 2.2 against 0.5, 37.6 against 36.3; one thread,
   // docs/benchmarks.md). Not with channelsLast (chosen for its kernels).
-  const bool blockedResult = last && !channelsLast && block == 16;
-  auto refOnLast = [&](const char *impl) {
+  const bool blockedResult =
+      ours && pass == Pass::Forward && !channelsLast && block == 16;
+  // Where either choice of ours would get oneDNN's reference
+  // implementation, build() starts again with oneDNN's own choices.
+  auto refOnOurs = [&](const char *impl) {
     return (channelsLast || blockedResult) && std::strncmp(impl, "ref", 3) == 0;
   };
+  // The primitive's activation layouts: what oneDNN chooses, or nhwc.
   auto actOf = [&](const dnnl::memory::dims &d) {
-    return channelsLast ? lastOf(d) : anyOf(d);
+    return channelsLast ? dnnl::memory::desc(d, dt::f32, tag::nhwc) : anyOf(d);
   };
   dnnl::engine &e = cpuEngine();
   dnnl::primitive_attr attr;
@@ -311,7 +312,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
                   dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
                   dstMd, strides, dilates, pad, padR);
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, e);
-    if (refOnLast(pd.impl_info_str()))
+    if (refOnOurs(pd.impl_info_str()))
       return build(part, pass, false);
     // A reference implementation is far slower than the unfused path (the
     // convolution on oneDNN's optimized kernels plus the runtime's own
@@ -337,7 +338,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
               dnnl::algorithm::convolution_direct, actOf(src), anyOf(weights),
               actOf(dst), strides, dilates, pad, padR),
           attr, e, fwd);
-      if (refOnLast(pd.impl_info_str()))
+      if (refOnOurs(pd.impl_info_str()))
         return build(part, pass, false);
       p->prim = dnnl::convolution_backward_data(pd);
       p->userA = userW, p->userB = userDst, p->userR = userSrc;
@@ -351,7 +352,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool last = true) {
               dnnl::algorithm::convolution_direct, actOf(src), anyOf(weights),
               actOf(dst), strides, dilates, pad, padR),
           attr, e, fwd);
-      if (refOnLast(pd.impl_info_str()))
+      if (refOnOurs(pd.impl_info_str()))
         return build(part, pass, false);
       p->prim = dnnl::convolution_backward_weights(pd);
       p->userA = userSrc, p->userB = userDst, p->userR = userW;
