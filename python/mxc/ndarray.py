@@ -1835,10 +1835,11 @@ def _build_update(kind, p):
     raise MXNetError("unknown update %s" % kind)
 
 
-def _compiled_update(kind, arrays, weight, params, lr_shape, in_place):
+def _compiled_update(kind, arrays, params, lr_shape, in_place):
     """The compiled update graph (cached); None for an in-place compile
     whose plan has more than one step (a head could be written before the
     input it replaces is last read)."""
+    weight = arrays["weight"]
     dt = weight._np.dtype
     key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), in_place)
     if key not in _update_cache:
@@ -1878,10 +1879,10 @@ def _push_update(kind, arrays, lr, params, out):
     in_place = all(r is not None for r in rts) and \
         len(set(map(id, rts))) == len(rts) and \
         all(t._rt is arrays[n]._rt for t, n in zip(targets, written))
-    compiled = _compiled_update(kind, arrays, weight, params, lr_shape, in_place)
+    compiled = _compiled_update(kind, arrays, params, lr_shape, in_place)
     if compiled is None:  # the in-place compile did not come out as one step
         in_place = False
-        compiled = _compiled_update(kind, arrays, weight, params, lr_shape, False)
+        compiled = _compiled_update(kind, arrays, params, lr_shape, False)
     feeds = dict(arrays, lr=_new(np.full(lr_shape, lr, dtype=dt), weight._ctx))
     if in_place:
         compiled.push([feeds[name]._rt for name, _, _, _ in compiled.inputs],

@@ -286,17 +286,17 @@ struct Outliner {
       ranges.push_back(arenaRange(b, arena));
     // Likewise an input and an output of the entry that the caller passes
     // the same buffer for (kInPlaceAttrName: an optimizer update's weight).
+    ArrayRef<int64_t> pairs;
+    if (auto attr = func->getAttrOfType<DenseI64ArrayAttr>(mxc::kInPlaceAttrName))
+      pairs = attr.asArrayRef();
     auto inPlacePair = [&](Value x, Value y) {
       auto ax = dyn_cast<BlockArgument>(x), ay = dyn_cast<BlockArgument>(y);
       if (!ax || !ay || ax.getOwner() != &block || ay.getOwner() != &block)
         return false;
-      auto pairs = func->getAttrOfType<DenseI64ArrayAttr>(mxc::kInPlaceAttrName);
-      if (!pairs)
-        return false;
-      ArrayRef<int64_t> p = pairs.asArrayRef();
       int64_t i = ax.getArgNumber(), j = ay.getArgNumber();
-      for (size_t k = 0; k + 1 < p.size(); k += 2)
-        if ((p[k] == i && p[k + 1] == j) || (p[k] == j && p[k + 1] == i))
+      for (size_t k = 0; k + 1 < pairs.size(); k += 2)
+        if ((pairs[k] == i && pairs[k + 1] == j) ||
+            (pairs[k] == j && pairs[k + 1] == i))
           return true;
       return false;
     };

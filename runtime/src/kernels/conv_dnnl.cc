@@ -312,7 +312,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
                   dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
                   dstMd, strides, dilates, pad, padR);
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, e);
-    if (refOnOurs(pd.impl_info_str()))
+    if (!plain && refOnOurs(pd.impl_info_str())) // (plain: the caller's layouts)
       return build(part, pass, false);
     // A reference implementation is far slower than the unfused path (the
     // convolution on oneDNN's optimized kernels plus the runtime's own

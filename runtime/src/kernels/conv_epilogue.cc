@@ -116,29 +116,29 @@ transpose16(const float *src, int64_t srcStride, float *dst,
 }
 #endif
 
-/// One block of channels (cs <= block of them) between its NCHW rows
-/// (`nchw`, a row of `plane` floats per channel) and its blocked pixels
-/// (`blocked`, `block` floats per pixel).
-/// (The source side is only read; both are non-const for the one body.)
-void relayBlock(float *nchw, float *blocked, int64_t cs, int64_t plane,
-                int64_t block, bool toBlocked) {
+/// One block of channels (cs <= block of them) re-laid from `src` to
+/// `dst`: NCHW rows (a row of `plane` floats per channel) to blocked pixels
+/// (`block` floats per pixel) when ToBlocked, else back.
+template <bool ToBlocked>
+void relayBlock(const float *src, float *dst, int64_t cs, int64_t plane,
+                int64_t block) {
   int64_t p = 0;
 #ifdef MXC_HAVE_TRANSPOSE16
   // block 16 only where the CPU has AVX-512 (convChannelBlock()).
   if (block == 16 && cs == 16)
     for (; p + 16 <= plane; p += 16) {
-      if (toBlocked)
-        transpose16(nchw + p, plane, blocked + p * 16, 16);
+      if (ToBlocked)
+        transpose16(src + p, plane, dst + p * 16, 16);
       else
-        transpose16(blocked + p * 16, 16, nchw + p, plane);
+        transpose16(src + p * 16, 16, dst + p, plane);
     }
 #endif
   for (; p < plane; ++p)
     for (int64_t c = 0; c < cs; ++c) {
-      if (toBlocked)
-        blocked[p * block + c] = nchw[c * plane + p];
+      if (ToBlocked)
+        dst[p * block + c] = src[c * plane + p];
       else
-        nchw[c * plane + p] = blocked[p * block + c];
+        dst[c * plane + p] = src[p * block + c];
     }
 }
 
@@ -150,8 +150,8 @@ void mxc::kernels::blockedFromNchw(const float *nchw, float *blocked,
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t c0 = 0; c0 < channels; c0 += block) {
       const int64_t offset = (n * channels + c0) * plane;
-      relayBlock(const_cast<float *>(nchw) + offset, blocked + offset,
-                 std::min(block, channels - c0), plane, block, true);
+      relayBlock<true>(nchw + offset, blocked + offset,
+                       std::min(block, channels - c0), plane, block);
     }
 }
 
@@ -161,7 +161,7 @@ void mxc::kernels::nchwFromBlocked(const float *blocked, float *nchw,
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t c0 = 0; c0 < channels; c0 += block) {
       const int64_t offset = (n * channels + c0) * plane;
-      relayBlock(nchw + offset, const_cast<float *>(blocked) + offset,
-                 std::min(block, channels - c0), plane, block, false);
+      relayBlock<false>(blocked + offset, nchw + offset,
+                        std::min(block, channels - c0), plane, block);
     }
 }

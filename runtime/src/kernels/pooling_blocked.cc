@@ -74,17 +74,13 @@ inline void poolPlane(const float *x, float *y, const PoolArgs &a) {
   }
 }
 
+// One plane (an image's channel block) of `block` channels.
 MXC_POOL_CLONES
-void poolPlanes(const float *x, float *y, const PoolArgs &a, int64_t block,
-                int64_t lo, int64_t hi) {
-  const int64_t inPlane = a.inH * a.inW * block,
-                outPlane = a.outH * a.outW * block;
-  for (int64_t i = lo; i < hi; ++i) {
-    if (block == 16)
-      poolPlane<16>(x + i * inPlane, y + i * outPlane, a);
-    else
-      poolPlane<8>(x + i * inPlane, y + i * outPlane, a);
-  }
+void poolAnyBlock(const float *x, float *y, const PoolArgs &a, int64_t block) {
+  if (block == 16)
+    poolPlane<16>(x, y, a);
+  else
+    poolPlane<8>(x, y, a);
 }
 
 } // namespace
@@ -143,7 +139,7 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
                                             inPlane, block);
               xi = xPlane.data();
             }
-            poolPlanes(xi, blockedY ? yi : yPlane.data(), a, block, 0, 1);
+            poolAnyBlock(xi, blockedY ? yi : yPlane.data(), a, block);
             if (!blockedY)
               mxc::kernels::nchwFromBlocked(yPlane.data(), yi, 1, block,
                                             outPlane, block);
