@@ -18,6 +18,7 @@
 #include "KernelCalls.h"
 #include "Patterns.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mxc/Dialect/MX/IR/MXOps.h"
 
 using namespace mlir;
@@ -305,15 +306,21 @@ struct ConvertConvolutionFused : OpConversionPattern<mx::ConvolutionFusedOp> {
     // Absent operands: the kernel does not read them; pass the weight.
     SmallVector<Value> inputs{adaptor.getData(), w, bias ? bias : w,
                               scale ? scale : w, shift ? shift : w};
-    // The destination starts as the sum. When the sum has other users, the
-    // kernel accumulates into an explicit copy (one-shot bufferization,
-    // left to decide, failed with "cannot avoid RaW conflict" where the sum
-    // is also a result of the function: a training forward's residual).
+    // The destination starts as the sum. One-shot bufferization accumulates
+    // into the sum's own buffer where no later reader needs the old value
+    // (ResNet's residual, read before by the next unit's BatchNorm: a copy
+    // of the whole tensor less) and copies where one does. Where the sum is
+    // also a result of the function (a training forward's residual) it
+    // failed with "cannot avoid RaW conflict": an explicit copy there.
     Value init;
+    const bool sumReturned =
+        sum && llvm::any_of(op.getSum().getUsers(), [](Operation *user) {
+          return isa<func::ReturnOp>(user);
+        });
     if (!sum)
       init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                      resultType.getElementType());
-    else if (op.getSum().hasOneUse())
+    else if (!sumReturned)
       init = sum;
     else
       init = bufferization::AllocTensorOp::create(

@@ -143,3 +143,35 @@ func.func @bare_convolution(%x: tensor<1x8x8x8xf32> {mx.kind = "data"}, %w: tens
   %c2 = mx.Convolution %c, %w2 {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   return %c2 : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// A pre-activation ResNet unit: the residual is read by the next unit's
+// BatchNorm (here an exp) before the convolution adds it. The lowering
+// accumulates into the residual itself (one-shot bufferization copies it
+// only where a later reader needs the old value); a residual that is also a
+// result of the function (a training forward's) gets an explicit copy.
+// CHECK-LABEL: func.func @residual_read_before
+// CHECK: mx.Convolution_fused %arg0, %arg1 sum %arg2
+// LOWER-LABEL: func.func @residual_read_before
+// LOWER-NOT: alloc_tensor
+// LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) outs(%arg2) args [1, 8, 8, 1, 4, 4, 1, 1, 4, 4, 1, 1, 0, 0, 1, 1, 8, 0, 0, 0] {accumulate}
+func.func @residual_read_before(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>, %res: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %e = mx.exp %res : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %c = mx.Convolution %x, %w {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %a = mx.elemwise_add %c, %res : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %a, %e : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @residual_returned
+// CHECK: mx.Convolution_fused %arg0, %arg1 sum %[[R:.*]] {
+// LOWER-LABEL: func.func @residual_returned
+// LOWER: %[[C:.*]] = bufferization.alloc_tensor() copy(%[[R:.*]])
+// LOWER: mxrt.kernel_call @mxc_kernel_conv_fused_f32({{.*}}) outs(%[[C]]) {{.*}} {accumulate}
+// LOWER: return %{{.*}}, %[[R]]
+func.func @residual_returned(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>, %res: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %e = mx.exp %res : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %c = mx.Convolution %x, %w {kernel = array<i64: 1, 1>, no_bias = true, num_filter = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %a = mx.elemwise_add %c, %e : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %a, %e : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}
