@@ -333,6 +333,85 @@ TEST(ConvFusedKernel, BlockedLayouts) {
   mxc::runtime::setKernelThreads(2);
 }
 
+// Convolutions whose input is at least 4x their output, at a batch smaller
+// than the kernel threads, are split over input channels (conv_dnnl.cc:
+// partial sums of the whole output added up after the parts, the activation
+// last): mxc_kernel_conv_fused_f32 against a direct loop in double with the
+// whole epilogue (bias, scale, shift, the sum, relu or clip before or after
+// it), NCHW and blocked x / y, pointwise and strided 3x3, channel counts
+// that split into unequal parts, on 2 and 3 threads (batch 2 on 3 threads:
+// parts with the full tensor's image stride).
+TEST(ConvFusedKernel, InputChannelSplit) {
+  const int64_t B = mxc_kernel_conv_channel_block();
+  struct Case { int64_t batch, channels, filters, h, k, stride, pad; };
+  for (int threads : {2, 3}) {
+    mxc::runtime::setKernelThreads(threads);
+    for (const Case &c : {Case{1, 64, 16, 9, 1, 1, 0}, Case{1, 96, 16, 10, 3, 2, 1},
+                          Case{1, 80, 16, 6, 1, 1, 0}, Case{2, 128, 32, 7, 1, 1, 0}}) {
+      const int64_t oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
+      const int64_t inPlane = c.h * c.h, outPlane = oh * oh;
+      auto x = randomVector<float>(c.batch * c.channels * inPlane, 51),
+           w = randomVector<float>(c.filters * c.channels * c.k * c.k, 52),
+           bias = randomVector<float>(c.filters, 53),
+           scale = randomVector<float>(c.filters, 54),
+           shift = randomVector<float>(c.filters, 55),
+           addend = randomVector<float>(c.batch * c.filters * outPlane, 56);
+      const double clipLo = -0.25, clipHi = 0.5;
+      int64_t loBits, hiBits;
+      std::memcpy(&loBits, &clipLo, sizeof loBits);
+      std::memcpy(&hiBits, &clipHi, sizeof hiBits);
+      // The convolution alone, in double.
+      std::vector<double> conv(addend.size());
+      for (int64_t n = 0; n < c.batch; ++n)
+        for (int64_t f = 0; f < c.filters; ++f)
+          for (int64_t i = 0; i < oh; ++i)
+            for (int64_t j = 0; j < oh; ++j) {
+              double acc = 0;
+              for (int64_t ch = 0; ch < c.channels; ++ch)
+                for (int64_t ki = 0; ki < c.k; ++ki)
+                  for (int64_t kj = 0; kj < c.k; ++kj) {
+                    const int64_t ih = i * c.stride - c.pad + ki,
+                                  iw = j * c.stride - c.pad + kj;
+                    if (ih >= 0 && ih < c.h && iw >= 0 && iw < c.h)
+                      acc += double(x[((n * c.channels + ch) * c.h + ih) * c.h + iw]) *
+                             w[((f * c.channels + ch) * c.k + ki) * c.k + kj];
+                  }
+              conv[((n * c.filters + f) * oh + i) * oh + j] = acc;
+            }
+      for (int64_t flags : {0, 8, 8 | 128, 32, 64, 32 | 64 | 8, 32 | 64 | 8 | 128})
+        for (int64_t act : {0, 1, 2}) {
+          const bool bx = flags & 32, by = flags & 64, sum = flags & 8,
+                     after = flags & 128;
+          auto activate = [&](double v) {
+            return act == 1 ? std::max(v, 0.) : act == 2 ? std::min(std::max(v, clipLo), clipHi) : v;
+          };
+          std::vector<float> ref(addend.size());
+          for (size_t i = 0; i < ref.size(); ++i) {
+            const int64_t f = int64_t(i) / outPlane % c.filters;
+            double v = (conv[i] + bias[f]) * scale[f] + shift[f];
+            v = after ? activate(v + addend[i]) : activate(v) + (sum ? addend[i] : 0.);
+            ref[i] = float(v);
+          }
+          auto xb = bx ? blockedCopy(x, c.batch, c.channels, inPlane, B) : x;
+          std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
+                                 : by ? blockedCopy(addend, c.batch, c.filters, outPlane, B)
+                                      : addend;
+          mxc_kernel_conv_fused_f32(BUF(xb), BUF(w), BUF(bias), BUF(scale), BUF(shift),
+                                    BUF(y), c.batch, c.channels, c.filters, 1, c.h, c.h,
+                                    c.k, c.k, oh, oh, c.stride, c.stride, c.pad, c.pad, 1,
+                                    1, 1 | 2 | 4 | flags, act, loBits, hiBits);
+          auto want = by ? blockedCopy(ref, c.batch, c.filters, outPlane, B) : ref;
+          for (size_t i = 0; i < y.size(); ++i)
+            ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+                << "flags " << flags << " act " << act << " threads " << threads
+                << ", " << c.channels << "->" << c.filters << " batch " << c.batch
+                << " at " << i;
+        }
+    }
+  }
+  mxc::runtime::setKernelThreads(2);
+}
+
 // mxc_kernel_pooling_f32 against a direct NCHW loop with MXNet's semantics
 // (clipped windows, the lowest finite value as max's start, avg's divisor
 // with and without count_include_pad): every combination of blocked and
