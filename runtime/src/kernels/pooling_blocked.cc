@@ -25,7 +25,7 @@
 #include <vector>
 
 #if defined(__x86_64__) && defined(__ELF__) && defined(__clang__)
-#define MXC_POOL_CLONES __attribute__((target_clones("avx2", "default")))
+#define MXC_POOL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MXC_POOL_CLONES
 #endif
@@ -37,7 +37,7 @@ struct PoolArgs {
   bool avg, countIncludePad;
 };
 
-template <int B>
+template <int B, bool Avg>
 inline void poolPlane(const float *x, float *y, const PoolArgs &a) {
   // MXNet's divisor of one axis (the clipped window's extent without
   // count_include_pad, as the generated forward: not clamped at 0).
@@ -50,37 +50,33 @@ inline void poolPlane(const float *x, float *y, const PoolArgs &a) {
       const auto ww = mxc::kernels::poolWindow(ow, a.kW, a.sW, a.pW, a.inW);
       float acc[B];
       for (int j = 0; j < B; ++j)
-        acc[j] = a.avg ? 0.f : -FLT_MAX; // MXNet's initial maximum
-      for (int64_t ih = hw.lo; ih < hw.hi; ++ih)
+        acc[j] = Avg ? 0.f : -FLT_MAX; // MXNet's initial maximum
+      for (int64_t ih = hw.lo; ih < hw.hi; ++ih) {
+        const float *row = x + ih * a.inW * B;
         for (int64_t iw = ww.lo; iw < ww.hi; ++iw) {
-          const float *p = x + (ih * a.inW + iw) * B;
-          if (a.avg)
-            for (int j = 0; j < B; ++j)
-              acc[j] += p[j];
-          else
-            for (int j = 0; j < B; ++j)
-              acc[j] = p[j] > acc[j] ? p[j] : acc[j];
+          const float *p = row + iw * B;
+          for (int j = 0; j < B; ++j)
+            acc[j] = Avg ? acc[j] + p[j] : (p[j] > acc[j] ? p[j] : acc[j]);
         }
-      float *out = y + (oh * a.outW + ow) * B;
-      if (a.avg) {
-        const float divisor = float(size(hw) * size(ww));
-        for (int j = 0; j < B; ++j)
-          out[j] = acc[j] / divisor;
-      } else {
-        for (int j = 0; j < B; ++j)
-          out[j] = acc[j];
       }
+      float *out = y + (oh * a.outW + ow) * B;
+      const float scale = Avg ? 1.f / float(size(hw) * size(ww)) : 1.f;
+      for (int j = 0; j < B; ++j)
+        out[j] = Avg ? acc[j] * scale : acc[j];
     }
   }
 }
 
-// One plane (an image's channel block) of `block` channels.
+// One plane (an image's channel block) of `block` channels. The window
+// loop on vectors of B channels: a template per operation (with the
+// operation tested inside the window loop, clang kept the accumulators in
+// memory: AVX2, a 64-channel 112x112 max pooling 0.147 ms, one thread).
 MXC_POOL_CLONES
 void poolAnyBlock(const float *x, float *y, const PoolArgs &a, int64_t block) {
   if (block == 16)
-    poolPlane<16>(x, y, a);
+    a.avg ? poolPlane<16, true>(x, y, a) : poolPlane<16, false>(x, y, a);
   else
-    poolPlane<8>(x, y, a);
+    a.avg ? poolPlane<8, true>(x, y, a) : poolPlane<8, false>(x, y, a);
 }
 
 } // namespace
