@@ -152,6 +152,9 @@ bool sumInPrimitive(const ConvArgs &a) {
 // Output pixels (batch x height x width) below which a forward convolution
 // stays on NCHW (measured on ResNet-18's layers, docs/benchmarks.md).
 constexpr int64_t kPlainBelowPixels = 128;
+// Output pixels up to which a single image's blocked convolution runs on
+// nhwc (build()'s smallNhwc).
+constexpr int64_t kNhwcMaxPixels = 28 * 28;
 
 /// `ours`: with the layouts this file prefers (channelsLast, blockedResult
 /// below); false: oneDNN's own choices.
@@ -225,14 +228,30 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
   // docs/benchmarks.md). Not with channelsLast (chosen for its kernels).
   const bool blockedResult =
       ours && pass == Pass::Forward && !channelsLast && block == 16;
-  // Where either choice of ours would get oneDNN's reference
+  // A single image's blocked tensors with at most kNhwcMaxPixels output
+  // pixels (28x28 and smaller: ResNet's last three stages, AlexNet's 13x13
+  // layers) go to oneDNN's brgemm kernels on nhwc for windows larger than
+  // 1x1, re-laid on the way in and out (a few hundred KB): at batch 1 on two
+  // threads ResNet-18 12.5 -> 12.0-12.3 ms, ResNet-50 ~29.5 -> 26.4-28.2,
+  // AlexNet 11.6-11.8 -> 10.9-11.0, VGG-11 57.5-58.6 -> 56.4-57.2 in
+  // interleaved runs (docs/benchmarks.md); at batch 16 (parts of 8 images)
+  // ResNet-18 was slower (149 -> 160 ms), so not there.
+  const bool smallNhwc = ours && pass == Pass::Forward && !grouped &&
+                         block == 16 && a.batch == 1 &&
+                         (a.blockedX || a.blockedY) && (a.kH > 1 || a.kW > 1) &&
+                         a.outH * a.outW <= kNhwcMaxPixels;
+  // (On nhwc the sum is added by the result's re-layout back.)
+  const bool sumPostOp = sumInPrimitive(a) && !smallNhwc;
+  // Where any choice of ours would get oneDNN's reference
   // implementation, build() starts again with oneDNN's own choices.
   auto refOnOurs = [&](const char *impl) {
-    return (channelsLast || blockedResult) && std::strncmp(impl, "ref", 3) == 0;
+    return (channelsLast || blockedResult || smallNhwc) &&
+           std::strncmp(impl, "ref", 3) == 0;
   };
   // The primitive's activation layouts: what oneDNN chooses, or nhwc.
   auto actOf = [&](const dnnl::memory::dims &d) {
-    return channelsLast ? dnnl::memory::desc(d, dt::f32, tag::nhwc) : anyOf(d);
+    return channelsLast || smallNhwc ? dnnl::memory::desc(d, dt::f32, tag::nhwc)
+                                     : anyOf(d);
   };
   dnnl::engine &e = cpuEngine();
   dnnl::primitive_attr attr;
@@ -278,7 +297,6 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
     p->loopEpilogue = plain && a.hasEpilogue();
     p->scaleWeights = a.hasScale && !p->loopEpilogue;
     p->fuseBias = !p->loopEpilogue && (a.hasScale || a.hasShift);
-    const bool sumPostOp = sumInPrimitive(a);
     // An activation after a sum that the re-layout back adds follows it.
     p->actAfterRelayout =
         a.act && a.sum && a.actAfterSum && !sumPostOp && !p->loopEpilogue;
@@ -302,7 +320,8 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
     // MobileNet's depthwise layers (measured: ref:any), with the source's
     // blocked layout given its jit_dw:avx512_core kernel.
     dnnl::memory::desc srcMd = plain || (grouped && a.blockedX) ? userSrc : actOf(src),
-                       dstMd = a.blockedY
+                       dstMd = smallNhwc ? actOf(dst)
+                               : a.blockedY
                                    ? (a.sum && !sumPostOp ? blocked(dst, a.filters)
                                                           : userDst)
                                : !plain ? (blockedResult ? blocked(dst, a.filters) : actOf(dst))
@@ -377,7 +396,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
   p->reR = p->primR != p->userR;
   // A sum goes in the re-layout back or the epilogue loop: the result then
   // needs a buffer of its own (dense NCHW for the loop).
-  if (pass == Pass::Forward && a.sum && !sumInPrimitive(a) && !p->reR) {
+  if (pass == Pass::Forward && a.sum && !sumPostOp && !p->reR) {
     p->reR = true;
     p->primR = a.blockedY ? blocked(dst, a.filters)
                           : dnnl::memory::desc(dst, dt::f32, tag::nchw);
