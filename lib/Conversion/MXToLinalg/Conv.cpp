@@ -313,14 +313,10 @@ struct ConvertConvolutionFused : OpConversionPattern<mx::ConvolutionFusedOp> {
     // also a result of the function (a training forward's residual) it
     // failed with "cannot avoid RaW conflict": an explicit copy there.
     Value init;
-    const bool sumReturned =
-        sum && llvm::any_of(op.getSum().getUsers(), [](Operation *user) {
-          return isa<func::ReturnOp>(user);
-        });
     if (!sum)
       init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                      resultType.getElementType());
-    else if (!sumReturned)
+    else if (llvm::none_of(op.getSum().getUsers(), llvm::IsaPred<func::ReturnOp>))
       init = sum;
     else
       init = bufferization::AllocTensorOp::create(

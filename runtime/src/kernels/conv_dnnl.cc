@@ -601,6 +601,10 @@ namespace {
 void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
          float *out, const float *bias, const float *scale = nullptr,
          const float *shift = nullptr) {
+  // A part without a shift of its own (an input-channel split's partial
+  // sums) ignores the caller's.
+  if (!p.a.hasShift)
+    shift = nullptr;
   if (omp_set_num_threads)
     omp_set_num_threads(1);
   dnnl::engine &e = cpuEngine();
@@ -702,6 +706,20 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
                      a.actLo, a.actHi);
 }
 
+/// Calls emit(lo, hi) for up to `threads` ranges of [0, n) made of whole
+/// `unit`s, as even as they come.
+template <typename Emit>
+void evenRanges(int64_t n, int64_t unit, int threads, Emit emit) {
+  const int64_t units = (n + unit - 1) / unit;
+  const int64_t k = std::min<int64_t>(threads, units);
+  for (int64_t i = 0, lo = 0; i < k; ++i) {
+    const int64_t hi = std::min(n, (units * (i + 1) / k) * unit);
+    if (hi > lo)
+      emit(lo, hi);
+    lo = hi;
+  }
+}
+
 /// Splits `a` into at most `threads` parts (see the file comment).
 std::vector<Part> split(const ConvArgs &a, int threads) {
   threads = std::min(threads, kMaxParts);
@@ -711,15 +729,7 @@ std::vector<Part> split(const ConvArgs &a, int threads) {
   Part whole{a, a.channels, a.filters, 0, 0, 0, 0};
   std::vector<Part> parts;
   auto ranges = [&](int64_t n, int64_t unit, auto emit) {
-    // `threads` ranges of whole units, as even as they come.
-    int64_t units = (n + unit - 1) / unit;
-    int64_t k = std::min<int64_t>(threads, units);
-    for (int64_t i = 0, lo = 0; i < k; ++i) {
-      int64_t hi = std::min(n, (units * (i + 1) / k) * unit);
-      if (hi > lo)
-        emit(lo, hi);
-      lo = hi;
-    }
+    evenRanges(n, unit, threads, emit);
   };
   if (threads <= 1) {
     parts.push_back(whole);
@@ -795,22 +805,18 @@ bool splitsChannels(const ConvArgs &a, int threads) {
 /// write partial sums; the activation waits for the sum of them all
 /// (convDnnl()).
 std::vector<Part> channelSplit(const ConvArgs &a, int threads) {
-  threads = std::min(threads, kMaxParts);
-  const int64_t unit = 16, units = (a.channels + unit - 1) / unit;
-  const int64_t k = std::min<int64_t>(threads, units);
   std::vector<Part> parts;
-  for (int64_t i = 0, lo = 0; i < k; ++i) {
-    const int64_t hi = std::min(a.channels, (units * (i + 1) / k) * unit);
-    Part p{a, a.channels, a.filters, 0, 0, 0, 0, int64_t(parts.size())};
-    p.a.channels = hi - lo;
-    p.a.act = 0;
-    if (p.partial > 0)
-      p.a.hasBias = p.a.hasShift = p.a.sum = p.a.actAfterSum = false;
-    p.xOffset = lo * a.inH * a.inW;
-    p.wOffset = lo * a.kH * a.kW;
-    parts.push_back(p);
-    lo = hi;
-  }
+  evenRanges(a.channels, 16, std::min(threads, kMaxParts),
+             [&](int64_t lo, int64_t hi) {
+               Part p{a, a.channels, a.filters, 0, 0, 0, 0, int64_t(parts.size())};
+               p.a.channels = hi - lo;
+               p.a.act = 0;
+               if (p.partial > 0)
+                 p.a.hasBias = p.a.hasShift = p.a.sum = p.a.actAfterSum = false;
+               p.xOffset = lo * a.inH * a.inW;
+               p.wOffset = lo * a.kH * a.kW;
+               parts.push_back(p);
+             });
   return parts;
 }
 
@@ -961,10 +967,9 @@ bool convDnnl(const float *x, const float *w, const float *bias, float *y,
       [&](const Prim &p, Slot &slot, const Part &part, int64_t) {
         float *out = part.partial > 0 ? partial + (part.partial - 1) * ySize
                                       : y + part.yOffset;
-        // (An input-channel split's partial sums have no shift.)
         run(p, slot, x + part.xOffset, w + part.wOffset, out,
             bias + part.biasOffset, scale ? scale + part.biasOffset : nullptr,
-            shift && part.a.hasShift ? shift + part.biasOffset : nullptr);
+            shift ? shift + part.biasOffset : nullptr);
       },
       [&](const Split &split) {
         if (split.parts.front().partial < 0)
