@@ -262,6 +262,53 @@ std::vector<float> blockedCopy(const std::vector<float> &v, int64_t n,
   return r;
 }
 
+/// A 2-D convolution (square maps and window, no groups) in double, NCHW.
+std::vector<double> directConv(const std::vector<float> &x, const std::vector<float> &w,
+                               int64_t batch, int64_t channels, int64_t filters,
+                               int64_t h, int64_t k, int64_t stride, int64_t pad) {
+  const int64_t oh = (h + 2 * pad - k) / stride + 1;
+  std::vector<double> conv(batch * filters * oh * oh);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t f = 0; f < filters; ++f)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < oh; ++j) {
+          double acc = 0;
+          for (int64_t ch = 0; ch < channels; ++ch)
+            for (int64_t ki = 0; ki < k; ++ki)
+              for (int64_t kj = 0; kj < k; ++kj) {
+                const int64_t ih = i * stride - pad + ki, iw = j * stride - pad + kj;
+                if (ih >= 0 && ih < h && iw >= 0 && iw < h)
+                  acc += double(x[((n * channels + ch) * h + ih) * h + iw]) *
+                         w[((f * channels + ch) * k + ki) * k + kj];
+              }
+          conv[((n * filters + f) * oh + i) * oh + j] = acc;
+        }
+  return conv;
+}
+
+/// mxc_kernel_conv_fused_f32's result in NCHW from the convolution `conv`
+/// (directConv()) and the epilogue of flags 1 | 2 | 4 | `flags` (8 the sum
+/// of `addend`, 128 the activation after it) with `act` (1 relu, 2 clip).
+std::vector<float> fusedReference(const std::vector<double> &conv, int64_t filters,
+                                  int64_t outPlane, const std::vector<float> &bias,
+                                  const std::vector<float> &scale,
+                                  const std::vector<float> &shift,
+                                  const std::vector<float> &addend, int64_t flags,
+                                  int64_t act, double clipLo, double clipHi) {
+  const bool sum = flags & 8, after = flags & 128;
+  auto activate = [&](double v) {
+    return act == 1 ? std::max(v, 0.) : act == 2 ? std::min(std::max(v, clipLo), clipHi) : v;
+  };
+  std::vector<float> ref(conv.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const int64_t f = int64_t(i) / outPlane % filters;
+    double v = (conv[i] + bias[f]) * scale[f] + shift[f];
+    v = after ? activate(v + addend[i]) : activate(v) + (sum ? addend[i] : 0.);
+    ref[i] = float(v);
+  }
+  return ref;
+}
+
 // mxc_kernel_conv_fused_f32 with x and / or y in the blocked channel layout
 // (flags 32 / 64) against the NCHW call: the blocked results, converted
 // here, match it for pointwise, 3x3, strided, depthwise and grouped
@@ -360,38 +407,14 @@ TEST(ConvFusedKernel, InputChannelSplit) {
       int64_t loBits, hiBits;
       std::memcpy(&loBits, &clipLo, sizeof loBits);
       std::memcpy(&hiBits, &clipHi, sizeof hiBits);
-      // The convolution alone, in double.
-      std::vector<double> conv(addend.size());
-      for (int64_t n = 0; n < c.batch; ++n)
-        for (int64_t f = 0; f < c.filters; ++f)
-          for (int64_t i = 0; i < oh; ++i)
-            for (int64_t j = 0; j < oh; ++j) {
-              double acc = 0;
-              for (int64_t ch = 0; ch < c.channels; ++ch)
-                for (int64_t ki = 0; ki < c.k; ++ki)
-                  for (int64_t kj = 0; kj < c.k; ++kj) {
-                    const int64_t ih = i * c.stride - c.pad + ki,
-                                  iw = j * c.stride - c.pad + kj;
-                    if (ih >= 0 && ih < c.h && iw >= 0 && iw < c.h)
-                      acc += double(x[((n * c.channels + ch) * c.h + ih) * c.h + iw]) *
-                             w[((f * c.channels + ch) * c.k + ki) * c.k + kj];
-                  }
-              conv[((n * c.filters + f) * oh + i) * oh + j] = acc;
-            }
+      const std::vector<double> conv = directConv(x, w, c.batch, c.channels, c.filters,
+                                                  c.h, c.k, c.stride, c.pad);
       for (int64_t flags : {0, 8, 8 | 128, 32, 64, 32 | 64 | 8, 32 | 64 | 8 | 128})
         for (int64_t act : {0, 1, 2}) {
-          const bool bx = flags & 32, by = flags & 64, sum = flags & 8,
-                     after = flags & 128;
-          auto activate = [&](double v) {
-            return act == 1 ? std::max(v, 0.) : act == 2 ? std::min(std::max(v, clipLo), clipHi) : v;
-          };
-          std::vector<float> ref(addend.size());
-          for (size_t i = 0; i < ref.size(); ++i) {
-            const int64_t f = int64_t(i) / outPlane % c.filters;
-            double v = (conv[i] + bias[f]) * scale[f] + shift[f];
-            v = after ? activate(v + addend[i]) : activate(v) + (sum ? addend[i] : 0.);
-            ref[i] = float(v);
-          }
+          const bool bx = flags & 32, by = flags & 64, sum = flags & 8;
+          const std::vector<float> ref =
+              fusedReference(conv, c.filters, outPlane, bias, scale, shift, addend,
+                             flags, act, clipLo, clipHi);
           auto xb = bx ? blockedCopy(x, c.batch, c.channels, inPlane, B) : x;
           std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
                                  : by ? blockedCopy(addend, c.batch, c.filters, outPlane, B)
@@ -409,6 +432,68 @@ TEST(ConvFusedKernel, InputChannelSplit) {
         }
     }
   }
+  mxc::runtime::setKernelThreads(2);
+}
+
+// 3x3, stride 1 convolutions with constant weights (flag 16) on whole
+// 16-channel blocks run as Winograd convolutions on AVX-512 (conv_dnnl.cc;
+// CTest's runtime.kernels-forward.winograd-used checks oneDNN's verbose
+// output names its Winograd kernels): against a direct loop in double with
+// the whole epilogue (the weights scaled before their Winograd transform),
+// NCHW and blocked x / y, batches 1-3 on 1-3 threads (output-channel and
+// image parts; batch 2 on 3 threads: channel parts with the full tensor's
+// image stride, which the Winograd kernels refuse and direct convolution
+// runs), maps from 5x5 to 28x28, with and without padding, over several calls
+// (the kept, transformed copy). Both of oneDNN's Winograd kernels (F(2x2,
+// 3x3) and F(4x4,3x3)) err by rounding only: within 1e-4 relative here
+// (measured ~1e-6 of the largest output).
+TEST(ConvFusedKernel, WinogradWithConstantWeights) {
+  const int64_t B = mxc_kernel_conv_channel_block();
+  struct Case { int64_t batch, channels, filters, h, pad; int threads; };
+  for (const Case &c : {Case{1, 16, 32, 6, 1, 1}, Case{1, 64, 64, 28, 1, 2},
+                        Case{1, 32, 48, 5, 0, 2}, Case{3, 32, 48, 14, 1, 2},
+                        Case{3, 48, 32, 9, 1, 3}, Case{2, 32, 32, 10, 1, 3},
+                        Case{8, 128, 128, 14, 1, 2}}) {
+    mxc::runtime::setKernelThreads(c.threads);
+    const int64_t oh = c.h + 2 * c.pad - 2;
+    const int64_t inPlane = c.h * c.h, outPlane = oh * oh;
+    auto x = randomVector<float>(c.batch * c.channels * inPlane, 61),
+         w = randomVector<float>(c.filters * c.channels * 9, 62),
+         bias = randomVector<float>(c.filters, 63),
+         scale = randomVector<float>(c.filters, 64),
+         shift = randomVector<float>(c.filters, 65),
+         addend = randomVector<float>(c.batch * c.filters * outPlane, 66);
+    const std::vector<double> conv =
+        directConv(x, w, c.batch, c.channels, c.filters, c.h, 3, 1, c.pad);
+    const double clipLo = -0.25, clipHi = 0.5;
+    int64_t loBits, hiBits;
+    std::memcpy(&loBits, &clipLo, sizeof loBits);
+    std::memcpy(&hiBits, &clipHi, sizeof hiBits);
+    for (int64_t flags : {0, 8, 32 | 64, 32 | 64 | 8, 32 | 64 | 8 | 128, 64 | 8})
+      for (int64_t act : {0, 1, 2})
+        for (int call = 0; call < 2; ++call) {
+          const bool bx = flags & 32, by = flags & 64, sum = flags & 8;
+          const std::vector<float> ref = fusedReference(
+              conv, c.filters, outPlane, bias, scale, shift, addend, flags, act,
+              clipLo, clipHi);
+          auto xb = bx ? blockedCopy(x, c.batch, c.channels, inPlane, B) : x;
+          std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
+                                 : by ? blockedCopy(addend, c.batch, c.filters, outPlane, B)
+                                      : addend;
+          mxc_kernel_conv_fused_f32(BUF(xb), BUF(w), BUF(bias), BUF(scale), BUF(shift),
+                                    BUF(y), c.batch, c.channels, c.filters, 1, c.h, c.h,
+                                    3, 3, oh, oh, 1, 1, c.pad, c.pad, 1, 1,
+                                    1 | 2 | 4 | 16 | flags, act, loBits, hiBits);
+          auto want = by ? blockedCopy(ref, c.batch, c.filters, outPlane, B) : ref;
+          for (size_t i = 0; i < y.size(); ++i)
+            ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+                << "flags " << flags << " act " << act << " call " << call
+                << " threads " << c.threads << ", " << c.channels << "->"
+                << c.filters << " on " << c.h << "x" << c.h << " pad " << c.pad
+                << " batch " << c.batch << " at " << i;
+        }
+  }
+  mxc_kernel_release_constant_weights();
   mxc::runtime::setKernelThreads(2);
 }
 

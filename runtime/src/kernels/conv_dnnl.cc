@@ -124,6 +124,14 @@ struct Prim {
   // made of bias, scale and shift per call.
   bool scaleWeights = false, fuseBias = false;
   dnnl::memory::desc scales;
+  // Scaled weights where the re-layout into the primitive's layout takes
+  // no scales (oneDNN's Winograd layouts): scaled in the caller's layout
+  // into midB first (scaleB), then re-laid (toB).
+  bool scaleApart = false;
+  dnnl::memory::desc midB;
+  dnnl::reorder scaleB;
+  // The weights' re-layout is into a Winograd layout (build()'s wino).
+  bool winograd = false;
   // The epilogue by conv_epilogue.h's loop after the primitive, from the
   // result buffer (a dense NCHW one with a sum, else the caller's).
   bool loopEpilogue = false;
@@ -156,9 +164,21 @@ constexpr int64_t kPlainBelowPixels = 128;
 // nhwc (build()'s smallNhwc).
 constexpr int64_t kNhwcMaxPixels = 28 * 28;
 
+/// MXC_CONV_WINOGRAD=0: no Winograd convolutions (build()'s winograd; for
+/// A/B measurements and bit-for-bit comparisons with direct convolution).
+bool winogradAllowed() {
+  static const bool on = [] {
+    const char *v = std::getenv("MXC_CONV_WINOGRAD");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
+
 /// `ours`: with the layouts this file prefers (channelsLast, blockedResult
-/// below); false: oneDNN's own choices.
-std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
+/// below); false: oneDNN's own choices. `winograd`: Winograd where it
+/// applies (below); false after oneDNN refused it.
+std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true,
+                            bool winograd = true) {
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   const ConvArgs &a = part.a;
@@ -236,7 +256,26 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
   // AlexNet 11.6-11.8 -> 10.9-11.0, VGG-11 57.5-58.6 -> 56.4-57.2 in
   // interleaved runs (docs/benchmarks.md); at batch 16 (parts of 8 images)
   // ResNet-18 was slower (149 -> 160 ms), so not there.
-  const bool smallNhwc = ours && pass == Pass::Forward && !grouped &&
+  // Winograd (oneDNN's jit_wino_4x3 / jit_fp32_wino_2x3 kernels, F(4x4,
+  // 3x3) and F(2x2,3x3) on nChw16c) for 3x3, stride 1 forward convolutions
+  // with constant weights, whose Winograd transform (2-4x the weights) is
+  // made once with the kept copy; never per call. Alone, one thread, these
+  // run 0.4-0.6x the direct kernels' time from 112x112 to 14x14 maps, 0.7-0.9x at 7x7
+  // (the transformed weights are read from memory there); in the networks at batch 1
+  // VGG-11 57.6 -> 41.3 ms, Inception-BN 13.6 -> 11.4, ResNet-18 11.1 ->
+  // 9.5, ResNet-50 28.6 -> 26.7, AlexNet 11.0 -> 10.3, ResNet-18 at batch 16
+  // 157 -> 112 (docs/benchmarks.md). Their results differ from direct
+  // convolution's by rounding: F(4x4,3x3) ~7e-6 of the largest output on a 256-channel
+  // layer against ~6e-7 (direct's own error to a float64 reference).
+  // Channels in whole 16-channel blocks (the kernels take no tail);
+  // not for an input-channel split's parts (strided weights).
+  const bool wino = winograd && winogradAllowed() && ours &&
+                    pass == Pass::Forward && !grouped && block == 16 &&
+                    a.constWeights && part.partial < 0 && a.kH == 3 &&
+                    a.kW == 3 && a.sH == 1 && a.sW == 1 && a.dH == 1 &&
+                    a.dW == 1 && a.channels % block == 0 &&
+                    a.filters % block == 0;
+  const bool smallNhwc = !wino && ours && pass == Pass::Forward && !grouped &&
                          block == 16 && a.batch == 1 &&
                          (a.blockedX || a.blockedY) && (a.kH > 1 || a.kW > 1) &&
                          a.outH * a.outW <= kNhwcMaxPixels;
@@ -330,17 +369,28 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
                                    : userDst;
     p->bias = dnnl::memory::desc({a.filters}, dt::f32, tag::x);
     p->hasBias = a.hasBias || p->fuseBias;
+    const auto algorithm = wino ? dnnl::algorithm::convolution_winograd
+                                : dnnl::algorithm::convolution_direct;
     auto desc =
         p->hasBias
             ? dnnl::convolution_forward::desc(
                   dnnl::prop_kind::forward_inference,
-                  dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
+                  algorithm, srcMd, anyOf(weights),
                   p->bias, dstMd, strides, dilates, pad, padR)
             : dnnl::convolution_forward::desc(
                   dnnl::prop_kind::forward_inference,
-                  dnnl::algorithm::convolution_direct, srcMd, anyOf(weights),
+                  algorithm, srcMd, anyOf(weights),
                   dstMd, strides, dilates, pad, padR);
-    auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, e);
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      pd = dnnl::convolution_forward::primitive_desc(desc, attr, e);
+    } catch (const dnnl::error &) {
+      // No Winograd kernel for this geometry or epilogue (a part whose
+      // tensors are not dense, an AVX2 machine): direct convolution.
+      if (!wino)
+        throw;
+      return build(part, pass, ours, false);
+    }
     if (!plain && refOnOurs(pd.impl_info_str())) // (plain: the caller's layouts)
       return build(part, pass, false);
     // A reference implementation is far slower than the unfused path (the
@@ -391,6 +441,7 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
       p->argR = DNNL_ARG_DIFF_WEIGHTS;
     }
   }
+  p->winograd = p->primB.data.format_kind == dnnl_format_kind_wino;
   p->reA = p->primA != p->userA;
   p->reB = p->primB != p->userB;
   p->reR = p->primR != p->userR;
@@ -413,8 +464,18 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true) {
       p->scales = dnnl::memory::desc({part.a.filters}, dnnl::memory::data_type::f32,
                                      dnnl::memory::format_tag::x);
     }
-    p->toB = dnnl::reorder(
-        dnnl::reorder::primitive_desc(e, p->userB, e, p->primB, scaled));
+    try {
+      p->toB = dnnl::reorder(
+          dnnl::reorder::primitive_desc(e, p->userB, e, p->primB, scaled));
+    } catch (const dnnl::error &) {
+      if (!p->scaleWeights)
+        throw;
+      p->scaleApart = true;
+      p->midB = dnnl::memory::desc(weights, dt::f32, grouped ? tag::goihw : tag::oihw);
+      p->scaleB = dnnl::reorder(
+          dnnl::reorder::primitive_desc(e, p->userB, e, p->midB, scaled));
+      p->toB = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->midB, e, p->primB));
+    }
   }
   if (p->reR && !p->loopEpilogue) {
     dnnl::primitive_attr back;
@@ -464,12 +525,13 @@ struct Buffer {
 
 /// A primitive's memory objects and arguments in one slot.
 struct Bound {
-  dnnl::memory userA, userB, userR, A, B, R, bias, pad, scale;
+  dnnl::memory userA, userB, userR, A, B, R, bias, pad, scale, midB;
   std::unordered_map<int, dnnl::memory> args;
 };
 
 struct Slot {
-  Buffer buffers[5]; // A, B, R re-laid; the scratchpad; the fused bias
+  // A, B, R re-laid; the scratchpad; the fused bias; scaled weights (midB)
+  Buffer buffers[6];
   std::unordered_map<const Prim *, std::unique_ptr<Bound>> bound;
   std::unique_ptr<dnnl::stream> stream;
 };
@@ -632,6 +694,8 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
     }
     if (p.scaleWeights)
       b->scale = mem(p.scales);
+    if (p.scaleApart)
+      b->midB = mem(p.midB);
   }
   b->userA.set_data_handle(const_cast<float *>(inA));
   b->userB.set_data_handle(const_cast<float *>(inB));
@@ -663,8 +727,24 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
     b->pad.set_data_handle(slot.buffers[3].get(p.pad.get_size()));
   if (p.reA)
     p.toA.execute(s, b->userA, b->A);
-  auto relayWeights = [&](dnnl::memory &to) {
-    if (p.scaleWeights)
+  // `mid`: the scaled weights' buffer (scaleApart).
+  auto relayWeights = [&](dnnl::memory &to, Buffer &mid) {
+    // oneDNN 2.6.3's re-layout into a Winograd layout (wino_reorder) is not
+    // safe on two threads at once: run concurrently, two parts' re-layouts
+    // (one reorder primitive, their own buffers) corrupted each other's
+    // output (ConvFusedKernel tests on two threads). One at a time; it runs
+    // once per kept copy.
+    static std::mutex winogradMu;
+    std::unique_lock<std::mutex> one(winogradMu, std::defer_lock);
+    if (p.winograd)
+      one.lock();
+    if (p.scaleApart) {
+      b->midB.set_data_handle(mid.get(p.midB.get_size()));
+      p.scaleB.execute(s, {{DNNL_ARG_FROM, b->userB},
+                           {DNNL_ARG_TO, b->midB},
+                           {DNNL_ARG_ATTR_OUTPUT_SCALES, b->scale}});
+      p.toB.execute(s, b->midB, to);
+    } else if (p.scaleWeights)
       p.toB.execute(s, {{DNNL_ARG_FROM, b->userB},
                         {DNNL_ARG_TO, to},
                         {DNNL_ARG_ATTR_OUTPUT_SCALES, b->scale}});
@@ -676,13 +756,14 @@ void run(const Prim &p, Slot &slot, const float *inA, const float *inB,
     void *data = keptB->data.get(p.primB.get_size());
     if (!keptB->ready) {
       b->B.set_data_handle(data);
-      relayWeights(b->B);
+      Buffer mid; // once per kept copy, freed after it
+      relayWeights(b->B, mid);
       s.wait();
       keptB->ready = true;
     }
     b->B.set_data_handle(data);
   } else if (p.reB) {
-    relayWeights(b->B);
+    relayWeights(b->B, slot.buffers[5]);
   }
   p.prim.execute(s, b->args);
   if (p.reR && !p.loopEpilogue)
