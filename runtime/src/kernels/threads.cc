@@ -37,6 +37,9 @@ char *openblas_get_corename(void) __attribute__((weak));
 // choice and make it again, reading OPENBLAS_CORETYPE.
 void gotoblas_dynamic_init(void) __attribute__((weak));
 void gotoblas_dynamic_quit(void) __attribute__((weak));
+// Stops OpenBLAS's thread pool (its pthreads builds); a later call that
+// wants threads starts it again.
+int blas_thread_shutdown_(void) __attribute__((weak));
 }
 #endif
 
@@ -68,6 +71,22 @@ const char *mxnetEngineKind(const char *name) {
   return nullptr;
 }
 
+// Debian's OpenBLAS (pthreads) starts its thread pool in its load-time
+// constructor, and each of those threads spins in sched_yield for 2^28 cycles
+// (OPENBLAS_THREAD_TIMEOUT's default, ~0.1 s here) before it sleeps. The
+// runtime never gives that pool work (makeBlasSingleThreaded()), but its
+// spinning took a core for the process's first 0.1 s: `mxc run`'s first 3-5
+// forward passes of MobileNet-v2 ran at 6-8 ms against 3 ms after it, the
+// kernel threads' helper sharing the other core (docs/benchmarks.md). So the
+// pool is stopped at load (OpenBLAS starts it again if a caller later asks
+// for more than one thread); the thread count OpenBLAS uses is unchanged.
+void stopIdleBlasThreads() {
+#if MXC_RUNTIME_HAVE_OPENBLAS
+  if (blas_thread_shutdown_)
+    blas_thread_shutdown_();
+#endif
+}
+
 // OpenBLAS runs on the calling thread only: the GEMM wrappers (blas.h) split
 // a product across the kernel threads' pool themselves. Its own pool (started
 // by its load-time constructor) then sleeps; given work, its threads spin in
@@ -78,6 +97,8 @@ void makeBlasSingleThreaded() {
   if (openblas_set_num_threads)
     openblas_set_num_threads(1);
 #endif
+  // (openblas_set_num_threads starts the pool again when it is stopped.)
+  stopIdleBlasThreads();
 }
 
 #if MXC_RUNTIME_HAVE_OPENBLAS
@@ -160,7 +181,10 @@ void selectBlasCore() {
 
 // At load time, after OpenBLAS's own constructor (a library's dependencies
 // are initialised before it) and before any thread of the runtime exists.
-__attribute__((constructor)) void selectBlasCoreAtLoad() { selectBlasCore(); }
+__attribute__((constructor)) void setUpBlasAtLoad() {
+  selectBlasCore();
+  stopIdleBlasThreads();
+}
 
 } // namespace
 
