@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include <sched.h>
+#include <unistd.h>
 
 extern "C" void mxc_kernel_gemm_f32(const float *, const float *, int64_t, int64_t, int64_t,
                                     const float *, const float *, int64_t, int64_t, int64_t,
@@ -339,6 +342,44 @@ TEST(BlasKernels, OpenBLASRunsKernelsForThisCPUsVectorUnits) {
   EXPECT_EQ(std::getenv("OPENBLAS_CORETYPE"), nullptr);
 #else
   EXPECT_EQ(blasCore(), "");
+#endif
+}
+
+// Threads of this process that carry no name of their own (the runtime's
+// are named; OpenBLAS's pool threads keep the process's).
+int unnamedThreads() {
+  auto commOf = [](const std::string &path) {
+    std::ifstream f(path);
+    std::string name;
+    std::getline(f, name);
+    return name;
+  };
+  const std::string mine = commOf("/proc/self/comm");
+  int count = 0;
+  for (const auto &task : std::filesystem::directory_iterator("/proc/self/task"))
+    if (task.path().filename() != std::to_string(::getpid()) &&
+        commOf(task.path() / "comm") == mine)
+      ++count;
+  return count;
+}
+
+// Debian's OpenBLAS starts a thread pool at load whose threads spin for
+// ~0.1 s (OPENBLAS_THREAD_TIMEOUT) and took a core from the first forward
+// passes; the runtime stops it at load and again after making OpenBLAS
+// single-threaded (threads.cc, stopIdleBlasThreads).
+TEST(BlasKernels, OpenBLASPoolStoppedAtLoadAndAfterTheBudget) {
+#if defined(__linux__)
+  EXPECT_EQ(unnamedThreads(), 0) << "OpenBLAS's pool runs after load";
+  CleanEnvironment env;
+  env.set("MXC_KERNEL_NTHREADS", "2");
+  const int n = 64;
+  std::vector<float> a(n * n, 1.f), b(n * n, 2.f), c(n * n, 0.f);
+  mxc_kernel_gemm_f32(a.data(), a.data(), 0, n * n, 1, b.data(), b.data(), 0, n * n, 1,
+                      c.data(), c.data(), 0, n * n, 1, /*batch=*/1, n, n, n, 0, 0);
+  EXPECT_EQ(c[0], 2.f * n);
+  EXPECT_EQ(unnamedThreads(), 0) << "OpenBLAS's pool runs after the first GEMM";
+#else
+  GTEST_SKIP() << "reads /proc";
 #endif
 }
 
