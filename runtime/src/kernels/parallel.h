@@ -32,7 +32,10 @@ inline void cpuRelax() {
 
 /// How long a thread with nothing to do spins for new work before it sleeps
 /// (the pool's helpers, and an engine worker that helps parallel loops).
-constexpr std::chrono::microseconds kSpinBeforeSleep{50};
+/// 300 us: with 50 us MobileNet-v2's batch-1 pass (serial steps between the
+/// loops) woke a sleeping helper for many of its loops, 5% slower
+/// (docs/runtime.md, "Threads").
+constexpr std::chrono::microseconds kSpinBeforeSleep{300};
 
 /// Runs `body(ctx, lo, hi)` over chunks covering [0, n), each index once.
 using LoopBody = void (*)(void *ctx, int64_t lo, int64_t hi);
