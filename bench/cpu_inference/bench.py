@@ -5,7 +5,7 @@ thread count.
 
     bench/cpu_inference/run.sh [options]    # sets up .venv-bench, builds mxc, runs this
     .venv-bench/bin/python bench/cpu_inference/bench.py [--nets resnet18,vgg11]
-        [--batches 1,16] [--rounds 4] [--runs 20] [--warmup 2] [--threads 2]
+        [--batches 1,16] [--rounds 4] [--runs 20] [--warmup 2] [--warmup-s 0.3] [--threads 2]
         [--frameworks mxc,ort,ov,torch,compile,mxnet] [--no-gemm] [--no-plot]
         [--plot docs/cpu_inference.png] [--json FILE]
 
@@ -63,7 +63,12 @@ For each network:
    exits with status 1; one that cannot run the network (an error) shows
    "n/a (reason)" and is not counted as a failure.
 5. Timing: in --rounds rounds, each framework in turn (the order rotates)
-   runs --warmup untimed passes, then runs/rounds timed ones; the median,
+   runs --warmup untimed passes, more of them until --warmup-s seconds have
+   passed (mxc and MXNet start a new process every round, whose first passes
+   run slower than later ones, as ONNX Runtime's do in a new process: the
+   first 3-8 passes of MobileNet-v2 at batch 1 settle from ~1.3x to 1x in
+   either; the in-process frameworks keep their sessions across rounds), then
+   runs/rounds timed ones; the median,
    p10, p90 and min of all the timed passes of a framework (>= --runs). The
    rounds interleave the frameworks so that all see the same background (this
    machine's speed drifts over minutes; see the probe).
@@ -131,6 +136,8 @@ def parse_args(argv=None):
     p.add_argument("--batches", default="1,16")
     p.add_argument("--runs", type=int, default=20, help="timed passes (>= 20 for the record)")
     p.add_argument("--warmup", type=int, default=2, help="untimed passes first, every round")
+    p.add_argument("--warmup-s", type=float, default=0.3,
+                   help="and more untimed passes until this many seconds have passed (0: off)")
     p.add_argument("--rounds", type=int, default=4, help="interleaved rounds")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--mxc", default=os.path.join(os.environ.get("MXC_BUILD_DIR") or
@@ -500,8 +507,10 @@ _LATENCY = re.compile(r"^latency: median ([0-9.]+) ms, p10 ([0-9.]+) ms, p90 ([0
 
 
 def times_callable(fn, warmup, runs):
-    for _ in range(warmup):
+    warm_start, warmups = time.perf_counter(), 0
+    while warmups < warmup or time.perf_counter() - warm_start < ARGS.warmup_s:
         fn()
+        warmups += 1
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -578,7 +587,9 @@ class Mxc(Framework):
         return np.load(os.path.join(out_dir, files[0]))
 
     def times(self, warmup, runs):
-        cmd = self._cmd(self.ctx, self.b) + ["--warmup", str(warmup), "--repeat", str(runs), "-v"]
+        cmd = self._cmd(self.ctx, self.b) + ["--warmup", str(warmup), "--warmup-ms",
+                                             str(int(ARGS.warmup_s * 1000)), "--repeat",
+                                             str(runs), "-v"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), r.returncode,
@@ -728,7 +739,7 @@ class MXNet(Framework):
     def _run(self, warmup, runs, out=None):
         cmd = [ARGS.mxnet_python, os.path.join(HERE, "mxnet_runner.py"), self.ctx["sym"],
                self.ctx["params"], self.ctx["x_path"], "--warmup", str(warmup),
-               "--runs", str(runs)]
+               "--warmup-s", str(ARGS.warmup_s if runs > 1 or warmup else 0), "--runs", str(runs)]
         if out:
             cmd += ["--out", out]
         if ARGS.mxnet_subgraph:
@@ -884,9 +895,10 @@ def main():
                                   np.__version__, runners["mxc"].version() if "mxc" in runners
                                   else "mxc not run"))
     per_round = -(-ARGS.runs // ARGS.rounds)
-    print("# timing: %d interleaved rounds of %d warm-up + %d timed passes per framework; "
-          "median, p10, p90, min of the %d timed passes, ms" %
-          (ARGS.rounds, ARGS.warmup, per_round, per_round * ARGS.rounds))
+    print("# timing: %d interleaved rounds of %d warm-up passes (and more until %.2f s have "
+          "passed) + %d timed passes per framework; median, p10, p90, min of the %d timed "
+          "passes, ms" % (ARGS.rounds, ARGS.warmup, ARGS.warmup_s, per_round,
+                          per_round * ARGS.rounds))
     load_before = load_line()
     print("# load average before: %s" % load_before)
     sys.stdout.flush()

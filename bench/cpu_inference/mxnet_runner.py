@@ -3,7 +3,7 @@
 one process per timing round, started by bench.py.
 
     .venv-mxnet/bin/python bench/cpu_inference/mxnet_runner.py SYMBOL.json PARAMS X.npy
-        [--warmup K] [--runs N] [--out OUT.npy] [--subgraph MKLDNN]
+        [--warmup K] [--warmup-s S] [--runs N] [--out OUT.npy] [--subgraph MKLDNN]
 
 Loads the same -symbol.json and .params that mxc reads into `mx.mod.Module`
 (data `data`, label `softmax_label`, CPU context), binds it for inference
@@ -50,6 +50,8 @@ def main():
     p.add_argument("params")
     p.add_argument("x")
     p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--warmup-s", type=float, default=0.0,
+                   help="untimed passes go on (after --warmup's K) until S seconds have passed")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--out")
     p.add_argument("--subgraph", default="", help="e.g. MKLDNN: Symbol.optimize_for(backend)")
@@ -77,8 +79,10 @@ def main():
     start = time.perf_counter()
     once()
     first_ms = (time.perf_counter() - start) * 1e3
-    for _ in range(a.warmup):
+    warm_start, warmups = time.perf_counter(), 0
+    while warmups < a.warmup or time.perf_counter() - warm_start < a.warmup_s:
         once()
+        warmups += 1
     times = []
     before = task_cpu()
     for _ in range(a.runs):

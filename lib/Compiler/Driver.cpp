@@ -161,6 +161,12 @@ cl::opt<unsigned>
               cl::desc("Untimed forward passes before the --repeat timed ones "
                        "(default 0)"),
               cl::value_desc("K"), cl::init(0), cl::sub(runCmd));
+cl::opt<unsigned> runWarmupMs(
+    cl::cat(mxcCategory), "warmup-ms",
+    cl::desc("Untimed passes go on (after --warmup's K) until T ms have "
+             "passed: a new process's first passes run slower than later "
+             "ones (caches, the machine), for benchmarks (default 0)"),
+    cl::value_desc("T"), cl::init(0), cl::sub(runCmd));
 cl::opt<bool> runTrain(
     cl::cat(mxcCategory), "train",
     cl::desc("Run a training step: forward(is_train=True) + backward "
@@ -593,6 +599,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.noCache = runNoCache;
       o.repeat = runRepeat;
       o.warmup = runWarmup;
+      o.warmupMs = runWarmupMs;
       o.train = runTrain;
       o.wrt.assign(runWrt.begin(), runWrt.end());
       o.gradReq.assign(runGradReq.begin(), runGradReq.end());

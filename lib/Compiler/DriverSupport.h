@@ -122,6 +122,7 @@ struct RunCommandOptions : CompileCommandOptions {
   bool noCache = false;
   unsigned repeat = 1; ///< timed forward passes (timings with -v)
   unsigned warmup = 0; ///< untimed forward passes before the timed ones
+  unsigned warmupMs = 0; ///< and more of them until this many ms passed
   /// --train: forward(is_train=True) + backward (mx-autodiff).
   bool train = false;
   std::vector<std::string> wrt;       ///< --wrt names

@@ -5,8 +5,9 @@
 // random numbers) and runs one forward pass, or a training step with
 // --train.
 //
-// With --warmup K and --repeat N, K untimed passes precede N timed ones, and
-// (when N > 1 or K > 0) a line `latency: median X ms, p10 Y ms, p90 Z ms,
+// With --warmup K and --repeat N, K untimed passes precede N timed ones
+// (more of them until --warmup-ms T ms have passed, when given), and
+// (when N > 1 or there was a warm-up) a line `latency: median X ms, p10 Y ms, p90 Z ms,
 // min W ms over N runs after K warm-up` follows the output lines (and with
 // -v, `mxc: timed runs (ms): t1 t2 ...` on stderr).
 //
@@ -253,7 +254,11 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     }
     return true;
   };
-  for (unsigned i = 0; i < opts.warmup; ++i)
+  unsigned warmups = 0;
+  for (auto warmStart = Clock::now();
+       warmups < opts.warmup ||
+       (opts.warmupMs && msSince(warmStart) < double(opts.warmupMs));
+       ++warmups)
     if (!runOnce())
       return kBadInput;
   std::vector<double> times;
@@ -353,7 +358,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   }
   // The timed runs (after --warmup), for benchmarks: percentiles by linear
   // interpolation between the sorted times (numpy's default).
-  if (opts.repeat > 1 || opts.warmup > 0) {
+  if (opts.repeat > 1 || warmups > 0) {
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
     auto percentile = [&](double p) {
@@ -367,7 +372,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
                  << " ms, p90 " << llvm::format("%.3f", percentile(0.9))
                  << " ms, min " << llvm::format("%.3f", sorted.front())
                  << " ms over " << sorted.size() << " runs after "
-                 << opts.warmup << " warm-up\n";
+                 << warmups << " warm-up\n";
   }
   return kOk;
 }
