@@ -11,7 +11,9 @@
 
 #include <cfloat>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -433,6 +435,45 @@ TEST(ConvFusedKernel, InputChannelSplit) {
     }
   }
   mxc::runtime::setKernelThreads(2);
+}
+
+// Constant weights (flag 16) of a convolution split over input channels:
+// each part's weights are a strided view from its first channel, and the
+// kept copy's sample must stay inside them. The weights end where a
+// PROT_NONE page begins, so a read past their end faults (it did: the
+// sample ran a part's channel offset past the end).
+TEST(ConvFusedKernel, ConstantWeightsOfInputChannelPartsStayInBounds) {
+  mxc::runtime::setKernelThreads(2);
+  const int64_t channels = 64, filters = 16, h = 9, k = 3;
+  const size_t count = size_t(filters * channels * k * k);
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t bytes = (count * sizeof(float) + page - 1) / page * page;
+  void *region = mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(region, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<char *>(region) + bytes, page, PROT_NONE), 0);
+  float *w = reinterpret_cast<float *>(static_cast<char *>(region) + bytes) - count;
+  const auto values = randomVector<float>(count, 71);
+  std::copy(values.begin(), values.end(), w);
+  auto x = randomVector<float>(channels * h * h, 72),
+       bias = randomVector<float>(filters, 73), scale = randomVector<float>(filters, 74),
+       shift = randomVector<float>(filters, 75);
+  const int64_t oh = h; // pad 1
+  auto conv = [&](int64_t constant) {
+    std::vector<float> y(filters * oh * oh, 0.f);
+    mxc_kernel_conv_fused_f32(BUF(x), w, w, 0, int64_t(count), 1, BUF(bias), BUF(scale),
+                              BUF(shift), BUF(y), 1, channels, filters, 1, h, h, k, k, oh,
+                              oh, 1, 1, 1, 1, 1, 1, 1 | 2 | 4 | constant, /*act=*/1, 0, 0);
+    return y;
+  };
+  const auto want = conv(0);
+  for (int call = 0; call < 2; ++call) {
+    const auto got = conv(16);
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << "call " << call << " at " << i;
+  }
+  mxc_kernel_release_constant_weights();
+  munmap(region, bytes + page);
 }
 
 // 3x3, stride 1 convolutions with constant weights (flag 16) on whole

@@ -614,12 +614,27 @@ bool sameFloats(const std::vector<float> &v, const float *p) {
   return v.empty() || (p && std::memcmp(v.data(), p, v.size() * sizeof(float)) == 0);
 }
 
+/// Elements from the first to the last one a plain strided descriptor
+/// (the caller's weights: oihw, goihw, or an input-channel split part's
+/// strided view) covers. Not get_size(): oneDNN sizes a strided view as
+/// the largest dimension x its stride, the whole weights of every filter
+/// for a part of the input channels, which from the part's first channel
+/// runs past the end of the weights (a sample read there faulted, run
+/// with glibc.malloc.hugetlb=1 on ResNet-50).
+size_t extentOf(const dnnl::memory::desc &md) {
+  const auto &d = md.data;
+  size_t last = 0;
+  for (int i = 0; i < d.ndims; ++i)
+    last += size_t(d.dims[i] - 1) * size_t(d.format_desc.blocking.strides[i]);
+  return last + 1;
+}
+
 /// The kept copy of `w` in p's weights layout (scaled by `scale` when the
 /// primitive scales its weights), made now if there is none; null when
 /// too many are kept for this address.
 std::shared_ptr<KeptWeights> constantWeights(const Prim &p, const float *w,
                                              const float *scale) {
-  const size_t n = p.userB.get_size() / sizeof(float);
+  const size_t n = extentOf(p.userB);
   const size_t nScale = p.scaleWeights ? size_t(p.a.filters) : 0;
   std::vector<float> sample = sampleOf(w, n);
   std::shared_ptr<KeptWeights> k;
