@@ -52,6 +52,7 @@
 //===----------------------------------------------------------------------===//
 #include "conv_dnnl.h"
 #include "conv_epilogue.h"
+#include "../large_alloc.h"
 
 #include "mxc/runtime/threads.h"
 #include "parallel.h"
@@ -514,7 +515,7 @@ struct Buffer {
     if (size < bytes) {
       std::free(p);
       size = 0;
-      p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+      p = runtime::detail::alignedAllocate(bytes);
       if (!p)
         throw std::bad_alloc();
       size = bytes;

@@ -9,6 +9,7 @@
 #include "mxc/mxc_model.h"
 #include "mxc/runtime/compiled_module.h"
 #include "mxc/runtime/plan.h"
+#include "../large_alloc.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -39,7 +40,7 @@ using AlignedBuffer = std::unique_ptr<uint8_t, AlignedFree>;
 
 AlignedBuffer allocate(size_t size) {
   size_t rounded = size < 64 ? 64 : (size + 63) / 64 * 64;
-  auto *p = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+  auto *p = static_cast<uint8_t *>(mxc::runtime::detail::alignedAllocate(rounded));
   if (p)
     std::memset(p, 0, rounded);
   return AlignedBuffer(p);

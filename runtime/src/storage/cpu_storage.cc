@@ -1,6 +1,7 @@
 // cpu_storage.cc - the caching pool (pooled_storage.h) and the CPU
 // StorageManager over it: 64-byte aligned blocks from posix_memalign.
 #include "pooled_storage.h"
+#include "../large_alloc.h"
 
 #include "mxc/runtime/error.h"
 
@@ -122,10 +123,7 @@ public:
 
 private:
   void *rawAllocate(size_t capacity) override {
-    void *p = nullptr;
-    if (posix_memalign(&p, kAlignment, capacity) != 0)
-      return nullptr;
-    return p;
+    return detail::alignedAllocate(capacity, kAlignment);
   }
   void rawFree(void *p, size_t) override { std::free(p); }
 };
