@@ -8,7 +8,8 @@
 // stride 1, no padding) convolutions, and those with few output pixels per
 // weight, stay on NCHW, where oneDNN runs them as GEMMs without reorders.
 // The weights are re-laid on every call unless the compiler marks them
-// constant (kept re-laid copies, below).
+// constant (kept re-laid copies, below); 3x3 stride-1 convolutions with
+// constant weights run on oneDNN's Winograd kernels instead (build()'s wino).
 //
 // Blocked tensors (ConvArgs::blockedX / blockedY, kernels.h's flags 32 /
 // 64: mx-propagate-conv-layout keeps tensors that pass between fused
@@ -258,18 +259,20 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true,
   // interleaved runs (docs/benchmarks.md); at batch 16 (parts of 8 images)
   // ResNet-18 was slower (149 -> 160 ms), so not there.
   // Winograd (oneDNN's jit_wino_4x3 / jit_fp32_wino_2x3 kernels, F(4x4,
-  // 3x3) and F(2x2,3x3) on nChw16c) for 3x3, stride 1 forward convolutions
-  // with constant weights, whose Winograd transform (2-4x the weights) is
-  // made once with the kept copy; never per call. Alone, one thread, these
-  // run 0.4-0.6x the direct kernels' time from 112x112 to 14x14 maps, 0.7-0.9x at 7x7
-  // (the transformed weights are read from memory there); in the networks at batch 1
-  // VGG-11 57.6 -> 41.3 ms, Inception-BN 13.6 -> 11.4, ResNet-18 11.1 ->
-  // 9.5, ResNet-50 28.6 -> 26.7, AlexNet 11.0 -> 10.3, ResNet-18 at batch 16
-  // 157 -> 112 (docs/benchmarks.md). Their results differ from direct
-  // convolution's by rounding: F(4x4,3x3) ~7e-6 of the largest output on a 256-channel
-  // layer against ~6e-7 (direct's own error to a float64 reference).
-  // Channels in whole 16-channel blocks (the kernels take no tail);
-  // not for an input-channel split's parts (strided weights).
+  // 3x3) and F(2x2,3x3) on nChw16c, oneDNN's choice) for 3x3, stride 1
+  // forward convolutions with constant weights, whose Winograd transform
+  // (1.8-4x the weights) is made once with the kept copy, never per call.
+  // Alone, one thread, they take 0.4-0.6x the direct kernels' time from
+  // 112x112 to 14x14 maps, 0.7-0.97x at 7x7 (where the transformed weights
+  // come from memory); in the networks at batch 1 VGG-11 57-58 -> 41-42 ms,
+  // Inception-BN 13-14 -> 11.2-11.5, ResNet-50 28-29 -> 26.5-26.9,
+  // ResNet-18 10.5 -> 9.5-9.9, AlexNet 11.0 -> 10.3-10.4, and ResNet-18 at
+  // batch 16 156-159 -> 112-113 (docs/benchmarks.md, 12:50 run). Their
+  // results differ from direct convolution's by rounding: F(4x4,3x3)'s
+  // largest error to a float64 loop on a 256-channel 28x28 layer 7e-6
+  // (outputs up to 2.4) against direct's 6e-7. Channels in whole 16-channel
+  // blocks (the kernels take no tail); not for an input-channel split's
+  // parts (strided weights).
   const bool wino = winograd && winogradAllowed() && ours &&
                     pass == Pass::Forward && !grouped && block == 16 &&
                     a.constWeights && part.partial < 0 && a.kH == 3 &&

@@ -88,8 +88,8 @@ void stopIdleBlasThreads() {
 }
 
 // OpenBLAS runs on the calling thread only: the GEMM wrappers (blas.h) split
-// a product across the kernel threads' pool themselves. Its own pool (started
-// by its load-time constructor) then sleeps; given work, its threads spin in
+// a product across the kernel threads' pool themselves. Its own pool is
+// stopped (stopIdleBlasThreads()); given work, its threads spun in
 // sched_yield for a long while after each call and took a core from the
 // pool's helpers (docs/runtime.md, "Threads").
 void makeBlasSingleThreaded() {
