@@ -311,6 +311,40 @@ std::vector<float> fusedReference(const std::vector<double> &conv, int64_t filte
   return ref;
 }
 
+/// A square convolution without groups (kernels_forward_test's fused cases).
+struct FusedGeometry {
+  int64_t batch, channels, filters, h, k, stride, pad;
+};
+
+/// mxc_kernel_conv_fused_f32 with flags 1 | 2 | 4 | `flags` (x / y in the
+/// blocked layout for 32 / 64, y holding `addend` first for a sum, 8) against
+/// `ref` (NCHW, fusedReference()), compared in y's layout within 1e-4
+/// relative; `what` goes into the failure message.
+void checkFusedInLayouts(const FusedGeometry &g, const std::vector<float> &x,
+                         const std::vector<float> &w, const std::vector<float> &bias,
+                         const std::vector<float> &scale, const std::vector<float> &shift,
+                         const std::vector<float> &addend, const std::vector<float> &ref,
+                         int64_t flags, int64_t act, int64_t loBits, int64_t hiBits,
+                         const std::string &what) {
+  const int64_t B = mxc_kernel_conv_channel_block();
+  const int64_t oh = (g.h + 2 * g.pad - g.k) / g.stride + 1;
+  const bool bx = flags & 32, by = flags & 64, sum = flags & 8;
+  auto xb = bx ? blockedCopy(x, g.batch, g.channels, g.h * g.h, B) : x;
+  std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
+                         : by ? blockedCopy(addend, g.batch, g.filters, oh * oh, B)
+                              : addend;
+  mxc_kernel_conv_fused_f32(BUF(xb), BUF(w), BUF(bias), BUF(scale), BUF(shift), BUF(y),
+                            g.batch, g.channels, g.filters, 1, g.h, g.h, g.k, g.k, oh, oh,
+                            g.stride, g.stride, g.pad, g.pad, 1, 1, 1 | 2 | 4 | flags, act,
+                            loBits, hiBits);
+  auto want = by ? blockedCopy(ref, g.batch, g.filters, oh * oh, B) : ref;
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+        << "flags " << flags << " act " << act << ", " << what << ", " << g.channels
+        << "->" << g.filters << " on " << g.h << "x" << g.h << " k " << g.k << " stride "
+        << g.stride << " pad " << g.pad << " batch " << g.batch << " at " << i;
+}
+
 // mxc_kernel_conv_fused_f32 with x and / or y in the blocked channel layout
 // (flags 32 / 64) against the NCHW call: the blocked results, converted
 // here, match it for pointwise, 3x3, strided, depthwise and grouped
@@ -391,7 +425,6 @@ TEST(ConvFusedKernel, BlockedLayouts) {
 // that split into unequal parts, on 2 and 3 threads (batch 2 on 3 threads:
 // parts with the full tensor's image stride).
 TEST(ConvFusedKernel, InputChannelSplit) {
-  const int64_t B = mxc_kernel_conv_channel_block();
   struct Case { int64_t batch, channels, filters, h, k, stride, pad; };
   for (int threads : {2, 3}) {
     mxc::runtime::setKernelThreads(threads);
@@ -413,24 +446,15 @@ TEST(ConvFusedKernel, InputChannelSplit) {
                                                   c.h, c.k, c.stride, c.pad);
       for (int64_t flags : {0, 8, 8 | 128, 32, 64, 32 | 64 | 8, 32 | 64 | 8 | 128})
         for (int64_t act : {0, 1, 2}) {
-          const bool bx = flags & 32, by = flags & 64, sum = flags & 8;
           const std::vector<float> ref =
               fusedReference(conv, c.filters, outPlane, bias, scale, shift, addend,
                              flags, act, clipLo, clipHi);
-          auto xb = bx ? blockedCopy(x, c.batch, c.channels, inPlane, B) : x;
-          std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
-                                 : by ? blockedCopy(addend, c.batch, c.filters, outPlane, B)
-                                      : addend;
-          mxc_kernel_conv_fused_f32(BUF(xb), BUF(w), BUF(bias), BUF(scale), BUF(shift),
-                                    BUF(y), c.batch, c.channels, c.filters, 1, c.h, c.h,
-                                    c.k, c.k, oh, oh, c.stride, c.stride, c.pad, c.pad, 1,
-                                    1, 1 | 2 | 4 | flags, act, loBits, hiBits);
-          auto want = by ? blockedCopy(ref, c.batch, c.filters, outPlane, B) : ref;
-          for (size_t i = 0; i < y.size(); ++i)
-            ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
-                << "flags " << flags << " act " << act << " threads " << threads
-                << ", " << c.channels << "->" << c.filters << " batch " << c.batch
-                << " at " << i;
+          checkFusedInLayouts(
+              {c.batch, c.channels, c.filters, c.h, c.k, c.stride, c.pad}, x, w, bias,
+              scale, shift, addend, ref, flags, act, loBits, hiBits,
+              "threads " + std::to_string(threads));
+          if (HasFatalFailure())
+            return;
         }
     }
   }
@@ -489,7 +513,6 @@ TEST(ConvFusedKernel, ConstantWeightsOfInputChannelPartsStayInBounds) {
 // 3x3) and F(4x4,3x3)) err by rounding only: within 1e-4 relative here
 // (measured ~1e-6 of the largest output).
 TEST(ConvFusedKernel, WinogradWithConstantWeights) {
-  const int64_t B = mxc_kernel_conv_channel_block();
   struct Case { int64_t batch, channels, filters, h, pad; int threads; };
   for (const Case &c : {Case{1, 16, 32, 6, 1, 1}, Case{1, 64, 64, 28, 1, 2},
                         Case{1, 32, 48, 5, 0, 2}, Case{3, 32, 48, 14, 1, 2},
@@ -513,25 +536,16 @@ TEST(ConvFusedKernel, WinogradWithConstantWeights) {
     for (int64_t flags : {0, 8, 32 | 64, 32 | 64 | 8, 32 | 64 | 8 | 128, 64 | 8})
       for (int64_t act : {0, 1, 2})
         for (int call = 0; call < 2; ++call) {
-          const bool bx = flags & 32, by = flags & 64, sum = flags & 8;
           const std::vector<float> ref = fusedReference(
               conv, c.filters, outPlane, bias, scale, shift, addend, flags, act,
               clipLo, clipHi);
-          auto xb = bx ? blockedCopy(x, c.batch, c.channels, inPlane, B) : x;
-          std::vector<float> y = !sum ? std::vector<float>(addend.size(), 7.f)
-                                 : by ? blockedCopy(addend, c.batch, c.filters, outPlane, B)
-                                      : addend;
-          mxc_kernel_conv_fused_f32(BUF(xb), BUF(w), BUF(bias), BUF(scale), BUF(shift),
-                                    BUF(y), c.batch, c.channels, c.filters, 1, c.h, c.h,
-                                    3, 3, oh, oh, 1, 1, c.pad, c.pad, 1, 1,
-                                    1 | 2 | 4 | 16 | flags, act, loBits, hiBits);
-          auto want = by ? blockedCopy(ref, c.batch, c.filters, outPlane, B) : ref;
-          for (size_t i = 0; i < y.size(); ++i)
-            ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i])))
-                << "flags " << flags << " act " << act << " call " << call
-                << " threads " << c.threads << ", " << c.channels << "->"
-                << c.filters << " on " << c.h << "x" << c.h << " pad " << c.pad
-                << " batch " << c.batch << " at " << i;
+          checkFusedInLayouts({c.batch, c.channels, c.filters, c.h, 3, 1, c.pad}, x, w,
+                              bias, scale, shift, addend, ref, 16 | flags, act, loBits,
+                              hiBits,
+                              "call " + std::to_string(call) + " threads " +
+                                  std::to_string(c.threads));
+          if (HasFatalFailure())
+            return;
         }
   }
   mxc_kernel_release_constant_weights();
