@@ -736,10 +736,10 @@ class MXNet(Framework):
         env.pop("PYTHONPATH", None)
         return env
 
-    def _run(self, warmup, runs, out=None):
+    def _run(self, warmup, runs, out=None, warmup_s=0.0):
         cmd = [ARGS.mxnet_python, os.path.join(HERE, "mxnet_runner.py"), self.ctx["sym"],
                self.ctx["params"], self.ctx["x_path"], "--warmup", str(warmup),
-               "--warmup-s", str(ARGS.warmup_s if runs > 1 or warmup else 0), "--runs", str(runs)]
+               "--warmup-s", str(warmup_s), "--runs", str(runs)]
         if out:
             cmd += ["--out", out]
         if ARGS.mxnet_subgraph:
@@ -770,7 +770,7 @@ class MXNet(Framework):
         return np.load(out)
 
     def times(self, warmup, runs):
-        return self._run(warmup, runs)["times_ms"]
+        return self._run(warmup, runs, warmup_s=ARGS.warmup_s)["times_ms"]
 
     def version(self):
         i = MXNet.info

@@ -273,6 +273,15 @@ TEST(ThreadEnvironment, WorkersSetGiveTheKernelsTheirShare) {
 // The process's budget, applied
 //===----------------------------------------------------------------------===//
 
+// ones(64, 64) x twos(64, 64) through mxc_kernel_gemm_f32: every element 128.
+std::vector<float> gemmOfOnesAndTwos() {
+  const int n = 64;
+  std::vector<float> a(n * n, 1.f), b(n * n, 2.f), c(n * n, 0.f);
+  mxc_kernel_gemm_f32(a.data(), a.data(), 0, n * n, 1, b.data(), b.data(), 0, n * n, 1,
+                      c.data(), c.data(), 0, n * n, 1, /*batch=*/1, n, n, n, 0, 0);
+  return c;
+}
+
 // The first GEMM-class kernel resolves the budget and makes OpenBLAS
 // single-threaded (the kernel splits the product on the kernel threads),
 // without any call of the caller's (the AOT executables).
@@ -281,9 +290,7 @@ TEST(ThreadBudgetFirstUse, GemmKernelAppliesTheBudget) {
   env.set("MXC_KERNEL_NTHREADS", "3");
   env.set("OPENBLAS_NUM_THREADS", "1");
   const int n = 64;
-  std::vector<float> a(n * n, 1.f), b(n * n, 2.f), c(n * n, 0.f);
-  mxc_kernel_gemm_f32(a.data(), a.data(), 0, n * n, 1, b.data(), b.data(), 0, n * n, 1,
-                      c.data(), c.data(), 0, n * n, 1, /*batch=*/1, n, n, n, 0, 0);
+  const std::vector<float> c = gemmOfOnesAndTwos();
   EXPECT_EQ(c[0], 2.f * n);
   EXPECT_EQ(c[n * n - 1], 2.f * n);
   // Asked before anything else of the budget (blasThreads() resolves
@@ -380,10 +387,7 @@ TEST(BlasKernels, OpenBLASPoolStoppedAtLoadAndAfterTheBudget) {
   CleanEnvironment env;
   env.set("MXC_KERNEL_NTHREADS", "2");
   const int n = 64;
-  std::vector<float> a(n * n, 1.f), b(n * n, 2.f), c(n * n, 0.f);
-  mxc_kernel_gemm_f32(a.data(), a.data(), 0, n * n, 1, b.data(), b.data(), 0, n * n, 1,
-                      c.data(), c.data(), 0, n * n, 1, /*batch=*/1, n, n, n, 0, 0);
-  EXPECT_EQ(c[0], 2.f * n);
+  EXPECT_EQ(gemmOfOnesAndTwos()[0], 2.f * n);
   EXPECT_EQ(unnamedThreads(), 0) << "OpenBLAS's pool runs after the first GEMM";
 #else
   GTEST_SKIP() << "reads /proc";

@@ -468,17 +468,16 @@ std::shared_ptr<Prim> build(const Part &part, Pass pass, bool ours = true,
       p->scales = dnnl::memory::desc({part.a.filters}, dnnl::memory::data_type::f32,
                                      dnnl::memory::format_tag::x);
     }
-    try {
-      p->toB = dnnl::reorder(
-          dnnl::reorder::primitive_desc(e, p->userB, e, p->primB, scaled));
-    } catch (const dnnl::error &) {
-      if (!p->scaleWeights)
-        throw;
-      p->scaleApart = true;
-      p->midB = dnnl::memory::desc(weights, dt::f32, grouped ? tag::goihw : tag::oihw);
+    // oneDNN's re-layout into a Winograd layout takes no scales.
+    p->scaleApart = p->scaleWeights && p->winograd;
+    if (p->scaleApart) {
+      p->midB = dnnl::memory::desc(weights, dt::f32, tag::oihw); // never grouped
       p->scaleB = dnnl::reorder(
           dnnl::reorder::primitive_desc(e, p->userB, e, p->midB, scaled));
       p->toB = dnnl::reorder(dnnl::reorder::primitive_desc(e, p->midB, e, p->primB));
+    } else {
+      p->toB = dnnl::reorder(
+          dnnl::reorder::primitive_desc(e, p->userB, e, p->primB, scaled));
     }
   }
   if (p->reR && !p->loopEpilogue) {
