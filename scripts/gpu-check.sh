@@ -19,6 +19,18 @@
 #                                  benchmark. Writes $OUT/gpu-report.md (or
 #                                  build-gpu/check/gpu-report.md); exits
 #                                  non-zero if anything failed.
+#   scripts/gpu-check.sh selftest  here, after prepare: the models' half of
+#                                  `run` on this machine's CPU (the same
+#                                  graphs compiled for the host target into
+#                                  build-gpu/selftest/, their inputs drawn,
+#                                  outputs compared by the same script), so
+#                                  that a broken check is found before a
+#                                  device is lent.
+#
+# Training graphs (test/gpu/models.py's TRAINING) are compiled with the
+# arguments in models/<name>.compile (--train --weights inputs); their
+# inputs, weights included, are drawn where they run from <name>.gen.json
+# (test/gpu/inputs.py) and big references are samples (test/gpu/compare.py).
 #
 # With the device tool: run(command="scripts/gpu-check.sh run",
 # carry=["build-gpu/check"], timeout_s=480).
@@ -27,6 +39,9 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CHECK="$ROOT/build-gpu/check"
 MODELS="test/gpu/models.py"
 BENCH_SHAPE="--shape x=67108864 --shape y=67108864" # 256 MB each
+# The Python (with numpy) that draws inputs and compares outputs: the device
+# machine's python3; here (selftest) the project venv's.
+PY="${MXC_CHECK_PYTHON:-python3}"
 
 prepare() {
   set -e
@@ -43,14 +58,8 @@ prepare() {
   local rtdir="$B/lib/mxc/$(uname -m)-linux-gnu"
   PYTHONPATH="$ROOT/build/python_packages" MXC_QUIET=1 "$ROOT/.venv/bin/python" \
     "$ROOT/$MODELS" "$CHECK/models"
-  for s in "$CHECK"/models/*-symbol.json; do
-    local name; name="$(basename "$s" -symbol.json)"
-    local params=()
-    [ -f "$CHECK/models/$name-0000.params" ] && params=(--params "$CHECK/models/$name-0000.params")
-    # shellcheck disable=SC2046
-    "$ROOT/build/bin/mxc" compile "$s" $(cat "$CHECK/models/$name.shapes") "${params[@]}" \
-      --target cuda --cuda-arch sm_90 --runtime-dir "$rtdir" -o "$CHECK/models/$name"
-  done
+  compile_models "$CHECK/models" "$CHECK/models" --target cuda --cuda-arch sm_90 \
+    --runtime-dir "$rtdir"
   # The benchmark: out = relu(x * 0.5 + y) as one fused kernel.
   cat >"$CHECK/bench-symbol.json" <<'JSON'
 {"nodes": [{"op": "null", "name": "x", "inputs": []}, {"op": "null", "name": "y", "inputs": []},
@@ -72,6 +81,71 @@ JSON
   done
   rm -f "$CHECK/bench.o"
   du -sh "$CHECK"
+}
+
+# compile_models MODELDIR OUTDIR MXC-COMPILE-ARGS...: each graph of
+# MODELDIR into an executable OUTDIR/<name>.
+compile_models() {
+  local dir="$1" outdir="$2" s name
+  shift 2
+  for s in "$dir"/*-symbol.json; do
+    name="$(basename "$s" -symbol.json)"
+    local params=() extra=()
+    [ -f "$dir/$name-0000.params" ] && params=(--params "$dir/$name-0000.params")
+    [ -f "$dir/$name.compile" ] && read -r -a extra <"$dir/$name.compile"
+    # shellcheck disable=SC2046
+    "$ROOT/build/bin/mxc" compile "$s" $(cat "$dir/$name.shapes") "${params[@]}" "${extra[@]}" \
+      "$@" -o "$outdir/$name" || return 1
+  done
+}
+
+# run_models MODELDIR EXEDIR OUT: runs each executable of EXEDIR on its
+# inputs (MODELDIR/<name>.in/, or drawn from <name>.gen.json into
+# OUT/<name>.in/) and compares its outputs with MODELDIR/<name>.ref/;
+# prints what it did; returns the number of models that failed.
+run_models() {
+  local dir="$1" exedir="$2" out="$3" exe bad=0
+  for exe in "$exedir"/*; do
+    [ -f "$exe" ] && [ -x "$exe" ] || continue
+    local name inputs=() o indir f
+    name="$(basename "$exe")"
+    indir="$dir/$name.in"
+    if [ -f "$dir/$name.gen.json" ]; then
+      indir="$out/$name.in"
+      rm -rf "$indir"
+      if ! "$PY" "$ROOT/test/gpu/inputs.py" "$dir/$name.gen.json" "$indir"; then
+        echo "$name: FAILED to draw its inputs"; bad=$((bad + 1)); continue
+      fi
+    fi
+    for f in "$indir"/*.npy; do
+      inputs+=(--input "$(basename "$f" .npy)=$f")
+    done
+    o="$out/$name.out"
+    rm -rf "$o"
+    if ! "$exe" "${inputs[@]}" --output-dir "$o" >/dev/null 2>"$out/$name.err"; then
+      echo "$name: FAILED to run: $(cat "$out/$name.err")"; bad=$((bad + 1)); continue
+    fi
+    # shellcheck disable=SC2046
+    if ! "$PY" "$ROOT/test/gpu/compare.py" "$dir/$name.ref" "$o" "$name" \
+        $(cat "$dir/$name.tol"); then
+      bad=$((bad + 1))
+    fi
+    rm -rf "$o" "$out/$name.err"
+    [ -f "$dir/$name.gen.json" ] && rm -rf "$indir"
+  done
+  return "$bad"
+}
+
+selftest() {
+  [ -d "$CHECK/models" ] || { echo "gpu-check: no $CHECK/models (run 'prepare' first)" >&2; exit 1; }
+  local d="$ROOT/build-gpu/selftest" bad=0
+  [ -x "$ROOT/.venv/bin/python" ] && [ -z "${MXC_CHECK_PYTHON:-}" ] && PY="$ROOT/.venv/bin/python"
+  rm -rf "$d"
+  mkdir -p "$d/exe"
+  compile_models "$CHECK/models" "$d/exe" || exit 1
+  run_models "$CHECK/models" "$d/exe" "$d" || bad=$?
+  echo "gpu-check selftest: $([ "$bad" -eq 0 ] && echo "PASSED" || echo "FAILED ($bad)")"
+  [ "$bad" -eq 0 ]
 }
 
 # The test binary finds libmxc_runtime.so beside it.
@@ -115,42 +189,9 @@ print(":".join(dirs))' 2>/dev/null || true)"
   endsection
 
   section "models: GPU outputs against mxc's CPU backend"
-  for exe in "$CHECK"/models/*; do
-    [ -f "$exe" ] && [ -x "$exe" ] || continue
-    local name inputs=() o
-    name="$(basename "$exe")"
-    for f in "$CHECK/models/$name.in"/*.npy; do
-      inputs+=(--input "$(basename "$f" .npy)=$f")
-    done
-    o="$out/$name.out"
-    rm -rf "$o"
-    if ! "$exe" "${inputs[@]}" --output-dir "$o" >>"$report" 2>&1; then
-      echo "$name: FAILED to run" >>"$report"; fails=$((fails + 1)); continue
-    fi
-    if ! python3 - "$CHECK/models/$name.ref" "$o" "$name" $(cat "$CHECK/models/$name.tol") \
-        >>"$report" 2>&1 <<'PY'
-import glob, os, sys
-import numpy as np
-ref, got, name, rtol, atol = sys.argv[1:]
-rtol, atol = float(rtol), float(atol)
-bad = 0
-for r in sorted(glob.glob(os.path.join(ref, "*.npy"))):
-    key = os.path.basename(r)
-    g = os.path.join(got, key)
-    if not os.path.exists(g):
-        print("%s: %s missing" % (name, key)); bad += 1; continue
-    a, b = np.load(r), np.load(g)
-    if a.shape != b.shape or not np.allclose(b, a, rtol=rtol, atol=atol, equal_nan=True):
-        err = np.max(np.abs(a.astype(np.float64) - b)) if a.shape == b.shape else "shape"
-        print("%s: %s differs (max abs error %s)" % (name, key, err)); bad += 1
-    else:
-        print("%s: %s ok (max abs error %.2g)" % (name, key,
-              float(np.max(np.abs(a.astype(np.float64) - b))) if a.size else 0.0))
-sys.exit(1 if bad else 0)
-PY
-    then fails=$((fails + 1)); fi
-    rm -rf "$o"
-  done
+  local bad=0
+  run_models "$CHECK/models" "$CHECK/models" "$out" >>"$report" 2>&1 || bad=$?
+  fails=$((fails + bad))
   endsection
 
   section "benchmark: fused elementwise against a device-to-device copy"
@@ -167,5 +208,6 @@ PY
 case "${1:-}" in
   prepare) prepare ;;
   run) run ;;
-  *) echo "usage: scripts/gpu-check.sh prepare|run" >&2; exit 2 ;;
+  selftest) selftest ;;
+  *) echo "usage: scripts/gpu-check.sh prepare|run|selftest" >&2; exit 2 ;;
 esac

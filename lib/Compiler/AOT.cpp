@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/AOT.h"
+#include "InputValues.h"
 #include "mxc/Compiler/Npy.h"
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/runtime/compiled_module.h"
@@ -45,7 +46,8 @@ static_assert(sizeof(mxc_model_tensor_desc) == 7 * 8,
               "mxc_model_tensor_desc changed: change addModelDescriptor");
 
 int64_t kindCode(StringRef kind) {
-  if (kind == "param" || kind == "rng_seed") // the seed: a weight (0)
+  // The seed (0) and a training step's head gradients (ones) are weights.
+  if (kind == "param" || kind == "rng_seed" || kind == "head_grad")
     return 1;
   if (kind == "aux")
     return 2;
@@ -94,6 +96,17 @@ aot::buildWeightsBlob(const EntrySignature &sig,
       place(spec.byteSize());
       continue;
     }
+    if (spec.kind == "head_grad") {
+      // mxc compile --train: the head gradients are ones, as MXNet's
+      // backward() of a loss (and `mxc run --train` without --head-grad).
+      uint8_t *ones = place(spec.byteSize());
+      for (int64_t j = 0, n = spec.numElements(); j < n; ++j)
+        driver::storeElement(spec.dtype, ones, j, 1.0);
+      continue;
+    }
+    if (spec.kind != "param" && spec.kind != "aux")
+      return error("input '" + spec.name + "' (" + spec.kind +
+                   "): an ahead-of-time model cannot take it");
     auto it = byName.find(spec.name);
     std::string want = formatShape(spec.shape) + " " +
                        graph::dtypeName(spec.dtype).str();

@@ -3,13 +3,16 @@
 //   mxc compile model-symbol.json --params model-0000.params
 //       --shape data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu|cuda [--cuda-arch sm_90]]
 //       [--mcpu NAME] [-O0..-O3] [--emit mlir|llvm|obj|shared|exe|plan|ptx]
-//       [--weights embed|external] [--stats] [-o OUT]
+//       [--weights embed|external|inputs] [--train [--wrt NAMES]] [--stats]
+//       [-o OUT]
 //
 // Ahead-of-time compilation (docs/aot.md): the pipeline of `mxc codegen`
 // (the same lowering the JIT runs), plus the model descriptor and weights
 // (AOT.h), then clang/lld links the runtime's model API for a shared library
 // or an executable. Inputs of the compiled model are the graph's data inputs;
-// every parameter and auxiliary state must have a value in --params.
+// every parameter and auxiliary state must have a value in --params. With
+// --train the model is a training step: head gradients are ones (weights),
+// outputs are the heads, the gradients <arg>_grad and the new aux states.
 //
 //===----------------------------------------------------------------------===//
 #include "DriverSupport.h"
@@ -92,11 +95,13 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     errorLine() << "--emit=ptx needs --target cuda\n";
     return kBadUsage;
   }
-  if (opts.weights != "embed" && opts.weights != "external") {
+  if (opts.weights != "embed" && opts.weights != "external" &&
+      opts.weights != "inputs") {
     errorLine() << "--weights='" << opts.weights
-                << "': expected embed or external\n";
+                << "': expected embed, external or inputs\n";
     return kBadUsage;
   }
+  bool weightsAreInputs = opts.weights == "inputs";
   if (opts.optLevel > 3) {
     errorLine() << "-O" << opts.optLevel << ": expected -O0, -O1, -O2 or -O3\n";
     return kBadUsage;
@@ -164,7 +169,12 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
       llvm::Triple(target->triple).getArch() == llvm::Triple::x86_64;
   // An AOT model loads its weights once (mxc_model.h has no call that
   // changes them); a plan takes them as arguments that its caller binds.
-  pipeline.constantParams = emit == "exe" || emit == "shared" || emit == "obj";
+  // A training step differentiates them: no weights kept pre-laid-out.
+  // Parameters given as inputs may change from run to run.
+  pipeline.constantParams = !opts.train && !weightsAreInputs &&
+                            (emit == "exe" || emit == "shared" || emit == "obj");
+  pipeline.train = opts.train;
+  pipeline.wrt = opts.wrt;
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;
@@ -175,8 +185,15 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   FailureOr<EntrySignature> sig = getEntrySignature(*module);
   if (failed(sig))
     return kBadInput;
-  // A plan takes the parameters as arguments: --params is optional then.
-  auto blob = emit == "plan"
+  // --weights inputs: the model's descriptor, header and weights treat
+  // parameters and auxiliary states as data inputs.
+  if (weightsAreInputs)
+    for (TensorSpec &t : sig->inputs)
+      if (t.kind == "param" || t.kind == "aux")
+        t.kind = "data";
+  // A plan takes the parameters as arguments, PTX has none: --params is
+  // optional then.
+  auto blob = emit == "plan" || emit == "ptx"
                   ? llvm::Expected<aot::WeightsBlob>(aot::WeightsBlob())
                   : aot::buildWeightsBlob(*sig, loaded.params);
   if (!blob) {
@@ -229,7 +246,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   }
   llvm::Module &llvmModule = *translated->module;
   llvm::TargetMachine &tm = *translated->machine;
-  bool embed = opts.weights == "embed";
+  bool embed = opts.weights != "external";
   // External weights: OUT.weights (NAME.weights when writing to stdout).
   std::string weightsPath = (output == "-" ? name : output) + ".weights";
   aot::DescriptorOptions descOpts;

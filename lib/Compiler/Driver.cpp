@@ -11,7 +11,7 @@
 //   mxc memory-report model-symbol.json --shape ... [--train]
 //               (MemoryReport.cpp)
 //   mxc compile model-symbol.json --params P --shape ... [--target T]
-//               [--emit exe|shared|obj|plan|llvm|mlir] -o out
+//               [--emit exe|shared|obj|plan|llvm|mlir] [--train] -o out
 //               (CompileCommand.cpp)
 //
 // Every error is one line, "mxc: error: <where>: <what>", naming the MXNet
@@ -170,15 +170,19 @@ cl::opt<unsigned> runWarmupMs(
 cl::opt<bool> runTrain(
     cl::cat(mxcCategory), "train",
     cl::desc("Run a training step: forward(is_train=True) + backward "
-             "(mx-autodiff). Also writes the gradient of each --wrt argument "
-             "(<arg>.grad.npy) and the updated auxiliary states "
-             "(<aux>.aux.npy, BatchNorm running statistics)"),
-    cl::sub(runCmd));
+             "(mx-autodiff). run: also writes the gradient of each --wrt "
+             "argument (<arg>.grad.npy) and the updated auxiliary states "
+             "(<aux>.aux.npy, BatchNorm running statistics); compile: the "
+             "model computes the training step, with ones as head gradients, "
+             "and its outputs are the heads, <arg>_grad of each --wrt "
+             "argument and the updated auxiliary states"),
+    cl::sub(runCmd), cl::sub(compileCmd));
 cl::list<std::string> runWrt(
     cl::cat(mxcCategory), "wrt",
     cl::desc("With --train: the arguments to differentiate (default: every "
              "parameter)"),
-    cl::value_desc("name,..."), cl::CommaSeparated, cl::sub(runCmd));
+    cl::value_desc("name,..."), cl::CommaSeparated, cl::sub(runCmd),
+    cl::sub(compileCmd));
 cl::list<std::string> runGradReq(
     cl::cat(mxcCategory), "grad-req",
     cl::desc("With --train: write (default), add (the previous gradient is "
@@ -291,8 +295,11 @@ cl::opt<std::string> compileEmit(
 cl::opt<std::string> compileWeights(
     cl::cat(mxcCategory), "weights",
     cl::desc("embed: the --params arrays go into the binary (default); "
-             "external: into OUT.weights, read when the model is created"),
-    cl::value_desc("embed|external"), cl::init("embed"), cl::sub(compileCmd));
+             "external: into OUT.weights, read when the model is created; "
+             "inputs: parameters and auxiliary states are inputs of the model, "
+             "given on every run like data (--params is not needed)"),
+    cl::value_desc("embed|external|inputs"), cl::init("embed"),
+    cl::sub(compileCmd));
 cl::opt<bool> compileStats(
     cl::cat(mxcCategory), "stats",
     cl::desc("Print the compile time per stage and the sizes: model object, "
@@ -525,7 +532,7 @@ int mxc::driverMain(int argc, char **argv) {
           "  mxc compile model-symbol.json --params P --shape "
           "data=1,3,224,224 [--target x86_64-linux-gnu|aarch64-linux-gnu] "
           "[--mcpu C] [-O0..-O3] [--emit exe|shared|obj|plan|llvm|mlir] [--weights "
-          "embed|external] [--stats] -o out\n"
+          "embed|external|inputs] [--train [--wrt A,B]] [--stats] -o out\n"
           "  mxc memory-report model-symbol.json --shape data=64,3,224,224 "
           "[--train] [--no-graph-fusion]\n",
           &llvm::errs()))
@@ -639,6 +646,12 @@ int mxc::driverMain(int argc, char **argv) {
       o.optLevel = compileOptLevel;
       o.stats = compileStats;
       o.noCache = runNoCache;
+      o.train = runTrain;
+      o.wrt.assign(runWrt.begin(), runWrt.end());
+      if (!o.train && !o.wrt.empty()) {
+        errorLine() << "--wrt needs --train\n";
+        return kBadUsage;
+      }
       return runAOTCompileCommand(o);
     }
     CodegenCommandOptions o;

@@ -177,7 +177,7 @@ inline double msSince(Clock::time_point start) {
 /// `mxc compile` (CompileCommand.cpp, docs/aot.md).
 struct AOTCompileOptions : CompileCommandOptions {
   std::string emit = "exe";      ///< mlir, llvm, obj, shared, exe
-  std::string weights = "embed"; ///< embed, external
+  std::string weights = "embed"; ///< embed, external, inputs
   std::string output;
   std::string runtimeDir; ///< --runtime-dir; empty: search
   unsigned optLevel = 3;
@@ -188,6 +188,12 @@ struct AOTCompileOptions : CompileCommandOptions {
   std::string cudaArch;
   int64_t cudaBlockSize = 128;         ///< --cuda-block-size
   int64_t cudaElementsPerThread = 4;   ///< --cuda-elements-per-thread
+  /// --train: the model is a training step (forward(is_train=True) +
+  /// backward with ones as head gradients); its outputs are the heads, the
+  /// gradient `<arg>_grad` of each --wrt argument and the updated auxiliary
+  /// states.
+  bool train = false;
+  std::vector<std::string> wrt; ///< --wrt; empty: every parameter
 };
 
 /// `mxc memory-report` (MemoryReport.cpp, docs/memory.md).

@@ -666,26 +666,60 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   if (failed(toolkit))
     return failure();
   // Library calls with a GPU twin (runtime/src/cuda/cublas_kernels.cc,
-  // cudnn_kernels.cc: GEMM through cuBLAS, convolution through cuDNN; same
-  // arguments on device pointers) call it; the others (gradients, ...) are
-  // an error naming the node.
+  // cudnn_kernels.cc: GEMM through cuBLAS; convolution, its gradients and
+  // pooling's gradient through cuDNN; same arguments on device pointers)
+  // call it; the others are an error naming the node.
   bool unsupported = false;
   module.walk([&](mxrt::KernelCallOp call) {
     StringRef callee = call.getCallee();
-    static const char *const kOnGpu[] = {"mxc_kernel_gemm_f32", "mxc_kernel_gemm_f64",
-                                         "mxc_kernel_fully_connected_f32",
-                                         "mxc_kernel_fully_connected_f64",
-                                         "mxc_kernel_conv_f32", "mxc_kernel_conv_f64"};
-    if (llvm::is_contained(kOnGpu, callee)) {
-      call.setCallee(("mxc_cuda_" + callee.drop_front(strlen("mxc_"))).str());
+    static const char *const kOnGpu[] = {
+        "mxc_kernel_gemm_f32",          "mxc_kernel_gemm_f64",
+        "mxc_kernel_fully_connected_f32", "mxc_kernel_fully_connected_f64",
+        "mxc_kernel_conv_f32",          "mxc_kernel_conv_f64",
+        "mxc_kernel_conv_backward_data_f32", "mxc_kernel_conv_backward_data_f64",
+        "mxc_kernel_conv_backward_weight_f32", "mxc_kernel_conv_backward_weight_f64",
+        "mxc_kernel_pooling_backward_f32", "mxc_kernel_pooling_backward_f64"};
+    if (!llvm::is_contained(kOnGpu, callee)) {
+      call.emitError() << "'" << callee
+                       << "' has no GPU kernel yet (--target cuda compiles elementwise, "
+                          "broadcast and reduction steps, f32/f64 GEMM through cuBLAS, "
+                          "convolution and its gradients and max / avg / sum pooling's "
+                          "gradient through cuDNN; the other library calls are CPU-only "
+                          "so far)";
+      unsupported = true;
       return;
     }
-    call.emitError() << "'" << callee
-                     << "' has no GPU kernel yet (--target cuda compiles elementwise, "
-                        "broadcast and reduction steps, f32/f64 GEMM through cuBLAS and "
-                        "convolution through cuDNN; the other library calls, gradients "
-                        "among them, are CPU-only so far)";
-    unsupported = true;
+    if (callee.starts_with("mxc_kernel_pooling_backward_")) {
+      // cuDNN's pooling: max, avg and sum (avg's gradient scaled), windows
+      // whose output size is cuDNN's floor((in + 2 pad - k) / stride) + 1
+      // (not pooling_convention 'full') with padding inside the window.
+      // Arguments: kind, p_value, count_include_pad, planes, then in,
+      // kernel, out, stride, pad as 3-D triples (kernels.h).
+      ArrayRef<int64_t> a = call.getStaticArgs();
+      std::string why;
+      if (a.size() != 19)
+        why = "unexpected arguments";
+      else if (a[0] == 3)
+        why = "lp pooling has no GPU gradient (cuDNN pools max, avg and sum)";
+      for (int d = 0; d < 3 && why.empty(); ++d) {
+        int64_t in = a[4 + d], k = a[7 + d], out = a[10 + d], stride = a[13 + d],
+                pad = a[16 + d];
+        if (pad >= k)
+          why = "padding " + std::to_string(pad) + " is not smaller than the window " +
+                std::to_string(k) + " (cuDNN needs it)";
+        else if (out != (in + 2 * pad - k) / stride + 1)
+          why = "the output size " + std::to_string(out) +
+                " is not cuDNN's floor((in + 2 pad - kernel) / stride) + 1 = " +
+                std::to_string((in + 2 * pad - k) / stride + 1) +
+                " (pooling_convention 'full')";
+      }
+      if (!why.empty()) {
+        call.emitError() << "pooling gradient on the GPU: " << why;
+        unsupported = true;
+        return;
+      }
+    }
+    call.setCallee(("mxc_cuda_" + callee.drop_front(strlen("mxc_"))).str());
   });
   if (unsupported)
     return failure();

@@ -6,8 +6,20 @@ outputs are compared with on the device machine).
     python test/gpu/models.py OUTDIR     (PYTHONPATH: the build's python package)
 
 writes OUTDIR/<name>-symbol.json, OUTDIR/<name>.shapes (the --shape
-arguments), OUTDIR/<name>.tol (rtol atol of the comparison),
-OUTDIR/<name>-0000.params (auxiliary states, when the graph has some), OUTDIR/<name>.in/<input>.npy and OUTDIR/<name>.ref/<output>.npy.
+arguments), OUTDIR/<name>.tol (rtol atol of the comparison, and `scaled` for
+gradients: test/gpu/compare.py), OUTDIR/<name>-0000.params (auxiliary
+states, when the graph has some), OUTDIR/<name>.in/<input>.npy and
+OUTDIR/<name>.ref/<output>.npy.
+
+The training graphs (TRAINING) are training steps: `mxc compile --train
+--weights inputs` (OUTDIR/<name>.compile holds those arguments), forward
+(is_train=True) and backward with ones as head gradients, outputs the heads
+and every parameter's gradient <param>_grad. Their inputs, weights included,
+are drawn from OUTDIR/<name>.gen.json by test/gpu/inputs.py (where they are
+used: on the device machine too) instead of being written to <name>.in/, and
+references of more than 65536 elements are samples (<output>.sample.npz,
+compare.save_reference): ResNet-18's weights and gradients would not fit the
+device tool's transfer.
 """
 import json
 import os
@@ -17,9 +29,12 @@ import numpy as np
 
 import mxc as mx
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "python"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+sys.path.insert(0, HERE)
 import mxc_testing  # noqa: E402  (test/python: .params writer)
+import compare  # noqa: E402  (test/gpu: sampled references)
+import inputs as gen_inputs  # noqa: E402  (test/gpu: drawn inputs)
 
 sym = mx.sym
 
@@ -120,13 +135,126 @@ def convnet():
 # (2e-5, 2e-6) is too tight: cuBLAS and OpenBLAS sum in other orders.
 TOLERANCE = {"mlp": (1e-4, 1e-5), "matmul": (1e-4, 1e-4), "convnet": (1e-4, 1e-4)}
 
+# Training steps (`mxc compile --train`): each returns the graph, the data
+# inputs' shapes and the number of classes of its SoftmaxOutput label.
+def lenet_train():
+    """LeNet: convolution gradients (cuDNN's backward data / filter), max
+    pooling's gradient, FullyConnected's through cuBLAS, SoftmaxOutput."""
+    x = sym.var("data")
+    h = sym.Convolution(x, kernel=(5, 5), num_filter=20, name="conv1")
+    h = sym.Activation(h, act_type="tanh", name="tanh1")
+    h = sym.Pooling(h, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool1")
+    h = sym.Convolution(h, kernel=(5, 5), num_filter=50, name="conv2")
+    h = sym.Activation(h, act_type="tanh", name="tanh2")
+    h = sym.Pooling(h, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool2")
+    h = sym.FullyConnected(sym.flatten(h), num_hidden=500, name="fc1")
+    h = sym.Activation(h, act_type="tanh", name="tanh3")
+    h = sym.FullyConnected(h, num_hidden=10, name="fc2")
+    return sym.SoftmaxOutput(h, name="softmax"), {"data": (16, 1, 28, 28),
+                                                  "softmax_label": (16,)}, 10
+
+
+def convnet_train():
+    """Every GPU gradient twin: padded, strided, grouped, depthwise and 1x1
+    convolutions, training-mode BatchNorm (batch statistics, generated
+    reductions), avg pooling with and without the padding counted, sum
+    pooling, global average pooling, a classifier."""
+    x = sym.var("data")
+    h = sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=16, name="c1")
+    h = sym.BatchNorm(h, fix_gamma=False, name="bn1")
+    h = sym.Activation(h, act_type="relu", name="r1")
+    h = sym.Pooling(h, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg", name="p1")
+    h = sym.Convolution(h, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=32, num_group=4,
+                        no_bias=True, name="c2")
+    h = sym.Activation(h, act_type="relu", name="r2")
+    h = sym.Convolution(h, kernel=(3, 3), pad=(1, 1), num_filter=32, num_group=32,
+                        no_bias=True, name="dw3")
+    h = sym.Pooling(h, kernel=(2, 2), stride=(1, 1), pool_type="sum", name="p3")
+    h = sym.Convolution(h, kernel=(1, 1), num_filter=24, name="pw4")
+    h = sym.BatchNorm(h, fix_gamma=False, name="bn4")
+    h = sym.Pooling(h, kernel=(3, 3), pad=(1, 1), pool_type="avg", count_include_pad=False,
+                    name="p4")
+    h = sym.Pooling(h, kernel=(1, 1), global_pool=True, pool_type="avg", name="gap")
+    h = sym.FullyConnected(sym.flatten(h), num_hidden=10, name="fc")
+    return sym.SoftmaxOutput(h, name="softmax"), {"data": (8, 3, 16, 16),
+                                                  "softmax_label": (8,)}, 10
+
+
+def resnet18_train():
+    """ResNet-18 (tools/zoo's MXNet resnet.py graph, ImageNet layout, 10
+    classes) at 64x64: forward and backward."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "zoo"))
+    import mxnet_zoo
+    g = mxnet_zoo.to_graph(mxnet_zoo.resnet(18, 10, image_shape=(3, 224, 224)))
+    return mx.sym.load_json(mxnet_zoo.dumps(g)), {"data": (8, 3, 64, 64),
+                                                  "softmax_label": (8,)}, 10
+
+
 MODELS = {"unary": unary, "broadcast": broadcast, "reductions": reductions,
           "softmax": softmax, "fused_chain": fused_chain, "mlp": mlp, "matmul": matmul,
           "convnet": convnet}
+TRAINING = {"lenet_train": lenet_train, "convnet_train": convnet_train,
+            "resnet18_train": resnet18_train}
+# (rtol, atol) of the gradients, rtol relative to each array's largest
+# magnitude (compare.py's `scaled`): cuDNN's and the CPU's convolution
+# gradients sum in other orders, and ResNet-18's pass through 18 layers of
+# them. convnet_train's atol: a bias before BatchNorm has a zero gradient
+# (BatchNorm subtracts the mean), computed as rounding noise of ~1e-5 that
+# differs between any two summation orders.
+TRAINING_TOLERANCE = {"lenet_train": (1e-4, 1e-6), "convnet_train": (2e-4, 5e-5),
+                      "resnet18_train": (1e-3, 1e-5)}
+
+
+def input_kind(name, label_classes):
+    """How test/gpu/inputs.py draws an input of a training graph."""
+    if name == "data":
+        return "uniform"
+    if name.endswith("_label"):
+        return "label:%d" % label_classes
+    if name.endswith("_weight"):
+        return "weight"
+    if name.endswith(("_gamma", "_moving_var")):
+        return "gamma"
+    return "small"  # biases, beta, moving means
+
+
+def write_training(outdir, name, build):
+    s, shapes, classes = build()
+    s.save(os.path.join(outdir, name + "-symbol.json"))
+    with open(os.path.join(outdir, name + ".tol"), "w") as f:
+        f.write("%g %g scaled\n" % TRAINING_TOLERANCE[name])
+    with open(os.path.join(outdir, name + ".shapes"), "w") as f:
+        f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
+                         for k, v in shapes.items()) + "\n")
+    with open(os.path.join(outdir, name + ".compile"), "w") as f:
+        f.write("--train --weights inputs\n")
+    grad_req = {k: "null" if k in shapes else "write" for k in s.list_arguments()}
+    exe = s.simple_bind(mx.cpu(), grad_req=grad_req, **shapes)
+    specs = {}
+    for seed, (k, a) in enumerate(list(exe.arg_dict.items()) + list(exe.aux_dict.items())):
+        specs[k] = {"shape": list(a.shape), "kind": input_kind(k, classes), "seed": seed + 1}
+    with open(os.path.join(outdir, name + ".gen.json"), "w") as f:
+        json.dump(specs, f, indent=1)
+    values = gen_inputs.generate(specs)
+    for k, v in values.items():
+        (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v
+    outs = exe.forward(is_train=True)
+    exe.backward()
+    ref = os.path.join(outdir, name + ".ref")
+    os.makedirs(ref, exist_ok=True)
+    for oname, o in zip(s.list_outputs(), outs):
+        compare.save_reference(os.path.join(ref, oname), o.asnumpy())
+    for k, g in exe.grad_dict.items():
+        if g is not None and grad_req[k] == "write":
+            compare.save_reference(os.path.join(ref, k + "_grad"), g.asnumpy())
+    print("%s: %d inputs drawn, training step" % (name, len(specs)))
 
 
 def main(outdir, names=None):
     os.makedirs(outdir, exist_ok=True)
+    for name, build in TRAINING.items():
+        if not names or name in names:
+            write_training(outdir, name, build)
     rng = np.random.default_rng(7)
     for name, build in MODELS.items():
         if names and name not in names:

@@ -1,14 +1,23 @@
-// cudnn_kernels.cc - the convolution kernel of the CUDA target:
-// `mxc_cuda_kernel_conv_{f32,f64}`, with the argument list of its CPU twin
-// (kernels.h: NCDHW with groups, zero padding, stride, dilation, optional
-// bias), on device pointers, through cuDNN 9's legacy convolution API
-// (still shipped; the graph API is future work). cuDNN is loaded at first
-// use with dlopen ("libcudnn.so.9"), like the driver. Descriptors, the
-// algorithm (cuDNN's heuristics: the first that fits 1 GiB of workspace) and
-// the workspace are cached per thread and geometry; the call runs on the
-// thread's stream of the device and returns with it synchronised. f32 uses
-// CUDNN_FMA_MATH (no TF32, MXNet's default f32 semantics) unless
-// MXC_CUDA_ALLOW_TF32=1. Failures are reported with mxcKernelReportError.
+// cudnn_kernels.cc - the cuDNN kernels of the CUDA target, each with the
+// argument list of its CPU twin (kernels.h) on device pointers:
+//   mxc_cuda_kernel_conv_{f32,f64}                  convolution (NCDHW with
+//       groups, zero padding, stride, dilation, optional bias),
+//   mxc_cuda_kernel_conv_backward_data_{f32,f64}    its data gradient,
+//   mxc_cuda_kernel_conv_backward_weight_{f32,f64}  its weight gradient
+//       (the CPU's im2col workspace argument is unused: cuDNN's own
+//       workspace is the thread's, below),
+//   mxc_cuda_kernel_pooling_backward_{f32,f64}      max / avg / sum pooling's
+//       data gradient (lp pooling and windows cuDNN's output size formula
+//       does not give, pooling_convention 'full', are refused at compile
+//       time: lib/Compiler/Pipeline.cpp),
+// through cuDNN 9's legacy API (still shipped; the graph API is future
+// work). cuDNN is loaded at first use with dlopen ("libcudnn.so.9"), like
+// the driver. Descriptors, the algorithm of each direction (cuDNN's
+// heuristics: the first that fits 1 GiB of workspace) and the workspace are
+// cached per thread and geometry; the call runs on the thread's stream of
+// the device and returns with it synchronised. f32 uses CUDNN_FMA_MATH (no
+// TF32, MXNet's default f32 semantics) unless MXC_CUDA_ALLOW_TF32=1.
+// Failures are reported with mxcKernelReportError.
 #include "internal.h"
 
 #include "../kernels/kernels.h"
@@ -44,6 +53,15 @@ using namespace mxc::runtime::cuda;
   X(cudnnGetConvolutionForwardAlgorithm_v7)                                            \
   X(cudnnGetConvolutionForwardWorkspaceSize)                                           \
   X(cudnnConvolutionForward)                                                           \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)                                       \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize)                                      \
+  X(cudnnConvolutionBackwardData)                                                      \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)                                     \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)                                    \
+  X(cudnnConvolutionBackwardFilter)                                                    \
+  X(cudnnCreatePoolingDescriptor)                                                      \
+  X(cudnnSetPoolingNdDescriptor)                                                       \
+  X(cudnnPoolingBackward)                                                              \
   X(cudnnAddTensor)
 
 struct Cudnn {
@@ -91,17 +109,34 @@ cudnnHandle_t handle(int device) {
   return h;
 }
 
-/// The geometry of one convolution (the kernel's int64 arguments) and its
-/// element size: the key of the per-thread plan cache.
+/// The geometry of one convolution (the kernel's int64 arguments), its
+/// element size and its direction (the last entry): the key of the
+/// per-thread plan cache.
 using Geometry = std::array<int64_t, 25>;
+enum Direction : int64_t { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
 
 struct ConvPlan {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
-  cudnnConvolutionFwdAlgo_t algo{};
+  /// The algorithm of the plan's direction (Geometry's last entry).
+  cudnnConvolutionFwdAlgo_t forward{};
+  cudnnConvolutionBwdDataAlgo_t backwardData{};
+  cudnnConvolutionBwdFilterAlgo_t backwardFilter{};
   size_t workspace = 0;
 };
+
+/// The first of cuDNN's ranked algorithms that ran its test, fits 1 GiB of
+/// workspace and, for f32 without MXC_CUDA_ALLOW_TF32, uses no tensor-op
+/// (TF32) math.
+template <typename Perf>
+auto chooseAlgorithm(const Perf *perf, int found, bool f32, bool tf32, const char *what) {
+  for (int i = 0; i < found; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= (size_t(1) << 30) &&
+        (tf32 || !f32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
+      return perf[i].algo;
+  throw Error(std::string("cuDNN has no ") + what + " algorithm for this convolution");
+}
 
 /// The calling thread's workspace on the device, grown as needed.
 void *workspace(int device, size_t bytes) {
@@ -172,24 +207,47 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
   checkDnn(c.cudnnSetConvolutionMathType(p.conv, sizeof(T) == 4 && !tf32 ? CUDNN_FMA_MATH
                                                                               : CUDNN_DEFAULT_MATH),
            "cudnnSetConvolutionMathType");
-  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int found = 0;
-  checkDnn(c.cudnnGetConvolutionForwardAlgorithm_v7(h, p.x, p.w, p.conv, p.y,
-                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
-                                                    perf),
-           "cudnnGetConvolutionForwardAlgorithm_v7");
-  bool chosen = false;
-  for (int i = 0; i < found && !chosen; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= (size_t(1) << 30) &&
-        (tf32 || sizeof(T) != 4 || perf[i].mathType != CUDNN_TENSOR_OP_MATH)) {
-      p.algo = perf[i].algo;
-      chosen = true;
-    }
-  if (!chosen)
-    throw Error("cuDNN has no forward algorithm for this convolution");
-  checkDnn(c.cudnnGetConvolutionForwardWorkspaceSize(h, p.x, p.w, p.conv, p.y, p.algo,
-                                                     &p.workspace),
-           "cudnnGetConvolutionForwardWorkspaceSize");
+  bool f32 = sizeof(T) == 4;
+  switch (g[24]) {
+  case kForward: {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int found = 0;
+    checkDnn(c.cudnnGetConvolutionForwardAlgorithm_v7(h, p.x, p.w, p.conv, p.y,
+                                                      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+                                                      perf),
+             "cudnnGetConvolutionForwardAlgorithm_v7");
+    p.forward = chooseAlgorithm(perf, found, f32, tf32, "forward");
+    checkDnn(c.cudnnGetConvolutionForwardWorkspaceSize(h, p.x, p.w, p.conv, p.y, p.forward,
+                                                       &p.workspace),
+             "cudnnGetConvolutionForwardWorkspaceSize");
+    break;
+  }
+  case kBackwardData: {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    int found = 0;
+    checkDnn(c.cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                 h, p.w, p.y, p.conv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf),
+             "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+    p.backwardData = chooseAlgorithm(perf, found, f32, tf32, "backward-data");
+    checkDnn(c.cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w, p.y, p.conv, p.x,
+                                                            p.backwardData, &p.workspace),
+             "cudnnGetConvolutionBackwardDataWorkspaceSize");
+    break;
+  }
+  default: {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    int found = 0;
+    checkDnn(c.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                 h, p.x, p.y, p.conv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found,
+                 perf),
+             "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+    p.backwardFilter = chooseAlgorithm(perf, found, f32, tf32, "backward-filter");
+    checkDnn(c.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x, p.y, p.conv, p.w,
+                                                              p.backwardFilter, &p.workspace),
+             "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+    break;
+  }
+  }
   return plans[g] = p;
 }
 
@@ -201,11 +259,103 @@ void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g)
   void *ws = p.workspace ? workspace(device, p.workspace) : nullptr;
   const Cudnn &c = cudnn();
   T one = 1, zero = 0;
-  checkDnn(c.cudnnConvolutionForward(h, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace,
-                                     &zero, p.y, y),
+  checkDnn(c.cudnnConvolutionForward(h, &one, p.x, x, p.w, w, p.conv, p.forward, ws,
+                                     p.workspace, &zero, p.y, y),
            "cudnnConvolutionForward");
   if (g[5]) // has_bias
     checkDnn(c.cudnnAddTensor(h, &one, p.bias, bias, &one, p.y, y), "cudnnAddTensor");
+  synchronize(device);
+}
+
+/// dx from w and dy (kBackwardData), or dw from x and dy (kBackwardFilter):
+/// `in` is w or x, `out` dx or dw.
+template <typename T>
+void convolutionBackward(const T *in, const T *dy, T *out, const Geometry &g) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  const ConvPlan &p = plan<T>(h, g);
+  void *ws = p.workspace ? workspace(device, p.workspace) : nullptr;
+  const Cudnn &c = cudnn();
+  T one = 1, zero = 0;
+  if (g[24] == kBackwardData)
+    checkDnn(c.cudnnConvolutionBackwardData(h, &one, p.w, in, p.y, dy, p.conv, p.backwardData,
+                                            ws, p.workspace, &zero, p.x, out),
+             "cudnnConvolutionBackwardData");
+  else
+    checkDnn(c.cudnnConvolutionBackwardFilter(h, &one, p.x, in, p.y, dy, p.conv,
+                                              p.backwardFilter, ws, p.workspace, &zero, p.w,
+                                              out),
+             "cudnnConvolutionBackwardFilter");
+  synchronize(device);
+}
+
+/// Pooling's arguments after the buffers (kernels.h), the element size
+/// first: the key of the per-thread descriptor cache.
+using PoolGeometry = std::array<int64_t, 20>;
+
+struct PoolPlan {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnPoolingDescriptor_t pool = nullptr;
+  double scale = 1; ///< sum pooling: avg's gradient times the window volume
+};
+
+template <typename T>
+const PoolPlan &poolPlan(const PoolGeometry &g) {
+  thread_local std::map<PoolGeometry, PoolPlan> plans;
+  auto it = plans.find(g);
+  if (it != plans.end())
+    return it->second;
+  const Cudnn &c = cudnn();
+  auto [size, kind, pValue, includePad, planes, inD, inH, inW, kD, kH, kW, outD, outH, outW, sD,
+        sH, sW, pD, pH, pW] = g;
+  (void)size, (void)pValue;
+  if (kind != 0 && kind != 1 && kind != 2)
+    throw Error("only max, avg and sum pooling have a GPU gradient");
+  cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+  // (planes, 1, d, h, w): pooling is per plane; 2-D windows as 4-D tensors.
+  bool twoD = inD == 1 && kD == 1 && outD == 1 && pD == 0;
+  int nb = twoD ? 4 : 5;
+  auto tensor = [&](cudnnTensorDescriptor_t &t, int64_t d, int64_t hh, int64_t w) {
+    std::array<int, 5> dims = {int(planes), 1, int(d), int(hh), int(w)};
+    if (twoD)
+      dims = {int(planes), 1, int(hh), int(w), 1};
+    std::array<int, 5> strides{};
+    strides[nb - 1] = 1;
+    for (int i = nb - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * dims[i + 1];
+    checkDnn(c.cudnnCreateTensorDescriptor(&t), "cudnnCreateTensorDescriptor");
+    checkDnn(c.cudnnSetTensorNdDescriptor(t, type, nb, dims.data(), strides.data()),
+             "cudnnSetTensorNdDescriptor (pooling)");
+  };
+  PoolPlan p;
+  tensor(p.x, inD, inH, inW);
+  tensor(p.y, outD, outH, outW);
+  std::array<int, 3> window = {int(kD), int(kH), int(kW)}, pad = {int(pD), int(pH), int(pW)},
+                     stride = {int(sD), int(sH), int(sW)};
+  int first = twoD ? 1 : 0;
+  cudnnPoolingMode_t mode = kind == 0 ? CUDNN_POOLING_MAX_DETERMINISTIC
+                            : kind == 2 || includePad
+                                ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+  if (kind == 2)
+    p.scale = double(kD * kH * kW);
+  checkDnn(c.cudnnCreatePoolingDescriptor(&p.pool), "cudnnCreatePoolingDescriptor");
+  checkDnn(c.cudnnSetPoolingNdDescriptor(p.pool, mode, CUDNN_NOT_PROPAGATE_NAN, nb - 2,
+                                         window.data() + first, pad.data() + first,
+                                         stride.data() + first),
+           "cudnnSetPoolingNdDescriptor");
+  return plans[g] = p;
+}
+
+template <typename T>
+void poolingBackward(const T *dy, const T *x, const T *y, T *dx, const PoolGeometry &g) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  const PoolPlan &p = poolPlan<T>(g);
+  const Cudnn &c = cudnn();
+  T alpha = T(p.scale), zero = 0;
+  checkDnn(c.cudnnPoolingBackward(h, p.pool, &alpha, p.y, y, p.y, dy, p.x, x, &zero, p.x, dx),
+           "cudnnPoolingBackward");
   synchronize(device);
 }
 
@@ -224,7 +374,7 @@ void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g)
       Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, has_bias,    \
                     in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,    \
                     stride_h, stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h,       \
-                    dilate_w, 0};                                                      \
+                    dilate_w, kForward};                                               \
       convolution<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset, g); \
     } catch (const std::exception &e) {                                                \
       mxcKernelReportError((std::string("convolution on the GPU: ") + e.what()).c_str()); \
@@ -233,3 +383,54 @@ void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g)
 
 MXC_DEFINE_CUDA_CONV_KERNEL(float, f32)
 MXC_DEFINE_CUDA_CONV_KERNEL(double, f64)
+
+/// The gradient kernels: `in` is w (backward_data) or x (backward_weight).
+#define MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(T, suffix, which, in, out, direction)     \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_conv_backward_##which##_##suffix(              \
+      MXC_KERNEL_BUFFER(const T, in), MXC_KERNEL_BUFFER(const T, dy),                  \
+      MXC_KERNEL_BUFFER(T, out), MXC_KERNEL_BUFFER(T, ws), int64_t batch,              \
+      int64_t channels, int64_t filters, int64_t groups, int64_t in_d, int64_t in_h,   \
+      int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, int64_t out_h, \
+      int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d, \
+      int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,                \
+      int64_t dilate_w) {                                                              \
+    (void)ws, (void)ws_offset;                                                         \
+    try {                                                                              \
+      Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, 0, in_d,     \
+                    in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d, stride_h, \
+                    stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h, dilate_w,       \
+                    direction};                                                        \
+      convolutionBackward<T>(in + in##_offset, dy + dy_offset, out + out##_offset, g); \
+    } catch (const std::exception &e) {                                                \
+      mxcKernelReportError(                                                            \
+          (std::string("convolution " #which " gradient on the GPU: ") + e.what())     \
+              .c_str());                                                               \
+    }                                                                                  \
+  }
+
+MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(float, f32, data, w, dx, kBackwardData)
+MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(double, f64, data, w, dx, kBackwardData)
+MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(float, f32, weight, x, dw, kBackwardFilter)
+MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(double, f64, weight, x, dw, kBackwardFilter)
+
+#define MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(T, suffix)                              \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_pooling_backward_##suffix(                      \
+      MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),                    \
+      MXC_KERNEL_BUFFER(const T, y), MXC_KERNEL_BUFFER(T, dx), int64_t kind,            \
+      int64_t p_value, int64_t count_include_pad, int64_t planes, int64_t in_d,         \
+      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
+      int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
+      int64_t pad_d, int64_t pad_h, int64_t pad_w) {                                    \
+    try {                                                                               \
+      PoolGeometry g = {int64_t(sizeof(T)), kind, p_value, count_include_pad, planes,    \
+                        in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,  \
+                        stride_h, stride_w, pad_d, pad_h, pad_w};                        \
+      poolingBackward<T>(dy + dy_offset, x + x_offset, y + y_offset, dx + dx_offset, g); \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError(                                                             \
+          (std::string("pooling gradient on the GPU: ") + e.what()).c_str());           \
+    }                                                                                   \
+  }
+
+MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(float, f32)
+MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(double, f64)

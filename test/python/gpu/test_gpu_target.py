@@ -12,23 +12,40 @@ graphs on a GPU against the CPU backend.
 - GEMM-class steps (FullyConnected, dot, batch_dot) call the runtime's cuBLAS
   kernels (convolutions its cuDNN kernel);
 - a graph with an op that has no GPU kernel yet (topk's runtime kernel), a bad
-  --cuda-arch, and --emit ptx without --target cuda are one-line errors.
+  --cuda-arch, and --emit ptx without --target cuda are one-line errors;
+- training steps (`mxc compile --train`, models.TRAINING: LeNet, a convnet
+  with every gradient twin, ResNet-18) compile for the GPU, their
+  convolution and pooling gradients calling the runtime's cuDNN kernels, and
+  pooling gradients cuDNN cannot compute (lp, pooling_convention 'full') are
+  one-line errors naming the node;
+- the check's own harness (test/gpu/inputs.py draws, compare.py compares):
+  the training graphs compiled for this CPU, on inputs drawn as the device
+  machine draws them, match the Python executor's references within the
+  check's tolerances, and the comparison fails on a changed, missing or
+  wrongly shaped output.
 
 Needs the CUDA toolkit (ptxas, libdevice) at $CUDA_HOME or /usr/local/cuda:
 a missing toolkit fails, never skips.
 """
 import glob
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+
+import mxc as mx
 
 import mxc_testing
 
 ROOT = mxc_testing.ROOT
 sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
+import compare  # noqa: E402
+import inputs  # noqa: E402
 import models  # noqa: E402
 
 CUDA = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
@@ -48,17 +65,23 @@ def graphs(tmp_path_factory):
 
 
 def _shape_args(graphs, name):
-    """The --shape arguments, and --params for the auxiliary states."""
+    """The --shape arguments, --params for the auxiliary states and a training
+    graph's --train --weights inputs."""
     with open(os.path.join(graphs, name + ".shapes")) as f:
         args = f.read().split()
     params = os.path.join(graphs, name + "-0000.params")
+    extra = os.path.join(graphs, name + ".compile")
+    if os.path.exists(extra):
+        with open(extra) as f:
+            args += f.read().split()
     return args + (["--params", params] if os.path.exists(params) else [])
 
 
-@pytest.mark.parametrize("name", sorted(models.MODELS))
+@pytest.mark.parametrize("name", sorted(models.MODELS) + sorted(models.TRAINING))
 def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
     assert os.access(PTXAS, os.X_OK), "no ptxas at %s (the CUDA toolkit)" % PTXAS
-    for arch in ("sm_90", "sm_80"):
+    # The training graphs' hundreds of kernels: sm_90 only.
+    for arch in ("sm_90",) if name in models.TRAINING else ("sm_90", "sm_80"):
         out = str(tmp_path / arch)
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
                  *_shape_args(graphs, name), "--target", "cuda", "--cuda-arch", arch,
@@ -149,3 +172,155 @@ def test_bad_cuda_options_are_one_line_errors(graphs, args, message, tmp_path):
              *args, "-o", str(tmp_path / "out"))
     assert p.returncode == 2, (p.returncode, p.stderr)
     assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_training_steps_call_the_cudnn_gradient_kernels(graphs, tmp_path):
+    """Convolution gradients (data and weights) and pooling gradients (max,
+    avg with and without the padding, sum) become calls of the runtime's cuDNN
+    kernels from the host code; no CPU library kernel is left."""
+    out = str(tmp_path / "convnet_train.ll")
+    p = _mxc("compile", os.path.join(graphs, "convnet_train-symbol.json"),
+             *_shape_args(graphs, "convnet_train"), "--target", "cuda", "--emit", "llvm",
+             "-o", out)
+    assert p.returncode == 0, p.stderr
+    ir = open(out).read()
+    for kernel in ("conv_f32", "conv_backward_data_f32", "conv_backward_weight_f32",
+                   "pooling_backward_f32", "fully_connected_f32"):
+        assert "call void @mxc_cuda_kernel_%s(" % kernel in ir, kernel
+    assert "@mxc_kernel_" not in ir, [l for l in ir.splitlines() if "@mxc_kernel_" in l][:3]
+    # The executable of a training step still links no CUDA library.
+    exe = str(tmp_path / "lenet_train")
+    p = _mxc("compile", os.path.join(graphs, "lenet_train-symbol.json"),
+             *_shape_args(graphs, "lenet_train"), "--target", "cuda", "-o", exe)
+    assert p.returncode == 0, p.stderr
+    libs = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    for bad in ("openblas", "dnnl", "libcuda", "cublas", "cudnn"):
+        assert bad not in libs, libs
+
+
+@pytest.mark.parametrize("attrs,message", [
+    ({"pool_type": "lp", "p_value": 2}, "lp pooling has no GPU gradient"),
+    ({"pool_type": "max", "pooling_convention": "full"}, "pooling_convention 'full'"),
+])
+def test_pooling_gradients_cudnn_cannot_take_name_the_node(attrs, message, tmp_path):
+    x = mx.sym.var("data")
+    h = mx.sym.Convolution(x, kernel=(3, 3), num_filter=4, name="c")
+    h = mx.sym.Pooling(h, kernel=(2, 2), stride=(2, 2), name="pool7", **attrs)
+    s = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name="fc"), name="sm")
+    path = str(tmp_path / "net-symbol.json")
+    s.save(path)
+    p = _mxc("compile", path, "--shape", "data=2,3,9,9", "--shape", "sm_label=2", "--train",
+             "--target", "cuda", "--emit", "ptx", "-o", str(tmp_path / "k"))
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    assert "pool7" in p.stderr and message in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    # The same graph on the CPU target compiles (the runtime's kernel).
+    p = _mxc("compile", path, "--shape", "data=2,3,9,9", "--shape", "sm_label=2", "--train",
+             "--emit", "plan", "-o", str(tmp_path / "cpu" / "net.plan"))
+    assert p.returncode == 0, p.stderr
+
+
+def _splitmix64(i, seed):
+    """One SplitMix64 output, in Python integers (inputs.uniform's reference)."""
+    m = (1 << 64) - 1
+    z = (i + seed * 0x9E3779B97F4A7C15) & m
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)
+
+
+def test_drawn_inputs_are_the_same_everywhere():
+    """inputs.uniform is SplitMix64 of the index: the numpy arithmetic equals
+    the integer definition bit for bit (the device machine draws the same
+    weights whatever numpy it has)."""
+    for seed in (1, 7, 101):
+        got = inputs.uniform(1000, seed)
+        want = np.array([(_splitmix64(i, seed) >> 40) / float(1 << 23) - 1.0
+                         for i in range(1000)], np.float32)
+        np.testing.assert_array_equal(got, want)
+        assert got.min() >= -1 and got.max() < 1 and abs(float(got.mean())) < 0.1
+    w = inputs.draw({"shape": [8, 4, 3, 3], "kind": "weight", "seed": 3})
+    assert w.dtype == np.float32 and np.abs(w).max() <= np.sqrt(3.0 / 36)
+    lab = inputs.draw({"shape": [500], "kind": "label:10", "seed": 4})
+    assert set(np.unique(lab)) == set(range(10))
+
+
+@pytest.fixture(scope="module")
+def host_training_runs(graphs, tmp_path_factory):
+    """{name: (reference dir, outputs dir, tolerance args)} of the training
+    graphs compiled for this CPU and run on drawn inputs, as
+    `scripts/gpu-check.sh selftest` does."""
+    d = tmp_path_factory.mktemp("host-training")
+    runs = {}
+    for name in sorted(models.TRAINING):
+        exe = str(d / name)
+        p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
+                 *_shape_args(graphs, name), "-o", exe)
+        assert p.returncode == 0, p.stderr
+        indir = d / (name + ".in")
+        inputs.main(os.path.join(graphs, name + ".gen.json"), str(indir))
+        args = []
+        for f in sorted(glob.glob(str(indir / "*.npy"))):
+            args += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
+        out = str(d / (name + ".out"))
+        r = subprocess.run([exe, *args, "--output-dir", out], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(graphs, name + ".tol")) as f:
+            tol = f.read().split()
+        runs[name] = (os.path.join(graphs, name + ".ref"), out, tol)
+    return runs
+
+
+@pytest.mark.parametrize("name", sorted(models.TRAINING))
+def test_training_step_on_the_cpu_matches_the_check_reference(host_training_runs, name):
+    """The AOT training step (`mxc compile --train --weights inputs`) on the
+    drawn inputs equals the Python executor's forward(is_train=True) +
+    backward() within the check's tolerance: the references and the harness
+    the device run is compared with are right."""
+    ref, out, tol = host_training_runs[name]
+    lines = io.StringIO()
+    bad = compare.compare(ref, out, name, float(tol[0]), float(tol[1]), "scaled" in tol,
+                          out=lines)
+    assert bad == 0, lines.getvalue()
+    # Every parameter's gradient is compared (sampled where large).
+    grads = [l for l in lines.getvalue().splitlines() if "_grad ok" in l]
+    assert len(grads) == len(json.load(open(os.path.join(os.path.dirname(ref),
+                                                          name + ".gen.json")))) - \
+        sum(1 for k in json.load(open(os.path.join(os.path.dirname(ref), name + ".gen.json")))
+            if k in ("data", "softmax_label") or "moving" in k), lines.getvalue()
+
+
+def test_the_comparison_fails_on_a_wrong_output(host_training_runs, tmp_path):
+    ref, out, tol = host_training_runs["resnet18_train"]
+    rtol, atol, scaled = float(tol[0]), float(tol[1]), "scaled" in tol
+
+    def run_with(change):
+        d = tmp_path / change
+        shutil.copytree(out, d)
+        return d
+
+    # A sampled gradient (ResNet-18's largest) with one sampled element off;
+    # one with 2000 elements off the sample wrong (a corrupted region the
+    # sample misses: the sum / L2 bounds find it); a missing output, a
+    # wrongly shaped one.
+    s = np.load(os.path.join(ref, "stage4_unit2_conv2_weight_grad.sample.npz"))
+    key = "stage4_unit2_conv2_weight_grad.npy"
+    d = run_with("sampled")
+    a = np.load(d / key)
+    a.reshape(-1)[s["idx"][7]] += 0.01 * float(s["amax"])
+    np.save(d / key, a)
+    assert compare.compare(ref, str(d), "r", rtol, atol, scaled, out=io.StringIO()) == 1
+    d = run_with("unsampled")
+    a = np.load(d / key)
+    off = np.setdiff1d(np.arange(a.size), s["idx"])[:2000]
+    a.reshape(-1)[off] += 3 * float(s["amax"])
+    np.save(d / key, a)
+    assert compare.compare(ref, str(d), "r", rtol, atol, scaled, out=io.StringIO()) == 1
+    d = run_with("missing")
+    os.remove(d / "fc1_bias_grad.npy")
+    assert compare.compare(ref, str(d), "r", rtol, atol, scaled, out=io.StringIO()) == 1
+    d = run_with("shape")
+    np.save(d / "fc1_bias_grad.npy", np.zeros(3, np.float32))
+    assert compare.compare(ref, str(d), "r", rtol, atol, scaled, out=io.StringIO()) == 1
+    assert compare.compare(ref, out, "r", rtol, atol, scaled, out=io.StringIO()) == 0
