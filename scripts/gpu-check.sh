@@ -9,14 +9,18 @@
 #                                  test/gpu/models.py's graphs with
 #                                  `mxc compile --target cuda`, computes their
 #                                  reference outputs with mxc's CPU backend,
-#                                  builds the benchmark; all into
-#                                  build-gpu/check/ (~2 MB).
+#                                  builds the benchmarks (fused elementwise
+#                                  bandwidth; a ResNet-50 training step);
+#                                  all into build-gpu/check/ (~55 MB: the
+#                                  device tool carries up to 64 MiB).
 #   scripts/gpu-check.sh run       on the machine with the GPU, from the
 #                                  repository root, with build-gpu/check
 #                                  carried there: the runtime's GPU tests,
 #                                  the clean-error path without a driver, each
 #                                  model's outputs against the CPU's, the
-#                                  benchmark. Writes $OUT/gpu-report.md (or
+#                                  benchmarks (PyTorch eager's ResNet-50
+#                                  step beside mxc's, where the machine has
+#                                  torch). Writes $OUT/gpu-report.md (or
 #                                  build-gpu/check/gpu-report.md); exits
 #                                  non-zero if anything failed.
 #   scripts/gpu-check.sh selftest  here, after prepare: the models' half of
@@ -80,6 +84,18 @@ JSON
       -o "$CHECK/bin/elementwise_bandwidth_$shape"
   done
   rm -f "$CHECK/bench.o"
+  # The training benchmark: ResNet-50 (resnet.py's graph), batch 64, one
+  # training step (forward + backward) on the GPU; PyTorch eager's is timed
+  # on the device machine by bench/gpu/torch_train_step.py.
+  "$ROOT/.venv/bin/python" -c "import sys; sys.path.insert(0, '$ROOT/tools/zoo'); import mxnet_zoo as z
+open('$CHECK/resnet50-symbol.json', 'w').write(z.dumps(z.to_graph(z.resnet(50, 1000))))"
+  "$ROOT/build/bin/mxc" compile "$CHECK/resnet50-symbol.json" --shape data=64,3,224,224 \
+    --shape softmax_label=64 --train --weights inputs --target cuda --cuda-arch sm_90 \
+    --emit obj -o "$CHECK/resnet50.o"
+  c++ -std=c++17 -O2 -I"$ROOT/runtime/include" "$ROOT/bench/gpu/train_step.cc" \
+    "$CHECK/resnet50.o" -L"$CHECK/bin" -lmxc_runtime -Wl,-rpath,'$ORIGIN' \
+    -o "$CHECK/bin/train_step_resnet50"
+  rm -f "$CHECK/resnet50.o" "$CHECK/resnet50.h"
   du -sh "$CHECK"
 }
 
@@ -199,6 +215,10 @@ print(":".join(dirs))' 2>/dev/null || true)"
     echo "-- ${b##*_} (threads a block x elements a thread)" >>"$report"
     if ! "$b" 50 >>"$report" 2>&1; then fails=$((fails + 1)); fi
   done
+  endsection
+  section "benchmark: ResNet-50 training step, batch 64, 224x224 (forward + backward, f32, no TF32)"
+  if ! "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then fails=$((fails + 1)); fi
+  "$PY" "$ROOT/bench/gpu/torch_train_step.py" 64 3 >>"$report" 2>&1 || true
   endsection
   printf '\n%s\n' "$([ $fails -eq 0 ] && echo "gpu-check: PASSED" || echo "gpu-check: FAILED ($fails)")" >>"$report"
   cat "$report"

@@ -16,7 +16,8 @@ The training graphs (TRAINING) are training steps: `mxc compile --train
 (is_train=True) and backward with ones as head gradients, outputs the heads
 and every parameter's gradient <param>_grad. Their inputs, weights included,
 are drawn from OUTDIR/<name>.gen.json by test/gpu/inputs.py (where they are
-used: on the device machine too) instead of being written to <name>.in/, and
+used: on the device machine too) instead of being written to <name>.in/ (as
+are the inputs of the inference graphs in DRAWN_INPUTS), and
 references of more than 65536 elements are samples (<output>.sample.npz,
 compare.save_reference): ResNet-18's weights and gradients would not fit the
 device tool's transfer.
@@ -193,6 +194,9 @@ def resnet18_train():
 MODELS = {"unary": unary, "broadcast": broadcast, "reductions": reductions,
           "softmax": softmax, "fused_chain": fused_chain, "mlp": mlp, "matmul": matmul,
           "convnet": convnet}
+# Inference graphs whose inputs are drawn where they run (<name>.gen.json,
+# U[-1, 1)) instead of carried: fused_chain's two 8.6 MB arrays.
+DRAWN_INPUTS = {"fused_chain"}
 TRAINING = {"lenet_train": lenet_train, "convnet_train": convnet_train,
             "resnet18_train": resnet18_train}
 # (rtol, atol) of the gradients, rtol relative to each array's largest
@@ -272,6 +276,13 @@ def main(outdir, names=None):
         inputs = {k: (rng.standard_normal(v) / (np.sqrt(np.prod(v[1:]))
                                                  if k.endswith(("_weight", "_w")) else 1))
                   .astype(np.float32) for k, v in shapes.items()}
+        drawn = name in DRAWN_INPUTS
+        if drawn:
+            specs = {k: {"shape": list(v), "kind": "uniform", "seed": i + 1}
+                     for i, (k, v) in enumerate(shapes.items())}
+            with open(os.path.join(outdir, name + ".gen.json"), "w") as f:
+                json.dump(specs, f, indent=1)
+            inputs = gen_inputs.generate(specs)
         if "bn_v" in inputs:  # a variance
             inputs["bn_v"] = np.abs(inputs["bn_v"]) + 0.5
         exe = s.simple_bind(mx.cpu(), grad_req="null", **shapes)
@@ -281,9 +292,10 @@ def main(outdir, names=None):
         if aux:
             mxc_testing.write_params(os.path.join(outdir, name + "-0000.params"),
                                      {"aux:" + k: v for k, v in aux.items()})
-        os.makedirs(os.path.join(outdir, name + ".in"), exist_ok=True)
+        if not drawn:
+            os.makedirs(os.path.join(outdir, name + ".in"), exist_ok=True)
         for k, v in inputs.items():
-            if k not in aux:
+            if k not in aux and not drawn:
                 np.save(os.path.join(outdir, name + ".in", k + ".npy"), v)
         for k, v in inputs.items():  # auxiliary states (BatchNorm's moving stats) too
             (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v
