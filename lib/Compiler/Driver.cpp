@@ -243,6 +243,12 @@ cl::opt<bool> reportTrain(
     cl::desc("Plan the training graph: forward(is_train=True) + backward "
              "(mx-autodiff) with gradients of every parameter"),
     cl::sub(memoryReportCmd));
+cl::opt<bool> splitReductionsOpt(
+    cl::cat(mxcCategory), "split-reductions", cl::Hidden,
+    cl::desc("Split long reductions with few outputs into partial and final "
+             "reductions (mxc-split-reductions; always on for --target cuda): "
+             "on the CPU, to test the transformation"),
+    cl::sub(runCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache (run: graphs and kernels; compile: "
@@ -589,6 +595,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.blockedLayout = !noBlockedLayout;
       o.parallelLoops = !noParallelLoops;
       o.memoryPlan = memoryPlanOpt;
+      o.splitReductions = splitReductionsOpt;
     };
     if (memoryReportCmd) {
       MemoryReportOptions o;

@@ -182,5 +182,6 @@ PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
   pipeline.blockedLayout = pipeline.blockedLayout && opts.blockedLayout;
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.memoryPlan = opts.memoryPlan;
+  pipeline.splitReductions = opts.splitReductions;
   return pipeline;
 }

@@ -111,6 +111,9 @@ struct CompileCommandOptions {
   bool parallelLoops = true;
   /// mx-plan-memory strategy: none | inplace | coshare | both (--memory-plan).
   std::string memoryPlan = "both";
+  /// mxc-split-reductions for the CPU too (--split-reductions, hidden: it
+  /// tests the GPU target's transformation where it can run).
+  bool splitReductions = false;
 };
 
 struct RunCommandOptions : CompileCommandOptions {

@@ -250,6 +250,7 @@ std::string mxc::PipelineOptions::describe() const {
   return "entry=" + entrySymbol + " fuse=" + (fuseElementwise ? "1" : "0") +
          " reassoc=" + (fastReductions ? "1" : "0") +
          " approx=" + (approximateMath ? "1" : "0") +
+         " split-red=" + (splitReductions ? "1" : "0") +
          " par=" + (parallelLoops ? "1" : "0") + " O" +
          std::to_string(optLevel) + " outputs=" + list(outputs) +
          " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
@@ -439,6 +440,10 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
   std::string pipeline = "convert-mx-to-linalg, canonicalize, cse";
   if (opts.fuseElementwise)
     pipeline += ", mxc-fuse-elementwise-ops, canonicalize, cse";
+  // On the GPU a reduction's outputs are its threads: long reductions with
+  // few outputs are split (BatchNorm's statistics in training).
+  if (opts.splitReductions || !opts.cudaArch.empty())
+    pipeline += ", func.func(mxc-split-reductions), canonicalize, cse";
   return runPipeline(module, pipeline);
 }
 

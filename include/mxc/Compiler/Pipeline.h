@@ -90,6 +90,11 @@ struct PipelineOptions {
   /// f32/f16 exp, log, tanh, erf as MLIR's polynomial approximations
   /// (vectorizable) instead of libm calls.
   bool approximateMath = true;
+  /// Split long reductions with few outputs into partial and final
+  /// reductions (mxc-split-reductions): on for the CUDA target, where a
+  /// reduction's outputs are its threads; for the CPU only to test the
+  /// transformation (`mxc run --split-reductions`).
+  bool splitReductions = false;
   /// Run the outermost parallel loop nests of each step on the kernel
   /// threads (mxc-parallel-loops, runtime/src/kernels/parallel.h).
   bool parallelLoops = true;

@@ -324,3 +324,41 @@ def test_the_comparison_fails_on_a_wrong_output(host_training_runs, tmp_path):
     np.save(d / "fc1_bias_grad.npy", np.zeros(3, np.float32))
     assert compare.compare(ref, str(d), "r", rtol, atol, scaled, out=io.StringIO()) == 1
     assert compare.compare(ref, out, "r", rtol, atol, scaled, out=io.StringIO()) == 0
+
+
+@pytest.mark.parametrize("name", ["reductions", "softmax", "convnet_train", "resnet18_train"])
+def test_split_reductions_keep_the_results(graphs, name, tmp_path):
+    """mxc-split-reductions (on for --target cuda: a reduction's outputs are
+    its GPU threads) is target-independent, so the CPU checks its numerics:
+    `mxc run --split-reductions` gives the unsplit graph's results within
+    float rounding (partial sums: some bits differ, which shows the split
+    ran), for reductions over every axis, softmax, and training steps'
+    BatchNorm statistics and gradients."""
+    args = [os.path.join(graphs, name + "-symbol.json")]
+    with open(os.path.join(graphs, name + ".shapes")) as f:
+        args += f.read().split()
+    indir = os.path.join(graphs, name + ".in")
+    if name in models.TRAINING:
+        args.append("--train")
+        indir = str(tmp_path / "in")
+        inputs.main(os.path.join(graphs, name + ".gen.json"), indir)
+    for f in sorted(glob.glob(os.path.join(indir, "*.npy"))):
+        args += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
+    outs = {}
+    for mode in ("plain", "split"):
+        out = str(tmp_path / mode)
+        p = _mxc("run", *args, *(["--split-reductions"] if mode == "split" else []),
+                 "--output-dir", out)
+        assert p.returncode == 0, p.stderr
+        outs[mode] = {os.path.basename(f): np.load(f) for f in glob.glob(out + "/*.npy")}
+    assert outs["plain"].keys() == outs["split"].keys() and outs["plain"]
+    differ = 0
+    for k, a in outs["plain"].items():
+        b = outs["split"][k]
+        # Gradients relative to their array's scale (compare.py's `scaled`);
+        # a bias before BatchNorm has a zero gradient, rounding noise.
+        ok, err = compare.check(a, b, 1e-4, 5e-5 if name in models.TRAINING else 1e-6,
+                                scaled=name in models.TRAINING)
+        assert ok, (k, err)
+        differ += int(not np.array_equal(a, b))
+    assert differ > 0, "the split changed no bit: did mxc-split-reductions run?"

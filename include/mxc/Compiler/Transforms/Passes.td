@@ -569,6 +569,46 @@ def GPUParallelDimsFirstPass
                            "mlir::scf::SCFDialect"];
 }
 
+def SplitReductionsPass : Pass<"mxc-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split long reductions with few outputs into partial and final reductions (GPU target)";
+  let description = [{
+    For the CUDA target, on tensors, before bufferization: a `linalg.generic`
+    reduction whose parallel dimensions give fewer than `target-threads`
+    outputs (BatchNorm's per-channel sums in training: 64 channels over
+    64x112x112 elements; a full sum: one output) would run on that few GPU
+    threads, each walking its whole reduction. Such an op, with one output,
+    static shapes, no `linalg.index` and a body `yield combiner(expr, acc)`
+    whose combiner has a neutral element (`arith::getNeutralElement`: addf,
+    mulf, max / min, ...), becomes
+
+    1. a partial reduction: its innermost reduction dimension d (extent E) is
+       split as d = d_o * C + d_i with C a divisor of E (the largest up to
+       ceil(target-threads / outputs), at most `max-chunks`); d_i is a new
+       innermost parallel dimension, so C times as many threads each reduce
+       E / C elements of d, neighbouring threads reading neighbouring
+       elements (coalesced), into a new tensor of the output's shape x C
+       filled with the neutral element;
+    2. a final reduction of those C partials per output into the original
+       output (its initial value kept), with the same combiner.
+
+    Adjacent dimensions of one iterator type that every operand walks
+    contiguously are merged first (BatchNorm's H and W), so that d is long.
+    Reductions shorter than `min-reduction` elements and ops that do not
+    match are left alone. Float sums change order (partial sums), as any
+    parallel reduction does.
+  }];
+  let options = [
+    Option<"targetThreads", "target-threads", "int64_t", /*default=*/"32768",
+           "Split reductions with fewer outputs than this">,
+    Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"1024",
+           "At most this many partial results an output">,
+    Option<"minReduction", "min-reduction", "int64_t", /*default=*/"256",
+           "Leave reductions of fewer elements an output alone">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def GPUCollapseParallelLoopsPass
     : Pass<"mxc-gpu-collapse-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Collapse each outermost scf.parallel to one dimension (GPU target)";
