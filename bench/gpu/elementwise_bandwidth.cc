@@ -7,10 +7,9 @@
 // the ratio; exits non-zero if the kernel's output is wrong.
 //
 //   elementwise_bandwidth [REPEAT]
-#include "mxc/runtime/compiled_module.h"
-#include "mxc/runtime/cuda.h"
+#include "linked_plan.h"
+
 #include "mxc/runtime/ndarray.h"
-#include "mxc/runtime/plan.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,8 +18,6 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
-
-extern "C" const mxc_model_desc mxc_model_descriptor;
 
 namespace rt = mxc::runtime;
 
@@ -33,16 +30,9 @@ double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
 int main(int argc, char **argv) {
   int repeat = argc > 1 ? std::atoi(argv[1]) : 50;
   try {
-    rt::cuda::requireDevice(0);
-    const mxc_model_desc &d = mxc_model_descriptor;
-    rt::KernelTable kernels(d.kernels, size_t(d.num_kernels));
-    rt::PlanError err;
-    std::optional<rt::Plan> plan = rt::Plan::parse(d.plan, &err, &kernels);
-    if (!plan) {
-      std::fprintf(stderr, "plan: %s\n", err.str().c_str());
-      return 1;
-    }
-    rt::Executor exec(*plan, kernels);
+    std::unique_ptr<mxc_bench::LinkedPlan> linked = mxc_bench::loadLinkedPlan();
+    const rt::Plan *plan = &linked->plan;
+    rt::Executor &exec = *linked->executor;
     rt::Device gpu = rt::Device::gpu(0);
     std::mt19937 gen(3);
     std::normal_distribution<float> normal;

@@ -51,8 +51,19 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp g) {
 struct SplitReductionsPass : mxc::impl::SplitReductionsPassBase<SplitReductionsPass> {
   using SplitReductionsPassBase::SplitReductionsPassBase;
 
-  /// Whether `g` is a candidate at all (before any rewrite).
-  static bool candidate(linalg::GenericOp g) {
+  /// The number of outputs (the product of the parallel loops' extents) and
+  /// of elements each reduces (the reduction loops').
+  static std::pair<int64_t, int64_t> outputsAndReduced(linalg::GenericOp g) {
+    int64_t outputs = 1, reduced = 1;
+    SmallVector<utils::IteratorType> its = g.getIteratorTypesArray();
+    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+    for (size_t i = 0; i < ranges.size(); ++i)
+      (its[i] == utils::IteratorType::parallel ? outputs : reduced) *= ranges[i];
+    return {outputs, reduced};
+  }
+
+  /// Whether `g` is worth splitting and can be (before any rewrite).
+  bool candidate(linalg::GenericOp g) const {
     if (!g.hasPureTensorSemantics() || g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
         g.getNumReductionLoops() == 0)
       return false;
@@ -63,6 +74,9 @@ struct SplitReductionsPass : mxc::impl::SplitReductionsPassBase<SplitReductionsP
       return false;
     if (!llvm::all_of(g.getIndexingMapsArray(),
                       [](AffineMap m) { return m.isProjectedPermutation(); }))
+      return false;
+    auto [outputs, reduced] = outputsAndReduced(g);
+    if (reduced < minReduction || outputs >= targetThreads)
       return false;
     return matchCombiner(g).has_value();
   }
@@ -99,17 +113,12 @@ struct SplitReductionsPass : mxc::impl::SplitReductionsPassBase<SplitReductionsP
       return;
     SmallVector<int64_t> ranges = g.getStaticLoopRanges();
     SmallVector<utils::IteratorType> its = g.getIteratorTypesArray();
-    int64_t outputs = 1, reduced = 1;
-    int d = -1;
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      if (its[i] == utils::IteratorType::parallel) {
-        outputs *= ranges[i];
-      } else {
-        reduced *= ranges[i];
-        d = int(i); // the innermost reduction loop
-      }
-    }
-    if (d < 0 || reduced < minReduction || outputs >= targetThreads)
+    int64_t outputs = outputsAndReduced(g).first;
+    int d = -1; // the innermost reduction loop
+    for (size_t i = 0; i < its.size(); ++i)
+      if (its[i] == utils::IteratorType::reduction)
+        d = int(i);
+    if (d < 0)
       return;
     int64_t extent = ranges[size_t(d)];
     int64_t want = std::min<int64_t>(maxChunks, (targetThreads + outputs - 1) / outputs);

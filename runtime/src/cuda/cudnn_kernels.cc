@@ -138,6 +138,23 @@ auto chooseAlgorithm(const Perf *perf, int found, bool f32, bool tf32, const cha
   throw Error(std::string("cuDNN has no ") + what + " algorithm for this convolution");
 }
 
+/// cuDNN's ranked algorithms of one direction (`query(count, &found,
+/// perf)`), the first usable one (chooseAlgorithm) into `algo` and its
+/// workspace size (`workspaceSize(algo, &bytes)`) into `workspace`.
+template <typename Perf, typename Query, typename WorkspaceSize, typename Algo>
+void selectAlgorithm(Query query, WorkspaceSize workspaceSize, bool f32, bool tf32,
+                     const char *what, Algo &algo, size_t &workspace) {
+  static_assert(CUDNN_CONVOLUTION_FWD_ALGO_COUNT <= 16 &&
+                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT <= 16 &&
+                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT <= 16,
+                "perf below holds every algorithm");
+  Perf perf[16];
+  int found = 0;
+  query(16, &found, perf);
+  algo = chooseAlgorithm(perf, found, f32, tf32, what);
+  workspaceSize(algo, &workspace);
+}
+
 /// The calling thread's workspace on the device, grown as needed.
 void *workspace(int device, size_t bytes) {
   thread_local std::map<int, Storage> blocks;
@@ -208,46 +225,46 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
                                                                               : CUDNN_DEFAULT_MATH),
            "cudnnSetConvolutionMathType");
   bool f32 = sizeof(T) == 4;
-  switch (g[24]) {
-  case kForward: {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int found = 0;
-    checkDnn(c.cudnnGetConvolutionForwardAlgorithm_v7(h, p.x, p.w, p.conv, p.y,
-                                                      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
-                                                      perf),
-             "cudnnGetConvolutionForwardAlgorithm_v7");
-    p.forward = chooseAlgorithm(perf, found, f32, tf32, "forward");
-    checkDnn(c.cudnnGetConvolutionForwardWorkspaceSize(h, p.x, p.w, p.conv, p.y, p.forward,
-                                                       &p.workspace),
-             "cudnnGetConvolutionForwardWorkspaceSize");
-    break;
-  }
-  case kBackwardData: {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    int found = 0;
-    checkDnn(c.cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                 h, p.w, p.y, p.conv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf),
-             "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-    p.backwardData = chooseAlgorithm(perf, found, f32, tf32, "backward-data");
-    checkDnn(c.cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w, p.y, p.conv, p.x,
-                                                            p.backwardData, &p.workspace),
-             "cudnnGetConvolutionBackwardDataWorkspaceSize");
-    break;
-  }
-  default: {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    int found = 0;
-    checkDnn(c.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                 h, p.x, p.y, p.conv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found,
-                 perf),
-             "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-    p.backwardFilter = chooseAlgorithm(perf, found, f32, tf32, "backward-filter");
-    checkDnn(c.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x, p.y, p.conv, p.w,
-                                                              p.backwardFilter, &p.workspace),
-             "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-    break;
-  }
-  }
+  // cuDNN's ranked algorithms for the plan's direction, the first usable
+  // one (chooseAlgorithm) and its workspace size.
+  if (g[24] == kForward)
+    selectAlgorithm<cudnnConvolutionFwdAlgoPerf_t>(
+        [&](int n, int *found, cudnnConvolutionFwdAlgoPerf_t *perf) {
+          checkDnn(c.cudnnGetConvolutionForwardAlgorithm_v7(h, p.x, p.w, p.conv, p.y, n, found,
+                                                            perf),
+                   "cudnnGetConvolutionForwardAlgorithm_v7");
+        },
+        [&](cudnnConvolutionFwdAlgo_t a, size_t *bytes) {
+          checkDnn(c.cudnnGetConvolutionForwardWorkspaceSize(h, p.x, p.w, p.conv, p.y, a, bytes),
+                   "cudnnGetConvolutionForwardWorkspaceSize");
+        },
+        f32, tf32, "forward", p.forward, p.workspace);
+  else if (g[24] == kBackwardData)
+    selectAlgorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
+        [&](int n, int *found, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
+          checkDnn(c.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p.w, p.y, p.conv, p.x, n,
+                                                                 found, perf),
+                   "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+        },
+        [&](cudnnConvolutionBwdDataAlgo_t a, size_t *bytes) {
+          checkDnn(c.cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w, p.y, p.conv, p.x, a,
+                                                                  bytes),
+                   "cudnnGetConvolutionBackwardDataWorkspaceSize");
+        },
+        f32, tf32, "backward-data", p.backwardData, p.workspace);
+  else
+    selectAlgorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
+        [&](int n, int *found, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
+          checkDnn(c.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p.x, p.y, p.conv, p.w, n,
+                                                                   found, perf),
+                   "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+        },
+        [&](cudnnConvolutionBwdFilterAlgo_t a, size_t *bytes) {
+          checkDnn(c.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x, p.y, p.conv, p.w, a,
+                                                                    bytes),
+                   "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+        },
+        f32, tf32, "backward-filter", p.backwardFilter, p.workspace);
   return plans[g] = p;
 }
 
@@ -314,11 +331,11 @@ const PoolPlan &poolPlan(const PoolGeometry &g) {
   cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
   // (planes, 1, d, h, w): pooling is per plane; 2-D windows as 4-D tensors.
   bool twoD = inD == 1 && kD == 1 && outD == 1 && pD == 0;
-  int nb = twoD ? 4 : 5;
+  int nb = twoD ? 4 : 5, n = int(planes);
   auto tensor = [&](cudnnTensorDescriptor_t &t, int64_t d, int64_t hh, int64_t w) {
-    std::array<int, 5> dims = {int(planes), 1, int(d), int(hh), int(w)};
+    std::array<int, 5> dims = {n, 1, int(d), int(hh), int(w)};
     if (twoD)
-      dims = {int(planes), 1, int(hh), int(w), 1};
+      dims = {n, 1, int(hh), int(w), 1};
     std::array<int, 5> strides{};
     strides[nb - 1] = 1;
     for (int i = nb - 2; i >= 0; --i)
