@@ -157,14 +157,17 @@ def lenet_train():
 
 def convnet_train():
     """Every GPU gradient twin: padded, strided, grouped, depthwise and 1x1
-    convolutions, training-mode BatchNorm (batch statistics, generated
-    reductions), avg pooling with and without the padding counted, sum
-    pooling, global average pooling, a classifier."""
+    convolutions, a Deconvolution (forward: cuDNN's convolution data
+    gradient; weight gradient: its filter gradient), training-mode BatchNorm
+    (batch statistics, split reductions), avg pooling with and without the
+    padding counted, sum pooling, global average pooling, a classifier."""
     x = sym.var("data")
     h = sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=16, name="c1")
     h = sym.BatchNorm(h, fix_gamma=False, name="bn1")
     h = sym.Activation(h, act_type="relu", name="r1")
     h = sym.Pooling(h, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg", name="p1")
+    h = sym.Deconvolution(h, kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=16,
+                          no_bias=True, name="up2")
     h = sym.Convolution(h, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=32, num_group=4,
                         no_bias=True, name="c2")
     h = sym.Activation(h, act_type="relu", name="r2")

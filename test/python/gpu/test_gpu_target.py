@@ -175,9 +175,10 @@ def test_bad_cuda_options_are_one_line_errors(graphs, args, message, tmp_path):
 
 
 def test_training_steps_call_the_cudnn_gradient_kernels(graphs, tmp_path):
-    """Convolution gradients (data and weights) and pooling gradients (max,
-    avg with and without the padding, sum) become calls of the runtime's cuDNN
-    kernels from the host code; no CPU library kernel is left."""
+    """Convolution gradients (data and weights; a Deconvolution's forward is
+    the data gradient) and pooling gradients (max, avg with and without the
+    padding, sum) become calls of the runtime's cuDNN kernels from the host
+    code; no CPU library kernel is left."""
     out = str(tmp_path / "convnet_train.ll")
     p = _mxc("compile", os.path.join(graphs, "convnet_train-symbol.json"),
              *_shape_args(graphs, "convnet_train"), "--target", "cuda", "--emit", "llvm",
