@@ -209,6 +209,15 @@ print(":".join(dirs))' 2>/dev/null || true)"
   run_models "$CHECK/models" "$CHECK/models" "$out" >>"$report" 2>&1 || bad=$?
   fails=$((fails + bad))
   endsection
+  # The same, each step its own engine operation waiting for its stream
+  # (no bulk run, no StreamBatch): where the section above fails, this one
+  # tells whether the bulk GPU path is the cause, and names the step.
+  section "models, a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0)"
+  bad=0
+  MXC_EXEC_BULK_EXEC_INFERENCE=0 run_models "$CHECK/models" "$CHECK/models" "$out" \
+    >>"$report" 2>&1 || bad=$?
+  fails=$((fails + bad))
+  endsection
 
   section "benchmark: fused elementwise against a device-to-device copy"
   for b in "$CHECK"/bin/elementwise_bandwidth_*; do
@@ -218,6 +227,8 @@ print(":".join(dirs))' 2>/dev/null || true)"
   endsection
   section "benchmark: ResNet-50 training step, batch 64, 224x224 (forward + backward, f32, no TF32)"
   if ! "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then fails=$((fails + 1)); fi
+  echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step waits for its stream)" >>"$report"
+  MXC_EXEC_BULK_EXEC_INFERENCE=0 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 || true
   "$PY" "$ROOT/bench/gpu/torch_train_step.py" 64 3 >>"$report" 2>&1 || true
   endsection
   printf '\n%s\n' "$([ $fails -eq 0 ] && echo "gpu-check: PASSED" || echo "gpu-check: FAILED ($fails)")" >>"$report"

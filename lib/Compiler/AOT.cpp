@@ -166,7 +166,7 @@ llvm::Error aot::addModelDescriptor(llvm::Module &m, const EntrySignature &sig,
     return error("internal error: no " + runtime::planSymbol(opts.entrySymbol) +
                  " / " + runtime::kernelTableSymbol(opts.entrySymbol) +
                  " in the LLVM module");
-  auto *tableTy = dyn_cast<llvm::ArrayType>(kernels->getValueType());
+  auto *tableTy = llvm::dyn_cast<llvm::ArrayType>(kernels->getValueType());
   if (!tableTy)
     return error("internal error: the kernel table is not an array");
   auto string = [&](StringRef s, StringRef name) -> llvm::Constant * {

@@ -3,10 +3,13 @@
 // gpu arrays on both engines, and loading / launching PTX. Tests that need a
 // GPU skip with the reason on machines without one (scripts/gpu-check.sh
 // runs them on a lent H200).
+#include "mxc/runtime/c_api.h"
+#include "mxc/runtime/compiled_module.h"
 #include "mxc/runtime/cuda.h"
 #include "mxc/runtime/engine.h"
 #include "mxc/runtime/error.h"
 #include "mxc/runtime/ndarray.h"
+#include "mxc/runtime/plan.h"
 #include "mxc/runtime/storage.h"
 
 #include <gtest/gtest.h>
@@ -56,6 +59,60 @@ DONE:
   ret;
 }
 )";
+
+// y[i] = a * x[i] + 1 for i < n (the bulk-run test's steps).
+const char *const kAffinePtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry affine(.param .u64 x, .param .u64 y, .param .f32 a, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [y];
+  ld.param.f32 %f1, [a];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  add.s64 %rd7, %rd4, %rd5;
+  ld.global.f32 %f2, [%rd6];
+  fma.rn.f32 %f3, %f1, %f2, 0f3F800000;
+  st.global.f32 [%rd7], %f3;
+DONE:
+  ret;
+}
+)";
+
+// Kernels of the bulk-run test's GPU plan (the kernel ABI: reads, then
+// writes): y = 2x + 1 on 1000 floats, ending as every GPU step does, with
+// cuda::synchronize (which a bulk run's StreamBatch defers); and a step
+// that reports a failure.
+constexpr unsigned kBulkN = 1000;
+const cuda::Module *gAffine = nullptr;
+void affineStep(void **buffers) {
+  float a = 2.0f;
+  unsigned count = kBulkN;
+  void *x = buffers[0], *y = buffers[1];
+  unsigned grid[3] = {(kBulkN + 127) / 128, 1, 1}, block[3] = {128, 1, 1};
+  gAffine->launch("affine", grid, block, {&x, &y, &a, &count});
+  cuda::synchronize(0);
+}
+void failingStep(void **buffers) {
+  affineStep(buffers);
+  mxcKernelReportError("no luck on the GPU");
+}
 
 std::string errorOf(const std::function<void()> &fn) {
   try {
@@ -206,6 +263,54 @@ TEST_P(CudaNDArray, LaunchesPtxAsAnEngineOperation) {
   EXPECT_NE(err.find("no kernel 'nope'"), std::string::npos) << err;
   err = errorOf([] { cuda::Module bad(0, ".version 8.0\n.target sm_90\nnot ptx"); });
   EXPECT_NE(err.find("loading PTX on gpu(0)"), std::string::npos) << err;
+}
+
+// A plan of several steps on one GPU runs in bulk (Executor::run: one
+// engine operation, the steps on one stream without waiting after each,
+// one wait at the end), on both engines; the result is the step-by-step
+// one; a failing step is named as step by step.
+TEST_P(CudaNDArray, BulkRunOfAGpuPlanWaitsOnceAndKeepsTheOrder) {
+  cuda::Module module(0, kAffinePtx);
+  gAffine = &module;
+  const mxc_kernel_entry rows[] = {{"affine", affineStep}, {"fails", failingStep}};
+  KernelTable kernels(rows, 2);
+  auto plan = [&](const char *second) {
+    std::string text = std::string(R"(mxc-plan 1
+arena 8192
+buffer x argument 0 float32 (1000,)
+buffer t1 arena 0 4000 float32 (1000,)
+buffer t2 arena 4096 4000 float32 (1000,)
+buffer y output 0 float32 (1000,)
+step a1 affine gpu(0) reads x writes t1
+step a2 )") + second + R"( gpu(0) reads t1 writes t2
+step a3 affine gpu(0) reads t2 writes y
+)";
+    PlanError err;
+    std::optional<Plan> p = Plan::parse(text, &err, &kernels);
+    EXPECT_TRUE(p) << err.str();
+    return *p;
+  };
+  std::vector<float> x(kBulkN);
+  for (unsigned i = 0; i < kBulkN; ++i)
+    x[i] = float(i) * 0.25f - 7;
+  NDArray dx({int64_t(kBulkN)}, DType::F32, Device::gpu(0), engine.get());
+  dx.copyFromHost(x.data(), kBulkN * sizeof(float));
+  Executor exec(plan("affine"), kernels, engine.get());
+  EXPECT_TRUE(exec.bulk());
+  exec.bind({dx});
+  for (int round = 0; round < 3; ++round) {
+    exec.run();
+    std::vector<float> y(kBulkN);
+    exec.output(0).copyToHost(y.data(), kBulkN * sizeof(float));
+    for (unsigned i = 0; i < kBulkN; ++i)
+      ASSERT_EQ(y[i], 2 * (2 * (2 * x[i] + 1) + 1) + 1) << i << " round " << round;
+  }
+  Executor failing(plan("fails"), kernels, engine.get());
+  failing.bind({dx});
+  std::string err = errorOf([&] { failing.run(); });
+  EXPECT_NE(err.find("step 'a2' (kernel 'fails') failed: no luck on the GPU"), std::string::npos)
+      << err;
+  gAffine = nullptr;
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, CudaNDArray, ::testing::Values("naive", "threaded"),

@@ -6,7 +6,8 @@
 // ("libcublas.so.13", then "libcublas.so"), like the driver, so a CUDA build
 // runs where there is none. The generated host code of a GPU step calls them
 // (lowerStepsForCuda renames the step's mxrt.kernel_call callees); they run on
-// the calling thread's stream of the device and return with it synchronised.
+// the calling thread's stream of the device and return with it synchronised
+// (cuda::synchronize; inside a bulk run's StreamBatch the run waits instead).
 // Failures are reported with mxcKernelReportError (the step fails).
 //
 // f32 GEMMs use CUBLAS_DEFAULT_MATH, i.e. no TF32 (MXNet's default f32

@@ -7,7 +7,9 @@
 // an operation's writes are complete when the engine marks them done (as
 // MXNet's synchronous GPU operators); overlap comes from the engine running
 // copies (gpu-copy-to / gpu-copy-from lanes) and compute on different
-// threads, hence different streams.
+// threads, hence different streams. A bulk run of a GPU plan (one engine
+// operation running every step, Executor::run) holds a StreamBatch: its
+// steps leave the thread's one stream running and the run waits once.
 #include "internal.h"
 
 #include "../storage/pooled_storage.h"
@@ -16,7 +18,11 @@
 #include "mxc/runtime/ndarray.h"
 #include "mxc/runtime/storage.h"
 
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <string>
+#include <vector>
 #include <mutex>
 #include <unordered_map>
 
@@ -219,10 +225,83 @@ void memoryInfo(int id, size_t *freeBytes, size_t *totalBytes) {
     *totalBytes = t;
 }
 
-void synchronize(int id) {
+namespace {
+/// The StreamBatch of this thread: nesting depth and the devices whose
+/// stream has unwaited work.
+thread_local int tlsBatchDepth = 0;
+thread_local std::vector<int> tlsBatchDevices;
+} // namespace
+
+void synchronizeNow(int id) {
   const Driver &d = bind(id);
   check(d.cuStreamSynchronize(threadStream(id)), "cuStreamSynchronize");
 }
+
+bool deferSynchronize(int id) {
+  if (tlsBatchDepth == 0)
+    return false;
+  if (std::find(tlsBatchDevices.begin(), tlsBatchDevices.end(), id) == tlsBatchDevices.end())
+    tlsBatchDevices.push_back(id);
+  return true;
+}
+
+void synchronize(int id) {
+  if (!deferSynchronize(id))
+    synchronizeNow(id);
+}
+
+StreamBatch::StreamBatch() { ++tlsBatchDepth; }
+
+StreamBatch::~StreamBatch() {
+  if (finished_)
+    return;
+  try {
+    finish();
+  } catch (...) {
+    // finish() was not called: a step failed and the run reports that.
+  }
+}
+
+void StreamBatch::finish() {
+  finished_ = true;
+  if (--tlsBatchDepth > 0)
+    return; // an enclosing batch waits
+  std::vector<int> devices;
+  devices.swap(tlsBatchDevices);
+  for (int id : devices)
+    synchronizeNow(id);
+}
+
+} // namespace mxc::runtime::cuda
+
+// The executor's bulk runs of GPU plans call these through weak references
+// (executor.cc), so that a runtime linked without this file (every CPU
+// model executable: libmxc_model_rt.a's members are linked only if
+// referenced) does not pull the driver in.
+namespace {
+thread_local std::vector<std::unique_ptr<mxc::runtime::cuda::StreamBatch>> tlsBatches;
+thread_local std::string tlsBatchError;
+} // namespace
+
+extern "C" MXC_RUNTIME_API void mxc_cuda_stream_batch_begin(void) {
+  tlsBatches.push_back(std::make_unique<mxc::runtime::cuda::StreamBatch>());
+}
+
+extern "C" MXC_RUNTIME_API const char *mxc_cuda_stream_batch_finish(void) {
+  if (tlsBatches.empty())
+    return nullptr;
+  std::unique_ptr<mxc::runtime::cuda::StreamBatch> batch = std::move(tlsBatches.back());
+  tlsBatches.pop_back();
+  try {
+    batch->finish();
+  } catch (const std::exception &e) {
+    tlsBatchError = e.what();
+    return tlsBatchError.c_str();
+  }
+  return nullptr;
+}
+
+namespace mxc::runtime::cuda {
 
 struct Module::Impl {
   int device = 0;

@@ -22,6 +22,13 @@ const Driver &bindDevice(int id);
 CUstream streamOf(int id);
 /// The device mgpuSetDefaultDevice chose on this thread (0 by default).
 int mgpuCurrentDevice();
+/// Whether a StreamBatch lives on this thread; if so, notes that gpu(id)'s
+/// stream has work the batch's finish() must wait for (synchronize() and the
+/// generated steps' stream synchronisation then return at once).
+bool deferSynchronize(int id);
+/// Waits for the calling thread's stream on gpu(id), batch or not (before
+/// memory the stream may still use is given back).
+void synchronizeNow(int id);
 
 /// Whether MXC_CUDA_ALLOW_TF32=1: f32 GEMMs and convolutions may use TF32
 /// tensor cores (off by default: MXNet's f32 semantics).

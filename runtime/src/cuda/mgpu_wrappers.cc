@@ -132,7 +132,8 @@ MXC_MGPU_API CUstream mgpuStreamCreate() {
 MXC_MGPU_API void mgpuStreamDestroy(CUstream) {}
 
 MXC_MGPU_API void mgpuStreamSynchronize(CUstream stream) {
-  if (!stream)
+  // Inside a bulk run (StreamBatch) the run waits once, at its end.
+  if (!stream || deferSynchronize(tlsDevice))
     return;
   guarded("GPU kernel", [&] {
     check(bindDevice(tlsDevice).cuStreamSynchronize(stream), "cuStreamSynchronize");

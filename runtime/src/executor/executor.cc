@@ -12,10 +12,17 @@
 
 namespace mxc::runtime {
 
+// cuda_device.cc's stream batches (cuda::StreamBatch), weak: a runtime
+// without the CUDA backend (a CPU model executable) does not link it, and
+// has no GPU plan to batch. finish returns nullptr or the device's error.
+extern "C" void mxc_cuda_stream_batch_begin(void) __attribute__((weak));
+extern "C" const char *mxc_cuda_stream_batch_finish(void) __attribute__((weak));
+
 namespace {
 // The kernel ABI's error channel: set by reportKernelError on the thread that
 // runs a kernel, checked by the executor when the kernel returns.
 thread_local std::optional<std::string> tlsKernelError;
+
 
 // Appends `v` to `vars` unless it is there already.
 void addUnique(std::vector<VarHandle> &vars, VarHandle v) {
@@ -90,11 +97,20 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
   }
   // Bulk execution for run(): several steps, every one on the CPU, and an
   // engine whose single CPU worker would run them one after another anyway.
-  bulk_ = plan_.steps.size() > 1 && bulkInference() &&
-          engine_->numCpuWorkers() == 1 &&
-          std::all_of(plan_.steps.begin(), plan_.steps.end(), [](const PlanStep &s) {
-            return s.device.kind == Device::Kind::CPU && !s.writes.empty();
-          });
+  // Or every step on one GPU: one thread's stream runs them in order
+  // either way, and the run waits for the device once (cuda::StreamBatch)
+  // instead of after each step.
+  bool allWrite = std::all_of(plan_.steps.begin(), plan_.steps.end(),
+                              [](const PlanStep &s) { return !s.writes.empty(); });
+  bool allCpu = std::all_of(plan_.steps.begin(), plan_.steps.end(), [](const PlanStep &s) {
+    return s.device.kind == Device::Kind::CPU;
+  });
+  Device firstDevice = plan_.steps.empty() ? Device::cpu() : plan_.steps.front().device;
+  gpuBulk_ = firstDevice.kind == Device::Kind::GPU &&
+             std::all_of(plan_.steps.begin(), plan_.steps.end(),
+                         [&](const PlanStep &s) { return s.device == firstDevice; });
+  bulk_ = plan_.steps.size() > 1 && bulkInference() && allWrite &&
+          ((allCpu && engine_->numCpuWorkers() == 1) || gpuBulk_);
   arguments_.resize(plan_.numArguments());
   outputs_.resize(plan_.numOutputs());
   for (size_t i = 0; i < arguments_.size(); ++i)
@@ -385,6 +401,15 @@ void Executor::runBulk() {
   auto failure = std::make_shared<std::optional<std::pair<size_t, std::string>>>();
   engine_->pushSync(
       [this, failure, writes](RunContext) {
+        auto fail = [&](size_t s, std::string msg) {
+          *failure = std::make_pair(s, msg);
+          engine_->pushSync([msg](RunContext) { throw Error(msg); }, plan_.steps[s].device, {},
+                            writes, FnProperty::Normal, 0, plan_.steps[s].name);
+        };
+        // A GPU plan's steps leave the stream running; the run waits once.
+        bool batched = gpuBulk_ && mxc_cuda_stream_batch_begin && mxc_cuda_stream_batch_finish;
+        if (batched)
+          mxc_cuda_stream_batch_begin();
         void **at = bulkPtrs_.data();
         for (size_t s = 0; s < plan_.steps.size(); ++s) {
           const PlanStep &step = plan_.steps[s];
@@ -398,12 +423,19 @@ void Executor::runBulk() {
           if (tlsKernelError) {
             std::string msg = std::move(*tlsKernelError);
             tlsKernelError.reset();
-            *failure = std::make_pair(s, msg);
-            engine_->pushSync([msg](RunContext) { throw Error(msg); }, step.device, {},
-                              writes, FnProperty::Normal, 0, step.name);
-            return;
+            if (batched)
+              mxc_cuda_stream_batch_finish(); // waits; the step's failure is reported
+            return fail(s, msg);
           }
         }
+        if (batched)
+          if (const char *err = mxc_cuda_stream_batch_finish())
+            // A kernel's fault shows when the run waits for the device: it
+            // is one of the steps, the last is named.
+            return fail(plan_.steps.size() - 1,
+                        std::string("the GPU reported at the end of the bulk run (run with "
+                                    "MXC_EXEC_BULK_EXEC_INFERENCE=0 to find the step): ") +
+                            err);
       },
       plan_.device(), std::move(reads), std::move(writes), FnProperty::Light, 0,
       kBulkOpName);

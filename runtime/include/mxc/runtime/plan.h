@@ -170,8 +170,12 @@ public:
   /// steps is pushed as one engine operation reading every argument and
   /// writing every output and arena buffer, which runs the steps in plan
   /// order (on the calling thread when its inputs are ready: it is Light);
-  /// the first failing step ends it. Not while the profiler runs, so that a
-  /// trace shows every step.
+  /// the first failing step ends it. A plan of several steps on one GPU
+  /// runs the same way (any number of workers): the steps go onto one
+  /// thread's stream without waiting for each (cuda::StreamBatch) and the
+  /// run waits for the device once; a fault the device reports then names
+  /// the last step. Not while the profiler runs, so that a trace shows
+  /// every step.
   void run();
   /// Whether run() pushes the plan as one operation (see run()).
   bool bulk() const { return bulk_; }
@@ -200,6 +204,8 @@ private:
   };
   Resolved resolveBuffers(const NDArray *arguments, const NDArray *outputs) const;
   bool bulk_ = false;
+  /// Bulk runs of a plan on one GPU (cuda::StreamBatch around the steps).
+  bool gpuBulk_ = false;
   /// Bulk runs: the buffers read and not written by any step, the buffers
   /// written (with the arena buffers overlapping them), and the steps'
   /// pointers of the current run.
