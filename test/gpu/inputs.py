@@ -17,6 +17,9 @@ KIND one of
   "small"          U[-1, 1) * 0.1                         (biases, beta)
   "gamma"          1 + U[-1, 1) * 0.1
   "label:N"        class labels 0 .. N-1 as float32 (MXNet's labels)
+  "range:LO:HI"    U[LO, HI) (an op's input domain)
+  "int:LO:HI"      whole numbers LO .. HI-1 as float32 (comparisons: ties)
+  "nonzero:LO:HI"  U[LO, HI) with |x| < 0.2 moved to 0.5 (divisors)
 """
 import json
 import os
@@ -51,6 +54,16 @@ def draw(spec):
         return (u * np.float32(0.1)).astype(np.float32)
     if kind == "gamma":
         return (np.float32(1) + u * np.float32(0.1)).astype(np.float32)
+    if kind.startswith(("range:", "nonzero:")):
+        lo, hi = (float(v) for v in kind.split(":")[1:3])
+        x = (np.float64(lo) + (u.astype(np.float64) + 1) / 2 * (hi - lo)).astype(np.float32)
+        if kind.startswith("nonzero:"):
+            x = np.where(np.abs(x) < 0.2, np.float32(0.5), x).astype(np.float32)
+        return x
+    if kind.startswith("int:"):
+        lo, hi = (int(v) for v in kind.split(":")[1:3])
+        return np.floor(lo + (u.astype(np.float64) + 1) / 2 * (hi - lo)).clip(lo, hi - 1) \
+            .astype(np.float32)
     if kind.startswith("label:"):
         classes = int(kind.split(":")[1])
         return np.floor((u.astype(np.float64) + 1) / 2 * classes).clip(0, classes - 1) \

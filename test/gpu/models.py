@@ -11,6 +11,10 @@ gradients: test/gpu/compare.py), OUTDIR/<name>-0000.params (auxiliary
 states, when the graph has some), OUTDIR/<name>.in/<input>.npy and
 OUTDIR/<name>.ref/<output>.npy.
 
+The op groups (test/gpu/ops.py's OPS: every operator of the CPU op tests
+that has a GPU path, one node each) have drawn inputs and float64
+references, like the training graphs.
+
 The training graphs (TRAINING) are training steps: `mxc compile --train
 --weights inputs` (OUTDIR/<name>.compile holds those arguments), forward
 (is_train=True) and backward with ones as head gradients, outputs the heads
@@ -36,6 +40,7 @@ sys.path.insert(0, HERE)
 import mxc_testing  # noqa: E402  (test/python: .params writer)
 import compare  # noqa: E402  (test/gpu: sampled references)
 import inputs as gen_inputs  # noqa: E402  (test/gpu: drawn inputs)
+import ops  # noqa: E402  (test/gpu: op coverage)
 
 sym = mx.sym
 
@@ -263,11 +268,44 @@ def write_training(outdir, name, build):
     print("%s: %d inputs drawn, training step" % (name, len(specs)))
 
 
+def write_op_group(outdir, name, build):
+    """An ops.OPS graph: every input drawn (<name>.gen.json), parameters and
+    auxiliary states inputs too (--weights inputs), references computed in
+    float64 from the same float32 values."""
+    s, shapes, kinds, tol = build()
+    s.save(os.path.join(outdir, name + "-symbol.json"))
+    with open(os.path.join(outdir, name + ".tol"), "w") as f:
+        f.write("%g %g\n" % tol)
+    with open(os.path.join(outdir, name + ".shapes"), "w") as f:
+        f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
+                         for k, v in shapes.items()) + "\n")
+    with open(os.path.join(outdir, name + ".compile"), "w") as f:
+        f.write("--weights inputs\n")
+    specs = {k: {"shape": list(v), "kind": kinds[k], "seed": 1000 + i}
+             for i, (k, v) in enumerate(shapes.items())}
+    with open(os.path.join(outdir, name + ".gen.json"), "w") as f:
+        json.dump(specs, f, indent=1)
+    values = gen_inputs.generate(specs)
+    exe = s.simple_bind(mx.cpu(), grad_req="null", type_dict={k: np.float64 for k in specs},
+                        **shapes)
+    for k, v in values.items():
+        (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v.astype(np.float64)
+    outs = exe.forward(is_train=False)
+    ref = os.path.join(outdir, name + ".ref")
+    os.makedirs(ref, exist_ok=True)
+    for oname, o in zip(s.list_outputs(), outs):
+        compare.save_reference(os.path.join(ref, oname), o.asnumpy())
+    print("%s: %d ops, %d inputs drawn" % (name, len(outs), len(specs)))
+
+
 def main(outdir, names=None):
     os.makedirs(outdir, exist_ok=True)
     for name, build in TRAINING.items():
         if not names or name in names:
             write_training(outdir, name, build)
+    for name, build in ops.OPS.items():
+        if not names or name in names:
+            write_op_group(outdir, name, build)
     rng = np.random.default_rng(7)
     for name, build in MODELS.items():
         if names and name not in names:

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -32,6 +33,7 @@ namespace mxc {
 #define GEN_PASS_DEF_GPUPARALLELDIMSFIRSTPASS
 #define GEN_PASS_DEF_GPUCOLLAPSEPARALLELLOOPSPASS
 #define GEN_PASS_DEF_GPUCHECKHOSTCODEPASS
+#define GEN_PASS_DEF_GPUEXPANDMATHPASS
 #include "mxc/Compiler/Transforms/Passes.h.inc"
 } // namespace mxc
 
@@ -235,6 +237,24 @@ struct GPUCollapseParallelLoopsPass
   }
 };
 
+struct GPUExpandMathPass : mxc::impl::GPUExpandMathPassBase<GPUExpandMathPass> {
+  void runOnOperation() override {
+    SmallVector<math::TruncOp> truncs;
+    getOperation().walk([&](math::TruncOp t) { truncs.push_back(t); });
+    for (math::TruncOp t : truncs) {
+      OpBuilder b(t);
+      Location loc = t.getLoc();
+      Value x = t.getOperand();
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(x.getType()));
+      Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+      Value up = math::CeilOp::create(b, loc, x);
+      Value down = math::FloorOp::create(b, loc, x);
+      t.replaceAllUsesWith(arith::SelectOp::create(b, loc, negative, up, down).getResult());
+      t.erase();
+    }
+  }
+};
+
 /// Ops a step may keep on the host: launches, the buffers' views and
 /// address arithmetic, constants, returns.
 bool allowedOnHost(Operation *op) {
@@ -284,6 +304,7 @@ std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef featu
                                      int64_t blockSize, int64_t elementsPerThread) {
   return (llvm::Twine("mxc-strided-copies-to-linalg{all=true},") +
           "func.func(mxc-gpu-parallel-dims-first, convert-linalg-to-parallel-loops,"
+          "  mxc-gpu-expand-math,"
           "  mxc-gpu-collapse-parallel-loops{elements-per-thread=" +
           std::to_string(elementsPerThread) +
           "},"

@@ -19,10 +19,11 @@ graphs on a GPU against the CPU backend.
   pooling gradients cuDNN cannot compute (lp, pooling_convention 'full') are
   one-line errors naming the node;
 - the check's own harness (test/gpu/inputs.py draws, compare.py compares):
-  the training graphs compiled for this CPU, on inputs drawn as the device
-  machine draws them, match the Python executor's references within the
-  check's tolerances, and the comparison fails on a changed, missing or
-  wrongly shaped output.
+  the training graphs and op groups (test/gpu/ops.py: every operator of the
+  CPU op tests with a GPU path, one node each) compiled for this CPU, on
+  inputs drawn as the device machine draws them, match the float64
+  references within the check's tolerances, and the comparison fails on a
+  changed, missing or wrongly shaped output.
 
 Needs the CUDA toolkit (ptxas, libdevice) at $CUDA_HOME or /usr/local/cuda:
 a missing toolkit fails, never skips.
@@ -47,6 +48,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
 import compare  # noqa: E402
 import inputs  # noqa: E402
 import models  # noqa: E402
+import ops  # noqa: E402
 
 CUDA = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
 PTXAS = os.path.join(CUDA, "bin", "ptxas")
@@ -77,11 +79,12 @@ def _shape_args(graphs, name):
     return args + (["--params", params] if os.path.exists(params) else [])
 
 
-@pytest.mark.parametrize("name", sorted(models.MODELS) + sorted(models.TRAINING))
+@pytest.mark.parametrize("name", sorted(models.MODELS) + sorted(models.TRAINING) +
+                         sorted(ops.OPS))
 def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
     assert os.access(PTXAS, os.X_OK), "no ptxas at %s (the CUDA toolkit)" % PTXAS
-    # The training graphs' hundreds of kernels: sm_90 only.
-    for arch in ("sm_90",) if name in models.TRAINING else ("sm_90", "sm_80"):
+    # The training graphs' and op groups' hundreds of kernels: sm_90 only.
+    for arch in ("sm_90",) if name in models.TRAINING or name in ops.OPS else ("sm_90", "sm_80"):
         out = str(tmp_path / arch)
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
                  *_shape_args(graphs, name), "--target", "cuda", "--cuda-arch", arch,
@@ -247,13 +250,13 @@ def test_drawn_inputs_are_the_same_everywhere():
 
 
 @pytest.fixture(scope="module")
-def host_training_runs(graphs, tmp_path_factory):
+def host_runs(graphs, tmp_path_factory):
     """{name: (reference dir, outputs dir, tolerance args)} of the training
-    graphs compiled for this CPU and run on drawn inputs, as
+    graphs and op groups compiled for this CPU and run on drawn inputs, as
     `scripts/gpu-check.sh selftest` does."""
-    d = tmp_path_factory.mktemp("host-training")
+    d = tmp_path_factory.mktemp("host-runs")
     runs = {}
-    for name in sorted(models.TRAINING):
+    for name in sorted(models.TRAINING) + sorted(ops.OPS):
         exe = str(d / name)
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
                  *_shape_args(graphs, name), "-o", exe)
@@ -274,12 +277,12 @@ def host_training_runs(graphs, tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(models.TRAINING))
-def test_training_step_on_the_cpu_matches_the_check_reference(host_training_runs, name):
+def test_training_step_on_the_cpu_matches_the_check_reference(host_runs, name):
     """The AOT training step (`mxc compile --train --weights inputs`) on the
     drawn inputs equals the Python executor's forward(is_train=True) +
     backward() within the check's tolerance: the references and the harness
     the device run is compared with are right."""
-    ref, out, tol = host_training_runs[name]
+    ref, out, tol = host_runs[name]
     lines = io.StringIO()
     bad = compare.compare(ref, out, name, float(tol[0]), float(tol[1]), "scaled" in tol,
                           out=lines)
@@ -292,8 +295,22 @@ def test_training_step_on_the_cpu_matches_the_check_reference(host_training_runs
             if k in ("data", "softmax_label") or "moving" in k), lines.getvalue()
 
 
-def test_the_comparison_fails_on_a_wrong_output(host_training_runs, tmp_path):
-    ref, out, tol = host_training_runs["resnet18_train"]
+@pytest.mark.parametrize("name", sorted(ops.OPS))
+def test_op_group_on_the_cpu_matches_the_check_reference(host_runs, name):
+    """Every op of the check's op groups, compiled for this CPU on the drawn
+    inputs, is within the group's tolerance of the float64 reference (what
+    the GPU's outputs are held to), and every op has a reference."""
+    ref, out, tol = host_runs[name]
+    lines = io.StringIO()
+    bad = compare.compare(ref, out, name, float(tol[0]), float(tol[1]), "scaled" in tol,
+                          out=lines)
+    assert bad == 0, lines.getvalue()
+    symbol = mx.sym.load(os.path.join(os.path.dirname(ref), name + "-symbol.json"))
+    assert lines.getvalue().count(" ok ") == len(symbol.list_outputs()), lines.getvalue()
+
+
+def test_the_comparison_fails_on_a_wrong_output(host_runs, tmp_path):
+    ref, out, tol = host_runs["resnet18_train"]
     rtol, atol, scaled = float(tol[0]), float(tol[1]), "scaled" in tol
 
     def run_with(change):

@@ -636,6 +636,19 @@ def GPUCollapseParallelLoopsPass
                            "mlir::memref::MemRefDialect"];
 }
 
+def GPUExpandMathPass : Pass<"mxc-gpu-expand-math", "mlir::func::FuncOp"> {
+  let summary = "Expand math ops that the NVVM lowering does not take (GPU target)";
+  let description = [{
+    For the CUDA target, before the kernels are converted to NVVM:
+    `convert-gpu-to-nvvm` maps most `math` ops to libdevice, but not
+    `math.trunc` (MXNet's `trunc` and `fix`), which then fails LLVM
+    translation. It becomes `x < 0 ? ceil(x) : floor(x)` (both libdevice
+    calls; NaN and signed zeros kept: floor / ceil of -0.0 is -0.0, of NaN
+    NaN).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
 def GPUCheckHostCodePass : Pass<"mxc-gpu-check-host-code", "mlir::ModuleOp"> {
   let summary = "Reject GPU steps that would touch device memory on the host";
   let description = [{
