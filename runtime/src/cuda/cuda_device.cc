@@ -21,10 +21,10 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <string>
-#include <vector>
 #include <mutex>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace mxc::runtime::cuda {
 

@@ -23,7 +23,6 @@ namespace {
 // runs a kernel, checked by the executor when the kernel returns.
 thread_local std::optional<std::string> tlsKernelError;
 
-
 // Appends `v` to `vars` unless it is there already.
 void addUnique(std::vector<VarHandle> &vars, VarHandle v) {
   if (std::find(vars.begin(), vars.end(), v) == vars.end())
