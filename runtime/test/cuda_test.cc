@@ -60,57 +60,23 @@ DONE:
 }
 )";
 
-// y[i] = a * x[i] + 1 for i < n (the bulk-run test's steps).
-const char *const kAffinePtx = R"(
-.version 8.0
-.target sm_80
-.address_size 64
-
-.visible .entry affine(.param .u64 x, .param .u64 y, .param .f32 a, .param .u32 n)
-{
-  .reg .pred %p<2>;
-  .reg .b32 %r<6>;
-  .reg .f32 %f<4>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [x];
-  ld.param.u64 %rd2, [y];
-  ld.param.f32 %f1, [a];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mov.u32 %r4, %tid.x;
-  mad.lo.s32 %r5, %r2, %r3, %r4;
-  setp.ge.u32 %p1, %r5, %r1;
-  @%p1 bra DONE;
-  cvta.to.global.u64 %rd3, %rd1;
-  cvta.to.global.u64 %rd4, %rd2;
-  mul.wide.u32 %rd5, %r5, 4;
-  add.s64 %rd6, %rd3, %rd5;
-  add.s64 %rd7, %rd4, %rd5;
-  ld.global.f32 %f2, [%rd6];
-  fma.rn.f32 %f3, %f1, %f2, 0f3F800000;
-  st.global.f32 [%rd7], %f3;
-DONE:
-  ret;
-}
-)";
-
 // Kernels of the bulk-run test's GPU plan (the kernel ABI: reads, then
-// writes): y = 2x + 1 on 1000 floats, ending as every GPU step does, with
-// cuda::synchronize (which a bulk run's StreamBatch defers); and a step
-// that reports a failure.
+// writes): y = 2x + y on 1000 floats (saxpy: each step reads what the one
+// before wrote), ending as every GPU step does, with cuda::synchronize
+// (which a bulk run's StreamBatch defers); and a step that reports a
+// failure.
 constexpr unsigned kBulkN = 1000;
-const cuda::Module *gAffine = nullptr;
-void affineStep(void **buffers) {
+const cuda::Module *gSaxpy = nullptr;
+void saxpyStep(void **buffers) {
   float a = 2.0f;
   unsigned count = kBulkN;
   void *x = buffers[0], *y = buffers[1];
   unsigned grid[3] = {(kBulkN + 127) / 128, 1, 1}, block[3] = {128, 1, 1};
-  gAffine->launch("affine", grid, block, {&x, &y, &a, &count});
+  gSaxpy->launch("saxpy", grid, block, {&x, &y, &a, &count});
   cuda::synchronize(0);
 }
 void failingStep(void **buffers) {
-  affineStep(buffers);
+  saxpyStep(buffers);
   mxcKernelReportError("no luck on the GPU");
 }
 
@@ -270,47 +236,51 @@ TEST_P(CudaNDArray, LaunchesPtxAsAnEngineOperation) {
 // one wait at the end), on both engines; the result is the step-by-step
 // one; a failing step is named as step by step.
 TEST_P(CudaNDArray, BulkRunOfAGpuPlanWaitsOnceAndKeepsTheOrder) {
-  cuda::Module module(0, kAffinePtx);
-  gAffine = &module;
-  const mxc_kernel_entry rows[] = {{"affine", affineStep}, {"fails", failingStep}};
+  cuda::Module module(0, kSaxpyPtx);
+  gSaxpy = &module;
+  const mxc_kernel_entry rows[] = {{"saxpy", saxpyStep}, {"fails", failingStep}};
   KernelTable kernels(rows, 2);
+  // Three steps accumulating into y in plan order (each launch reads the
+  // previous one's y on the one stream).
   auto plan = [&](const char *second) {
     std::string text = std::string(R"(mxc-plan 1
-arena 8192
+arena 0
 buffer x argument 0 float32 (1000,)
-buffer t1 arena 0 4000 float32 (1000,)
-buffer t2 arena 4096 4000 float32 (1000,)
 buffer y output 0 float32 (1000,)
-step a1 affine gpu(0) reads x writes t1
-step a2 )") + second + R"( gpu(0) reads t1 writes t2
-step a3 affine gpu(0) reads t2 writes y
+step a1 saxpy gpu(0) reads x writes y
+step a2 )") + second + R"( gpu(0) reads x writes y
+step a3 saxpy gpu(0) reads x writes y
 )";
     PlanError err;
     std::optional<Plan> p = Plan::parse(text, &err, &kernels);
     EXPECT_TRUE(p) << err.str();
     return *p;
   };
-  std::vector<float> x(kBulkN);
-  for (unsigned i = 0; i < kBulkN; ++i)
+  std::vector<float> x(kBulkN), y0(kBulkN);
+  for (unsigned i = 0; i < kBulkN; ++i) {
     x[i] = float(i) * 0.25f - 7;
+    y0[i] = float(i % 7);
+  }
   NDArray dx({int64_t(kBulkN)}, DType::F32, Device::gpu(0), engine.get());
+  NDArray dy({int64_t(kBulkN)}, DType::F32, Device::gpu(0), engine.get());
   dx.copyFromHost(x.data(), kBulkN * sizeof(float));
-  Executor exec(plan("affine"), kernels, engine.get());
+  Executor exec(plan("saxpy"), kernels, engine.get());
   EXPECT_TRUE(exec.bulk());
-  exec.bind({dx});
+  exec.bind({dx}, {dy});
   for (int round = 0; round < 3; ++round) {
+    dy.copyFromHost(y0.data(), kBulkN * sizeof(float));
     exec.run();
     std::vector<float> y(kBulkN);
-    exec.output(0).copyToHost(y.data(), kBulkN * sizeof(float));
+    dy.copyToHost(y.data(), kBulkN * sizeof(float));
     for (unsigned i = 0; i < kBulkN; ++i)
-      ASSERT_EQ(y[i], 2 * (2 * (2 * x[i] + 1) + 1) + 1) << i << " round " << round;
+      ASSERT_EQ(y[i], ((y0[i] + 2 * x[i]) + 2 * x[i]) + 2 * x[i]) << i << " round " << round;
   }
   Executor failing(plan("fails"), kernels, engine.get());
-  failing.bind({dx});
+  failing.bind({dx}, {dy});
   std::string err = errorOf([&] { failing.run(); });
   EXPECT_NE(err.find("step 'a2' (kernel 'fails') failed: no luck on the GPU"), std::string::npos)
       << err;
-  gAffine = nullptr;
+  gSaxpy = nullptr;
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, CudaNDArray, ::testing::Values("naive", "threaded"),
