@@ -46,6 +46,10 @@ BENCH_SHAPE="--shape x=67108864 --shape y=67108864" # 256 MB each
 # The Python (with numpy) that draws inputs and compares outputs: the device
 # machine's python3; here (selftest) the project venv's.
 PY="${MXC_CHECK_PYTHON:-python3}"
+# Each program of `run` under a time limit (seconds), so that one that hangs
+# costs its limit, not the device tool's whole call: the report so far is
+# already under $OUT.
+limit() { local s="$1"; shift; timeout --kill-after=10 "$s" "$@"; }
 
 prepare() {
   set -e
@@ -138,7 +142,7 @@ run_models() {
     done
     o="$out/$name.out"
     rm -rf "$o"
-    if ! "$exe" "${inputs[@]}" --output-dir "$o" >/dev/null 2>"$out/$name.err"; then
+    if ! limit 120 "$exe" "${inputs[@]}" --output-dir "$o" >/dev/null 2>"$out/$name.err"; then
       echo "$name: FAILED to run: $(cat "$out/$name.err")"; bad=$((bad + 1)); continue
     fi
     # shellcheck disable=SC2046
@@ -197,10 +201,10 @@ print(":".join(dirs))' 2>/dev/null || true)"
   endsection() { printf '```\n' >>"$report"; }
 
   section "runtime GPU tests (mxc-cuda-tests)"
-  if ! "$CHECK/bin/mxc-cuda-tests" >>"$report" 2>&1; then fails=$((fails + 1)); fi
+  if ! limit 120 "$CHECK/bin/mxc-cuda-tests" >>"$report" 2>&1; then fails=$((fails + 1)); fi
   endsection
   section "no driver (MXC_CUDA_DRIVER=/nonexistent): the one-line error"
-  if ! MXC_CUDA_DRIVER=/nonexistent "$CHECK/bin/mxc-cuda-tests" \
+  if ! MXC_CUDA_DRIVER=/nonexistent limit 60 "$CHECK/bin/mxc-cuda-tests" \
       --gtest_filter='CudaAvailability.*' >>"$report" 2>&1; then fails=$((fails + 1)); fi
   endsection
 
@@ -222,14 +226,15 @@ print(":".join(dirs))' 2>/dev/null || true)"
   section "benchmark: fused elementwise against a device-to-device copy"
   for b in "$CHECK"/bin/elementwise_bandwidth_*; do
     echo "-- ${b##*_} (threads a block x elements a thread)" >>"$report"
-    if ! "$b" 50 >>"$report" 2>&1; then fails=$((fails + 1)); fi
+    if ! limit 60 "$b" 50 >>"$report" 2>&1; then fails=$((fails + 1)); fi
   done
   endsection
   section "benchmark: ResNet-50 training step, batch 64, 224x224 (forward + backward, f32, no TF32)"
-  if ! "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then fails=$((fails + 1)); fi
+  if ! limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then fails=$((fails + 1)); fi
   echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step waits for its stream)" >>"$report"
-  MXC_EXEC_BULK_EXEC_INFERENCE=0 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 || true
-  "$PY" "$ROOT/bench/gpu/torch_train_step.py" 64 3 >>"$report" 2>&1 || true
+  MXC_EXEC_BULK_EXEC_INFERENCE=0 limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 ||
+    true
+  limit 150 "$PY" "$ROOT/bench/gpu/torch_train_step.py" 64 3 >>"$report" 2>&1 || true
   endsection
   printf '\n%s\n' "$([ $fails -eq 0 ] && echo "gpu-check: PASSED" || echo "gpu-check: FAILED ($fails)")" >>"$report"
   cat "$report"
