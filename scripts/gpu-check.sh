@@ -11,11 +11,13 @@
 #                                  reference outputs with mxc's CPU backend,
 #                                  builds the benchmarks (fused elementwise
 #                                  bandwidth; a ResNet-50 training step);
-#                                  all into build-gpu/check/ (~55 MB: the
+#                                  all into build-gpu/check/ (~55 MB), packed
+#                                  as build-gpu/check.tgz (~18 MB: the
 #                                  device tool carries up to 64 MiB).
 #   scripts/gpu-check.sh run       on the machine with the GPU, from the
-#                                  repository root, with build-gpu/check
-#                                  carried there: the runtime's GPU tests,
+#                                  repository root, with build-gpu/check.tgz
+#                                  carried there (unpacked into
+#                                  build-gpu/check/): the runtime's GPU tests,
 #                                  the clean-error path without a driver, each
 #                                  model's outputs against the CPU's, the
 #                                  benchmarks (PyTorch eager's ResNet-50
@@ -37,7 +39,7 @@
 # (test/gpu/inputs.py) and big references are samples (test/gpu/compare.py).
 #
 # With the device tool: run(command="scripts/gpu-check.sh run",
-# carry=["build-gpu/check"], timeout_s=480).
+# carry=["build-gpu/check.tgz"], timeout_s=480): `run` unpacks it.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CHECK="$ROOT/build-gpu/check"
@@ -100,7 +102,10 @@ open('$CHECK/resnet50-symbol.json', 'w').write(z.dumps(z.to_graph(z.resnet(50, 1
     "$CHECK/resnet50.o" -L"$CHECK/bin" -lmxc_runtime -Wl,-rpath,'$ORIGIN' \
     -o "$CHECK/bin/train_step_resnet50"
   rm -f "$CHECK/resnet50.o" "$CHECK/resnet50.h"
-  du -sh "$CHECK"
+  # What the device tool carries: the check packed (binaries and references
+  # compress about 3x).
+  tar czf "$ROOT/build-gpu/check.tgz" -C "$ROOT/build-gpu" check
+  du -sh "$CHECK" "$ROOT/build-gpu/check.tgz"
 }
 
 # compile_models MODELDIR OUTDIR MXC-COMPILE-ARGS...: each graph of
@@ -176,7 +181,12 @@ patchelf_rpath() {
 run() {
   local out="${OUT:-$CHECK}" report fails=0
   report="$out/gpu-report.md"
-  [ -d "$CHECK/bin" ] || { echo "gpu-check: no $CHECK (run 'prepare' first and carry it)" >&2; exit 1; }
+  # The carried archive wins over a build-gpu/check/ an earlier call left.
+  if [ -f "$ROOT/build-gpu/check.tgz" ]; then
+    rm -rf "$CHECK"
+    tar xzf "$ROOT/build-gpu/check.tgz" -C "$ROOT/build-gpu" || exit 1
+  fi
+  [ -d "$CHECK/bin" ] || { echo "gpu-check: no $CHECK (run 'prepare' first and carry build-gpu/check.tgz)" >&2; exit 1; }
   # cuBLAS and cuDNN: the machine's (PyTorch's wheels hold libcublas.so.13
   # and libcudnn.so.9 where no toolkit is installed).
   local libs

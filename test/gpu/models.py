@@ -13,7 +13,8 @@ OUTDIR/<name>.ref/<output>.npy.
 
 The op groups (test/gpu/ops.py's OPS: every operator of the CPU op tests
 that has a GPU path, one node each) have drawn inputs and float64
-references, like the training graphs.
+references, like the training graphs; their training steps (ops.GRADS:
+every float input's gradient, ones as head gradients) too.
 
 The training graphs (TRAINING) are training steps: `mxc compile --train
 --weights inputs` (OUTDIR/<name>.compile holds those arguments), forward
@@ -86,7 +87,7 @@ def fused_chain():
     x, y = sym.var("x"), sym.var("y")
     z = sym.relu(x * 0.5 + y)
     z = sym.tanh(z) * sym.sigmoid(y) + sym.exp(-sym.abs(x))
-    return z, {"x": (64, 1024, 33), "y": (64, 1024, 33)}
+    return z, {"x": (16, 1024, 33), "y": (16, 1024, 33)}
 
 
 def mlp():
@@ -298,6 +299,40 @@ def write_op_group(outdir, name, build):
     print("%s: %d ops, %d inputs drawn" % (name, len(outs), len(specs)))
 
 
+def write_op_grads(outdir, name, build):
+    """An ops.GRADS graph: the op group's training step (`--train --wrt`
+    every float argument, ones as head gradients), its gradients compared
+    with the float64 executor's backward(ones)."""
+    s, shapes, kinds, _ = build()
+    wrt = [k for k in s.list_arguments() if not kinds[k].startswith("int:")]
+    tol = ops.GRAD_TOLERANCE.get(name, (1e-4, 1e-6))
+    s.save(os.path.join(outdir, name + "-symbol.json"))
+    with open(os.path.join(outdir, name + ".tol"), "w") as f:
+        f.write("%g %g scaled\n" % tol)
+    with open(os.path.join(outdir, name + ".shapes"), "w") as f:
+        f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
+                         for k, v in shapes.items()) + "\n")
+    with open(os.path.join(outdir, name + ".compile"), "w") as f:
+        f.write("--train --weights inputs --wrt %s\n" % ",".join(wrt))
+    specs = {k: {"shape": list(v), "kind": kinds[k], "seed": 2000 + i}
+             for i, (k, v) in enumerate(shapes.items())}
+    with open(os.path.join(outdir, name + ".gen.json"), "w") as f:
+        json.dump(specs, f, indent=1)
+    values = gen_inputs.generate(specs)
+    grad_req = {k: "write" if k in wrt else "null" for k in s.list_arguments()}
+    exe = s.simple_bind(mx.cpu(), grad_req=grad_req,
+                        type_dict={k: np.float64 for k in specs}, **shapes)
+    for k, v in values.items():
+        (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v.astype(np.float64)
+    outs = exe.forward(is_train=True)
+    exe.backward([mx.nd.ones(o.shape, dtype=o.dtype) for o in outs])
+    ref = os.path.join(outdir, name + ".ref")
+    os.makedirs(ref, exist_ok=True)
+    for k in wrt:
+        compare.save_reference(os.path.join(ref, k + "_grad"), exe.grad_dict[k].asnumpy())
+    print("%s: %d gradients" % (name, len(wrt)))
+
+
 def main(outdir, names=None):
     os.makedirs(outdir, exist_ok=True)
     for name, build in TRAINING.items():
@@ -306,6 +341,9 @@ def main(outdir, names=None):
     for name, build in ops.OPS.items():
         if not names or name in names:
             write_op_group(outdir, name, build)
+    for name, build in ops.GRADS.items():
+        if not names or name in names:
+            write_op_grads(outdir, name, build)
     rng = np.random.default_rng(7)
     for name, build in MODELS.items():
         if names and name not in names:

@@ -7,6 +7,9 @@ Each builder returns (symbol, {input: shape}, {input: test/gpu/inputs.py
 kind}, (rtol, atol)). The op lists are the CPU tests' (test_ops_*.py), so a
 new op there is checked on the GPU too; ops with no GPU kernel yet are in
 NO_GPU_KERNEL with the reason (`mxc compile --target cuda` names the node).
+With grad=True a builder leaves out the nodes whose gradient has no GPU
+path (LRN, lp and 'full' pooling): GRADS are the groups' training steps
+(every float input's gradient with ones as head gradients).
 """
 import os
 import sys
@@ -36,7 +39,7 @@ def _var(name, shape, kind, shapes, kinds):
     return sym.var(name)
 
 
-def unary():
+def unary(grad=False):
     """Every unary op of test_ops_elementwise on its domain."""
     shapes, kinds, outs = {}, {}, []
     for op, (lo, hi) in UNARY.items():
@@ -45,7 +48,7 @@ def unary():
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
-def scalar():
+def scalar(grad=False):
     """Every _*_scalar op (scalar 1.5; comparisons 1.0 on whole numbers:
     ties), smooth_l1, hard_sigmoid, clip."""
     shapes, kinds, outs = {}, {}, []
@@ -62,7 +65,7 @@ def scalar():
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
-def binary():
+def binary(grad=False):
     """elemwise_* and every broadcast_* op on three broadcast patterns."""
     shapes, kinds, outs = {}, {}, []
     for op in ELEMWISE:
@@ -84,7 +87,7 @@ def binary():
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
-def reduce():
+def reduce(grad=False):
     """sum, mean, max, min, prod, nansum, nanprod over every REDUCE_ATTRS
     case; argmax; softmax, log_softmax on each axis; L2Normalization."""
     shapes, kinds, outs = {}, {}, []
@@ -104,7 +107,7 @@ def reduce():
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
-def nn():
+def nn(grad=False):
     """Convolution (CONV_CASES) and Deconvolution (DECONV_CASES) through
     cuDNN, pooling (max / avg / sum, padded, strided, global, 'full'), LRN,
     activations, FullyConnected, dot / batch_dot, inference BatchNorm."""
@@ -136,15 +139,18 @@ def nn():
     for i, attrs in enumerate([
             {"kernel": (3, 3), "stride": (2, 2), "pool_type": "max"},
             {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "max"},
-            {"kernel": (2, 2), "stride": (2, 2), "pool_type": "max", "pooling_convention": "full"},
+            {"kernel": (2, 2), "stride": (2, 2), "pool_type": "max", "pooling_convention": "full"}
+            if not grad else None,
             {"kernel": (3, 3), "pad": (1, 1), "pool_type": "avg"},
             {"kernel": (3, 3), "pad": (1, 1), "pool_type": "avg", "count_include_pad": False},
             {"kernel": (2, 2), "stride": (2, 2), "pool_type": "sum"},
-            {"kernel": (2, 2), "pool_type": "lp", "p_value": 2},
+            {"kernel": (2, 2), "pool_type": "lp", "p_value": 2} if not grad else None,
             {"kernel": (1, 1), "global_pool": True, "pool_type": "avg"},
             {"kernel": (1, 1), "global_pool": True, "pool_type": "max"}]):
-        outs.append(sym.Pooling(x, name="pool%d" % i, **attrs))
-    outs.append(sym.LRN(x, nsize=3, alpha=0.01, beta=0.75, name="lrn"))
+        if attrs:
+            outs.append(sym.Pooling(x, name="pool%d" % i, **attrs))
+    if not grad:
+        outs.append(sym.LRN(x, nsize=3, alpha=0.01, beta=0.75, name="lrn"))
     for act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):
         outs.append(sym.Activation(x, act_type=act, name="act_" + act))
     for act, extra in (("leaky", {"slope": 0.1}), ("elu", {"slope": 0.3}), ("selu", {}),
@@ -168,7 +174,7 @@ def nn():
     return sym.Group(outs), shapes, kinds, (1e-4, 1e-5)
 
 
-def layout():
+def layout(grad=False):
     """Data movement: transpose, Reshape, Flatten, expand_dims, slice (with
     negative steps), slice_axis, tile, repeat, reverse, SwapAxis, squeeze,
     broadcast_to, Concat, stack, add_n, where, take, one_hot, Embedding,
@@ -218,3 +224,7 @@ def layout():
 
 OPS = {"ops_unary": unary, "ops_scalar": scalar, "ops_binary": binary, "ops_reduce": reduce,
        "ops_nn": nn, "ops_layout": layout}
+GRADS = {"grads" + name[3:]: (lambda b: lambda: b(grad=True))(b) for name, b in OPS.items()}
+# Gradients compared relative to each array's largest magnitude
+# (compare.py's `scaled`).
+GRAD_TOLERANCE = {"grads_nn": (2e-4, 1e-5)}

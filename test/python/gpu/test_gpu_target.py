@@ -80,11 +80,11 @@ def _shape_args(graphs, name):
 
 
 @pytest.mark.parametrize("name", sorted(models.MODELS) + sorted(models.TRAINING) +
-                         sorted(ops.OPS))
+                         sorted(ops.OPS) + sorted(ops.GRADS))
 def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
     assert os.access(PTXAS, os.X_OK), "no ptxas at %s (the CUDA toolkit)" % PTXAS
     # The training graphs' and op groups' hundreds of kernels: sm_90 only.
-    for arch in ("sm_90",) if name in models.TRAINING or name in ops.OPS else ("sm_90", "sm_80"):
+    for arch in ("sm_90", "sm_80") if name in models.MODELS else ("sm_90",):
         out = str(tmp_path / arch)
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
                  *_shape_args(graphs, name), "--target", "cuda", "--cuda-arch", arch,
@@ -256,7 +256,7 @@ def host_runs(graphs, tmp_path_factory):
     `scripts/gpu-check.sh selftest` does."""
     d = tmp_path_factory.mktemp("host-runs")
     runs = {}
-    for name in sorted(models.TRAINING) + sorted(ops.OPS):
+    for name in sorted(models.TRAINING) + sorted(ops.OPS) + sorted(ops.GRADS):
         exe = str(d / name)
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
                  *_shape_args(graphs, name), "-o", exe)
@@ -295,18 +295,24 @@ def test_training_step_on_the_cpu_matches_the_check_reference(host_runs, name):
             if k in ("data", "softmax_label") or "moving" in k), lines.getvalue()
 
 
-@pytest.mark.parametrize("name", sorted(ops.OPS))
+@pytest.mark.parametrize("name", sorted(ops.OPS) + sorted(ops.GRADS))
 def test_op_group_on_the_cpu_matches_the_check_reference(host_runs, name):
-    """Every op of the check's op groups, compiled for this CPU on the drawn
-    inputs, is within the group's tolerance of the float64 reference (what
-    the GPU's outputs are held to), and every op has a reference."""
+    """Every op of the check's op groups (and every float input's gradient
+    of their training steps), compiled for this CPU on the drawn inputs, is
+    within the group's tolerance of the float64 reference (what the GPU's
+    outputs are held to), and every op (gradient) has a reference."""
     ref, out, tol = host_runs[name]
     lines = io.StringIO()
     bad = compare.compare(ref, out, name, float(tol[0]), float(tol[1]), "scaled" in tol,
                           out=lines)
     assert bad == 0, lines.getvalue()
     symbol = mx.sym.load(os.path.join(os.path.dirname(ref), name + "-symbol.json"))
-    assert lines.getvalue().count(" ok ") == len(symbol.list_outputs()), lines.getvalue()
+    if name in ops.GRADS:
+        with open(os.path.join(os.path.dirname(ref), name + ".compile")) as f:
+            expected = len(f.read().split("--wrt")[1].split()[0].split(","))
+    else:
+        expected = len(symbol.list_outputs())
+    assert lines.getvalue().count(" ok ") == expected, lines.getvalue()
 
 
 def test_the_comparison_fails_on_a_wrong_output(host_runs, tmp_path):
