@@ -93,8 +93,7 @@ JSON
   # The training benchmark: ResNet-50 (resnet.py's graph), batch 64, one
   # training step (forward + backward) on the GPU; PyTorch eager's is timed
   # on the device machine by bench/gpu/torch_train_step.py.
-  "$ROOT/.venv/bin/python" -c "import sys; sys.path.insert(0, '$ROOT/tools/zoo'); import mxnet_zoo as z
-open('$CHECK/resnet50-symbol.json', 'w').write(z.dumps(z.to_graph(z.resnet(50, 1000))))"
+  "$ROOT/.venv/bin/python" "$ROOT/tools/zoo/mxnet_zoo.py" resnet50 -o "$CHECK/resnet50-symbol.json"
   "$ROOT/build/bin/mxc" compile "$CHECK/resnet50-symbol.json" --shape data=64,3,224,224 \
     --shape softmax_label=64 --train --weights inputs --target cuda --cuda-arch sm_90 \
     --emit obj -o "$CHECK/resnet50.o"
@@ -224,7 +223,7 @@ print(":".join(dirs))' 2>/dev/null || true)"
   fails=$((fails + bad))
   endsection
   # The same, each step its own engine operation waiting for its stream
-  # (no bulk run, no StreamBatch): where the section above fails, this one
+  # (no bulk run, no stream batch): where the section above fails, this one
   # tells whether the bulk GPU path is the cause, and names the step.
   section "models, a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0)"
   bad=0

@@ -673,7 +673,8 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   // Library calls with a GPU twin (runtime/src/cuda/cublas_kernels.cc,
   // cudnn_kernels.cc: GEMM through cuBLAS; convolution, its gradients and
   // pooling's gradient through cuDNN; same arguments on device pointers)
-  // call it; the others are an error naming the node.
+  // call it; the others are an error naming the node. (What cuDNN's pooling
+  // gradient cannot take is refused by its lowering, Backward.cpp.)
   bool unsupported = false;
   module.walk([&](mxrt::KernelCallOp call) {
     StringRef callee = call.getCallee();
@@ -693,36 +694,6 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
                           "so far)";
       unsupported = true;
       return;
-    }
-    if (callee.starts_with("mxc_kernel_pooling_backward_")) {
-      // cuDNN's pooling: max, avg and sum (avg's gradient scaled), windows
-      // whose output size is cuDNN's floor((in + 2 pad - k) / stride) + 1
-      // (not pooling_convention 'full') with padding inside the window.
-      // Arguments: kind, p_value, count_include_pad, planes, then in,
-      // kernel, out, stride, pad as 3-D triples (kernels.h).
-      ArrayRef<int64_t> a = call.getStaticArgs();
-      std::string why;
-      if (a.size() != 19)
-        why = "unexpected arguments";
-      else if (a[0] == 3)
-        why = "lp pooling has no GPU gradient (cuDNN pools max, avg and sum)";
-      for (int d = 0; d < 3 && why.empty(); ++d) {
-        int64_t in = a[4 + d], k = a[7 + d], out = a[10 + d], stride = a[13 + d],
-                pad = a[16 + d];
-        if (pad >= k)
-          why = "padding " + std::to_string(pad) + " is not smaller than the window " +
-                std::to_string(k) + " (cuDNN needs it)";
-        else if (out != (in + 2 * pad - k) / stride + 1)
-          why = "the output size " + std::to_string(out) +
-                " is not cuDNN's floor((in + 2 pad - kernel) / stride) + 1 = " +
-                std::to_string((in + 2 * pad - k) / stride + 1) +
-                " (pooling_convention 'full')";
-      }
-      if (!why.empty()) {
-        call.emitError() << "pooling gradient on the GPU: " << why;
-        unsupported = true;
-        return;
-      }
     }
     call.setCallee(("mxc_cuda_" + callee.drop_front(strlen("mxc_"))).str());
   });

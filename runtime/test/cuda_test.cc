@@ -63,7 +63,7 @@ DONE:
 // Kernels of the bulk-run test's GPU plan (the kernel ABI: reads, then
 // writes): y = 2x + y on 1000 floats (saxpy: each step reads what the one
 // before wrote), ending as every GPU step does, with cuda::synchronize
-// (which a bulk run's StreamBatch defers); and a step that reports a
+// (which a bulk run's stream batch defers); and a step that reports a
 // failure.
 constexpr unsigned kBulkN = 1000;
 const cuda::Module *gSaxpy = nullptr;

@@ -231,105 +231,90 @@ def input_kind(name, label_classes):
     return "small"  # biases, beta, moving means
 
 
-def write_training(outdir, name, build):
-    s, shapes, classes = build()
+def write_drawn_graph(outdir, name, s, shapes, tol, compile_args, specs):
+    """The files of a graph whose inputs are drawn where it runs:
+    <name>-symbol.json, .tol, .shapes, .compile (mxc compile's extra
+    arguments), .gen.json (test/gpu/inputs.py's spec); returns the drawn
+    {input: float32 array}."""
     s.save(os.path.join(outdir, name + "-symbol.json"))
     with open(os.path.join(outdir, name + ".tol"), "w") as f:
-        f.write("%g %g scaled\n" % TRAINING_TOLERANCE[name])
+        f.write(" ".join("%g" % t if isinstance(t, float) else t for t in tol) + "\n")
     with open(os.path.join(outdir, name + ".shapes"), "w") as f:
         f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
                          for k, v in shapes.items()) + "\n")
     with open(os.path.join(outdir, name + ".compile"), "w") as f:
-        f.write("--train --weights inputs\n")
-    grad_req = {k: "null" if k in shapes else "write" for k in s.list_arguments()}
-    exe = s.simple_bind(mx.cpu(), grad_req=grad_req, **shapes)
-    specs = {}
-    for seed, (k, a) in enumerate(list(exe.arg_dict.items()) + list(exe.aux_dict.items())):
-        specs[k] = {"shape": list(a.shape), "kind": input_kind(k, classes), "seed": seed + 1}
+        f.write(compile_args + "\n")
     with open(os.path.join(outdir, name + ".gen.json"), "w") as f:
         json.dump(specs, f, indent=1)
-    values = gen_inputs.generate(specs)
-    # The reference in float64 (the same float32 values, widened): the
-    # GPU's float32 step is compared with the exact step, not with the CPU's
-    # float32 rounding (BatchNorm's gamma gradients cancel to ~1e-3 of
-    # their scale in float32).
+    return gen_inputs.generate(specs)
+
+
+def float64_executor(s, shapes, values, grad_req="null"):
+    """The CPU executor of `s` in float64, bound to the drawn float32
+    values widened: the GPU's float32 results are compared with the exact
+    ones, not with the CPU's float32 rounding (BatchNorm's gamma gradients
+    cancel to ~1e-3 of their scale in float32)."""
     exe = s.simple_bind(mx.cpu(), grad_req=grad_req,
-                        type_dict={k: np.float64 for k in specs}, **shapes)
+                        type_dict={k: np.float64 for k in values}, **shapes)
     for k, v in values.items():
         (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v.astype(np.float64)
-    outs = exe.forward(is_train=True)
-    exe.backward()
+    return exe
+
+
+def save_references(outdir, name, arrays):
+    """<name>.ref/<key> for each {key: NDArray} (compare.save_reference)."""
     ref = os.path.join(outdir, name + ".ref")
     os.makedirs(ref, exist_ok=True)
-    for oname, o in zip(s.list_outputs(), outs):
-        compare.save_reference(os.path.join(ref, oname), o.asnumpy())
-    for k, g in exe.grad_dict.items():
-        if g is not None and grad_req[k] == "write":
-            compare.save_reference(os.path.join(ref, k + "_grad"), g.asnumpy())
+    for key, a in arrays.items():
+        compare.save_reference(os.path.join(ref, key), a.asnumpy())
+
+
+def write_training(outdir, name, build):
+    s, shapes, classes = build()
+    grad_req = {k: "null" if k in shapes else "write" for k in s.list_arguments()}
+    arg_shapes, _, aux_shapes = s.infer_shape(**shapes)
+    inputs = list(zip(s.list_arguments(), arg_shapes)) + \
+        list(zip(s.list_auxiliary_states(), aux_shapes))
+    specs = {k: {"shape": list(shape), "kind": input_kind(k, classes), "seed": seed + 1}
+             for seed, (k, shape) in enumerate(inputs)}
+    values = write_drawn_graph(outdir, name, s, shapes, TRAINING_TOLERANCE[name] + ("scaled",),
+                               "--train --weights inputs", specs)
+    exe = float64_executor(s, shapes, values, grad_req)
+    outs = exe.forward(is_train=True)
+    exe.backward()
+    refs = dict(zip(s.list_outputs(), outs))
+    refs.update({k + "_grad": g for k, g in exe.grad_dict.items()
+                 if g is not None and grad_req[k] == "write"})
+    save_references(outdir, name, refs)
     print("%s: %d inputs drawn, training step" % (name, len(specs)))
 
 
-def write_op_group(outdir, name, build):
-    """An ops.OPS graph: every input drawn (<name>.gen.json), parameters and
-    auxiliary states inputs too (--weights inputs), references computed in
-    float64 from the same float32 values."""
+def write_op_group(outdir, name, build, grads=False):
+    """An ops.OPS graph: every input drawn, parameters and auxiliary states
+    inputs too (--weights inputs), references computed in float64. With
+    `grads` (ops.GRADS) its training step instead: `--train --wrt` every
+    float argument, ones as head gradients, the gradients compared with the
+    float64 executor's backward(ones)."""
     s, shapes, kinds, tol = build()
-    s.save(os.path.join(outdir, name + "-symbol.json"))
-    with open(os.path.join(outdir, name + ".tol"), "w") as f:
-        f.write("%g %g\n" % tol)
-    with open(os.path.join(outdir, name + ".shapes"), "w") as f:
-        f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
-                         for k, v in shapes.items()) + "\n")
-    with open(os.path.join(outdir, name + ".compile"), "w") as f:
-        f.write("--weights inputs\n")
-    specs = {k: {"shape": list(v), "kind": kinds[k], "seed": 1000 + i}
+    seed0 = 2000 if grads else 1000
+    specs = {k: {"shape": list(v), "kind": kinds[k], "seed": seed0 + i}
              for i, (k, v) in enumerate(shapes.items())}
-    with open(os.path.join(outdir, name + ".gen.json"), "w") as f:
-        json.dump(specs, f, indent=1)
-    values = gen_inputs.generate(specs)
-    exe = s.simple_bind(mx.cpu(), grad_req="null", type_dict={k: np.float64 for k in specs},
-                        **shapes)
-    for k, v in values.items():
-        (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v.astype(np.float64)
-    outs = exe.forward(is_train=False)
-    ref = os.path.join(outdir, name + ".ref")
-    os.makedirs(ref, exist_ok=True)
-    for oname, o in zip(s.list_outputs(), outs):
-        compare.save_reference(os.path.join(ref, oname), o.asnumpy())
-    print("%s: %d ops, %d inputs drawn" % (name, len(outs), len(specs)))
-
-
-def write_op_grads(outdir, name, build):
-    """An ops.GRADS graph: the op group's training step (`--train --wrt`
-    every float argument, ones as head gradients), its gradients compared
-    with the float64 executor's backward(ones)."""
-    s, shapes, kinds, _ = build()
+    if not grads:
+        values = write_drawn_graph(outdir, name, s, shapes, tol, "--weights inputs", specs)
+        exe = float64_executor(s, shapes, values)
+        outs = exe.forward(is_train=False)
+        save_references(outdir, name, dict(zip(s.list_outputs(), outs)))
+        print("%s: %d ops, %d inputs drawn" % (name, len(outs), len(specs)))
+        return
     wrt = [k for k in s.list_arguments() if not kinds[k].startswith("int:")]
-    tol = ops.GRAD_TOLERANCE.get(name, (1e-4, 1e-6))
-    s.save(os.path.join(outdir, name + "-symbol.json"))
-    with open(os.path.join(outdir, name + ".tol"), "w") as f:
-        f.write("%g %g scaled\n" % tol)
-    with open(os.path.join(outdir, name + ".shapes"), "w") as f:
-        f.write(" ".join("--shape %s=%s" % (k, ",".join(map(str, v)))
-                         for k, v in shapes.items()) + "\n")
-    with open(os.path.join(outdir, name + ".compile"), "w") as f:
-        f.write("--train --weights inputs --wrt %s\n" % ",".join(wrt))
-    specs = {k: {"shape": list(v), "kind": kinds[k], "seed": 2000 + i}
-             for i, (k, v) in enumerate(shapes.items())}
-    with open(os.path.join(outdir, name + ".gen.json"), "w") as f:
-        json.dump(specs, f, indent=1)
-    values = gen_inputs.generate(specs)
-    grad_req = {k: "write" if k in wrt else "null" for k in s.list_arguments()}
-    exe = s.simple_bind(mx.cpu(), grad_req=grad_req,
-                        type_dict={k: np.float64 for k in specs}, **shapes)
-    for k, v in values.items():
-        (exe.aux_dict if k in exe.aux_dict else exe.arg_dict)[k][:] = v.astype(np.float64)
+    values = write_drawn_graph(outdir, name, s, shapes,
+                               ops.GRAD_TOLERANCE.get(name, (1e-4, 1e-6)) + ("scaled",),
+                               "--train --weights inputs --wrt " + ",".join(wrt), specs)
+    exe = float64_executor(s, shapes, values,
+                           {k: "write" if k in wrt else "null" for k in s.list_arguments()})
     outs = exe.forward(is_train=True)
     exe.backward([mx.nd.ones(o.shape, dtype=o.dtype) for o in outs])
-    ref = os.path.join(outdir, name + ".ref")
-    os.makedirs(ref, exist_ok=True)
-    for k in wrt:
-        compare.save_reference(os.path.join(ref, k + "_grad"), exe.grad_dict[k].asnumpy())
+    save_references(outdir, name, {k + "_grad": exe.grad_dict[k] for k in wrt})
     print("%s: %d gradients" % (name, len(wrt)))
 
 
@@ -343,7 +328,7 @@ def main(outdir, names=None):
             write_op_group(outdir, name, build)
     for name, build in ops.GRADS.items():
         if not names or name in names:
-            write_op_grads(outdir, name, build)
+            write_op_group(outdir, name, build, grads=True)
     rng = np.random.default_rng(7)
     for name, build in MODELS.items():
         if names and name not in names:

@@ -5,11 +5,11 @@ with the CPU backend's float64 results (test/gpu/models.py writes them).
 
 Each builder returns (symbol, {input: shape}, {input: test/gpu/inputs.py
 kind}, (rtol, atol)). The op lists are the CPU tests' (test_ops_*.py), so a
-new op there is checked on the GPU too; ops with no GPU kernel yet are in
-NO_GPU_KERNEL with the reason (`mxc compile --target cuda` names the node).
-With grad=True a builder leaves out the nodes whose gradient has no GPU
-path (LRN, lp and 'full' pooling): GRADS are the groups' training steps
-(every float input's gradient with ones as head gradients).
+new op there is checked on the GPU too; ops with no GPU kernel yet are
+listed below with the reason (`mxc compile --target cuda` names the node).
+GRADS are the groups' training steps (every float input's gradient with
+ones as head gradients); nn(grad=True) leaves out the nodes whose gradient
+has no GPU path (LRN, lp and 'full' pooling).
 """
 import os
 import sys
@@ -24,14 +24,12 @@ from test_ops_reduction import REDUCE_ATTRS  # noqa: E402
 
 sym = mx.sym
 
-# Ops of the CPU tests that `mxc compile --target cuda` refuses (2026-12-06):
-# the reason as the compiler gives it.
-NO_GPU_KERNEL = {
-    "sort / argsort / topk": "the runtime's topk kernel has no GPU twin",
-    "diag": "its lowering allocates a temporary on the host (memref.alloc in a GPU step)",
-    "lp pooling's and pooling_convention='full' gradients": "cuDNN pools max, avg and sum",
-    "LRN's gradient": "the runtime's LRN gradient kernel has no GPU twin",
-}
+# Ops of the CPU tests that `mxc compile --target cuda` refuses (2026-12-06),
+# with the reason the compiler gives: sort / argsort / topk (the runtime's
+# topk kernel has no GPU twin); diag (its lowering allocates a temporary on
+# the host: memref.alloc in a GPU step); lp pooling's and
+# pooling_convention='full' gradients (cuDNN pools max, avg and sum); LRN's
+# gradient (the runtime's LRN gradient kernel has no GPU twin).
 
 
 def _var(name, shape, kind, shapes, kinds):
@@ -39,7 +37,7 @@ def _var(name, shape, kind, shapes, kinds):
     return sym.var(name)
 
 
-def unary(grad=False):
+def unary():
     """Every unary op of test_ops_elementwise on its domain."""
     shapes, kinds, outs = {}, {}, []
     for op, (lo, hi) in UNARY.items():
@@ -48,7 +46,7 @@ def unary(grad=False):
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
-def scalar(grad=False):
+def scalar():
     """Every _*_scalar op (scalar 1.5; comparisons 1.0 on whole numbers:
     ties), smooth_l1, hard_sigmoid, clip."""
     shapes, kinds, outs = {}, {}, []
@@ -65,7 +63,7 @@ def scalar(grad=False):
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
-def binary(grad=False):
+def binary():
     """elemwise_* and every broadcast_* op on three broadcast patterns."""
     shapes, kinds, outs = {}, {}, []
     for op in ELEMWISE:
@@ -87,7 +85,7 @@ def binary(grad=False):
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
-def reduce(grad=False):
+def reduce():
     """sum, mean, max, min, prod, nansum, nanprod over every REDUCE_ATTRS
     case; argmax; softmax, log_softmax on each axis; L2Normalization."""
     shapes, kinds, outs = {}, {}, []
@@ -174,7 +172,7 @@ def nn(grad=False):
     return sym.Group(outs), shapes, kinds, (1e-4, 1e-5)
 
 
-def layout(grad=False):
+def layout():
     """Data movement: transpose, Reshape, Flatten, expand_dims, slice (with
     negative steps), slice_axis, tile, repeat, reverse, SwapAxis, squeeze,
     broadcast_to, Concat, stack, add_n, where, take, one_hot, Embedding,
@@ -224,7 +222,8 @@ def layout(grad=False):
 
 OPS = {"ops_unary": unary, "ops_scalar": scalar, "ops_binary": binary, "ops_reduce": reduce,
        "ops_nn": nn, "ops_layout": layout}
-GRADS = {"grads" + name[3:]: (lambda b: lambda: b(grad=True))(b) for name, b in OPS.items()}
+GRADS = {"grads" + name[3:]: (lambda: nn(grad=True)) if b is nn else b
+         for name, b in OPS.items()}
 # Gradients compared relative to each array's largest magnitude
 # (compare.py's `scaled`).
 GRAD_TOLERANCE = {"grads_nn": (2e-4, 1e-5)}

@@ -12,7 +12,9 @@
 //   Pooling_backward            mxc_kernel_pooling_backward_<T>(dy, x, y)
 //   LRN_backward                mxc_kernel_lrn_backward_<T>(dy, x, tmp_norm)
 // Spatial geometry is passed 3-D (1-D and 2-D get leading unit extents), as
-// for the forward convolution kernel. Other element types, dynamic shapes,
+// for the forward convolution kernel. For the CUDA target (whose twins are
+// cuDNN's), pooling gradients cuDNN cannot compute are refused here: lp
+// pooling, padding as wide as the window, pooling_convention 'full'. Other element types, dynamic shapes,
 // channel-last layouts and modules with `mxc.kernel_calls = false` are
 // rejected with the reason.
 //
@@ -172,6 +174,29 @@ struct ConvertPoolingBackward : OpConversionPattern<mx::PoolingBackwardOp> {
                                       : SmallVector<int64_t>(op.getStride());
       pad = op.getPad().empty() ? SmallVector<int64_t>(n, 0)
                                 : SmallVector<int64_t>(op.getPad().take_front(n));
+    }
+    // The CUDA target's twin is cuDNN's pooling gradient: max, avg and sum
+    // (avg's gradient scaled), windows whose output size is cuDNN's
+    // floor((in + 2 pad - k) / stride) + 1 (not pooling_convention 'full')
+    // with the padding inside the window.
+    if (forCudaTarget(op)) {
+      if (kind == 3)
+        return unsupported(rewriter, op,
+                           "pooling gradient on the GPU: lp pooling has no GPU gradient (cuDNN "
+                           "pools max, avg and sum)");
+      for (int64_t d = 0; d < n; ++d) {
+        if (pad[d] >= kernel[d])
+          return unsupported(rewriter, op,
+                             "pooling gradient on the GPU: padding " + Twine(pad[d]) +
+                                 " is not smaller than the window " + Twine(kernel[d]) +
+                                 " (cuDNN needs it)");
+        int64_t floorOut = (in[d] + 2 * pad[d] - kernel[d]) / stride[d] + 1;
+        if (out[d] != floorOut)
+          return unsupported(rewriter, op,
+                             "pooling gradient on the GPU: the output size " + Twine(out[d]) +
+                                 " is not cuDNN's floor((in + 2 pad - kernel) / stride) + 1 = " +
+                                 Twine(floorOut) + " (pooling_convention 'full')");
+      }
     }
     SmallVector<int64_t> args{kind, p, op.getCountIncludePad().value_or(true),
                               resultType.getDimSize(0) *

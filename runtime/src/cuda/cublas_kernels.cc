@@ -7,7 +7,7 @@
 // runs where there is none. The generated host code of a GPU step calls them
 // (lowerStepsForCuda renames the step's mxrt.kernel_call callees); they run on
 // the calling thread's stream of the device and return with it synchronised
-// (cuda::synchronize; inside a bulk run's StreamBatch the run waits instead).
+// (cuda::synchronize; inside a bulk run's stream batch the run waits instead).
 // Failures are reported with mxcKernelReportError (the step fails).
 //
 // f32 GEMMs use CUBLAS_DEFAULT_MATH, i.e. no TF32 (MXNet's default f32

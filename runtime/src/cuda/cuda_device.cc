@@ -8,8 +8,9 @@
 // MXNet's synchronous GPU operators); overlap comes from the engine running
 // copies (gpu-copy-to / gpu-copy-from lanes) and compute on different
 // threads, hence different streams. A bulk run of a GPU plan (one engine
-// operation running every step, Executor::run) holds a StreamBatch: its
-// steps leave the thread's one stream running and the run waits once.
+// operation running every step, Executor::run) is a stream batch
+// (mxc_cuda_stream_batch_begin / _finish): its steps leave the thread's one
+// stream running and the run waits once.
 #include "internal.h"
 
 #include "../storage/pooled_storage.h"
@@ -20,7 +21,6 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -226,10 +226,12 @@ void memoryInfo(int id, size_t *freeBytes, size_t *totalBytes) {
 }
 
 namespace {
-/// The StreamBatch of this thread: nesting depth and the devices whose
-/// stream has unwaited work.
+/// The stream batch of this thread (a bulk run of a GPU plan,
+/// mxc_cuda_stream_batch_begin / _finish below): nesting depth and the
+/// devices whose stream has unwaited work.
 thread_local int tlsBatchDepth = 0;
 thread_local std::vector<int> tlsBatchDevices;
+thread_local std::string tlsBatchError;
 } // namespace
 
 void synchronizeNow(int id) {
@@ -250,50 +252,33 @@ void synchronize(int id) {
     synchronizeNow(id);
 }
 
-StreamBatch::StreamBatch() { ++tlsBatchDepth; }
-
-StreamBatch::~StreamBatch() {
-  if (finished_)
-    return;
-  try {
-    finish();
-  } catch (...) {
-    // finish() was not called: a step failed and the run reports that.
-  }
-}
-
-void StreamBatch::finish() {
-  finished_ = true;
-  if (--tlsBatchDepth > 0)
-    return; // an enclosing batch waits
-  std::vector<int> devices;
-  devices.swap(tlsBatchDevices);
-  for (int id : devices)
-    synchronizeNow(id);
-}
-
 } // namespace mxc::runtime::cuda
 
-// The executor's bulk runs of GPU plans call these through weak references
-// (executor.cc), so that a runtime linked without this file (every CPU
-// model executable: libmxc_model_rt.a's members are linked only if
-// referenced) does not pull the driver in.
-namespace {
-thread_local std::vector<std::unique_ptr<mxc::runtime::cuda::StreamBatch>> tlsBatches;
-thread_local std::string tlsBatchError;
-} // namespace
-
+// Bulk execution of a GPU plan (Executor::run()): between begin and finish,
+// the calling thread's GPU operations (the generated steps, the cuBLAS /
+// cuDNN kernels: everything that ends with synchronize() or the steps'
+// stream synchronisation) leave the thread's stream running instead of
+// waiting for it after each operation; they stay ordered, one stream a
+// thread and device. finish waits for the streams once and returns nullptr,
+// or what the device reports then (a kernel's fault shows there, not at its
+// step). As MXNet's bulk execution: one synchronisation a run instead of one
+// a step. The executor calls these through weak references (executor.cc),
+// so that a runtime linked without this file (every CPU model executable:
+// libmxc_model_rt.a's members are linked only if referenced) does not pull
+// the driver in.
 extern "C" MXC_RUNTIME_API void mxc_cuda_stream_batch_begin(void) {
-  tlsBatches.push_back(std::make_unique<mxc::runtime::cuda::StreamBatch>());
+  ++mxc::runtime::cuda::tlsBatchDepth;
 }
 
 extern "C" MXC_RUNTIME_API const char *mxc_cuda_stream_batch_finish(void) {
-  if (tlsBatches.empty())
-    return nullptr;
-  std::unique_ptr<mxc::runtime::cuda::StreamBatch> batch = std::move(tlsBatches.back());
-  tlsBatches.pop_back();
+  using namespace mxc::runtime::cuda;
+  if (tlsBatchDepth == 0 || --tlsBatchDepth > 0)
+    return nullptr; // no batch, or an enclosing one waits
+  std::vector<int> devices;
+  devices.swap(tlsBatchDevices);
   try {
-    batch->finish();
+    for (int id : devices)
+      synchronizeNow(id);
   } catch (const std::exception &e) {
     tlsBatchError = e.what();
     return tlsBatchError.c_str();

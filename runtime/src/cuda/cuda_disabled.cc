@@ -37,10 +37,6 @@ int computeCapability(int id) {
 void memoryInfo(int id, size_t *, size_t *) { requireDevice(id); }
 void synchronize(int id) { requireDevice(id); }
 
-StreamBatch::StreamBatch() = default;
-StreamBatch::~StreamBatch() = default;
-void StreamBatch::finish() { finished_ = true; }
-
 struct Module::Impl {};
 Module::Module(int device, const std::string &) { requireDevice(device); }
 Module::~Module() = default;

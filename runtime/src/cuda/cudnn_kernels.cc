@@ -16,7 +16,7 @@
 // heuristics: the first that fits 1 GiB of workspace) and the workspace are
 // cached per thread and geometry; the call runs on the thread's stream of
 // the device and returns with it synchronised (inside a bulk run's
-// StreamBatch the run waits instead). f32 uses CUDNN_FMA_MATH (no
+// stream batch the run waits instead). f32 uses CUDNN_FMA_MATH (no
 // TF32, MXNet's default f32 semantics) unless MXC_CUDA_ALLOW_TF32=1.
 // Failures are reported with mxcKernelReportError.
 #include "internal.h"
@@ -163,7 +163,7 @@ void *workspace(int device, size_t bytes) {
   if (s.data && s.size >= bytes)
     return s.data;
   StorageManager &m = storageManager(Device::gpu(device));
-  // Kernels of a bulk run (StreamBatch) may still be using the old block:
+  // Kernels of a bulk run (a stream batch) may still be using the old block:
   // wait for them before it goes back to the pool.
   if (s.data)
     synchronizeNow(device);

@@ -22,7 +22,8 @@ const Driver &bindDevice(int id);
 CUstream streamOf(int id);
 /// The device mgpuSetDefaultDevice chose on this thread (0 by default).
 int mgpuCurrentDevice();
-/// Whether a StreamBatch lives on this thread; if so, notes that gpu(id)'s
+/// Whether a stream batch (a bulk GPU run, mxc_cuda_stream_batch_begin) is
+/// open on this thread; if so, notes that gpu(id)'s
 /// stream has work the batch's finish() must wait for (synchronize() and the
 /// generated steps' stream synchronisation then return at once).
 bool deferSynchronize(int id);

@@ -132,7 +132,7 @@ MXC_MGPU_API CUstream mgpuStreamCreate() {
 MXC_MGPU_API void mgpuStreamDestroy(CUstream) {}
 
 MXC_MGPU_API void mgpuStreamSynchronize(CUstream stream) {
-  // Inside a bulk run (StreamBatch) the run waits once, at its end.
+  // Inside a bulk run (a stream batch) the run waits once, at its end.
   if (!stream || deferSynchronize(tlsDevice))
     return;
   guarded("GPU kernel", [&] {

@@ -12,7 +12,7 @@
 
 namespace mxc::runtime {
 
-// cuda_device.cc's stream batches (cuda::StreamBatch), weak: a runtime
+// cuda_device.cc's stream batches (a bulk GPU run waits once), weak: a runtime
 // without the CUDA backend (a CPU model executable) does not link it, and
 // has no GPU plan to batch. finish returns nullptr or the device's error.
 extern "C" void mxc_cuda_stream_batch_begin(void) __attribute__((weak));
@@ -97,7 +97,7 @@ Executor::Executor(Plan plan, KernelTable kernels, Engine *engine)
   // Bulk execution for run(): several steps, every one on the CPU, and an
   // engine whose single CPU worker would run them one after another anyway.
   // Or every step on one GPU: one thread's stream runs them in order
-  // either way, and the run waits for the device once (cuda::StreamBatch)
+  // either way, and the run waits for the device once (a stream batch)
   // instead of after each step.
   bool allWrite = std::all_of(plan_.steps.begin(), plan_.steps.end(),
                               [](const PlanStep &s) { return !s.writes.empty(); });

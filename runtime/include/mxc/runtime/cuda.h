@@ -39,29 +39,10 @@ MXC_RUNTIME_API int computeCapability(int id);
 /// mx.context.gpu_memory_info).
 MXC_RUNTIME_API void memoryInfo(int id, size_t *freeBytes, size_t *totalBytes);
 
-/// Waits until every GPU operation of the calling thread on gpu(id) is done.
+/// Waits until every GPU operation of the calling thread on gpu(id) is done
+/// (inside a bulk GPU run's stream batch it returns at once: the run waits
+/// at its end, runtime/src/cuda/cuda_device.cc).
 MXC_RUNTIME_API void synchronize(int id);
-
-/// Bulk execution of a GPU plan (Executor::run()): while a StreamBatch lives
-/// on a thread, that thread's GPU operations (the generated steps, the cuBLAS
-/// / cuDNN kernels: everything that ends with synchronize() or the steps'
-/// stream synchronisation) leave the thread's stream running instead of
-/// waiting for it after each operation; they stay ordered, one stream a
-/// thread and device. finish() waits for the streams once and throws Error
-/// with what the device reports then (a kernel's fault shows there, not at
-/// its step); the destructor waits too, without throwing. As MXNet's bulk
-/// execution: one synchronisation a run instead of one a step.
-class MXC_RUNTIME_API StreamBatch {
-public:
-  StreamBatch();
-  ~StreamBatch();
-  void finish();
-  StreamBatch(const StreamBatch &) = delete;
-  StreamBatch &operator=(const StreamBatch &) = delete;
-
-private:
-  bool finished_ = false;
-};
 
 /// Kernels loaded on one GPU from PTX text (as `mxc` emits it for
 /// gpu.module's); launched on the calling thread's stream of that device.

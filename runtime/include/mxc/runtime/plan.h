@@ -172,7 +172,7 @@ public:
   /// order (on the calling thread when its inputs are ready: it is Light);
   /// the first failing step ends it. A plan of several steps on one GPU
   /// runs the same way (any number of workers): the steps go onto one
-  /// thread's stream without waiting for each (cuda::StreamBatch) and the
+  /// thread's stream without waiting for each (a stream batch) and the
   /// run waits for the device once; a fault the device reports then names
   /// the last step. Not while the profiler runs, so that a trace shows
   /// every step.
@@ -204,7 +204,7 @@ private:
   };
   Resolved resolveBuffers(const NDArray *arguments, const NDArray *outputs) const;
   bool bulk_ = false;
-  /// Bulk runs of a plan on one GPU (cuda::StreamBatch around the steps).
+  /// Bulk runs of a plan on one GPU (a stream batch around the steps).
   bool gpuBulk_ = false;
   /// Bulk runs: the buffers read and not written by any step, the buffers
   /// written (with the arena buffers overlapping them), and the steps'
