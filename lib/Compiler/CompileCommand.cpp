@@ -106,15 +106,6 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     errorLine() << "-O" << opts.optLevel << ": expected -O0, -O1, -O2 or -O3\n";
     return kBadUsage;
   }
-  if (!opts.cudaArch.empty()) {
-    StringRef arch = opts.cudaArch;
-    unsigned sm = 0;
-    if (!arch.consume_front("sm_") || arch.getAsInteger(10, sm) || sm < 75 || sm > 121) {
-      errorLine() << "--cuda-arch='" << opts.cudaArch
-                  << "': expected sm_75 to sm_121 (sm_90 for the H100 / H200)\n";
-      return kBadUsage;
-    }
-  }
   // The target: LLVM must know the triple; linking needs a runtime for it.
   TargetOptions targetOpts = opts.target;
   if (!targetOpts.triple.empty()) {

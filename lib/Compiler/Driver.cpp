@@ -146,6 +146,13 @@ cl::opt<bool> runAllowMissing(
              "file lacks seeded random numbers (default: an error naming "
              "them, as MXNet's set_params)"),
     cl::sub(runCmd));
+cl::opt<std::string> runDevice(
+    cl::cat(mxcCategory), "device",
+    cl::desc("Where the graph runs: cpu (default), or gpu (gpu(0)): every step "
+             "as NVIDIA GPU kernels compiled in this process for the device's "
+             "architecture (--cuda-arch) and run there, the inputs and "
+             "outputs copied through device memory (docs/gpu.md)"),
+    cl::value_desc("cpu|gpu"), cl::init("cpu"), cl::sub(runCmd));
 cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
                           cl::desc("Seed of the random fill (default 0)"),
                           cl::init(0), cl::sub(runCmd));
@@ -270,18 +277,21 @@ cl::opt<std::string> compileTarget(
     cl::value_desc("triple|cuda"), cl::sub(compileCmd));
 cl::opt<std::string> compileCudaArch(
     cl::cat(mxcCategory), "cuda-arch",
-    cl::desc("With --target cuda: the GPU architecture, sm_75 to sm_121 "
-             "(default sm_90, the H100 / H200)"),
-    cl::value_desc("sm_NN"), cl::init("sm_90"), cl::sub(compileCmd));
+    cl::desc("With --target cuda (compile) or --device gpu (run): the GPU "
+             "architecture, sm_75 to sm_121 (compile's default sm_90, the H100 / "
+             "H200; run's the device's own)"),
+    cl::value_desc("sm_NN"), cl::init("sm_90"), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<unsigned> compileCudaBlockSize(
     cl::cat(mxcCategory), "cuda-block-size",
-    cl::desc("With --target cuda: threads a block, 32 to 1024 (default 128)"),
-    cl::init(128), cl::sub(compileCmd));
+    cl::desc("With --target cuda / --device gpu: threads a block, 32 to 1024 "
+             "(default 128)"),
+    cl::init(128), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<unsigned> compileCudaElementsPerThread(
     cl::cat(mxcCategory), "cuda-elements-per-thread",
-    cl::desc("With --target cuda: innermost elements each thread handles, 1 to 16 "
+    cl::desc("With --target cuda / --device gpu: innermost elements each thread "
+             "handles, 1 to 16 "
              "(default 4: one 128-bit access of floats)"),
-    cl::init(4), cl::sub(compileCmd));
+    cl::init(4), cl::sub(compileCmd), cl::sub(runCmd));
 cl::opt<unsigned> compileOptLevel(
     cl::cat(mxcCategory), "O", cl::Prefix,
     cl::desc("LLVM optimisation level, -O0 to -O3 (default -O3)"),
@@ -603,9 +613,58 @@ int mxc::driverMain(int argc, char **argv) {
       o.train = reportTrain;
       return runMemoryReportCommand(o);
     }
+    // --cuda-arch, --cuda-block-size, --cuda-elements-per-thread: for
+    // --target cuda (compile) or --device gpu (run).
+    auto fillCuda = [](CompileCommandOptions &o, bool gpu,
+                       const char *needs) -> bool {
+      if (!gpu) {
+        if (compileCudaArch.getNumOccurrences() ||
+            compileCudaBlockSize.getNumOccurrences() ||
+            compileCudaElementsPerThread.getNumOccurrences()) {
+          errorLine() << "--cuda-arch, --cuda-block-size and "
+                         "--cuda-elements-per-thread need "
+                      << needs << "\n";
+          return false;
+        }
+        return true;
+      }
+      o.cudaArch = compileCudaArch;
+      o.cudaArchGiven = compileCudaArch.getNumOccurrences() > 0;
+      o.cudaBlockSize = compileCudaBlockSize;
+      o.cudaElementsPerThread = compileCudaElementsPerThread;
+      if (o.cudaBlockSize < 32 || o.cudaBlockSize > 1024 ||
+          o.cudaElementsPerThread < 1 || o.cudaElementsPerThread > 16) {
+        errorLine() << "--cuda-block-size must be 32 to 1024 and "
+                       "--cuda-elements-per-thread 1 to 16\n";
+        return false;
+      }
+      StringRef arch = o.cudaArch;
+      unsigned sm = 0;
+      if (!arch.consume_front("sm_") || arch.getAsInteger(10, sm) || sm < 75 ||
+          sm > 121) {
+        errorLine() << "--cuda-arch='" << o.cudaArch
+                    << "': expected sm_75 to sm_121 (sm_90 for the H100 / H200)\n";
+        return false;
+      }
+      return true;
+    };
     if (runCmd) {
       RunCommandOptions o;
       fill(o);
+      StringRef device = runDevice;
+      bool gpu = device == "gpu" || device == "gpu(0)" || device == "gpu:0";
+      if (!gpu && device != "cpu" && device != "cpu(0)") {
+        errorLine() << "--device '" << device
+                    << "': expected cpu or gpu (plans run on gpu(0) only)\n";
+        return kBadUsage;
+      }
+      if (gpu && !o.target.triple.empty()) {
+        errorLine() << "--device gpu runs host code on this machine: no "
+                       "--target-triple\n";
+        return kBadUsage;
+      }
+      if (!fillCuda(o, gpu, "--device gpu"))
+        return kBadUsage;
       o.inputs.assign(runInputs.begin(), runInputs.end());
       o.outputDir = runOutputDir;
       o.seed = runSeed;
@@ -625,24 +684,10 @@ int mxc::driverMain(int argc, char **argv) {
       AOTCompileOptions o;
       fill(o);
       o.target.triple = compileTarget;
-      if (compileTarget == "cuda") {
+      if (compileTarget == "cuda")
         o.target.triple.clear(); // the host code runs on this machine
-        o.cudaArch = compileCudaArch;
-        o.cudaBlockSize = compileCudaBlockSize;
-        o.cudaElementsPerThread = compileCudaElementsPerThread;
-        if (o.cudaBlockSize < 32 || o.cudaBlockSize > 1024 || o.cudaElementsPerThread < 1 ||
-            o.cudaElementsPerThread > 16) {
-          errorLine() << "--cuda-block-size must be 32 to 1024 and "
-                         "--cuda-elements-per-thread 1 to 16\n";
-          return kBadUsage;
-        }
-      } else if (compileCudaArch.getNumOccurrences() ||
-                 compileCudaBlockSize.getNumOccurrences() ||
-                 compileCudaElementsPerThread.getNumOccurrences()) {
-        errorLine() << "--cuda-arch, --cuda-block-size and --cuda-elements-per-thread need "
-                       "--target cuda\n";
+      if (!fillCuda(o, compileTarget == "cuda", "--target cuda"))
         return kBadUsage;
-      }
       o.emit = compileEmit;
       o.weights = compileWeights;
       o.output = outputFile == "-" && compileEmit != "mlir" &&

@@ -183,5 +183,8 @@ PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.memoryPlan = opts.memoryPlan;
   pipeline.splitReductions = opts.splitReductions;
+  pipeline.cudaArch = opts.cudaArch;
+  pipeline.cudaBlockSize = opts.cudaBlockSize;
+  pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;
   return pipeline;
 }

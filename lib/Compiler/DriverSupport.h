@@ -114,6 +114,14 @@ struct CompileCommandOptions {
   /// mxc-split-reductions for the CPU too (--split-reductions, hidden: it
   /// tests the GPU target's transformation where it can run).
   bool splitReductions = false;
+  /// GPU code (`mxc compile --target cuda`, `mxc run --device gpu`): the
+  /// NVIDIA architecture of the kernels (--cuda-arch); empty for the CPU.
+  std::string cudaArch;
+  /// Whether --cuda-arch was given (`mxc run --device gpu` otherwise
+  /// compiles for the device's own architecture).
+  bool cudaArchGiven = false;
+  int64_t cudaBlockSize = 128;         ///< --cuda-block-size
+  int64_t cudaElementsPerThread = 4;   ///< --cuda-elements-per-thread
 };
 
 struct RunCommandOptions : CompileCommandOptions {
@@ -186,11 +194,6 @@ struct AOTCompileOptions : CompileCommandOptions {
   unsigned optLevel = 3;
   bool stats = false;
   bool noCache = false; ///< --no-cache: no kernel cache
-  /// --target cuda: the NVIDIA architecture of the kernels (--cuda-arch);
-  /// empty for a CPU target.
-  std::string cudaArch;
-  int64_t cudaBlockSize = 128;         ///< --cuda-block-size
-  int64_t cudaElementsPerThread = 4;   ///< --cuda-elements-per-thread
   /// --train: the model is a training step (forward(is_train=True) +
   /// backward with ones as head gradients); its outputs are the heads, the
   /// gradient `<arg>_grad` of each --wrt argument and the updated auxiliary

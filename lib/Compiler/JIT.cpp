@@ -69,6 +69,9 @@ public:
     std::unique_ptr<runtime::Executor> executor;
     std::vector<const void *> inputs, outputs;
     uint64_t generation = 0; ///< of the kernels it was made with
+    /// A plan on a GPU: the arrays bound there, which run() fills from
+    /// and copies back to the caller's host buffers.
+    std::vector<runtime::NDArray> deviceInputs, deviceOutputs;
   };
   std::mutex poolMutex;
   std::vector<std::unique_ptr<Pooled>> pool;
@@ -97,6 +100,20 @@ public:
   /// Executors of the fast tier's kernels (pushed steps may be pending on
   /// them); destroyed first, before the JITs that hold their kernels.
   std::vector<std::unique_ptr<runtime::Executor>> retiredExecutors;
+
+  /// A GPU plan's `<entry>_module_fini` (exposeModuleInitializers): unloads
+  /// the kernel binaries its `_module_init` loaded when the JIT linked it.
+  void (*moduleFini)() = nullptr;
+
+  ~CompiledGraphImpl() {
+    // The executors (and the steps they may have pending) before the
+    // modules their kernels launch from.
+    pool.clear();
+    pushExecutor.reset();
+    retiredExecutors.clear();
+    if (moduleFini)
+      moduleFini();
+  }
 
   bool tierUp(std::string *error);
 };
@@ -222,6 +239,23 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
   impl->arenaBytes = *arenaSym->toPtr<const int64_t *>();
   if (impl->arenaBytes < 0 || uint64_t(impl->arenaBytes) != impl->plan.arenaBytes)
     return llvm::createStringError("invalid " + runtime::arenaSizeSymbol(entry));
+  // A GPU plan's kernel binaries: its module constructors, which ORC does
+  // not run, as one function (exposeModuleInitializers). Where the device
+  // cannot load them, the first step that needs one fails with the reason.
+  if (impl->plan.device().kind != runtime::Device::Kind::CPU) {
+    auto init = (*jit)->lookup(runtime::moduleInitSymbol(entry));
+    auto fini = (*jit)->lookup(runtime::moduleFiniSymbol(entry));
+    if (!init || !fini) {
+      llvm::consumeError(init ? llvm::Error::success() : init.takeError());
+      llvm::consumeError(fini ? llvm::Error::success() : fini.takeError());
+      return llvm::createStringError(
+          "internal error: a GPU plan without " +
+          runtime::moduleInitSymbol(entry) + " / " +
+          runtime::moduleFiniSymbol(entry));
+    }
+    init->toPtr<void (*)()>()();
+    impl->moduleFini = fini->toPtr<void (*)()>();
+  }
   impl->jit = std::move(*jit);
   return impl;
 }
@@ -251,12 +285,22 @@ FailureOr<KernelObjects> compileToObjects(ModuleOp module,
   PipelineOptions codegen = pipeline;
   if (tierBitcode)
     codegen.optLevel = 0;
+  // A GPU plan is one object: its steps launch from module handles that
+  // its constructors load (emitKernelObjects would keep it whole anyway).
+  bool cuda = !pipeline.cudaArch.empty();
   auto translated = translateForTarget(module, target, llvmCtx, codegen,
-                                       /*optimize=*/tierBitcode != nullptr);
+                                       /*optimize=*/tierBitcode != nullptr || cuda);
   if (!translated)
     return fail(translated.takeError());
   KernelObjects objects;
-  if (tierBitcode) {
+  if (cuda) {
+    exposeModuleInitializers(*translated->module, codegen.entrySymbol);
+    auto object = emitObjectFile(*translated->module, *translated->machine);
+    if (!object)
+      return fail(object.takeError());
+    objects.glue = std::move(*object);
+    objects.stats.threads = 1;
+  } else if (tierBitcode) {
     // After -O0's pipeline, which changes nothing the recompile's -O3
     // would not.
     llvm::raw_string_ostream os(*tierBitcode);
@@ -465,36 +509,66 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
         kernels = impl->kernels;
         pooled->generation = impl->generation;
       }
-      pooled->executor = std::make_unique<runtime::Executor>(plan, kernels);
+      auto executor = std::make_unique<runtime::Executor>(plan, kernels);
       pooled->inputs.assign(inputs.size(), nullptr);
       pooled->outputs.assign(outputs.size(), nullptr);
+      runtime::Device device = plan.device();
+      if (device.kind != runtime::Device::Kind::CPU) {
+        // A GPU plan: arrays on its device, bound once.
+        runtime::Executor &exec = *executor;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          const runtime::PlanBuffer &b = exec.argumentSpec(i);
+          pooled->deviceInputs.emplace_back(b.shape, b.dtype, device);
+          exec.bindArgument(i, pooled->deviceInputs.back());
+        }
+        for (size_t i = 0; i < outputs.size(); ++i) {
+          const runtime::PlanBuffer &b = exec.outputSpec(i);
+          pooled->deviceOutputs.emplace_back(b.shape, b.dtype, device);
+          exec.bindOutput(i, pooled->deviceOutputs.back());
+        }
+      }
+      // Pooled (below) only when whole.
+      pooled->executor = std::move(executor);
     }
     runtime::Executor &exec = *pooled->executor;
-    // The caller's buffers, bound without copies (rebound only where a
-    // pointer changed); the call returns when every step has run (the
-    // engine's workers run independent steps at the same time).
-    auto wrap = [](const void *data, const runtime::PlanBuffer &b) {
-      return runtime::NDArray::fromExternal(const_cast<void *>(data), b.shape,
-                                            b.dtype);
-    };
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (pooled->inputs[i] != inputs[i]) {
-        pooled->inputs[i] = nullptr; // until bound
-        exec.bindArgument(i, wrap(inputs[i], exec.argumentSpec(i)));
-        pooled->inputs[i] = inputs[i];
-      }
-    for (size_t i = 0; i < outputs.size(); ++i)
-      if (pooled->outputs[i] != outputs[i]) {
-        pooled->outputs[i] = nullptr;
-        exec.bindOutput(i, wrap(outputs[i], exec.outputSpec(i)));
-        pooled->outputs[i] = outputs[i];
-      }
-    auto start = Clock::now();
-    exec.run();
-    if (impl->fastTier.load(std::memory_order_relaxed))
-      impl->runNs += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         Clock::now() - start)
-                         .count();
+    if (!pooled->deviceInputs.empty() || !pooled->deviceOutputs.empty()) {
+      // Through the device arrays: the inputs copied there, the plan run,
+      // the outputs copied back (each copy an engine operation ordered
+      // after the steps by the arrays' variables).
+      for (size_t i = 0; i < inputs.size(); ++i)
+        pooled->deviceInputs[i].copyFromHost(inputs[i],
+                                             pooled->deviceInputs[i].numBytes());
+      exec.run();
+      for (size_t i = 0; i < outputs.size(); ++i)
+        pooled->deviceOutputs[i].copyToHost(outputs[i],
+                                            pooled->deviceOutputs[i].numBytes());
+    } else {
+      // The caller's buffers, bound without copies (rebound only where a
+      // pointer changed); the call returns when every step has run (the
+      // engine's workers run independent steps at the same time).
+      auto wrap = [](const void *data, const runtime::PlanBuffer &b) {
+        return runtime::NDArray::fromExternal(const_cast<void *>(data), b.shape,
+                                              b.dtype);
+      };
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (pooled->inputs[i] != inputs[i]) {
+          pooled->inputs[i] = nullptr; // until bound
+          exec.bindArgument(i, wrap(inputs[i], exec.argumentSpec(i)));
+          pooled->inputs[i] = inputs[i];
+        }
+      for (size_t i = 0; i < outputs.size(); ++i)
+        if (pooled->outputs[i] != outputs[i]) {
+          pooled->outputs[i] = nullptr;
+          exec.bindOutput(i, wrap(outputs[i], exec.outputSpec(i)));
+          pooled->outputs[i] = outputs[i];
+        }
+      auto start = Clock::now();
+      exec.run();
+      if (impl->fastTier.load(std::memory_order_relaxed))
+        impl->runNs += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           Clock::now() - start)
+                           .count();
+    }
   } catch (const std::exception &e) {
     error = e.what();
   }

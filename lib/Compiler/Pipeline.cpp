@@ -848,6 +848,46 @@ void mxc::optimizeLLVMModule(llvm::Module &m, llvm::TargetMachine &tm,
   mpm.run(m, mam);
 }
 
+bool mxc::exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry) {
+  // The {priority, function, data} rows of an llvm.global_(c|d)tors array,
+  // in priority order (equal priorities keep the array's order).
+  auto take = [&](llvm::StringRef name) {
+    std::vector<std::tuple<uint64_t, size_t, llvm::Function *>> rows;
+    llvm::GlobalVariable *gv = module.getGlobalVariable(name);
+    if (!gv)
+      return rows;
+    if (auto *array = llvm::dyn_cast_or_null<llvm::ConstantArray>(
+            gv->hasInitializer() ? gv->getInitializer() : nullptr))
+      for (const llvm::Use &use : array->operands())
+        if (auto *row = llvm::dyn_cast<llvm::ConstantStruct>(use.get()))
+          if (auto *fn = llvm::dyn_cast<llvm::Function>(
+                  row->getOperand(1)->stripPointerCasts()))
+            rows.emplace_back(
+                llvm::cast<llvm::ConstantInt>(row->getOperand(0))->getZExtValue(),
+                rows.size(), fn);
+    gv->eraseFromParent();
+    llvm::sort(rows);
+    return rows;
+  };
+  auto ctors = take("llvm.global_ctors");
+  auto dtors = take("llvm.global_dtors");
+  if (ctors.empty() && dtors.empty())
+    return false;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false);
+  auto define = [&](const std::string &name, const auto &rows) {
+    llvm::Function *fn = llvm::Function::Create(
+        type, llvm::GlobalValue::ExternalLinkage, name, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    for (const auto &[priority, index, callee] : rows)
+      b.CreateCall(callee->getFunctionType(), callee);
+    b.CreateRetVoid();
+  };
+  define(runtime::moduleInitSymbol(entry.str()), ctors);
+  define(runtime::moduleFiniSymbol(entry.str()), dtors);
+  return true;
+}
+
 llvm::Expected<std::string> mxc::emitObjectFile(llvm::Module &module,
                                                 llvm::TargetMachine &tm) {
   llvm::SmallVector<char, 0> bytes;

@@ -3,7 +3,9 @@
 // `mxc run` compiles a model for this CPU (through the JIT and its cache),
 // fills the inputs (InputValues.h: --input files, --params arrays, seeded
 // random numbers) and runs one forward pass, or a training step with
-// --train.
+// --train. With --device gpu the graph is compiled for the GPU (the CUDA
+// target of `mxc compile`, here through the JIT: docs/gpu.md) and runs on
+// gpu(0), its inputs and outputs copied through device memory.
 //
 // With --warmup K and --repeat N, K untimed passes precede N timed ones
 // (more of them until --warmup-ms T ms have passed, when given), and
@@ -18,6 +20,7 @@
 #include "mxc/Compiler/JIT.h"
 #include "mxc/Compiler/Npy.h"
 #include "mxc/Compiler/Pipeline.h"
+#include "mxc/runtime/cuda.h"
 #include "mxc/runtime/threads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -53,12 +56,36 @@ std::string fileNameFor(StringRef name) {
 } // namespace
 
 int driver::runRunCommand(const RunCommandOptions &opts) {
+  // --device gpu: gpu(0) first (one line saying why it is not there, before
+  // any compiling), and kernels for its own architecture unless --cuda-arch
+  // names one.
+  std::string cudaArch = opts.cudaArch;
+  std::string deviceName;
+  if (!cudaArch.empty()) {
+    try {
+      mxc::runtime::cuda::requireDevice(0);
+      deviceName = mxc::runtime::cuda::deviceName(0);
+      int cc = mxc::runtime::cuda::computeCapability(0);
+      if (!opts.cudaArchGiven) {
+        if (cc < 75 || cc > 121) {
+          errorLine() << "--device gpu: gpu(0) (" << deviceName << ") is sm_" << cc
+                      << "; mxc generates code for sm_75 to sm_121\n";
+          return kBadInput;
+        }
+        cudaArch = "sm_" + std::to_string(cc);
+      }
+    } catch (const std::exception &e) {
+      errorLine() << "--device gpu: " << e.what() << "\n";
+      return kBadInput;
+    }
+  }
   LoadedModel loaded = openModel(opts);
   if (!loaded.module)
     return loaded.status;
   OwningOpRef<ModuleOp> &module = loaded.module;
   // The graph passes (mx-prune drops arguments) before the signature.
   PipelineOptions pipeline = pipelineOptionsFor(opts);
+  pipeline.cudaArch = cudaArch;
   // --train: mx-autodiff makes @main the training step (head gradients in,
   // gradients and updated aux states out).
   if (!opts.train && (!opts.wrt.empty() || !opts.gradReq.empty() ||
@@ -205,6 +232,9 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   if (opts.verbose) {
     llvm::errs() << "mxc: target " << info.target.triple << " cpu "
                  << info.target.cpu << "\n";
+    if (!cudaArch.empty())
+      llvm::errs() << "mxc: device gpu(0) " << deviceName << ", kernels for "
+                   << cudaArch << "\n";
     // The kernels' threads and the BLAS kernels they run (OpenBLAS's own
     // choice may have been replaced: threads.h, blasCore()).
     std::string blas = mxc::runtime::blasCore();

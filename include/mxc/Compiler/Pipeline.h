@@ -249,6 +249,14 @@ translateForTarget(mlir::ModuleOp module, const ResolvedTarget &target,
                    llvm::LLVMContext &llvmCtx,
                    const PipelineOptions &opts = {}, bool optimize = true);
 
+/// For a loader that runs no module constructors (the JIT's ORC LLJIT runs
+/// no .init_array of an object it links): moves `llvm.global_ctors` and
+/// `llvm.global_dtors` (the CUDA target's kernel-binary loads and unloads)
+/// into the external functions runtime::moduleInitSymbol(entry) /
+/// moduleFiniSymbol(entry), which call them in the arrays' priority order.
+/// Returns whether the module had any; it then has both functions.
+bool exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry);
+
 /// Writes `module` as an object file image for `tm`.
 llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
                                            llvm::TargetMachine &tm);

@@ -1,6 +1,7 @@
 //===- JITTest.cpp - the JIT, its caches, targets and .npy I/O ------------===//
 #include "mxc/Compiler/JIT.h"
 #include "mxc/Compiler/Npy.h"
+#include "mxc/runtime/cuda.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -122,6 +123,76 @@ TEST(JIT, DiskCacheStoresThenLoadsTheObject) {
   EXPECT_EQ(hit.outcome, CacheOutcome::DiskHit);
   EXPECT_EQ(hit.cachePath, info.cachePath);
   checkAddRelu(**g);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// The JIT's GPU path (mxc run --device gpu): the plan's steps as CUDA kernels
+// and host launches, one object whose module constructors (the kernel
+// binaries' loads) the JIT runs itself; through the disk cache too. Without a
+// GPU the run fails with the runtime's one-line reason; with one, the outputs
+// are the CPU's.
+TEST(JIT, CompilesForTheGpuAndRunsThereOrSaysWhyNot) {
+  if (!runtime::cuda::builtWithCuda())
+    GTEST_SKIP() << "the runtime is built without CUDA (MXC_ENABLE_CUDA=OFF)";
+  const char *home = std::getenv("CUDA_HOME");
+  std::string toolkit = home && *home ? home : "/usr/local/cuda";
+  if (!llvm::sys::fs::exists(toolkit + "/bin/ptxas"))
+    GTEST_SKIP() << "no CUDA toolkit at " << toolkit << " (ptxas, libdevice)";
+  std::string dir = tempDir();
+  JITOptions opts;
+  opts.useMemoryCache = false;
+  opts.cacheDir = dir;
+  opts.pipeline.cudaArch = "sm_90";
+  auto graph = graph::readSymbolJSON(kAddRelu);
+  ASSERT_TRUE(bool(graph));
+  CompileInfo info, hit;
+  std::shared_ptr<CompiledGraph> compiled, cached;
+  {
+    auto ctx = makeContext();
+    auto g = compileGraph(*ctx, *graph, addReluShapes(), opts, &info);
+    ASSERT_TRUE(mlir::succeeded(g));
+    compiled = *g;
+  }
+  EXPECT_EQ(info.outcome, CacheOutcome::Compiled);
+  EXPECT_TRUE(llvm::sys::fs::exists(info.cachePath)) << info.cacheNote;
+  const runtime::Plan &plan = compiled->plan();
+  EXPECT_EQ(plan.device().kind, runtime::Device::Kind::GPU);
+  EXPECT_EQ(plan.device().id, 0);
+  EXPECT_GE(plan.steps.size(), 1u);
+  {
+    auto ctx = makeContext();
+    auto g = compileGraph(*ctx, *graph, addReluShapes(), opts, &hit);
+    ASSERT_TRUE(mlir::succeeded(g));
+    cached = *g;
+  }
+  EXPECT_EQ(hit.outcome, CacheOutcome::DiskHit);
+  EXPECT_EQ(cached->plan().print(), plan.print());
+  // Another architecture is another cache entry.
+  JITOptions sm80 = opts;
+  sm80.pipeline.cudaArch = "sm_80";
+  {
+    auto ctx = makeContext();
+    CompileInfo other;
+    ASSERT_TRUE(mlir::succeeded(
+        compileGraph(*ctx, *graph, addReluShapes(), sm80, &other)));
+    EXPECT_EQ(other.outcome, CacheOutcome::Compiled);
+    EXPECT_NE(other.key, info.key);
+  }
+  if (runtime::cuda::deviceCount() == 0) {
+    float a[6] = {}, b[6] = {}, relu[6], sum[6];
+    for (const auto &g : {compiled, cached}) {
+      llvm::Error err = g->run({a, b}, {relu, sum});
+      ASSERT_TRUE(bool(err));
+      std::string text = llvm::toString(std::move(err));
+      EXPECT_NE(text.find("gpu(0) is not available"), std::string::npos) << text;
+      EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+    }
+  } else {
+    checkAddRelu(*compiled);
+    checkAddRelu(*cached);
+  }
+  compiled.reset(); // the kernel binaries unloaded, with no GPU too
+  cached.reset();
   llvm::sys::fs::remove_directories(dir);
 }
 

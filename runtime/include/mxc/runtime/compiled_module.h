@@ -122,6 +122,16 @@ inline std::string numKernelsSymbol(const std::string &entry) {
 inline std::string arenaSizeSymbol(const std::string &entry) {
   return entry + "_arena_size";
 }
+/// `void <entry>_module_init(void)` / `_module_fini`: the module's
+/// constructors and destructors (a CUDA plan's kernel-binary loads and
+/// unloads), for a loader that runs no .init_array (the JIT's ORC). Only
+/// in modules the JIT compiled for a GPU (exposeModuleInitializers).
+inline std::string moduleInitSymbol(const std::string &entry) {
+  return entry + "_module_init";
+}
+inline std::string moduleFiniSymbol(const std::string &entry) {
+  return entry + "_module_fini";
+}
 /// The kernel of step `i` and the function it calls (the outlined step).
 inline std::string stepFunctionName(const std::string &entry, size_t i) {
   return entry + "_step" + std::to_string(i);
