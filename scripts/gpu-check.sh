@@ -10,25 +10,29 @@
 #                                  `mxc compile --target cuda`, computes their
 #                                  reference outputs with mxc's CPU backend,
 #                                  builds the benchmarks (fused elementwise
-#                                  bandwidth; a ResNet-50 training step);
-#                                  all into build-gpu/check/ (~55 MB), packed
-#                                  as build-gpu/check.tgz (~18 MB: the
+#                                  bandwidth; a ResNet-50 training step) and
+#                                  a statically linked `mxc` (the JIT there);
+#                                  all into build-gpu/check/ (~250 MB), packed
+#                                  as build-gpu/check.tar.xz (~48 MB: the
 #                                  device tool carries up to 64 MiB).
 #   scripts/gpu-check.sh run       on the machine with the GPU, from the
-#                                  repository root, with build-gpu/check.tgz
+#                                  repository root, with build-gpu/check.tar.xz
 #                                  carried there (unpacked into
 #                                  build-gpu/check/): the runtime's GPU tests,
 #                                  the clean-error path without a driver, each
-#                                  model's outputs against the CPU's, the
-#                                  benchmarks (PyTorch eager's ResNet-50
-#                                  step beside mxc's, where the machine has
-#                                  torch). Writes $OUT/gpu-report.md (or
+#                                  model's outputs against the CPU's (ahead of
+#                                  time, then through the JIT: mxc run
+#                                  --device gpu), the benchmarks (PyTorch
+#                                  eager's ResNet-50 step beside mxc's, where
+#                                  the machine has torch). Writes
+#                                  $OUT/gpu-report.md (or
 #                                  build-gpu/check/gpu-report.md); exits
 #                                  non-zero if anything failed.
 #   scripts/gpu-check.sh selftest  here, after prepare: the models' half of
 #                                  `run` on this machine's CPU (the same
 #                                  graphs compiled for the host target into
-#                                  build-gpu/selftest/, their inputs drawn,
+#                                  build-gpu/selftest/ and run through
+#                                  mxc run, their inputs drawn,
 #                                  outputs compared by the same script), so
 #                                  that a broken check is found before a
 #                                  device is lent.
@@ -39,7 +43,7 @@
 # (test/gpu/inputs.py) and big references are samples (test/gpu/compare.py).
 #
 # With the device tool: run(command="scripts/gpu-check.sh run",
-# carry=["build-gpu/check.tgz"], timeout_s=480): `run` unpacks it.
+# carry=["build-gpu/check.tar.xz"], timeout_s=540): `run` unpacks it.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CHECK="$ROOT/build-gpu/check"
@@ -101,10 +105,35 @@ JSON
     "$CHECK/resnet50.o" -L"$CHECK/bin" -lmxc_runtime -Wl,-rpath,'$ORIGIN' \
     -o "$CHECK/bin/train_step_resnet50"
   rm -f "$CHECK/resnet50.o" "$CHECK/resnet50.h"
-  # What the device tool carries: the check packed (binaries and references
-  # compress about 3x).
-  tar czf "$ROOT/build-gpu/check.tgz" -C "$ROOT/build-gpu" check
-  du -sh "$CHECK" "$ROOT/build-gpu/check.tgz"
+  # The compiler, for the JIT's half of `run` (mxc run --device gpu): the
+  # device machine has no LLVM, so build/'s compiler libraries are linked
+  # statically with LLVM / MLIR there, against this portable CUDA runtime.
+  link_static_mxc "$CHECK/bin/mxc"
+  # What the device tool carries: the check packed (xz: the compiler is
+  # about 190 MB, 34 MB packed; the rest about 55 MB, 14 MB packed).
+  rm -f "$ROOT/build-gpu/check.tgz"
+  tar cf - -C "$ROOT/build-gpu" check | xz -T"$jobs" -6 >"$ROOT/build-gpu/check.tar.xz"
+  du -sh "$CHECK" "$ROOT/build-gpu/check.tar.xz"
+}
+
+# link_static_mxc OUT: `mxc` from build/'s objects and archives, LLVM and
+# MLIR linked in statically (unused sections dropped, stripped), its
+# runtime the libmxc_runtime.so beside it (rpath $ORIGIN); zstd copied
+# there too. An archive added to the compiler shows here as an undefined
+# symbol.
+link_static_mxc() {
+  local b="$ROOT/build" llvm
+  llvm="$(llvm-config-22 --libdir 2>/dev/null || echo /usr/lib/llvm-22/lib)"
+  c++ -s -Wl,--gc-sections -o "$1" "$b/tools/mxc/CMakeFiles/mxc.dir/mxc.cpp.o" \
+    "$b/lib/Compiler/libMXCCompiler.a" "$b/lib/Graph/libMXCGraph.a" \
+    "$b/lib/Dialect/MXRT/Transforms/libMXCMXRTTransforms.a" \
+    "$b/lib/Dialect/MX/Transforms/libMXCMXTransforms.a" \
+    "$b/lib/Compiler/Transforms/libMXCCompilerTransforms.a" \
+    "$b/lib/Conversion/libMXCConversion.a" "$b/lib/Dialect/MX/IR/libMXCDialectMX.a" \
+    "$b/lib/Dialect/MXRT/IR/libMXCDialectMXRT.a" "$(dirname "$1")/libmxc_runtime.so" \
+    -Wl,--start-group "$llvm"/libMLIR*.a "$llvm"/libLLVM*.a -Wl,--end-group \
+    -l:libz.so.1 -l:libzstd.so.1 -lpthread -ldl -Wl,-rpath,'$ORIGIN'
+  cp -L "$(ldconfig -p | awk '/libzstd.so.1 .*x86-64/ {print $NF; exit}')" "$(dirname "$1")/"
 }
 
 # compile_models MODELDIR OUTDIR MXC-COMPILE-ARGS...: each graph of
@@ -123,16 +152,41 @@ compile_models() {
   done
 }
 
-# run_models MODELDIR EXEDIR OUT: runs each executable of EXEDIR on its
-# inputs (MODELDIR/<name>.in/, or drawn from <name>.gen.json into
-# OUT/<name>.in/) and compares its outputs with MODELDIR/<name>.ref/;
-# prints what it did; returns the number of models that failed.
+# run_models MODELDIR EXEDIR OUT [MXC MXC-RUN-ARGS...]: runs each executable
+# of EXEDIR on its inputs (MODELDIR/<name>.in/, or drawn from
+# <name>.gen.json into OUT/<name>.in/) and compares its outputs with
+# MODELDIR/<name>.ref/; prints what it did; returns the number of models
+# that failed. With MXC (EXEDIR then unused): each graph of MODELDIR through
+# the JIT instead, `MXC run` with the model's shapes and its compile
+# arguments (less `--weights inputs`: mxc run takes any argument as an
+# --input) and MXC-RUN-ARGS.
 run_models() {
-  local dir="$1" exedir="$2" out="$3" exe bad=0
-  for exe in "$exedir"/*; do
-    [ -f "$exe" ] && [ -x "$exe" ] || continue
-    local name inputs=() o indir f
-    name="$(basename "$exe")"
+  local dir="$1" exedir="$2" out="$3" exe bad=0 mxc="${4:-}" list=()
+  shift 3
+  [ -n "$mxc" ] && shift
+  if [ -n "$mxc" ]; then
+    for exe in "$dir"/*-symbol.json; do list+=("$(basename "$exe" -symbol.json)"); done
+  else
+    for exe in "$exedir"/*; do
+      [ -f "$exe" ] && [ -x "$exe" ] && list+=("$(basename "$exe")")
+    done
+  fi
+  for name in "${list[@]}"; do
+    local inputs=() o indir f cmd=()
+    exe="$exedir/$name"
+    if [ -n "$mxc" ]; then
+      local extra=()
+      [ -f "$dir/$name.compile" ] && read -r -a extra <"$dir/$name.compile"
+      # shellcheck disable=SC2046
+      cmd=("$mxc" run "$dir/$name-symbol.json" $(cat "$dir/$name.shapes"))
+      [ -f "$dir/$name-0000.params" ] && cmd+=(--params "$dir/$name-0000.params")
+      for f in "${extra[@]}"; do
+        case "$f" in --weights|inputs) ;; *) cmd+=("$f") ;; esac
+      done
+      cmd+=("$@")
+    else
+      cmd=("$exe")
+    fi
     indir="$dir/$name.in"
     if [ -f "$dir/$name.gen.json" ]; then
       indir="$out/$name.in"
@@ -146,8 +200,16 @@ run_models() {
     done
     o="$out/$name.out"
     rm -rf "$o"
-    if ! limit 120 "$exe" "${inputs[@]}" --output-dir "$o" >/dev/null 2>"$out/$name.err"; then
+    if ! limit "${MXC_CHECK_LIMIT:-120}" "${cmd[@]}" "${inputs[@]}" --output-dir "$o" \
+        >/dev/null 2>"$out/$name.err"; then
       echo "$name: FAILED to run: $(cat "$out/$name.err")"; bad=$((bad + 1)); continue
+    fi
+    # mxc run writes a gradient as <arg>.grad.npy, an executable as
+    # <arg>_grad.npy (the names of their outputs: docs/aot.md).
+    if [ -n "$mxc" ]; then
+      for f in "$o"/*.grad.npy; do
+        [ -e "$f" ] && mv "$f" "${f%.grad.npy}_grad.npy"
+      done
     fi
     # shellcheck disable=SC2046
     if ! "$PY" "$ROOT/test/gpu/compare.py" "$dir/$name.ref" "$o" "$name" \
@@ -167,7 +229,14 @@ selftest() {
   rm -rf "$d"
   mkdir -p "$d/exe"
   compile_models "$CHECK/models" "$d/exe" || exit 1
+  echo "-- ahead of time (mxc compile)"
   run_models "$CHECK/models" "$d/exe" "$d" || bad=$?
+  # The JIT's half (run: mxc run --device gpu), on this CPU.
+  echo "-- through the JIT (mxc run)"
+  local jbad=0
+  MXC_CACHE_DIR="$d/cache" MXC_CHECK_LIMIT=300 run_models "$CHECK/models" "" "$d" \
+    "$ROOT/build/bin/mxc" || jbad=$?
+  bad=$((bad + jbad))
   echo "gpu-check selftest: $([ "$bad" -eq 0 ] && echo "PASSED" || echo "FAILED ($bad)")"
   [ "$bad" -eq 0 ]
 }
@@ -181,11 +250,16 @@ run() {
   local out="${OUT:-$CHECK}" report fails=0
   report="$out/gpu-report.md"
   # The carried archive wins over a build-gpu/check/ an earlier call left.
-  if [ -f "$ROOT/build-gpu/check.tgz" ]; then
+  if [ -f "$ROOT/build-gpu/check.tar.xz" ]; then
     rm -rf "$CHECK"
-    tar xzf "$ROOT/build-gpu/check.tgz" -C "$ROOT/build-gpu" || exit 1
+    xz -dc "$ROOT/build-gpu/check.tar.xz" | tar xf - -C "$ROOT/build-gpu" || exit 1
   fi
-  [ -d "$CHECK/bin" ] || { echo "gpu-check: no $CHECK (run 'prepare' first and carry build-gpu/check.tgz)" >&2; exit 1; }
+  [ -d "$CHECK/bin" ] || { echo "gpu-check: no $CHECK (run 'prepare' first and carry build-gpu/check.tar.xz)" >&2; exit 1; }
+  # The JIT runs ptxas and reads libdevice from the CUDA toolkit.
+  if [ -z "${CUDA_HOME:-}" ] && [ ! -x /usr/local/cuda/bin/ptxas ] && command -v ptxas >/dev/null; then
+    CUDA_HOME="$(dirname "$(dirname "$(command -v ptxas)")")"
+    export CUDA_HOME
+  fi
   # cuBLAS and cuDNN: the machine's (PyTorch's wheels hold libcublas.so.13
   # and libcudnn.so.9 where no toolkit is installed).
   local libs
@@ -230,6 +304,17 @@ print(":".join(dirs))' 2>/dev/null || true)"
   MXC_EXEC_BULK_EXEC_INFERENCE=0 run_models "$CHECK/models" "$CHECK/models" "$out" \
     >>"$report" 2>&1 || bad=$?
   fails=$((fails + bad))
+  endsection
+
+  # The JIT on the GPU: every graph compiled in the process by
+  # `mxc run --device gpu` (kernels for the device's architecture), inputs and
+  # outputs through device memory, against the same references.
+  section "models through the JIT: mxc run --device gpu"
+  bad=0
+  MXC_CACHE_DIR="$out/jit-cache" MXC_CHECK_LIMIT=240 run_models "$CHECK/models" "" "$out" \
+    "$CHECK/bin/mxc" --device gpu -v >>"$report" 2>&1 || bad=$?
+  fails=$((fails + bad))
+  rm -rf "$out/jit-cache"
   endsection
 
   section "benchmark: fused elementwise against a device-to-device copy"
