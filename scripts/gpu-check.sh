@@ -83,8 +83,10 @@ prepare() {
  "arg_nodes": [0, 1], "heads": [[4,0,0]], "attrs": {"mxnet_version": ["int", 10901]}}
 JSON
   # One benchmark binary per launch shape (threads a block x elements a
-  # thread); the default is the first.
-  for shape in 128x4 256x4 128x2 64x4; do
+  # thread); the default is the first. 8 and 16 elements a thread are two
+  # and four 128-bit loads of each input in flight per thread (checked in
+  # the PTX: ld.global.v4 x 4 / x 8), not yet timed on a GPU.
+  for shape in 128x4 256x4 128x2 64x4 128x8 256x8 128x16; do
     # shellcheck disable=SC2086
     "$ROOT/build/bin/mxc" compile "$CHECK/bench-symbol.json" $BENCH_SHAPE --target cuda \
       --cuda-arch sm_90 --cuda-block-size "${shape%x*}" --cuda-elements-per-thread "${shape#*x}" \
