@@ -107,6 +107,33 @@ JSON
     "$CHECK/resnet50.o" -L"$CHECK/bin" -lmxc_runtime -Wl,-rpath,'$ORIGIN' \
     -o "$CHECK/bin/train_step_resnet50"
   rm -f "$CHECK/resnet50.o" "$CHECK/resnet50.h"
+  # Split reductions' setting (mxc-split-reductions' target-threads x
+  # max-chunks; the default is the first): BatchNorm's training step at
+  # ResNet-50's stage-1 size, and ResNet-50 again at the likeliest other.
+  cat >"$CHECK/bn-symbol.json" <<'JSON'
+{"nodes": [{"op": "null", "name": "data", "inputs": []},
+ {"op": "null", "name": "bn_gamma", "inputs": []}, {"op": "null", "name": "bn_beta", "inputs": []},
+ {"op": "null", "name": "bn_moving_mean", "inputs": []}, {"op": "null", "name": "bn_moving_var", "inputs": []},
+ {"op": "BatchNorm", "name": "bn", "attrs": {"fix_gamma": "False", "eps": "2e-5", "momentum": "0.9"},
+  "inputs": [[0,0,0],[1,0,0],[2,0,0],[3,0,1],[4,0,1]]}],
+ "arg_nodes": [0,1,2,3,4], "heads": [[5,0,0]], "attrs": {"mxnet_version": ["int", 10901]}}
+JSON
+  local split
+  for split in 32768x1024 131072x1024 262144x1024 262144x4096; do
+    "$ROOT/build/bin/mxc" compile "$CHECK/bn-symbol.json" --shape data=64,256,56,56 --train \
+      --weights inputs --target cuda --cuda-arch sm_90 --split-reduction-threads "${split%x*}" \
+      --split-reduction-chunks "${split#*x}" --emit obj -o "$CHECK/bn.o"
+    c++ -std=c++17 -O2 -I"$ROOT/runtime/include" "$ROOT/bench/gpu/train_step.cc" \
+      "$CHECK/bn.o" -L"$CHECK/bin" -lmxc_runtime -Wl,-rpath,'$ORIGIN' \
+      -o "$CHECK/bin/train_step_bn_$split"
+  done
+  "$ROOT/build/bin/mxc" compile "$CHECK/resnet50-symbol.json" --shape data=64,3,224,224 \
+    --shape softmax_label=64 --train --weights inputs --target cuda --cuda-arch sm_90 \
+    --split-reduction-threads 262144 --emit obj -o "$CHECK/resnet50.o"
+  c++ -std=c++17 -O2 -I"$ROOT/runtime/include" "$ROOT/bench/gpu/train_step.cc" \
+    "$CHECK/resnet50.o" -L"$CHECK/bin" -lmxc_runtime -Wl,-rpath,'$ORIGIN' \
+    -o "$CHECK/bin/train_step_resnet50_t262144"
+  rm -f "$CHECK/resnet50.o" "$CHECK/resnet50.h" "$CHECK/bn.o" "$CHECK/bn.h"
   # The compiler, for the JIT's half of `run` (mxc run --device gpu): the
   # device machine has no LLVM, so build/'s compiler libraries are linked
   # statically with LLVM / MLIR there, against this portable CUDA runtime.
@@ -330,7 +357,15 @@ print(":".join(dirs))' 2>/dev/null || true)"
   echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step waits for its stream)" >>"$report"
   MXC_EXEC_BULK_EXEC_INFERENCE=0 limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 ||
     true
+  echo "-- reductions split for 262144 threads (--split-reduction-threads 262144)" >>"$report"
+  limit 150 "$CHECK/bin/train_step_resnet50_t262144" 3 >>"$report" 2>&1 || true
   limit 150 "$PY" "$ROOT/bench/gpu/torch_train_step.py" 64 3 >>"$report" 2>&1 || true
+  endsection
+  section "benchmark: BatchNorm training step, 64x256x56x56, by split setting (target threads x chunks)"
+  for b in "$CHECK"/bin/train_step_bn_*; do
+    echo "-- ${b##*_}" >>"$report"
+    limit 60 "$b" 20 >>"$report" 2>&1 || true
+  done
   endsection
   printf '\n%s\n' "$([ $fails -eq 0 ] && echo "gpu-check: PASSED" || echo "gpu-check: FAILED ($fails)")" >>"$report"
   cat "$report"

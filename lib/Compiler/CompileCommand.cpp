@@ -166,6 +166,8 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
                             (emit == "exe" || emit == "shared" || emit == "obj");
   pipeline.train = opts.train;
   pipeline.wrt = opts.wrt;
+  pipeline.splitTargetThreads = opts.splitTargetThreads;
+  pipeline.splitMaxChunks = opts.splitMaxChunks;
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;

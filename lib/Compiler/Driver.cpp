@@ -256,6 +256,19 @@ cl::opt<bool> splitReductionsOpt(
              "reductions (mxc-split-reductions; always on for --target cuda): "
              "on the CPU, to test the transformation"),
     cl::sub(runCmd));
+// Tuning knobs of mxc-split-reductions (PipelineOptions), hidden: a GPU
+// benchmark compares settings with them (scripts/gpu-check.sh).
+cl::opt<unsigned> splitReductionThreads(
+    cl::cat(mxcCategory), "split-reduction-threads", cl::Hidden,
+    cl::desc("mxc-split-reductions' target-threads: split reductions with fewer "
+             "outputs than this (default 32768; --target cuda, --device gpu or "
+             "--split-reductions)"),
+    cl::init(0), cl::sub(runCmd), cl::sub(compileCmd));
+cl::opt<unsigned> splitReductionChunks(
+    cl::cat(mxcCategory), "split-reduction-chunks", cl::Hidden,
+    cl::desc("mxc-split-reductions' max-chunks: at most this many partial results "
+             "an output (default 1024)"),
+    cl::init(0), cl::sub(runCmd), cl::sub(compileCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache (run: graphs and kernels; compile: "
@@ -606,6 +619,8 @@ int mxc::driverMain(int argc, char **argv) {
       o.parallelLoops = !noParallelLoops;
       o.memoryPlan = memoryPlanOpt;
       o.splitReductions = splitReductionsOpt;
+      o.splitTargetThreads = splitReductionThreads;
+      o.splitMaxChunks = splitReductionChunks;
     };
     if (memoryReportCmd) {
       MemoryReportOptions o;
@@ -648,6 +663,21 @@ int mxc::driverMain(int argc, char **argv) {
       }
       return true;
     };
+    // The knobs only mean something where reductions are split.
+    bool splits = splitReductionsOpt || (runCmd && runDevice != "cpu" && runDevice != "cpu(0)") ||
+                  (compileCmd && compileTarget == "cuda");
+    if ((splitReductionThreads.getNumOccurrences() || splitReductionChunks.getNumOccurrences()) &&
+        !splits) {
+      errorLine() << "--split-reduction-threads and --split-reduction-chunks need --target "
+                     "cuda, --device gpu or --split-reductions\n";
+      return kBadUsage;
+    }
+    if ((splitReductionThreads.getNumOccurrences() && splitReductionThreads < 1) ||
+        (splitReductionChunks.getNumOccurrences() && splitReductionChunks < 2)) {
+      errorLine() << "--split-reduction-threads must be at least 1 and "
+                     "--split-reduction-chunks at least 2\n";
+      return kBadUsage;
+    }
     if (runCmd) {
       RunCommandOptions o;
       fill(o);

@@ -183,6 +183,8 @@ PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
   pipeline.parallelLoops = opts.parallelLoops;
   pipeline.memoryPlan = opts.memoryPlan;
   pipeline.splitReductions = opts.splitReductions;
+  pipeline.splitTargetThreads = opts.splitTargetThreads;
+  pipeline.splitMaxChunks = opts.splitMaxChunks;
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;

@@ -114,6 +114,10 @@ struct CompileCommandOptions {
   /// mxc-split-reductions for the CPU too (--split-reductions, hidden: it
   /// tests the GPU target's transformation where it can run).
   bool splitReductions = false;
+  /// --split-reduction-threads / --split-reduction-chunks (hidden; 0: the
+  /// pass's defaults): PipelineOptions::splitTargetThreads / splitMaxChunks.
+  int64_t splitTargetThreads = 0;
+  int64_t splitMaxChunks = 0;
   /// GPU code (`mxc compile --target cuda`, `mxc run --device gpu`): the
   /// NVIDIA architecture of the kernels (--cuda-arch); empty for the CPU.
   std::string cudaArch;

@@ -251,6 +251,9 @@ std::string mxc::PipelineOptions::describe() const {
          " reassoc=" + (fastReductions ? "1" : "0") +
          " approx=" + (approximateMath ? "1" : "0") +
          " split-red=" + (splitReductions ? "1" : "0") +
+         (splitTargetThreads || splitMaxChunks
+              ? "/t" + std::to_string(splitTargetThreads) + "c" + std::to_string(splitMaxChunks)
+              : "") +
          " par=" + (parallelLoops ? "1" : "0") + " O" +
          std::to_string(optLevel) + " outputs=" + list(outputs) +
          " train=" + (train ? "1" : "0") + " wrt=" + list(wrt) +
@@ -442,8 +445,16 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
     pipeline += ", mxc-fuse-elementwise-ops, canonicalize, cse";
   // On the GPU a reduction's outputs are its threads: long reductions with
   // few outputs are split (BatchNorm's statistics in training).
-  if (opts.splitReductions || !opts.cudaArch.empty())
-    pipeline += ", func.func(mxc-split-reductions), canonicalize, cse";
+  if (opts.splitReductions || !opts.cudaArch.empty()) {
+    std::string knobs;
+    if (opts.splitTargetThreads > 0)
+      knobs += " target-threads=" + std::to_string(opts.splitTargetThreads);
+    if (opts.splitMaxChunks > 0)
+      knobs += " max-chunks=" + std::to_string(opts.splitMaxChunks);
+    pipeline += ", func.func(mxc-split-reductions" +
+                (knobs.empty() ? std::string() : "{" + knobs.substr(1) + "}") +
+                "), canonicalize, cse";
+  }
   return runPipeline(module, pipeline);
 }
 

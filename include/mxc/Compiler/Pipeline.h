@@ -95,6 +95,11 @@ struct PipelineOptions {
   /// reduction's outputs are its threads; for the CPU only to test the
   /// transformation (`mxc run --split-reductions`).
   bool splitReductions = false;
+  /// mxc-split-reductions' `target-threads` / `max-chunks` (0: the pass's
+  /// defaults, 32768 / 1024): tuning knobs, so that a GPU benchmark can
+  /// compare settings (`--split-reduction-threads` / `-chunks`, hidden).
+  int64_t splitTargetThreads = 0;
+  int64_t splitMaxChunks = 0;
   /// Run the outermost parallel loop nests of each step on the kernel
   /// threads (mxc-parallel-loops, runtime/src/kernels/parallel.h).
   bool parallelLoops = true;
