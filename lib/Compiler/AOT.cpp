@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/AOT.h"
-#include "InputValues.h"
 #include "mxc/Compiler/Npy.h"
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/runtime/compiled_module.h"
@@ -46,8 +45,9 @@ static_assert(sizeof(mxc_model_tensor_desc) == 7 * 8,
               "mxc_model_tensor_desc changed: change addModelDescriptor");
 
 int64_t kindCode(StringRef kind) {
-  // The seed (0) and a training step's head gradients (ones) are weights.
-  if (kind == "param" || kind == "rng_seed" || kind == "head_grad")
+  // The seed (0) is a weight. (A training step's head gradients are ones
+  // inside the graph: CompileCommand.cpp, headGradientsAsOnes.)
+  if (kind == "param" || kind == "rng_seed")
     return 1;
   if (kind == "aux")
     return 2;
@@ -94,14 +94,6 @@ aot::buildWeightsBlob(const EntrySignature &sig,
       // The graph's samplers (mx.sym.random.*): an AOT model draws with seed
       // 0 on every run, as `mxc run` without --seed.
       place(spec.byteSize());
-      continue;
-    }
-    if (spec.kind == "head_grad") {
-      // mxc compile --train: the head gradients are ones, as MXNet's
-      // backward() of a loss (and `mxc run --train` without --head-grad).
-      uint8_t *ones = place(spec.byteSize());
-      for (int64_t j = 0, n = spec.numElements(); j < n; ++j)
-        driver::storeElement(spec.dtype, ones, j, 1.0);
       continue;
     }
     if (spec.kind != "param" && spec.kind != "aux")

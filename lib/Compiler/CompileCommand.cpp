@@ -22,7 +22,11 @@
 #include "mxc/Compiler/KernelCodegen.h"
 #include "mxc/Compiler/Pipeline.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -81,6 +85,44 @@ bool writeFile(StringRef path, StringRef bytes, bool text) {
 }
 
 } // namespace
+
+/// mxc compile --train: the head gradients are ones (MXNet's backward() of a
+/// loss, `mxc run --train` without --head-grad): fills of ones in @main
+/// (linalg.fill) instead of its head_grad arguments, so that they take no
+/// bytes in the weights (a BatchNorm's output-sized ones were its whole
+/// size).
+static void headGradientsAsOnes(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main || main.isExternal())
+    return;
+  llvm::BitVector erase(main.getNumArguments());
+  OpBuilder b = OpBuilder::atBlockBegin(&main.front());
+  for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+    auto kind = main.getArgAttrOfType<StringAttr>(i, "mx.kind");
+    auto type = dyn_cast<RankedTensorType>(main.getArgument(i).getType());
+    if (!kind || kind.getValue() != "head_grad" || !type)
+      continue;
+    Type elt = type.getElementType();
+    TypedAttr one;
+    if (auto f = dyn_cast<FloatType>(elt))
+      one = b.getFloatAttr(f, 1.0);
+    else if (auto n = dyn_cast<IntegerType>(elt))
+      one = b.getIntegerAttr(n, 1);
+    else
+      continue; // left an input
+    // A fill, not a dense constant: later passes would fold a splat
+    // constant through reshapes into a materialised global (host memory,
+    // output-sized).
+    Location loc = main.getArgument(i).getLoc();
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), elt);
+    Value ones = linalg::FillOp::create(b, loc, arith::ConstantOp::create(b, loc, one).getResult(),
+                                        empty)
+                     .getResult(0);
+    main.getArgument(i).replaceAllUsesWith(ones);
+    erase.set(i);
+  }
+  (void)main.eraseArguments(erase);
+}
 
 int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   auto total = Clock::now();
@@ -175,6 +217,8 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
     pipeline.cudaFormat = "isa";
   if (failed(runGraphPasses(*module, pipeline)))
     return kBadInput;
+  if (opts.train)
+    headGradientsAsOnes(*module);
   FailureOr<EntrySignature> sig = getEntrySignature(*module);
   if (failed(sig))
     return kBadInput;
