@@ -12,6 +12,7 @@
 #include "NodeNames.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -34,6 +35,7 @@ namespace mxc {
 #define GEN_PASS_DEF_GPUCOLLAPSEPARALLELLOOPSPASS
 #define GEN_PASS_DEF_GPUCHECKHOSTCODEPASS
 #define GEN_PASS_DEF_GPUEXPANDMATHPASS
+#define GEN_PASS_DEF_GPUSINKCONSTANTSPASS
 #include "mxc/Compiler/Transforms/Passes.h.inc"
 } // namespace mxc
 
@@ -255,6 +257,17 @@ struct GPUExpandMathPass : mxc::impl::GPUExpandMathPassBase<GPUExpandMathPass> {
   }
 };
 
+struct GPUSinkConstantsPass : mxc::impl::GPUSinkConstantsPassBase<GPUSinkConstantsPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
+    for (gpu::LaunchOp l : launches)
+      if (failed(sinkOperationsIntoLaunchOp(
+              l, [](Operation *op) { return isa<memref::GetGlobalOp>(op); })))
+        return signalPassFailure();
+  }
+};
+
 /// Ops a step may keep on the host: launches, the buffers' views and
 /// address arithmetic, constants, returns.
 bool allowedOnHost(Operation *op) {
@@ -277,6 +290,18 @@ struct GPUCheckHostCodePass
       if (func.isExternal())
         continue;
       func->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        // A tensor constant bufferized into a global lives in host memory:
+        // a kernel given it would read host addresses.
+        if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+          InFlightDiagnostic diag = op->emitError();
+          if (mxc::nodeNames(op->getLoc()).empty())
+            diag << "step @" << func.getSymName() << ": ";
+          diag << "the constant @" << global.getName()
+               << " would be read on the GPU from host memory (constant tensors have no "
+                  "GPU placement yet)";
+          ok = false;
+          return WalkResult::skip();
+        }
         if (op == func.getOperation() || allowedOnHost(op))
           return op == func.getOperation() ? WalkResult::advance() : WalkResult::skip();
         // The diagnostic's location names the MXNet node(s), when known.
@@ -312,7 +337,7 @@ std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef featu
           std::to_string(blockSize) +
           " no-min-max-bounds=true},"
           "  gpu-map-parallel-loops, convert-parallel-loops-to-gpu, lower-affine, canonicalize,"
-          "  gpu-launch-sink-index-computations),"
+          "  gpu-launch-sink-index-computations, mxc-gpu-sink-constants),"
           "gpu-kernel-outlining, canonicalize, mxc-gpu-check-host-code,"
           "nvvm-attach-target{chip=" +
           chip + " features=" + features +

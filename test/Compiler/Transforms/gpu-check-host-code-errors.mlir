@@ -32,6 +32,18 @@ func.func @step1(%a: memref<4xf32>) {
 
 // -----
 
+// Tests a tensor constant bufferized into a global (host memory) in a step:
+// a kernel given it would read host addresses.
+// CHECK: error: loc("ones"): the constant @__constant_4xf32 would be read on the GPU from host memory (constant tensors have no GPU placement yet)
+#ones = loc("ones"(unknown))
+memref.global "private" constant @__constant_4xf32 : memref<4xf32> = dense<1.0>
+func.func @step3(%a: memref<4xf32>) {
+  %g = memref.get_global @__constant_4xf32 : memref<4xf32> loc(#ones)
+  return
+}
+
+// -----
+
 // Tests that views, constants and launches pass.
 // CHECK-NOT: error: step @step2
 module attributes {gpu.container_module} {

@@ -649,6 +649,21 @@ def GPUExpandMathPass : Pass<"mxc-gpu-expand-math", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect"];
 }
 
+def GPUSinkConstantsPass : Pass<"mxc-gpu-sink-constants", "mlir::func::FuncOp"> {
+  let summary = "Move constant tensors read by GPU kernels into the kernels' module (GPU target)";
+  let description = [{
+    For the CUDA target, before `gpu-kernel-outlining`: a tensor constant
+    bufferizes into a `memref.global` in host memory (average pooling's
+    window counts without the padding, ...); a `gpu.launch` reading one
+    through a `memref.get_global` defined outside it would pass the kernel a
+    host address. The `memref.get_global` is moved into the launch's body,
+    so that outlining clones the global into the kernel's `gpu.module` and
+    the NVVM lowering makes it a global of the device module (NVPTX places it
+    in `.global` memory, initialised when the module loads).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+}
+
 def GPUCheckHostCodePass : Pass<"mxc-gpu-check-host-code", "mlir::ModuleOp"> {
   let summary = "Reject GPU steps that would touch device memory on the host";
   let description = [{
