@@ -882,8 +882,6 @@ bool mxc::exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry) 
   };
   auto ctors = take("llvm.global_ctors");
   auto dtors = take("llvm.global_dtors");
-  if (ctors.empty() && dtors.empty())
-    return false;
   llvm::LLVMContext &ctx = module.getContext();
   auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false);
   auto define = [&](const std::string &name, const auto &rows) {
@@ -896,7 +894,7 @@ bool mxc::exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry) 
   };
   define(runtime::moduleInitSymbol(entry.str()), ctors);
   define(runtime::moduleFiniSymbol(entry.str()), dtors);
-  return true;
+  return !ctors.empty() || !dtors.empty();
 }
 
 llvm::Expected<std::string> mxc::emitObjectFile(llvm::Module &module,

@@ -486,10 +486,11 @@ compile(const std::string &json, const ShapeMap &shapes, const DTypeMap &dtypes,
         const std::vector<std::string> &outputs, bool useDiskCache, bool train,
         const std::vector<std::string> &wrt,
         const std::vector<std::string> &gradReq, const std::string &trainPart,
-        const std::vector<std::string> &inPlace) {
+        const std::vector<std::string> &inPlace, const std::string &cudaArch) {
   graph::Graph g = parseGraph(json);
   ImportOptions importOpts = importOptions(shapes, dtypes);
   JITOptions jitOpts;
+  jitOpts.pipeline.cudaArch = cudaArch;
   jitOpts.pipeline.trainPart = trainPart;
   jitOpts.pipeline.inPlace = inPlace;
   jitOpts.pipeline.outputs = outputs;
@@ -911,6 +912,14 @@ NB_MODULE(_mxc, m) {
           "arena_bytes",
           [](const PyCompiled &c) { return c.graph->plan().arenaBytes; },
           "bytes of the plan's arena (the memory planner's intermediates)")
+      .def_prop_ro(
+          "device",
+          [](const PyCompiled &c) {
+            rt::Device d = c.graph->plan().device();
+            return std::string(d.kind == rt::Device::Kind::GPU ? "gpu" : "cpu") + "(" +
+                   std::to_string(d.id) + ")";
+          },
+          "where the plan's steps run: 'cpu(0)' or 'gpu(0)'")
       .def_prop_ro("num_steps",
                    [](const PyCompiled &c) { return c.graph->plan().steps.size(); },
                    "steps of the plan")
@@ -1070,6 +1079,7 @@ NB_MODULE(_mxc, m) {
         nb::arg("grad_req") = std::vector<std::string>(),
         nb::arg("train_part") = std::string(),
         nb::arg("in_place") = std::vector<std::string>(),
+        nb::arg("cuda_arch") = std::string(),
         "Compiles a graph. train=True: mx-autodiff's training step (extra "
         "inputs head_grad / grad_in / rng_seed, extra outputs grad / "
         "aux_out, see Compiled.inputs/outputs kinds); train_part='forward' "
@@ -1077,7 +1087,10 @@ NB_MODULE(_mxc, m) {
         "returns 'residual' outputs, the backward reads them as 'residual' "
         "inputs named fwd<j>, result j of the forward). in_place: 'J=NAME' "
         "entries, output J will be passed the same buffer as input NAME "
-        "(PipelineOptions::inPlace; the caller checks num_steps == 1).");
+        "(PipelineOptions::inPlace; the caller checks num_steps == 1). "
+        "cuda_arch ('sm_90'): every step as GPU kernels on gpu(0) (the CUDA "
+        "target through the JIT, as mxc run --device gpu; run() copies its "
+        "inputs and outputs through device memory).");
   // np_shape: mx.nd.save / load under mx.np_shape() (V3 records, and the
   // load's check of the semantics they were saved in); None: no check.
   m.def("load_params", &loadParams, nb::arg("path"), nb::arg("np_shape") = nb::none());

@@ -258,8 +258,9 @@ translateForTarget(mlir::ModuleOp module, const ResolvedTarget &target,
 /// no .init_array of an object it links): moves `llvm.global_ctors` and
 /// `llvm.global_dtors` (the CUDA target's kernel-binary loads and unloads)
 /// into the external functions runtime::moduleInitSymbol(entry) /
-/// moduleFiniSymbol(entry), which call them in the arrays' priority order.
-/// Returns whether the module had any; it then has both functions.
+/// moduleFiniSymbol(entry), which call them in the arrays' priority order
+/// (both defined, empty where there were none: a GPU plan of library calls
+/// alone loads no kernel binary). Returns whether the module had any.
 bool exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry);
 
 /// Writes `module` as an object file image for `tm`.

@@ -106,6 +106,47 @@ def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
             assert a.returncode == 0, "%s: %s" % (f, a.stderr)
 
 
+def _jit_args(graphs, name):
+    """(shapes, train, wrt) for mx._mxc.compile from the check's files."""
+    with open(os.path.join(graphs, name + ".shapes")) as f:
+        words = f.read().split()
+    shapes = {}
+    for w in words:
+        if w != "--shape":
+            k, v = w.split("=")
+            shapes[k] = [int(x) for x in v.split(",")]
+    extra = []
+    if os.path.exists(os.path.join(graphs, name + ".compile")):
+        with open(os.path.join(graphs, name + ".compile")) as f:
+            extra = f.read().split()
+    wrt = extra[extra.index("--wrt") + 1].split(",") if "--wrt" in extra else []
+    return shapes, "--train" in extra, wrt
+
+
+@pytest.mark.parametrize("name", sorted(models.MODELS) + sorted(models.TRAINING) +
+                         sorted(ops.OPS) + sorted(ops.GRADS))
+def test_the_jit_compiles_every_check_graph_for_the_gpu(graphs, name):
+    """The JIT's GPU path (mxc run --device gpu; mx._mxc.compile(cuda_arch=)):
+    every graph of the check compiles for sm_90 in this process, its object
+    links in ORC and its kernel binaries' module constructor runs
+    (`<entry>_module_init`; without a driver the load's failure is kept for
+    the first step); the plan is on gpu(0); and run() gives the runtime's
+    one-line reason where there is no GPU (on a lent GPU, gpu-check.sh runs
+    them against the references)."""
+    with open(os.path.join(graphs, name + "-symbol.json")) as f:
+        text = f.read()
+    shapes, train, wrt = _jit_args(graphs, name)
+    c = mx._mxc.compile(text, shapes, {}, train=train, wrt=wrt, disk_cache=False,
+                        cuda_arch="sm_90")
+    assert c.device == "gpu(0)" and c.num_steps > 0
+    if mx.context.num_gpus() > 0:
+        return
+    ins = [np.zeros(shape, dtype) for _, _, shape, dtype in c.inputs]
+    outs = [np.zeros(shape, dtype) for _, _, shape, dtype in c.outputs]
+    with pytest.raises(RuntimeError, match=r"gpu\(0\) is not available"):
+        c.run(ins, outs)
+
+
 def test_executable_needs_only_the_driver(graphs, tmp_path):
     exe = str(tmp_path / "broadcast")
     p = _mxc("compile", os.path.join(graphs, "broadcast-symbol.json"),
