@@ -281,7 +281,12 @@ run() {
   # The carried archive wins over a build-gpu/check/ an earlier call left.
   if [ -f "$ROOT/build-gpu/check.tar.xz" ]; then
     rm -rf "$CHECK"
-    xz -dc "$ROOT/build-gpu/check.tar.xz" | tar xf - -C "$ROOT/build-gpu" || exit 1
+    if command -v xz >/dev/null; then
+      xz -dc "$ROOT/build-gpu/check.tar.xz" | tar xf - -C "$ROOT/build-gpu" || exit 1
+    else # Python's lzma where the machine has no xz
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' \
+        "$ROOT/build-gpu/check.tar.xz" "$ROOT/build-gpu" || exit 1
+    fi
   fi
   [ -d "$CHECK/bin" ] || { echo "gpu-check: no $CHECK (run 'prepare' first and carry build-gpu/check.tar.xz)" >&2; exit 1; }
   # The JIT runs ptxas and reads libdevice from the CUDA toolkit.
