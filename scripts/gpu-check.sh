@@ -278,6 +278,11 @@ patchelf_rpath() {
 run() {
   local out="${OUT:-$CHECK}" report fails=0
   report="$out/gpu-report.md"
+  # Drawn inputs, outputs and a failed program's stderr go here, not under
+  # $OUT: the device tool brings back at most 8 files from there, and the
+  # report must be one of them.
+  local work="$CHECK/work"
+  mkdir -p "$work"
   # The carried archive wins over a build-gpu/check/ an earlier call left.
   if [ -f "$ROOT/build-gpu/check.tar.xz" ]; then
     rm -rf "$CHECK"
@@ -327,7 +332,7 @@ print(":".join(dirs))' 2>/dev/null || true)"
 
   section "models: GPU outputs against mxc's CPU backend"
   local bad=0
-  run_models "$CHECK/models" "$CHECK/models" "$out" >>"$report" 2>&1 || bad=$?
+  run_models "$CHECK/models" "$CHECK/models" "$work" >>"$report" 2>&1 || bad=$?
   fails=$((fails + bad))
   endsection
   # The same, each step its own engine operation waiting for its stream
@@ -335,7 +340,7 @@ print(":".join(dirs))' 2>/dev/null || true)"
   # tells whether the bulk GPU path is the cause, and names the step.
   section "models, a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0)"
   bad=0
-  MXC_EXEC_BULK_EXEC_INFERENCE=0 run_models "$CHECK/models" "$CHECK/models" "$out" \
+  MXC_EXEC_BULK_EXEC_INFERENCE=0 run_models "$CHECK/models" "$CHECK/models" "$work" \
     >>"$report" 2>&1 || bad=$?
   fails=$((fails + bad))
   endsection
@@ -345,10 +350,10 @@ print(":".join(dirs))' 2>/dev/null || true)"
   # outputs through device memory, against the same references.
   section "models through the JIT: mxc run --device gpu"
   bad=0
-  MXC_CACHE_DIR="$out/jit-cache" MXC_CHECK_LIMIT=240 run_models "$CHECK/models" "" "$out" \
+  MXC_CACHE_DIR="$work/jit-cache" MXC_CHECK_LIMIT=240 run_models "$CHECK/models" "" "$work" \
     "$CHECK/bin/mxc" --device gpu -v >>"$report" 2>&1 || bad=$?
   fails=$((fails + bad))
-  rm -rf "$out/jit-cache"
+  rm -rf "$work/jit-cache"
   endsection
 
   section "benchmark: fused elementwise against a device-to-device copy"
