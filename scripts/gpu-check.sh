@@ -364,9 +364,13 @@ print(":".join(dirs))' 2>/dev/null || true)"
   endsection
   section "benchmark: ResNet-50 training step, batch 64, 224x224 (forward + backward, f32, no TF32)"
   if ! limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then fails=$((fails + 1)); fi
-  echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step waits for its stream)" >>"$report"
-  MXC_EXEC_BULK_EXEC_INFERENCE=0 limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 ||
-    true
+  echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step waits for its stream)," \
+    "profiled: where the step's time goes (bench/gpu/step_profile.py)" >>"$report"
+  rm -f "$work/resnet50-trace.json"
+  MXC_EXEC_BULK_EXEC_INFERENCE=0 MXC_PROFILE="$work/resnet50-trace.json" \
+    limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 || true
+  [ -f "$work/resnet50-trace.json" ] &&
+    { python3 "$ROOT/bench/gpu/step_profile.py" "$work/resnet50-trace.json" >>"$report" 2>&1 || true; }
   echo "-- reductions split for 262144 threads (--split-reduction-threads 262144)" >>"$report"
   limit 150 "$CHECK/bin/train_step_resnet50_t262144" 3 >>"$report" 2>&1 || true
   limit 150 "$PY" "$ROOT/bench/gpu/torch_train_step.py" 64 3 >>"$report" 2>&1 || true

@@ -440,3 +440,30 @@ def test_split_reductions_keep_the_results(graphs, name, tmp_path):
     if name == "resnet18_train":
         assert any(not np.array_equal(outs["split"][k], b)
                    for k, b in outs["split-262144x4096"].items())
+
+
+def test_step_profile_sums_a_real_trace_by_kind(graphs, tmp_path):
+    """bench/gpu/step_profile.py (gpu-check's breakdown of ResNet-50's step on
+    the GPU) over a trace the runtime's profiler writes for a training step run
+    here: forward and backward steps of each kind, shares adding to 100%."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
+    import step_profile
+    assert step_profile.kind("stage1_unit2_bn3.1") == "bn (backward)"
+    assert step_profile.kind("stage1_unit2_conv1") == "conv (forward)"
+    assert step_profile.kind("_plus15") == "_plus (forward)"
+    trace = str(tmp_path / "trace.json")
+    name = "lenet_train"
+    env = dict(os.environ, MXC_PROFILE=trace)
+    p = subprocess.run([mxc_testing.mxc_binary(), "run", os.path.join(graphs, name + "-symbol.json"),
+                        *open(os.path.join(graphs, name + ".shapes")).read().split(), "--train",
+                        "--repeat", "3"], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = io.StringIO()
+    assert step_profile.main(trace, out=out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("3 runs of "), lines[0]
+    kinds = {ln.split(" (")[0] + " (" + ln.split(" (")[1].split(")")[0] + ")"
+             for ln in lines[2:]}
+    assert {"conv (forward)", "conv (backward)", "fc (forward)", "fc (backward)"} <= kinds, kinds
+    share = sum(float(ln.split()[-1].rstrip("%")) for ln in lines[2:])
+    assert abs(share - 100.0) < 0.5, share
