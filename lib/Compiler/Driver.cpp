@@ -663,8 +663,16 @@ int mxc::driverMain(int argc, char **argv) {
       }
       return true;
     };
+    // mxc run --device: cpu or gpu(0).
+    StringRef device = runDevice;
+    bool runOnGpu = device == "gpu" || device == "gpu(0)" || device == "gpu:0";
+    if (runCmd && !runOnGpu && device != "cpu" && device != "cpu(0)") {
+      errorLine() << "--device '" << device
+                  << "': expected cpu or gpu (plans run on gpu(0) only)\n";
+      return kBadUsage;
+    }
     // The knobs only mean something where reductions are split.
-    bool splits = splitReductionsOpt || (runCmd && runDevice != "cpu" && runDevice != "cpu(0)") ||
+    bool splits = splitReductionsOpt || (runCmd && runOnGpu) ||
                   (compileCmd && compileTarget == "cuda");
     if ((splitReductionThreads.getNumOccurrences() || splitReductionChunks.getNumOccurrences()) &&
         !splits) {
@@ -681,19 +689,12 @@ int mxc::driverMain(int argc, char **argv) {
     if (runCmd) {
       RunCommandOptions o;
       fill(o);
-      StringRef device = runDevice;
-      bool gpu = device == "gpu" || device == "gpu(0)" || device == "gpu:0";
-      if (!gpu && device != "cpu" && device != "cpu(0)") {
-        errorLine() << "--device '" << device
-                    << "': expected cpu or gpu (plans run on gpu(0) only)\n";
-        return kBadUsage;
-      }
-      if (gpu && !o.target.triple.empty()) {
+      if (runOnGpu && !o.target.triple.empty()) {
         errorLine() << "--device gpu runs host code on this machine: no "
                        "--target-triple\n";
         return kBadUsage;
       }
-      if (!fillCuda(o, gpu, "--device gpu"))
+      if (!fillCuda(o, runOnGpu, "--device gpu"))
         return kBadUsage;
       o.inputs.assign(runInputs.begin(), runInputs.end());
       o.outputDir = runOutputDir;

@@ -244,15 +244,11 @@ loadObject(llvm::StringRef object, llvm::StringRef name,
   // cannot load them, the first step that needs one fails with the reason.
   if (impl->plan.device().kind != runtime::Device::Kind::CPU) {
     auto init = (*jit)->lookup(runtime::moduleInitSymbol(entry));
+    if (!init)
+      return init.takeError();
     auto fini = (*jit)->lookup(runtime::moduleFiniSymbol(entry));
-    if (!init || !fini) {
-      llvm::consumeError(init ? llvm::Error::success() : init.takeError());
-      llvm::consumeError(fini ? llvm::Error::success() : fini.takeError());
-      return llvm::createStringError(
-          "internal error: a GPU plan without " +
-          runtime::moduleInitSymbol(entry) + " / " +
-          runtime::moduleFiniSymbol(entry));
-    }
+    if (!fini)
+      return fini.takeError();
     init->toPtr<void (*)()>()();
     impl->moduleFini = fini->toPtr<void (*)()>();
   }
@@ -288,23 +284,21 @@ FailureOr<KernelObjects> compileToObjects(ModuleOp module,
   // A GPU plan is one object: its steps launch from module handles that
   // its constructors load (emitKernelObjects would keep it whole anyway).
   bool cuda = !pipeline.cudaArch.empty();
+  bool whole = cuda || tierBitcode;
   auto translated = translateForTarget(module, target, llvmCtx, codegen,
-                                       /*optimize=*/tierBitcode != nullptr || cuda);
+                                       /*optimize=*/whole);
   if (!translated)
     return fail(translated.takeError());
   KernelObjects objects;
-  if (cuda) {
-    exposeModuleInitializers(*translated->module, codegen.entrySymbol);
-    auto object = emitObjectFile(*translated->module, *translated->machine);
-    if (!object)
-      return fail(object.takeError());
-    objects.glue = std::move(*object);
-    objects.stats.threads = 1;
-  } else if (tierBitcode) {
-    // After -O0's pipeline, which changes nothing the recompile's -O3
-    // would not.
-    llvm::raw_string_ostream os(*tierBitcode);
-    llvm::WriteBitcodeToFile(*translated->module, os);
+  if (whole) {
+    if (tierBitcode) {
+      // After -O0's pipeline, which changes nothing the recompile's -O3
+      // would not.
+      llvm::raw_string_ostream os(*tierBitcode);
+      llvm::WriteBitcodeToFile(*translated->module, os);
+    }
+    if (cuda)
+      exposeModuleInitializers(*translated->module, codegen.entrySymbol);
     auto object = emitObjectFile(*translated->module, *translated->machine);
     if (!object)
       return fail(object.takeError());

@@ -859,7 +859,7 @@ void mxc::optimizeLLVMModule(llvm::Module &m, llvm::TargetMachine &tm,
   mpm.run(m, mam);
 }
 
-bool mxc::exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry) {
+void mxc::exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry) {
   // The {priority, function, data} rows of an llvm.global_(c|d)tors array,
   // in priority order (equal priorities keep the array's order).
   auto take = [&](llvm::StringRef name) {
@@ -894,7 +894,6 @@ bool mxc::exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry) 
   };
   define(runtime::moduleInitSymbol(entry.str()), ctors);
   define(runtime::moduleFiniSymbol(entry.str()), dtors);
-  return !ctors.empty() || !dtors.empty();
 }
 
 llvm::Expected<std::string> mxc::emitObjectFile(llvm::Module &module,

@@ -260,8 +260,8 @@ translateForTarget(mlir::ModuleOp module, const ResolvedTarget &target,
 /// into the external functions runtime::moduleInitSymbol(entry) /
 /// moduleFiniSymbol(entry), which call them in the arrays' priority order
 /// (both defined, empty where there were none: a GPU plan of library calls
-/// alone loads no kernel binary). Returns whether the module had any.
-bool exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry);
+/// alone loads no kernel binary).
+void exposeModuleInitializers(llvm::Module &module, llvm::StringRef entry);
 
 /// Writes `module` as an object file image for `tm`.
 llvm::Expected<std::string> emitObjectFile(llvm::Module &module,
