@@ -93,6 +93,17 @@ std::string errorOf(const std::function<void()> &fn) {
   if (cuda::deviceCount() == 0)                                                        \
   GTEST_SKIP() << "no GPU here: " << cuda::unavailableReason()
 
+// The host driver double (cuda_host_driver.cc, ctest's host_driver.* run)
+// has device memory and copies but runs no kernels.
+bool onHostDriverDouble() {
+  return cuda::deviceCount() > 0 &&
+         cuda::deviceName(0).find("host driver double") != std::string::npos;
+}
+#define MXC_REQUIRE_KERNELS()                                                          \
+  MXC_REQUIRE_GPU();                                                                   \
+  if (onHostDriverDouble())                                                            \
+  GTEST_SKIP() << "the host driver double runs no kernels"
+
 } // namespace
 
 TEST(CudaAvailability, NoGpuIsAOneLineErrorNotACrash) {
@@ -194,6 +205,7 @@ TEST_P(CudaNDArray, CopiesBetweenHostAndDevice) {
 }
 
 TEST_P(CudaNDArray, LaunchesPtxAsAnEngineOperation) {
+  MXC_REQUIRE_KERNELS();
   const int64_t n = 1000;
   cuda::Module module(0, kSaxpyPtx);
   EXPECT_TRUE(module.hasKernel("saxpy"));
@@ -236,6 +248,7 @@ TEST_P(CudaNDArray, LaunchesPtxAsAnEngineOperation) {
 // one wait at the end), on both engines; the result is the step-by-step
 // one; a failing step is named as step by step.
 TEST_P(CudaNDArray, BulkRunOfAGpuPlanWaitsOnceAndKeepsTheOrder) {
+  MXC_REQUIRE_KERNELS();
   cuda::Module module(0, kSaxpyPtx);
   gSaxpy = &module;
   const mxc_kernel_entry rows[] = {{"saxpy", saxpyStep}, {"fails", failingStep}};
@@ -281,6 +294,17 @@ step a3 saxpy gpu(0) reads x writes y
   EXPECT_NE(err.find("step 'a2' (kernel 'fails') failed: no luck on the GPU"), std::string::npos)
       << err;
   gSaxpy = nullptr;
+}
+
+// On the host driver double, loading a kernel module is the one-line error
+// a failed load is on a GPU (what an operator on a gpu array meets there).
+TEST(CudaHostDriver, RefusesKernelsWithOneLine) {
+  if (!onHostDriverDouble())
+    GTEST_SKIP() << "not on the host driver double";
+  std::string err = errorOf([] { cuda::Module m(0, kSaxpyPtx); });
+  EXPECT_NE(err.find("loading PTX on gpu(0)"), std::string::npos) << err;
+  EXPECT_NE(err.find("the host driver double runs no kernels"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, CudaNDArray, ::testing::Values("naive", "threaded"),

@@ -1,0 +1,261 @@
+// cuda_host_driver.cc - a test double of the CUDA driver API over host
+// memory, for machines without a GPU (these, and CI). It is loaded in place
+// of libcuda.so.1 with MXC_CUDA_DRIVER=path/libmxc-cuda-host-driver.so and
+// gives the runtime one "GPU" whose memory is host memory (malloc), whose
+// copies and memsets are memcpy / memset done at once (every stream is
+// synchronous), and which runs no kernels: cuModuleLoadData fails with
+// CUDA_ERROR_NOT_SUPPORTED ("the host driver double runs no kernels"), so a
+// launch of generated code, cuBLAS or cuDNN fails with a one-line error.
+//
+// What it checks: the runtime's and the Python front end's plumbing around
+// gpu(i) — device arrays, the caching pool and OOM, cpu<->gpu<->gpu copies
+// as engine operations, compiling an operator for the GPU and reaching its
+// launch — never GPU numerics or speed (scripts/gpu-check.sh on a lent GPU
+// does that). A host pointer passed where a device pointer belongs goes
+// unnoticed here, which is why gpu-check exists.
+//
+// MXC_HOST_DRIVER_MEMORY (bytes, default 16 GiB) is the device's size: an
+// allocation past it is CUDA_ERROR_OUT_OF_MEMORY.
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+namespace {
+
+std::mutex gMutex;
+std::unordered_map<uintptr_t, size_t> gBlocks; // address -> bytes
+size_t gInUse = 0;
+int gContextTag = 0; // the one primary context's handle points here
+bool gInitialised = false;
+
+size_t memoryLimit() {
+  static const size_t limit = [] {
+    const char *s = std::getenv("MXC_HOST_DRIVER_MEMORY");
+    if (s && *s)
+      return size_t(std::strtoull(s, nullptr, 10));
+    return size_t(16) << 30;
+  }();
+  return limit;
+}
+
+struct Event {
+  std::chrono::steady_clock::time_point at;
+};
+
+// Host pointers stand for device pointers; a copy is legal only inside a
+// block this double allocated (checked: a wild address is an error, as the
+// real driver's CUDA_ERROR_INVALID_VALUE).
+bool owned(CUdeviceptr p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  for (const auto &[base, size] : gBlocks)
+    if (p >= base && p + bytes <= base + size)
+      return true;
+  return bytes == 0;
+}
+
+} // namespace
+
+extern "C" {
+
+CUresult CUDAAPI cuInit(unsigned int) {
+  gInitialised = true;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int *v) {
+  *v = 13000;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetErrorName(CUresult r, const char **name) {
+  switch (r) {
+  case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
+  case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+  case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+  case CUDA_ERROR_NOT_INITIALIZED: *name = "CUDA_ERROR_NOT_INITIALIZED"; break;
+  case CUDA_ERROR_INVALID_DEVICE: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
+  case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
+  default: *name = nullptr; return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetErrorString(CUresult r, const char **text) {
+  switch (r) {
+  case CUDA_SUCCESS: *text = "no error"; break;
+  case CUDA_ERROR_INVALID_VALUE: *text = "invalid argument (host driver double)"; break;
+  case CUDA_ERROR_OUT_OF_MEMORY: *text = "out of memory (host driver double)"; break;
+  case CUDA_ERROR_NOT_INITIALIZED: *text = "initialization error"; break;
+  case CUDA_ERROR_INVALID_DEVICE: *text = "invalid device ordinal"; break;
+  case CUDA_ERROR_NOT_SUPPORTED: *text = "the host driver double runs no kernels"; break;
+  default: *text = nullptr; return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int *n) {
+  *n = gInitialised ? 1 : 0;
+  return gInitialised ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice *d, int ordinal) {
+  if (ordinal != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice) {
+  std::strncpy(name, "mxc host driver double (no kernels)", size_t(len));
+  if (len > 0)
+    name[len - 1] = '\0';
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetAttribute(int *value, CUdevice_attribute attr, CUdevice) {
+  switch (attr) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 1; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *value = 32; break;
+  default: *value = 0; break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice) {
+  *bytes = memoryLimit();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
+  if (dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *ctx = reinterpret_cast<CUcontext>(&gContextTag);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes > memoryLimit() - gInUse)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  void *m = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!m)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  gBlocks[uintptr_t(m)] = bytes;
+  gInUse += bytes;
+  *p = CUdeviceptr(uintptr_t(m));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto it = gBlocks.find(uintptr_t(p));
+  if (it == gBlocks.end())
+    return CUDA_ERROR_INVALID_VALUE;
+  gInUse -= it->second;
+  gBlocks.erase(it);
+  std::free(reinterpret_cast<void *>(uintptr_t(p)));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemGetInfo(size_t *freeBytes, size_t *total) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  *total = memoryLimit();
+  *freeBytes = memoryLimit() - gInUse;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream) {
+  if (!owned(dst, bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) {
+  if (!owned(src, bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memcpy(dst, reinterpret_cast<const void *>(uintptr_t(src)), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream) {
+  if (!owned(dst, bytes) || !owned(src, bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes)
+    std::memmove(reinterpret_cast<void *>(uintptr_t(dst)),
+                 reinterpret_cast<const void *>(uintptr_t(src)), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream) {
+  if (!owned(dst, n))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (n)
+    std::memset(reinterpret_cast<void *>(uintptr_t(dst)), value, n);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamCreate(CUstream *s, unsigned int) {
+  *s = reinterpret_cast<CUstream>(new (std::nothrow) int(0));
+  return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult CUDAAPI cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+
+CUresult CUDAAPI cuStreamDestroy(CUstream s) {
+  delete reinterpret_cast<int *>(s);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventCreate(CUevent *e, unsigned int) {
+  *e = reinterpret_cast<CUevent>(new (std::nothrow) Event{});
+  return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream) {
+  reinterpret_cast<Event *>(e)->at = std::chrono::steady_clock::now();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+
+CUresult CUDAAPI cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<Event *>(end)->at -
+                                                 reinterpret_cast<Event *>(start)->at)
+            .count();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventDestroy(CUevent e) {
+  delete reinterpret_cast<Event *>(e);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *, const void *) { return CUDA_ERROR_NOT_SUPPORTED; }
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *, CUmodule, const char *) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule) { return CUDA_ERROR_NOT_SUPPORTED; }
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                unsigned, unsigned, CUstream, void **, void **) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+} // extern "C"
