@@ -388,7 +388,7 @@ class CachedOp:
         self._execs = {}
 
     def _graph_call(self, args):
-        key = tuple((a.shape, a._np.dtype.str) for a in args)
+        key = tuple((a.shape, a._sig[1].str) for a in args)
         exe = self._execs.get(key)
         if exe is None:
             arg_names = self._sym.list_arguments()

@@ -78,8 +78,9 @@ def cpu_pinned(device_id=0):
 
 def gpu(device_id=0):
     """A GPU context. It can be created and compared anywhere; putting data
-    or an executor on it raises MXNetError (docs/gpu.md: the runtime's GPU
-    backend is not reachable from Python yet)."""
+    on it needs the GPU (MXNetError naming why otherwise). NDArrays and
+    imperative operators run there; executors, Module and Gluon do not yet
+    (docs/gpu.md)."""
     return Context("gpu", device_id)
 
 
@@ -99,14 +100,18 @@ def gpu_memory_info(device_id=0):
     return free, total
 
 
-def _require_gpu(ctx):
-    """MXNetError naming why `ctx` (a gpu context) cannot hold data here."""
+def _require_gpu(ctx, what=None):
+    """MXNetError naming why `ctx` (a gpu context) cannot hold data here;
+    with `what` (a feature that does not run on the GPU yet), the error says
+    so even where the GPU exists."""
     try:
         _mxc.cuda_require_device(ctx.device_id)
     except RuntimeError as e:
         raise MXNetError(str(e)) from None
-    raise MXNetError("%s: arrays and executors on a GPU are not reachable from Python yet "
-                     "(docs/gpu.md: only the runtime's C++ API runs on the GPU)" % ctx)
+    if what is not None:
+        raise MXNetError("%s on %s is not supported yet (docs/gpu.md: NDArrays and imperative "
+                         "operators run on the GPU; executors, Module and Gluon do not yet)"
+                         % (what, ctx))
 
 
 def current_context():
@@ -114,12 +119,14 @@ def current_context():
     return cur if cur is not None else Context("cpu", 0)
 
 
-def check_context(ctx):
+def check_context(ctx, gpu=None):
     """The Context to use for `ctx` (None: the current one); MXNetError for
-    a device without a back end."""
+    a device without a back end, or a GPU without one. `gpu`: True where the
+    caller runs on the GPU (arrays, imperative operators), else the name of
+    what the caller is (an executor, ...) for the error."""
     ctx = current_context() if ctx is None else Context(ctx) if isinstance(ctx, str) else ctx
     if not isinstance(ctx, Context):
         raise MXNetError("expected a Context, got %r" % (ctx,))
     if ctx.device_type == "gpu":
-        _require_gpu(ctx)
+        _require_gpu(ctx, None if gpu is True else gpu or "this")
     return ctx

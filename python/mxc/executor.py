@@ -99,7 +99,7 @@ class Executor:
     # -- construction -------------------------------------------------------------
     @staticmethod
     def _simple_bind(symbol, ctx, grad_req, type_dict, shapes, group2ctx=None):
-        ctx = check_context(ctx)
+        ctx = check_context(ctx, "an executor (simple_bind)")
         types = {k: dtype_name(v) for k, v in type_dict.items()}
         if types:
             # The other arguments' types follow, as MXNet infers them
@@ -120,7 +120,7 @@ class Executor:
         def alloc(name):
             shape, dt = by_name[name]
             group = attrs.get(name, {}).get("__ctx_group__")
-            where = check_context(group2ctx[group]) if group in (group2ctx or {}) else ctx
+            where = check_context(group2ctx[group], "an executor (simple_bind)") if group in (group2ctx or {}) else ctx
             return _zeros(shape, np_dtype(dt), where)
 
         args = [alloc(n) for n in arg_names]
@@ -131,7 +131,7 @@ class Executor:
 
     @staticmethod
     def _bind(symbol, ctx, args, args_grad, grad_req, aux_states):
-        ctx = check_context(ctx)
+        ctx = check_context(ctx, "an executor (bind)")
         arg_names = symbol.list_arguments()
         aux_names = symbol.list_auxiliary_states()
         arg_arrays = _arrays_in_order(args, arg_names, "args")

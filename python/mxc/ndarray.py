@@ -79,8 +79,9 @@ _HANDLES = _weakref.WeakValueDictionary()
 
 
 class NDArray:
-    """An n-dimensional array on a device (CPU only for now), MXNet 1.x's
-    mx.nd.NDArray."""
+    """An n-dimensional array on a device, MXNet 1.x's mx.nd.NDArray. On
+    mx.gpu(i) the storage is the GPU's: no numpy view (asnumpy() and
+    printing copy to the host), operators compiled for the GPU."""
 
     __slots__ = ["_npv", "_sig", "_rt", "_ctx", "_grad", "_grad_req", "_ag", "__weakref__"]
     # numpy defers binary operators with an NDArray on the right to us.
@@ -155,7 +156,16 @@ class NDArray:
 
     @property
     def size(self):
-        return int(self._np.size)
+        return int(_math.prod(self._sig[0]))
+
+    def _on_gpu(self):
+        return self._ctx.device_type == "gpu"
+
+    def _host_data(self):
+        """The numpy data, through a copy to the host for a GPU array."""
+        if self._ctx.device_type == "gpu":
+            return self.copyto(Context("cpu", 0))._data
+        return self._data
 
     @property
     def ndim(self):
@@ -194,14 +204,20 @@ class NDArray:
 
     def __repr__(self):
         shape = "x".join(str(d) for d in self.shape)
-        return "\n%s\n<NDArray %s @%s>" % (str(self._data), shape, self._ctx)
+        return "\n%s\n<NDArray %s @%s>" % (str(self._host_data()), shape, self._ctx)
 
     # -- conversions ----------------------------------------------------------
     def asnumpy(self):
-        """A numpy copy of the data (as MXNet's asnumpy)."""
+        """A numpy copy of the data (as MXNet's asnumpy; from a GPU array, a
+        copy to the host, waited for)."""
+        if self._ctx.device_type == "gpu":
+            return self._host_data()
         return np.array(self._data, copy=True)
 
     def __array__(self, dtype=None, copy=None):
+        if self._ctx.device_type == "gpu":
+            host = self._host_data()
+            return host if dtype is None else host.astype(dtype)
         # np.asarray(x) shares memory with x (no copy) where dtypes agree.
         if dtype is not None and np.dtype(dtype) != self._data.dtype:
             return self._data.astype(dtype)
@@ -234,7 +250,7 @@ class NDArray:
         if self.size != 1:
             raise MXNetError("asscalar: the array has shape %s, not a single element"
                              % (self.shape,))
-        return self._data.reshape(-1)[0]
+        return self._host_data().reshape(-1)[0]
 
     def __float__(self):
         return float(self.asscalar())
@@ -266,7 +282,7 @@ class NDArray:
 
     def copy(self):
         if self._rt is not None:
-            out = _new_rt(self._np.shape, self._np.dtype, self._ctx)
+            out = _new_rt(self._sig[0], self._sig[1], self._ctx)
             self._rt.copy_to(out._rt)
             return out
         return NDArray(self._data.copy(), self._ctx)
@@ -282,10 +298,17 @@ class NDArray:
                                  % (self.shape, other.shape))
             if _engine_copy(self, other):
                 return other
+            if self._on_gpu() or other._on_gpu():  # another dtype: cast where the data is
+                return self.astype(other.dtype).copyto(other)
             np.copyto(other._data, self._data, casting="unsafe")
             return other
         if isinstance(other, Context):
-            return NDArray(self._data.copy(), check_context(other))
+            ctx = check_context(other, gpu=True)
+            if self._rt is not None:
+                out = _new_rt(self._sig[0], self._sig[1], ctx)
+                self._rt.copy_to(out._rt)  # an engine operation (cpu <-> gpu, gpu <-> gpu too)
+                return out
+            return _new(self._data.copy(), ctx)
         raise MXNetError("copyto: expected an NDArray or a Context, got %r" % (type(other),))
 
     def as_in_context(self, context):
@@ -295,8 +318,10 @@ class NDArray:
 
     def astype(self, dtype, copy=True):
         dt = np_dtype(dtype_name(dtype))
-        if not copy and dt == self._data.dtype:
+        if not copy and dt == self._sig[1]:
             return self
+        if self._on_gpu():
+            return _invoke("Cast", [self], {"dtype": dtype_name(dt)})
         return NDArray(self._data.astype(dt), self._ctx)
 
     def reshape(self, *shape, **kwargs):
@@ -352,7 +377,7 @@ class NDArray:
         if grad_req not in ("write", "add", "null"):
             raise MXNetError("attach_grad: grad_req must be write, add or null")
         _check_dense(stype, "attach_grad")
-        self._grad = _zeros_any(self.shape, self._ctx, self._np.dtype)
+        self._grad = _zeros_any(self.shape, self._ctx, self._sig[1])
         self._grad_req = grad_req
         self._ag = None
 
@@ -365,7 +390,7 @@ class NDArray:
 
     def __reduce__(self):
         # Pickles as its values (DataLoader workers, multiprocessing).
-        return (array, (self.asnumpy(), self._ctx, self._np.dtype))
+        return (array, (self.asnumpy(), self._ctx, self._sig[1]))
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         from . import autograd
@@ -652,8 +677,13 @@ def _infer_reshape(src, target, reverse=False):
 
 def _new(data, ctx):
     """A runtime array holding a copy of the numpy array `data` (numpy-backed
-    if the runtime has no such dtype)."""
-    ctx = check_context(ctx)
+    if the runtime has no such dtype; on a GPU, a copy from the host)."""
+    ctx = check_context(ctx, gpu=True)
+    if ctx.device_type == "gpu":
+        host = _new(data, Context("cpu", 0))
+        if host._rt is None:
+            raise MXNetError("%s arrays cannot be on %s" % (data.dtype, ctx))
+        return host.copyto(ctx)
     try:
         out = _new_rt(data.shape, data.dtype, ctx)
     except MXNetError:
@@ -716,15 +746,20 @@ def to_dlpack_for_write(data):
 
 
 def _new_rt(shape, dtype, ctx=None):
-    """A new runtime array (uninitialised) and its NDArray."""
+    """A new runtime array (uninitialised) and its NDArray, on ctx's device
+    (which the caller checked)."""
     dtype = np.dtype(dtype)
-    return _wrap_rt(_mxc.Array(list(shape), dtype_name(dtype)), dtype, ctx)
+    if ctx is not None and ctx.device_type == "gpu":
+        rt = _mxc.Array(list(shape), dtype_name(dtype), "gpu", ctx.device_id)
+    else:
+        rt = _mxc.Array(list(shape), dtype_name(dtype))
+    return _wrap_rt(rt, dtype, ctx)
 
 
 def _engine_copy(src, dst):
     """Pushes dst = src as an engine operation when both are runtime arrays
     of one dtype (the caller checked the shapes); False otherwise."""
-    if src._rt is None or dst._rt is None or src._np.dtype != dst._np.dtype:
+    if src._rt is None or dst._rt is None or src._sig[1] != dst._sig[1]:
         return False
     if src._rt is not dst._rt:
         src._rt.copy_to(dst._rt)
@@ -735,8 +770,8 @@ def array(source_array, ctx=None, dtype=None):
     """A new array holding a copy of `source_array`. The dtype is `dtype`, else
     the source's if it is an NDArray, else float32 (as MXNet 1.x)."""
     if isinstance(source_array, NDArray):
-        dt = source_array._data.dtype if dtype is None else dtype
-        return _new(source_array._data.astype(np_dtype(dtype_name(dt)), copy=True), ctx)
+        dt = source_array._sig[1] if dtype is None else dtype
+        return _new(source_array._host_data().astype(np_dtype(dtype_name(dt)), copy=True), ctx)
     dt = np.float32 if dtype is None else np_dtype(dtype_name(dtype))
     # (0-d stays 0-d, as MXNet 1.9.1's; np.ascontiguousarray would make it 1-d)
     data = np.array(source_array, dtype=dt, copy=True, order="C")
@@ -769,8 +804,11 @@ def _check_dense(stype, what):
 def empty(shape, ctx=None, dtype="float32", stype=None):
     _check_dense(stype, "empty")
     shape = _creation_shape(shape, "empty")
+    ctx = check_context(ctx, gpu=True)
+    if ctx.device_type == "gpu":  # straight on the device (its errors are the device's)
+        return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), ctx)
     try:
-        return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), check_context(ctx))
+        return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), ctx)
     except MXNetError:
         return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
@@ -934,12 +972,28 @@ def _graph_json(spec, attrs, input_names, node_name):
             "attrs": {"mxnet_version": ["int", 10901]}}
 
 
-def compiled_op(spec, attrs, in_specs, node_name, train=False):
+def _cuda_arch(ctx):
+    """The architecture operators on GPU context `ctx` are compiled for:
+    the device's own ('sm_90' on an H100 / H200)."""
+    if ctx.device_id != 0:
+        raise MXNetError("operators on %s: compiled code runs on gpu(0) only yet (docs/gpu.md); "
+                         "copy the arrays there (as_in_context(mx.gpu(0)))" % ctx)
+    arch = _cuda_archs.get(ctx.device_id)
+    if arch is None:
+        arch = _cuda_archs[ctx.device_id] = "sm_%d" % _mxc.cuda_compute_capability(ctx.device_id)
+    return arch
+
+
+_cuda_archs = {}
+
+
+def compiled_op(spec, attrs, in_specs, node_name, train=False, cuda_arch=""):
     """The compiled one-node graph of `spec` for these attributes and input
     (shape, dtype) pairs, cached per signature; and the variable names of its
     inputs. train=True: MXNet's training forward (BatchNorm's batch
-    statistics and moving-statistics outputs, Dropout's mask), no gradients."""
-    key = (spec.name, node_name, tuple(sorted(attrs.items())), tuple(in_specs), train)
+    statistics and moving-statistics outputs, Dropout's mask), no gradients.
+    cuda_arch ('sm_90'): kernels for gpu(0) instead of the CPU."""
+    key = (spec.name, node_name, tuple(sorted(attrs.items())), tuple(in_specs), train, cuda_arch)
     c = _cache.get(key)
     if c is None:
         import json
@@ -952,6 +1006,8 @@ def compiled_op(spec, attrs, in_specs, node_name, train=False):
         shapes = {n: list(s) for n, (s, _) in zip(names, in_specs)}
         dtypes = {n: d for n, (_, d) in zip(names, in_specs)}
         options = dict(train=True, wrt=[], grad_req=["null"]) if train else {}
+        if cuda_arch:
+            options["cuda_arch"] = cuda_arch
         compiled = compile_graph(json.dumps(g), shapes, dtypes, "operator %s" % spec.name,
                                  **options)
         c = (compiled, {n: i for i, n in enumerate(names)})
@@ -1034,14 +1090,34 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
     for a in inputs:
         if not isinstance(a, NDArray):
             raise MXNetError("%s: inputs must be NDArrays, got %s" % (spec.name, type(a).__name__))
-        check_context(a._ctx)
+        check_context(a._ctx, gpu=True)
     outs_given = None
     if out is not None:
         outs_given = list(out) if isinstance(out, (list, tuple)) else [out]
+    ctx = inputs[0]._ctx if inputs else current_context()
+    # On a GPU: every array on the one device (as MXNet, which does not copy
+    # between devices inside an operator), kernels compiled for it.
+    cuda_arch = ""
+    if any(a._ctx.device_type == "gpu" for a in list(inputs) + (outs_given or [])) or \
+            ctx.device_type == "gpu":
+        for a in list(inputs) + (outs_given or []):
+            if a._ctx != ctx:
+                raise MXNetError("%s: arrays on %s and %s; copy them to one context first "
+                                 "(as_in_context)" % (spec.name, ctx, a._ctx))
+        check_context(ctx, gpu=True)
+        cuda_arch = _cuda_arch(ctx)
+        if autograd.is_recording() and any(autograd._tracked(a) for a in inputs):
+            raise MXNetError("%s: autograd on %s arrays is not supported yet (docs/gpu.md); "
+                             "record on the cpu" % (spec.name, ctx))
     # Runtime arrays in and out: push onto the engine and return at once.
     lazy = all(a._rt is not None for a in inputs) and \
         (outs_given is None or all(isinstance(o, NDArray) for o in outs_given))
-    if lazy:
+    if cuda_arch:
+        if not lazy:
+            raise MXNetError("%s: out= on %s takes NDArrays" % (spec.name, ctx))
+        datas = None  # no numpy view of GPU memory; shapes and dtypes from _sig
+        in_specs = [(a._sig[0], dtype_name(a._sig[1])) for a in inputs]
+    elif lazy:
         datas = [a._np for a in inputs]
     else:
         datas = []
@@ -1050,13 +1126,13 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
             if not d.flags.c_contiguous:
                 d = np.ascontiguousarray(d)
             datas.append(d)
-    in_specs = [(d.shape, dtype_name(d.dtype)) for d in datas]
+    if datas is not None:
+        in_specs = [(d.shape, dtype_name(d.dtype)) for d in datas]
     node = name or spec.name.lower()
     train = autograd.is_training() and spec.name in ("BatchNorm", "Dropout")
     recording = autograd.is_recording() and any(autograd._tracked(a) for a in inputs)
     graph_name = autograd.node_name(spec) if recording else node
-    compiled, positions = compiled_op(spec, attrs, in_specs, node, train)
-    ctx = inputs[0]._ctx if inputs else current_context()
+    compiled, positions = compiled_op(spec, attrs, in_specs, node, train, cuda_arch)
     heads = [o for o in compiled.outputs if o[1] == ""]
     if outs_given is not None and len(outs_given) != len(heads):
         raise MXNetError("%s: out= needs %d arrays" % (spec.name, len(heads)))
@@ -1067,7 +1143,9 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
         seed = autograd.seed() if recording else autograd.fresh_seed()
         return np.array([_dropout_seed(seed, graph_name, node)], dtype=np.int64)
 
-    if lazy and outs_given is None and name is None and not recording and \
+    # (The table is keyed by shapes and dtypes, not devices: GPU calls stay
+    # on this path.)
+    if lazy and not cuda_arch and outs_given is None and name is None and not recording and \
             spec.name not in ("BatchNorm", "Dropout") and \
             all(kind == "" for _, kind, _, _ in compiled.outputs) and \
             all(kind not in ("head_grad", "rng_seed") for _, kind, _, _ in compiled.inputs):
@@ -1089,7 +1167,7 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
         for i, (oname, _, shape, dt) in enumerate(heads):
             o = outs_given[i] if outs_given is not None else None
             if o is not None and o._rt is not None and o.shape == tuple(shape) and \
-                    o._np.dtype == np_dtype(dt) and \
+                    o._sig[1] == np_dtype(dt) and \
                     not any(o._rt.shares_storage_with(r) for r in run_in):
                 results.append(o)  # written in place by the graph
                 continue
@@ -1438,7 +1516,7 @@ def _contrib_boolean_mask(data, index, axis=0, out=None, name=None, **kwargs):
     class _BooleanMask(autograd.Function):
         def forward(self, x, i):
             pos = np.nonzero(_as_np(i))[0]
-            self.save_for_backward(pos, x.shape, x._np.dtype)
+            self.save_for_backward(pos, x.shape, x._sig[1])
             return _new(np.ascontiguousarray(np.take(_as_np(x), pos, axis=ax)), x.context)
 
         def backward(self, dy):
@@ -1840,7 +1918,7 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
     whose plan has more than one step (a head could be written before the
     input it replaces is last read)."""
     weight = arrays["weight"]
-    dt = weight._np.dtype
+    dt = weight._sig[1]
     key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), in_place)
     if key not in _update_cache:
         text = _build_update(kind, params)
@@ -1865,7 +1943,7 @@ def _push_update(kind, arrays, lr, params, out):
         if a.shape != weight.shape:
             raise MXNetError("%s_update: %s has shape %s, the weight %s"
                              % (kind, name, a.shape, weight.shape))
-    dt = weight._np.dtype
+    dt = weight._sig[1]
     lr_shape = [1] * builtins.max(len(weight.shape), 1)  # broadcast against the weight
     written = _UPDATE_WRITES[kind]
     # The graph's heads, in order: the new weight, then the new states.

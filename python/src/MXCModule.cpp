@@ -267,12 +267,17 @@ void drainReleased() {
 struct PyArray {
   rt::NDArray array;
 
-  PyArray(const std::vector<int64_t> &shape, const std::string &dtype) {
+  /// A new array on `device` ("cpu" or "gpu") number `deviceId`.
+  PyArray(const std::vector<int64_t> &shape, const std::string &dtype,
+          const std::string &device = "cpu", int deviceId = 0) {
     auto dt = rt::dtypeFromName(dtype);
     if (!dt)
       throw MXNetError("unknown dtype '" + dtype + "'");
+    if (device != "cpu" && device != "gpu")
+      throw MXNetError("unknown device '" + device + "' (cpu or gpu)");
     try {
-      array = rt::NDArray(rt::Shape(shape.begin(), shape.end()), *dt);
+      array = rt::NDArray(rt::Shape(shape.begin(), shape.end()), *dt,
+                          device == "gpu" ? rt::Device::gpu(deviceId) : rt::Device::cpu());
     } catch (const std::exception &e) {
       throw MXNetError(e.what());
     }
@@ -328,6 +333,10 @@ struct PyArray {
 
   /// A numpy view of the storage (no copy, no wait: the caller waits).
   nb::object view() const {
+    if (array.device().kind != rt::Device::Kind::CPU)
+      throw MXNetError("no numpy view of an array on gpu(" +
+                       std::to_string(array.device().id) +
+                       "): its memory is the GPU's (copy it to the cpu first)");
     auto *keep = new rt::NDArray(array);
     nb::capsule owner(keep, [](void *p) noexcept {
       delete static_cast<rt::NDArray *>(p);
@@ -859,12 +868,16 @@ nb::object fastDispatchCall(nb::handle op, nb::handle args, nb::handle kwargs) {
     if (!r || !nb::isinstance<PyArray>(r))
       return nb::none();
     ins.push_back(nb::inst_ptr<PyArray>(r)->array);
+    // The table's entry for these shapes may be the other device's
+    // compiled op: the Python path picks (or compiles) the right one.
+    if (!(ins.back().device() == plan.device()))
+      return nb::none();
   }
   try {
     outs.reserve(plan.numOutputs());
     for (size_t i = 0; i < plan.numOutputs(); ++i) {
       const rt::PlanBuffer &b = plan.buffers[plan.outputBuffer(i)];
-      outs.emplace_back(b.shape, b.dtype);
+      outs.emplace_back(b.shape, b.dtype, plan.device());
     }
     compiled.graph->push(ins, outs);
   } catch (const std::exception &e) {
@@ -967,11 +980,19 @@ NB_MODULE(_mxc, m) {
                       "A runtime array: storage + engine variable")
       .def("__init__",
            [](PyArray *self, const std::vector<int64_t> &shape,
-              const std::string &dtype) {
+              const std::string &dtype, const std::string &device, int deviceId) {
              drainReleased();
-             new (self) PyArray(shape, dtype);
+             new (self) PyArray(shape, dtype, device, deviceId);
            },
-           nb::arg("shape"), nb::arg("dtype"))
+           nb::arg("shape"), nb::arg("dtype"), nb::arg("device") = "cpu",
+           nb::arg("device_id") = 0)
+      .def_prop_ro(
+          "device",
+          [](const PyArray &a) {
+            rt::Device d = a.array.device();
+            return nb::make_tuple(d.kind == rt::Device::Kind::GPU ? "gpu" : "cpu", d.id);
+          },
+          "(kind, id): where the storage is, ('cpu', 0) or ('gpu', i)")
       .def_static("borrow", &PyArray::borrow, nb::arg("array"), nb::arg("dtype"),
                   "A runtime array over a C-contiguous CPU array's memory (no "
                   "copy); the source stays referenced while the runtime uses it")
@@ -1041,6 +1062,16 @@ NB_MODULE(_mxc, m) {
     return std::make_pair(freeBytes, total);
   }, nb::arg("id"), "(free, total) bytes of gpu(id)");
   m.def("cuda_device_name", &rt::cuda::deviceName, nb::arg("id"));
+  m.def(
+      "cuda_compute_capability",
+      [](int id) {
+        try {
+          return rt::cuda::computeCapability(id);
+        } catch (const std::exception &e) {
+          throw MXNetError(e.what());
+        }
+      },
+      nb::arg("id"), "gpu(id)'s compute capability (90 for sm_90)");
 
   m.def("op_specs", &opSpecs);
   m.def("normalize_json", &normalizeJSON, nb::arg("json"));

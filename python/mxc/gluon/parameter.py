@@ -16,7 +16,7 @@ from ..base import MXNetError, dtype_name
 from .. import initializer as _init
 from .. import ndarray as nd
 from .. import util
-from ..context import Context, cpu, current_context
+from ..context import Context, check_context, cpu, current_context
 from ..ndarray import NDArray
 
 
@@ -34,7 +34,7 @@ def _unknown(d):
     return d is None or d <= 0
 
 
-def _ctx_list(ctx):
+def _any_ctx_list(ctx):
     if ctx is None:
         return [current_context()]
     if isinstance(ctx, Context):
@@ -44,6 +44,14 @@ def _ctx_list(ctx):
     ctx = list(ctx)
     if not ctx or not all(isinstance(c, Context) for c in ctx):
         raise MXNetError("ctx: expected a Context or a non-empty list of Contexts, got %r" % (ctx,))
+    return ctx
+
+
+def _ctx_list(ctx):
+    ctx = _any_ctx_list(ctx)
+    for c in ctx:
+        if c.device_type == "gpu":
+            check_context(c, "Gluon")
     return ctx
 
 

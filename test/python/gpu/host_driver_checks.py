@@ -1,0 +1,182 @@
+"""NDArrays on mx.gpu(0) over the CUDA host driver double.
+
+Run by test_gpu_arrays.py in a process of its own with
+MXC_CUDA_DRIVER=<build>/lib/libmxc-cuda-host-driver.so (the driver is loaded
+once a process): the double (runtime/test/cuda_host_driver.cc) is one "GPU"
+whose memory is host memory and which runs no kernels. So these checks cover
+the front end's plumbing -- arrays on the device, copies between cpu and gpu
+as engine operations, the memory pool, operators compiled for the GPU up to
+their launch, and the errors -- and never GPU numerics (scripts/gpu-check.sh
+on a lent GPU does that).
+
+Prints "PASS name" or "FAIL name: why" per check.
+"""
+import sys
+import traceback
+
+import numpy as np
+
+import mxc as mx
+
+NO_KERNELS = "the host driver double runs no kernels"
+
+
+def raises(fn, *fragments):
+    """The MXNetError message of fn(), checked to hold every fragment."""
+    try:
+        fn()
+    except mx.MXNetError as e:
+        msg = str(e)
+        for f in fragments:
+            assert f in msg, "%r not in %r" % (f, msg)
+        assert "\n" not in msg.strip(), msg
+        return msg
+    raise AssertionError("no MXNetError from %s" % fn)
+
+
+def check_the_device_is_seen():
+    assert mx.context.num_gpus() == 1
+    free, total = mx.context.gpu_memory_info(0)
+    assert total == 1 << 30 and 0 < free <= total, (free, total)
+    assert mx.gpu(0) == mx.Context("gpu", 0) and mx.gpu(0) != mx.cpu(0)
+
+
+def check_arrays_go_to_the_gpu_and_back():
+    g = mx.gpu(0)
+    rng = np.random.default_rng(0)
+    for dtype in ("float32", "float64", "float16", "int32", "int64", "int8", "uint8"):
+        for shape in ((1,), (3, 4), (1000, 33), (2, 3, 4, 5)):
+            src = (rng.standard_normal(shape) * 50).astype(dtype)
+            x = mx.nd.array(src, ctx=g, dtype=dtype)
+            assert x.context == g and x.shape == shape and x.dtype == np.dtype(dtype).type
+            assert x.size == src.size and x.ndim == len(shape)
+            np.testing.assert_array_equal(x.asnumpy(), src)
+            np.testing.assert_array_equal(np.asarray(x), src)
+            y = x.as_in_context(mx.cpu())
+            assert y.context == mx.cpu() and y._rt is not None
+            np.testing.assert_array_equal(y.asnumpy(), src)
+            # gpu -> gpu, a copy (not a view) and copyto into an existing array
+            z = x.copyto(g)
+            w = mx.nd.empty(shape, ctx=g, dtype=dtype)
+            assert x.copyto(w) is w
+            c = x.copy()
+            x2 = mx.nd.array(src * 0, ctx=g, dtype=dtype)
+            x2.copyto(x)  # overwrite the source: the copies above are their own
+            for a in (z, w, c):
+                assert a.context == g
+                np.testing.assert_array_equal(a.asnumpy(), src)
+            np.testing.assert_array_equal(x.asnumpy(), src * 0)
+    assert x.as_in_context(g) is x
+    # cpu -> gpu into an existing array, and from an NDArray source
+    h = mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    d = mx.nd.zeros((2, 3), ctx=g)
+    h.copyto(d)
+    np.testing.assert_array_equal(d.asnumpy(), h.asnumpy())
+    np.testing.assert_array_equal(mx.nd.array(d, ctx=g).asnumpy(), h.asnumpy())
+    np.testing.assert_array_equal(mx.nd.array(d).asnumpy(), h.asnumpy())
+    assert mx.nd.array(d).context == mx.cpu()
+
+
+def check_creation_functions_on_the_gpu():
+    g = mx.gpu(0)
+    np.testing.assert_array_equal(mx.nd.zeros((2, 3), ctx=g).asnumpy(), np.zeros((2, 3)))
+    o = mx.nd.ones((4,), ctx=g, dtype="int32")
+    assert o.dtype == np.int32 and o.asnumpy().tolist() == [1] * 4
+    np.testing.assert_array_equal(mx.nd.full((2, 2), 7.5, ctx=g).asnumpy(), np.full((2, 2), 7.5))
+    np.testing.assert_array_equal(mx.nd.arange(0, 5, ctx=g).asnumpy(), np.arange(5.0))
+    e = mx.nd.empty((5, 2), ctx=g)
+    assert e.shape == (5, 2) and e.context == g
+    with mx.gpu(0):
+        assert mx.nd.zeros((3,)).context == g
+    assert mx.nd.array([2.5], ctx=g).asscalar() == np.float32(2.5)
+    assert float(mx.nd.array([2.5], ctx=g)) == 2.5
+    assert "@gpu(0)" in repr(mx.nd.ones((2,), ctx=g)) and "1." in repr(mx.nd.ones((2,), ctx=g))
+
+
+def check_device_memory_is_pooled_and_runs_out_cleanly():
+    g = mx.gpu(0)
+    free0, _ = mx.context.gpu_memory_info(0)
+    big = mx.nd.zeros((64, 1024, 1024), ctx=g)  # 256 MiB on the device
+    big.wait_to_read()
+    free1, _ = mx.context.gpu_memory_info(0)
+    assert free1 <= free0 - (256 << 20), (free0, free1)
+    del big
+    # More than the double's 1 GiB: the pool frees its cache, retries, and
+    # the allocation fails as an error, not a crash.
+    msg = raises(lambda: mx.nd.empty((512, 1024, 1024), ctx=g), "out of memory")
+    assert "2147483648" in msg or "2 GiB" in msg or "2.0 GiB" in msg, msg
+    x = mx.nd.ones((4,), ctx=g)  # and the device still works
+    assert x.asnumpy().tolist() == [1, 1, 1, 1]
+
+
+def check_operators_are_compiled_for_the_gpu_and_launched_there():
+    g = mx.gpu(0)
+    x = mx.nd.array(np.arange(12, dtype=np.float32).reshape(3, 4), ctx=g)
+    y = x + 1  # pushed at once, as on the CPU (the launch fails later)
+    assert y.context == g and y.shape == (3, 4) and y.dtype == np.float32
+    raises(y.asnumpy, "_plus_scalar", NO_KERNELS)
+    r = mx.nd.relu(x * 2 - x)
+    assert r.context == g and r.shape == (3, 4)
+    raises(r.wait_to_read, NO_KERNELS)
+    s = mx.nd.sum(x, axis=1)
+    assert s.shape == (3,) and s.context == g
+    raises(s.asnumpy, NO_KERNELS)
+    c = x.astype("float64")  # Cast, on the device
+    assert c.dtype == np.float64 and c.context == g
+    raises(c.asnumpy, "operation 'cast'", NO_KERNELS)
+    # The one-node graphs were compiled for this device's architecture.
+    archs = {key[-1] for key in mx.nd._cache}
+    assert "sm_90" in archs, archs
+
+
+def check_the_fast_path_keeps_devices_apart():
+    # The same op, shapes and dtypes on the CPU first (the C++ fast path's
+    # table is keyed without the device), then on the GPU, then the CPU.
+    a = np.arange(8, dtype=np.float32)
+    c1 = mx.nd.array(a) * mx.nd.array(a)
+    c1 = mx.nd.array(a) * mx.nd.array(a)
+    np.testing.assert_array_equal(c1.asnumpy(), a * a)
+    g = mx.nd.array(a, ctx=mx.gpu(0)) * mx.nd.array(a, ctx=mx.gpu(0))
+    assert g.context == mx.gpu(0)
+    raises(g.asnumpy, NO_KERNELS)
+    c2 = mx.nd.array(a) * mx.nd.array(a)
+    assert c2.context == mx.cpu()
+    np.testing.assert_array_equal(c2.asnumpy(), a * a)
+
+
+def check_what_does_not_run_on_the_gpu_says_so():
+    g = mx.gpu(0)
+    x = mx.nd.ones((2, 3), ctx=g)
+    raises(lambda: x + mx.nd.ones((2, 3)), "arrays on gpu(0) and cpu(0)", "as_in_context")
+    raises(lambda: x._data, "no numpy view of an array on gpu(0)")
+    raises(lambda: mx.nd.zeros((2,), ctx=mx.gpu(1)), "gpu(1) does not exist")
+    x.attach_grad()
+    with mx.autograd.record():
+        raises(lambda: x * 2, "autograd on gpu(0) arrays is not supported yet")
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+    raises(lambda: net.simple_bind(g, data=(2, 4)),
+           "an executor (simple_bind) on gpu(0) is not supported yet")
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(net, name="softmax"), context=g)
+    raises(lambda: mod.bind(data_shapes=[("data", (2, 4))], label_shapes=[("softmax_label", (2,))]),
+           "on gpu(0) is not supported yet")
+    dense = mx.gluon.nn.Dense(3, in_units=4)
+    raises(lambda: dense.initialize(ctx=g), "Gluon on gpu(0) is not supported yet")
+
+
+def main():
+    checks = [(n, f) for n, f in sorted(globals().items()) if n.startswith("check_")]
+    only = set(sys.argv[1:])
+    for name, fn in checks:
+        if only and name not in only:
+            continue
+        try:
+            fn()
+            print("PASS %s" % name, flush=True)
+        except Exception:  # noqa: BLE001 - reported per check
+            why = traceback.format_exc().strip().replace("\n", " | ")
+            print("FAIL %s: %s" % (name, why), flush=True)
+
+
+if __name__ == "__main__":
+    main()
