@@ -70,6 +70,15 @@ class Executor:
         from .symbol import _has_custom
         self._interpreted = _has_custom(symbol._outputs)
         self._interp_heads = None
+        # On a GPU the graph is compiled for the device and every run is
+        # pushed on device arrays (no numpy path).
+        self._gpu = ctx.device_type == "gpu"
+        if self._gpu:
+            if self._interpreted:
+                raise MXNetError("an executor with a Python custom operator on %s is not "
+                                 "supported yet (docs/gpu.md)" % ctx)
+            if "add" in grad_req.values():
+                raise MXNetError("grad_req 'add' on %s is not supported yet (docs/gpu.md)" % ctx)
 
     @property
     def outputs(self):
@@ -91,7 +100,7 @@ class Executor:
         try:
             _, outs = self._symbol._infer(
                 {n: [int(d) for d in a.shape] for n, a in arrays},
-                {n: dtype_name(a._np.dtype) for n, a in arrays})
+                {n: dtype_name(a._sig[1]) for n, a in arrays})
         except MXNetError:
             return []  # forward says why
         return [_zeros(tuple(shape), np_dtype(dt), self._ctx) for shape, dt in outs]
@@ -99,7 +108,7 @@ class Executor:
     # -- construction -------------------------------------------------------------
     @staticmethod
     def _simple_bind(symbol, ctx, grad_req, type_dict, shapes, group2ctx=None):
-        ctx = check_context(ctx, "an executor (simple_bind)")
+        ctx = check_context(ctx, True if not group2ctx else "an executor with group2ctx")
         types = {k: dtype_name(v) for k, v in type_dict.items()}
         if types:
             # The other arguments' types follow, as MXNet infers them
@@ -131,7 +140,7 @@ class Executor:
 
     @staticmethod
     def _bind(symbol, ctx, args, args_grad, grad_req, aux_states):
-        ctx = check_context(ctx, "an executor (bind)")
+        ctx = check_context(ctx, True)
         arg_names = symbol.list_arguments()
         aux_names = symbol.list_auxiliary_states()
         arg_arrays = _arrays_in_order(args, arg_names, "args")
@@ -141,6 +150,11 @@ class Executor:
             grads = [None] * len(arg_names)
         else:
             grads = _arrays_in_order(args_grad, arg_names, "args_grad", allow_missing=True)
+        if ctx.device_type == "gpu":
+            for n, a in zip(arg_names + arg_names + aux_names, arg_arrays + grads + aux_arrays):
+                if a is not None and a.context != ctx:
+                    raise MXNetError("bind: '%s' is on %s, the executor on %s (as_in_context)"
+                                     % (n, a.context, ctx))
         return Executor(symbol, ctx, arg_arrays, grads, aux_arrays, reqs)
 
     # -- dictionaries ----------------------------------------------------------------
@@ -165,7 +179,7 @@ class Executor:
     # -- running -----------------------------------------------------------------------
     def _signature_now(self):
         # (._np: the dtype needs no wait for the engine's work on the array)
-        return tuple((a.shape, a._np.dtype.str) for a in self.arg_arrays + self.aux_arrays)
+        return tuple((a.shape, a._sig[1].str) for a in self.arg_arrays + self.aux_arrays)
 
     def _compile(self, train):
         sig = self._signature_now()
@@ -174,7 +188,7 @@ class Executor:
             return entry[0]
         shapes = {n: list(a.shape) for n, a in zip(self._arg_names, self.arg_arrays)}
         shapes.update({n: list(a.shape) for n, a in zip(self._aux_names, self.aux_arrays)})
-        dtypes = {n: dtype_name(a._np.dtype) for n, a in
+        dtypes = {n: dtype_name(a._sig[1]) for n, a in
                   zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)}
         raw = self._run_symbol._with_creation_shapes(
             {n: s for n, s in shapes.items()})._raw_json()
@@ -182,12 +196,14 @@ class Executor:
             ", ".join(n.name for n, _ in self._symbol._outputs[:3]), raw.count('"op"'),
             ", forward + backward" if train else "")
         options = {}
+        if self._gpu:
+            options["cuda_arch"] = nd._cuda_arch(self._ctx)
         if train:
             wrt = [n for n in self._arg_names if self._grad_req.get(n, "null") != "null"]
             reqs = ["%s=%s" % (n, "write" if self._grad_req[n] == "inplace" else self._grad_req[n])
                     for n in wrt]
             # (an empty wrt would mean "every parameter" to mx-autodiff)
-            options = dict(train=True, wrt=wrt, grad_req=reqs or ["null"])
+            options.update(train=True, wrt=wrt, grad_req=reqs or ["null"])
         compiled = compile_graph(raw, shapes, dtypes, what, **options)
         bound = set(self._arg_names) | set(self._aux_names)
         missing = [name for name, kind, _, _ in compiled.inputs
@@ -210,6 +226,13 @@ class Executor:
             dst = arg_dict[k]
             if isinstance(v, NDArray) and v.shape == dst.shape and _engine_copy(v, dst):
                 continue  # an engine copy: no wait
+            if self._gpu or (isinstance(v, NDArray) and v._on_gpu()):
+                src = v if isinstance(v, NDArray) else nd.array(np.asarray(v), dtype=dst.dtype)
+                if src.shape != dst.shape:
+                    raise MXNetError("forward: '%s' has shape %s, the executor was bound with %s"
+                                     % (k, src.shape, dst.shape))
+                src.copyto(dst)  # through the host or a cast where it must
+                continue
             src = v._data if isinstance(v, NDArray) else np.asarray(v)
             if tuple(src.shape) != dst.shape:
                 raise MXNetError("forward: '%s' has shape %s, the executor was bound with %s"
@@ -241,6 +264,13 @@ class Executor:
             # from mx.random's generator, as the training step does
             seed = _next_seed() if any(k == "rng_seed" for _, k, _, _ in compiled.inputs) \
                 else None
+            if self._gpu:  # pushed on the device arrays
+                args = dict(zip(self._arg_names + self._aux_names,
+                                self.arg_arrays + self.aux_arrays))
+                ins = [self._device_constant(seed, (1,), np_dtype(dt)) if kind == "rng_seed"
+                       else args[name] for name, kind, _, dt in compiled.inputs]
+                compiled.push([a._rt for a in ins], [o._rt for o in self.outputs])
+                return self.outputs
             ins = self._inputs(compiled, None, None, seed)
             compiled.run(ins, [o._data for o in self.outputs])
             return self.outputs
@@ -286,12 +316,17 @@ class Executor:
 
     def _staged(self, key, shape, dtype, fill=None):
         a = self._staging.get(key)
-        if a is None or a.shape != tuple(shape) or a._np.dtype != dtype:
-            a = _zeros(tuple(shape), dtype, self._ctx)
+        if a is None or a.shape != tuple(shape) or a._sig[1] != dtype:
             if fill is not None:
-                a._np[...] = fill  # fresh: nothing pending on it
+                a = self._device_constant(fill, shape, dtype)
+            else:
+                a = _zeros(tuple(shape), dtype, self._ctx)
             self._staging[key] = a
         return a
+
+    def _device_constant(self, value, shape, dtype):
+        """A new array of `value` everywhere on the executor's device."""
+        return nd._new(np.full(tuple(shape), value, dtype=dtype), self._ctx)
 
     def _stage_aux(self):
         """The auxiliary states as the step reads them (engine copies: the
@@ -299,7 +334,7 @@ class Executor:
         reruns it from these)."""
         out = []
         for name, a in zip(self._aux_names, self.aux_arrays):
-            b = self._staged(("aux_in", name), a.shape, a._np.dtype)
+            b = self._staged(("aux_in", name), a.shape, a._sig[1])
             _engine_copy(a, b)
             out.append(b)
         return out
@@ -331,16 +366,15 @@ class Executor:
                     if a.shape != tuple(shape):
                         raise MXNetError("backward: out_grads[%d] has shape %s, the output %s"
                                          % (k - 1, a.shape, tuple(shape)))
-                    if a._rt is None or a._np.dtype != dtype:
+                    if a.context != self._ctx or a._rt is None or a._sig[1] != dtype:
                         b = _zeros(tuple(shape), dtype, self._ctx)
-                        b._np[...] = a._data
+                        a.copyto(b)  # (a copy between devices, a cast)
                         a = b
             elif kind == "grad_in":
                 a = grads[name[:-len("_grad")]]
                 grad_in.add(name)
             elif kind == "rng_seed":
-                a = _zeros(tuple(shape), dtype, self._ctx)
-                a._np[...] = seed
+                a = self._device_constant(seed, shape, dtype)
             else:
                 a = args[name]
             ins.append(a._rt)
@@ -356,7 +390,7 @@ class Executor:
             elif kind == "aux_out":
                 target = aux_dict.get(name)
             if target is not None and name not in grad_in and (publish or kind != "grad") \
-                    and target._np.dtype == np_dtype(dt):
+                    and target._sig[1] == np_dtype(dt):
                 outs.append(target._rt)
             else:  # read by the step too (grad_req add), held back, or not bound
                 tmp = self._staged(("out", name), shape, np_dtype(dt))
@@ -442,6 +476,10 @@ class Executor:
     def _backward(self, out_grads, is_train):
         if self._interpreted:
             return self._backward_interpreted(out_grads)
+        if self._gpu and self._pending is None:
+            raise MXNetError("backward on %s: call forward(is_train=True) first (the training "
+                             "step rerun after an inference forward is not on the GPU yet)"
+                             % self._ctx)
         if self._pending is None and self._last_forward in ("infer", None):
             # As MXNet: the gradients of the last forward's graph, here the
             # training step run again on the same inputs (heads and
@@ -545,7 +583,14 @@ class Executor:
         allow_extra_params."""
         for params, names in ((arg_params, self.arg_dict), (aux_params or {}, self.aux_dict)):
             for name, array in params.items():
-                if name in names:
+                if name in names and (self._gpu or (isinstance(array, NDArray) and
+                                                    array._on_gpu())):
+                    src = array if isinstance(array, NDArray) else nd.array(np.asarray(array))
+                    if src.shape != names[name].shape:
+                        raise MXNetError("copy_params_from: '%s' has shape %s, the executor's %s"
+                                         % (name, src.shape, names[name].shape))
+                    src.copyto(names[name])
+                elif name in names:
                     src = array._data if isinstance(array, NDArray) else np.asarray(array)
                     if tuple(src.shape) != names[name].shape:
                         raise MXNetError("copy_params_from: '%s' has shape %s, the executor's %s"
@@ -560,12 +605,12 @@ class Executor:
         their shapes stay the same)."""
         new = Executor._simple_bind(self._symbol, self._ctx, dict(
             (n, r) for n, r in self._grad_req.items()),
-            {n: a._data.dtype for n, a in self.arg_dict.items()}, kwargs)
+            {n: a._sig[1] for n, a in self.arg_dict.items()}, kwargs)
         def view(old, like):
             # As MXNet's memory sharing: an array no larger than the old one
             # is a view of its memory.
-            if like.size <= old.size and like._np.dtype == old._np.dtype and \
-                    old._np.flags.c_contiguous:
+            if like.size <= old.size and like._sig[1] == old._sig[1] and \
+                    not self._gpu and old._np.flags.c_contiguous:
                 return NDArray(old._np.reshape(-1)[:like.size].reshape(like.shape), self._ctx)
             return like
         for name, a in self.arg_dict.items():
@@ -587,6 +632,9 @@ class Executor:
         return new
 
     def set_monitor_callback(self, callback, monitor_all=False):
+        if self._gpu:
+            raise MXNetError("set_monitor_callback on %s is not supported yet (docs/gpu.md)"
+                             % self._ctx)
         """MXNet's monitor: at each forward, callback(name, array) for every
         operator output ('<node>_output', ...), in graph order; with
         monitor_all also every variable and every operator input
@@ -665,7 +713,7 @@ class OpMonitor:
         self._exe = None
 
     def _forward_values(self, args, aux):
-        sig = tuple((n, a.shape, a._np.dtype.str) for n, a in
+        sig = tuple((n, a.shape, a._sig[1].str) for n, a in
                     list(args.items()) + list(aux.items()))
         exe = self._exe
         if exe is None or self._sig != sig:

@@ -21,7 +21,7 @@ from . import initializer as _init
 from . import metric as _metric
 from . import optimizer as _opt
 from .base import MXNetError, MXNetValueError
-from .context import cpu
+from .context import check_context, cpu
 from .io import DataDesc
 from .model import BatchEndParam, load_checkpoint, save_checkpoint
 from .ndarray import NDArray
@@ -617,6 +617,9 @@ class Module(BaseModule):
         execs = []
         for ctx, dev, g2c in zip(self._contexts, self._device_shapes(shapes),
                                  self._group2ctxs):
+            # (executors run on a GPU; Module's parameters, initializers and
+            # optimizer updates are numpy code on the host arrays)
+            check_context(ctx, "Module")
             ex = self._symbol.simple_bind(ctx, grad_req=self._grad_reqs,
                                           type_dict=self._type_dict, group2ctx=g2c, **dev)
             if execs:  # one set of parameters: the first executor's arrays

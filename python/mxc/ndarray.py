@@ -298,8 +298,18 @@ class NDArray:
                                  % (self.shape, other.shape))
             if _engine_copy(self, other):
                 return other
-            if self._on_gpu() or other._on_gpu():  # another dtype: cast where the data is
-                return self.astype(other.dtype).copyto(other)
+            if self._on_gpu() or other._on_gpu():
+                src = self if self._sig[1] == other._sig[1] else self.astype(other.dtype)
+                if other._rt is None:  # numpy memory on the host
+                    np.copyto(other._data, src._host_data())
+                    return other
+                if src._rt is None:  # numpy memory: through a runtime array
+                    src = _new(src._data, Context("cpu", 0))
+                    if src._rt is None:
+                        raise MXNetError("copyto: %s arrays cannot be on %s"
+                                         % (src._sig[1], other._ctx))
+                src._rt.copy_to(other._rt)
+                return other
             np.copyto(other._data, self._data, casting="unsafe")
             return other
         if isinstance(other, Context):

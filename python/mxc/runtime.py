@@ -3,8 +3,9 @@
 The feature names are MXNet's (libinfo.h, in its order); what each says is
 true of mxc:
 
-- CUDA, CUDNN, NCCL, CUDA_RTC, TENSORRT: off (the runtime's CUDA backend
-  is not reachable from Python yet, so scripts that ask stay on the CPU).
+- CUDA, CUDNN, NCCL, CUDA_RTC, TENSORRT: off (from Python only arrays,
+  imperative operators and executors run on a GPU, not autograd, Module or
+  Gluon -- docs/gpu.md -- so scripts that ask stay on the CPU).
 - CPU_SSE ... CPU_AVX2, F16C: the host CPU's (mxc compiles its kernels for
   the machine it runs on), read from /proc/cpuinfo where there is one.
 - PROFILER (mx.profiler), CXX14 (the runtime is C++17), SIGNAL_HANDLER

@@ -88,6 +88,11 @@ def check_creation_functions_on_the_gpu():
     assert e.shape == (5, 2) and e.context == g
     with mx.gpu(0):
         assert mx.nd.zeros((3,)).context == g
+    mx.random.seed(7)
+    u = mx.nd.random.uniform(-1, 1, shape=(50,), ctx=g)
+    mx.random.seed(7)
+    np.testing.assert_array_equal(u.asnumpy(), mx.nd.random.uniform(-1, 1, shape=(50,)).asnumpy())
+    assert u.context == g
     assert mx.nd.array([2.5], ctx=g).asscalar() == np.float32(2.5)
     assert float(mx.nd.array([2.5], ctx=g)) == 2.5
     assert "@gpu(0)" in repr(mx.nd.ones((2,), ctx=g)) and "1." in repr(mx.nd.ones((2,), ctx=g))
@@ -129,6 +134,39 @@ def check_operators_are_compiled_for_the_gpu_and_launched_there():
     assert "sm_90" in archs, archs
 
 
+def check_executors_are_compiled_for_the_gpu_and_pushed_there():
+    g = mx.gpu(0)
+    data = mx.sym.Variable("data")
+    net = mx.sym.relu(mx.sym.FullyConnected(data, num_hidden=3, name="fc") * 2, name="act")
+    exe = net.simple_bind(g, data=(2, 4))
+    for a in exe.arg_arrays + exe.grad_arrays + exe.outputs:
+        assert a.context == g, a.context
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    exe.copy_params_from({"fc_weight": mx.nd.array(w), "fc_bias": np.ones(3)})
+    np.testing.assert_array_equal(exe.arg_dict["fc_weight"].asnumpy(), w)
+    np.testing.assert_array_equal(exe.arg_dict["fc_bias"].asnumpy(), np.ones(3))
+    outs = exe.forward(is_train=False, data=np.full((2, 4), 0.5))
+    np.testing.assert_array_equal(exe.arg_dict["data"].asnumpy(), np.full((2, 4), 0.5))
+    assert outs[0].context == g and outs[0].shape == (2, 3)
+    assert exe._compiled[False][0].device == "gpu(0)"
+    raises(outs[0].asnumpy, "failed")
+    exe.forward(is_train=True, data=mx.nd.ones((2, 4), ctx=g))
+    exe.backward()
+    assert exe._compiled[True][0].device == "gpu(0)"
+    gw = exe.grad_dict["fc_weight"]
+    assert gw.context == g and gw.shape == (3, 4)
+    raises(gw.asnumpy, "failed")
+    exe.forward(is_train=True)
+    exe.backward(out_grads=[np.ones((2, 3))])  # head gradients from the host
+    raises(exe.grad_dict["fc_bias"].asnumpy, "failed")
+    # bind() with arrays on the device
+    args = {"data": mx.nd.ones((2, 4), ctx=g), "fc_weight": mx.nd.ones((3, 4), ctx=g),
+            "fc_bias": mx.nd.zeros((3,), ctx=g)}
+    out = net.bind(g, args=args, grad_req="null").forward()[0]
+    assert out.context == g
+    raises(out.asnumpy, "failed")
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.
@@ -155,11 +193,16 @@ def check_what_does_not_run_on_the_gpu_says_so():
         raises(lambda: x * 2, "autograd on gpu(0) arrays is not supported yet")
     data = mx.sym.Variable("data")
     net = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
-    raises(lambda: net.simple_bind(g, data=(2, 4)),
-           "an executor (simple_bind) on gpu(0) is not supported yet")
+    exe = net.simple_bind(g, data=(2, 4))
+    raises(exe.backward, "backward on gpu(0): call forward(is_train=True) first")
+    raises(lambda: net.simple_bind(g, grad_req="add", data=(2, 4)),
+           "grad_req 'add' on gpu(0) is not supported yet")
+    raises(lambda: net.bind(g, args={"data": mx.nd.ones((2, 4)), "fc_weight": mx.nd.ones((3, 4)),
+                                     "fc_bias": mx.nd.ones((3,))}),
+           "'data' is on cpu(0), the executor on gpu(0)")
     mod = mx.mod.Module(mx.sym.SoftmaxOutput(net, name="softmax"), context=g)
     raises(lambda: mod.bind(data_shapes=[("data", (2, 4))], label_shapes=[("softmax_label", (2,))]),
-           "on gpu(0) is not supported yet")
+           "Module on gpu(0) is not supported yet")
     dense = mx.gluon.nn.Dense(3, in_units=4)
     raises(lambda: dense.initialize(ctx=g), "Gluon on gpu(0) is not supported yet")
 
