@@ -381,6 +381,19 @@ print(":".join(dirs))' 2>/dev/null || true)"
     limit 60 "$b" 20 >>"$report" 2>&1 || true
   done
   endsection
+  # What the Python half would need here (the extension is built for
+  # CPython 3.11 with shared LLVM / MLIR: docs/gpu.md): recorded so that a
+  # later session knows whether it could be built on this machine.
+  section "this machine for the Python extension (not a check)"
+  {
+    "$PY" -c 'import sys, sysconfig, os
+inc = sysconfig.get_paths()["include"]
+print("python", sys.version.split()[0], sys.executable, "base", sys.base_prefix)
+print("Python.h:", os.path.exists(os.path.join(inc, "Python.h")), inc)' 2>&1 || true
+    for t in c++ g++ clang++ cmake ninja; do printf '%s: %s\n' "$t" "$(command -v "$t" || echo none)"; done
+    grep -m1 PRETTY_NAME /etc/os-release 2>/dev/null || true
+  } >>"$report" 2>&1
+  endsection
   printf '\n%s\n' "$([ $fails -eq 0 ] && echo "gpu-check: PASSED" || echo "gpu-check: FAILED ($fails)")" >>"$report"
   cat "$report"
   [ $fails -eq 0 ]

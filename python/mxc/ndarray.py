@@ -1929,7 +1929,13 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
     input it replaces is last read)."""
     weight = arrays["weight"]
     dt = weight._sig[1]
-    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), in_place)
+    # (on a GPU: compiled for it; every array must be on the weight's device)
+    cuda_arch = _cuda_arch(weight._ctx) if weight._on_gpu() else ""
+    for name, a in arrays.items():
+        if a._ctx != weight._ctx:
+            raise MXNetError("%s_update: %s is on %s, the weight on %s"
+                             % (kind, name, a._ctx, weight._ctx))
+    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), in_place, cuda_arch)
     if key not in _update_cache:
         text = _build_update(kind, params)
         shapes = {n: list(weight.shape) for n in arrays}
@@ -1938,6 +1944,8 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
         options = {}
         if in_place:
             options["in_place"] = ["%d=%s" % (j, n) for j, n in enumerate(_UPDATE_WRITES[kind])]
+        if cuda_arch:
+            options["cuda_arch"] = cuda_arch
         compiled = compile_graph(text, shapes, dtypes, "%s_update" % kind, **options)
         _update_cache[key] = compiled if not in_place or compiled.num_steps == 1 else None
     return _update_cache[key]

@@ -29,8 +29,8 @@ def _on_engine(*arrays):
     arrays = [a for a in arrays if a is not None]
     if not all(isinstance(a, NDArray) and a._rt is not None for a in arrays):
         return False
-    dt = arrays[0]._np.dtype
-    return dt in (np.float32, np.float64) and all(a._np.dtype == dt for a in arrays)
+    dt = arrays[0]._sig[1]  # (GPU arrays have no numpy view)
+    return dt in (np.float32, np.float64) and all(a._sig[1] == dt for a in arrays)
 
 
 class Optimizer:

@@ -159,6 +159,14 @@ def check_executors_are_compiled_for_the_gpu_and_pushed_there():
     exe.forward(is_train=True)
     exe.backward(out_grads=[np.ones((2, 3))])  # head gradients from the host
     raises(exe.grad_dict["fc_bias"].asnumpy, "failed")
+    # An optimizer's compiled update (sgd_mom_update) on device arrays
+    opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
+    w, gw = mx.nd.ones((3, 4), ctx=g), mx.nd.ones((3, 4), ctx=g)
+    state = opt.create_state(0, w)
+    assert state.context == g
+    opt.update(0, w, gw, state)
+    raises(w.asnumpy, NO_KERNELS)
+    raises(lambda: opt.update(1, w, mx.nd.ones((3, 4)), state), "grad is on cpu(0), the weight on gpu(0)")
     # bind() with arrays on the device
     args = {"data": mx.nd.ones((2, 4), ctx=g), "fc_weight": mx.nd.ones((3, 4), ctx=g),
             "fc_bias": mx.nd.zeros((3,), ctx=g)}
