@@ -58,6 +58,27 @@ bool owned(CUdeviceptr p, size_t bytes) {
   return bytes == 0;
 }
 
+// The errors this double returns: code, name, text.
+struct ErrorInfo {
+  CUresult code;
+  const char *name, *text;
+};
+constexpr ErrorInfo kErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument (host driver double)"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory (host driver double)"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "the host driver double runs no kernels"},
+};
+
+const ErrorInfo *errorInfo(CUresult r) {
+  for (const ErrorInfo &e : kErrors)
+    if (e.code == r)
+      return &e;
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -73,29 +94,15 @@ CUresult CUDAAPI cuDriverGetVersion(int *v) {
 }
 
 CUresult CUDAAPI cuGetErrorName(CUresult r, const char **name) {
-  switch (r) {
-  case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
-  case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-  case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-  case CUDA_ERROR_NOT_INITIALIZED: *name = "CUDA_ERROR_NOT_INITIALIZED"; break;
-  case CUDA_ERROR_INVALID_DEVICE: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
-  case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
-  default: *name = nullptr; return CUDA_ERROR_INVALID_VALUE;
-  }
-  return CUDA_SUCCESS;
+  const ErrorInfo *e = errorInfo(r);
+  *name = e ? e->name : nullptr;
+  return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult r, const char **text) {
-  switch (r) {
-  case CUDA_SUCCESS: *text = "no error"; break;
-  case CUDA_ERROR_INVALID_VALUE: *text = "invalid argument (host driver double)"; break;
-  case CUDA_ERROR_OUT_OF_MEMORY: *text = "out of memory (host driver double)"; break;
-  case CUDA_ERROR_NOT_INITIALIZED: *text = "initialization error"; break;
-  case CUDA_ERROR_INVALID_DEVICE: *text = "invalid device ordinal"; break;
-  case CUDA_ERROR_NOT_SUPPORTED: *text = "the host driver double runs no kernels"; break;
-  default: *text = nullptr; return CUDA_ERROR_INVALID_VALUE;
-  }
-  return CUDA_SUCCESS;
+  const ErrorInfo *e = errorInfo(r);
+  *text = e ? e->text : nullptr;
+  return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuDeviceGetCount(int *n) {
