@@ -224,11 +224,15 @@ class Function:
         single = isinstance(outputs, NDArray)
         outs = [outputs] if single else list(outputs)
         if recording:
+            for a in list(inputs) + outs:
+                if isinstance(a, NDArray) and a._ctx.device_type == "gpu":
+                    raise MXNetError("autograd.Function on %s arrays is not supported yet "
+                                     "(docs/gpu.md)" % a._ctx)
             # outputs that are inputs are copied: each output is its own node
             outs = [o.copy() if any(o is a for a in inputs) else o for o in outs]
             e = _Entry(None, {}, "function", [a for a in inputs], [], len(outs), training,
                        None, function=self)
-            e.out_shapes = [(o.shape, o._np.dtype) for o in outs]
+            e.out_shapes = [(o.shape, o._sig[1]) for o in outs]
             for i, o in enumerate(outs):
                 o._ag = (e, i)
         return outs[0] if single else tuple(outs)
@@ -281,8 +285,9 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
                 h._ag = None
         return out
     got = _backward(heads, head_grads, bool(retain_graph), variables=variables)
-    return [NDArray(got[id(v)] if id(v) in got else np.zeros(v.shape, v._data.dtype),
-                    v._ctx) for v in variables]
+    from .ndarray import _zeros_any
+    return [(got[id(v)] if isinstance(got[id(v)], NDArray) else NDArray(got[id(v)], v._ctx))
+            if id(v) in got else _zeros_any(v.shape, v._ctx, v._sig[1]) for v in variables]
 
 
 def _checked_heads(heads, head_grads):
@@ -314,6 +319,16 @@ def _backward(heads, head_grads, retain_graph, variables=None):
     pending = {}         # id(Function entry) -> (entry, [numpy gradient or None])
 
     def add_leaf(a, d):
+        if isinstance(d, NDArray):  # a gradient on a GPU (pushed, not waited for)
+            if variables is not None:
+                result[id(a)] = result[id(a)] + d if id(a) in result else d
+                return
+            if a._grad_req == "add" or id(a) in written:
+                d = a._grad + d.astype(a._grad.dtype, copy=False)
+            d.copyto(a._grad)
+            written.add(id(a))
+            _set_fresh(a, True)
+            return
         if variables is not None:
             if id(a) in result:
                 result[id(a)] = result[id(a)] + d
@@ -417,6 +432,10 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
     from .base import dtype_name
     from .ndarray import NDArray, _invoke_slow
     heads, head_grads = _checked_heads(heads, head_grads)
+    for h in heads:
+        if h._ctx.device_type == "gpu":
+            raise MXNetError("autograd.grad: create_graph=True on %s arrays is not supported "
+                             "yet (docs/gpu.md)" % h._ctx)
     arrays = {}
     graph, feeds, leaves, order, fouts = _tape_graph(heads, variables, set(), arrays,
                                                     expand=True)
@@ -575,6 +594,44 @@ def _tape_graph(heads, variables, written, arrays=None, expand=False):
     return graph, feeds, leaves, order, fouts
 
 
+def _push_stage(compiled, ctx, head_grads, graph_seed, feeds, leaves, fouts):
+    """_run_stage on a GPU: the gradient graph pushed on device arrays; the
+    gradients are new device arrays (NDArrays, not waited for)."""
+    from .ndarray import _new, _new_rt, _zeros_any
+    from .base import np_dtype
+    ins, k = [], 0
+    for name, kind, shape, dt in compiled.inputs:
+        dtype = np_dtype(dt)
+        if kind == "head_grad":
+            g = None if head_grads is None else head_grads[k]
+            k += 1
+            if g is None:
+                a = _new(np.ones(tuple(shape), dtype), ctx)
+            else:
+                a = g if isinstance(g, NDArray) else NDArray(np.asarray(g, dtype))
+                if a.shape != tuple(shape):
+                    raise MXNetError("backward: head_grads[%d] has shape %s, the head %s"
+                                     % (k - 1, a.shape, tuple(shape)))
+                if a._ctx != ctx or a._sig[1] != dtype or a._rt is None:
+                    b = _zeros_any(tuple(shape), ctx, dtype)
+                    a.copyto(b)
+                    a = b
+        elif kind == "rng_seed":
+            a = _new(np.array([graph_seed], dtype=dtype), ctx)
+        else:
+            a = feeds[name]
+        ins.append(a._rt)
+    outs, grads = [], []
+    for name, kind, shape, dt in compiled.outputs:
+        o = _new_rt(tuple(shape), np_dtype(dt), ctx)
+        outs.append(o._rt)
+        if kind == "grad":
+            grads.append((name[:-len("_grad")], o))
+    compiled.push(ins, outs)  # ordered after the recorded calls by the arrays' variables
+    got = [(leaves[name], d) for name, d in grads if name in leaves]
+    return got, [(fouts[name], d) for name, d in grads if name in fouts]
+
+
 def _run_stage(heads, head_grads, variables, written):
     """One compiled part of _backward: [(leaf, gradient)] and
     [((Function entry, output index), gradient)] (numpy)."""
@@ -584,19 +641,28 @@ def _run_stage(heads, head_grads, variables, written):
     graph_seed = graph.pop("graph_seed")
     shapes = {n: list(d.shape) for n, d in feeds.items()}
     dtypes = {n: dtype_name(d.dtype) for n, d in feeds.items()}
+    # A tape of GPU arrays (each recorded call's arrays are on one device,
+    # and copies between devices are not recorded: a stage is on one).
+    gpu = next((d._ctx for d in feeds.values() if isinstance(d, NDArray)), None)
     wrt = sorted(list(leaves) + list(fouts))
     # (a leaf written by an earlier part of this backward adds: done by the
     # caller; here every gradient is computed on its own)
     reqs = ["%s=write" % n for n in wrt]
     text = json.dumps(graph)
     key = (text, tuple(sorted((n, tuple(v)) for n, v in shapes.items())),
-           tuple(sorted(dtypes.items())), tuple(reqs))
+           tuple(sorted(dtypes.items())), tuple(reqs), str(gpu))
     compiled = _compiled.get(key)
     if compiled is None:
+        options = {}
+        if gpu is not None:
+            from .ndarray import _cuda_arch
+            options["cuda_arch"] = _cuda_arch(gpu)
         compiled = compile_graph(text, shapes, dtypes,
                                  "gradient of %d recorded operators" % len(order),
-                                 train=True, wrt=wrt, grad_req=reqs or ["null"])
+                                 train=True, wrt=wrt, grad_req=reqs or ["null"], **options)
         _compiled[key] = compiled
+    if gpu is not None:
+        return _push_stage(compiled, gpu, head_grads, graph_seed, feeds, leaves, fouts)
     ins, k = [], 0
     for name, kind, shape, dt in compiled.inputs:
         if kind == "head_grad":

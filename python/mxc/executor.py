@@ -362,7 +362,7 @@ class Executor:
                 if g is None:
                     a = self._staged(("ones", tuple(shape), dt), shape, dtype, fill=1)
                 else:
-                    a = g if isinstance(g, NDArray) else NDArray(np.asarray(g))
+                    a = g if isinstance(g, NDArray) else nd.array(np.asarray(g), dtype=dtype)
                     if a.shape != tuple(shape):
                         raise MXNetError("backward: out_grads[%d] has shape %s, the output %s"
                                          % (k - 1, a.shape, tuple(shape)))

@@ -1062,6 +1062,9 @@ NB_MODULE(_mxc, m) {
     return std::make_pair(freeBytes, total);
   }, nb::arg("id"), "(free, total) bytes of gpu(id)");
   m.def("cuda_device_name", &rt::cuda::deviceName, nb::arg("id"));
+  m.def("cuda_device_memory_is_host_memory", &rt::cuda::deviceMemoryIsHostMemory,
+        nb::arg("id"),
+        "True only on the tests' CUDA driver double (its device memory is host memory)");
   m.def(
       "cuda_compute_capability",
       [](int id) {

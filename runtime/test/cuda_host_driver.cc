@@ -83,6 +83,10 @@ const ErrorInfo *errorInfo(CUresult r) {
 
 extern "C" {
 
+// Tells the runtime that this is the double and its device memory is host
+// memory (cuda::deviceMemoryIsHostMemory).
+__attribute__((visibility("default"))) int mxcCudaDriverDoubleHostMemory = 1;
+
 CUresult CUDAAPI cuInit(unsigned int) {
   gInitialised = true;
   return CUDA_SUCCESS;

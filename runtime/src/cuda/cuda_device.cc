@@ -171,6 +171,11 @@ const bool kRegistered = [] {
 
 bool builtWithCuda() { return true; }
 
+bool deviceMemoryIsHostMemory(int id) {
+  const Driver *d = tryDriver();
+  return d && d->hostMemory && id >= 0 && id < d->deviceCount;
+}
+
 int deviceCount() {
   const Driver *d = tryDriver();
   return d ? d->deviceCount : 0;

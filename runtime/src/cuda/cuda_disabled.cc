@@ -21,6 +21,7 @@ const bool kRegistered = [] {
 
 bool builtWithCuda() { return false; }
 int deviceCount() { return 0; }
+bool deviceMemoryIsHostMemory(int) { return false; }
 std::string unavailableReason() { return kReason; }
 void requireDevice(int id) {
   throw Error("gpu(" + std::to_string(id) + ") is not available: " + kReason);

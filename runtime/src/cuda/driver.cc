@@ -47,6 +47,7 @@ Loaded load() {
     return l;
   }
   d.cuDriverGetVersion(&d.version);
+  d.hostMemory = dlsym(h, "mxcCudaDriverDoubleHostMemory") != nullptr;
   if (d.cuDeviceGetCount(&d.deviceCount) != CUDA_SUCCESS)
     d.deviceCount = 0;
   // The driver stays loaded for the life of the process (never dlclose'd:

@@ -55,6 +55,10 @@ struct Driver {
 #undef MXC_CUDA_DRIVER_MEMBER
   int version = 0;      ///< cuDriverGetVersion: 13000 for CUDA 13.0
   int deviceCount = 0;  ///< after cuInit
+  /// The library exports mxcCudaDriverDoubleHostMemory: it is the test
+  /// double runtime/test/cuda_host_driver.cc, whose device memory is host
+  /// memory (never a real driver).
+  bool hostMemory = false;
 };
 
 /// The driver, loaded and initialised on first use; nullptr when there is

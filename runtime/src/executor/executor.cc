@@ -5,6 +5,7 @@
 
 #include "../env.h"
 #include "mxc/runtime/profiler.h"
+#include "mxc/runtime/cuda.h"
 
 #include <algorithm>
 #include <map>
@@ -218,7 +219,11 @@ static void checkBinding(const Plan &plan, const PlanBuffer &b,
     throw Error("bind " + what + " '" + b.name + "': the plan wants " +
                 shapeStr(b.shape) + " " + dtypeName(b.dtype) + ", the array is " +
                 shapeStr(array.shape()) + " " + dtypeName(array.dtype()));
-  if (array.device() != plan.device())
+  // (The driver double's device memory is host memory: a CPU plan may run
+  // on its arrays, see cuda.h.)
+  if (array.device() != plan.device() &&
+      !(array.device().kind == Device::Kind::GPU && plan.device().kind == Device::Kind::CPU &&
+        cuda::deviceMemoryIsHostMemory(array.device().id)))
     throw Error("bind " + what + " '" + b.name + "': the array is on " +
                 array.device().str() + ", the plan runs on " +
                 plan.device().str());

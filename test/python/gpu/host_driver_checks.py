@@ -1,14 +1,23 @@
 """NDArrays on mx.gpu(0) over the CUDA host driver double.
 
-Run by test_gpu_arrays.py in a process of its own with
+Run by test_gpu_arrays.py in processes of their own with
 MXC_CUDA_DRIVER=<build>/lib/libmxc-cuda-host-driver.so (the driver is loaded
 once a process): the double (runtime/test/cuda_host_driver.cc) is one "GPU"
-whose memory is host memory and which runs no kernels. So these checks cover
-the front end's plumbing -- arrays on the device, copies between cpu and gpu
-as engine operations, the memory pool, operators compiled for the GPU up to
-their launch, and the errors -- and never GPU numerics (scripts/gpu-check.sh
-on a lent GPU does that).
+whose memory is host memory and which runs no kernels. Two modes:
 
+- `launch` (the check_* functions): operators, executors, gradients and
+  updates are compiled for the GPU (sm_90) as on a real one and pushed until
+  their launch fails with the double's message; arrays, copies, the memory
+  pool and every error are checked for real.
+- `host-kernels` (the numerics_* functions, MXC_TEST_GPU_HOST_KERNELS=1):
+  the same front-end paths compile CPU kernels instead, which the runtime
+  lets run on the double's "device" arrays (their memory is host memory:
+  cuda::deviceMemoryIsHostMemory), so the results of everything the GPU
+  paths do around the kernels -- which array feeds which input, copies
+  between devices, staging, gradient accumulation, auxiliary states,
+  optimizer states -- are compared with the CPU's.
+
+Neither shows GPU numerics or speed (scripts/gpu-check.sh on a lent GPU).
 Prints "PASS name" or "FAIL name: why" per check.
 """
 import sys
@@ -175,6 +184,19 @@ def check_executors_are_compiled_for_the_gpu_and_pushed_there():
     raises(out.asnumpy, "failed")
 
 
+def check_gradients_are_compiled_for_the_gpu_and_launched_there():
+    g = mx.gpu(0)
+    x = mx.nd.ones((3, 4), ctx=g)
+    x.attach_grad()
+    assert x.grad.context == g
+    with mx.autograd.record():
+        z = mx.nd.sum(mx.nd.relu(x * 2 + 1))
+    z.backward()  # pushed: the gradient graph compiled for sm_90
+    assert x.grad.context == g and x.grad.shape == (3, 4)
+    raises(x.grad.asnumpy, NO_KERNELS)
+    assert any(key[-1] == "gpu(0)" for key in mx.autograd._compiled)
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.
@@ -198,7 +220,18 @@ def check_what_does_not_run_on_the_gpu_says_so():
     raises(lambda: mx.nd.zeros((2,), ctx=mx.gpu(1)), "gpu(1) does not exist")
     x.attach_grad()
     with mx.autograd.record():
-        raises(lambda: x * 2, "autograd on gpu(0) arrays is not supported yet")
+        y = x * 2
+    raises(lambda: mx.autograd.grad(y, [x], create_graph=True),
+           "create_graph=True on gpu(0) arrays is not supported yet")
+
+    class Twice(mx.autograd.Function):
+        def forward(self, a):
+            return a * 2
+
+        def backward(self, dy):
+            return dy * 2
+    with mx.autograd.record():
+        raises(lambda: Twice()(x), "autograd.Function on gpu(0) arrays is not supported yet")
     data = mx.sym.Variable("data")
     net = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
     exe = net.simple_bind(g, data=(2, 4))
@@ -215,9 +248,156 @@ def check_what_does_not_run_on_the_gpu_says_so():
     raises(lambda: dense.initialize(ctx=g), "Gluon on gpu(0) is not supported yet")
 
 
+def _same(gpu_value, cpu_value, what=""):
+    """gpu_value (NDArrays on the double) equals cpu_value bit for bit: the
+    same CPU kernels ran on both."""
+    gv = gpu_value.asnumpy() if isinstance(gpu_value, mx.nd.NDArray) else gpu_value
+    cv = cpu_value.asnumpy() if isinstance(cpu_value, mx.nd.NDArray) else cpu_value
+    assert gv.dtype == cv.dtype and gv.shape == cv.shape, (what, gv.dtype, cv.dtype, gv.shape)
+    np.testing.assert_array_equal(gv, cv, err_msg=what)
+
+
+_rng = np.random.default_rng(5)
+A = _rng.standard_normal((4, 5)).astype(np.float32)
+B = _rng.standard_normal((4, 5)).astype(np.float32)
+W = _rng.standard_normal((3, 5)).astype(np.float32)
+
+
+def numerics_operators_on_gpu_arrays():
+    g = mx.gpu(0)
+    assert mx.nd._cuda_arch(g) == ""  # CPU kernels on the double's arrays
+    cases = {
+        "plus_scalar": lambda x, y, w: x + 1,
+        "fused chain": lambda x, y, w: mx.nd.relu(x * 2 - y),
+        "sum axis 1": lambda x, y, w: mx.nd.sum(x, axis=1),
+        "dot": lambda x, y, w: mx.nd.dot(x, w, transpose_b=True),
+        "FullyConnected": lambda x, y, w: mx.nd.FullyConnected(x, w, num_hidden=3, no_bias=True),
+        "astype + mul": lambda x, y, w: x.astype("float64") * 3,
+        "softmax": lambda x, y, w: mx.nd.softmax(x),
+        "broadcast": lambda x, y, w: mx.nd.broadcast_add(x, mx.nd.sum(y, axis=0, keepdims=True)),
+        "two outputs": lambda x, y, w: mx.nd.split(x, num_outputs=2, axis=0)[1],
+    }
+    for what, f in cases.items():
+        out_g = f(*(mx.nd.array(v, ctx=g) for v in (A, B, W)))
+        out_c = f(*(mx.nd.array(v) for v in (A, B, W)))
+        assert out_g.context == g, what
+        _same(out_g, out_c, what)
+    x, xc = mx.nd.array(A, ctx=g), mx.nd.array(A)
+    x += 1
+    x *= mx.nd.array(B, ctx=g)
+    xc += 1
+    xc *= mx.nd.array(B)
+    _same(x, xc, "in place")
+    out = mx.nd.zeros((4, 5), ctx=g)
+    mx.nd.relu(mx.nd.array(A, ctx=g), out=out)
+    _same(out, mx.nd.relu(mx.nd.array(A)), "out=")
+
+
+def numerics_autograd_on_gpu_arrays():
+    g = mx.gpu(0)
+
+    def run(ctx, req):
+        x, w = mx.nd.array(A, ctx=ctx), mx.nd.array(W, ctx=ctx)
+        x.attach_grad(grad_req=req)
+        w.attach_grad()
+        assert x.grad.context == ctx
+        for _ in range(2):
+            with mx.autograd.record():
+                y = mx.nd.FullyConnected(x, w, num_hidden=3, no_bias=True)
+                z = mx.nd.sum(mx.nd.relu(y) * y)
+            z.backward()
+        with mx.autograd.record():
+            h = mx.nd.tanh(x) * 3
+        h.backward(mx.nd.array(B))  # head gradients from the host
+        return [x.grad, w.grad]
+
+    for req in ("write", "add"):
+        for k, (a, b) in enumerate(zip(run(g, req), run(mx.cpu(), req))):
+            _same(a, b, "grad %d, grad_req %s" % (k, req))
+
+    def grads(ctx):
+        x = mx.nd.array(A, ctx=ctx)
+        x.attach_grad()
+        with mx.autograd.record():
+            y = x * x + mx.nd.sin(x)
+        return mx.autograd.grad(y, [x])[0]
+    assert grads(g).context == g
+    _same(grads(g), grads(mx.cpu()), "autograd.grad")
+
+    def batchnorm(ctx):  # training BatchNorm: moving statistics updated in place
+        x = mx.nd.array(A.reshape(4, 5, 1, 1), ctx=ctx)
+        gamma, beta = mx.nd.ones((5,), ctx=ctx), mx.nd.zeros((5,), ctx=ctx)
+        mm, mv = mx.nd.zeros((5,), ctx=ctx), mx.nd.ones((5,), ctx=ctx)
+        for a in (x, gamma, beta):
+            a.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.BatchNorm(x, gamma, beta, mm, mv, fix_gamma=False)
+            z = mx.nd.sum(y * y * mx.nd.array(B.reshape(4, 5, 1, 1), ctx=ctx))
+        z.backward()
+        return [y, x.grad, gamma.grad, beta.grad, mm, mv]
+    for k, (a, b) in enumerate(zip(batchnorm(g), batchnorm(mx.cpu()))):
+        _same(a, b, "BatchNorm %d" % k)
+
+
+def numerics_executors_and_updates_on_the_gpu():
+    g = mx.gpu(0)
+    data, label = mx.sym.Variable("data"), mx.sym.Variable("softmax_label")
+    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=8, name="fc1"), act_type="relu")
+    h = mx.sym.BatchNorm(mx.sym.Reshape(h, shape=(4, 8, 1, 1)), fix_gamma=False, name="bn")
+    h = mx.sym.Dropout(mx.sym.Flatten(h), p=0.3)
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name="fc2"), label,
+                               name="softmax")
+    params = {"fc1_weight": _rng.standard_normal((8, 5)).astype(np.float32),
+              "fc1_bias": _rng.standard_normal(8).astype(np.float32),
+              "bn_gamma": np.ones(8, np.float32), "bn_beta": np.zeros(8, np.float32),
+              "fc2_weight": _rng.standard_normal((3, 8)).astype(np.float32),
+              "fc2_bias": np.zeros(3, np.float32)}
+    aux = {"bn_moving_mean": np.zeros(8, np.float32), "bn_moving_var": np.ones(8, np.float32)}
+    y = np.array([0, 2, 1, 2], np.float32)
+
+    def run(ctx):
+        exe = net.simple_bind(ctx, data=(4, 5), softmax_label=(4,))
+        exe.copy_params_from({k: mx.nd.array(v) for k, v in params.items()},
+                             {k: mx.nd.array(v) for k, v in aux.items()})
+        got = [exe.forward(is_train=False, data=A, softmax_label=y)[0].copy()]
+        opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=1e-3)
+        states = {}
+        for step in range(3):
+            mx.random.seed(11 + step)
+            exe.forward(is_train=True, data=A + step, softmax_label=y)
+            exe.backward()
+            for i, name in enumerate(sorted(params)):
+                w, gr = exe.arg_dict[name], exe.grad_dict[name]
+                if i not in states:
+                    states[i] = opt.create_state(i, w)
+                opt.update(i, w, gr, states[i])
+            got.append(exe.outputs[0].copy())
+        got += [exe.arg_dict[n] for n in sorted(params)] + [exe.aux_dict[n] for n in sorted(aux)]
+        got += [exe.grad_dict[n] for n in sorted(params)]
+        return got
+
+    for k, (a, b) in enumerate(zip(run(g), run(mx.cpu()))):
+        assert a.context == g
+        _same(a, b, "executor value %d" % k)
+
+    # backward with head gradients on a graph without a loss head
+    plain = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+
+    def heads(ctx):
+        exe = plain.simple_bind(ctx, data=(4, 5))
+        exe.copy_params_from({"fc_weight": mx.nd.array(W), "fc_bias": mx.nd.ones((3,))})
+        exe.forward(is_train=True, data=A)
+        exe.backward(out_grads=[B[:, :3]])
+        return [exe.outputs[0], exe.grad_dict["fc_weight"], exe.grad_dict["data"]]
+    for k, (a, b) in enumerate(zip(heads(g), heads(mx.cpu()))):
+        _same(a, b, "out_grads %d" % k)
+
+
 def main():
-    checks = [(n, f) for n, f in sorted(globals().items()) if n.startswith("check_")]
-    only = set(sys.argv[1:])
+    mode = sys.argv[1] if len(sys.argv) > 1 else "launch"
+    prefix = {"launch": "check_", "host-kernels": "numerics_"}[mode]
+    checks = [(n, f) for n, f in sorted(globals().items()) if n.startswith(prefix)]
+    only = set(sys.argv[2:])
     for name, fn in checks:
         if only and name not in only:
             continue

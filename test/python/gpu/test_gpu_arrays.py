@@ -1,9 +1,9 @@
 """NDArrays and imperative operators on mx.gpu(0), on the CUDA host driver double.
 
-host_driver_checks.py runs once, in a process of its own whose runtime loads
-<build>/lib/libmxc-cuda-host-driver.so as its CUDA driver (one "GPU" over host
-memory, no kernels: runtime/test/cuda_host_driver.cc); each of its checks is
-one test here. What the double cannot show -- GPU numerics and speed -- is
+host_driver_checks.py runs once a mode, in a process of its own whose runtime
+loads <build>/lib/libmxc-cuda-host-driver.so as its CUDA driver (one "GPU"
+over host memory, no kernels: runtime/test/cuda_host_driver.cc); each of its
+checks is one test here. What the double cannot show -- GPU numerics and speed -- is
 scripts/gpu-check.sh's, on a lent GPU.
 """
 import os
@@ -20,41 +20,61 @@ DOUBLE = os.path.join(BUILD, "lib", "libmxc-cuda-host-driver.so")
 SCRIPT = os.path.join(HERE, "host_driver_checks.py")
 
 with open(SCRIPT) as f:
-    CHECKS = re.findall(r"^def (check_\w+)\(", f.read(), re.M)
+    _text = f.read()
+# mode -> its functions: `launch` compiles for the GPU (the launches fail on
+# the double); `host-kernels` compiles CPU kernels that run on the double's
+# "device" arrays and compares the results with the CPU's.
+MODES = {"launch": re.findall(r"^def (check_\w+)\(", _text, re.M),
+         "host-kernels": re.findall(r"^def (numerics_\w+)\(", _text, re.M)}
 
 
-@pytest.fixture(scope="module")
-def results():
+def _run(mode):
     if not os.path.exists(DOUBLE):
         pytest.skip("no CUDA host driver double at %s (a build with MXC_ENABLE_CUDA=OFF)" % DOUBLE)
     env = dict(os.environ, MXC_CUDA_DRIVER=DOUBLE, MXC_HOST_DRIVER_MEMORY=str(1 << 30),
                MXC_QUIET="1")
+    env.pop("MXC_TEST_GPU_HOST_KERNELS", None)
+    if mode == "host-kernels":
+        env["MXC_TEST_GPU_HOST_KERNELS"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    p = subprocess.run([sys.executable, SCRIPT], env=env, capture_output=True, text=True,
-                       timeout=600)
+    p = subprocess.run([sys.executable, SCRIPT, mode], env=env, capture_output=True, text=True,
+                       timeout=900)
     out = {}
     for line in p.stdout.splitlines():
-        m = re.match(r"(PASS|FAIL) (check_\w+)(?:: (.*))?$", line)
+        m = re.match(r"(PASS|FAIL) (\w+)(?:: (.*))?$", line)
         if m:
             out[m.group(2)] = (m.group(1), m.group(3))
     out["__process__"] = (p.returncode, p.stderr[-3000:])
     return out
 
 
+@pytest.fixture(scope="module")
+def results():
+    cache = {}
+
+    def get(mode):
+        if mode not in cache:
+            cache[mode] = _run(mode)
+        return cache[mode]
+    return get
+
+
 def test_there_are_checks():
-    assert len(CHECKS) >= 6, CHECKS
+    assert len(MODES["launch"]) >= 7 and len(MODES["host-kernels"]) >= 3, MODES
 
 
-@pytest.mark.parametrize("name", CHECKS)
-def test_on_the_host_driver_double(results, name):
-    rc, stderr = results["__process__"]
-    assert name in results, "check %s did not report (exit %s): %s" % (name, rc, stderr)
-    status, why = results[name]
+@pytest.mark.parametrize("mode,name", [(m, n) for m, names in MODES.items() for n in names])
+def test_on_the_host_driver_double(results, mode, name):
+    got = results(mode)
+    rc, stderr = got["__process__"]
+    assert name in got, "check %s did not report (exit %s): %s" % (name, rc, stderr)
+    status, why = got[name]
     assert status == "PASS", why
 
 
-def test_the_process_ends_cleanly(results):
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_the_process_ends_cleanly(results, mode):
     """Operations that failed on the double and were never waited for do
     not crash or hang the interpreter's exit."""
-    rc, stderr = results["__process__"]
+    rc, stderr = results(mode)["__process__"]
     assert rc == 0, stderr

@@ -39,6 +39,12 @@ MXC_RUNTIME_API int computeCapability(int id);
 /// mx.context.gpu_memory_info).
 MXC_RUNTIME_API void memoryInfo(int id, size_t *freeBytes, size_t *totalBytes);
 
+/// True only on the CUDA driver double of the tests
+/// (runtime/test/cuda_host_driver.cc), whose device memory is host memory:
+/// there a CPU plan may be bound to gpu(id) arrays (the Python front end's
+/// tests run CPU kernels on "device" arrays to check their numerics).
+MXC_RUNTIME_API bool deviceMemoryIsHostMemory(int id);
+
 /// Waits until every GPU operation of the calling thread on gpu(id) is done
 /// (inside a bulk GPU run's stream batch it returns at once: the run waits
 /// at its end, runtime/src/cuda/cuda_device.cc).
