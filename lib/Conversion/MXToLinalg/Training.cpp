@@ -32,28 +32,29 @@ Value buildUniform(OpBuilder &rewriter, Location loc, Value seedTensor,
                        finish) {
   auto elt = cast<FloatType>(type.getElementType());
   Type i64 = rewriter.getI64Type();
-  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value seed =
-      tensor::ExtractOp::create(rewriter, loc, seedTensor, ValueRange{c0});
   auto cst = [&](OpBuilder &b, uint64_t v) {
     return arith::ConstantOp::create(b, loc, i64,
                                      b.getI64IntegerAttr(int64_t(v)))
         .getResult();
   };
-  Value base = arith::AddIOp::create(
-      rewriter, loc,
-      arith::MulIOp::create(rewriter, loc, seed,
-                            cst(rewriter, 0x9e3779b97f4a7c15ull)),
-      cst(rewriter, uint64_t(stream) * 0xd1b54a32d192ed03ull));
   Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), elt);
   int64_t rank = type.getRank();
   AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+  // The seed (tensor<1xi64>) is read inside the generic, every element from
+  // index 0 (not extracted before it: on a GPU a load outside the kernel
+  // would be host code reading device memory).
+  AffineMap seedMap =
+      AffineMap::get(rank, 0, {rewriter.getAffineConstantExpr(0)},
+                     rewriter.getContext());
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   ArrayRef<int64_t> shape = type.getShape();
   auto generic = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{empty},
-      ArrayRef<AffineMap>{id}, iters,
-      [&](OpBuilder &b, Location l, ValueRange) {
+      rewriter, loc, TypeRange{type}, ValueRange{seedTensor}, ValueRange{empty},
+      ArrayRef<AffineMap>{seedMap, id}, iters,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value base = arith::AddIOp::create(
+            b, l, arith::MulIOp::create(b, l, args[0], cst(b, 0x9e3779b97f4a7c15ull)),
+            cst(b, uint64_t(stream) * 0xd1b54a32d192ed03ull));
         Value lin = cst(b, 0);
         for (int64_t d = 0; d < rank; ++d) {
           Value idx = linalg::IndexOp::create(b, l, d);

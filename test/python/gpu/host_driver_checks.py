@@ -168,6 +168,14 @@ def check_executors_are_compiled_for_the_gpu_and_pushed_there():
     exe.forward(is_train=True)
     exe.backward(out_grads=[np.ones((2, 3))])  # head gradients from the host
     raises(exe.grad_dict["fc_bias"].asnumpy, "failed")
+    # Dropout and samplers in a training step compile for the GPU (their
+    # seed is read inside the kernel)
+    drop = mx.sym.Dropout(mx.sym.FullyConnected(data, num_hidden=3, name="fc"), p=0.3) + \
+        mx.sym.random.uniform(shape=(2, 3))
+    de = drop.simple_bind(g, data=(2, 4))
+    de.forward(is_train=True)
+    de.backward(out_grads=[np.ones((2, 3))])
+    assert de._compiled[True][0].device == "gpu(0)"
     # An optimizer's compiled update (sgd_mom_update) on device arrays
     opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9)
     w, gw = mx.nd.ones((3, 4), ctx=g), mx.nd.ones((3, 4), ctx=g)
