@@ -200,7 +200,8 @@ class BaseModule:
                 break
             self.forward(eval_batch, is_train=False)
             pad = eval_batch.pad or 0
-            outputs = [NDArray(o._data[0:o.shape[0] - pad].copy()) for o in self.get_outputs()]
+            outputs = [NDArray(o._host_data()[0:o.shape[0] - pad].copy())
+                       for o in self.get_outputs()]
             yield (outputs, nbatch, eval_batch)
 
     def predict(self, eval_data, num_batch=None, merge_batches=True, reset=True,
@@ -444,12 +445,15 @@ class Module(BaseModule):
         """(arg_params, aux_params): copies of the parameters."""
         if not self.params_initialized:
             raise MXNetError("Module: parameters are not initialized")
-        aux = {k: v.copy() for k, v in self._aux_params.items()}
+        # (on the host, as MXNet's: parameters on a GPU are copied back)
+        def host(v):
+            return v.copyto(cpu()) if v._on_gpu() else v.copy()
+        aux = {k: host(v) for k, v in self._aux_params.items()}
         if len(self._execs) > 1:  # as MXNet: the devices' auxiliary states averaged
             for k in aux:
                 total = sum(ex.aux_dict[k]._data.astype(np.float64) for ex in self._execs)
                 aux[k] = nd.array(total / len(self._execs), dtype=aux[k].dtype)
-        return ({k: v.copy() for k, v in self._arg_params.items()}, aux)
+        return ({k: host(v) for k, v in self._arg_params.items()}, aux)
 
     def init_params(self, initializer=None, arg_params=None, aux_params=None,
                     allow_missing=False, force_init=False, allow_extra=False):
@@ -482,13 +486,21 @@ class Module(BaseModule):
                 arr = table[name]
                 if given is not None and name in given:
                     src = given[name]
-                    src = src._data if isinstance(src, NDArray) else np.asarray(src)
+                    src = src._host_data() if isinstance(src, NDArray) else np.asarray(src)
                     if tuple(src.shape) != arr.shape:
                         raise MXNetError("init_params: '%s' has shape %s, the module's %s"
                                          % (name, tuple(src.shape), arr.shape))
-                    np.copyto(arr._data, src, casting="unsafe")
+                    if arr._on_gpu():
+                        arr[:] = src  # a copy to the device
+                    else:
+                        np.copyto(arr._data, src, casting="unsafe")
                 elif initializer is not None:
-                    _init.create(initializer)(_init.InitDesc(name, attrs.get(name, {})), arr)
+                    # (initializers are numpy code: on the host, then copied)
+                    target = arr if not arr._on_gpu() else nd._zeros_any(arr.shape,
+                                                                         dtype=arr.dtype)
+                    _init.create(initializer)(_init.InitDesc(name, attrs.get(name, {})), target)
+                    if target is not arr:
+                        target.copyto(arr)
         self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
         self._aux_params = dict(self._exec.aux_dict)
         for ex in self._execs[1:]:  # the parameters are shared; aux states copied
@@ -617,9 +629,10 @@ class Module(BaseModule):
         execs = []
         for ctx, dev, g2c in zip(self._contexts, self._device_shapes(shapes),
                                  self._group2ctxs):
-            # (executors run on a GPU; Module's parameters, initializers and
-            # optimizer updates are numpy code on the host arrays)
-            check_context(ctx, "Module")
+            # one GPU (several need the device KVStore, and the batch is
+            # sliced on the host)
+            if ctx.device_type == "gpu" and len(self._contexts) > 1:
+                check_context(ctx, "Module over several contexts with a GPU")
             ex = self._symbol.simple_bind(ctx, grad_req=self._grad_reqs,
                                           type_dict=self._type_dict, group2ctx=g2c, **dev)
             if execs:  # one set of parameters: the first executor's arrays

@@ -349,6 +349,8 @@ class NDArray:
             return _invoke("Reshape", [self], {"shape": tuple(new)})
         if self._rt is not None:  # a view sharing the storage and variable
             rt = self._rt.reshape(list(new))
+            if self._on_gpu():
+                return _wrap_rt(rt, self._sig[1], self._ctx)
             return NDArray(self._np.reshape(new), self._ctx, _rt=rt)
         data = self._data
         if not data.flags.c_contiguous:
@@ -396,6 +398,8 @@ class NDArray:
         return self._grad
 
     def detach(self):
+        if self._on_gpu():
+            return NDArray(None, self._ctx, _rt=self._rt, _sig=self._sig)
         return NDArray(self._np, self._ctx, _rt=self._rt)
 
     def __reduce__(self):
@@ -417,6 +421,16 @@ class NDArray:
                 got = _recorded_gather(self, key)
             if got is not None:
                 return got
+        if self._on_gpu():
+            # No views of device memory: the indexing operators (copies,
+            # not views as MXNet's contiguous slices are)
+            got = _recorded_index(self, key)
+            if got is None:
+                got = _recorded_gather(self, key)
+            if got is None:
+                raise MXNetError("indexing a %s array with %r (an empty or 0-d result) is not "
+                                 "supported yet; copy it to the cpu" % (self._ctx, key))
+            return got
         key = _index_key(key)
         out = self._data[key]
         if not isinstance(out, np.ndarray):
@@ -434,6 +448,19 @@ class NDArray:
                 isinstance(value, NDArray) and value.shape == self.shape and \
                 _engine_copy(value, self):
             return  # x[:] = y: an engine write
+        if self._on_gpu():
+            if not whole:
+                raise MXNetError("writing part of a %s array (x[key] = v) is not supported yet; "
+                                 "x[:] = v writes all of it" % self._ctx)
+            if isinstance(value, NDArray) and value.shape == self.shape:
+                value.copyto(self)  # between devices, a cast where the dtypes differ
+                return
+            host = np.asarray(value._host_data() if isinstance(value, NDArray) else value,
+                              dtype=self._sig[1])
+            # (broadcast as numpy does: x[:] = 0, a row into every row)
+            src = _new(np.ascontiguousarray(np.broadcast_to(host, self.shape)), Context("cpu", 0))
+            src._rt.copy_to(self._rt)
+            return
         key = _index_key(key)
         value = _as_np(value)
         try:
@@ -451,14 +478,14 @@ class NDArray:
         if isinstance(other, NDArray):
             return _invoke(array_op, [self, other], {})
         if isinstance(other, np.ndarray):
-            return _invoke(array_op, [self, array(other, dtype=self._data.dtype)], {})
+            return _invoke(array_op, [self, array(other, self._ctx, dtype=self._sig[1])], {})
         if isinstance(other, (int, float, bool, np.number, np.bool_)):
             return _invoke(scalar_op, [self], {"scalar": other})
         return NotImplemented
 
     def _rbinary(self, other, array_op, scalar_op):
         if isinstance(other, np.ndarray):
-            return _invoke(array_op, [array(other, dtype=self._data.dtype), self], {})
+            return _invoke(array_op, [array(other, self._ctx, dtype=self._sig[1]), self], {})
         if isinstance(other, (int, float, bool, np.number, np.bool_)):
             return _invoke(scalar_op, [self], {"scalar": other})
         return NotImplemented
@@ -610,7 +637,7 @@ def _recorded_gather(a, key):
     if not isinstance(pos, np.ndarray) or pos.ndim == 0 or pos.size == 0:
         return None
     flat = _invoke("Reshape", [a], {"shape": (-1,)})
-    idx = array(pos.reshape(-1), dtype=np.int64 if a.size >= 2 ** 31 else np.int32)
+    idx = array(pos.reshape(-1), a._ctx, dtype=np.int64 if a.size >= 2 ** 31 else np.int32)
     out = _invoke("take", [flat, idx], {"axis": 0, "mode": "clip"})
     return _invoke("Reshape", [out], {"shape": pos.shape})
 

@@ -417,6 +417,11 @@ class Updater:
             if i not in self.states:
                 self.states[i] = self.optimizer.create_state_multi_precision(i, w)
                 self.states_synced[i] = True
+            elif not self.states_synced.get(i, True):
+                # states loaded by set_states live on the host: to the
+                # weight's device (MXNet's sync_state_context)
+                self.states[i] = _to_context(self.states[i], w.context)
+                self.states_synced[i] = True
             self.optimizer.update_multi_precision(i, w, g, self.states[i])
 
     def set_states(self, states):
@@ -438,6 +443,14 @@ def _numpy_state(v):
         return ("__nd__", v.asnumpy())
     if isinstance(v, (list, tuple)):
         return type(v)(_numpy_state(x) for x in v)
+    return v
+
+
+def _to_context(v, ctx):
+    if isinstance(v, NDArray):
+        return v.as_in_context(ctx) if v.context != ctx else v
+    if isinstance(v, (list, tuple)):
+        return type(v)(_to_context(x, ctx) for x in v)
     return v
 
 

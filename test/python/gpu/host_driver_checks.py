@@ -20,6 +20,7 @@ whose memory is host memory and which runs no kernels. Two modes:
 Neither shows GPU numerics or speed (scripts/gpu-check.sh on a lent GPU).
 Prints "PASS name" or "FAIL name: why" per check.
 """
+import os
 import sys
 import traceback
 
@@ -249,9 +250,6 @@ def check_what_does_not_run_on_the_gpu_says_so():
     raises(lambda: net.bind(g, args={"data": mx.nd.ones((2, 4)), "fc_weight": mx.nd.ones((3, 4)),
                                      "fc_bias": mx.nd.ones((3,))}),
            "'data' is on cpu(0), the executor on gpu(0)")
-    mod = mx.mod.Module(mx.sym.SoftmaxOutput(net, name="softmax"), context=g)
-    raises(lambda: mod.bind(data_shapes=[("data", (2, 4))], label_shapes=[("softmax_label", (2,))]),
-           "Module on gpu(0) is not supported yet")
     dense = mx.gluon.nn.Dense(3, in_units=4)
     raises(lambda: dense.initialize(ctx=g), "Gluon on gpu(0) is not supported yet")
 
@@ -399,6 +397,108 @@ def numerics_executors_and_updates_on_the_gpu():
         return [exe.outputs[0], exe.grad_dict["fc_weight"], exe.grad_dict["data"]]
     for k, (a, b) in enumerate(zip(heads(g), heads(mx.cpu()))):
         _same(a, b, "out_grads %d" % k)
+
+
+def numerics_indexing_and_views_of_gpu_arrays():
+    g = mx.gpu(0)
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x, xc = mx.nd.array(a, ctx=g), mx.nd.array(a)
+    for key in (1, -1, slice(1, 3), (slice(None), 2), (2, slice(1, 5, 2)), [0, 2],
+                (slice(None, None, -1), 0)):
+        got = x[key]
+        assert got.context == g, key
+        _same(got, xc[key], "x[%r]" % (key,))
+    _same(x.reshape((6, 4)), xc.reshape((6, 4)), "reshape")
+    _same(x.reshape((-1,)) * 2, xc.reshape((-1,)) * 2, "reshape, then an operator")
+    _same(x.detach() + 1, xc.detach() + 1, "detach")
+    _same(x + a, xc + a, "NDArray + numpy")
+
+
+def check_writes_into_gpu_arrays():
+    g = mx.gpu(0)
+    x = mx.nd.zeros((3, 4), ctx=g)
+    x[:] = 2.5
+    np.testing.assert_array_equal(x.asnumpy(), np.full((3, 4), 2.5, np.float32))
+    row = np.arange(4, dtype=np.float64)
+    x[:] = row  # broadcast, cast to the array's dtype
+    np.testing.assert_array_equal(x.asnumpy(), np.tile(row, (3, 1)).astype(np.float32))
+    x[:] = mx.nd.ones((3, 4))  # from the cpu
+    np.testing.assert_array_equal(x.asnumpy(), np.ones((3, 4)))
+    x[:] = mx.nd.full((3, 4), 7, ctx=g, dtype="float64")  # another dtype: a Cast on the device
+    raises(x.asnumpy, NO_KERNELS)
+    raises(lambda: x.__setitem__(1, 0.0), "writing part of a gpu(0) array")
+    # (reading a part is an operator on the device)
+    y = mx.nd.ones((3, 4), ctx=g)[1]
+    assert y.shape == (4,) and y.context == g
+    raises(y.asnumpy, NO_KERNELS)
+    v = mx.nd.array(np.arange(12, dtype=np.float32), ctx=g).reshape((3, 4))
+    assert v.context == g and v.shape == (3, 4)  # a view: no kernel
+    np.testing.assert_array_equal(v.asnumpy(), np.arange(12).reshape(3, 4))
+
+
+def _module_run(ctx, tmp):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 6)).astype(np.float32)
+    Y = (X[:, 0] > 0).astype(np.float32) + (X[:, 1] > 0)
+    data = mx.sym.Variable("data")
+    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=10, name="fc1"), act_type="relu")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name="fc2"), name="softmax")
+    it = mx.io.NDArrayIter(X, Y, batch_size=8)
+    mod = mx.mod.Module(net, context=ctx)
+    mx.random.seed(1)
+    np.random.seed(1)
+    mod.fit(it, num_epoch=2, optimizer="sgd", initializer=mx.init.Xavier(),
+            optimizer_params={"learning_rate": 0.1, "momentum": 0.9}, eval_metric="acc")
+    arg, aux = mod.get_params()
+    assert all(v.context == mx.cpu() for v in arg.values())
+    pred = mod.predict(mx.io.NDArrayIter(X, Y, batch_size=8))
+    score = mod.score(mx.io.NDArrayIter(X, Y, batch_size=8), "acc")[0][1]
+    mod.save_params(os.path.join(tmp, "m.params"))
+    mod.save_optimizer_states(os.path.join(tmp, "m.states"))
+    mod2 = mx.mod.Module(net, context=ctx)
+    mod2.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+    mod2.load_params(os.path.join(tmp, "m.params"))
+    mod2.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9})
+    mod2.load_optimizer_states(os.path.join(tmp, "m.states"))
+    it.reset()
+    batch = next(iter(it))
+    mod2.forward_backward(batch)
+    mod2.update()
+    arg2, _ = mod2.get_params()
+    return [arg[k] for k in sorted(arg)] + [pred, np.array(score)] + [arg2[k] for k in sorted(arg2)]
+
+
+def numerics_module_training_on_a_gpu():
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        got_g = _module_run(mx.gpu(0), tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        got_c = _module_run(mx.cpu(), tmp)
+    for k, (a, b) in enumerate(zip(got_g, got_c)):
+        _same(a, b, "Module value %d" % k)
+
+
+def check_module_compiles_for_the_gpu():
+    data = mx.sym.Variable("data")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=3, name="fc"),
+                               name="softmax")
+    mod = mx.mod.Module(net, context=mx.gpu(0))
+    mod.bind(data_shapes=[("data", (4, 5))], label_shapes=[("softmax_label", (4,))])
+    mod.init_params(mx.init.Uniform(0.5))
+    w = mod._exec.arg_dict["fc_weight"]
+    assert w.context == mx.gpu(0)
+    host = mod.get_params()[0]["fc_weight"]  # initialised on the host, copied: no kernel
+    assert host.context == mx.cpu() and np.abs(host.asnumpy()).max() <= 0.5
+    assert np.abs(host.asnumpy()).max() > 0
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+    batch = mx.io.DataBatch([mx.nd.ones((4, 5))], [mx.nd.zeros((4,))])
+    mod.forward_backward(batch)
+    mod.update()
+    assert mod._exec._compiled[True][0].device == "gpu(0)"
+    raises(lambda: mod.get_outputs()[0].asnumpy(), "failed")
+    raises(lambda: mx.mod.Module(net, context=[mx.gpu(0), mx.cpu()]).bind(
+        data_shapes=[("data", (4, 5))], label_shapes=[("softmax_label", (4,))]),
+        "Module over several contexts with a GPU on gpu(0) is not supported yet")
 
 
 def main():
