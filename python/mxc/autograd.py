@@ -224,10 +224,6 @@ class Function:
         single = isinstance(outputs, NDArray)
         outs = [outputs] if single else list(outputs)
         if recording:
-            for a in list(inputs) + outs:
-                if isinstance(a, NDArray) and a._ctx.device_type == "gpu":
-                    raise MXNetError("autograd.Function on %s arrays is not supported yet "
-                                     "(docs/gpu.md)" % a._ctx)
             # outputs that are inputs are copied: each output is its own node
             outs = [o.copy() if any(o is a for a in inputs) else o for o in outs]
             e = _Entry(None, {}, "function", [a for a in inputs], [], len(outs), training,
@@ -359,8 +355,15 @@ def _backward(heads, head_grads, retain_graph, variables=None):
                 rest_g.append(g)
         for h, g in direct:
             e, i = h._ag
-            d = np.ones(h.shape, h._np.dtype) if g is None else np.asarray(
-                g._data if isinstance(g, NDArray) else g)
+            if h._ctx.device_type == "gpu":  # the gradient stays on the device
+                from .ndarray import _new
+                d = _new(np.ones(h.shape, h._sig[1]), h._ctx) if g is None else \
+                    g if isinstance(g, NDArray) and g._ctx == h._ctx else \
+                    _new(np.asarray(g._host_data() if isinstance(g, NDArray) else g,
+                                    h._sig[1]), h._ctx)
+            else:
+                d = np.ones(h.shape, h._sig[1]) if g is None else np.asarray(
+                    g._data if isinstance(g, NDArray) else g)
             slot = pending.setdefault(id(e), (e, [None] * e.num_outputs))[1]
             slot[i] = d if slot[i] is None else slot[i] + d
         if rest:
@@ -375,8 +378,17 @@ def _backward(heads, head_grads, retain_graph, variables=None):
     while pending:
         key = max(pending, key=lambda k: pending[k][0].seq)
         e, grads = pending.pop(key)
-        ogs = [NDArray(np.zeros(shape, dt) if d is None else np.ascontiguousarray(d, dtype=dt))
-               for d, (shape, dt) in zip(grads, e.out_shapes)]
+        gpu = next((a._ctx for a in e.inputs
+                    if isinstance(a, NDArray) and a._ctx.device_type == "gpu"), None)
+        if gpu is not None:  # on the device: NDArrays there
+            from .ndarray import _zeros_any
+            ogs = [_zeros_any(shape, gpu, dt) if d is None else
+                   d if d._sig[1] == dt else d.astype(dt)
+                   for d, (shape, dt) in zip(grads, e.out_shapes)]
+        else:
+            ogs = [NDArray(np.zeros(shape, dt) if d is None else
+                           np.ascontiguousarray(d, dtype=dt))
+                   for d, (shape, dt) in zip(grads, e.out_shapes)]
         direct = None
         if getattr(e.function, "writes_into", False):
             # a hybridized block's backward writes a leaf's gradient straight
@@ -408,7 +420,8 @@ def _backward(heads, head_grads, retain_graph, variables=None):
                 more.append(a)
                 more_g.append(g)
             elif is_leaf(a):
-                add_leaf(a, np.asarray(g._data if isinstance(g, NDArray) else g))
+                add_leaf(a, g if isinstance(g, NDArray) and g._on_gpu() else
+                         np.asarray(g._data if isinstance(g, NDArray) else g))
         if more:
             stage(more, more_g)
     if not retain_graph:
@@ -569,7 +582,7 @@ def _tape_graph(heads, variables, written, arrays=None, expand=False):
         for j, (a, data) in enumerate(zip(e.inputs, e.datas)):
             r = ag(a)
             if r is not None and r[0].function is not None:
-                data = a._np
+                data = a.detach() if a._on_gpu() else a._np
             if r is not None and id(r[0]) in index:
                 ins.append([index[id(r[0])], r[1], 0])
             else:

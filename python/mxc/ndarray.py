@@ -1971,7 +1971,7 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
         if a._ctx != weight._ctx:
             raise MXNetError("%s_update: %s is on %s, the weight on %s"
                              % (kind, name, a._ctx, weight._ctx))
-    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), in_place, cuda_arch)
+    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), cuda_arch, in_place)
     if key not in _update_cache:
         text = _build_update(kind, params)
         shapes = {n: list(weight.shape) for n in arrays}

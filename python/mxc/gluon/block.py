@@ -564,16 +564,24 @@ class _CachedGraph:
         """The compiled form for these arrays: the inference graph, MXNet's
         training forward (train, no gradients), or with `part` one half of
         the training step for the gradients of `wrt` (mx-split-training)."""
-        sig = tuple((n, a.shape, a._np.dtype.str) for n, a in sorted(arrays.items()))
-        key = (text, sig, tuple(wrt), part) if part else (text, sig, train)
+        sig = tuple((n, a.shape, a._sig[1].str) for n, a in sorted(arrays.items()))
+        # (on a GPU: compiled for it; the block's arrays are on one device)
+        gpu = next((a._ctx for a in arrays.values() if a._ctx.device_type == "gpu"), None)
+        key = (text, sig, tuple(wrt), part, str(gpu)) if part else (text, sig, train, str(gpu))
         c = self._compiled.get(key)
         if c is None:
             shapes = {n: list(a.shape) for n, a in arrays.items()}
-            dtypes = {n: dtype_name(a._np.dtype) for n, a in arrays.items()}
+            dtypes = {n: dtype_name(a._sig[1]) for n, a in arrays.items()}
             options = {}
             if train:
                 options = dict(train=True, wrt=[],
                                grad_req=["null"] + ["%s=write" % n for n in wrt])
+            if gpu is not None:
+                for n, a in arrays.items():
+                    if a._ctx != gpu:
+                        raise MXNetError("%s: '%s' is on %s, other arrays on %s (as_in_context)"
+                                         % (self.what, n, a._ctx, gpu))
+                options["cuda_arch"] = nd._cuda_arch(gpu)
             if part:
                 options["train_part"] = part
             c = compile_graph(text, shapes, dtypes,
@@ -678,7 +686,7 @@ class _CachedGraph:
         backward() reaches it. (Before, the graph's nodes went on the tape and
         backward() computed the forward a second time.)"""
         wrt = [n for n in sorted(arrays)
-               if autograd._tracked(arrays[n]) and arrays[n]._np.dtype.kind == "f"]
+               if autograd._tracked(arrays[n]) and arrays[n]._sig[1].kind == "f"]
         if not wrt:
             return self._run(self.text, arrays, False, 0, ctx)
         text = self._recorded_text(training)
@@ -692,7 +700,7 @@ class _CachedGraph:
         call = _RecordedCall(self, text, arrays, wrt, seed, kept, training)
         entry = autograd._Entry(None, {}, self.what, [arrays[n] for n in wrt], [], len(heads),
                                 training, None, function=call)
-        entry.out_shapes = [(h.shape, h._np.dtype) for h in heads]
+        entry.out_shapes = [(h.shape, h._sig[1]) for h in heads]
         nodes = self.graph["nodes"]
         out = []
         for k, ((i, _, _), h) in enumerate(zip(self.graph["heads"], heads)):
@@ -775,9 +783,9 @@ class _RecordedCall:
                 raise MXNetError("%s: unexpected gradient input %s" % (g.what, name))
             else:
                 a = self.arrays[name]
-            if a._np.dtype != np_dtype(dt) or a.shape != tuple(shape):
+            if a._sig[1] != np_dtype(dt) or a.shape != tuple(shape):
                 raise MXNetError("%s: backward input %s: expected %s %s, got %s %s" % (
-                    g.what, name, tuple(shape), dt, a.shape, a._np.dtype))
+                    g.what, name, tuple(shape), dt, a.shape, a._sig[1]))
             ins.append(a)
         dest = dict(zip(self.wrt, out)) if out is not None else {}
         ctx = self.fwd_outs[0]._ctx
@@ -785,7 +793,7 @@ class _RecordedCall:
         for name, kind, shape, dt in bwd.outputs:
             d = dest.get(name[:-len("_grad")]) if kind == "grad" else None
             if d is None or d._rt is None or d.shape != tuple(shape) or \
-                    d._np.dtype != np_dtype(dt):
+                    d._sig[1] != np_dtype(dt):
                 d = nd._new_rt(tuple(shape), np_dtype(dt), ctx)
             outs.append(d)
             if kind == "grad":

@@ -233,14 +233,6 @@ def check_what_does_not_run_on_the_gpu_says_so():
     raises(lambda: mx.autograd.grad(y, [x], create_graph=True),
            "create_graph=True on gpu(0) arrays is not supported yet")
 
-    class Twice(mx.autograd.Function):
-        def forward(self, a):
-            return a * 2
-
-        def backward(self, dy):
-            return dy * 2
-    with mx.autograd.record():
-        raises(lambda: Twice()(x), "autograd.Function on gpu(0) arrays is not supported yet")
     data = mx.sym.Variable("data")
     net = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
     exe = net.simple_bind(g, data=(2, 4))
@@ -251,7 +243,8 @@ def check_what_does_not_run_on_the_gpu_says_so():
                                      "fc_bias": mx.nd.ones((3,))}),
            "'data' is on cpu(0), the executor on gpu(0)")
     dense = mx.gluon.nn.Dense(3, in_units=4)
-    raises(lambda: dense.initialize(ctx=g), "Gluon on gpu(0) is not supported yet")
+    raises(lambda: dense.initialize(ctx=[g, mx.cpu()]),
+           "Gluon over several contexts with a GPU on gpu(0) is not supported yet")
 
 
 def _same(gpu_value, cpu_value, what=""):
@@ -499,6 +492,82 @@ def check_module_compiles_for_the_gpu():
     raises(lambda: mx.mod.Module(net, context=[mx.gpu(0), mx.cpu()]).bind(
         data_shapes=[("data", (4, 5))], label_shapes=[("softmax_label", (4,))]),
         "Module over several contexts with a GPU on gpu(0) is not supported yet")
+
+
+def _gluon_net(hybrid):
+    # (one prefix for every net made: Dropout's mask stream follows the
+    # node's name)
+    net = mx.gluon.nn.HybridSequential(prefix="net_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(10, activation="relu", in_units=6),
+                mx.gluon.nn.BatchNorm(in_channels=10),
+                mx.gluon.nn.Dropout(0.2),
+                mx.gluon.nn.Dense(3, in_units=10))
+    if hybrid:
+        net.hybridize()
+    return net
+
+
+class _Scale(mx.autograd.Function):
+    """A user autograd.Function: y = 3x, dy/dx = 3."""
+
+    def forward(self, x):
+        return x * 3
+
+    def backward(self, dy):
+        return dy * 3
+
+
+def _gluon_run(ctx, hybrid):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((16, 6)).astype(np.float32)
+    Y = rng.integers(0, 3, 16).astype(np.float32)
+    mx.random.seed(2)
+    net = _gluon_net(hybrid)
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
+                               {"learning_rate": 0.1, "momentum": 0.9})
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    losses = []
+    for step in range(3):
+        x = mx.nd.array(X[step * 4:(step + 1) * 4 + 4]).as_in_context(ctx)
+        y = mx.nd.array(Y[step * 4:(step + 1) * 4 + 4]).as_in_context(ctx)
+        mx.random.seed(20 + step)
+        with mx.autograd.record():
+            out = _Scale()(net(x))
+            loss = loss_fn(out, y)
+        loss.backward()
+        trainer.step(x.shape[0])
+        losses.append(loss)
+    assert all(p.data().context == ctx for p in net.collect_params().values())
+    params = [p.data() for _, p in sorted(net.collect_params().items())]
+    return losses + params + [net(mx.nd.array(X).as_in_context(ctx))]
+
+
+def numerics_gluon_training_on_a_gpu():
+    for hybrid in (False, True):
+        for k, (a, b) in enumerate(zip(_gluon_run(mx.gpu(0), hybrid),
+                                       _gluon_run(mx.cpu(), hybrid))):
+            _same(a, b, "Gluon value %d (hybridized: %s)" % (k, hybrid))
+
+
+def check_gluon_compiles_for_the_gpu():
+    g = mx.gpu(0)
+    for hybrid in (False, True):
+        net = _gluon_net(hybrid)
+        net.initialize(mx.init.Xavier(), ctx=g)
+        w = net[0].weight
+        assert w.data().context == g and w.grad().context == g
+        host = w.data().asnumpy()  # initialised on the host and copied: no kernel
+        assert host.shape == (10, 6) and np.abs(host).max() > 0
+        trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+        x = mx.nd.ones((4, 6), ctx=g)
+        with mx.autograd.record():
+            loss = mx.nd.sum(net(x))
+        loss.backward()
+        trainer.step(4)
+        raises(loss.asnumpy, "failed")
+        raises(w.data().asnumpy, "failed")
 
 
 def main():
