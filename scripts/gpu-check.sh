@@ -11,7 +11,9 @@
 #                                  reference outputs with mxc's CPU backend,
 #                                  builds the benchmarks (fused elementwise
 #                                  bandwidth; a ResNet-50 training step) and
-#                                  a statically linked `mxc` (the JIT there);
+#                                  mxc's Python package for CPython 3.12 with
+#                                  the compiler inside (the JIT there, also
+#                                  bin/mxc's command line);
 #                                  all into build-gpu/check/ (~250 MB), packed
 #                                  as build-gpu/check.tar.xz (~48 MB: the
 #                                  device tool carries up to 64 MiB).
@@ -22,7 +24,10 @@
 #                                  the clean-error path without a driver, each
 #                                  model's outputs against the CPU's (ahead of
 #                                  time, then through the JIT: mxc run
-#                                  --device gpu), the benchmarks (PyTorch
+#                                  --device gpu), the Python front end on the
+#                                  GPU against the CPU (test/python/gpu/
+#                                  host_driver_checks.py device), the
+#                                  benchmarks (PyTorch
 #                                  eager's ResNet-50 step beside mxc's, where
 #                                  the machine has torch). Writes
 #                                  $OUT/gpu-report.md (or
@@ -134,35 +139,84 @@ JSON
     "$CHECK/resnet50.o" -L"$CHECK/bin" -lmxc_runtime -Wl,-rpath,'$ORIGIN' \
     -o "$CHECK/bin/train_step_resnet50_t262144"
   rm -f "$CHECK/resnet50.o" "$CHECK/resnet50.h" "$CHECK/bn.o" "$CHECK/bn.h"
-  # The compiler, for the JIT's half of `run` (mxc run --device gpu): the
-  # device machine has no LLVM, so build/'s compiler libraries are linked
-  # statically with LLVM / MLIR there, against this portable CUDA runtime.
-  link_static_mxc "$CHECK/bin/mxc"
-  # What the device tool carries: the check packed (xz: the compiler is
+  # The compiler, for the JIT's half of `run` (mxc run --device gpu) and
+  # the Python front end on the GPU: the device machine has no LLVM, so
+  # build/'s compiler libraries are linked with LLVM / MLIR into a Python
+  # extension for its CPython 3.12 (against this portable CUDA runtime),
+  # which also holds `mxc`'s command line: bin/mxc runs it (one copy of the
+  # compiler; two would not fit the device tool's 64 MiB).
+  link_python_ext "$CHECK/python/mxc"
+  # (selftest runs it with this machine's CPython 3.12 and numpy)
+  local py312="${MXC_CHECK_PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}"
+  [ -x "$ROOT/.venv-py312/bin/python" ] || "$py312" -m venv "$ROOT/.venv-py312"
+  "$ROOT/.venv-py312/bin/python" -c 'import numpy' 2>/dev/null ||
+    "$ROOT/.venv-py312/bin/pip" install -q numpy
+  cp -L "$(ldconfig -p | awk '/libzstd.so.1 .*x86-64/ {print $NF; exit}')" "$CHECK/bin/"
+  cat >"$CHECK/bin/mxc" <<'SH'
+#!/bin/sh
+# mxc's command line, from the check's Python extension (scripts/gpu-check.sh
+# link_python_ext): the device machine's CPython 3.12 ($MXC_CHECK_PYTHON,
+# else python3). Only the extension is imported, not the package (no numpy).
+here="$(cd "$(dirname "$0")" && pwd)"
+exec "${MXC_CHECK_PYTHON:-python3}" -c 'import sys
+sys.path.insert(0, sys.argv[1])
+import _mxc
+sys.exit(_mxc.cli_main(sys.argv[2:]))' "$here/../python/mxc" mxc "$@"
+SH
+  chmod +x "$CHECK/bin/mxc"
+  # What the device tool carries: the check packed (xz: the extension is
   # about 190 MB, 34 MB packed; the rest about 55 MB, 14 MB packed).
   rm -f "$ROOT/build-gpu/check.tgz"
   tar cf - -C "$ROOT/build-gpu" check | xz -T"$jobs" -6 >"$ROOT/build-gpu/check.tar.xz"
   du -sh "$CHECK" "$ROOT/build-gpu/check.tar.xz"
 }
 
-# link_static_mxc OUT: `mxc` from build/'s objects and archives, LLVM and
-# MLIR linked in statically (unused sections dropped, stripped), its
-# runtime the libmxc_runtime.so beside it (rpath $ORIGIN); zstd copied
-# there too. An archive added to the compiler shows here as an undefined
-# symbol.
-link_static_mxc() {
-  local b="$ROOT/build" llvm
+# link_python_ext PKGDIR: the Python package for the device machine's
+# CPython 3.12 into PKGDIR (mxc's Python files and a _mxc extension built
+# here against CPython 3.12's headers, $MXC_CHECK_PY312, by default pyenv's
+# 3.12.1): the extension's and nanobind's sources compiled with build/'s
+# flags, linked with LLVM / MLIR and the compiler archives inside (their
+# symbols hidden, unused sections dropped, stripped: about 190 MB) against
+# the portable runtime in ../../bin. An archive added to the compiler shows
+# here as an undefined symbol. With MXC_PY_CLI_MAIN it also holds
+# `mxc`'s command line (_mxc.cli_main), so that one copy of the compiler
+# serves both (bin/mxc runs it).
+link_python_ext() {
+  local pkg="$1" b="$ROOT/build" py312="${MXC_CHECK_PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}"
+  local inc obj="$ROOT/build-gpu/py312" llvm
+  inc="$("$py312" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+  [ -f "$inc/Python.h" ] || { echo "gpu-check: no CPython 3.12 headers ($py312)" >&2; return 1; }
   llvm="$(llvm-config-22 --libdir 2>/dev/null || echo /usr/lib/llvm-22/lib)"
-  c++ -s -Wl,--gc-sections -o "$1" "$b/tools/mxc/CMakeFiles/mxc.dir/mxc.cpp.o" \
+  mkdir -p "$obj" "$pkg"
+  # The compile commands of build/'s extension and nanobind, for 3.12.
+  "$ROOT/.venv/bin/python" - "$b/compile_commands.json" "$inc" "$obj" >"$obj/compile.sh" <<'PY'
+import json, re, shlex, sys
+cc, inc, obj = sys.argv[1:]
+for e in json.load(open(cc)):
+    f = e["file"]
+    if "/python/src/" not in f and "/nanobind/src/" not in f:
+        continue
+    cmd = re.sub(r"-I\S*/include/python3\.\d+", "-I" + inc, e["command"])
+    out = "%s/%s.o" % (obj, f.rsplit("/", 1)[1])
+    cmd = re.sub(r" -o \S+", " -o " + shlex.quote(out), cmd)
+    if "/python/src/" in f:
+        cmd = cmd.replace(" -c ", " -DMXC_PY_CLI_MAIN -c ", 1)
+    print("cd %s && %s" % (shlex.quote(e["directory"]), cmd))
+PY
+  xargs -P "${MXC_JOBS:-2}" -I{} sh -c '{}' < "$obj/compile.sh"
+  cp -r "$b/python_packages/mxc/." "$pkg/"
+  find "$pkg" -name __pycache__ -prune -exec rm -rf {} +
+  rm -f "$pkg"/_mxc*.so
+  c++ -shared -s -Wl,--gc-sections -Wl,--exclude-libs,ALL \
+    -o "$pkg/_mxc.cpython-312-x86_64-linux-gnu.so" "$obj"/*.o \
     "$b/lib/Compiler/libMXCCompiler.a" "$b/lib/Graph/libMXCGraph.a" \
     "$b/lib/Dialect/MXRT/Transforms/libMXCMXRTTransforms.a" \
     "$b/lib/Dialect/MX/Transforms/libMXCMXTransforms.a" \
     "$b/lib/Compiler/Transforms/libMXCCompilerTransforms.a" \
     "$b/lib/Conversion/libMXCConversion.a" "$b/lib/Dialect/MX/IR/libMXCDialectMX.a" \
-    "$b/lib/Dialect/MXRT/IR/libMXCDialectMXRT.a" "$(dirname "$1")/libmxc_runtime.so" \
+    "$b/lib/Dialect/MXRT/IR/libMXCDialectMXRT.a" "$CHECK/bin/libmxc_runtime.so" \
     -Wl,--start-group "$llvm"/libMLIR*.a "$llvm"/libLLVM*.a -Wl,--end-group \
-    -l:libz.so.1 -l:libzstd.so.1 -lpthread -ldl -Wl,-rpath,'$ORIGIN'
-  cp -L "$(ldconfig -p | awk '/libzstd.so.1 .*x86-64/ {print $NF; exit}')" "$(dirname "$1")/"
+    -l:libz.so.1 -l:libzstd.so.1 -lpthread -ldl -Wl,-rpath,'$ORIGIN/../../bin'
 }
 
 # compile_models MODELDIR OUTDIR MXC-COMPILE-ARGS...: each graph of
@@ -260,12 +314,24 @@ selftest() {
   compile_models "$CHECK/models" "$d/exe" || exit 1
   echo "-- ahead of time (mxc compile)"
   run_models "$CHECK/models" "$d/exe" "$d" || bad=$?
-  # The JIT's half (run: mxc run --device gpu), on this CPU.
-  echo "-- through the JIT (mxc run)"
-  local jbad=0
-  MXC_CACHE_DIR="$d/cache" MXC_CHECK_LIMIT=300 run_models "$CHECK/models" "" "$d" \
-    "$ROOT/build/bin/mxc" || jbad=$?
+  # The JIT's half (run: mxc run --device gpu), on this CPU, with the
+  # check's own bin/mxc (the CPython 3.12 extension's command line).
+  echo "-- through the JIT (the check's bin/mxc run)"
+  local jbad=0 py312="$ROOT/.venv-py312/bin/python"
+  MXC_CHECK_PYTHON="$py312" MXC_CACHE_DIR="$d/cache" MXC_CHECK_LIMIT=300 \
+    run_models "$CHECK/models" "" "$d" "$CHECK/bin/mxc" || jbad=$?
   bad=$((bad + jbad))
+  # The Python half (run: host_driver_checks.py device) with the check's
+  # CPython 3.12 package, here on the CUDA driver double: its two modes.
+  local mode
+  for mode in launch host-kernels; do
+    echo "-- Python (CPython 3.12 extension) on the driver double: $mode"
+    PY="$py312" python_checks "$mode" "$d" \
+      MXC_CUDA_DRIVER="$ROOT/build/lib/libmxc-cuda-host-driver.so" \
+      MXC_HOST_DRIVER_MEMORY=1073741824 \
+      MXC_TEST_GPU_HOST_KERNELS="$([ "$mode" = host-kernels ] && echo 1 || echo 0)" \
+      || bad=$((bad + 1))
+  done
   echo "gpu-check selftest: $([ "$bad" -eq 0 ] && echo "PASSED" || echo "FAILED ($bad)")"
   [ "$bad" -eq 0 ]
 }
@@ -273,6 +339,20 @@ selftest() {
 # The test binary finds libmxc_runtime.so beside it.
 patchelf_rpath() {
   if command -v patchelf >/dev/null; then patchelf --set-rpath '$ORIGIN' "$1"; fi
+}
+
+# python_checks MODE WORKDIR [ENV...]: test/python/gpu/host_driver_checks.py
+# MODE with the check's CPython 3.12 package ($PY must be a CPython 3.12
+# with numpy); fails if a check fails or none reported.
+python_checks() {
+  local mode="$1" work="$2" log
+  shift 2
+  log="$work/python-$mode.log"
+  env "$@" PYTHONPATH="$CHECK/python" MXC_QUIET=1 MXC_CACHE_DIR="$work/py-cache" \
+    limit 300 "$PY" "$ROOT/test/python/gpu/host_driver_checks.py" "$mode" >"$log" 2>&1
+  local rc=$?
+  cut -c1-2000 "$log"
+  grep -q '^PASS ' "$log" && ! grep -q '^FAIL ' "$log" && [ $rc -eq 0 ]
 }
 
 run() {
@@ -354,6 +434,12 @@ print(":".join(dirs))' 2>/dev/null || true)"
     "$CHECK/bin/mxc" --device gpu -v >>"$report" 2>&1 || bad=$?
   fails=$((fails + bad))
   rm -rf "$work/jit-cache"
+  endsection
+  # The Python front end on the GPU: arrays, operators, autograd, executors,
+  # Module and Gluon on mx.gpu(0) against the same on the CPU (the checks
+  # the test suite runs on the CUDA driver double, here on the GPU).
+  section "Python on the GPU: mx.gpu(0) against mx.cpu() (host_driver_checks.py device)"
+  python_checks device "$work" >>"$report" 2>&1 || fails=$((fails + 1))
   endsection
 
   section "benchmark: fused elementwise against a device-to-device copy"

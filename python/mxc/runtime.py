@@ -3,9 +3,9 @@
 The feature names are MXNet's (libinfo.h, in its order); what each says is
 true of mxc:
 
-- CUDA, CUDNN, NCCL, CUDA_RTC, TENSORRT: off (from Python only arrays,
-  imperative operators and executors run on a GPU, not autograd, Module or
-  Gluon -- docs/gpu.md -- so scripts that ask stay on the CPU).
+- CUDA, CUDNN: whether the runtime was built with its CUDA backend (as
+  MXNet's build flags: whether a GPU is there is mx.context.num_gpus();
+  cuDNN is loaded at run time). NCCL, CUDA_RTC, TENSORRT: off.
 - CPU_SSE ... CPU_AVX2, F16C: the host CPU's (mxc compiles its kernels for
   the machine it runs on), read from /proc/cpuinfo where there is one.
 - PROFILER (mx.profiler), CXX14 (the runtime is C++17), SIGNAL_HANDLER
@@ -15,9 +15,11 @@ true of mxc:
   TVM_OP: off, mxc has none of those libraries in MXNet's sense.
 
     features = mx.runtime.Features()
-    features.is_enabled('CUDA')      # False
+    features.is_enabled('PROFILER')  # True
 """
 import collections
+
+from . import _mxc
 
 __all__ = ["Feature", "Features", "feature_list"]
 
@@ -78,6 +80,8 @@ def feature_list():
     for name in FEATURE_NAMES:
         if name in _CPU_FLAGS:
             enabled = _CPU_FLAGS[name] in flags
+        elif name in ("CUDA", "CUDNN"):
+            enabled = _mxc.cuda_built()
         else:
             enabled = name in _ENABLED
         out.append(Feature(name, enabled))

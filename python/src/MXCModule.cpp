@@ -18,6 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "mxc/Compiler/Import.h"
+#ifdef MXC_PY_CLI_MAIN
+#include "mxc/Compiler/Driver.h"
+#endif
 #include "mxc/Compiler/JIT.h"
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
@@ -1135,4 +1138,24 @@ NB_MODULE(_mxc, m) {
   m.def("save_params_bytes", &saveParamsBytes, nb::arg("arrays"),
         nb::arg("np_shape") = false);
   m.def("default_cache_dir", &defaultCacheDir);
+#ifdef MXC_PY_CLI_MAIN
+  // The `mxc` command line inside the extension (scripts/gpu-check.sh's
+  // build for the device machine, where one library holds the compiler for
+  // both: bin/mxc runs `python3 -c 'from mxc import _mxc; _mxc.cli_main(...)'`).
+  m.def(
+      "cli_main",
+      [](std::vector<std::string> args) {
+        std::vector<char *> argv;
+        for (std::string &a : args)
+          argv.push_back(a.data());
+        argv.push_back(nullptr);
+        int rc;
+        {
+          nb::gil_scoped_release release;
+          rc = mxc::driverMain(int(args.size()), argv.data());
+        }
+        return rc;
+      },
+      nb::arg("argv"), "Runs `mxc` with argv (argv[0] the program's name); its exit status");
+#endif
 }

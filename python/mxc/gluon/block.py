@@ -565,9 +565,12 @@ class _CachedGraph:
         training forward (train, no gradients), or with `part` one half of
         the training step for the gradients of `wrt` (mx-split-training)."""
         sig = tuple((n, a.shape, a._sig[1].str) for n, a in sorted(arrays.items()))
-        # (on a GPU: compiled for it; the block's arrays are on one device)
+        # (on a GPU: compiled for it, the device in the signature; the
+        # block's arrays are on one device)
         gpu = next((a._ctx for a in arrays.values() if a._ctx.device_type == "gpu"), None)
-        key = (text, sig, tuple(wrt), part, str(gpu)) if part else (text, sig, train, str(gpu))
+        if gpu is not None:
+            sig += (("", str(gpu)),)
+        key = (text, sig, tuple(wrt), part) if part else (text, sig, train)
         c = self._compiled.get(key)
         if c is None:
             shapes = {n: list(a.shape) for n, a in arrays.items()}

@@ -257,7 +257,10 @@ def test_context_default_ctx():
 def test_runtime_features():
     f = mx.runtime.Features()
     assert f is mx.runtime.Features()
-    assert "CUDA" in f and len(f) >= 30 and not f.is_enabled("cuda")
+    assert "CUDA" in f and len(f) >= 30
+    # (the build's CUDA backend, as MXNet's build flag; NCCL is not there)
+    assert f.is_enabled("cuda") == f.is_enabled("CUDNN") == mx._mxc.cuda_built()
+    assert not f.is_enabled("NCCL")
     assert f.is_enabled("PROFILER")
     assert all(isinstance(x.enabled, bool) for x in mx.runtime.feature_list())
     with pytest.raises(RuntimeError):
