@@ -348,8 +348,11 @@ python_checks() {
   local mode="$1" work="$2" log
   shift 2
   log="$work/python-$mode.log"
-  env "$@" PYTHONPATH="$CHECK/python" MXC_QUIET=1 MXC_CACHE_DIR="$work/py-cache" \
-    limit 300 "$PY" "$ROOT/test/python/gpu/host_driver_checks.py" "$mode" >"$log" 2>&1
+  (
+    for kv in "$@"; do export "${kv?}"; done
+    PYTHONPATH="$CHECK/python" MXC_QUIET=1 MXC_CACHE_DIR="$work/py-cache" \
+      limit 300 "$PY" "$ROOT/test/python/gpu/host_driver_checks.py" "$mode"
+  ) >"$log" 2>&1
   local rc=$?
   cut -c1-2000 "$log"
   grep -q '^PASS ' "$log" && ! grep -q '^FAIL ' "$log" && [ $rc -eq 0 ]
