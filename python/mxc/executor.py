@@ -77,8 +77,6 @@ class Executor:
             if self._interpreted:
                 raise MXNetError("an executor with a Python custom operator on %s is not "
                                  "supported yet (docs/gpu.md)" % ctx)
-            if "add" in grad_req.values():
-                raise MXNetError("grad_req 'add' on %s is not supported yet (docs/gpu.md)" % ctx)
 
     @property
     def outputs(self):
@@ -308,7 +306,9 @@ class Executor:
         # (check_numeric_gradient's) would add again; MXNet's forward never
         # touches gradients. Such executors run the step at forward and
         # publish its gradients at backward() (the other path).
-        if "add" in self._grad_req.values():
+        if "add" in self._grad_req.values() and not self._gpu:
+            # (on a GPU the pushed step is the only path: its gradients are
+            # held back until backward(), so forward alone adds nothing)
             return False
         arrays = self.arg_arrays + self.aux_arrays + self.outputs + \
             [g for g in self.grad_arrays if g is not None]
@@ -339,10 +339,12 @@ class Executor:
             out.append(b)
         return out
 
-    def _push_train(self, compiled, head_grads, aux_before, seed, publish=True):
+    def _push_train(self, compiled, head_grads, aux_before, seed, publish=True, keep=False):
         """Pushes the training step. publish=False (forward): the gradients
         go into staging buffers instead of grad_arrays; returns the
-        (buffer, grad array) pairs that backward() swaps in."""
+        (buffer, grad array) pairs that backward() swaps in. keep: the heads
+        and the updated auxiliary states go to staging buffers (backward
+        after an inference forward leaves them as they are)."""
         args = dict(zip(self._arg_names, self.arg_arrays))
         args.update(zip(self._aux_names, aux_before))
         grads = self.grad_dict
@@ -382,7 +384,12 @@ class Executor:
         aux_dict = self.aux_dict
         for name, kind, shape, dt in compiled.outputs:
             if kind == "":
-                outs.append(next(heads)._rt)
+                h = next(heads)
+                outs.append(self._staged(("head", name), shape, np_dtype(dt))._rt if keep
+                            else h._rt)
+                continue
+            if keep and kind == "aux_out":
+                outs.append(self._staged(("out", name), shape, np_dtype(dt))._rt)
                 continue
             target = None
             if kind == "grad":
@@ -476,10 +483,14 @@ class Executor:
     def _backward(self, out_grads, is_train):
         if self._interpreted:
             return self._backward_interpreted(out_grads)
-        if self._gpu and self._pending is None:
-            raise MXNetError("backward on %s: call forward(is_train=True) first (the training "
-                             "step rerun after an inference forward is not on the GPU yet)"
-                             % self._ctx)
+        if self._gpu and self._pending is None and self._last_forward in ("infer", None):
+            # As on the CPU below: the training step on the bound arrays as
+            # they are, heads and auxiliary states kept; pushed.
+            if out_grads is not None and isinstance(out_grads, (NDArray, np.ndarray)):
+                out_grads = [out_grads]
+            self._push_train(self._compile(True), _head_grads(out_grads, len(self.outputs)),
+                             list(self.aux_arrays), _next_seed(), publish=True, keep=True)
+            return
         if self._pending is None and self._last_forward in ("infer", None):
             # As MXNet: the gradients of the last forward's graph, here the
             # training step run again on the same inputs (heads and

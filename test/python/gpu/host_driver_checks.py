@@ -240,9 +240,9 @@ def check_what_does_not_run_on_the_gpu_says_so():
     data = mx.sym.Variable("data")
     net = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
     exe = net.simple_bind(g, data=(2, 4))
-    raises(exe.backward, "backward on gpu(0): call forward(is_train=True) first")
-    raises(lambda: net.simple_bind(g, grad_req="add", data=(2, 4)),
-           "grad_req 'add' on gpu(0) is not supported yet")
+    exe.forward(is_train=True)
+    exe.backward()
+    raises(exe.backward, "backward: call forward(is_train=True) first")
     raises(lambda: net.bind(g, args={"data": mx.nd.ones((2, 4)), "fc_weight": mx.nd.ones((3, 4)),
                                      "fc_bias": mx.nd.ones((3,))}),
            "'data' is on cpu(0), the executor on gpu(0)")
@@ -405,6 +405,38 @@ def numerics_executors_and_updates_on_the_gpu():
         return [exe.outputs[0], exe.grad_dict["fc_weight"], exe.grad_dict["data"]]
     for k, (a, b) in enumerate(zip(heads(g), heads(mx.cpu()))):
         _same(a, b, "out_grads %d" % k)
+
+    # grad_req 'add' (two steps accumulate; a forward alone adds nothing),
+    # and backward after an inference forward (heads and auxiliary states
+    # kept), with and without out_grads
+    bn = mx.sym.BatchNorm(mx.sym.Reshape(mx.sym.FullyConnected(data, num_hidden=6, name="fc"),
+                                         shape=(4, 6, 1, 1)), fix_gamma=False, name="bn")
+
+    def accumulate(ctx):
+        exe = bn.simple_bind(ctx, grad_req="add", data=(4, 5))
+        exe.copy_params_from({"fc_weight": mx.nd.array(_rng2.standard_normal((6, 5))),
+                              "fc_bias": mx.nd.ones((6,)), "bn_gamma": mx.nd.ones((6,)),
+                              "bn_beta": mx.nd.zeros((6,))})
+        got = []
+        for step in range(2):
+            exe.forward(is_train=True, data=A * (step + 1))
+            exe.backward()
+        exe.forward(is_train=True, data=A * 5)  # no backward: nothing added
+        got += [exe.grad_dict[n].copy() for n in ("fc_weight", "bn_gamma", "data")]
+        exe.forward(is_train=False, data=A)
+        heads = exe.outputs[0].copy()
+        aux = [a.copy() for a in exe.aux_arrays]
+        exe.backward()  # after an inference forward
+        exe.backward(out_grads=[mx.nd.array(np.ones((4, 6, 1, 1)) * 0.5)])
+        got += [exe.grad_dict[n] for n in ("fc_weight", "bn_gamma", "data")]
+        got += [heads, exe.outputs[0]] + aux + list(exe.aux_arrays)
+        return got
+    _rng2 = np.random.default_rng(9)
+    gpu_values = accumulate(g)
+    _rng2 = np.random.default_rng(9)
+    cpu_values = accumulate(mx.cpu())
+    for k, (a, b) in enumerate(zip(gpu_values, cpu_values)):
+        _same(a, b, "grad_req add / backward after inference, value %d" % k)
 
 
 def numerics_indexing_and_views_of_gpu_arrays():
