@@ -16,6 +16,13 @@
 //
 // MXC_HOST_DRIVER_MEMORY (bytes, default 16 GiB) is the device's size: an
 // allocation past it is CUDA_ERROR_OUT_OF_MEMORY.
+//
+// MXC_HOST_DRIVER_OPAQUE=1: the device pointers handed out have bit 62 set
+// (a non-canonical address: reading or writing it on the host is SIGSEGV);
+// this double's own functions clear it. Host code that touches device
+// memory -- a bug on a real GPU, which plain host memory would hide --
+// then crashes here. The runtime is told the memory is not host memory
+// (cuda::deviceMemoryIsHostMemory is false).
 #include <cuda.h>
 
 #include <chrono>
@@ -26,6 +33,9 @@
 #include <unordered_map>
 
 namespace {
+
+constexpr uintptr_t kOpaqueBit = uintptr_t(1) << 62;
+bool gOpaque = false; // set by cuInit from MXC_HOST_DRIVER_OPAQUE
 
 std::mutex gMutex;
 std::unordered_map<uintptr_t, size_t> gBlocks; // address -> bytes
@@ -47,10 +57,14 @@ struct Event {
   std::chrono::steady_clock::time_point at;
 };
 
+// The host address of device pointer p (opaque mode: bit 62 cleared).
+void *hostOf(CUdeviceptr p) { return reinterpret_cast<void *>(uintptr_t(p) & ~kOpaqueBit); }
+
 // Host pointers stand for device pointers; a copy is legal only inside a
 // block this double allocated (checked: a wild address is an error, as the
 // real driver's CUDA_ERROR_INVALID_VALUE).
-bool owned(CUdeviceptr p, size_t bytes) {
+bool owned(CUdeviceptr dp, size_t bytes) {
+  uintptr_t p = uintptr_t(hostOf(dp));
   std::lock_guard<std::mutex> lock(gMutex);
   for (const auto &[base, size] : gBlocks)
     if (p >= base && p + bytes <= base + size)
@@ -85,9 +99,13 @@ extern "C" {
 
 // Tells the runtime that this is the double and its device memory is host
 // memory (cuda::deviceMemoryIsHostMemory).
+// (0 in opaque mode: read by the runtime after cuInit)
 __attribute__((visibility("default"))) int mxcCudaDriverDoubleHostMemory = 1;
 
 CUresult CUDAAPI cuInit(unsigned int) {
+  const char *opaque = std::getenv("MXC_HOST_DRIVER_OPAQUE");
+  gOpaque = opaque && std::strcmp(opaque, "1") == 0;
+  mxcCudaDriverDoubleHostMemory = gOpaque ? 0 : 1;
   gInitialised = true;
   return CUDA_SUCCESS;
 }
@@ -165,18 +183,19 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *p, size_t bytes) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   gBlocks[uintptr_t(m)] = bytes;
   gInUse += bytes;
-  *p = CUdeviceptr(uintptr_t(m));
+  *p = CUdeviceptr(uintptr_t(m) | (gOpaque ? kOpaqueBit : 0));
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
+CUresult CUDAAPI cuMemFree(CUdeviceptr dp) {
+  void *p = hostOf(dp);
   std::lock_guard<std::mutex> lock(gMutex);
   auto it = gBlocks.find(uintptr_t(p));
   if (it == gBlocks.end())
     return CUDA_ERROR_INVALID_VALUE;
   gInUse -= it->second;
   gBlocks.erase(it);
-  std::free(reinterpret_cast<void *>(uintptr_t(p)));
+  std::free(p);
   return CUDA_SUCCESS;
 }
 
@@ -191,7 +210,7 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t byte
   if (!owned(dst, bytes))
     return CUDA_ERROR_INVALID_VALUE;
   if (bytes)
-    std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, bytes);
+    std::memcpy(hostOf(dst), src, bytes);
   return CUDA_SUCCESS;
 }
 
@@ -199,7 +218,7 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUs
   if (!owned(src, bytes))
     return CUDA_ERROR_INVALID_VALUE;
   if (bytes)
-    std::memcpy(dst, reinterpret_cast<const void *>(uintptr_t(src)), bytes);
+    std::memcpy(dst, hostOf(src), bytes);
   return CUDA_SUCCESS;
 }
 
@@ -207,8 +226,7 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t byte
   if (!owned(dst, bytes) || !owned(src, bytes))
     return CUDA_ERROR_INVALID_VALUE;
   if (bytes)
-    std::memmove(reinterpret_cast<void *>(uintptr_t(dst)),
-                 reinterpret_cast<const void *>(uintptr_t(src)), bytes);
+    std::memmove(hostOf(dst), hostOf(src), bytes);
   return CUDA_SUCCESS;
 }
 
@@ -216,7 +234,7 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n,
   if (!owned(dst, n))
     return CUDA_ERROR_INVALID_VALUE;
   if (n)
-    std::memset(reinterpret_cast<void *>(uintptr_t(dst)), value, n);
+    std::memset(hostOf(dst), value, n);
   return CUDA_SUCCESS;
 }
 

@@ -47,7 +47,10 @@ Loaded load() {
     return l;
   }
   d.cuDriverGetVersion(&d.version);
-  d.hostMemory = dlsym(h, "mxcCudaDriverDoubleHostMemory") != nullptr;
+  {
+    const auto *flag = static_cast<const int *>(dlsym(h, "mxcCudaDriverDoubleHostMemory"));
+    d.hostMemory = flag && *flag;
+  }
   if (d.cuDeviceGetCount(&d.deviceCount) != CUDA_SUCCESS)
     d.deviceCount = 0;
   // The driver stays loaded for the life of the process (never dlclose'd:

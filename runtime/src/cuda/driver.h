@@ -55,9 +55,9 @@ struct Driver {
 #undef MXC_CUDA_DRIVER_MEMBER
   int version = 0;      ///< cuDriverGetVersion: 13000 for CUDA 13.0
   int deviceCount = 0;  ///< after cuInit
-  /// The library exports mxcCudaDriverDoubleHostMemory: it is the test
-  /// double runtime/test/cuda_host_driver.cc, whose device memory is host
-  /// memory (never a real driver).
+  /// The library exports mxcCudaDriverDoubleHostMemory, non-zero after
+  /// cuInit: it is the test double runtime/test/cuda_host_driver.cc and its
+  /// device memory is host memory (never a real driver).
   bool hostMemory = false;
 };
 

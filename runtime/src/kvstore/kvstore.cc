@@ -113,6 +113,12 @@ void pushCopy(const NDArray &src, const NDArray &dst, int priority,
               const std::string &name) {
   if (src.sharesStorageWith(dst) && src.data() == dst.data())
     return;
+  // To or from a GPU: the runtime's copier (an engine operation on the
+  // device's copy lane); host memory only is memcpy'd here.
+  if (src.device().kind != Device::Kind::CPU || dst.device().kind != Device::Kind::CPU) {
+    src.copyTo(dst);
+    return;
+  }
   size_t bytes = src.numBytes();
   src.engine().pushSync(
       [src, dst, bytes](RunContext) { std::memcpy(dst.data(), src.data(), bytes); },
@@ -152,8 +158,24 @@ NDArray LocalStore::reduce(const std::string &key, Entry &e,
     throw Error("push of key '" + key + "': no values given");
   for (const NDArray &v : values)
     checkLike("push", key, e.stored, v);
-  if (values.size() == 1 && !alwaysCopy)
-    return values[0];
+  // Values on a GPU are summed from host copies (the store is on the CPU).
+  std::vector<NDArray> srcs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const NDArray &v = values[i];
+    if (v.device().kind == Device::Kind::CPU) {
+      srcs.push_back(v);
+      continue;
+    }
+    if (e.staging.size() <= i)
+      e.staging.resize(i + 1);
+    if (e.staging[i].isNone())
+      e.staging[i] = NDArray(e.stored.shape(), e.stored.dtype(), Device::cpu(),
+                             &e.stored.engine());
+    v.copyTo(e.staging[i]);
+    srcs.push_back(e.staging[i]);
+  }
+  if (srcs.size() == 1 && !alwaysCopy)
+    return srcs[0];
   if (values.size() > 1 && !summable(e.stored.dtype()))
     throw Error("push of key '" + key + "': dtype " +
                 dtypeName(e.stored.dtype()) + " cannot be summed");
@@ -162,10 +184,9 @@ NDArray LocalStore::reduce(const std::string &key, Entry &e,
                        &e.stored.engine());
   NDArray merged = e.merged;
   std::vector<VarHandle> reads;
-  for (const NDArray &v : values)
+  for (const NDArray &v : srcs)
     if (!v.sharesStorageWith(merged))
       reads.push_back(v.var());
-  std::vector<NDArray> srcs = values;
   int64_t n = merged.numElements();
   DType dt = merged.dtype();
   merged.engine().pushSync(

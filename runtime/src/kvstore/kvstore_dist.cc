@@ -320,7 +320,8 @@ public:
     // One value: the all-reduce reads it and writes the key's buffer (no
     // copy); several: their level-1 sum, all-reduced in place.
     NDArray src;
-    if (values.size() == 1) {
+    // (a value on a GPU goes through reduce's host copy)
+    if (values.size() == 1 && values[0].device().kind == Device::Kind::CPU) {
       checkLike("push", key, e.stored, values[0]);
       src = values[0];
       if (e.merged.isNone())
@@ -583,7 +584,8 @@ public:
     if (ctx_.worldRank == 0) {
       std::vector<Shard> shards = shardsOf(e);
       MPI_Comm comm = ctx_.p2p;
-      NDArray v = value;
+      // (a value on a GPU is sent from a host copy)
+      NDArray v = value.device().kind == Device::Kind::CPU ? value : value.copyTo(Device::cpu());
       Header base;
       base.op = int32_t(Op::Init);
       base.store = store_;
@@ -655,7 +657,12 @@ public:
       return;
     std::vector<Shard> shards = shardsOf(e);
     MPI_Comm comm = ctx_.p2p;
-    NDArray out = outs[0];
+    // Received into host memory: the first out, or a host array copied to
+    // outs on a GPU.
+    const bool hostFirst = outs[0].device().kind == Device::Kind::CPU;
+    NDArray out = hostFirst ? outs[0]
+                            : NDArray(e.stored.shape(), e.stored.dtype(), Device::cpu(),
+                                      &e.stored.engine());
     if (e.merged.isNone())
       e.merged = NDArray(e.stored.shape(), e.stored.dtype(), Device::cpu(),
                          &e.stored.engine());
@@ -676,7 +683,7 @@ public:
                                 comm, MPI_STATUS_IGNORE);
                      }
                    });
-    for (size_t i = 1; i < outs.size(); ++i)
+    for (size_t i = hostFirst ? 1 : 0; i < outs.size(); ++i)
       pushCopy(out, outs[i], priority, "kvstore pull '" + key + "'");
   }
 

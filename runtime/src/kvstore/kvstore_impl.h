@@ -49,6 +49,9 @@ protected:
     uint32_t id = 0; ///< init order (the same on every rank)
     NDArray stored;  ///< the value pulls read
     NDArray merged;  ///< the level-1 sum (allocated on first use)
+    /// Host copies of pushed values that live on a GPU, one per position
+    /// in a push (the sum is on the CPU, as MXNet's local store's).
+    std::vector<NDArray> staging;
   };
   Entry &find(const char *what, const std::string &key);
   Entry &create(const std::string &key, const NDArray &value);

@@ -210,6 +210,30 @@ def check_gradients_are_compiled_for_the_gpu_and_launched_there():
     assert any(key[-1] == "gpu(0)" for key in mx.autograd._compiled)
 
 
+def check_the_kvstore_takes_gpu_arrays():
+    """The local store sums on the CPU: GPU values are copied to the host,
+    pulls copied back (no host read of device memory: in launch mode the
+    double's device pointers cannot be read on the host)."""
+    g = mx.gpu(0)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    kv = mx.kv.create("local")
+    kv.init("w", mx.nd.array(a, ctx=g))
+    out = mx.nd.zeros((3, 4), ctx=g)
+    kv.pull("w", out=out)
+    np.testing.assert_array_equal(out.asnumpy(), a)
+    kv.push("w", [mx.nd.array(a, ctx=g), mx.nd.array(2 * a, ctx=g), mx.nd.array(a)])
+    outs = [mx.nd.zeros((3, 4), ctx=g), mx.nd.zeros((3, 4))]
+    kv.pull("w", out=outs)
+    for o in outs:
+        np.testing.assert_array_equal(o.asnumpy(), 4 * a)
+    kv.pushpull("w", mx.nd.array(a, ctx=g), out=out)  # one value: its host copy is stored
+    np.testing.assert_array_equal(out.asnumpy(), a)
+    kv.set_optimizer(mx.optimizer.Test(rescale_grad=0.5))  # weight += 0.5 * grad, on the CPU
+    kv.push("w", mx.nd.array(a, ctx=g))
+    kv.pull("w", out=out)
+    np.testing.assert_array_equal(out.asnumpy(), 1.5 * a)
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.
@@ -618,7 +642,8 @@ def check_gluon_compiles_for_the_gpu():
 
 
 # On a real GPU, besides numerics_*: what needs no kernel.
-DEVICE_CHECKS = ("check_arrays_go_to_the_gpu_and_back", "check_creation_functions_on_the_gpu")
+DEVICE_CHECKS = ("check_arrays_go_to_the_gpu_and_back", "check_creation_functions_on_the_gpu",
+                 "check_the_kvstore_takes_gpu_arrays")
 
 
 def main():
