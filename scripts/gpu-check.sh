@@ -330,6 +330,7 @@ selftest() {
       MXC_CUDA_DRIVER="$ROOT/build/lib/libmxc-cuda-host-driver.so" \
       MXC_HOST_DRIVER_MEMORY=1073741824 \
       MXC_TEST_GPU_HOST_KERNELS="$([ "$mode" = host-kernels ] && echo 1 || echo 0)" \
+      MXC_HOST_DRIVER_OPAQUE="$([ "$mode" = launch ] && echo 1 || echo 0)" \
       || bad=$((bad + 1))
   done
   echo "gpu-check selftest: $([ "$bad" -eq 0 ] && echo "PASSED" || echo "FAILED ($bad)")"
