@@ -282,8 +282,13 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         return out
     got = _backward(heads, head_grads, bool(retain_graph), variables=variables)
     from .ndarray import _zeros_any
-    return [(got[id(v)] if isinstance(got[id(v)], NDArray) else NDArray(got[id(v)], v._ctx))
-            if id(v) in got else _zeros_any(v.shape, v._ctx, v._sig[1]) for v in variables]
+
+    def gradient(v):  # (numpy from the CPU's stages, an NDArray from a GPU's)
+        if id(v) not in got:
+            return _zeros_any(v.shape, v._ctx, v._sig[1])
+        g = got[id(v)]
+        return g if isinstance(g, NDArray) else NDArray(g, v._ctx)
+    return [gradient(v) for v in variables]
 
 
 def _checked_heads(heads, head_grads):
@@ -356,11 +361,9 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         for h, g in direct:
             e, i = h._ag
             if h._ctx.device_type == "gpu":  # the gradient stays on the device
-                from .ndarray import _new
-                d = _new(np.ones(h.shape, h._sig[1]), h._ctx) if g is None else \
-                    g if isinstance(g, NDArray) and g._ctx == h._ctx else \
-                    _new(np.asarray(g._host_data() if isinstance(g, NDArray) else g,
-                                    h._sig[1]), h._ctx)
+                from .ndarray import _device_copy
+                d = _device_copy(1, h._ctx, h._sig[1], h.shape) if g is None else \
+                    _device_copy(g, h._ctx, h._sig[1])
             else:
                 d = np.ones(h.shape, h._sig[1]) if g is None else np.asarray(
                     g._data if isinstance(g, NDArray) else g)
@@ -610,7 +613,7 @@ def _tape_graph(heads, variables, written, arrays=None, expand=False):
 def _push_stage(compiled, ctx, head_grads, graph_seed, feeds, leaves, fouts):
     """_run_stage on a GPU: the gradient graph pushed on device arrays; the
     gradients are new device arrays (NDArrays, not waited for)."""
-    from .ndarray import _new, _new_rt, _zeros_any
+    from .ndarray import _device_copy, _new_rt
     from .base import np_dtype
     ins, k = [], 0
     for name, kind, shape, dt in compiled.inputs:
@@ -618,19 +621,12 @@ def _push_stage(compiled, ctx, head_grads, graph_seed, feeds, leaves, fouts):
         if kind == "head_grad":
             g = None if head_grads is None else head_grads[k]
             k += 1
-            if g is None:
-                a = _new(np.ones(tuple(shape), dtype), ctx)
-            else:
-                a = g if isinstance(g, NDArray) else NDArray(np.asarray(g, dtype))
-                if a.shape != tuple(shape):
-                    raise MXNetError("backward: head_grads[%d] has shape %s, the head %s"
-                                     % (k - 1, a.shape, tuple(shape)))
-                if a._ctx != ctx or a._sig[1] != dtype or a._rt is None:
-                    b = _zeros_any(tuple(shape), ctx, dtype)
-                    a.copyto(b)
-                    a = b
+            if g is not None and tuple(np.shape(g)) != tuple(shape):
+                raise MXNetError("backward: head_grads[%d] has shape %s, the head %s"
+                                 % (k - 1, tuple(np.shape(g)), tuple(shape)))
+            a = _device_copy(1 if g is None else g, ctx, dtype, shape)
         elif kind == "rng_seed":
-            a = _new(np.array([graph_seed], dtype=dtype), ctx)
+            a = _device_copy(graph_seed, ctx, dtype, shape)
         else:
             a = feeds[name]
         ins.append(a._rt)

@@ -78,8 +78,8 @@ def cpu_pinned(device_id=0):
 
 def gpu(device_id=0):
     """A GPU context. It can be created and compared anywhere; putting data
-    on it needs the GPU (MXNetError naming why otherwise). NDArrays and
-    imperative operators run there; executors, Module and Gluon do not yet
+    on it needs the GPU (MXNetError naming why otherwise). NDArrays,
+    operators, autograd, executors, Module and Gluon run on one GPU
     (docs/gpu.md)."""
     return Context("gpu", device_id)
 
@@ -109,8 +109,7 @@ def _require_gpu(ctx, what=None):
     except RuntimeError as e:
         raise MXNetError(str(e)) from None
     if what is not None:
-        raise MXNetError("%s on %s is not supported yet (docs/gpu.md: NDArrays and imperative "
-                         "operators run on the GPU; executors, Module and Gluon do not yet)"
+        raise MXNetError("%s on %s is not supported yet (docs/gpu.md says what runs on a GPU)"
                          % (what, ctx))
 
 

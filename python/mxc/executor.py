@@ -265,7 +265,7 @@ class Executor:
             if self._gpu:  # pushed on the device arrays
                 args = dict(zip(self._arg_names + self._aux_names,
                                 self.arg_arrays + self.aux_arrays))
-                ins = [self._device_constant(seed, (1,), np_dtype(dt)) if kind == "rng_seed"
+                ins = [nd._device_copy(seed, self._ctx, np_dtype(dt), (1,)) if kind == "rng_seed"
                        else args[name] for name, kind, _, dt in compiled.inputs]
                 compiled.push([a._rt for a in ins], [o._rt for o in self.outputs])
                 return self.outputs
@@ -318,15 +318,11 @@ class Executor:
         a = self._staging.get(key)
         if a is None or a.shape != tuple(shape) or a._sig[1] != dtype:
             if fill is not None:
-                a = self._device_constant(fill, shape, dtype)
+                a = nd._device_copy(fill, self._ctx, dtype, shape)
             else:
                 a = _zeros(tuple(shape), dtype, self._ctx)
             self._staging[key] = a
         return a
-
-    def _device_constant(self, value, shape, dtype):
-        """A new array of `value` everywhere on the executor's device."""
-        return nd._new(np.full(tuple(shape), value, dtype=dtype), self._ctx)
 
     def _stage_aux(self):
         """The auxiliary states as the step reads them (engine copies: the
@@ -364,19 +360,15 @@ class Executor:
                 if g is None:
                     a = self._staged(("ones", tuple(shape), dt), shape, dtype, fill=1)
                 else:
-                    a = g if isinstance(g, NDArray) else nd.array(np.asarray(g), dtype=dtype)
-                    if a.shape != tuple(shape):
+                    if tuple(np.shape(g)) != tuple(shape):
                         raise MXNetError("backward: out_grads[%d] has shape %s, the output %s"
-                                         % (k - 1, a.shape, tuple(shape)))
-                    if a.context != self._ctx or a._rt is None or a._sig[1] != dtype:
-                        b = _zeros(tuple(shape), dtype, self._ctx)
-                        a.copyto(b)  # (a copy between devices, a cast)
-                        a = b
+                                         % (k - 1, tuple(np.shape(g)), tuple(shape)))
+                    a = nd._device_copy(g, self._ctx, dtype)  # (between devices, a cast)
             elif kind == "grad_in":
                 a = grads[name[:-len("_grad")]]
                 grad_in.add(name)
             elif kind == "rng_seed":
-                a = self._device_constant(seed, shape, dtype)
+                a = nd._device_copy(seed, self._ctx, dtype, shape)
             else:
                 a = args[name]
             ins.append(a._rt)

@@ -415,22 +415,18 @@ class NDArray:
     def __getitem__(self, key):
         """Basic indexing and slicing give views that share memory (as
         MXNet's for contiguous slices); advanced indexing gives a copy."""
-        if _recorded(self):  # under autograd.record(): operators on the tape
+        # Under autograd.record(): operators on the tape. On a GPU: no views
+        # of device memory, the same operators (copies, where MXNet's
+        # contiguous slices are views).
+        if _recorded(self) or self._on_gpu():
             got = _recorded_index(self, key)
             if got is None:
                 got = _recorded_gather(self, key)
             if got is not None:
                 return got
-        if self._on_gpu():
-            # No views of device memory: the indexing operators (copies,
-            # not views as MXNet's contiguous slices are)
-            got = _recorded_index(self, key)
-            if got is None:
-                got = _recorded_gather(self, key)
-            if got is None:
+            if self._on_gpu():
                 raise MXNetError("indexing a %s array with %r (an empty or 0-d result) is not "
                                  "supported yet; copy it to the cpu" % (self._ctx, key))
-            return got
         key = _index_key(key)
         out = self._data[key]
         if not isinstance(out, np.ndarray):
@@ -455,11 +451,9 @@ class NDArray:
             if isinstance(value, NDArray) and value.shape == self.shape:
                 value.copyto(self)  # between devices, a cast where the dtypes differ
                 return
-            host = np.asarray(value._host_data() if isinstance(value, NDArray) else value,
-                              dtype=self._sig[1])
             # (broadcast as numpy does: x[:] = 0, a row into every row)
-            src = _new(np.ascontiguousarray(np.broadcast_to(host, self.shape)), Context("cpu", 0))
-            src._rt.copy_to(self._rt)
+            host = value._host_data() if isinstance(value, NDArray) else value
+            _device_copy(host, Context("cpu", 0), self._sig[1], self.shape).copyto(self)
             return
         key = _index_key(key)
         value = _as_np(value)
@@ -803,6 +797,22 @@ def _engine_copy(src, dst):
     return True
 
 
+def _device_copy(value, ctx, dtype, shape=None):
+    """`value` (an NDArray, numpy data or a scalar, broadcast to `shape` when
+    given) as a runtime array of numpy dtype `dtype` on Context `ctx`: the
+    array itself when it already is one, else a copy (between devices, cast)."""
+    if isinstance(value, NDArray):
+        if value._ctx == ctx and value._sig[1] == dtype and value._rt is not None:
+            return value
+        out = _new_rt(value.shape, dtype, ctx)
+        value.copyto(out)
+        return out
+    data = np.asarray(value, dtype=dtype)
+    if shape is not None:
+        data = np.broadcast_to(data, tuple(shape))
+    return _new(np.ascontiguousarray(data), ctx)
+
+
 def array(source_array, ctx=None, dtype=None):
     """A new array holding a copy of `source_array`. The dtype is `dtype`, else
     the source's if it is an NDArray, else float32 (as MXNet 1.x)."""
@@ -842,11 +852,11 @@ def empty(shape, ctx=None, dtype="float32", stype=None):
     _check_dense(stype, "empty")
     shape = _creation_shape(shape, "empty")
     ctx = check_context(ctx, gpu=True)
-    if ctx.device_type == "gpu":  # straight on the device (its errors are the device's)
-        return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), ctx)
     try:
         return _new_rt(_shape(shape), np_dtype(dtype_name(dtype)), ctx)
     except MXNetError:
+        if ctx.device_type == "gpu":  # (out of memory there: the device's error)
+            raise
         return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 

@@ -337,9 +337,8 @@ struct PyArray {
   /// A numpy view of the storage (no copy, no wait: the caller waits).
   nb::object view() const {
     if (array.device().kind != rt::Device::Kind::CPU)
-      throw MXNetError("no numpy view of an array on gpu(" +
-                       std::to_string(array.device().id) +
-                       "): its memory is the GPU's (copy it to the cpu first)");
+      throw MXNetError("no numpy view of an array on " + array.device().str() +
+                       ": its memory is the GPU's (copy it to the cpu first)");
     auto *keep = new rt::NDArray(array);
     nb::capsule owner(keep, [](void *p) noexcept {
       delete static_cast<rt::NDArray *>(p);
@@ -930,11 +929,7 @@ NB_MODULE(_mxc, m) {
           "bytes of the plan's arena (the memory planner's intermediates)")
       .def_prop_ro(
           "device",
-          [](const PyCompiled &c) {
-            rt::Device d = c.graph->plan().device();
-            return std::string(d.kind == rt::Device::Kind::GPU ? "gpu" : "cpu") + "(" +
-                   std::to_string(d.id) + ")";
-          },
+          [](const PyCompiled &c) { return c.graph->plan().device().str(); },
           "where the plan's steps run: 'cpu(0)' or 'gpu(0)'")
       .def_prop_ro("num_steps",
                    [](const PyCompiled &c) { return c.graph->plan().steps.size(); },
@@ -1141,7 +1136,7 @@ NB_MODULE(_mxc, m) {
 #ifdef MXC_PY_CLI_MAIN
   // The `mxc` command line inside the extension (scripts/gpu-check.sh's
   // build for the device machine, where one library holds the compiler for
-  // both: bin/mxc runs `python3 -c 'from mxc import _mxc; _mxc.cli_main(...)'`).
+  // both: its bin/mxc imports this extension alone and calls cli_main).
   m.def(
       "cli_main",
       [](std::vector<std::string> args) {
