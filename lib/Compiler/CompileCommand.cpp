@@ -210,6 +210,7 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   pipeline.wrt = opts.wrt;
   pipeline.splitTargetThreads = opts.splitTargetThreads;
   pipeline.splitMaxChunks = opts.splitMaxChunks;
+  pipeline.libraryBatchNorm = opts.libraryBatchNorm;
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;

@@ -269,6 +269,16 @@ cl::opt<unsigned> splitReductionChunks(
     cl::desc("mxc-split-reductions' max-chunks: at most this many partial results "
              "an output (default 1024)"),
     cl::init(0), cl::sub(runCmd), cl::sub(compileCmd));
+// Training BatchNorm as library kernels (cuDNN's on the GPU) or generated
+// ones (PipelineOptions::libraryBatchNorm), hidden: the CPU tests check the
+// library form's numerics with it, and a GPU benchmark compares both.
+cl::opt<std::string> batchNormKernels(
+    cl::cat(mxcCategory), "batch-norm-kernels", cl::Hidden,
+    cl::desc("Training BatchNorm as one library kernel forward and one backward "
+             "(library: cuDNN on the GPU, the default of --target cuda and "
+             "--device gpu) or as composed ops that become generated kernels "
+             "(generated: the CPU's default)"),
+    cl::value_desc("library|generated"), cl::sub(runCmd), cl::sub(compileCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache (run: graphs and kernels; compile: "
@@ -603,6 +613,12 @@ int mxc::driverMain(int argc, char **argv) {
       errorLine() << "--memory-plan must be none, inplace, coshare or both\n";
       return kBadUsage;
     }
+    if (batchNormKernels.getNumOccurrences() && batchNormKernels != "library" &&
+        batchNormKernels != "generated") {
+      errorLine() << "--batch-norm-kernels must be library or generated, got '"
+                  << batchNormKernels << "'\n";
+      return kBadUsage;
+    }
     auto fill = [](CompileCommandOptions &o) {
       o.model = inputFile;
       o.shapes.assign(shapes.begin(), shapes.end());
@@ -621,6 +637,9 @@ int mxc::driverMain(int argc, char **argv) {
       o.splitReductions = splitReductionsOpt;
       o.splitTargetThreads = splitReductionThreads;
       o.splitMaxChunks = splitReductionChunks;
+      o.libraryBatchNorm = !batchNormKernels.getNumOccurrences() ? -1
+                           : batchNormKernels == "library"   ? 1
+                                                             : 0;
     };
     if (memoryReportCmd) {
       MemoryReportOptions o;

@@ -185,6 +185,7 @@ PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
   pipeline.splitReductions = opts.splitReductions;
   pipeline.splitTargetThreads = opts.splitTargetThreads;
   pipeline.splitMaxChunks = opts.splitMaxChunks;
+  pipeline.libraryBatchNorm = opts.libraryBatchNorm;
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;

@@ -118,6 +118,9 @@ struct CompileCommandOptions {
   /// pass's defaults): PipelineOptions::splitTargetThreads / splitMaxChunks.
   int64_t splitTargetThreads = 0;
   int64_t splitMaxChunks = 0;
+  /// --batch-norm-kernels (hidden): PipelineOptions::libraryBatchNorm
+  /// (-1 the target's choice, 0 generated, 1 library).
+  int libraryBatchNorm = -1;
   /// GPU code (`mxc compile --target cuda`, `mxc run --device gpu`): the
   /// NVIDIA architecture of the kernels (--cuda-arch); empty for the CPU.
   std::string cudaArch;

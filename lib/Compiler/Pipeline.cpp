@@ -251,6 +251,7 @@ std::string mxc::PipelineOptions::describe() const {
          " reassoc=" + (fastReductions ? "1" : "0") +
          " approx=" + (approximateMath ? "1" : "0") +
          " split-red=" + (splitReductions ? "1" : "0") +
+         " lib-bn=" + (useLibraryBatchNorm() ? "1" : "0") +
          (splitTargetThreads || splitMaxChunks
               ? "/t" + std::to_string(splitTargetThreads) + "c" + std::to_string(splitMaxChunks)
               : "") +
@@ -288,6 +289,7 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
     mx::MXAutodiffPassOptions autodiff;
     autodiff.wrt.assign(opts.wrt.begin(), opts.wrt.end());
     autodiff.gradReq.assign(opts.gradReq.begin(), opts.gradReq.end());
+    autodiff.libraryBatchNorm = opts.useLibraryBatchNorm();
     pm.addPass(mx::createMXAutodiffPass(autodiff));
     if (!opts.trainPart.empty()) {
       mx::MXSplitTrainingPassOptions split;
@@ -682,8 +684,9 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   if (failed(toolkit))
     return failure();
   // Library calls with a GPU twin (runtime/src/cuda/cublas_kernels.cc,
-  // cudnn_kernels.cc: GEMM through cuBLAS; convolution, its gradients and
-  // pooling's gradient through cuDNN; same arguments on device pointers)
+  // cudnn_kernels.cc: GEMM through cuBLAS; convolution, its gradients,
+  // pooling's gradient and training BatchNorm's forward and gradient
+  // through cuDNN; same arguments on device pointers)
   // call it; the others are an error naming the node. (What cuDNN's pooling
   // gradient cannot take is refused by its lowering, Backward.cpp.)
   bool unsupported = false;
@@ -695,13 +698,15 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
         "mxc_kernel_conv_f32",          "mxc_kernel_conv_f64",
         "mxc_kernel_conv_backward_data_f32", "mxc_kernel_conv_backward_data_f64",
         "mxc_kernel_conv_backward_weight_f32", "mxc_kernel_conv_backward_weight_f64",
-        "mxc_kernel_pooling_backward_f32", "mxc_kernel_pooling_backward_f64"};
+        "mxc_kernel_pooling_backward_f32", "mxc_kernel_pooling_backward_f64",
+        "mxc_kernel_batch_norm_train_f32", "mxc_kernel_batch_norm_train_f64",
+        "mxc_kernel_batch_norm_backward_f32", "mxc_kernel_batch_norm_backward_f64"};
     if (!llvm::is_contained(kOnGpu, callee)) {
       call.emitError() << "'" << callee
                        << "' has no GPU kernel yet (--target cuda compiles elementwise, "
                           "broadcast and reduction steps, f32/f64 GEMM through cuBLAS, "
-                          "convolution and its gradients and max / avg / sum pooling's "
-                          "gradient through cuDNN; the other library calls are CPU-only "
+                          "convolution and its gradients, max / avg / sum pooling's "
+                          "gradient and training BatchNorm through cuDNN; the other library calls are CPU-only "
                           "so far)";
       unsupported = true;
       return;

@@ -1,8 +1,9 @@
 // Gradient kernels of runtime/src/kernels (conv_backward.cc,
-// pooling_backward.cc, lrn_backward.cc) against naive loops: the
-// convolution gradients against the adjoint of a direct convolution, the
+// pooling_backward.cc, lrn_backward.cc, batch_norm.cc) against naive loops:
+// the convolution gradients against the adjoint of a direct convolution, the
 // pooling gradient against per-window loops written from MXNet's rules, and
-// the LRN gradient against central differences of a direct forward.
+// the LRN and BatchNorm gradients against central differences of a direct
+// forward (BatchNorm's forward statistics against it too).
 #include "../src/kernels/kernels.h"
 #include "kernels_test_util.h"
 #include "mxc/runtime/threads.h"
@@ -347,6 +348,108 @@ TEST(LRNBackwardKernel, WideWindowsF64) {
   checkLRN<double>(31, 1e-8, 40);
   checkLRN<double>(32, 1e-8, 40);
   checkLRN<double>(33, 1e-8, 40);
+}
+
+// BatchNorm in training: y = (x - mean) / sqrt(var + eps) * gamma + beta per
+// channel of (outer, channels, inner) data, biased variance.
+void batchNormForward(const std::vector<double> &x, const std::vector<double> &gamma,
+                      const std::vector<double> &beta, std::vector<double> &y,
+                      std::vector<double> &mean, std::vector<double> &var,
+                      int64_t outer, int64_t channels, int64_t inner, double eps) {
+  const double m = double(outer * inner);
+  y.assign(x.size(), 0);
+  mean.assign(channels, 0);
+  var.assign(channels, 0);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t n = 0; n < outer; ++n)
+      for (int64_t i = 0; i < inner; ++i)
+        mean[c] += x[(n * channels + c) * inner + i] / m;
+    for (int64_t n = 0; n < outer; ++n)
+      for (int64_t i = 0; i < inner; ++i) {
+        double d = x[(n * channels + c) * inner + i] - mean[c];
+        var[c] += d * d / m;
+      }
+    for (int64_t n = 0; n < outer; ++n)
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t idx = (n * channels + c) * inner + i;
+        y[idx] = (x[idx] - mean[c]) / std::sqrt(var[c] + eps) * gamma[c] + beta[c];
+      }
+  }
+}
+
+template <typename T>
+void checkBatchNorm(int64_t outer, int64_t channels, int64_t inner, double tol) {
+  const double eps = 1e-3;
+  auto xv = randomVector<double>(outer * channels * inner, 21);
+  for (double &v : xv)
+    v = 3 * v + 0.5; // not centred, not of unit variance
+  auto gv = randomVector<double>(channels, 22), bv = randomVector<double>(channels, 23);
+  auto dyv = randomVector<double>(xv.size(), 24);
+  std::vector<double> y, mean, var;
+  batchNormForward(xv, gv, bv, y, mean, var, outer, channels, inner, eps);
+  // Gradients of sum(dy * y) by central differences.
+  const double h = 1e-6;
+  auto loss = [&](const std::vector<double> &x, const std::vector<double> &g,
+                  const std::vector<double> &b) {
+    std::vector<double> yy, mm, vv;
+    batchNormForward(x, g, b, yy, mm, vv, outer, channels, inner, eps);
+    double l = 0;
+    for (size_t i = 0; i < yy.size(); ++i)
+      l += dyv[i] * yy[i];
+    return l;
+  };
+  auto numeric = [&](std::vector<double> &v, size_t j) {
+    double keep = v[j];
+    v[j] = keep + h;
+    double lp = loss(xv, gv, bv);
+    v[j] = keep - h;
+    double lm = loss(xv, gv, bv);
+    v[j] = keep;
+    return (lp - lm) / (2 * h);
+  };
+  int64_t eb;
+  std::memcpy(&eb, &eps, 8);
+  std::vector<T> x(xv.begin(), xv.end()), g(gv.begin(), gv.end()), b(bv.begin(), bv.end()),
+      dy(dyv.begin(), dyv.end()), yk(xv.size(), T(5)), mk(channels, T(5)), vk(channels, T(5)),
+      ik(channels, T(5)), scratch(channels, T(7)), dx(xv.size(), T(5)), dg(channels, T(5)),
+      db(channels, T(5));
+  if constexpr (std::is_same_v<T, float>) {
+    mxc_kernel_batch_norm_train_f32(BUF(x), BUF(g), BUF(b), BUF(yk), BUF(mk), BUF(vk), BUF(ik),
+                                    BUF(scratch), outer, channels, inner, eb);
+    mxc_kernel_batch_norm_backward_f32(BUF(dy), BUF(x), BUF(g), BUF(mk), BUF(ik), BUF(dx),
+                                       BUF(dg), BUF(db), outer, channels, inner, eb);
+  } else {
+    mxc_kernel_batch_norm_train_f64(BUF(x), BUF(g), BUF(b), BUF(yk), BUF(mk), BUF(vk), BUF(ik),
+                                    BUF(scratch), outer, channels, inner, eb);
+    mxc_kernel_batch_norm_backward_f64(BUF(dy), BUF(x), BUF(g), BUF(mk), BUF(ik), BUF(dx),
+                                       BUF(dg), BUF(db), outer, channels, inner, eb);
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    ASSERT_NEAR(double(mk[c]), mean[c], tol) << "mean[" << c << "]";
+    ASSERT_NEAR(double(vk[c]), var[c], tol * 10) << "var[" << c << "]";
+    ASSERT_NEAR(double(ik[c]), 1 / std::sqrt(var[c] + eps), tol) << "invstd[" << c << "]";
+    ASSERT_EQ(scratch[c], T(7)) << "the CPU kernel leaves the GPU twin's scratch alone";
+  }
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(double(yk[i]), y[i], tol) << "y[" << i << "]";
+  // Numeric gradients are good to about 1e-8 in double.
+  double gtol = std::max(tol, 1e-7);
+  // (every element of small inputs; about 300 of large ones)
+  for (size_t j = 0; j < xv.size(); j += std::max<size_t>(1, xv.size() / 300))
+    ASSERT_NEAR(double(dx[j]), numeric(xv, j), gtol) << "dx[" << j << "]";
+  for (int64_t c = 0; c < channels; c += std::max<int64_t>(1, channels / 16)) {
+    ASSERT_NEAR(double(dg[c]), numeric(gv, c), gtol * 10) << "dgamma[" << c << "]";
+    ASSERT_NEAR(double(db[c]), numeric(bv, c), gtol * 10) << "dbeta[" << c << "]";
+  }
+}
+
+TEST(BatchNormKernels, NCHWF64) { checkBatchNorm<double>(3, 4, 5, 1e-12); }
+TEST(BatchNormKernels, ChannelsLastF64) { checkBatchNorm<double>(12, 5, 1, 1e-12); }
+TEST(BatchNormKernels, ChannelsFirstF32) { checkBatchNorm<float>(1, 3, 40, 2e-5); }
+// Enough channels and elements for the kernel threads to split the channels.
+TEST(BatchNormKernels, ManyChannelsOnTwoThreadsF32) {
+  mxc::runtime::setKernelThreads(2);
+  checkBatchNorm<float>(16, 64, 64, 5e-5);
 }
 
 } // namespace

@@ -100,6 +100,18 @@ struct PipelineOptions {
   /// compare settings (`--split-reduction-threads` / `-chunks`, hidden).
   int64_t splitTargetThreads = 0;
   int64_t splitMaxChunks = 0;
+  /// Training BatchNorm as one library kernel forward and one backward
+  /// (mx-autodiff `library-batch-norm`: cuDNN's batch normalisation on the
+  /// GPU, runtime/src/kernels/batch_norm.cc on the CPU) instead of composed
+  /// mx ops, which generate about 30 kernels on the GPU and fuse well on the
+  /// CPU. -1: the target's choice (the CUDA target's, not the CPU's); 0 / 1
+  /// force it (`--batch-norm-kernels=generated|library`, hidden: the CPU
+  /// numerics of the library form are checked with it, and a GPU benchmark
+  /// compares both).
+  int libraryBatchNorm = -1;
+  bool useLibraryBatchNorm() const {
+    return libraryBatchNorm < 0 ? !cudaArch.empty() : libraryBatchNorm != 0;
+  }
   /// Run the outermost parallel loop nests of each step on the kernel
   /// threads (mxc-parallel-loops, runtime/src/kernels/parallel.h).
   bool parallelLoops = true;

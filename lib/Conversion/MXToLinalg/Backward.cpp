@@ -11,6 +11,11 @@
 //     intermediate and the kernels allocate nothing;
 //   Pooling_backward            mxc_kernel_pooling_backward_<T>(dy, x, y)
 //   LRN_backward                mxc_kernel_lrn_backward_<T>(dy, x, tmp_norm)
+//   BatchNorm_train             mxc_kernel_batch_norm_train_<T>(x, gamma, beta)
+//     writing y, mean, var, invstd and a channel-sized scratch (the GPU
+//     twin's), args (outer, channels, inner, eps's bits)
+//   BatchNorm_backward          mxc_kernel_batch_norm_backward_<T>(dy, x,
+//     gamma, mean, invstd) writing dx, dgamma, dbeta, args as the forward's
 // Spatial geometry is passed 3-D (1-D and 2-D get leading unit extents), as
 // for the forward convolution kernel. For the CUDA target (whose twins are
 // cuDNN's), pooling gradients cuDNN cannot compute are refused here: lp
@@ -245,6 +250,87 @@ struct ConvertLRNBackward : OpConversionPattern<mx::LRNBackwardOp> {
   }
 };
 
+/// (outer, channels, inner) of data whose channel axis is `axis`, then
+/// eps's bits: the static arguments of the batch norm kernels.
+SmallVector<int64_t> batchNormArgs(RankedTensorType data, int64_t axis,
+                                   double eps) {
+  if (axis < 0)
+    axis += data.getRank();
+  ArrayRef<int64_t> shape = data.getShape();
+  int64_t epsBits;
+  std::memcpy(&epsBits, &eps, sizeof epsBits);
+  return {product(shape.take_front(axis)), shape[axis],
+          product(shape.drop_front(axis + 1)), epsBits};
+}
+
+/// `mxrt.kernel_call @name(inputs) outs(...)` writing one destination a
+/// result of `op` (the first a tensor.empty, the others alloc_tensors, which
+/// CSE leaves apart) and `scratch` further ones; replaces `op`'s results.
+void replaceByMultiResultCall(ConversionPatternRewriter &rewriter,
+                              Operation *op, StringRef name, ValueRange inputs,
+                              ArrayRef<int64_t> args,
+                              ArrayRef<RankedTensorType> scratch) {
+  Location loc = op->getLoc();
+  SmallVector<Value> inits;
+  for (Type t : op->getResultTypes()) {
+    auto type = cast<RankedTensorType>(t);
+    if (inits.empty())
+      inits.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                              type.getElementType()));
+    else
+      inits.push_back(bufferization::AllocTensorOp::create(rewriter, loc, type,
+                                                           ValueRange()));
+  }
+  for (RankedTensorType type : scratch)
+    inits.push_back(
+        bufferization::AllocTensorOp::create(rewriter, loc, type, ValueRange()));
+  auto call =
+      mxc::mxrt::KernelCallOp::create(rewriter, loc, name, inputs, inits, args);
+  rewriter.replaceOp(op, call.getOutputs().take_front(op->getNumResults()));
+}
+
+struct ConvertBatchNormTrain : OpConversionPattern<mx::BatchNormTrainOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::BatchNormTrainOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto data = cast<RankedTensorType>(op.getData().getType());
+    Type elt = data.getElementType();
+    if (failed(checkKernelCall(rewriter, op, elt)))
+      return failure();
+    auto channel = cast<RankedTensorType>(op.getMean().getType());
+    // The scratch: cuDNN's running mean, which the GPU twin needs to get
+    // the batch variance (runtime/src/cuda/cudnn_kernels.cc).
+    replaceByMultiResultCall(
+        rewriter, op, "mxc_kernel_batch_norm_train_" + kernelSuffix(elt),
+        {adaptor.getData(), adaptor.getGamma(), adaptor.getBeta()},
+        batchNormArgs(data, static_cast<int64_t>(op.getAxis()),
+                      op.getEps().convertToDouble()),
+        {channel});
+    return success();
+  }
+};
+
+struct ConvertBatchNormBackward : OpConversionPattern<mx::BatchNormBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::BatchNormBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto data = cast<RankedTensorType>(op.getData().getType());
+    Type elt = data.getElementType();
+    if (failed(checkKernelCall(rewriter, op, elt)))
+      return failure();
+    replaceByMultiResultCall(
+        rewriter, op, "mxc_kernel_batch_norm_backward_" + kernelSuffix(elt),
+        {adaptor.getOutGrad(), adaptor.getData(), adaptor.getGamma(),
+         adaptor.getMean(), adaptor.getInvstd()},
+        batchNormArgs(data, static_cast<int64_t>(op.getAxis()),
+                      op.getEps().convertToDouble()),
+        {});
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::conversion::populateBackwardPatternsAndLegality(
@@ -252,8 +338,10 @@ void mxc::conversion::populateBackwardPatternsAndLegality(
     ConversionTarget &target) {
   target.addIllegalOp<mx::ConvolutionBackwardDataOp,
                       mx::ConvolutionBackwardWeightOp, mx::PoolingBackwardOp,
-                      mx::LRNBackwardOp>();
+                      mx::LRNBackwardOp, mx::BatchNormTrainOp,
+                      mx::BatchNormBackwardOp>();
   patterns.add<ConvertConvolutionBackwardData, ConvertConvolutionBackwardWeight,
-               ConvertPoolingBackward, ConvertLRNBackward>(
+               ConvertPoolingBackward, ConvertLRNBackward,
+               ConvertBatchNormTrain, ConvertBatchNormBackward>(
       typeConverter, patterns.getContext());
 }

@@ -10,6 +10,10 @@
 //       data gradient (lp pooling and windows cuDNN's output size formula
 //       does not give, pooling_convention 'full', are refused at compile
 //       time: lib/Compiler/Pipeline.cpp),
+//   mxc_cuda_kernel_batch_norm_{train,backward}_{f32,f64}  BatchNorm in
+//       training, forward and gradient (CUDNN_BATCHNORM_SPATIAL on
+//       (outer, channels, inner, 1) tensors; the batch variance is cuDNN's
+//       unbiased running variance scaled to MXNet's biased one),
 // through cuDNN 9's legacy API (still shipped; the graph API is future
 // work). cuDNN is loaded at first use with dlopen ("libcudnn.so.9"), like
 // the driver. Descriptors, the algorithm of each direction (cuDNN's
@@ -30,6 +34,7 @@
 #include <cudnn.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -63,14 +68,22 @@ using namespace mxc::runtime::cuda;
   X(cudnnCreatePoolingDescriptor)                                                      \
   X(cudnnSetPoolingNdDescriptor)                                                       \
   X(cudnnPoolingBackward)                                                              \
-  X(cudnnAddTensor)
+  X(cudnnAddTensor)                                                                    \
+  X(cudnnScaleTensor)                                                                  \
+  X(cudnnBatchNormalizationForwardTraining)                                            \
+  X(cudnnBatchNormalizationBackward)
 
+// cuDNN 9 marks the batch normalisation functions of its legacy API
+// deprecated (the graph API has their successors); they are still shipped.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 struct Cudnn {
 #define MXC_CUDNN_MEMBER(name) decltype(&::name) name = nullptr;
   MXC_CUDNN_FUNCTIONS(MXC_CUDNN_MEMBER)
 #undef MXC_CUDNN_MEMBER
   std::string error;
 };
+#pragma GCC diagnostic pop
 
 const Cudnn &cudnn() {
   static const Cudnn *loaded = [] {
@@ -381,6 +394,92 @@ void poolingBackward(const T *dy, const T *x, const T *y, T *dx, const PoolGeome
   synchronize(device);
 }
 
+/// Batch normalisation's (outer, channels, inner) geometry and element
+/// size: the key of the per-thread descriptor cache.
+using BatchNormGeometry = std::array<int64_t, 4>;
+
+struct BatchNormPlan {
+  cudnnTensorDescriptor_t x = nullptr, channel = nullptr;
+};
+
+/// Data as (outer, channels, inner, 1) NCHW and the per-channel tensors as
+/// (1, channels, 1, 1): CUDNN_BATCHNORM_SPATIAL normalises over N, H, W.
+template <typename T>
+const BatchNormPlan &batchNormPlan(const BatchNormGeometry &g) {
+  thread_local std::map<BatchNormGeometry, BatchNormPlan> plans;
+  auto it = plans.find(g);
+  if (it != plans.end())
+    return it->second;
+  const Cudnn &c = cudnn();
+  auto [size, outer, channels, inner] = g;
+  (void)size;
+  if (outer > INT32_MAX || channels > INT32_MAX || inner > INT32_MAX)
+    throw Error("batch norm dimensions beyond cuDNN's int range");
+  cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+  auto tensor = [&](cudnnTensorDescriptor_t &t, std::array<int, 4> dims) {
+    std::array<int, 4> strides = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+    checkDnn(c.cudnnCreateTensorDescriptor(&t), "cudnnCreateTensorDescriptor");
+    checkDnn(c.cudnnSetTensorNdDescriptor(t, type, 4, dims.data(), strides.data()),
+             "cudnnSetTensorNdDescriptor (batch norm)");
+  };
+  BatchNormPlan p;
+  tensor(p.x, {int(outer), int(channels), int(inner), 1});
+  tensor(p.channel, {1, int(channels), 1, 1});
+  return plans[g] = p;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+/// y, mean, biased var and invstd of the batch (kernels.h). cuDNN gives the
+/// batch mean and invstd as its saved statistics; its running variance
+/// (with exponential average factor 1: the batch's own, written over the
+/// zeroed `var`) is the unbiased one, scaled here by (m - 1) / m to MXNet's
+/// biased variance. `scratch` takes cuDNN's running mean (it needs both
+/// running buffers or neither).
+template <typename T>
+void batchNormTrain(const T *x, const T *gamma, const T *beta, T *y, T *mean, T *var,
+                    T *invstd, T *scratch, const BatchNormGeometry &g, double eps) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  const BatchNormPlan &p = batchNormPlan<T>(g);
+  const Cudnn &c = cudnn();
+  const Driver &d = bindDevice(device);
+  size_t bytes = size_t(g[2]) * sizeof(T);
+  // A factor of 1 still reads the running buffers (0 * old): zero them,
+  // since fresh pool memory may hold NaN bit patterns.
+  check(d.cuMemsetD8Async(CUdeviceptr(scratch), 0, bytes, streamOf(device)),
+        "cuMemsetD8Async (batch norm running mean)");
+  check(d.cuMemsetD8Async(CUdeviceptr(var), 0, bytes, streamOf(device)),
+        "cuMemsetD8Async (batch norm running variance)");
+  T one = 1, zero = 0;
+  checkDnn(c.cudnnBatchNormalizationForwardTraining(
+               h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, p.x, x, p.x, y, p.channel, gamma, beta,
+               1.0, scratch, var, eps, mean, invstd),
+           "cudnnBatchNormalizationForwardTraining");
+  double m = double(g[1]) * double(g[3]);
+  T biased = T((m - 1) / m);
+  checkDnn(c.cudnnScaleTensor(h, p.channel, var, &biased), "cudnnScaleTensor");
+  synchronize(device);
+}
+
+/// dx, dgamma, dbeta from dy, x, gamma and the forward's mean and invstd.
+template <typename T>
+void batchNormBackward(const T *dy, const T *x, const T *gamma, const T *mean,
+                       const T *invstd, T *dx, T *dgamma, T *dbeta,
+                       const BatchNormGeometry &g, double eps) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  const BatchNormPlan &p = batchNormPlan<T>(g);
+  const Cudnn &c = cudnn();
+  T one = 1, zero = 0;
+  checkDnn(c.cudnnBatchNormalizationBackward(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one,
+                                             &zero, p.x, x, p.x, dy, p.x, dx, p.channel, gamma,
+                                             dgamma, dbeta, eps, mean, invstd),
+           "cudnnBatchNormalizationBackward");
+  synchronize(device);
+}
+#pragma GCC diagnostic pop
+
 } // namespace
 
 #define MXC_DEFINE_CUDA_CONV_KERNEL(T, suffix)                                         \
@@ -456,3 +555,42 @@ MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(double, f64, weight, x, dw, kBackwardFilter
 
 MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(float, f32)
 MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(double, f64)
+
+#define MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(T, suffix)                                   \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_batch_norm_train_##suffix(                      \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, gamma),                 \
+      MXC_KERNEL_BUFFER(const T, beta), MXC_KERNEL_BUFFER(T, y),                        \
+      MXC_KERNEL_BUFFER(T, mean), MXC_KERNEL_BUFFER(T, var),                            \
+      MXC_KERNEL_BUFFER(T, invstd), MXC_KERNEL_BUFFER(T, scratch), int64_t outer,       \
+      int64_t channels, int64_t inner, int64_t eps_bits) {                              \
+    try {                                                                               \
+      BatchNormGeometry g = {int64_t(sizeof(T)), outer, channels, inner};               \
+      batchNormTrain<T>(x + x_offset, gamma + gamma_offset, beta + beta_offset,         \
+                        y + y_offset, mean + mean_offset, var + var_offset,             \
+                        invstd + invstd_offset, scratch + scratch_offset, g,            \
+                        mxc::kernels::paramFromBits(eps_bits));                         \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError(                                                             \
+          (std::string("batch norm (training) on the GPU: ") + e.what()).c_str());      \
+    }                                                                                   \
+  }                                                                                     \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_batch_norm_backward_##suffix(                   \
+      MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),                    \
+      MXC_KERNEL_BUFFER(const T, gamma), MXC_KERNEL_BUFFER(const T, mean),              \
+      MXC_KERNEL_BUFFER(const T, invstd), MXC_KERNEL_BUFFER(T, dx),                     \
+      MXC_KERNEL_BUFFER(T, dgamma), MXC_KERNEL_BUFFER(T, dbeta), int64_t outer,         \
+      int64_t channels, int64_t inner, int64_t eps_bits) {                              \
+    try {                                                                               \
+      BatchNormGeometry g = {int64_t(sizeof(T)), outer, channels, inner};               \
+      batchNormBackward<T>(dy + dy_offset, x + x_offset, gamma + gamma_offset,          \
+                           mean + mean_offset, invstd + invstd_offset, dx + dx_offset,  \
+                           dgamma + dgamma_offset, dbeta + dbeta_offset, g,             \
+                           mxc::kernels::paramFromBits(eps_bits));                      \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError(                                                             \
+          (std::string("batch norm gradient on the GPU: ") + e.what()).c_str());        \
+    }                                                                                   \
+  }
+
+MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(float, f32)
+MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(double, f64)

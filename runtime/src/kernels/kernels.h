@@ -173,6 +173,29 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
 MXC_DECLARE_BACKWARD_KERNELS(float, f32)
 MXC_DECLARE_BACKWARD_KERNELS(double, f64)
 
+// BatchNorm in training (batch_norm.cc), the CPU twins of cuDNN's, on
+// (outer, channels, inner) data with rank-1 per-channel buffers; eps is a
+// double passed as its IEEE-754 bits. train writes y, the batch mean, the
+// biased variance and invstd = (var + eps)^-1/2 (`scratch`: channels
+// elements the GPU twin uses; untouched here); backward writes dx, dgamma
+// and dbeta from dy, x, gamma and the forward's mean and invstd.
+#define MXC_DECLARE_BATCH_NORM_KERNELS(T, suffix)                              \
+  MXC_KERNEL_EXPORT void mxc_kernel_batch_norm_train_##suffix(                 \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, gamma),        \
+      MXC_KERNEL_BUFFER(const T, beta), MXC_KERNEL_BUFFER(T, y),               \
+      MXC_KERNEL_BUFFER(T, mean), MXC_KERNEL_BUFFER(T, var),                   \
+      MXC_KERNEL_BUFFER(T, invstd), MXC_KERNEL_BUFFER(T, scratch),             \
+      int64_t outer, int64_t channels, int64_t inner, int64_t eps_bits);       \
+  MXC_KERNEL_EXPORT void mxc_kernel_batch_norm_backward_##suffix(              \
+      MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),           \
+      MXC_KERNEL_BUFFER(const T, gamma), MXC_KERNEL_BUFFER(const T, mean),     \
+      MXC_KERNEL_BUFFER(const T, invstd), MXC_KERNEL_BUFFER(T, dx),            \
+      MXC_KERNEL_BUFFER(T, dgamma), MXC_KERNEL_BUFFER(T, dbeta),               \
+      int64_t outer, int64_t channels, int64_t inner, int64_t eps_bits);
+
+MXC_DECLARE_BATCH_NORM_KERNELS(float, f32)
+MXC_DECLARE_BATCH_NORM_KERNELS(double, f64)
+
 // LRN across channels (lrn.cc) on (outer, channels, inner) x: y, and with
 // _norm also LRN's hidden output tmp_norm; alpha, beta and knorm are doubles
 // passed as their IEEE-754 bit patterns.

@@ -142,3 +142,29 @@ func.func @pool_nhwc(%dy: tensor<1x4x4x3xf32>, %x: tensor<1x8x8x3xf32>, %y: tens
   %0 = mx.Pooling_backward %dy, %x, %y {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x4x4x3xf32>, tensor<1x8x8x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
   return %0 : tensor<1x8x8x3xf32>
 }
+
+// -----
+
+// Tests that BatchNorm's training forward calls its kernel with (x, gamma,
+// beta), one destination a result (y, mean, var, invstd) and the channel-
+// sized scratch, args (outer, channels, inner, eps's bits); its gradient
+// with (dy, x, gamma, mean, invstd) into (dx, dgamma, dbeta). Channels at
+// axis 2 of a rank-4 input: outer 2 * 3, inner 5. On buffers, every
+// destination is its own allocation, passed after the inputs.
+
+// CHECK-LABEL: func.func @batch_norm
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3x4x5xf32>, %[[G:[^:]*]]: tensor<4xf32>, %[[B:[^:]*]]: tensor<4xf32>, %[[DY:[^:]*]]: tensor<2x3x4x5xf32>)
+// CHECK: %[[F:.*]]:5 = mxrt.kernel_call @mxc_kernel_batch_norm_train_f32(%[[X]], %[[G]], %[[B]]) outs(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) args [6, 4, 5, 4532020583610935537]
+// CHECK-SAME: -> (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: %[[D:.*]]:3 = mxrt.kernel_call @mxc_kernel_batch_norm_backward_f32(%[[DY]], %[[X]], %[[G]], %[[F]]#1, %[[F]]#3) outs(%{{.*}}, %{{.*}}, %{{.*}}) args [6, 4, 5, 4532020583610935537]
+// CHECK: return %[[F]]#0, %[[F]]#2, %[[D]]#0, %[[D]]#1, %[[D]]#2
+// BUF-LABEL: func.func @batch_norm
+// BUF-COUNT-5: memref.alloc
+// BUF: call @mxc_kernel_batch_norm_train_f32(
+// BUF-COUNT-3: memref.alloc
+// BUF: call @mxc_kernel_batch_norm_backward_f32(
+func.func @batch_norm(%x: tensor<2x3x4x5xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %dy: tensor<2x3x4x5xf32>) -> (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0:4 = mx.BatchNorm_train %x, %g, %b {axis = 2 : i64, eps = 1.0e-5 : f64} : (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %1:3 = mx.BatchNorm_backward %dy, %x, %g, %0#1, %0#3 {axis = 2 : i64, eps = 1.0e-5 : f64} : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>)
+  return %0#0, %0#2, %1#0, %1#1, %1#2 : tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>
+}

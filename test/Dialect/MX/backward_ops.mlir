@@ -152,3 +152,54 @@ func.func @m(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4
   %0 = mx.LRN_backward %dy, %x, %n {nsize = 3 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf64>
   return %0 : tensor<1x8x4x4xf64>
 }
+
+// -----
+
+// Tests that BatchNorm_train / BatchNorm_backward round-trip: channels at
+// axis 1 (the default, elided) and at axis -1.
+
+// CHECK-LABEL: func.func @bn
+// CHECK: mx.BatchNorm_train %{{.*}}, %{{.*}}, %{{.*}} {eps = 1.000000e-05 : f64} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK: mx.BatchNorm_backward {{.*}} {axis = -1 : i64} : (tensor<2x3x4xf64>, tensor<2x3x4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x3x4xf64>, tensor<4xf64>, tensor<4xf64>)
+func.func @bn(%x: tensor<2x3x4xf32>, %c: tensor<3xf32>, %y: tensor<2x3x4xf64>, %d: tensor<4xf64>) {
+  %0:4 = mx.BatchNorm_train %x, %c, %c {eps = 1.0e-5 : f64} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  %1:3 = mx.BatchNorm_backward %y, %y, %d, %d, %d {axis = -1 : i64, eps = 1.0e-3 : f64} : (tensor<2x3x4xf64>, tensor<2x3x4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x3x4xf64>, tensor<4xf64>, tensor<4xf64>)
+  return
+}
+
+// -----
+
+// Tests that BatchNorm_train's statistics have one value a channel.
+
+func.func @bn_stats(%x: tensor<2x3x4xf32>, %c: tensor<3xf32>) {
+  // expected-error @+1 {{'mx.BatchNorm_train' op mean type 'tensor<4xf32>' is not 'tensor<3xf32>' (one value a channel)}}
+  %0:4 = mx.BatchNorm_train %x, %c, %c : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+// Tests that BatchNorm_backward's data gradient has the data's type, and
+// that the channel axis is checked.
+
+func.func @bn_grad(%y: tensor<2x3x4xf64>, %d: tensor<3xf64>) {
+  // expected-error @+1 {{'mx.BatchNorm_backward' op data_grad type 'tensor<2x3x4xf32>' does not match the data type 'tensor<2x3x4xf64>'}}
+  %0:3 = mx.BatchNorm_backward %y, %y, %d, %d, %d : (tensor<2x3x4xf64>, tensor<2x3x4xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<2x3x4xf32>, tensor<3xf64>, tensor<3xf64>)
+  return
+}
+
+// -----
+
+func.func @bn_axis(%x: tensor<2x3xf32>, %c: tensor<3xf32>) {
+  // expected-error @+1 {{'mx.BatchNorm_train' op axis 2 out of range for data 'tensor<2x3xf32>'}}
+  %0:4 = mx.BatchNorm_train %x, %c, %c {axis = 2 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}
+
+// -----
+
+func.func @bn_eps(%x: tensor<2x3xf32>, %c: tensor<3xf32>) {
+  // expected-error @+1 {{'mx.BatchNorm_train' op eps must be > 0, got 0}}
+  %0:4 = mx.BatchNorm_train %x, %c, %c {eps = 0.0 : f64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return
+}

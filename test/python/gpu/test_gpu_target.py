@@ -212,6 +212,8 @@ def test_gemm_steps_call_cublas(graphs, tmp_path):
     (["--target", "cuda", "--cuda-block-size", "2048"], "--cuda-block-size must be 32 to 1024"),
     (["--split-reduction-threads", "262144"], "need --target cuda, --device gpu or --split-reductions"),
     (["--target", "cuda", "--split-reduction-chunks", "1"], "--split-reduction-chunks at least 2"),
+    (["--target", "cuda", "--batch-norm-kernels", "cudnn"],
+     "--batch-norm-kernels must be library or generated, got 'cudnn'"),
 ])
 def test_bad_cuda_options_are_one_line_errors(graphs, args, message, tmp_path):
     p = _mxc("compile", os.path.join(graphs, "unary-symbol.json"), *_shape_args(graphs, "unary"),
@@ -223,18 +225,38 @@ def test_bad_cuda_options_are_one_line_errors(graphs, args, message, tmp_path):
 def test_training_steps_call_the_cudnn_gradient_kernels(graphs, tmp_path):
     """Convolution gradients (data and weights; a Deconvolution's forward is
     the data gradient) and pooling gradients (max, avg with and without the
-    padding, sum) become calls of the runtime's cuDNN kernels from the host
-    code; no CPU library kernel is left."""
-    out = str(tmp_path / "convnet_train.ll")
-    p = _mxc("compile", os.path.join(graphs, "convnet_train-symbol.json"),
-             *_shape_args(graphs, "convnet_train"), "--target", "cuda", "--emit", "llvm",
-             "-o", out)
-    assert p.returncode == 0, p.stderr
-    ir = open(out).read()
+    padding, sum) and training BatchNorm (forward and gradient, one step each
+    per BatchNorm: the convnet has two) become calls of the runtime's cuDNN
+    kernels from the host code; no CPU library kernel is left. With
+    --batch-norm-kernels generated, BatchNorm is generated kernels again."""
+    def compile_ir(*extra):
+        out = str(tmp_path / ("convnet_train%s.ll" % len(extra)))
+        p = _mxc("compile", os.path.join(graphs, "convnet_train-symbol.json"),
+                 *_shape_args(graphs, "convnet_train"), "--target", "cuda", "--emit", "llvm",
+                 *extra, "-o", out)
+        assert p.returncode == 0, p.stderr
+        return open(out).read()
+    ir = compile_ir()
     for kernel in ("conv_f32", "conv_backward_data_f32", "conv_backward_weight_f32",
                    "pooling_backward_f32", "fully_connected_f32"):
         assert "call void @mxc_cuda_kernel_%s(" % kernel in ir, kernel
+    # one step per BatchNorm and direction (the steps' `_kernel` entries may
+    # inline a step's body: a second call in the text)
+    steps = {}
+    for line in ir.splitlines():
+        if line.startswith("define "):
+            fn = line.split("@", 1)[1].split("(", 1)[0]
+        for kernel in ("batch_norm_train_f32", "batch_norm_backward_f32"):
+            if "call void @mxc_cuda_kernel_%s(" % kernel in line:
+                steps.setdefault(kernel, set()).add(fn[:-len("_kernel")]
+                                                    if fn.endswith("_kernel") else fn)
+    assert {k: len(v) for k, v in steps.items()} == {"batch_norm_train_f32": 2,
+                                                     "batch_norm_backward_f32": 2}, steps
     assert "@mxc_kernel_" not in ir, [l for l in ir.splitlines() if "@mxc_kernel_" in l][:3]
+    generated = compile_ir("--batch-norm-kernels", "generated")
+    assert "batch_norm" not in generated
+    # every generated kernel is a gpu.binary launch: more of them without cuDNN's
+    assert generated.count("@mgpuLaunchKernel(") > ir.count("@mgpuLaunchKernel(")
     # The executable of a training step still links no CUDA library.
     exe = str(tmp_path / "lenet_train")
     p = _mxc("compile", os.path.join(graphs, "lenet_train-symbol.json"),
@@ -440,6 +462,38 @@ def test_split_reductions_keep_the_results(graphs, name, tmp_path):
     if name == "resnet18_train":
         assert any(not np.array_equal(outs["split"][k], b)
                    for k, b in outs["split-262144x4096"].items())
+
+
+@pytest.mark.parametrize("name", ["convnet_train", "resnet18_train"])
+def test_library_batch_norm_keeps_the_results(graphs, name, tmp_path):
+    """Training BatchNorm as one library kernel forward and one backward (the
+    CUDA target's default, cuDNN there) has CPU twins
+    (runtime/src/kernels/batch_norm.cc), so the CPU checks the graph form:
+    `mxc run --train --batch-norm-kernels library` gives the composed form's
+    outputs, gradients and moving statistics within float rounding (other
+    sums: some bits differ, which shows the library form ran)."""
+    args = [os.path.join(graphs, name + "-symbol.json"), "--train"]
+    with open(os.path.join(graphs, name + ".shapes")) as f:
+        args += f.read().split()
+    indir = str(tmp_path / "in")
+    inputs.main(os.path.join(graphs, name + ".gen.json"), indir)
+    for f in sorted(glob.glob(os.path.join(indir, "*.npy"))):
+        args += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
+    outs = {}
+    for mode in ("generated", "library"):
+        out = str(tmp_path / mode)
+        p = _mxc("run", *args, "--batch-norm-kernels", mode, "--output-dir", out)
+        assert p.returncode == 0, p.stderr
+        outs[mode] = {os.path.basename(f): np.load(f) for f in glob.glob(out + "/*.npy")}
+    assert outs["generated"].keys() == outs["library"].keys()
+    assert any(k.endswith(".aux.npy") for k in outs["library"])
+    differ = 0
+    for k, a in outs["generated"].items():
+        b = outs["library"][k]
+        ok, err = compare.check(a, b, 1e-4, 5e-5, scaled=True)
+        assert ok, (k, err)
+        differ += int(not np.array_equal(a, b))
+    assert differ > 0, "no bit changed: did the library BatchNorm run?"
 
 
 def test_step_profile_sums_a_real_trace_by_kind(graphs, tmp_path):

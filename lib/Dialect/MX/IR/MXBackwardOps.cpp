@@ -219,3 +219,67 @@ LogicalResult ConvolutionFusedOp::verify() {
     return emitOpError() << "act_after_sum needs a sum and an act";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// BatchNorm_train, BatchNorm_backward
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The channel count of `data` at `axis` (negative from the end), after
+/// checking that every value of `channelValues` is a rank-1 tensor of it and
+/// every value of `dataLike` has `data`'s type, all with `data`'s element
+/// type.
+LogicalResult
+verifyBatchNormOperands(Operation *op, Value data, int64_t axis,
+                        ArrayRef<std::pair<StringRef, Value>> dataLike,
+                        ArrayRef<std::pair<StringRef, Value>> channelValues) {
+  auto dataType = cast<RankedTensorType>(data.getType());
+  int64_t rank = dataType.getRank();
+  if (axis < 0)
+    axis += rank;
+  if (rank < 1 || axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis << " out of range for data "
+                             << dataType;
+  int64_t c = dataType.getDimSize(axis);
+  auto channelType = RankedTensorType::get({c}, dataType.getElementType());
+  for (auto [what, value] : dataLike)
+    if (!isCompatibleReturnTypes(TypeRange{dataType}, TypeRange{value.getType()}))
+      return op->emitOpError() << what << " type " << value.getType()
+                               << " does not match the data type " << dataType;
+  for (auto [what, value] : channelValues)
+    if (!isCompatibleReturnTypes(TypeRange{channelType},
+                                 TypeRange{value.getType()}))
+      return op->emitOpError() << what << " type " << value.getType()
+                               << " is not " << channelType
+                               << " (one value a channel)";
+  return success();
+}
+
+} // namespace
+
+LogicalResult BatchNormTrainOp::verify() {
+  if (getEps().convertToDouble() <= 0)
+    return emitOpError("eps must be > 0, got ") << getEps().convertToDouble();
+  return verifyBatchNormOperands(
+      *this, getData(), static_cast<int64_t>(getAxis()),
+      {{"output", getOutput()}},
+      {{"gamma", getGamma()},
+       {"beta", getBeta()},
+       {"mean", getMean()},
+       {"var", getVar()},
+       {"invstd", getInvstd()}});
+}
+
+LogicalResult BatchNormBackwardOp::verify() {
+  if (getEps().convertToDouble() <= 0)
+    return emitOpError("eps must be > 0, got ") << getEps().convertToDouble();
+  return verifyBatchNormOperands(
+      *this, getData(), static_cast<int64_t>(getAxis()),
+      {{"out_grad", getOutGrad()}, {"data_grad", getDataGrad()}},
+      {{"gamma", getGamma()},
+       {"mean", getMean()},
+       {"invstd", getInvstd()},
+       {"gamma_grad", getGammaGrad()},
+       {"beta_grad", getBetaGrad()}});
+}

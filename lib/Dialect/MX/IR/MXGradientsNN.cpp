@@ -22,6 +22,10 @@
 //                  leading axes are rows) and dY as (M, H),
 //                    dX = dY * W, dW = dY^T * X, db = sum over rows of dY
 //                  (db reshaped to the bias shape, (H,) or (H, 1)).
+//   BatchNorm_train mx.BatchNorm_backward(dy, data, gamma, mean, invstd)
+//                  (mx-autodiff's library-batch-norm form); the statistics
+//                  results get no gradient (MXNet's mean / var outputs
+//                  neither)
 // The backward ops are those of MXBackwardOps.td.
 //
 //===----------------------------------------------------------------------===//
@@ -179,6 +183,22 @@ struct FullyConnectedRule {
   }
 };
 
+struct BatchNormTrainRule {
+  static LogicalResult build(BatchNormTrainOp op, GradBuilder &g,
+                             ValueRange outGrads, Grads &in) {
+    Type gammaType = op.getGamma().getType();
+    auto back = BatchNormBackwardOp::create(
+        g.builder(), op.getLoc(),
+        TypeRange{op.getData().getType(), gammaType, gammaType}, outGrads[0],
+        op.getData(), op.getGamma(), op.getMean(), op.getInvstd(),
+        op.getEpsAttr(), op.getAxisAttr());
+    in[0] = back.getDataGrad();
+    in[1] = back.getGammaGrad();
+    in[2] = back.getBetaGrad();
+    return success();
+  }
+};
+
 } // namespace
 
 void mxc::mx::registerNNGradients(MXDialect &dialect) {
@@ -190,4 +210,6 @@ void mxc::mx::registerNNGradients(MXDialect &dialect) {
   LRNOp::attachInterface<Model<LRNOp, LRNRule>>(*ctx);
   FullyConnectedOp::attachInterface<
       Model<FullyConnectedOp, FullyConnectedRule>>(*ctx);
+  BatchNormTrainOp::attachInterface<
+      Model<BatchNormTrainOp, BatchNormTrainRule>>(*ctx);
 }

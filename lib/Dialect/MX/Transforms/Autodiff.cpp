@@ -10,7 +10,13 @@
 //        moving = moving * momentum + batch_stat * (1 - momentum)
 //      (batch variance biased, as batch_norm.cc computes it); with
 //      use_global_stats the moving statistics are used as constants
-//      (BlockGrad). Dropout becomes data * mx.dropout_mask(rng_seed), a
+//      (BlockGrad). With `library-batch-norm` (the CUDA target's choice),
+//      a BatchNorm the library kernels take (f32 / f64, static shapes,
+//      eps > 0, more than one element a channel) becomes one
+//      mx.BatchNorm_train instead, whose gradient is one
+//      mx.BatchNorm_backward (cuDNN's batch normalisation on the GPU);
+//      the moving statistics are updated from its mean and biased
+//      variance the same way. Dropout becomes data * mx.dropout_mask(rng_seed), a
 //      counter-based mask; the backward multiplies by the same value.
 //      LeakyReLU rrelu draws its slopes with mx.random_uniform(rng_seed).
 //      A 2-D Convolution with one output position whose window holds the
@@ -193,6 +199,39 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
   double eps = bn.getEps().convertToDouble();
   double momentum = bn.getMomentum().convertToDouble();
   bool global = bn.getUseGlobalStats();
+
+  // The library form: one op forward, one backward (see the file comment).
+  int64_t perChannel = xt.hasStaticShape() && c > 0 ? xt.getNumElements() / c : 0;
+  if (libraryBatchNorm && !global && (elt.isF32() || elt.isF64()) &&
+      xt.hasStaticShape() && typeOf(gamma).hasStaticShape() &&
+      typeOf(gamma).getRank() == 1 && eps > 0 && perChannel > 1) {
+    Value scale = bn.getFixGamma() ? g.onesLike(gamma) : gamma;
+    if (g.failed() || !scale)
+      return failure();
+    auto channel = RankedTensorType::get({c}, elt);
+    auto train = BatchNormTrainOp::create(
+        b, bn.getLoc(), TypeRange{xt, channel, channel, channel}, x, scale,
+        beta, bn.getEpsAttr(), b.getI64IntegerAttr(axis));
+    for (auto [moving, stat] : {std::pair{mm, train.getMean()},
+                                std::pair{mv, train.getVar()}}) {
+      Value updated =
+          g.add(g.mulS(moving, momentum), g.mulS(stat, 1.0 - momentum));
+      if (auto arg = dyn_cast<BlockArgument>(moving)) {
+        bool seen = llvm::any_of(auxUpdates, [&](const AuxUpdate &u) {
+          return u.argIndex == arg.getArgNumber();
+        });
+        if (!seen)
+          auxUpdates.push_back({arg.getArgNumber(), updated});
+      }
+    }
+    if (g.failed())
+      return failure();
+    bn.getOutput().replaceAllUsesWith(train.getOutput());
+    bn.getMean().replaceAllUsesWith(train.getMean());
+    bn.getVar().replaceAllUsesWith(train.getInvstd()); // MXNet's hidden var
+    bn.erase();
+    return success();
+  }
 
   Value meanK, invstdK, centred;
   if (global) {

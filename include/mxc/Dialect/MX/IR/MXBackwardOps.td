@@ -2,7 +2,9 @@
 //
 // The gradients of the layers whose backward pass is not a composition of
 // other mx ops (MXNet's _backward_Convolution, _backward_Pooling and
-// _backward_LRN), built by the gradient rules of MXGradientsNN.cpp and
+// _backward_LRN), and BatchNorm's training forward and backward as single
+// ops (library kernels; mx-autodiff's `library-batch-norm`), built by the
+// gradient rules of MXGradientsNN.cpp (and mx-autodiff) and
 // lowered by lib/Conversion/MXToLinalg/Backward.cpp. Attributes mean what
 // they mean on the forward op; each verifier checks the operands against
 // the forward op's own shape inference, so a backward op exists only for a
@@ -185,6 +187,79 @@ def MX_LRNBackwardOp
       return ::mxc::mx::detail::inferSameAsInput(getOperationName(), location, adaptor.getData(), inferredReturnTypes);
     }
   }];
+}
+
+def MX_BatchNormTrainOp : MX_Op<"BatchNorm_train", [Pure]> {
+  let summary = "BatchNorm's training forward as one operation (a library kernel)";
+  let description = [{
+    MXNet's BatchNorm in training mode (src/operator/nn/batch_norm.cc with
+    is_train and not use_global_stats) over every axis but `axis`: with
+    `mean` and the biased `var` of `data` per channel,
+    `invstd = (var + eps)^(-1/2)` and
+    `output = (data - mean) * invstd * gamma + beta`. `fix_gamma` is the
+    caller's: it passes ones as `gamma`. The moving statistics are not
+    updated here (the caller composes MXNet's update from `mean` and `var`).
+
+    mx-autodiff builds it instead of the composed training form when asked
+    (`library-batch-norm`, the CUDA target's default), so that the forward
+    and its gradient (`mx.BatchNorm_backward`) are each one kernel: the
+    runtime's `mxc_kernel_batch_norm_{train,backward}_<T>` on the CPU,
+    cuDNN's batch normalisation on the GPU. `gamma`, `beta` and the three
+    statistics are rank-1 with the channel count; `output` has `data`'s type.
+
+    Example:
+
+    ```mlir
+    %y, %mean, %var, %invstd = mx.BatchNorm_train %x, %gamma, %beta {axis = 1 : i64, eps = 1.0e-3 : f64} : (tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$gamma,
+    MX_FloatTensor:$beta,
+    DefaultValuedAttr<F64Attr, "0.001">:$eps,
+    DefaultValuedAttr<I64Attr, "1">:$axis
+  );
+  let results = (outs MX_FloatTensor:$output, MX_FloatTensor:$mean,
+                      MX_FloatTensor:$var, MX_FloatTensor:$invstd);
+  let assemblyFormat = [{
+    $data `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def MX_BatchNormBackwardOp : MX_Op<"BatchNorm_backward", [Pure]> {
+  let summary = "Gradient of BatchNorm's training forward (mx.BatchNorm_train)";
+  let description = [{
+    MXNet's BatchNorm backward in training mode with the forward's batch
+    `mean` and `invstd` per channel (`axis`), `xhat = (data - mean) * invstd`
+    and `M` the elements a channel:
+    `beta_grad = sum(out_grad)`, `gamma_grad = sum(out_grad * xhat)`,
+    `data_grad = gamma * invstd / M * (M * out_grad - beta_grad - xhat *
+    gamma_grad)`, sums over every axis but `axis`. `eps` is the forward's
+    (cuDNN asks for it). Results have the types of `data`, `gamma`, `gamma`.
+
+    Example:
+
+    ```mlir
+    %dx, %dgamma, %dbeta = mx.BatchNorm_backward %dy, %x, %gamma, %mean, %invstd {axis = 1 : i64, eps = 1.0e-3 : f64} : (tensor<8x16x4x4xf32>, tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16x4x4xf32>, tensor<16xf32>, tensor<16xf32>)
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$out_grad,
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$gamma,
+    MX_FloatTensor:$mean,
+    MX_FloatTensor:$invstd,
+    DefaultValuedAttr<F64Attr, "0.001">:$eps,
+    DefaultValuedAttr<I64Attr, "1">:$axis
+  );
+  let results = (outs MX_FloatTensor:$data_grad, MX_FloatTensor:$gamma_grad,
+                      MX_FloatTensor:$beta_grad);
+  let assemblyFormat = [{
+    $out_grad `,` $data `,` $gamma `,` $mean `,` $invstd attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // MXC_DIALECT_MX_IR_MXBACKWARDOPS_TD

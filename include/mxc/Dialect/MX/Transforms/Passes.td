@@ -140,6 +140,10 @@ def MXAutodiffPass : Pass<"mx-autodiff", "mlir::ModuleOp"> {
                "Arguments (mx.name) to differentiate (default: every param)">,
     ListOption<"gradReq", "grad-req", "std::string",
                "write|add|null for all arguments, or name=req entries">,
+    Option<"libraryBatchNorm", "library-batch-norm", "bool", "false",
+           "Training BatchNorm as mx.BatchNorm_train / mx.BatchNorm_backward "
+           "(one library kernel each: cuDNN on the GPU) where the kernels "
+           "take it, instead of the composed mx ops">,
   ];
 }
 
