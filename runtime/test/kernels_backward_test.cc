@@ -323,16 +323,17 @@ void checkLRN(int64_t nsize, double tol, int64_t channels = 7) {
     ref[j] = d;
   }
   std::vector<T> x(xv.begin(), xv.end()), dy(dyv.begin(), dyv.end()),
-      nt(norm.begin(), norm.end()), dx(xv.size(), T(5));
-  int64_t ab, bb;
+      nt(norm.begin(), norm.end()), yt(y.begin(), y.end()), dx(xv.size(), T(5));
+  int64_t ab, bb, kb;
   std::memcpy(&ab, &alpha, 8);
   std::memcpy(&bb, &beta, 8);
+  std::memcpy(&kb, &knorm, 8);
   if constexpr (std::is_same_v<T, float>)
-    mxc_kernel_lrn_backward_f32(BUF(dy), BUF(x), BUF(nt), BUF(dx), outer,
-                                channels, inner, nsize, ab, bb);
+    mxc_kernel_lrn_backward_f32(BUF(dy), BUF(x), BUF(nt), BUF(yt), BUF(dx), outer,
+                                channels, inner, nsize, ab, bb, kb);
   else
-    mxc_kernel_lrn_backward_f64(BUF(dy), BUF(x), BUF(nt), BUF(dx), outer,
-                                channels, inner, nsize, ab, bb);
+    mxc_kernel_lrn_backward_f64(BUF(dy), BUF(x), BUF(nt), BUF(yt), BUF(dx), outer,
+                                channels, inner, nsize, ab, bb, kb);
   for (size_t i = 0; i < dx.size(); ++i)
     ASSERT_NEAR(double(dx[i]), ref[i], tol) << "dx[" << i << "]";
 }

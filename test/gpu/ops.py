@@ -9,7 +9,7 @@ new op there is checked on the GPU too; ops with no GPU kernel yet are
 listed below with the reason (`mxc compile --target cuda` names the node).
 GRADS are the groups' training steps (every float input's gradient with
 ones as head gradients); nn(grad=True) leaves out the nodes whose gradient
-has no GPU path (LRN, lp and 'full' pooling).
+has no GPU path (lp and 'full' pooling).
 """
 import os
 import sys
@@ -29,7 +29,7 @@ sym = mx.sym
 # topk kernel has no GPU twin); diag (its lowering allocates a temporary on
 # the host: memref.alloc in a GPU step); lp pooling's and
 # pooling_convention='full' gradients (cuDNN pools max, avg and sum); LRN's
-# gradient (the runtime's LRN gradient kernel has no GPU twin).
+# gradient with an even or wider than 16 window (cuDNN's LRN).
 
 
 def _var(name, shape, kind, shapes, kinds):
@@ -147,8 +147,7 @@ def nn(grad=False):
             {"kernel": (1, 1), "global_pool": True, "pool_type": "max"}]):
         if attrs:
             outs.append(sym.Pooling(x, name="pool%d" % i, **attrs))
-    if not grad:
-        outs.append(sym.LRN(x, nsize=3, alpha=0.01, beta=0.75, name="lrn"))
+    outs.append(sym.LRN(x, nsize=3, alpha=0.01, beta=0.75, name="lrn"))
     for act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):
         outs.append(sym.Activation(x, act_type=act, name="act_" + act))
     for act, extra in (("leaky", {"slope": 0.1}), ("elu", {"slope": 0.3}), ("selu", {}),
@@ -159,6 +158,18 @@ def nn(grad=False):
           (("gamma", "gamma"), ("beta", "small"), ("moving_mean", "small"),
            ("moving_var", "gamma"))]
     outs.append(sym.BatchNorm(bn_x, *bn, fix_gamma=False, use_global_stats=True, name="bn"))
+    # BatchNorm with batch statistics in a training step (cuDNN's on the
+    # GPU), channels first and last, gamma fixed or not; squared, so that the
+    # head gradient is not uniform (BatchNorm's data gradient of a uniform one
+    # is zero: nothing to compare but rounding).
+    for name, shape, axis, fix in (("bn_train", (4, 6, 5, 5), 1, False),
+                                   ("bn_last", (4, 5, 3, 6), -1, True)):
+        x_ = _var(name + "_x", shape, "range:-2:2", shapes, kinds)
+        p_ = [_var("%s_%s" % (name, p), (6,), k, shapes, kinds) for p, k in
+              (("gamma", "gamma"), ("beta", "small"), ("moving_mean", "small"),
+               ("moving_var", "gamma"))]
+        outs.append(sym.square(sym.BatchNorm(x_, *p_, axis=axis, fix_gamma=fix, name=name),
+                               name=name + "_sq"))
     fx = _var("fc_x", (5, 70), "range:-1:1", shapes, kinds)
     fw = _var("fc_weight", (33, 70), "weight", shapes, kinds)
     fb = _var("fc_bias", (33,), "small", shapes, kinds)

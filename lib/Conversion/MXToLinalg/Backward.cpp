@@ -10,7 +10,9 @@
 //     convolutions, which need none), so that the scratch is a planned
 //     intermediate and the kernels allocate nothing;
 //   Pooling_backward            mxc_kernel_pooling_backward_<T>(dy, x, y)
-//   LRN_backward                mxc_kernel_lrn_backward_<T>(dy, x, tmp_norm)
+//   LRN_backward                mxc_kernel_lrn_backward_<T>(dy, x, tmp_norm, y)
+//     (the CPU kernel reads tmp_norm, cuDNN's y; the CUDA target refuses
+//     what cuDNN's LRN cannot take: an even or > 16 window, ...)
 //   BatchNorm_train             mxc_kernel_batch_norm_train_<T>(x, gamma, beta)
 //     writing y, mean, var, invstd and a channel-sized scratch (the GPU
 //     twin's), args (outer, channels, inner, eps's bits)
@@ -234,17 +236,26 @@ struct ConvertLRNBackward : OpConversionPattern<mx::LRNBackwardOp> {
       std::memcpy(&b, &v, sizeof b);
       return b;
     };
+    int64_t nsize = static_cast<int64_t>(op.getNsize());
+    double alpha = op.getAlpha().convertToDouble(),
+           beta = op.getBeta().convertToDouble(),
+           knorm = op.getKnorm().convertToDouble();
+    // The CUDA target's twin is cuDNN's LRN gradient (its window and limits,
+    // lrnTakenByCudnn).
+    if (forCudaTarget(op)) {
+      std::string why = lrnNotTakenByCudnn(nsize, beta, knorm);
+      if (!why.empty())
+        return unsupported(rewriter, op, "LRN gradient on the GPU: " + why);
+    }
     ArrayRef<int64_t> shape = resultType.getShape();
-    SmallVector<int64_t> args{shape[0],
-                              shape[1],
-                              product(shape.drop_front(2)),
-                              static_cast<int64_t>(op.getNsize()),
-                              bits(op.getAlpha().convertToDouble()),
-                              bits(op.getBeta().convertToDouble())};
+    SmallVector<int64_t> args{shape[0],         shape[1],   product(shape.drop_front(2)),
+                              nsize,            bits(alpha), bits(beta),
+                              bits(knorm)};
     Value result = callKernel(
         rewriter, op, "mxc_kernel_lrn_backward_" + kernelSuffix(elt),
-        {adaptor.getOutGrad(), adaptor.getData(), adaptor.getTmpNorm()}, args,
-        resultType);
+        {adaptor.getOutGrad(), adaptor.getData(), adaptor.getTmpNorm(),
+         adaptor.getOutput()},
+        args, resultType);
     rewriter.replaceOp(op, result);
     return success();
   }

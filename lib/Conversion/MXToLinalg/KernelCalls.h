@@ -79,6 +79,23 @@ inline bool useKernelCalls(mlir::Operation *op, mlir::Type elementType) {
   return true;
 }
 
+/// Why cuDNN's cross-channel LRN (the CUDA target's LRN kernels) cannot
+/// compute MXNet's LRN with these parameters, or "" when it can: its window
+/// is MXNet's only for odd sizes, and it takes 1 to 16 channels,
+/// knorm >= 1e-5 and beta >= 0.01 (cudnn_ops.h's CUDNN_LRN_* limits).
+inline std::string lrnNotTakenByCudnn(int64_t nsize, double beta, double knorm) {
+  if (nsize % 2 == 0)
+    return "nsize " + std::to_string(nsize) +
+           " is even (cuDNN centres its window otherwise than MXNet)";
+  if (nsize > 16)
+    return "nsize " + std::to_string(nsize) + " is above cuDNN's 16";
+  if (knorm < 1e-5)
+    return "knorm below cuDNN's 1e-5";
+  if (beta < 0.01)
+    return "beta below cuDNN's 0.01";
+  return "";
+}
+
 /// "f32" / "f64": the suffix of a kernel's name.
 inline std::string kernelSuffix(mlir::Type elementType) {
   return elementType.isF64() ? "f64" : "f32";

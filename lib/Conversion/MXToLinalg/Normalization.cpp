@@ -150,7 +150,35 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
     auto dataType = cast<RankedTensorType>(data.getType());
     auto elt = cast<FloatType>(dataType.getElementType());
     int64_t rank = dataType.getRank();
-    if (useKernelCalls(op, elt) && rank >= 2 && !forCudaTarget(op)) {
+    // On the CUDA target: cuDNN's LRN (the twin of mxc_kernel_lrn_<T>) where
+    // it takes the parameters and tmp_norm is read by the gradient alone,
+    // which on the GPU reads the output instead (the tmp_norm passed to it
+    // is then an unwritten buffer); else generated kernels.
+    bool cuda = forCudaTarget(op);
+    if (cuda && useKernelCalls(op, elt) && rank >= 2 &&
+        lrnNotTakenByCudnn(nsize, op.getBeta().convertToDouble(),
+                           op.getKnorm().convertToDouble())
+            .empty() &&
+        llvm::all_of(op->getResult(1).getUsers(),
+                     [](Operation *u) { return isa<mx::LRNBackwardOp>(u); })) {
+      ArrayRef<int64_t> shape = dataType.getShape();
+      SmallVector<int64_t> args{shape[0],
+                                shape[1],
+                                product(shape.drop_front(2)),
+                                nsize,
+                                floatParamBits(op.getAlpha().convertToDouble()),
+                                floatParamBits(op.getBeta().convertToDouble()),
+                                floatParamBits(op.getKnorm().convertToDouble())};
+      Value y = callKernel(rewriter, op, "mxc_kernel_lrn_" + kernelSuffix(elt),
+                           {data}, args, dataType);
+      // (an alloc_tensor: CSE would merge a tensor.empty with the calls'
+      // destinations)
+      Value norm = bufferization::AllocTensorOp::create(rewriter, loc, dataType,
+                                                        ValueRange());
+      rewriter.replaceOp(op, {y, norm});
+      return success();
+    }
+    if (useKernelCalls(op, elt) && rank >= 2 && !cuda) {
       // f32 / f64 on the CPU: the runtime's kernel (lrn.cc), which writes
       // tmp_norm only when something reads it (the gradient).
       ArrayRef<int64_t> shape = dataType.getShape();

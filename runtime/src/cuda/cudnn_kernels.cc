@@ -10,6 +10,9 @@
 //       data gradient (lp pooling and windows cuDNN's output size formula
 //       does not give, pooling_convention 'full', are refused at compile
 //       time: lib/Compiler/Pipeline.cpp),
+//   mxc_cuda_kernel_lrn_{f32,f64}, mxc_cuda_kernel_lrn_backward_{f32,f64}
+//       LRN across channels and its gradient (odd windows up to 16: the
+//       compiler refuses the rest),
 //   mxc_cuda_kernel_batch_norm_{train,backward}_{f32,f64}  BatchNorm in
 //       training, forward and gradient (CUDNN_BATCHNORM_SPATIAL on
 //       (outer, channels, inner, 1) tensors; the batch variance is cuDNN's
@@ -71,7 +74,11 @@ using namespace mxc::runtime::cuda;
   X(cudnnAddTensor)                                                                    \
   X(cudnnScaleTensor)                                                                  \
   X(cudnnBatchNormalizationForwardTraining)                                            \
-  X(cudnnBatchNormalizationBackward)
+  X(cudnnBatchNormalizationBackward)                                                   \
+  X(cudnnCreateLRNDescriptor)                                                          \
+  X(cudnnSetLRNDescriptor)                                                             \
+  X(cudnnLRNCrossChannelForward)                                                       \
+  X(cudnnLRNCrossChannelBackward)
 
 // cuDNN 9 marks the batch normalisation functions of its legacy API
 // deprecated (the graph API has their successors); they are still shipped.
@@ -480,6 +487,68 @@ void batchNormBackward(const T *dy, const T *x, const T *gamma, const T *mean,
 }
 #pragma GCC diagnostic pop
 
+/// LRN's (outer, channels, inner) geometry, window and parameters' bits and
+/// the element size: the key of the per-thread descriptor cache.
+using LrnGeometry = std::array<int64_t, 8>;
+
+struct LrnPlan {
+  cudnnTensorDescriptor_t x = nullptr;
+  cudnnLRNDescriptor_t lrn = nullptr;
+};
+
+/// Data as (outer, channels, inner, 1) NCHW; cuDNN's cross-channel window of
+/// an odd n is MXNet's [c - n/2, c + n/2] (the compiler refuses the rest:
+/// lrnNotTakenByCudnn), its alpha divided by n as MXNet's.
+template <typename T>
+const LrnPlan &lrnPlan(const LrnGeometry &g) {
+  thread_local std::map<LrnGeometry, LrnPlan> plans;
+  auto it = plans.find(g);
+  if (it != plans.end())
+    return it->second;
+  const Cudnn &c = cudnn();
+  auto [size, outer, channels, inner, nsize, alphaBits, betaBits, knormBits] = g;
+  (void)size;
+  if (outer > INT32_MAX || channels > INT32_MAX || inner > INT32_MAX)
+    throw Error("LRN dimensions beyond cuDNN's int range");
+  cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+  LrnPlan p;
+  std::array<int, 4> dims = {int(outer), int(channels), int(inner), 1};
+  std::array<int, 4> strides = {int(channels * inner), int(inner), 1, 1};
+  checkDnn(c.cudnnCreateTensorDescriptor(&p.x), "cudnnCreateTensorDescriptor");
+  checkDnn(c.cudnnSetTensorNdDescriptor(p.x, type, 4, dims.data(), strides.data()),
+           "cudnnSetTensorNdDescriptor (LRN)");
+  checkDnn(c.cudnnCreateLRNDescriptor(&p.lrn), "cudnnCreateLRNDescriptor");
+  checkDnn(c.cudnnSetLRNDescriptor(p.lrn, unsigned(nsize), mxc::kernels::paramFromBits(alphaBits),
+                                   mxc::kernels::paramFromBits(betaBits),
+                                   mxc::kernels::paramFromBits(knormBits)),
+           "cudnnSetLRNDescriptor");
+  return plans[g] = p;
+}
+
+template <typename T>
+void lrnForward(const T *x, T *y, const LrnGeometry &g) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  const LrnPlan &p = lrnPlan<T>(g);
+  T one = 1, zero = 0;
+  checkDnn(cudnn().cudnnLRNCrossChannelForward(h, p.lrn, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one,
+                                               p.x, x, &zero, p.x, y),
+           "cudnnLRNCrossChannelForward");
+  synchronize(device);
+}
+
+template <typename T>
+void lrnBackward(const T *dy, const T *x, const T *y, T *dx, const LrnGeometry &g) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  const LrnPlan &p = lrnPlan<T>(g);
+  T one = 1, zero = 0;
+  checkDnn(cudnn().cudnnLRNCrossChannelBackward(h, p.lrn, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one,
+                                                p.x, y, p.x, dy, p.x, x, &zero, p.x, dx),
+           "cudnnLRNCrossChannelBackward");
+  synchronize(device);
+}
+
 } // namespace
 
 #define MXC_DEFINE_CUDA_CONV_KERNEL(T, suffix)                                         \
@@ -594,3 +663,38 @@ MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(double, f64)
 
 MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(float, f32)
 MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(double, f64)
+
+/// LRN: the twins of mxc_kernel_lrn_<T> (y from x) and
+/// mxc_kernel_lrn_backward_<T> (dx from dy, x and y; the CPU kernel's
+/// tmp_norm is not read).
+#define MXC_DEFINE_CUDA_LRN_KERNELS(T, suffix)                                          \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_lrn_##suffix(                                   \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t outer,            \
+      int64_t channels, int64_t inner, int64_t nsize, int64_t alpha_bits,               \
+      int64_t beta_bits, int64_t knorm_bits) {                                          \
+    try {                                                                               \
+      LrnGeometry g = {int64_t(sizeof(T)), outer, channels, inner, nsize, alpha_bits,   \
+                       beta_bits, knorm_bits};                                          \
+      lrnForward<T>(x + x_offset, y + y_offset, g);                                     \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError((std::string("LRN on the GPU: ") + e.what()).c_str());        \
+    }                                                                                   \
+  }                                                                                     \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_lrn_backward_##suffix(                          \
+      MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),                    \
+      MXC_KERNEL_BUFFER(const T, norm), MXC_KERNEL_BUFFER(const T, y),                  \
+      MXC_KERNEL_BUFFER(T, dx), int64_t outer, int64_t channels, int64_t inner,         \
+      int64_t nsize, int64_t alpha_bits, int64_t beta_bits, int64_t knorm_bits) {       \
+    (void)norm, (void)norm_offset;                                                      \
+    try {                                                                               \
+      LrnGeometry g = {int64_t(sizeof(T)), outer, channels, inner, nsize, alpha_bits,   \
+                       beta_bits, knorm_bits};                                          \
+      lrnBackward<T>(dy + dy_offset, x + x_offset, y + y_offset, dx + dx_offset, g);    \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError(                                                             \
+          (std::string("LRN gradient on the GPU: ") + e.what()).c_str());               \
+    }                                                                                   \
+  }
+
+MXC_DEFINE_CUDA_LRN_KERNELS(float, f32)
+MXC_DEFINE_CUDA_LRN_KERNELS(double, f64)

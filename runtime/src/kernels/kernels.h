@@ -162,13 +162,15 @@ MXC_KERNEL_EXPORT void mxc_kernel_pooling_f32(
       int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d,     \
       int64_t pad_h, int64_t pad_w);                                           \
   /* LRN data gradient on (outer, channels, inner) dy, x and the forward's    \
-     tmp_norm (`norm`); alpha and beta are doubles passed as their IEEE-754   \
-     bit patterns. */                                                         \
+     tmp_norm (`norm`); `y`, the forward's output, is the GPU twin's (cuDNN   \
+     reads it instead of norm), unread here; alpha, beta and knorm are        \
+     doubles passed as their IEEE-754 bit patterns (knorm: the GPU twin's). */ \
   MXC_KERNEL_EXPORT void mxc_kernel_lrn_backward_##suffix(                     \
       MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),           \
-      MXC_KERNEL_BUFFER(const T, norm), MXC_KERNEL_BUFFER(T, dx),              \
-      int64_t outer, int64_t channels, int64_t inner, int64_t nsize,           \
-      int64_t alpha_bits, int64_t beta_bits);
+      MXC_KERNEL_BUFFER(const T, norm), MXC_KERNEL_BUFFER(const T, y),         \
+      MXC_KERNEL_BUFFER(T, dx), int64_t outer, int64_t channels,               \
+      int64_t inner, int64_t nsize, int64_t alpha_bits, int64_t beta_bits,     \
+      int64_t knorm_bits);
 
 MXC_DECLARE_BACKWARD_KERNELS(float, f32)
 MXC_DECLARE_BACKWARD_KERNELS(double, f64)

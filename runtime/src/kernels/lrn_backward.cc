@@ -77,9 +77,11 @@ void lrnBackward(const T *dy, const T *x, const T *norm, T *dx, int64_t outer,
 #define MXC_DEFINE_LRN_BACKWARD_KERNEL(T, suffix)                              \
   MXC_KERNEL_EXPORT void mxc_kernel_lrn_backward_##suffix(                     \
       MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),           \
-      MXC_KERNEL_BUFFER(const T, norm), MXC_KERNEL_BUFFER(T, dx),              \
-      int64_t outer, int64_t channels, int64_t inner, int64_t nsize,           \
-      int64_t alpha_bits, int64_t beta_bits) {                                 \
+      MXC_KERNEL_BUFFER(const T, norm), MXC_KERNEL_BUFFER(const T, y),         \
+      MXC_KERNEL_BUFFER(T, dx), int64_t outer, int64_t channels,               \
+      int64_t inner, int64_t nsize, int64_t alpha_bits, int64_t beta_bits,     \
+      int64_t knorm_bits) {                                                    \
+    (void)y, (void)knorm_bits; /* the GPU twin's */                            \
     lrnBackward<T>(dy + dy_offset, x + x_offset, norm + norm_offset,           \
                    dx + dx_offset, outer, channels, inner, nsize,              \
                    fromBits(alpha_bits), fromBits(beta_bits));                 \

@@ -88,9 +88,9 @@ func.func @pool_global_max_1d(%dy: tensor<2x5x1xf64>, %x: tensor<2x5x7xf64>, %y:
 
 // CHECK-LABEL: func.func @lrn
 // CHECK-SAME: (%[[DY:.*]]: tensor<1x8x4x4xf32>, %[[X:.*]]: tensor<1x8x4x4xf32>, %[[N:.*]]: tensor<1x8x4x4xf32>)
-// CHECK: mxrt.kernel_call @mxc_kernel_lrn_backward_f32(%[[DY]], %[[X]], %[[N]]) outs(%{{.*}}) args [1, 8, 16, 5, 4547007122018943789, 4604930618986332160]
+// CHECK: mxrt.kernel_call @mxc_kernel_lrn_backward_f32(%[[DY]], %[[X]], %[[N]], %[[X]]) outs(%{{.*}}) args [1, 8, 16, 5, 4547007122018943789, 4604930618986332160, 4611686018427387904]
 func.func @lrn(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
-  %0 = mx.LRN_backward %dy, %x, %n {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %0 = mx.LRN_backward %dy, %x, %n, %x {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return %0 : tensor<1x8x4x4xf32>
 }
 
@@ -128,7 +128,7 @@ func.func @conv_data_f16(%dy: tensor<1x2x4x4xf16>, %w: tensor<2x1x3x3xf16>) -> t
 module attributes {mxc.kernel_calls = false} {
   func.func @lrn_no_kernels(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
     // expected-error @+1 {{cannot lower mx.LRN_backward: needs the runtime's kernels (the module sets mxc.kernel_calls = false)}}
-    %0 = mx.LRN_backward %dy, %x, %n {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+    %0 = mx.LRN_backward %dy, %x, %n, %x {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
     return %0 : tensor<1x8x4x4xf32>
   }
 }
@@ -167,4 +167,54 @@ func.func @batch_norm(%x: tensor<2x3x4x5xf32>, %g: tensor<4xf32>, %b: tensor<4xf
   %0:4 = mx.BatchNorm_train %x, %g, %b {axis = 2 : i64, eps = 1.0e-5 : f64} : (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
   %1:3 = mx.BatchNorm_backward %dy, %x, %g, %0#1, %0#3 {axis = 2 : i64, eps = 1.0e-5 : f64} : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>)
   return %0#0, %0#2, %1#0, %1#1, %1#2 : tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<2x3x4x5xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Tests LRN on the CUDA target (a module with mxc.cuda_target), whose LRN
+// kernels are cuDNN's: the forward calls mxc_kernel_lrn_f32 (its GPU twin is
+// cuDNN's forward) when tmp_norm is read by the gradient alone, which then
+// reads the output (cuDNN's gradient takes y; tmp_norm is an unwritten
+// buffer there); knorm is passed to both.
+
+// CHECK-LABEL: func.func @lrn_cuda
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x8x3x3xf32>, %[[DY:[^:]*]]: tensor<2x8x3x3xf32>)
+// CHECK: %[[Y:.*]] = mxrt.kernel_call @mxc_kernel_lrn_f32(%[[X]]) outs(%{{.*}}) args [2, 8, 9, 5,
+// CHECK: %[[N:.*]] = bufferization.alloc_tensor() : tensor<2x8x3x3xf32>
+// CHECK: mxrt.kernel_call @mxc_kernel_lrn_backward_f32(%[[DY]], %[[X]], %[[N]], %[[Y]])
+// CHECK-NOT: linalg.generic
+module attributes {mxc.cuda_target} {
+  func.func @lrn_cuda(%x: tensor<2x8x3x3xf32>, %dy: tensor<2x8x3x3xf32>) -> (tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>) {
+    %y, %n = mx.LRN %x {nsize = 5 : i64} : (tensor<2x8x3x3xf32>) -> (tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>)
+    %dx = mx.LRN_backward %dy, %x, %n, %y {nsize = 5 : i64} : (tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>) -> tensor<2x8x3x3xf32>
+    return %y, %dx : tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>
+  }
+}
+
+// -----
+
+// Tests that on the CUDA target a tmp_norm read by anything but the
+// gradient (here: returned) keeps the generated forward, which writes it.
+
+// CHECK-LABEL: func.func @lrn_cuda_norm_out
+// CHECK-NOT: mxc_kernel_lrn
+// CHECK: linalg.generic
+module attributes {mxc.cuda_target} {
+  func.func @lrn_cuda_norm_out(%x: tensor<2x8x3x3xf32>) -> (tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>) {
+    %y, %n = mx.LRN %x {nsize = 3 : i64} : (tensor<2x8x3x3xf32>) -> (tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>)
+    return %y, %n : tensor<2x8x3x3xf32>, tensor<2x8x3x3xf32>
+  }
+}
+
+// -----
+
+// Tests that the CUDA target refuses an LRN gradient cuDNN cannot compute
+// (a window wider than 16 channels), naming the reason.
+
+module attributes {mxc.cuda_target} {
+  func.func @lrn_cuda_wide(%x: tensor<1x20x2x2xf32>, %n: tensor<1x20x2x2xf32>) -> tensor<1x20x2x2xf32> {
+    // expected-error @+1 {{cannot lower mx.LRN_backward: LRN gradient on the GPU: nsize 17 is above cuDNN's 16}}
+    %0 = mx.LRN_backward %x, %x, %n, %x {nsize = 17 : i64} : (tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>) -> tensor<1x20x2x2xf32>
+    return %0 : tensor<1x20x2x2xf32>
+  }
 }

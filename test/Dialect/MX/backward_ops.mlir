@@ -27,7 +27,7 @@ func.func @valid(%dy: tensor<2x6x4x4xf32>, %w: tensor<6x2x3x3xf32>, %x: tensor<2
   %3 = "mx.Convolution_backward_weight"(%dy3, %x3) {kernel = array<i64: 1, 1, 1>, num_filter = 4 : i64} : (tensor<1x4x5x6x7xf64>, tensor<1x2x5x6x7xf64>) -> tensor<4x2x1x1x1xf64>
   %4 = mx.Pooling_backward %pdy, %px, %pdy {kernel = array<i64: 3, 3>, pool_type = "avg", stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, count_include_pad = false} : (tensor<1x3x4x4xf32>, tensor<1x3x8x8xf32>, tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   %5 = mx.Pooling_backward %gdy, %gx, %gdy {global_pool = true, pool_type = "max"} : (tensor<2x5x1xf64>, tensor<2x5x7xf64>, tensor<2x5x1xf64>) -> tensor<2x5x7xf64>
-  %6 = mx.LRN_backward %l, %l, %l {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %6 = mx.LRN_backward %l, %l, %l, %l {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return
 }
 
@@ -128,7 +128,7 @@ func.func @j(%dy: tensor<1x3x4x4xf32>, %x: tensor<1x3x8x8xf32>, %y: tensor<1x3x4
 
 func.func @k(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4x5xf32>) -> tensor<1x8x4x4xf32> {
   // expected-error @+1 {{'mx.LRN_backward' op tmp_norm type 'tensor<1x8x4x5xf32>' does not match the data type 'tensor<1x8x4x4xf32>'}}
-  %0 = mx.LRN_backward %dy, %x, %n {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x5xf32>) -> tensor<1x8x4x4xf32>
+  %0 = mx.LRN_backward %dy, %x, %n, %x {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x5xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return %0 : tensor<1x8x4x4xf32>
 }
 
@@ -138,7 +138,7 @@ func.func @k(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4
 
 func.func @l(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   // expected-error @+1 {{'mx.LRN_backward' op nsize must be >= 1, got 0}}
-  %0 = mx.LRN_backward %dy, %x, %n {nsize = 0 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %0 = mx.LRN_backward %dy, %x, %n, %x {nsize = 0 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return %0 : tensor<1x8x4x4xf32>
 }
 
@@ -149,7 +149,7 @@ func.func @l(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4
 func.func @m(%dy: tensor<1x8x4x4xf32>, %x: tensor<1x8x4x4xf32>, %n: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf64> {
   // expected-error @+2 {{'mx.LRN_backward' op inferred type(s) 'tensor<1x8x4x4xf32>' are incompatible with return type(s) of operation 'tensor<1x8x4x4xf64>'}}
   // expected-error @+1 {{'mx.LRN_backward' op failed to infer returned types}}
-  %0 = mx.LRN_backward %dy, %x, %n {nsize = 3 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf64>
+  %0 = mx.LRN_backward %dy, %x, %n, %x {nsize = 3 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf64>
   return %0 : tensor<1x8x4x4xf64>
 }
 

@@ -178,7 +178,8 @@ LogicalResult LRNBackwardOp::verify() {
            << dataType;
   for (auto [what, value] :
        {std::pair<StringRef, Value>{"out_grad", getOutGrad()},
-        {"tmp_norm", getTmpNorm()}})
+        {"tmp_norm", getTmpNorm()},
+        {"output", getOutput()}})
     if (!isCompatibleReturnTypes(TypeRange{dataType},
                                  TypeRange{value.getType()}))
       return emitOpError() << what << " type " << value.getType()

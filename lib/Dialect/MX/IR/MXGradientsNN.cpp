@@ -15,8 +15,8 @@
 //                  num_filter = the data's channels
 //   Pooling        mx.Pooling_backward(dy, data, output): max routes to the
 //                  first maximum of each window, avg/sum/lp as pool.h
-//   LRN            mx.LRN_backward(dy, data, tmp_norm); the hidden tmp_norm
-//                  output gets no gradient (MXNet ignores it too)
+//   LRN            mx.LRN_backward(dy, data, tmp_norm, output); the hidden
+//                  tmp_norm output gets no gradient (MXNet ignores it too)
 //   FullyConnected composed of mx ops (fully_connected-inl.h): with
 //                  X = data as (M, K) (flatten: (N, prod(rest)); else the
 //                  leading axes are rows) and dY as (M, H),
@@ -154,7 +154,7 @@ struct LRNRule {
     // outGrads[1] (the hidden tmp_norm) is ignored, as in MXNet.
     in[0] = LRNBackwardOp::create(
         g.builder(), op.getLoc(), op.getData().getType(), outGrads[0],
-        op.getData(), op.getTmpNorm(), op.getAlphaAttr(), op.getBetaAttr(),
+        op.getData(), op.getTmpNorm(), op.getOutput(), op.getAlphaAttr(), op.getBetaAttr(),
         op.getKnormAttr(), op.getNsizeAttr());
     return success();
   }

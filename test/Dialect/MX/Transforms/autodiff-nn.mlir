@@ -21,7 +21,7 @@
 // CHECK-DAG: %[[DFW:.*]] = mx.dot %[[DY]], %[[P2]] {transpose_a = true} : (tensor<2x5xf32>, tensor<2x16xf32>) -> tensor<5x16xf32>
 // CHECK-DAG: %[[DP:.*]] = mx.Reshape %[[DP2]] {shape = array<i64: 2, 4, 2, 2>}
 // CHECK: %[[DL:.*]] = mx.Pooling_backward %[[DP]], %[[L]], %[[P]] {kernel = array<i64: 2, 2>, pool_type = "avg", pooling_convention = "full", stride = array<i64: 2, 2>}
-// CHECK: %[[DC:.*]] = mx.LRN_backward %[[DL]], %[[C]], %[[NORM]] {alpha = 2.500000e-01 : f64, nsize = 3 : i64}
+// CHECK: %[[DC:.*]] = mx.LRN_backward %[[DL]], %[[C]], %[[NORM]], %[[L]] {alpha = 2.500000e-01 : f64, nsize = 3 : i64}
 // CHECK-DAG: %[[DX:.*]] = mx.Convolution_backward_data %[[DC]], %[[W]] {kernel = array<i64: 3, 3>, num_filter = 4 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32>
 // CHECK-DAG: %[[DW:.*]] = mx.Convolution_backward_weight %[[DC]], %[[X]] {kernel = array<i64: 3, 3>, num_filter = 4 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32>
 // CHECK-DAG: %[[DB:.*]] = mx.sum %[[DC]] {axis = array<i64: 0, 2, 3>} : (tensor<2x4x4x4xf32>) -> tensor<4xf32>

@@ -155,18 +155,21 @@ def MX_LRNBackwardOp
     `data_grad = out_grad * tmp_norm^(-beta) - 2 * beta * s * data *
     chsum(out_grad * data * tmp_norm^(-beta - 1))`, where `chsum` sums over
     the window of `nsize` channels centred on each channel (clipped at the
-    edges). Operands have the forward data's type; so has the result.
+    edges). `output` is the forward's result, which cuDNN's gradient (the
+    CUDA target's kernel) reads instead of `tmp_norm`. Operands have the
+    forward data's type; so has the result.
 
     Example:
 
     ```mlir
-    %dx = mx.LRN_backward %dy, %x, %norm {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+    %dx = mx.LRN_backward %dy, %x, %norm, %y {nsize = 5 : i64} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
     ```
   }];
   let arguments = (ins
     MX_FloatTensor:$out_grad,
     MX_FloatTensor:$data,
     MX_FloatTensor:$tmp_norm,
+    MX_FloatTensor:$output,
     DefaultValuedAttr<F64Attr, "0.0001">:$alpha,
     DefaultValuedAttr<F64Attr, "0.75">:$beta,
     DefaultValuedAttr<F64Attr, "2.0">:$knorm,
@@ -174,7 +177,7 @@ def MX_LRNBackwardOp
   );
   let results = (outs MX_FloatTensor:$data_grad);
   let assemblyFormat = [{
-    $out_grad `,` $data `,` $tmp_norm attr-dict `:` functional-type(operands, results)
+    $out_grad `,` $data `,` $tmp_norm `,` $output attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let extraClassDefinition = [{
