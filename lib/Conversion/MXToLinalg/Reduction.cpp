@@ -6,13 +6,18 @@
 // gives the index in the input's element type, as MXNet does. softmax,
 // log_softmax and SoftmaxOutput are three passes (max, sum of exp, normalise)
 // over any set of reduced axes, numerically stable as MXNet's
-// (src/operator/nn/softmax-inl.h): exp((x - max) / t).
+// (src/operator/nn/softmax-inl.h): exp((x - max) / t). On the CUDA target
+// f32 / f64 softmaxes without temperature or length are cuDNN's
+// (mxc_kernel_softmax_<T>, a kernel call), and so is softmax_backward, the
+// gradient the rule of softmax / log_softmax builds (else generated: a sum
+// along the axis and a map).
 //
 // f16 / bf16 accumulate in f32 (MXNet's AType for softmax); integer sums
 // accumulate in their own type, as MXNet does.
 //
 //===----------------------------------------------------------------------===//
 #include "ElementUtils.h"
+#include "KernelCalls.h"
 #include "Patterns.h"
 
 #include "mxc/Dialect/MX/IR/MXOps.h"
@@ -439,6 +444,51 @@ static Value buildSoftmax(OpBuilder &b, Location loc, Value data,
       });
 }
 
+/// The (outer, classes, inner) extents of `shape` around the axes
+/// `reduced` marks, when they are one contiguous block; else failure.
+static FailureOr<SmallVector<int64_t>> softmaxExtents(ArrayRef<int64_t> shape,
+                                                      ArrayRef<bool> reduced) {
+  int64_t first = -1, last = -1;
+  for (auto [i, r] : llvm::enumerate(reduced)) {
+    if (!r)
+      continue;
+    if (first >= 0 && last != int64_t(i) - 1)
+      return failure();
+    if (first < 0)
+      first = i;
+    last = i;
+  }
+  if (first < 0)
+    return failure();
+  return SmallVector<int64_t>{mxc::conversion::product(shape.take_front(first)),
+                              mxc::conversion::product(shape.slice(first, last - first + 1)),
+                              mxc::conversion::product(shape.drop_front(last + 1))};
+}
+
+/// On the CUDA target, a softmax of f32 / f64 data into the same type over
+/// one contiguous block of axes, without temperature or length, is cuDNN's
+/// (`mxc_kernel_softmax_<T>`, args outer, classes, inner, log: the twin of
+/// runtime/src/cuda/cudnn_kernels.cc; the CPU has no such kernel, its
+/// softmax is generated). Null where that does not apply.
+static Value cudnnSoftmax(OpBuilder &b, Operation *op, Value data,
+                          RankedTensorType outType, const SoftmaxSpec &spec) {
+  auto inType = cast<RankedTensorType>(data.getType());
+  Type elt = inType.getElementType();
+  if (!mxc::conversion::forCudaTarget(op) ||
+      !mxc::conversion::useKernelCalls(op, elt) ||
+      outType.getElementType() != elt || spec.temperature != 1.0 || spec.length)
+    return nullptr;
+  FailureOr<SmallVector<int64_t>> ext =
+      softmaxExtents(inType.getShape(), spec.reduced);
+  if (failed(ext))
+    return nullptr;
+  SmallVector<int64_t> args(*ext);
+  args.push_back(spec.log);
+  return mxc::conversion::callKernel(
+      b, op, "mxc_kernel_softmax_" + mxc::conversion::kernelSuffix(elt),
+      {data}, args, outType);
+}
+
 /// softmax and log_softmax.
 template <typename OpTy, bool IsLog>
 struct ConvertSoftmax final : OpConversionPattern<OpTy> {
@@ -473,10 +523,13 @@ struct ConvertSoftmax final : OpConversionPattern<OpTy> {
       return rewriter.notifyMatchFailure(
           op, "use_length is not supported by log_softmax (MXNet rejects it)");
     }
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    if (Value y = cudnnSoftmax(rewriter, op, adaptor.getData(), outType, spec)) {
+      rewriter.replaceOp(op, y);
+      return success();
+    }
     rewriter.replaceOp(
-        op,
-        buildSoftmax(rewriter, op.getLoc(), adaptor.getData(),
-                     cast<RankedTensorType>(op.getOutput().getType()), spec));
+        op, buildSoftmax(rewriter, op.getLoc(), adaptor.getData(), outType, spec));
     return success();
   }
 };
@@ -506,10 +559,78 @@ struct ConvertSoftmaxOutput final : OpConversionPattern<mx::SoftmaxOutputOp> {
       for (int64_t i = 1; i < rank; ++i)
         spec.reduced[i] = true;
     }
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    if (Value y = cudnnSoftmax(rewriter, op, adaptor.getData(), outType, spec)) {
+      rewriter.replaceOp(op, y);
+      return success();
+    }
     rewriter.replaceOp(
-        op,
-        buildSoftmax(rewriter, op.getLoc(), adaptor.getData(),
-                     cast<RankedTensorType>(op.getOutput().getType()), spec));
+        op, buildSoftmax(rewriter, op.getLoc(), adaptor.getData(), outType, spec));
+    return success();
+  }
+};
+
+/// softmax_backward: on the CUDA target (f32 / f64) cuDNN's gradient
+/// (`mxc_kernel_softmax_backward_<T>(y, dy)`, args as the forward's); else
+/// generated: s = sum(dy * y) (log: sum(dy)) along the axis, then
+/// y * (dy - s) (log: dy - exp(y) * s), computed in f32 at least.
+struct ConvertSoftmaxBackward final
+    : OpConversionPattern<mx::SoftmaxBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(mx::SoftmaxBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op,
+                                         "dynamic shapes are not supported");
+    auto type = cast<RankedTensorType>(op.getOutput().getType());
+    int64_t rank = type.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<bool> reduced(rank, false);
+    reduced[axis] = true;
+    bool log = op.getLog();
+    Location loc = op.getLoc();
+    Value dy = adaptor.getOutGrad(), y = adaptor.getOutput();
+    Type elt = type.getElementType();
+    if (mxc::conversion::forCudaTarget(op) &&
+        mxc::conversion::useKernelCalls(op, elt)) {
+      SmallVector<int64_t> args = *softmaxExtents(type.getShape(), reduced);
+      args.push_back(log);
+      rewriter.replaceOp(
+          op, mxc::conversion::callKernel(
+                  rewriter, op,
+                  "mxc_kernel_softmax_backward_" + mxc::conversion::kernelSuffix(elt),
+                  {y, dy}, args, type));
+      return success();
+    }
+    ElemKind k = kindOf(elt), ct = accumulatorKind(rewriter, k);
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    Value s = buildReduction(
+        rewriter, loc, ValueRange{dy, y}, {id, id}, reduced,
+        constant(rewriter, loc, ct, 0),
+        [&](OpBuilder &nb, Location l, ValueRange ins, ValueRange acc) {
+          Value d = convertElement(nb, l, ins[0], k, ct);
+          if (!log)
+            d = arith::MulFOp::create(nb, l, d, convertElement(nb, l, ins[1], k, ct));
+          return SmallVector<Value>{arith::AddFOp::create(nb, l, acc[0], d)};
+        })[0];
+    Value dx = buildMap(
+        rewriter, loc, type, ValueRange{dy, y, s}, {id, id, keptMap(reduced, ctx)},
+        [&](OpBuilder &nb, Location l, ValueRange ins) {
+          Value d = convertElement(nb, l, ins[0], k, ct);
+          Value yy = convertElement(nb, l, ins[1], k, ct);
+          Value r = log ? Value(arith::SubFOp::create(
+                              nb, l, d,
+                              arith::MulFOp::create(
+                                  nb, l, math::ExpOp::create(nb, l, yy), ins[2])))
+                        : Value(arith::MulFOp::create(
+                              nb, l, yy, arith::SubFOp::create(nb, l, d, ins[2])));
+          return convertElement(nb, l, r, ct, k);
+        });
+    rewriter.replaceOp(op, dx);
     return success();
   }
 };
@@ -526,12 +647,14 @@ void mxc::conversion::populateReductionPatternsAndLegality(
                ConvertReduce<mx::NanprodOp, ReduceKind::NanProd>>(
       typeConverter, patterns.getContext());
   target.addIllegalOp<mx::SumOp, mx::MeanOp, mx::MaxOp, mx::MinOp, mx::ArgmaxOp,
-                      mx::SoftmaxOp, mx::LogSoftmaxOp, mx::SoftmaxOutputOp>();
+                      mx::SoftmaxOp, mx::LogSoftmaxOp, mx::SoftmaxOutputOp,
+                      mx::SoftmaxBackwardOp>();
   patterns.add<ConvertReduce<mx::SumOp, ReduceKind::Sum>,
                ConvertReduce<mx::MeanOp, ReduceKind::Mean>,
                ConvertReduce<mx::MaxOp, ReduceKind::Max>,
                ConvertReduce<mx::MinOp, ReduceKind::Min>, ConvertArgmax,
                ConvertSoftmax<mx::SoftmaxOp, false>,
-               ConvertSoftmax<mx::LogSoftmaxOp, true>, ConvertSoftmaxOutput>(
+               ConvertSoftmax<mx::LogSoftmaxOp, true>, ConvertSoftmaxOutput,
+               ConvertSoftmaxBackward>(
       typeConverter, patterns.getContext());
 }

@@ -13,6 +13,9 @@
 //   mxc_cuda_kernel_lrn_{f32,f64}, mxc_cuda_kernel_lrn_backward_{f32,f64}
 //       LRN across channels and its gradient (odd windows up to 16: the
 //       compiler refuses the rest),
+//   mxc_cuda_kernel_softmax_{f32,f64}, mxc_cuda_kernel_softmax_backward_{f32,f64}
+//       softmax / log_softmax over one block of axes and its gradient (no
+//       CPU twin: the CPU's softmax is generated),
 //   mxc_cuda_kernel_batch_norm_{train,backward}_{f32,f64}  BatchNorm in
 //       training, forward and gradient (CUDNN_BATCHNORM_SPATIAL on
 //       (outer, channels, inner, 1) tensors; the batch variance is cuDNN's
@@ -78,7 +81,9 @@ using namespace mxc::runtime::cuda;
   X(cudnnCreateLRNDescriptor)                                                          \
   X(cudnnSetLRNDescriptor)                                                             \
   X(cudnnLRNCrossChannelForward)                                                       \
-  X(cudnnLRNCrossChannelBackward)
+  X(cudnnLRNCrossChannelBackward)                                                      \
+  X(cudnnSoftmaxForward)                                                               \
+  X(cudnnSoftmaxBackward)
 
 // cuDNN 9 marks the batch normalisation functions of its legacy API
 // deprecated (the graph API has their successors); they are still shipped.
@@ -549,6 +554,56 @@ void lrnBackward(const T *dy, const T *x, const T *y, T *dx, const LrnGeometry &
   synchronize(device);
 }
 
+/// A softmax's data as (outer, classes, inner, 1) NCHW: CUDNN_SOFTMAX_MODE_CHANNEL
+/// normalises over the classes for each (outer, inner). The descriptor of a
+/// geometry and element size, cached per thread.
+template <typename T>
+cudnnTensorDescriptor_t softmaxTensor(int64_t outer, int64_t classes, int64_t inner) {
+  thread_local std::map<std::array<int64_t, 4>, cudnnTensorDescriptor_t> plans;
+  std::array<int64_t, 4> key = {int64_t(sizeof(T)), outer, classes, inner};
+  auto it = plans.find(key);
+  if (it != plans.end())
+    return it->second;
+  if (outer > INT32_MAX || classes > INT32_MAX || inner > INT32_MAX ||
+      classes * inner > INT32_MAX)
+    throw Error("softmax dimensions beyond cuDNN's int range");
+  const Cudnn &c = cudnn();
+  cudnnTensorDescriptor_t t = nullptr;
+  std::array<int, 4> dims = {int(outer), int(classes), int(inner), 1};
+  std::array<int, 4> strides = {int(classes * inner), int(inner), 1, 1};
+  checkDnn(c.cudnnCreateTensorDescriptor(&t), "cudnnCreateTensorDescriptor");
+  checkDnn(c.cudnnSetTensorNdDescriptor(t, sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE,
+                                        4, dims.data(), strides.data()),
+           "cudnnSetTensorNdDescriptor (softmax)");
+  return plans[key] = t;
+}
+
+template <typename T>
+void softmaxForward(const T *x, T *y, int64_t outer, int64_t classes, int64_t inner, bool log) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  cudnnTensorDescriptor_t t = softmaxTensor<T>(outer, classes, inner);
+  T one = 1, zero = 0;
+  checkDnn(cudnn().cudnnSoftmaxForward(h, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                       CUDNN_SOFTMAX_MODE_CHANNEL, &one, t, x, &zero, t, y),
+           "cudnnSoftmaxForward");
+  synchronize(device);
+}
+
+template <typename T>
+void softmaxBackward(const T *y, const T *dy, T *dx, int64_t outer, int64_t classes,
+                     int64_t inner, bool log) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  cudnnTensorDescriptor_t t = softmaxTensor<T>(outer, classes, inner);
+  T one = 1, zero = 0;
+  checkDnn(cudnn().cudnnSoftmaxBackward(h, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                        CUDNN_SOFTMAX_MODE_CHANNEL, &one, t, y, t, dy, &zero, t,
+                                        dx),
+           "cudnnSoftmaxBackward");
+  synchronize(device);
+}
+
 } // namespace
 
 #define MXC_DEFINE_CUDA_CONV_KERNEL(T, suffix)                                         \
@@ -698,3 +753,33 @@ MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(double, f64)
 
 MXC_DEFINE_CUDA_LRN_KERNELS(float, f32)
 MXC_DEFINE_CUDA_LRN_KERNELS(double, f64)
+
+/// softmax / log_softmax over the classes of (outer, classes, inner) data,
+/// and the gradient from the forward's y (lib/Conversion/MXToLinalg/
+/// Reduction.cpp emits them for the CUDA target only: the CPU's softmax is
+/// generated code, so these have no CPU twin).
+#define MXC_DEFINE_CUDA_SOFTMAX_KERNELS(T, suffix)                                      \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_softmax_##suffix(                               \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t outer,            \
+      int64_t classes, int64_t inner, int64_t log) {                                    \
+    try {                                                                               \
+      softmaxForward<T>(x + x_offset, y + y_offset, outer, classes, inner, log != 0);   \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError((std::string("softmax on the GPU: ") + e.what()).c_str());    \
+    }                                                                                   \
+  }                                                                                     \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_softmax_backward_##suffix(                      \
+      MXC_KERNEL_BUFFER(const T, y), MXC_KERNEL_BUFFER(const T, dy),                    \
+      MXC_KERNEL_BUFFER(T, dx), int64_t outer, int64_t classes, int64_t inner,          \
+      int64_t log) {                                                                    \
+    try {                                                                               \
+      softmaxBackward<T>(y + y_offset, dy + dy_offset, dx + dx_offset, outer, classes,  \
+                         inner, log != 0);                                              \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError(                                                             \
+          (std::string("softmax gradient on the GPU: ") + e.what()).c_str());           \
+    }                                                                                   \
+  }
+
+MXC_DEFINE_CUDA_SOFTMAX_KERNELS(float, f32)
+MXC_DEFINE_CUDA_SOFTMAX_KERNELS(double, f64)

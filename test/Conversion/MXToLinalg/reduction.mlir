@@ -181,3 +181,56 @@ func.func @softmax_output(%x: tensor<2x3x4xf32>, %label: tensor<2x3x4xf32>) -> (
   %2 = mx.SoftmaxOutput %x, %label {preserve_shape = true} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %0, %1, %2 : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }
+
+// -----
+
+// Tests softmax_backward on the CPU: the sum of dy * y (log_softmax: of dy)
+// along the axis in f32 for f16 data, then y * (dy - s) (log: dy - exp(y)
+// * s) rounded once.
+
+// CHECK-LABEL: func.func @softmax_grad
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: -> tensor<4xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK: %[[D:.*]] = arith.subf
+// CHECK: arith.mulf %{{.*}}, %[[D]] : f32
+// CHECK: arith.truncf
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
+// CHECK-NOT: arith.mulf
+// CHECK: -> tensor<10xf32>
+// CHECK: math.exp
+// CHECK: arith.subf
+func.func @softmax_grad(%dy: tensor<4x10xf16>, %y: tensor<4x10xf16>) -> (tensor<4x10xf16>, tensor<4x10xf16>) {
+  %0 = mx.softmax_backward %dy, %y {axis = 1 : i64} : (tensor<4x10xf16>, tensor<4x10xf16>) -> tensor<4x10xf16>
+  %1 = mx.softmax_backward %dy, %y {axis = 0 : i64, log = true} : (tensor<4x10xf16>, tensor<4x10xf16>) -> tensor<4x10xf16>
+  return %0, %1 : tensor<4x10xf16>, tensor<4x10xf16>
+}
+
+// -----
+
+// Tests softmax on the CUDA target (mxc.cuda_target): f32 / f64 softmax,
+// log_softmax and SoftmaxOutput over one block of axes are cuDNN's kernel
+// calls with (outer, classes, inner, log), and so is their gradient; a
+// temperature keeps the generated form.
+
+// CHECK-LABEL: func.func @softmax_cuda
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3x4x5xf32>, %[[D:[^:]*]]: tensor<2x3x4x5xf64>,
+// CHECK: mxrt.kernel_call @mxc_kernel_softmax_f32(%[[X]]) outs(%{{.*}}) args [2, 3, 20, 0]
+// CHECK: %[[L:.*]] = mxrt.kernel_call @mxc_kernel_softmax_f64(%[[D]]) outs(%{{.*}}) args [24, 5, 1, 1]
+// CHECK: mxrt.kernel_call @mxc_kernel_softmax_f32(%[[X]]) outs(%{{.*}}) args [2, 60, 1, 0]
+// CHECK: mxrt.kernel_call @mxc_kernel_softmax_backward_f64(%[[L]], %[[D]]) outs(%{{.*}}) args [24, 5, 1, 1]
+// CHECK: linalg.generic
+// CHECK-NOT: mxrt.kernel_call
+// CHECK: return
+module attributes {mxc.cuda_target} {
+  func.func @softmax_cuda(%x: tensor<2x3x4x5xf32>, %d: tensor<2x3x4x5xf64>, %label: tensor<2x3x4xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf64>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf64>, tensor<2x3x4x5xf32>) {
+    %0 = mx.softmax %x {axis = 1 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+    %1 = mx.log_softmax %d : (tensor<2x3x4x5xf64>) -> tensor<2x3x4x5xf64>
+    %2 = mx.SoftmaxOutput %x, %label : (tensor<2x3x4x5xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4x5xf32>
+    %3 = mx.softmax_backward %d, %1 {axis = -1 : i64, log = true} : (tensor<2x3x4x5xf64>, tensor<2x3x4x5xf64>) -> tensor<2x3x4x5xf64>
+    %4 = mx.softmax %x {axis = 1 : i64, temperature = 2.0 : f64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+    return %0, %1, %2, %3, %4 : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf64>, tensor<2x3x4x5xf32>, tensor<2x3x4x5xf64>, tensor<2x3x4x5xf32>
+  }
+}

@@ -203,3 +203,31 @@ func.func @bn_eps(%x: tensor<2x3xf32>, %c: tensor<3xf32>) {
   %0:4 = mx.BatchNorm_train %x, %c, %c {eps = 0.0 : f64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
   return
 }
+
+// -----
+
+// Tests that softmax_backward round-trips and checks its operands' types
+// and axis.
+
+// CHECK-LABEL: func.func @softmax_grad
+// CHECK: mx.softmax_backward %{{.*}}, %{{.*}} {axis = 0 : i64, log = true} : (tensor<4x10xf64>, tensor<4x10xf64>) -> tensor<4x10xf64>
+func.func @softmax_grad(%y: tensor<4x10xf64>) -> tensor<4x10xf64> {
+  %0 = mx.softmax_backward %y, %y {axis = 0 : i64, log = true} : (tensor<4x10xf64>, tensor<4x10xf64>) -> tensor<4x10xf64>
+  return %0 : tensor<4x10xf64>
+}
+
+// -----
+
+func.func @softmax_grad_type(%y: tensor<4x10xf32>, %dy: tensor<4x9xf32>) -> tensor<4x10xf32> {
+  // expected-error @+1 {{'mx.softmax_backward' op out_grad type 'tensor<4x9xf32>' does not match the output type 'tensor<4x10xf32>'}}
+  %0 = mx.softmax_backward %dy, %y : (tensor<4x9xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+  return %0 : tensor<4x10xf32>
+}
+
+// -----
+
+func.func @softmax_grad_axis(%y: tensor<4x10xf32>) -> tensor<4x10xf32> {
+  // expected-error @+1 {{'mx.softmax_backward' op axis 2 out of range for 'tensor<4x10xf32>'}}
+  %0 = mx.softmax_backward %y, %y {axis = 2 : i64} : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+  return %0 : tensor<4x10xf32>
+}

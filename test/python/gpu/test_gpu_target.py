@@ -91,8 +91,9 @@ def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
                  "--emit", "ptx", "-o", out)
         assert p.returncode == 0, p.stderr
         ptx = sorted(glob.glob(os.path.join(out, "*.ptx")))
-        # matmul's steps are all cuBLAS calls: no kernel of ours.
-        assert ptx or name == "matmul", "no kernels written"
+        # matmul's steps are all cuBLAS calls, softmax's all cuDNN's: no
+        # kernel of ours.
+        assert ptx or name in ("matmul", "softmax"), "no kernels written"
         if name in ("fused_chain", "broadcast"):
             # Rows of a multiple of 4 elements: 128-bit loads and stores.
             text = "".join(open(f).read() for f in ptx)

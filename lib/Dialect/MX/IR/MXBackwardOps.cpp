@@ -284,3 +284,21 @@ LogicalResult BatchNormBackwardOp::verify() {
        {"gamma_grad", getGammaGrad()},
        {"beta_grad", getBetaGrad()}});
 }
+
+//===----------------------------------------------------------------------===//
+// softmax_backward
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxBackwardOp::verify() {
+  auto type = getOutput().getType();
+  int64_t rank = type.getRank(), axis = static_cast<int64_t>(getAxis());
+  if (axis < -rank || axis >= rank)
+    return emitOpError() << "axis " << axis << " out of range for " << type;
+  for (auto [what, value] :
+       {std::pair<StringRef, Value>{"out_grad", getOutGrad()},
+        {"data_grad", getDataGrad()}})
+    if (!isCompatibleReturnTypes(TypeRange{type}, TypeRange{value.getType()}))
+      return emitOpError() << what << " type " << value.getType()
+                           << " does not match the output type " << type;
+  return success();
+}

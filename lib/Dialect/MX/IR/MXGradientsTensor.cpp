@@ -1135,12 +1135,13 @@ LogicalResult softmaxGrad(Operation *op, GradBuilder &g, ValueRange og,
   if (axis < 0)
     axis += rank;
   double t = attrF(op, "temperature", 1.0);
+  // mx.softmax_backward (MXBackwardOps.td): (dy - exp(y) * sum(dy)) for
+  // log_softmax, y * (dy - sum(dy * y)) for softmax, then / t; one op so
+  // that the CUDA target calls cuDNN's gradient for it.
   Value dy = og[0];
-  Value dx;
-  if (isLog) // (dy - exp(y) * sum(dy)) / t
-    dx = g.sub(dy, g.mul(g.exp(y), g.sum(dy, {axis}, true)));
-  else // y * (dy - sum(dy * y)) / t
-    dx = g.mul(y, g.sub(dy, g.sum(g.mul(dy, y), {axis}, true)));
+  Value dx = SoftmaxBackwardOp::create(g.builder(), op->getLoc(), y.getType(), dy,
+                                       y, g.builder().getI64IntegerAttr(axis),
+                                       g.builder().getBoolAttr(isLog));
   if (t != 1.0)
     dx = g.mulS(dx, 1.0 / t);
   in[0] = g.cast(dx, typeOf(x).getElementType());

@@ -265,4 +265,35 @@ def MX_BatchNormBackwardOp : MX_Op<"BatchNorm_backward", [Pure]> {
   let hasVerifier = 1;
 }
 
+def MX_SoftmaxBackwardOp : MX_Op<"softmax_backward", [Pure]> {
+  let summary = "Gradient of softmax / log_softmax from the forward's output";
+  let description = [{
+    MXNet's softmax gradient (src/operator/nn/softmax-inl.h SoftmaxGrad) along
+    `axis`, from the forward's `output` y and the head gradient:
+    `data_grad = y * (out_grad - sum(out_grad * y))`, with `log`
+    (log_softmax) `data_grad = out_grad - exp(y) * sum(out_grad)`, sums along
+    `axis` (a temperature's 1 / t is the caller's). Built by the gradient
+    rule of softmax / log_softmax; on the CPU it lowers to generated kernels,
+    on the CUDA target (f32 / f64) to cuDNN's softmax gradient. Operands and
+    result have `output`'s type.
+
+    Example:
+
+    ```mlir
+    %dx = mx.softmax_backward %dy, %y {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$out_grad,
+    MX_FloatTensor:$output,
+    DefaultValuedAttr<I64Attr, "-1">:$axis,
+    DefaultValuedAttr<BoolAttr, "false">:$log
+  );
+  let results = (outs MX_FloatTensor:$data_grad);
+  let assemblyFormat = [{
+    $out_grad `,` $output attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MXC_DIALECT_MX_IR_MXBACKWARDOPS_TD
