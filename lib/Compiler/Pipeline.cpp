@@ -685,9 +685,9 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
     return failure();
   // Library calls with a GPU twin (runtime/src/cuda/cublas_kernels.cc,
   // cudnn_kernels.cc: GEMM through cuBLAS; convolution, its gradients,
-  // pooling's gradient, training BatchNorm's forward and gradient, LRN's and
-  // softmax's through cuDNN; same arguments on device pointers; softmax's
-  // exist for the GPU only)
+  // pooling, training BatchNorm's forward and gradient, LRN's and softmax's
+  // through cuDNN; same arguments on device pointers; softmax's and
+  // pooling's forward exist for the GPU only)
   // call it; the others are an error naming the node. (What cuDNN's pooling
   // gradient cannot take is refused by its lowering, Backward.cpp.)
   bool unsupported = false;
@@ -705,13 +705,14 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
         "mxc_kernel_lrn_f32", "mxc_kernel_lrn_f64",
         "mxc_kernel_lrn_backward_f32", "mxc_kernel_lrn_backward_f64",
         "mxc_kernel_softmax_f32", "mxc_kernel_softmax_f64",
-        "mxc_kernel_softmax_backward_f32", "mxc_kernel_softmax_backward_f64"};
+        "mxc_kernel_softmax_backward_f32", "mxc_kernel_softmax_backward_f64",
+        "mxc_kernel_pooling_forward_f32", "mxc_kernel_pooling_forward_f64"};
     if (!llvm::is_contained(kOnGpu, callee)) {
       call.emitError() << "'" << callee
                        << "' has no GPU kernel yet (--target cuda compiles elementwise, "
                           "broadcast and reduction steps, f32/f64 GEMM through cuBLAS, "
-                          "convolution and its gradients, max / avg / sum pooling's "
-                          "gradient, training BatchNorm, LRN and softmax through cuDNN; the other library calls are CPU-only "
+                          "convolution and its gradients, max / avg / sum pooling, "
+                          "training BatchNorm, LRN and softmax through cuDNN; the other library calls are CPU-only "
                           "so far)";
       unsupported = true;
       return;

@@ -17,6 +17,8 @@
 // One linalg.generic reduces each window of the padded input (a "window"
 // operand gives the kernel's loop ranges); avg and lp finish with an
 // elementwise generic. f16 / bf16 sums accumulate in f32 as MXNet's AccType.
+// On the CUDA target max / avg / sum pooling of f32 / f64 whose windows
+// cuDNN's gradient takes is cuDNN's forward instead (a kernel call).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelCalls.h"
@@ -181,6 +183,36 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
 
     PoolGeometry g = poolGeometry(op, inShape);
     ArrayRef<int64_t> kernel = g.kernel, stride = g.stride, pad = g.pad;
+
+    // On the CUDA target: cuDNN's pooling forward for what its gradient
+    // takes too (max / avg / sum of f32 / f64, padding narrower than the
+    // window, cuDNN's floor output size: not pooling_convention 'full'),
+    // `mxc_kernel_pooling_forward_<T>` with the gradient kernel's arguments
+    // (a GPU kernel only: the CPU's pooling is generated).
+    if (forCudaTarget(op) && kind != PoolKind::Lp && useKernelCalls(op, elt) &&
+        d >= 1 && d <= 3) {
+      bool takes = true;
+      for (int64_t i = 0; i < d; ++i)
+        takes &= pad[i] < kernel[i] &&
+                 outShape[i] == (inShape[i] + 2 * pad[i] - kernel[i]) / stride[i] + 1;
+      if (takes) {
+        auto as3 = [&](ArrayRef<int64_t> v, int64_t fill) {
+          SmallVector<int64_t> r(3 - d, fill);
+          r.append(v.begin(), v.end());
+          return r;
+        };
+        SmallVector<int64_t> args{kind == PoolKind::Max ? 0 : kind == PoolKind::Avg ? 1 : 2,
+                                  1, op.getCountIncludePad().value_or(true),
+                                  dataType.getDimSize(0) * dataType.getDimSize(1)};
+        for (ArrayRef<int64_t> v : {inShape, kernel, outShape, stride})
+          llvm::append_range(args, as3(v, 1));
+        llvm::append_range(args, as3(pad, 0));
+        rewriter.replaceOp(op, callKernel(rewriter, op,
+                                          "mxc_kernel_pooling_forward_" + kernelSuffix(elt),
+                                          {data}, args, resultType));
+        return success();
+      }
+    }
 
     // Sums of f16 / bf16 accumulate in f32 (MXNet's AccType).
     Type acc = elt;

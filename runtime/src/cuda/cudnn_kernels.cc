@@ -6,6 +6,8 @@
 //   mxc_cuda_kernel_conv_backward_weight_{f32,f64}  its weight gradient
 //       (the CPU's im2col workspace argument is unused: cuDNN's own
 //       workspace is the thread's, below),
+//   mxc_cuda_kernel_pooling_forward_{f32,f64}       max / avg / sum pooling
+//       (no CPU twin: the CPU's pooling is generated),
 //   mxc_cuda_kernel_pooling_backward_{f32,f64}      max / avg / sum pooling's
 //       data gradient (lp pooling and windows cuDNN's output size formula
 //       does not give, pooling_convention 'full', are refused at compile
@@ -73,6 +75,7 @@ using namespace mxc::runtime::cuda;
   X(cudnnConvolutionBackwardFilter)                                                    \
   X(cudnnCreatePoolingDescriptor)                                                      \
   X(cudnnSetPoolingNdDescriptor)                                                       \
+  X(cudnnPoolingForward)                                                               \
   X(cudnnPoolingBackward)                                                              \
   X(cudnnAddTensor)                                                                    \
   X(cudnnScaleTensor)                                                                  \
@@ -395,6 +398,18 @@ const PoolPlan &poolPlan(const PoolGeometry &g) {
 }
 
 template <typename T>
+void poolingForward(const T *x, T *y, const PoolGeometry &g) {
+  int device = mgpuCurrentDevice();
+  cudnnHandle_t h = handle(device);
+  const PoolPlan &p = poolPlan<T>(g);
+  const Cudnn &c = cudnn();
+  T alpha = T(p.scale), zero = 0;
+  checkDnn(c.cudnnPoolingForward(h, p.pool, &alpha, p.x, x, &zero, p.y, y),
+           "cudnnPoolingForward");
+  synchronize(device);
+}
+
+template <typename T>
 void poolingBackward(const T *dy, const T *x, const T *y, T *dx, const PoolGeometry &g) {
   int device = mgpuCurrentDevice();
   cudnnHandle_t h = handle(device);
@@ -446,7 +461,9 @@ const BatchNormPlan &batchNormPlan(const BatchNormGeometry &g) {
 /// batch mean and invstd as its saved statistics; its running variance
 /// (with exponential average factor 1: the batch's own, written over the
 /// zeroed `var`) is the unbiased one, scaled here by (m - 1) / m to MXNet's
-/// biased variance. `scratch` takes cuDNN's running mean (it needs both
+/// biased variance (MXNet's own cuDNN BatchNorm kept the unbiased one, so
+/// its GPU and CPU moving variances differed: apache/mxnet#21111; mxc's
+/// follow the CPU's, batch_norm.cc). `scratch` takes cuDNN's running mean (it needs both
 /// running buffers or neither).
 template <typename T>
 void batchNormTrain(const T *x, const T *gamma, const T *beta, T *y, T *mean, T *var,
@@ -783,3 +800,25 @@ MXC_DEFINE_CUDA_LRN_KERNELS(double, f64)
 
 MXC_DEFINE_CUDA_SOFTMAX_KERNELS(float, f32)
 MXC_DEFINE_CUDA_SOFTMAX_KERNELS(double, f64)
+
+/// Pooling's forward, with the gradient kernel's arguments (GPU only: the
+/// CPU's pooling is generated code).
+#define MXC_DEFINE_CUDA_POOLING_FORWARD_KERNEL(T, suffix)                               \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_pooling_forward_##suffix(                       \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t kind,             \
+      int64_t p_value, int64_t count_include_pad, int64_t planes, int64_t in_d,         \
+      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
+      int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
+      int64_t pad_d, int64_t pad_h, int64_t pad_w) {                                    \
+    try {                                                                               \
+      PoolGeometry g = {int64_t(sizeof(T)), kind, p_value, count_include_pad, planes,    \
+                        in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,  \
+                        stride_h, stride_w, pad_d, pad_h, pad_w};                        \
+      poolingForward<T>(x + x_offset, y + y_offset, g);                                 \
+    } catch (const std::exception &e) {                                                 \
+      mxcKernelReportError((std::string("pooling on the GPU: ") + e.what()).c_str());    \
+    }                                                                                   \
+  }
+
+MXC_DEFINE_CUDA_POOLING_FORWARD_KERNEL(float, f32)
+MXC_DEFINE_CUDA_POOLING_FORWARD_KERNEL(double, f64)

@@ -126,3 +126,29 @@ func.func @pool_nhwc(%x: tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32> {
   %0 = mx.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32>
   return %0 : tensor<1x4x4x3xf32>
 }
+
+// -----
+
+// Tests Pooling on the CUDA target (mxc.cuda_target): max / avg / sum of
+// f32 / f64 with windows cuDNN takes are cuDNN's forward, a kernel call with
+// the gradient kernel's arguments (kind, p, count_include_pad, planes, then
+// in, kernel, out, stride, pad as 3-D triples); 'full' convention and lp
+// pooling stay generated.
+
+// CHECK-LABEL: func.func @pool_cuda
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3x9x9xf32>, %[[D:[^:]*]]: tensor<2x3x8xf64>)
+// CHECK: mxrt.kernel_call @mxc_kernel_pooling_forward_f32(%[[X]]) outs(%{{.*}}) args [0, 1, 1, 6, 1, 9, 9, 1, 3, 3, 1, 5, 5, 1, 2, 2, 0, 1, 1]
+// CHECK: mxrt.kernel_call @mxc_kernel_pooling_forward_f32(%[[X]]) outs(%{{.*}}) args [1, 1, 0, 6, 1, 9, 9, 1, 3, 3, 1, 9, 9, 1, 1, 1, 0, 1, 1]
+// CHECK: mxrt.kernel_call @mxc_kernel_pooling_forward_f64(%[[D]]) outs(%{{.*}}) args [2, 1, 1, 6, 1, 1, 8, 1, 1, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0]
+// CHECK-NOT: mxrt.kernel_call
+// CHECK: return
+module attributes {mxc.cuda_target} {
+  func.func @pool_cuda(%x: tensor<2x3x9x9xf32>, %d: tensor<2x3x8xf64>) -> (tensor<2x3x5x5xf32>, tensor<2x3x9x9xf32>, tensor<2x3x1xf64>, tensor<2x3x5x5xf32>, tensor<2x3x8x8xf32>) {
+    %0 = mx.Pooling %x {kernel = array<i64: 3, 3>, pool_type = "max", stride = array<i64: 2, 2>, pad = array<i64: 1, 1>} : (tensor<2x3x9x9xf32>) -> tensor<2x3x5x5xf32>
+    %1 = mx.Pooling %x {kernel = array<i64: 3, 3>, pool_type = "avg", pad = array<i64: 1, 1>, count_include_pad = false} : (tensor<2x3x9x9xf32>) -> tensor<2x3x9x9xf32>
+    %2 = mx.Pooling %d {global_pool = true, kernel = array<i64: 1>, pool_type = "sum"} : (tensor<2x3x8xf64>) -> tensor<2x3x1xf64>
+    %3 = mx.Pooling %x {kernel = array<i64: 2, 2>, pool_type = "max", stride = array<i64: 2, 2>, pooling_convention = "full"} : (tensor<2x3x9x9xf32>) -> tensor<2x3x5x5xf32>
+    %4 = mx.Pooling %x {kernel = array<i64: 2, 2>, pool_type = "lp", p_value = 2 : i64} : (tensor<2x3x9x9xf32>) -> tensor<2x3x8x8xf32>
+    return %0, %1, %2, %3, %4 : tensor<2x3x5x5xf32>, tensor<2x3x9x9xf32>, tensor<2x3x1xf64>, tensor<2x3x5x5xf32>, tensor<2x3x8x8xf32>
+  }
+}
