@@ -706,7 +706,8 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
         "mxc_kernel_lrn_backward_f32", "mxc_kernel_lrn_backward_f64",
         "mxc_kernel_softmax_f32", "mxc_kernel_softmax_f64",
         "mxc_kernel_softmax_backward_f32", "mxc_kernel_softmax_backward_f64",
-        "mxc_kernel_pooling_forward_f32", "mxc_kernel_pooling_forward_f64"};
+        "mxc_kernel_pooling_forward_f32", "mxc_kernel_pooling_forward_f64",
+        "mxc_kernel_conv_workspace_f32", "mxc_kernel_conv_workspace_f64"};
     if (!llvm::is_contained(kOnGpu, callee)) {
       call.emitError() << "'" << callee
                        << "' has no GPU kernel yet (--target cuda compiles elementwise, "

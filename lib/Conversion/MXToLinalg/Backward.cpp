@@ -91,6 +91,12 @@ SmallVector<int64_t> convArgs(OpTy op, RankedTensorType data,
   workspace = pointwise ? 1
                         : data.getDimSize(1) / groups * product(kernel) *
                               product(outGrad.getShape().drop_front(2));
+  // The CUDA target's twins are cuDNN's, which use the planned workspace
+  // where their algorithm fits it (cudaConvWorkspaceElements).
+  if (forCudaTarget(op))
+    workspace = cudaConvWorkspaceElements(
+        data.getDimSize(1) / groups, kernel, outGrad.getShape().drop_front(2),
+        data.getElementType().getIntOrFloatBitWidth() / 8);
   return args;
 }
 

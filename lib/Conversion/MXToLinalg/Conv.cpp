@@ -185,9 +185,18 @@ struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
         llvm::append_range(ints, as3(v, fill));
       Value w = adaptor.getWeight();
       // Without a bias the kernel ignores its bias buffer: pass the weight.
-      result =
-          callKernel(rewriter, op, "mxc_kernel_conv_" + kernelSuffix(elt),
-                     {adaptor.getData(), w, bias ? bias : w}, ints, resultType);
+      if (forCudaTarget(op))
+        // cuDNN's convolution with a planned workspace (GPU only: the CPU
+        // kernel keeps its im2col scratch per thread).
+        result = callKernelWithWorkspace(
+            rewriter, op, "mxc_kernel_conv_workspace_" + kernelSuffix(elt),
+            {adaptor.getData(), w, bias ? bias : w}, ints, resultType,
+            {{cudaConvWorkspaceElements(p.channels / p.groups, p.kernel, p.out,
+                                        elt.getIntOrFloatBitWidth() / 8)}});
+      else
+        result =
+            callKernel(rewriter, op, "mxc_kernel_conv_" + kernelSuffix(elt),
+                       {adaptor.getData(), w, bias ? bias : w}, ints, resultType);
     } else {
       result = genericConv(rewriter, loc, adaptor.getData(),
                            adaptor.getWeight(), bias, p, resultType);

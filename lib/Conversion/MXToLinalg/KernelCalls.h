@@ -33,6 +33,7 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -94,6 +95,27 @@ inline std::string lrnNotTakenByCudnn(int64_t nsize, double beta, double knorm) 
   if (beta < 0.01)
     return "beta below cuDNN's 0.01";
   return "";
+}
+
+/// The workspace, in elements of `elementBytes` bytes, that the CUDA
+/// target plans for a convolution (forward or gradient) with `channels`
+/// input channels a group, `kernel` windows and `out` positions: one image's
+/// im2col (the CPU gradient kernels' size), at most 256 MiB, at least one
+/// element. A planned buffer of the device arena, which memory planning
+/// shares between the convolutions; cuDNN's kernels use it when the
+/// algorithm they choose fits it, else the thread's own workspace
+/// (cudnn_kernels.cc). (The whole batch's im2col, which cuDNN's explicit
+/// GEMM algorithm would fit, grew ResNet-50's arena at batch 64 by 3.5 GB.)
+inline int64_t cudaConvWorkspaceElements(int64_t channels,
+                                         llvm::ArrayRef<int64_t> kernel,
+                                         llvm::ArrayRef<int64_t> out,
+                                         int64_t elementBytes) {
+  int64_t n = channels;
+  for (int64_t v : kernel)
+    n *= v;
+  for (int64_t v : out)
+    n *= v;
+  return std::max<int64_t>(1, std::min<int64_t>(n, (int64_t(1) << 28) / elementBytes));
 }
 
 /// "f32" / "f64": the suffix of a kernel's name.

@@ -3,9 +3,12 @@
 //   mxc_cuda_kernel_conv_{f32,f64}                  convolution (NCDHW with
 //       groups, zero padding, stride, dilation, optional bias),
 //   mxc_cuda_kernel_conv_backward_data_{f32,f64}    its data gradient,
+//   mxc_cuda_kernel_conv_workspace_{f32,f64}        the same with a planned
+//       workspace (what the CUDA target calls; GPU only),
 //   mxc_cuda_kernel_conv_backward_weight_{f32,f64}  its weight gradient
-//       (the CPU's im2col workspace argument is unused: cuDNN's own
-//       workspace is the thread's, below),
+//       (the workspace argument: on the CUDA target a planned buffer sized
+//       for cuDNN, used where the chosen algorithm's workspace fits it, else
+//       the thread's own, below),
 //   mxc_cuda_kernel_pooling_forward_{f32,f64}       max / avg / sum pooling
 //       (no CPU twin: the CPU's pooling is generated),
 //   mxc_cuda_kernel_pooling_backward_{f32,f64}      max / avg / sum pooling's
@@ -25,8 +28,9 @@
 // through cuDNN 9's legacy API (still shipped; the graph API is future
 // work). cuDNN is loaded at first use with dlopen ("libcudnn.so.9"), like
 // the driver. Descriptors, the algorithm of each direction (cuDNN's
-// heuristics: the first that fits 1 GiB of workspace) and the workspace are
-// cached per thread and geometry; the call runs on the thread's stream of
+// heuristics: the first that fits 1 GiB of workspace) are cached per
+// thread and geometry; the workspace is the step's planned buffer where the
+// algorithm's fits it, else the thread's own; the call runs on the thread's stream of
 // the device and returns with it synchronised (inside a bulk run's
 // stream batch the run waits instead). f32 uses CUDNN_FMA_MATH (no
 // TF32, MXNet's default f32 semantics) unless MXC_CUDA_ALLOW_TF32=1.
@@ -301,12 +305,25 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
   return plans[g] = p;
 }
 
+/// The workspace of a convolution: the planned buffer (`planned`, of
+/// `plannedBytes`; a buffer of the device arena, lib/Conversion/MXToLinalg's
+/// cudaConvWorkspaceElements) where the chosen algorithm's fits it, else the
+/// thread's own (workspace()); none where it needs none.
+void *convWorkspace(int device, size_t bytes, void *planned, size_t plannedBytes) {
+  if (!bytes)
+    return nullptr;
+  if (planned && bytes <= plannedBytes)
+    return planned;
+  return workspace(device, bytes);
+}
+
 template <typename T>
-void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g) {
+void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g,
+                 void *planned = nullptr, size_t plannedBytes = 0) {
   int device = mgpuCurrentDevice();
   cudnnHandle_t h = handle(device);
   const ConvPlan &p = plan<T>(h, g);
-  void *ws = p.workspace ? workspace(device, p.workspace) : nullptr;
+  void *ws = convWorkspace(device, p.workspace, planned, plannedBytes);
   const Cudnn &c = cudnn();
   T one = 1, zero = 0;
   checkDnn(c.cudnnConvolutionForward(h, &one, p.x, x, p.w, w, p.conv, p.forward, ws,
@@ -320,11 +337,12 @@ void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g)
 /// dx from w and dy (kBackwardData), or dw from x and dy (kBackwardFilter):
 /// `in` is w or x, `out` dx or dw.
 template <typename T>
-void convolutionBackward(const T *in, const T *dy, T *out, const Geometry &g) {
+void convolutionBackward(const T *in, const T *dy, T *out, const Geometry &g, void *planned,
+                         size_t plannedBytes) {
   int device = mgpuCurrentDevice();
   cudnnHandle_t h = handle(device);
   const ConvPlan &p = plan<T>(h, g);
-  void *ws = p.workspace ? workspace(device, p.workspace) : nullptr;
+  void *ws = convWorkspace(device, p.workspace, planned, plannedBytes);
   const Cudnn &c = cudnn();
   T one = 1, zero = 0;
   if (g[24] == kBackwardData)
@@ -646,6 +664,33 @@ void softmaxBackward(const T *y, const T *dy, T *dx, int64_t outer, int64_t clas
 MXC_DEFINE_CUDA_CONV_KERNEL(float, f32)
 MXC_DEFINE_CUDA_CONV_KERNEL(double, f64)
 
+/// The convolution with a planned workspace `ws` (what the CUDA target's
+/// lowering calls; GPU only: the CPU's kernel has its scratch per thread).
+#define MXC_DEFINE_CUDA_CONV_WORKSPACE_KERNEL(T, suffix)                               \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_conv_workspace_##suffix(                      \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),                    \
+      MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y),                       \
+      MXC_KERNEL_BUFFER(T, ws), int64_t batch, int64_t channels, int64_t filters,      \
+      int64_t groups, int64_t has_bias, int64_t in_d, int64_t in_h, int64_t in_w,      \
+      int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, int64_t out_h,             \
+      int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w,             \
+      int64_t pad_d, int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,  \
+      int64_t dilate_w) {                                                              \
+    try {                                                                              \
+      Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, has_bias,    \
+                    in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,    \
+                    stride_h, stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h,       \
+                    dilate_w, kForward};                                               \
+      convolution<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset, g,  \
+                     ws + ws_offset, size_t(ws_size) * sizeof(T));                     \
+    } catch (const std::exception &e) {                                                \
+      mxcKernelReportError((std::string("convolution on the GPU: ") + e.what()).c_str()); \
+    }                                                                                  \
+  }
+
+MXC_DEFINE_CUDA_CONV_WORKSPACE_KERNEL(float, f32)
+MXC_DEFINE_CUDA_CONV_WORKSPACE_KERNEL(double, f64)
+
 /// The gradient kernels: `in` is w (backward_data) or x (backward_weight).
 #define MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(T, suffix, which, in, out, direction)     \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_conv_backward_##which##_##suffix(              \
@@ -656,13 +701,13 @@ MXC_DEFINE_CUDA_CONV_KERNEL(double, f64)
       int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d, \
       int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,                \
       int64_t dilate_w) {                                                              \
-    (void)ws, (void)ws_offset;                                                         \
     try {                                                                              \
       Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, 0, in_d,     \
                     in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d, stride_h, \
                     stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h, dilate_w,       \
                     direction};                                                        \
-      convolutionBackward<T>(in + in##_offset, dy + dy_offset, out + out##_offset, g); \
+      convolutionBackward<T>(in + in##_offset, dy + dy_offset, out + out##_offset, g,  \
+                             ws + ws_offset, size_t(ws_size) * sizeof(T));             \
     } catch (const std::exception &e) {                                                \
       mxcKernelReportError(                                                            \
           (std::string("convolution " #which " gradient on the GPU: ") + e.what())     \

@@ -218,3 +218,25 @@ module attributes {mxc.cuda_target} {
     return %0 : tensor<1x20x2x2xf32>
   }
 }
+
+// -----
+
+// Tests the convolutions of the CUDA target (mxc.cuda_target): the forward
+// is mxc_kernel_conv_workspace_f32 with a planned workspace, and the
+// gradients' workspaces as large, one image's im2col (4 channels x 3x3 taps
+// x 8x8 positions = 2304 elements; pointwise gradients too: cuDNN's
+// algorithms may want one).
+
+// CHECK-LABEL: func.func @conv_cuda
+// CHECK: %[[WS:.*]] = bufferization.alloc_tensor() : tensor<2304xf32>
+// CHECK: mxrt.kernel_call @mxc_kernel_conv_workspace_f32(%{{.*}}, %{{.*}}, %{{.*}}) outs(%{{.*}}, %[[WS]])
+// CHECK: mxrt.kernel_call @mxc_kernel_conv_backward_data_f32({{.*}}) outs(%{{.*}}, %{{.*}}) {{.*}} -> (tensor<2x4x8x8xf32>, tensor<2304xf32>)
+// CHECK: mxrt.kernel_call @mxc_kernel_conv_backward_weight_f32({{.*}}) outs(%{{.*}}, %{{.*}}) {{.*}} -> (tensor<6x4x3x3xf32>, tensor<2304xf32>)
+module attributes {mxc.cuda_target} {
+  func.func @conv_cuda(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %dy: tensor<2x6x8x8xf32>) -> (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>) {
+    %y = mx.Convolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 6 : i64, pad = array<i64: 1, 1>, no_bias = true} : (tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<2x6x8x8xf32>
+    %dx = mx.Convolution_backward_data %dy, %w {kernel = array<i64: 3, 3>, num_filter = 6 : i64, pad = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<2x4x8x8xf32>
+    %dw = mx.Convolution_backward_weight %dy, %x {kernel = array<i64: 3, 3>, num_filter = 6 : i64, pad = array<i64: 1, 1>} : (tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<6x4x3x3xf32>
+    return %y, %dx, %dw : tensor<2x6x8x8xf32>, tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>
+  }
+}

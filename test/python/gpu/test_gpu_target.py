@@ -196,7 +196,8 @@ def test_gemm_steps_call_cublas(graphs, tmp_path):
              *_shape_args(graphs, "convnet"), "--target", "cuda", "--emit", "llvm", "-o", out)
     assert p.returncode == 0, p.stderr
     ir = open(out).read()
-    assert ir.count("call void @mxc_cuda_kernel_conv_f32(") >= 4 and "@mxc_kernel_conv_f32" not in ir
+    assert (ir.count("call void @mxc_cuda_kernel_conv_workspace_f32(") >= 4
+            and "@mxc_kernel_conv" not in ir)
     exe = str(tmp_path / "matmul")
     p = _mxc("compile", os.path.join(graphs, "matmul-symbol.json"),
              *_shape_args(graphs, "matmul"), "--target", "cuda", "-o", exe)
@@ -238,7 +239,7 @@ def test_training_steps_call_the_cudnn_gradient_kernels(graphs, tmp_path):
         assert p.returncode == 0, p.stderr
         return open(out).read()
     ir = compile_ir()
-    for kernel in ("conv_f32", "conv_backward_data_f32", "conv_backward_weight_f32",
+    for kernel in ("conv_workspace_f32", "conv_backward_data_f32", "conv_backward_weight_f32",
                    "pooling_backward_f32", "fully_connected_f32"):
         assert "call void @mxc_cuda_kernel_%s(" % kernel in ir, kernel
     # one step per BatchNorm and direction (the steps' `_kernel` entries may
