@@ -463,7 +463,9 @@ print(":".join(dirs))' 2>/dev/null || true)"
   done
   endsection
   section "benchmark: ResNet-50 training step, batch 64, 224x224 (forward + backward, f32, no TF32)"
-  if ! limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then fails=$((fails + 1)); fi
+  if ! MXC_CUDNN_WORKSPACE_REPORT=1 limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then
+    fails=$((fails + 1))
+  fi
   echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step waits for its stream)," \
     "profiled: where the step's time goes (bench/gpu/step_profile.py)" >>"$report"
   rm -f "$work/resnet50-trace.json"

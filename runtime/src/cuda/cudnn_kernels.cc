@@ -46,6 +46,8 @@
 #include <cudnn.h>
 
 #include <array>
+#include <atomic>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -309,11 +311,33 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
 /// `plannedBytes`; a buffer of the device arena, lib/Conversion/MXToLinalg's
 /// cudaConvWorkspaceElements) where the chosen algorithm's fits it, else the
 /// thread's own (workspace()); none where it needs none.
+/// With MXC_CUDNN_WORKSPACE_REPORT=1, how many convolution calls used the
+/// planned workspace and how many the thread's, printed to stderr at exit
+/// (gpu-check's benchmark sets it: the planned size is a guess).
+struct WorkspaceCounts {
+  std::atomic<int64_t> planned{0}, own{0};
+  bool report = [] {
+    const char *v = std::getenv("MXC_CUDNN_WORKSPACE_REPORT");
+    return v && std::string(v) == "1";
+  }();
+  ~WorkspaceCounts() {
+    if (report)
+      std::fprintf(stderr, "mxc: cuDNN convolution workspaces: %lld calls in the planned buffer, "
+                           "%lld in the thread's own\n",
+                   (long long)planned.load(), (long long)own.load());
+  }
+};
+WorkspaceCounts workspaceCounts;
+
 void *convWorkspace(int device, size_t bytes, void *planned, size_t plannedBytes) {
   if (!bytes)
     return nullptr;
-  if (planned && bytes <= plannedBytes)
+  if (planned && bytes <= plannedBytes) {
+    workspaceCounts.planned.fetch_add(1, std::memory_order_relaxed);
     return planned;
+  }
+  if (planned)
+    workspaceCounts.own.fetch_add(1, std::memory_order_relaxed);
   return workspace(device, bytes);
 }
 
