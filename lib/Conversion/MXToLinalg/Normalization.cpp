@@ -150,6 +150,17 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
     auto dataType = cast<RankedTensorType>(data.getType());
     auto elt = cast<FloatType>(dataType.getElementType());
     int64_t rank = dataType.getRank();
+    // The kernels' arguments (lrn.cc; the CUDA target's twins take the same).
+    ArrayRef<int64_t> shape = dataType.getShape();
+    SmallVector<int64_t> args;
+    if (rank >= 2)
+      args = {shape[0],
+              shape[1],
+              product(shape.drop_front(2)),
+              nsize,
+              floatParamBits(op.getAlpha().convertToDouble()),
+              floatParamBits(op.getBeta().convertToDouble()),
+              floatParamBits(op.getKnorm().convertToDouble())};
     // On the CUDA target: cuDNN's LRN (the twin of mxc_kernel_lrn_<T>) where
     // it takes the parameters and tmp_norm is read by the gradient alone,
     // which on the GPU reads the output instead (the tmp_norm passed to it
@@ -161,14 +172,6 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
             .empty() &&
         llvm::all_of(op->getResult(1).getUsers(),
                      [](Operation *u) { return isa<mx::LRNBackwardOp>(u); })) {
-      ArrayRef<int64_t> shape = dataType.getShape();
-      SmallVector<int64_t> args{shape[0],
-                                shape[1],
-                                product(shape.drop_front(2)),
-                                nsize,
-                                floatParamBits(op.getAlpha().convertToDouble()),
-                                floatParamBits(op.getBeta().convertToDouble()),
-                                floatParamBits(op.getKnorm().convertToDouble())};
       Value y = callKernel(rewriter, op, "mxc_kernel_lrn_" + kernelSuffix(elt),
                            {data}, args, dataType);
       // (an alloc_tensor: CSE would merge a tensor.empty with the calls'
@@ -181,14 +184,6 @@ struct ConvertLRN : OpConversionPattern<mx::LRNOp> {
     if (useKernelCalls(op, elt) && rank >= 2 && !cuda) {
       // f32 / f64 on the CPU: the runtime's kernel (lrn.cc), which writes
       // tmp_norm only when something reads it (the gradient).
-      ArrayRef<int64_t> shape = dataType.getShape();
-      SmallVector<int64_t> args{shape[0],
-                                shape[1],
-                                product(shape.drop_front(2)),
-                                nsize,
-                                floatParamBits(op.getAlpha().convertToDouble()),
-                                floatParamBits(op.getBeta().convertToDouble()),
-                                floatParamBits(op.getKnorm().convertToDouble())};
       bool needNorm = !op->getResult(1).use_empty();
       SmallVector<Value> inits{
           tensor::EmptyOp::create(rewriter, loc, shape, elt)};

@@ -663,6 +663,17 @@ void softmaxBackward(const T *y, const T *dy, T *dx, int64_t outer, int64_t clas
   synchronize(device);
 }
 
+/// Runs `f`; an exception becomes the kernel's error, "WHAT on the GPU:
+/// reason" (mxcKernelReportError: the step fails with it).
+template <typename F>
+void reportingErrors(const char *what, F &&f) {
+  try {
+    f();
+  } catch (const std::exception &e) {
+    mxcKernelReportError((std::string(what) + " on the GPU: " + e.what()).c_str());
+  }
+}
+
 } // namespace
 
 #define MXC_DEFINE_CUDA_CONV_KERNEL(T, suffix)                                         \
@@ -674,15 +685,13 @@ void softmaxBackward(const T *y, const T *dy, T *dx, int64_t outer, int64_t clas
       int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
       int64_t pad_d, int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,  \
       int64_t dilate_w) {                                                              \
-    try {                                                                              \
+    reportingErrors("convolution", [&] {                                                \
       Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, has_bias,    \
                     in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,    \
                     stride_h, stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h,       \
                     dilate_w, kForward};                                               \
       convolution<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset, g); \
-    } catch (const std::exception &e) {                                                \
-      mxcKernelReportError((std::string("convolution on the GPU: ") + e.what()).c_str()); \
-    }                                                                                  \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_CONV_KERNEL(float, f32)
@@ -700,16 +709,14 @@ MXC_DEFINE_CUDA_CONV_KERNEL(double, f64)
       int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w,             \
       int64_t pad_d, int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,  \
       int64_t dilate_w) {                                                              \
-    try {                                                                              \
+    reportingErrors("convolution", [&] {                                                \
       Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, has_bias,    \
                     in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,    \
                     stride_h, stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h,       \
                     dilate_w, kForward};                                               \
       convolution<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset, g,  \
                      ws + ws_offset, size_t(ws_size) * sizeof(T));                     \
-    } catch (const std::exception &e) {                                                \
-      mxcKernelReportError((std::string("convolution on the GPU: ") + e.what()).c_str()); \
-    }                                                                                  \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_CONV_WORKSPACE_KERNEL(float, f32)
@@ -725,18 +732,14 @@ MXC_DEFINE_CUDA_CONV_WORKSPACE_KERNEL(double, f64)
       int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, int64_t pad_d, \
       int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,                \
       int64_t dilate_w) {                                                              \
-    try {                                                                              \
+    reportingErrors("convolution " #which " gradient", [&] {                            \
       Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, 0, in_d,     \
                     in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d, stride_h, \
                     stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h, dilate_w,       \
                     direction};                                                        \
       convolutionBackward<T>(in + in##_offset, dy + dy_offset, out + out##_offset, g,  \
                              ws + ws_offset, size_t(ws_size) * sizeof(T));             \
-    } catch (const std::exception &e) {                                                \
-      mxcKernelReportError(                                                            \
-          (std::string("convolution " #which " gradient on the GPU: ") + e.what())     \
-              .c_str());                                                               \
-    }                                                                                  \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(float, f32, data, w, dx, kBackwardData)
@@ -752,15 +755,12 @@ MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(double, f64, weight, x, dw, kBackwardFilter
       int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
       int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
       int64_t pad_d, int64_t pad_h, int64_t pad_w) {                                    \
-    try {                                                                               \
+    reportingErrors("pooling gradient", [&] {                                           \
       PoolGeometry g = {int64_t(sizeof(T)), kind, p_value, count_include_pad, planes,    \
                         in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,  \
                         stride_h, stride_w, pad_d, pad_h, pad_w};                        \
       poolingBackward<T>(dy + dy_offset, x + x_offset, y + y_offset, dx + dx_offset, g); \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError(                                                             \
-          (std::string("pooling gradient on the GPU: ") + e.what()).c_str());           \
-    }                                                                                   \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(float, f32)
@@ -773,16 +773,13 @@ MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(double, f64)
       MXC_KERNEL_BUFFER(T, mean), MXC_KERNEL_BUFFER(T, var),                            \
       MXC_KERNEL_BUFFER(T, invstd), MXC_KERNEL_BUFFER(T, scratch), int64_t outer,       \
       int64_t channels, int64_t inner, int64_t eps_bits) {                              \
-    try {                                                                               \
+    reportingErrors("batch norm (training)", [&] {                                      \
       BatchNormGeometry g = {int64_t(sizeof(T)), outer, channels, inner};               \
       batchNormTrain<T>(x + x_offset, gamma + gamma_offset, beta + beta_offset,         \
                         y + y_offset, mean + mean_offset, var + var_offset,             \
                         invstd + invstd_offset, scratch + scratch_offset, g,            \
                         mxc::kernels::paramFromBits(eps_bits));                         \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError(                                                             \
-          (std::string("batch norm (training) on the GPU: ") + e.what()).c_str());      \
-    }                                                                                   \
+    });                                                                                 \
   }                                                                                     \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_batch_norm_backward_##suffix(                   \
       MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),                    \
@@ -790,16 +787,13 @@ MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(double, f64)
       MXC_KERNEL_BUFFER(const T, invstd), MXC_KERNEL_BUFFER(T, dx),                     \
       MXC_KERNEL_BUFFER(T, dgamma), MXC_KERNEL_BUFFER(T, dbeta), int64_t outer,         \
       int64_t channels, int64_t inner, int64_t eps_bits) {                              \
-    try {                                                                               \
+    reportingErrors("batch norm gradient", [&] {                                        \
       BatchNormGeometry g = {int64_t(sizeof(T)), outer, channels, inner};               \
       batchNormBackward<T>(dy + dy_offset, x + x_offset, gamma + gamma_offset,          \
                            mean + mean_offset, invstd + invstd_offset, dx + dx_offset,  \
                            dgamma + dgamma_offset, dbeta + dbeta_offset, g,             \
                            mxc::kernels::paramFromBits(eps_bits));                      \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError(                                                             \
-          (std::string("batch norm gradient on the GPU: ") + e.what()).c_str());        \
-    }                                                                                   \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(float, f32)
@@ -813,13 +807,11 @@ MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(double, f64)
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t outer,            \
       int64_t channels, int64_t inner, int64_t nsize, int64_t alpha_bits,               \
       int64_t beta_bits, int64_t knorm_bits) {                                          \
-    try {                                                                               \
+    reportingErrors("LRN", [&] {                                                        \
       LrnGeometry g = {int64_t(sizeof(T)), outer, channels, inner, nsize, alpha_bits,   \
                        beta_bits, knorm_bits};                                          \
       lrnForward<T>(x + x_offset, y + y_offset, g);                                     \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError((std::string("LRN on the GPU: ") + e.what()).c_str());        \
-    }                                                                                   \
+    });                                                                                 \
   }                                                                                     \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_lrn_backward_##suffix(                          \
       MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),                    \
@@ -827,14 +819,11 @@ MXC_DEFINE_CUDA_BATCH_NORM_KERNELS(double, f64)
       MXC_KERNEL_BUFFER(T, dx), int64_t outer, int64_t channels, int64_t inner,         \
       int64_t nsize, int64_t alpha_bits, int64_t beta_bits, int64_t knorm_bits) {       \
     (void)norm, (void)norm_offset;                                                      \
-    try {                                                                               \
+    reportingErrors("LRN gradient", [&] {                                               \
       LrnGeometry g = {int64_t(sizeof(T)), outer, channels, inner, nsize, alpha_bits,   \
                        beta_bits, knorm_bits};                                          \
       lrnBackward<T>(dy + dy_offset, x + x_offset, y + y_offset, dx + dx_offset, g);    \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError(                                                             \
-          (std::string("LRN gradient on the GPU: ") + e.what()).c_str());               \
-    }                                                                                   \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_LRN_KERNELS(float, f32)
@@ -848,23 +837,18 @@ MXC_DEFINE_CUDA_LRN_KERNELS(double, f64)
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_softmax_##suffix(                               \
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t outer,            \
       int64_t classes, int64_t inner, int64_t log) {                                    \
-    try {                                                                               \
+    reportingErrors("softmax", [&] {                                                    \
       softmaxForward<T>(x + x_offset, y + y_offset, outer, classes, inner, log != 0);   \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError((std::string("softmax on the GPU: ") + e.what()).c_str());    \
-    }                                                                                   \
+    });                                                                                 \
   }                                                                                     \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_softmax_backward_##suffix(                      \
       MXC_KERNEL_BUFFER(const T, y), MXC_KERNEL_BUFFER(const T, dy),                    \
       MXC_KERNEL_BUFFER(T, dx), int64_t outer, int64_t classes, int64_t inner,          \
       int64_t log) {                                                                    \
-    try {                                                                               \
+    reportingErrors("softmax gradient", [&] {                                           \
       softmaxBackward<T>(y + y_offset, dy + dy_offset, dx + dx_offset, outer, classes,  \
                          inner, log != 0);                                              \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError(                                                             \
-          (std::string("softmax gradient on the GPU: ") + e.what()).c_str());           \
-    }                                                                                   \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_SOFTMAX_KERNELS(float, f32)
@@ -879,14 +863,12 @@ MXC_DEFINE_CUDA_SOFTMAX_KERNELS(double, f64)
       int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
       int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
       int64_t pad_d, int64_t pad_h, int64_t pad_w) {                                    \
-    try {                                                                               \
+    reportingErrors("pooling", [&] {                                                    \
       PoolGeometry g = {int64_t(sizeof(T)), kind, p_value, count_include_pad, planes,    \
                         in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,  \
                         stride_h, stride_w, pad_d, pad_h, pad_w};                        \
       poolingForward<T>(x + x_offset, y + y_offset, g);                                 \
-    } catch (const std::exception &e) {                                                 \
-      mxcKernelReportError((std::string("pooling on the GPU: ") + e.what()).c_str());    \
-    }                                                                                   \
+    });                                                                                 \
   }
 
 MXC_DEFINE_CUDA_POOLING_FORWARD_KERNEL(float, f32)
