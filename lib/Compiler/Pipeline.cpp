@@ -696,7 +696,6 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
     static const char *const kOnGpu[] = {
         "mxc_kernel_gemm_f32",          "mxc_kernel_gemm_f64",
         "mxc_kernel_fully_connected_f32", "mxc_kernel_fully_connected_f64",
-        "mxc_kernel_conv_f32",          "mxc_kernel_conv_f64",
         "mxc_kernel_conv_backward_data_f32", "mxc_kernel_conv_backward_data_f64",
         "mxc_kernel_conv_backward_weight_f32", "mxc_kernel_conv_backward_weight_f64",
         "mxc_kernel_pooling_backward_f32", "mxc_kernel_pooling_backward_f64",

@@ -193,32 +193,13 @@ struct ConvertPoolingBackward : OpConversionPattern<mx::PoolingBackwardOp> {
     // floor((in + 2 pad - k) / stride) + 1 (not pooling_convention 'full')
     // with the padding inside the window.
     if (forCudaTarget(op)) {
-      if (kind == 3)
-        return unsupported(rewriter, op,
-                           "pooling gradient on the GPU: lp pooling has no GPU gradient (cuDNN "
-                           "pools max, avg and sum)");
-      for (int64_t d = 0; d < n; ++d) {
-        if (pad[d] >= kernel[d])
-          return unsupported(rewriter, op,
-                             "pooling gradient on the GPU: padding " + Twine(pad[d]) +
-                                 " is not smaller than the window " + Twine(kernel[d]) +
-                                 " (cuDNN needs it)");
-        int64_t floorOut = (in[d] + 2 * pad[d] - kernel[d]) / stride[d] + 1;
-        if (out[d] != floorOut)
-          return unsupported(rewriter, op,
-                             "pooling gradient on the GPU: the output size " + Twine(out[d]) +
-                                 " is not cuDNN's floor((in + 2 pad - kernel) / stride) + 1 = " +
-                                 Twine(floorOut) + " (pooling_convention 'full')");
-      }
+      std::string why = poolingNotTakenByCudnn(kind, in, kernel, out, stride, pad);
+      if (!why.empty())
+        return unsupported(rewriter, op, "pooling gradient on the GPU: " + why);
     }
-    SmallVector<int64_t> args{kind, p, op.getCountIncludePad().value_or(true),
-                              resultType.getDimSize(0) *
-                                  resultType.getDimSize(1)};
-    llvm::append_range(args, as3(in, n, 1));
-    llvm::append_range(args, as3(kernel, n, 1));
-    llvm::append_range(args, as3(out, n, 1));
-    llvm::append_range(args, as3(stride, n, 1));
-    llvm::append_range(args, as3(pad, n, 0));
+    SmallVector<int64_t> args = poolingKernelArgs(
+        kind, p, op.getCountIncludePad().value_or(true),
+        resultType.getDimSize(0) * resultType.getDimSize(1), in, kernel, out, stride, pad);
     Value result = callKernel(
         rewriter, op, "mxc_kernel_pooling_backward_" + kernelSuffix(elt),
         {adaptor.getOutGrad(), adaptor.getData(), adaptor.getOutput()}, args,
@@ -237,17 +218,12 @@ struct ConvertLRNBackward : OpConversionPattern<mx::LRNBackwardOp> {
     Type elt = resultType.getElementType();
     if (failed(checkKernelCall(rewriter, op, elt)))
       return failure();
-    auto bits = [](double v) {
-      int64_t b;
-      std::memcpy(&b, &v, sizeof b);
-      return b;
-    };
     int64_t nsize = static_cast<int64_t>(op.getNsize());
     double alpha = op.getAlpha().convertToDouble(),
            beta = op.getBeta().convertToDouble(),
            knorm = op.getKnorm().convertToDouble();
     // The CUDA target's twin is cuDNN's LRN gradient (its window and limits,
-    // lrnTakenByCudnn).
+    // lrnNotTakenByCudnn).
     if (forCudaTarget(op)) {
       std::string why = lrnNotTakenByCudnn(nsize, beta, knorm);
       if (!why.empty())
@@ -255,8 +231,8 @@ struct ConvertLRNBackward : OpConversionPattern<mx::LRNBackwardOp> {
     }
     ArrayRef<int64_t> shape = resultType.getShape();
     SmallVector<int64_t> args{shape[0],         shape[1],   product(shape.drop_front(2)),
-                              nsize,            bits(alpha), bits(beta),
-                              bits(knorm)};
+                              nsize,            doubleParamBits(alpha), doubleParamBits(beta),
+                              doubleParamBits(knorm)};
     Value result = callKernel(
         rewriter, op, "mxc_kernel_lrn_backward_" + kernelSuffix(elt),
         {adaptor.getOutGrad(), adaptor.getData(), adaptor.getTmpNorm(),
@@ -274,10 +250,8 @@ SmallVector<int64_t> batchNormArgs(RankedTensorType data, int64_t axis,
   if (axis < 0)
     axis += data.getRank();
   ArrayRef<int64_t> shape = data.getShape();
-  int64_t epsBits;
-  std::memcpy(&epsBits, &eps, sizeof epsBits);
   return {product(shape.take_front(axis)), shape[axis],
-          product(shape.drop_front(axis + 1)), epsBits};
+          product(shape.drop_front(axis + 1)), doubleParamBits(eps)};
 }
 
 /// `mxrt.kernel_call @name(inputs) outs(...)` writing one destination a

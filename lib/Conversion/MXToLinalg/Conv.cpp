@@ -169,11 +169,6 @@ struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
     Value result;
     if (useKernelCalls(op, elt)) {
       // The kernel is 3-D: 1-D and 2-D convolutions get leading unit dims.
-      auto as3 = [&](ArrayRef<int64_t> v, int64_t fill) {
-        SmallVector<int64_t> r(3 - v.size(), fill);
-        r.append(v.begin(), v.end());
-        return r;
-      };
       SmallVector<int64_t> ints{p.batch, p.channels, p.filters, p.groups,
                                 bias ? 1 : 0};
       for (auto [v, fill] : {std::pair{ArrayRef<int64_t>(p.in), int64_t(1)},
@@ -182,7 +177,7 @@ struct ConvertConvolution : OpConversionPattern<mx::ConvolutionOp> {
                              {p.stride, 1},
                              {p.pad, 0},
                              {p.dilate, 1}})
-        llvm::append_range(ints, as3(v, fill));
+        llvm::append_range(ints, leadingFill3(v, fill));
       Value w = adaptor.getWeight();
       // Without a bias the kernel ignores its bias buffer: pass the weight.
       if (forCudaTarget(op))

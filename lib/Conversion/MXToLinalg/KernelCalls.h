@@ -97,6 +97,56 @@ inline std::string lrnNotTakenByCudnn(int64_t nsize, double beta, double knorm) 
   return "";
 }
 
+/// `v` (at most 3 entries) as 3 entries with leading `fill`s: the 3-D
+/// spatial geometry of the kernels (1-D and 2-D get leading unit extents).
+inline llvm::SmallVector<int64_t> leadingFill3(llvm::ArrayRef<int64_t> v,
+                                               int64_t fill) {
+  llvm::SmallVector<int64_t> r(3 - v.size(), fill);
+  r.append(v.begin(), v.end());
+  return r;
+}
+
+/// Why cuDNN's pooling (the CUDA target's pooling kernels, forward and
+/// gradient) cannot compute these windows, or "" when it can: kind 0 max,
+/// 1 avg, 2 sum, 3 lp (which cuDNN has not); the padding must be narrower
+/// than the window and the output size cuDNN's floor formula (not
+/// pooling_convention 'full').
+inline std::string poolingNotTakenByCudnn(int64_t kind, llvm::ArrayRef<int64_t> in,
+                                          llvm::ArrayRef<int64_t> kernel,
+                                          llvm::ArrayRef<int64_t> out,
+                                          llvm::ArrayRef<int64_t> stride,
+                                          llvm::ArrayRef<int64_t> pad) {
+  if (kind == 3)
+    return "lp pooling has no GPU gradient (cuDNN pools max, avg and sum)";
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (pad[d] >= kernel[d])
+      return "padding " + std::to_string(pad[d]) + " is not smaller than the window " +
+             std::to_string(kernel[d]) + " (cuDNN needs it)";
+    int64_t floorOut = (in[d] + 2 * pad[d] - kernel[d]) / stride[d] + 1;
+    if (out[d] != floorOut)
+      return "the output size " + std::to_string(out[d]) +
+             " is not cuDNN's floor((in + 2 pad - kernel) / stride) + 1 = " +
+             std::to_string(floorOut) + " (pooling_convention 'full')";
+  }
+  return "";
+}
+
+/// The static arguments of the pooling kernels (kernels.h's
+/// mxc_kernel_pooling_backward_<T>; the CUDA target's forward takes the
+/// same): kind, p_value, count_include_pad, planes (batch * channels), then
+/// in, kernel, out, stride, pad as 3-D triples.
+inline llvm::SmallVector<int64_t>
+poolingKernelArgs(int64_t kind, int64_t p, bool countIncludePad, int64_t planes,
+                  llvm::ArrayRef<int64_t> in, llvm::ArrayRef<int64_t> kernel,
+                  llvm::ArrayRef<int64_t> out, llvm::ArrayRef<int64_t> stride,
+                  llvm::ArrayRef<int64_t> pad) {
+  llvm::SmallVector<int64_t> args{kind, p, countIncludePad, planes};
+  for (llvm::ArrayRef<int64_t> v : {in, kernel, out, stride})
+    llvm::append_range(args, leadingFill3(v, 1));
+  llvm::append_range(args, leadingFill3(pad, 0));
+  return args;
+}
+
 /// The workspace, in elements of `elementBytes` bytes, that the CUDA
 /// target plans for a convolution (forward or gradient) with `channels`
 /// input channels a group, `kernel` windows and `out` positions: one image's
@@ -185,13 +235,18 @@ inline mlir::Value callKernelWithWorkspace(
       .getResult();
 }
 
-/// MXNet's float parameter as a kernel's int64_t argument: the IEEE-754 bits
-/// of the double of that float (the kernels read them back with memcpy).
-inline int64_t floatParamBits(double v) {
-  double f = static_cast<float>(v);
+/// A double parameter as a kernel's int64_t argument: its IEEE-754 bits
+/// (the kernels read them back with memcpy: kernels.h's paramFromBits).
+inline int64_t doubleParamBits(double v) {
   int64_t b;
-  std::memcpy(&b, &f, sizeof b);
+  std::memcpy(&b, &v, sizeof b);
   return b;
+}
+
+/// MXNet's float parameter as a kernel's int64_t argument: the IEEE-754 bits
+/// of the double of that float.
+inline int64_t floatParamBits(double v) {
+  return doubleParamBits(static_cast<float>(v));
 }
 
 /// A zero (or `value`) constant of a float type.

@@ -34,7 +34,7 @@ namespace mx = mxc::mx;
 
 namespace {
 
-enum class PoolKind { Max, Avg, Sum, Lp };
+enum class PoolKind { Max = 0, Avg = 1, Sum = 2, Lp = 3 }; // kernels.h's numbering
 
 /// The lowest finite value of a float type (MXNet's initial maximum).
 static Value lowestConst(OpBuilder &b, Location loc, FloatType type) {
@@ -189,27 +189,16 @@ struct ConvertPooling : OpConversionPattern<mx::PoolingOp> {
     // window, cuDNN's floor output size: not pooling_convention 'full'),
     // `mxc_kernel_pooling_forward_<T>` with the gradient kernel's arguments
     // (a GPU kernel only: the CPU's pooling is generated).
-    if (forCudaTarget(op) && kind != PoolKind::Lp && useKernelCalls(op, elt) &&
-        d >= 1 && d <= 3) {
-      bool takes = true;
-      for (int64_t i = 0; i < d; ++i)
-        takes &= pad[i] < kernel[i] &&
-                 outShape[i] == (inShape[i] + 2 * pad[i] - kernel[i]) / stride[i] + 1;
-      if (takes) {
-        auto as3 = [&](ArrayRef<int64_t> v, int64_t fill) {
-          SmallVector<int64_t> r(3 - d, fill);
-          r.append(v.begin(), v.end());
-          return r;
-        };
-        SmallVector<int64_t> args{kind == PoolKind::Max ? 0 : kind == PoolKind::Avg ? 1 : 2,
-                                  1, op.getCountIncludePad().value_or(true),
-                                  dataType.getDimSize(0) * dataType.getDimSize(1)};
-        for (ArrayRef<int64_t> v : {inShape, kernel, outShape, stride})
-          llvm::append_range(args, as3(v, 1));
-        llvm::append_range(args, as3(pad, 0));
-        rewriter.replaceOp(op, callKernel(rewriter, op,
-                                          "mxc_kernel_pooling_forward_" + kernelSuffix(elt),
-                                          {data}, args, resultType));
+    if (forCudaTarget(op) && useKernelCalls(op, elt) && d >= 1 && d <= 3) {
+      int64_t k = static_cast<int64_t>(kind); // kernels.h's numbering
+      if (poolingNotTakenByCudnn(k, inShape, kernel, outShape, stride, pad).empty()) {
+        rewriter.replaceOp(
+            op, callKernel(rewriter, op, "mxc_kernel_pooling_forward_" + kernelSuffix(elt),
+                           {data},
+                           poolingKernelArgs(k, 1, op.getCountIncludePad().value_or(true),
+                                             dataType.getDimSize(0) * dataType.getDimSize(1),
+                                             inShape, kernel, outShape, stride, pad),
+                           resultType));
         return success();
       }
     }

@@ -144,6 +144,34 @@ cudnnHandle_t handle(int device) {
   return h;
 }
 
+/// cuDNN's data type of T (float or double).
+template <typename T> constexpr cudnnDataType_t dnnType() {
+  return sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+}
+
+/// A new descriptor of a packed row-major tensor of T with `dims` (cuDNN
+/// takes int extents and strides: larger ones are an error naming `what`).
+template <typename T>
+cudnnTensorDescriptor_t packedTensor(std::initializer_list<int64_t> dims, const char *what) {
+  std::array<int, 5> d{}, strides{};
+  int n = int(dims.size());
+  int64_t stride = 1;
+  for (int i = n - 1; i >= 0; --i) {
+    int64_t extent = dims.begin()[i];
+    if (extent > INT32_MAX || stride > INT32_MAX)
+      throw Error(std::string(what) + " dimensions beyond cuDNN's int range");
+    d[i] = int(extent);
+    strides[i] = int(stride);
+    stride *= extent;
+  }
+  const Cudnn &c = cudnn();
+  cudnnTensorDescriptor_t t = nullptr;
+  checkDnn(c.cudnnCreateTensorDescriptor(&t), "cudnnCreateTensorDescriptor");
+  checkDnn(c.cudnnSetTensorNdDescriptor(t, dnnType<T>(), n, d.data(), strides.data()),
+           (std::string("cudnnSetTensorNdDescriptor (") + what + ")").c_str());
+  return t;
+}
+
 /// The geometry of one convolution (the kernel's int64 arguments), its
 /// element size and its direction (the last entry): the key of the
 /// per-thread plan cache.
@@ -216,7 +244,7 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
   auto [size, batch, channels, filters, groups, hasBias, inD, inH, inW, kD, kH, kW, outD, outH,
         outW, sD, sH, sW, pD, pH, pW, dD, dH, dW, unused] = g;
   (void)size, (void)hasBias, (void)unused;
-  cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+  cudnnDataType_t type = dnnType<T>();
   // 2-D convolutions as 4-D tensors (cuDNN's fast paths), the rest as 5-D.
   bool twoD = inD == 1 && kD == 1 && outD == 1 && pD == 0;
   int nb = twoD ? 4 : 5;
@@ -343,7 +371,7 @@ void *convWorkspace(int device, size_t bytes, void *planned, size_t plannedBytes
 
 template <typename T>
 void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g,
-                 void *planned = nullptr, size_t plannedBytes = 0) {
+                 void *planned, size_t plannedBytes) {
   int device = mgpuCurrentDevice();
   cudnnHandle_t h = handle(device);
   const ConvPlan &p = plan<T>(h, g);
@@ -403,25 +431,17 @@ const PoolPlan &poolPlan(const PoolGeometry &g) {
   (void)size, (void)pValue;
   if (kind != 0 && kind != 1 && kind != 2)
     throw Error("only max, avg and sum pooling have a GPU gradient");
-  cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
   // (planes, 1, d, h, w): pooling is per plane; 2-D windows as 4-D tensors.
   bool twoD = inD == 1 && kD == 1 && outD == 1 && pD == 0;
-  int nb = twoD ? 4 : 5, n = int(planes);
-  auto tensor = [&](cudnnTensorDescriptor_t &t, int64_t d, int64_t hh, int64_t w) {
-    std::array<int, 5> dims = {n, 1, int(d), int(hh), int(w)};
-    if (twoD)
-      dims = {n, 1, int(hh), int(w), 1};
-    std::array<int, 5> strides{};
-    strides[nb - 1] = 1;
-    for (int i = nb - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * dims[i + 1];
-    checkDnn(c.cudnnCreateTensorDescriptor(&t), "cudnnCreateTensorDescriptor");
-    checkDnn(c.cudnnSetTensorNdDescriptor(t, type, nb, dims.data(), strides.data()),
-             "cudnnSetTensorNdDescriptor (pooling)");
+  int nb = twoD ? 4 : 5;
+  int64_t n = planes;
+  auto tensor = [&](int64_t d, int64_t hh, int64_t w) {
+    return twoD ? packedTensor<T>({n, 1, hh, w}, "pooling")
+                : packedTensor<T>({n, 1, d, hh, w}, "pooling");
   };
   PoolPlan p;
-  tensor(p.x, inD, inH, inW);
-  tensor(p.y, outD, outH, outW);
+  p.x = tensor(inD, inH, inW);
+  p.y = tensor(outD, outH, outW);
   std::array<int, 3> window = {int(kD), int(kH), int(kW)}, pad = {int(pD), int(pH), int(pW)},
                      stride = {int(sD), int(sH), int(sW)};
   int first = twoD ? 1 : 0;
@@ -479,21 +499,11 @@ const BatchNormPlan &batchNormPlan(const BatchNormGeometry &g) {
   auto it = plans.find(g);
   if (it != plans.end())
     return it->second;
-  const Cudnn &c = cudnn();
   auto [size, outer, channels, inner] = g;
   (void)size;
-  if (outer > INT32_MAX || channels > INT32_MAX || inner > INT32_MAX)
-    throw Error("batch norm dimensions beyond cuDNN's int range");
-  cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
-  auto tensor = [&](cudnnTensorDescriptor_t &t, std::array<int, 4> dims) {
-    std::array<int, 4> strides = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
-    checkDnn(c.cudnnCreateTensorDescriptor(&t), "cudnnCreateTensorDescriptor");
-    checkDnn(c.cudnnSetTensorNdDescriptor(t, type, 4, dims.data(), strides.data()),
-             "cudnnSetTensorNdDescriptor (batch norm)");
-  };
   BatchNormPlan p;
-  tensor(p.x, {int(outer), int(channels), int(inner), 1});
-  tensor(p.channel, {1, int(channels), 1, 1});
+  p.x = packedTensor<T>({outer, channels, inner, 1}, "batch norm");
+  p.channel = packedTensor<T>({1, channels, 1, 1}, "batch norm");
   return plans[g] = p;
 }
 
@@ -572,15 +582,8 @@ const LrnPlan &lrnPlan(const LrnGeometry &g) {
   const Cudnn &c = cudnn();
   auto [size, outer, channels, inner, nsize, alphaBits, betaBits, knormBits] = g;
   (void)size;
-  if (outer > INT32_MAX || channels > INT32_MAX || inner > INT32_MAX)
-    throw Error("LRN dimensions beyond cuDNN's int range");
-  cudnnDataType_t type = sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
   LrnPlan p;
-  std::array<int, 4> dims = {int(outer), int(channels), int(inner), 1};
-  std::array<int, 4> strides = {int(channels * inner), int(inner), 1, 1};
-  checkDnn(c.cudnnCreateTensorDescriptor(&p.x), "cudnnCreateTensorDescriptor");
-  checkDnn(c.cudnnSetTensorNdDescriptor(p.x, type, 4, dims.data(), strides.data()),
-           "cudnnSetTensorNdDescriptor (LRN)");
+  p.x = packedTensor<T>({outer, channels, inner, 1}, "LRN");
   checkDnn(c.cudnnCreateLRNDescriptor(&p.lrn), "cudnnCreateLRNDescriptor");
   checkDnn(c.cudnnSetLRNDescriptor(p.lrn, unsigned(nsize), mxc::kernels::paramFromBits(alphaBits),
                                    mxc::kernels::paramFromBits(betaBits),
@@ -623,18 +626,7 @@ cudnnTensorDescriptor_t softmaxTensor(int64_t outer, int64_t classes, int64_t in
   auto it = plans.find(key);
   if (it != plans.end())
     return it->second;
-  if (outer > INT32_MAX || classes > INT32_MAX || inner > INT32_MAX ||
-      classes * inner > INT32_MAX)
-    throw Error("softmax dimensions beyond cuDNN's int range");
-  const Cudnn &c = cudnn();
-  cudnnTensorDescriptor_t t = nullptr;
-  std::array<int, 4> dims = {int(outer), int(classes), int(inner), 1};
-  std::array<int, 4> strides = {int(classes * inner), int(inner), 1, 1};
-  checkDnn(c.cudnnCreateTensorDescriptor(&t), "cudnnCreateTensorDescriptor");
-  checkDnn(c.cudnnSetTensorNdDescriptor(t, sizeof(T) == 4 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE,
-                                        4, dims.data(), strides.data()),
-           "cudnnSetTensorNdDescriptor (softmax)");
-  return plans[key] = t;
+  return plans[key] = packedTensor<T>({outer, classes, inner, 1}, "softmax");
 }
 
 template <typename T>
@@ -676,29 +668,9 @@ void reportingErrors(const char *what, F &&f) {
 
 } // namespace
 
-#define MXC_DEFINE_CUDA_CONV_KERNEL(T, suffix)                                         \
-  MXC_KERNEL_EXPORT void mxc_cuda_kernel_conv_##suffix(                                \
-      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),                    \
-      MXC_KERNEL_BUFFER(const T, bias), MXC_KERNEL_BUFFER(T, y), int64_t batch,        \
-      int64_t channels, int64_t filters, int64_t groups, int64_t has_bias, int64_t in_d, \
-      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
-      int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
-      int64_t pad_d, int64_t pad_h, int64_t pad_w, int64_t dilate_d, int64_t dilate_h,  \
-      int64_t dilate_w) {                                                              \
-    reportingErrors("convolution", [&] {                                                \
-      Geometry g = {int64_t(sizeof(T)), batch, channels, filters, groups, has_bias,    \
-                    in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,    \
-                    stride_h, stride_w, pad_d, pad_h, pad_w, dilate_d, dilate_h,       \
-                    dilate_w, kForward};                                               \
-      convolution<T>(x + x_offset, w + w_offset, bias + bias_offset, y + y_offset, g); \
-    });                                                                                 \
-  }
-
-MXC_DEFINE_CUDA_CONV_KERNEL(float, f32)
-MXC_DEFINE_CUDA_CONV_KERNEL(double, f64)
-
-/// The convolution with a planned workspace `ws` (what the CUDA target's
-/// lowering calls; GPU only: the CPU's kernel has its scratch per thread).
+/// The convolution (mxc_kernel_conv_<T>'s arguments) with a planned
+/// workspace `ws`: what the CUDA target's lowering calls (GPU only: the
+/// CPU's kernel has its scratch per thread).
 #define MXC_DEFINE_CUDA_CONV_WORKSPACE_KERNEL(T, suffix)                               \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_conv_workspace_##suffix(                      \
       MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(const T, w),                    \

@@ -200,20 +200,11 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
   double momentum = bn.getMomentum().convertToDouble();
   bool global = bn.getUseGlobalStats();
 
-  // The library form: one op forward, one backward (see the file comment).
-  int64_t perChannel = xt.hasStaticShape() && c > 0 ? xt.getNumElements() / c : 0;
-  if (libraryBatchNorm && !global && (elt.isF32() || elt.isF64()) &&
-      xt.hasStaticShape() && typeOf(gamma).hasStaticShape() &&
-      typeOf(gamma).getRank() == 1 && eps > 0 && perChannel > 1) {
-    Value scale = bn.getFixGamma() ? g.onesLike(gamma) : gamma;
-    if (g.failed() || !scale)
-      return failure();
-    auto channel = RankedTensorType::get({c}, elt);
-    auto train = BatchNormTrainOp::create(
-        b, bn.getLoc(), TypeRange{xt, channel, channel, channel}, x, scale,
-        beta, bn.getEpsAttr(), b.getI64IntegerAttr(axis));
-    for (auto [moving, stat] : {std::pair{mm, train.getMean()},
-                                std::pair{mv, train.getVar()}}) {
+  // The running statistics (biased variance), updated as MXNet does:
+  // moving * momentum + batch_stat * (1 - momentum), an aux_out of @main
+  // for each moving statistic that is an argument (once).
+  auto updateMovingStats = [&](Value mean, Value var) {
+    for (auto [moving, stat] : {std::pair{mm, mean}, std::pair{mv, var}}) {
       Value updated =
           g.add(g.mulS(moving, momentum), g.mulS(stat, 1.0 - momentum));
       if (auto arg = dyn_cast<BlockArgument>(moving)) {
@@ -224,6 +215,21 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
           auxUpdates.push_back({arg.getArgNumber(), updated});
       }
     }
+  };
+
+  // The library form: one op forward, one backward (see the file comment).
+  int64_t perChannel = xt.hasStaticShape() && c > 0 ? xt.getNumElements() / c : 0;
+  if (libraryBatchNorm && !global && (elt.isF32() || elt.isF64()) &&
+      typeOf(gamma).hasStaticShape() && typeOf(gamma).getRank() == 1 &&
+      eps > 0 && perChannel > 1) {
+    Value scale = bn.getFixGamma() ? g.onesLike(gamma) : gamma;
+    if (g.failed() || !scale)
+      return failure();
+    auto channel = RankedTensorType::get({c}, elt);
+    auto train = BatchNormTrainOp::create(
+        b, bn.getLoc(), TypeRange{xt, channel, channel, channel}, x, scale,
+        beta, bn.getEpsAttr(), b.getI64IntegerAttr(axis));
+    updateMovingStats(train.getMean(), train.getVar());
     if (g.failed())
       return failure();
     bn.getOutput().replaceAllUsesWith(train.getOutput());
@@ -246,22 +252,9 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
                       {g.shape("axis", red), g.boolean("keepdims", true)});
     invstdK = g.powS(g.addS(varK, eps), -0.5);
     if (!g.failed()) {
-      // Running statistics (biased variance), as MXNet updates them.
       Value mean = g.reshape(meanK, {c});
       Value var = g.reshape(varK, {c});
-      auto update = [&](Value moving, Value stat) {
-        return g.add(g.mulS(moving, momentum), g.mulS(stat, 1.0 - momentum));
-      };
-      for (auto [moving, stat] : {std::pair{mm, mean}, std::pair{mv, var}}) {
-        Value updated = update(moving, stat);
-        if (auto arg = dyn_cast<BlockArgument>(moving)) {
-          bool seen = llvm::any_of(auxUpdates, [&](const AuxUpdate &u) {
-            return u.argIndex == arg.getArgNumber();
-          });
-          if (!seen)
-            auxUpdates.push_back({arg.getArgNumber(), updated});
-        }
-      }
+      updateMovingStats(mean, var);
     }
   }
   Value out = g.mul(centred ? centred : g.sub(x, meanK), invstdK);
