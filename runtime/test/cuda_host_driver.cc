@@ -3,7 +3,7 @@
 // of libcuda.so.1 with MXC_CUDA_DRIVER=path/libmxc-cuda-host-driver.so and
 // gives the runtime one "GPU" whose memory is host memory (malloc), whose
 // copies and memsets are memcpy / memset done at once (every stream is
-// synchronous), and which runs no kernels: cuModuleLoadData fails with
+// synchronous unless MXC_HOST_DRIVER_ASYNC_US is set, below), and which runs no kernels: cuModuleLoadData fails with
 // CUDA_ERROR_NOT_SUPPORTED ("the host driver double runs no kernels"), so a
 // launch of generated code, cuBLAS or cuDNN fails with a one-line error.
 //
@@ -17,6 +17,17 @@
 // MXC_HOST_DRIVER_MEMORY (bytes, default 16 GiB) is the device's size: an
 // allocation past it is CUDA_ERROR_OUT_OF_MEMORY.
 //
+// MXC_HOST_DRIVER_ASYNC_US=N: streams are asynchronous, as a GPU's: each
+// stream has a thread that runs its copies, memsets and event waits in
+// order, N microseconds after the previous one, while the caller goes on
+// (a copy from host memory stages its source first, a copy to host memory
+// returns when done, as from pageable memory on a GPU; cuMemFree waits for
+// every stream). Events mark a point of a stream; cuStreamWaitEvent makes a
+// stream wait for one. Work on two streams without an event between them
+// then runs in whatever order the threads take, as on a device, so a
+// missing cross-stream dependency shows as a wrong result (the runtime's
+// stream and event tests run this way). Unset: everything happens at once.
+//
 // MXC_HOST_DRIVER_OPAQUE=1: the device pointers handed out have bit 62 set
 // (a non-canonical address: reading or writing it on the host is SIGSEGV);
 // this double's own functions clear it. Host code that touches device
@@ -26,11 +37,17 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <new>
+#include <set>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 namespace {
 
@@ -53,8 +70,105 @@ size_t memoryLimit() {
   return limit;
 }
 
+// MXC_HOST_DRIVER_ASYNC_US: -1 (unset) for synchronous streams, else the
+// delay before each stream operation.
+long asyncDelayUs() {
+  static const long us = [] {
+    const char *s = std::getenv("MXC_HOST_DRIVER_ASYNC_US");
+    return s && *s ? std::strtol(s, nullptr, 10) : -1L;
+  }();
+  return us;
+}
+
+// A stream: operations run in order, on its own thread when asynchronous.
+// `completed` counts the operations done; a point of the stream is a count.
+struct Stream {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> queue; // guarded by mu
+  uint64_t enqueued = 0, completed = 0;    // guarded by mu
+  bool stop = false;                       // guarded by mu
+  std::thread worker;
+
+  Stream() {
+    if (asyncDelayUs() >= 0)
+      worker = std::thread([this] { loop(); });
+  }
+  // Runs what is queued, then stops the thread. The stream itself is never
+  // freed: an event recorded on it may still be asked about, as on a GPU.
+  void destroy() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    if (worker.joinable())
+      worker.join();
+  }
+  void loop() {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return stop || !queue.empty(); });
+      if (queue.empty())
+        return; // stopping, nothing left
+      std::function<void()> op = std::move(queue.front());
+      queue.pop_front();
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::microseconds(asyncDelayUs()));
+      op();
+      lock.lock();
+      ++completed;
+      cv.notify_all();
+    }
+  }
+  // Runs `op` after everything queued before it; returns its point.
+  uint64_t enqueue(std::function<void()> op) {
+    std::unique_lock<std::mutex> lock(mu);
+    if (!worker.joinable() || stop) {
+      lock.unlock();
+      op();
+      lock.lock();
+      ++completed;
+      return ++enqueued;
+    }
+    queue.push_back(std::move(op));
+    cv.notify_all();
+    return ++enqueued;
+  }
+  uint64_t point() {
+    std::lock_guard<std::mutex> lock(mu);
+    return enqueued;
+  }
+  bool reached(uint64_t at) {
+    std::lock_guard<std::mutex> lock(mu);
+    return completed >= at;
+  }
+  void waitFor(uint64_t at) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return completed >= at; });
+  }
+};
+
+// Every stream, so that cuMemFree can wait for all of them.
+std::mutex gStreamsMutex;
+std::set<Stream *> gStreams;
+
+void drainAllStreams() {
+  std::lock_guard<std::mutex> lock(gStreamsMutex);
+  for (Stream *s : gStreams)
+    s->waitFor(s->point());
+}
+
+// An event: a point of one stream (none: never recorded, complete).
 struct Event {
-  std::chrono::steady_clock::time_point at;
+  std::mutex mu;
+  Stream *stream = nullptr;
+  uint64_t at = 0;
+  std::chrono::steady_clock::time_point time;
+  std::pair<Stream *, uint64_t> mark() {
+    std::lock_guard<std::mutex> lock(mu);
+    return {stream, at};
+  }
 };
 
 // The host address of device pointer p (opaque mode: bit 62 cleared).
@@ -83,6 +197,7 @@ constexpr ErrorInfo kErrors[] = {
     {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory (host driver double)"},
     {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
     {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "the host driver double runs no kernels"},
 };
 
@@ -91,6 +206,15 @@ const ErrorInfo *errorInfo(CUresult r) {
     if (e.code == r)
       return &e;
   return nullptr;
+}
+
+// The stream of a call (the null stream: at once, as synchronous).
+Stream *streamOf(CUstream s) { return reinterpret_cast<Stream *>(s); }
+void run(CUstream s, std::function<void()> op) {
+  if (s)
+    streamOf(s)->enqueue(std::move(op));
+  else
+    op();
 }
 
 } // namespace
@@ -188,6 +312,8 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *p, size_t bytes) {
 }
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr dp) {
+  // As cudaFree: nothing queued may still use the memory.
+  drainAllStreams();
   void *p = hostOf(dp);
   std::lock_guard<std::mutex> lock(gMutex);
   auto it = gBlocks.find(uintptr_t(p));
@@ -206,47 +332,82 @@ CUresult CUDAAPI cuMemGetInfo(size_t *freeBytes, size_t *total) {
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream) {
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream s) {
   if (!owned(dst, bytes))
     return CUDA_ERROR_INVALID_VALUE;
-  if (bytes)
-    std::memcpy(hostOf(dst), src, bytes);
+  if (bytes) {
+    // Staged now: the caller may reuse its host memory at once.
+    auto staged = std::make_shared<std::vector<char>>(static_cast<const char *>(src),
+                                                      static_cast<const char *>(src) + bytes);
+    run(s, [staged, d = hostOf(dst)] { std::memcpy(d, staged->data(), staged->size()); });
+  }
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) {
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream s) {
   if (!owned(src, bytes))
     return CUDA_ERROR_INVALID_VALUE;
-  if (bytes)
-    std::memcpy(dst, hostOf(src), bytes);
+  if (bytes) {
+    // To pageable host memory: returns once the copy is done.
+    if (s) {
+      uint64_t at = streamOf(s)->enqueue([dst, sp = hostOf(src), bytes] { std::memcpy(dst, sp, bytes); });
+      streamOf(s)->waitFor(at);
+    } else {
+      std::memcpy(dst, hostOf(src), bytes);
+    }
+  }
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream) {
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
   if (!owned(dst, bytes) || !owned(src, bytes))
     return CUDA_ERROR_INVALID_VALUE;
   if (bytes)
-    std::memmove(hostOf(dst), hostOf(src), bytes);
+    run(s, [d = hostOf(dst), sp = hostOf(src), bytes] { std::memmove(d, sp, bytes); });
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream) {
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream s) {
   if (!owned(dst, n))
     return CUDA_ERROR_INVALID_VALUE;
   if (n)
-    std::memset(hostOf(dst), value, n);
+    run(s, [d = hostOf(dst), value, n] { std::memset(d, value, n); });
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *s, unsigned int) {
-  *s = reinterpret_cast<CUstream>(new (std::nothrow) int(0));
-  return *s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  auto *stream = new (std::nothrow) Stream();
+  if (!stream)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  {
+    std::lock_guard<std::mutex> lock(gStreamsMutex);
+    gStreams.insert(stream);
+  }
+  *s = reinterpret_cast<CUstream>(stream);
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
+  if (s)
+    streamOf(s)->waitFor(streamOf(s)->point());
+  return CUDA_SUCCESS;
+}
 
 CUresult CUDAAPI cuStreamDestroy(CUstream s) {
-  delete reinterpret_cast<int *>(s);
+  if (!s)
+    return CUDA_ERROR_INVALID_VALUE;
+  {
+    std::lock_guard<std::mutex> lock(gStreamsMutex);
+    gStreams.erase(streamOf(s));
+  }
+  streamOf(s)->destroy();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int) {
+  auto [on, at] = reinterpret_cast<Event *>(e)->mark();
+  if (on)
+    run(s, [on = on, at = at] { on->waitFor(at); });
   return CUDA_SUCCESS;
 }
 
@@ -255,16 +416,30 @@ CUresult CUDAAPI cuEventCreate(CUevent *e, unsigned int) {
   return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-CUresult CUDAAPI cuEventRecord(CUevent e, CUstream) {
-  reinterpret_cast<Event *>(e)->at = std::chrono::steady_clock::now();
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
+  auto *ev = reinterpret_cast<Event *>(e);
+  std::lock_guard<std::mutex> lock(ev->mu);
+  ev->stream = s ? streamOf(s) : nullptr;
+  ev->at = s ? streamOf(s)->point() : 0;
+  ev->time = std::chrono::steady_clock::now();
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventQuery(CUevent e) {
+  auto [on, at] = reinterpret_cast<Event *>(e)->mark();
+  return !on || on->reached(at) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent e) {
+  auto [on, at] = reinterpret_cast<Event *>(e)->mark();
+  if (on)
+    on->waitFor(at);
+  return CUDA_SUCCESS;
+}
 
 CUresult CUDAAPI cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
-  *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<Event *>(end)->at -
-                                                 reinterpret_cast<Event *>(start)->at)
+  *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<Event *>(end)->time -
+                                                 reinterpret_cast<Event *>(start)->time)
             .count();
   return CUDA_SUCCESS;
 }

@@ -14,9 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace mxc::runtime;
@@ -294,6 +296,118 @@ step a3 saxpy gpu(0) reads x writes y
   EXPECT_NE(err.find("step 'a2' (kernel 'fails') failed: no luck on the GPU"), std::string::npos)
       << err;
   gSaxpy = nullptr;
+}
+
+// Operations on different streams follow their variables' order without
+// waiting for the device after each (engine/gpu_sync.h): rounds of host ->
+// gpu (the copy-to lane's stream), gpu -> gpu (a compute worker's) and gpu
+// -> host (the copy-from lane's) copies pushed without waiting in between. A
+// copy must wait for the write before it (an event of another stream) and a
+// write for the reads before it (round r + 1 overwrites `a` while round r's
+// gpu -> gpu copy may still be queued). On a GPU, and on the host driver
+// double with asynchronous streams (ctest's host_driver_async.*: each stream
+// operation delayed, so a missing event wait shows as a wrong round).
+TEST_P(CudaNDArray, StreamsFollowTheVariablesWithoutWaiting) {
+  const int64_t n = 1 << 16;
+  const int rounds = 12;
+  std::vector<NDArray> sources, results;
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<float> v(n);
+    for (int64_t i = 0; i < n; ++i)
+      v[size_t(i)] = float(r * 1000 + i % 997);
+    NDArray src({n}, DType::F32, Device::cpu(), engine.get());
+    src.copyFromHost(v.data(), v.size() * sizeof(float));
+    sources.push_back(src);
+    results.emplace_back(Shape{n}, DType::F32, Device::cpu(), engine.get());
+  }
+  NDArray a({n}, DType::F32, Device::gpu(0), engine.get());
+  NDArray b({n}, DType::F32, Device::gpu(0), engine.get());
+  for (int r = 0; r < rounds; ++r) {
+    sources[r].copyTo(a); // gpu-copy-to lane
+    a.copyTo(b);          // gpu compute lane
+    b.copyTo(results[r]); // gpu-copy-from lane
+  }
+  ASSERT_FALSE(engine->waitForAll());
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<float> out(n, -1.0f);
+    results[r].copyToHost(out.data(), out.size() * sizeof(float));
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[size_t(i)], float(r * 1000 + i % 997)) << "round " << r << " element " << i;
+  }
+}
+
+// Memory given back while a stream may still read it is not handed to an
+// operation on another stream before that (stream-ordered release): the
+// source of a queued gpu -> gpu copy is dropped, and a new array of its size
+// is written at once from the host.
+TEST_P(CudaNDArray, FreedDeviceMemoryWaitsForItsStream) {
+  const int64_t n = 1 << 16;
+  std::vector<float> ones(n, 1.0f), twos(n, 2.0f);
+  NDArray onesHost({n}, DType::F32, Device::cpu(), engine.get());
+  NDArray twosHost({n}, DType::F32, Device::cpu(), engine.get());
+  onesHost.copyFromHost(ones.data(), n * sizeof(float));
+  twosHost.copyFromHost(twos.data(), n * sizeof(float));
+  for (int round = 0; round < 6; ++round) {
+    NDArray b({n}, DType::F32, Device::gpu(0), engine.get());
+    {
+      NDArray a({n}, DType::F32, Device::gpu(0), engine.get());
+      onesHost.copyTo(a);
+      a.copyTo(b);
+    } // a's memory goes back to the pool
+    // Until the engine has run the release (not the device the copy): then
+    // c is given a's block unless the release waits for the copy's stream.
+    for (int i = 0; i < 20000 && engine->numPending() > 0; ++i)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    NDArray c({n}, DType::F32, Device::gpu(0), engine.get());
+    twosHost.copyTo(c);
+    std::vector<float> out(n, -1.0f);
+    b.copyToHost(out.data(), n * sizeof(float));
+    ASSERT_EQ(out, ones) << "round " << round;
+    c.copyToHost(out.data(), n * sizeof(float));
+    ASSERT_EQ(out, twos) << "round " << round;
+  }
+}
+
+// What reads a GPU array on the host waits for the device first: a wait for
+// the array (waitToRead), waitForAll, and an engine operation on the CPU
+// that reads it. Where device memory is host memory (the host driver double
+// without opaque pointers, ctest's host_driver_async.* run with asynchronous
+// streams), the host can look: each read below would see the old values if
+// the engine took "done" for "done on the device".
+TEST_P(CudaNDArray, HostReadsWaitForTheDevice) {
+  if (!cuda::deviceMemoryIsHostMemory(0))
+    GTEST_SKIP() << "needs device memory the host can read (the host driver double)";
+  const int64_t n = 1 << 16;
+  auto filled = [&](float value) {
+    std::vector<float> v(n, value);
+    NDArray h({n}, DType::F32, Device::cpu(), engine.get());
+    h.copyFromHost(v.data(), n * sizeof(float));
+    return h;
+  };
+  auto hostView = [&](const NDArray &a) {
+    const float *p = static_cast<const float *>(a.data());
+    return std::vector<float>(p, p + n);
+  };
+  NDArray a({n}, DType::F32, Device::gpu(0), engine.get());
+  NDArray b({n}, DType::F32, Device::gpu(0), engine.get());
+  for (int round = 1; round <= 4; ++round) {
+    NDArray h = filled(float(round));
+    h.copyTo(a);
+    a.copyTo(b);
+    b.waitToRead();
+    ASSERT_EQ(hostView(b), std::vector<float>(n, float(round))) << "waitToRead, round " << round;
+    NDArray h2 = filled(float(-round));
+    h2.copyTo(a);
+    ASSERT_FALSE(engine->waitForAll());
+    ASSERT_EQ(hostView(a), std::vector<float>(n, float(-round))) << "waitForAll, round " << round;
+    NDArray h3 = filled(float(100 + round));
+    h3.copyTo(b);
+    std::vector<float> seen;
+    engine->pushSync([&](RunContext) { seen = hostView(b); }, Device::cpu(), {b.var()}, {},
+                     FnProperty::Normal, 0, "read on the host");
+    ASSERT_FALSE(engine->waitForAll());
+    ASSERT_EQ(seen, std::vector<float>(n, float(100 + round))) << "CPU operation, round " << round;
+  }
 }
 
 // On the host driver double, loading a kernel module is the one-line error

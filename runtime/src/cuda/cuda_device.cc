@@ -3,16 +3,21 @@
 // memory pool registered with storage.h, the cpu<->gpu copiers registered with
 // ndarray.h, and PTX modules.
 //
-// Every GPU operation the engine runs ends with its stream synchronized, so
-// an operation's writes are complete when the engine marks them done (as
-// MXNet's synchronous GPU operators); overlap comes from the engine running
-// copies (gpu-copy-to / gpu-copy-from lanes) and compute on different
-// threads, hence different streams. A bulk run of a GPU plan (one engine
-// operation running every step, Executor::run) is a stream batch
-// (mxc_cuda_stream_batch_begin / _finish): its steps leave the thread's one
-// stream running and the run waits once.
+// Streams and events (engine/gpu_sync.h, docs/gpu.md "Streams"): the
+// threaded engine runs each GPU operation in a stream batch on its worker's
+// stream, after making that stream wait for the events of the operations it
+// depends on, and records an event when it is done instead of waiting for
+// the device (CudaStreamSync below); memory given back inside an operation
+// returns to the pool once its stream has passed that point (stream-ordered
+// release). Outside a batch (the naive engine, MXC_ENGINE_GPU_EVENTS=0, code
+// that is not an engine operation) every GPU operation ends with its stream
+// synchronised, as MXNet's synchronous GPU operators. A bulk run of a GPU
+// plan (one engine operation running every step, Executor::run) is a stream
+// batch too (mxc_cuda_stream_batch_begin / _finish): its steps leave the
+// thread's one stream running.
 #include "internal.h"
 
+#include "../engine/gpu_sync.h"
 #include "../storage/pooled_storage.h"
 #include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
@@ -22,8 +27,10 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace mxc::runtime::cuda {
@@ -64,18 +71,43 @@ const Driver &bind(int id) {
   return d;
 }
 
+// Every thread's streams, (device, stream), so that the engine's waitForAll
+// can wait for all of them (CudaStreamSync::synchronizeAll). Never destroyed.
+struct StreamRegistry {
+  std::mutex mu;
+  std::set<std::pair<int, CUstream>> streams;
+};
+StreamRegistry &streamRegistry() {
+  static auto *r = new StreamRegistry;
+  return *r;
+}
+
 // The calling thread's stream on each device, destroyed when it exits.
 struct ThreadStreams {
   std::unordered_map<int, CUstream> streams;
   ~ThreadStreams() {
+    {
+      StreamRegistry &r = streamRegistry();
+      std::lock_guard<std::mutex> lock(r.mu);
+      for (auto &s : streams)
+        r.streams.erase({s.first, s.second});
+    }
     if (const Driver *d = tryDriver())
       for (auto &s : streams)
         d->cuStreamDestroy(s.second);
   }
 };
 
+thread_local ThreadStreams tlsStreams;
+
+// The calling thread's stream on gpu(id) if it has made one, else null.
+CUstream existingThreadStream(int id) {
+  auto it = tlsStreams.streams.find(id);
+  return it == tlsStreams.streams.end() ? nullptr : it->second;
+}
+
 CUstream threadStream(int id) {
-  thread_local ThreadStreams ts;
+  ThreadStreams &ts = tlsStreams;
   auto it = ts.streams.find(id);
   if (it != ts.streams.end())
     return it->second;
@@ -83,7 +115,58 @@ CUstream threadStream(int id) {
   CUstream s = nullptr;
   check(d.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   ts.streams[id] = s;
+  StreamRegistry &r = streamRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.streams.insert({id, s});
   return s;
+}
+
+// CUevents (without timing) kept per device for reuse: an engine operation
+// records one or two. Never destroyed.
+struct EventPool {
+  std::mutex mu;
+  std::map<int, std::vector<CUevent>> free;
+};
+EventPool &eventPool() {
+  static auto *p = new EventPool;
+  return *p;
+}
+
+CUevent takeEvent(int id) {
+  EventPool &p = eventPool();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    std::vector<CUevent> &v = p.free[id];
+    if (!v.empty()) {
+      CUevent e = v.back();
+      v.pop_back();
+      return e;
+    }
+  }
+  const Driver &d = bind(id);
+  CUevent e = nullptr;
+  check(d.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return e;
+}
+
+// Re-recording a given-back event later is safe: a stream that waits for it
+// waits for the record it saw when cuStreamWaitEvent was called.
+void giveEventBack(int id, CUevent e) {
+  EventPool &p = eventPool();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.free[id].push_back(e);
+}
+
+// The current point of the calling thread's stream on gpu(id).
+CUevent recordOnThreadStream(int id) {
+  CUevent e = takeEvent(id);
+  try {
+    check(bind(id).cuEventRecord(e, threadStream(id)), "cuEventRecord");
+  } catch (...) {
+    giveEventBack(id, e);
+    throw;
+  }
+  return e;
 }
 
 } // namespace
@@ -104,9 +187,82 @@ class GPUStorageManager final : public detail::PooledStorageManager {
 public:
   explicit GPUStorageManager(Device device)
       : PooledStorageManager(device, ~size_t(0) >> 1) {}
-  ~GPUStorageManager() override { releaseCached(); }
+  ~GPUStorageManager() override {
+    reclaim(/*wait=*/true);
+    releaseCached();
+  }
+
+  /// Stream-ordered release: given back inside a GPU operation (a stream
+  /// batch: the engine's GPU operations, a bulk run), the block may still be
+  /// in use by the thread's stream and by the work on other streams that the
+  /// stream was made to wait for. It returns to the pool once the stream has
+  /// passed this point (an event), so that no operation on another stream
+  /// is handed memory the device is still using. Elsewhere at once.
+  void release(Storage block) override {
+    if (!block.data)
+      return;
+    if (!batchOpen()) {
+      PooledStorageManager::release(block);
+      return;
+    }
+    CUevent e = recordOnThreadStream(device().id);
+    std::lock_guard<std::mutex> lock(pendingMu_);
+    pending_.push_back({block, e});
+  }
+
+  Storage allocate(size_t bytes) override {
+    reclaim(/*wait=*/false);
+    try {
+      return PooledStorageManager::allocate(bytes);
+    } catch (const OutOfMemoryError &) {
+      // Blocks released on streams still running: wait for them, then try
+      // again.
+      if (!reclaim(/*wait=*/true))
+        throw;
+      return PooledStorageManager::allocate(bytes);
+    }
+  }
+
+  void releaseCached() override {
+    reclaim(/*wait=*/false);
+    PooledStorageManager::releaseCached();
+  }
 
 private:
+  static bool batchOpen();
+
+  /// Gives back the pending blocks whose stream has passed their release
+  /// (all of them, waiting for the streams, with `wait`); whether any was.
+  bool reclaim(bool wait) {
+    std::vector<std::pair<Storage, CUevent>> ready;
+    {
+      std::lock_guard<std::mutex> lock(pendingMu_);
+      if (pending_.empty())
+        return false;
+      const Driver &d = bind(device().id);
+      for (size_t i = 0; i < pending_.size();) {
+        CUresult r = wait ? d.cuEventSynchronize(pending_[i].second)
+                          : d.cuEventQuery(pending_[i].second);
+        if (r == CUDA_ERROR_NOT_READY) {
+          ++i;
+          continue;
+        }
+        // Passed (or the device failed, and nothing runs on it any more).
+        ready.push_back(pending_[i]);
+        pending_[i] = pending_.back();
+        pending_.pop_back();
+      }
+    }
+    for (auto &[block, e] : ready) {
+      giveEventBack(device().id, e);
+      PooledStorageManager::release(block);
+    }
+    return !ready.empty();
+  }
+
+  std::mutex pendingMu_;
+  std::vector<std::pair<Storage, CUevent>> pending_; // guarded by pendingMu_
+
   void *rawAllocate(size_t capacity) override {
     const Driver &d = bind(device().id);
     CUdeviceptr p = 0;
@@ -127,8 +283,10 @@ void copyHostToDevice(const void *src, Device, void *dst, Device to, size_t byte
     return;
   const Driver &d = bind(to.id);
   CUstream s = threadStream(to.id);
+  // From pageable host memory the driver has staged the source when the
+  // call returns, so the copy may go on running (in a stream batch).
   check(d.cuMemcpyHtoDAsync(devPtr(dst), src, bytes, s), "copy host -> gpu");
-  check(d.cuStreamSynchronize(s), "copy host -> gpu");
+  synchronize(to.id);
 }
 
 void copyDeviceToHost(const void *src, Device from, void *dst, Device, size_t bytes, RunContext) {
@@ -136,8 +294,9 @@ void copyDeviceToHost(const void *src, Device from, void *dst, Device, size_t by
     return;
   const Driver &d = bind(from.id);
   CUstream s = threadStream(from.id);
+  // Host code reads the destination next: always waited for.
   check(d.cuMemcpyDtoHAsync(dst, devPtr(src), bytes, s), "copy gpu -> host");
-  check(d.cuStreamSynchronize(s), "copy gpu -> host");
+  synchronizeNow(from.id);
 }
 
 // Within one device, or between two under unified addressing (every 64-bit
@@ -148,7 +307,7 @@ void copyDeviceToDevice(const void *src, Device, void *dst, Device to, size_t by
   const Driver &d = bind(to.id);
   CUstream s = threadStream(to.id);
   check(d.cuMemcpyDtoDAsync(devPtr(dst), devPtr(src), bytes, s), "copy gpu -> gpu");
-  check(d.cuStreamSynchronize(s), "copy gpu -> gpu");
+  synchronize(to.id);
 }
 
 // Storage and copiers for gpu(i), registered when the runtime loads. Nothing
@@ -256,6 +415,109 @@ void synchronize(int id) {
   if (!deferSynchronize(id))
     synchronizeNow(id);
 }
+
+bool GPUStorageManager::batchOpen() { return tlsBatchDepth > 0; }
+
+namespace {
+
+/// An engine operation's end on the streams it used (engine/gpu_sync.h): a
+/// CUevent recorded on each.
+class CudaEvent final : public detail::GpuEvent {
+public:
+  struct Mark {
+    int device;
+    CUstream stream;
+    CUevent event;
+  };
+  explicit CudaEvent(std::string opName) : GpuEvent(std::move(opName)) {}
+  ~CudaEvent() override {
+    for (const Mark &m : marks)
+      giveEventBack(m.device, m.event);
+  }
+
+  std::string hostWait() const override {
+    try {
+      for (const Mark &m : marks)
+        check(bind(m.device).cuEventSynchronize(m.event), "cuEventSynchronize");
+    } catch (const std::exception &e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  bool covers(const GpuEvent &earlier) const override {
+    for (const Mark &e : static_cast<const CudaEvent &>(earlier).marks)
+      if (std::none_of(marks.begin(), marks.end(),
+                       [&](const Mark &m) { return m.stream == e.stream; }))
+        return false;
+    return true;
+  }
+
+  std::vector<Mark> marks;
+};
+
+/// What the threaded engine calls around a GPU operation.
+class CudaStreamSync final : public detail::GpuStreamSync {
+public:
+  void begin() override { ++tlsBatchDepth; }
+
+  void streamWait(int device, const detail::GpuEvent &event) override {
+    const Driver &d = bind(device);
+    CUstream mine = threadStream(device);
+    for (const CudaEvent::Mark &m : static_cast<const CudaEvent &>(event).marks)
+      if (m.stream != mine) // a stream runs in order: nothing to wait for
+        check(d.cuStreamWaitEvent(mine, m.event, 0),
+              ("waiting for operation '" + event.opName() + "' on the GPU").c_str());
+  }
+
+  detail::GpuEventPtr end(int device, bool hostComplete, const std::string &opName) override {
+    std::vector<int> devices;
+    if (tlsBatchDepth > 0 && --tlsBatchDepth == 0)
+      devices.swap(tlsBatchDevices);
+    // The operation's own device whenever the thread has a stream there: it
+    // may have launched work without saying so (a kernel launch not followed
+    // by cuda::synchronize), or its stream waited for events before it. A
+    // thread without one has done nothing on the device (an engine test's
+    // operation on a gpu lane of a machine without a GPU).
+    if (std::find(devices.begin(), devices.end(), device) == devices.end() &&
+        existingThreadStream(device))
+      devices.push_back(device);
+    if (devices.empty())
+      return nullptr;
+    if (hostComplete) {
+      for (int id : devices)
+        synchronizeNow(id);
+      return nullptr;
+    }
+    auto event = std::make_shared<CudaEvent>(opName);
+    for (int id : devices)
+      event->marks.push_back({id, threadStream(id), recordOnThreadStream(id)});
+    return event;
+  }
+
+  std::string synchronizeAll() override {
+    StreamRegistry &r = streamRegistry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    std::string first;
+    for (const auto &[id, stream] : r.streams) {
+      try {
+        check(bind(id).cuStreamSynchronize(stream), "cuStreamSynchronize");
+      } catch (const std::exception &e) {
+        if (first.empty())
+          first = e.what();
+      }
+    }
+    return first;
+  }
+};
+
+const bool kStreamSyncRegistered = [] {
+  static CudaStreamSync sync;
+  detail::setGpuStreamSync(&sync);
+  return true;
+}();
+
+} // namespace
 
 } // namespace mxc::runtime::cuda
 

@@ -38,9 +38,11 @@ namespace mxc::runtime::cuda {
   X(cuStreamCreate)                                                                    \
   X(cuStreamSynchronize)                                                               \
   X(cuStreamDestroy)                                                                   \
+  X(cuStreamWaitEvent)                                                                 \
   X(cuEventCreate)                                                                     \
   X(cuEventRecord)                                                                     \
   X(cuEventSynchronize)                                                                \
+  X(cuEventQuery)                                                                      \
   X(cuEventElapsedTime)                                                                \
   X(cuEventDestroy)                                                                    \
   X(cuModuleLoadData)                                                                  \

@@ -150,8 +150,21 @@ EngineOptions EngineOptions::fromEnvironment() {
   int share = opts.shareKernelLoops ? 1 : 0;
   readEnvInt("MXC_ENGINE_SHARE_LOOPS", 0, share);
   opts.shareKernelLoops = share != 0;
+  int events = opts.gpuEvents ? 1 : 0;
+  readEnvInt("MXC_ENGINE_GPU_EVENTS", 0, events);
+  opts.gpuEvents = events != 0;
   return opts;
 }
+
+namespace detail {
+namespace {
+std::atomic<GpuStreamSync *> gGpuStreamSync{nullptr};
+} // namespace
+GpuStreamSync *gpuStreamSync() { return gGpuStreamSync.load(std::memory_order_acquire); }
+void setGpuStreamSync(GpuStreamSync *sync) {
+  gGpuStreamSync.store(sync, std::memory_order_release);
+}
+} // namespace detail
 
 //===----------------------------------------------------------------------===//
 // Factory

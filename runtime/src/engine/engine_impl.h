@@ -5,6 +5,7 @@
 #ifndef MXC_RUNTIME_ENGINE_ENGINE_IMPL_H
 #define MXC_RUNTIME_ENGINE_ENGINE_IMPL_H
 
+#include "gpu_sync.h"
 #include "mxc/runtime/engine.h"
 
 #include <exception>
@@ -102,6 +103,13 @@ struct EngineVar {
   detail::VarWaiter *head = nullptr; ///< ops waiting, oldest first
   detail::VarWaiter *tail = nullptr;
   uint64_t version = 0; ///< completed writes
+  /// GPU events (gpu_sync.h): where the device will have finished the last
+  /// write, and the reads since, that the engine has already marked done.
+  /// Null / empty when the device has nothing left of them (or no GPU ever
+  /// touched the variable). At most one read event a stream: a later event
+  /// on a stream covers an earlier one.
+  detail::GpuEventPtr gpuWrite;
+  std::vector<detail::GpuEventPtr> gpuReads;
 };
 
 } // namespace mxc::runtime

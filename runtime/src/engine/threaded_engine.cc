@@ -16,6 +16,7 @@
 
 #include "mxc/runtime/profiler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,8 @@ namespace detail {
 namespace {
 /// The engine whose worker the calling thread is, if any.
 thread_local const ThreadedEngine *tlsWorkerOf = nullptr;
+/// The GPU op whose stream batch is open on the calling thread, if any.
+thread_local const OprBlock *tlsGpuBatchOp = nullptr;
 
 /// Pops the oldest waiter of `var` (var->mu held).
 VarWaiter *popWaiter(EngineVar *var) {
@@ -201,6 +204,7 @@ void ThreadedEngine::deleteVar(VarHandle var, std::function<void()> onDelete) {
   op->kind = OprBlock::Kind::DeleteVar;
   op->name = "deleteVar";
   op->writes.push_back(var);
+  op->releasesMemory = onDelete != nullptr;
   if (onDelete)
     op->fn = [f = std::move(onDelete)](RunContext, CompleteCallback done) {
       try {
@@ -386,21 +390,60 @@ void ThreadedEngine::execute(OprBlock *op) {
       }
     }
   }
+  // A GPU op runs in a stream batch after its stream waits for its
+  // variables' events; a host op waits for them on the host.
+  GpuStreamSync *gpu = nullptr;
+  if (op->kind == OprBlock::Kind::User && op->device.kind == Device::Kind::GPU &&
+      opts_.gpuEvents)
+    gpu = gpuStreamSync();
+  std::string startError;
+  if (gpu) {
+    gpu->begin();
+    tlsGpuBatchOp = op;
+    try {
+      waitOnStream(*op, *gpu);
+    } catch (...) {
+      startError = currentExceptionMessage();
+    }
+  } else if ((op->kind == OprBlock::Kind::User || op->releasesMemory) &&
+             gpuEventsSeen_.load(std::memory_order_acquire)) {
+    startError = waitOnHost(op);
+  }
   if (op->kind == OprBlock::Kind::User && Profiler::active()) {
     op->profiled = true;
     op->profTid = Profiler::threadId();
     op->profStartNs = Profiler::nowNs();
   }
-  CompleteCallback done = [this, op](const std::string &error) {
+  const bool started = startError.empty();
+  CompleteCallback done = [this, op, gpu, started](const std::string &error) {
     if (op->completed.exchange(true, std::memory_order_acq_rel))
       return; // called twice, or after the function threw: the first wins
+    std::string message = error;
+    if (gpu && tlsGpuBatchOp == op) {
+      // The op's GPU work ends here: an event for the next ops, or (a
+      // failure, a copy to the host, whose destination host code reads) a
+      // wait for the streams.
+      tlsGpuBatchOp = nullptr;
+      const bool host = !message.empty() || op->prop == FnProperty::CopyFromGPU;
+      try {
+        op->gpuEvent = gpu->end(op->device.id, host, op->name);
+        if (started)
+          op->gpuEffect =
+              host ? OprBlock::GpuEffect::HostComplete : OprBlock::GpuEffect::Recorded;
+        if (op->gpuEvent)
+          gpuEventsSeen_.store(true, std::memory_order_release);
+      } catch (...) {
+        if (message.empty())
+          message = currentExceptionMessage();
+      }
+    }
     // The op's event ends here, before its variables let the next ops run.
     if (op->profiled)
       Profiler::get().record(Profiler::Event{op->name, op->device, op->profTid,
                                              op->profStartNs, Profiler::nowNs()});
     ErrorPtr failure;
-    if (!error.empty())
-      failure = std::make_shared<const Failure>(EngineError{op->name, error}, op->seq);
+    if (!message.empty())
+      failure = std::make_shared<const Failure>(EngineError{op->name, message}, op->seq);
     if (!inWorker()) {
       op->handoffError = std::move(failure);
       op->handoff = true;
@@ -410,12 +453,89 @@ void ThreadedEngine::execute(OprBlock *op) {
     complete(op, std::move(failure));
     release(op, 1);
   };
+  if (!started) {
+    done(startError);
+    release(op, 1);
+    return;
+  }
   try {
     op->fn(RunContext{op->device}, done);
   } catch (...) {
     done(currentExceptionMessage());
   }
+  if (gpu && tlsGpuBatchOp == op) {
+    // The function returned without completing: it completes later, from
+    // elsewhere. What it started on this thread's streams is waited for now
+    // (an asynchronous GPU op must not complete before its work has; the
+    // engine treats it as synchronous and leaves its variables' events).
+    tlsGpuBatchOp = nullptr;
+    try {
+      gpu->end(op->device.id, /*hostComplete=*/true, op->name);
+    } catch (...) {
+      // The device's failure shows at the next wait.
+    }
+  }
   release(op, 1);
+}
+
+std::vector<GpuEventPtr> ThreadedEngine::gpuEventsBefore(const OprBlock &op) {
+  std::vector<GpuEventPtr> events;
+  for (EngineVar *var : op.reads) {
+    std::lock_guard<std::mutex> lock(var->mu);
+    if (var->gpuWrite)
+      events.push_back(var->gpuWrite);
+  }
+  for (EngineVar *var : op.writes) {
+    std::lock_guard<std::mutex> lock(var->mu);
+    if (var->gpuWrite)
+      events.push_back(var->gpuWrite);
+    events.insert(events.end(), var->gpuReads.begin(), var->gpuReads.end());
+  }
+  return events;
+}
+
+void ThreadedEngine::waitOnStream(const OprBlock &op, GpuStreamSync &gpu) {
+  for (const GpuEventPtr &e : gpuEventsBefore(op))
+    gpu.streamWait(op.device.id, *e);
+}
+
+std::string ThreadedEngine::waitOnHost(OprBlock *op) {
+  for (const GpuEventPtr &e : gpuEventsBefore(*op)) {
+    std::string err = e->hostWait();
+    if (!err.empty())
+      return "the GPU reported, after operation '" + e->opName() + "': " + err;
+  }
+  op->gpuEffect = OprBlock::GpuEffect::HostComplete;
+  return "";
+}
+
+void ThreadedEngine::noteGpuReadLocked(EngineVar *var, const OprBlock &op) {
+  switch (op.gpuEffect) {
+  case OprBlock::GpuEffect::Untouched:
+    return;
+  case OprBlock::GpuEffect::HostComplete:
+    var->gpuWrite.reset(); // waited for
+    return;
+  case OprBlock::GpuEffect::Recorded:
+    if (!op.gpuEvent)
+      return;
+    // The op's stream waited for the last write: its event covers it.
+    var->gpuWrite.reset();
+    std::vector<GpuEventPtr> &reads = var->gpuReads;
+    reads.erase(std::remove_if(reads.begin(), reads.end(),
+                               [&](const GpuEventPtr &e) { return op.gpuEvent->covers(*e); }),
+                reads.end());
+    reads.push_back(op.gpuEvent);
+    return;
+  }
+}
+
+void ThreadedEngine::noteGpuWriteLocked(EngineVar *var, const OprBlock &op) {
+  if (op.gpuEffect == OprBlock::GpuEffect::Untouched)
+    return; // a skipped op: the GPU work before it is still pending
+  // Its stream (or the host) waited for the last write and the reads since.
+  var->gpuReads.clear();
+  var->gpuWrite = op.gpuEffect == OprBlock::GpuEffect::Recorded ? op.gpuEvent : nullptr;
 }
 
 void ThreadedEngine::complete(OprBlock *op, ErrorPtr error) {
@@ -425,6 +545,7 @@ void ThreadedEngine::complete(OprBlock *op, ErrorPtr error) {
     {
       std::lock_guard<std::mutex> lock(var->mu);
       var->error = error;
+      noteGpuWriteLocked(var, *op);
       completeWriteLocked(var);
     }
     // Nothing may be queued after deleteVar's write: the var is ours.
@@ -433,6 +554,7 @@ void ThreadedEngine::complete(OprBlock *op, ErrorPtr error) {
   }
   for (EngineVar *var : op->reads) {
     std::lock_guard<std::mutex> lock(var->mu);
+    noteGpuReadLocked(var, *op);
     completeReadLocked(var);
   }
 }
@@ -455,14 +577,41 @@ void ThreadedEngine::release(OprBlock *op, int n) {
     after();
 }
 
+namespace {
+/// Waits on the host for the GPU event of a var's last write (taken when the
+/// write had completed for the engine); the device's failure names the op.
+std::optional<EngineError> waitForGpuWrite(const GpuEventPtr &e) {
+  if (!e)
+    return std::nullopt;
+  std::string err = e->hostWait();
+  if (err.empty())
+    return std::nullopt;
+  return EngineError{e->opName(), "the GPU reported: " + err};
+}
+} // namespace
+
 std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
   if (inWorker())
     return insideOperationError("waitForVar");
   {
-    // Nothing writing or waiting: every earlier write has completed.
-    std::lock_guard<std::mutex> lock(var->mu);
-    if (!var->writeRunning && !var->head)
-      return reportVarError(var->error);
+    // Nothing writing or waiting: every earlier write has completed (on the
+    // GPU, once its event has).
+    GpuEventPtr gpuWrite;
+    ErrorPtr error;
+    {
+      std::lock_guard<std::mutex> lock(var->mu);
+      if (!var->writeRunning && !var->head) {
+        gpuWrite = var->gpuWrite;
+        error = var->error;
+        if (!gpuWrite)
+          return reportVarError(error);
+      }
+    }
+    if (gpuWrite) {
+      if (error)
+        return reportVarError(error);
+      return waitForGpuWrite(gpuWrite);
+    }
   }
   // Otherwise queue a read of the var; it runs after every earlier write.
   struct WaitState {
@@ -470,6 +619,7 @@ std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
     std::condition_variable cv;
     bool done = false;
     ErrorPtr error;
+    GpuEventPtr gpuWrite;
   };
   auto state = std::make_shared<WaitState>();
   auto *op = new OprBlock();
@@ -481,6 +631,7 @@ std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
       std::lock_guard<std::mutex> varLock(var->mu);
       std::lock_guard<std::mutex> lock(state->mu);
       state->error = var->error;
+      state->gpuWrite = var->gpuWrite;
     }
     done(std::string());
   };
@@ -493,7 +644,12 @@ std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
   enqueue(op);
   std::unique_lock<std::mutex> lock(state->mu);
   state->cv.wait(lock, [&] { return state->done; });
-  return reportVarError(state->error);
+  if (state->error)
+    return reportVarError(state->error);
+  // The device may still be writing: wait here, not on the engine's worker.
+  GpuEventPtr gpuWrite = std::move(state->gpuWrite);
+  lock.unlock();
+  return waitForGpuWrite(gpuWrite);
 }
 
 std::optional<EngineError> ThreadedEngine::waitForAll() {
@@ -505,7 +661,16 @@ std::optional<EngineError> ThreadedEngine::waitForAll() {
     drainedCv_.wait(lock, [&] { return pending_.load() == 0; });
     drainWaiters_.fetch_sub(1);
   }
-  return failures_.takeFirstUnreported();
+  std::optional<EngineError> first = failures_.takeFirstUnreported();
+  // Every op has completed for the engine; the GPU work they left running
+  // is waited for too.
+  if (gpuEventsSeen_.load(std::memory_order_acquire))
+    if (GpuStreamSync *gpu = gpuStreamSync()) {
+      std::string err = gpu->synchronizeAll();
+      if (!err.empty() && !first)
+        first = EngineError{"waitForAll", "the GPU reported: " + err};
+    }
+  return first;
 }
 
 namespace {

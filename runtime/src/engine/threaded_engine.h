@@ -67,6 +67,16 @@ struct OprBlock {
   bool profiled = false;
   int32_t profTid = 0;
   uint64_t profStartNs = 0;
+  /// What the op leaves on its variables' GPU events (gpu_sync.h):
+  /// Untouched (it did not run, or could not wait for them), HostComplete
+  /// (the host waited for them and for its own work: the variables have no
+  /// GPU work left), or Recorded (`gpuEvent`, null if it used no stream).
+  enum class GpuEffect : uint8_t { Untouched, HostComplete, Recorded };
+  GpuEffect gpuEffect = GpuEffect::Untouched;
+  GpuEventPtr gpuEvent;
+  /// A DeleteVar whose function gives the variable's memory back: it waits
+  /// on the host for the GPU work still using it.
+  bool releasesMemory = false;
 };
 
 /// A pool of worker threads with a priority queue of ready operations:
@@ -167,6 +177,19 @@ private:
   WorkerPool &poolFor(const OprBlock &op);
   /// In a worker: run `op` (or skip it when it reads a failed var).
   void execute(OprBlock *op);
+  /// The GPU events `op` must come after: the last write's of each var it
+  /// reads, the last write's and later reads' of each var it writes.
+  static std::vector<GpuEventPtr> gpuEventsBefore(const OprBlock &op);
+  /// Before a GPU op (on its worker, batch open): its stream waits for
+  /// gpuEventsBefore on the device. Throws on a driver failure.
+  static void waitOnStream(const OprBlock &op, GpuStreamSync &gpu);
+  /// Before an op that runs on the host and uses memory a GPU op may still
+  /// be using: waits for gpuEventsBefore on the host; "" or what the device
+  /// reported (op->gpuEffect is HostComplete on success).
+  std::string waitOnHost(OprBlock *op);
+  /// Keeps `op`'s GPU effect on its vars (var->mu held).
+  static void noteGpuReadLocked(EngineVar *var, const OprBlock &op);
+  static void noteGpuWriteLocked(EngineVar *var, const OprBlock &op);
   /// The op finished (`error` null on success): record the outcome on the
   /// vars it writes and release its variables.
   void complete(OprBlock *op, ErrorPtr error);
@@ -193,6 +216,9 @@ private:
   std::condition_variable drainedCv_;
 
   FailureLog failures_;
+  /// Set once an op has left a GPU event on a variable: until then no op
+  /// needs to look for events (a CPU-only process never does).
+  std::atomic<bool> gpuEventsSeen_{false};
 
   // Pools. CPU: compute workers, the priority pool (CPUPrioritized), and one
   // thread for FnProperty::Async functions, which only start work. GPU:

@@ -67,6 +67,10 @@ struct MXC_RUNTIME_API EngineOptions {
   /// issue fills these pools; MXC_GPU_WORKER_NTHREADS, MXC_GPU_COPY_NTHREADS).
   int gpuWorkers = 2;
   int gpuCopyWorkers = 1;
+  /// Whether the threaded engine orders GPU operations on different streams
+  /// with CUDA events instead of waiting for the device after each one
+  /// (MXC_ENGINE_GPU_EVENTS=0 turns it off; docs/gpu.md, "Streams").
+  bool gpuEvents = true;
   /// With more than one CPU worker, whether a worker with nothing to run
   /// helps the parallel loop of another worker's step (docs/runtime.md,
   /// "Threads": work-sharing; MXC_ENGINE_SHARE_LOOPS=0 turns it off).
@@ -75,8 +79,8 @@ struct MXC_RUNTIME_API EngineOptions {
   /// (threads.h: MXC_ENGINE or MXNET_ENGINE_TYPE, MXC_ or
   /// MXNET_CPU_WORKER_NTHREADS, MXC_ or MXNET_CPU_PRIORITY_NTHREADS; an
   /// MXC_* name wins), MXC_ENGINE_MAX_INFLIGHT (0: no bound),
-  /// MXC_GPU_WORKER_NTHREADS, MXC_GPU_COPY_NTHREADS and
-  /// MXC_ENGINE_SHARE_LOOPS. A malformed value is
+  /// MXC_GPU_WORKER_NTHREADS, MXC_GPU_COPY_NTHREADS, MXC_ENGINE_GPU_EVENTS
+  /// and MXC_ENGINE_SHARE_LOOPS. A malformed value is
   /// ignored with a warning on stderr.
   static EngineOptions fromEnvironment();
 };
