@@ -88,10 +88,11 @@ struct Stream {
   std::deque<std::function<void()>> queue; // guarded by mu
   uint64_t enqueued = 0, completed = 0;    // guarded by mu
   bool stop = false;                       // guarded by mu
+  const bool async = asyncDelayUs() >= 0;
   std::thread worker;
 
   Stream() {
-    if (asyncDelayUs() >= 0)
+    if (async)
       worker = std::thread([this] { loop(); });
   }
   // Runs what is queued, then stops the thread. The stream itself is never
@@ -102,7 +103,7 @@ struct Stream {
       stop = true;
     }
     cv.notify_all();
-    if (worker.joinable())
+    if (async)
       worker.join();
   }
   void loop() {
@@ -124,7 +125,7 @@ struct Stream {
   // Runs `op` after everything queued before it; returns its point.
   uint64_t enqueue(std::function<void()> op) {
     std::unique_lock<std::mutex> lock(mu);
-    if (!worker.joinable() || stop) {
+    if (!async || stop) {
       lock.unlock();
       op();
       lock.lock();

@@ -23,9 +23,14 @@ with open(SCRIPT) as f:
     _text = f.read()
 # mode -> its functions: `launch` compiles for the GPU (the launches fail on
 # the double); `host-kernels` compiles CPU kernels that run on the double's
-# "device" arrays and compares the results with the CPU's.
+# "device" arrays and compares the results with the CPU's. Each again with
+# the double's streams asynchronous (`-async`: MXC_HOST_DRIVER_ASYNC_US, a
+# thread a stream, each copy delayed), so that what the engine takes for done
+# is not done on the "device" yet: the engine's GPU events must order the
+# copy lanes, the compute lane and the CPU kernels reading device arrays.
 MODES = {"launch": re.findall(r"^def (check_\w+)\(", _text, re.M),
          "host-kernels": re.findall(r"^def (numerics_\w+)\(", _text, re.M)}
+MODES.update({m + "-async": names for m, names in list(MODES.items())})
 
 
 def _run(mode):
@@ -34,6 +39,10 @@ def _run(mode):
     env = dict(os.environ, MXC_CUDA_DRIVER=DOUBLE, MXC_HOST_DRIVER_MEMORY=str(1 << 30),
                MXC_QUIET="1")
     env.pop("MXC_TEST_GPU_HOST_KERNELS", None)
+    env.pop("MXC_HOST_DRIVER_ASYNC_US", None)
+    if mode.endswith("-async"):
+        mode = mode[:-len("-async")]
+        env["MXC_HOST_DRIVER_ASYNC_US"] = "100"
     if mode == "host-kernels":
         env["MXC_TEST_GPU_HOST_KERNELS"] = "1"
     else:  # device pointers the host cannot read: host code touching them crashes
