@@ -466,10 +466,13 @@ print(":".join(dirs))' 2>/dev/null || true)"
   if ! MXC_CUDNN_WORKSPACE_REPORT=1 limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1; then
     fails=$((fails + 1))
   fi
-  echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step waits for its stream)," \
+  echo "-- a step at a time (MXC_EXEC_BULK_EXEC_INFERENCE=0: each step an engine operation, ordered" \
+    "by CUDA events, none waiting for the device)" >>"$report"
+  MXC_EXEC_BULK_EXEC_INFERENCE=0 limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 || true
+  echo "-- a step at a time, each waiting for its stream (MXC_ENGINE_GPU_EVENTS=0)," \
     "profiled: where the step's time goes (bench/gpu/step_profile.py)" >>"$report"
   rm -f "$work/resnet50-trace.json"
-  MXC_EXEC_BULK_EXEC_INFERENCE=0 MXC_PROFILE="$work/resnet50-trace.json" \
+  MXC_EXEC_BULK_EXEC_INFERENCE=0 MXC_ENGINE_GPU_EVENTS=0 MXC_PROFILE="$work/resnet50-trace.json" \
     limit 150 "$CHECK/bin/train_step_resnet50" 3 >>"$report" 2>&1 || true
   [ -f "$work/resnet50-trace.json" ] &&
     { python3 "$ROOT/bench/gpu/step_profile.py" "$work/resnet50-trace.json" >>"$report" 2>&1 || true; }

@@ -177,7 +177,11 @@ protected:
   void SetUp() override {
     MXC_REQUIRE_GPU();
     EngineOptions opts;
-    opts.kind = GetParam();
+    // "threaded-no-events": GPU operations wait for their streams
+    // (MXC_ENGINE_GPU_EVENTS=0).
+    std::string kind = GetParam();
+    opts.gpuEvents = kind != "threaded-no-events";
+    opts.kind = opts.gpuEvents ? kind : "threaded";
     engine = createEngine(opts);
   }
   std::unique_ptr<Engine> engine;
@@ -421,5 +425,12 @@ TEST(CudaHostDriver, RefusesKernelsWithOneLine) {
   EXPECT_EQ(err.find('\n'), std::string::npos) << err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, CudaNDArray, ::testing::Values("naive", "threaded"),
-                         [](const auto &info) { return std::string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Engines, CudaNDArray,
+                         ::testing::Values("naive", "threaded", "threaded-no-events"),
+                         [](const auto &info) {
+                           std::string name = info.param;
+                           for (char &c : name)
+                             if (c == '-')
+                               c = '_';
+                           return name;
+                         });

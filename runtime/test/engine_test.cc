@@ -562,7 +562,10 @@ TEST(EngineFactory, OptionsFromEnvironment) {
   ::setenv("MXC_CPU_WORKER_NTHREADS", "3", 1);
   ::setenv("MXC_ENGINE_MAX_INFLIGHT", "123", 1);
   ::setenv("MXC_CPU_PRIORITY_NTHREADS", "zero", 1); // malformed: ignored
+  EXPECT_TRUE(EngineOptions::fromEnvironment().gpuEvents);
+  ::setenv("MXC_ENGINE_GPU_EVENTS", "0", 1);
   EngineOptions opts = EngineOptions::fromEnvironment();
+  EXPECT_FALSE(opts.gpuEvents);
   EXPECT_EQ(opts.kind, "naive");
   EXPECT_EQ(opts.cpuWorkers, 3);
   EXPECT_EQ(opts.maxInFlight, 123u);
@@ -577,7 +580,7 @@ TEST(EngineFactory, OptionsFromEnvironment) {
   EXPECT_FALSE(e.waitForAll());
   EXPECT_EQ(runner, pusher) << "MXC_ENGINE=naive runs ops in the pushing thread";
   for (const char *name : {"MXC_ENGINE", "MXC_CPU_WORKER_NTHREADS", "MXC_ENGINE_MAX_INFLIGHT",
-                           "MXC_CPU_PRIORITY_NTHREADS"})
+                           "MXC_CPU_PRIORITY_NTHREADS", "MXC_ENGINE_GPU_EVENTS"})
     ::unsetenv(name);
 }
 

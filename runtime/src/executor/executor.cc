@@ -447,8 +447,13 @@ void Executor::runBulk() {
   if (*failure) {
     throw stepFailed(plan_.steps[(*failure)->first], (*failure)->second);
   }
-  if (err) // an input had failed before the run
-    throw OperationError(err->str());
+  if (err) {
+    // On a GPU the run leaves its work running (an event, engine/gpu_sync.h):
+    // a fault the device reports shows at this wait, for the whole run.
+    if (gpuBulk_ && err->opName == kBulkOpName)
+      throw OperationError(err->str() + " (run with MXC_EXEC_BULK_EXEC_INFERENCE=0 to find the step)");
+    throw OperationError(err->str()); // an input had failed before the run
+  }
 }
 
 void Executor::run() {
