@@ -860,10 +860,26 @@ def empty(shape, ctx=None, dtype="float32", stype=None):
         return _new(np.empty(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
 
 
+def _filled(shape, value, ctx, dtype):
+    """A new array of `value`s: on a GPU set there by a device memset (an
+    engine operation, no host buffer or copy); elsewhere from numpy."""
+    dt = np_dtype(dtype_name(dtype))
+    ctx = check_context(ctx, gpu=True)
+    if ctx.device_type == "gpu" and dt.itemsize in (1, 2, 4, 8):
+        try:
+            out = _new_rt(shape, dt, ctx)
+        except MXNetError:
+            out = None  # not a runtime dtype: _new says so
+        if out is not None:
+            out._rt.fill(int.from_bytes(np.array(value, dtype=dt).tobytes(), "little"))
+            return out
+    return _new(np.full(shape, value, dtype=dt), ctx)
+
+
 def _zeros_any(shape, ctx=None, dtype="float32"):
     """zeros of any shape, () and zero extents included (mxc's own arrays:
     gradients, optimizer states, results of zero size)."""
-    return _new(np.zeros(_shape(shape), dtype=np_dtype(dtype_name(dtype))), ctx)
+    return _filled(_shape(shape), 0, ctx, dtype)
 
 
 @_recorded_in_custom_ops("_zeros")
@@ -871,7 +887,7 @@ def zeros(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "zeros")
     if kwargs.get("out") is not None:
         return full(shape, 0, out=kwargs["out"])
-    return _new(np.zeros(_creation_shape(shape, "zeros"), dtype=np_dtype(dtype_name(dtype))), ctx)
+    return _filled(_creation_shape(shape, "zeros"), 0, ctx, dtype)
 
 
 @_recorded_in_custom_ops("_ones")
@@ -879,14 +895,14 @@ def ones(shape, ctx=None, dtype="float32", stype=None, **kwargs):
     _check_dense(stype, "ones")
     if kwargs.get("out") is not None:
         return full(shape, 1, out=kwargs["out"])
-    return _new(np.ones(_creation_shape(shape, "ones"), dtype=np_dtype(dtype_name(dtype))), ctx)
+    return _filled(_creation_shape(shape, "ones"), 1, ctx, dtype)
 
 
 def full(shape, val, ctx=None, dtype="float32", out=None):
     if out is not None:
         out._data[...] = val
         return out
-    return _new(np.full(_creation_shape(shape, "full"), val, dtype=np_dtype(dtype_name(dtype))), ctx)
+    return _filled(_creation_shape(shape, "full"), val, ctx, dtype)
 
 
 def _range_values(n, start, step, repeat, dtype):

@@ -1000,6 +1000,18 @@ NB_MODULE(_mxc, m) {
       .def("wait_to_write", &PyArray::waitToWrite)
       .def("copy_to", &PyArray::copyTo, nb::arg("dst"),
            "Pushes a copy into dst (an engine operation)")
+      .def(
+          "fill",
+          [](const PyArray &a, uint64_t pattern) {
+            try {
+              a.array.fill(pattern);
+            } catch (const std::exception &e) {
+              throw MXNetError(e.what());
+            }
+          },
+          nb::arg("pattern"),
+          "Pushes an operation setting every element to pattern, the element's "
+          "bytes as a little-endian integer (on a GPU a device memset)")
       .def("shares_storage_with", &PyArray::sharesStorageWith)
       .def("push_failure", &PyArray::pushFailure, nb::arg("op"), nb::arg("message"),
            "Pushes an operation named op, writing this array, that fails with message")

@@ -218,6 +218,23 @@ void run(CUstream s, std::function<void()> op) {
     op();
 }
 
+// Sets elements of type T: `height` rows of `width` elements, `pitch` bytes
+// apart (the 1-D forms: one row).
+template <typename T>
+CUresult memsetElements(CUdeviceptr dst, size_t pitch, T value, size_t width, size_t height,
+                        CUstream s) {
+  if (!width || !height)
+    return CUDA_SUCCESS;
+  if (pitch < width * sizeof(T) || !owned(dst, pitch * (height - 1) + width * sizeof(T)))
+    return CUDA_ERROR_INVALID_VALUE;
+  run(s, [d = static_cast<char *>(hostOf(dst)), pitch, value, width, height] {
+    for (size_t r = 0; r < height; ++r)
+      for (size_t c = 0; c < width; ++c)
+        std::memcpy(d + r * pitch + c * sizeof(T), &value, sizeof(T));
+  });
+  return CUDA_SUCCESS;
+}
+
 } // namespace
 
 extern "C" {
@@ -374,6 +391,19 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n,
   if (n)
     run(s, [d = hostOf(dst), value, n] { std::memset(d, value, n); });
   return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t n, CUstream s) {
+  return memsetElements(dst, n * 2, value, n, 1, s);
+}
+
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstream s) {
+  return memsetElements(dst, n * 4, value, n, 1, s);
+}
+
+CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int value,
+                                    size_t width, size_t height, CUstream s) {
+  return memsetElements(dst, pitch, value, width, height, s);
 }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *s, unsigned int) {

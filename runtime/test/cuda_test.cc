@@ -340,6 +340,28 @@ TEST_P(CudaNDArray, StreamsFollowTheVariablesWithoutWaiting) {
   }
 }
 
+// fill on a GPU (mx.nd.zeros / ones / full there): a device memset of
+// every element width, in order with the copies around it.
+TEST_P(CudaNDArray, FillsDeviceArraysWithoutAHostBuffer) {
+  const int64_t n = 1000;
+  for (auto [dt, width] : {std::pair{DType::U8, 1}, std::pair{DType::F16, 2},
+                           std::pair{DType::F32, 4}, std::pair{DType::I64, 8},
+                           std::pair{DType::F64, 8}}) {
+    std::vector<unsigned char> before(size_t(n) * width, 0xee);
+    NDArray a({n}, dt, Device::gpu(0), engine.get());
+    a.copyFromHost(before.data(), before.size());
+    // Unequal 4-byte halves for 8-byte elements (two strided memsets).
+    uint64_t pattern = width == 8 ? 0xbff0000000000001ull : 0x3c00u & ((1ull << (8 * width)) - 1);
+    a.fill(pattern);
+    std::vector<unsigned char> got(before.size()), want;
+    a.copyToHost(got.data(), got.size());
+    for (int64_t i = 0; i < n; ++i)
+      for (int k = 0; k < width; ++k)
+        want.push_back(static_cast<unsigned char>(pattern >> (8 * k)));
+    EXPECT_EQ(got, want) << width << "-byte elements";
+  }
+}
+
 // Memory given back while a stream may still read it is not handed to an
 // operation on another stream before that (stream-ordered release): the
 // source of a queued gpu -> gpu copy is dropped, and a new array of its size

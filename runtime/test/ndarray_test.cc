@@ -97,6 +97,33 @@ TEST_P(NDArrayTest, HostCopiesRoundTrip) {
   EXPECT_THROW(a.copyFromHost(small, sizeof small), Error);
 }
 
+// fill: every element width, after the writes before it (an engine
+// operation writing the array).
+TEST_P(NDArrayTest, FillSetsEveryElementInOrder) {
+  NDArray a = iota({5, 3});
+  a.fill(0x3fc00000u); // 1.5f
+  EXPECT_EQ(read(a), std::vector<float>(15, 1.5f));
+  auto bytesOf = [](const NDArray &x) {
+    std::vector<unsigned char> b(x.numBytes());
+    x.copyToHost(b.data(), b.size());
+    return b;
+  };
+  for (auto [dt, width] : {std::pair{DType::U8, 1}, std::pair{DType::F16, 2},
+                           std::pair{DType::I32, 4}, std::pair{DType::I64, 8}}) {
+    NDArray x({7}, dt, Device::cpu(), engine.get());
+    uint64_t pattern = 0x0102030405060708ull & (width == 8 ? ~0ull : (1ull << (8 * width)) - 1);
+    x.fill(pattern);
+    std::vector<unsigned char> got = bytesOf(x), want;
+    for (int i = 0; i < 7; ++i)
+      for (int k = 0; k < width; ++k)
+        want.push_back(static_cast<unsigned char>(pattern >> (8 * k)));
+    EXPECT_EQ(got, want) << width << "-byte elements";
+  }
+  NDArray empty({0, 4}, DType::F32, Device::cpu(), engine.get());
+  empty.fill(0);
+  empty.waitToRead();
+}
+
 TEST_P(NDArrayTest, ReshapeSharesStorageAndVariable) {
   NDArray a = iota({2, 6});
   NDArray b = a.reshape({3, -1});

@@ -310,7 +310,40 @@ void copyDeviceToDevice(const void *src, Device, void *dst, Device to, size_t by
   synchronize(to.id);
 }
 
-// Storage and copiers for gpu(i), registered when the runtime loads. Nothing
+// NDArray::fill on gpu(i): a memset of the device on the thread's stream
+// (8-byte patterns as two 4-byte columns of pitch 8 unless both halves
+// agree).
+void fillDevice(void *dst, Device dev, size_t bytes, uint64_t pattern, unsigned width,
+                RunContext) {
+  const Driver &d = bind(dev.id);
+  CUstream s = threadStream(dev.id);
+  CUdeviceptr p = devPtr(dst);
+  const char *what = "fill on the GPU";
+  switch (width) {
+  case 1:
+    check(d.cuMemsetD8Async(p, static_cast<unsigned char>(pattern), bytes, s), what);
+    break;
+  case 2:
+    check(d.cuMemsetD16Async(p, static_cast<unsigned short>(pattern), bytes / 2, s), what);
+    break;
+  case 4:
+    check(d.cuMemsetD32Async(p, static_cast<unsigned>(pattern), bytes / 4, s), what);
+    break;
+  default: {
+    unsigned lo = static_cast<unsigned>(pattern), hi = static_cast<unsigned>(pattern >> 32);
+    if (lo == hi) {
+      check(d.cuMemsetD32Async(p, lo, bytes / 4, s), what);
+      break;
+    }
+    check(d.cuMemsetD2D32Async(p, 8, lo, 1, bytes / 8, s), what);
+    check(d.cuMemsetD2D32Async(p + 4, 8, hi, 1, bytes / 8, s), what);
+    break;
+  }
+  }
+  synchronize(dev.id);
+}
+
+// Storage, copiers and the filler for gpu(i), registered when the runtime loads. Nothing
 // here touches the driver: that happens at the first gpu array.
 const bool kRegistered = [] {
   registerStorageFactory(Device::Kind::GPU, [](Device dev) -> std::unique_ptr<StorageManager> {
@@ -323,6 +356,7 @@ const bool kRegistered = [] {
                  FnProperty::CopyFromGPU, /*runOnDestination=*/false);
   registerCopier(Device::Kind::GPU, Device::Kind::GPU, copyDeviceToDevice, FnProperty::Normal,
                  /*runOnDestination=*/true);
+  registerFiller(Device::Kind::GPU, fillDevice);
   return true;
 }();
 

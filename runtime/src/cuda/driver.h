@@ -35,6 +35,9 @@ namespace mxc::runtime::cuda {
   X(cuMemcpyDtoHAsync)                                                                 \
   X(cuMemcpyDtoDAsync)                                                                 \
   X(cuMemsetD8Async)                                                                   \
+  X(cuMemsetD16Async)                                                                  \
+  X(cuMemsetD32Async)                                                                  \
+  X(cuMemsetD2D32Async)                                                                \
   X(cuStreamCreate)                                                                    \
   X(cuStreamSynchronize)                                                               \
   X(cuStreamDestroy)                                                                   \

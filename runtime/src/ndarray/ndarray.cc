@@ -2,6 +2,7 @@
 // copies between devices as engine operations, waits.
 #include "mxc/runtime/ndarray.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -93,6 +94,35 @@ Copier findCopier(Device from, Device to) {
   return it->second;
 }
 
+// Fillers by device kind (NDArray::fill). Never destroyed.
+struct FillerRegistry {
+  std::mutex mu;
+  std::map<Device::Kind, FillFn> fillers;
+};
+
+template <typename T> void fillAs(void *dst, size_t bytes, uint64_t pattern) {
+  T v;
+  std::memcpy(&v, &pattern, sizeof v); // the low bytes (little-endian)
+  std::fill_n(static_cast<T *>(dst), bytes / sizeof v, v);
+}
+
+FillerRegistry &fillers() {
+  static FillerRegistry *r = [] {
+    auto *reg = new FillerRegistry;
+    reg->fillers[Device::Kind::CPU] = [](void *dst, Device, size_t bytes, uint64_t pattern,
+                                         unsigned width, RunContext) {
+      switch (width) {
+      case 1: std::memset(dst, int(pattern & 0xff), bytes); break;
+      case 2: fillAs<uint16_t>(dst, bytes, pattern); break;
+      case 4: fillAs<uint32_t>(dst, bytes, pattern); break;
+      default: fillAs<uint64_t>(dst, bytes, pattern); break;
+      }
+    };
+    return reg;
+  }();
+  return *r;
+}
+
 // Throws Error with `err`'s text if there is one.
 void raise(const std::optional<EngineError> &err) {
   if (err)
@@ -106,6 +136,12 @@ void registerCopier(Device::Kind from, Device::Kind to, CopyFn fn,
   CopierRegistry &r = copiers();
   std::lock_guard<std::mutex> lock(r.mu);
   r.copiers[{from, to}] = Copier{std::move(fn), prop, runOnDestination};
+}
+
+void registerFiller(Device::Kind kind, FillFn fn) {
+  FillerRegistry &r = fillers();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.fillers[kind] = std::move(fn);
 }
 
 NDArray::NDArray() = default;
@@ -340,6 +376,31 @@ void NDArray::copyToHost(void *dst, size_t bytes) const {
   raise(err);
   // An array whose writer failed has nothing worth copying: say so.
   raise(eng.waitForVar(chunk_->var));
+}
+
+void NDArray::fill(uint64_t pattern) const {
+  requireNotNone("fill");
+  FillFn fn;
+  {
+    FillerRegistry &r = fillers();
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.fillers.find(device().kind);
+    if (it == r.fillers.end())
+      throw Error("no filler for arrays on " + device().str());
+    fn = it->second;
+  }
+  unsigned width = unsigned(dtypeSize(dtype_));
+  if (width != 1 && width != 2 && width != 4 && width != 8)
+    throw Error("fill: elements of " + std::to_string(width) + " bytes");
+  void *out = data();
+  size_t bytes = numBytes();
+  Device dev = device();
+  chunk_->engine->pushSync(
+      [fn, out, dev, bytes, pattern, width](RunContext ctx) {
+        if (bytes)
+          fn(out, dev, bytes, pattern, width, ctx);
+      },
+      dev, {}, {chunk_->var}, FnProperty::Normal, 0, "fill on " + dev.str());
 }
 
 void NDArray::waitToRead() const {

@@ -110,6 +110,17 @@ def check_creation_functions_on_the_gpu():
     assert mx.nd.array([2.5], ctx=g).asscalar() == np.float32(2.5)
     assert float(mx.nd.array([2.5], ctx=g)) == 2.5
     assert "@gpu(0)" in repr(mx.nd.ones((2,), ctx=g)) and "1." in repr(mx.nd.ones((2,), ctx=g))
+    # zeros / ones / full on a GPU are device memsets of every element width
+    # (8-byte patterns with unequal halves as two strided 4-byte ones).
+    for dt, val in [("float32", -2.25), ("float64", 1.0 / 3), ("float16", 1.5), ("int8", -3),
+                    ("uint8", 200), ("int32", -7), ("int64", (5 << 32) + 9), ("int64", -1)]:
+        got = mx.nd.full((3, 5), val, ctx=g, dtype=dt).asnumpy()
+        assert got.dtype == np.dtype(dt), (dt, got.dtype)
+        np.testing.assert_array_equal(got, np.full((3, 5), val, dtype=dt), err_msg=dt)
+        np.testing.assert_array_equal(mx.nd.zeros((7,), ctx=g, dtype=dt).asnumpy(),
+                                      np.zeros(7, dtype=dt), err_msg=dt)
+        np.testing.assert_array_equal(mx.nd.ones((2, 2), ctx=g, dtype=dt).asnumpy(),
+                                      np.ones((2, 2), dtype=dt), err_msg=dt)
 
 
 def check_device_memory_is_pooled_and_runs_out_cleanly():

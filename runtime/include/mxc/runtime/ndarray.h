@@ -90,6 +90,13 @@ public:
   /// names the operation).
   void copyToHost(void *dst, size_t bytes) const;
 
+  /// Sets every element to `pattern`, the element's bytes in its low
+  /// dtypeSize(dtype()) bytes (little-endian: 1.0f is 0x3f800000): an engine
+  /// operation on the array's device that writes it, after the operations
+  /// pushed before; returns at once. On a GPU a memset of the device (no host
+  /// buffer, no copy; mx.nd.zeros / ones / full there).
+  void fill(uint64_t pattern) const;
+
   /// Blocks until every write pushed so far on the chunk has finished; throws
   /// Error naming the operation if one failed.
   void waitToRead() const;
@@ -121,6 +128,16 @@ using CopyFn = std::function<void(const void *src, Device from, void *dst,
 MXC_RUNTIME_API void registerCopier(Device::Kind from, Device::Kind to,
                                     CopyFn fn, FnProperty prop,
                                     bool runOnDestination);
+
+/// Sets `bytes` bytes at `dst` on `device` to repetitions of the
+/// `width`-byte `pattern` (width 1, 2, 4 or 8; bytes a multiple of it); runs
+/// inside an engine operation on the device.
+using FillFn = std::function<void(void *dst, Device device, size_t bytes, uint64_t pattern,
+                                  unsigned width, RunContext ctx)>;
+
+/// Registers (or replaces) how arrays on devices of `kind` are filled
+/// (NDArray::fill). The runtime registers the CPU's; the GPU backend its own.
+MXC_RUNTIME_API void registerFiller(Device::Kind kind, FillFn fn);
 
 } // namespace mxc::runtime
 
