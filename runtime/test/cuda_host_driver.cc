@@ -44,7 +44,6 @@
 #include <functional>
 #include <mutex>
 #include <new>
-#include <set>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -150,13 +149,18 @@ struct Stream {
   }
 };
 
-// Every stream, so that cuMemFree can wait for all of them.
+// Every stream ever created, destroyed ones included (an event may still
+// point into one; kept reachable, never freed), so that cuMemFree can wait
+// for all of them.
 std::mutex gStreamsMutex;
-std::set<Stream *> gStreams;
+std::vector<Stream *> &allStreams() {
+  static auto *streams = new std::vector<Stream *>;
+  return *streams;
+}
 
 void drainAllStreams() {
   std::lock_guard<std::mutex> lock(gStreamsMutex);
-  for (Stream *s : gStreams)
+  for (Stream *s : allStreams())
     s->waitFor(s->point());
 }
 
@@ -412,7 +416,7 @@ CUresult CUDAAPI cuStreamCreate(CUstream *s, unsigned int) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   {
     std::lock_guard<std::mutex> lock(gStreamsMutex);
-    gStreams.insert(stream);
+    allStreams().push_back(stream);
   }
   *s = reinterpret_cast<CUstream>(stream);
   return CUDA_SUCCESS;
@@ -427,10 +431,6 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
 CUresult CUDAAPI cuStreamDestroy(CUstream s) {
   if (!s)
     return CUDA_ERROR_INVALID_VALUE;
-  {
-    std::lock_guard<std::mutex> lock(gStreamsMutex);
-    gStreams.erase(streamOf(s));
-  }
   streamOf(s)->destroy();
   return CUDA_SUCCESS;
 }

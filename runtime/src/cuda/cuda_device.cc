@@ -3,7 +3,7 @@
 // memory pool registered with storage.h, the cpu<->gpu copiers registered with
 // ndarray.h, and PTX modules.
 //
-// Streams and events (engine/gpu_sync.h, docs/gpu.md "Streams"): the
+// Streams and events (engine/gpu_sync.h, docs/gpu.md "Streams and events"): the
 // threaded engine runs each GPU operation in a stream batch on its worker's
 // stream, after making that stream wait for the events of the operations it
 // depends on, and records an event when it is done instead of waiting for

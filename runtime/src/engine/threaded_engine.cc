@@ -594,24 +594,21 @@ std::optional<EngineError> ThreadedEngine::waitForVar(VarHandle var) {
   if (inWorker())
     return insideOperationError("waitForVar");
   {
-    // Nothing writing or waiting: every earlier write has completed (on the
-    // GPU, once its event has).
-    GpuEventPtr gpuWrite;
+    // Nothing writing or waiting: every earlier write has completed (on a
+    // GPU, once its event has: waited for outside the lock).
+    bool ready;
     ErrorPtr error;
+    GpuEventPtr gpuWrite;
     {
       std::lock_guard<std::mutex> lock(var->mu);
-      if (!var->writeRunning && !var->head) {
-        gpuWrite = var->gpuWrite;
+      ready = !var->writeRunning && !var->head;
+      if (ready) {
         error = var->error;
-        if (!gpuWrite)
-          return reportVarError(error);
+        gpuWrite = var->gpuWrite;
       }
     }
-    if (gpuWrite) {
-      if (error)
-        return reportVarError(error);
-      return waitForGpuWrite(gpuWrite);
-    }
+    if (ready)
+      return error ? reportVarError(error) : waitForGpuWrite(gpuWrite);
   }
   // Otherwise queue a read of the var; it runs after every earlier write.
   struct WaitState {

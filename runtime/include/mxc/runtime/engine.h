@@ -69,7 +69,7 @@ struct MXC_RUNTIME_API EngineOptions {
   int gpuCopyWorkers = 1;
   /// Whether the threaded engine orders GPU operations on different streams
   /// with CUDA events instead of waiting for the device after each one
-  /// (MXC_ENGINE_GPU_EVENTS=0 turns it off; docs/gpu.md, "Streams").
+  /// (MXC_ENGINE_GPU_EVENTS=0 turns it off; docs/gpu.md, "Streams and events").
   bool gpuEvents = true;
   /// With more than one CPU worker, whether a worker with nothing to run
   /// helps the parallel loop of another worker's step (docs/runtime.md,
