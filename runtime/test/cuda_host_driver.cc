@@ -1,9 +1,10 @@
 // cuda_host_driver.cc - a test double of the CUDA driver API over host
 // memory, for machines without a GPU (these, and CI). It is loaded in place
 // of libcuda.so.1 with MXC_CUDA_DRIVER=path/libmxc-cuda-host-driver.so and
-// gives the runtime one "GPU" whose memory is host memory (malloc), whose
-// copies and memsets are memcpy / memset done at once (every stream is
-// synchronous unless MXC_HOST_DRIVER_ASYNC_US is set, below), and which runs no kernels: cuModuleLoadData fails with
+// gives the runtime one "GPU" (or more, below) whose memory is host memory
+// (malloc), whose copies and memsets are memcpy / memset done at once (every
+// stream is synchronous unless MXC_HOST_DRIVER_ASYNC_US is set, below), and
+// which runs no kernels: cuModuleLoadData fails with
 // CUDA_ERROR_NOT_SUPPORTED ("the host driver double runs no kernels"), so a
 // launch of generated code, cuBLAS or cuDNN fails with a one-line error.
 //
@@ -16,6 +17,9 @@
 //
 // MXC_HOST_DRIVER_MEMORY (bytes, default 16 GiB) is the device's size: an
 // allocation past it is CUDA_ERROR_OUT_OF_MEMORY.
+//
+// MXC_HOST_DRIVER_DEVICES=N: N "GPUs" (1 to 8, default 1) over the same host
+// memory; copies between them are plain copies (unified addressing).
 //
 // MXC_HOST_DRIVER_ASYNC_US=N: streams are asynchronous, as a GPU's: each
 // stream has a thread that runs its copies, memsets and event waits in
@@ -56,8 +60,19 @@ bool gOpaque = false; // set by cuInit from MXC_HOST_DRIVER_OPAQUE
 std::mutex gMutex;
 std::unordered_map<uintptr_t, size_t> gBlocks; // address -> bytes
 size_t gInUse = 0;
-int gContextTag = 0; // the one primary context's handle points here
+int gContextTags[8] = {}; // device i's primary context's handle points at [i]
 bool gInitialised = false;
+
+// MXC_HOST_DRIVER_DEVICES (1 to 8, default 1): how many "GPUs" there are
+// (all over the one host memory, sharing MXC_HOST_DRIVER_MEMORY).
+int deviceCount() {
+  static const int n = [] {
+    const char *s = std::getenv("MXC_HOST_DRIVER_DEVICES");
+    long v = s && *s ? std::strtol(s, nullptr, 10) : 1;
+    return int(v < 1 ? 1 : v > 8 ? 8 : v);
+  }();
+  return n;
+}
 
 size_t memoryLimit() {
   static const size_t limit = [] {
@@ -274,14 +289,14 @@ CUresult CUDAAPI cuGetErrorString(CUresult r, const char **text) {
 }
 
 CUresult CUDAAPI cuDeviceGetCount(int *n) {
-  *n = gInitialised ? 1 : 0;
+  *n = gInitialised ? deviceCount() : 0;
   return gInitialised ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
 CUresult CUDAAPI cuDeviceGet(CUdevice *d, int ordinal) {
-  if (ordinal != 0)
+  if (ordinal < 0 || ordinal >= deviceCount())
     return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  *d = ordinal;
   return CUDA_SUCCESS;
 }
 
@@ -310,9 +325,9 @@ CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice) {
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
-  if (dev != 0)
+  if (dev < 0 || dev >= deviceCount())
     return CUDA_ERROR_INVALID_DEVICE;
-  *ctx = reinterpret_cast<CUcontext>(&gContextTag);
+  *ctx = reinterpret_cast<CUcontext>(&gContextTags[dev]);
   return CUDA_SUCCESS;
 }
 

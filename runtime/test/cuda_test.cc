@@ -340,6 +340,38 @@ TEST_P(CudaNDArray, StreamsFollowTheVariablesWithoutWaiting) {
   }
 }
 
+// The same across two GPUs: host -> gpu(0) (gpu(0)'s copy-to lane), gpu(0)
+// -> gpu(1) (gpu(1)'s compute lane, waiting for gpu(0)'s event), gpu(1) ->
+// host, round after round without waiting. Where two GPUs are (ctest's
+// host_driver_async.* run gives the double two).
+TEST_P(CudaNDArray, CopiesAcrossDevicesFollowTheVariables) {
+  if (cuda::deviceCount() < 2)
+    GTEST_SKIP() << "needs two GPUs";
+  const int64_t n = 1 << 14;
+  const int rounds = 10;
+  std::vector<NDArray> sources, results;
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<float> v(n, float(r + 1));
+    NDArray src({n}, DType::F32, Device::cpu(), engine.get());
+    src.copyFromHost(v.data(), v.size() * sizeof(float));
+    sources.push_back(src);
+    results.emplace_back(Shape{n}, DType::F32, Device::cpu(), engine.get());
+  }
+  NDArray a({n}, DType::F32, Device::gpu(0), engine.get());
+  NDArray b({n}, DType::F32, Device::gpu(1), engine.get());
+  for (int r = 0; r < rounds; ++r) {
+    sources[r].copyTo(a);
+    a.copyTo(b);
+    b.copyTo(results[r]);
+  }
+  ASSERT_FALSE(engine->waitForAll());
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<float> out(n, -1.0f);
+    results[r].copyToHost(out.data(), out.size() * sizeof(float));
+    ASSERT_EQ(out, std::vector<float>(n, float(r + 1))) << "round " << r;
+  }
+}
+
 // fill on a GPU (mx.nd.zeros / ones / full there): a device memset of
 // every element width, in order with the copies around it.
 TEST_P(CudaNDArray, FillsDeviceArraysWithoutAHostBuffer) {

@@ -657,6 +657,31 @@ DEVICE_CHECKS = ("check_arrays_go_to_the_gpu_and_back", "check_creation_function
                  "check_the_kvstore_takes_gpu_arrays")
 
 
+def twogpus_arrays_move_between_devices():
+    """Two "GPUs" (MXC_HOST_DRIVER_DEVICES=2): arrays on gpu(1), copies
+    between the devices and back in a chain pushed without waiting (with
+    the double's asynchronous streams the engine's events must order them
+    across devices), creation by memset on gpu(1), and the clear error of an
+    operator there (compiled code runs on gpu(0) only)."""
+    assert mx.context.num_gpus() == 2
+    g0, g1 = mx.gpu(0), mx.gpu(1)
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal((64, 33)).astype(np.float32) for _ in range(8)]
+    outs = []
+    a = mx.nd.zeros((64, 33), ctx=g0)
+    b = mx.nd.zeros((64, 33), ctx=g1)
+    for v in values:
+        a[:] = mx.nd.array(v)      # host -> gpu(0)
+        a.copyto(b)                # gpu(0) -> gpu(1)
+        outs.append(b.copyto(mx.cpu()))
+    for v, o in zip(values, outs):
+        np.testing.assert_array_equal(o.asnumpy(), v)
+    c = mx.nd.full((5, 5), 2.5, ctx=g1)
+    assert c.context == g1
+    np.testing.assert_array_equal(c.as_in_context(g0).asnumpy(), np.full((5, 5), 2.5, np.float32))
+    raises(lambda: (c + c).wait_to_read(), "gpu(1)", "gpu(0) only")
+
+
 def main():
     global MODE
     MODE = mode = sys.argv[1] if len(sys.argv) > 1 else "launch"
@@ -664,7 +689,7 @@ def main():
         checks = [(n, f) for n, f in sorted(globals().items())
                   if n.startswith("numerics_") or n in DEVICE_CHECKS]
     else:
-        prefix = {"launch": "check_", "host-kernels": "numerics_"}[mode]
+        prefix = {"launch": "check_", "host-kernels": "numerics_", "two-gpus": "twogpus_"}[mode]
         checks = [(n, f) for n, f in sorted(globals().items()) if n.startswith(prefix)]
     only = set(sys.argv[2:])
     for name, fn in checks:

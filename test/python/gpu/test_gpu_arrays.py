@@ -31,6 +31,9 @@ with open(SCRIPT) as f:
 MODES = {"launch": re.findall(r"^def (check_\w+)\(", _text, re.M),
          "host-kernels": re.findall(r"^def (numerics_\w+)\(", _text, re.M)}
 MODES.update({m + "-async": names for m, names in list(MODES.items())})
+# Two "GPUs" (MXC_HOST_DRIVER_DEVICES=2), asynchronous streams: copies
+# between devices ordered by events that cross devices.
+MODES["two-gpus-async"] = re.findall(r"^def (twogpus_\w+)\(", _text, re.M)
 
 
 def _run(mode):
@@ -43,6 +46,9 @@ def _run(mode):
     if mode.endswith("-async"):
         mode = mode[:-len("-async")]
         env["MXC_HOST_DRIVER_ASYNC_US"] = "100"
+    env.pop("MXC_HOST_DRIVER_DEVICES", None)
+    if mode == "two-gpus":
+        env["MXC_HOST_DRIVER_DEVICES"] = "2"
     if mode == "host-kernels":
         env["MXC_TEST_GPU_HOST_KERNELS"] = "1"
     else:  # device pointers the host cannot read: host code touching them crashes
