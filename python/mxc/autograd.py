@@ -446,12 +446,8 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
     raise MXNetError."""
     import json
     from .base import dtype_name
-    from .ndarray import NDArray, _invoke_slow
+    from .ndarray import NDArray, _invoke_slow, _new
     heads, head_grads = _checked_heads(heads, head_grads)
-    for h in heads:
-        if h._ctx.device_type == "gpu":
-            raise MXNetError("autograd.grad: create_graph=True on %s arrays is not supported "
-                             "yet (docs/gpu.md)" % h._ctx)
     arrays = {}
     graph, feeds, leaves, order, fouts = _tape_graph(heads, variables, set(), arrays,
                                                     expand=True)
@@ -480,10 +476,12 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
                 if kind == "head_grad":
                     k = head_grad_names.index(name)
                     hg = None if head_grads is None else head_grads[k]
+                    # (runtime arrays, on the head's device: a GPU's operators
+                    # take nothing else)
                     if hg is None:
-                        hg = NDArray(np.ones(heads[k].shape, heads[k].dtype), heads[k]._ctx)
+                        hg = _new(np.ones(heads[k].shape, heads[k].dtype), heads[k]._ctx)
                     elif not isinstance(hg, NDArray):
-                        hg = NDArray(np.asarray(hg, heads[k].dtype), heads[k]._ctx)
+                        hg = _new(np.asarray(hg, heads[k].dtype), heads[k]._ctx)
                     env[i] = [hg]
                 elif kind == "rng_seed":
                     raise MXNetError("autograd.grad: create_graph=True through a random "
@@ -508,7 +506,7 @@ def _grad_create_graph(heads, variables, head_grads, train_mode):
             got[oname[:-len("_grad")]] = env[src][idx]
     by_array = {id(a): got[name] for name, a in leaves.items() if name in got}
     return [by_array[id(v)] if id(v) in by_array else
-            NDArray(np.zeros(v.shape, v._data.dtype), v._ctx) for v in variables]
+            _new(np.zeros(v.shape, v.dtype), v._ctx) for v in variables]
 
 
 def predict_form(op, attrs):

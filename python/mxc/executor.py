@@ -71,12 +71,10 @@ class Executor:
         self._interpreted = _has_custom(symbol._outputs)
         self._interp_heads = None
         # On a GPU the graph is compiled for the device and every run is
-        # pushed on device arrays (no numpy path).
+        # pushed on device arrays (no numpy path); one with a custom operator
+        # runs operator by operator there too (each compiled for the device,
+        # the custom operator on the device's arrays).
         self._gpu = ctx.device_type == "gpu"
-        if self._gpu:
-            if self._interpreted:
-                raise MXNetError("an executor with a Python custom operator on %s is not "
-                                 "supported yet (docs/gpu.md)" % ctx)
 
     @property
     def outputs(self):
@@ -576,7 +574,7 @@ class Executor:
         if out_grads is not None:
             if isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]
-            out_grads = [g if isinstance(g, NDArray) else nd.array(g)
+            out_grads = [g if isinstance(g, NDArray) else nd.array(g, ctx=self._ctx)
                          for g in _head_grads(out_grads, len(heads))]
         autograd.backward(heads, head_grads=out_grads, retain_graph=True)
 
@@ -635,9 +633,6 @@ class Executor:
         return new
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        if self._gpu:
-            raise MXNetError("set_monitor_callback on %s is not supported yet (docs/gpu.md)"
-                             % self._ctx)
         """MXNet's monitor: at each forward, callback(name, array) for every
         operator output ('<node>_output', ...), in graph order; with
         monitor_all also every variable and every operator input

@@ -219,6 +219,24 @@ def check_gradients_are_compiled_for_the_gpu_and_launched_there():
     assert x.grad.context == g and x.grad.shape == (3, 4)
     raises(x.grad.asnumpy, NO_KERNELS)
     assert any(key[-1] == "gpu(0)" for key in mx.autograd._compiled)
+    # grad(create_graph=True): the gradient graph's operators, each compiled
+    # for the GPU and launched there, recorded for a second backward.
+    y = mx.nd.ones((3, 4), ctx=g)
+    y.attach_grad()
+    with mx.autograd.record():
+        dy = mx.autograd.grad(mx.nd.sin(y) * y, [y], create_graph=True)[0]
+    assert dy.context == g and dy.shape == (3, 4)
+    raises(dy.asnumpy, NO_KERNELS)
+
+
+def check_custom_operators_run_on_the_gpu():
+    g = mx.gpu(0)
+    exe = _custom_net().simple_bind(g, data=(4, 5))
+    exe.forward(is_train=False, data=mx.nd.ones((4, 5), ctx=g))
+    assert exe.outputs[0].context == g and exe.outputs[0].shape == (4, 3)
+    # operator by operator on the GPU: the first, FullyConnected, is cuBLAS's
+    # (which the double cannot load)
+    raises(exe.outputs[0].asnumpy, "operation 'fullyconnected' failed", "on the GPU")
 
 
 def check_the_kvstore_takes_gpu_arrays():
@@ -266,11 +284,6 @@ def check_what_does_not_run_on_the_gpu_says_so():
     raises(lambda: x + mx.nd.ones((2, 3)), "arrays on gpu(0) and cpu(0)", "as_in_context")
     raises(lambda: x._data, "no numpy view of an array on gpu(0)")
     raises(lambda: mx.nd.zeros((2,), ctx=mx.gpu(1)), "gpu(1) does not exist")
-    x.attach_grad()
-    with mx.autograd.record():
-        y = x * 2
-    raises(lambda: mx.autograd.grad(y, [x], create_graph=True),
-           "create_graph=True on gpu(0) arrays is not supported yet")
 
     data = mx.sym.Variable("data")
     net = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
@@ -373,6 +386,20 @@ def numerics_autograd_on_gpu_arrays():
     assert grads(g).context == g
     _same(grads(g), grads(mx.cpu()), "autograd.grad")
 
+    def second_order(ctx):  # grad(create_graph=True), then backward through it
+        x = mx.nd.array(A, ctx=ctx)
+        x.attach_grad()
+        with mx.autograd.record():
+            y = x * x * mx.nd.sin(x)
+            dx = mx.autograd.grad(y, [x], create_graph=True)[0]
+            z = mx.nd.sum(dx * dx)
+        z.backward()
+        return [dx, x.grad]
+    got = second_order(g)
+    assert got[0].context == g and got[1].context == g
+    for k, (a, b) in enumerate(zip(got, second_order(mx.cpu()))):
+        _same(a, b, "grad(create_graph=True) %d" % k)
+
     def batchnorm(ctx):  # training BatchNorm: moving statistics updated in place
         x = mx.nd.array(A.reshape(4, 5, 1, 1), ctx=ctx)
         gamma, beta = mx.nd.ones((5,), ctx=ctx), mx.nd.zeros((5,), ctx=ctx)
@@ -429,6 +456,21 @@ def numerics_executors_and_updates_on_the_gpu():
         assert a.context == g
         _same(a, b, "executor value %d" % k)
 
+    def monitored(ctx):  # MXNet's monitor: every operator's output (and input)
+        seen = []
+        exe = net.simple_bind(ctx, data=(4, 5), softmax_label=(4,))
+        exe.copy_params_from({k: mx.nd.array(v) for k, v in params.items()},
+                             {k: mx.nd.array(v) for k, v in aux.items()})
+        exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.copy())),
+                                 monitor_all=True)
+        exe.forward(is_train=False, data=A, softmax_label=y)
+        return seen
+    on_gpu, on_cpu = monitored(g), monitored(mx.cpu())
+    assert [n for n, _ in on_gpu] == [n for n, _ in on_cpu] and len(on_gpu) > 10, on_gpu
+    for (name, a), (_, b) in zip(on_gpu, on_cpu):
+        assert a.context == g, name
+        _same(a, b, "monitor " + name)
+
     # backward with head gradients on a graph without a loss head
     plain = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
 
@@ -472,6 +514,66 @@ def numerics_executors_and_updates_on_the_gpu():
     cpu_values = accumulate(mx.cpu())
     for k, (a, b) in enumerate(zip(gpu_values, cpu_values)):
         _same(a, b, "grad_req add / backward after inference, value %d" % k)
+
+
+class _Square(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * in_data[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], 2 * in_data[0] * out_grad[0])
+
+
+@mx.operator.register("gpu_check_square")
+class _SquareProp(mx.operator.CustomOpProp):
+    def __init__(self):
+        super().__init__(need_top_grad=True)
+
+    def list_arguments(self):
+        return ["data"]
+
+    def list_outputs(self):
+        return ["output"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Square()
+
+
+def _custom_net():
+    d = mx.sym.Variable("data")
+    return mx.sym.Custom(mx.sym.FullyConnected(d, num_hidden=3, name="fc"),
+                         op_type="gpu_check_square")
+
+
+def numerics_custom_operators_on_gpu_arrays():
+    """A Python custom operator on GPU arrays, imperatively (autograd) and
+    inside an executor (which then runs operator by operator, each compiled
+    for the device)."""
+    g = mx.gpu(0)
+
+    def imperative(ctx):
+        x = mx.nd.array(A, ctx=ctx)
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.Custom(x, op_type="gpu_check_square")
+        y.backward(mx.nd.array(B, ctx=ctx))
+        return [y, x.grad]
+
+    def executor(ctx):
+        exe = _custom_net().simple_bind(ctx, data=(4, 5))
+        exe.copy_params_from({"fc_weight": mx.nd.array(W), "fc_bias": mx.nd.array([0.5, -1, 2])})
+        exe.forward(is_train=True, data=A)
+        exe.backward(B[:, :3])
+        return [exe.outputs[0], exe.grad_dict["fc_weight"], exe.grad_dict["fc_bias"]]
+
+    for what, fn in (("imperative", imperative), ("executor", executor)):
+        got = fn(g)
+        for k, (a, b) in enumerate(zip(got, fn(mx.cpu()))):
+            assert a.context == g, (what, k)
+            _same(a, b, "custom operator, %s %d" % (what, k))
 
 
 def numerics_indexing_and_views_of_gpu_arrays():
