@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -185,6 +186,38 @@ protected:
     engine = createEngine(opts);
   }
   std::unique_ptr<Engine> engine;
+
+  // Rounds of host -> `first` (its copy-to lane), `first` -> `second` (the
+  // compute lane of `second`), `second` -> host (its copy-from lane) copies
+  // of n floats value(round, i), pushed without waiting; then each round's
+  // result is checked.
+  void checkCopyChain(Device first, Device second, int64_t n, int rounds,
+                      const std::function<float(int, int64_t)> &value) {
+    std::vector<NDArray> sources, results;
+    for (int r = 0; r < rounds; ++r) {
+      std::vector<float> v(n);
+      for (int64_t i = 0; i < n; ++i)
+        v[size_t(i)] = value(r, i);
+      NDArray src({n}, DType::F32, Device::cpu(), engine.get());
+      src.copyFromHost(v.data(), v.size() * sizeof(float));
+      sources.push_back(src);
+      results.emplace_back(Shape{n}, DType::F32, Device::cpu(), engine.get());
+    }
+    NDArray a({n}, DType::F32, first, engine.get());
+    NDArray b({n}, DType::F32, second, engine.get());
+    for (int r = 0; r < rounds; ++r) {
+      sources[r].copyTo(a);
+      a.copyTo(b);
+      b.copyTo(results[r]);
+    }
+    ASSERT_FALSE(engine->waitForAll());
+    for (int r = 0; r < rounds; ++r) {
+      std::vector<float> out(n, -1.0f);
+      results[r].copyToHost(out.data(), out.size() * sizeof(float));
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(out[size_t(i)], value(r, i)) << "round " << r << " element " << i;
+    }
+  }
 };
 
 TEST_P(CudaNDArray, CopiesBetweenHostAndDevice) {
@@ -312,32 +345,8 @@ step a3 saxpy gpu(0) reads x writes y
 // double with asynchronous streams (ctest's host_driver_async.*: each stream
 // operation delayed, so a missing event wait shows as a wrong round).
 TEST_P(CudaNDArray, StreamsFollowTheVariablesWithoutWaiting) {
-  const int64_t n = 1 << 16;
-  const int rounds = 12;
-  std::vector<NDArray> sources, results;
-  for (int r = 0; r < rounds; ++r) {
-    std::vector<float> v(n);
-    for (int64_t i = 0; i < n; ++i)
-      v[size_t(i)] = float(r * 1000 + i % 997);
-    NDArray src({n}, DType::F32, Device::cpu(), engine.get());
-    src.copyFromHost(v.data(), v.size() * sizeof(float));
-    sources.push_back(src);
-    results.emplace_back(Shape{n}, DType::F32, Device::cpu(), engine.get());
-  }
-  NDArray a({n}, DType::F32, Device::gpu(0), engine.get());
-  NDArray b({n}, DType::F32, Device::gpu(0), engine.get());
-  for (int r = 0; r < rounds; ++r) {
-    sources[r].copyTo(a); // gpu-copy-to lane
-    a.copyTo(b);          // gpu compute lane
-    b.copyTo(results[r]); // gpu-copy-from lane
-  }
-  ASSERT_FALSE(engine->waitForAll());
-  for (int r = 0; r < rounds; ++r) {
-    std::vector<float> out(n, -1.0f);
-    results[r].copyToHost(out.data(), out.size() * sizeof(float));
-    for (int64_t i = 0; i < n; ++i)
-      ASSERT_EQ(out[size_t(i)], float(r * 1000 + i % 997)) << "round " << r << " element " << i;
-  }
+  checkCopyChain(Device::gpu(0), Device::gpu(0), 1 << 16, 12,
+                 [](int r, int64_t i) { return float(r * 1000 + i % 997); });
 }
 
 // The same across two GPUs: host -> gpu(0) (gpu(0)'s copy-to lane), gpu(0)
@@ -347,29 +356,8 @@ TEST_P(CudaNDArray, StreamsFollowTheVariablesWithoutWaiting) {
 TEST_P(CudaNDArray, CopiesAcrossDevicesFollowTheVariables) {
   if (cuda::deviceCount() < 2)
     GTEST_SKIP() << "needs two GPUs";
-  const int64_t n = 1 << 14;
-  const int rounds = 10;
-  std::vector<NDArray> sources, results;
-  for (int r = 0; r < rounds; ++r) {
-    std::vector<float> v(n, float(r + 1));
-    NDArray src({n}, DType::F32, Device::cpu(), engine.get());
-    src.copyFromHost(v.data(), v.size() * sizeof(float));
-    sources.push_back(src);
-    results.emplace_back(Shape{n}, DType::F32, Device::cpu(), engine.get());
-  }
-  NDArray a({n}, DType::F32, Device::gpu(0), engine.get());
-  NDArray b({n}, DType::F32, Device::gpu(1), engine.get());
-  for (int r = 0; r < rounds; ++r) {
-    sources[r].copyTo(a);
-    a.copyTo(b);
-    b.copyTo(results[r]);
-  }
-  ASSERT_FALSE(engine->waitForAll());
-  for (int r = 0; r < rounds; ++r) {
-    std::vector<float> out(n, -1.0f);
-    results[r].copyToHost(out.data(), out.size() * sizeof(float));
-    ASSERT_EQ(out, std::vector<float>(n, float(r + 1))) << "round " << r;
-  }
+  checkCopyChain(Device::gpu(0), Device::gpu(1), 1 << 14, 10,
+                 [](int r, int64_t) { return float(r + 1); });
 }
 
 // fill on a GPU (mx.nd.zeros / ones / full there): a device memset of

@@ -430,6 +430,16 @@ namespace {
 thread_local int tlsBatchDepth = 0;
 thread_local std::vector<int> tlsBatchDevices;
 thread_local std::string tlsBatchError;
+
+void openBatch() { ++tlsBatchDepth; }
+/// Closes the innermost batch; the devices whose stream has unwaited work
+/// when it was the outermost (else none: an enclosing batch waits).
+std::vector<int> closeBatch() {
+  std::vector<int> devices;
+  if (tlsBatchDepth > 0 && --tlsBatchDepth == 0)
+    devices.swap(tlsBatchDevices);
+  return devices;
+}
 } // namespace
 
 void synchronizeNow(int id) {
@@ -493,7 +503,7 @@ public:
 /// What the threaded engine calls around a GPU operation.
 class CudaStreamSync final : public detail::GpuStreamSync {
 public:
-  void begin() override { ++tlsBatchDepth; }
+  void begin() override { openBatch(); }
 
   void streamWait(int device, const detail::GpuEvent &event) override {
     const Driver &d = bind(device);
@@ -505,9 +515,7 @@ public:
   }
 
   detail::GpuEventPtr end(int device, bool hostComplete, const std::string &opName) override {
-    std::vector<int> devices;
-    if (tlsBatchDepth > 0 && --tlsBatchDepth == 0)
-      devices.swap(tlsBatchDevices);
+    std::vector<int> devices = closeBatch();
     // The operation's own device whenever the thread has a stream there: it
     // may have launched work without saying so (a kernel launch not followed
     // by cuda::synchronize), or its stream waited for events before it. A
@@ -568,15 +576,12 @@ const bool kStreamSyncRegistered = [] {
 // libmxc_model_rt.a's members are linked only if referenced) does not pull
 // the driver in.
 extern "C" MXC_RUNTIME_API void mxc_cuda_stream_batch_begin(void) {
-  ++mxc::runtime::cuda::tlsBatchDepth;
+  mxc::runtime::cuda::openBatch();
 }
 
 extern "C" MXC_RUNTIME_API const char *mxc_cuda_stream_batch_finish(void) {
   using namespace mxc::runtime::cuda;
-  if (tlsBatchDepth == 0 || --tlsBatchDepth > 0)
-    return nullptr; // no batch, or an enclosing one waits
-  std::vector<int> devices;
-  devices.swap(tlsBatchDevices);
+  std::vector<int> devices = closeBatch(); // none: an enclosing batch waits
   try {
     for (int id : devices)
       synchronizeNow(id);

@@ -719,19 +719,26 @@ MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(double, f64, data, w, dx, kBackwardData)
 MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(float, f32, weight, x, dw, kBackwardFilter)
 MXC_DEFINE_CUDA_CONV_BACKWARD_KERNEL(double, f64, weight, x, dw, kBackwardFilter)
 
+// The pooling kernels' static arguments (kernels.h's order, the forward's and
+// the gradient's alike) and the geometry they make.
+#define MXC_CUDA_POOLING_ARGS                                                          \
+  int64_t kind, int64_t p_value, int64_t count_include_pad, int64_t planes, int64_t in_d, \
+      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
+      int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
+      int64_t pad_d, int64_t pad_h, int64_t pad_w
+#define MXC_CUDA_POOLING_GEOMETRY(T)                                                   \
+  PoolGeometry {                                                                       \
+    int64_t(sizeof(T)), kind, p_value, count_include_pad, planes, in_d, in_h, in_w, k_d, \
+        k_h, k_w, out_d, out_h, out_w, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w \
+  }
+
 #define MXC_DEFINE_CUDA_POOLING_BACKWARD_KERNEL(T, suffix)                              \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_pooling_backward_##suffix(                      \
       MXC_KERNEL_BUFFER(const T, dy), MXC_KERNEL_BUFFER(const T, x),                    \
-      MXC_KERNEL_BUFFER(const T, y), MXC_KERNEL_BUFFER(T, dx), int64_t kind,            \
-      int64_t p_value, int64_t count_include_pad, int64_t planes, int64_t in_d,         \
-      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
-      int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
-      int64_t pad_d, int64_t pad_h, int64_t pad_w) {                                    \
+      MXC_KERNEL_BUFFER(const T, y), MXC_KERNEL_BUFFER(T, dx), MXC_CUDA_POOLING_ARGS) { \
     reportingErrors("pooling gradient", [&] {                                           \
-      PoolGeometry g = {int64_t(sizeof(T)), kind, p_value, count_include_pad, planes,    \
-                        in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,  \
-                        stride_h, stride_w, pad_d, pad_h, pad_w};                        \
-      poolingBackward<T>(dy + dy_offset, x + x_offset, y + y_offset, dx + dx_offset, g); \
+      poolingBackward<T>(dy + dy_offset, x + x_offset, y + y_offset, dx + dx_offset,    \
+                         MXC_CUDA_POOLING_GEOMETRY(T));                                 \
     });                                                                                 \
   }
 
@@ -830,16 +837,9 @@ MXC_DEFINE_CUDA_SOFTMAX_KERNELS(double, f64)
 /// CPU's pooling is generated code).
 #define MXC_DEFINE_CUDA_POOLING_FORWARD_KERNEL(T, suffix)                               \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_pooling_forward_##suffix(                       \
-      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), int64_t kind,             \
-      int64_t p_value, int64_t count_include_pad, int64_t planes, int64_t in_d,         \
-      int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h, int64_t k_w, int64_t out_d, \
-      int64_t out_h, int64_t out_w, int64_t stride_d, int64_t stride_h, int64_t stride_w, \
-      int64_t pad_d, int64_t pad_h, int64_t pad_w) {                                    \
+      MXC_KERNEL_BUFFER(const T, x), MXC_KERNEL_BUFFER(T, y), MXC_CUDA_POOLING_ARGS) {  \
     reportingErrors("pooling", [&] {                                                    \
-      PoolGeometry g = {int64_t(sizeof(T)), kind, p_value, count_include_pad, planes,    \
-                        in_d, in_h, in_w, k_d, k_h, k_w, out_d, out_h, out_w, stride_d,  \
-                        stride_h, stride_w, pad_d, pad_h, pad_w};                        \
-      poolingForward<T>(x + x_offset, y + y_offset, g);                                 \
+      poolingForward<T>(x + x_offset, y + y_offset, MXC_CUDA_POOLING_GEOMETRY(T));      \
     });                                                                                 \
   }
 
