@@ -91,12 +91,14 @@ public:
   std::atomic<int64_t> runNs{0}, pushes{0};
   int64_t tierBudgetNs = 0;
 
-  /// The executor of push(): one per graph, made on the first push. A push
-  /// holds pushMutex so that one call's steps are not interleaved with
-  /// another thread's (they share the arena, whose variables order whole
-  /// calls only when each call's steps are pushed together).
+  /// The executors of push(): one per graph and device, made on the first
+  /// push there (a GPU plan pushed on gpu(1) arrays runs Plan::onDevice's
+  /// copy, with an arena on gpu(1)). A push holds pushMutex so that one
+  /// call's steps are not interleaved with another thread's (they share
+  /// the arena, whose variables order whole calls only when each call's
+  /// steps are pushed together).
   std::mutex pushMutex;
-  std::unique_ptr<runtime::Executor> pushExecutor;
+  std::map<std::pair<int, int>, std::unique_ptr<runtime::Executor>> pushExecutors;
   /// Executors of the fast tier's kernels (pushed steps may be pending on
   /// them); destroyed first, before the JITs that hold their kernels.
   std::vector<std::unique_ptr<runtime::Executor>> retiredExecutors;
@@ -109,7 +111,7 @@ public:
     // The executors (and the steps they may have pending) before the
     // modules their kernels launch from.
     pool.clear();
-    pushExecutor.reset();
+    pushExecutors.clear();
     retiredExecutors.clear();
     if (moduleFini)
       moduleFini();
@@ -463,8 +465,9 @@ bool CompiledGraphImpl::tierUp(std::string *error) {
   }
   {
     std::lock_guard<std::mutex> pushLock(pushMutex);
-    if (pushExecutor)
-      retiredExecutors.push_back(std::move(pushExecutor));
+    for (auto &[device, executor] : pushExecutors)
+      retiredExecutors.push_back(std::move(executor));
+    pushExecutors.clear();
   }
   fastTier = false;
   if (!tierCachePath.empty() &&
@@ -585,19 +588,31 @@ void CompiledGraph::push(const std::vector<runtime::NDArray> &inputs,
   if (impl->fastTier.load(std::memory_order_relaxed) &&
       ++impl->pushes >= kFastTierPushes)
     impl->tierUp(nullptr);
+  // A GPU plan runs on the GPU its arrays are on (the executor checks that
+  // every one is there).
+  runtime::Device device = impl->plan.device();
+  if (device.kind == runtime::Device::Kind::GPU) {
+    const runtime::NDArray *first = !inputs.empty()    ? &inputs.front()
+                                    : !outputs.empty() ? &outputs.front()
+                                                       : nullptr;
+    if (first && !first->isNone() && first->device().kind == device.kind)
+      device = first->device();
+  }
   std::lock_guard<std::mutex> lock(impl->pushMutex);
-  if (!impl->pushExecutor) {
+  std::unique_ptr<runtime::Executor> &executor =
+      impl->pushExecutors[{int(device.kind), device.id}];
+  if (!executor) {
     runtime::KernelTable kernels;
     {
       std::lock_guard<std::mutex> poolLock(impl->poolMutex);
       kernels = impl->kernels;
     }
-    impl->pushExecutor =
-        std::make_unique<runtime::Executor>(impl->plan, kernels);
+    executor = std::make_unique<runtime::Executor>(
+        device == impl->plan.device() ? impl->plan : impl->plan.onDevice(device), kernels);
   }
   // Nothing is bound: the pushed steps keep what they use alive through
   // the engine.
-  impl->pushExecutor->pushOn(inputs, outputs);
+  executor->pushOn(inputs, outputs);
 }
 
 std::string mxc::defaultCacheDir() {

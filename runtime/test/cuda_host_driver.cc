@@ -4,9 +4,19 @@
 // gives the runtime one "GPU" (or more, below) whose memory is host memory
 // (malloc), whose copies and memsets are memcpy / memset done at once (every
 // stream is synchronous unless MXC_HOST_DRIVER_ASYNC_US is set, below), and
-// which runs no kernels: cuModuleLoadData fails with
-// CUDA_ERROR_NOT_SUPPORTED ("the host driver double runs no kernels"), so a
-// launch of generated code, cuBLAS or cuDNN fails with a one-line error.
+// which runs no kernels: modules load, but cuLaunchKernel fails with
+// CUDA_ERROR_NOT_SUPPORTED ("the host driver double runs no kernels (a
+// launch on gpu(i))", naming the device it was launched on), so a launch
+// of generated code, cuBLAS or cuDNN fails with a one-line error.
+//
+// Contexts are kept as on a GPU: each thread has a current one
+// (cuCtxSetCurrent); a stream, an event and a module belong to the device
+// whose context was current when they were made; a launch, a copy or a
+// memset on a stream of another device than the current context's, an
+// event recorded on another device's stream, a kernel of a module loaded on
+// another device, is CUDA_ERROR_INVALID_HANDLE (as strict as the driver, or
+// stricter: every call the runtime makes binds the stream's device), and
+// any of these with no current context is CUDA_ERROR_INVALID_CONTEXT.
 //
 // What it checks: the runtime's and the Python front end's plumbing around
 // gpu(i) — device arrays, the caching pool and OOM, cpu<->gpu<->gpu copies
@@ -46,8 +56,10 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <new>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +74,9 @@ std::unordered_map<uintptr_t, size_t> gBlocks; // address -> bytes
 size_t gInUse = 0;
 int gContextTags[8] = {}; // device i's primary context's handle points at [i]
 bool gInitialised = false;
+thread_local int tlsCurrentDevice = -1; // whose context is current (-1: none)
+// The device of the last refused launch on this thread (its error text).
+thread_local int tlsRefusedLaunchDevice = -1;
 
 // MXC_HOST_DRIVER_DEVICES (1 to 8, default 1): how many "GPUs" there are
 // (all over the one host memory, sharing MXC_HOST_DRIVER_MEMORY).
@@ -97,6 +112,7 @@ long asyncDelayUs() {
 // A stream: operations run in order, on its own thread when asynchronous.
 // `completed` counts the operations done; a point of the stream is a count.
 struct Stream {
+  int device = -1; // whose context was current when it was made
   std::mutex mu;
   std::condition_variable cv;
   std::deque<std::function<void()>> queue; // guarded by mu
@@ -181,6 +197,7 @@ void drainAllStreams() {
 
 // An event: a point of one stream (none: never recorded, complete).
 struct Event {
+  int device = -1; // whose context was current when it was made
   std::mutex mu;
   Stream *stream = nullptr;
   uint64_t at = 0;
@@ -219,6 +236,11 @@ constexpr ErrorInfo kErrors[] = {
     {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
     {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "the host driver double runs no kernels"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE",
+     "invalid resource handle (host driver double: a stream, event or kernel of another device "
+     "than the current context's)"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
 };
 
 const ErrorInfo *errorInfo(CUresult r) {
@@ -230,6 +252,26 @@ const ErrorInfo *errorInfo(CUresult r) {
 
 // The stream of a call (the null stream: at once, as synchronous).
 Stream *streamOf(CUstream s) { return reinterpret_cast<Stream *>(s); }
+
+// Whether work may go on stream `s` from this thread: a context is current
+// and `s` (unless the null stream) is its device's.
+CUresult checkStream(CUstream s) {
+  if (tlsCurrentDevice < 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  return s && streamOf(s)->device != tlsCurrentDevice ? CUDA_ERROR_INVALID_HANDLE
+                                                      : CUDA_SUCCESS;
+}
+
+// A loaded module and the kernels looked up in it (freed with it).
+struct Function;
+struct Module {
+  int device = -1;
+  std::string ptx; // a copy of the image, when it is PTX text
+  std::vector<std::unique_ptr<Function>> functions;
+};
+struct Function {
+  Module *module;
+};
 void run(CUstream s, std::function<void()> op) {
   if (s)
     streamOf(s)->enqueue(std::move(op));
@@ -244,6 +286,8 @@ CUresult memsetElements(CUdeviceptr dst, size_t pitch, T value, size_t width, si
                         CUstream s) {
   if (!width || !height)
     return CUDA_SUCCESS;
+  if (CUresult r = checkStream(s))
+    return r;
   if (pitch < width * sizeof(T) || !owned(dst, pitch * (height - 1) + width * sizeof(T)))
     return CUDA_ERROR_INVALID_VALUE;
   run(s, [d = static_cast<char *>(hostOf(dst)), pitch, value, width, height] {
@@ -285,6 +329,12 @@ CUresult CUDAAPI cuGetErrorName(CUresult r, const char **name) {
 CUresult CUDAAPI cuGetErrorString(CUresult r, const char **text) {
   const ErrorInfo *e = errorInfo(r);
   *text = e ? e->text : nullptr;
+  if (r == CUDA_ERROR_NOT_SUPPORTED && tlsRefusedLaunchDevice >= 0) {
+    thread_local std::string refused;
+    refused = std::string(e->text) + " (a launch on gpu(" +
+              std::to_string(tlsRefusedLaunchDevice) + "))";
+    *text = refused.c_str();
+  }
   return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -331,7 +381,17 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  if (!ctx) {
+    tlsCurrentDevice = -1;
+    return CUDA_SUCCESS;
+  }
+  int *tag = reinterpret_cast<int *>(ctx);
+  if (tag < gContextTags || tag >= gContextTags + deviceCount())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  tlsCurrentDevice = int(tag - gContextTags);
+  return CUDA_SUCCESS;
+}
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr *p, size_t bytes) {
   std::lock_guard<std::mutex> lock(gMutex);
@@ -370,6 +430,8 @@ CUresult CUDAAPI cuMemGetInfo(size_t *freeBytes, size_t *total) {
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream s) {
+  if (CUresult r = checkStream(s))
+    return r;
   if (!owned(dst, bytes))
     return CUDA_ERROR_INVALID_VALUE;
   if (bytes) {
@@ -382,6 +444,8 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t byte
 }
 
 CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream s) {
+  if (CUresult r = checkStream(s))
+    return r;
   if (!owned(src, bytes))
     return CUDA_ERROR_INVALID_VALUE;
   if (bytes) {
@@ -397,6 +461,8 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUs
 }
 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
+  if (CUresult r = checkStream(s))
+    return r;
   if (!owned(dst, bytes) || !owned(src, bytes))
     return CUDA_ERROR_INVALID_VALUE;
   if (bytes)
@@ -405,6 +471,8 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t byte
 }
 
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream s) {
+  if (CUresult r = checkStream(s))
+    return r;
   if (!owned(dst, n))
     return CUDA_ERROR_INVALID_VALUE;
   if (n)
@@ -426,9 +494,12 @@ CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int 
 }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *s, unsigned int) {
+  if (tlsCurrentDevice < 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
   auto *stream = new (std::nothrow) Stream();
   if (!stream)
     return CUDA_ERROR_OUT_OF_MEMORY;
+  stream->device = tlsCurrentDevice;
   {
     std::lock_guard<std::mutex> lock(gStreamsMutex);
     allStreams().push_back(stream);
@@ -458,12 +529,21 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int) {
 }
 
 CUresult CUDAAPI cuEventCreate(CUevent *e, unsigned int) {
-  *e = reinterpret_cast<CUevent>(new (std::nothrow) Event{});
-  return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (tlsCurrentDevice < 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  auto *ev = new (std::nothrow) Event{};
+  if (!ev)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  ev->device = tlsCurrentDevice;
+  *e = reinterpret_cast<CUevent>(ev);
+  return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
   auto *ev = reinterpret_cast<Event *>(e);
+  // (The event and the stream must be of one device.)
+  if (s && streamOf(s)->device != ev->device)
+    return CUDA_ERROR_INVALID_HANDLE;
   std::lock_guard<std::mutex> lock(ev->mu);
   ev->stream = s ? streamOf(s) : nullptr;
   ev->at = s ? streamOf(s)->point() : 0;
@@ -495,16 +575,53 @@ CUresult CUDAAPI cuEventDestroy(CUevent e) {
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuModuleLoadData(CUmodule *, const void *) { return CUDA_ERROR_NOT_SUPPORTED; }
-
-CUresult CUDAAPI cuModuleGetFunction(CUfunction *, CUmodule, const char *) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+// A module loads (on the current context's device); its kernels are
+// looked up (in PTX text, by name: a missing one is CUDA_ERROR_NOT_FOUND;
+// in a cubin, any name); launching one is refused.
+CUresult CUDAAPI cuModuleLoadData(CUmodule *m, const void *image) {
+  if (tlsCurrentDevice < 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!image)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto *module = new (std::nothrow) Module;
+  if (!module)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  module->device = tlsCurrentDevice;
+  const char *text = static_cast<const char *>(image);
+  if (std::strncmp(text, "\x7f" "ELF", 4) != 0 && std::strstr(text, ".entry"))
+    module->ptx = text; // (the caller may free the image, as on a GPU)
+  *m = reinterpret_cast<CUmodule>(module);
+  return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuModuleUnload(CUmodule) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  auto *module = reinterpret_cast<Module *>(m);
+  if (!module || !name)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!module->ptx.empty() && module->ptx.find(std::string(".entry ") + name) == std::string::npos)
+    return CUDA_ERROR_NOT_FOUND;
+  std::lock_guard<std::mutex> lock(gMutex);
+  module->functions.push_back(std::make_unique<Function>(Function{module}));
+  *f = reinterpret_cast<CUfunction>(module->functions.back().get());
+  return CUDA_SUCCESS;
+}
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                unsigned, unsigned, CUstream, void **, void **) {
+CUresult CUDAAPI cuModuleUnload(CUmodule m) {
+  if (!m)
+    return CUDA_ERROR_INVALID_VALUE;
+  delete reinterpret_cast<Module *>(m);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                unsigned, unsigned, CUstream s, void **, void **) {
+  if (!f)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = checkStream(s))
+    return r;
+  if (reinterpret_cast<Function *>(f)->module->device != tlsCurrentDevice)
+    return CUDA_ERROR_INVALID_HANDLE;
+  tlsRefusedLaunchDevice = tlsCurrentDevice;
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 

@@ -83,6 +83,33 @@ void failingStep(void **buffers) {
   mxcKernelReportError("no luck on the GPU");
 }
 
+// The generated code's side of a GPU step (what MLIR's gpu-to-llvm emits,
+// over mgpu_wrappers.cc): the kernel image handed over once (a global
+// constructor there), then per launch the kernel looked up, the thread's
+// stream, the launch and the stream's synchronisation. Declared with void
+// pointers for the driver's handle types (C linkage, the same ABI).
+extern "C" void *mgpuModuleLoadJIT(void *data, int optLevel);
+extern "C" void mgpuModuleUnload(void *module);
+extern "C" void *mgpuModuleGetFunction(void *module, const char *name);
+extern "C" void *mgpuStreamCreate();
+extern "C" void mgpuStreamSynchronize(void *stream);
+extern "C" void mgpuStreamDestroy(void *stream);
+extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                                 intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
+                                 void *stream, void **params, void **extra, size_t paramsCount);
+void *gSaxpyImage = nullptr;
+void generatedSaxpyStep(void **buffers) {
+  float a = 2.0f;
+  unsigned count = kBulkN;
+  void *x = buffers[0], *y = buffers[1];
+  void *params[] = {&x, &y, &a, &count};
+  void *f = mgpuModuleGetFunction(gSaxpyImage, "saxpy");
+  void *stream = mgpuStreamCreate();
+  mgpuLaunchKernel(f, (kBulkN + 127) / 128, 1, 1, 128, 1, 1, 0, stream, params, nullptr, 4);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+}
+
 std::string errorOf(const std::function<void()> &fn) {
   try {
     fn();
@@ -456,15 +483,94 @@ TEST_P(CudaNDArray, HostReadsWaitForTheDevice) {
   }
 }
 
-// On the host driver double, loading a kernel module is the one-line error
-// a failed load is on a GPU (what an operator on a gpu array meets there).
+// On the host driver double, modules load (and know their kernels) but a
+// launch is a one-line error naming the device (what an operator on a gpu
+// array meets there).
 TEST(CudaHostDriver, RefusesKernelsWithOneLine) {
   if (!onHostDriverDouble())
     GTEST_SKIP() << "not on the host driver double";
-  std::string err = errorOf([] { cuda::Module m(0, kSaxpyPtx); });
-  EXPECT_NE(err.find("loading PTX on gpu(0)"), std::string::npos) << err;
-  EXPECT_NE(err.find("the host driver double runs no kernels"), std::string::npos) << err;
+  cuda::Module module(0, kSaxpyPtx);
+  EXPECT_TRUE(module.hasKernel("saxpy"));
+  EXPECT_FALSE(module.hasKernel("nope"));
+  int dummy = 0;
+  void *p = &dummy;
+  unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+  std::string err = errorOf([&] { module.launch("saxpy", grid, block, {&p, &p, &p, &p}); });
+  EXPECT_NE(err.find("launching kernel 'saxpy'"), std::string::npos) << err;
+  EXPECT_NE(err.find("the host driver double runs no kernels (a launch on gpu(0))"),
+            std::string::npos)
+      << err;
   EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+}
+
+// Generated GPU code runs on the device of its step: a plan compiled for
+// the GPU (its steps say gpu(0)) and moved to gpu(i) with Plan::onDevice
+// loads its kernel image on gpu(i) (a CUmodule belongs to one device's
+// context), launches there on the thread's gpu(i) stream (the executor sets
+// the mgpu* functions' device before the step), run in bulk and step by
+// step. On a GPU: the values (every GPU the machine has, up to 3); on the
+// driver double (two devices in its asynchronous registration) the launch
+// is refused naming the device it reached, and a module, stream or context
+// of another device would be CUDA_ERROR_INVALID_HANDLE there.
+TEST_P(CudaNDArray, GeneratedKernelsRunOnTheDeviceOfTheirStep) {
+  const mxc_kernel_entry rows[] = {{"saxpy", generatedSaxpyStep}};
+  KernelTable kernels(rows, 1);
+  PlanError perr;
+  std::optional<Plan> compiled = Plan::parse(R"(mxc-plan 1
+arena 0
+buffer x argument 0 float32 (1000,)
+buffer y output 0 float32 (1000,)
+step a1 saxpy gpu(0) reads x writes y
+step a2 saxpy gpu(0) reads x writes y
+)",
+                                             &perr, &kernels);
+  ASSERT_TRUE(compiled) << perr.str();
+  std::string err = errorOf([&] { compiled->onDevice(Device::cpu()); });
+  EXPECT_NE(err.find("step 'a1' runs on gpu(0)"), std::string::npos) << err;
+  EXPECT_NE(err.find("cannot run on cpu(0)"), std::string::npos) << err;
+
+  gSaxpyImage = mgpuModuleLoadJIT(const_cast<char *>(kSaxpyPtx), 0);
+  std::vector<float> x(kBulkN), y0(kBulkN);
+  for (unsigned i = 0; i < kBulkN; ++i) {
+    x[i] = float(i) * 0.5f - 3;
+    y0[i] = float(i % 5);
+  }
+  for (int id = 0; id < std::min(cuda::deviceCount(), 3); ++id) {
+    Plan plan = compiled->onDevice(Device::gpu(id));
+    EXPECT_EQ(plan.device(), Device::gpu(id));
+    NDArray dx({int64_t(kBulkN)}, DType::F32, Device::gpu(id), engine.get());
+    NDArray dy({int64_t(kBulkN)}, DType::F32, Device::gpu(id), engine.get());
+    dx.copyFromHost(x.data(), kBulkN * sizeof(float));
+    Executor exec(plan, kernels, engine.get());
+    exec.bind({dx}, {dy});
+    for (bool bulk : {true, false}) {
+      SCOPED_TRACE("gpu(" + std::to_string(id) + (bulk ? "), bulk" : "), step by step"));
+      dy.copyFromHost(y0.data(), kBulkN * sizeof(float));
+      std::string failure = errorOf([&] {
+        if (bulk) {
+          exec.run();
+        } else {
+          exec.push();
+          dy.waitToRead();
+        }
+      });
+      if (onHostDriverDouble()) {
+        EXPECT_NE(failure.find("the host driver double runs no kernels (a launch on gpu(" +
+                               std::to_string(id) + "))"),
+                  std::string::npos)
+            << failure;
+        continue;
+      }
+      ASSERT_EQ(failure, "");
+      std::vector<float> y(kBulkN);
+      dy.copyToHost(y.data(), kBulkN * sizeof(float));
+      for (unsigned i = 0; i < kBulkN; ++i)
+        ASSERT_EQ(y[i], (y0[i] + 2 * x[i]) + 2 * x[i]) << i;
+    }
+  }
+  engine->waitForAll();
+  mgpuModuleUnload(gSaxpyImage);
+  gSaxpyImage = nullptr;
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, CudaNDArray,

@@ -15,6 +15,7 @@
 #include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -28,20 +29,6 @@ using namespace mxc::runtime::cuda;
 
 thread_local int tlsDevice = 0;
 
-// Why the last module load failed: loads run in global constructors (the
-// gpu.binary translation's, of priority 123: before this file's own
-// globals would be constructed, hence the function-local statics), outside
-// any kernel call, so the failure is reported by the first kernel that
-// needs the module.
-struct LoadError {
-  std::mutex mu;
-  std::string message;
-};
-LoadError &loadError() {
-  static LoadError *e = new LoadError;
-  return *e;
-}
-
 // Runs `fn`; an Error becomes the kernel's reported failure. Returns false
 // then.
 template <typename Fn> bool guarded(const char *what, Fn &&fn) {
@@ -54,6 +41,57 @@ template <typename Fn> bool guarded(const char *what, Fn &&fn) {
   return false;
 }
 
+/// The most devices a kernel image is loaded on (gpu(0) .. gpu(63)).
+constexpr int kMaxDevices = 64;
+
+// What mgpuModuleLoad hands the generated code as its "CUmodule": the
+// kernel image (a global constant of the code that loaded it, alive until
+// its mgpuModuleUnload) and, per device, the CUmodule loaded from it in
+// that device's context, made by the first kernel that runs there. A
+// CUmodule belongs to one context, so a plan retargeted to gpu(1)
+// (Plan::onDevice) needs its own. Loading when first needed also puts a
+// load's failure (no driver, an architecture the device cannot run) in
+// the kernel that meets it, named, instead of in a global constructor that
+// has no one to tell.
+struct KernelImage {
+  const void *data = nullptr;
+  std::atomic<CUmodule> loaded[kMaxDevices] = {};
+  std::mutex mu; // loads and failures
+  std::string failed[kMaxDevices];
+};
+
+// The CUmodule of `image` on gpu(device), loaded now if it is not yet;
+// reports the failure (and returns nullptr) if it cannot be.
+CUmodule moduleOn(KernelImage &image, int device, const char *kernel) {
+  if (device < 0 || device >= kMaxDevices) {
+    mxcKernelReportError(("GPU kernel '" + std::string(kernel) + "': gpu(" +
+                          std::to_string(device) + "): mxc loads kernels on gpu(0) to gpu(" +
+                          std::to_string(kMaxDevices - 1) + ")")
+                             .c_str());
+    return nullptr;
+  }
+  if (CUmodule m = image.loaded[device].load(std::memory_order_acquire))
+    return m;
+  std::lock_guard<std::mutex> lock(image.mu);
+  if (CUmodule m = image.loaded[device].load(std::memory_order_relaxed))
+    return m;
+  if (image.failed[device].empty()) {
+    try {
+      const Driver &d = bindDevice(device);
+      CUmodule m = nullptr;
+      check(d.cuModuleLoadData(&m, image.data), "cuModuleLoadData");
+      image.loaded[device].store(m, std::memory_order_release);
+      return m;
+    } catch (const std::exception &e) {
+      image.failed[device] = e.what(); // not tried again
+    }
+  }
+  mxcKernelReportError(("GPU kernel '" + std::string(kernel) + "': its module did not load on gpu(" +
+                        std::to_string(device) + "): " + image.failed[device])
+                           .c_str());
+  return nullptr;
+}
+
 } // namespace
 
 MXC_MGPU_API void mgpuSetDefaultDevice(int32_t device) { tlsDevice = device; }
@@ -62,48 +100,44 @@ MXC_MGPU_API void mgpuSetDefaultDevice(int32_t device) { tlsDevice = device; }
 /// library kernels (cublas_kernels.cc) run there too.
 int mxc::runtime::cuda::mgpuCurrentDevice() { return tlsDevice; }
 
+// A cubin / fatbin, or PTX text (gpu-module-to-binary format=isa, through
+// mgpuModuleLoadJIT: the driver JIT-compiles it): kept, loaded per device
+// when a kernel first runs there (KernelImage). The driver is not touched
+// here (these run in global constructors, or the JIT's module initialiser).
 MXC_MGPU_API CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
-  CUmodule m = nullptr;
-  try {
-    const Driver &d = bindDevice(tlsDevice);
-    check(d.cuModuleLoadData(&m, data), "cuModuleLoadData");
-  } catch (const std::exception &e) {
-    LoadError &le = loadError();
-    std::lock_guard<std::mutex> lock(le.mu);
-    le.message = e.what();
-    m = nullptr;
-  }
-  return m;
+  auto *image = new KernelImage;
+  image->data = data;
+  return reinterpret_cast<CUmodule>(image);
 }
 
-// PTX text (gpu-module-to-binary format=isa): the driver JIT-compiles it.
 MXC_MGPU_API CUmodule mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
   return mgpuModuleLoad(data, 0);
 }
 
 MXC_MGPU_API void mgpuModuleUnload(CUmodule module) {
-  if (!module)
+  auto *image = reinterpret_cast<KernelImage *>(module);
+  if (!image)
     return;
   if (const Driver *d = tryDriver())
-    d->cuModuleUnload(module);
+    for (int device = 0; device < kMaxDevices; ++device)
+      if (CUmodule m = image->loaded[device].load(std::memory_order_acquire)) {
+        try {
+          bindDevice(device);
+          d->cuModuleUnload(m);
+        } catch (const std::exception &) {
+          // (the context is gone: so is the module)
+        }
+      }
+  delete image;
 }
 
 MXC_MGPU_API CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   CUfunction f = nullptr;
-  if (!module) {
-    std::string why;
-    {
-      LoadError &le = loadError();
-      std::lock_guard<std::mutex> lock(le.mu);
-      why = le.message.empty() ? "no load was attempted (module constructors did not run)"
-                               : le.message;
-    }
-    mxcKernelReportError(
-        (std::string("GPU kernel '") + name + "': its module did not load: " + why).c_str());
+  CUmodule m = moduleOn(*reinterpret_cast<KernelImage *>(module), tlsDevice, name);
+  if (!m)
     return nullptr;
-  }
   guarded("GPU kernel", [&] {
-    check(driver().cuModuleGetFunction(&f, module, name),
+    check(bindDevice(tlsDevice).cuModuleGetFunction(&f, m, name),
           (std::string("cuModuleGetFunction '") + name + "'").c_str());
   });
   return f;

@@ -18,6 +18,11 @@ namespace mxc::runtime {
 // has no GPU plan to batch. finish returns nullptr or the device's error.
 extern "C" void mxc_cuda_stream_batch_begin(void) __attribute__((weak));
 extern "C" const char *mxc_cuda_stream_batch_finish(void) __attribute__((weak));
+// The device the generated code's mgpu* calls (module loads, launches,
+// streams) and the cuBLAS / cuDNN kernels target on this thread
+// (mgpu_wrappers.cc), weak for the same reason: set to the step's device
+// before a GPU step's kernel runs.
+extern "C" void mgpuSetDefaultDevice(int32_t device) __attribute__((weak));
 
 namespace {
 // The kernel ABI's error channel: set by reportKernelError on the thread that
@@ -362,9 +367,12 @@ void Executor::pushSteps(const NDArray *arguments, const NDArray *outputs) const
       if (std::find(writes.begin(), writes.end(), vars[b]) == writes.end())
         addUnique(reads, vars[b]);
     KernelFn fn = stepKernels_[s];
+    int gpu = step.device.kind == Device::Kind::GPU ? step.device.id : -1;
     engine_->pushSync(
-        [fn, ptrs = std::move(ptrs)](RunContext) mutable {
+        [fn, gpu, ptrs = std::move(ptrs)](RunContext) mutable {
           tlsKernelError.reset();
+          if (gpu >= 0 && mgpuSetDefaultDevice)
+            mgpuSetDefaultDevice(gpu);
           fn(ptrs.data());
           if (tlsKernelError) {
             std::string msg = std::move(*tlsKernelError);
@@ -414,6 +422,8 @@ void Executor::runBulk() {
         bool batched = gpuBulk_ && mxc_cuda_stream_batch_begin && mxc_cuda_stream_batch_finish;
         if (batched)
           mxc_cuda_stream_batch_begin();
+        if (gpuBulk_ && mgpuSetDefaultDevice)
+          mgpuSetDefaultDevice(plan_.device().id);
         void **at = bulkPtrs_.data();
         for (size_t s = 0; s < plan_.steps.size(); ++s) {
           const PlanStep &step = plan_.steps[s];

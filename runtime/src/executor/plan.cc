@@ -467,6 +467,18 @@ Device Plan::device() const {
   return steps.empty() ? Device::cpu() : steps.front().device;
 }
 
+Plan Plan::onDevice(Device to) const {
+  Plan p = *this;
+  for (PlanStep &s : p.steps) {
+    if (s.device.kind != to.kind)
+      throw Error("step '" + s.name + "' runs on " + s.device.str() +
+                  ": its kernel was compiled for that kind of device, it cannot run on " +
+                  to.str());
+    s.device = to;
+  }
+  return p;
+}
+
 bool operator==(const PlanBuffer &a, const PlanBuffer &b) {
   return a.name == b.name && a.kind == b.kind && a.index == b.index &&
          a.offset == b.offset && a.size == b.size && a.dtype == b.dtype &&

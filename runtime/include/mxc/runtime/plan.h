@@ -111,6 +111,12 @@ struct MXC_RUNTIME_API Plan {
   uint32_t outputBuffer(size_t i) const;
   /// The device every step runs on (cpu(0) for a plan without steps).
   Device device() const;
+  /// This plan with every step on `device`: the same kernels run on
+  /// another device of the kind they were compiled for (a plan compiled
+  /// for the GPU, whose steps say gpu(0), on gpu(1): its kernels load on
+  /// the device their step runs on). Throws Error, naming the first step,
+  /// for a device of another kind.
+  Plan onDevice(Device device) const;
 };
 
 MXC_RUNTIME_API bool operator==(const PlanBuffer &a, const PlanBuffer &b);
