@@ -64,10 +64,15 @@ def _split_input_slice(batch_size, work_load_list):
     return slices
 
 
-def _take(arr, axis, slc):
-    """arr[..., slc, ...] on `axis` (a view, for Executor.forward's copy)."""
-    d = arr._data if isinstance(arr, NDArray) else np.asarray(arr)
+def _take(arr, axis, slc, ctx):
+    """arr[..., slc, ...] on `axis`, for the executor on `ctx` to copy: a
+    view; for a GPU a runtime array on the host (its copy to the device is
+    an engine operation: a numpy view's would first wait for all pending
+    work, the other devices' steps included)."""
+    d = arr._host_data() if isinstance(arr, NDArray) else np.asarray(arr)
     key = (slice(None),) * axis + (slc,)
+    if ctx.device_type == "gpu":
+        return nd._new(d[key], cpu())
     return NDArray(d[key])
 
 
@@ -76,8 +81,15 @@ def _merge(arrays, axis):
     batch axis (the array itself for one device or no batch axis)."""
     if len(arrays) == 1 or axis < 0:
         return arrays[0]
-    return nd.array(np.concatenate([a._data for a in arrays], axis=axis),
-                    dtype=arrays[0].dtype)
+    return nd.array(np.concatenate([a._host_data() for a in arrays], axis=axis),
+                    ctx=arrays[0].context, dtype=arrays[0].dtype)
+
+
+def _shares_params(ctx, first):
+    """Whether the executor on `ctx` binds the first executor's parameter
+    arrays (CPUs: one memory) or holds copies of its own on its device
+    (GPUs other than the first's), which Module._sync_params refreshes."""
+    return ctx == first or (ctx.device_type != "gpu" and first.device_type != "gpu")
 
 
 class BaseModule:
@@ -451,7 +463,8 @@ class Module(BaseModule):
         aux = {k: host(v) for k, v in self._aux_params.items()}
         if len(self._execs) > 1:  # as MXNet: the devices' auxiliary states averaged
             for k in aux:
-                total = sum(ex.aux_dict[k]._data.astype(np.float64) for ex in self._execs)
+                total = sum(ex.aux_dict[k]._host_data().astype(np.float64)
+                            for ex in self._execs)
                 aux[k] = nd.array(total / len(self._execs), dtype=aux[k].dtype)
         return ({k: host(v) for k, v in self._arg_params.items()}, aux)
 
@@ -503,10 +516,23 @@ class Module(BaseModule):
                         target.copyto(arr)
         self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
         self._aux_params = dict(self._exec.aux_dict)
-        for ex in self._execs[1:]:  # the parameters are shared; aux states copied
+        for ex in self._execs[1:]:  # the parameters are shared (or copied); aux states copied
             for n, a in self._exec.aux_dict.items():
                 ex.aux_dict[n][:] = a
+        self._sync_params()
         self.params_initialized = True
+
+    def _sync_params(self):
+        """Copies the first executor's parameters to the executors on other
+        GPUs (each holds its own, _shares_params): after they are set and
+        after each update (the first's are the ones updated; MXNet updates
+        every device's copy with the same summed gradient instead, to the
+        same values)."""
+        first = self._exec.arg_dict
+        for ex in self._execs[1:]:
+            if not _shares_params(ex._ctx, self._exec._ctx):
+                for n in self._param_names:
+                    first[n].copyto(ex.arg_dict[n])
 
     # -- binding ------------------------------------------------------------------------
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
@@ -629,13 +655,12 @@ class Module(BaseModule):
         execs = []
         for ctx, dev, g2c in zip(self._contexts, self._device_shapes(shapes),
                                  self._group2ctxs):
-            # one GPU (several need the device KVStore, and the batch is
-            # sliced on the host)
-            if ctx.device_type == "gpu" and len(self._contexts) > 1:
-                check_context(ctx, "Module over several contexts with a GPU")
+            # (the batch is sliced on the host)
             ex = self._symbol.simple_bind(ctx, grad_req=self._grad_reqs,
                                           type_dict=self._type_dict, group2ctx=g2c, **dev)
-            if execs:  # one set of parameters: the first executor's arrays
+            # one set of parameters: the first executor's arrays (on other
+            # GPUs copies, _sync_params)
+            if execs and _shares_params(ctx, execs[0]._ctx):
                 for i, n in enumerate(ex._arg_names):
                     if n in self._param_names:
                         ex.arg_arrays[i] = execs[0].arg_arrays[i]
@@ -666,6 +691,8 @@ class Module(BaseModule):
             self._execs = [old.reshape(**dev) for old, dev in
                            zip(olds, self._device_shapes(self._input_shapes()))]
             for ex in self._execs[1:]:
+                if not _shares_params(ex._ctx, self._execs[0]._ctx):
+                    continue  # its own copies, kept by reshape
                 for i, n in enumerate(ex._arg_names):
                     if n in self._param_names:
                         ex.arg_arrays[i] = self._execs[0].arg_arrays[i]
@@ -796,7 +823,7 @@ class Module(BaseModule):
         axes = self._input_axes()
         for ex, slc in zip(self._execs, self._slices):
             ex.forward(is_train=is_train, **{
-                n: (_take(a, axes.get(n, 0), slc) if axes.get(n, 0) >= 0 else a)
+                n: (_take(a, axes.get(n, 0), slc, ex._ctx) if axes.get(n, 0) >= 0 else a)
                 for n, a in arrays.items()})
 
     def _output_axes(self):
@@ -817,7 +844,7 @@ class Module(BaseModule):
         axes = self._output_axes()
         for ex, slc in zip(self._execs, self._slices):
             ex.backward(out_grads=None if grads is None else [
-                _take(g, ax, slc) if ax >= 0 else g for g, ax in zip(grads, axes)])
+                _take(g, ax, slc, ex._ctx) if ax >= 0 else g for g, ax in zip(grads, axes)])
 
     def update(self):
         """Applies the optimizer to every parameter with a gradient."""
@@ -833,6 +860,7 @@ class Module(BaseModule):
             for i, name in enumerate(self._param_names):
                 if name in grads:
                     self._updater(i, grads[name], args[name])
+            self._sync_params()
             return
         # MXNet's _update_params(_on_kvstore), with priority -index (the first
         # layer's first). Pushed in the order the training step's plan writes
@@ -857,6 +885,7 @@ class Module(BaseModule):
                 if name in grads:
                     g = grads[name][0] if isinstance(grads[name], list) else grads[name]
                     self._updater(i, g, args[name])
+        self._sync_params()
 
     def get_outputs(self, merge_multi_context=True):
         """The outputs: per output, the devices' parts concatenated
@@ -936,7 +965,7 @@ class Module(BaseModule):
             if pre_sliced:
                 dev_labels = _as_list(labels[k])
             else:
-                dev_labels = [_take(lab, max(axes.get(n, 0), 0), slc)
+                dev_labels = [_take(lab, max(axes.get(n, 0), 0), slc, cpu())
                               for n, lab in zip(self._label_names, labels)]
             eval_metric.update_dict(dict(zip(self._label_names, dev_labels)),
                                     dict(zip(self._output_names, ex.outputs)))

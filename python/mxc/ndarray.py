@@ -1037,10 +1037,9 @@ def _graph_json(spec, attrs, input_names, node_name):
 
 def _cuda_arch(ctx):
     """The architecture operators on GPU context `ctx` are compiled for:
-    the device's own ('sm_90' on an H100 / H200)."""
-    if ctx.device_id != 0:
-        raise MXNetError("operators on %s: compiled code runs on gpu(0) only yet (docs/gpu.md); "
-                         "copy the arrays there (as_in_context(mx.gpu(0)))" % ctx)
+    the device's own ('sm_90' on an H100 / H200). The code is the same for
+    every device of one architecture: the runtime loads its kernels on the
+    device a call's arrays are on (Plan::onDevice)."""
     arch = _cuda_archs.get(ctx.device_id)
     if arch is None:
         import os
@@ -1064,7 +1063,8 @@ def compiled_op(spec, attrs, in_specs, node_name, train=False, cuda_arch=""):
     (shape, dtype) pairs, cached per signature; and the variable names of its
     inputs. train=True: MXNet's training forward (BatchNorm's batch
     statistics and moving-statistics outputs, Dropout's mask), no gradients.
-    cuda_arch ('sm_90'): kernels for gpu(0) instead of the CPU."""
+    cuda_arch ('sm_90'): GPU kernels instead of the CPU's (they run on the
+    GPU the pushed arrays are on)."""
     key = (spec.name, node_name, tuple(sorted(attrs.items())), tuple(in_specs), train, cuda_arch)
     c = _cache.get(key)
     if c is None:

@@ -48,12 +48,12 @@ def _any_ctx_list(ctx):
 
 
 def _ctx_list(ctx):
-    """The contexts of `ctx`: one GPU, or CPUs (several GPUs need the device
-    KVStore, not there yet)."""
+    """The contexts of `ctx` (GPUs checked to exist: a copy of the
+    parameter on each; the Trainer's store sums their gradients)."""
     ctx = _any_ctx_list(ctx)
     for c in ctx:
         if c.device_type == "gpu":
-            check_context(c, True if len(ctx) == 1 else "Gluon over several contexts with a GPU")
+            check_context(c, True)
     return ctx
 
 

@@ -294,9 +294,8 @@ def check_what_does_not_run_on_the_gpu_says_so():
     raises(lambda: net.bind(g, args={"data": mx.nd.ones((2, 4)), "fc_weight": mx.nd.ones((3, 4)),
                                      "fc_bias": mx.nd.ones((3,))}),
            "'data' is on cpu(0), the executor on gpu(0)")
-    dense = mx.gluon.nn.Dense(3, in_units=4)
-    raises(lambda: dense.initialize(ctx=[g, mx.cpu()]),
-           "Gluon over several contexts with a GPU on gpu(0) is not supported yet")
+    raises(lambda: net.simple_bind(g, group2ctx={"dev1": mx.cpu()}, data=(2, 4)),
+           "an executor with group2ctx on gpu(0) is not supported yet")
 
 
 MODE = "launch"  # set by main()
@@ -673,9 +672,6 @@ def check_module_compiles_for_the_gpu():
     mod.update()
     assert mod._exec._compiled[True][0].device == "gpu(0)"
     raises(lambda: mod.get_outputs()[0].asnumpy(), "failed")
-    raises(lambda: mx.mod.Module(net, context=[mx.gpu(0), mx.cpu()]).bind(
-        data_shapes=[("data", (4, 5))], label_shapes=[("softmax_label", (4,))]),
-        "Module over several contexts with a GPU on gpu(0) is not supported yet")
 
 
 def _gluon_net(hybrid):
@@ -763,8 +759,10 @@ def twogpus_arrays_move_between_devices():
     """Two "GPUs" (MXC_HOST_DRIVER_DEVICES=2): arrays on gpu(1), copies
     between the devices and back in a chain pushed without waiting (with
     the double's asynchronous streams the engine's events must order them
-    across devices), creation by memset on gpu(1), and the clear error of an
-    operator there (compiled code runs on gpu(0) only)."""
+    across devices), creation by memset on gpu(1); an operator there is
+    compiled for the GPU and launched on gpu(1) (its kernels loaded there:
+    the double refuses the launch naming the device, and a module, stream
+    or context of gpu(0) would be an invalid handle)."""
     assert mx.context.num_gpus() == 2
     g0, g1 = mx.gpu(0), mx.gpu(1)
     rng = np.random.default_rng(3)
@@ -781,7 +779,129 @@ def twogpus_arrays_move_between_devices():
     c = mx.nd.full((5, 5), 2.5, ctx=g1)
     assert c.context == g1
     np.testing.assert_array_equal(c.as_in_context(g0).asnumpy(), np.full((5, 5), 2.5, np.float32))
-    raises(lambda: (c + c).wait_to_read(), "gpu(1)", "gpu(0) only")
+    raises(lambda: (c + c).wait_to_read(), NO_KERNELS + " (a launch on gpu(1))")
+    d = mx.nd.ones((5, 5), ctx=g0) * 2
+    raises(d.wait_to_read, NO_KERNELS + " (a launch on gpu(0))")
+
+
+def twogpus_executors_and_modules_launch_on_their_device():
+    """An executor bound on gpu(1) launches there; a Module over gpu(0) and
+    gpu(1) binds one executor a device (parameters copied to gpu(1)) and
+    launches each half of the batch on its own device. (Generated kernels
+    only: cuBLAS and cuDNN do not start over the double.)"""
+    g0, g1 = mx.gpu(0), mx.gpu(1)
+    data = mx.sym.Variable("data")
+    w = mx.sym.Variable("w_weight", shape=(1, 5))
+    net = mx.sym.Activation(mx.sym.broadcast_mul(data, w), act_type="relu")
+    exe = net.simple_bind(g1, data=(4, 5))
+    assert all(a.context == g1 for a in exe.arg_arrays)
+    exe.forward(is_train=False, data=mx.nd.ones((4, 5)))
+    raises(exe.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
+    mod = mx.mod.Module(net, context=[g0, g1], label_names=None)
+    mod.bind(data_shapes=[("data", (8, 5))])
+    mod.init_params(mx.init.Uniform(0.5))
+    e0, e1 = mod._execs
+    assert e0.arg_dict["w_weight"].context == g0 and e1.arg_dict["w_weight"].context == g1
+    np.testing.assert_array_equal(e1.arg_dict["w_weight"].asnumpy(),
+                                  mod.get_params()[0]["w_weight"].asnumpy())
+    mod.forward(mx.io.DataBatch([mx.nd.ones((8, 5))], []), is_train=True)
+    raises(e0.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(0))")
+    raises(e1.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
+
+
+def _two_gpu_net_values(ctx):
+    """Operators, autograd and an executor on `ctx`."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 6)).astype(np.float32)
+    x, W = mx.nd.array(a, ctx=ctx), mx.nd.array(w, ctx=ctx)
+    x.attach_grad()
+    W.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.FullyConnected(x, W, no_bias=True, num_hidden=3)
+        z = mx.nd.sum(mx.nd.tanh(y) * 2)
+    z.backward()
+    assert y.context == ctx and x.grad.context == ctx
+    data = mx.sym.Variable("data")
+    net = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=3, name="fc"),
+                            act_type="sigmoid")
+    exe = net.simple_bind(ctx, data=(4, 6))
+    exe.arg_dict["fc_weight"][:] = mx.nd.array(w)
+    exe.arg_dict["fc_bias"][:] = 0.5
+    exe.forward(is_train=True, data=mx.nd.array(a))
+    exe.backward(mx.nd.ones((4, 3)))
+    return [y, z, x.grad, W.grad, exe.outputs[0], exe.grad_dict["fc_weight"],
+            exe.grad_dict["data"]]
+
+
+def multigpu_operators_autograd_and_executors_on_gpu1():
+    """Operators, autograd and an executor on gpu(1) give the CPU's values."""
+    assert mx.context.num_gpus() == 2 and mx.nd._cuda_arch(mx.gpu(1)) == ""
+    for k, (a, b) in enumerate(zip(_two_gpu_net_values(mx.gpu(1)),
+                                   _two_gpu_net_values(mx.cpu()))):
+        assert a.context in (mx.gpu(1), mx.cpu()), a.context
+        _same(a, b, "gpu(1) value %d" % k)
+
+
+def multigpu_module_training_over_two_gpus():
+    """Module over [gpu(0), gpu(1)] (the batch split, a parameter copy a
+    device, the store summing the devices' gradients) trains to the values
+    of Module over [cpu(0), cpu(1)], checkpoints included."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        got_g = _module_run([mx.gpu(0), mx.gpu(1)], tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        got_c = _module_run([mx.cpu(0), mx.cpu(1)], tmp)
+    for k, (a, b) in enumerate(zip(got_g, got_c)):
+        _same(a, b, "Module over two devices, value %d" % k)
+
+
+def _gluon_two_device_run(ctxs, hybrid):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((16, 6)).astype(np.float32)
+    Y = rng.integers(0, 3, 16).astype(np.float32)
+    mx.random.seed(3)
+    net = mx.gluon.nn.HybridSequential(prefix="net2_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(10, activation="relu", in_units=6),
+                mx.gluon.nn.BatchNorm(in_channels=10),
+                mx.gluon.nn.Dense(3, in_units=10))
+    if hybrid:
+        net.hybridize()
+    net.initialize(mx.init.Xavier(), ctx=ctxs)
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
+                               {"learning_rate": 0.1, "momentum": 0.9})
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    losses = []
+    for step in range(3):
+        xs = mx.gluon.utils.split_and_load(mx.nd.array(X[step * 4:step * 4 + 8]), ctxs)
+        ys = mx.gluon.utils.split_and_load(mx.nd.array(Y[step * 4:step * 4 + 8]), ctxs)
+        with mx.autograd.record():
+            ls = [loss_fn(net(x), y) for x, y in zip(xs, ys)]
+        for l in ls:
+            l.backward()
+        trainer.step(8)
+        losses += ls
+    out = []
+    for _, p in sorted(net.collect_params().items()):
+        datas = p.list_data()
+        assert [d.context for d in datas] == list(ctxs)
+        if p.grad_req != "null":  # (BatchNorm's running statistics are each device's own)
+            for d in datas[1:]:  # every device's copy updated alike
+                _same(d.copyto(mx.cpu()), datas[0].copyto(mx.cpu()), p.name)
+        out += datas
+    return losses + out
+
+
+def multigpu_gluon_training_over_two_gpus():
+    """Gluon over [gpu(0), gpu(1)] (split_and_load, a Trainer over both)
+    trains to the values of Gluon over [cpu(0), cpu(1)]."""
+    for hybrid in (False, True):
+        got = _gluon_two_device_run([mx.gpu(0), mx.gpu(1)], hybrid)
+        want = _gluon_two_device_run([mx.cpu(0), mx.cpu(1)], hybrid)
+        for k, (a, b) in enumerate(zip(got, want)):
+            _same(a.copyto(mx.cpu()), b.copyto(mx.cpu()),
+                  "Gluon over two devices, value %d (hybridized: %s)" % (k, hybrid))
 
 
 def main():
@@ -791,7 +911,8 @@ def main():
         checks = [(n, f) for n, f in sorted(globals().items())
                   if n.startswith("numerics_") or n in DEVICE_CHECKS]
     else:
-        prefix = {"launch": "check_", "host-kernels": "numerics_", "two-gpus": "twogpus_"}[mode]
+        prefix = {"launch": "check_", "host-kernels": "numerics_", "two-gpus": "twogpus_",
+                  "two-gpus-host-kernels": "multigpu_"}[mode]
         checks = [(n, f) for n, f in sorted(globals().items()) if n.startswith(prefix)]
     only = set(sys.argv[2:])
     for name, fn in checks:

@@ -32,8 +32,12 @@ MODES = {"launch": re.findall(r"^def (check_\w+)\(", _text, re.M),
          "host-kernels": re.findall(r"^def (numerics_\w+)\(", _text, re.M)}
 MODES.update({m + "-async": names for m, names in list(MODES.items())})
 # Two "GPUs" (MXC_HOST_DRIVER_DEVICES=2), asynchronous streams: copies
-# between devices ordered by events that cross devices.
+# between devices ordered by events that cross devices, operators,
+# executors and Module launched on the device of their arrays; and with CPU
+# kernels on the two devices' arrays, operators, autograd and executors on
+# gpu(1), Module and Gluon over both, against the CPU.
 MODES["two-gpus-async"] = re.findall(r"^def (twogpus_\w+)\(", _text, re.M)
+MODES["two-gpus-host-kernels-async"] = re.findall(r"^def (multigpu_\w+)\(", _text, re.M)
 
 
 def _run(mode):
@@ -47,9 +51,9 @@ def _run(mode):
         mode = mode[:-len("-async")]
         env["MXC_HOST_DRIVER_ASYNC_US"] = "100"
     env.pop("MXC_HOST_DRIVER_DEVICES", None)
-    if mode == "two-gpus":
+    if mode.startswith("two-gpus"):
         env["MXC_HOST_DRIVER_DEVICES"] = "2"
-    if mode == "host-kernels":
+    if mode.endswith("host-kernels"):
         env["MXC_TEST_GPU_HOST_KERNELS"] = "1"
     else:  # device pointers the host cannot read: host code touching them crashes
         env["MXC_HOST_DRIVER_OPAQUE"] = "1"
