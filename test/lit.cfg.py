@@ -16,6 +16,12 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%srcroot", config.mxc_src_root))
 config.substitutions.append(("%python", config.python_executable))
+# The CUDA driver double (runtime/test/cuda_host_driver.cc: "GPUs" over host
+# memory that run no kernels), where the build has CUDA.
+_double = os.path.join(config.mxc_obj_root, "lib", "libmxc-cuda-host-driver.so")
+if os.path.exists(_double):
+    config.available_features.add("cuda-host-driver")
+    config.substitutions.append(("%cuda_host_driver", _double))
 # %expect-error STATUS -- cmd: cmd must exit with STATUS and one stderr line.
 config.substitutions.append(("%expect-error", config.python_executable + " " +
                              os.path.join(config.test_source_root, "Inputs", "expect-error.py")))

@@ -148,11 +148,11 @@ cl::opt<bool> runAllowMissing(
     cl::sub(runCmd));
 cl::opt<std::string> runDevice(
     cl::cat(mxcCategory), "device",
-    cl::desc("Where the graph runs: cpu (default), or gpu (gpu(0)): every step "
-             "as NVIDIA GPU kernels compiled in this process for the device's "
+    cl::desc("Where the graph runs: cpu (default), or gpu (gpu(0)) / gpu(N): every "
+             "step as NVIDIA GPU kernels compiled in this process for the device's "
              "architecture (--cuda-arch) and run there, the inputs and "
              "outputs copied through device memory (docs/gpu.md)"),
-    cl::value_desc("cpu|gpu"), cl::init("cpu"), cl::sub(runCmd));
+    cl::value_desc("cpu|gpu|gpu(N)"), cl::init("cpu"), cl::sub(runCmd));
 cl::opt<uint64_t> runSeed(cl::cat(mxcCategory), "seed",
                           cl::desc("Seed of the random fill (default 0)"),
                           cl::init(0), cl::sub(runCmd));
@@ -682,12 +682,19 @@ int mxc::driverMain(int argc, char **argv) {
       }
       return true;
     };
-    // mxc run --device: cpu or gpu(0).
+    // mxc run --device: cpu, or gpu (gpu(0)), gpu(N), gpu:N.
     StringRef device = runDevice;
-    bool runOnGpu = device == "gpu" || device == "gpu(0)" || device == "gpu:0";
+    int gpuDevice = 0;
+    bool runOnGpu = device == "gpu";
+    if (StringRef rest = device; !runOnGpu && rest.consume_front("gpu")) {
+      bool paren = rest.consume_front("(");
+      bool colon = !paren && rest.consume_front(":");
+      runOnGpu = (paren ? rest.consume_back(")") : colon) && !rest.empty() &&
+                 !rest.getAsInteger(10, gpuDevice) && gpuDevice >= 0;
+    }
     if (runCmd && !runOnGpu && device != "cpu" && device != "cpu(0)") {
       errorLine() << "--device '" << device
-                  << "': expected cpu or gpu (plans run on gpu(0) only)\n";
+                  << "': expected cpu, gpu or gpu(N)\n";
       return kBadUsage;
     }
     // The knobs only mean something where reductions are split.
@@ -728,6 +735,7 @@ int mxc::driverMain(int argc, char **argv) {
       o.gradReq.assign(runGradReq.begin(), runGradReq.end());
       o.headGrads.assign(runHeadGrads.begin(), runHeadGrads.end());
       o.sweeps.assign(runSweeps.begin(), runSweeps.end());
+      o.gpuDevice = gpuDevice;
       return runRunCommand(o);
     }
     if (compileCmd) {

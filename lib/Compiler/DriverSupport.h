@@ -149,6 +149,8 @@ struct RunCommandOptions : CompileCommandOptions {
   /// --sweep name=file.npy: K stacked values of an input; one run each,
   /// outputs stacked (K, ...).
   std::vector<std::string> sweeps;
+  /// --device gpu(N): the GPU the plan runs on (with cudaArch set).
+  int gpuDevice = 0;
 };
 
 struct CodegenCommandOptions : CompileCommandOptions {

@@ -69,6 +69,7 @@ public:
     std::unique_ptr<runtime::Executor> executor;
     std::vector<const void *> inputs, outputs;
     uint64_t generation = 0; ///< of the kernels it was made with
+    runtime::Device device;  ///< where its plan runs
     /// A plan on a GPU: the arrays bound there, which run() fills from
     /// and copies back to the caller's host buffers.
     std::vector<runtime::NDArray> deviceInputs, deviceOutputs;
@@ -480,8 +481,10 @@ bool CompiledGraphImpl::tierUp(std::string *error) {
 const runtime::Plan &CompiledGraph::plan() const { return impl->plan; }
 
 llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
-                               llvm::ArrayRef<void *> outputs) const {
+                               llvm::ArrayRef<void *> outputs,
+                               std::optional<runtime::Device> on) const {
   const runtime::Plan &plan = impl->plan;
+  const runtime::Device device = on.value_or(plan.device());
   if (inputs.size() != plan.numArguments() ||
       outputs.size() != plan.numOutputs())
     return llvm::createStringError(
@@ -491,10 +494,12 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
   std::unique_ptr<CompiledGraphImpl::Pooled> pooled;
   {
     std::lock_guard<std::mutex> lock(impl->poolMutex);
-    if (!impl->pool.empty()) {
-      pooled = std::move(impl->pool.back());
-      impl->pool.pop_back();
-    }
+    for (size_t i = impl->pool.size(); i-- > 0;)
+      if (impl->pool[i]->device == device) {
+        pooled = std::move(impl->pool[i]);
+        impl->pool.erase(impl->pool.begin() + i);
+        break;
+      }
   }
   std::string error;
   try {
@@ -506,10 +511,11 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
         kernels = impl->kernels;
         pooled->generation = impl->generation;
       }
-      auto executor = std::make_unique<runtime::Executor>(plan, kernels);
+      pooled->device = device;
+      auto executor = std::make_unique<runtime::Executor>(
+          device == plan.device() ? plan : plan.onDevice(device), kernels);
       pooled->inputs.assign(inputs.size(), nullptr);
       pooled->outputs.assign(outputs.size(), nullptr);
-      runtime::Device device = plan.device();
       if (device.kind != runtime::Device::Kind::CPU) {
         // A GPU plan: arrays on its device, bound once.
         runtime::Executor &exec = *executor;

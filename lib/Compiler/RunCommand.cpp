@@ -5,7 +5,7 @@
 // random numbers) and runs one forward pass, or a training step with
 // --train. With --device gpu the graph is compiled for the GPU (the CUDA
 // target of `mxc compile`, here through the JIT: docs/gpu.md) and runs on
-// gpu(0), its inputs and outputs copied through device memory.
+// gpu(0) (or --device gpu(N)), its inputs and outputs copied through device memory.
 //
 // With --warmup K and --repeat N, K untimed passes precede N timed ones
 // (more of them until --warmup-ms T ms have passed, when given), and
@@ -56,19 +56,20 @@ std::string fileNameFor(StringRef name) {
 } // namespace
 
 int driver::runRunCommand(const RunCommandOptions &opts) {
-  // --device gpu: gpu(0) first (one line saying why it is not there, before
-  // any compiling), and kernels for its own architecture unless --cuda-arch
-  // names one.
+  // --device gpu: the GPU first (one line saying why it is not there,
+  // before any compiling), and kernels for its own architecture unless
+  // --cuda-arch names one.
   std::string cudaArch = opts.cudaArch;
   std::string deviceName;
+  const mxc::runtime::Device gpu = mxc::runtime::Device::gpu(opts.gpuDevice);
   if (!cudaArch.empty()) {
     try {
-      mxc::runtime::cuda::requireDevice(0);
-      deviceName = mxc::runtime::cuda::deviceName(0);
-      int cc = mxc::runtime::cuda::computeCapability(0);
+      mxc::runtime::cuda::requireDevice(gpu.id);
+      deviceName = mxc::runtime::cuda::deviceName(gpu.id);
+      int cc = mxc::runtime::cuda::computeCapability(gpu.id);
       if (!opts.cudaArchGiven) {
         if (cc < 75 || cc > 121) {
-          errorLine() << "--device gpu: gpu(0) (" << deviceName << ") is sm_" << cc
+          errorLine() << "--device gpu: " << gpu.str() << " (" << deviceName << ") is sm_" << cc
                       << "; mxc generates code for sm_75 to sm_121\n";
           return kBadInput;
         }
@@ -233,7 +234,7 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
     llvm::errs() << "mxc: target " << info.target.triple << " cpu "
                  << info.target.cpu << "\n";
     if (!cudaArch.empty())
-      llvm::errs() << "mxc: device gpu(0) " << deviceName << ", kernels for "
+      llvm::errs() << "mxc: device " << gpu.str() << " " << deviceName << ", kernels for "
                    << cudaArch << "\n";
     // The kernels' threads and the BLAS kernels they run (OpenBLAS's own
     // choice may have been replaced: threads.h, blasCore()).
@@ -278,7 +279,8 @@ int driver::runRunCommand(const RunCommandOptions &opts) {
   }
   // A failing step is one line naming it (its MXNet node) and its kernel.
   auto runOnce = [&]() {
-    if (llvm::Error err = (*compiled)->run(inPtrs, outPtrs)) {
+    if (llvm::Error err = cudaArch.empty() ? (*compiled)->run(inPtrs, outPtrs)
+                                           : (*compiled)->run(inPtrs, outPtrs, gpu)) {
       llvm::errs() << "mxc: error: " << llvm::toString(std::move(err)) << "\n";
       return false;
     }

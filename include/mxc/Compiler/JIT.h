@@ -34,6 +34,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,11 @@ public:
   /// every step has finished; a failing step is an error naming it (its
   /// MXNet node) and its kernel. Thread-safe: each concurrent call takes its
   /// own executor (and arena, `arenaBytes()`) from a per-graph pool.
-  llvm::Error run(llvm::ArrayRef<const void *> inputs,
-                  llvm::ArrayRef<void *> outputs) const;
+  /// A GPU plan runs on gpu(0), or on `device` (another GPU:
+  /// runtime::Plan::onDevice), its inputs and outputs copied through
+  /// arrays there.
+  llvm::Error run(llvm::ArrayRef<const void *> inputs, llvm::ArrayRef<void *> outputs,
+                  std::optional<runtime::Device> device = std::nullopt) const;
 
   /// Pushes the plan's steps onto the engine with `inputs` and `outputs`
   /// bound (runtime arrays with the signature's shapes and dtypes, on the
