@@ -1114,10 +1114,12 @@ def _dropout_seed(graph_seed, graph_name, call_name):
 _fast = {}
 
 
-def _fast_key(op_name, inputs, kwargs):
+def _fast_key(op_name, inputs, kwargs, gpu_ctx=None):
     """The fast path's key of a call (raises AttributeError for a non-NDArray
-    input, TypeError for an unhashable attribute when hashed)."""
-    return (op_name, tuple(kwargs.items()), tuple([a._sig for a in inputs]))
+    input, TypeError for an unhashable attribute when hashed); a call on GPU
+    arrays has their context last."""
+    key = (op_name, tuple(kwargs.items()), tuple([a._sig for a in inputs]))
+    return key if gpu_ctx is None else key + (gpu_ctx,)
 
 
 def _invoke(op_name, inputs, kwargs, out=None, name=None):
@@ -1213,14 +1215,12 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
         seed = autograd.seed() if recording else autograd.fresh_seed()
         return np.array([_dropout_seed(seed, graph_name, node)], dtype=np.int64)
 
-    # (The table is keyed by shapes and dtypes, not devices: GPU calls stay
-    # on this path.)
-    if lazy and not on_gpu and outs_given is None and name is None and not recording and \
+    if lazy and outs_given is None and name is None and not recording and \
             spec.name not in ("BatchNorm", "Dropout") and \
             all(kind == "" for _, kind, _, _ in compiled.outputs) and \
             all(kind not in ("head_grad", "rng_seed") for _, kind, _, _ in compiled.inputs):
         try:
-            _fast[_fast_key(op_name, inputs, kwargs)] = (
+            _fast[_fast_key(op_name, inputs, kwargs, ctx if on_gpu else None)] = (
                 compiled, tuple([positions[n] for n, _, _, _ in compiled.inputs]),
                 tuple([(tuple(shape), np.dtype(np_dtype(dt)))
                        for _, _, shape, dt in compiled.outputs]))

@@ -818,7 +818,19 @@ nb::object fastDispatchCall(nb::handle op, nb::handle args, nb::handle kwargs) {
     while (PyDict_Next(kwargs.ptr(), &pos, &key, &value))
       PyTuple_SET_ITEM(attrs.ptr(), k++, PyTuple_Pack(2, key, value));
   }
-  nb::object key = nb::steal(PyTuple_Pack(3, op.ptr(), attrs.ptr(), sigs.ptr()));
+  // A call on GPU arrays is keyed with its first input's context too (the
+  // entry's code is for the GPU, the CPU's table entry of the same shapes
+  // is another).
+  PyObject *rt0 = slotAt(items[0], fd.rt);
+  if (!rt0 || !nb::isinstance<PyArray>(rt0))
+    return nb::none();
+  const rt::Device device = nb::inst_ptr<PyArray>(rt0)->array.device();
+  const bool onGpu = device.kind == rt::Device::Kind::GPU;
+  PyObject *ctx = slotAt(items[0], fd.ctx);
+  if (!ctx)
+    return nb::none();
+  nb::object key = nb::steal(onGpu ? PyTuple_Pack(4, op.ptr(), attrs.ptr(), sigs.ptr(), ctx)
+                                   : PyTuple_Pack(3, op.ptr(), attrs.ptr(), sigs.ptr()));
   PyObject *found = PyDict_GetItemWithError(fd.table, key.ptr());
   if (!found) {
     if (PyErr_Occurred()) { // an unhashable attribute value: the Python path
@@ -855,9 +867,6 @@ nb::object fastDispatchCall(nb::handle op, nb::handle args, nb::handle kwargs) {
   if (size_t(numIn) != plan.numArguments() ||
       size_t(PyTuple_GET_SIZE(outSigs.ptr())) != plan.numOutputs())
     return nb::none();
-  PyObject *ctx = slotAt(items[0], fd.ctx);
-  if (!ctx)
-    return nb::none();
   std::vector<rt::NDArray> ins, outs;
   ins.reserve(numIn);
   for (Py_ssize_t i = 0; i < numIn; ++i) {
@@ -870,16 +879,19 @@ nb::object fastDispatchCall(nb::handle op, nb::handle args, nb::handle kwargs) {
     if (!r || !nb::isinstance<PyArray>(r))
       return nb::none();
     ins.push_back(nb::inst_ptr<PyArray>(r)->array);
-    // The table's entry for these shapes may be the other device's
-    // compiled op: the Python path picks (or compiles) the right one.
-    if (!(ins.back().device() == plan.device()))
+    // Every array on the first one's device (the Python path names a
+    // mismatch); a CPU entry only for CPU arrays. (A GPU entry's plan says
+    // gpu(0), or is a CPU plan over the driver double's host memory: the
+    // push runs it on the arrays' device, CompiledGraph::push.)
+    if (!(ins.back().device() == device) ||
+        (!onGpu && !(plan.device() == device)))
       return nb::none();
   }
   try {
     outs.reserve(plan.numOutputs());
     for (size_t i = 0; i < plan.numOutputs(); ++i) {
       const rt::PlanBuffer &b = plan.buffers[plan.outputBuffer(i)];
-      outs.emplace_back(b.shape, b.dtype, plan.device());
+      outs.emplace_back(b.shape, b.dtype, device);
     }
     compiled.graph->push(ins, outs);
   } catch (const std::exception &e) {

@@ -273,6 +273,15 @@ def check_the_fast_path_keeps_devices_apart():
     g = mx.nd.array(a, ctx=mx.gpu(0)) * mx.nd.array(a, ctx=mx.gpu(0))
     assert g.context == mx.gpu(0)
     raises(g.asnumpy, NO_KERNELS)
+    # GPU calls have entries of their own, keyed with the context: the
+    # second call is the C++ fast path's, on the device too.
+    x = mx.nd.array(a, ctx=mx.gpu(0))
+    key = mx.nd._fast_key("broadcast_mul", [x, x], {}, mx.gpu(0))
+    assert key in mx.nd._fast, [k for k in mx.nd._fast if k[0] == "broadcast_mul"]
+    assert mx.nd._fast_dispatch("broadcast_mul", [x, x], {}) is not None
+    g2 = x * x
+    assert g2.context == mx.gpu(0)
+    raises(g2.asnumpy, NO_KERNELS)
     c2 = mx.nd.array(a) * mx.nd.array(a)
     assert c2.context == mx.cpu()
     np.testing.assert_array_equal(c2.asnumpy(), a * a)
@@ -832,6 +841,24 @@ def _two_gpu_net_values(ctx):
     exe.backward(mx.nd.ones((4, 3)))
     return [y, z, x.grad, W.grad, exe.outputs[0], exe.grad_dict["fc_weight"],
             exe.grad_dict["data"]]
+
+
+def multigpu_fast_path_keeps_the_devices_apart():
+    """The C++ fast path's GPU entries are per context: the same operator
+    and shapes on gpu(0), then gpu(1), then gpu(0), each on its device with
+    its values; arrays of both devices in one call are the Python path's
+    error."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for ctx, k in ((mx.gpu(0), 1), (mx.gpu(1), 2), (mx.gpu(0), 3), (mx.gpu(1), 4)):
+        x = mx.nd.array(a * k, ctx=ctx)
+        for _ in range(2):  # the second call is the fast path's
+            y = mx.nd.relu(x - 5)
+        assert y.context == ctx, (y.context, ctx)
+        _same(y.copyto(mx.cpu()), mx.nd.relu(mx.nd.array(a * k) - 5))
+    x0, x1 = mx.nd.ones((3, 4), ctx=mx.gpu(0)), mx.nd.ones((3, 4), ctx=mx.gpu(1))
+    x0 + x0
+    x0 + x0
+    raises(lambda: x0 + x1, "arrays on gpu(0) and gpu(1)")
 
 
 def multigpu_operators_autograd_and_executors_on_gpu1():
