@@ -22,7 +22,10 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -76,13 +79,15 @@ void checkBlas(cublasStatus_t s, const char *what) {
 }
 
 /// The calling thread's cuBLAS handle on the device, bound to its stream.
+/// Makes the device's context current (a handle is tied to its context,
+/// and the thread may have bound another device since).
 cublasHandle_t handle(int device) {
   thread_local std::map<int, cublasHandle_t> handles;
+  bindDevice(device);
   auto it = handles.find(device);
   if (it != handles.end())
     return it->second;
   const Cublas &c = cublas();
-  bindDevice(device);
   cublasHandle_t h = nullptr;
   checkBlas(c.cublasCreate(&h), "cublasCreate");
   checkBlas(c.cublasSetStream(h, streamOf(device)), "cublasSetStream");
@@ -126,30 +131,43 @@ void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, i
               "cublasDgemm");
 }
 
+/// cuBLAS takes int sizes and leading dimensions: a larger one is an error,
+/// not a wrapped value.
+void checkIntRange(std::initializer_list<int64_t> sizes, const char *what) {
+  for (int64_t v : sizes)
+    if (v > INT32_MAX)
+      throw Error(std::string(what) + ": a size beyond cuBLAS's int range (" +
+                  std::to_string(v) + ")");
+}
+
 // Row-major C (m x n) = op(A) op(B) is column-major C^T = op(B)^T op(A)^T:
-// cuBLAS gets B first, with the row-major leading dimensions.
+// cuBLAS gets B first, with the row-major leading dimensions (at least 1,
+// as cuBLAS wants even where a size is 0).
 template <typename T>
 void rowMajorGemm(const T *a, const T *b, T *c, int64_t batch, int64_t m, int64_t n, int64_t k,
                   int64_t transA, int64_t transB) {
+  checkIntRange({batch, m, n, k}, "matrix product on the GPU");
   int device = mgpuCurrentDevice();
   cublasHandle_t h = handle(device);
   cublasOperation_t ta = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t tb = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  int lda = int(transA ? m : k), ldb = int(transB ? k : n);
+  int lda = int(std::max<int64_t>(1, transA ? m : k)),
+      ldb = int(std::max<int64_t>(1, transB ? k : n));
   if (batch == 1) {
-    gemm<T>(h, tb, ta, int(n), int(m), int(k), b, ldb, a, lda, c, int(n), T(0));
+    gemm<T>(h, tb, ta, int(n), int(m), int(k), b, ldb, a, lda, c, int(std::max<int64_t>(1, n)),
+            T(0));
   } else {
     const Cublas &cb = cublas();
     T one = 1, zero = 0;
     if constexpr (sizeof(T) == 4)
       checkBlas(cb.cublasSgemmStridedBatched(h, tb, ta, int(n), int(m), int(k), &one, b, ldb,
-                                             k * n, a, lda, m * k, &zero, c, int(n), m * n,
-                                             int(batch)),
+                                             k * n, a, lda, m * k, &zero, c,
+                                             int(std::max<int64_t>(1, n)), m * n, int(batch)),
                 "cublasSgemmStridedBatched");
     else
       checkBlas(cb.cublasDgemmStridedBatched(h, tb, ta, int(n), int(m), int(k), &one, b, ldb,
-                                             k * n, a, lda, m * k, &zero, c, int(n), m * n,
-                                             int(batch)),
+                                             k * n, a, lda, m * k, &zero, c,
+                                             int(std::max<int64_t>(1, n)), m * n, int(batch)),
                 "cublasDgemmStridedBatched");
   }
   synchronize(device);
@@ -160,18 +178,19 @@ void rowMajorGemm(const T *a, const T *b, T *c, int64_t batch, int64_t m, int64_
 template <typename T>
 void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m, int64_t n, int64_t k,
                     int64_t hasBias) {
+  checkIntRange({m, n, k}, "FullyConnected on the GPU");
   int device = mgpuCurrentDevice();
   cublasHandle_t h = handle(device);
-  gemm<T>(h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), w, int(k), x, int(k), y, int(n),
-          T(0));
+  int ldk = int(std::max<int64_t>(1, k)), ldn = int(std::max<int64_t>(1, n));
+  gemm<T>(h, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), w, ldk, x, ldk, y, ldn, T(0));
   if (hasBias) {
     const T *o = ones<T>(device, m);
     T one = 1;
     const Cublas &cb = cublas();
     if constexpr (sizeof(T) == 4)
-      checkBlas(cb.cublasSger(h, int(n), int(m), &one, bias, 1, o, 1, y, int(n)), "cublasSger");
+      checkBlas(cb.cublasSger(h, int(n), int(m), &one, bias, 1, o, 1, y, ldn), "cublasSger");
     else
-      checkBlas(cb.cublasDger(h, int(n), int(m), &one, bias, 1, o, 1, y, int(n)), "cublasDger");
+      checkBlas(cb.cublasDger(h, int(n), int(m), &one, bias, 1, o, 1, y, ldn), "cublasDger");
   }
   synchronize(device);
 }

@@ -129,13 +129,17 @@ void checkDnn(cudnnStatus_t s, const char *what) {
   throw Error(std::string(what) + ": " + (text ? text : std::to_string(int(s))));
 }
 
+/// The calling thread's cuDNN handle on the device, bound to its stream;
+/// makes the device's context current (a handle is tied to its context,
+/// and the thread may have bound another device since: a copy between GPUs,
+/// a wait, memory given back).
 cudnnHandle_t handle(int device) {
   thread_local std::map<int, cudnnHandle_t> handles;
+  bindDevice(device);
   auto it = handles.find(device);
   if (it != handles.end())
     return it->second;
   const Cudnn &c = cudnn();
-  bindDevice(device);
   cudnnHandle_t h = nullptr;
   checkDnn(c.cudnnCreate(&h), "cudnnCreate");
   checkDnn(c.cudnnSetStream(h, reinterpret_cast<cudaStream_t>(streamOf(device))),
@@ -190,23 +194,26 @@ struct ConvPlan {
 };
 
 /// The first of cuDNN's ranked algorithms that ran its test, fits 1 GiB of
-/// workspace and, for f32 without MXC_CUDA_ALLOW_TF32, uses no tensor-op
-/// (TF32) math.
+/// workspace and, for f32 without MXC_CUDA_ALLOW_TF32, uses plain FMA math
+/// (no tensor-op math: neither TF32 nor a conversion to f16).
 template <typename Perf>
-auto chooseAlgorithm(const Perf *perf, int found, bool f32, bool tf32, const char *what) {
+const Perf &chooseAlgorithm(const Perf *perf, int found, bool f32, bool tf32, const char *what) {
   for (int i = 0; i < found; ++i)
     if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= (size_t(1) << 30) &&
-        (tf32 || !f32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
-      return perf[i].algo;
+        (tf32 || !f32 || perf[i].mathType == CUDNN_FMA_MATH ||
+         perf[i].mathType == CUDNN_DEFAULT_MATH))
+      return perf[i];
   throw Error(std::string("cuDNN has no ") + what + " algorithm for this convolution");
 }
 
 /// cuDNN's ranked algorithms of one direction (`query(count, &found,
-/// perf)`), the first usable one (chooseAlgorithm) into `algo` and its
-/// workspace size (`workspaceSize(algo, &bytes)`) into `workspace`.
-template <typename Perf, typename Query, typename WorkspaceSize, typename Algo>
-void selectAlgorithm(Query query, WorkspaceSize workspaceSize, bool f32, bool tf32,
-                     const char *what, Algo &algo, size_t &workspace) {
+/// perf)`), the first usable one (chooseAlgorithm) into `algo`, its math
+/// type set on the plan's descriptor (`setMath(type)`, as MXNet does), and
+/// its workspace size (`workspaceSize(algo, &bytes)`) into `workspace`.
+template <typename Perf, typename Query, typename SetMath, typename WorkspaceSize,
+          typename Algo>
+void selectAlgorithm(Query query, SetMath setMath, WorkspaceSize workspaceSize, bool f32,
+                     bool tf32, const char *what, Algo &algo, size_t &workspace) {
   static_assert(CUDNN_CONVOLUTION_FWD_ALGO_COUNT <= 16 &&
                     CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT <= 16 &&
                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT <= 16,
@@ -214,7 +221,9 @@ void selectAlgorithm(Query query, WorkspaceSize workspaceSize, bool f32, bool tf
   Perf perf[16];
   int found = 0;
   query(16, &found, perf);
-  algo = chooseAlgorithm(perf, found, f32, tf32, what);
+  const Perf &chosen = chooseAlgorithm(perf, found, f32, tf32, what);
+  algo = chosen.algo;
+  setMath(chosen.mathType);
   workspaceSize(algo, &workspace);
 }
 
@@ -234,10 +243,12 @@ void *workspace(int device, size_t bytes) {
   return s.data;
 }
 
+/// The plan of convolution `g` on gpu(device) (cached per thread and
+/// device: the algorithm is chosen on that device's handle).
 template <typename T>
-const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
-  thread_local std::map<Geometry, ConvPlan> plans;
-  auto it = plans.find(g);
+const ConvPlan &plan(int device, cudnnHandle_t h, const Geometry &g) {
+  thread_local std::map<std::pair<int, Geometry>, ConvPlan> plans;
+  auto it = plans.find({device, g});
   if (it != plans.end())
     return it->second;
   const Cudnn &c = cudnn();
@@ -254,6 +265,13 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
       v = {int(n), int(ch), int(hh), int(w), 1};
     return v;
   };
+  // (cuDNN takes int extents and strides: a tensor of 2^31 elements or
+  // more is an error, not a wrapped stride.)
+  for (int64_t v : {batch * channels * inD * inH * inW, batch * filters * outD * outH * outW,
+                    filters * (channels / groups) * kD * kH * kW})
+    if (v > INT32_MAX)
+      throw Error("a convolution tensor beyond cuDNN's int range (" + std::to_string(v) +
+                  " elements)");
   auto strides = [&](const std::array<int, 5> &d) {
     std::array<int, 5> s{};
     s[nb - 1] = 1;
@@ -292,6 +310,9 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
                                                                               : CUDNN_DEFAULT_MATH),
            "cudnnSetConvolutionMathType");
   bool f32 = sizeof(T) == 4;
+  auto setMath = [&](cudnnMathType_t m) {
+    checkDnn(c.cudnnSetConvolutionMathType(p.conv, m), "cudnnSetConvolutionMathType");
+  };
   // cuDNN's ranked algorithms for the plan's direction, the first usable
   // one (chooseAlgorithm) and its workspace size.
   if (g[24] == kForward)
@@ -301,6 +322,7 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
                                                             perf),
                    "cudnnGetConvolutionForwardAlgorithm_v7");
         },
+        setMath,
         [&](cudnnConvolutionFwdAlgo_t a, size_t *bytes) {
           checkDnn(c.cudnnGetConvolutionForwardWorkspaceSize(h, p.x, p.w, p.conv, p.y, a, bytes),
                    "cudnnGetConvolutionForwardWorkspaceSize");
@@ -313,6 +335,7 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
                                                                  found, perf),
                    "cudnnGetConvolutionBackwardDataAlgorithm_v7");
         },
+        setMath,
         [&](cudnnConvolutionBwdDataAlgo_t a, size_t *bytes) {
           checkDnn(c.cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w, p.y, p.conv, p.x, a,
                                                                   bytes),
@@ -326,13 +349,14 @@ const ConvPlan &plan(cudnnHandle_t h, const Geometry &g) {
                                                                    found, perf),
                    "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
         },
+        setMath,
         [&](cudnnConvolutionBwdFilterAlgo_t a, size_t *bytes) {
           checkDnn(c.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x, p.y, p.conv, p.w, a,
                                                                     bytes),
                    "cudnnGetConvolutionBackwardFilterWorkspaceSize");
         },
         f32, tf32, "backward-filter", p.backwardFilter, p.workspace);
-  return plans[g] = p;
+  return plans[{device, g}] = p;
 }
 
 /// The workspace of a convolution: the planned buffer (`planned`, of
@@ -374,7 +398,7 @@ void convolution(const T *x, const T *w, const T *bias, T *y, const Geometry &g,
                  void *planned, size_t plannedBytes) {
   int device = mgpuCurrentDevice();
   cudnnHandle_t h = handle(device);
-  const ConvPlan &p = plan<T>(h, g);
+  const ConvPlan &p = plan<T>(device, h, g);
   void *ws = convWorkspace(device, p.workspace, planned, plannedBytes);
   const Cudnn &c = cudnn();
   T one = 1, zero = 0;
@@ -393,7 +417,7 @@ void convolutionBackward(const T *in, const T *dy, T *out, const Geometry &g, vo
                          size_t plannedBytes) {
   int device = mgpuCurrentDevice();
   cudnnHandle_t h = handle(device);
-  const ConvPlan &p = plan<T>(h, g);
+  const ConvPlan &p = plan<T>(device, h, g);
   void *ws = convWorkspace(device, p.workspace, planned, plannedBytes);
   const Cudnn &c = cudnn();
   T one = 1, zero = 0;
@@ -585,9 +609,14 @@ const LrnPlan &lrnPlan(const LrnGeometry &g) {
   LrnPlan p;
   p.x = packedTensor<T>({outer, channels, inner, 1}, "LRN");
   checkDnn(c.cudnnCreateLRNDescriptor(&p.lrn), "cudnnCreateLRNDescriptor");
+  // The compiler checked beta and knorm against cuDNN's minimums as
+  // doubles; the forward passes MXNet's float parameters, so a value at the
+  // minimum may arrive a float rounding (relative 6e-8) below it: taken as
+  // the minimum (cudnnSetLRNDescriptor would refuse it).
+  auto atLeast = [](double v, double min) { return v < min && v >= min * (1 - 1e-7) ? min : v; };
   checkDnn(c.cudnnSetLRNDescriptor(p.lrn, unsigned(nsize), mxc::kernels::paramFromBits(alphaBits),
-                                   mxc::kernels::paramFromBits(betaBits),
-                                   mxc::kernels::paramFromBits(knormBits)),
+                                   atLeast(mxc::kernels::paramFromBits(betaBits), CUDNN_LRN_MIN_BETA),
+                                   atLeast(mxc::kernels::paramFromBits(knormBits), CUDNN_LRN_MIN_K)),
            "cudnnSetLRNDescriptor");
   return plans[g] = p;
 }
