@@ -369,8 +369,17 @@ def _backward(heads, head_grads, retain_graph, variables=None):
                     g._data if isinstance(g, NDArray) else g)
             slot = pending.setdefault(id(e), (e, [None] * e.num_outputs))[1]
             slot[i] = d if slot[i] is None else slot[i] + d
-        if rest:
-            got, fouts = _run_stage(rest, None if hgs is None else rest_g, variables, written)
+        # One stage a GPU (a compiled stage runs on one device; no operator
+        # mixes devices, so the heads of two GPUs share no recorded call:
+        # autograd.backward([loss on gpu(0), loss on gpu(1)]), as MXNet
+        # takes it); the host's heads together.
+        groups = {}
+        for h, g in zip(rest, rest_g):
+            hs, gs = groups.setdefault(h._ctx if h._ctx.device_type == "gpu" else None, ([], []))
+            hs.append(h)
+            gs.append(g)
+        for hs, gs in groups.values():
+            got, fouts = _run_stage(hs, None if hgs is None else gs, variables, written)
             for a, d in got:
                 add_leaf(a, d)
             for (e, i), d in fouts:

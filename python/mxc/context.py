@@ -79,8 +79,8 @@ def cpu_pinned(device_id=0):
 def gpu(device_id=0):
     """A GPU context. It can be created and compared anywhere; putting data
     on it needs the GPU (MXNetError naming why otherwise). NDArrays,
-    operators, autograd, executors, Module and Gluon run on one GPU
-    (docs/gpu.md)."""
+    operators, autograd, executors, Module and Gluon run on any GPU, Module
+    and Gluon also over several (docs/gpu.md)."""
     return Context("gpu", device_id)
 
 

@@ -21,7 +21,7 @@ from . import initializer as _init
 from . import metric as _metric
 from . import optimizer as _opt
 from .base import MXNetError, MXNetValueError
-from .context import check_context, cpu
+from .context import cpu
 from .io import DataDesc
 from .model import BatchEndParam, load_checkpoint, save_checkpoint
 from .ndarray import NDArray
@@ -750,6 +750,7 @@ class Module(BaseModule):
                     kv.broadcast(name, args[name], out=args[name], priority=-idx)
                 else:
                     kv.init(name, args[name])
+            self._sync_params()  # rank 0's values on every device
         if update_on_kvstore:
             kv.set_optimizer(optimizer)
         else:

@@ -94,6 +94,7 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name);
 extern "C" void *mgpuStreamCreate();
 extern "C" void mgpuStreamSynchronize(void *stream);
 extern "C" void mgpuStreamDestroy(void *stream);
+extern "C" void mgpuSetDefaultDevice(int32_t device);
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
                                  intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
                                  void *stream, void **params, void **extra, size_t paramsCount);
@@ -204,13 +205,17 @@ class CudaNDArray : public ::testing::TestWithParam<const char *> {
 protected:
   void SetUp() override {
     MXC_REQUIRE_GPU();
+    engine = makeEngine();
+  }
+  /// A new engine of the test's kind (fresh worker threads).
+  std::unique_ptr<Engine> makeEngine() const {
     EngineOptions opts;
     // "threaded-no-events": GPU operations wait for their streams
     // (MXC_ENGINE_GPU_EVENTS=0).
     std::string kind = GetParam();
     opts.gpuEvents = kind != "threaded-no-events";
     opts.kind = opts.gpuEvents ? kind : "threaded";
-    engine = createEngine(opts);
+    return createEngine(opts);
   }
   std::unique_ptr<Engine> engine;
 
@@ -538,13 +543,18 @@ step a2 saxpy gpu(0) reads x writes y
   for (int id = 0; id < std::min(cuda::deviceCount(), 3); ++id) {
     Plan plan = compiled->onDevice(Device::gpu(id));
     EXPECT_EQ(plan.device(), Device::gpu(id));
-    NDArray dx({int64_t(kBulkN)}, DType::F32, Device::gpu(id), engine.get());
-    NDArray dy({int64_t(kBulkN)}, DType::F32, Device::gpu(id), engine.get());
-    dx.copyFromHost(x.data(), kBulkN * sizeof(float));
-    Executor exec(plan, kernels, engine.get());
-    exec.bind({dx}, {dy});
     for (bool bulk : {true, false}) {
       SCOPED_TRACE("gpu(" + std::to_string(id) + (bulk ? "), bulk" : "), step by step"));
+      // Each way on an engine of its own (worker threads that ran nothing)
+      // and with this thread's device back to gpu(0) (the naive engine
+      // runs here): the run itself must set its device.
+      mgpuSetDefaultDevice(0);
+      std::unique_ptr<Engine> fresh = makeEngine();
+      NDArray dx({int64_t(kBulkN)}, DType::F32, Device::gpu(id), fresh.get());
+      NDArray dy({int64_t(kBulkN)}, DType::F32, Device::gpu(id), fresh.get());
+      dx.copyFromHost(x.data(), kBulkN * sizeof(float));
+      Executor exec(plan, kernels, fresh.get());
+      exec.bind({dx}, {dy});
       dy.copyFromHost(y0.data(), kBulkN * sizeof(float));
       std::string failure = errorOf([&] {
         if (bulk) {
@@ -559,16 +569,16 @@ step a2 saxpy gpu(0) reads x writes y
                                std::to_string(id) + "))"),
                   std::string::npos)
             << failure;
-        continue;
+      } else {
+        ASSERT_EQ(failure, "");
+        std::vector<float> y(kBulkN);
+        dy.copyToHost(y.data(), kBulkN * sizeof(float));
+        for (unsigned i = 0; i < kBulkN; ++i)
+          ASSERT_EQ(y[i], (y0[i] + 2 * x[i]) + 2 * x[i]) << i;
       }
-      ASSERT_EQ(failure, "");
-      std::vector<float> y(kBulkN);
-      dy.copyToHost(y.data(), kBulkN * sizeof(float));
-      for (unsigned i = 0; i < kBulkN; ++i)
-        ASSERT_EQ(y[i], (y0[i] + 2 * x[i]) + 2 * x[i]) << i;
+      fresh->waitForAll();
     }
   }
-  engine->waitForAll();
   mgpuModuleUnload(gSaxpyImage);
   gSaxpyImage = nullptr;
 }

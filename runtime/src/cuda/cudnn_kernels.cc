@@ -193,16 +193,27 @@ struct ConvPlan {
   size_t workspace = 0;
 };
 
-/// The first of cuDNN's ranked algorithms that ran its test, fits 1 GiB of
-/// workspace and, for f32 without MXC_CUDA_ALLOW_TF32, uses plain FMA math
-/// (no tensor-op math: neither TF32 nor a conversion to f16).
+/// The first of cuDNN's ranked algorithms that ran its test and fits 1 GiB
+/// of workspace, never one converting f32 to f16
+/// (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION). For f32 without
+/// MXC_CUDA_ALLOW_TF32 one with FMA math (no tensor cores; DEFAULT_MATH
+/// permits TF32 on Ampere and later), or failing that one of default math,
+/// run with the descriptor's FMA math (as before 2026-12-07: the filter
+/// refused tensor-op math only).
 template <typename Perf>
 const Perf &chooseAlgorithm(const Perf *perf, int found, bool f32, bool tf32, const char *what) {
-  for (int i = 0; i < found; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= (size_t(1) << 30) &&
-        (tf32 || !f32 || perf[i].mathType == CUDNN_FMA_MATH ||
-         perf[i].mathType == CUDNN_DEFAULT_MATH))
-      return perf[i];
+  auto usable = [&](const Perf &p, bool strict) {
+    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > (size_t(1) << 30) ||
+        p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+      return false;
+    if (!f32 || tf32)
+      return true;
+    return p.mathType == CUDNN_FMA_MATH || (!strict && p.mathType == CUDNN_DEFAULT_MATH);
+  };
+  for (bool strict : {true, false})
+    for (int i = 0; i < found; ++i)
+      if (usable(perf[i], strict))
+        return perf[i];
   throw Error(std::string("cuDNN has no ") + what + " algorithm for this convolution");
 }
 
@@ -310,7 +321,11 @@ const ConvPlan &plan(int device, cudnnHandle_t h, const Geometry &g) {
                                                                               : CUDNN_DEFAULT_MATH),
            "cudnnSetConvolutionMathType");
   bool f32 = sizeof(T) == 4;
+  // The chosen algorithm's math type on the descriptor (as MXNet); f32
+  // without TF32 keeps FMA math whatever the algorithm's.
   auto setMath = [&](cudnnMathType_t m) {
+    if (f32 && !tf32)
+      m = CUDNN_FMA_MATH;
     checkDnn(c.cudnnSetConvolutionMathType(p.conv, m), "cudnnSetConvolutionMathType");
   };
   // cuDNN's ranked algorithms for the plan's direction, the first usable

@@ -133,6 +133,12 @@ MXC_MGPU_API void mgpuModuleUnload(CUmodule module) {
 
 MXC_MGPU_API CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   CUfunction f = nullptr;
+  if (!module) {
+    mxcKernelReportError((std::string("GPU kernel '") + name +
+                          "': its module was not loaded (module constructors did not run)")
+                             .c_str());
+    return nullptr;
+  }
   CUmodule m = moduleOn(*reinterpret_cast<KernelImage *>(module), tlsDevice, name);
   if (!m)
     return nullptr;

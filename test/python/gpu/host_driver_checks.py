@@ -818,6 +818,27 @@ def twogpus_executors_and_modules_launch_on_their_device():
     raises(e1.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
 
 
+def twogpus_fast_path_and_backward_on_each_device():
+    """The C++ fast path's second call on gpu(1) pushes the GPU plan there;
+    autograd.backward over losses on two GPUs runs a gradient stage a
+    device, each launched on its own."""
+    g0, g1 = mx.gpu(0), mx.gpu(1)
+    x = mx.nd.ones((6,), ctx=g1)
+    x * x
+    assert mx.nd._fast_key("broadcast_mul", [x, x], {}, g1) in mx.nd._fast
+    y = mx.nd._fast_dispatch("broadcast_mul", [x, x], {})
+    assert y is not None and y.context == g1
+    raises(y.wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
+    a, b = mx.nd.ones((4,), ctx=g0), mx.nd.ones((4,), ctx=g1)
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        la, lb = mx.nd.sum(a * 2), mx.nd.sum(b * 3)
+    mx.autograd.backward([la, lb])
+    raises(a.grad.wait_to_read, NO_KERNELS + " (a launch on gpu(0))")
+    raises(b.grad.wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
+
+
 def _two_gpu_net_values(ctx):
     """Operators, autograd and an executor on `ctx`."""
     rng = np.random.default_rng(6)
@@ -856,9 +877,14 @@ def multigpu_fast_path_keeps_the_devices_apart():
         assert y.context == ctx, (y.context, ctx)
         _same(y.copyto(mx.cpu()), mx.nd.relu(mx.nd.array(a * k) - 5))
     x0, x1 = mx.nd.ones((3, 4), ctx=mx.gpu(0)), mx.nd.ones((3, 4), ctx=mx.gpu(1))
-    x0 + x0
-    x0 + x0
+    for x in (x0, x1):  # an entry a device, each taken by the fast path
+        x + x
+        assert mx.nd._fast_key("broadcast_add", [x, x], {}, x.context) in mx.nd._fast
+        y = mx.nd._fast_dispatch("broadcast_add", [x, x], {})
+        assert y is not None and y.context == x.context
+        _same(y.copyto(mx.cpu()), mx.nd.full((3, 4), 2.0))
     raises(lambda: x0 + x1, "arrays on gpu(0) and gpu(1)")
+    assert mx.nd._fast_dispatch("broadcast_add", [x0, x1], {}) is None
 
 
 def multigpu_operators_autograd_and_executors_on_gpu1():
@@ -905,8 +931,11 @@ def _gluon_two_device_run(ctxs, hybrid):
         ys = mx.gluon.utils.split_and_load(mx.nd.array(Y[step * 4:step * 4 + 8]), ctxs)
         with mx.autograd.record():
             ls = [loss_fn(net(x), y) for x, y in zip(xs, ys)]
-        for l in ls:
-            l.backward()
+        if hybrid:  # one backward over every device's loss
+            mx.autograd.backward(ls)
+        else:
+            for l in ls:
+                l.backward()
         trainer.step(8)
         losses += ls
     out = []
