@@ -707,16 +707,22 @@ class _Scale(mx.autograd.Function):
         return dy * 3
 
 
+def _sgd_training(net, ctx):
+    """`net` initialised on `ctx` (a context or a list), its SGD-with-momentum
+    Trainer and the classification loss."""
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
+                               {"learning_rate": 0.1, "momentum": 0.9})
+    return trainer, mx.gluon.loss.SoftmaxCrossEntropyLoss()
+
+
 def _gluon_run(ctx, hybrid):
     rng = np.random.default_rng(4)
     X = rng.standard_normal((16, 6)).astype(np.float32)
     Y = rng.integers(0, 3, 16).astype(np.float32)
     mx.random.seed(2)
     net = _gluon_net(hybrid)
-    net.initialize(mx.init.Xavier(), ctx=ctx)
-    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
-                               {"learning_rate": 0.1, "momentum": 0.9})
-    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer, loss_fn = _sgd_training(net, ctx)
     losses = []
     for step in range(3):
         x = mx.nd.array(X[step * 4:(step + 1) * 4 + 4]).as_in_context(ctx)
@@ -921,10 +927,7 @@ def _gluon_two_device_run(ctxs, hybrid):
                 mx.gluon.nn.Dense(3, in_units=10))
     if hybrid:
         net.hybridize()
-    net.initialize(mx.init.Xavier(), ctx=ctxs)
-    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
-                               {"learning_rate": 0.1, "momentum": 0.9})
-    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer, loss_fn = _sgd_training(net, ctxs)
     losses = []
     for step in range(3):
         xs = mx.gluon.utils.split_and_load(mx.nd.array(X[step * 4:step * 4 + 8]), ctxs)
