@@ -70,7 +70,11 @@ constexpr uintptr_t kOpaqueBit = uintptr_t(1) << 62;
 bool gOpaque = false; // set by cuInit from MXC_HOST_DRIVER_OPAQUE
 
 std::mutex gMutex;
-std::unordered_map<uintptr_t, size_t> gBlocks; // address -> bytes
+// address -> bytes. Never destroyed, and reachable from a global: the
+// opaque mode's device pointers have bit 62 set, so the runtime's pool (which
+// keeps blocks past exit) holds no address LeakSanitizer recognises; these
+// keys are what keeps the blocks reachable.
+std::unordered_map<uintptr_t, size_t> &gBlocks = *new std::unordered_map<uintptr_t, size_t>;
 size_t gInUse = 0;
 int gContextTags[8] = {}; // device i's primary context's handle points at [i]
 bool gInitialised = false;
