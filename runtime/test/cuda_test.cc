@@ -221,11 +221,12 @@ protected:
 
   // Rounds of host -> `first` (its copy-to lane), `first` -> `second` (the
   // compute lane of `second`), `second` -> host (its copy-from lane) copies
-  // of n floats value(round, i), pushed without waiting; then each round's
-  // result is checked.
+  // of n floats value(round, i), and `first` -> host again after `second`
+  // read it (a read after a read on another stream still waits for the
+  // write), pushed without waiting; then each round's results are checked.
   void checkCopyChain(Device first, Device second, int64_t n, int rounds,
                       const std::function<float(int, int64_t)> &value) {
-    std::vector<NDArray> sources, results;
+    std::vector<NDArray> sources, results, firsts;
     for (int r = 0; r < rounds; ++r) {
       std::vector<float> v(n);
       for (int64_t i = 0; i < n; ++i)
@@ -234,6 +235,7 @@ protected:
       src.copyFromHost(v.data(), v.size() * sizeof(float));
       sources.push_back(src);
       results.emplace_back(Shape{n}, DType::F32, Device::cpu(), engine.get());
+      firsts.emplace_back(Shape{n}, DType::F32, Device::cpu(), engine.get());
     }
     NDArray a({n}, DType::F32, first, engine.get());
     NDArray b({n}, DType::F32, second, engine.get());
@@ -241,14 +243,18 @@ protected:
       sources[r].copyTo(a);
       a.copyTo(b);
       b.copyTo(results[r]);
+      a.copyTo(firsts[r]);
     }
     ASSERT_FALSE(engine->waitForAll());
-    for (int r = 0; r < rounds; ++r) {
-      std::vector<float> out(n, -1.0f);
-      results[r].copyToHost(out.data(), out.size() * sizeof(float));
-      for (int64_t i = 0; i < n; ++i)
-        ASSERT_EQ(out[size_t(i)], value(r, i)) << "round " << r << " element " << i;
-    }
+    for (int r = 0; r < rounds; ++r)
+      for (const NDArray *got : {&results[r], &firsts[r]}) {
+        std::vector<float> out(n, -1.0f);
+        got->copyToHost(out.data(), out.size() * sizeof(float));
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(out[size_t(i)], value(r, i))
+              << (got == &results[r] ? "second" : "first") << ", round " << r << " element "
+              << i;
+      }
   }
 };
 
@@ -390,6 +396,39 @@ TEST_P(CudaNDArray, CopiesAcrossDevicesFollowTheVariables) {
     GTEST_SKIP() << "needs two GPUs";
   checkCopyChain(Device::gpu(0), Device::gpu(1), 1 << 14, 10,
                  [](int r, int64_t) { return float(r + 1); });
+}
+
+// A read of a device array after another read of it on another stream
+// (here: gpu(0)'s compute lane copying it to a second array, then its own
+// copy-from lane copying it to the host) still waits for the write before
+// both (the host -> device copy on the copy-to lane), also once the engine
+// has seen the first read complete -- its event implies the write only to
+// those that wait for it. The pause lets the first read complete on the
+// engine while the double's device (200 us an operation, 4 MB copies)
+// still runs the write.
+TEST_P(CudaNDArray, ReadsAfterReadsOnOtherStreamsWaitForTheWrite) {
+  const int64_t n = int64_t(1) << 20;
+  for (int round = 1; round <= 5; ++round) {
+    std::vector<float> v(static_cast<size_t>(n), static_cast<float>(round));
+    NDArray src({n}, DType::F32, Device::cpu(), engine.get());
+    src.copyFromHost(v.data(), v.size() * sizeof(float));
+    NDArray a({n}, DType::F32, Device::gpu(0), engine.get());
+    NDArray b({n}, DType::F32, Device::gpu(0), engine.get());
+    NDArray host({n}, DType::F32, Device::cpu(), engine.get());
+    src.copyTo(a);
+    a.copyTo(b);
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    a.copyTo(host);
+    ASSERT_FALSE(engine->waitForAll());
+    for (const NDArray *got : {&host, &b}) {
+      std::vector<float> out(size_t(n), -1.0f);
+      got->copyToHost(out.data(), out.size() * sizeof(float));
+      for (int64_t i = 0; i < n; i += 4097)
+        ASSERT_EQ(out[size_t(i)], float(round))
+            << (got == &host ? "a's second read" : "a's first read") << ", round " << round
+            << " element " << i;
+    }
+  }
 }
 
 // fill on a GPU (mx.nd.zeros / ones / full there): a device memset of

@@ -516,17 +516,19 @@ void ThreadedEngine::noteGpuReadLocked(EngineVar *var, const OprBlock &op) {
   case OprBlock::GpuEffect::HostComplete:
     var->gpuWrite.reset(); // waited for
     return;
-  case OprBlock::GpuEffect::Recorded:
+  case OprBlock::GpuEffect::Recorded: {
     if (!op.gpuEvent)
       return;
-    // The op's stream waited for the last write: its event covers it.
-    var->gpuWrite.reset();
+    // The write stays: a later reader waits for it, not for the reads
+    // before it (this read's event implies the write only to those that
+    // wait for this read: the next writer does).
     std::vector<GpuEventPtr> &reads = var->gpuReads;
     reads.erase(std::remove_if(reads.begin(), reads.end(),
                                [&](const GpuEventPtr &e) { return op.gpuEvent->covers(*e); }),
                 reads.end());
     reads.push_back(op.gpuEvent);
     return;
+  }
   }
 }
 
