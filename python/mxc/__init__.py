@@ -15,7 +15,7 @@ from .base import MXNetError, NameManager
 from .attribute import AttrScope
 from . import attribute
 from . import name
-from .context import Context, cpu, gpu, current_context
+from .context import Context, cpu, gpu, cpu_pinned, current_context
 from . import context
 from . import ndarray
 from . import ndarray as nd
@@ -58,7 +58,8 @@ from .executor import Executor
 
 __version__ = "0.1.0"
 
-__all__ = ["MXNetError", "NameManager", "AttrScope", "attribute", "name", "Context", "cpu", "gpu", "current_context",
+__all__ = ["MXNetError", "NameManager", "AttrScope", "attribute", "name", "Context", "cpu", "gpu", "cpu_pinned",
+           "current_context",
            "nd", "ndarray", "sym", "symbol", "random", "autograd", "NDArray", "Symbol",
            "Executor", "waitall", "init", "initializer", "lr_scheduler", "optimizer",
            "metric", "io", "recordio", "image", "img", "model", "callback", "module", "mod", "profiler", "kv", "kvstore",

@@ -61,6 +61,27 @@ def _install_abort_hook(who):
     sys.excepthook = hook
 
 
+def _on_gpu(v):
+    return isinstance(v, NDArray) and v._rt is not None and v._on_gpu()
+
+
+def _gpu_sum(vals):
+    """A 'device' store's level 1 on GPU values (MXNet's CommDevice): the
+    values of one key on GPUs summed on the first one's device (the others
+    copied there, then added by the compiled operator), so that one value a
+    key goes to the host instead of one a device. The rest of the list
+    follows unchanged (the host adds them after it: with CPU values between
+    GPU ones, the order of the additions differs from the 'local' store's)."""
+    gpu = [v for v in vals if _on_gpu(v)]
+    if len(gpu) < 2:
+        return vals
+    target = gpu[0].context
+    total = gpu[0]
+    for v in gpu[1:]:
+        total = total + (v if v.context == target else v.as_in_context(target))
+    return [total] + [v for v in vals if not _on_gpu(v)]
+
+
 def _rt_of(arr, what, key):
     if not isinstance(arr, NDArray):
         raise MXNetError("%s of key %r: expected an NDArray, got %s"
@@ -235,9 +256,14 @@ class KVStore(KVStoreBase):
             self._handle.init(s, rt)
 
     def push(self, key, value, priority=0):
-        """Pushes values (summed over the list of each key) into the store."""
+        """Pushes values (summed over the list of each key) into the store;
+        a 'device' type sums the values on GPUs on the first one's device
+        first (_gpu_sum)."""
+        device = "device" in self._name
         for k, vals in self._pairs(key, value, "push"):
             s = self._key(k)
+            if device:
+                vals = _gpu_sum(vals)
             rts, keep = [], []
             for v in vals:
                 rt, tmp = _rt_of(v, "push", k)
@@ -249,8 +275,15 @@ class KVStore(KVStoreBase):
         """Pulls the stored values into `out` (an array or a list per key)."""
         if out is None:
             raise MXNetError("pull: out is required")
+        device = "device" in self._name
         for k, outs in self._pairs(key, out, "pull"):
             s = self._key(k)
+            fan = []
+            if device:  # one pull to the first GPU, copies from it to the others
+                gpu = [o for o in outs if _on_gpu(o)]
+                if len(gpu) > 1:
+                    fan = gpu[1:]
+                    outs = [o for o in outs if not any(o is f for f in fan)]
             rts, back = [], []
             for o in outs:
                 rt, tmp = _rt_of(o, "pull", k)
@@ -260,6 +293,8 @@ class KVStore(KVStoreBase):
             self._handle.pull(s, rts, int(priority))
             for o, tmp in back:  # numpy-backed outs: copied when done
                 o[:] = tmp
+            for o in fan:  # device to device, after the pull (the arrays' variables)
+                gpu[0].copyto(o)
 
     def pushpull(self, key, value, out=None, priority=0):
         """push then pull (into `value` itself when out is None)."""

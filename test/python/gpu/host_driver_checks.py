@@ -621,7 +621,7 @@ def check_writes_into_gpu_arrays():
     np.testing.assert_array_equal(v.asnumpy(), np.arange(12).reshape(3, 4))
 
 
-def _module_run(ctx, tmp):
+def _module_run(ctx, tmp, kvstore="local"):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((40, 6)).astype(np.float32)
     Y = (X[:, 0] > 0).astype(np.float32) + (X[:, 1] > 0)
@@ -632,7 +632,7 @@ def _module_run(ctx, tmp):
     mod = mx.mod.Module(net, context=ctx)
     mx.random.seed(1)
     np.random.seed(1)
-    mod.fit(it, num_epoch=2, optimizer="sgd", initializer=mx.init.Xavier(),
+    mod.fit(it, num_epoch=2, optimizer="sgd", initializer=mx.init.Xavier(), kvstore=kvstore,
             optimizer_params={"learning_rate": 0.1, "momentum": 0.9}, eval_metric="acc")
     arg, aux = mod.get_params()
     assert all(v.context == mx.cpu() for v in arg.values())
@@ -643,7 +643,8 @@ def _module_run(ctx, tmp):
     mod2 = mx.mod.Module(net, context=ctx)
     mod2.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
     mod2.load_params(os.path.join(tmp, "m.params"))
-    mod2.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9})
+    mod2.init_optimizer(kvstore=kvstore, optimizer="sgd",
+                        optimizer_params={"learning_rate": 0.1, "momentum": 0.9})
     mod2.load_optimizer_states(os.path.join(tmp, "m.states"))
     it.reset()
     batch = next(iter(it))
@@ -824,6 +825,26 @@ def twogpus_executors_and_modules_launch_on_their_device():
     raises(e1.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
 
 
+def twogpus_device_store_adds_on_the_first_gpu():
+    """The 'device' store's sum of two GPUs' values is an operator launched
+    on the first one's device; its pulls to both GPUs carry it (the 'local'
+    store sums on the host, no kernel)."""
+    g0, g1 = mx.gpu(0), mx.gpu(1)
+    kv = mx.kv.create("local")
+    kv.init("w", mx.nd.zeros((4,)))
+    kv.push("w", [mx.nd.ones((4,), ctx=g0), mx.nd.ones((4,), ctx=g1)])
+    o = mx.nd.zeros((4,), ctx=g1)
+    kv.pull("w", out=o)
+    np.testing.assert_array_equal(o.asnumpy(), np.full(4, 2, np.float32))
+    kv = mx.kv.create("device")
+    kv.init("w", mx.nd.zeros((4,)))
+    kv.push("w", [mx.nd.ones((4,), ctx=g0), mx.nd.ones((4,), ctx=g1)])
+    outs = [mx.nd.zeros((4,), ctx=g0), mx.nd.zeros((4,), ctx=g1)]
+    kv.pull("w", out=outs)
+    for o in outs:
+        raises(o.asnumpy, NO_KERNELS + " (a launch on gpu(0))")
+
+
 def twogpus_fast_path_and_backward_on_each_device():
     """The C++ fast path's second call on gpu(1) pushes the GPU plan there;
     autograd.backward over losses on two GPUs runs a gradient stage a
@@ -904,15 +925,39 @@ def multigpu_operators_autograd_and_executors_on_gpu1():
 
 def multigpu_module_training_over_two_gpus():
     """Module over [gpu(0), gpu(1)] (the batch split, a parameter copy a
-    device, the store summing the devices' gradients) trains to the values
-    of Module over [cpu(0), cpu(1)], checkpoints included."""
+    device, the store summing the devices' gradients: on the host with
+    'local', on gpu(0) first with 'device') trains to the values of Module
+    over [cpu(0), cpu(1)], checkpoints included."""
     import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        got_g = _module_run([mx.gpu(0), mx.gpu(1)], tmp)
-    with tempfile.TemporaryDirectory() as tmp:
-        got_c = _module_run([mx.cpu(0), mx.cpu(1)], tmp)
-    for k, (a, b) in enumerate(zip(got_g, got_c)):
-        _same(a, b, "Module over two devices, value %d" % k)
+    for kvstore in ("local", "device"):
+        with tempfile.TemporaryDirectory() as tmp:
+            got_g = _module_run([mx.gpu(0), mx.gpu(1)], tmp, kvstore)
+        with tempfile.TemporaryDirectory() as tmp:
+            got_c = _module_run([mx.cpu(0), mx.cpu(1)], tmp, kvstore)
+        for k, (a, b) in enumerate(zip(got_g, got_c)):
+            _same(a, b, "Module over two devices (%s store), value %d" % (kvstore, k))
+
+
+def multigpu_device_store_sums_on_a_gpu():
+    """The 'device' store sums a key's GPU values on the first one's GPU
+    and sends that one sum to the host; its pulls fan out from the first
+    GPU: the same bits as the 'local' store's host sum."""
+    rng = np.random.default_rng(8)
+    vals = [rng.standard_normal((5, 7)).astype(np.float32) for _ in range(3)]
+    got = {}
+    for name in ("local", "device"):
+        kv = mx.kv.create(name)
+        kv.init("w", mx.nd.zeros((5, 7)))
+        kv.push("w", [mx.nd.array(vals[0], ctx=mx.gpu(0)), mx.nd.array(vals[1], ctx=mx.gpu(1)),
+                      mx.nd.array(vals[2])])
+        outs = [mx.nd.zeros((5, 7), ctx=mx.gpu(1)), mx.nd.zeros((5, 7), ctx=mx.gpu(0)),
+                mx.nd.zeros((5, 7))]
+        kv.pull("w", out=outs)
+        assert [o.context for o in outs] == [mx.gpu(1), mx.gpu(0), mx.cpu()]
+        got[name] = [o.asnumpy() for o in outs]
+    for a, b in zip(got["device"], got["local"]):
+        _same(a, b, "device store against local")
+    _same(got["local"][0], (vals[0] + vals[1]) + vals[2], "the sum")
 
 
 def _gluon_two_device_run(ctxs, hybrid):
