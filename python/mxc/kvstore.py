@@ -65,20 +65,34 @@ def _on_gpu(v):
     return isinstance(v, NDArray) and v._rt is not None and v._on_gpu()
 
 
+# What the store sums (kvstore.cc's summable).
+_SUMMABLE = {np.dtype(t) for t in ("float16", "float32", "float64", "int32", "int64")}
+
+
+def _like(v, first):
+    return v.shape == first.shape and v._sig[1] == first._sig[1]
+
+
 def _gpu_sum(vals):
     """A 'device' store's level 1 on GPU values (MXNet's CommDevice): the
     values of one key on GPUs summed on the first one's device (the others
     copied there, then added by the compiled operator), so that one value a
     key goes to the host instead of one a device. The rest of the list
     follows unchanged (the host adds them after it: with CPU values between
-    GPU ones, the order of the additions differs from the 'local' store's)."""
+    GPU ones, the order of the additions differs from the 'local' store's;
+    float16 values are rounded after each add on the GPU). Values that are
+    not all of one shape and summable dtype go to the store as they are (it
+    names what is wrong)."""
     gpu = [v for v in vals if _on_gpu(v)]
-    if len(gpu) < 2:
+    if len(gpu) < 2 or gpu[0]._sig[1] not in _SUMMABLE or \
+            not all(_like(v, gpu[0]) for v in gpu[1:]):
         return vals
+    from . import autograd
     target = gpu[0].context
-    total = gpu[0]
-    for v in gpu[1:]:
-        total = total + (v if v.context == target else v.as_in_context(target))
+    with autograd.pause():  # the store's arithmetic is not the model's
+        total = gpu[0]
+        for v in gpu[1:]:
+            total = total + (v if v.context == target else v.as_in_context(target))
     return [total] + [v for v in vals if not _on_gpu(v)]
 
 
@@ -282,7 +296,9 @@ class KVStore(KVStoreBase):
             if device:  # one pull to the first GPU, copies from it to the others
                 gpu = [o for o in outs if _on_gpu(o)]
                 if len(gpu) > 1:
-                    fan = gpu[1:]
+                    # (the others of its shape and dtype: the store checks
+                    # the rest, and the first itself listed again)
+                    fan = [o for o in gpu[1:] if o is not gpu[0] and _like(o, gpu[0])]
                     outs = [o for o in outs if not any(o is f for f in fan)]
             rts, back = [], []
             for o in outs:

@@ -958,6 +958,19 @@ def multigpu_device_store_sums_on_a_gpu():
     for a, b in zip(got["device"], got["local"]):
         _same(a, b, "device store against local")
     _same(got["local"][0], (vals[0] + vals[1]) + vals[2], "the sum")
+    # One array listed twice is pulled into; values of another shape are
+    # the store's error, as with 'local'.
+    kv = mx.kv.create("device")
+    kv.init("v", mx.nd.zeros((2, 3)))
+    w = mx.nd.zeros((2, 3), ctx=mx.gpu(0))
+    kv.push("v", [mx.nd.ones((2, 3), ctx=mx.gpu(0)), mx.nd.ones((2, 3), ctx=mx.gpu(1))])
+    kv.pull("v", out=[w, w])
+    _same(w.copyto(mx.cpu()), mx.nd.full((2, 3), 2.0), "an array listed twice")
+    for name in ("local", "device"):
+        kv = mx.kv.create(name)
+        kv.init("v", mx.nd.zeros((2, 3)))
+        raises(lambda: kv.push("v", [mx.nd.ones((2, 3), ctx=mx.gpu(0)),
+                                     mx.nd.ones((1, 3), ctx=mx.gpu(1))]), "does not match")
 
 
 def _gluon_two_device_run(ctxs, hybrid):
