@@ -512,8 +512,7 @@ llvm::Error CompiledGraph::run(llvm::ArrayRef<const void *> inputs,
         pooled->generation = impl->generation;
       }
       pooled->device = device;
-      auto executor = std::make_unique<runtime::Executor>(
-          device == plan.device() ? plan : plan.onDevice(device), kernels);
+      auto executor = std::make_unique<runtime::Executor>(plan.onDevice(device), kernels);
       pooled->inputs.assign(inputs.size(), nullptr);
       pooled->outputs.assign(outputs.size(), nullptr);
       if (device.kind != runtime::Device::Kind::CPU) {
@@ -613,8 +612,7 @@ void CompiledGraph::push(const std::vector<runtime::NDArray> &inputs,
       std::lock_guard<std::mutex> poolLock(impl->poolMutex);
       kernels = impl->kernels;
     }
-    executor = std::make_unique<runtime::Executor>(
-        device == impl->plan.device() ? impl->plan : impl->plan.onDevice(device), kernels);
+    executor = std::make_unique<runtime::Executor>(impl->plan.onDevice(device), kernels);
   }
   // Nothing is bound: the pushed steps keep what they use alive through
   // the engine.

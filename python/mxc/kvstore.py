@@ -62,7 +62,7 @@ def _install_abort_hook(who):
 
 
 def _on_gpu(v):
-    return isinstance(v, NDArray) and v._rt is not None and v._on_gpu()
+    return isinstance(v, NDArray) and v._on_gpu()
 
 
 # What the store sums (kvstore.cc's summable).

@@ -322,11 +322,10 @@ const ConvPlan &plan(int device, cudnnHandle_t h, const Geometry &g) {
            "cudnnSetConvolutionMathType");
   bool f32 = sizeof(T) == 4;
   // The chosen algorithm's math type on the descriptor (as MXNet); f32
-  // without TF32 keeps FMA math whatever the algorithm's.
+  // without TF32 keeps the FMA math set above whatever the algorithm's.
   auto setMath = [&](cudnnMathType_t m) {
-    if (f32 && !tf32)
-      m = CUDNN_FMA_MATH;
-    checkDnn(c.cudnnSetConvolutionMathType(p.conv, m), "cudnnSetConvolutionMathType");
+    if (!f32 || tf32)
+      checkDnn(c.cudnnSetConvolutionMathType(p.conv, m), "cudnnSetConvolutionMathType");
   };
   // cuDNN's ranked algorithms for the plan's direction, the first usable
   // one (chooseAlgorithm) and its workspace size.

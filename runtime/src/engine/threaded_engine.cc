@@ -516,7 +516,7 @@ void ThreadedEngine::noteGpuReadLocked(EngineVar *var, const OprBlock &op) {
   case OprBlock::GpuEffect::HostComplete:
     var->gpuWrite.reset(); // waited for
     return;
-  case OprBlock::GpuEffect::Recorded: {
+  case OprBlock::GpuEffect::Recorded:
     if (!op.gpuEvent)
       return;
     // The write stays: a later reader waits for it, not for the reads
@@ -528,7 +528,6 @@ void ThreadedEngine::noteGpuReadLocked(EngineVar *var, const OprBlock &op) {
                 reads.end());
     reads.push_back(op.gpuEvent);
     return;
-  }
   }
 }
 
