@@ -780,8 +780,11 @@ def _new_rt(shape, dtype, ctx=None):
     """A new runtime array (uninitialised) and its NDArray, on ctx's device
     (which the caller checked)."""
     dtype = np.dtype(dtype)
-    if ctx is not None and ctx.device_type == "gpu":
-        rt = _mxc.Array(list(shape), dtype_name(dtype), "gpu", ctx.device_id)
+    if ctx is not None and ctx.device_type in ("gpu", "cpu_pinned"):
+        # (cpu_pinned: page-locked host memory where there is a GPU, so that
+        # copies to and from the GPU run asynchronously; plain host memory
+        # without one)
+        rt = _mxc.Array(list(shape), dtype_name(dtype), ctx.device_type, ctx.device_id)
     else:
         rt = _mxc.Array(list(shape), dtype_name(dtype))
     return _wrap_rt(rt, dtype, ctx)

@@ -270,17 +270,22 @@ void drainReleased() {
 struct PyArray {
   rt::NDArray array;
 
-  /// A new array on `device` ("cpu" or "gpu") number `deviceId`.
+  /// A new array on `device` ("cpu", "gpu" or "cpu_pinned") number
+  /// `deviceId` (cpu arrays are cpu(0)).
   PyArray(const std::vector<int64_t> &shape, const std::string &dtype,
           const std::string &device = "cpu", int deviceId = 0) {
     auto dt = rt::dtypeFromName(dtype);
     if (!dt)
       throw MXNetError("unknown dtype '" + dtype + "'");
-    if (device != "cpu" && device != "gpu")
-      throw MXNetError("unknown device '" + device + "' (cpu or gpu)");
+    rt::Device where;
+    if (device == "gpu")
+      where = rt::Device::gpu(deviceId);
+    else if (device == "cpu_pinned")
+      where = rt::Device{rt::Device::Kind::CPUPinned, deviceId};
+    else if (device != "cpu")
+      throw MXNetError("unknown device '" + device + "' (cpu, gpu or cpu_pinned)");
     try {
-      array = rt::NDArray(rt::Shape(shape.begin(), shape.end()), *dt,
-                          device == "gpu" ? rt::Device::gpu(deviceId) : rt::Device::cpu());
+      array = rt::NDArray(rt::Shape(shape.begin(), shape.end()), *dt, where);
     } catch (const std::exception &e) {
       throw MXNetError(e.what());
     }
@@ -336,7 +341,7 @@ struct PyArray {
 
   /// A numpy view of the storage (no copy, no wait: the caller waits).
   nb::object view() const {
-    if (array.device().kind != rt::Device::Kind::CPU)
+    if (!array.device().isHost())
       throw MXNetError("no numpy view of an array on " + array.device().str() +
                        ": its memory is the GPU's (copy it to the cpu first)");
     auto *keep = new rt::NDArray(array);
@@ -880,11 +885,11 @@ nb::object fastDispatchCall(nb::handle op, nb::handle args, nb::handle kwargs) {
       return nb::none();
     ins.push_back(nb::inst_ptr<PyArray>(r)->array);
     // Every array on the first one's device (the Python path names a
-    // mismatch); a CPU entry only for CPU arrays. (A GPU entry's plan says
-    // gpu(0), or is a CPU plan over the driver double's host memory: the
-    // push runs it on the arrays' device, CompiledGraph::push.)
-    if (!(ins.back().device() == device) ||
-        (!onGpu && !(plan.device() == device)))
+    // mismatch); a CPU entry only for host arrays (cpu, cpu_pinned: the
+    // outputs go there too, as MXNet's). (A GPU entry's plan says gpu(0), or
+    // is a CPU plan over the driver double's host memory: the push runs it
+    // on the arrays' device, CompiledGraph::push.)
+    if (!(ins.back().device() == device) || (!onGpu && !device.isHost()))
       return nb::none();
   }
   try {
@@ -1000,9 +1005,12 @@ NB_MODULE(_mxc, m) {
           "device",
           [](const PyArray &a) {
             rt::Device d = a.array.device();
-            return nb::make_tuple(d.kind == rt::Device::Kind::GPU ? "gpu" : "cpu", d.id);
+            const char *kind = d.kind == rt::Device::Kind::GPU         ? "gpu"
+                               : d.kind == rt::Device::Kind::CPUPinned ? "cpu_pinned"
+                                                                       : "cpu";
+            return nb::make_tuple(kind, d.id);
           },
-          "(kind, id): where the storage is, ('cpu', 0) or ('gpu', i)")
+          "(kind, id): where the storage is, ('cpu', 0), ('gpu', i) or ('cpu_pinned', i)")
       .def_static("borrow", &PyArray::borrow, nb::arg("array"), nb::arg("dtype"),
                   "A runtime array over a C-contiguous CPU array's memory (no "
                   "copy); the source stays referenced while the runtime uses it")

@@ -76,6 +76,9 @@ std::mutex gMutex;
 // keys are what keeps the blocks reachable.
 std::unordered_map<uintptr_t, size_t> &gBlocks = *new std::unordered_map<uintptr_t, size_t>;
 size_t gInUse = 0;
+// Page-locked host blocks (cuMemHostAlloc): address -> bytes. A copy from
+// or to one is asynchronous, as on a GPU (never staged, never waited for).
+std::unordered_map<uintptr_t, size_t> &gPinned = *new std::unordered_map<uintptr_t, size_t>;
 int gContextTags[8] = {}; // device i's primary context's handle points at [i]
 bool gInitialised = false;
 thread_local int tlsCurrentDevice = -1; // whose context is current (-1: none)
@@ -227,6 +230,16 @@ bool owned(CUdeviceptr dp, size_t bytes) {
   return bytes == 0;
 }
 
+// Whether host range [p, p + bytes) lies in one page-locked block.
+bool pinned(const void *p, size_t bytes) {
+  uintptr_t a = uintptr_t(p);
+  std::lock_guard<std::mutex> lock(gMutex);
+  for (const auto &[base, size] : gPinned)
+    if (a >= base && a + bytes <= base + size)
+      return true;
+  return false;
+}
+
 // The errors this double returns: code, name, text.
 struct ErrorInfo {
   CUresult code;
@@ -310,6 +323,13 @@ extern "C" {
 // memory (cuda::deviceMemoryIsHostMemory).
 // (0 in opaque mode: read by the runtime after cuInit)
 __attribute__((visibility("default"))) int mxcCudaDriverDoubleHostMemory = 1;
+
+// Whether [p, p + bytes) is page-locked memory of this double (the tests'
+// check that cpu_pinned arrays come from cuMemHostAlloc).
+__attribute__((visibility("default"))) int mxcCudaDriverDoubleIsPinned(const void *p,
+                                                                        size_t bytes) {
+  return pinned(p, bytes) ? 1 : 0;
+}
 
 CUresult CUDAAPI cuInit(unsigned int) {
   const char *opaque = std::getenv("MXC_HOST_DRIVER_OPAQUE");
@@ -426,6 +446,34 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr dp) {
   return CUDA_SUCCESS;
 }
 
+// Page-locked host memory: host memory here, remembered so that copies
+// from and to it are asynchronous. Needs a current context, as the driver.
+CUresult CUDAAPI cuMemHostAlloc(void **p, size_t bytes, unsigned int) {
+  if (tlsCurrentDevice < 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  void *m = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  if (!m)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> lock(gMutex);
+  gPinned[uintptr_t(m)] = bytes;
+  *p = m;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFreeHost(void *p) {
+  // As cudaFreeHost: nothing queued may still use the memory.
+  drainAllStreams();
+  std::lock_guard<std::mutex> lock(gMutex);
+  auto it = gPinned.find(uintptr_t(p));
+  if (it == gPinned.end())
+    return CUDA_ERROR_INVALID_VALUE;
+  gPinned.erase(it);
+  std::free(p);
+  return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuMemGetInfo(size_t *freeBytes, size_t *total) {
   std::lock_guard<std::mutex> lock(gMutex);
   *total = memoryLimit();
@@ -438,7 +486,11 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t byte
     return r;
   if (!owned(dst, bytes))
     return CUDA_ERROR_INVALID_VALUE;
-  if (bytes) {
+  if (bytes && s && pinned(src, bytes)) {
+    // From page-locked memory: read while the copy runs (the caller must
+    // not write it before the stream has passed the copy).
+    run(s, [src, d = hostOf(dst), bytes] { std::memcpy(d, src, bytes); });
+  } else if (bytes) {
     // Staged now: the caller may reuse its host memory at once.
     auto staged = std::make_shared<std::vector<char>>(static_cast<const char *>(src),
                                                       static_cast<const char *>(src) + bytes);
@@ -452,7 +504,11 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUs
     return r;
   if (!owned(src, bytes))
     return CUDA_ERROR_INVALID_VALUE;
-  if (bytes) {
+  if (bytes && s && pinned(dst, bytes)) {
+    // To page-locked memory: asynchronous (the caller waits for the stream
+    // or an event before it reads the destination).
+    run(s, [dst, sp = hostOf(src), bytes] { std::memcpy(dst, sp, bytes); });
+  } else if (bytes) {
     // To pageable host memory: returns once the copy is done.
     if (s) {
       uint64_t at = streamOf(s)->enqueue([dst, sp = hostOf(src), bytes] { std::memcpy(dst, sp, bytes); });

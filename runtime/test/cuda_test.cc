@@ -14,7 +14,10 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <cmath>
 #include <numeric>
@@ -199,6 +202,44 @@ TEST(CudaStorage, PoolsAndReusesDeviceBlocks) {
   // More than any GPU holds: OutOfMemoryError, not a crash.
   EXPECT_THROW(m->allocate(size_t(1) << 47), OutOfMemoryError);
   EXPECT_EQ(m->bytesInUse(), 0u);
+}
+
+// cpu_pinned(i) where there is a GPU: page-locked host memory
+// (cuMemHostAlloc; on the host driver double, its own record of the blocks
+// says so), pooled; cpu_pinned of a GPU that is not there is a one-line
+// error naming both.
+TEST(CudaStorage, PinnedMemoryIsPageLockedAndPooled) {
+  MXC_REQUIRE_GPU();
+  const Device pinned{Device::Kind::CPUPinned, 0};
+  std::unique_ptr<StorageManager> m = createStorageManager(pinned);
+  Storage a = m->allocate(1000);
+  ASSERT_NE(a.data, nullptr);
+  EXPECT_EQ(a.device, pinned);
+  static_cast<unsigned char *>(a.data)[999] = 7; // the host's memory
+  if (onHostDriverDouble()) {
+    const char *path = std::getenv("MXC_CUDA_DRIVER");
+    void *lib = path ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : nullptr;
+    ASSERT_NE(lib, nullptr) << "the double is loaded through MXC_CUDA_DRIVER";
+    auto isPinned =
+        reinterpret_cast<int (*)(const void *, size_t)>(dlsym(lib, "mxcCudaDriverDoubleIsPinned"));
+    ASSERT_NE(isPinned, nullptr);
+    EXPECT_EQ(isPinned(a.data, a.capacity), 1) << "cpu_pinned memory from cuMemHostAlloc";
+    int local = 0;
+    EXPECT_EQ(isPinned(&local, sizeof local), 0);
+    dlclose(lib);
+  }
+  void *first = a.data;
+  m->release(a);
+  Storage b = m->allocate(990); // the same bucket: the cached block
+  EXPECT_EQ(b.data, first);
+  m->release(b);
+  m->releaseCached();
+  EXPECT_EQ(m->bytesCached(), 0u);
+  const int missing = cuda::deviceCount();
+  std::string err = errorOf([&] { createStorageManager(Device{Device::Kind::CPUPinned, missing}); });
+  EXPECT_NE(err.find("cpu_pinned(" + std::to_string(missing) + ")"), std::string::npos) << err;
+  EXPECT_NE(err.find("gpu(" + std::to_string(missing) + ")"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
 }
 
 class CudaNDArray : public ::testing::TestWithParam<const char *> {
@@ -428,6 +469,68 @@ TEST_P(CudaNDArray, ReadsAfterReadsOnOtherStreamsWaitForTheWrite) {
             << (got == &host ? "a's second read" : "a's first read") << ", round " << round
             << " element " << i;
     }
+  }
+}
+
+// Copies between cpu_pinned and gpu arrays are asynchronous (the device
+// reads and writes the host memory while the copy runs; nothing is staged
+// or waited for in the driver call), so the engine's events are what keep
+// the host in order: a CPU operation overwriting a pinned array waits for
+// the copy reading it to the device, one reading a pinned array waits for
+// the copy writing it from the device, and a pinned block goes back to the
+// pool only after the copy that reads it. Pushed round after round without
+// waiting; on the asynchronous double (ctest's host_driver_async.*: 200 us
+// an operation) each missing wait shows as a wrong round.
+TEST_P(CudaNDArray, PinnedCopiesFollowTheVariables) {
+  const Device pinned{Device::Kind::CPUPinned, 0};
+  const int64_t n = 1 << 16;
+  const int rounds = 8;
+  auto setAll = [&](const NDArray &a, float value) {
+    engine->pushSync(
+        [p = static_cast<float *>(a.data()), value](RunContext) { std::fill(p, p + n, value); },
+        Device::cpu(), {}, {a.var()}, FnProperty::Normal, 0, "set on the host");
+  };
+  NDArray pin({n}, DType::F32, pinned, engine.get());
+  NDArray back({n}, DType::F32, pinned, engine.get());
+  NDArray dev({n}, DType::F32, Device::gpu(0), engine.get());
+  std::vector<std::vector<float>> seen(rounds);
+  for (int r = 0; r < rounds; ++r) {
+    setAll(pin, float(r + 1));
+    pin.copyTo(dev);
+    setAll(pin, float(-r - 1)); // after the copy to the device read it
+    dev.copyTo(back);
+    engine->pushSync(
+        [&seen, r, p = static_cast<const float *>(back.data())](RunContext) {
+          seen[size_t(r)].assign(p, p + n);
+        },
+        Device::cpu(), {back.var()}, {}, FnProperty::Normal, 0, "read on the host");
+  }
+  ASSERT_FALSE(engine->waitForAll());
+  for (int r = 0; r < rounds; ++r)
+    ASSERT_EQ(seen[size_t(r)], std::vector<float>(n, float(r + 1))) << "round " << r;
+  // Straight reads of the host memory wait for the device too.
+  setAll(pin, 5.0f);
+  pin.copyTo(dev);
+  dev.copyTo(back);
+  back.waitToRead();
+  const float *p = static_cast<const float *>(back.data());
+  EXPECT_EQ(std::vector<float>(p, p + n), std::vector<float>(n, 5.0f));
+  // A pinned source dropped while its copy is queued: its block is handed
+  // out again (the pool's bucket) only once the copy has read it.
+  for (int round = 0; round < 4; ++round) {
+    NDArray d({n}, DType::F32, Device::gpu(0), engine.get());
+    {
+      NDArray src({n}, DType::F32, pinned, engine.get());
+      setAll(src, 1.0f);
+      src.copyTo(d);
+    }
+    for (int i = 0; i < 20000 && engine->numPending() > 0; ++i)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    NDArray again({n}, DType::F32, pinned, engine.get());
+    setAll(again, 2.0f);
+    std::vector<float> out(n, -1.0f);
+    d.copyToHost(out.data(), n * sizeof(float));
+    ASSERT_EQ(out, std::vector<float>(n, 1.0f)) << "round " << round;
   }
 }
 

@@ -97,6 +97,32 @@ TEST_P(NDArrayTest, HostCopiesRoundTrip) {
   EXPECT_THROW(a.copyFromHost(small, sizeof small), Error);
 }
 
+// cpu_pinned(0) arrays are host memory (page-locked where there is a GPU,
+// ordinary without one): copies to and from cpu arrays both ways, fill,
+// views, and CPU engine operations on their data.
+TEST_P(NDArrayTest, PinnedArraysAreHostMemory) {
+  const Device pinned{Device::Kind::CPUPinned, 0};
+  NDArray a({3, 4}, DType::F32, pinned, engine.get());
+  EXPECT_EQ(a.device(), pinned);
+  EXPECT_TRUE(a.device().isHost());
+  EXPECT_FALSE(Device::gpu(0).isHost());
+  iota({3, 4}).copyTo(a);
+  EXPECT_EQ(read(a), (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  // A CPU operation writes it in place; then pinned -> pinned and -> cpu.
+  engine->pushSync(
+      [p = static_cast<float *>(a.data())](RunContext) {
+        for (int i = 0; i < 12; ++i)
+          p[i] *= 2;
+      },
+      Device::cpu(), {}, {a.var()}, FnProperty::Normal, 0, "double it");
+  NDArray b = a.copyTo(pinned);
+  NDArray c = b.slice(1, 3).copyTo(Device::cpu());
+  EXPECT_EQ(read(c), (std::vector<float>{8, 10, 12, 14, 16, 18, 20, 22}));
+  b.fill(0x3fc00000u); // 1.5f
+  EXPECT_EQ(read(b), std::vector<float>(12, 1.5f));
+  EXPECT_EQ(read(a)[11], 22.0f);
+}
+
 // fill: every element width, after the writes before it (an engine
 // operation writing the array).
 TEST_P(NDArrayTest, FillSetsEveryElementInOrder) {

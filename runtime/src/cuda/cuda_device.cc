@@ -278,13 +278,18 @@ private:
   }
 };
 
+// From cpu or cpu_pinned memory.
 void copyHostToDevice(const void *src, Device, void *dst, Device to, size_t bytes, RunContext) {
   if (!bytes)
     return;
   const Driver &d = bind(to.id);
   CUstream s = threadStream(to.id);
   // From pageable host memory the driver has staged the source when the
-  // call returns, so the copy may go on running (in a stream batch).
+  // call returns; from page-locked memory the device reads it while the
+  // copy runs. Either way the copy may go on running (in a stream batch):
+  // the engine's event on the source's variable keeps host writes to it
+  // (CPU operations, waitToWrite, giving the block back) waiting until it
+  // is done.
   check(d.cuMemcpyHtoDAsync(devPtr(dst), src, bytes, s), "copy host -> gpu");
   synchronize(to.id);
 }
@@ -298,6 +303,46 @@ void copyDeviceToHost(const void *src, Device from, void *dst, Device, size_t by
   check(d.cuMemcpyDtoHAsync(dst, devPtr(src), bytes, s), "copy gpu -> host");
   synchronizeNow(from.id);
 }
+
+// To page-locked (cpu_pinned) memory the copy is asynchronous: in a stream
+// batch (an engine operation) it is left running, and the event the engine
+// keeps on the destination's variable is what host code waits for (CPU
+// operations reading it, waitForVar); outside a batch it is waited for.
+void copyDeviceToPinned(const void *src, Device from, void *dst, Device, size_t bytes,
+                        RunContext) {
+  if (!bytes)
+    return;
+  const Driver &d = bind(from.id);
+  CUstream s = threadStream(from.id);
+  check(d.cuMemcpyDtoHAsync(dst, devPtr(src), bytes, s), "copy gpu -> cpu_pinned");
+  synchronize(from.id);
+}
+
+// cpu_pinned(i): page-locked host memory (cuMemHostAlloc, portable: a copy
+// from or to it on any device's stream is asynchronous), pooled as every
+// device's memory (page-locking is slow: MXNet's pinned storage allocated
+// and freed each block). cuMemHostAlloc needs a context: gpu(i)'s.
+class PinnedStorageManager final : public detail::PooledStorageManager {
+public:
+  explicit PinnedStorageManager(Device device)
+      : PooledStorageManager(device, size_t(1) << 30) {}
+  ~PinnedStorageManager() override { releaseCached(); }
+
+private:
+  void *rawAllocate(size_t capacity) override {
+    const Driver &d = bind(device().id);
+    void *p = nullptr;
+    CUresult r = d.cuMemHostAlloc(&p, capacity, CU_MEMHOSTALLOC_PORTABLE);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+      return nullptr; // the pool frees its cache and tries again
+    check(r, "cuMemHostAlloc");
+    return p;
+  }
+  void rawFree(void *p, size_t) override {
+    if (const Driver *d = tryDriver())
+      d->cuMemFreeHost(p);
+  }
+};
 
 // Within one device, or between two under unified addressing (every 64-bit
 // Linux driver): the driver routes it.
@@ -356,6 +401,24 @@ const bool kRegistered = [] {
                  FnProperty::CopyFromGPU, /*runOnDestination=*/false);
   registerCopier(Device::Kind::GPU, Device::Kind::GPU, copyDeviceToDevice, FnProperty::Normal,
                  /*runOnDestination=*/true);
+  // cpu_pinned(i): page-locked where there is a GPU; without one, ordinary
+  // host memory (storage.cc's factory, as an MXNet built without CUDA).
+  registerStorageFactory(Device::Kind::CPUPinned,
+                         [](Device dev) -> std::unique_ptr<StorageManager> {
+                           if (deviceCount() == 0)
+                             return createCPUStorageManager(dev);
+                           try {
+                             requireDevice(dev.id);
+                           } catch (const Error &e) {
+                             throw Error(dev.str() + " is host memory page-locked for gpu(" +
+                                         std::to_string(dev.id) + "): " + e.what());
+                           }
+                           return std::make_unique<PinnedStorageManager>(dev);
+                         });
+  registerCopier(Device::Kind::CPUPinned, Device::Kind::GPU, copyHostToDevice,
+                 FnProperty::CopyToGPU, /*runOnDestination=*/true);
+  registerCopier(Device::Kind::GPU, Device::Kind::CPUPinned, copyDeviceToPinned,
+                 FnProperty::CopyFromGPU, /*runOnDestination=*/false);
   registerFiller(Device::Kind::GPU, fillDevice);
   return true;
 }();

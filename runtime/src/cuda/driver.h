@@ -31,6 +31,8 @@ namespace mxc::runtime::cuda {
   X(cuMemAlloc)                                                                        \
   X(cuMemFree)                                                                         \
   X(cuMemGetInfo)                                                                      \
+  X(cuMemHostAlloc)                                                                    \
+  X(cuMemFreeHost)                                                                     \
   X(cuMemcpyHtoDAsync)                                                                 \
   X(cuMemcpyDtoHAsync)                                                                 \
   X(cuMemcpyDtoDAsync)                                                                 \

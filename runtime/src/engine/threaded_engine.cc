@@ -421,10 +421,12 @@ void ThreadedEngine::execute(OprBlock *op) {
     std::string message = error;
     if (gpu && tlsGpuBatchOp == op) {
       // The op's GPU work ends here: an event for the next ops, or (a
-      // failure, a copy to the host, whose destination host code reads) a
-      // wait for the streams.
+      // failure) a wait for the streams. A copy to the host is an event too:
+      // host code waits for it where it reads the destination (a CPU
+      // operation, waitForVar); to pageable memory the copy had finished
+      // when the driver call returned, to cpu_pinned memory it may still run.
       tlsGpuBatchOp = nullptr;
-      const bool host = !message.empty() || op->prop == FnProperty::CopyFromGPU;
+      const bool host = !message.empty();
       try {
         op->gpuEvent = gpu->end(op->device.id, host, op->name);
         if (started)

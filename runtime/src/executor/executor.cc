@@ -224,10 +224,12 @@ static void checkBinding(const Plan &plan, const PlanBuffer &b,
     throw Error("bind " + what + " '" + b.name + "': the plan wants " +
                 shapeStr(b.shape) + " " + dtypeName(b.dtype) + ", the array is " +
                 shapeStr(array.shape()) + " " + dtypeName(array.dtype()));
-  // (The driver double's device memory is host memory: a CPU plan may run
-  // on its arrays, see cuda.h.)
-  if (array.device() != plan.device() &&
-      !(array.device().kind == Device::Kind::GPU && plan.device().kind == Device::Kind::CPU &&
+  // A CPU plan runs on any host memory (cpu_pinned arrays too); and the
+  // driver double's device memory is host memory: a CPU plan may run on its
+  // arrays, see cuda.h.
+  const bool hostPlan = plan.device().kind == Device::Kind::CPU;
+  if (array.device() != plan.device() && !(hostPlan && array.device().isHost()) &&
+      !(array.device().kind == Device::Kind::GPU && hostPlan &&
         cuda::deviceMemoryIsHostMemory(array.device().id)))
     throw Error("bind " + what + " '" + b.name + "': the array is on " +
                 array.device().str() + ", the plan runs on " +

@@ -115,7 +115,7 @@ void pushCopy(const NDArray &src, const NDArray &dst, int priority,
     return;
   // To or from a GPU: the runtime's copier (an engine operation on the
   // device's copy lane); host memory only is memcpy'd here.
-  if (src.device().kind != Device::Kind::CPU || dst.device().kind != Device::Kind::CPU) {
+  if (!src.device().isHost() || !dst.device().isHost()) {
     src.copyTo(dst);
     return;
   }
@@ -162,7 +162,7 @@ NDArray LocalStore::reduce(const std::string &key, Entry &e,
   std::vector<NDArray> srcs;
   for (size_t i = 0; i < values.size(); ++i) {
     const NDArray &v = values[i];
-    if (v.device().kind == Device::Kind::CPU) {
+    if (v.device().isHost()) {
       srcs.push_back(v);
       continue;
     }

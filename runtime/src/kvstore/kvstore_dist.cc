@@ -321,7 +321,7 @@ public:
     // copy); several: their level-1 sum, all-reduced in place.
     NDArray src;
     // (a value on a GPU goes through reduce's host copy)
-    if (values.size() == 1 && values[0].device().kind == Device::Kind::CPU) {
+    if (values.size() == 1 && values[0].device().isHost()) {
       checkLike("push", key, e.stored, values[0]);
       src = values[0];
       if (e.merged.isNone())
@@ -585,7 +585,7 @@ public:
       std::vector<Shard> shards = shardsOf(e);
       MPI_Comm comm = ctx_.p2p;
       // (a value on a GPU is sent from a host copy)
-      NDArray v = value.device().kind == Device::Kind::CPU ? value : value.copyTo(Device::cpu());
+      NDArray v = value.device().isHost() ? value : value.copyTo(Device::cpu());
       Header base;
       base.op = int32_t(Op::Init);
       base.store = store_;
@@ -659,7 +659,7 @@ public:
     MPI_Comm comm = ctx_.p2p;
     // Received into host memory: the first out, or a host array copied to
     // outs on a GPU.
-    const bool hostFirst = outs[0].device().kind == Device::Kind::CPU;
+    const bool hostFirst = outs[0].device().isHost();
     NDArray out = hostFirst ? outs[0]
                             : NDArray(e.stored.shape(), e.stored.dtype(), Device::cpu(),
                                       &e.stored.engine());

@@ -33,7 +33,7 @@ struct NDArray::Chunk {
       // On the CPU the operation deleting the variable gives the memory
       // back (one engine operation; it runs at once on this thread when
       // nothing is pending on the array, else on the engine's async pool).
-      if (block.device.kind == Device::Kind::CPU) {
+      if (block.device.isHost()) {
         if (m)
           engine->deleteVar(var, [block, m] { m->release(block); });
         else
@@ -72,14 +72,17 @@ struct CopierRegistry {
 CopierRegistry &copiers() {
   static CopierRegistry *r = [] {
     auto *reg = new CopierRegistry;
-    // Host to host: memmove, as the two ranges may be views of one chunk.
-    reg->copiers[{Device::Kind::CPU, Device::Kind::CPU}] = Copier{
-        [](const void *src, Device, void *dst, Device, size_t bytes,
-           RunContext) {
-          if (bytes)
-            std::memmove(dst, src, bytes);
-        },
-        FnProperty::Normal, false};
+    // Host to host (cpu and cpu_pinned memory, either way): memmove, as the
+    // two ranges may be views of one chunk.
+    for (Device::Kind from : {Device::Kind::CPU, Device::Kind::CPUPinned})
+      for (Device::Kind to : {Device::Kind::CPU, Device::Kind::CPUPinned})
+        reg->copiers[{from, to}] = Copier{
+            [](const void *src, Device, void *dst, Device, size_t bytes,
+               RunContext) {
+              if (bytes)
+                std::memmove(dst, src, bytes);
+            },
+            FnProperty::Normal, false};
     return reg;
   }();
   return *r;
@@ -109,8 +112,8 @@ template <typename T> void fillAs(void *dst, size_t bytes, uint64_t pattern) {
 FillerRegistry &fillers() {
   static FillerRegistry *r = [] {
     auto *reg = new FillerRegistry;
-    reg->fillers[Device::Kind::CPU] = [](void *dst, Device, size_t bytes, uint64_t pattern,
-                                         unsigned width, RunContext) {
+    FillFn host = [](void *dst, Device, size_t bytes, uint64_t pattern, unsigned width,
+                     RunContext) {
       switch (width) {
       case 1: std::memset(dst, int(pattern & 0xff), bytes); break;
       case 2: fillAs<uint16_t>(dst, bytes, pattern); break;
@@ -118,6 +121,8 @@ FillerRegistry &fillers() {
       default: fillAs<uint64_t>(dst, bytes, pattern); break;
       }
     };
+    reg->fillers[Device::Kind::CPU] = host;
+    reg->fillers[Device::Kind::CPUPinned] = host;
     return reg;
   }();
   return *r;

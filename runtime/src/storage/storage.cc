@@ -27,6 +27,12 @@ Registry &registry() {
     reg->factories[Device::Kind::CPU] = [](Device d) {
       return createCPUStorageManager(d);
     };
+    // cpu_pinned(i) without CUDA is ordinary host memory (as in an MXNet
+    // built without CUDA); the CUDA runtime replaces this with page-locked
+    // memory where there is a GPU (cuda/cuda_device.cc).
+    reg->factories[Device::Kind::CPUPinned] = [](Device d) {
+      return createCPUStorageManager(d);
+    };
     return reg;
   }();
   return *r;

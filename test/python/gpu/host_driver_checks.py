@@ -263,6 +263,50 @@ def check_the_kvstore_takes_gpu_arrays():
     np.testing.assert_array_equal(out.asnumpy(), 1.5 * a)
 
 
+def check_pinned_arrays_copy_to_and_from_the_gpu():
+    """cpu_pinned arrays are page-locked host memory where there is a GPU
+    (cuMemHostAlloc: on the double, its own record says so): operators run
+    on them as on cpu arrays (their outputs stay there, as MXNet's), and
+    their copies to and from the GPU are asynchronous, so the engine's
+    events keep the host in order -- a write into a pinned array waits for
+    the copy still reading it, a read of one for the copy writing it (with
+    the double's asynchronous streams, a missing wait shows as a wrong
+    round). A DataLoader with pin_memory=True gives such arrays."""
+    g, p = mx.gpu(0), mx.cpu_pinned(0)
+    x = mx.nd.array(A, ctx=p)
+    assert x.context == p and x._rt.device == ("cpu_pinned", 0)
+    driver = os.environ.get("MXC_CUDA_DRIVER", "")
+    if driver.endswith("libmxc-cuda-host-driver.so"):
+        import ctypes
+        lib = ctypes.CDLL(driver)
+        lib.mxcCudaDriverDoubleIsPinned.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        assert lib.mxcCudaDriverDoubleIsPinned(x._np.ctypes.data, x._np.nbytes) == 1
+        host = mx.nd.array(A)
+        assert lib.mxcCudaDriverDoubleIsPinned(host._np.ctypes.data, host._np.nbytes) == 0
+    y = mx.nd.relu(x * 2 - 1)
+    assert y.context == p and y._rt.device == ("cpu_pinned", 0)
+    np.testing.assert_array_equal(y.asnumpy(), mx.nd.relu(mx.nd.array(A) * 2 - 1).asnumpy())
+    big = np.arange(1 << 16, dtype=np.float32)
+    src = mx.nd.array(big, ctx=p)
+    dev = mx.nd.zeros(big.shape, ctx=g)
+    backs = []
+    for r in range(6):
+        src[:] = r  # waits for the copy of round r - 1 reading src
+        src.copyto(dev)
+        back = mx.nd.zeros(big.shape, ctx=p)
+        dev.copyto(back)
+        backs.append(back)
+    for r, back in enumerate(backs):
+        np.testing.assert_array_equal(back.asnumpy(), np.full(big.shape, r, np.float32),
+                                      err_msg="round %d" % r)
+    np.testing.assert_array_equal(dev.as_in_context(p).asnumpy() + 0, np.full(big.shape, 5))
+    data = mx.gluon.data.ArrayDataset(A, np.arange(4, dtype=np.float32))
+    for xb, yb in mx.gluon.data.DataLoader(data, batch_size=2, pin_memory=True):
+        assert xb.context == p and xb._rt.device == ("cpu_pinned", 0)
+        np.testing.assert_array_equal(xb.as_in_context(g).asnumpy(), A[:2])
+        break
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.
@@ -768,7 +812,8 @@ def check_gluon_compiles_for_the_gpu():
 
 # On a real GPU, besides numerics_*: what needs no kernel.
 DEVICE_CHECKS = ("check_arrays_go_to_the_gpu_and_back", "check_creation_functions_on_the_gpu",
-                 "check_the_kvstore_takes_gpu_arrays")
+                 "check_the_kvstore_takes_gpu_arrays",
+                 "check_pinned_arrays_copy_to_and_from_the_gpu")
 
 
 def twogpus_arrays_move_between_devices():

@@ -7,8 +7,10 @@ would inherit the engine's locks without its threads), so the dataset and
 a batchify_fn must be picklable (NDArrays pickle as their values; lambdas
 do not pickle). Workers build numpy batches and send them back pickled; the
 main process makes the NDArrays (MXNet passes shared-memory NDArrays).
-pin_memory puts the batches on cpu_pinned(pin_device_id) (the same memory
-on the CPU); auto_reload is accepted (the workers live as long as the loader).
+pin_memory puts the batches on cpu_pinned(pin_device_id): page-locked host
+memory where there is a GPU (their copies to it run asynchronously), plain
+host memory without one; auto_reload is accepted (the workers live as long
+as the loader).
 """
 import multiprocessing
 import multiprocessing.pool

@@ -22,6 +22,10 @@ struct MXC_RUNTIME_API Device {
   static Device cpu(int32_t id = 0) { return {Kind::CPU, id}; }
   static Device gpu(int32_t id = 0) { return {Kind::GPU, id}; }
 
+  /// Memory the host reads and writes directly (cpu, cpu_pinned,
+  /// cpu_shared): CPU code runs on it; only gpu(i) memory is the device's.
+  bool isHost() const { return kind != Kind::GPU; }
+
   bool operator==(const Device &o) const { return kind == o.kind && id == o.id; }
   bool operator!=(const Device &o) const { return !(*this == o); }
 
