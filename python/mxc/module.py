@@ -378,6 +378,9 @@ class Module(BaseModule):
         self.optimizer_initialized = False
         self._exec = None
         self._execs = []  # one per context; _exec is the first
+        # every executor holds parameters of its own (kvstore=None over
+        # several devices, init_optimizer), even CPUs that would share
+        self._separate_params = False
         self._slices = None
         self._arg_params = None
         self._aux_params = None
@@ -461,12 +464,20 @@ class Module(BaseModule):
         def host(v):
             return v.copyto(cpu()) if v._on_gpu() else v.copy()
         aux = {k: host(v) for k, v in self._aux_params.items()}
-        if len(self._execs) > 1:  # as MXNet: the devices' auxiliary states averaged
+        args = {k: host(v) for k, v in self._arg_params.items()}
+        if len(self._execs) > 1:
+            # As MXNet: the devices' auxiliary states averaged, and their
+            # parameters where they hold copies of their own (equal unless
+            # trained without a store, _update_each_device).
+            def mean(arrays, dtype):
+                total = sum(a._host_data().astype(np.float64) for a in arrays)
+                return nd.array(total / len(arrays), dtype=dtype)
             for k in aux:
-                total = sum(ex.aux_dict[k]._host_data().astype(np.float64)
-                            for ex in self._execs)
-                aux[k] = nd.array(total / len(self._execs), dtype=aux[k].dtype)
-        return ({k: host(v) for k, v in self._arg_params.items()}, aux)
+                aux[k] = mean([ex.aux_dict[k] for ex in self._execs], aux[k].dtype)
+            if any(self._holds_own_params(ex) for ex in self._execs):
+                for k in args:
+                    args[k] = mean([ex.arg_dict[k] for ex in self._execs], args[k].dtype)
+        return (args, aux)
 
     def init_params(self, initializer=None, arg_params=None, aux_params=None,
                     allow_missing=False, force_init=False, allow_extra=False):
@@ -530,9 +541,15 @@ class Module(BaseModule):
         same values)."""
         first = self._exec.arg_dict
         for ex in self._execs[1:]:
-            if not _shares_params(ex._ctx, self._exec._ctx):
+            if self._holds_own_params(ex):
                 for n in self._param_names:
                     first[n].copyto(ex.arg_dict[n])
+
+    def _holds_own_params(self, ex):
+        """Whether executor `ex` binds parameter arrays of its own (not the
+        first executor's)."""
+        return ex is not self._exec and (self._separate_params or
+                                         not _shares_params(ex._ctx, self._exec._ctx))
 
     # -- binding ------------------------------------------------------------------------
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
@@ -719,6 +736,10 @@ class Module(BaseModule):
             batch_size *= kv.num_workers  # the gradients are summed over the workers
         rescale_grad = 1.0 / batch_size
         idx2name = dict(enumerate(self._param_names))
+        if kv is None and len(self._execs) > 1:  # a device's index: i * num_device + k
+            num = len(self._execs)
+            idx2name = {i * num + k: n for i, n in enumerate(self._param_names)
+                        for k in range(num)}
         if isinstance(optimizer, str):
             optimizer_params = dict(optimizer_params)
             if "rescale_grad" not in optimizer_params:
@@ -740,6 +761,16 @@ class Module(BaseModule):
         self._kvstore = kv
         self._update_on_kvstore = update_on_kvstore
         self._updater = None
+        if kv is None and len(self._execs) > 1 and not self._separate_params:
+            # Without a store each device trains its own copy (MXNet's
+            # _update_params): executors that bound the first's parameters
+            # (CPUs) get copies of their own.
+            self._separate_params = True
+            for ex in self._execs[1:]:
+                for i, n in enumerate(ex._arg_names):
+                    if n in self._param_names and \
+                            ex.arg_arrays[i] is self._exec.arg_arrays[i]:
+                        ex.arg_arrays[i] = ex.arg_arrays[i].copyto(ex._ctx)
         if kv is not None:
             # Every worker starts from rank 0's parameters (MXNet broadcasts
             # them with update_on_kvstore; mxc also without, so that dist
@@ -858,10 +889,12 @@ class Module(BaseModule):
             # each key's gradients over the devices (the store sums them)
             grads = {n: [ex.grad_dict[n] for ex in self._execs] for n in grads}
         if kv is None:
-            for i, name in enumerate(self._param_names):
-                if name in grads:
-                    self._updater(i, grads[name], args[name])
-            self._sync_params()
+            if len(self._execs) == 1:
+                for i, name in enumerate(self._param_names):
+                    if name in grads:
+                        self._updater(i, grads[name], args[name])
+                return
+            self._update_each_device(grads)
             return
         # MXNet's _update_params(_on_kvstore), with priority -index (the first
         # layer's first). Pushed in the order the training step's plan writes
@@ -887,6 +920,18 @@ class Module(BaseModule):
                     g = grads[name][0] if isinstance(grads[name], list) else grads[name]
                     self._updater(i, g, args[name])
         self._sync_params()
+
+    def _update_each_device(self, grads):
+        """MXNet's _update_params without a store, over several devices:
+        each device's parameters (its own copies: init_optimizer) updated
+        with its own gradient (updater index i * num_device + k), nothing
+        summed or copied between them, so the devices' parameters drift apart
+        and get_params averages them, as MXNet's."""
+        num = len(self._execs)
+        for i, name in enumerate(self._param_names):
+            if name in grads:
+                for k, ex in enumerate(self._execs):
+                    self._updater(i * num + k, grads[name][k], ex.arg_dict[name])
 
     def get_outputs(self, merge_multi_context=True):
         """The outputs: per output, the devices' parts concatenated

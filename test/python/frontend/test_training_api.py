@@ -392,6 +392,52 @@ def test_module_step_is_sgd_on_the_executor_gradients():
     assert mod.output_shapes == [("softmax_output", (40, 3))]
 
 
+def test_module_without_a_store_trains_each_device_on_its_slice():
+    # MXNet's Module over several contexts with kvstore=None: each device's
+    # parameters are updated with its own slice's gradient (updater index
+    # i * num_device + k, idx2name to match: wd on weights only), nothing is
+    # summed, and get_params averages the devices' copies. CPUs, which share
+    # one set of parameters with a store, get copies of their own.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 3)).astype(np.float32)
+    y = np.array([0, 1, 1, 0, 1, 0, 0, 1], np.float32)
+    w0 = rng.standard_normal((2, 3)).astype(np.float32)
+    sym = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2,
+                                                     name="fc"), name="softmax")
+    mod = mx.mod.Module(sym, context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (8, 3))], label_shapes=[("softmax_label", (8,))])
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(w0), "fc_bias": mx.nd.zeros((2,))})
+    mod.init_optimizer(kvstore=None, optimizer="sgd",
+                       optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 0.1})
+    batch = mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)])
+    for _ in range(3):
+        mod.forward_backward(batch)
+        mod.update()
+    want = []
+    for rows in (slice(0, 4), slice(4, 8)):
+        w, b = w0.astype(np.float64), np.zeros(2)
+        mw, mb = np.zeros_like(w), np.zeros_like(b)
+        for _ in range(3):
+            z = x[rows] @ w.T + b
+            p = np.exp(z - z.max(1, keepdims=True))
+            p /= p.sum(1, keepdims=True)
+            dz = p - np.eye(2)[y[rows].astype(int)]
+            gw, gb = dz.T @ x[rows] / 8, dz.sum(0) / 8  # rescale_grad = 1 / batch
+            mw = 0.9 * mw - 0.1 * (gw + 0.1 * w)  # wd on the weight only
+            mb = 0.9 * mb - 0.1 * gb
+            w, b = w + mw, b + mb
+        want.append((w, b))
+    for k, ex in enumerate(mod._exec_group.execs):
+        np.testing.assert_allclose(ex.arg_dict["fc_weight"].asnumpy(), want[k][0], rtol=1e-5,
+                                   atol=1e-6, err_msg="device %d" % k)
+        np.testing.assert_allclose(ex.arg_dict["fc_bias"].asnumpy(), want[k][1], rtol=1e-5,
+                                   atol=1e-6, err_msg="device %d" % k)
+    assert not np.allclose(want[0][0], want[1][0])
+    args, _ = mod.get_params()
+    np.testing.assert_allclose(args["fc_weight"].asnumpy(), (want[0][0] + want[1][0]) / 2,
+                               rtol=1e-5, atol=1e-6)
+
+
 def test_module_adam_fit_and_errors():
     mx.random.seed(2)
     np.random.seed(2)

@@ -971,10 +971,11 @@ def multigpu_operators_autograd_and_executors_on_gpu1():
 def multigpu_module_training_over_two_gpus():
     """Module over [gpu(0), gpu(1)] (the batch split, a parameter copy a
     device, the store summing the devices' gradients: on the host with
-    'local', on gpu(0) first with 'device') trains to the values of Module
-    over [cpu(0), cpu(1)], checkpoints included."""
+    'local', on gpu(0) first with 'device'; without a store each device
+    training its own copy) trains to the values of Module over [cpu(0),
+    cpu(1)], checkpoints included."""
     import tempfile
-    for kvstore in ("local", "device"):
+    for kvstore in ("local", "device", None):
         with tempfile.TemporaryDirectory() as tmp:
             got_g = _module_run([mx.gpu(0), mx.gpu(1)], tmp, kvstore)
         with tempfile.TemporaryDirectory() as tmp:
