@@ -369,7 +369,7 @@ llvm::Error aot::linkModel(llvm::ArrayRef<std::string> objectPaths,
                                                      scriptPath))
       return error("temporary file: " + ec.message());
     llvm::raw_fd_ostream os(fd, true);
-    os << "{ global: mxc_model_api_version; mxc_model_create; "
+    os << "{ global: mxc_model_api_version; mxc_model_create; mxc_model_create_on; "
           "mxc_model_destroy; mxc_model_last_error; mxc_model_name; "
           "mxc_model_target; mxc_model_num_inputs; mxc_model_num_outputs; "
           "mxc_model_input_info; mxc_model_output_info; mxc_model_run;\n"

@@ -25,6 +25,7 @@
 #include "mxc/Compiler/Pipeline.h"
 #include "mxc/Dialect/MX/IR/MXDialect.h"
 #include "mxc/Dialect/MX/IR/MXOpTable.h"
+#include "mxc/runtime/device.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -684,15 +685,10 @@ int mxc::driverMain(int argc, char **argv) {
     };
     // mxc run --device: cpu, or gpu (gpu(0)), gpu(N), gpu:N.
     StringRef device = runDevice;
-    int gpuDevice = 0;
-    bool runOnGpu = device == "gpu";
-    if (StringRef rest = device; !runOnGpu && rest.consume_front("gpu")) {
-      bool paren = rest.consume_front("(");
-      bool colon = !paren && rest.consume_front(":");
-      runOnGpu = (paren ? rest.consume_back(")") : colon) && !rest.empty() &&
-                 !rest.getAsInteger(10, gpuDevice) && gpuDevice >= 0;
-    }
-    if (runCmd && !runOnGpu && device != "cpu" && device != "cpu(0)") {
+    std::optional<mxc::runtime::Device> named = mxc::runtime::Device::fromOption(runDevice);
+    const bool runOnGpu = named && named->kind == mxc::runtime::Device::Kind::GPU;
+    const int gpuDevice = runOnGpu ? named->id : 0;
+    if (runCmd && !runOnGpu && !(named && *named == mxc::runtime::Device::cpu())) {
       errorLine() << "--device '" << device
                   << "': expected cpu, gpu or gpu(N)\n";
       return kBadUsage;

@@ -41,4 +41,14 @@ std::optional<Device> Device::parse(const std::string &text) {
   return std::nullopt;
 }
 
+std::optional<Device> Device::fromOption(const std::string &text) {
+  if (text == "cpu")
+    return cpu();
+  if (text == "gpu")
+    return gpu();
+  if (text.compare(0, 4, "gpu:") == 0)
+    return parse("gpu(" + text.substr(4) + ")");
+  return parse(text);
+}
+
 } // namespace mxc::runtime

@@ -56,7 +56,20 @@ int main(int argc, char **argv) {
   CHECK(strstr(mxc_model_last_error(), "/nonexistent/model.weights") != NULL,
         "error '%s'", mxc_model_last_error());
 
-  mxc_model *m = mxc_model_create(argc > 3 ? argv[3] : NULL);
+  /* Devices: this model is compiled for the CPU. */
+  const char *weights = argc > 3 ? argv[3] : NULL;
+  bad = mxc_model_create_on(weights, "gpu(1)");
+  CHECK(bad == NULL, "a CPU model created on gpu(1)");
+  CHECK(strstr(mxc_model_last_error(), "compiled for the CPU: it cannot run on gpu(1)") != NULL,
+        "error '%s'", mxc_model_last_error());
+  bad = mxc_model_create_on(weights, "tpu(0)");
+  CHECK(bad == NULL && strstr(mxc_model_last_error(), "unknown device 'tpu(0)'") != NULL,
+        "error '%s'", mxc_model_last_error());
+  mxc_model *on_cpu = mxc_model_create_on(weights, "cpu");
+  CHECK(on_cpu != NULL, "create_on cpu: %s", mxc_model_last_error());
+  mxc_model_destroy(on_cpu);
+
+  mxc_model *m = mxc_model_create(weights);
   if (!m) {
     fprintf(stderr, "model_api_test: create failed: %s\n",
             mxc_model_last_error());

@@ -91,6 +91,13 @@ MXC_MODEL_EXPORT int mxc_model_api_version(void);
  * one written for this model (checked: size and checksum). */
 MXC_MODEL_EXPORT mxc_model *mxc_model_create(const char *weights_path);
 
+/* mxc_model_create on a device: NULL or "" for the one compiled for (cpu(0),
+ * or gpu(0) for `--target cuda`), else "gpu(N)" / "gpu:N" / "gpu" for a model
+ * compiled for the GPU, "cpu" / "cpu(0)" for one compiled for the CPU. A
+ * device of the other kind, or one the machine does not have, fails (NULL). */
+MXC_MODEL_EXPORT mxc_model *mxc_model_create_on(const char *weights_path,
+                                                const char *device);
+
 /* NULL is accepted. */
 MXC_MODEL_EXPORT void mxc_model_destroy(mxc_model *model);
 

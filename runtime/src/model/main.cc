@@ -1,7 +1,7 @@
 //===- main.cc - the command line of `mxc compile --emit exe` -------------===//
 //
 //   ./model --input data=x.npy [--input ...] [--output-dir out/]
-//           [--repeat N] [--warmup K] [--weights FILE]
+//           [--repeat N] [--warmup K] [--weights FILE] [--device gpu(N)]
 //
 // Prints one line per output (`name: shape (1, 10) float32 sum S abs_sum A`,
 // as `mxc run` does) and writes <out>/<name>.npy. Batches: when every data
@@ -41,7 +41,7 @@ int error(int status, const std::string &message) {
 void usage(FILE *out, const mxc_model *model) {
   std::fprintf(out,
                "usage: %s --input NAME=FILE.npy ... [--output-dir DIR] "
-               "[--repeat N] [--warmup K] [--weights FILE]\n"
+               "[--repeat N] [--warmup K] [--weights FILE] [--device DEV]\n"
                "  --input NAME=FILE.npy  value of a data input (each one "
                "once); a first dimension k times the compiled one runs k "
                "batches\n"
@@ -50,7 +50,9 @@ void usage(FILE *out, const mxc_model *model) {
                "latency when N > 1)\n"
                "  --warmup K             untimed forward passes first\n"
                "  --weights FILE         weights file (default: embedded, or "
-               "the file written beside this program)\n",
+               "the file written beside this program)\n"
+               "  --device DEV           where to run: the device compiled for "
+               "(default), or gpu(N) / gpu:N for a model compiled for the GPU\n",
                program);
   if (!model)
     return;
@@ -132,7 +134,7 @@ int main(int argc, char **argv) {
     program = slash ? slash + 1 : argv[0];
   }
   std::vector<std::pair<std::string, std::string>> inputFiles;
-  std::string outputDir, weights;
+  std::string outputDir, weights, device;
   unsigned repeat = 1, warmup = 0;
   bool help = false;
   for (int i = 1; i < argc; ++i) {
@@ -168,6 +170,10 @@ int main(int argc, char **argv) {
       if (r < 0)
         return error(2, "--weights expects a file");
       weights = v;
+    } else if ((r = value("--device", v)) != 0) {
+      if (r < 0 || v.empty())
+        return error(2, "--device expects a device (gpu(N))");
+      device = v;
     } else if ((r = value("--repeat", v)) != 0) {
       if (r < 0 || !parseCount(v.c_str(), repeat) || repeat == 0)
         return error(2, "--repeat expects a positive integer");
@@ -179,8 +185,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  mxc_model *model = mxc_model_create(weights.empty() ? nullptr
-                                                      : weights.c_str());
+  mxc_model *model = mxc_model_create_on(weights.empty() ? nullptr : weights.c_str(),
+                                         device.empty() ? nullptr : device.c_str());
   if (!model)
     return error(1, mxc_model_last_error());
   if (help) {

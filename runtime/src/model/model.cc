@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -167,7 +168,20 @@ int mxc_model_api_version(void) { return MXC_MODEL_API_VERSION; }
 const char *mxc_model_last_error(void) { return lastError.c_str(); }
 
 mxc_model *mxc_model_create(const char *weights_path) {
+  return mxc_model_create_on(weights_path, nullptr);
+}
+
+mxc_model *mxc_model_create_on(const char *weights_path, const char *device_name) {
   const mxc_model_desc &d = mxc_model_descriptor;
+  std::optional<rt::Device> named;
+  if (device_name && *device_name) {
+    named = rt::Device::fromOption(device_name);
+    if (!named || (named->kind == rt::Device::Kind::CPU && named->id != 0) ||
+        (named->kind != rt::Device::Kind::CPU && named->kind != rt::Device::Kind::GPU)) {
+      fail(std::string("unknown device '") + device_name + "' (cpu, gpu, gpu(N) or gpu:N)");
+      return nullptr;
+    }
+  }
   if (d.magic != MXC_MODEL_DESC_MAGIC || d.version != MXC_MODEL_DESC_VERSION) {
     fail("the compiled model's descriptor has version " +
          std::to_string(d.version) + ", this runtime reads " +
@@ -207,6 +221,16 @@ mxc_model *mxc_model_create(const char *weights_path) {
         plan->numOutputs() != size_t(d.num_outputs)) {
       fail("the compiled model's plan does not match its descriptor");
       return nullptr;
+    }
+    // Another GPU than gpu(0): the same kernels, loaded there.
+    if (named && *named != plan->device()) {
+      if (named->kind != plan->device().kind) {
+        fail("the model was compiled for " +
+             std::string(plan->device().kind == rt::Device::Kind::GPU ? "the GPU" : "the CPU") +
+             ": it cannot run on " + named->str());
+        return nullptr;
+      }
+      *plan = plan->onDevice(*named);
     }
     model->arguments.resize(size_t(d.num_args));
     for (int64_t i = 0; i < d.num_args; ++i) {

@@ -33,6 +33,10 @@ struct MXC_RUNTIME_API Device {
   std::string str() const;
   /// Parses the spelling of str(); nullopt for anything else.
   static std::optional<Device> parse(const std::string &text);
+  /// A device named on a command line (`mxc run --device`, a compiled
+  /// model's --device): "cpu", "gpu" (gpu(0)), "gpu:N", or str()'s
+  /// spelling; nullopt for anything else.
+  static std::optional<Device> fromOption(const std::string &text);
 };
 
 } // namespace mxc::runtime
