@@ -104,7 +104,13 @@ class Executor:
     # -- construction -------------------------------------------------------------
     @staticmethod
     def _simple_bind(symbol, ctx, grad_req, type_dict, shapes, group2ctx=None):
-        ctx = check_context(ctx, True if not group2ctx else "an executor with group2ctx")
+        ctx = check_context(ctx, True)
+        staged = None
+        if group2ctx:
+            from . import _model_parallel
+            if _model_parallel.needs_stages(symbol, ctx, group2ctx):
+                # devices that do not share memory: the graph in stages
+                staged = _model_parallel.build_stages(symbol, ctx, group2ctx)
         types = {k: dtype_name(v) for k, v in type_dict.items()}
         if types:
             # The other arguments' types follow, as MXNet infers them
@@ -124,14 +130,20 @@ class Executor:
 
         def alloc(name):
             shape, dt = by_name[name]
-            group = attrs.get(name, {}).get("__ctx_group__")
-            where = check_context(group2ctx[group], "an executor (simple_bind)") if group in (group2ctx or {}) else ctx
+            if staged is not None:  # placed as MXNet's PlaceDevice
+                where = staged[1][name]
+            else:  # (CPUs: one host memory; arrays labelled by their group)
+                group = attrs.get(name, {}).get("__ctx_group__")
+                where = check_context(group2ctx[group], True) if group in (group2ctx or {}) \
+                    else ctx
             return _zeros(shape, np_dtype(dt), where)
 
         args = [alloc(n) for n in arg_names]
         aux = [alloc(n) for n in aux_names]
         reqs = _grad_reqs(grad_req, arg_names)
         grads = [alloc(n) if reqs[n] != "null" else None for n in arg_names]
+        if staged is not None:
+            return _model_parallel.StagedExecutor(symbol, ctx, args, grads, aux, reqs, staged[0])
         return Executor(symbol, ctx, args, grads, aux, reqs)
 
     @staticmethod

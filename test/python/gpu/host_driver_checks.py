@@ -347,8 +347,12 @@ def check_what_does_not_run_on_the_gpu_says_so():
     raises(lambda: net.bind(g, args={"data": mx.nd.ones((2, 4)), "fc_weight": mx.nd.ones((3, 4)),
                                      "fc_bias": mx.nd.ones((3,))}),
            "'data' is on cpu(0), the executor on gpu(0)")
-    raises(lambda: net.simple_bind(g, group2ctx={"dev1": mx.cpu()}, data=(2, 4)),
-           "an executor with group2ctx on gpu(0) is not supported yet")
+    # group2ctx with a group no node is in: everything on gpu(0), in one
+    # stage; a monitor is not taken over stages
+    staged = net.simple_bind(g, group2ctx={"dev1": mx.cpu()}, data=(2, 4))
+    assert all(a.context == g for a in staged.arg_arrays) and len(staged._stages) == 1
+    raises(lambda: staged.set_monitor_callback(print),
+           "not supported for an executor with group2ctx over several devices")
 
 
 MODE = "launch"  # set by main()
@@ -868,6 +872,108 @@ def twogpus_executors_and_modules_launch_on_their_device():
     mod.forward(mx.io.DataBatch([mx.nd.ones((8, 5))], []), is_train=True)
     raises(e0.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(0))")
     raises(e1.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
+
+
+def _staged_net(loss=True):
+    """fc1 -> BatchNorm -> relu under ctx_group stage1, fc2 (-> SoftmaxOutput)
+    under stage2; without the loss, two heads: fc2 and a value of stage1's."""
+    with mx.AttrScope(ctx_group="stage1"):
+        data = mx.sym.Variable("data")
+        fc1 = mx.sym.FullyConnected(data, name="fc1", num_hidden=8)
+        act1 = mx.sym.Activation(mx.sym.BatchNorm(fc1, name="bn1"), name="relu1",
+                                 act_type="relu")
+    with mx.AttrScope(ctx_group="stage2"):
+        fc2 = mx.sym.FullyConnected(act1, name="fc2", num_hidden=4)
+        if loss:
+            return mx.sym.SoftmaxOutput(fc2, name="softmax")
+    return mx.sym.Group([fc2, act1 * 2])
+
+
+def twogpus_group2ctx_runs_each_stage_on_its_gpu():
+    """simple_bind(group2ctx={'stage1': gpu(0), 'stage2': gpu(1)}) places
+    each variable on its group's GPU (MXNet's PlaceDevice: BatchNorm's
+    moving statistics follow their operator) and runs each stage on its
+    device: stage1's launch is refused on gpu(0) and stage2, which reads
+    stage1's output, fails with it; stage2 alone launches on gpu(1) (a graph
+    of generated kernels: cuBLAS does not start over the double)."""
+    g2c = {"stage1": mx.gpu(0), "stage2": mx.gpu(1)}
+    ex = _staged_net().simple_bind(mx.gpu(0), group2ctx=g2c, data=(4, 5))
+    where = {n: str(a.context) for n, a in list(ex.arg_dict.items()) + list(ex.aux_dict.items())}
+    assert where == {"data": "gpu(0)", "fc1_weight": "gpu(0)", "fc1_bias": "gpu(0)",
+                     "bn1_gamma": "gpu(0)", "bn1_beta": "gpu(0)", "fc2_weight": "gpu(1)",
+                     "fc2_bias": "gpu(1)", "softmax_label": "gpu(1)",
+                     "bn1_moving_mean": "gpu(0)", "bn1_moving_var": "gpu(0)"}, where
+    assert ex.grad_dict["fc2_weight"].context == mx.gpu(1)
+    assert [str(st.ctx) for st in ex._stages] == ["gpu(0)", "gpu(1)"]
+    raises(lambda: ex.reshape(data=(8, 5)), "bind it again")
+    with mx.AttrScope(ctx_group="stage1"):
+        h = mx.sym.relu(mx.sym.broadcast_mul(mx.sym.Variable("data"),
+                                             mx.sym.Variable("w1", shape=(1, 5))))
+    with mx.AttrScope(ctx_group="stage2"):
+        out = mx.sym.broadcast_mul(h, mx.sym.Variable("w2", shape=(1, 5)))
+    ex = out.simple_bind(mx.gpu(0), group2ctx=g2c, data=(4, 5))
+    assert [str(a.context) for a in ex.arg_arrays] == ["gpu(0)", "gpu(0)", "gpu(1)"]
+    ex.forward(is_train=False)
+    assert ex.outputs[0].context == mx.gpu(1)
+    raises(ex.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(0))")
+    second = ex._stages[1].exec  # on inputs written anew: launched on gpu(1)
+    for a in second.arg_arrays:
+        a[:] = 1
+    second.forward(is_train=False)
+    raises(second.outputs[0].wait_to_read, NO_KERNELS + " (a launch on gpu(1))")
+
+
+def multigpu_group2ctx_matches_one_device():
+    """Model parallelism: the graph over gpu(0) and gpu(1) by ctx_group gives
+    the values of the graph on the CPU, bit for bit -- training forward and
+    backward twice (BatchNorm's moving statistics included), with a loss and
+    with given head gradients for two heads on two devices, inference; and
+    Module(group2ctxs=...) trains to the CPU Module's parameters."""
+    g2c = {"stage1": mx.gpu(0), "stage2": mx.gpu(1)}
+    for loss in (True, False):
+        net = _staged_net(loss)
+        ex = net.simple_bind(mx.gpu(0), group2ctx=g2c, data=(4, 5))
+        ref = net.simple_bind(mx.cpu(), data=(4, 5))
+        rng = np.random.default_rng(0)
+        for name in ex.arg_dict:
+            v = rng.uniform(-1, 1, ex.arg_dict[name].shape)
+            if name == "softmax_label":
+                v = np.array([0, 1, 3, 2])
+            ex.arg_dict[name][:] = v
+            ref.arg_dict[name][:] = v
+        for step in range(2):
+            for e in (ex, ref):
+                e.forward(is_train=True)
+                if loss:
+                    e.backward()
+                else:
+                    e.backward([mx.nd.full((4, 4), 0.5), mx.nd.ones((4, 8))])
+            what = "loss %s, step %d" % (loss, step)
+            for k, (a, b) in enumerate(zip(ex.outputs, ref.outputs)):
+                _same(a.copyto(mx.cpu()), b, "%s: output %d" % (what, k))
+            for n, g in ex.grad_dict.items():
+                if g is not None:
+                    _same(g.copyto(mx.cpu()), ref.grad_dict[n], "%s: gradient %s" % (what, n))
+            for n, a in ex.aux_dict.items():
+                _same(a.copyto(mx.cpu()), ref.aux_dict[n], "%s: %s" % (what, n))
+        ex.forward(is_train=False)
+        ref.forward(is_train=False)
+        _same(ex.outputs[0].copyto(mx.cpu()), ref.outputs[0], "inference")
+
+    def fit(ctx, group2ctxs):
+        rng = np.random.default_rng(3)
+        X = rng.standard_normal((40, 5)).astype(np.float32)
+        Y = (X[:, 0] > 0).astype(np.float32) + (X[:, 1] > 0)
+        mod = mx.mod.Module(_staged_net(), context=ctx, group2ctxs=group2ctxs)
+        mx.random.seed(1)
+        np.random.seed(1)
+        mod.fit(mx.io.NDArrayIter(X, Y, batch_size=8), num_epoch=2, optimizer="sgd",
+                initializer=mx.init.Xavier(), eval_metric="acc",
+                optimizer_params={"learning_rate": 0.1, "momentum": 0.9})
+        arg, aux = mod.get_params()
+        return [arg[k] for k in sorted(arg)] + [aux[k] for k in sorted(aux)]
+    for k, (a, b) in enumerate(zip(fit([mx.gpu(0)], g2c), fit([mx.cpu()], None))):
+        _same(a, b, "Module with group2ctxs, value %d" % k)
 
 
 def twogpus_device_store_adds_on_the_first_gpu():
