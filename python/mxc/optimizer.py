@@ -33,6 +33,14 @@ def _on_engine(*arrays):
     return dt in (np.float32, np.float64) and all(a._sig[1] == dt for a in arrays)
 
 
+def _compiled_update_dtype(opt, weight):
+    """Whether SGD's / Adam's compiled kernels take `weight`'s update: a
+    runtime float32 / float64 weight, or a float16 one with a float32
+    master copy (multi_precision)."""
+    return weight._rt is not None and (weight._sig[1] in (np.float32, np.float64) or
+                                       opt._use_master_copy(weight))
+
+
 class Optimizer:
     """Base class of the optimizers (MXNet 1.x's arguments)."""
 
@@ -105,6 +113,12 @@ class Optimizer:
 
     def update(self, index, weight, grad, state):
         raise NotImplementedError()
+
+    def _updates_on_device(self, weight):
+        """Whether update_multi_precision runs on a GPU weight's device
+        (compiled kernels); if not, Updater runs it on host copies. The
+        optimizers written in numpy do not."""
+        return False
 
     def update_multi_precision(self, index, weight, grad, state):
         """update(); for a float16 weight with multi_precision, on the
@@ -252,6 +266,9 @@ class SGD(_StateThenMasterCopy, Optimizer):
         from . import ndarray as nd
         return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
 
+    def _updates_on_device(self, weight):
+        return _compiled_update_dtype(self, weight)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr = self._get_lr(index)
@@ -375,6 +392,9 @@ class Adam(Optimizer):
         z = lambda: nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
         return (z(), z())
 
+    def _updates_on_device(self, weight):
+        return _compiled_update_dtype(self, weight)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr = self._get_lr(index)
@@ -414,15 +434,27 @@ class Updater:
         if not isinstance(index, (list, tuple)):
             index, grad, weight = [index], [grad], [weight]
         for i, g, w in zip(index, grad, weight):
+            # A weight on a GPU that the optimizer updates in numpy: the
+            # update runs on the host (its states kept there), the weight
+            # copied there and back.
+            host = isinstance(w, NDArray) and w._on_gpu() and \
+                not self.optimizer._updates_on_device(w)
             if i not in self.states:
-                self.states[i] = self.optimizer.create_state_multi_precision(i, w)
+                self.states[i] = self.optimizer.create_state_multi_precision(
+                    i, w.copyto(_host_ctx()) if host else w)
                 self.states_synced[i] = True
             elif not self.states_synced.get(i, True):
                 # states loaded by set_states live on the host: to the
                 # weight's device (MXNet's sync_state_context)
-                self.states[i] = _to_context(self.states[i], w.context)
+                self.states[i] = _to_context(self.states[i], _host_ctx() if host else w.context)
                 self.states_synced[i] = True
-            self.optimizer.update_multi_precision(i, w, g, self.states[i])
+            if host:
+                hw = w.copyto(_host_ctx())
+                self.optimizer.update_multi_precision(i, hw, g.copyto(_host_ctx()),
+                                                      self.states[i])
+                hw.copyto(w)
+            else:
+                self.optimizer.update_multi_precision(i, w, g, self.states[i])
 
     def set_states(self, states):
         states = pickle.loads(states)
@@ -444,6 +476,11 @@ def _numpy_state(v):
     if isinstance(v, (list, tuple)):
         return type(v)(_numpy_state(x) for x in v)
     return v
+
+
+def _host_ctx():
+    from .context import cpu
+    return cpu()
 
 
 def _to_context(v, ctx):
@@ -474,6 +511,9 @@ class Test(Optimizer):
     def create_state(self, index, weight):
         from .ndarray import zeros
         return zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def _updates_on_device(self, weight):
+        return True  # NDArray operators: compiled for the weight's device
 
     def update(self, index, weight, grad, state):
         weight[:] += grad * self.rescale_grad

@@ -307,6 +307,35 @@ def check_pinned_arrays_copy_to_and_from_the_gpu():
         break
 
 
+def check_numpy_optimizers_update_gpu_weights_on_the_host():
+    """The optimizers written in numpy (all but SGD and Adam, which are
+    compiled kernels on the weight's device) update a GPU weight through
+    host copies, their states kept on the host: the same values as on CPU
+    weights, bit for bit, states saved and loaded included (no kernel runs:
+    this passes over the double's opaque device pointers)."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((4, 5)).astype(np.float32)
+    grads = [rng.standard_normal((4, 5)).astype(np.float32) for _ in range(3)]
+    for name in ("rmsprop", "adagrad", "adadelta", "ftrl", "adamax", "nadam", "signum", "lamb",
+                 "ftml", "nag", "lars", "dcasgd", "groupadagrad", "sgld"):
+        kw = {"learning_rate": 0.1}
+        if name in ("nag", "lars", "signum"):
+            kw["momentum"] = 0.9
+        got = []
+        for ctx in (mx.gpu(0), mx.cpu()):
+            mx.random.seed(0)
+            upd = mx.optimizer.get_updater(mx.optimizer.create(name, **kw))
+            w = mx.nd.array(w0, ctx=ctx)
+            for k, g in enumerate(grads):
+                upd(0, mx.nd.array(g, ctx=ctx), w)
+                if k == 1:  # the states through a save and a load
+                    saved = upd.get_states()
+                    upd.set_states(saved)
+            assert w.context == ctx
+            got.append(w.asnumpy())
+        np.testing.assert_array_equal(got[0], got[1], err_msg=name)
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.
@@ -817,7 +846,8 @@ def check_gluon_compiles_for_the_gpu():
 # On a real GPU, besides numerics_*: what needs no kernel.
 DEVICE_CHECKS = ("check_arrays_go_to_the_gpu_and_back", "check_creation_functions_on_the_gpu",
                  "check_the_kvstore_takes_gpu_arrays",
-                 "check_pinned_arrays_copy_to_and_from_the_gpu")
+                 "check_pinned_arrays_copy_to_and_from_the_gpu",
+                 "check_numpy_optimizers_update_gpu_weights_on_the_host")
 
 
 def twogpus_arrays_move_between_devices():
