@@ -706,14 +706,25 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
         "mxc_kernel_softmax_f32", "mxc_kernel_softmax_f64",
         "mxc_kernel_softmax_backward_f32", "mxc_kernel_softmax_backward_f64",
         "mxc_kernel_pooling_forward_f32", "mxc_kernel_pooling_forward_f64",
-        "mxc_kernel_conv_workspace_f32", "mxc_kernel_conv_workspace_f64"};
+        "mxc_kernel_conv_workspace_f32", "mxc_kernel_conv_workspace_f64",
+        // run on the host, for the GPU (runtime/src/cuda/host_kernels.cc)
+        "mxc_kernel_topk_f32", "mxc_kernel_topk_f64",
+        "mxc_kernel_box_nms_f32", "mxc_kernel_box_nms_f64",
+        "mxc_kernel_bipartite_matching_f32", "mxc_kernel_bipartite_matching_f64",
+        "mxc_kernel_multibox_target_f32", "mxc_kernel_multibox_target_f64",
+        "mxc_kernel_multibox_detection_f32", "mxc_kernel_multibox_detection_f64",
+        "mxc_kernel_syevd_f32", "mxc_kernel_syevd_f64",
+        "mxc_kernel_lu_f32", "mxc_kernel_lu_f64",
+        "mxc_kernel_rroi_align_f32", "mxc_kernel_rroi_align_f64",
+        "mxc_kernel_proposal_f32", "mxc_kernel_proposal_f64"};
     if (!llvm::is_contained(kOnGpu, callee)) {
       call.emitError() << "'" << callee
                        << "' has no GPU kernel yet (--target cuda compiles elementwise, "
                           "broadcast and reduction steps, f32/f64 GEMM through cuBLAS, "
                           "convolution and its gradients, max / avg / sum pooling, "
-                          "training BatchNorm, LRN and softmax through cuDNN; the other library calls are CPU-only "
-                          "so far)";
+                          "training BatchNorm, LRN and softmax through cuDNN, ordering, "
+                          "detection, LU / syevd and region kernels on the host; the other "
+                          "library calls are CPU-only so far)";
       unsupported = true;
       return;
     }

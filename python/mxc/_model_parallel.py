@@ -35,45 +35,48 @@ def _ctx_key(ctx):
 
 
 def _placement(symbol, ctx, group2ctx):
-    """id(node) -> Context for every node of `symbol` (PlaceDevice: groups,
-    then inputs' devices in graph order, then consumers' devices in
-    reverse, then `ctx`)."""
+    """id(node) -> Context for every node of `symbol`, as MXNet 1.9.1
+    places them: a node of a ctx_group on that group's context (a group
+    group2ctx does not name is an error, as nnvm's PlaceDevice), another
+    variable on `ctx`, another operator on its first input's device (in
+    graph order), one without inputs on its last consumer's (else ctx)."""
     nodes = _post_order(symbol._outputs)
     place = {}
     for n in nodes:
         g = n.attrs.get("__ctx_group__")
-        if g is not None and g in group2ctx:
+        if g is not None:
+            if g not in group2ctx:
+                raise MXNetError("simple_bind: node '%s' is in ctx_group '%s', which group2ctx "
+                                 "does not name (it names %s)"
+                                 % (n.name, g, ", ".join(sorted(group2ctx))))
             place[id(n)] = check_context(group2ctx[g], True)
-    for n in nodes:  # forward: an operator follows its first placed input
-        if id(n) not in place and n.op != "null":
-            for src, _, _ in n.inputs:
-                if id(src) in place:
-                    place[id(n)] = place[id(src)]
-                    break
-    consumers = {}
+        elif n.op == "null":
+            place[id(n)] = ctx
+        elif n.inputs:
+            place[id(n)] = place[id(n.inputs[0][0])]
+    last_consumer = {}
     for n in nodes:
         for src, _, _ in n.inputs:
-            consumers.setdefault(id(src), []).append(n)
-    for n in reversed(nodes):  # backward: a node follows its first placed consumer
+            last_consumer[id(src)] = n
+    for n in reversed(nodes):
         if id(n) not in place:
-            for c in consumers.get(id(n), []):
-                if id(c) in place:
-                    place[id(n)] = place[id(c)]
-                    break
-    for n in nodes:
-        place.setdefault(id(n), ctx)
+            c = last_consumer.get(id(n))
+            place[id(n)] = place.get(id(c), ctx) if c is not None else ctx
     return nodes, place
 
 
 def needs_stages(symbol, ctx, group2ctx):
-    """Whether simple_bind(ctx, group2ctx) must run the graph in stages: the
-    groups name a device other than `ctx` and one of them is a GPU (every
-    CPU context is one host memory: the graph runs as one there)."""
+    """Whether simple_bind(ctx, group2ctx) must run the graph in stages: a
+    node is placed on another device than `ctx` and a GPU is among them
+    (every CPU context is one host memory: the graph runs as one there)."""
     if not group2ctx:
         return False
     ctxs = {_ctx_key(check_context(c, True)) for c in group2ctx.values()}
     ctxs.add(_ctx_key(ctx))
-    return len(ctxs) > 1 and any(t == "gpu" for t, _ in ctxs)
+    if len(ctxs) < 2 or not any(t == "gpu" for t, _ in ctxs):
+        return False
+    _, place = _placement(symbol, ctx, group2ctx)
+    return any(_ctx_key(c) != _ctx_key(ctx) for c in place.values())
 
 
 def _stage_order(nodes, place):
@@ -278,12 +281,20 @@ class StagedExecutor(Executor):
         return self._stages[k].exec.outputs[pos]
 
     def _feed(self, st):
+        """Binds a stage's inputs as the executor's arrays are now (a Module
+        may have rebound them): same-device arrays in place, others copied."""
         ex = st.exec
         for (key, src, name), own in zip(st.inputs, st.own):
-            if name in ex._aux_names:
-                continue  # bound once (the stage updates it in place)
             a = self._source(key, src)
+            if name in ex._aux_names:  # (on the stage's device: checked at bind)
+                if a.context != st.ctx:
+                    raise MXNetError("forward: the auxiliary state '%s' is now on %s, its "
+                                     "operator on %s" % (name, a.context, st.ctx))
+                ex.aux_arrays[ex._aux_names.index(name)] = a
+                continue
             j = ex._arg_names.index(name)
+            if src.op == "null" and src.name in self._direct:
+                ex.grad_arrays[j] = self.grad_arrays[self._arg_names.index(src.name)]
             if a.context == st.ctx and a._sig == own._sig:
                 ex.arg_arrays[j] = a  # the same device: read in place
             else:
@@ -317,12 +328,11 @@ class StagedExecutor(Executor):
             else:
                 ogs = []
                 for e, out in zip(st.outputs, ex.outputs):
-                    if e in grads:
-                        ogs.append(_sum_on(grads[e], st.ctx))
-                    elif e in heads and out_grads is None:
-                        ogs.append(nd.ones(out.shape, st.ctx, dtype=out.dtype))
-                    else:
-                        ogs.append(nd.zeros(out.shape, st.ctx, dtype=out.dtype))
+                    parts = list(grads.get(e, []))
+                    if e in heads and out_grads is None:  # the default head gradient too
+                        parts.append(nd.ones(out.shape, st.ctx, dtype=out.dtype))
+                    ogs.append(_sum_on(parts, st.ctx) if parts else
+                               nd.zeros(out.shape, st.ctx, dtype=out.dtype))
                 ex.backward(ogs)
             for key, src, name in st.inputs:
                 if name in ex._aux_names or (src.op == "null" and src.name in self._direct):

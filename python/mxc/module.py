@@ -677,7 +677,7 @@ class Module(BaseModule):
                                           type_dict=self._type_dict, group2ctx=g2c, **dev)
             # one set of parameters: the first executor's arrays (on other
             # GPUs copies, _sync_params)
-            if execs and _shares_params(ctx, execs[0]._ctx):
+            if execs and not self._separate_params and _shares_params(ctx, execs[0]._ctx):
                 for i, n in enumerate(ex._arg_names):
                     if n in self._param_names:
                         ex.arg_arrays[i] = execs[0].arg_arrays[i]
@@ -708,7 +708,7 @@ class Module(BaseModule):
             self._execs = [old.reshape(**dev) for old, dev in
                            zip(olds, self._device_shapes(self._input_shapes()))]
             for ex in self._execs[1:]:
-                if not _shares_params(ex._ctx, self._execs[0]._ctx):
+                if self._separate_params or not _shares_params(ex._ctx, self._execs[0]._ctx):
                     continue  # its own copies, kept by reshape
                 for i, n in enumerate(ex._arg_names):
                     if n in self._param_names:
@@ -799,6 +799,8 @@ class Module(BaseModule):
         self._kvstore = shared_module._kvstore
         self._update_on_kvstore = shared_module._update_on_kvstore
         self._updater = shared_module._updater
+        # (bound with shared_module after its split: the same device copies)
+        self._separate_params = shared_module._separate_params
         self.optimizer_initialized = True
 
     def save_optimizer_states(self, fname):

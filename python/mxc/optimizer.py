@@ -33,12 +33,17 @@ def _on_engine(*arrays):
     return dt in (np.float32, np.float64) and all(a._sig[1] == dt for a in arrays)
 
 
-def _compiled_update_dtype(opt, weight):
-    """Whether SGD's / Adam's compiled kernels take `weight`'s update: a
-    runtime float32 / float64 weight, or a float16 one with a float32
-    master copy (multi_precision)."""
-    return weight._rt is not None and (weight._sig[1] in (np.float32, np.float64) or
-                                       opt._use_master_copy(weight))
+def _compiled_update(opt, cls, weight, grad):
+    """Whether `cls`'s (SGD's / Adam's) compiled kernels take the update: its
+    own update method (not a subclass's in numpy), runtime arrays, a float32
+    / float64 weight with a gradient of its dtype, or a float16 weight with
+    a float32 master copy (multi_precision)."""
+    if type(opt).update is not cls.update or weight._rt is None or \
+            not isinstance(grad, NDArray) or grad._rt is None:
+        return False
+    if opt._use_master_copy(weight):
+        return True
+    return weight._sig[1] in (np.float32, np.float64) and grad._sig[1] == weight._sig[1]
 
 
 class Optimizer:
@@ -114,7 +119,7 @@ class Optimizer:
     def update(self, index, weight, grad, state):
         raise NotImplementedError()
 
-    def _updates_on_device(self, weight):
+    def _updates_on_device(self, weight, grad):
         """Whether update_multi_precision runs on a GPU weight's device
         (compiled kernels); if not, Updater runs it on host copies. The
         optimizers written in numpy do not."""
@@ -266,8 +271,8 @@ class SGD(_StateThenMasterCopy, Optimizer):
         from . import ndarray as nd
         return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
 
-    def _updates_on_device(self, weight):
-        return _compiled_update_dtype(self, weight)
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, SGD, weight, grad)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -392,8 +397,8 @@ class Adam(Optimizer):
         z = lambda: nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
         return (z(), z())
 
-    def _updates_on_device(self, weight):
-        return _compiled_update_dtype(self, weight)
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, Adam, weight, grad)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -438,7 +443,7 @@ class Updater:
             # update runs on the host (its states kept there), the weight
             # copied there and back.
             host = isinstance(w, NDArray) and w._on_gpu() and \
-                not self.optimizer._updates_on_device(w)
+                not self.optimizer._updates_on_device(w, g)
             if i not in self.states:
                 self.states[i] = self.optimizer.create_state_multi_precision(
                     i, w.copyto(_host_ctx()) if host else w)
@@ -512,7 +517,7 @@ class Test(Optimizer):
         from .ndarray import zeros
         return zeros(weight.shape, weight.context, dtype=weight.dtype)
 
-    def _updates_on_device(self, weight):
+    def _updates_on_device(self, weight, grad):
         return True  # NDArray operators: compiled for the weight's device
 
     def update(self, index, weight, grad, state):

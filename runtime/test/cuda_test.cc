@@ -3,6 +3,7 @@
 // gpu arrays on both engines, and loading / launching PTX. Tests that need a
 // GPU skip with the reason on machines without one (scripts/gpu-check.sh
 // runs them on a lent H200).
+#include "../src/kernels/kernels.h"
 #include "mxc/runtime/c_api.h"
 #include "mxc/runtime/compiled_module.h"
 #include "mxc/runtime/cuda.h"
@@ -18,6 +19,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <cmath>
 #include <numeric>
@@ -240,6 +242,90 @@ TEST(CudaStorage, PinnedMemoryIsPageLockedAndPooled) {
   EXPECT_NE(err.find("cpu_pinned(" + std::to_string(missing) + ")"), std::string::npos) << err;
   EXPECT_NE(err.find("gpu(" + std::to_string(missing) + ")"), std::string::npos) << err;
   EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+}
+
+// (host_kernels.cc's twins: the CPU kernels' signatures, kernels.h)
+extern "C" {
+void mxc_cuda_kernel_topk_f32(MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(float, y),
+                              int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+void mxc_cuda_kernel_box_nms_f32(MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(float, y),
+                                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+void mxc_cuda_kernel_bipartite_matching_f32(MXC_KERNEL_BUFFER(const float, x),
+                                            MXC_KERNEL_BUFFER(float, y), int64_t, int64_t,
+                                            int64_t, int64_t, int64_t, int64_t, int64_t);
+void mxc_cuda_kernel_syevd_f32(MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(float, y),
+                               int64_t, int64_t, int64_t);
+void mxc_cuda_kernel_lu_f32(MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(float, y),
+                            int64_t, int64_t, int64_t);
+}
+
+// The GPU twins that run a CPU kernel on host copies (host_kernels.cc):
+// on device arrays they give the CPU kernel's results, for topk's three
+// modes, box_nms's two, bipartite_matching's two, syevd's two and LU's six
+// (buffers copied in, the CPU kernel run, the written buffer copied back;
+// the device pointers are the double's opaque ones in ctest's host_driver
+// run, so a host read of device memory would crash).
+TEST(CudaHostKernels, TwinsGiveTheCpuKernelsResults) {
+  MXC_REQUIRE_GPU();
+  auto bits = [](double v) {
+    int64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  std::vector<float> x(2 * 6 * 6);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::sin(float(i) * 1.7f) + 0.1f * float(i % 5);
+  NDArray dx({int64_t(x.size())}, DType::F32, Device::gpu(0));
+  dx.copyFromHost(x.data(), x.size() * sizeof(float));
+  // One twin against its CPU kernel: `call(twin?, in, out)` on buffers of
+  // `outSize` floats.
+  auto compare = [&](const char *what, size_t outSize, auto &&call) {
+    std::vector<float> want(outSize, -7.0f), got(outSize, -7.0f);
+    call(false, x.data(), want.data());
+    EXPECT_NE(want, std::vector<float>(outSize, -7.0f)) << what << ": the CPU kernel wrote nothing";
+    NDArray dy({int64_t(outSize)}, DType::F32, Device::gpu(0));
+    dy.copyFromHost(got.data(), outSize * sizeof(float));
+    call(true, static_cast<float *>(dx.data()), static_cast<float *>(dy.data()));
+    dy.copyToHost(got.data(), outSize * sizeof(float));
+    EXPECT_EQ(got, want) << what;
+  };
+#define MXC_BUF(p, n) (p), (p), int64_t(0), int64_t(n), int64_t(1)
+  const int64_t n = int64_t(x.size());
+  for (int64_t mode : {0, 1, 2}) {
+    size_t out = mode == 2 ? x.size() : 2 * 2 * 6;
+    compare("topk", out, [&](bool twin, float *in, float *y) {
+      (twin ? mxc_cuda_kernel_topk_f32 : mxc_kernel_topk_f32)(
+          MXC_BUF(in, n), MXC_BUF(y, int64_t(out)), 2, 6, 6, 2, mode == 1, mode);
+    });
+  }
+  for (int64_t mode : {0, 1}) {  // 12 records of 6: [id, score, x1, y1, x2, y2]
+    size_t out = mode == 0 ? x.size() : 12;
+    compare("box_nms", out, [&](bool twin, float *in, float *y) {
+      (twin ? mxc_cuda_kernel_box_nms_f32 : mxc_kernel_box_nms_f32)(
+          MXC_BUF(in, n), MXC_BUF(y, int64_t(out)), 1, 12, 6, bits(0.3), bits(-1.0), -1, 2, 1,
+          0, -1, 0, 1, 1, mode);
+    });
+    size_t rows = mode == 0 ? 2 * 6 : 2 * 6;
+    compare("bipartite_matching", rows, [&](bool twin, float *in, float *y) {
+      (twin ? mxc_cuda_kernel_bipartite_matching_f32 : mxc_kernel_bipartite_matching_f32)(
+          MXC_BUF(in, n), MXC_BUF(y, int64_t(rows)), 2, 6, 6, bits(0.0), 0, -1, mode);
+    });
+    size_t eig = mode == 0 ? x.size() : 12;
+    compare("syevd", eig, [&](bool twin, float *in, float *y) {
+      (twin ? mxc_cuda_kernel_syevd_f32 : mxc_kernel_syevd_f32)(MXC_BUF(in, n),
+                                                                MXC_BUF(y, int64_t(eig)), 2, 6,
+                                                                mode);
+    });
+  }
+  for (int64_t mode = 0; mode < 6; ++mode) {
+    size_t out = mode == 0 || mode == 4 ? x.size() : mode == 5 ? 12 : 2;
+    compare("LU", out, [&](bool twin, float *in, float *y) {
+      (twin ? mxc_cuda_kernel_lu_f32 : mxc_kernel_lu_f32)(MXC_BUF(in, n),
+                                                          MXC_BUF(y, int64_t(out)), 2, 6, mode);
+    });
+  }
+#undef MXC_BUF
 }
 
 class CudaNDArray : public ::testing::TestWithParam<const char *> {

@@ -25,9 +25,8 @@ from test_ops_reduction import REDUCE_ATTRS  # noqa: E402
 sym = mx.sym
 
 # Ops of the CPU tests that `mxc compile --target cuda` refuses (2026-12-06),
-# with the reason the compiler gives: sort / argsort / topk (the runtime's
-# topk kernel has no GPU twin); diag (its lowering allocates a temporary on
-# the host: memref.alloc in a GPU step); lp pooling's and
+# with the reason the compiler gives: diag (its lowering allocates a
+# temporary on the host: memref.alloc in a GPU step); lp pooling's and
 # pooling_convention='full' gradients (cuDNN pools max, avg and sum); LRN's
 # gradient with an even or wider than 16 window (cuDNN's LRN).
 
@@ -231,10 +230,30 @@ def layout():
     return sym.Group(outs), shapes, kinds, (2e-5, 1e-6)
 
 
+def host():
+    """The ops whose library kernel runs on the host for the GPU
+    (runtime/src/cuda/host_kernels.cc, since 2026-12-07): topk (values along
+    the last axis, positions along the middle one, a mask), sort, argsort,
+    and LU's det, slogdet and inverse.
+    Forward only (no group of gradients)."""
+    shapes, kinds, outs = {}, {}, []
+    x = _var("x", (4, 9, 12), "range:-2:2", shapes, kinds)
+    outs += [sym.topk(x, k=3, ret_typ="value", name="topk_value"),
+             sym.topk(x, k=2, axis=1, ret_typ="indices", name="topk_indices"),
+             sym.topk(x, k=4, ret_typ="mask", is_ascend=True, name="topk_mask"),
+             sym.sort(x, axis=1, name="sort"),
+             sym.argsort(x, is_ascend=False, name="argsort")]
+    m = _var("m", (3, 4, 4), "range:-2:2", shapes, kinds)
+    outs += [sym.linalg.det(m, name="det"), sym.linalg.inverse(m, name="inverse")]
+    outs += list(sym.linalg.slogdet(m, name="slogdet"))
+    return sym.Group(outs), shapes, kinds, (1e-4, 1e-5)
+
+
 OPS = {"ops_unary": unary, "ops_scalar": scalar, "ops_binary": binary, "ops_reduce": reduce,
        "ops_nn": nn, "ops_layout": layout}
 GRADS = {"grads" + name[3:]: (lambda: nn(grad=True)) if b is nn else b
          for name, b in OPS.items()}
+OPS["ops_host"] = host
 # Gradients compared relative to each array's largest magnitude
 # (compare.py's `scaled`).
 GRAD_TOLERANCE = {"grads_nn": (2e-4, 1e-5)}

@@ -339,8 +339,10 @@ private:
     return p;
   }
   void rawFree(void *p, size_t) override {
-    if (const Driver *d = tryDriver())
-      d->cuMemFreeHost(p);
+    // (on whatever thread gives the block back: the engine's; a context
+    // current first, as for every driver call)
+    const Driver &d = bind(device().id);
+    check(d.cuMemFreeHost(p), "cuMemFreeHost");
   }
 };
 

@@ -436,6 +436,13 @@ def test_module_without_a_store_trains_each_device_on_its_slice():
     args, _ = mod.get_params()
     np.testing.assert_allclose(args["fc_weight"].asnumpy(), (want[0][0] + want[1][0]) / 2,
                                rtol=1e-5, atol=1e-6)
+    # another batch size: each device keeps its own copy
+    mod.reshape(data_shapes=[("data", (6, 3))], label_shapes=[("softmax_label", (6,))])
+    ex0, ex1 = mod._exec_group.execs
+    assert ex0.arg_dict["fc_weight"] is not ex1.arg_dict["fc_weight"]
+    for k, ex in enumerate((ex0, ex1)):
+        np.testing.assert_allclose(ex.arg_dict["fc_weight"].asnumpy(), want[k][0], rtol=1e-5,
+                                   atol=1e-6, err_msg="device %d after reshape" % k)
 
 
 def test_module_adam_fit_and_errors():

@@ -336,6 +336,22 @@ def check_numpy_optimizers_update_gpu_weights_on_the_host():
         np.testing.assert_array_equal(got[0], got[1], err_msg=name)
 
 
+def check_host_kernels_run_for_the_gpu():
+    """det and slogdet on GPU arrays are one library call each, whose GPU
+    twin runs the CPU's LU kernel on host copies (host_kernels.cc): they run
+    to the end over the double's opaque device pointers (no kernel launched)
+    and give the CPU's values."""
+    rng = np.random.default_rng(4)
+    m = rng.standard_normal((3, 4, 4)).astype(np.float32)
+    for f in (mx.nd.linalg.det, mx.nd.linalg.slogdet):
+        got, want = f(mx.nd.array(m, ctx=mx.gpu(0))), f(mx.nd.array(m))
+        got = got if isinstance(got, (list, tuple)) else [got]
+        want = want if isinstance(want, (list, tuple)) else [want]
+        for a, b in zip(got, want):
+            assert a.context == mx.gpu(0)
+            np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.
@@ -906,7 +922,8 @@ def twogpus_executors_and_modules_launch_on_their_device():
 
 def _staged_net(loss=True):
     """fc1 -> BatchNorm -> relu under ctx_group stage1, fc2 (-> SoftmaxOutput)
-    under stage2; without the loss, two heads: fc2 and a value of stage1's."""
+    under stage2; without the loss, two heads: fc2 and a value of stage1's;
+    with loss='both', the loss and relu's output, which stage2 reads too."""
     with mx.AttrScope(ctx_group="stage1"):
         data = mx.sym.Variable("data")
         fc1 = mx.sym.FullyConnected(data, name="fc1", num_hidden=8)
@@ -914,6 +931,8 @@ def _staged_net(loss=True):
                                  act_type="relu")
     with mx.AttrScope(ctx_group="stage2"):
         fc2 = mx.sym.FullyConnected(act1, name="fc2", num_hidden=4)
+        if loss == "both":
+            return mx.sym.Group([mx.sym.SoftmaxOutput(fc2, name="softmax"), act1])
         if loss:
             return mx.sym.SoftmaxOutput(fc2, name="softmax")
     return mx.sym.Group([fc2, act1 * 2])
@@ -960,7 +979,7 @@ def multigpu_group2ctx_matches_one_device():
     with given head gradients for two heads on two devices, inference; and
     Module(group2ctxs=...) trains to the CPU Module's parameters."""
     g2c = {"stage1": mx.gpu(0), "stage2": mx.gpu(1)}
-    for loss in (True, False):
+    for loss in (True, False, "both"):
         net = _staged_net(loss)
         ex = net.simple_bind(mx.gpu(0), group2ctx=g2c, data=(4, 5))
         ref = net.simple_bind(mx.cpu(), data=(4, 5))
@@ -974,7 +993,7 @@ def multigpu_group2ctx_matches_one_device():
         for step in range(2):
             for e in (ex, ref):
                 e.forward(is_train=True)
-                if loss:
+                if loss:  # (with 'both', relu's default head gradient of ones and fc2's)
                     e.backward()
                 else:
                     e.backward([mx.nd.full((4, 4), 0.5), mx.nd.ones((4, 8))])
@@ -1004,6 +1023,19 @@ def multigpu_group2ctx_matches_one_device():
         return [arg[k] for k in sorted(arg)] + [aux[k] for k in sorted(aux)]
     for k, (a, b) in enumerate(zip(fit([mx.gpu(0)], g2c), fit([mx.cpu()], None))):
         _same(a, b, "Module with group2ctxs, value %d" % k)
+    # MXNet's placement: a variable outside every group on the executor's
+    # context, an operator outside every group on its first input's device;
+    # a group that group2ctx does not name is an error
+    data = mx.sym.Variable("data")
+    pre = mx.sym.relu(data)
+    with mx.AttrScope(ctx_group="stage2"):
+        net = mx.sym.FullyConnected(pre, num_hidden=3, name="fc")
+    ex = net.simple_bind(mx.gpu(0), group2ctx={"stage2": mx.gpu(1)}, data=(2, 4))
+    assert ex.arg_dict["data"].context == mx.gpu(0) and \
+        ex.arg_dict["fc_weight"].context == mx.gpu(1)
+    assert [str(st.ctx) for st in ex._stages] == ["gpu(0)", "gpu(1)"]
+    raises(lambda: net.simple_bind(mx.gpu(0), group2ctx={"other": mx.gpu(1)}, data=(2, 4)),
+           "node 'fc_weight' is in ctx_group 'stage2', which group2ctx does not name")
 
 
 def twogpus_device_store_adds_on_the_first_gpu():

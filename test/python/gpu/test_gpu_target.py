@@ -11,8 +11,9 @@ graphs on a GPU against the CPU backend.
   line naming why;
 - GEMM-class steps (FullyConnected, dot, batch_dot) call the runtime's cuBLAS
   kernels (convolutions its cuDNN kernel);
-- a graph with an op that has no GPU kernel yet (topk's runtime kernel), a bad
-  --cuda-arch, and --emit ptx without --target cuda are one-line errors;
+- library kernels without a GPU implementation (topk's) call their host-staged
+  twins; a bad --cuda-arch and --emit ptx without --target cuda are one-line
+  errors;
 - training steps (`mxc compile --train`, models.TRAINING: LeNet, a convnet
   with every gradient twin, ResNet-18) compile for the GPU, their
   convolution and pooling gradients calling the runtime's cuDNN kernels, and
@@ -169,15 +170,20 @@ def test_executable_needs_only_the_driver(graphs, tmp_path):
     assert "gpu(0) is not available: no CUDA driver: cannot load libcuda.so.1" in lines[0]
 
 
-def test_ops_without_a_gpu_kernel_name_the_node(tmp_path):
+def test_host_kernels_are_called_for_the_gpu(tmp_path):
+    """The library kernels without a GPU implementation (topk, the detection,
+    LU / syevd and region kernels) compile for the GPU as calls of their
+    host-staged twins (runtime/src/cuda/host_kernels.cc), not of the CPU
+    kernels."""
     sym = mxc_testing.one_op_graph("topk", {"k": 2, "ret_typ": "value"}, ["data"], name="top1")
     path = tmp_path / "topk-symbol.json"
     path.write_text(json.dumps(sym))
-    p = _mxc("compile", str(path), "--shape", "data=4,16", "--target", "cuda", "--emit", "ptx",
-             "-o", str(tmp_path / "k"))
-    assert p.returncode != 0
-    assert "top1" in p.stderr and "has no GPU kernel yet" in p.stderr, p.stderr
-    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    out = str(tmp_path / "topk.ll")
+    p = _mxc("compile", str(path), "--shape", "data=4,16", "--target", "cuda", "--emit", "llvm",
+             "-o", out)
+    assert p.returncode == 0, p.stderr
+    ir = open(out).read()
+    assert "call void @mxc_cuda_kernel_topk_f32(" in ir and "@mxc_kernel_topk_f32" not in ir
 
 
 def test_gemm_steps_call_cublas(graphs, tmp_path):
