@@ -38,8 +38,9 @@ def _placement(symbol, ctx, group2ctx):
     """id(node) -> Context for every node of `symbol`, as MXNet 1.9.1
     places them: a node of a ctx_group on that group's context (a group
     group2ctx does not name is an error, as nnvm's PlaceDevice), another
-    variable on `ctx`, another operator on its first input's device (in
-    graph order), one without inputs on its last consumer's (else ctx)."""
+    variable on `ctx`, another operator on its first placed input's device
+    (in graph order), one without placed inputs on its last consumer's
+    (else ctx)."""
     nodes = _post_order(symbol._outputs)
     place = {}
     for n in nodes:
@@ -52,8 +53,10 @@ def _placement(symbol, ctx, group2ctx):
             place[id(n)] = check_context(group2ctx[g], True)
         elif n.op == "null":
             place[id(n)] = ctx
-        elif n.inputs:
-            place[id(n)] = place[id(n.inputs[0][0])]
+        else:  # its first placed input's (one without inputs: placed below)
+            where = next((place[id(src)] for src, _, _ in n.inputs if id(src) in place), None)
+            if where is not None:
+                place[id(n)] = where
     last_consumer = {}
     for n in nodes:
         for src, _, _ in n.inputs:

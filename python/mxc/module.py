@@ -632,6 +632,8 @@ class Module(BaseModule):
             self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
             self._aux_params = dict(self._exec.aux_dict)
             self.params_initialized = True
+            if shared_module.optimizer_initialized:  # as MXNet's bind
+                self.borrow_optimizer(shared_module)
             return
         if self.params_initialized and old_args is not None:
             # parameters held before binding (Module.load, set_params, a rebind)
@@ -799,8 +801,17 @@ class Module(BaseModule):
         self._kvstore = shared_module._kvstore
         self._update_on_kvstore = shared_module._update_on_kvstore
         self._updater = shared_module._updater
-        # (bound with shared_module after its split: the same device copies)
-        self._separate_params = shared_module._separate_params
+        if shared_module._separate_params and not self._separate_params:
+            # Its devices train copies of their own (kvstore=None): this
+            # module's executors read the same copies, device by device (a
+            # module bound with shared_module before the split still points
+            # every device at the first's).
+            self._separate_params = True
+            for ex, other in zip(self._execs[1:], shared_module._execs[1:]):
+                for i, n in enumerate(ex._arg_names):
+                    if n in self._param_names and n in other.arg_dict and \
+                            other.arg_dict[n].shape == ex.arg_arrays[i].shape:
+                        ex.arg_arrays[i] = other.arg_dict[n]
         self.optimizer_initialized = True
 
     def save_optimizer_states(self, fname):

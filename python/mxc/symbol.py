@@ -633,9 +633,10 @@ class Symbol:
                     shared_buffer=None, **kwargs):
         """An Executor with arrays allocated (zeros) for the shapes given as
         keywords and the ones inferred from them. group2ctx ({ctx_group:
-        Context}, MXNet's model parallelism) places the arrays of variables
-        made under mx.AttrScope(ctx_group=...) on that group's context (every
-        CPU context is the one host memory, so the graph runs as one)."""
+        Context}, MXNet's model parallelism) places the nodes made under
+        mx.AttrScope(ctx_group=...) and their variables' arrays on that
+        group's context: over GPUs the graph runs in stages, one a device
+        (mxc._model_parallel); over CPUs (one host memory) as one."""
         from .executor import Executor
         return Executor._simple_bind(self, ctx, grad_req, type_dict or {}, kwargs,
                                      group2ctx)
@@ -643,7 +644,8 @@ class Symbol:
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
         """An Executor on the given arrays (list in list_arguments order, or
-        dict by name); the executor reads them at each forward()."""
+        dict by name); the executor reads them at each forward(). group2ctx
+        is not taken here: the graph runs on ctx (simple_bind places it)."""
         from .executor import Executor
         return Executor._bind(self, ctx, args, args_grad, grad_req, aux_states)
 

@@ -5,10 +5,10 @@
 // regions (RROIAlign, Proposal). Each `mxc_cuda_kernel_<name>` copies its
 // buffers from the device to the host once the thread's stream has reached
 // the call (the step's inputs are written), runs the CPU kernel
-// (runtime/src/kernels/) there, and copies the buffers it writes back (from
-// pageable memory: the driver stages them, the stream goes on). Correct on
-// any device, not fast: the step waits for its stream and moves its buffers
-// over PCIe twice (docs/gpu.md says which ops run this way).
+// (runtime/src/kernels/) there, and copies the buffers it writes back,
+// waiting for them. Correct on any device, not fast: the step waits for its
+// stream twice and moves its buffers over PCIe both ways (docs/gpu.md says
+// which ops run this way).
 #include "internal.h"
 
 #include "../kernels/kernels.h"
@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mxc::runtime::cuda {
@@ -32,9 +33,9 @@ CUdeviceptr devPtr(const void *p) {
 template <typename T> struct Staged {
   using Elem = std::remove_const_t<T>;
   T *device;
-  std::vector<Elem> host;
-  Staged(T *aligned, int64_t offset, int64_t size)
-      : device(aligned + offset), host(size_t(size > 0 ? size : 0)) {}
+  int64_t size;
+  std::vector<Elem> host; // (allocated inside onHost: its failure is the step's)
+  Staged(T *aligned, int64_t offset, int64_t size) : device(aligned + offset), size(size) {}
   size_t bytes() const { return host.size() * sizeof(Elem); }
 };
 
@@ -48,6 +49,7 @@ void onHost(const char *what, Fn &&fn, Staged<B> &...bufs) {
     const Driver &d = bindDevice(device);
     CUstream s = streamOf(device);
     auto in = [&](auto &b) {
+      b.host.resize(size_t(b.size > 0 ? b.size : 0));
       if (b.bytes())
         check(d.cuMemcpyDtoHAsync(b.host.data(), devPtr(b.device), b.bytes(), s),
               "copy to the host");
@@ -63,7 +65,10 @@ void onHost(const char *what, Fn &&fn, Staged<B> &...bufs) {
                 "copy to the device");
     };
     (out(bufs), ...);
-    synchronize(device);
+    // Waited for here (the stream was waited for once already): the host
+    // copies are freed when the twin returns, and only a discrete GPU's
+    // driver is sure to have staged pageable memory by then.
+    synchronizeNow(device);
   } catch (const std::exception &e) {
     mxcKernelReportError((std::string(what) + " (on the host, for the GPU): " + e.what()).c_str());
   }

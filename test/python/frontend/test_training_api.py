@@ -445,6 +445,40 @@ def test_module_without_a_store_trains_each_device_on_its_slice():
                                    atol=1e-6, err_msg="device %d after reshape" % k)
 
 
+def test_bucketing_without_a_store_shares_each_devices_copy():
+    # BucketingModule over two CPUs without a store: every bucket's device k
+    # reads the default bucket's copy k -- a bucket bound before the split
+    # (init_optimizer) is pointed at them when it borrows the optimizer, one
+    # bound after borrows it at bind (as MXNet's Module.bind) -- so an
+    # update in any bucket trains that device's copy once.
+    def sym_gen(key):
+        fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+        return mx.sym.SoftmaxOutput(fc, name="softmax"), ("data",), ("softmax_label",)
+
+    def batch(n):
+        return mx.io.DataBatch([mx.nd.array(np.arange(3 * n).reshape(n, 3) / 10)],
+                               [mx.nd.array(np.arange(n) % 2)], bucket_key=n,
+                               provide_data=[mx.io.DataDesc("data", (n, 3))],
+                               provide_label=[mx.io.DataDesc("softmax_label", (n,))])
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=8, context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (8, 3))], label_shapes=[("softmax_label", (8,))])
+    mod.init_params(mx.init.Constant(0.1))
+    mod.switch_bucket(4, [("data", (4, 3))], [("softmax_label", (4,))])
+    mod.switch_bucket(8, [("data", (8, 3))], [("softmax_label", (8,))])
+    mod.init_optimizer(kvstore=None, optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+    for n in (4, 6, 8):
+        mod.forward_backward(batch(n))
+        mod.update()
+    default = mod._buckets[8]._exec_group.execs
+    assert default[0].arg_dict["fc_weight"] is not default[1].arg_dict["fc_weight"]
+    for n in (4, 6):
+        execs = mod._buckets[n]._exec_group.execs
+        for k in (0, 1):
+            assert execs[k].arg_dict["fc_weight"] is default[k].arg_dict["fc_weight"], (n, k)
+    w0, w1 = (e.arg_dict["fc_weight"].asnumpy() for e in default)
+    assert not np.allclose(w0, w1) and not np.allclose(w0, 0.1)
+
+
 def test_module_adam_fit_and_errors():
     mx.random.seed(2)
     np.random.seed(2)

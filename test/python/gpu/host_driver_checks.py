@@ -1033,6 +1033,20 @@ def multigpu_group2ctx_matches_one_device():
     assert ex.arg_dict["data"].context == mx.gpu(0) and \
         ex.arg_dict["fc_weight"].context == mx.gpu(1)
     assert [str(st.ctx) for st in ex._stages] == ["gpu(0)", "gpu(1)"]
+    # an operator without inputs first (ones): placed by its consumer
+    with mx.AttrScope(ctx_group="stage2"):
+        net2 = mx.sym.FullyConnected(mx.sym.ones((2, 4)) * data, num_hidden=3, name="fc")
+    ex = net2.simple_bind(mx.gpu(0), group2ctx={"stage2": mx.gpu(1)}, data=(2, 4))
+    ref = net2.simple_bind(mx.cpu(), data=(2, 4))
+    for n in ex.arg_dict:
+        v = np.random.default_rng(9).uniform(-1, 1, ex.arg_dict[n].shape)
+        ex.arg_dict[n][:] = v
+        ref.arg_dict[n][:] = v
+    for e in (ex, ref):
+        e.forward(is_train=True)
+        e.backward(mx.nd.ones((2, 3)))
+    _same(ex.outputs[0].copyto(mx.cpu()), ref.outputs[0], "ones * data, output")
+    _same(ex.grad_dict["data"].copyto(mx.cpu()), ref.grad_dict["data"], "ones * data, gradient")
     raises(lambda: net.simple_bind(mx.gpu(0), group2ctx={"other": mx.gpu(1)}, data=(2, 4)),
            "node 'fc_weight' is in ctx_group 'stage2', which group2ctx does not name")
 
