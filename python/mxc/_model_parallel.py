@@ -74,11 +74,11 @@ def needs_stages(symbol, ctx, group2ctx):
     (every CPU context is one host memory: the graph runs as one there)."""
     if not group2ctx:
         return False
+    _, place = _placement(symbol, ctx, group2ctx)  # (checks the groups)
     ctxs = {_ctx_key(check_context(c, True)) for c in group2ctx.values()}
     ctxs.add(_ctx_key(ctx))
     if len(ctxs) < 2 or not any(t == "gpu" for t, _ in ctxs):
         return False
-    _, place = _placement(symbol, ctx, group2ctx)
     return any(_ctx_key(c) != _ctx_key(ctx) for c in place.values())
 
 

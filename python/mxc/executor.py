@@ -111,6 +111,8 @@ class Executor:
             if _model_parallel.needs_stages(symbol, ctx, group2ctx):
                 # devices that do not share memory: the graph in stages
                 staged = _model_parallel.build_stages(symbol, ctx, group2ctx)
+            else:  # (a group group2ctx does not name is an error here too)
+                _model_parallel._placement(symbol, ctx, group2ctx)
         types = {k: dtype_name(v) for k, v in type_dict.items()}
         if types:
             # The other arguments' types follow, as MXNet infers them

@@ -63,3 +63,10 @@ def test_module_group2ctxs_forms():
     with pytest.raises(MXNetError, match="group2ctxs\\['stage1'\\] has 3 contexts; want 1 or 2"):
         mx.mod.Module(net, context=[mx.cpu(0), mx.cpu(1)],
                       group2ctxs={"stage1": [mx.cpu(1)] * 3})
+
+
+def test_a_group_group2ctx_does_not_name_is_an_error():
+    # as nnvm's PlaceDevice ("The device assignment not found for group")
+    with pytest.raises(MXNetError, match="node 'data' is in ctx_group 'stage1', which "
+                                         "group2ctx does not name \\(it names other\\)"):
+        _two_stage().simple_bind(mx.cpu(0), group2ctx={"other": mx.cpu(1)}, data=(3, 5))
