@@ -294,28 +294,26 @@ void copyHostToDevice(const void *src, Device, void *dst, Device to, size_t byte
   synchronize(to.id);
 }
 
-void copyDeviceToHost(const void *src, Device from, void *dst, Device, size_t bytes, RunContext) {
+// To host memory. To pageable (cpu) memory the driver call returns when the
+// copy is done, and the stream is waited for besides (host code reads the
+// destination next). To page-locked (cpu_pinned) memory the copy is
+// asynchronous: in a stream batch (an engine operation) it is left running,
+// and the event the engine keeps on the destination's variable is what host
+// code waits for (CPU operations reading it, waitForVar); outside a batch it
+// is waited for.
+void copyDeviceToHost(const void *src, Device from, void *dst, Device to, size_t bytes,
+                      RunContext) {
   if (!bytes)
     return;
   const Driver &d = bind(from.id);
   CUstream s = threadStream(from.id);
-  // Host code reads the destination next: always waited for.
-  check(d.cuMemcpyDtoHAsync(dst, devPtr(src), bytes, s), "copy gpu -> host");
-  synchronizeNow(from.id);
-}
-
-// To page-locked (cpu_pinned) memory the copy is asynchronous: in a stream
-// batch (an engine operation) it is left running, and the event the engine
-// keeps on the destination's variable is what host code waits for (CPU
-// operations reading it, waitForVar); outside a batch it is waited for.
-void copyDeviceToPinned(const void *src, Device from, void *dst, Device, size_t bytes,
-                        RunContext) {
-  if (!bytes)
-    return;
-  const Driver &d = bind(from.id);
-  CUstream s = threadStream(from.id);
-  check(d.cuMemcpyDtoHAsync(dst, devPtr(src), bytes, s), "copy gpu -> cpu_pinned");
-  synchronize(from.id);
+  const bool pinned = to.kind == Device::Kind::CPUPinned;
+  check(d.cuMemcpyDtoHAsync(dst, devPtr(src), bytes, s),
+        pinned ? "copy gpu -> cpu_pinned" : "copy gpu -> host");
+  if (pinned)
+    synchronize(from.id);
+  else
+    synchronizeNow(from.id);
 }
 
 // cpu_pinned(i): page-locked host memory (cuMemHostAlloc, portable: a copy
@@ -419,7 +417,7 @@ const bool kRegistered = [] {
                          });
   registerCopier(Device::Kind::CPUPinned, Device::Kind::GPU, copyHostToDevice,
                  FnProperty::CopyToGPU, /*runOnDestination=*/true);
-  registerCopier(Device::Kind::GPU, Device::Kind::CPUPinned, copyDeviceToPinned,
+  registerCopier(Device::Kind::GPU, Device::Kind::CPUPinned, copyDeviceToHost,
                  FnProperty::CopyFromGPU, /*runOnDestination=*/false);
   registerFiller(Device::Kind::GPU, fillDevice);
   return true;
