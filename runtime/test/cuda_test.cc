@@ -100,6 +100,8 @@ extern "C" void *mgpuStreamCreate();
 extern "C" void mgpuStreamSynchronize(void *stream);
 extern "C" void mgpuStreamDestroy(void *stream);
 extern "C" void mgpuSetDefaultDevice(int32_t device);
+extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool isHostShared);
+extern "C" void mgpuMemFree(void *ptr, void *stream);
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
                                  intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
                                  void *stream, void **params, void **extra, size_t paramsCount);
@@ -242,6 +244,31 @@ TEST(CudaStorage, PinnedMemoryIsPageLockedAndPooled) {
   EXPECT_NE(err.find("cpu_pinned(" + std::to_string(missing) + ")"), std::string::npos) << err;
   EXPECT_NE(err.find("gpu(" + std::to_string(missing) + ")"), std::string::npos) << err;
   EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+}
+
+// A step's temporaries (gpu.alloc in generated code: mgpuMemAlloc /
+// mgpuMemFree) come from the current device's caching pool and go back to
+// it.
+TEST(CudaStorage, StepTemporariesComeFromTheDevicePool) {
+  MXC_REQUIRE_GPU();
+  StorageManager &pool = storageManager(Device::gpu(0));
+  mgpuSetDefaultDevice(0);
+  size_t before = pool.bytesInUse();
+  void *p = mgpuMemAlloc(1000, nullptr, false);
+  ASSERT_NE(p, nullptr);
+  EXPECT_GE(pool.bytesInUse(), before + 1000);
+  mgpuMemFree(p, nullptr);
+  EXPECT_EQ(pool.bytesInUse(), before);
+  void *q = mgpuMemAlloc(990, nullptr, false); // the same bucket: the cached block
+  EXPECT_EQ(q, p);
+  mgpuMemFree(q, nullptr);
+  if (cuda::deviceCount() > 1) {
+    mgpuSetDefaultDevice(1);
+    void *r = mgpuMemAlloc(1000, nullptr, false);
+    EXPECT_GT(storageManager(Device::gpu(1)).bytesInUse(), 0u);
+    mgpuMemFree(r, nullptr);
+    mgpuSetDefaultDevice(0);
+  }
 }
 
 // (host_kernels.cc's twins: the CPU kernels' signatures, kernels.h)

@@ -25,8 +25,7 @@ from test_ops_reduction import REDUCE_ATTRS  # noqa: E402
 sym = mx.sym
 
 # Ops of the CPU tests that `mxc compile --target cuda` refuses (2026-12-06),
-# with the reason the compiler gives: diag (its lowering allocates a
-# temporary on the host: memref.alloc in a GPU step); lp pooling's and
+# with the reason the compiler gives: lp pooling's and
 # pooling_convention='full' gradients (cuDNN pools max, avg and sum); LRN's
 # gradient with an even or wider than 16 window (cuDNN's LRN).
 
@@ -231,11 +230,12 @@ def layout():
 
 
 def host():
-    """The ops whose library kernel runs on the host for the GPU
-    (runtime/src/cuda/host_kernels.cc, since 2026-12-07): topk (values along
-    the last axis, positions along the middle one, a mask), sort, argsort,
-    and LU's det, slogdet and inverse.
-    Forward only (no group of gradients)."""
+    """Forward only (no group of gradients), since 2026-12-07: the ops whose
+    library kernel runs on the host for the GPU (runtime/src/cuda/
+    host_kernels.cc): topk (values along the last axis, positions along the
+    middle one, a mask), sort, argsort, and LU's det, slogdet and inverse;
+    and diag, whose step allocates a temporary of its own (on the device:
+    mxc-gpu-device-temporaries) where its axes are not the last two."""
     shapes, kinds, outs = {}, {}, []
     x = _var("x", (4, 9, 12), "range:-2:2", shapes, kinds)
     outs += [sym.topk(x, k=3, ret_typ="value", name="topk_value"),
@@ -246,6 +246,9 @@ def host():
     m = _var("m", (3, 4, 4), "range:-2:2", shapes, kinds)
     outs += [sym.linalg.det(m, name="det"), sym.linalg.inverse(m, name="inverse")]
     outs += list(sym.linalg.slogdet(m, name="slogdet"))
+    d = _var("d", (3, 2, 4, 3), "range:-2:2", shapes, kinds)
+    outs += [sym.diag(d, k=0, axis1=3, axis2=0, name="diag_axes"),
+             sym.diag(sym.Reshape(d, shape=(6, 12)), k=1, name="diag")]
     return sym.Group(outs), shapes, kinds, (1e-4, 1e-5)
 
 

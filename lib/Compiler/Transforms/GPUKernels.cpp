@@ -36,6 +36,7 @@ namespace mxc {
 #define GEN_PASS_DEF_GPUCHECKHOSTCODEPASS
 #define GEN_PASS_DEF_GPUEXPANDMATHPASS
 #define GEN_PASS_DEF_GPUSINKCONSTANTSPASS
+#define GEN_PASS_DEF_GPUDEVICETEMPORARIESPASS
 #include "mxc/Compiler/Transforms/Passes.h.inc"
 } // namespace mxc
 
@@ -268,10 +269,49 @@ struct GPUSinkConstantsPass : mxc::impl::GPUSinkConstantsPassBase<GPUSinkConstan
   }
 };
 
+struct GPUDeviceTemporariesPass
+    : mxc::impl::GPUDeviceTemporariesPassBase<GPUDeviceTemporariesPass> {
+  void runOnOperation() override {
+    func::FuncOp f = getOperation();
+    if (f.isExternal())
+      return;
+    SmallVector<memref::AllocOp> allocs;
+    for (Operation &op : f.front())
+      if (auto a = dyn_cast<memref::AllocOp>(op))
+        if (a.getType().hasStaticShape() && a.getDynamicSizes().empty() &&
+            a.getSymbolOperands().empty())
+          allocs.push_back(a);
+    if (allocs.empty())
+      return;
+    OpBuilder b(&f.front(), f.front().begin());
+    Location loc = f.getLoc();
+    Type token = gpu::AsyncTokenType::get(f.getContext());
+    Value stream = gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
+    SmallVector<Value> buffers;
+    for (memref::AllocOp a : allocs) {
+      b.setInsertionPoint(a);
+      auto alloc = gpu::AllocOp::create(b, a.getLoc(), a.getType(), token, ValueRange{stream},
+                                        ValueRange{}, ValueRange{}, UnitAttr());
+      a.getResult().replaceAllUsesWith(alloc.getMemref());
+      a.erase();
+      buffers.push_back(alloc.getMemref());
+    }
+    f.walk([&](func::ReturnOp r) {
+      OpBuilder rb(r);
+      SmallVector<Value> done;
+      for (Value m : buffers)
+        done.push_back(
+            gpu::DeallocOp::create(rb, r.getLoc(), token, ValueRange{stream}, m).getAsyncToken());
+      gpu::WaitOp::create(rb, r.getLoc(), Type(), done);
+    });
+  }
+};
+
 /// Ops a step may keep on the host: launches, the buffers' views and
-/// address arithmetic, constants, returns.
+/// address arithmetic, constants, returns, its temporaries' device
+/// allocations.
 bool allowedOnHost(Operation *op) {
-  if (isa<gpu::LaunchFuncOp, func::ReturnOp>(op))
+  if (isa<gpu::LaunchFuncOp, func::ReturnOp, gpu::AllocOp, gpu::DeallocOp, gpu::WaitOp>(op))
     return true;
   // The runtime's GPU library kernels (cuBLAS), called from the host.
   if (auto call = dyn_cast<func::CallOp>(op))
@@ -328,7 +368,8 @@ struct GPUCheckHostCodePass
 std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features,
                                      int64_t blockSize, int64_t elementsPerThread) {
   return (llvm::Twine("mxc-strided-copies-to-linalg{all=true},") +
-          "func.func(mxc-gpu-parallel-dims-first, convert-linalg-to-parallel-loops,"
+          "func.func(mxc-gpu-device-temporaries, mxc-gpu-parallel-dims-first, "
+          "  convert-linalg-to-parallel-loops,"
           "  mxc-gpu-expand-math,"
           "  mxc-gpu-collapse-parallel-loops{elements-per-thread=" +
           std::to_string(elementsPerThread) +

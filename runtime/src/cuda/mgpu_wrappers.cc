@@ -14,11 +14,13 @@
 #include "mxc/runtime/c_api.h"
 #include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
+#include "mxc/runtime/storage.h"
 
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #define MXC_MGPU_API extern "C" __attribute__((visibility("default")))
 
@@ -177,5 +179,51 @@ MXC_MGPU_API void mgpuStreamSynchronize(CUstream stream) {
     return;
   guarded("GPU kernel", [&] {
     check(bindDevice(tlsDevice).cuStreamSynchronize(stream), "cuStreamSynchronize");
+  });
+}
+
+// A step's temporaries on the GPU (gpu.alloc / gpu.dealloc, which
+// mxc-gpu-device-temporaries makes of the buffers a step allocates for
+// itself): blocks of the device's caching pool, given back through it (in a
+// stream batch once the thread's stream has passed the point: the pool's
+// stream-ordered release).
+namespace {
+struct Temporaries {
+  std::mutex mu;
+  std::unordered_map<void *, Storage> blocks;
+};
+Temporaries &temporaries() {
+  static auto *t = new Temporaries; // (blocks may be given back at exit)
+  return *t;
+}
+} // namespace
+
+MXC_MGPU_API void *mgpuMemAlloc(uint64_t bytes, CUstream, bool /*isHostShared*/) {
+  void *p = nullptr;
+  guarded("a step's temporary on the GPU", [&] {
+    Storage block = storageManager(Device::gpu(tlsDevice)).allocate(size_t(bytes));
+    Temporaries &t = temporaries();
+    std::lock_guard<std::mutex> lock(t.mu);
+    t.blocks[block.data] = block;
+    p = block.data;
+  });
+  return p;
+}
+
+MXC_MGPU_API void mgpuMemFree(void *ptr, CUstream) {
+  if (!ptr)
+    return;
+  guarded("a step's temporary on the GPU", [&] {
+    Storage block;
+    {
+      Temporaries &t = temporaries();
+      std::lock_guard<std::mutex> lock(t.mu);
+      auto it = t.blocks.find(ptr);
+      if (it == t.blocks.end())
+        throw Error("mgpuMemFree of a pointer mgpuMemAlloc did not give");
+      block = it->second;
+      t.blocks.erase(it);
+    }
+    storageManager(block.device).release(block);
   });
 }

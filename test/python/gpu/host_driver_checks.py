@@ -352,6 +352,17 @@ def check_host_kernels_run_for_the_gpu():
             np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
 
 
+def check_step_temporaries_live_on_the_gpu():
+    """diag over axes other than the last two takes its diagonal from a
+    transposed copy its step allocates for itself: compiled for the GPU, that
+    temporary comes from the device's pool (gpu.alloc) and the step reaches
+    its kernels' launch (refused by the double)."""
+    x = mx.nd.array(np.arange(72, dtype=np.float32).reshape(3, 2, 4, 3), ctx=mx.gpu(0))
+    y = mx.nd.diag(x, k=0, axis1=3, axis2=0)
+    assert y.shape == (2, 4, 3) and y.context == mx.gpu(0)
+    raises(y.wait_to_read, NO_KERNELS + " (a launch on gpu(0))")
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.

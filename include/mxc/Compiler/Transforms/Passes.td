@@ -664,6 +664,22 @@ def GPUSinkConstantsPass : Pass<"mxc-gpu-sink-constants", "mlir::func::FuncOp"> 
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
 }
 
+def GPUDeviceTemporariesPass : Pass<"mxc-gpu-device-temporaries", "mlir::func::FuncOp"> {
+  let summary = "Allocate a GPU step's own temporaries in device memory (GPU target)";
+  let description = [{
+    For the CUDA target, before the loops become kernels: a buffer a step
+    allocates for itself (a `memref.alloc` of static shape in the step's
+    entry block that memory planning did not place in the arena, as the
+    transposed copy a `diag` over other axes takes its diagonal from) would
+    be host memory. It becomes `gpu.alloc async` on the step's stream (a
+    `gpu.wait async` at the step's start), given back with `gpu.dealloc async`
+    before each return and a `gpu.wait` for them; gpu-to-llvm lowers these to
+    `mgpuMemAlloc` / `mgpuMemFree` / the stream calls, which the runtime
+    serves from the device's caching pool (runtime/src/cuda/mgpu_wrappers.cc).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+}
+
 def GPUCheckHostCodePass : Pass<"mxc-gpu-check-host-code", "mlir::ModuleOp"> {
   let summary = "Reject GPU steps that would touch device memory on the host";
   let description = [{

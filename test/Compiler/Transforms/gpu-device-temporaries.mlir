@@ -1,0 +1,37 @@
+// mxc-gpu-device-temporaries (the CUDA target): a buffer a step allocates for
+// itself (static shape, in the entry block) is allocated on the device,
+// asynchronously on the step's stream, and given back before each return,
+// the stream then waited for (mgpuMemAlloc / mgpuMemFree after gpu-to-llvm,
+// served by the runtime's device pool). A dynamically shaped one is left for
+// mxc-gpu-check-host-code to refuse. test/python/gpu/test_gpu_target.py
+// compiles diag over other axes (which needs one) for sm_90.
+// RUN: mxc-opt %s --pass-pipeline="builtin.module(func.func(mxc-gpu-device-temporaries))" | FileCheck %s
+
+// CHECK-LABEL: func.func @step
+// CHECK:         %[[S:.*]] = gpu.wait async
+// CHECK:         %[[T:.*]], %{{.*}} = gpu.alloc async [%[[S]]] () : memref<4x6xf32>
+// CHECK-NOT:     memref.alloc
+// CHECK:         linalg.transpose ins(%{{.*}} : memref<6x4xf32>) outs(%[[T]] : memref<4x6xf32>)
+// CHECK:         %[[D:.*]] = gpu.dealloc async [%[[S]]] %[[T]] : memref<4x6xf32>
+// CHECK-NEXT:    gpu.wait [%[[D]]]
+// CHECK-NEXT:    return
+func.func @step(%in: memref<6x4xf32>, %out: memref<4x6xf32>) {
+  %t = memref.alloc() : memref<4x6xf32>
+  linalg.transpose ins(%in : memref<6x4xf32>) outs(%t : memref<4x6xf32>) permutation = [1, 0]
+  memref.copy %t, %out : memref<4x6xf32> to memref<4x6xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT:     gpu.alloc
+// CHECK:         memref.alloc(%{{.*}}) : memref<?xf32>
+func.func @dynamic(%n: index) {
+  %t = memref.alloc(%n) : memref<?xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @none
+// CHECK-NOT:     gpu.wait
+func.func @none(%x: memref<4xf32>) {
+  return
+}
