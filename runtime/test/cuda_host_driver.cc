@@ -520,6 +520,30 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUs
   return CUDA_SUCCESS;
 }
 
+// Unified addressing: either side host or device memory (the generated
+// code's copy of a constant global into a device buffer). A device side must
+// lie in a block of this double; from host memory the source is staged, as
+// from pageable memory on a GPU.
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
+  if (CUresult r = checkStream(s))
+    return r;
+  bool dstDevice = owned(dst, bytes), srcDevice = owned(src, bytes);
+  if (!dstDevice && !srcDevice && bytes)
+    return CUDA_ERROR_INVALID_VALUE; // (host to host is not what it is for)
+  if (!bytes)
+    return CUDA_SUCCESS;
+  if (srcDevice) { // read in stream order
+    run(s, [d = hostOf(dst), sp = hostOf(src), bytes] { std::memmove(d, sp, bytes); });
+  } else {
+    auto staged = std::make_shared<std::vector<char>>(static_cast<const char *>(hostOf(src)),
+                                                      static_cast<const char *>(hostOf(src)) + bytes);
+    run(s, [staged, d = hostOf(dst)] { std::memcpy(d, staged->data(), staged->size()); });
+  }
+  if (!dstDevice && s) // to host memory: done when the call returns
+    streamOf(s)->waitFor(streamOf(s)->point());
+  return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s) {
   if (CUresult r = checkStream(s))
     return r;

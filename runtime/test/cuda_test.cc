@@ -102,6 +102,7 @@ extern "C" void mgpuStreamDestroy(void *stream);
 extern "C" void mgpuSetDefaultDevice(int32_t device);
 extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool isHostShared);
 extern "C" void mgpuMemFree(void *ptr, void *stream);
+extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
                                  intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
                                  void *stream, void **params, void **extra, size_t paramsCount);
@@ -248,7 +249,7 @@ TEST(CudaStorage, PinnedMemoryIsPageLockedAndPooled) {
 
 // A step's temporaries (gpu.alloc in generated code: mgpuMemAlloc /
 // mgpuMemFree) come from the current device's caching pool and go back to
-// it.
+// it; gpu.memcpy (mgpuMemcpy) copies a host constant into one.
 TEST(CudaStorage, StepTemporariesComeFromTheDevicePool) {
   MXC_REQUIRE_GPU();
   StorageManager &pool = storageManager(Device::gpu(0));
@@ -261,6 +262,16 @@ TEST(CudaStorage, StepTemporariesComeFromTheDevicePool) {
   EXPECT_EQ(pool.bytesInUse(), before);
   void *q = mgpuMemAlloc(990, nullptr, false); // the same bucket: the cached block
   EXPECT_EQ(q, p);
+  // A constant (host memory) copied into it, as generated code does for a
+  // library kernel that reads one; then device -> device.
+  std::vector<float> constant(200), back(200, -1.0f);
+  std::iota(constant.begin(), constant.end(), 0.25f);
+  mgpuMemcpy(q, constant.data(), constant.size() * sizeof(float), nullptr);
+  NDArray copy({200}, DType::F32, Device::gpu(0));
+  mgpuMemcpy(copy.data(), q, constant.size() * sizeof(float), nullptr);
+  cuda::synchronize(0);
+  copy.copyToHost(back.data(), back.size() * sizeof(float));
+  EXPECT_EQ(back, constant);
   mgpuMemFree(q, nullptr);
   if (cuda::deviceCount() > 1) {
     mgpuSetDefaultDevice(1);

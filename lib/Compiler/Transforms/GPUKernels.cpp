@@ -27,6 +27,7 @@
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -269,6 +270,28 @@ struct GPUSinkConstantsPass : mxc::impl::GPUSinkConstantsPassBase<GPUSinkConstan
   }
 };
 
+/// A call of one of the runtime's GPU library kernels (cuBLAS, cuDNN, the
+/// host twins), which take device pointers.
+bool isLibraryCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee().starts_with("mxc_cuda_kernel_");
+}
+
+bool isIdentityLayout(MemRefType t) { return t.getLayout().isIdentity(); }
+
+/// Whether a library call reads `v`, directly or through views of it (the
+/// kernel calls take rank-1 views of their buffers).
+bool readByLibraryCall(Value v) {
+  for (Operation *user : v.getUsers()) {
+    if (isLibraryCall(user))
+      return true;
+    if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+        readByLibraryCall(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
 struct GPUDeviceTemporariesPass
     : mxc::impl::GPUDeviceTemporariesPassBase<GPUDeviceTemporariesPass> {
   void runOnOperation() override {
@@ -276,12 +299,18 @@ struct GPUDeviceTemporariesPass
     if (f.isExternal())
       return;
     SmallVector<memref::AllocOp> allocs;
-    for (Operation &op : f.front())
+    SmallVector<memref::GetGlobalOp> constants; // read by a library kernel
+    for (Operation &op : f.front()) {
       if (auto a = dyn_cast<memref::AllocOp>(op))
         if (a.getType().hasStaticShape() && a.getDynamicSizes().empty() &&
             a.getSymbolOperands().empty())
           allocs.push_back(a);
-    if (allocs.empty())
+      if (auto g = dyn_cast<memref::GetGlobalOp>(op))
+        if (g.getType().hasStaticShape() && isIdentityLayout(g.getType()) &&
+            readByLibraryCall(g.getResult()))
+          constants.push_back(g);
+    }
+    if (allocs.empty() && constants.empty())
       return;
     OpBuilder b(&f.front(), f.front().begin());
     Location loc = f.getLoc();
@@ -294,6 +323,23 @@ struct GPUDeviceTemporariesPass
                                         ValueRange{}, ValueRange{}, UnitAttr());
       a.getResult().replaceAllUsesWith(alloc.getMemref());
       a.erase();
+      buffers.push_back(alloc.getMemref());
+    }
+    // A constant a library kernel (a host twin, ...) reads: copied into a
+    // device buffer first, which every reader of the constant then reads
+    // (kernels too: otherwise mxc-gpu-sink-constants gives them a copy in
+    // their module).
+    for (memref::GetGlobalOp g : constants) {
+      b.setInsertionPointAfter(g);
+      auto alloc = gpu::AllocOp::create(b, g.getLoc(), g.getType(), token, ValueRange{stream},
+                                        ValueRange{}, ValueRange{}, UnitAttr());
+      Value copied = gpu::MemcpyOp::create(b, g.getLoc(), token, ValueRange{stream},
+                                           alloc.getMemref(), g.getResult())
+                         .getAsyncToken();
+      (void)copied; // (the stream orders the copy before the call)
+      g.getResult().replaceUsesWithIf(alloc.getMemref(), [&](OpOperand &use) {
+        return !isa<gpu::MemcpyOp>(use.getOwner());
+      });
       buffers.push_back(alloc.getMemref());
     }
     f.walk([&](func::ReturnOp r) {
@@ -311,7 +357,8 @@ struct GPUDeviceTemporariesPass
 /// address arithmetic, constants, returns, its temporaries' device
 /// allocations.
 bool allowedOnHost(Operation *op) {
-  if (isa<gpu::LaunchFuncOp, func::ReturnOp, gpu::AllocOp, gpu::DeallocOp, gpu::WaitOp>(op))
+  if (isa<gpu::LaunchFuncOp, func::ReturnOp, gpu::AllocOp, gpu::DeallocOp, gpu::WaitOp,
+          gpu::MemcpyOp>(op))
     return true;
   // The runtime's GPU library kernels (cuBLAS), called from the host.
   if (auto call = dyn_cast<func::CallOp>(op))
@@ -333,6 +380,10 @@ struct GPUCheckHostCodePass
         // A tensor constant bufferized into a global lives in host memory:
         // a kernel given it would read host addresses.
         if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+          // (copied to the device first: mxc-gpu-device-temporaries)
+          if (!global->use_empty() &&
+              llvm::all_of(global->getUsers(), [](Operation *u) { return isa<gpu::MemcpyOp>(u); }))
+            return WalkResult::skip();
           InFlightDiagnostic diag = op->emitError();
           if (mxc::nodeNames(op->getLoc()).empty())
             diag << "step @" << func.getSymName() << ": ";

@@ -36,6 +36,7 @@ namespace mxc::runtime::cuda {
   X(cuMemcpyHtoDAsync)                                                                 \
   X(cuMemcpyDtoHAsync)                                                                 \
   X(cuMemcpyDtoDAsync)                                                                 \
+  X(cuMemcpyAsync)                                                                     \
   X(cuMemsetD8Async)                                                                   \
   X(cuMemsetD16Async)                                                                  \
   X(cuMemsetD32Async)                                                                  \

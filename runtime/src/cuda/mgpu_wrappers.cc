@@ -227,3 +227,18 @@ MXC_MGPU_API void mgpuMemFree(void *ptr, CUstream) {
     storageManager(block.device).release(block);
   });
 }
+
+// gpu.memcpy in generated code: a step's copy of a constant (a host global)
+// into a device buffer for a library kernel that reads it
+// (mxc-gpu-device-temporaries). Any direction under unified addressing, on
+// the thread's stream of the device.
+MXC_MGPU_API void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream stream) {
+  if (!bytes)
+    return;
+  guarded("a step's copy on the GPU", [&] {
+    const Driver &d = bindDevice(tlsDevice);
+    check(d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
+                          bytes, stream ? stream : streamOf(tlsDevice)),
+          "cuMemcpyAsync");
+  });
+}

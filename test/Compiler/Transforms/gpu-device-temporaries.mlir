@@ -3,7 +3,9 @@
 // asynchronously on the step's stream, and given back before each return,
 // the stream then waited for (mgpuMemAlloc / mgpuMemFree after gpu-to-llvm,
 // served by the runtime's device pool). A dynamically shaped one is left for
-// mxc-gpu-check-host-code to refuse. test/python/gpu/test_gpu_target.py
+// mxc-gpu-check-host-code to refuse. A constant (a host global) that a
+// library kernel reads, through a view, is copied into a device buffer
+// first, which its readers then read (gpu.memcpy: mgpuMemcpy). test/python/gpu/test_gpu_target.py
 // compiles diag over other axes (which needs one) for sm_90.
 // RUN: mxc-opt %s --pass-pipeline="builtin.module(func.func(mxc-gpu-device-temporaries))" | FileCheck %s
 
@@ -33,5 +35,23 @@ func.func @dynamic(%n: index) {
 // CHECK-LABEL: func.func @none
 // CHECK-NOT:     gpu.wait
 func.func @none(%x: memref<4xf32>) {
+  return
+}
+
+memref.global "private" constant @anchors : memref<2x4xf32> = dense<1.0>
+func.func private @mxc_cuda_kernel_proposal_f32(memref<8xf32>)
+
+// CHECK-LABEL: func.func @constant_for_a_library_kernel
+// CHECK:         %[[S:.*]] = gpu.wait async
+// CHECK:         %[[G:.*]] = memref.get_global @anchors : memref<2x4xf32>
+// CHECK:         %[[D:.*]], %{{.*}} = gpu.alloc async [%[[S]]] () : memref<2x4xf32>
+// CHECK:         gpu.memcpy async [%[[S]]] %[[D]], %[[G]] : memref<2x4xf32>, memref<2x4xf32>
+// CHECK:         %[[V:.*]] = memref.collapse_shape %[[D]]
+// CHECK:         call @mxc_cuda_kernel_proposal_f32(%[[V]])
+// CHECK:         gpu.dealloc async [%[[S]]] %[[D]]
+func.func @constant_for_a_library_kernel() {
+  %g = memref.get_global @anchors : memref<2x4xf32>
+  %v = memref.collapse_shape %g [[0, 1]] : memref<2x4xf32> into memref<8xf32>
+  call @mxc_cuda_kernel_proposal_f32(%v) : (memref<8xf32>) -> ()
   return
 }
