@@ -363,6 +363,36 @@ def check_step_temporaries_live_on_the_gpu():
     raises(y.wait_to_read, NO_KERNELS + " (a launch on gpu(0))")
 
 
+def check_every_operator_compiles_for_the_gpu():
+    """Every operator's example of test_frontend_every_op on gpu(0) arrays
+    compiles for the GPU and reaches its kernels' launch (refused by the
+    double), its cuBLAS / cuDNN call (which does not start over the double),
+    or runs to the end (creation ops, host twins): no operator is refused by
+    the compiler (the random ones aside, whose examples have no input)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in ("..", os.path.join("..", "frontend")):
+        sys.path.insert(0, os.path.normpath(os.path.join(here, d)))
+    import test_frontend_every_op as every
+    skip = every.RANDOM | every.DISTRIBUTIONS | {"_sample_multinomial", "_shuffle"}
+    bad, reached = [], 0
+    for op, (inputs, kwargs) in sorted(every.EXAMPLES.items()):
+        if op in skip:
+            continue
+        fn = getattr(mx.nd.contrib, op[len("_contrib_"):]) if op.startswith("_contrib_") \
+            else getattr(mx.nd, op)
+        try:
+            out = fn(*[mx.nd.array(x, ctx=mx.gpu(0), dtype=x.dtype) for x in inputs], **kwargs)
+            for o in (out if isinstance(out, list) else [out]):
+                o.wait_to_read()
+        except mx.MXNetError as e:
+            msg = str(e)
+            if NO_KERNELS not in msg and "cublas" not in msg.lower() and \
+                    "cudnn" not in msg.lower():
+                bad.append("%s: %s" % (op, msg[:200]))
+        reached += 1
+    assert reached > 200 and not bad, "\n".join(bad)
+
+
 def check_the_fast_path_keeps_devices_apart():
     # The same op, shapes and dtypes on the CPU first (the C++ fast path's
     # table is keyed without the device), then on the GPU, then the CPU.
