@@ -296,11 +296,17 @@ void mxc_cuda_kernel_syevd_f32(MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUF
                                int64_t, int64_t, int64_t);
 void mxc_cuda_kernel_lu_f32(MXC_KERNEL_BUFFER(const float, x), MXC_KERNEL_BUFFER(float, y),
                             int64_t, int64_t, int64_t);
+void mxc_cuda_kernel_pooling_backward_host_f32(
+    MXC_KERNEL_BUFFER(const float, dy), MXC_KERNEL_BUFFER(const float, x),
+    MXC_KERNEL_BUFFER(const float, y), MXC_KERNEL_BUFFER(float, dx), int64_t, int64_t, int64_t,
+    int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+    int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 }
 
 // The GPU twins that run a CPU kernel on host copies (host_kernels.cc):
 // on device arrays they give the CPU kernel's results, for topk's three
-// modes, box_nms's two, bipartite_matching's two, syevd's two and LU's six
+// modes, box_nms's two, bipartite_matching's two, syevd's two, LU's six and
+// the pooling gradient (max and lp)
 // (buffers copied in, the CPU kernel run, the written buffer copied back;
 // the device pointers are the double's opaque ones in ctest's host_driver
 // run, so a host read of device memory would crash).
@@ -361,6 +367,15 @@ TEST(CudaHostKernels, TwinsGiveTheCpuKernelsResults) {
     compare("LU", out, [&](bool twin, float *in, float *y) {
       (twin ? mxc_cuda_kernel_lu_f32 : mxc_kernel_lu_f32)(MXC_BUF(in, n),
                                                           MXC_BUF(y, int64_t(out)), 2, 6, mode);
+    });
+  }
+  // lp pooling's gradient (p = 2, 2x2 windows, stride 1) on 2 planes of 5x5:
+  // dy, x and y are views of the one input buffer.
+  for (int64_t kind : {0, 3}) {
+    compare("pooling gradient", 50, [&](bool twin, float *in, float *dx) {
+      (twin ? mxc_cuda_kernel_pooling_backward_host_f32 : mxc_kernel_pooling_backward_f32)(
+          MXC_BUF(in, 32), MXC_BUF(in + 8, 50), MXC_BUF(in + 4, 32), MXC_BUF(dx, 50), kind, 2,
+          1, 2, 1, 5, 5, 1, 2, 2, 1, 4, 4, 1, 1, 1, 0, 0, 0);
     });
   }
 #undef MXC_BUF

@@ -8,8 +8,8 @@ kind}, (rtol, atol)). The op lists are the CPU tests' (test_ops_*.py), so a
 new op there is checked on the GPU too; ops with no GPU kernel yet are
 listed below with the reason (`mxc compile --target cuda` names the node).
 GRADS are the groups' training steps (every float input's gradient with
-ones as head gradients); nn(grad=True) leaves out the nodes whose gradient
-has no GPU path (lp and 'full' pooling).
+ones as head gradients; lp and 'full' pooling's through the CPU kernel's
+host twin since 2026-12-07).
 """
 import os
 import sys
@@ -24,10 +24,9 @@ from test_ops_reduction import REDUCE_ATTRS  # noqa: E402
 
 sym = mx.sym
 
-# Ops of the CPU tests that `mxc compile --target cuda` refuses (2026-12-06),
-# with the reason the compiler gives: lp pooling's and
-# pooling_convention='full' gradients (cuDNN pools max, avg and sum); LRN's
-# gradient with an even or wider than 16 window (cuDNN's LRN).
+# Ops of the CPU tests that `mxc compile --target cuda` refuses (2026-12-07),
+# with the reason the compiler gives: LRN's gradient with an even or wider
+# than 16 window (cuDNN's LRN).
 
 
 def _var(name, shape, kind, shapes, kinds):
@@ -135,12 +134,11 @@ def nn(grad=False):
     for i, attrs in enumerate([
             {"kernel": (3, 3), "stride": (2, 2), "pool_type": "max"},
             {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "max"},
-            {"kernel": (2, 2), "stride": (2, 2), "pool_type": "max", "pooling_convention": "full"}
-            if not grad else None,
+            {"kernel": (2, 2), "stride": (2, 2), "pool_type": "max", "pooling_convention": "full"},
             {"kernel": (3, 3), "pad": (1, 1), "pool_type": "avg"},
             {"kernel": (3, 3), "pad": (1, 1), "pool_type": "avg", "count_include_pad": False},
             {"kernel": (2, 2), "stride": (2, 2), "pool_type": "sum"},
-            {"kernel": (2, 2), "pool_type": "lp", "p_value": 2} if not grad else None,
+            {"kernel": (2, 2), "pool_type": "lp", "p_value": 2},
             {"kernel": (1, 1), "global_pool": True, "pool_type": "avg"},
             {"kernel": (1, 1), "global_pool": True, "pool_type": "max"}]):
         if attrs:

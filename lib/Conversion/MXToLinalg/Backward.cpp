@@ -20,8 +20,10 @@
 //     gamma, mean, invstd) writing dx, dgamma, dbeta, args as the forward's
 // Spatial geometry is passed 3-D (1-D and 2-D get leading unit extents), as
 // for the forward convolution kernel. For the CUDA target (whose twins are
-// cuDNN's), pooling gradients cuDNN cannot compute are refused here: lp
-// pooling, padding as wide as the window, pooling_convention 'full'. Other element types, dynamic shapes,
+// cuDNN's), pooling gradients cuDNN cannot compute (lp pooling, padding as
+// wide as the window, pooling_convention 'full') call
+// mxc_kernel_pooling_backward_host_<T> (the CPU kernel on host copies, the
+// GPU twin of host_kernels.cc). Other element types, dynamic shapes,
 // channel-last layouts and modules with `mxc.kernel_calls = false` are
 // rejected with the reason.
 //
@@ -192,16 +194,17 @@ struct ConvertPoolingBackward : OpConversionPattern<mx::PoolingBackwardOp> {
     // (avg's gradient scaled), windows whose output size is cuDNN's
     // floor((in + 2 pad - k) / stride) + 1 (not pooling_convention 'full')
     // with the padding inside the window.
-    if (forCudaTarget(op)) {
-      std::string why = poolingNotTakenByCudnn(kind, in, kernel, out, stride, pad);
-      if (!why.empty())
-        return unsupported(rewriter, op, "pooling gradient on the GPU: " + why);
-    }
+    // What it cannot take runs the CPU's kernel on host copies there
+    // (`_host`: runtime/src/cuda/host_kernels.cc).
+    const char *callee = "mxc_kernel_pooling_backward_";
+    if (forCudaTarget(op) &&
+        !poolingNotTakenByCudnn(kind, in, kernel, out, stride, pad).empty())
+      callee = "mxc_kernel_pooling_backward_host_";
     SmallVector<int64_t> args = poolingKernelArgs(
         kind, p, op.getCountIncludePad().value_or(true),
         resultType.getDimSize(0) * resultType.getDimSize(1), in, kernel, out, stride, pad);
     Value result = callKernel(
-        rewriter, op, "mxc_kernel_pooling_backward_" + kernelSuffix(elt),
+        rewriter, op, callee + kernelSuffix(elt),
         {adaptor.getOutGrad(), adaptor.getData(), adaptor.getOutput()}, args,
         resultType);
     rewriter.replaceOp(op, result);

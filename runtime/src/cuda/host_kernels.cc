@@ -250,5 +250,35 @@ using mxc::runtime::cuda::Staged;
         cls_prob_h, bbox_h, im_info_h, base_h, y_h);                                     \
   }
 
+// Pooling gradients cuDNN cannot compute (lp, pooling_convention 'full',
+// padding as wide as the window): the CPU's kernel, under its own name (the
+// cuDNN twin has the plain one).
+#define MXC_DEFINE_HOST_POOLING_TWIN(T, suffix)                                           \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_pooling_backward_host_##suffix(                  \
+      MXC_HOST_BUF(const T, dy), MXC_HOST_BUF(const T, x), MXC_HOST_BUF(const T, y),     \
+      MXC_HOST_BUF(T, dx), int64_t kind, int64_t p_value, int64_t count_include_pad,     \
+      int64_t planes, int64_t in_d, int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h,\
+      int64_t k_w, int64_t out_d, int64_t out_h, int64_t out_w, int64_t stride_d,        \
+      int64_t stride_h, int64_t stride_w, int64_t pad_d, int64_t pad_h, int64_t pad_w) { \
+    (void)dy_allocated, (void)dy_stride, (void)x_allocated, (void)x_stride;              \
+    (void)y_allocated, (void)y_stride, (void)dx_allocated, (void)dx_stride;              \
+    MXC_STAGE(const T, dy);                                                              \
+    MXC_STAGE(const T, x);                                                               \
+    MXC_STAGE(const T, y);                                                               \
+    MXC_STAGE(T, dx);                                                                    \
+    onHost(                                                                              \
+        "pooling gradient",                                                              \
+        [&] {                                                                            \
+          mxc_kernel_pooling_backward_##suffix(                                          \
+              MXC_ON_HOST(dy), MXC_ON_HOST(x), MXC_ON_HOST(y), MXC_ON_HOST(dx), kind,    \
+              p_value, count_include_pad, planes, in_d, in_h, in_w, k_d, k_h, k_w, out_d,\
+              out_h, out_w, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w);          \
+        },                                                                               \
+        dy_h, x_h, y_h, dx_h);                                                           \
+  }
+
+MXC_DEFINE_HOST_POOLING_TWIN(float, f32)
+MXC_DEFINE_HOST_POOLING_TWIN(double, f64)
+
 MXC_DEFINE_HOST_TWINS(float, f32)
 MXC_DEFINE_HOST_TWINS(double, f64)
