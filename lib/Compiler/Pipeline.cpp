@@ -687,9 +687,10 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   // cudnn_kernels.cc: GEMM through cuBLAS; convolution, its gradients,
   // pooling, training BatchNorm's forward and gradient, LRN's and softmax's
   // through cuDNN; same arguments on device pointers; softmax's and
-  // pooling's forward exist for the GPU only)
-  // call it; the others are an error naming the node. (What cuDNN's pooling
-  // gradient cannot take is refused by its lowering, Backward.cpp.)
+  // pooling's forward exist for the GPU only; the CPU-only kernels' twins run
+  // them on host copies, host_kernels.cc, as the pooling gradients cuDNN
+  // cannot take, Backward.cpp) call it; the others are an error naming the
+  // node.
   bool unsupported = false;
   module.walk([&](mxrt::KernelCallOp call) {
     StringRef callee = call.getCallee();

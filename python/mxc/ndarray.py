@@ -1313,7 +1313,7 @@ def _make_op_function(py_name, spec):
             return result
         out = kwargs.pop("out", None)
         name = kwargs.pop("name", None)
-        kwargs.pop("ctx", None)
+        ctx = kwargs.pop("ctx", None)
         _ops.drop_absent_inputs(spec, kwargs)
         inputs = list(args)
         if spec.variadic:
@@ -1340,6 +1340,11 @@ def _make_op_function(py_name, spec):
             if len(inputs) != len(names):
                 raise MXNetError("%s: takes inputs %s, got %d"
                                  % (spec.name, ", ".join(names), len(inputs)))
+        if ctx is not None and not inputs:
+            # an operator without inputs (_zeros, _arange, ...) makes its
+            # outputs on ctx, as MXNet's (the inputs' context otherwise)
+            with check_context(Context(ctx) if isinstance(ctx, str) else ctx, gpu=True):
+                return _invoke(spec.name, inputs, kwargs, out=out, name=name)
         return _invoke(spec.name, inputs, kwargs, out=out, name=name)
 
     op_function.__name__ = py_name

@@ -530,6 +530,10 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, C
   bool dstDevice = owned(dst, bytes), srcDevice = owned(src, bytes);
   if (!dstDevice && !srcDevice && bytes)
     return CUDA_ERROR_INVALID_VALUE; // (host to host is not what it is for)
+  // A device pointer (opaque: bit 62) outside every block is wild.
+  if (gOpaque && bytes && (((uintptr_t(dst) & kOpaqueBit) && !dstDevice) ||
+                           ((uintptr_t(src) & kOpaqueBit) && !srcDevice)))
+    return CUDA_ERROR_INVALID_VALUE;
   if (!bytes)
     return CUDA_SUCCESS;
   if (srcDevice) { // read in stream order

@@ -279,6 +279,13 @@ bool isLibraryCall(Operation *op) {
 
 bool isIdentityLayout(MemRefType t) { return t.getLayout().isIdentity(); }
 
+/// Whether `g` reads a constant global (a library kernel writing a copy of
+/// a mutable one would lose its writes).
+bool isConstantGlobal(memref::GetGlobalOp g) {
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(g, g.getNameAttr());
+  return global && global.getConstant();
+}
+
 /// Whether a library call reads `v`, directly or through views of it (the
 /// kernel calls take rank-1 views of their buffers).
 bool readByLibraryCall(Value v) {
@@ -302,12 +309,12 @@ struct GPUDeviceTemporariesPass
     SmallVector<memref::GetGlobalOp> constants; // read by a library kernel
     for (Operation &op : f.front()) {
       if (auto a = dyn_cast<memref::AllocOp>(op))
-        if (a.getType().hasStaticShape() && a.getDynamicSizes().empty() &&
-            a.getSymbolOperands().empty())
+        if (a.getType().hasStaticShape() && isIdentityLayout(a.getType()) &&
+            a.getDynamicSizes().empty() && a.getSymbolOperands().empty())
           allocs.push_back(a);
       if (auto g = dyn_cast<memref::GetGlobalOp>(op))
         if (g.getType().hasStaticShape() && isIdentityLayout(g.getType()) &&
-            readByLibraryCall(g.getResult()))
+            isConstantGlobal(g) && readByLibraryCall(g.getResult()))
           constants.push_back(g);
     }
     if (allocs.empty() && constants.empty())
@@ -333,22 +340,22 @@ struct GPUDeviceTemporariesPass
       b.setInsertionPointAfter(g);
       auto alloc = gpu::AllocOp::create(b, g.getLoc(), g.getType(), token, ValueRange{stream},
                                         ValueRange{}, ValueRange{}, UnitAttr());
-      Value copied = gpu::MemcpyOp::create(b, g.getLoc(), token, ValueRange{stream},
-                                           alloc.getMemref(), g.getResult())
-                         .getAsyncToken();
-      (void)copied; // (the stream orders the copy before the call)
+      // (the stream orders the copy before the call that reads it)
+      gpu::MemcpyOp::create(b, g.getLoc(), token, ValueRange{stream}, alloc.getMemref(),
+                            g.getResult());
       g.getResult().replaceUsesWithIf(alloc.getMemref(), [&](OpOperand &use) {
         return !isa<gpu::MemcpyOp>(use.getOwner());
       });
       buffers.push_back(alloc.getMemref());
     }
+    // Given back one after the other on the stream, then the stream waited
+    // for (once: in a stream batch the batch's end waits instead).
     f.walk([&](func::ReturnOp r) {
       OpBuilder rb(r);
-      SmallVector<Value> done;
+      Value last = stream;
       for (Value m : buffers)
-        done.push_back(
-            gpu::DeallocOp::create(rb, r.getLoc(), token, ValueRange{stream}, m).getAsyncToken());
-      gpu::WaitOp::create(rb, r.getLoc(), Type(), done);
+        last = gpu::DeallocOp::create(rb, r.getLoc(), token, ValueRange{last}, m).getAsyncToken();
+      gpu::WaitOp::create(rb, r.getLoc(), Type(), ValueRange{last});
     });
   }
 };

@@ -18,6 +18,7 @@
 #include "mxc/runtime/c_api.h"
 #include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
+#include "mxc/runtime/plan.h"
 #include "mxc/runtime/storage.h"
 
 #include <cublas_v2.h>
@@ -196,6 +197,8 @@ void fullyConnected(const T *x, const T *w, const T *bias, T *y, int64_t m, int6
 }
 
 template <typename Fn> void reported(const char *what, Fn &&fn) {
+  if (kernelErrorReported())
+    return; // the step failed before (its buffers may not exist)
   try {
     fn();
   } catch (const std::exception &e) {

@@ -41,6 +41,7 @@
 #include "mxc/runtime/c_api.h"
 #include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
+#include "mxc/runtime/plan.h"
 #include "mxc/runtime/storage.h"
 
 #include <cudnn.h>
@@ -702,6 +703,8 @@ void softmaxBackward(const T *y, const T *dy, T *dx, int64_t outer, int64_t clas
 /// reason" (mxcKernelReportError: the step fails with it).
 template <typename F>
 void reportingErrors(const char *what, F &&f) {
+  if (kernelErrorReported())
+    return; // the step failed before (its buffers may not exist)
   try {
     f();
   } catch (const std::exception &e) {

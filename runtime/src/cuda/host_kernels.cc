@@ -14,6 +14,7 @@
 #include "../kernels/kernels.h"
 #include "mxc/runtime/c_api.h"
 #include "mxc/runtime/cuda.h"
+#include "mxc/runtime/plan.h"
 
 #include <cstdint>
 #include <exception>
@@ -44,6 +45,8 @@ template <typename T> struct Staged {
 /// buffers back. Errors are the step's (mxcKernelReportError).
 template <typename Fn, typename... B>
 void onHost(const char *what, Fn &&fn, Staged<B> &...bufs) {
+  if (kernelErrorReported())
+    return; // the step failed before (its buffers may not exist)
   try {
     int device = mgpuCurrentDevice();
     const Driver &d = bindDevice(device);

@@ -14,6 +14,7 @@
 #include "mxc/runtime/c_api.h"
 #include "mxc/runtime/cuda.h"
 #include "mxc/runtime/error.h"
+#include "mxc/runtime/plan.h"
 #include "mxc/runtime/storage.h"
 
 #include <atomic>
@@ -155,8 +156,8 @@ MXC_MGPU_API void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t
                                    intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                                    intptr_t blockZ, int32_t smem, CUstream stream,
                                    void **params, void **extra, size_t /*paramsCount*/) {
-  if (!function)
-    return; // reported by mgpuModuleGetFunction
+  if (!function || kernelErrorReported())
+    return; // reported (mgpuModuleGetFunction, a temporary not allocated, ...)
   guarded("launching a GPU kernel", [&] {
     const Driver &d = bindDevice(tlsDevice);
     check(d.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ, smem, stream,
@@ -233,7 +234,7 @@ MXC_MGPU_API void mgpuMemFree(void *ptr, CUstream) {
 // (mxc-gpu-device-temporaries). Any direction under unified addressing, on
 // the thread's stream of the device.
 MXC_MGPU_API void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream stream) {
-  if (!bytes)
+  if (!bytes || kernelErrorReported())
     return;
   guarded("a step's copy on the GPU", [&] {
     const Driver &d = bindDevice(tlsDevice);

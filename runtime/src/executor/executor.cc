@@ -73,6 +73,8 @@ void reportKernelError(const std::string &message) {
     tlsKernelError = message;
 }
 
+bool kernelErrorReported() { return tlsKernelError.has_value(); }
+
 /// The arena's block; freed by an engine operation that writes every arena
 /// variable, so after every step that used it.
 struct Executor::Arena {

@@ -364,33 +364,46 @@ def check_step_temporaries_live_on_the_gpu():
 
 
 def check_every_operator_compiles_for_the_gpu():
-    """Every operator's example of test_frontend_every_op on gpu(0) arrays
-    compiles for the GPU and reaches its kernels' launch (refused by the
-    double), its cuBLAS / cuDNN call (which does not start over the double),
-    or runs to the end (creation ops, host twins): no operator is refused by
-    the compiler (the random ones aside, whose examples have no input)."""
+    """Every operator's example of test_frontend_every_op on gpu(0) (its
+    arrays there; the creation ops with ctx=gpu(0)) compiles for the GPU and
+    reaches its kernels' launch (refused by the double), its cuBLAS / cuDNN
+    call (which does not start over the double), or runs to the end (the
+    creation ops' fills, host twins), with its outputs on gpu(0): no
+    operator is refused by the compiler (the random ones aside)."""
     here = os.path.dirname(os.path.abspath(__file__))
     for d in ("..", os.path.join("..", "frontend")):
         sys.path.insert(0, os.path.normpath(os.path.join(here, d)))
     import test_frontend_every_op as every
     skip = every.RANDOM | every.DISTRIBUTIONS | {"_sample_multinomial", "_shuffle"}
-    bad, reached = [], 0
+    library = ("cublasCreate: the library was not initialized",
+               "cudnnCreate: CUDNN_STATUS_NOT_INITIALIZED")
+    bad, outcomes = [], {"launch": 0, "library": 0, "ran": 0}
     for op, (inputs, kwargs) in sorted(every.EXAMPLES.items()):
         if op in skip:
             continue
         fn = getattr(mx.nd.contrib, op[len("_contrib_"):]) if op.startswith("_contrib_") \
             else getattr(mx.nd, op)
+        if not inputs:
+            kwargs = dict(kwargs, ctx=mx.gpu(0))
         try:
             out = fn(*[mx.nd.array(x, ctx=mx.gpu(0), dtype=x.dtype) for x in inputs], **kwargs)
-            for o in (out if isinstance(out, list) else [out]):
+            out = out if isinstance(out, list) else [out]
+            if any(o.context != mx.gpu(0) for o in out):
+                bad.append("%s: an output on %s" % (op, [str(o.context) for o in out]))
+                continue
+            for o in out:
                 o.wait_to_read()
+            outcomes["ran"] += 1
         except mx.MXNetError as e:
             msg = str(e)
-            if NO_KERNELS not in msg and "cublas" not in msg.lower() and \
-                    "cudnn" not in msg.lower():
+            if NO_KERNELS in msg:
+                outcomes["launch"] += 1
+            elif any(m in msg for m in library):
+                outcomes["library"] += 1
+            else:
                 bad.append("%s: %s" % (op, msg[:200]))
-        reached += 1
-    assert reached > 200 and not bad, "\n".join(bad)
+    assert not bad, "\n".join(bad)
+    assert outcomes["launch"] > 200 and outcomes["library"] >= 10, outcomes
 
 
 def check_the_fast_path_keeps_devices_apart():

@@ -238,6 +238,10 @@ private:
 /// Reports a failure of the kernel running on this thread (the kernel ABI's
 /// error channel); the executor raises it when the kernel returns.
 MXC_RUNTIME_API void reportKernelError(const std::string &message);
+/// Whether the kernel running on this thread has reported a failure: its
+/// later GPU work is skipped (a temporary the device could not allocate is
+/// a null buffer no kernel may be given).
+MXC_RUNTIME_API bool kernelErrorReported();
 
 } // namespace mxc::runtime
 
