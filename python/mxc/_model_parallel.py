@@ -1,11 +1,11 @@
 """simple_bind(group2ctx=...) over devices that do not share memory (a GPU
 among them): MXNet's model parallelism.
 
-MXNet's graph executor places every node on a device (nnvm's PlaceDevice:
-a node made under mx.AttrScope(ctx_group=g) on group2ctx[g]; the others
-take the device of their inputs, then of their consumers, else the
-executor's context), inserts a copy on each edge between devices and runs
-the one graph. Here the graph is cut into stages instead, each a run of
+MXNet's graph executor places every node on a device (a node made under
+mx.AttrScope(ctx_group=g) on group2ctx[g]; another variable on the
+executor's context; another operator on its first input's device, one
+without inputs on its consumer's: _placement), inserts a copy on each edge
+between devices and runs the one graph. Here the graph is cut into stages instead, each a run of
 nodes on one device in an order that keeps every stage's inputs before it,
 each stage bound as an Executor of its own (compiled for its device), and
 the values crossing devices copied between them at each forward; backward
@@ -128,7 +128,6 @@ class _Stage:
         self.outputs = []    # [entry] in the order of the stage symbol's outputs
         self.symbol = None
         self.exec = None
-        self.arg_of_input = []  # the stage executor's argument index of each input
         self.own = []        # the stage executor's own array for each input (copies land there)
 
 
