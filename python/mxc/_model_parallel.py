@@ -68,18 +68,18 @@ def _placement(symbol, ctx, group2ctx):
     return nodes, place
 
 
-def needs_stages(symbol, ctx, group2ctx):
-    """Whether simple_bind(ctx, group2ctx) must run the graph in stages: a
-    node is placed on another device than `ctx` and a GPU is among them
-    (every CPU context is one host memory: the graph runs as one there)."""
-    if not group2ctx:
-        return False
-    _, place = _placement(symbol, ctx, group2ctx)  # (checks the groups)
+def stages_for(symbol, ctx, group2ctx):
+    """simple_bind(ctx, group2ctx)'s stages and its variables' placement
+    (name -> Context), or None where the graph runs as one: no node is placed
+    off `ctx`, or no GPU is among the contexts (every CPU context is one host
+    memory). A group group2ctx does not name is an error either way."""
+    nodes, place = _placement(symbol, ctx, group2ctx)
     ctxs = {_ctx_key(check_context(c, True)) for c in group2ctx.values()}
     ctxs.add(_ctx_key(ctx))
-    if len(ctxs) < 2 or not any(t == "gpu" for t, _ in ctxs):
-        return False
-    return any(_ctx_key(c) != _ctx_key(ctx) for c in place.values())
+    if len(ctxs) < 2 or not any(t == "gpu" for t, _ in ctxs) or \
+            all(_ctx_key(c) == _ctx_key(ctx) for c in place.values()):
+        return None
+    return _build_stages(symbol, nodes, place)
 
 
 def _stage_order(nodes, place):
@@ -131,10 +131,9 @@ class _Stage:
         self.own = []        # the stage executor's own array for each input (copies land there)
 
 
-def build_stages(symbol, ctx, group2ctx):
-    """The stages of `symbol` under group2ctx, their symbols built; and the
-    placement of its variables (name -> Context)."""
-    nodes, place = _placement(symbol, ctx, group2ctx)
+def _build_stages(symbol, nodes, place):
+    """The stages of `symbol` under placement `place`, their symbols built;
+    and the placement of its variables (name -> Context)."""
     groups = _stage_order(nodes, place)
     stage_of = {}
     stages = []
@@ -210,20 +209,17 @@ class StagedExecutor(Executor):
         self._gpu = True  # arrays go between devices by copies (_copy_kwargs, copy_params_from)
         self._stages = stages
         self._direct = set()  # variables bound in their one consuming stage (gradients too)
-        arg_index = {n: i for i, n in enumerate(self._arg_names)}
-        aux_index = {n: i for i, n in enumerate(self._aux_names)}
         uses = {}
         for st in stages:
             for key, src, _ in st.inputs:
                 if src.op == "null":
                     uses[src.name] = uses.get(src.name, 0) + 1
-        produced = {}  # entry -> (stage, output position)
+        self._produced = {}  # entry -> (stage, output position)
         for k, st in enumerate(stages):
             shapes, types, reqs_k, direct = {}, {}, {}, set()
             for key, src, name in st.inputs:
+                arr = self._source(key, src)
                 if src.op == "null":
-                    arr = self.arg_arrays[arg_index[src.name]] if src.name in arg_index \
-                        else self.aux_arrays[aux_index[src.name]]
                     req = reqs.get(src.name, "null")
                     if req in ("write", "add") and uses[src.name] == 1 and \
                             arr.context == st.ctx:
@@ -232,8 +228,6 @@ class StagedExecutor(Executor):
                     else:
                         reqs_k[name] = "null" if req == "null" else "write"
                 else:
-                    kk, pos = produced[key]
-                    arr = stages[kk].exec.outputs[pos]
                     reqs_k[name] = "write" if np.issubdtype(arr.dtype, np.floating) else "null"
                 shapes[name], types[name] = tuple(arr.shape), arr.dtype
             st.exec = Executor._simple_bind(st.symbol, st.ctx, reqs_k, types, shapes)
@@ -243,23 +237,21 @@ class StagedExecutor(Executor):
                 if name in ex._aux_names:
                     j = ex._aux_names.index(name)
                     st.own.append(ex.aux_arrays[j])
-                    if src.op != "null" or src.name not in aux_index or \
-                            self.aux_arrays[aux_index[src.name]].context != st.ctx:
+                    a = self._source(key, src)
+                    if src.op != "null" or a.context != st.ctx:
                         raise MXNetError(
                             "simple_bind with group2ctx: the auxiliary state '%s' is placed on "
-                            "%s, its operator on %s; put them in one ctx_group" %
-                            (name, self.aux_arrays[aux_index[src.name]].context
-                             if src.name in aux_index else "another device", st.ctx))
-                    ex.aux_arrays[j] = self.aux_arrays[aux_index[src.name]]
+                            "%s, its operator on %s; put them in one ctx_group"
+                            % (name, a.context, st.ctx))
+                    ex.aux_arrays[j] = a
                     continue
                 j = ex._arg_names.index(name)
                 st.own.append(ex.arg_arrays[j])
                 if src.op == "null" and src.name in direct:
-                    ex.grad_arrays[j] = self.grad_arrays[arg_index[src.name]]
+                    ex.grad_arrays[j] = self.grad_arrays[self._arg_names.index(src.name)]
             self._direct |= direct
             for pos, e in enumerate(st.outputs):
-                produced[e] = (k, pos)
-        self._produced = produced
+                self._produced[e] = (k, pos)
         self._heads = [(id(n), i) for n, i in symbol._outputs]
 
     @property

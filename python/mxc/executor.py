@@ -105,14 +105,10 @@ class Executor:
     @staticmethod
     def _simple_bind(symbol, ctx, grad_req, type_dict, shapes, group2ctx=None):
         ctx = check_context(ctx, True)
-        staged = None
+        staged = None  # devices that do not share memory: the graph in stages
         if group2ctx:
             from . import _model_parallel
-            if _model_parallel.needs_stages(symbol, ctx, group2ctx):
-                # devices that do not share memory: the graph in stages
-                staged = _model_parallel.build_stages(symbol, ctx, group2ctx)
-            else:  # (a group group2ctx does not name is an error here too)
-                _model_parallel._placement(symbol, ctx, group2ctx)
+            staged = _model_parallel.stages_for(symbol, ctx, group2ctx)
         types = {k: dtype_name(v) for k, v in type_dict.items()}
         if types:
             # The other arguments' types follow, as MXNet infers them

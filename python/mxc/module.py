@@ -548,8 +548,21 @@ class Module(BaseModule):
     def _holds_own_params(self, ex):
         """Whether executor `ex` binds parameter arrays of its own (not the
         first executor's)."""
-        return ex is not self._exec and (self._separate_params or
-                                         not _shares_params(ex._ctx, self._exec._ctx))
+        return ex is not self._exec and not self._shares_first(ex._ctx, self._exec._ctx)
+
+    def _shares_first(self, ctx, first):
+        """Whether the executor on `ctx` binds the first executor's (on
+        `first`) parameter arrays: _shares_params, unless every device
+        trains a copy of its own (kvstore=None, init_optimizer)."""
+        return not self._separate_params and _shares_params(ctx, first)
+
+    def _share_params(self, ex, other):
+        """Binds executor `ex` to executor `other`'s parameter arrays (by
+        name, where the shapes agree)."""
+        for i, n in enumerate(ex._arg_names):
+            if n in self._param_names and n in other.arg_dict and \
+                    other.arg_dict[n].shape == ex.arg_arrays[i].shape:
+                ex.arg_arrays[i] = other.arg_dict[n]
 
     # -- binding ------------------------------------------------------------------------
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
@@ -679,10 +692,8 @@ class Module(BaseModule):
                                           type_dict=self._type_dict, group2ctx=g2c, **dev)
             # one set of parameters: the first executor's arrays (on other
             # GPUs copies, _sync_params)
-            if execs and not self._separate_params and _shares_params(ctx, execs[0]._ctx):
-                for i, n in enumerate(ex._arg_names):
-                    if n in self._param_names:
-                        ex.arg_arrays[i] = execs[0].arg_arrays[i]
+            if execs and self._shares_first(ctx, execs[0]._ctx):
+                self._share_params(ex, execs[0])
             execs.append(ex)
         return execs
 
@@ -710,11 +721,8 @@ class Module(BaseModule):
             self._execs = [old.reshape(**dev) for old, dev in
                            zip(olds, self._device_shapes(self._input_shapes()))]
             for ex in self._execs[1:]:
-                if self._separate_params or not _shares_params(ex._ctx, self._execs[0]._ctx):
-                    continue  # its own copies, kept by reshape
-                for i, n in enumerate(ex._arg_names):
-                    if n in self._param_names:
-                        ex.arg_arrays[i] = self._execs[0].arg_arrays[i]
+                if self._shares_first(ex._ctx, self._execs[0]._ctx):
+                    self._share_params(ex, self._execs[0])  # (its own copies: kept by reshape)
         self._exec = self._execs[0]
         if self.params_initialized:
             self._arg_params = {n: self._exec.arg_dict[n] for n in self._param_names}
@@ -808,10 +816,7 @@ class Module(BaseModule):
             # every device at the first's).
             self._separate_params = True
             for ex, other in zip(self._execs[1:], shared_module._execs[1:]):
-                for i, n in enumerate(ex._arg_names):
-                    if n in self._param_names and n in other.arg_dict and \
-                            other.arg_dict[n].shape == ex.arg_arrays[i].shape:
-                        ex.arg_arrays[i] = other.arg_dict[n]
+                self._share_params(ex, other)
         self.optimizer_initialized = True
 
     def save_optimizer_states(self, fname):

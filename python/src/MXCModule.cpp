@@ -1005,10 +1005,8 @@ NB_MODULE(_mxc, m) {
           "device",
           [](const PyArray &a) {
             rt::Device d = a.array.device();
-            const char *kind = d.kind == rt::Device::Kind::GPU         ? "gpu"
-                               : d.kind == rt::Device::Kind::CPUPinned ? "cpu_pinned"
-                                                                       : "cpu";
-            return nb::make_tuple(kind, d.id);
+            std::string spelled = d.str(); // "cpu_pinned(0)": the kind before the '('
+            return nb::make_tuple(spelled.substr(0, spelled.find('(')), d.id);
           },
           "(kind, id): where the storage is, ('cpu', 0), ('gpu', i) or ('cpu_pinned', i)")
       .def_static("borrow", &PyArray::borrow, nb::arg("array"), nb::arg("dtype"),

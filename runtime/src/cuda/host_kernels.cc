@@ -85,7 +85,9 @@ using mxc::runtime::cuda::Staged;
 
 // A twin's buffer argument list, its staging, and the CPU kernel's buffer
 // arguments on the host copy.
-#define MXC_HOST_BUF(T, name) MXC_KERNEL_BUFFER(T, name)
+// (the kernel ABI's buffer, its allocated pointer and stride unused: rank 1,
+// contiguous)
+#define MXC_HOST_BUF(T, name) T *, T *name, int64_t name##_offset, int64_t name##_size, int64_t
 #define MXC_STAGE(T, name) Staged<T> name##_h(name, name##_offset, name##_size)
 #define MXC_ON_HOST(name)                                                      \
   name##_h.host.data(), name##_h.host.data(), int64_t(0), int64_t(name##_h.host.size()), \
@@ -95,7 +97,6 @@ using mxc::runtime::cuda::Staged;
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_topk_##suffix(                                   \
       MXC_HOST_BUF(const T, x), MXC_HOST_BUF(T, y), int64_t outer, int64_t n,            \
       int64_t inner, int64_t k, int64_t is_ascend, int64_t mode) {                       \
-    (void)x_allocated, (void)x_stride, (void)y_allocated, (void)y_stride;                \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(T, y);                                                                     \
     onHost(                                                                              \
@@ -111,7 +112,6 @@ using mxc::runtime::cuda::Staged;
       int64_t width, int64_t overlap_bits, int64_t valid_bits, int64_t topk,             \
       int64_t coord_start, int64_t score_index, int64_t id_index, int64_t background_id, \
       int64_t force_suppress, int64_t in_corner, int64_t out_corner, int64_t mode) {     \
-    (void)x_allocated, (void)x_stride, (void)y_allocated, (void)y_stride;                \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(T, y);                                                                     \
     onHost(                                                                              \
@@ -128,7 +128,6 @@ using mxc::runtime::cuda::Staged;
       MXC_HOST_BUF(const T, x), MXC_HOST_BUF(T, y), int64_t batch, int64_t rows,         \
       int64_t cols, int64_t threshold_bits, int64_t is_ascend, int64_t topk,             \
       int64_t mode) {                                                                    \
-    (void)x_allocated, (void)x_stride, (void)y_allocated, (void)y_stride;                \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(T, y);                                                                     \
     onHost(                                                                              \
@@ -146,9 +145,6 @@ using mxc::runtime::cuda::Staged;
       int64_t labels_n, int64_t width, int64_t classes, int64_t overlap_bits,            \
       int64_t ignore_bits, int64_t ratio_bits, int64_t thresh_bits, int64_t v0_bits,     \
       int64_t v1_bits, int64_t v2_bits, int64_t v3_bits, int64_t mode) {                 \
-    (void)anchors_allocated, (void)anchors_stride, (void)labels_allocated;               \
-    (void)labels_stride, (void)preds_allocated, (void)preds_stride, (void)y_allocated;   \
-    (void)y_stride;                                                                      \
     MXC_STAGE(const T, anchors);                                                         \
     MXC_STAGE(const T, labels);                                                          \
     MXC_STAGE(const T, preds);                                                           \
@@ -170,8 +166,6 @@ using mxc::runtime::cuda::Staged;
       int64_t anchors_n, int64_t clip, int64_t threshold_bits, int64_t nms_bits,         \
       int64_t force_suppress, int64_t nms_topk, int64_t v0_bits, int64_t v1_bits,        \
       int64_t v2_bits, int64_t v3_bits) {                                                \
-    (void)prob_allocated, (void)prob_stride, (void)loc_allocated, (void)loc_stride;      \
-    (void)anchors_allocated, (void)anchors_stride, (void)y_allocated, (void)y_stride;    \
     MXC_STAGE(const T, prob);                                                            \
     MXC_STAGE(const T, loc);                                                             \
     MXC_STAGE(const T, anchors);                                                         \
@@ -189,7 +183,6 @@ using mxc::runtime::cuda::Staged;
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_syevd_##suffix(                                  \
       MXC_HOST_BUF(const T, x), MXC_HOST_BUF(T, y), int64_t batch, int64_t n,            \
       int64_t mode) {                                                                    \
-    (void)x_allocated, (void)x_stride, (void)y_allocated, (void)y_stride;                \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(T, y);                                                                     \
     onHost(                                                                              \
@@ -202,7 +195,6 @@ using mxc::runtime::cuda::Staged;
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_lu_##suffix(                                     \
       MXC_HOST_BUF(const T, x), MXC_HOST_BUF(T, y), int64_t batch, int64_t n,            \
       int64_t mode) {                                                                    \
-    (void)x_allocated, (void)x_stride, (void)y_allocated, (void)y_stride;                \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(T, y);                                                                     \
     onHost(                                                                              \
@@ -213,8 +205,6 @@ using mxc::runtime::cuda::Staged;
       MXC_HOST_BUF(const T, x), MXC_HOST_BUF(const T, rois), MXC_HOST_BUF(T, y),         \
       int64_t n, int64_t c, int64_t h, int64_t w, int64_t r, int64_t ph, int64_t pw,     \
       int64_t scale_bits, int64_t sampling_ratio) {                                      \
-    (void)x_allocated, (void)x_stride, (void)rois_allocated, (void)rois_stride;          \
-    (void)y_allocated, (void)y_stride;                                                   \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(const T, rois);                                                            \
     MXC_STAGE(T, y);                                                                     \
@@ -233,9 +223,6 @@ using mxc::runtime::cuda::Staged;
       int64_t batch, int64_t anchors, int64_t height, int64_t width, int64_t pre_nms,    \
       int64_t post_nms, int64_t threshold_bits, int64_t min_size, int64_t stride,        \
       int64_t iou_loss) {                                                                \
-    (void)cls_prob_allocated, (void)cls_prob_stride, (void)bbox_allocated;               \
-    (void)bbox_stride, (void)im_info_allocated, (void)im_info_stride;                    \
-    (void)base_allocated, (void)base_stride, (void)y_allocated, (void)y_stride;          \
     MXC_STAGE(const T, cls_prob);                                                        \
     MXC_STAGE(const T, bbox);                                                            \
     MXC_STAGE(const T, im_info);                                                         \
@@ -263,8 +250,6 @@ using mxc::runtime::cuda::Staged;
       int64_t planes, int64_t in_d, int64_t in_h, int64_t in_w, int64_t k_d, int64_t k_h,\
       int64_t k_w, int64_t out_d, int64_t out_h, int64_t out_w, int64_t stride_d,        \
       int64_t stride_h, int64_t stride_w, int64_t pad_d, int64_t pad_h, int64_t pad_w) { \
-    (void)dy_allocated, (void)dy_stride, (void)x_allocated, (void)x_stride;              \
-    (void)y_allocated, (void)y_stride, (void)dx_allocated, (void)dx_stride;              \
     MXC_STAGE(const T, dy);                                                              \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(const T, y);                                                               \

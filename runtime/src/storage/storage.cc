@@ -24,15 +24,12 @@ struct Registry {
 Registry &registry() {
   static Registry *r = [] {
     auto *reg = new Registry;
-    reg->factories[Device::Kind::CPU] = [](Device d) {
-      return createCPUStorageManager(d);
-    };
-    // cpu_pinned(i) without CUDA is ordinary host memory (as in an MXNet
-    // built without CUDA); the CUDA runtime replaces this with page-locked
-    // memory where there is a GPU (cuda/cuda_device.cc).
-    reg->factories[Device::Kind::CPUPinned] = [](Device d) {
-      return createCPUStorageManager(d);
-    };
+    // (cpu_pinned(i) without CUDA is ordinary host memory, as in an MXNet
+    // built without CUDA; the CUDA runtime replaces its factory with
+    // page-locked memory where there is a GPU: cuda/cuda_device.cc)
+    StorageFactory host = [](Device d) { return createCPUStorageManager(d); };
+    reg->factories[Device::Kind::CPU] = host;
+    reg->factories[Device::Kind::CPUPinned] = host;
     return reg;
   }();
   return *r;
