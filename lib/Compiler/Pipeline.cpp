@@ -718,7 +718,8 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
         "mxc_kernel_lu_f32", "mxc_kernel_lu_f64",
         "mxc_kernel_rroi_align_f32", "mxc_kernel_rroi_align_f64",
         "mxc_kernel_proposal_f32", "mxc_kernel_proposal_f64",
-        "mxc_kernel_pooling_backward_host_f32", "mxc_kernel_pooling_backward_host_f64"};
+        "mxc_kernel_pooling_backward_host_f32", "mxc_kernel_pooling_backward_host_f64",
+        "mxc_kernel_lrn_backward_host_f32", "mxc_kernel_lrn_backward_host_f64"};
     if (!llvm::is_contained(kOnGpu, callee)) {
       call.emitError() << "'" << callee
                        << "' has no GPU kernel yet (--target cuda compiles elementwise, "

@@ -301,12 +301,16 @@ void mxc_cuda_kernel_pooling_backward_host_f32(
     MXC_KERNEL_BUFFER(const float, y), MXC_KERNEL_BUFFER(float, dx), int64_t, int64_t, int64_t,
     int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
     int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+void mxc_cuda_kernel_lrn_backward_host_f32(
+    MXC_KERNEL_BUFFER(const float, dy), MXC_KERNEL_BUFFER(const float, x),
+    MXC_KERNEL_BUFFER(const float, norm), MXC_KERNEL_BUFFER(const float, y),
+    MXC_KERNEL_BUFFER(float, dx), int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 }
 
 // The GPU twins that run a CPU kernel on host copies (host_kernels.cc):
 // on device arrays they give the CPU kernel's results, for topk's three
 // modes, box_nms's two, bipartite_matching's two, syevd's two, LU's six and
-// the pooling gradient (max and lp)
+// the pooling gradient (max and lp) and LRN's gradient
 // (buffers copied in, the CPU kernel run, the written buffer copied back;
 // the device pointers are the double's opaque ones in ctest's host_driver
 // run, so a host read of device memory would crash).
@@ -376,6 +380,22 @@ TEST(CudaHostKernels, TwinsGiveTheCpuKernelsResults) {
       (twin ? mxc_cuda_kernel_pooling_backward_host_f32 : mxc_kernel_pooling_backward_f32)(
           MXC_BUF(in, 32), MXC_BUF(in + 8, 50), MXC_BUF(in + 4, 32), MXC_BUF(dx, 50), kind, 2,
           1, 2, 1, 5, 5, 1, 2, 2, 1, 4, 4, 1, 1, 1, 0, 0, 0);
+    });
+  }
+  // LRN's gradient with a window of 17 over 6 channels (wider than cuDNN
+  // takes) on (2, 6, 6): dy, x and tmp_norm views of the one input buffer
+  // (norm kept positive: the kernel raises it to -beta); y is not read.
+  for (double beta : {0.75, 0.005}) {
+    compare("LRN gradient", 72, [&](bool twin, float *in, float *dx) {
+      std::vector<float> norm(72);
+      for (size_t i = 0; i < norm.size(); ++i)
+        norm[i] = 1.5f + 0.01f * float(i);
+      NDArray normDev({72}, DType::F32, Device::gpu(0));
+      normDev.copyFromHost(norm.data(), norm.size() * sizeof(float));
+      const float *n = twin ? static_cast<const float *>(normDev.data()) : norm.data();
+      (twin ? mxc_cuda_kernel_lrn_backward_host_f32 : mxc_kernel_lrn_backward_f32)(
+          MXC_BUF(in, 72), MXC_BUF(in, 72), MXC_BUF(n, 72), MXC_BUF(n, 72), MXC_BUF(dx, 72), 2,
+          6, 6, 17, bits(0.3), bits(beta), bits(1.5));
     });
   }
 #undef MXC_BUF

@@ -11,8 +11,9 @@
 //     intermediate and the kernels allocate nothing;
 //   Pooling_backward            mxc_kernel_pooling_backward_<T>(dy, x, y)
 //   LRN_backward                mxc_kernel_lrn_backward_<T>(dy, x, tmp_norm, y)
-//     (the CPU kernel reads tmp_norm, cuDNN's y; the CUDA target refuses
-//     what cuDNN's LRN cannot take: an even or > 16 window, ...)
+//     (the CPU kernel reads tmp_norm, cuDNN's y; for the CUDA target what
+//     cuDNN's LRN cannot take, a > 16 window, ..., calls
+//     mxc_kernel_lrn_backward_host_<T>, the CPU kernel on host copies)
 //   BatchNorm_train             mxc_kernel_batch_norm_train_<T>(x, gamma, beta)
 //     writing y, mean, var, invstd and a channel-sized scratch (the GPU
 //     twin's), args (outer, channels, inner, eps's bits)
@@ -225,19 +226,19 @@ struct ConvertLRNBackward : OpConversionPattern<mx::LRNBackwardOp> {
     double alpha = op.getAlpha().convertToDouble(),
            beta = op.getBeta().convertToDouble(),
            knorm = op.getKnorm().convertToDouble();
-    // The CUDA target's twin is cuDNN's LRN gradient (its window and limits,
-    // lrnNotTakenByCudnn).
-    if (forCudaTarget(op)) {
-      std::string why = lrnNotTakenByCudnn(nsize, beta, knorm);
-      if (!why.empty())
-        return unsupported(rewriter, op, "LRN gradient on the GPU: " + why);
-    }
+    // The CUDA target's twin is cuDNN's LRN gradient; parameters cuDNN does
+    // not take (lrnNotTakenByCudnn; the forward then ran as generated
+    // kernels, which write tmp_norm) call mxc_kernel_lrn_backward_host_<T>,
+    // the CPU's kernel on host copies (runtime/src/cuda/host_kernels.cc).
+    const char *callee = "mxc_kernel_lrn_backward_";
+    if (forCudaTarget(op) && !lrnNotTakenByCudnn(nsize, beta, knorm).empty())
+      callee = "mxc_kernel_lrn_backward_host_";
     ArrayRef<int64_t> shape = resultType.getShape();
     SmallVector<int64_t> args{shape[0],         shape[1],   product(shape.drop_front(2)),
                               nsize,            doubleParamBits(alpha), doubleParamBits(beta),
                               doubleParamBits(knorm)};
     Value result = callKernel(
-        rewriter, op, "mxc_kernel_lrn_backward_" + kernelSuffix(elt),
+        rewriter, op, callee + kernelSuffix(elt),
         {adaptor.getOutGrad(), adaptor.getData(), adaptor.getTmpNorm(),
          adaptor.getOutput()},
         args, resultType);

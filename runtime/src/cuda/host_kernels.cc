@@ -265,6 +265,34 @@ using mxc::runtime::cuda::Staged;
         dy_h, x_h, y_h, dx_h);                                                           \
   }
 
+// LRN's gradient where cuDNN's window is not MXNet's (wider than 16
+// channels, knorm or beta below cuDNN's limits): the forward then ran as
+// generated kernels, which write tmp_norm, and the CPU's kernel reads it
+// (y, which only cuDNN's gradient reads, is not copied).
+#define MXC_DEFINE_HOST_LRN_TWIN(T, suffix)                                               \
+  MXC_KERNEL_EXPORT void mxc_cuda_kernel_lrn_backward_host_##suffix(                      \
+      MXC_HOST_BUF(const T, dy), MXC_HOST_BUF(const T, x), MXC_HOST_BUF(const T, norm),  \
+      const T *, const T *, int64_t, int64_t, int64_t, /* y */ MXC_HOST_BUF(T, dx), int64_t outer, int64_t channels,     \
+      int64_t inner, int64_t nsize, int64_t alpha_bits, int64_t beta_bits,               \
+      int64_t knorm_bits) {                                                              \
+    MXC_STAGE(const T, dy);                                                              \
+    MXC_STAGE(const T, x);                                                               \
+    MXC_STAGE(const T, norm);                                                            \
+    MXC_STAGE(T, dx);                                                                    \
+    onHost(                                                                              \
+        "LRN gradient",                                                                  \
+        [&] {                                                                            \
+          mxc_kernel_lrn_backward_##suffix(                                              \
+              MXC_ON_HOST(dy), MXC_ON_HOST(x), MXC_ON_HOST(norm),                        \
+              /* y: unread by the CPU kernel */ MXC_ON_HOST(norm), MXC_ON_HOST(dx),      \
+              outer, channels, inner, nsize, alpha_bits, beta_bits, knorm_bits);         \
+        },                                                                               \
+        dy_h, x_h, norm_h, dx_h);                                                        \
+  }
+
+MXC_DEFINE_HOST_LRN_TWIN(float, f32)
+MXC_DEFINE_HOST_LRN_TWIN(double, f64)
+
 MXC_DEFINE_HOST_POOLING_TWIN(float, f32)
 MXC_DEFINE_HOST_POOLING_TWIN(double, f64)
 

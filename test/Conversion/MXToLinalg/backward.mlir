@@ -208,13 +208,31 @@ module attributes {mxc.cuda_target} {
 
 // -----
 
-// Tests that the CUDA target refuses an LRN gradient cuDNN cannot compute
-// (a window wider than 16 channels), naming the reason.
+// Tests that on the CUDA target an LRN whose window cuDNN does not take (17
+// channels) keeps the generated forward, which writes tmp_norm, and its
+// gradient calls the CPU kernel's host twin on (dy, x, tmp_norm, y).
 
+// CHECK-LABEL: func.func @lrn_cuda_wide_train
+// CHECK-NOT: mxc_kernel_lrn_f32
+// CHECK: mxrt.kernel_call @mxc_kernel_lrn_backward_host_f32({{.*}}) outs(%{{.*}}) args [1, 20, 4, 17,
+module attributes {mxc.cuda_target} {
+  func.func @lrn_cuda_wide_train(%x: tensor<1x20x2x2xf32>, %dy: tensor<1x20x2x2xf32>) -> (tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>) {
+    %y, %n = mx.LRN %x {nsize = 17 : i64} : (tensor<1x20x2x2xf32>) -> (tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>)
+    %dx = mx.LRN_backward %dy, %x, %n, %y {nsize = 17 : i64} : (tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>) -> tensor<1x20x2x2xf32>
+    return %y, %dx : tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>
+  }
+}
+
+// -----
+
+// Tests that a cuDNN-less LRN gradient alone (beta below cuDNN's 0.01) calls
+// the host twin too.
+
+// CHECK-LABEL: func.func @lrn_cuda_wide
+// CHECK: mxrt.kernel_call @mxc_kernel_lrn_backward_host_f32(
 module attributes {mxc.cuda_target} {
   func.func @lrn_cuda_wide(%x: tensor<1x20x2x2xf32>, %n: tensor<1x20x2x2xf32>) -> tensor<1x20x2x2xf32> {
-    // expected-error @+1 {{cannot lower mx.LRN_backward: LRN gradient on the GPU: nsize 17 is above cuDNN's 16}}
-    %0 = mx.LRN_backward %x, %x, %n, %x {nsize = 17 : i64} : (tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>) -> tensor<1x20x2x2xf32>
+    %0 = mx.LRN_backward %x, %x, %n, %x {nsize = 3 : i64, beta = 0.005 : f64} : (tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>, tensor<1x20x2x2xf32>) -> tensor<1x20x2x2xf32>
     return %0 : tensor<1x20x2x2xf32>
   }
 }
