@@ -14,11 +14,12 @@ the later stages (and the head gradients) give it. The results are those
 of the graph on one device; placement is MXNet's, the executor's arrays
 lie on their variables' devices.
 
-What it costs: a stage other than the last runs its training step twice
-per step (forward, then again with its outputs' gradients, as
-Executor.backward(out_grads) does), and the stages run one after the other
-on the engine (their copies and kernels overlap only as the engine's
-dependencies allow).
+What it costs: a stage whose outputs later stages read runs its training
+step as two halves (mx-split-training: the forward half at forward, keeping
+the values the backward half reads; the backward half with its outputs'
+gradients), which is not fused across the halves as one step is; the stages
+run one after the other on the engine (their copies and kernels overlap only
+as the engine's dependencies allow).
 """
 import numpy as np
 
@@ -253,6 +254,13 @@ class StagedExecutor(Executor):
             for pos, e in enumerate(st.outputs):
                 self._produced[e] = (k, pos)
         self._heads = [(id(n), i) for n, i in symbol._outputs]
+        # A stage whose outputs later stages read (or are not heads) is given
+        # their gradients at backward: it runs its training step as two halves
+        # (the forward half at forward, keeping what the backward half reads).
+        read = {key for st in stages for key, src, _ in st.inputs if src.op != "null"}
+        for st in stages:
+            if not all(e in self._heads and e not in read for e in st.outputs):
+                st.exec._split_train = True
 
     @property
     def outputs(self):

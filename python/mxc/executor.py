@@ -58,8 +58,16 @@ class Executor:
         self.grad_arrays = grad_arrays
         self.aux_arrays = aux_arrays
         self._grad_req = grad_req
-        self._compiled = {}  # is_train -> (compiled, signature)
+        self._compiled = {}  # is_train or (True, half) -> (compiled, signature)
         self._pending = None  # forward(is_train=True)'s results for backward()
+        # The training step as two halves (mx-split-training): forward(is_train
+        # =True) runs the forward half, keeping what the backward reads, and
+        # backward(out_grads) the backward half, instead of the whole step at
+        # forward and again at backward with the given head gradients. Set for
+        # executors whose backward is given head gradients (a group2ctx stage
+        # that later stages feed; after the first backward(out_grads) that had
+        # to run the step again).
+        self._split_train = False
         self._staging = {}  # runtime arrays the pushed training step reuses
         self._outputs = []
         self._last_forward = None  # None, "infer" or "train"
@@ -187,9 +195,12 @@ class Executor:
         # (._np: the dtype needs no wait for the engine's work on the array)
         return tuple((a.shape, a._sig[1].str) for a in self.arg_arrays + self.aux_arrays)
 
-    def _compile(self, train):
+    def _compile(self, train, part=""):
+        """The inference graph, the training step, or with `part`
+        ('forward' / 'backward') one half of the training step."""
         sig = self._signature_now()
-        entry = self._compiled.get(train)
+        key = (True, part) if part else train
+        entry = self._compiled.get(key)
         if entry is not None and entry[1] == sig:
             return entry[0]
         shapes = {n: list(a.shape) for n, a in zip(self._arg_names, self.arg_arrays)}
@@ -200,6 +211,7 @@ class Executor:
             {n: s for n, s in shapes.items()})._raw_json()
         what = "graph %s (%d nodes%s)" % (
             ", ".join(n.name for n, _ in self._symbol._outputs[:3]), raw.count('"op"'),
+            (", %s half of the training step" % part) if part else
             ", forward + backward" if train else "")
         options = {}
         if self._gpu:
@@ -210,6 +222,8 @@ class Executor:
                     for n in wrt]
             # (an empty wrt would mean "every parameter" to mx-autodiff)
             options.update(train=True, wrt=wrt, grad_req=reqs or ["null"])
+            if part:
+                options["train_part"] = part
         compiled = compile_graph(raw, shapes, dtypes, what, **options)
         bound = set(self._arg_names) | set(self._aux_names)
         missing = [name for name, kind, _, _ in compiled.inputs
@@ -217,10 +231,11 @@ class Executor:
         if missing:
             raise MXNetError("the compiled graph has inputs %s that are not bound" % missing)
         heads = [o for o in compiled.outputs if o[1] == ""]
-        if not self.outputs or [o.shape for o in self.outputs] != [tuple(s) for _, _, s, _ in heads]:
+        if part != "backward" and (not self.outputs or [o.shape for o in self.outputs] !=
+                                   [tuple(s) for _, _, s, _ in heads]):
             self.outputs = [_zeros(tuple(s), np_dtype(d), self._ctx)
                             for _, _, s, d in heads]
-        self._compiled[train] = (compiled, sig)
+        self._compiled[key] = (compiled, sig)
         return compiled
 
     def _copy_kwargs(self, kwargs):
@@ -280,8 +295,16 @@ class Executor:
             ins = self._inputs(compiled, None, None, seed)
             compiled.run(ins, [o._data for o in self.outputs])
             return self.outputs
-        compiled = self._compile(True)
         seed = _next_seed()
+        if self._split_train and self._can_split():
+            # the forward half now; backward() runs the other on what it kept
+            aux_before = self._stage_aux()
+            kept = []
+            self._push_train(self._compile(True, "forward"), None, aux_before, seed,
+                             results=kept)
+            self._pending = (None, aux_before, seed, ("split", kept))
+            return self.outputs
+        compiled = self._compile(True)
         if self._can_push():
             aux_before = self._stage_aux()
             held = self._push_train(compiled, None, aux_before, seed, publish=False)
@@ -318,6 +341,9 @@ class Executor:
             # (on a GPU the pushed step is the only path: its gradients are
             # held back until backward(), so forward alone adds nothing)
             return False
+        return self._all_runtime()
+
+    def _all_runtime(self):
         arrays = self.arg_arrays + self.aux_arrays + self.outputs + \
             [g for g in self.grad_arrays if g is not None]
         return all(a._rt is not None for a in arrays)
@@ -343,12 +369,22 @@ class Executor:
             out.append(b)
         return out
 
-    def _push_train(self, compiled, head_grads, aux_before, seed, publish=True, keep=False):
+    def _can_split(self):
+        """Whether the training step can run as its two halves here: pushed
+        (runtime arrays; grad_req 'add' too, the forward half writes no
+        gradient), compiled (no custom operator), no monitor."""
+        return not self._interpreted and self._monitor is None and self._all_runtime()
+
+    def _push_train(self, compiled, head_grads, aux_before, seed, publish=True, keep=False,
+                    residuals=None, results=None):
         """Pushes the training step. publish=False (forward): the gradients
         go into staging buffers instead of grad_arrays; returns the
         (buffer, grad array) pairs that backward() swaps in. keep: the heads
         and the updated auxiliary states go to staging buffers (backward
-        after an inference forward leaves them as they are)."""
+        after an inference forward leaves them as they are). A half of the
+        step: `residuals`, the forward half's results (the backward half's
+        `fwd<j>` inputs: result j); `results`, a list the arrays the forward
+        half writes are appended to, in its results' order."""
         args = dict(zip(self._arg_names, self.arg_arrays))
         args.update(zip(self._aux_names, aux_before))
         grads = self.grad_dict
@@ -377,19 +413,25 @@ class Executor:
                 grad_in.add(name)
             elif kind == "rng_seed":
                 a = nd._device_copy(seed, self._ctx, dtype, shape)
+            elif kind == "residual":
+                a = residuals[int(name[len("fwd"):])]
             else:
                 a = args[name]
             ins.append(a._rt)
         outs, copies, heads = [], [], iter(self.outputs)
         aux_dict = self.aux_dict
+        written = []  # the arrays the step writes, in its results' order
         for name, kind, shape, dt in compiled.outputs:
             if kind == "":
                 h = next(heads)
-                outs.append(self._staged(("head", name), shape, np_dtype(dt))._rt if keep
-                            else h._rt)
+                written.append(self._staged(("head", name), shape, np_dtype(dt)) if keep else h)
+                outs.append(written[-1]._rt)
                 continue
-            if keep and kind == "aux_out":
-                outs.append(self._staged(("out", name), shape, np_dtype(dt))._rt)
+            if (keep and kind == "aux_out") or kind == "residual":
+                # (the forward half's residuals: read by the backward half;
+                # the next forward writes them after it, as the engine orders)
+                written.append(self._staged(("out", name), shape, np_dtype(dt)))
+                outs.append(written[-1]._rt)
                 continue
             target = None
             if kind == "grad":
@@ -398,13 +440,16 @@ class Executor:
                 target = aux_dict.get(name)
             if target is not None and name not in grad_in and (publish or kind != "grad") \
                     and target._sig[1] == np_dtype(dt):
-                outs.append(target._rt)
+                written.append(target)
             else:  # read by the step too (grad_req add), held back, or not bound
                 tmp = self._staged(("out", name), shape, np_dtype(dt))
-                outs.append(tmp._rt)
+                written.append(tmp)
                 if target is not None:
                     copies.append((tmp, target, kind))
+            outs.append(written[-1]._rt)
         compiled.push(ins, outs)
+        if results is not None:
+            results.extend(written)
         held = []
         for src, dst, kind in copies:
             if not publish and kind == "grad":
@@ -512,8 +557,18 @@ class Executor:
             if isinstance(out_grads, (NDArray, np.ndarray)):
                 out_grads = [out_grads]
             out_grads = _head_grads(out_grads, len(self.outputs))
+        if isinstance(grads, tuple) and grads[0] == "split":
+            # the backward half on the forward half's results, with these
+            # head gradients (ones where None) into grad_arrays
+            self._push_train(self._compile(True, "backward"), out_grads, aux_before, seed,
+                             residuals=grads[1])
+            self._pending = None
+            return
         if isinstance(grads, tuple):  # the pushed step: ("held", gradient buffers)
             if out_grads is not None:
+                # From the next step on, the halves: this step's backward
+                # computes the forward again.
+                self._split_train = self._split_train or self._can_split()
                 # The same step again (same Dropout masks, same auxiliary
                 # inputs) with these head gradients, into grad_arrays.
                 self._push_train(compiled, list(out_grads), aux_before, seed)
@@ -533,6 +588,7 @@ class Executor:
             return
         if out_grads is not None:
             grads = self._run_train(compiled, out_grads, aux_before, seed)
+            self._split_train = self._split_train or self._can_split()  # (as above)
         grad_dict = self.grad_dict
         for _, name, d in grads:
             arg = name[:-len("_grad")]

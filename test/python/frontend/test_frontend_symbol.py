@@ -274,6 +274,45 @@ def test_backward_with_out_grads_against_finite_differences():
                                    err_msg=name)
 
 
+def test_backward_with_out_grads_runs_the_halves_after_the_first():
+    """After a backward(out_grads), which computes the training step's forward
+    again, the executor runs the step as its two halves (the forward half at
+    forward, the backward half on what it kept): the same outputs, gradients
+    (write and add), moving statistics and Dropout masks as the whole step
+    run again each time."""
+    x = mx.sym.var("x")
+    h = mx.sym.FullyConnected(x, num_hidden=6, name="fc")
+    h = mx.sym.BatchNorm(mx.sym.Reshape(h, shape=(4, 3, 2)), fix_gamma=False, name="bn")
+    y = mx.sym.tanh(mx.sym.Dropout(h, p=0.3), name="t")
+    reqs = {"x": "null", "fc_weight": "write", "fc_bias": "add", "bn_gamma": "write",
+            "bn_beta": "write"}
+    rng = np.random.default_rng(11)
+    init = {n: rng.standard_normal(s) for n, s in zip(
+        y.list_arguments(), y.infer_shape(x=(4, 5))[0])}
+    heads = [rng.standard_normal((4, 3, 2)) for _ in range(3)]
+    runs = []
+    for split in (True, False):
+        exe = y.simple_bind(mx.cpu(), grad_req=reqs, x=(4, 5))
+        if not split:
+            exe._can_split = lambda: False  # the whole step again each time
+        for n, v in init.items():
+            exe.arg_dict[n][:] = v
+        exe.aux_dict["bn_moving_var"][:] = 1
+        seen = []
+        for step, head in enumerate(heads):
+            mx.random.seed(step)
+            out = exe.forward(is_train=True)[0].asnumpy()
+            exe.backward(mx.nd.array(head))
+            seen.append([out] + [exe.grad_dict[n].asnumpy() for n in sorted(reqs) if n != "x"]
+                        + [a.asnumpy() for a in exe.aux_arrays])
+            assert exe._split_train == split, step  # from the first backward on
+        assert ((True, "forward") in exe._compiled) == split
+        runs.append(seen)
+    for step, (got, want) in enumerate(zip(*runs)):
+        for k, (g, w) in enumerate(zip(got, want)):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg="%d/%d" % (step, k))
+
+
 def test_grad_req_add_accumulates():
     x = mx.sym.var("x")
     w = mx.sym.var("w")

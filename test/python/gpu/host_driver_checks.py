@@ -1058,6 +1058,12 @@ def multigpu_group2ctx_matches_one_device():
                     _same(g.copyto(mx.cpu()), ref.grad_dict[n], "%s: gradient %s" % (what, n))
             for n, a in ex.aux_dict.items():
                 _same(a.copyto(mx.cpu()), ref.aux_dict[n], "%s: %s" % (what, n))
+        # stage1, whose output stage2 reads, ran its training step as two
+        # halves (never the whole step, which would compute its forward
+        # again at backward)
+        first = ex._stages[0].exec
+        assert (True, "forward") in first._compiled and True not in first._compiled, \
+            sorted(map(str, first._compiled))
         ex.forward(is_train=False)
         ref.forward(is_train=False)
         _same(ex.outputs[0].copyto(mx.cpu()), ref.outputs[0], "inference")
