@@ -154,11 +154,13 @@ JSON
   # which also holds `mxc`'s command line: bin/mxc runs it (one copy of the
   # compiler; two would not fit the device tool's 64 MiB).
   link_python_ext "$CHECK/python/mxc"
-  # (selftest runs it with this machine's CPython 3.12 and numpy)
+  # (selftest runs it with this machine's CPython 3.12, numpy and pytest:
+  # check_every_operator_compiles_for_the_gpu reads test_frontend_every_op's
+  # tables, a pytest module)
   local py312="${MXC_CHECK_PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}"
   [ -x "$ROOT/.venv-py312/bin/python" ] || "$py312" -m venv "$ROOT/.venv-py312"
-  "$ROOT/.venv-py312/bin/python" -c 'import numpy' 2>/dev/null ||
-    "$ROOT/.venv-py312/bin/pip" install -q numpy
+  "$ROOT/.venv-py312/bin/python" -c 'import numpy, pytest' 2>/dev/null ||
+    "$ROOT/.venv-py312/bin/pip" install -q numpy pytest
   cp -L "$(ldconfig -p | awk '/libzstd.so.1 .*x86-64/ {print $NF; exit}')" "$CHECK/bin/"
   cat >"$CHECK/bin/mxc" <<'SH'
 #!/bin/sh

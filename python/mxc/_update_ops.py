@@ -1,14 +1,17 @@
-"""MXNet 1.9.1's optimizer update operators that mxc has no compiled kernel
-for, in numpy: signsgd_update, signum_update, nag_mom_update, ftml_update,
-ftrl_update, rmsprop_update, rmspropalex_update, lamb_update_phase1 and
-lamb_update_phase2 (the formulas of src/operator/optimizer_op-inl.h, in the
-weight's dtype).
+"""MXNet 1.9.1's optimizer update operators signsgd_update, signum_update,
+nag_mom_update, ftml_update, ftrl_update, rmsprop_update, rmspropalex_update,
+lamb_update_phase1 and lamb_update_phase2 (the formulas of
+src/operator/optimizer_op-inl.h, in the weight's dtype), in numpy.
 
 mx.nd.<name> takes MXNet's arguments: the weight is written only through
 out= (out=weight updates it in place, as the optimizers call them), the
-states (mom, n, z, ...) are always updated in place. They run on the host
-after the arrays' pending engine work (NDArray._data), synchronously; the
-compiled, engine-pushed updates are sgd_update, sgd_mom_update, adam_update.
+states (mom, n, z, ...) are always updated in place. signsgd, signum,
+nag_mom, ftrl, rmsprop and rmspropalex on runtime arrays of one float dtype
+(float32 / float64, on any device) are compiled, fused kernels pushed on the
+engine (ndarray._push_update, the same formulas operation for operation, as
+sgd_update / sgd_mom_update / adam_update); otherwise, and ftml / lamb, run
+here on the host after the arrays' pending engine work (NDArray._data),
+synchronously.
 """
 import numpy as np
 
@@ -157,6 +160,20 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
         for a in (weight, grad) + tuple(states):
             if not isinstance(a, NDArray):
                 raise MXNetError("%s: expected NDArrays" % update.__name__)
+        compiled = COMPILED.get(update.__name__)
+        if compiled is not None and _compilable(weight, grad, states, out):
+            from .ndarray import _push_update
+            from .ndarray import _UPDATE_WRITES as writes
+            if kernel is nag_mom:
+                params["inplace"] = out is weight
+            lr = params.pop("lr")
+            for k in ("clip_gradient", "clip_weights"):
+                if k in params:
+                    params[k] = -1.0 if params[k] is None else float(params[k])
+            arrays = dict(zip(writes[compiled][1:], states))
+            arrays.update(weight=weight, grad=grad)
+            return _push_update(compiled, arrays, lr, {k: (v if isinstance(v, bool) else float(v))
+                                                       for k, v in params.items()}, out)
         w = weight._data
         st = [s._data for s in states]
         if kernel is nag_mom:
@@ -172,6 +189,23 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
 
 
 _REQUIRED = object()
+
+# The updates with a compiled kernel: mx.nd name -> ndarray._build_update's.
+COMPILED = {"signsgd_update": "signsgd", "signum_update": "signum",
+            "nag_mom_update": "nag_mom", "rmsprop_update": "rmsprop",
+            "rmspropalex_update": "rmspropalex", "ftrl_update": "ftrl"}
+
+
+def _compilable(weight, grad, states, out):
+    """Runtime arrays (any device) of one float32 / float64 dtype, shape and
+    device (out too, where given)."""
+    arrays = [weight, grad] + list(states) + ([out] if out is not None else [])
+    if not all(a._rt is not None for a in arrays):
+        return False
+    dt = weight._sig[1]
+    return dt in (np.float32, np.float64) and \
+        all(a._sig[1] == dt and a.shape == weight.shape and a._ctx == weight._ctx
+            for a in arrays)
 
 FUNCTIONS = {
     "signsgd_update": _nd_function("signsgd_update", signsgd, 0, dict(
@@ -239,7 +273,7 @@ def _result(weight, new, out):
     weight's type."""
     from .ndarray import array
     if out is None:
-        return array(new.astype(weight.dtype), ctx=weight.context)
+        return array(new, ctx=weight.context, dtype=weight.dtype)
     out._data[...] = new
     return out
 

@@ -1961,13 +1961,99 @@ def _rescaled_grad(G, grad, rescale_grad, clip_gradient, plus=None):
 
 # The inputs each update's heads replace, in head order.
 _UPDATE_WRITES = {"sgd": ["weight"], "sgd_mom": ["weight", "mom"],
-                  "adam": ["weight", "mean", "var"]}
+                  "adam": ["weight", "mean", "var"],
+                  # (_update_ops' formulas, operation for operation)
+                  "signsgd": ["weight"], "signum": ["weight", "mom"],
+                  "nag_mom": ["weight", "mom"], "rmsprop": ["weight", "n"],
+                  "rmspropalex": ["weight", "n", "g", "delta"], "ftrl": ["weight", "z", "n"]}
 
 
-def _build_update(kind, p):
-    """The update's graph (JSON): heads as _UPDATE_WRITES[kind] lists them."""
+def _build_update(kind, p, dt=np.dtype(np.float32)):
+    """The update's graph (JSON): heads as _UPDATE_WRITES[kind] lists them.
+    Constants the numpy code computes from hyper-parameters (1 - gamma1,
+    ...) are computed the same way, in the weight's dtype `dt`."""
     G = _UpdateGraph()
     w, grad, lr = G.var("weight"), G.var("grad"), G.var("lr")
+    t = np.dtype(dt).type
+
+    def k(v):  # a constant as the numpy code has it (in the dtype)
+        return float(t(v))
+
+    def scaled(x, c):
+        return G.op("_mul_scalar", x, scalar=k(c))
+
+    def clip(x, bound):
+        if bound is not None and bound >= 0:
+            x = G.op("clip", x, a_min=-float(bound), a_max=float(bound))
+        return x
+
+    def lr_times(x):  # t(lr) * x, the learning rate an input
+        return G.op("broadcast_mul", lr, x)
+
+    def wd_grad():  # clip(g * rescale_grad + wd * w, clip_gradient)
+        return clip(G.op("elemwise_add", scaled(grad, p["rescale_grad"]), scaled(w, p["wd"])),
+                    p["clip_gradient"])
+
+    if kind == "signsgd":
+        # (1 - lr * wd) * w - lr * sign(g); rescale_grad / clip_gradient unused
+        decay = G.op("_rminus_scalar", scaled(lr, p["wd"]), scalar=1.0)
+        return G.json([G.op("elemwise_sub", G.op("broadcast_mul", decay, w),
+                            lr_times(G.op("sign", grad)))])
+    if kind == "signum":
+        mom = G.var("mom")
+        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        mo = t(p["momentum"])
+        m = G.op("elemwise_sub", scaled(mom, mo), scaled(w, (t(1) - mo) * t(p["wd"])))
+        m = G.op("elemwise_sub", m, scaled(gr, t(1) - mo))
+        decay = G.op("_rminus_scalar", scaled(lr, p["wd_lh"]), scalar=1.0)
+        return G.json([G.op("elemwise_add", G.op("broadcast_mul", decay, w),
+                            lr_times(G.op("sign", m))), m])
+    if kind == "nag_mom":
+        mom = G.var("mom")
+        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        m1 = scaled(mom, p["momentum"])
+        step = lr_times(G.op("elemwise_add", gr, scaled(w, p["wd"])))
+        new = G.op("elemwise_add", G.op("elemwise_sub", w, m1),
+                   scaled(G.op("elemwise_sub", m1, step), p["momentum"] + 1))
+        # (out = weight: the decay term reads the new weight, as MXNet's)
+        decayed = new if p["inplace"] else w
+        m2 = G.op("elemwise_sub", m1,
+                  lr_times(G.op("elemwise_add", gr, scaled(decayed, p["wd"]))))
+        return G.json([new, m2])
+    if kind == "rmsprop":
+        n = G.var("n")
+        gr = wd_grad()
+        n = G.op("elemwise_add", scaled(G.op("elemwise_mul", gr, gr), t(1) - t(p["gamma1"])),
+                 scaled(n, p["gamma1"]))
+        upd = G.op("elemwise_div", gr, G.op("sqrt", G.op("_plus_scalar", n,
+                                                          scalar=k(p["epsilon"]))))
+        return G.json([clip(G.op("elemwise_sub", w, lr_times(upd)), p["clip_weights"]), n])
+    if kind == "rmspropalex":
+        n, gs, delta = G.var("n"), G.var("g"), G.var("delta")
+        gr = wd_grad()
+        g1 = t(p["gamma1"])
+        n = G.op("elemwise_add", G.op("elemwise_mul", scaled(gr, t(1) - g1), gr), scaled(n, g1))
+        gs = G.op("elemwise_add", scaled(gr, t(1) - g1), scaled(gs, g1))
+        denom = G.op("sqrt", G.op("_plus_scalar", G.op("elemwise_sub", n,
+                                                       G.op("elemwise_mul", gs, gs)),
+                                  scalar=k(p["epsilon"])))
+        delta = G.op("elemwise_sub", scaled(delta, p["gamma2"]),
+                     G.op("elemwise_div", lr_times(gr), denom))
+        return G.json([clip(G.op("elemwise_add", w, delta), p["clip_weights"]), n, gs, delta])
+    if kind == "ftrl":
+        z, n = G.var("z"), G.var("n")
+        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        gg = G.op("elemwise_mul", gr, gr)
+        sq = G.op("elemwise_sub", G.op("sqrt", G.op("elemwise_add", n, gg)), G.op("sqrt", n))
+        z = G.op("elemwise_add", z, G.op("elemwise_sub", gr, G.op(
+            "broadcast_div", G.op("elemwise_mul", sq, w), lr)))
+        n = G.op("elemwise_add", n, gg)
+        num = G.op("elemwise_sub", scaled(G.op("sign", z), p["lamda1"]), z)
+        den = G.op("_plus_scalar", G.op("broadcast_div", G.op("_plus_scalar", G.op("sqrt", n),
+                                                               scalar=k(p["beta"])), lr),
+                   scalar=k(p["wd"]))
+        keep = G.op("_greater_scalar", G.op("abs", z), scalar=k(p["lamda1"]))
+        return G.json([G.op("elemwise_mul", G.op("elemwise_div", num, den), keep), z, n])
     if kind == "sgd":
         g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"])
         step = G.op("broadcast_mul", lr, G.op("elemwise_add", g, G.op("_mul_scalar", w, scalar=p["wd"])))
@@ -2007,7 +2093,7 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
                              % (kind, name, a._ctx, weight._ctx))
     key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), cuda_arch, in_place)
     if key not in _update_cache:
-        text = _build_update(kind, params)
+        text = _build_update(kind, params, dt)
         shapes = {n: list(weight.shape) for n in arrays}
         shapes["lr"] = lr_shape
         dtypes = {n: dtype_name(dt) for n in shapes}
@@ -2023,7 +2109,8 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
 
 def _push_update(kind, arrays, lr, params, out):
     """Pushes update `kind` on runtime arrays {name: NDArray}; `out` gets the
-    new weight, the states are updated in place. Returns out."""
+    new weight (None: a new array, the weight left as it is, as MXNet's), the
+    states are updated in place. Returns out."""
     weight = arrays["weight"]
     for name, a in arrays.items():
         if not isinstance(a, NDArray):
@@ -2034,8 +2121,10 @@ def _push_update(kind, arrays, lr, params, out):
     dt = weight._sig[1]
     lr_shape = [1] * builtins.max(len(weight.shape), 1)  # broadcast against the weight
     written = _UPDATE_WRITES[kind]
+    if out is None:
+        out = _new_rt(weight.shape, dt, weight._ctx)
     # The graph's heads, in order: the new weight, then the new states.
-    targets = [out if out is not None else weight] + [arrays[n] for n in written[1:]]
+    targets = [out] + [arrays[n] for n in written[1:]]
     # In place (MXNet's way, out=weight): the kernel writes each head over
     # the input it replaces, through one pointer (PipelineOptions::inPlace),
     # when every array is a distinct runtime array and the head's target is

@@ -1,7 +1,8 @@
-"""mx.optimizer: SGD and Adam with MXNet 1.x's update rules.
+"""mx.optimizer: MXNet 1.x's optimizers and update rules.
 
-The updates are MXNet's `sgd_update`, `sgd_mom_update` and `adam_update`:
-on runtime arrays, compiled fused kernels pushed on the engine with the
+SGD's and Adam's updates are MXNet's `sgd_update`, `sgd_mom_update` and
+`adam_update` (NAG's, RMSProp's, Signum's and Ftrl's their update operators,
+_update_ops.COMPILED): on runtime arrays, compiled fused kernels pushed on the engine with the
 weight and the states as written variables (mx.nd.sgd_update etc.); on
 numpy-backed arrays, the same arithmetic in numpy (with rescale_grad,
 clip_gradient, wd), learning rates from an lr_scheduler, per-parameter
@@ -34,7 +35,7 @@ def _on_engine(*arrays):
 
 
 def _compiled_update(opt, cls, weight, grad):
-    """Whether `cls`'s (SGD's / Adam's) compiled kernels take the update: its
+    """Whether `cls`'s compiled kernels (SGD's, Adam's, NAG's, ...) take the update: its
     own update method (not a subclass's in numpy), runtime arrays, a float32
     / float64 weight with a gradient of its dtype, or a float16 weight with
     a float32 master copy (multi_precision)."""
@@ -529,7 +530,9 @@ class Test(Optimizer):
 #
 # Each update is MXNet 1.9.1's rule in numpy, in the weight's dtype, on the
 # arrays' data after the engine's pending work on them (NDArray._data), written
-# in place: the fused-kernel ones (nag_mom_update, rmsprop_update,
+# in place -- except NAG's, RMSProp's, Signum's and Ftrl's on runtime arrays,
+# which are compiled kernels pushed on the engine (mx.nd.<op>_update,
+# _update_ops.COMPILED): the fused-kernel ones (nag_mom_update, rmsprop_update,
 # rmspropalex_update, ftrl_update, signsgd_update, signum_update,
 # lamb_update_phase1/2) follow the kernels of src/operator/optimizer_op-inl.h,
 # the others MXNet's Python arithmetic (python/mxnet/optimizer/optimizer.py).
@@ -576,18 +579,27 @@ class NAG(_StateThenMasterCopy, Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, NAG, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
-        w = _np(weight)
+        from . import ndarray as nd
+        clip = _kernel_clip(self.clip_gradient)
         if state is None:
+            # (sgd_update's formula; compiled on runtime arrays, else numpy)
+            if _on_engine(weight, grad):
+                nd.sgd_update(weight, grad, lr, wd=wd, rescale_grad=self.rescale_grad,
+                              clip_gradient=clip, out=weight)
+                return
+            w = _np(weight)
             t = w.dtype.type
-            g = _clip(_grad(grad, w, self.rescale_grad), _kernel_clip(self.clip_gradient))
+            g = _clip(_grad(grad, w, self.rescale_grad), clip)
             w -= t(lr) * (g + t(wd) * w)
             return
-        w[...] = _uo.nag_mom(w, _np(grad), _np(state), lr, momentum=self.momentum, wd=wd,
-                             rescale_grad=self.rescale_grad,
-                             clip_gradient=_kernel_clip(self.clip_gradient))
+        nd.nag_mom_update(weight, grad, state, lr, momentum=self.momentum, wd=wd,
+                          rescale_grad=self.rescale_grad, clip_gradient=clip, out=weight)
 
 
 @register
@@ -618,19 +630,23 @@ class RMSProp(Optimizer):
             return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
         return (_zeros_like(weight),)
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, RMSProp, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
-        w = _np(weight)
+        from . import ndarray as nd
         kw = dict(gamma1=self.gamma1, epsilon=self.epsilon, wd=wd,
                   rescale_grad=self.rescale_grad,
                   clip_gradient=_kernel_clip(self.clip_gradient),
-                  clip_weights=_kernel_clip(self.clip_weights))
+                  clip_weights=_kernel_clip(self.clip_weights), out=weight)
+        # (compiled kernels on runtime arrays, else numpy: _update_ops)
         if not self.centered:
-            w[...] = _uo.rmsprop(w, _np(grad), _np(state[0]), lr, **kw)
+            nd.rmsprop_update(weight, grad, state[0], lr, **kw)
         else:
-            w[...] = _uo.rmspropalex(w, _np(grad), _np(state[0]), _np(state[1]),
-                                     _np(state[2]), lr, gamma2=self.gamma2, **kw)
+            nd.rmspropalex_update(weight, grad, state[0], state[1], state[2], lr,
+                                  gamma2=self.gamma2, **kw)
 
 
 @register
@@ -720,13 +736,16 @@ class Ftrl(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))   # z, n
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, Ftrl, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         wd, lr = self._get_wd(index), self._get_lr(index)
-        w = _np(weight)
-        w[...] = _uo.ftrl(w, _np(grad), _np(state[0]), _np(state[1]), lr, lamda1=self.lamda1,
-                          beta=self.beta, wd=wd, rescale_grad=self.rescale_grad,
-                          clip_gradient=_kernel_clip(self.clip_gradient))
+        from . import ndarray as nd
+        nd.ftrl_update(weight, grad, state[0], state[1], lr, lamda1=self.lamda1,
+                       beta=self.beta, wd=wd, rescale_grad=self.rescale_grad,
+                       clip_gradient=_kernel_clip(self.clip_gradient), out=weight)
 
 
 @register
@@ -821,19 +840,22 @@ class Signum(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, Signum, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
-        w = _np(weight)
+        from . import ndarray as nd
         if state is None:
-            w[...] = _uo.signsgd(w, _np(grad), lr, wd=wd)
+            nd.signsgd_update(weight, grad, lr, wd=wd, out=weight)
             return
         # MXNet passes momentum only when > 0 (else the kernel's default 0)
-        w[...] = _uo.signum(w, _np(grad), _np(state), lr,
-                            momentum=self.momentum if self.momentum > 0 else 0.0, wd=wd,
-                            rescale_grad=self.rescale_grad,
-                            clip_gradient=_kernel_clip(self.clip_gradient),
-                            wd_lh=self.wd_lh or 0.0)
+        nd.signum_update(weight, grad, state, lr,
+                         momentum=self.momentum if self.momentum > 0 else 0.0, wd=wd,
+                         rescale_grad=self.rescale_grad,
+                         clip_gradient=_kernel_clip(self.clip_gradient),
+                         wd_lh=self.wd_lh or 0.0, out=weight)
 
 
 @register

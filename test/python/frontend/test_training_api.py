@@ -81,6 +81,85 @@ def test_adam_update_formula():
     np.testing.assert_allclose(w.asnumpy(), ref, rtol=1e-5, atol=1e-6)
 
 
+# The update operators with compiled kernels (mxc._update_ops.COMPILED):
+# (mx.nd op, number of states, hyper-parameters, states non-negative).
+COMPILED_UPDATES = [
+    ("signsgd_update", 0, {"lr": 0.05, "wd": 0.01}, False),
+    ("signum_update", 1, {"lr": 0.05, "momentum": 0.9, "wd": 0.01, "rescale_grad": 0.5,
+                          "clip_gradient": 0.7, "wd_lh": 0.02}, False),
+    ("nag_mom_update", 1, {"lr": 0.05, "momentum": 0.9, "wd": 0.1, "rescale_grad": 0.5,
+                           "clip_gradient": 0.7}, False),
+    ("rmsprop_update", 1, {"lr": 0.05, "gamma1": 0.9, "wd": 0.01, "rescale_grad": 0.5,
+                           "clip_gradient": 0.7, "clip_weights": 0.9}, True),
+    ("rmspropalex_update", 3, {"lr": 0.05, "gamma1": 0.9, "gamma2": 0.8, "wd": 0.01,
+                               "clip_weights": 0.9}, True),
+    ("ftrl_update", 2, {"lr": 0.1, "lamda1": 0.05, "beta": 1.5, "wd": 0.01,
+                        "rescale_grad": 0.5}, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op,n_states,kw,positive", COMPILED_UPDATES,
+                         ids=[c[0] for c in COMPILED_UPDATES])
+def test_compiled_update_ops_are_the_numpy_formulas(op, n_states, kw, positive, dtype):
+    """mx.nd's signsgd / signum / nag_mom / rmsprop / rmspropalex / ftrl
+    updates on runtime arrays are compiled kernels pushed on the engine (no
+    wait for the arrays' pending work); their results are _update_ops'
+    numpy formulas bit for bit, in place (out=weight: nag_mom's decay term
+    reads the new weight) and not (out=None: a new array, the weight as it
+    was, as MXNet's)."""
+    from mxc import _update_ops as uo
+    from mxc import ndarray as nd
+    rng = np.random.default_rng(5)
+    kernel = {"signsgd_update": uo.signsgd, "signum_update": uo.signum,
+              "nag_mom_update": uo.nag_mom, "rmsprop_update": uo.rmsprop,
+              "rmspropalex_update": uo.rmspropalex, "ftrl_update": uo.ftrl}[op]
+    w0 = rng.standard_normal((6, 7)).astype(dtype)
+    states0 = [rng.standard_normal((6, 7)).astype(dtype) for _ in range(n_states)]
+    if positive:  # accumulated squares (rmspropalex: n >= g^2 too)
+        states0 = [np.abs(x) + 2.0 if i == 0 else np.abs(x) * 0.3 for i, x in enumerate(states0)]
+    for in_place in (True, False):
+        w = mx.nd.array(w0, dtype=dtype)
+        states = [mx.nd.array(x, dtype=dtype) for x in states0]
+        ref_w, ref_states = w0.copy(), [x.copy() for x in states0]
+        for step in range(3):
+            g = (rng.standard_normal((6, 7)) * 2).astype(dtype)
+            params = {k: v for k, v in kw.items() if k != "lr"}
+            if op == "nag_mom_update":
+                params["inplace"] = in_place
+            new = kernel(ref_w, g, *ref_states, kw["lr"], **params)
+            out = getattr(mx.nd, op)(w, mx.nd.array(g, dtype=dtype), *states,
+                                     out=w if in_place else None, **kw)
+            assert out.dtype == dtype and any(  # (the compiled kernel ran)
+                k[0] == uo.COMPILED[op] and k[2] == np.dtype(dtype).str and k[5] == in_place
+                for k in nd._update_cache), op
+            if in_place:
+                assert out is w
+                ref_w = new
+            else:
+                assert out is not w
+                np.testing.assert_array_equal(w.asnumpy(), ref_w, err_msg="%s: weight" % op)
+                np.testing.assert_array_equal(out.asnumpy(), new, err_msg="%s: out" % op)
+        np.testing.assert_array_equal(w.asnumpy(), ref_w, err_msg=op)
+        for i, (a, b) in enumerate(zip(states, ref_states)):
+            np.testing.assert_array_equal(a.asnumpy(), b, err_msg="%s: state %d" % (op, i))
+
+
+def test_sgd_and_adam_update_ops_leave_the_weight_without_out():
+    """mx.nd.sgd_update / sgd_mom_update / adam_update without out= return
+    a new array and leave the weight as it was (the states are updated), as
+    MXNet 1.9.1's."""
+    w, g = mx.nd.ones((2, 3)), mx.nd.ones((2, 3))
+    mom, mean, var = mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))
+    outs = [mx.nd.sgd_update(w, g, lr=0.1), mx.nd.sgd_mom_update(w, g, mom, lr=0.1, momentum=0.9),
+            mx.nd.adam_update(w, g, mean, var, lr=0.1)]
+    np.testing.assert_array_equal(w.asnumpy(), np.ones((2, 3)))
+    for o in outs:
+        assert o is not w and (o.asnumpy() < 1).all()
+    np.testing.assert_allclose(mom.asnumpy(), -0.1)
+    assert (mean.asnumpy() > 0).all() and (var.asnumpy() > 0).all()
+
+
 def test_unknown_optimizer():
     with pytest.raises(mx.MXNetError, match="Cannot find optimizer"):
         mx.optimizer.create("nosuch")
