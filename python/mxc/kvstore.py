@@ -209,6 +209,11 @@ class KVStore(KVStoreBase):
         self._updater = None
         self._key_type = None
         self._keys = {}  # str(key) -> the user's key
+        # A 'device' store with an updater keeps a key pushed from GPUs on
+        # the GPU its values are summed on (MXNet's KVStoreLocal moves the
+        # stored weight to the merge buffer's device): str(key) -> that
+        # value, which pull reads; the host store's is stale meanwhile.
+        self._on_device = {}
         _live.add(self)
 
     # -- keys -------------------------------------------------------------------------
@@ -268,6 +273,7 @@ class KVStore(KVStoreBase):
             s = self._key(k)
             rt, _keep = _rt_of(vals[0], "init", k)
             self._handle.init(s, rt)
+            self._on_device.pop(s, None)
 
     def push(self, key, value, priority=0):
         """Pushes values (summed over the list of each key) into the store;
@@ -278,12 +284,56 @@ class KVStore(KVStoreBase):
             s = self._key(k)
             if device:
                 vals = _gpu_sum(vals)
+                if self._update_on_gpu(s, k, vals):
+                    continue
             rts, keep = [], []
             for v in vals:
                 rt, tmp = _rt_of(v, "push", k)
                 rts.append(rt)
                 keep.append(tmp)
             self._handle.push(s, rts, int(priority))
+
+    def _update_on_gpu(self, s, k, vals):
+        """A 'device' store's push with an updater, of a key with a value on
+        a GPU (or kept on one already): the values summed there (the GPU sum
+        first, then the others copied and added in their order), the
+        updater run on that sum and the key's value on the GPU (compiled
+        updates stay on the device), which pulls then read. False where the
+        store takes the push (another type, no updater, values all on the
+        host)."""
+        if self._name != "device" or self._updater is None:
+            return False
+        local = self._on_device.get(s)
+        if local is None and not any(_on_gpu(v) for v in vals):
+            return False
+        first = next(v for v in vals if _on_gpu(v)) if local is None else local
+        for v in vals:
+            if not isinstance(v, NDArray) or v.shape != first.shape or \
+                    v._sig[1] != first._sig[1] or v._sig[1] not in _SUMMABLE:
+                return False  # the store names what is wrong
+        target = first.context
+        from . import autograd
+        with autograd.pause():
+            merged = None
+            for v in vals:
+                v = v if v.context == target else v.as_in_context(target)
+                merged = v if merged is None else merged + v
+            if local is None:  # the stored value, to the GPU once
+                local = _new_rt(first.shape, first._sig[1], target)
+                self._handle.pull(s, [local._rt], 0)
+                self._on_device[s] = local
+            self._updater(self._keys.get(s, k), merged, local)
+        return True
+
+    def _flush_device_values(self):
+        """The keys kept on a GPU back into the host store (a push with no
+        updater sets a key's value), before the updater changes."""
+        if not self._on_device:
+            return
+        self._handle.set_updater(None)
+        for s, local in self._on_device.items():
+            self._handle.push(s, [local._rt], 0)
+        self._on_device = {}
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Pulls the stored values into `out` (an array or a list per key)."""
@@ -292,6 +342,18 @@ class KVStore(KVStoreBase):
         device = "device" in self._name
         for k, outs in self._pairs(key, out, "pull"):
             s = self._key(k)
+            local = self._on_device.get(s)
+            if local is not None:  # kept on a GPU (_update_on_gpu): copies from it
+                for o in outs:
+                    if not isinstance(o, NDArray):
+                        raise MXNetError("pull of key %r: expected an NDArray, got %s"
+                                         % (k, type(o).__name__))
+                    if o.shape != local.shape:
+                        raise MXNetError("pull of key %r: out has shape %s, the value %s"
+                                         % (k, o.shape, local.shape))
+                    if o is not local:
+                        local.copyto(o)
+                continue
             fan = []
             if device:  # one pull to the first GPU, copies from it to the others
                 gpu = [o for o in outs if _on_gpu(o)]
@@ -346,6 +408,7 @@ class KVStore(KVStoreBase):
 
     def _set_updater(self, updater):
         """updater(key, recv, stored) on NDArrays, called for every push."""
+        self._flush_device_values()
         self._updater = updater
         if updater is None:
             self._handle.set_updater(None)

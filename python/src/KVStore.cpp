@@ -117,7 +117,8 @@ void bindKVStore(nb::module_ &m) {
            [](PyKVStore &s, nb::object fn) {
              s.get().setUpdater(fn.is_none() ? rt::KVStore::Updater()
                                              : updaterOf(std::move(fn)));
-           })
+           },
+           nb::arg("fn").none())  // (None: no updater; nanobind refuses None otherwise)
       .def("barrier",
            [](PyKVStore &s) {
              rt::KVStore &k = s.get();

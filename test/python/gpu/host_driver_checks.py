@@ -1298,6 +1298,49 @@ def multigpu_device_store_sums_on_a_gpu():
                                      mx.nd.ones((1, 3), ctx=mx.gpu(1))]), "does not match")
 
 
+def multigpu_device_store_updates_on_a_gpu():
+    """With an optimizer (update_on_kvstore), the 'device' store keeps a key
+    pushed from GPUs on the GPU its values are summed on and runs the
+    optimizer there (as MXNet's KVStoreLocal: the stored weight moves to the
+    merge buffer's device); pulls copy from it: the same bits as the
+    'local' store, whose value and optimizer are on the host, optimizer
+    states saved and loaded included; without the optimizer again the
+    value goes back to the host store."""
+    import tempfile
+    rng = np.random.default_rng(9)
+    w0 = rng.standard_normal((5, 7)).astype(np.float32)
+    steps = [[rng.standard_normal((5, 7)).astype(np.float32) for _ in range(3)]
+             for _ in range(4)]
+    got = {}
+    for name in ("local", "device"):
+        kv = mx.kv.create(name)
+        kv.set_optimizer(mx.optimizer.create("sgd", learning_rate=0.1, momentum=0.9, wd=0.01))
+        kv.init(3, mx.nd.array(w0))
+        outs = [mx.nd.zeros((5, 7), ctx=mx.gpu(1)), mx.nd.zeros((5, 7), ctx=mx.gpu(0)),
+                mx.nd.zeros((5, 7))]
+        seen = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for k, (a, b, c) in enumerate(steps):
+                kv.push(3, [mx.nd.array(a, ctx=mx.gpu(0)), mx.nd.array(b, ctx=mx.gpu(1)),
+                            mx.nd.array(c)])
+                kv.pull(3, out=outs)
+                seen += [o.asnumpy() for o in outs]
+                if k == 1:
+                    kv.save_optimizer_states(os.path.join(tmp, "s"))
+                    kv.load_optimizer_states(os.path.join(tmp, "s"))
+        if name == "device":
+            assert list(kv._on_device) == ["3"] and kv._on_device["3"].context == mx.gpu(0)
+            kv._set_updater(None)  # the value back to the host store
+            assert not kv._on_device
+            last = mx.nd.zeros((5, 7))
+            kv.pull(3, out=last)
+            _same(last, outs[2], "the value back in the host store")
+        got[name] = seen
+    assert not np.array_equal(got["local"][-1], w0)
+    for k, (a, b) in enumerate(zip(got["device"], got["local"])):
+        _same(a, b, "device store updating on a GPU against local, value %d" % k)
+
+
 def _gluon_two_device_run(ctxs, hybrid):
     rng = np.random.default_rng(7)
     X = rng.standard_normal((16, 6)).astype(np.float32)

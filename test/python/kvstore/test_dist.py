@@ -104,6 +104,11 @@ def test_local_updater_and_optimizer_states(tmp_path):
     kv.push(0, mx.nd.ones(4))
     kv.pull(0, out=out)
     np.testing.assert_allclose(out.asnumpy(), 4.5 - 0.5 * (0.9 * 1 + 1), rtol=1e-6)
+    # no updater again (None: the binding once refused it): a push sets the value
+    kv._set_updater(None)
+    kv.push(0, [mx.nd.full(4, 2.0), mx.nd.ones(4)])
+    kv.pull(0, out=out)
+    assert out.asnumpy().tolist() == [3.0] * 4
 
 
 def test_local_bad_input_names_the_key():
