@@ -29,11 +29,17 @@ def _scaled(grad, dtype, rescale_grad, clip_gradient=-1.0):
     return _clip(grad.astype(dtype, copy=True) * dtype.type(rescale_grad), clip_gradient)
 
 
+def _sign(x, dtype):
+    """MXNet's sign (mshadow_op::sign, and the compiled `sign`): -1, 0 or 1;
+    0 for NaN (np.sign gives NaN)."""
+    return (x > 0).astype(dtype) - (x < 0).astype(dtype)
+
+
 def signsgd(w, g, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0):
     """(1 - lr * wd) * w - lr * sign(g); rescale_grad and clip_gradient have no
     effect (as MXNet's kernel)."""
     t = w.dtype.type
-    return (t(1) - t(lr) * t(wd)) * w - t(lr) * np.sign(g).astype(w.dtype)
+    return (t(1) - t(lr) * t(wd)) * w - t(lr) * _sign(g, w.dtype)
 
 
 def signum(w, g, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
@@ -42,7 +48,7 @@ def signum(w, g, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=
     gr = _scaled(g, w.dtype, rescale_grad, clip_gradient)
     mo = t(momentum)
     mom[...] = mo * mom - (t(1) - mo) * t(wd) * w - (t(1) - mo) * gr
-    return (t(1) - t(lr) * t(wd_lh)) * w + t(lr) * np.sign(mom).astype(w.dtype)
+    return (t(1) - t(lr) * t(wd_lh)) * w + t(lr) * _sign(mom, w.dtype)
 
 
 def nag_mom(w, g, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
@@ -76,7 +82,7 @@ def ftrl(w, g, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_grad=1.0,
     gr = _scaled(g, w.dtype, rescale_grad, clip_gradient)
     z += gr - (np.sqrt(n + gr * gr) - np.sqrt(n)) * w / t(lr)
     n += gr * gr
-    return (np.sign(z) * t(lamda1) - z) / ((t(beta) + np.sqrt(n)) / t(lr) + t(wd)) * \
+    return (_sign(z, w.dtype) * t(lamda1) - z) / ((t(beta) + np.sqrt(n)) / t(lr) + t(wd)) * \
         (np.abs(z) > t(lamda1)).astype(w.dtype)
 
 
@@ -198,14 +204,15 @@ COMPILED = {"signsgd_update": "signsgd", "signum_update": "signum",
 
 def _compilable(weight, grad, states, out):
     """Runtime arrays (any device) of one float32 / float64 dtype, shape and
-    device (out too, where given)."""
+    device; out, where given, a runtime array of that dtype and shape (on
+    another device: the new weight is copied there)."""
     arrays = [weight, grad] + list(states) + ([out] if out is not None else [])
     if not all(a._rt is not None for a in arrays):
         return False
     dt = weight._sig[1]
     return dt in (np.float32, np.float64) and \
-        all(a._sig[1] == dt and a.shape == weight.shape and a._ctx == weight._ctx
-            for a in arrays)
+        all(a._sig[1] == dt and a.shape == weight.shape for a in arrays) and \
+        all(a._ctx == weight._ctx for a in arrays if a is not out)
 
 FUNCTIONS = {
     "signsgd_update": _nd_function("signsgd_update", signsgd, 0, dict(

@@ -271,7 +271,11 @@ class Executor:
         as in MXNet, forward never touches grad_arrays. backward() makes
         those buffers the gradients' storage (grad_arrays keep their
         identity; their old storage becomes the next step's buffer), or
-        reruns the step with the given out_grads."""
+        reruns the step with the given out_grads. After such a rerun the
+        executor runs the step's halves instead (_split_train): the forward
+        half here, keeping the values its backward half reads (heads among
+        them: as in MXNet, an output written in place before backward() is
+        what the gradient reads), the backward half at backward()."""
         self._copy_kwargs(kwargs)
         self._pending = None
         self._last_forward = "train" if is_train else "infer"
@@ -298,12 +302,17 @@ class Executor:
         seed = _next_seed()
         if self._split_train and self._can_split():
             # the forward half now; backward() runs the other on what it kept
-            aux_before = self._stage_aux()
-            kept = []
-            self._push_train(self._compile(True, "forward"), None, aux_before, seed,
-                             results=kept)
-            self._pending = (None, aux_before, seed, ("split", kept))
-            return self.outputs
+            try:
+                halves = self._compile(True, "forward"), self._compile(True, "backward")
+            except MXNetError:  # (a graph mx-split-training does not take: the whole step)
+                self._split_train = False
+                halves = None
+            if halves is not None:
+                aux_before = self._stage_aux()
+                kept = []
+                self._push_train(halves[0], None, aux_before, seed, results=kept)
+                self._pending = (None, aux_before, seed, ("split", kept))
+                return self.outputs
         compiled = self._compile(True)
         if self._can_push():
             aux_before = self._stage_aux()
@@ -319,8 +328,10 @@ class Executor:
         """The arguments with gradients, in the order the training step's
         plan writes their gradients (its last writing step first to last):
         the order a KVStore should push them in (Module.update). The same
-        on every process that compiled the same graph."""
-        entry = self._compiled.get(True)
+        on every process that compiled the same graph. (The backward half's
+        plan where the executor runs the step's halves.)"""
+        entry = self._compiled.get((True, "backward")) if self._split_train else None
+        entry = entry or self._compiled.get(True)
         if entry is None:
             return None
         compiled = entry[0]
@@ -370,10 +381,13 @@ class Executor:
         return out
 
     def _can_split(self):
-        """Whether the training step can run as its two halves here: pushed
-        (runtime arrays; grad_req 'add' too, the forward half writes no
-        gradient), compiled (no custom operator), no monitor."""
-        return not self._interpreted and self._monitor is None and self._all_runtime()
+        """Whether the training step can run as its two halves here: some
+        argument wants a gradient, pushed (runtime arrays; grad_req 'add'
+        too, the forward half writes no gradient), compiled (no custom
+        operator), no monitor."""
+        return not self._interpreted and self._monitor is None and \
+            any(self._grad_req.get(n, "null") != "null" for n in self._arg_names) and \
+            self._all_runtime()
 
     def _push_train(self, compiled, head_grads, aux_before, seed, publish=True, keep=False,
                     residuals=None, results=None):
@@ -696,6 +710,7 @@ class Executor:
         new.outputs = [view(old, out) for old, out in zip(self.outputs, new.outputs)]
         # as MXNet's GraphExecutor::Reshape: the monitor callback stays
         new._monitor = self._monitor
+        new._split_train = self._split_train
         return new
 
     def set_monitor_callback(self, callback, monitor_all=False):

@@ -96,6 +96,13 @@ def _gpu_sum(vals):
     return [total] + [v for v in vals if not _on_gpu(v)]
 
 
+def _resync_states(updater, key):
+    """An Updater's states of `key` move to its weight's device at the next
+    update (the key's value moved between the host and a GPU)."""
+    if isinstance(updater, _opt.Updater) and key in updater.states:
+        updater.states_synced[key] = False
+
+
 def _rt_of(arr, what, key):
     if not isinstance(arr, NDArray):
         raise MXNetError("%s of key %r: expected an NDArray, got %s"
@@ -300,7 +307,7 @@ class KVStore(KVStoreBase):
         updater run on that sum and the key's value on the GPU (compiled
         updates stay on the device), which pulls then read. False where the
         store takes the push (another type, no updater, values all on the
-        host)."""
+        host, an optimizer that would update on host copies anyway)."""
         if self._name != "device" or self._updater is None:
             return False
         local = self._on_device.get(s)
@@ -311,18 +318,27 @@ class KVStore(KVStoreBase):
             if not isinstance(v, NDArray) or v.shape != first.shape or \
                     v._sig[1] != first._sig[1] or v._sig[1] not in _SUMMABLE:
                 return False  # the store names what is wrong
+        key = self._keys.get(s, k)
+        updater = self._updater
+        if local is None and isinstance(updater, _opt.Updater) and \
+                not updater.optimizer._updates_on_device(first, first):
+            return False  # (numpy optimizers: the sum to the host, as before)
         target = first.context
+        if local is None:  # the stored value, to the GPU once
+            local = _new_rt(first.shape, first._sig[1], target)
+            try:
+                self._handle.pull(s, [local._rt], 0)
+            except MXNetError as e:  # (an uninitialised key: the push's error)
+                raise MXNetError(str(e).replace("pull of key", "push of key", 1)) from None
+            self._on_device[s] = local
+            _resync_states(updater, key)
         from . import autograd
         with autograd.pause():
             merged = None
             for v in vals:
                 v = v if v.context == target else v.as_in_context(target)
                 merged = v if merged is None else merged + v
-            if local is None:  # the stored value, to the GPU once
-                local = _new_rt(first.shape, first._sig[1], target)
-                self._handle.pull(s, [local._rt], 0)
-                self._on_device[s] = local
-            self._updater(self._keys.get(s, k), merged, local)
+            updater(key, merged, local)
         return True
 
     def _flush_device_values(self):
@@ -333,6 +349,7 @@ class KVStore(KVStoreBase):
         self._handle.set_updater(None)
         for s, local in self._on_device.items():
             self._handle.push(s, [local._rt], 0)
+            _resync_states(self._updater, self._keys.get(s, s))
         self._on_device = {}
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):

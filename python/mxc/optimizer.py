@@ -208,10 +208,10 @@ class Optimizer:
         return self.wd * self._mult(index, self.wd_mult, "wd_mult")
 
     def _prepare_grad(self, grad, dtype):
+        """rescale_grad * grad, clipped as MXNet's Python asks its kernels
+        to (only where clip_gradient is truthy: 0 does not clip)."""
         g = _np(grad).astype(dtype, copy=True) * dtype.type(self.rescale_grad)
-        if self.clip_gradient is not None and self.clip_gradient >= 0:
-            np.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
-        return g
+        return _clip(g, _kernel_clip(self.clip_gradient))
 
     def __getstate__(self):
         # As MXNet: the parameters (param_dict, gluon's Parameters) are not
@@ -281,7 +281,7 @@ class SGD(_StateThenMasterCopy, Optimizer):
         wd = self._get_wd(index)
         if _on_engine(weight, grad, state):
             from . import ndarray as nd
-            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            clip = _kernel_clip(self.clip_gradient)
             if state is not None:
                 nd.sgd_mom_update(weight, grad, state, lr, momentum=self.momentum, wd=wd,
                                   rescale_grad=self.rescale_grad, clip_gradient=clip,
@@ -409,16 +409,15 @@ class Adam(Optimizer):
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
         if _on_engine(weight, grad, *state):
             from . import ndarray as nd
-            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            clip = _kernel_clip(self.clip_gradient)
             nd.adam_update(weight, grad, state[0], state[1], lr, beta1=self.beta1,
                            beta2=self.beta2, epsilon=self.epsilon, wd=wd,
                            rescale_grad=self.rescale_grad, clip_gradient=clip, out=weight)
             return
         w = _np(weight)
         ty = w.dtype.type
-        g = _np(grad).astype(w.dtype, copy=True) * ty(self.rescale_grad) + ty(wd) * w
-        if self.clip_gradient is not None and self.clip_gradient >= 0:
-            np.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
+        g = _clip(_np(grad).astype(w.dtype, copy=True) * ty(self.rescale_grad) + ty(wd) * w,
+                  _kernel_clip(self.clip_gradient))
         mean, var = _np(state[0]), _np(state[1])
         mean *= ty(self.beta1)
         mean += ty(1.0 - self.beta1) * g

@@ -311,6 +311,17 @@ def test_backward_with_out_grads_runs_the_halves_after_the_first():
     for step, (got, want) in enumerate(zip(*runs)):
         for k, (g, w) in enumerate(zip(got, want)):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg="%d/%d" % (step, k))
+    # No argument wants a gradient: nothing to split (the whole step stays).
+    exe = y.simple_bind(mx.cpu(), grad_req="null", x=(4, 5))
+    for _ in range(2):
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(heads[0]))
+    assert not exe._split_train
+    # A reshaped executor keeps running the halves.
+    exe = y.simple_bind(mx.cpu(), grad_req=reqs, x=(4, 5))
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(heads[0]))
+    assert exe._split_train and exe.reshape(x=(4, 5))._split_train
 
 
 def test_grad_req_add_accumulates():

@@ -145,6 +145,41 @@ def test_compiled_update_ops_are_the_numpy_formulas(op, n_states, kw, positive, 
             np.testing.assert_array_equal(a.asnumpy(), b, err_msg="%s: state %d" % (op, i))
 
 
+def test_sign_updates_take_nan_as_mxnet():
+    """signsgd / signum: sign(NaN) is 0 (MXNet's mshadow sign), in the
+    compiled kernel and the numpy formula alike."""
+    from mxc import _update_ops as uo
+    w, g = np.ones(3, np.float32), np.array([np.nan, 1.0, -1.0], np.float32)
+    want = (1 - np.float32(0.1) * np.float32(0.01)) * w - np.float32(0.1) * np.array(
+        [0, 1, -1], np.float32)
+    np.testing.assert_array_equal(uo.signsgd(w, g, 0.1, wd=0.01), want)
+    out = mx.nd.signsgd_update(mx.nd.array(w), mx.nd.array(g), lr=0.1, wd=0.01)
+    np.testing.assert_array_equal(out.asnumpy(), want)
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam"])
+def test_a_clip_gradient_of_zero_does_not_clip(name):
+    """As MXNet's Python, which passes clip_gradient to its kernels only when
+    it is truthy: 0 is no clipping (it zeroed the gradients), on runtime
+    arrays (compiled) and numpy-backed ones."""
+    from mxc.ndarray import NDArray
+    rng = np.random.default_rng(2)
+    w0, g = rng.standard_normal(5).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    got = []
+    for clip in (0.0, None):
+        for make in (mx.nd.array, lambda a: NDArray(a.copy())):
+            opt = mx.optimizer.create(name, learning_rate=0.1, momentum=0.9, clip_gradient=clip) \
+                if name == "sgd" else mx.optimizer.create(name, learning_rate=0.1,
+                                                           clip_gradient=clip)
+            upd = mx.optimizer.get_updater(opt)
+            w = make(w0)
+            upd(0, make(g), w)
+            got.append(w.asnumpy())
+    for k in range(1, 4):
+        np.testing.assert_allclose(got[k], got[0], rtol=1e-6, err_msg=str(k))
+    assert not np.allclose(got[0], w0)
+
+
 def test_sgd_and_adam_update_ops_leave_the_weight_without_out():
     """mx.nd.sgd_update / sgd_mom_update / adam_update without out= return
     a new array and leave the weight as it was (the states are updated), as

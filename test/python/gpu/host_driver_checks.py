@@ -1336,6 +1336,21 @@ def multigpu_device_store_updates_on_a_gpu():
             kv.pull(3, out=last)
             _same(last, outs[2], "the value back in the host store")
         got[name] = seen
+    # A key pushed from the host first, then from GPUs: its momentum moves
+    # with it (to the GPU, and back to the host after the updater goes).
+    kv = mx.kv.create("device")
+    kv.set_optimizer(mx.optimizer.create("sgd", learning_rate=0.1, momentum=0.9))
+    kv.init(4, mx.nd.array(w0))
+    kv.push(4, [mx.nd.ones((5, 7))])
+    kv.push(4, [mx.nd.ones((5, 7), ctx=mx.gpu(0)), mx.nd.ones((5, 7), ctx=mx.gpu(1))])
+    assert kv._on_device["4"].context == mx.gpu(0)
+    assert kv._updater.states[4].context == mx.gpu(0)
+    out = mx.nd.zeros((5, 7))
+    kv.pull(4, out=out)
+    # (sgd_mom: mom = 0.9 mom - 0.1 g; w += mom)
+    _same(out, mx.nd.array(w0 - np.float32(0.1) + (np.float32(0.9) * np.float32(-0.1) -
+                                                  np.float32(0.2))), "host then GPU pushes")
+    raises(lambda: kv.push(5, [mx.nd.ones((2,), ctx=mx.gpu(0))]), "push of key '5'")
     assert not np.array_equal(got["local"][-1], w0)
     for k, (a, b) in enumerate(zip(got["device"], got["local"])):
         _same(a, b, "device store updating on a GPU against local, value %d" % k)
