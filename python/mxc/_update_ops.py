@@ -6,10 +6,10 @@ src/operator/optimizer_op-inl.h, in the weight's dtype), in numpy.
 mx.nd.<name> takes MXNet's arguments: the weight is written only through
 out= (out=weight updates it in place, as the optimizers call them), the
 states (mom, n, z, ...) are always updated in place. signsgd, signum,
-nag_mom, ftrl, rmsprop and rmspropalex on runtime arrays of one float dtype
+nag_mom, ftrl, ftml, rmsprop and rmspropalex on runtime arrays of one float dtype
 (float32 / float64, on any device) are compiled, fused kernels pushed on the
 engine (ndarray._push_update, the same formulas operation for operation, as
-sgd_update / sgd_mom_update / adam_update); otherwise, and ftml / lamb, run
+sgd_update / sgd_mom_update / adam_update); otherwise, and lamb, run
 here on the host after the arrays' pending engine work (NDArray._data),
 synchronously.
 """
@@ -173,13 +173,21 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
             if kernel is nag_mom:
                 params["inplace"] = out is weight
             lr = params.pop("lr")
+            scalars = None
+            if kernel is ftml:  # the step's constants as inputs (a new t does not recompile)
+                ty = weight._sig[1].type
+                t = params.pop("t")
+                scalars = dict(c_d=(ty(1) - ty(params["beta1"]) ** ty(t)) / ty(lr),
+                               c_v=ty(1) - ty(params["beta2"]) ** ty(t))
+                params["clip_gradient"] = params.pop("clip_grad")
             for k in ("clip_gradient", "clip_weights"):
                 if k in params:
                     params[k] = -1.0 if params[k] is None else float(params[k])
             arrays = dict(zip(writes[compiled][1:], states))
             arrays.update(weight=weight, grad=grad)
             return _push_update(compiled, arrays, lr, {k: (v if isinstance(v, bool) else float(v))
-                                                       for k, v in params.items()}, out)
+                                                       for k, v in params.items()}, out,
+                                scalars)
         w = weight._data
         st = [s._data for s in states]
         if kernel is nag_mom:
@@ -199,7 +207,8 @@ _REQUIRED = object()
 # The updates with a compiled kernel: mx.nd name -> ndarray._build_update's.
 COMPILED = {"signsgd_update": "signsgd", "signum_update": "signum",
             "nag_mom_update": "nag_mom", "rmsprop_update": "rmsprop",
-            "rmspropalex_update": "rmspropalex", "ftrl_update": "ftrl"}
+            "rmspropalex_update": "rmspropalex", "ftrl_update": "ftrl",
+            "ftml_update": "ftml"}
 
 
 def _compilable(weight, grad, states, out):

@@ -1965,7 +1965,20 @@ _UPDATE_WRITES = {"sgd": ["weight"], "sgd_mom": ["weight", "mom"],
                   # (_update_ops' formulas, operation for operation)
                   "signsgd": ["weight"], "signum": ["weight", "mom"],
                   "nag_mom": ["weight", "mom"], "rmsprop": ["weight", "n"],
-                  "rmspropalex": ["weight", "n", "g", "delta"], "ftrl": ["weight", "z", "n"]}
+                  "rmspropalex": ["weight", "n", "g", "delta"], "ftrl": ["weight", "z", "n"],
+                  "ftml": ["weight", "d", "v", "z"],
+                  # (optimizer.py's numpy rules of MXNet's Python optimizers)
+                  "adagrad": ["weight", "history"], "adadelta": ["weight", "acc_g", "acc_delta"],
+                  "adamax": ["weight", "m", "u"], "nadam": ["weight", "m", "v"],
+                  "dcasgd": ["weight", "prev"], "dcasgd_mom": ["weight", "mom", "prev"]}
+
+# The updates without a learning rate (no `lr` input).
+_UPDATE_NO_LR = {"adadelta", "ftml"}  # (ftml: in c_d)
+
+# The per-step scalars an update reads as inputs besides lr (broadcast like
+# it: a new value does not recompile), in order.
+_UPDATE_SCALARS = {"ftml": ["c_d", "c_v"],
+                   "nadam": ["c_g", "c_m", "c_v", "c_gm", "c_mm"]}
 
 
 def _build_update(kind, p, dt=np.dtype(np.float32)):
@@ -1973,7 +1986,8 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
     Constants the numpy code computes from hyper-parameters (1 - gamma1,
     ...) are computed the same way, in the weight's dtype `dt`."""
     G = _UpdateGraph()
-    w, grad, lr = G.var("weight"), G.var("grad"), G.var("lr")
+    w, grad = G.var("weight"), G.var("grad")
+    lr = None if kind in _UPDATE_NO_LR else G.var("lr")
     t = np.dtype(dt).type
 
     def k(v):  # a constant as the numpy code has it (in the dtype)
@@ -1993,6 +2007,76 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
     def wd_grad():  # clip(g * rescale_grad + wd * w, clip_gradient)
         return clip(G.op("elemwise_add", scaled(grad, p["rescale_grad"]), scaled(w, p["wd"])),
                     p["clip_gradient"])
+
+    def add(a, b):
+        return G.op("elemwise_add", a, b)
+
+    def sub(a, b):
+        return G.op("elemwise_sub", a, b)
+
+    def mul(a, b):
+        return G.op("elemwise_mul", a, b)
+
+    def div(a, b):
+        return G.op("elemwise_div", a, b)
+
+    if kind == "ftml":
+        # c_d = (1 - beta1^t) / lr and c_v = 1 - beta2^t, in the dtype
+        d, v, z = G.var("d"), G.var("v"), G.var("z")
+        c_d, c_v = G.var("c_d"), G.var("c_v")
+        gi = wd_grad()
+        b1, b2 = t(p["beta1"]), t(p["beta2"])
+        v = add(scaled(v, b2), mul(scaled(gi, t(1) - b2), gi))
+        d_t = G.op("broadcast_mul", c_d, G.op("_plus_scalar", G.op("sqrt", G.op(
+            "broadcast_div", v, c_v)), scalar=k(p["epsilon"])))
+        z = sub(add(scaled(z, b1), scaled(gi, t(1) - b1)), mul(sub(d_t, scaled(d, b1)), w))
+        return G.json([div(G.op("negative", z), d_t), d_t, v, z])
+    if kind == "adagrad":  # (lr: -lr)
+        history = G.var("history")
+        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        history = add(history, mul(g, g))
+        q = div(g, G.op("sqrt", G.op("_plus_scalar", history, scalar=k(p["eps"]))))
+        return G.json([add(w, G.op("broadcast_mul", add(q, scaled(w, p["wd"])), lr)), history])
+    if kind == "adadelta":  # (no learning rate)
+        acc_g, acc_delta = G.var("acc_g"), G.var("acc_delta")
+        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        rho = t(p["rho"])
+        acc_g = add(scaled(acc_g, rho), mul(scaled(g, t(1) - rho), g))
+        eps = k(p["epsilon"])
+        delta = mul(div(G.op("sqrt", G.op("_plus_scalar", acc_delta, scalar=eps)),
+                        G.op("sqrt", G.op("_plus_scalar", acc_g, scalar=eps))), g)
+        acc_delta = add(scaled(acc_delta, rho), mul(scaled(delta, t(1) - rho), delta))
+        return G.json([sub(w, add(delta, scaled(w, p["wd"]))), acc_g, acc_delta])
+    if kind == "adamax":  # (lr: lr / (1 - beta1^t))
+        m, u = G.var("m"), G.var("u")
+        g = wd_grad()
+        m = add(scaled(m, p["beta1"]), scaled(g, 1.0 - p["beta1"]))
+        u = G.op("broadcast_maximum", scaled(u, p["beta2"]), G.op("abs", g))
+        return G.json([sub(w, div(lr_times(m), u)), m, u])
+    if kind == "nadam":
+        # c_g = 1 - m_schedule, c_m = 1 - m_schedule_next, c_v = 1 - beta2^t,
+        # c_gm = 1 - momentum_t, c_mm = momentum_t_1, in the dtype
+        m, v = G.var("m"), G.var("v")
+        c_g, c_m, c_v, c_gm, c_mm = (G.var(n) for n in _UPDATE_SCALARS["nadam"])
+        g = wd_grad()
+        m = add(scaled(m, p["beta1"]), scaled(g, 1.0 - p["beta1"]))
+        v = add(scaled(v, p["beta2"]), mul(scaled(g, 1.0 - p["beta2"]), g))
+        m_bar = add(G.op("broadcast_mul", c_gm, G.op("broadcast_div", g, c_g)),
+                    G.op("broadcast_mul", c_mm, G.op("broadcast_div", m, c_m)))
+        den = G.op("_plus_scalar", G.op("sqrt", G.op("broadcast_div", v, c_v)),
+                   scalar=k(p["epsilon"]))
+        return G.json([sub(w, div(lr_times(m_bar), den)), m, v])
+    if kind in ("dcasgd", "dcasgd_mom"):  # (lr: -lr)
+        prev = G.var("prev")
+        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        inner = add(add(g, scaled(w, p["wd"])),
+                    mul(mul(scaled(g, p["lamda"]), g), sub(w, prev)))
+        step = lr_times(inner)
+        heads = []
+        if kind == "dcasgd_mom":
+            step = add(scaled(G.var("mom"), p["momentum"]), step)
+            heads = [step]
+        return G.json([add(w, step)] + heads + [G.op("_copy", w)])
 
     if kind == "signsgd":
         # (1 - lr * wd) * w - lr * sign(g); rescale_grad / clip_gradient unused
@@ -2095,7 +2179,8 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
     if key not in _update_cache:
         text = _build_update(kind, params, dt)
         shapes = {n: list(weight.shape) for n in arrays}
-        shapes["lr"] = lr_shape
+        for n in ([] if kind in _UPDATE_NO_LR else ["lr"]) + _UPDATE_SCALARS.get(kind, []):
+            shapes[n] = lr_shape
         dtypes = {n: dtype_name(dt) for n in shapes}
         options = {}
         if in_place:
@@ -2107,10 +2192,11 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
     return _update_cache[key]
 
 
-def _push_update(kind, arrays, lr, params, out):
+def _push_update(kind, arrays, lr, params, out, scalars=None):
     """Pushes update `kind` on runtime arrays {name: NDArray}; `out` gets the
     new weight (None: a new array, the weight left as it is, as MXNet's), the
-    states are updated in place. Returns out."""
+    states are updated in place; `scalars`, the values of the update's
+    _UPDATE_SCALARS. Returns out."""
     weight = arrays["weight"]
     for name, a in arrays.items():
         if not isinstance(a, NDArray):
@@ -2139,6 +2225,8 @@ def _push_update(kind, arrays, lr, params, out):
         in_place = False
         compiled = _compiled_update(kind, arrays, params, lr_shape, False)
     feeds = dict(arrays, lr=_new(np.full(lr_shape, lr, dtype=dt), weight._ctx))
+    for n in _UPDATE_SCALARS.get(kind, []):
+        feeds[n] = _new(np.full(lr_shape, scalars[n], dtype=dt), weight._ctx)
     if in_place:
         compiled.push([feeds[name]._rt for name, _, _, _ in compiled.inputs],
                       [t._rt for t in targets])

@@ -538,6 +538,27 @@ class Test(Optimizer):
 # As there, the fused ones clip only when clip_gradient is truthy, the Python
 # ones whenever it is not None.
 
+def _pushed(kind, weight, grad, states, lr, params, scalars=None, dtypes=None):
+    """The update as a compiled kernel pushed on the engine (ndarray's
+    _build_update `kind`, the numpy rule below operation for operation),
+    where the arrays allow (_on_engine; `dtypes`: the weight dtypes it takes);
+    False otherwise (then the numpy rule runs)."""
+    from . import ndarray as nd
+    if not _on_engine(weight, grad, *states) or \
+            (dtypes is not None and weight._sig[1] not in dtypes):
+        return False
+    names = nd._UPDATE_WRITES[kind][1:]
+    arrays = dict(zip(names, [s for s in states if s is not None]), weight=weight, grad=grad)
+    nd._push_update(kind, arrays, lr, {k: float(v) for k, v in params.items()}, weight,
+                    scalars)
+    return True
+
+
+def _clip_param(clip_gradient):
+    """MXNet's Python rules clip whenever clip_gradient is not None."""
+    return -1.0 if clip_gradient is None else float(clip_gradient)
+
+
 def _zeros_like(weight):
     from . import ndarray as nd
     return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
@@ -665,9 +686,16 @@ class AdaGrad(Optimizer):
         from . import ndarray as nd
         return nd._zeros_any(weight.shape, weight.context)   # float32, as MXNet
 
+    def _updates_on_device(self, weight, grad):  # (float32: the history is)
+        return _compiled_update(self, AdaGrad, weight, grad) and weight._sig[1] == np.float32
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
+        if _pushed("adagrad", weight, grad, [state], -lr, dict(
+                rescale_grad=self.rescale_grad, clip_gradient=_clip_param(self.clip_gradient),
+                eps=self.float_stable_eps, wd=wd), dtypes=(np.float32,)):
+            return
         w = _np(weight)
         t = w.dtype.type
         g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
@@ -700,9 +728,16 @@ class AdaDelta(Optimizer):
         from . import ndarray as nd
         return (nd._zeros_any(weight.shape, weight.context), nd._zeros_any(weight.shape, weight.context))
 
+    def _updates_on_device(self, weight, grad):  # (float32: the accumulators are)
+        return _compiled_update(self, AdaDelta, weight, grad) and weight._sig[1] == np.float32
+
     def update(self, index, weight, grad, state):
         wd = self._get_wd(index)
         self._update_count(index)
+        if _pushed("adadelta", weight, grad, list(state), 0.0, dict(
+                rescale_grad=self.rescale_grad, clip_gradient=_clip_param(self.clip_gradient),
+                rho=self.rho, epsilon=self.epsilon, wd=wd), dtypes=(np.float32,)):
+            return
         w = _np(weight)
         t = w.dtype.type
         g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
@@ -766,11 +801,18 @@ class Adamax(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, Adamax, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t_ = self._index_update_count[index]
         lr /= (1. - self.beta1 ** t_)
+        if _pushed("adamax", weight, grad, list(state), lr, dict(
+                rescale_grad=self.rescale_grad, clip_gradient=_clip_param(self.clip_gradient),
+                beta1=self.beta1, beta2=self.beta2, wd=wd)):
+            return
         w = _np(weight)
         t = w.dtype.type
         g = _clip(_grad(grad, w, self.rescale_grad) + t(wd) * w, self.clip_gradient)
@@ -798,17 +840,26 @@ class Nadam(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, Nadam, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t_ = self._index_update_count[index]
-        w = _np(weight)
-        t = w.dtype.type
-        g = _clip(_grad(grad, w, self.rescale_grad) + t(wd) * w, self.clip_gradient)
         momentum_t = self.beta1 * (1. - 0.5 * (pow(0.96, t_ * self.schedule_decay)))
         momentum_t_1 = self.beta1 * (1. - 0.5 * (pow(0.96, (t_ + 1) * self.schedule_decay)))
         self.m_schedule = self.m_schedule * momentum_t
         m_schedule_next = self.m_schedule * momentum_t_1
+        if _pushed("nadam", weight, grad, list(state), lr, dict(
+                rescale_grad=self.rescale_grad, clip_gradient=_clip_param(self.clip_gradient),
+                beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon, wd=wd),
+                dict(c_g=1. - self.m_schedule, c_m=1. - m_schedule_next,
+                     c_v=1. - pow(self.beta2, t_), c_gm=1. - momentum_t, c_mm=momentum_t_1)):
+            return
+        w = _np(weight)
+        t = w.dtype.type
+        g = _clip(_grad(grad, w, self.rescale_grad) + t(wd) * w, self.clip_gradient)
         m, v = _np(state[0]), _np(state[1])
         m *= t(self.beta1)
         m += t(1. - self.beta1) * g
@@ -917,15 +968,18 @@ class FTML(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))  # d, v, z
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, FTML, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t = self._index_update_count[index]
-        w = _np(weight)
-        w[...] = _uo.ftml(w, _np(grad), _np(state[0]), _np(state[1]), _np(state[2]), lr, t,
-                          beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon, wd=wd,
-                          rescale_grad=self.rescale_grad,
-                          clip_grad=_kernel_clip(self.clip_gradient))
+        from . import ndarray as nd
+        nd.ftml_update(weight, grad, state[0], state[1], state[2], lr, t=t, beta1=self.beta1,
+                       beta2=self.beta2, epsilon=self.epsilon, wd=wd,
+                       rescale_grad=self.rescale_grad,
+                       clip_grad=_kernel_clip(self.clip_gradient), out=weight)
 
 
 @register
@@ -979,13 +1033,21 @@ class DCASGD(Optimizer):
             nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
         return (mom, weight.copy())
 
+    def _updates_on_device(self, weight, grad):
+        return _compiled_update(self, DCASGD, weight, grad)
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
+        mom, previous = state
+        if _pushed("dcasgd_mom" if mom is not None else "dcasgd", weight, grad, [mom, previous],
+                   -lr, dict(rescale_grad=self.rescale_grad,
+                             clip_gradient=_clip_param(self.clip_gradient), wd=wd,
+                             lamda=self.lamda, momentum=self.momentum)):
+            return
         w = _np(weight)
         t = w.dtype.type
         g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
-        mom, previous = state
         prev = _np(previous)
         step = t(-lr) * (g + t(wd) * w + t(self.lamda) * g * g * (w - prev))
         if mom is not None:

@@ -145,6 +145,52 @@ def test_compiled_update_ops_are_the_numpy_formulas(op, n_states, kw, positive, 
             np.testing.assert_array_equal(a.asnumpy(), b, err_msg="%s: state %d" % (op, i))
 
 
+# Optimizers whose update is a compiled kernel on runtime arrays (its numpy
+# rule on numpy-backed ones), with the update kind it compiles.
+COMPILED_OPTIMIZERS = [
+    ("sgd", {"momentum": 0.9}, "sgd_mom"), ("adam", {}, "adam"), ("nag", {"momentum": 0.9},
+                                                                    "nag_mom"),
+    ("rmsprop", {"centered": True}, "rmspropalex"), ("rmsprop", {}, "rmsprop"),
+    ("signum", {"momentum": 0.9}, "signum"), ("ftrl", {}, "ftrl"), ("ftml", {}, "ftml"),
+    ("adagrad", {}, "adagrad"), ("adadelta", {}, "adadelta"), ("adamax", {}, "adamax"),
+    ("nadam", {}, "nadam"), ("dcasgd", {"momentum": 0.9}, "dcasgd_mom"),
+    ("dcasgd", {}, "dcasgd"),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,extra,kind", COMPILED_OPTIMIZERS,
+                         ids=["%s%s" % (c[0], "-" + "-".join(c[1]) if c[1] else "")
+                              for c in COMPILED_OPTIMIZERS])
+def test_compiled_optimizers_are_the_numpy_rules(name, extra, kind, dtype):
+    """Each optimizer's update on runtime arrays (a compiled kernel pushed on
+    the engine: optimizer._pushed / the mx.nd update ops) gives its numpy
+    rule's values (numpy-backed arrays) bit for bit, over steps with weight
+    decay, rescaling and clipping; AdaGrad and AdaDelta, whose states are
+    float32 whatever the weight, compile for float32 weights only."""
+    from mxc import ndarray as nd
+    from mxc.ndarray import NDArray
+    rng = np.random.default_rng(6)
+    w0 = rng.standard_normal((3, 5))
+    grads = [rng.standard_normal((3, 5)) * 3 for _ in range(3)]
+    compiles = name not in ("adagrad", "adadelta") or dtype == np.float32
+    got = []
+    for make in (lambda a: mx.nd.array(a, dtype=dtype), lambda a: NDArray(a.astype(dtype))):
+        nd._update_cache.clear()
+        opt = mx.optimizer.create(name, learning_rate=0.1, wd=0.01, clip_gradient=1.0,
+                                  rescale_grad=0.5, **extra)
+        upd = mx.optimizer.get_updater(opt)
+        w = make(w0)
+        for g in grads:
+            upd(0, make(g), w)
+        assert w.dtype == dtype
+        got.append(w.asnumpy())
+        ran = {k[0] for k in nd._update_cache}
+        assert ran == ({kind} if compiles and w._rt is not None else set()), (ran, w._rt)
+    np.testing.assert_array_equal(got[0], got[1])
+    assert not np.allclose(got[0], w0)
+
+
 def test_sign_updates_take_nan_as_mxnet():
     """signsgd / signum: sign(NaN) is 0 (MXNet's mshadow sign), in the
     compiled kernel and the numpy formula alike."""

@@ -308,8 +308,8 @@ def check_pinned_arrays_copy_to_and_from_the_gpu():
 
 
 def check_numpy_optimizers_update_gpu_weights_on_the_host():
-    """The optimizers written in numpy (all but SGD, Adam, RMSProp, NAG,
-    Signum and Ftrl, which are compiled kernels on the weight's device:
+    """The optimizers written in numpy (LAMB, LARS, GroupAdaGrad, SGLD; the
+    others are compiled kernels on the weight's device:
     numerics_compiled_optimizers_on_gpu_weights) update a GPU weight through
     host copies, their states kept on the host: the same values as on CPU
     weights, bit for bit, states saved and loaded included (no kernel runs:
@@ -317,8 +317,7 @@ def check_numpy_optimizers_update_gpu_weights_on_the_host():
     rng = np.random.default_rng(0)
     w0 = rng.standard_normal((4, 5)).astype(np.float32)
     grads = [rng.standard_normal((4, 5)).astype(np.float32) for _ in range(3)]
-    for name in ("adagrad", "adadelta", "adamax", "nadam", "lamb", "ftml", "lars", "dcasgd",
-                 "groupadagrad", "sgld"):
+    for name in ("lamb", "lars", "groupadagrad", "sgld"):
         kw = {"learning_rate": 0.1}
         if name in ("nag", "lars", "signum"):
             kw["momentum"] = 0.9
@@ -569,16 +568,20 @@ def numerics_autograd_on_gpu_arrays():
 
 
 def numerics_compiled_optimizers_on_gpu_weights():
-    """SGD, Adam, RMSProp (plain and centered), NAG, Signum (and signSGD)
-    and Ftrl update GPU weights with compiled kernels on the device (their
-    states there too; Updater does not go through the host): bit for bit
-    the CPU weights' values, states saved and loaded included, float32 and
-    float64, with weight decay and gradient clipping."""
+    """SGD, Adam, RMSProp (plain and centered), NAG, Signum (and signSGD),
+    Ftrl, FTML, AdaGrad, AdaDelta, Adamax, Nadam and DCASGD update GPU
+    weights with compiled kernels on the device (their states there too;
+    Updater does not go through the host; AdaGrad's and AdaDelta's float64
+    weights do, their states being float32): bit for bit the CPU weights'
+    values, states saved and loaded included, float32 and float64, with
+    weight decay and gradient clipping."""
     rng = np.random.default_rng(3)
     cases = [("sgd", {"momentum": 0.9}), ("adam", {}), ("rmsprop", {}),
              ("rmsprop", {"centered": True, "clip_weights": 0.9}), ("nag", {"momentum": 0.9}),
              ("nag", {}), ("signum", {"momentum": 0.9, "wd_lh": 0.01}),
-             ("signum", {"momentum": 0.0}), ("ftrl", {"lamda1": 0.05})]
+             ("signum", {"momentum": 0.0}), ("ftrl", {"lamda1": 0.05}), ("ftml", {}),
+             ("adagrad", {}), ("adadelta", {}), ("adamax", {}), ("nadam", {}),
+             ("dcasgd", {"momentum": 0.9}), ("dcasgd", {})]
     for dtype in (np.float32, np.float64):
         w0 = rng.standard_normal((4, 5)).astype(dtype)
         grads = [rng.standard_normal((4, 5)).astype(dtype) * 3 for _ in range(3)]
@@ -589,7 +592,8 @@ def numerics_compiled_optimizers_on_gpu_weights():
                 opt = mx.optimizer.create(name, **kw)
                 upd = mx.optimizer.get_updater(opt)
                 w = mx.nd.array(w0, ctx=ctx, dtype=dtype)
-                assert opt._updates_on_device(w, w), (name, ctx)
+                on_device = dtype == np.float32 or name not in ("adagrad", "adadelta")
+                assert opt._updates_on_device(w, w) == on_device, (name, ctx)
                 for k, g in enumerate(grads):
                     upd(0, mx.nd.array(g, ctx=ctx, dtype=dtype), w)
                     if k == 1:  # the states through a save and a load
@@ -597,7 +601,8 @@ def numerics_compiled_optimizers_on_gpu_weights():
                 states = upd.states[0]
                 states = [s for s in (states if isinstance(states, (list, tuple)) else
                                       [states]) if s is not None]
-                assert all(s.context == ctx for s in states), (name, ctx)
+                where = ctx if on_device or ctx == mx.cpu() else mx.cpu()  # (host copies)
+                assert all(s.context == where for s in states), (name, ctx)
                 assert w.context == ctx and w.dtype == dtype
                 got.append(w.asnumpy())
             np.testing.assert_array_equal(got[0], got[1], err_msg="%s %s %s" % (name, extra,
