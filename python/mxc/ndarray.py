@@ -2205,7 +2205,7 @@ def _push_update(kind, arrays, lr, params, out, scalars=None):
             raise MXNetError("%s_update: %s has shape %s, the weight %s"
                              % (kind, name, a.shape, weight.shape))
     dt = weight._sig[1]
-    lr_shape = [1] * builtins.max(len(weight.shape), 1)  # broadcast against the weight
+    lr_shape = [1] * len(weight.shape)  # broadcast against the weight (0-d: 0-d)
     written = _UPDATE_WRITES[kind]
     if out is None:
         out = _new_rt(weight.shape, dt, weight._ctx)

@@ -191,6 +191,23 @@ def test_compiled_optimizers_are_the_numpy_rules(name, extra, kind, dtype):
     assert not np.allclose(got[0], w0)
 
 
+def test_compiled_updates_of_0d_weights():
+    """Under mx.np_shape() a weight can be 0-d: the compiled updates give a
+    0-d result (the learning rate input was (1,), a shape error)."""
+    with mx.np_shape(True):
+        w, g = mx.nd.array(np.float32(2.0)), mx.nd.array(np.float32(1.0))
+        mom = mx.nd.array(np.float32(0.0))
+        mx.nd.sgd_mom_update(w, g, mom, lr=0.1, momentum=0.9, out=w)
+        assert w.shape == () and mom.shape == ()
+        np.testing.assert_allclose([w.asnumpy(), mom.asnumpy()], [1.9, -0.1], rtol=1e-6)
+        upd = mx.optimizer.get_updater(mx.optimizer.create("rmsprop", learning_rate=0.1))
+        upd(0, g, w)
+        n = np.float32(0.1)  # (1 - gamma1) * g^2
+        want = np.float32(1.9) - np.float32(0.1) * (np.float32(1) / np.sqrt(n + np.float32(1e-8)))
+        assert w.shape == ()
+        np.testing.assert_allclose(w.asnumpy(), want, rtol=1e-6)
+
+
 def test_sign_updates_take_nan_as_mxnet():
     """signsgd / signum: sign(NaN) is 0 (MXNet's mshadow sign), in the
     compiled kernel and the numpy formula alike."""
