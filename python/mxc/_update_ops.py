@@ -180,14 +180,12 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
                 scalars = dict(c_d=(ty(1) - ty(params["beta1"]) ** ty(t)) / ty(lr),
                                c_v=ty(1) - ty(params["beta2"]) ** ty(t))
                 params["clip_gradient"] = params.pop("clip_grad")
-            for k in ("clip_gradient", "clip_weights"):
-                if k in params:
-                    params[k] = -1.0 if params[k] is None else float(params[k])
-            arrays = dict(zip(writes[compiled][1:], states))
-            arrays.update(weight=weight, grad=grad)
-            return _push_update(compiled, arrays, lr, {k: (v if isinstance(v, bool) else float(v))
-                                                       for k, v in params.items()}, out,
-                                scalars)
+            # (floats for the cache key; a clip of None: -1, no clipping)
+            params = {k: v if isinstance(v, bool) else
+                      -1.0 if v is None and k.startswith("clip") else float(v)
+                      for k, v in params.items()}
+            arrays = dict(zip(writes[compiled][1:], states), weight=weight, grad=grad)
+            return _push_update(compiled, arrays, lr, params, out, scalars)
         w = weight._data
         st = [s._data for s in states]
         if kernel is nag_mom:

@@ -2004,9 +2004,9 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
     def lr_times(x):  # t(lr) * x, the learning rate an input
         return G.op("broadcast_mul", lr, x)
 
-    def wd_grad():  # clip(g * rescale_grad + wd * w, clip_gradient)
-        return clip(G.op("elemwise_add", scaled(grad, p["rescale_grad"]), scaled(w, p["wd"])),
-                    p["clip_gradient"])
+    def rescaled(wd=False):  # clip(g * rescale_grad (+ wd * w), clip_gradient)
+        return _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"],
+                              plus=scaled(w, p["wd"]) if wd else None)
 
     def add(a, b):
         return G.op("elemwise_add", a, b)
@@ -2024,7 +2024,7 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
         # c_d = (1 - beta1^t) / lr and c_v = 1 - beta2^t, in the dtype
         d, v, z = G.var("d"), G.var("v"), G.var("z")
         c_d, c_v = G.var("c_d"), G.var("c_v")
-        gi = wd_grad()
+        gi = rescaled(wd=True)
         b1, b2 = t(p["beta1"]), t(p["beta2"])
         v = add(scaled(v, b2), mul(scaled(gi, t(1) - b2), gi))
         d_t = G.op("broadcast_mul", c_d, G.op("_plus_scalar", G.op("sqrt", G.op(
@@ -2033,13 +2033,13 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
         return G.json([div(G.op("negative", z), d_t), d_t, v, z])
     if kind == "adagrad":  # (lr: -lr)
         history = G.var("history")
-        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        g = rescaled()
         history = add(history, mul(g, g))
         q = div(g, G.op("sqrt", G.op("_plus_scalar", history, scalar=k(p["eps"]))))
         return G.json([add(w, G.op("broadcast_mul", add(q, scaled(w, p["wd"])), lr)), history])
     if kind == "adadelta":  # (no learning rate)
         acc_g, acc_delta = G.var("acc_g"), G.var("acc_delta")
-        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        g = rescaled()
         rho = t(p["rho"])
         acc_g = add(scaled(acc_g, rho), mul(scaled(g, t(1) - rho), g))
         eps = k(p["epsilon"])
@@ -2049,7 +2049,7 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
         return G.json([sub(w, add(delta, scaled(w, p["wd"]))), acc_g, acc_delta])
     if kind == "adamax":  # (lr: lr / (1 - beta1^t))
         m, u = G.var("m"), G.var("u")
-        g = wd_grad()
+        g = rescaled(wd=True)
         m = add(scaled(m, p["beta1"]), scaled(g, 1.0 - p["beta1"]))
         u = G.op("broadcast_maximum", scaled(u, p["beta2"]), G.op("abs", g))
         return G.json([sub(w, div(lr_times(m), u)), m, u])
@@ -2058,7 +2058,7 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
         # c_gm = 1 - momentum_t, c_mm = momentum_t_1, in the dtype
         m, v = G.var("m"), G.var("v")
         c_g, c_m, c_v, c_gm, c_mm = (G.var(n) for n in _UPDATE_SCALARS["nadam"])
-        g = wd_grad()
+        g = rescaled(wd=True)
         m = add(scaled(m, p["beta1"]), scaled(g, 1.0 - p["beta1"]))
         v = add(scaled(v, p["beta2"]), mul(scaled(g, 1.0 - p["beta2"]), g))
         m_bar = add(G.op("broadcast_mul", c_gm, G.op("broadcast_div", g, c_g)),
@@ -2068,7 +2068,7 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
         return G.json([sub(w, div(lr_times(m_bar), den)), m, v])
     if kind in ("dcasgd", "dcasgd_mom"):  # (lr: -lr)
         prev = G.var("prev")
-        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        g = rescaled()
         inner = add(add(g, scaled(w, p["wd"])),
                     mul(mul(scaled(g, p["lamda"]), g), sub(w, prev)))
         step = lr_times(inner)
@@ -2081,63 +2081,53 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
     if kind == "signsgd":
         # (1 - lr * wd) * w - lr * sign(g); rescale_grad / clip_gradient unused
         decay = G.op("_rminus_scalar", scaled(lr, p["wd"]), scalar=1.0)
-        return G.json([G.op("elemwise_sub", G.op("broadcast_mul", decay, w),
-                            lr_times(G.op("sign", grad)))])
+        return G.json([sub(G.op("broadcast_mul", decay, w), lr_times(G.op("sign", grad)))])
     if kind == "signum":
         mom = G.var("mom")
-        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        gr = rescaled()
         mo = t(p["momentum"])
-        m = G.op("elemwise_sub", scaled(mom, mo), scaled(w, (t(1) - mo) * t(p["wd"])))
-        m = G.op("elemwise_sub", m, scaled(gr, t(1) - mo))
+        m = sub(scaled(mom, mo), scaled(w, (t(1) - mo) * t(p["wd"])))
+        m = sub(m, scaled(gr, t(1) - mo))
         decay = G.op("_rminus_scalar", scaled(lr, p["wd_lh"]), scalar=1.0)
-        return G.json([G.op("elemwise_add", G.op("broadcast_mul", decay, w),
-                            lr_times(G.op("sign", m))), m])
+        return G.json([add(G.op("broadcast_mul", decay, w), lr_times(G.op("sign", m))), m])
     if kind == "nag_mom":
         mom = G.var("mom")
-        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        gr = rescaled()
         m1 = scaled(mom, p["momentum"])
-        step = lr_times(G.op("elemwise_add", gr, scaled(w, p["wd"])))
-        new = G.op("elemwise_add", G.op("elemwise_sub", w, m1),
-                   scaled(G.op("elemwise_sub", m1, step), p["momentum"] + 1))
+        step = lr_times(add(gr, scaled(w, p["wd"])))
+        new = add(sub(w, m1), scaled(sub(m1, step), p["momentum"] + 1))
         # (out = weight: the decay term reads the new weight, as MXNet's)
         decayed = new if p["inplace"] else w
-        m2 = G.op("elemwise_sub", m1,
-                  lr_times(G.op("elemwise_add", gr, scaled(decayed, p["wd"]))))
+        m2 = sub(m1, lr_times(add(gr, scaled(decayed, p["wd"]))))
         return G.json([new, m2])
     if kind == "rmsprop":
         n = G.var("n")
-        gr = wd_grad()
-        n = G.op("elemwise_add", scaled(G.op("elemwise_mul", gr, gr), t(1) - t(p["gamma1"])),
-                 scaled(n, p["gamma1"]))
-        upd = G.op("elemwise_div", gr, G.op("sqrt", G.op("_plus_scalar", n,
-                                                          scalar=k(p["epsilon"]))))
-        return G.json([clip(G.op("elemwise_sub", w, lr_times(upd)), p["clip_weights"]), n])
+        gr = rescaled(wd=True)
+        n = add(scaled(mul(gr, gr), t(1) - t(p["gamma1"])), scaled(n, p["gamma1"]))
+        upd = div(gr, G.op("sqrt", G.op("_plus_scalar", n, scalar=k(p["epsilon"]))))
+        return G.json([clip(sub(w, lr_times(upd)), p["clip_weights"]), n])
     if kind == "rmspropalex":
         n, gs, delta = G.var("n"), G.var("g"), G.var("delta")
-        gr = wd_grad()
+        gr = rescaled(wd=True)
         g1 = t(p["gamma1"])
-        n = G.op("elemwise_add", G.op("elemwise_mul", scaled(gr, t(1) - g1), gr), scaled(n, g1))
-        gs = G.op("elemwise_add", scaled(gr, t(1) - g1), scaled(gs, g1))
-        denom = G.op("sqrt", G.op("_plus_scalar", G.op("elemwise_sub", n,
-                                                       G.op("elemwise_mul", gs, gs)),
-                                  scalar=k(p["epsilon"])))
-        delta = G.op("elemwise_sub", scaled(delta, p["gamma2"]),
-                     G.op("elemwise_div", lr_times(gr), denom))
-        return G.json([clip(G.op("elemwise_add", w, delta), p["clip_weights"]), n, gs, delta])
+        n = add(mul(scaled(gr, t(1) - g1), gr), scaled(n, g1))
+        gs = add(scaled(gr, t(1) - g1), scaled(gs, g1))
+        denom = G.op("sqrt", G.op("_plus_scalar", sub(n, mul(gs, gs)), scalar=k(p["epsilon"])))
+        delta = sub(scaled(delta, p["gamma2"]), div(lr_times(gr), denom))
+        return G.json([clip(add(w, delta), p["clip_weights"]), n, gs, delta])
     if kind == "ftrl":
         z, n = G.var("z"), G.var("n")
-        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
-        gg = G.op("elemwise_mul", gr, gr)
-        sq = G.op("elemwise_sub", G.op("sqrt", G.op("elemwise_add", n, gg)), G.op("sqrt", n))
-        z = G.op("elemwise_add", z, G.op("elemwise_sub", gr, G.op(
-            "broadcast_div", G.op("elemwise_mul", sq, w), lr)))
-        n = G.op("elemwise_add", n, gg)
-        num = G.op("elemwise_sub", scaled(G.op("sign", z), p["lamda1"]), z)
+        gr = rescaled()
+        gg = mul(gr, gr)
+        sq = sub(G.op("sqrt", add(n, gg)), G.op("sqrt", n))
+        z = add(z, sub(gr, G.op("broadcast_div", mul(sq, w), lr)))
+        n = add(n, gg)
+        num = sub(scaled(G.op("sign", z), p["lamda1"]), z)
         den = G.op("_plus_scalar", G.op("broadcast_div", G.op("_plus_scalar", G.op("sqrt", n),
                                                                scalar=k(p["beta"])), lr),
                    scalar=k(p["wd"]))
         keep = G.op("_greater_scalar", G.op("abs", z), scalar=k(p["lamda1"]))
-        return G.json([G.op("elemwise_mul", G.op("elemwise_div", num, den), keep), z, n])
+        return G.json([mul(div(num, den), keep), z, n])
     if kind == "sgd":
         g = _rescaled_grad(G, grad, p["rescale_grad"], p["clip_gradient"])
         step = G.op("broadcast_mul", lr, G.op("elemwise_add", g, G.op("_mul_scalar", w, scalar=p["wd"])))

@@ -34,14 +34,19 @@ def _on_engine(*arrays):
     return dt in (np.float32, np.float64) and all(a._sig[1] == dt for a in arrays)
 
 
-def _compiled_update(opt, cls, weight, grad):
-    """Whether `cls`'s compiled kernels (SGD's, Adam's, NAG's, ...) take the update: its
-    own update method (not a subclass's in numpy), runtime arrays, a float32
-    / float64 weight with a gradient of its dtype, or a float16 weight with
-    a float32 master copy (multi_precision)."""
-    if type(opt).update is not cls.update or weight._rt is None or \
-            not isinstance(grad, NDArray) or grad._rt is None:
+def _compiled_update(opt, weight, grad):
+    """Whether the compiled kernels of the class whose update() `opt` runs
+    take the update: that class says so (_compiled, in its own body: not a
+    subclass's update in numpy), runtime arrays, a float32 / float64 weight
+    (those of _compiled where it lists dtypes) with a gradient of its dtype,
+    or a float16 weight with a float32 master copy (multi_precision)."""
+    owner = next(c for c in type(opt).__mro__ if "update" in vars(c))
+    compiled = vars(owner).get("_compiled", False)
+    if not compiled or weight._rt is None or not isinstance(grad, NDArray) or \
+            grad._rt is None:
         return False
+    if compiled is not True:  # (the dtypes its states allow)
+        return weight._sig[1] in compiled and grad._sig[1] == weight._sig[1]
     if opt._use_master_copy(weight):
         return True
     return weight._sig[1] in (np.float32, np.float64) and grad._sig[1] == weight._sig[1]
@@ -120,11 +125,15 @@ class Optimizer:
     def update(self, index, weight, grad, state):
         raise NotImplementedError()
 
+    # Set in the body of a class whose update() pushes compiled kernels on
+    # runtime arrays: True, or the weight dtypes it compiles for.
+    _compiled = False
+
     def _updates_on_device(self, weight, grad):
         """Whether update_multi_precision runs on a GPU weight's device
-        (compiled kernels); if not, Updater runs it on host copies. The
-        optimizers written in numpy do not."""
-        return False
+        (compiled kernels: _compiled_update); if not, Updater runs it on host
+        copies. The optimizers written in numpy do not."""
+        return _compiled_update(self, weight, grad)
 
     def update_multi_precision(self, index, weight, grad, state):
         """update(); for a float16 weight with multi_precision, on the
@@ -272,8 +281,7 @@ class SGD(_StateThenMasterCopy, Optimizer):
         from . import ndarray as nd
         return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, SGD, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -398,8 +406,7 @@ class Adam(Optimizer):
         z = lambda: nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
         return (z(), z())
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, Adam, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -599,8 +606,7 @@ class NAG(_StateThenMasterCopy, Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, NAG, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -650,8 +656,7 @@ class RMSProp(Optimizer):
             return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
         return (_zeros_like(weight),)
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, RMSProp, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -686,8 +691,7 @@ class AdaGrad(Optimizer):
         from . import ndarray as nd
         return nd._zeros_any(weight.shape, weight.context)   # float32, as MXNet
 
-    def _updates_on_device(self, weight, grad):  # (float32: the history is)
-        return _compiled_update(self, AdaGrad, weight, grad) and weight._sig[1] == np.float32
+    _compiled = (np.float32,)  # (the history is)
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -728,8 +732,7 @@ class AdaDelta(Optimizer):
         from . import ndarray as nd
         return (nd._zeros_any(weight.shape, weight.context), nd._zeros_any(weight.shape, weight.context))
 
-    def _updates_on_device(self, weight, grad):  # (float32: the accumulators are)
-        return _compiled_update(self, AdaDelta, weight, grad) and weight._sig[1] == np.float32
+    _compiled = (np.float32,)  # (the accumulators are)
 
     def update(self, index, weight, grad, state):
         wd = self._get_wd(index)
@@ -770,8 +773,7 @@ class Ftrl(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))   # z, n
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, Ftrl, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -801,8 +803,7 @@ class Adamax(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, Adamax, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -840,8 +841,7 @@ class Nadam(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, Nadam, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -890,8 +890,7 @@ class Signum(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, Signum, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -968,8 +967,7 @@ class FTML(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))  # d, v, z
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, FTML, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -1033,8 +1031,7 @@ class DCASGD(Optimizer):
             nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
         return (mom, weight.copy())
 
-    def _updates_on_device(self, weight, grad):
-        return _compiled_update(self, DCASGD, weight, grad)
+    _compiled = True
 
     def update(self, index, weight, grad, state):
         self._update_count(index)

@@ -240,10 +240,13 @@ using mxc::runtime::cuda::Staged;
         cls_prob_h, bbox_h, im_info_h, base_h, y_h);                                     \
   }
 
-// Pooling gradients cuDNN cannot compute (lp, pooling_convention 'full',
-// padding as wide as the window): the CPU's kernel, under its own name (the
-// cuDNN twin has the plain one).
-#define MXC_DEFINE_HOST_POOLING_TWIN(T, suffix)                                           \
+// The gradients cuDNN cannot compute, under their own names (the cuDNN twins
+// have the plain ones): pooling's (lp, pooling_convention 'full', padding as
+// wide as the window), and LRN's where cuDNN's window is not MXNet's (wider
+// than 16 channels, knorm or beta below cuDNN's limits: the forward then ran
+// as generated kernels, which write tmp_norm, which the CPU's kernel reads;
+// y, which only cuDNN's gradient reads, is not copied).
+#define MXC_DEFINE_HOST_GRADIENT_TWINS(T, suffix)                                         \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_pooling_backward_host_##suffix(                  \
       MXC_HOST_BUF(const T, dy), MXC_HOST_BUF(const T, x), MXC_HOST_BUF(const T, y),     \
       MXC_HOST_BUF(T, dx), int64_t kind, int64_t p_value, int64_t count_include_pad,     \
@@ -263,18 +266,12 @@ using mxc::runtime::cuda::Staged;
               out_h, out_w, stride_d, stride_h, stride_w, pad_d, pad_h, pad_w);          \
         },                                                                               \
         dy_h, x_h, y_h, dx_h);                                                           \
-  }
-
-// LRN's gradient where cuDNN's window is not MXNet's (wider than 16
-// channels, knorm or beta below cuDNN's limits): the forward then ran as
-// generated kernels, which write tmp_norm, and the CPU's kernel reads it
-// (y, which only cuDNN's gradient reads, is not copied).
-#define MXC_DEFINE_HOST_LRN_TWIN(T, suffix)                                               \
+  }                                                                                      \
   MXC_KERNEL_EXPORT void mxc_cuda_kernel_lrn_backward_host_##suffix(                      \
       MXC_HOST_BUF(const T, dy), MXC_HOST_BUF(const T, x), MXC_HOST_BUF(const T, norm),  \
-      const T *, const T *, int64_t, int64_t, int64_t, /* y */ MXC_HOST_BUF(T, dx), int64_t outer, int64_t channels,     \
-      int64_t inner, int64_t nsize, int64_t alpha_bits, int64_t beta_bits,               \
-      int64_t knorm_bits) {                                                              \
+      const T * /* y */, const T *, int64_t, int64_t, int64_t, MXC_HOST_BUF(T, dx),      \
+      int64_t outer, int64_t channels, int64_t inner, int64_t nsize, int64_t alpha_bits, \
+      int64_t beta_bits, int64_t knorm_bits) {                                           \
     MXC_STAGE(const T, dy);                                                              \
     MXC_STAGE(const T, x);                                                               \
     MXC_STAGE(const T, norm);                                                            \
@@ -290,11 +287,8 @@ using mxc::runtime::cuda::Staged;
         dy_h, x_h, norm_h, dx_h);                                                        \
   }
 
-MXC_DEFINE_HOST_LRN_TWIN(float, f32)
-MXC_DEFINE_HOST_LRN_TWIN(double, f64)
-
-MXC_DEFINE_HOST_POOLING_TWIN(float, f32)
-MXC_DEFINE_HOST_POOLING_TWIN(double, f64)
+MXC_DEFINE_HOST_GRADIENT_TWINS(float, f32)
+MXC_DEFINE_HOST_GRADIENT_TWINS(double, f64)
 
 MXC_DEFINE_HOST_TWINS(float, f32)
 MXC_DEFINE_HOST_TWINS(double, f64)
