@@ -6,12 +6,12 @@ src/operator/optimizer_op-inl.h, in the weight's dtype), in numpy.
 mx.nd.<name> takes MXNet's arguments: the weight is written only through
 out= (out=weight updates it in place, as the optimizers call them), the
 states (mom, n, z, ...) are always updated in place. signsgd, signum,
-nag_mom, ftrl, ftml, rmsprop and rmspropalex on runtime arrays of one float dtype
-(float32 / float64, on any device) are compiled, fused kernels pushed on the
-engine (ndarray._push_update, the same formulas operation for operation, as
-sgd_update / sgd_mom_update / adam_update); otherwise, and lamb, run
-here on the host after the arrays' pending engine work (NDArray._data),
-synchronously.
+nag_mom, ftrl, ftml, rmsprop, rmspropalex and lamb_update_phase1 / 2 on
+runtime arrays of one float dtype (float32 / float64, on any device; phase 2's
+r1 and r2 one value each) are compiled, fused kernels pushed on the engine
+(ndarray._push_update, the same formulas operation for operation, as
+sgd_update / sgd_mom_update / adam_update); otherwise they run here on the
+host after the arrays' pending engine work (NDArray._data), synchronously.
 """
 import numpy as np
 
@@ -167,13 +167,25 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
             if not isinstance(a, NDArray):
                 raise MXNetError("%s: expected NDArrays" % update.__name__)
         compiled = COMPILED.get(update.__name__)
-        if compiled is not None and _compilable(weight, grad, states, out):
+        if kernel is lamb_phase2 and all(s.size == 1 for s in states):
+            # (r1, r2: one value each, shaped as the learning rate input)
+            states = [s.reshape((1,) * weight.ndim) for s in states]
+        if compiled is not None and _compilable(weight, grad, states, out,
+                                                2 if kernel is lamb_phase2 else 0):
             from .ndarray import _push_update
             from .ndarray import _UPDATE_WRITES as writes
             if kernel is nag_mom:
                 params["inplace"] = out is weight
-            lr = params.pop("lr")
+            lr = params.pop("lr", None)
             scalars = None
+            if kernel is lamb_phase1:
+                t = params.pop("t")
+                if params.pop("bias_correction"):  # (as lamb_phase1's)
+                    ty = weight._sig[1].type
+                    scalars = dict(c_m=1.0 - np.float64(ty(params["beta1"]) ** ty(t)),
+                                   c_v=ty(1) - ty(params["beta2"]) ** ty(t))
+                else:
+                    compiled = "lamb_phase1_nbc"
             if kernel is ftml:  # the step's constants as inputs (a new t does not recompile)
                 ty = weight._sig[1].type
                 t = params.pop("t")
@@ -182,9 +194,11 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
                 params["clip_gradient"] = params.pop("clip_grad")
             # (floats for the cache key; a clip of None: -1, no clipping)
             params = {k: v if isinstance(v, bool) else
-                      -1.0 if v is None and k.startswith("clip") else float(v)
+                      -1.0 if v is None and k.startswith(("clip", "lower", "upper")) else
+                      float(v)
                       for k, v in params.items()}
-            arrays = dict(zip(writes[compiled][1:], states), weight=weight, grad=grad)
+            names = ["r1", "r2"] if kernel is lamb_phase2 else writes[compiled][1:]
+            arrays = dict(zip(names, states), weight=weight, grad=grad)
             return _push_update(compiled, arrays, lr, params, out, scalars)
         w = weight._data
         st = [s._data for s in states]
@@ -206,19 +220,23 @@ _REQUIRED = object()
 COMPILED = {"signsgd_update": "signsgd", "signum_update": "signum",
             "nag_mom_update": "nag_mom", "rmsprop_update": "rmsprop",
             "rmspropalex_update": "rmspropalex", "ftrl_update": "ftrl",
-            "ftml_update": "ftml"}
+            "ftml_update": "ftml", "lamb_update_phase1": "lamb_phase1",
+            "lamb_update_phase2": "lamb_phase2"}
 
 
-def _compilable(weight, grad, states, out):
+def _compilable(weight, grad, states, out, one_value=0):
     """Runtime arrays (any device) of one float32 / float64 dtype, shape and
-    device; out, where given, a runtime array of that dtype and shape (on
-    another device: the new weight is copied there)."""
+    device (the last `one_value` states: one value each); out, where given, a
+    runtime array of that dtype and shape (on another device: the new weight
+    is copied there)."""
     arrays = [weight, grad] + list(states) + ([out] if out is not None else [])
     if not all(a._rt is not None for a in arrays):
         return False
     dt = weight._sig[1]
     return dt in (np.float32, np.float64) and \
-        all(a._sig[1] == dt and a.shape == weight.shape for a in arrays) and \
+        all(a._sig[1] == dt and (a.shape == weight.shape or a.size == 1 and a is not out and
+                                 any(a is s for s in states[len(states) - one_value:]))
+            for a in arrays) and \
         all(a._ctx == weight._ctx for a in arrays if a is not out)
 
 FUNCTIONS = {

@@ -1959,7 +1959,8 @@ def _rescaled_grad(G, grad, rescale_grad, clip_gradient, plus=None):
     return g
 
 
-# The inputs each update's heads replace, in head order.
+# The inputs each update's heads replace, in head order (None: a new array,
+# the head is not written over an input).
 _UPDATE_WRITES = {"sgd": ["weight"], "sgd_mom": ["weight", "mom"],
                   "adam": ["weight", "mean", "var"],
                   # (_update_ops' formulas, operation for operation)
@@ -1970,15 +1971,35 @@ _UPDATE_WRITES = {"sgd": ["weight"], "sgd_mom": ["weight", "mom"],
                   # (optimizer.py's numpy rules of MXNet's Python optimizers)
                   "adagrad": ["weight", "history"], "adadelta": ["weight", "acc_g", "acc_delta"],
                   "adamax": ["weight", "m", "u"], "nadam": ["weight", "m", "v"],
-                  "dcasgd": ["weight", "prev"], "dcasgd_mom": ["weight", "mom", "prev"]}
+                  "dcasgd": ["weight", "prev"], "dcasgd_mom": ["weight", "mom", "prev"],
+                  # (the updates whose step has a reduction: the norms come
+                  # in as arrays, computed on the device by mx.nd.norm; GroupAdaGrad's
+                  # row means are its graph's)
+                  "lamb_phase1": [None, "mean", "var"], "lamb_phase1_nbc": [None, "mean", "var"],
+                  "lamb_phase2": ["weight"], "lars": ["weight"], "lars_mom": ["weight", "mom"],
+                  "group_adagrad": ["weight", "history"], "sgld": ["weight"]}
 
 # The updates without a learning rate (no `lr` input).
-_UPDATE_NO_LR = {"adadelta", "ftml"}  # (ftml: in c_d)
+_UPDATE_NO_LR = {"adadelta", "ftml", "lamb_phase1", "lamb_phase1_nbc"}  # (ftml: in c_d)
 
 # The per-step scalars an update reads as inputs besides lr (broadcast like
 # it: a new value does not recompile), in order.
 _UPDATE_SCALARS = {"ftml": ["c_d", "c_v"],
-                   "nadam": ["c_g", "c_m", "c_v", "c_gm", "c_mm"]}
+                   "nadam": ["c_g", "c_m", "c_v", "c_gm", "c_mm"],
+                   "lamb_phase1": ["c_m", "c_v"], "lars_mom": ["momentum"]}
+
+# Inputs of another dtype than the weight's: (kind, name) -> dtype.
+# LAMB's bias-corrected mean is computed in double (as MXNet's kernel), the
+# LARS norms in float32 (as MXNet's multi_sum_sq).
+_UPDATE_DTYPES = {("lamb_phase1", "c_m"): np.dtype(np.float64),
+                  ("lars", "w_norm"): np.dtype(np.float32),
+                  ("lars", "g_norm"): np.dtype(np.float32),
+                  ("lars_mom", "w_norm"): np.dtype(np.float32),
+                  ("lars_mom", "g_norm"): np.dtype(np.float32)}
+
+# Array inputs shaped as the learning rate (broadcast against the weight).
+_UPDATE_BROADCAST = {"lamb_phase2": {"r1", "r2"}, "lars": {"w_norm", "g_norm"},
+                     "lars_mom": {"w_norm", "g_norm"}}
 
 
 def _build_update(kind, p, dt=np.dtype(np.float32)):
@@ -2066,6 +2087,69 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
         den = G.op("_plus_scalar", G.op("sqrt", G.op("broadcast_div", v, c_v)),
                    scalar=k(p["epsilon"]))
         return G.json([sub(w, div(lr_times(m_bar), den)), m, v])
+    if kind in ("lamb_phase1", "lamb_phase1_nbc"):  # (_update_ops.lamb_phase1)
+        mean, var = G.var("mean"), G.var("var")
+        g = rescaled()
+        b1, b2 = t(p["beta1"]), t(p["beta2"])
+        mean = add(scaled(mean, b1), scaled(g, t(1) - b1))
+        var = add(scaled(var, b2), mul(scaled(g, t(1) - b2), g))
+        m, v = mean, var
+        if kind == "lamb_phase1":
+            # c_m = 1 - beta1^t in double (mean / c_m in double, then the
+            # dtype), c_v = 1 - beta2^t in the dtype
+            c_m, c_v = G.var("c_m"), G.var("c_v")
+            m = G.op("Cast", G.op("broadcast_div", G.op("Cast", mean, dtype="float64"), c_m),
+                     dtype=dtype_name(dt))
+            v = G.op("broadcast_div", var, c_v)
+        r = add(div(m, G.op("_plus_scalar", G.op("sqrt", v), scalar=k(p["epsilon"]))),
+                scaled(w, p["wd"]))
+        return G.json([r, mean, var])
+    if kind == "lamb_phase2":  # weight - lr * (r1 / r2, 1 where either is 0) * g
+        r1, r2 = G.var("r1"), G.var("r2")  # (grad: phase 1's result)
+        if p["lower_bound"] >= 0:
+            r1 = G.op("_maximum_scalar", r1, scalar=k(p["lower_bound"]))
+        if p["upper_bound"] >= 0:
+            r1 = G.op("_minimum_scalar", r1, scalar=k(p["upper_bound"]))
+        both = mul(G.op("_not_equal_scalar", r1, scalar=0.0),
+                   G.op("_not_equal_scalar", r2, scalar=0.0))
+        ratio = G.op("where", both, div(r1, r2), G.op("ones_like", r1))
+        return G.json([sub(w, G.op("broadcast_mul", lr_times(ratio), grad))])
+    if kind in ("lars", "lars_mom"):
+        # lr scaled by the trust ratio eta ||w|| / (rescale_grad ||g|| + wd ||w||
+        # + eps) in float32 where both norms are positive (not for p["trust"]
+        # False: gamma / beta / bias), then SGD: step = momentum * mom - lr *
+        # wd * w - lr * g; weight + step
+        if p["trust"]:
+            f32 = np.dtype(np.float32)
+            wn, gn = G.var("w_norm"), G.var("g_norm")
+            gn = G.op("_mul_scalar", gn, scalar=float(f32.type(p["rescale_grad"])))
+            lr32 = lr if dt == f32 else G.op("Cast", lr, dtype="float32")
+            den = G.op("_plus_scalar", add(gn, G.op("_mul_scalar", wn, scalar=float(
+                f32.type(p["wd"])))), scalar=float(f32.type(p["eps"])))
+            trust = div(mul(G.op("_mul_scalar", lr32, scalar=float(f32.type(p["eta"]))), wn),
+                        den)
+            both = mul(G.op("_greater_scalar", wn, scalar=0.0),
+                       G.op("_greater_scalar", gn, scalar=0.0))
+            if dt != f32:  # (the float32 trust lr in the dtype; lr itself else)
+                trust = G.op("Cast", trust, dtype=dtype_name(dt))
+                both = G.op("Cast", both, dtype=dtype_name(dt))
+            lr = G.op("where", both, trust, lr)
+        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        decay = G.op("broadcast_mul", scaled(lr, p["wd"]), w)
+        first = G.op("negative", decay) if kind == "lars" else \
+            sub(G.op("broadcast_mul", G.var("momentum"), G.var("mom")), decay)
+        step = sub(first, G.op("broadcast_mul", lr, gr))
+        return G.json([add(w, step)] + ([step] if kind == "lars_mom" else []))
+    if kind == "group_adagrad":  # (2-D weight, history (rows, 1))
+        history = G.var("history")
+        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        history = G.op("broadcast_add", history,
+                       G.op("mean", mul(g, g), axis="1", keepdims="True"))
+        den = G.op("sqrt", G.op("_plus_scalar", history, scalar=k(p["eps"])))
+        return G.json([sub(w, G.op("broadcast_div", lr_times(g), den)), history])
+    if kind == "sgld":  # (lr: -lr / 2) weight + lr * (g + wd * weight), then + noise
+        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        return G.json([add(add(w, lr_times(add(g, scaled(w, p["wd"])))), G.var("noise"))])
     if kind in ("dcasgd", "dcasgd_mom"):  # (lr: -lr)
         prev = G.var("prev")
         g = rescaled()
@@ -2165,16 +2249,19 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
         if a._ctx != weight._ctx:
             raise MXNetError("%s_update: %s is on %s, the weight on %s"
                              % (kind, name, a._ctx, weight._ctx))
-    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), cuda_arch, in_place)
+    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), cuda_arch, in_place,
+           tuple(sorted((n, a.shape) for n, a in arrays.items())))
     if key not in _update_cache:
         text = _build_update(kind, params, dt)
-        shapes = {n: list(weight.shape) for n in arrays}
+        shapes = {n: list(a.shape) for n, a in arrays.items()}
+        dtypes = {n: dtype_name(a._sig[1]) for n, a in arrays.items()}
         for n in ([] if kind in _UPDATE_NO_LR else ["lr"]) + _UPDATE_SCALARS.get(kind, []):
             shapes[n] = lr_shape
-        dtypes = {n: dtype_name(dt) for n in shapes}
+            dtypes[n] = dtype_name(_UPDATE_DTYPES.get((kind, n), dt))
         options = {}
         if in_place:
-            options["in_place"] = ["%d=%s" % (j, n) for j, n in enumerate(_UPDATE_WRITES[kind])]
+            options["in_place"] = ["%d=%s" % (j, n)
+                                   for j, n in enumerate(_UPDATE_WRITES[kind]) if n]
         if cuda_arch:
             options["cuda_arch"] = cuda_arch
         compiled = compile_graph(text, shapes, dtypes, "%s_update" % kind, **options)
@@ -2188,18 +2275,22 @@ def _push_update(kind, arrays, lr, params, out, scalars=None):
     states are updated in place; `scalars`, the values of the update's
     _UPDATE_SCALARS. Returns out."""
     weight = arrays["weight"]
+    lr_shape = [1] * len(weight.shape)  # broadcast against the weight (0-d: 0-d)
     for name, a in arrays.items():
         if not isinstance(a, NDArray):
             raise MXNetError("%s_update: %s must be an NDArray" % (kind, name))
-        if a.shape != weight.shape:
+        want = tuple(lr_shape) if name in _UPDATE_BROADCAST.get(kind, ()) else \
+            (weight.shape[0], 1) if (kind, name) == ("group_adagrad", "history") else \
+            weight.shape
+        if a.shape != want:
             raise MXNetError("%s_update: %s has shape %s, the weight %s"
                              % (kind, name, a.shape, weight.shape))
     dt = weight._sig[1]
-    lr_shape = [1] * len(weight.shape)  # broadcast against the weight (0-d: 0-d)
     written = _UPDATE_WRITES[kind]
     if out is None:
         out = _new_rt(weight.shape, dt, weight._ctx)
-    # The graph's heads, in order: the new weight, then the new states.
+    # The graph's heads, in order: the new weight (or the result of a head
+    # written over no input), then the new states.
     targets = [out] + [arrays[n] for n in written[1:]]
     # In place (MXNet's way, out=weight): the kernel writes each head over
     # the input it replaces, through one pointer (PipelineOptions::inPlace),
@@ -2209,14 +2300,18 @@ def _push_update(kind, arrays, lr, params, out, scalars=None):
     rts = [a._rt for a in arrays.values()]
     in_place = all(r is not None for r in rts) and \
         len(set(map(id, rts))) == len(rts) and \
-        all(t._rt is arrays[n]._rt for t, n in zip(targets, written))
+        all(t._rt is arrays[n]._rt if n else t._rt is not None and
+            all(t._rt is not r for r in rts) for t, n in zip(targets, written))
     compiled = _compiled_update(kind, arrays, params, lr_shape, in_place)
     if compiled is None:  # the in-place compile did not come out as one step
         in_place = False
         compiled = _compiled_update(kind, arrays, params, lr_shape, False)
-    feeds = dict(arrays, lr=_new(np.full(lr_shape, lr, dtype=dt), weight._ctx))
+    feeds = dict(arrays)
+    if kind not in _UPDATE_NO_LR:
+        feeds["lr"] = _new(np.full(lr_shape, lr, dtype=dt), weight._ctx)
     for n in _UPDATE_SCALARS.get(kind, []):
-        feeds[n] = _new(np.full(lr_shape, scalars[n], dtype=dt), weight._ctx)
+        feeds[n] = _new(np.full(lr_shape, scalars[n], dtype=_UPDATE_DTYPES.get((kind, n), dt)),
+                        weight._ctx)
     if in_place:
         compiled.push([feeds[name]._rt for name, _, _, _ in compiled.inputs],
                       [t._rt for t in targets])

@@ -1,9 +1,11 @@
 """mx.optimizer: MXNet 1.x's optimizers and update rules.
 
 SGD's and Adam's updates are MXNet's `sgd_update`, `sgd_mom_update` and
-`adam_update` (NAG's, RMSProp's, Signum's and Ftrl's their update operators,
-_update_ops.COMPILED): on runtime arrays, compiled fused kernels pushed on the engine with the
-weight and the states as written variables (mx.nd.sgd_update etc.); on
+`adam_update` (NAG's, RMSProp's, Signum's, Ftrl's, FTML's and LAMB's their
+update operators, _update_ops.COMPILED; the others ndarray._build_update
+graphs of their rules): on runtime arrays, compiled fused kernels pushed on
+the engine with the weight and the states as written variables (reductions
+too: LAMB's and LARS's norms, GroupAdaGrad's row means); on
 numpy-backed arrays, the same arithmetic in numpy (with rescale_grad,
 clip_gradient, wd), learning rates from an lr_scheduler, per-parameter
 lr_mult/wd_mult (from the symbol's __lr_mult__/__wd_mult__ attributes and,
@@ -132,13 +134,18 @@ class Optimizer:
     def _updates_on_device(self, weight, grad):
         """Whether update_multi_precision runs on a GPU weight's device
         (compiled kernels: _compiled_update); if not, Updater runs it on host
-        copies. The optimizers written in numpy do not."""
+        copies: those of no compiled kernel (AdaGrad / AdaDelta on float64
+        weights, a subclass whose update() is numpy)."""
         return _compiled_update(self, weight, grad)
 
     def update_multi_precision(self, index, weight, grad, state):
         """update(); for a float16 weight with multi_precision, on the
         float32 master copy (with a float32 gradient), then the weight is the
-        master copy cast to float16."""
+        master copy cast to float16. Lists of indices, weights, gradients
+        and states (MXNet's aggregated form, multi_lamb / multi_sgd): one
+        update a tensor, in order."""
+        if _each(self.update_multi_precision, index, weight, grad, state):
+            return
         if self._use_master_copy(weight):
             master, inner = state
             self.update(index, master, grad.astype(np.float32), inner)
@@ -240,6 +247,19 @@ register = Optimizer.register
 create = Optimizer.create_optimizer
 
 
+def _each(update, index, weight, grad, state):
+    """MXNet's aggregated update (lists of indices, weights, gradients and
+    states): `update` on each tensor in turn; False for one tensor."""
+    if not isinstance(index, (list, tuple)):
+        return False
+    if not len(index) == len(weight) == len(grad) == len(state):
+        raise MXNetError("aggregated update: %d indices, %d weights, %d gradients, %d states"
+                         % (len(index), len(weight), len(grad), len(state)))
+    for i, w, g, s in zip(index, weight, grad, state):
+        update(i, w, g, s)
+    return True
+
+
 class _StateThenMasterCopy:
     """SGD's and NAG's multi-precision state order, as MXNet's: (the state
     for the float32 master copy, the master copy) for a float16 weight."""
@@ -253,6 +273,8 @@ class _StateThenMasterCopy:
         return self.create_state(index, weight)
 
     def update_multi_precision(self, index, weight, grad, state):
+        if _each(self.update_multi_precision, index, weight, grad, state):
+            return
         if self._use_master_copy(weight):
             inner, master = state
             self.update(index, master, grad.astype(np.float32), inner)
@@ -320,9 +342,11 @@ class LARS(_StateThenMasterCopy, Optimizer):
     (lr itself where a norm is 0, and for names ending in gamma, beta or
     bias). Only '*_weight' parameters decay. With momentum_correction the
     momentum is scaled by lr / previous lr when a schedule changes lr.
-    Numpy on the host, per parameter (MXNet aggregates several parameters
-    into multi_lars / preloaded_multi_sgd_mom_update calls; the same
-    arithmetic)."""
+    On runtime arrays the two norms are float32 reductions on the weight's
+    device (mx.nd.norm) and the trust ratio and the step one compiled kernel
+    pushed on the engine; numpy on numpy-backed ones. Per parameter (MXNet
+    aggregates several parameters into multi_lars /
+    preloaded_multi_sgd_mom_update calls; the same arithmetic)."""
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
                  momentum_correction=True, **kwargs):
@@ -355,22 +379,44 @@ class LARS(_StateThenMasterCopy, Optimizer):
             self.cur_lr = lr
         return lr * self._mult(index, self.lr_mult, "lr_mult")
 
+    _compiled = True
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr = self._lars_lr(index)
         wd = self._get_wd(index)
+        name = self.idx2name.get(index, str(index))
+        trust = not name.endswith(("gamma", "beta", "bias"))
+        momentum = self.momentum
+        if momentum > 0 and self.momentum_correction and self.last_lr:
+            momentum = momentum * (self.cur_lr / self.last_lr)
+        if _on_engine(weight, grad, state):
+            # the norms in float32 on the weight's device (MXNet's
+            # multi_sum_sq), the trust ratio and the step one kernel
+            from . import ndarray as nd
+            arrays = dict(weight=weight, grad=grad)
+            if state is not None:
+                arrays["mom"] = state
+            if trust:
+                shape = (1,) * weight.ndim
+                for key, a in (("w_norm", weight), ("g_norm", grad)):
+                    a = a if a.dtype == np.float32 else a.astype(np.float32)
+                    arrays[key] = nd.norm(a).reshape(shape)
+            kind = "lars" if state is None else "lars_mom"
+            nd._push_update(kind, arrays, lr,
+                            dict(trust=trust, eta=float(self.eta), eps=float(self.eps),
+                                 wd=float(wd), rescale_grad=float(self.rescale_grad),
+                                 clip_gradient=_clip_param(self.clip_gradient)), weight,
+                            None if state is None else dict(momentum=momentum))
+            return
         f = np.float32
         w = _np(weight)
         g = _np(grad)
-        name = self.idx2name.get(index, str(index))
-        if not name.endswith(("gamma", "beta", "bias")):
+        if trust:
             w_norm = f(np.sqrt(np.sum(np.square(w.astype(f)), dtype=f)))
             g_norm = f(np.sqrt(np.sum(np.square(g.astype(f)), dtype=f))) * f(self.rescale_grad)
             if w_norm > 0 and g_norm > 0:
                 lr = lr * f(self.eta) * w_norm / (g_norm + f(wd) * w_norm + f(self.eps))
-        momentum = self.momentum
-        if momentum > 0 and self.momentum_correction and self.last_lr:
-            momentum = momentum * (self.cur_lr / self.last_lr)
         t = w.dtype.type
         gr = g.astype(w.dtype, copy=True) * t(self.rescale_grad)
         if self.clip_gradient is not None and self.clip_gradient >= 0:
@@ -457,8 +503,12 @@ class Updater:
                 self.states_synced[i] = True
             elif not self.states_synced.get(i, True):
                 # states loaded by set_states live on the host: to the
-                # weight's device (MXNet's sync_state_context)
-                self.states[i] = _to_context(self.states[i], _host_ctx() if host else w.context)
+                # weight's device (MXNet's sync_state_context), runtime
+                # arrays for a runtime weight (the compiled updates take
+                # them; numpy-backed ones would send it to the numpy rule)
+                self.states[i] = _to_context(self.states[i], _host_ctx() if host else w.context,
+                                             not host and isinstance(w, NDArray) and
+                                             w._rt is not None)
                 self.states_synced[i] = True
             if host:
                 hw = w.copyto(_host_ctx())
@@ -495,11 +545,15 @@ def _host_ctx():
     return cpu()
 
 
-def _to_context(v, ctx):
+def _to_context(v, ctx, runtime=False):
+    """State `v` on `ctx` (`runtime`: as runtime arrays)."""
     if isinstance(v, NDArray):
+        if runtime and v._rt is None:
+            from . import ndarray as nd
+            return nd.array(v._data, ctx=ctx, dtype=v.dtype)
         return v.as_in_context(ctx) if v.context != ctx else v
     if isinstance(v, (list, tuple)):
-        return type(v)(_to_context(x, ctx) for x in v)
+        return type(v)(_to_context(x, ctx, runtime) for x in v)
     return v
 
 
@@ -536,9 +590,9 @@ class Test(Optimizer):
 #
 # Each update is MXNet 1.9.1's rule in numpy, in the weight's dtype, on the
 # arrays' data after the engine's pending work on them (NDArray._data), written
-# in place -- except NAG's, RMSProp's, Signum's and Ftrl's on runtime arrays,
-# which are compiled kernels pushed on the engine (mx.nd.<op>_update,
-# _update_ops.COMPILED): the fused-kernel ones (nag_mom_update, rmsprop_update,
+# in place, for numpy-backed arrays; on runtime arrays (_compiled) compiled
+# kernels pushed on the engine do the same (mx.nd.<op>_update,
+# _update_ops.COMPILED, or _pushed's ndarray._build_update graphs): the fused-kernel ones (nag_mom_update, rmsprop_update,
 # rmspropalex_update, ftrl_update, signsgd_update, signum_update,
 # lamb_update_phase1/2) follow the kernels of src/operator/optimizer_op-inl.h,
 # the others MXNet's Python arithmetic (python/mxnet/optimizer/optimizer.py).
@@ -932,19 +986,34 @@ class LAMB(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
 
+    _compiled = True
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         step = self._index_update_count[index]
+        bounds = dict(lower_bound=self.lower_bound if self.lower_bound else -1.0,
+                      upper_bound=self.upper_bound if self.upper_bound else -1.0)
+        if _on_engine(weight, grad, *state):
+            # MXNet's Python LAMB: phase 1, the norms (weight.norm(), g.norm():
+            # in the weight's dtype, reductions on its device), phase 2; each
+            # pushed on the engine
+            from . import ndarray as nd
+            g = nd.lamb_update_phase1(weight, grad, state[0], state[1], t=step,
+                                      beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                                      bias_correction=self.bias_correction, wd=wd,
+                                      rescale_grad=self.rescale_grad,
+                                      clip_gradient=_kernel_clip(self.clip_gradient))
+            nd.lamb_update_phase2(weight, g, nd.norm(weight), nd.norm(g), lr=lr, out=weight,
+                                  **bounds)
+            return
         w = _np(weight)
         r = _uo.lamb_phase1(w, _np(grad), _np(state[0]), _np(state[1]), step,
                             beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
                             bias_correction=self.bias_correction, wd=wd,
                             rescale_grad=self.rescale_grad,
                             clip_gradient=_kernel_clip(self.clip_gradient))
-        w[...] = _uo.lamb_phase2(w, r, _uo.l2_norm(w), _uo.l2_norm(r), lr,
-                                 lower_bound=self.lower_bound if self.lower_bound else -1.0,
-                                 upper_bound=self.upper_bound if self.upper_bound else -1.0)
+        w[...] = _uo.lamb_phase2(w, r, _uo.l2_norm(w), _uo.l2_norm(r), lr, **bounds)
 
 
 @register
@@ -994,16 +1063,26 @@ class SGLD(Optimizer):
     def create_state(self, index, weight):
         return None
 
+    _compiled = True
+
     def update(self, index, weight, grad, state):
         from . import random as _random
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
+        # (drawn on the host by mx.random's generator, as for the rule below,
+        # then on the weight's device)
+        noise = _random.normal(0, math.sqrt(lr), shape=weight.shape, dtype=weight.dtype,
+                               ctx=weight.context)
+        if _on_engine(weight, grad, noise):
+            from . import ndarray as nd
+            nd._push_update("sgld", dict(weight=weight, grad=grad, noise=noise), -lr / 2,
+                            dict(wd=float(wd), rescale_grad=float(self.rescale_grad),
+                                 clip_gradient=_clip_param(self.clip_gradient)), weight)
+            return
         w = _np(weight)
         t = w.dtype.type
         g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)
         w += t(-lr / 2) * (g + t(wd) * w)
-        noise = _random.normal(0, math.sqrt(lr), shape=w.shape, dtype=w.dtype,
-                               ctx=weight.context)
         w += _np(noise)
 
 
@@ -1084,11 +1163,18 @@ class GroupAdaGrad(Optimizer):
                              % (weight.shape,))
         return nd.zeros((weight.shape[0], 1), weight.context, dtype=weight.dtype)
 
+    _compiled = True
+
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         if wd != 0:
             raise MXNetError("GroupAdaGrad: weight decay is not supported (wd=%s)" % wd)
+        if _pushed("group_adagrad", weight, grad, [state], lr,
+                   dict(rescale_grad=self.rescale_grad,
+                        clip_gradient=_clip_param(self.clip_gradient),
+                        eps=self.float_stable_eps)):
+            return
         w = _np(weight)
         t = w.dtype.type
         g = _clip(_grad(grad, w, self.rescale_grad), self.clip_gradient)

@@ -191,6 +191,108 @@ def test_compiled_optimizers_are_the_numpy_rules(name, extra, kind, dtype):
     assert not np.allclose(got[0], w0)
 
 
+# Optimizers whose step has a reduction (LAMB's and LARS's norms,
+# GroupAdaGrad's row means) or noise (SGLD): (name, hyper-parameters, the
+# update kinds compiled, whether bit for bit with the numpy rule).
+REDUCING_OPTIMIZERS = [
+    ("lamb", {"wd": 0.01, "clip_gradient": 1.0}, {"lamb_phase1", "lamb_phase2"}, False),
+    ("lamb", {"bias_correction": False, "lower_bound": 0.5, "upper_bound": 1.5},
+     {"lamb_phase1_nbc", "lamb_phase2"}, False),
+    ("lars", {"momentum": 0.9, "wd": 0.01, "eta": 0.5, "eps": 1e-3, "clip_gradient": 1.0},
+     {"lars_mom"}, False),
+    ("lars", {"wd": 0.01, "eta": 0.5}, {"lars"}, False),
+    ("groupadagrad", {"clip_gradient": 1.0}, {"group_adagrad"}, False),
+    ("sgld", {"wd": 0.01, "clip_gradient": 1.0}, {"sgld"}, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,extra,kinds,exact", REDUCING_OPTIMIZERS,
+                         ids=["%s-%d" % (c[0], i) for i, c in enumerate(REDUCING_OPTIMIZERS)])
+def test_reducing_optimizers_are_compiled(name, extra, kinds, exact, dtype):
+    """LAMB, LARS, GroupAdaGrad and SGLD on runtime arrays are compiled
+    kernels pushed on the engine (norms and row means reductions on the
+    weight's device; SGLD's noise drawn by mx.random as for the numpy rule):
+    their numpy rules' values, to the reductions' summation order (SGLD: bit
+    for bit), LARS with a parameter that takes no trust ratio (a bias) too."""
+    from mxc import ndarray as nd
+    from mxc.ndarray import NDArray
+    rng = np.random.default_rng(8)
+    w0 = rng.standard_normal((4, 6))
+    grads = [rng.standard_normal((4, 6)) * 3 for _ in range(3)]
+    for index, pname in ((0, "fc_weight"), (1, "fc_bias")):
+        if pname == "fc_bias" and name != "lars":
+            continue
+        got = []
+        for make in (lambda a: mx.nd.array(a, dtype=dtype), lambda a: NDArray(a.astype(dtype))):
+            nd._update_cache.clear()
+            mx.random.seed(3)
+            opt = mx.optimizer.create(name, learning_rate=0.1, rescale_grad=0.5,
+                                      param_idx2name={index: pname}, **extra)
+            upd = mx.optimizer.get_updater(opt)
+            w = make(w0)
+            for k, g in enumerate(grads):
+                upd(index, make(g), w)
+                if k == 1:  # (the states through a save and a load)
+                    upd.set_states(upd.get_states())
+            assert w.dtype == dtype
+            got.append(w.asnumpy())
+            ran = {key[0] for key in nd._update_cache}
+            assert ran == (kinds if w._rt is not None else set()), (ran, name)
+            # (loaded states became runtime arrays again at the next update:
+            # the compiled kernels kept running after the load)
+            states = upd.states[index]
+            states = states if isinstance(states, tuple) else (states,)
+            assert all((s._rt is not None) == (w._rt is not None) for s in states
+                       if s is not None), name
+        if exact:
+            np.testing.assert_array_equal(got[0], got[1])
+        else:
+            np.testing.assert_allclose(got[0], got[1], rtol=1e-5, atol=1e-6)
+        assert not np.allclose(got[0], w0)
+
+
+def test_compiled_lamb_phases_are_the_numpy_formulas():
+    """mx.nd.lamb_update_phase1 / lamb_update_phase2 on runtime arrays are
+    compiled kernels (phase 1's bias-corrected mean in double, as MXNet's
+    kernel); given the same norms, bit for bit _update_ops' formulas, with
+    out= the weight (phase 1: the result written over it, as MXNet) and
+    not, r1 / r2 of shape (1,) and () with a 0 norm (ratio 1)."""
+    from mxc import _update_ops as uo
+    from mxc import ndarray as nd
+    rng = np.random.default_rng(9)
+    for dtype in (np.float32, np.float64):
+        w0, g0 = rng.standard_normal((3, 5)).astype(dtype), rng.standard_normal((3, 5))
+        m0, v0 = rng.standard_normal((3, 5)).astype(dtype), np.abs(rng.standard_normal((3, 5)))
+        for bc in (True, False):
+            kw = dict(t=3, wd=0.01, rescale_grad=0.5, clip_gradient=0.8, bias_correction=bc)
+            mean, var = m0.copy(), v0.astype(dtype)
+            want = uo.lamb_phase1(w0, g0.astype(dtype), mean, var, **kw)
+            a = [mx.nd.array(x, dtype=dtype) for x in (w0, g0, m0, v0)]
+            r = mx.nd.lamb_update_phase1(*a, **kw)
+            np.testing.assert_array_equal(r.asnumpy(), want)
+            np.testing.assert_array_equal(a[0].asnumpy(), w0)  # (not written)
+            np.testing.assert_array_equal(a[2].asnumpy(), mean)
+            np.testing.assert_array_equal(a[3].asnumpy(), var)
+            b = [mx.nd.array(x, dtype=dtype) for x in (w0, g0, m0, v0)]
+            mx.nd.lamb_update_phase1(*b, out=b[0], **kw)
+            np.testing.assert_array_equal(b[0].asnumpy(), want)
+            assert ("lamb_phase1" if bc else "lamb_phase1_nbc") in \
+                {key[0] for key in nd._update_cache}
+        for r1, r2 in ((1.5, 2.5), (0.0, 2.0), (3.0, 0.0)):
+            for shape in ((1,), ()):
+                for bounds in ({}, {"lower_bound": 2.0, "upper_bound": 2.2}):
+                    want = uo.lamb_phase2(w0, g0.astype(dtype), r1, r2, 0.1, **bounds)
+                    w = mx.nd.array(w0, dtype=dtype)
+                    a1 = mx.nd.array(np.full(shape, r1), dtype=dtype)
+                    a2 = mx.nd.array(np.full(shape, r2), dtype=dtype)
+                    out = mx.nd.lamb_update_phase2(w, mx.nd.array(g0, dtype=dtype), a1, a2,
+                                                   lr=0.1, out=w, **bounds)
+                    assert out is w
+                    np.testing.assert_array_equal(w.asnumpy(), want, err_msg=(r1, r2, bounds))
+        assert "lamb_phase2" in {key[0] for key in nd._update_cache}
+
+
 def test_compiled_updates_of_0d_weights():
     """Under mx.np_shape() a weight can be 0-d: the compiled updates give a
     0-d result (the learning rate input was (1,), a shape error)."""

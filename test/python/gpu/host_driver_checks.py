@@ -307,27 +307,26 @@ def check_pinned_arrays_copy_to_and_from_the_gpu():
         break
 
 
-def check_numpy_optimizers_update_gpu_weights_on_the_host():
-    """The optimizers written in numpy (LAMB, LARS, GroupAdaGrad, SGLD; the
-    others are compiled kernels on the weight's device:
-    numerics_compiled_optimizers_on_gpu_weights) update a GPU weight through
-    host copies, their states kept on the host: the same values as on CPU
-    weights, bit for bit, states saved and loaded included (no kernel runs:
-    this passes over the double's opaque device pointers)."""
+def check_host_copy_optimizers_update_gpu_weights_on_the_host():
+    """The updates no compiled kernel takes (AdaGrad's and AdaDelta's
+    float64 weights: their states are float32; every other optimizer is
+    compiled kernels on the weight's device: numerics_compiled_optimizers_on_gpu_weights)
+    update a GPU weight through host copies, their states kept on the host:
+    the same values as on CPU weights, bit for bit, states saved and loaded
+    included (no kernel runs: this passes over the double's opaque device
+    pointers)."""
     rng = np.random.default_rng(0)
-    w0 = rng.standard_normal((4, 5)).astype(np.float32)
-    grads = [rng.standard_normal((4, 5)).astype(np.float32) for _ in range(3)]
-    for name in ("lamb", "lars", "groupadagrad", "sgld"):
-        kw = {"learning_rate": 0.1}
-        if name in ("nag", "lars", "signum"):
-            kw["momentum"] = 0.9
+    w0 = rng.standard_normal((4, 5))
+    grads = [rng.standard_normal((4, 5)) for _ in range(3)]
+    for name in ("adagrad", "adadelta"):
         got = []
         for ctx in (mx.gpu(0), mx.cpu()):
-            mx.random.seed(0)
-            upd = mx.optimizer.get_updater(mx.optimizer.create(name, **kw))
-            w = mx.nd.array(w0, ctx=ctx)
+            opt = mx.optimizer.create(name, learning_rate=0.1)
+            upd = mx.optimizer.get_updater(opt)
+            w = mx.nd.array(w0, ctx=ctx, dtype=np.float64)
+            assert not opt._updates_on_device(w, w)
             for k, g in enumerate(grads):
-                upd(0, mx.nd.array(g, ctx=ctx), w)
+                upd(0, mx.nd.array(g, ctx=ctx, dtype=np.float64), w)
                 if k == 1:  # the states through a save and a load
                     saved = upd.get_states()
                     upd.set_states(saved)
@@ -569,11 +568,12 @@ def numerics_autograd_on_gpu_arrays():
 
 def numerics_compiled_optimizers_on_gpu_weights():
     """SGD, Adam, RMSProp (plain and centered), NAG, Signum (and signSGD),
-    Ftrl, FTML, AdaGrad, AdaDelta, Adamax, Nadam and DCASGD update GPU
-    weights with compiled kernels on the device (their states there too;
+    Ftrl, FTML, AdaGrad, AdaDelta, Adamax, Nadam, DCASGD, LAMB, LARS,
+    GroupAdaGrad and SGLD update GPU weights with compiled kernels on the
+    device (their states there too, LAMB's and LARS's norms reductions there;
     Updater does not go through the host; AdaGrad's and AdaDelta's float64
-    weights do, their states being float32): bit for bit the CPU weights'
-    values, states saved and loaded included, float32 and float64, with
+    weights do, their states being float32): the CPU weights' values
+    (_same), states saved and loaded included, float32 and float64, with
     weight decay and gradient clipping."""
     rng = np.random.default_rng(3)
     cases = [("sgd", {"momentum": 0.9}), ("adam", {}), ("rmsprop", {}),
@@ -581,14 +581,18 @@ def numerics_compiled_optimizers_on_gpu_weights():
              ("nag", {}), ("signum", {"momentum": 0.9, "wd_lh": 0.01}),
              ("signum", {"momentum": 0.0}), ("ftrl", {"lamda1": 0.05}), ("ftml", {}),
              ("adagrad", {}), ("adadelta", {}), ("adamax", {}), ("nadam", {}),
-             ("dcasgd", {"momentum": 0.9}), ("dcasgd", {})]
+             ("dcasgd", {"momentum": 0.9}), ("dcasgd", {}), ("lamb", {"lower_bound": 0.1}),
+             ("lars", {"momentum": 0.9, "eta": 0.5}), ("lars", {"eta": 0.5}),
+             ("groupadagrad", {"wd": 0.0}), ("sgld", {})]
     for dtype in (np.float32, np.float64):
         w0 = rng.standard_normal((4, 5)).astype(dtype)
         grads = [rng.standard_normal((4, 5)).astype(dtype) * 3 for _ in range(3)]
         for name, extra in cases:
-            kw = dict(learning_rate=0.1, wd=0.01, clip_gradient=2.0, rescale_grad=0.5, **extra)
+            kw = dict(dict(learning_rate=0.1, wd=0.01, clip_gradient=2.0, rescale_grad=0.5),
+                      **extra)
             got = []
             for ctx in (mx.gpu(0), mx.cpu()):
+                mx.random.seed(2)  # (SGLD's noise)
                 opt = mx.optimizer.create(name, **kw)
                 upd = mx.optimizer.get_updater(opt)
                 w = mx.nd.array(w0, ctx=ctx, dtype=dtype)
@@ -604,10 +608,9 @@ def numerics_compiled_optimizers_on_gpu_weights():
                 where = ctx if on_device or ctx == mx.cpu() else mx.cpu()  # (host copies)
                 assert all(s.context == where for s in states), (name, ctx)
                 assert w.context == ctx and w.dtype == dtype
-                got.append(w.asnumpy())
-            np.testing.assert_array_equal(got[0], got[1], err_msg="%s %s %s" % (name, extra,
-                                                                                  dtype.__name__))
-            assert not np.array_equal(got[1], w0), name
+                got.append(w)
+            _same(got[0], got[1], "%s %s %s" % (name, extra, dtype.__name__))
+            assert not np.array_equal(got[1].asnumpy(), w0), name
 
 
 def numerics_executors_and_updates_on_the_gpu():
@@ -957,7 +960,7 @@ def check_gluon_compiles_for_the_gpu():
 DEVICE_CHECKS = ("check_arrays_go_to_the_gpu_and_back", "check_creation_functions_on_the_gpu",
                  "check_the_kvstore_takes_gpu_arrays",
                  "check_pinned_arrays_copy_to_and_from_the_gpu",
-                 "check_numpy_optimizers_update_gpu_weights_on_the_host")
+                 "check_host_copy_optimizers_update_gpu_weights_on_the_host")
 
 
 def twogpus_arrays_move_between_devices():
