@@ -2249,8 +2249,9 @@ def _compiled_update(kind, arrays, params, lr_shape, in_place):
         if a._ctx != weight._ctx:
             raise MXNetError("%s_update: %s is on %s, the weight on %s"
                              % (kind, name, a._ctx, weight._ctx))
-    key = (kind, weight.shape, dt.str, tuple(sorted(params.items())), cuda_arch, in_place,
-           tuple(sorted((n, a.shape) for n, a in arrays.items())))
+    key = (kind, weight.shape, dt.str,
+           (tuple(sorted(params.items())), tuple(sorted((n, a.shape) for n, a in arrays.items()))),
+           cuda_arch, in_place)
     if key not in _update_cache:
         text = _build_update(kind, params, dt)
         shapes = {n: list(a.shape) for n, a in arrays.items()}

@@ -1426,6 +1426,14 @@ def main():
     for name, fn in checks:
         if only and name not in only:
             continue
+        if mode in ("launch", "two-gpus"):
+            # Where no kernel runs, a check leaves launches behind that fail
+            # after it returns (a gradient no one reads): their errors must not
+            # reach the next check's first wait (when depends on timing).
+            try:
+                mx.nd.waitall()
+            except mx.MXNetError:
+                pass
         try:
             fn()
             print("PASS %s" % name, flush=True)
