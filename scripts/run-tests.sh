@@ -27,9 +27,15 @@ stage "lit" /usr/lib/llvm-22/bin/lit -sv build/test
 # The aarch64 AOT runtime, which test_aot.py links (mxc compile --target).
 stage "runtime for aarch64 (cross build)" scripts/build-runtime-aarch64.sh
 # The ONNX reader's fuzzer (test/python/onnx/test_fuzz_import.py) runs as
-# long as each libFuzzer target.
+# long as each libFuzzer target. pytest-xdist: MXC_TEST_JOBS workers (default
+# 2, the CI machine's cores), each running whole test files (module fixtures,
+# such as the driver double's checks, run once); 1: no workers.
+PYTEST_JOBS=()
+if [ "${MXC_TEST_JOBS:-2}" -gt 1 ]; then
+  PYTEST_JOBS=(-n "${MXC_TEST_JOBS:-2}" --dist loadfile)
+fi
 MXC_ONNX_FUZZ_SECONDS="${MXC_ONNX_FUZZ_SECONDS:-$FUZZ_SECONDS}" \
-  stage "pytest" python -m pytest -q test/python
+  stage "pytest" python -m pytest -q "${PYTEST_JOBS[@]}" test/python
 stage "runtime alone (MXC_BUILD_COMPILER=OFF)" scripts/check-runtime-alone.sh
 # cmake --install + find_package(mxc) from examples/cpp-consumer (reuses
 # build-runtime/ from the stage above).
