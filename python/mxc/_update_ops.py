@@ -134,8 +134,10 @@ def lamb_phase2(w, g, r1, r2, lr, lower_bound=-1.0, upper_bound=-1.0):
 
 
 def l2_norm(x):
-    """||x|| in float32 (the r1 / r2 of LAMB; MXNet computes them with norm())."""
-    return np.float32(np.sqrt(np.sum(np.square(x, dtype=np.float32), dtype=np.float32)))
+    """||x|| in x's dtype, float32 at least (the r1 / r2 of LAMB; MXNet
+    computes them with norm(), whose result has the array's dtype)."""
+    dt = np.float64 if x.dtype == np.float64 else np.float32
+    return dt(np.sqrt(np.sum(np.square(x, dtype=dt), dtype=dt)))
 
 
 # -- mx.nd functions with MXNet's signatures ------------------------------------------

@@ -592,7 +592,8 @@ class Test(Optimizer):
 # arrays' data after the engine's pending work on them (NDArray._data), written
 # in place, for numpy-backed arrays; on runtime arrays (_compiled) compiled
 # kernels pushed on the engine do the same (mx.nd.<op>_update,
-# _update_ops.COMPILED, or _pushed's ndarray._build_update graphs): the fused-kernel ones (nag_mom_update, rmsprop_update,
+# _update_ops.COMPILED, or _pushed's ndarray._build_update graphs): the
+# fused-kernel ones (nag_mom_update, rmsprop_update,
 # rmspropalex_update, ftrl_update, signsgd_update, signum_update,
 # lamb_update_phase1/2) follow the kernels of src/operator/optimizer_op-inl.h,
 # the others MXNet's Python arithmetic (python/mxnet/optimizer/optimizer.py).
