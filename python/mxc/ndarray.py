@@ -1992,10 +1992,8 @@ _UPDATE_SCALARS = {"ftml": ["c_d", "c_v"],
 # LAMB's bias-corrected mean is computed in double (as MXNet's kernel), the
 # LARS norms in float32 (as MXNet's multi_sum_sq).
 _UPDATE_DTYPES = {("lamb_phase1", "c_m"): np.dtype(np.float64),
-                  ("lars", "w_norm"): np.dtype(np.float32),
-                  ("lars", "g_norm"): np.dtype(np.float32),
-                  ("lars_mom", "w_norm"): np.dtype(np.float32),
-                  ("lars_mom", "g_norm"): np.dtype(np.float32)}
+                  **{(kind, n): np.dtype(np.float32) for kind in ("lars", "lars_mom")
+                     for n in ("w_norm", "g_norm")}}
 
 # Array inputs shaped as the learning rate (broadcast against the weight).
 _UPDATE_BROADCAST = {"lamb_phase2": {"r1", "r2"}, "lars": {"w_norm", "g_norm"},
@@ -2134,7 +2132,7 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
                 trust = G.op("Cast", trust, dtype=dtype_name(dt))
                 both = G.op("Cast", both, dtype=dtype_name(dt))
             lr = G.op("where", both, trust, lr)
-        gr = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        gr = rescaled()
         decay = G.op("broadcast_mul", scaled(lr, p["wd"]), w)
         first = G.op("negative", decay) if kind == "lars" else \
             sub(G.op("broadcast_mul", G.var("momentum"), G.var("mom")), decay)
@@ -2142,13 +2140,13 @@ def _build_update(kind, p, dt=np.dtype(np.float32)):
         return G.json([add(w, step)] + ([step] if kind == "lars_mom" else []))
     if kind == "group_adagrad":  # (2-D weight, history (rows, 1))
         history = G.var("history")
-        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        g = rescaled()
         history = G.op("broadcast_add", history,
                        G.op("mean", mul(g, g), axis="1", keepdims="True"))
         den = G.op("sqrt", G.op("_plus_scalar", history, scalar=k(p["eps"])))
         return G.json([sub(w, G.op("broadcast_div", lr_times(g), den)), history])
     if kind == "sgld":  # (lr: -lr / 2) weight + lr * (g + wd * weight), then + noise
-        g = clip(scaled(grad, p["rescale_grad"]), p["clip_gradient"])
+        g = rescaled()
         return G.json([add(add(w, lr_times(add(g, scaled(w, p["wd"])))), G.var("noise"))])
     if kind in ("dcasgd", "dcasgd_mom"):  # (lr: -lr)
         prev = G.var("prev")

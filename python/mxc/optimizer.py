@@ -394,20 +394,16 @@ class LARS(_StateThenMasterCopy, Optimizer):
             # the norms in float32 on the weight's device (MXNet's
             # multi_sum_sq), the trust ratio and the step one kernel
             from . import ndarray as nd
-            arrays = dict(weight=weight, grad=grad)
-            if state is not None:
-                arrays["mom"] = state
+            norms = {}
             if trust:
-                shape = (1,) * weight.ndim
                 for key, a in (("w_norm", weight), ("g_norm", grad)):
                     a = a if a.dtype == np.float32 else a.astype(np.float32)
-                    arrays[key] = nd.norm(a).reshape(shape)
-            kind = "lars" if state is None else "lars_mom"
-            nd._push_update(kind, arrays, lr,
-                            dict(trust=trust, eta=float(self.eta), eps=float(self.eps),
-                                 wd=float(wd), rescale_grad=float(self.rescale_grad),
-                                 clip_gradient=_clip_param(self.clip_gradient)), weight,
-                            None if state is None else dict(momentum=momentum))
+                    norms[key] = nd.norm(a).reshape((1,) * weight.ndim)
+            _pushed("lars" if state is None else "lars_mom", weight, grad, [state], lr,
+                    dict(trust=trust, eta=self.eta, eps=self.eps, wd=wd,
+                         rescale_grad=self.rescale_grad,
+                         clip_gradient=_clip_param(self.clip_gradient)),
+                    None if state is None else dict(momentum=momentum), inputs=norms)
             return
         f = np.float32
         w = _np(weight)
@@ -600,17 +596,22 @@ class Test(Optimizer):
 # As there, the fused ones clip only when clip_gradient is truthy, the Python
 # ones whenever it is not None.
 
-def _pushed(kind, weight, grad, states, lr, params, scalars=None, dtypes=None):
+def _pushed(kind, weight, grad, states, lr, params, scalars=None, dtypes=None, inputs=None):
     """The update as a compiled kernel pushed on the engine (ndarray's
     _build_update `kind`, the numpy rule below operation for operation),
     where the arrays allow (_on_engine; `dtypes`: the weight dtypes it takes);
-    False otherwise (then the numpy rule runs)."""
+    False otherwise (then the numpy rule runs). `inputs`: arrays the update
+    reads besides the weight, the gradient and the states ({name: array};
+    runtime arrays of any dtype: LARS's float32 norms)."""
     from . import ndarray as nd
+    inputs = inputs or {}
     if not _on_engine(weight, grad, *states) or \
+            not all(a._rt is not None for a in inputs.values()) or \
             (dtypes is not None and weight._sig[1] not in dtypes):
         return False
     names = nd._UPDATE_WRITES[kind][1:]
-    arrays = dict(zip(names, [s for s in states if s is not None]), weight=weight, grad=grad)
+    arrays = dict(zip(names, [s for s in states if s is not None]), weight=weight, grad=grad,
+                  **inputs)
     nd._push_update(kind, arrays, lr, {k: float(v) for k, v in params.items()}, weight,
                     scalars)
     return True
@@ -1074,11 +1075,9 @@ class SGLD(Optimizer):
         # then on the weight's device)
         noise = _random.normal(0, math.sqrt(lr), shape=weight.shape, dtype=weight.dtype,
                                ctx=weight.context)
-        if _on_engine(weight, grad, noise):
-            from . import ndarray as nd
-            nd._push_update("sgld", dict(weight=weight, grad=grad, noise=noise), -lr / 2,
-                            dict(wd=float(wd), rescale_grad=float(self.rescale_grad),
-                                 clip_gradient=_clip_param(self.clip_gradient)), weight)
+        if _pushed("sgld", weight, grad, [], -lr / 2,
+                   dict(wd=wd, rescale_grad=self.rescale_grad,
+                        clip_gradient=_clip_param(self.clip_gradient)), inputs=dict(noise=noise)):
             return
         w = _np(weight)
         t = w.dtype.type
