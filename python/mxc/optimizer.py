@@ -313,7 +313,8 @@ class SGD(_StateThenMasterCopy, Optimizer):
             from . import ndarray as nd
             clip = _kernel_clip(self.clip_gradient)
             if state is not None:
-                nd.sgd_mom_update(weight, grad, state, lr, momentum=self.momentum, wd=wd,
+                nd.sgd_mom_update(weight, grad, state, lr,
+                                  momentum=_kernel_momentum(self.momentum), wd=wd,
                                   rescale_grad=self.rescale_grad, clip_gradient=clip,
                                   out=weight)
             else:
@@ -325,7 +326,7 @@ class SGD(_StateThenMasterCopy, Optimizer):
         g = self._prepare_grad(grad, w.dtype)
         if state is not None:
             mom = _np(state)
-            mom *= t(self.momentum)
+            mom *= t(_kernel_momentum(self.momentum))
             mom -= t(lr) * (g + t(wd) * w)
             w += mom
         else:
@@ -387,7 +388,7 @@ class LARS(_StateThenMasterCopy, Optimizer):
         wd = self._get_wd(index)
         name = self.idx2name.get(index, str(index))
         trust = not name.endswith(("gamma", "beta", "bias"))
-        momentum = self.momentum
+        momentum = _kernel_momentum(self.momentum)
         if momentum > 0 and self.momentum_correction and self.last_lr:
             momentum = momentum * (self.cur_lr / self.last_lr)
         if _on_engine(weight, grad, state):
@@ -627,6 +628,13 @@ def _zeros_like(weight):
     return nd._zeros_any(weight.shape, weight.context, dtype=weight.dtype)
 
 
+def _kernel_momentum(momentum):
+    """The momentum a kernel gets from MXNet's Python: passed only when
+    positive, so a negative one is the op's default 0 (the state still
+    exists and is written)."""
+    return momentum if momentum > 0 else 0.0
+
+
 def _kernel_clip(clip_gradient):
     """The clip_gradient a fused kernel gets from MXNet's Python (-1: none)."""
     return clip_gradient if clip_gradient else -1.0
@@ -680,8 +688,8 @@ class NAG(_StateThenMasterCopy, Optimizer):
             g = _clip(_grad(grad, w, self.rescale_grad), clip)
             w -= t(lr) * (g + t(wd) * w)
             return
-        nd.nag_mom_update(weight, grad, state, lr, momentum=self.momentum, wd=wd,
-                          rescale_grad=self.rescale_grad, clip_gradient=clip, out=weight)
+        nd.nag_mom_update(weight, grad, state, lr, momentum=_kernel_momentum(self.momentum),
+                          wd=wd, rescale_grad=self.rescale_grad, clip_gradient=clip, out=weight)
 
 
 @register

@@ -246,6 +246,11 @@ MXNET_CASES = [(n if n != "signsgd" else "signum", p) for n, p in CASES] + [
     ("signum", {"learning_rate": 0.01, "momentum": 0.5, "wd_lh": 0.1}),
     ("ftml", {"learning_rate": 0.05, "wd": 0.01, "clip_gradient": 1.0}),
     ("ftml", {"learning_rate": 0.05, "beta1": 0.9, "rescale_grad": 0.5}),
+    ("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01}),
+    # a negative momentum: MXNet passes it to its kernels only when positive
+    ("sgd", {"learning_rate": 0.1, "momentum": -0.5, "wd": 0.01}),
+    ("nag", {"learning_rate": 0.1, "momentum": -0.5, "wd": 0.01}),
+    ("lars", {"learning_rate": 0.1, "momentum": -0.5, "wd": 0.01}),
 ]
 
 

@@ -155,12 +155,15 @@ COMPILED_OPTIMIZERS = [
     ("adagrad", {}, "adagrad"), ("adadelta", {}, "adadelta"), ("adamax", {}, "adamax"),
     ("nadam", {}, "nadam"), ("dcasgd", {"momentum": 0.9}, "dcasgd_mom"),
     ("dcasgd", {}, "dcasgd"),
+    # a negative momentum: MXNet passes momentum only when positive
+    ("sgd", {"momentum": -0.5}, "sgd_mom"), ("nag", {"momentum": -0.5}, "nag_mom"),
 ]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name,extra,kind", COMPILED_OPTIMIZERS,
-                         ids=["%s%s" % (c[0], "-" + "-".join(c[1]) if c[1] else "")
+                         ids=["%s%s" % (c[0], "".join("-%s%s" % (k, "-neg" if v == -0.5 else "")
+                                                     for k, v in c[1].items()))
                               for c in COMPILED_OPTIMIZERS])
 def test_compiled_optimizers_are_the_numpy_rules(name, extra, kind, dtype):
     """Each optimizer's update on runtime arrays (a compiled kernel pushed on
