@@ -214,6 +214,8 @@ int driver::runAOTCompileCommand(const AOTCompileOptions &opts) {
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;
+  pipeline.emulateGpuKernels = opts.emulateGpuKernels;
+  pipeline.emulateGpuReversed = opts.emulateGpuReversed;
   if (emit == "ptx")
     pipeline.cudaFormat = "isa";
   if (failed(runGraphPasses(*module, pipeline)))

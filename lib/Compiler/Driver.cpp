@@ -280,6 +280,22 @@ cl::opt<std::string> batchNormKernels(
              "--device gpu) or as composed ops that become generated kernels "
              "(generated: the CPU's default)"),
     cl::value_desc("library|generated"), cl::sub(runCmd), cl::sub(compileCmd));
+// GPU kernel emulation (PipelineOptions::emulateGpuKernels), hidden: the
+// test suite checks the CUDA target's kernel mapping on the CPU with it.
+enum class EmulateGpu { Off, Forward, Reversed };
+cl::opt<EmulateGpu> runEmulateGpuKernels(
+    cl::cat(mxcCategory), "emulate-gpu-kernels", cl::Hidden,
+    cl::desc("Run on the CPU with every step through the CUDA target's kernel "
+             "mapping (blocks of --cuda-block-size threads, "
+             "--cuda-elements-per-thread elements a thread, reductions split), each "
+             "launch a host loop over its blocks and threads: the mapping's "
+             "numerics without a GPU (run; compile: for the CPU target); "
+             "=reversed: the blocks and threads in reverse order"),
+    cl::ValueOptional, cl::init(EmulateGpu::Off),
+    cl::values(clEnumValN(EmulateGpu::Forward, "", "in order"),
+               clEnumValN(EmulateGpu::Forward, "forward", "in order"),
+               clEnumValN(EmulateGpu::Reversed, "reversed", "in reverse order")),
+    cl::sub(runCmd), cl::sub(compileCmd));
 cl::opt<bool> runNoCache(cl::cat(mxcCategory), "no-cache",
                          cl::desc("Neither read nor write the compilation "
                                   "cache (run: graphs and kernels; compile: "
@@ -694,7 +710,7 @@ int mxc::driverMain(int argc, char **argv) {
       return kBadUsage;
     }
     // The knobs only mean something where reductions are split.
-    bool splits = splitReductionsOpt || (runCmd && runOnGpu) ||
+    bool splits = splitReductionsOpt || runEmulateGpuKernels != EmulateGpu::Off || (runCmd && runOnGpu) ||
                   (compileCmd && compileTarget == "cuda");
     if ((splitReductionThreads.getNumOccurrences() || splitReductionChunks.getNumOccurrences()) &&
         !splits) {
@@ -716,8 +732,19 @@ int mxc::driverMain(int argc, char **argv) {
                        "--target-triple\n";
         return kBadUsage;
       }
-      if (!fillCuda(o, runOnGpu, "--device gpu"))
+      if (runEmulateGpuKernels != EmulateGpu::Off && (runOnGpu || compileCudaArch.getNumOccurrences())) {
+        errorLine() << "--emulate-gpu-kernels runs on the CPU: no --device gpu or "
+                       "--cuda-arch\n";
         return kBadUsage;
+      }
+      if (!fillCuda(o, runOnGpu || runEmulateGpuKernels != EmulateGpu::Off,
+                    "--device gpu or --emulate-gpu-kernels"))
+        return kBadUsage;
+      if (runEmulateGpuKernels != EmulateGpu::Off) {
+        o.cudaArch.clear(); // the CPU target, its steps as emulated GPU kernels
+        o.emulateGpuKernels = true;
+        o.emulateGpuReversed = runEmulateGpuKernels == EmulateGpu::Reversed;
+      }
       o.inputs.assign(runInputs.begin(), runInputs.end());
       o.outputDir = runOutputDir;
       o.seed = runSeed;
@@ -740,8 +767,18 @@ int mxc::driverMain(int argc, char **argv) {
       o.target.triple = compileTarget;
       if (compileTarget == "cuda")
         o.target.triple.clear(); // the host code runs on this machine
-      if (!fillCuda(o, compileTarget == "cuda", "--target cuda"))
+      if (runEmulateGpuKernels != EmulateGpu::Off && compileTarget == "cuda") {
+        errorLine() << "--emulate-gpu-kernels compiles for the CPU: not with --target cuda\n";
         return kBadUsage;
+      }
+      if (!fillCuda(o, compileTarget == "cuda" || runEmulateGpuKernels != EmulateGpu::Off,
+                    "--target cuda or --emulate-gpu-kernels"))
+        return kBadUsage;
+      if (runEmulateGpuKernels != EmulateGpu::Off) {
+        o.cudaArch.clear();
+        o.emulateGpuKernels = true;
+        o.emulateGpuReversed = runEmulateGpuKernels == EmulateGpu::Reversed;
+      }
       o.emit = compileEmit;
       o.weights = compileWeights;
       o.output = outputFile == "-" && compileEmit != "mlir" &&

@@ -189,5 +189,7 @@ PipelineOptions driver::pipelineOptionsFor(const CompileCommandOptions &opts) {
   pipeline.cudaArch = opts.cudaArch;
   pipeline.cudaBlockSize = opts.cudaBlockSize;
   pipeline.cudaElementsPerThread = opts.cudaElementsPerThread;
+  pipeline.emulateGpuKernels = opts.emulateGpuKernels;
+  pipeline.emulateGpuReversed = opts.emulateGpuReversed;
   return pipeline;
 }

@@ -129,6 +129,9 @@ struct CompileCommandOptions {
   bool cudaArchGiven = false;
   int64_t cudaBlockSize = 128;         ///< --cuda-block-size
   int64_t cudaElementsPerThread = 4;   ///< --cuda-elements-per-thread
+  /// --emulate-gpu-kernels (run, hidden): PipelineOptions::emulateGpuKernels.
+  bool emulateGpuKernels = false;
+  bool emulateGpuReversed = false;   ///< --emulate-gpu-kernels=reversed
 };
 
 struct RunCommandOptions : CompileCommandOptions {

@@ -263,6 +263,10 @@ std::string mxc::PipelineOptions::describe() const {
          (fuseGraph ? "1" : "0") + " fuse-conv=" + (fuseConvolution ? "1" : "0") +
          " const-params=" + (constantParams ? "1" : "0") +
          " blocked=" + (blockedLayout ? "1" : "0") + " memory-plan=" + memoryPlan +
+         (emulateGpuKernels ? " emulate-gpu=b" + std::to_string(cudaBlockSize) + "x" +
+                                  std::to_string(cudaElementsPerThread) +
+                                  (emulateGpuReversed ? "r" : "")
+                            : "") +
          (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat + "/b" +
                                      std::to_string(cudaBlockSize) + "x" +
                                      std::to_string(cudaElementsPerThread));
@@ -298,8 +302,9 @@ LogicalResult mxc::runGraphPasses(ModuleOp module,
     }
   }
   // The CUDA target has no fused-convolution kernel (cuDNN's plain
-  // convolution and generated epilogues).
-  if (opts.fuseGraph && opts.fuseConvolution && opts.cudaArch.empty()) {
+  // convolution and generated epilogues); nor has its emulation.
+  if (opts.fuseGraph && opts.fuseConvolution && opts.cudaArch.empty() &&
+      !opts.emulateGpuKernels) {
     mx::MXFuseConvolutionPassOptions fuseConv;
     fuseConv.constantParams = opts.constantParams;
     pm.addPass(mx::createMXFuseConvolutionPass(fuseConv));
@@ -447,7 +452,7 @@ LogicalResult mxc::lowerToLinalg(ModuleOp module, const PipelineOptions &opts) {
     pipeline += ", mxc-fuse-elementwise-ops, canonicalize, cse";
   // On the GPU a reduction's outputs are its threads: long reductions with
   // few outputs are split (BatchNorm's statistics in training).
-  if (opts.splitReductions || !opts.cudaArch.empty()) {
+  if (opts.splitReductions || !opts.cudaArch.empty() || opts.emulateGpuKernels) {
     std::string knobs;
     if (opts.splitTargetThreads > 0)
       knobs += " target-threads=" + std::to_string(opts.splitTargetThreads);
@@ -679,10 +684,12 @@ static FailureOr<std::string> cudaToolkit(ModuleOp module) {
 /// by module constructors. A step with anything else left on the host (a
 /// GEMM-class library call, a loop the mapping did not take) is an error
 /// naming its node (mxc-gpu-check-host-code).
-LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opts) {
-  FailureOr<std::string> toolkit = cudaToolkit(module);
-  if (failed(toolkit))
-    return failure();
+/// Renames each library call of the planned steps to its GPU twin
+/// (mxc_kernel_X -> mxc_cuda_kernel_X); one without a twin is an error
+/// naming its node, unless `emulated` (the GPU kernel emulation, which runs
+/// the CPU kernels: the graph keeps the CPU's library calls, as the plain
+/// convolution, which the CUDA target has in its workspace form).
+static LogicalResult useGpuLibraryKernels(ModuleOp module, bool emulated = false) {
   // Library calls with a GPU twin (runtime/src/cuda/cublas_kernels.cc,
   // cudnn_kernels.cc: GEMM through cuBLAS; convolution, its gradients,
   // pooling, training BatchNorm's forward and gradient, LRN's and softmax's
@@ -692,7 +699,7 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
   // cannot take, Backward.cpp) call it; the others are an error naming the
   // node.
   bool unsupported = false;
-  module.walk([&](mxrt::KernelCallOp call) {
+  module.walk([&](mxc::mxrt::KernelCallOp call) {
     StringRef callee = call.getCallee();
     static const char *const kOnGpu[] = {
         "mxc_kernel_gemm_f32",          "mxc_kernel_gemm_f64",
@@ -720,7 +727,7 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
         "mxc_kernel_proposal_f32", "mxc_kernel_proposal_f64",
         "mxc_kernel_pooling_backward_host_f32", "mxc_kernel_pooling_backward_host_f64",
         "mxc_kernel_lrn_backward_host_f32", "mxc_kernel_lrn_backward_host_f64"};
-    if (!llvm::is_contained(kOnGpu, callee)) {
+    if (!emulated && !llvm::is_contained(kOnGpu, callee)) {
       call.emitError() << "'" << callee
                        << "' has no GPU kernel yet (--target cuda compiles elementwise, "
                           "broadcast and reduction steps, f32/f64 GEMM through cuBLAS, "
@@ -733,7 +740,12 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
     }
     call.setCallee(("mxc_cuda_" + callee.drop_front(strlen("mxc_"))).str());
   });
-  if (unsupported)
+  return failure(unsupported);
+}
+
+LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opts) {
+  FailureOr<std::string> toolkit = cudaToolkit(module);
+  if (failed(toolkit) || failed(useGpuLibraryKernels(module)))
     return failure();
   return runPipeline(
       module,
@@ -743,6 +755,29 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
       "expand-strided-metadata, lower-affine, convert-scf-to-cf,"
       "gpu-to-llvm{use-bare-pointers-for-kernels=true},"
       "finalize-memref-to-llvm, convert-to-llvm, reconcile-unrealized-casts");
+}
+
+/// The GPU kernel emulation (PipelineOptions::emulateGpuKernels): the
+/// steps of a CPU plan through the CUDA target's kernel mapping (library
+/// calls renamed to their GPU twins, every loop nest a gpu.launch of
+/// blocks and threads, mxc-gpu-check-host-code), then each launch a host
+/// loop over its blocks and threads and the twins back to the CPU kernels
+/// (mxc-gpu-launches-on-host), lowered as the CPU's steps are (serially:
+/// no kernel threads).
+static LogicalResult lowerStepsAsEmulatedGpuKernels(ModuleOp module,
+                                                    const mxc::PipelineOptions &opts) {
+  if (failed(useGpuLibraryKernels(module, /*emulated=*/true)))
+    return failure();
+  return runPipeline(
+      module, "mxrt-lower-kernel-calls, canonicalize, cse," +
+                  mxc::cudaLaunchesPipeline(opts.cudaBlockSize, opts.cudaElementsPerThread) +
+                  ", canonicalize, mxc-gpu-check-host-code, mxc-gpu-launches-on-host" +
+                  (opts.emulateGpuReversed ? "{reverse=true}," : ",") +
+                  "func.func(canonicalize, cse, expand-strided-metadata, lower-affine, "
+                  "convert-scf-to-cf), "
+                  "convert-math-to-llvm, convert-math-to-libm,"
+                  "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"
+                  "reconcile-unrealized-casts");
 }
 
 LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
@@ -779,6 +814,8 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
   module.lookupSymbol<func::FuncOp>(opts.entrySymbol).erase();
   if (!opts.cudaArch.empty())
     return lowerStepsForCuda(module, opts);
+  if (opts.emulateGpuKernels)
+    return lowerStepsAsEmulatedGpuKernels(module, opts);
   // Loop nests of parallel iterators become scf.parallel, whose outermost
   // ones run on the kernel threads (mxc-parallel-loops); the rest lower to
   // sequential loops with everything else.

@@ -182,6 +182,17 @@ struct PipelineOptions {
   /// that 4 make one 128-bit access). Chosen by bench/gpu (docs/benchmarks.md).
   int64_t cudaBlockSize = 128;
   int64_t cudaElementsPerThread = 4;
+  /// GPU kernel emulation (`mxc run --emulate-gpu-kernels`, hidden; CPU
+  /// target only): the steps go through the CUDA target's kernel mapping
+  /// (cudaBlockSize, cudaElementsPerThread) and each launch then runs as a
+  /// host loop over its blocks and threads (mxc-gpu-launches-on-host), so
+  /// that the mapping's numerics are checked on a machine without a GPU.
+  /// The plan stays on the CPU; graph-level choices stay the CPU's.
+  bool emulateGpuKernels = false;
+  /// With emulateGpuKernels: each launch's blocks and threads in reverse
+  /// order (`--emulate-gpu-kernels=reversed`): a race-free kernel gives the
+  /// same bits either way.
+  bool emulateGpuReversed = false;
 
   /// A one-line description of every option, for cache keys and -v.
   std::string describe() const;

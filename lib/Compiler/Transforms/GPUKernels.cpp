@@ -38,6 +38,7 @@ namespace mxc {
 #define GEN_PASS_DEF_GPUEXPANDMATHPASS
 #define GEN_PASS_DEF_GPUSINKCONSTANTSPASS
 #define GEN_PASS_DEF_GPUDEVICETEMPORARIESPASS
+#define GEN_PASS_DEF_GPULAUNCHESONHOSTPASS
 #include "mxc/Compiler/Transforms/Passes.h.inc"
 } // namespace mxc
 
@@ -360,12 +361,149 @@ struct GPUDeviceTemporariesPass
   }
 };
 
+struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesOnHostPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Ops only a GPU runs (thread synchronisation, shared memory, warp
+    // shuffles): a host loop over the threads would not mean the same.
+    WalkResult refused = module.walk([&](Operation *op) {
+      if (op->getDialect() && op->getDialect()->getNamespace() == "gpu" &&
+          !isa<gpu::LaunchOp, gpu::TerminatorOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
+               gpu::WaitOp, gpu::BlockIdOp, gpu::ThreadIdOp, gpu::BlockDimOp, gpu::GridDimOp>(
+              op)) {
+        op->emitError() << op->getName() << " cannot run as a host loop (GPU kernel emulation)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (refused.wasInterrupted())
+      return signalPassFailure();
+    SmallVector<gpu::LaunchOp> launches;
+    module.walk([&](gpu::LaunchOp l) { launches.push_back(l); });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(toLoops(launch)))
+        return signalPassFailure();
+    // Device temporaries as host ones; the async tokens go with their ops.
+    SmallVector<Operation *> asyncOps;
+    module.walk([&](Operation *op) {
+      if (isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::WaitOp>(op))
+        asyncOps.push_back(op);
+    });
+    for (Operation *op : asyncOps) {
+      OpBuilder b(op);
+      if (auto a = dyn_cast<gpu::AllocOp>(op)) {
+        auto alloc = memref::AllocOp::create(b, a.getLoc(), a.getType(), a.getDynamicSizes(),
+                                             a.getSymbolOperands());
+        a.getMemref().replaceAllUsesWith(alloc.getResult());
+      } else if (auto d = dyn_cast<gpu::DeallocOp>(op)) {
+        memref::DeallocOp::create(b, d.getLoc(), d.getMemref());
+      } else if (auto c = dyn_cast<gpu::MemcpyOp>(op)) {
+        memref::CopyOp::create(b, c.getLoc(), c.getSrc(), c.getDst());
+      }
+    }
+    for (Operation *op : llvm::reverse(asyncOps)) {
+      for (Value r : op->getResults())
+        r.dropAllUses(); // tokens: their users are erased too
+      op->erase();
+    }
+    // The library kernels' GPU twins as the CPU kernels they mirror.
+    SymbolTable symbols(module);
+    for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      StringRef name = f.getSymName();
+      if (!f.isExternal() || !name.starts_with("mxc_cuda_kernel_"))
+        continue;
+      std::string cpu = "mxc_" + name.drop_front(strlen("mxc_cuda_")).str();
+      if (auto existing = symbols.lookup<func::FuncOp>(cpu)) {
+        if (failed(SymbolTable::replaceAllSymbolUses(f, existing.getSymNameAttr(), module)))
+          return signalPassFailure();
+        f.erase();
+      } else if (failed(symbols.rename(f, cpu))) {
+        return signalPassFailure();
+      }
+    }
+  }
+
+  /// scf.parallel (grid z, y, x, block z, y, x) { the launch body }.
+  LogicalResult toLoops(gpu::LaunchOp launch) {
+    if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty() ||
+        launch.getDynamicSharedMemorySize() || launch.getClusterSizeX())
+      return launch.emitError() << "an asynchronous, clustered or shared-memory launch "
+                                   "cannot run as a host loop (GPU kernel emulation)";
+    OpBuilder b(launch);
+    Location loc = launch.getLoc();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    SmallVector<Value> ubs = {grid.z, grid.y, grid.x, block.z, block.y, block.x};
+    auto par = scf::ParallelOp::create(b, loc, SmallVector<Value>(6, zero), ubs,
+                                       SmallVector<Value>(6, one));
+    SmallVector<Value> iv(par.getInductionVars());
+    if (reverse) {
+      OpBuilder rb = OpBuilder::atBlockBegin(par.getBody());
+      for (auto [i, ub] : llvm::enumerate(ubs)) {
+        Value last = arith::SubIOp::create(rb, loc, ub, one);
+        iv[i] = arith::SubIOp::create(rb, loc, last, iv[i]);
+      }
+    }
+    IRMapping map;
+    gpu::KernelDim3 bid = launch.getBlockIds(), tid = launch.getThreadIds();
+    gpu::KernelDim3 gsz = launch.getGridSize(), bsz = launch.getBlockSize();
+    map.map(bid.z, iv[0]);
+    map.map(bid.y, iv[1]);
+    map.map(bid.x, iv[2]);
+    map.map(tid.z, iv[3]);
+    map.map(tid.y, iv[4]);
+    map.map(tid.x, iv[5]);
+    for (auto [arg, v] : llvm::zip(SmallVector<Value>{gsz.x, gsz.y, gsz.z, bsz.x, bsz.y, bsz.z},
+                                   SmallVector<Value>{grid.x, grid.y, grid.z, block.x, block.y,
+                                                      block.z}))
+      map.map(arg, v);
+    // The body (one block or a CFG) as a region of its own; gpu.terminator
+    // ends a thread: scf.yield.
+    b.setInsertionPoint(par.getBody()->getTerminator());
+    auto exec = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
+    launch.getBody().cloneInto(&exec.getRegion(), map);
+    SmallVector<Operation *> ends;
+    exec.getRegion().walk([&](gpu::TerminatorOp t) { ends.push_back(t); });
+    for (Operation *t : ends) {
+      OpBuilder tb(t);
+      scf::YieldOp::create(tb, t->getLoc());
+      t->erase();
+    }
+    // Ids and sizes read through ops rather than the body's arguments.
+    auto pick = [&](gpu::Dimension d, Value x, Value y, Value z) {
+      return d == gpu::Dimension::x ? x : d == gpu::Dimension::y ? y : z;
+    };
+    exec.getRegion().walk([&](Operation *op) {
+      Value v;
+      if (auto o = dyn_cast<gpu::BlockIdOp>(op))
+        v = pick(o.getDimension(), iv[2], iv[1], iv[0]);
+      else if (auto o = dyn_cast<gpu::ThreadIdOp>(op))
+        v = pick(o.getDimension(), iv[5], iv[4], iv[3]);
+      else if (auto o = dyn_cast<gpu::GridDimOp>(op))
+        v = pick(o.getDimension(), grid.x, grid.y, grid.z);
+      else if (auto o = dyn_cast<gpu::BlockDimOp>(op))
+        v = pick(o.getDimension(), block.x, block.y, block.z);
+      if (v) {
+        op->getResult(0).replaceAllUsesWith(v);
+        op->erase();
+      }
+    });
+    launch.erase();
+    return success();
+  }
+};
+
 /// Ops a step may keep on the host: launches, the buffers' views and
 /// address arithmetic, constants, returns, its temporaries' device
 /// allocations.
 bool allowedOnHost(Operation *op) {
-  if (isa<gpu::LaunchFuncOp, func::ReturnOp, gpu::AllocOp, gpu::DeallocOp, gpu::WaitOp,
-          gpu::MemcpyOp>(op))
+  // (gpu.launch: not yet outlined, as the GPU kernel emulation checks it)
+  if (isa<gpu::LaunchFuncOp, gpu::LaunchOp, func::ReturnOp, gpu::AllocOp, gpu::DeallocOp,
+          gpu::WaitOp, gpu::MemcpyOp>(op))
     return true;
   // The runtime's GPU library kernels (cuBLAS), called from the host.
   if (auto call = dyn_cast<func::CallOp>(op))
@@ -423,8 +561,7 @@ struct GPUCheckHostCodePass
 
 } // namespace
 
-std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features,
-                                     int64_t blockSize, int64_t elementsPerThread) {
+std::string mxc::cudaLaunchesPipeline(int64_t blockSize, int64_t elementsPerThread) {
   return (llvm::Twine("mxc-strided-copies-to-linalg{all=true},") +
           "func.func(mxc-gpu-device-temporaries, mxc-gpu-parallel-dims-first, "
           "  convert-linalg-to-parallel-loops,"
@@ -436,7 +573,13 @@ std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef featu
           std::to_string(blockSize) +
           " no-min-max-bounds=true},"
           "  gpu-map-parallel-loops, convert-parallel-loops-to-gpu, lower-affine, canonicalize,"
-          "  gpu-launch-sink-index-computations, mxc-gpu-sink-constants),"
+          "  gpu-launch-sink-index-computations, mxc-gpu-sink-constants)")
+      .str();
+}
+
+std::string mxc::cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features,
+                                     int64_t blockSize, int64_t elementsPerThread) {
+  return (cudaLaunchesPipeline(blockSize, elementsPerThread) + "," +
           "gpu-kernel-outlining, canonicalize, mxc-gpu-check-host-code,"
           "nvvm-attach-target{chip=" +
           chip + " features=" + features +

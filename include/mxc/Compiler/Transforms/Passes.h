@@ -49,6 +49,13 @@ inline constexpr llvm::StringLiteral kInPlaceAttrName = "mx.in_place";
 std::string cudaKernelsPipeline(llvm::StringRef chip, llvm::StringRef features,
                                 int64_t blockSize = 128, int64_t elementsPerThread = 4);
 
+/// The first half of cudaKernelsPipeline, on a module: the steps' linalg
+/// ops as `gpu.launch` ops (loops mapped to blocks of `blockSize` threads,
+/// `elementsPerThread` innermost elements a thread), before outlining. The
+/// GPU kernel emulation (`mxc run --emulate-gpu-kernels`) continues from
+/// here with mxc-gpu-check-host-code and mxc-gpu-launches-on-host.
+std::string cudaLaunchesPipeline(int64_t blockSize = 128, int64_t elementsPerThread = 4);
+
 /// Registers the `mxc-cuda-kernels{chip=sm_90 features=+ptx80 block-size=128
 /// elements-per-thread=4}` pipeline.
 void registerCudaKernelsPipeline();

@@ -692,4 +692,31 @@ def GPUCheckHostCodePass : Pass<"mxc-gpu-check-host-code", "mlir::ModuleOp"> {
   }];
 }
 
+def GPULaunchesOnHostPass : Pass<"mxc-gpu-launches-on-host", "mlir::ModuleOp"> {
+  let summary = "Run the CUDA target's gpu.launch ops as host loops (GPU kernel emulation)";
+  let description = [{
+    For checking the CUDA target's kernel mapping on a machine without a GPU
+    (`mxc run --emulate-gpu-kernels`, hidden): after the CUDA target's loop
+    passes and `convert-parallel-loops-to-gpu` (the kernels' launches, not
+    yet outlined) and `mxc-gpu-check-host-code`, each `gpu.launch` becomes a
+    six-dimensional `scf.parallel` over its grid and its blocks, the launch
+    body (the code each GPU thread runs, with its bounds check) inside, the
+    block and thread ids its induction variables. The steps' device
+    temporaries become host ones (`gpu.alloc` / `gpu.dealloc` / `gpu.memcpy`
+    as `memref.alloc` / `memref.dealloc` / `memref.copy`, `gpu.wait` gone)
+    and the GPU twins of the library kernels (`mxc_cuda_kernel_*`) their CPU
+    kernels (`mxc_kernel_*`), so that the CPU lowering compiles the steps.
+    What the GPU does differently is not emulated: the NVVM lowering and
+    libdevice's math, concurrent threads (kernels that synchronise threads
+    or share memory are refused; the CUDA target makes none).
+  }];
+  let options = [
+    Option<"reverse", "reverse", "bool", /*default=*/"false",
+           "Run the blocks and the threads of each launch in reverse order (a "
+           "kernel whose results depend on the order of its threads races on a GPU)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // MXC_COMPILER_TRANSFORMS_PASSES_TD
