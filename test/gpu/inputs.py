@@ -20,6 +20,8 @@ KIND one of
   "range:LO:HI"    U[LO, HI) (an op's input domain)
   "int:LO:HI"      whole numbers LO .. HI-1 as float32 (comparisons: ties)
   "nonzero:LO:HI"  U[LO, HI) with |x| < 0.2 moved to 0.5 (divisors)
+and an optional "dtype" (default "float32"): the float32 draw widened, as
+"float64" (a float64 graph's inputs).
 """
 import json
 import os
@@ -73,7 +75,7 @@ def draw(spec):
 
 def generate(specs):
     """{name: array} for a spec dict."""
-    return {name: draw(s) for name, s in specs.items()}
+    return {name: draw(s).astype(s.get("dtype", "float32")) for name, s in specs.items()}
 
 
 def main(spec_path, outdir):

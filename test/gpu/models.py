@@ -200,6 +200,15 @@ def resnet18_train():
                                                   "softmax_label": (8,)}, 10
 
 
+def resnet18_train_f64():
+    """The same ResNet-18 training step in float64 (every input, hence
+    every kernel: cuBLAS's / cuDNN's double paths on the GPU), compared
+    element by element: in float32 the ReLU kinks make ResNet-18's
+    gradients depend on rounding (compare.py's `kinks`), in float64 a ReLU
+    input would have to be within ~1e-15 of zero."""
+    return resnet18_train()
+
+
 MODELS = {"unary": unary, "broadcast": broadcast, "reductions": reductions,
           "softmax": softmax, "fused_chain": fused_chain, "mlp": mlp, "matmul": matmul,
           "convnet": convnet}
@@ -207,15 +216,21 @@ MODELS = {"unary": unary, "broadcast": broadcast, "reductions": reductions,
 # U[-1, 1)) instead of carried: fused_chain's two 8.6 MB arrays.
 DRAWN_INPUTS = {"fused_chain"}
 TRAINING = {"lenet_train": lenet_train, "convnet_train": convnet_train,
-            "resnet18_train": resnet18_train}
+            "resnet18_train": resnet18_train, "resnet18_train_f64": resnet18_train_f64}
 # (rtol, atol) of the gradients, rtol relative to each array's largest
 # magnitude (compare.py's `scaled`): cuDNN's and the CPU's convolution
 # gradients sum in other orders, and ResNet-18's pass through 18 layers of
 # them. convnet_train's atol: a bias before BatchNorm has a zero gradient
 # (BatchNorm subtracts the mean), computed as rounding noise of ~1e-5 that
 # differs between any two summation orders.
+# ResNet-18's float32 gradients: `kinks` (compare.py); its float64 ones
+# within float64 rounding through 18 layers.
 TRAINING_TOLERANCE = {"lenet_train": (1e-4, 1e-6), "convnet_train": (2e-4, 5e-5),
-                      "resnet18_train": (1e-3, 1e-5)}
+                      "resnet18_train": (1e-3, 1e-5, "scaled", "kinks"),
+                      "resnet18_train_f64": (1e-9, 1e-13)}
+# Training graphs in float64 (inputs drawn as float32, widened; references
+# kept in float64).
+FLOAT64_TRAINING = {"resnet18_train_f64"}
 
 
 def input_kind(name, label_classes):
@@ -261,12 +276,12 @@ def float64_executor(s, shapes, values, grad_req="null"):
     return exe
 
 
-def save_references(outdir, name, arrays):
+def save_references(outdir, name, arrays, keep_float64=False):
     """<name>.ref/<key> for each {key: NDArray} (compare.save_reference)."""
     ref = os.path.join(outdir, name + ".ref")
     os.makedirs(ref, exist_ok=True)
     for key, a in arrays.items():
-        compare.save_reference(os.path.join(ref, key), a.asnumpy())
+        compare.save_reference(os.path.join(ref, key), a.asnumpy(), keep_float64=keep_float64)
 
 
 def write_training(outdir, name, build):
@@ -275,18 +290,26 @@ def write_training(outdir, name, build):
     arg_shapes, _, aux_shapes = s.infer_shape(**shapes)
     inputs = list(zip(s.list_arguments(), arg_shapes)) + \
         list(zip(s.list_auxiliary_states(), aux_shapes))
+    f64 = name in FLOAT64_TRAINING
     specs = {k: {"shape": list(shape), "kind": input_kind(k, classes), "seed": seed + 1}
              for seed, (k, shape) in enumerate(inputs)}
-    values = write_drawn_graph(outdir, name, s, shapes, TRAINING_TOLERANCE[name] + ("scaled",),
-                               "--train --weights inputs", specs)
+    compile_args = "--train --weights inputs"
+    if f64:
+        for k in specs:
+            specs[k]["dtype"] = "float64"
+        compile_args += "".join(" --dtype %s=float64" % k for k in specs)
+    tol = TRAINING_TOLERANCE[name]
+    values = write_drawn_graph(outdir, name, s, shapes,
+                               tol + (("scaled",) if "scaled" not in tol else ()),
+                               compile_args, specs)
     exe = float64_executor(s, shapes, values, grad_req)
     outs = exe.forward(is_train=True)
     exe.backward()
     refs = dict(zip(s.list_outputs(), outs))
     refs.update({k + "_grad": g for k, g in exe.grad_dict.items()
                  if g is not None and grad_req[k] == "write"})
-    save_references(outdir, name, refs)
-    print("%s: %d inputs drawn, training step" % (name, len(specs)))
+    save_references(outdir, name, refs, keep_float64=f64)
+    print("%s: %d inputs drawn, training step%s" % (name, len(specs), " (float64)" if f64 else ""))
 
 
 def write_op_group(outdir, name, build, grads=False):

@@ -358,7 +358,7 @@ def test_training_step_on_the_cpu_matches_the_check_reference(host_runs, name):
     ref, out, tol = host_runs[name]
     lines = io.StringIO()
     bad = compare.compare(ref, out, name, float(tol[0]), float(tol[1]), "scaled" in tol,
-                          out=lines)
+                          out=lines, kinks="kinks" in tol)
     assert bad == 0, lines.getvalue()
     # Every parameter's gradient is compared (sampled where large).
     grads = [l for l in lines.getvalue().splitlines() if "_grad ok" in l]
@@ -377,7 +377,7 @@ def test_op_group_on_the_cpu_matches_the_check_reference(host_runs, name):
     ref, out, tol = host_runs[name]
     lines = io.StringIO()
     bad = compare.compare(ref, out, name, float(tol[0]), float(tol[1]), "scaled" in tol,
-                          out=lines)
+                          out=lines, kinks="kinks" in tol)
     assert bad == 0, lines.getvalue()
     symbol = mx.sym.load(os.path.join(os.path.dirname(ref), name + "-symbol.json"))
     if name in ops.GRADS:
@@ -389,8 +389,10 @@ def test_op_group_on_the_cpu_matches_the_check_reference(host_runs, name):
 
 
 def test_the_comparison_fails_on_a_wrong_output(host_runs, tmp_path):
-    ref, out, tol = host_runs["resnet18_train"]
+    # (the float64 ResNet-18: compared element by element, no `kinks`)
+    ref, out, tol = host_runs["resnet18_train_f64"]
     rtol, atol, scaled = float(tol[0]), float(tol[1]), "scaled" in tol
+    assert "kinks" not in tol
 
     def run_with(change):
         d = tmp_path / change
@@ -421,6 +423,27 @@ def test_the_comparison_fails_on_a_wrong_output(host_runs, tmp_path):
     np.save(d / "fc1_bias_grad.npy", np.zeros(3, np.float32))
     assert compare.compare(ref, str(d), "r", rtol, atol, scaled, out=io.StringIO()) == 1
     assert compare.compare(ref, out, "r", rtol, atol, scaled, out=io.StringIO()) == 0
+
+
+def test_kinks_tolerate_a_flipped_relu_not_a_wrong_gradient():
+    """compare.py's `kinks` (ResNet-18's float32 gradients): a gradient
+    whose elements are off by up to 5% of its scale in a tenth of them at a
+    small relative L2 error (a ReLU input on the other side of its kink)
+    passes; the same bound without `kinks` fails it, and a gradient off by
+    a tenth everywhere, a sign, or a NaN fails either way."""
+    rng = np.random.default_rng(1)
+    ref = rng.standard_normal(4096)
+    flip = ref.copy()
+    idx = rng.choice(ref.size, 400, replace=False)
+    flip[idx] += 0.05 * np.abs(ref).max() * rng.uniform(-1, 1, idx.size) * 0.1
+    flip[idx[0]] += 0.05 * np.abs(ref).max()
+    assert compare.check(ref, flip, 1e-3, 1e-5, True, kinks=True)[0]
+    assert not compare.check(ref, flip, 1e-3, 1e-5, True)[0]
+    note = []
+    compare.check(ref, flip, 1e-3, 1e-5, True, kinks=True, note=note)
+    assert note and "beyond the bound" in note[0]
+    for bad in (ref * 1.1, -ref, np.where(np.arange(ref.size) == 3, np.nan, ref)):
+        assert not compare.check(ref, bad, 1e-3, 1e-5, True, kinks=True)[0]
 
 
 @pytest.mark.parametrize("name", ["reductions", "softmax", "convnet_train", "resnet18_train"])
