@@ -710,7 +710,8 @@ int mxc::driverMain(int argc, char **argv) {
       return kBadUsage;
     }
     // The knobs only mean something where reductions are split.
-    bool splits = splitReductionsOpt || runEmulateGpuKernels != EmulateGpu::Off || (runCmd && runOnGpu) ||
+    bool splits = splitReductionsOpt || runEmulateGpuKernels != EmulateGpu::Off ||
+                  (runCmd && runOnGpu) ||
                   (compileCmd && compileTarget == "cuda");
     if ((splitReductionThreads.getNumOccurrences() || splitReductionChunks.getNumOccurrences()) &&
         !splits) {
@@ -732,7 +733,8 @@ int mxc::driverMain(int argc, char **argv) {
                        "--target-triple\n";
         return kBadUsage;
       }
-      if (runEmulateGpuKernels != EmulateGpu::Off && (runOnGpu || compileCudaArch.getNumOccurrences())) {
+      if (runEmulateGpuKernels != EmulateGpu::Off &&
+          (runOnGpu || compileCudaArch.getNumOccurrences())) {
         errorLine() << "--emulate-gpu-kernels runs on the CPU: no --device gpu or "
                        "--cuda-arch\n";
         return kBadUsage;
