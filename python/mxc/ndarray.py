@@ -1046,12 +1046,15 @@ def _cuda_arch(ctx):
     arch = _cuda_archs.get(ctx.device_id)
     if arch is None:
         import os
-        if os.environ.get("MXC_TEST_GPU_HOST_KERNELS") == "1" and \
+        host = os.environ.get("MXC_TEST_GPU_HOST_KERNELS")
+        if host in ("1", "emulated") and \
                 _mxc.cuda_device_memory_is_host_memory(ctx.device_id):
             # Tests on the CUDA driver double (docs/gpu.md): its device memory
             # is host memory, so CPU kernels run on the "device" arrays and
-            # the results of the GPU paths' plumbing can be checked.
-            arch = ""
+            # the results of the GPU paths' plumbing can be checked; with
+            # "emulated", the CUDA target's kernel mapping run as host loops
+            # (--emulate-gpu-kernels), so its numerics are checked too.
+            arch = "" if host == "1" else "emulated"
         else:
             arch = "sm_%d" % _mxc.cuda_compute_capability(ctx.device_id)
         _cuda_archs[ctx.device_id] = arch

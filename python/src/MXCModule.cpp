@@ -506,7 +506,13 @@ compile(const std::string &json, const ShapeMap &shapes, const DTypeMap &dtypes,
   graph::Graph g = parseGraph(json);
   ImportOptions importOpts = importOptions(shapes, dtypes);
   JITOptions jitOpts;
-  jitOpts.pipeline.cudaArch = cudaArch;
+  // "emulated": the CUDA target's kernel mapping run as host loops
+  // (PipelineOptions::emulateGpuKernels): the driver double's tests, whose
+  // "device" memory is host memory (ndarray._cuda_arch).
+  if (cudaArch == "emulated")
+    jitOpts.pipeline.emulateGpuKernels = true;
+  else
+    jitOpts.pipeline.cudaArch = cudaArch;
   jitOpts.pipeline.trainPart = trainPart;
   jitOpts.pipeline.inPlace = inPlace;
   jitOpts.pipeline.outputs = outputs;

@@ -17,7 +17,13 @@ whose memory is host memory and which runs no kernels. Two modes:
   between devices, staging, gradient accumulation, auxiliary states,
   optimizer states -- are compared with the CPU's.
 
-Neither shows GPU numerics or speed. A third mode, `device`, is for a real
+- `emulated-kernels` (the numerics_* functions,
+  MXC_TEST_GPU_HOST_KERNELS=emulated): as `host-kernels`, but the kernels
+  are the CUDA target's mapping run as host loops (--emulate-gpu-kernels,
+  docs/gpu.md), so the GPU kernels' own numerics (blocks, threads, split
+  reductions) are compared with the CPU's, within `device`'s tolerance.
+
+None shows GPU numerics of the NVVM code or speed. A last mode, `device`, is for a real
 GPU (scripts/gpu-check.sh run, with the CPython 3.12 build of the
 extension): the numerics_* functions and the copies' checks, the kernels
 compiled for the device's architecture and run there, results compared with
@@ -455,13 +461,14 @@ MODE = "launch"  # set by main()
 
 def _same(gpu_value, cpu_value, what=""):
     """gpu_value equals cpu_value: bit for bit on the double (the same CPU
-    kernels ran on both); on a real GPU (mode `device`) within 2e-3 of the
-    CPU's largest magnitude (other kernels, other summation orders, a few
-    training steps)."""
+    kernels ran on both); on a real GPU (mode `device`) and with the GPU
+    mapping emulated (`emulated-kernels`) within 2e-3 of the CPU's largest
+    magnitude (other kernels, other summation orders, a few training
+    steps)."""
     gv = gpu_value.asnumpy() if isinstance(gpu_value, mx.nd.NDArray) else np.asarray(gpu_value)
     cv = cpu_value.asnumpy() if isinstance(cpu_value, mx.nd.NDArray) else np.asarray(cpu_value)
     assert gv.dtype == cv.dtype and gv.shape == cv.shape, (what, gv.dtype, cv.dtype, gv.shape)
-    if MODE == "device":
+    if MODE in ("device", "emulated-kernels"):
         scale = float(np.abs(cv).max()) if cv.size else 0.0
         np.testing.assert_allclose(gv, cv, rtol=2e-3, atol=2e-3 * max(scale, 1e-3),
                                    err_msg=what)
@@ -479,6 +486,8 @@ def numerics_operators_on_gpu_arrays():
     g = mx.gpu(0)
     if MODE == "host-kernels":
         assert mx.nd._cuda_arch(g) == ""  # CPU kernels on the double's arrays
+    if MODE == "emulated-kernels":
+        assert mx.nd._cuda_arch(g) == "emulated"  # the GPU mapping as host loops
     cases = {
         "plus_scalar": lambda x, y, w: x + 1,
         "fused chain": lambda x, y, w: mx.nd.relu(x * 2 - y),
@@ -1419,7 +1428,8 @@ def main():
         checks = [(n, f) for n, f in sorted(globals().items())
                   if n.startswith("numerics_") or n in DEVICE_CHECKS]
     else:
-        prefix = {"launch": "check_", "host-kernels": "numerics_", "two-gpus": "twogpus_",
+        prefix = {"launch": "check_", "host-kernels": "numerics_",
+                  "emulated-kernels": "numerics_", "two-gpus": "twogpus_",
                   "two-gpus-host-kernels": "multigpu_"}[mode]
         checks = [(n, f) for n, f in sorted(globals().items()) if n.startswith(prefix)]
     only = set(sys.argv[2:])

@@ -31,6 +31,11 @@ with open(SCRIPT) as f:
 MODES = {"launch": re.findall(r"^def (check_\w+)\(", _text, re.M),
          "host-kernels": re.findall(r"^def (numerics_\w+)\(", _text, re.M)}
 MODES.update({m + "-async": names for m, names in list(MODES.items())})
+# The host-kernels checks again with the CUDA target's kernel mapping run as
+# host loops (MXC_TEST_GPU_HOST_KERNELS=emulated, --emulate-gpu-kernels): the
+# GPU kernels' numerics through every front-end path, within the tolerance
+# of a real GPU's run (split reductions sum in other orders).
+MODES["emulated-kernels"] = MODES["host-kernels"]
 # Two "GPUs" (MXC_HOST_DRIVER_DEVICES=2), asynchronous streams: copies
 # between devices ordered by events that cross devices, operators,
 # executors and Module launched on the device of their arrays; and with CPU
@@ -55,6 +60,8 @@ def _run(mode):
         env["MXC_HOST_DRIVER_DEVICES"] = "2"
     if mode.endswith("host-kernels"):
         env["MXC_TEST_GPU_HOST_KERNELS"] = "1"
+    elif mode == "emulated-kernels":
+        env["MXC_TEST_GPU_HOST_KERNELS"] = "emulated"
     else:  # device pointers the host cannot read: host code touching them crashes
         env["MXC_HOST_DRIVER_OPAQUE"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
