@@ -699,6 +699,15 @@ int mxc::driverMain(int argc, char **argv) {
       }
       return true;
     };
+    // --emulate-gpu-kernels: the CPU target, its steps as emulated GPU
+    // kernels of fillCuda's launch shape.
+    auto emulate = [](CompileCommandOptions &o) {
+      if (runEmulateGpuKernels == EmulateGpu::Off)
+        return;
+      o.cudaArch.clear();
+      o.emulateGpuKernels = true;
+      o.emulateGpuReversed = runEmulateGpuKernels == EmulateGpu::Reversed;
+    };
     // mxc run --device: cpu, or gpu (gpu(0)), gpu(N), gpu:N.
     StringRef device = runDevice;
     std::optional<mxc::runtime::Device> named = mxc::runtime::Device::fromOption(runDevice);
@@ -742,11 +751,7 @@ int mxc::driverMain(int argc, char **argv) {
       if (!fillCuda(o, runOnGpu || runEmulateGpuKernels != EmulateGpu::Off,
                     "--device gpu or --emulate-gpu-kernels"))
         return kBadUsage;
-      if (runEmulateGpuKernels != EmulateGpu::Off) {
-        o.cudaArch.clear(); // the CPU target, its steps as emulated GPU kernels
-        o.emulateGpuKernels = true;
-        o.emulateGpuReversed = runEmulateGpuKernels == EmulateGpu::Reversed;
-      }
+      emulate(o);
       o.inputs.assign(runInputs.begin(), runInputs.end());
       o.outputDir = runOutputDir;
       o.seed = runSeed;
@@ -769,18 +774,16 @@ int mxc::driverMain(int argc, char **argv) {
       o.target.triple = compileTarget;
       if (compileTarget == "cuda")
         o.target.triple.clear(); // the host code runs on this machine
-      if (runEmulateGpuKernels != EmulateGpu::Off && compileTarget == "cuda") {
-        errorLine() << "--emulate-gpu-kernels compiles for the CPU: not with --target cuda\n";
+      if (runEmulateGpuKernels != EmulateGpu::Off &&
+          (compileTarget == "cuda" || compileCudaArch.getNumOccurrences())) {
+        errorLine() << "--emulate-gpu-kernels compiles for the CPU: no --target cuda or "
+                       "--cuda-arch\n";
         return kBadUsage;
       }
       if (!fillCuda(o, compileTarget == "cuda" || runEmulateGpuKernels != EmulateGpu::Off,
                     "--target cuda or --emulate-gpu-kernels"))
         return kBadUsage;
-      if (runEmulateGpuKernels != EmulateGpu::Off) {
-        o.cudaArch.clear();
-        o.emulateGpuKernels = true;
-        o.emulateGpuReversed = runEmulateGpuKernels == EmulateGpu::Reversed;
-      }
+      emulate(o);
       o.emit = compileEmit;
       o.weights = compileWeights;
       o.output = outputFile == "-" && compileEmit != "mlir" &&

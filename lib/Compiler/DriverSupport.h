@@ -129,7 +129,7 @@ struct CompileCommandOptions {
   bool cudaArchGiven = false;
   int64_t cudaBlockSize = 128;         ///< --cuda-block-size
   int64_t cudaElementsPerThread = 4;   ///< --cuda-elements-per-thread
-  /// --emulate-gpu-kernels (run, hidden): PipelineOptions::emulateGpuKernels.
+  /// --emulate-gpu-kernels (run / compile, hidden): PipelineOptions::emulateGpuKernels.
   bool emulateGpuKernels = false;
   bool emulateGpuReversed = false;   ///< --emulate-gpu-kernels=reversed
 };

@@ -247,6 +247,9 @@ std::string mxc::PipelineOptions::describe() const {
   auto list = [](const std::vector<std::string> &v) {
     return llvm::join(v, ",");
   };
+  // The GPU kernels' launch shape (the CUDA target's and its emulation's).
+  std::string launch = "b" + std::to_string(cudaBlockSize) + "x" +
+                       std::to_string(cudaElementsPerThread);
   return "entry=" + entrySymbol + " fuse=" + (fuseElementwise ? "1" : "0") +
          " reassoc=" + (fastReductions ? "1" : "0") +
          " approx=" + (approximateMath ? "1" : "0") +
@@ -263,13 +266,9 @@ std::string mxc::PipelineOptions::describe() const {
          (fuseGraph ? "1" : "0") + " fuse-conv=" + (fuseConvolution ? "1" : "0") +
          " const-params=" + (constantParams ? "1" : "0") +
          " blocked=" + (blockedLayout ? "1" : "0") + " memory-plan=" + memoryPlan +
-         (emulateGpuKernels ? " emulate-gpu=b" + std::to_string(cudaBlockSize) + "x" +
-                                  std::to_string(cudaElementsPerThread) +
-                                  (emulateGpuReversed ? "r" : "")
-                            : "") +
-         (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat + "/b" +
-                                     std::to_string(cudaBlockSize) + "x" +
-                                     std::to_string(cudaElementsPerThread));
+         (emulateGpuKernels ? " emulate-gpu=" + launch + (emulateGpuReversed ? "r" : "") : "") +
+         (cudaArch.empty() ? "" : " cuda=" + cudaArch + cudaFeatures + "/" + cudaFormat + "/" +
+                                      launch);
 }
 
 LogicalResult mxc::runGraphPasses(ModuleOp module,
@@ -673,17 +672,6 @@ static FailureOr<std::string> cudaToolkit(ModuleOp module) {
   return dir;
 }
 
-/// The steps of a planned module (mx-outline-steps) as GPU kernels: the
-/// linalg ops of each step become scf.parallel nests, one dimension each,
-/// in blocks of 128 threads, 4 innermost elements a thread (mxc-gpu-collapse-parallel-loops,
-/// scf-parallel-loop-tiling, gpu-map-parallel-loops), outlined into
-/// gpu.module's that NVVM compiles into a fatbin (cubin for the
-/// architecture + PTX); the step functions keep only the launches, which
-/// gpu-to-llvm turns into calls of the runtime's mgpu* functions
-/// (runtime/src/cuda/mgpu_wrappers.cc), the embedded binaries being loaded
-/// by module constructors. A step with anything else left on the host (a
-/// GEMM-class library call, a loop the mapping did not take) is an error
-/// naming its node (mxc-gpu-check-host-code).
 /// Renames each library call of the planned steps to its GPU twin
 /// (mxc_kernel_X -> mxc_cuda_kernel_X); one without a twin is an error
 /// naming its node, unless `emulated` (the GPU kernel emulation, which runs
@@ -743,6 +731,17 @@ static LogicalResult useGpuLibraryKernels(ModuleOp module, bool emulated = false
   return failure(unsupported);
 }
 
+/// The steps of a planned module (mx-outline-steps) as GPU kernels: the
+/// linalg ops of each step become scf.parallel nests, one dimension each,
+/// in blocks of 128 threads, 4 innermost elements a thread (mxc-gpu-collapse-parallel-loops,
+/// scf-parallel-loop-tiling, gpu-map-parallel-loops), outlined into
+/// gpu.module's that NVVM compiles into a fatbin (cubin for the
+/// architecture + PTX); the step functions keep only the launches, which
+/// gpu-to-llvm turns into calls of the runtime's mgpu* functions
+/// (runtime/src/cuda/mgpu_wrappers.cc), the embedded binaries being loaded
+/// by module constructors. A step with anything else left on the host (a
+/// GEMM-class library call, a loop the mapping did not take) is an error
+/// naming its node (mxc-gpu-check-host-code).
 LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opts) {
   FailureOr<std::string> toolkit = cudaToolkit(module);
   if (failed(toolkit) || failed(useGpuLibraryKernels(module)))
@@ -771,7 +770,7 @@ static LogicalResult lowerStepsAsEmulatedGpuKernels(ModuleOp module,
   return runPipeline(
       module, "mxrt-lower-kernel-calls, canonicalize, cse," +
                   mxc::cudaLaunchesPipeline(opts.cudaBlockSize, opts.cudaElementsPerThread) +
-                  ", canonicalize, mxc-gpu-check-host-code, mxc-gpu-launches-on-host" +
+                  ", canonicalize, mxc-gpu-check-host-code{launches=true}, mxc-gpu-launches-on-host" +
                   (opts.emulateGpuReversed ? "{reverse=true}," : ",") +
                   "func.func(canonicalize, cse, expand-strided-metadata, lower-affine, "
                   "convert-scf-to-cf), "

@@ -965,7 +965,7 @@ class Signum(Optimizer):
             return
         # MXNet passes momentum only when > 0 (else the kernel's default 0)
         nd.signum_update(weight, grad, state, lr,
-                         momentum=self.momentum if self.momentum > 0 else 0.0, wd=wd,
+                         momentum=_kernel_momentum(self.momentum), wd=wd,
                          rescale_grad=self.rescale_grad,
                          clip_gradient=_kernel_clip(self.clip_gradient),
                          wd_lh=self.wd_lh or 0.0, out=weight)

@@ -1158,7 +1158,9 @@ NB_MODULE(_mxc, m) {
         "(PipelineOptions::inPlace; the caller checks num_steps == 1). "
         "cuda_arch ('sm_90'): every step as GPU kernels on gpu(0) (the CUDA "
         "target through the JIT, as mxc run --device gpu; run() copies its "
-        "inputs and outputs through device memory).");
+        "inputs and outputs through device memory); 'emulated': a CPU "
+        "plan whose steps are the CUDA target's kernels run as host loops "
+        "(--emulate-gpu-kernels; the driver double's tests).");
   // np_shape: mx.nd.save / load under mx.np_shape() (V3 records, and the
   // load's check of the semantics they were saved in); None: no check.
   m.def("load_params", &loadParams, nb::arg("path"), nb::arg("np_shape") = nb::none());

@@ -369,7 +369,7 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
     // Ops only a GPU runs (thread synchronisation, shared memory, warp
     // shuffles): a host loop over the threads would not mean the same.
     WalkResult refused = module.walk([&](Operation *op) {
-      if (op->getDialect() && op->getDialect()->getNamespace() == "gpu" &&
+      if (isa_and_nonnull<gpu::GPUDialect>(op->getDialect()) &&
           !isa<gpu::LaunchOp, gpu::TerminatorOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
                gpu::WaitOp, gpu::BlockIdOp, gpu::ThreadIdOp, gpu::BlockDimOp, gpu::GridDimOp>(
               op)) {
@@ -391,7 +391,16 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
       if (isa<gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp, gpu::WaitOp>(op))
         asyncOps.push_back(op);
     });
+    llvm::SmallPtrSet<Operation *, 16> replaced(asyncOps.begin(), asyncOps.end());
     for (Operation *op : asyncOps) {
+      for (Value r : op->getResults())
+        if (isa<gpu::AsyncTokenType>(r.getType()))
+          for (Operation *user : r.getUsers())
+            if (!replaced.contains(user)) {
+              user->emitError() << "an asynchronous token reaches " << user->getName()
+                                << ", which the GPU kernel emulation cannot run";
+              return signalPassFailure();
+            }
       OpBuilder b(op);
       if (auto a = dyn_cast<gpu::AllocOp>(op)) {
         auto alloc = memref::AllocOp::create(b, a.getLoc(), a.getType(), a.getDynamicSizes(),
@@ -418,7 +427,7 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
       if (auto existing = symbols.lookup<func::FuncOp>(cpu)) {
         if (failed(SymbolTable::replaceAllSymbolUses(f, existing.getSymNameAttr(), module)))
           return signalPassFailure();
-        f.erase();
+        symbols.erase(f);
       } else if (failed(symbols.rename(f, cpu))) {
         return signalPassFailure();
       }
@@ -428,7 +437,8 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
   /// scf.parallel (grid z, y, x, block z, y, x) { the launch body }.
   LogicalResult toLoops(gpu::LaunchOp launch) {
     if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty() ||
-        launch.getDynamicSharedMemorySize() || launch.getClusterSizeX())
+        launch.getDynamicSharedMemorySize() || launch.getClusterSizeX() ||
+        launch.getNumWorkgroupAttributions() || launch.getNumPrivateAttributions())
       return launch.emitError() << "an asynchronous, clustered or shared-memory launch "
                                    "cannot run as a host loop (GPU kernel emulation)";
     OpBuilder b(launch);
@@ -501,9 +511,8 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
 /// address arithmetic, constants, returns, its temporaries' device
 /// allocations.
 bool allowedOnHost(Operation *op) {
-  // (gpu.launch: not yet outlined, as the GPU kernel emulation checks it)
-  if (isa<gpu::LaunchFuncOp, gpu::LaunchOp, func::ReturnOp, gpu::AllocOp, gpu::DeallocOp,
-          gpu::WaitOp, gpu::MemcpyOp>(op))
+  if (isa<gpu::LaunchFuncOp, func::ReturnOp, gpu::AllocOp, gpu::DeallocOp, gpu::WaitOp,
+          gpu::MemcpyOp>(op))
     return true;
   // The runtime's GPU library kernels (cuBLAS), called from the host.
   if (auto call = dyn_cast<func::CallOp>(op))
@@ -516,6 +525,8 @@ bool allowedOnHost(Operation *op) {
 
 struct GPUCheckHostCodePass
     : mxc::impl::GPUCheckHostCodePassBase<GPUCheckHostCodePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     bool ok = true;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
@@ -538,7 +549,8 @@ struct GPUCheckHostCodePass
           ok = false;
           return WalkResult::skip();
         }
-        if (op == func.getOperation() || allowedOnHost(op))
+        if (op == func.getOperation() || allowedOnHost(op) ||
+            (launches && isa<gpu::LaunchOp>(op)))
           return op == func.getOperation() ? WalkResult::advance() : WalkResult::skip();
         // The diagnostic's location names the MXNet node(s), when known.
         InFlightDiagnostic diag = op->emitError();

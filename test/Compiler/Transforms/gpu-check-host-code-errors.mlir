@@ -60,3 +60,17 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// Tests a launch not outlined: an error unless `launches` (the GPU kernel
+// emulation checks the steps before outlining: gpu-launches-on-host.mlir).
+// CHECK: gpu-check-host-code-errors.mlir:[[@LINE+3]]:3: error: step @step_launch: gpu.launch has no GPU lowering yet
+func.func @step_launch(%a: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}

@@ -6,7 +6,7 @@
 // temporaries become host ones and the GPU twins of library kernels their
 // CPU kernels. The numerics are checked end to end by
 // test/python/gpu/test_gpu_emulation.py.
-// RUN: mxc-opt %s --mxc-gpu-launches-on-host | FileCheck %s
+// RUN: mxc-opt %s --mxc-gpu-check-host-code=launches=true --mxc-gpu-launches-on-host | FileCheck %s
 // RUN: mxc-opt %s --mxc-gpu-launches-on-host=reverse=true | FileCheck %s --check-prefix=REV
 
 // CHECK-LABEL: func.func @step0
@@ -24,6 +24,16 @@
 // CHECK-NOT:     gpu.
 // CHECK:         return
 // CHECK:       func.func private @mxc_kernel_topk_f32(memref<16xf32>, memref<16xf32>)
+// CHECK-NOT:   mxc_cuda_kernel
+
+// A constant copied into a device temporary (a library kernel reads it) is
+// a host copy; a twin whose CPU kernel is declared already calls that one.
+// CHECK-LABEL: func.func @step1
+// CHECK:         %[[G:.*]] = memref.get_global @anchors : memref<4xf32>
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         memref.copy %[[G]], %[[T]] : memref<4xf32> to memref<4xf32>
+// CHECK:         call @mxc_kernel_lu_f32(%[[T]])
+// CHECK:         memref.dealloc %[[T]]
 // REV:         scf.parallel (%[[BZ:[a-z0-9_]+]], %[[BY:[a-z0-9_]+]], %[[BX:[a-z0-9_]+]], %[[TZ:[a-z0-9_]+]], %[[TY:[a-z0-9_]+]], %[[TX:[a-z0-9_]+]]) =
 // REV-DAG:       %[[LASTB:.*]] = arith.subi %c2, %{{.*}}
 // REV-DAG:       %[[RBX:.*]] = arith.subi %[[LASTB]], %[[BX]]
@@ -51,3 +61,17 @@ func.func @step0(%arg0: memref<16xf32>, %arg1: memref<16xf32>) {
   return
 }
 func.func private @mxc_cuda_kernel_topk_f32(memref<16xf32>, memref<16xf32>)
+
+memref.global "private" constant @anchors : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @step1() {
+  %g = memref.get_global @anchors : memref<4xf32>
+  %0 = gpu.wait async
+  %t, %1 = gpu.alloc async [%0] () : memref<4xf32>
+  %2 = gpu.memcpy async [%1] %t, %g : memref<4xf32>, memref<4xf32>
+  call @mxc_cuda_kernel_lu_f32(%t) : (memref<4xf32>) -> ()
+  %3 = gpu.dealloc async [%2] %t : memref<4xf32>
+  gpu.wait [%3]
+  return
+}
+func.func private @mxc_cuda_kernel_lu_f32(memref<4xf32>)
+func.func private @mxc_kernel_lu_f32(memref<4xf32>)

@@ -119,10 +119,14 @@ def test_the_emulation_runs_the_gpu_mapping(graphs, tmp_path):
     assert "IR Dump After GPULaunchesOnHostPass" in text
     loops = [l for l in text.splitlines() if "scf.parallel" in l]
     assert loops and all(l.split("=")[0].count("%") == 6 for l in loops), loops
-    assert "gpu." not in text.split("IR Dump After GPULaunchesOnHostPass")[1]
+    after = text.split("IR Dump After GPULaunchesOnHostPass")[1]
+    assert "gpu." not in after and "arith.subi" not in after
     assert ", %c128)" in loops[0]
     assert ", %c256)" in [l for l in ir("--cuda-block-size", "256").splitlines()
                           if "scf.parallel" in l][0]
+    # =reversed: each id is the bound less one less the induction variable
+    assert "arith.subi" in ir("--emulate-gpu-kernels=reversed").split(
+        "IR Dump After GPULaunchesOnHostPass")[1]
 
 
 @pytest.mark.parametrize("args,message", [
@@ -137,8 +141,14 @@ def test_bad_emulation_options_are_one_line_errors(graphs, args, message, tmp_pa
              *open(os.path.join(graphs, "unary.shapes")).read().split(), *args,
              "--output-dir", str(tmp_path / "out"))
     assert p.returncode != 0 and message in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+@pytest.mark.parametrize("args", [["--target", "cuda"], ["--cuda-arch", "sm_90"]])
+def test_emulation_compiles_for_the_cpu_only(graphs, args, tmp_path):
     p = _mxc("compile", os.path.join(graphs, "unary-symbol.json"),
              *open(os.path.join(graphs, "unary.shapes")).read().split(),
-             "--emulate-gpu-kernels", "--target", "cuda", "-o", str(tmp_path / "x"))
-    assert p.returncode != 0 and \
-        "--emulate-gpu-kernels compiles for the CPU: not with --target cuda" in p.stderr
+             "--emulate-gpu-kernels", *args, "-o", str(tmp_path / "x"))
+    assert p.returncode != 0 and p.stderr.strip() == (
+        "mxc: error: --emulate-gpu-kernels compiles for the CPU: no --target cuda or "
+        "--cuda-arch"), p.stderr

@@ -446,6 +446,30 @@ def test_kinks_tolerate_a_flipped_relu_not_a_wrong_gradient():
         assert not compare.check(ref, bad, 1e-3, 1e-5, True, kinks=True)[0]
 
 
+def test_kinks_hold_for_sampled_references(tmp_path):
+    """A sampled reference (over 65536 elements) with `kinks`: a tenth of
+    the elements off by up to 2% of the scale passes (the sample's relative
+    L2 error; the whole array's norm and sum move little: the errors have
+    both signs); a tenth of the elements off by 50% does not."""
+    rng = np.random.default_rng(2)
+    ref = rng.standard_normal(100000)
+    refdir, gotdir = tmp_path / "ref", tmp_path / "got"
+    refdir.mkdir()
+    gotdir.mkdir()
+    compare.save_reference(str(refdir / "w_grad"), ref, keep_float64=True)
+    assert os.path.exists(refdir / "w_grad.sample.npz")
+    idx = rng.choice(ref.size, ref.size // 10, replace=False)
+    for scale, want in ((0.02, 0), (0.5, 1)):
+        got = ref.copy()
+        got[idx] += scale * np.abs(ref).max() * rng.uniform(-1, 1, idx.size)
+        np.save(gotdir / "w_grad.npy", got)
+        lines = io.StringIO()
+        assert compare.compare(str(refdir), str(gotdir), "k", 1e-3, 1e-5, True, out=lines,
+                               kinks=True) == want, lines.getvalue()
+        assert compare.compare(str(refdir), str(gotdir), "k", 1e-3, 1e-5, True,
+                               out=io.StringIO()) == 1
+
+
 @pytest.mark.parametrize("name", ["reductions", "softmax", "convnet_train", "resnet18_train"])
 def test_split_reductions_keep_the_results(graphs, name, tmp_path):
     """mxc-split-reductions (on for --target cuda: a reduction's outputs are

@@ -689,7 +689,13 @@ def GPUCheckHostCodePass : Pass<"mxc-gpu-check-host-code", "mlir::ModuleOp"> {
     copy, allocation, loop or library call left in a step (an op with no GPU
     lowering yet, or a loop nest the GPU mapping did not take) is an error
     naming the MXNet node it came from, instead of a crash at run time.
+    With `launches`, before outlining (the GPU kernel emulation), a step may
+    hold `gpu.launch` ops too.
   }];
+  let options = [
+    Option<"launches", "launches", "bool", /*default=*/"false",
+           "Accept gpu.launch (not yet outlined) in a step">,
+  ];
 }
 
 def GPULaunchesOnHostPass : Pass<"mxc-gpu-launches-on-host", "mlir::ModuleOp"> {
