@@ -341,6 +341,20 @@ def write_op_group(outdir, name, build, grads=False):
     print("%s: %d gradients" % (name, len(wrt)))
 
 
+def mxc_args(outdir, name):
+    """`mxc compile`'s arguments for graph `name` written to outdir: its
+    --shape arguments, a training graph's extra arguments (<name>.compile)
+    and --params for the auxiliary states."""
+    with open(os.path.join(outdir, name + ".shapes")) as f:
+        args = f.read().split()
+    extra = os.path.join(outdir, name + ".compile")
+    if os.path.exists(extra):
+        with open(extra) as f:
+            args += f.read().split()
+    params = os.path.join(outdir, name + "-0000.params")
+    return args + (["--params", params] if os.path.exists(params) else [])
+
+
 def main(outdir, names=None):
     os.makedirs(outdir, exist_ok=True)
     for name, build in TRAINING.items():

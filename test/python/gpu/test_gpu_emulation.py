@@ -35,29 +35,15 @@ import ops  # noqa: E402
 NAMES = sorted(models.MODELS) + sorted(models.TRAINING) + sorted(ops.OPS) + sorted(ops.GRADS)
 
 
-def _mxc(*args, timeout=600):
+def _mxc(*args):
     return subprocess.run([mxc_testing.mxc_binary(), *args], capture_output=True, text=True,
-                          timeout=timeout)
-
-
-@pytest.fixture(scope="module")
-def graphs(tmp_path_factory):
-    d = str(tmp_path_factory.mktemp("gpu-models"))
-    models.main(d)
-    return d
+                          timeout=600)
 
 
 def _run(graphs, name, tmp_path, *extra):
     """Compiles `name` with `extra` into an executable, runs it on the
     check's inputs (given or drawn) and returns its output directory."""
-    args = open(os.path.join(graphs, name + ".shapes")).read().split()
-    for more in (name + ".compile",):
-        path = os.path.join(graphs, more)
-        if os.path.exists(path):
-            args += open(path).read().split()
-    params = os.path.join(graphs, name + "-0000.params")
-    if os.path.exists(params):
-        args += ["--params", params]
+    args = models.mxc_args(graphs, name)
     tag = "-".join(e.strip("-").replace("=", "_") for e in extra) or "plain"
     exe = str(tmp_path / (name + "." + tag))
     p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"), *args, *extra, "-o", exe)

@@ -60,26 +60,6 @@ def _mxc(*args, timeout=300):
                           timeout=timeout)
 
 
-@pytest.fixture(scope="module")
-def graphs(tmp_path_factory):
-    d = str(tmp_path_factory.mktemp("gpu-models"))
-    models.main(d)
-    return d
-
-
-def _shape_args(graphs, name):
-    """The --shape arguments, --params for the auxiliary states and a training
-    graph's --train --weights inputs."""
-    with open(os.path.join(graphs, name + ".shapes")) as f:
-        args = f.read().split()
-    params = os.path.join(graphs, name + "-0000.params")
-    extra = os.path.join(graphs, name + ".compile")
-    if os.path.exists(extra):
-        with open(extra) as f:
-            args += f.read().split()
-    return args + (["--params", params] if os.path.exists(params) else [])
-
-
 @pytest.mark.parametrize("name", sorted(models.MODELS) + sorted(models.TRAINING) +
                          sorted(ops.OPS) + sorted(ops.GRADS))
 def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
@@ -88,7 +68,7 @@ def test_every_kernel_assembles_for_sm90(graphs, name, tmp_path):
     for arch in ("sm_90", "sm_80") if name in models.MODELS else ("sm_90",):
         out = str(tmp_path / arch)
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
-                 *_shape_args(graphs, name), "--target", "cuda", "--cuda-arch", arch,
+                 *models.mxc_args(graphs, name), "--target", "cuda", "--cuda-arch", arch,
                  "--emit", "ptx", "-o", out)
         assert p.returncode == 0, p.stderr
         ptx = sorted(glob.glob(os.path.join(out, "*.ptx")))
@@ -152,7 +132,7 @@ def test_the_jit_compiles_every_check_graph_for_the_gpu(graphs, name):
 def test_executable_needs_only_the_driver(graphs, tmp_path):
     exe = str(tmp_path / "broadcast")
     p = _mxc("compile", os.path.join(graphs, "broadcast-symbol.json"),
-             *_shape_args(graphs, "broadcast"), "--target", "cuda", "-o", exe)
+             *models.mxc_args(graphs, "broadcast"), "--target", "cuda", "-o", exe)
     assert p.returncode == 0, p.stderr
     libs = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
     for bad in ("openblas", "dnnl", "LLVM", "MLIR", "libcuda", "cublas", "cudnn"):
@@ -191,7 +171,7 @@ def test_gemm_steps_call_cublas(graphs, tmp_path):
     host code; the executable still links no CUDA library (cuBLAS is loaded
     at run time)."""
     out = str(tmp_path / "mlp.ll")
-    p = _mxc("compile", os.path.join(graphs, "mlp-symbol.json"), *_shape_args(graphs, "mlp"),
+    p = _mxc("compile", os.path.join(graphs, "mlp-symbol.json"), *models.mxc_args(graphs, "mlp"),
              "--target", "cuda", "--emit", "llvm", "-o", out)
     assert p.returncode == 0, p.stderr
     ir = open(out).read()
@@ -199,14 +179,14 @@ def test_gemm_steps_call_cublas(graphs, tmp_path):
     assert "@mxc_kernel_fully_connected_f32" not in ir
     out = str(tmp_path / "convnet.ll")
     p = _mxc("compile", os.path.join(graphs, "convnet-symbol.json"),
-             *_shape_args(graphs, "convnet"), "--target", "cuda", "--emit", "llvm", "-o", out)
+             *models.mxc_args(graphs, "convnet"), "--target", "cuda", "--emit", "llvm", "-o", out)
     assert p.returncode == 0, p.stderr
     ir = open(out).read()
     assert (ir.count("call void @mxc_cuda_kernel_conv_workspace_f32(") >= 4
             and "@mxc_kernel_conv" not in ir)
     exe = str(tmp_path / "matmul")
     p = _mxc("compile", os.path.join(graphs, "matmul-symbol.json"),
-             *_shape_args(graphs, "matmul"), "--target", "cuda", "-o", exe)
+             *models.mxc_args(graphs, "matmul"), "--target", "cuda", "-o", exe)
     assert p.returncode == 0, p.stderr
     libs = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
     assert "cublas" not in libs and "openblas" not in libs, libs
@@ -224,7 +204,8 @@ def test_gemm_steps_call_cublas(graphs, tmp_path):
      "--batch-norm-kernels must be library or generated, got 'cudnn'"),
 ])
 def test_bad_cuda_options_are_one_line_errors(graphs, args, message, tmp_path):
-    p = _mxc("compile", os.path.join(graphs, "unary-symbol.json"), *_shape_args(graphs, "unary"),
+    p = _mxc("compile", os.path.join(graphs, "unary-symbol.json"),
+             *models.mxc_args(graphs, "unary"),
              *args, "-o", str(tmp_path / "out"))
     assert p.returncode == 2, (p.returncode, p.stderr)
     assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
@@ -240,7 +221,7 @@ def test_training_steps_call_the_cudnn_gradient_kernels(graphs, tmp_path):
     def compile_ir(*extra):
         out = str(tmp_path / ("convnet_train%s.ll" % len(extra)))
         p = _mxc("compile", os.path.join(graphs, "convnet_train-symbol.json"),
-                 *_shape_args(graphs, "convnet_train"), "--target", "cuda", "--emit", "llvm",
+                 *models.mxc_args(graphs, "convnet_train"), "--target", "cuda", "--emit", "llvm",
                  *extra, "-o", out)
         assert p.returncode == 0, p.stderr
         return open(out).read()
@@ -268,7 +249,7 @@ def test_training_steps_call_the_cudnn_gradient_kernels(graphs, tmp_path):
     # The executable of a training step still links no CUDA library.
     exe = str(tmp_path / "lenet_train")
     p = _mxc("compile", os.path.join(graphs, "lenet_train-symbol.json"),
-             *_shape_args(graphs, "lenet_train"), "--target", "cuda", "-o", exe)
+             *models.mxc_args(graphs, "lenet_train"), "--target", "cuda", "-o", exe)
     assert p.returncode == 0, p.stderr
     libs = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
     for bad in ("openblas", "dnnl", "libcuda", "cublas", "cudnn"):
@@ -332,7 +313,7 @@ def host_runs(graphs, tmp_path_factory):
     for name in sorted(models.TRAINING) + sorted(ops.OPS) + sorted(ops.GRADS):
         exe = str(d / name)
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
-                 *_shape_args(graphs, name), "-o", exe)
+                 *models.mxc_args(graphs, name), "-o", exe)
         assert p.returncode == 0, p.stderr
         indir = d / (name + ".in")
         inputs.main(os.path.join(graphs, name + ".gen.json"), str(indir))
