@@ -699,14 +699,27 @@ int mxc::driverMain(int argc, char **argv) {
       }
       return true;
     };
-    // --emulate-gpu-kernels: the CPU target, its steps as emulated GPU
-    // kernels of fillCuda's launch shape.
-    auto emulate = [](CompileCommandOptions &o) {
-      if (runEmulateGpuKernels == EmulateGpu::Off)
-        return;
-      o.cudaArch.clear();
-      o.emulateGpuKernels = true;
-      o.emulateGpuReversed = runEmulateGpuKernels == EmulateGpu::Reversed;
+    // fillCuda for GPU code (`gpu`: --device gpu / --target cuda, named
+    // `gpuFlag`) or --emulate-gpu-kernels (the CPU target, its steps as
+    // emulated GPU kernels of the same launch shape; `what`: "runs on" or
+    // "compiles for").
+    auto fillCudaOrEmulation = [&](CompileCommandOptions &o, bool gpu, const char *gpuFlag,
+                                   const char *what) -> bool {
+      bool emulating = runEmulateGpuKernels != EmulateGpu::Off;
+      if (emulating && (gpu || compileCudaArch.getNumOccurrences())) {
+        errorLine() << "--emulate-gpu-kernels " << what << " the CPU: no " << gpuFlag
+                    << " or --cuda-arch\n";
+        return false;
+      }
+      if (!fillCuda(o, gpu || emulating,
+                    (std::string(gpuFlag) + " or --emulate-gpu-kernels").c_str()))
+        return false;
+      if (emulating) {
+        o.cudaArch.clear();
+        o.emulateGpuKernels = true;
+        o.emulateGpuReversed = runEmulateGpuKernels == EmulateGpu::Reversed;
+      }
+      return true;
     };
     // mxc run --device: cpu, or gpu (gpu(0)), gpu(N), gpu:N.
     StringRef device = runDevice;
@@ -742,16 +755,8 @@ int mxc::driverMain(int argc, char **argv) {
                        "--target-triple\n";
         return kBadUsage;
       }
-      if (runEmulateGpuKernels != EmulateGpu::Off &&
-          (runOnGpu || compileCudaArch.getNumOccurrences())) {
-        errorLine() << "--emulate-gpu-kernels runs on the CPU: no --device gpu or "
-                       "--cuda-arch\n";
+      if (!fillCudaOrEmulation(o, runOnGpu, "--device gpu", "runs on"))
         return kBadUsage;
-      }
-      if (!fillCuda(o, runOnGpu || runEmulateGpuKernels != EmulateGpu::Off,
-                    "--device gpu or --emulate-gpu-kernels"))
-        return kBadUsage;
-      emulate(o);
       o.inputs.assign(runInputs.begin(), runInputs.end());
       o.outputDir = runOutputDir;
       o.seed = runSeed;
@@ -774,16 +779,8 @@ int mxc::driverMain(int argc, char **argv) {
       o.target.triple = compileTarget;
       if (compileTarget == "cuda")
         o.target.triple.clear(); // the host code runs on this machine
-      if (runEmulateGpuKernels != EmulateGpu::Off &&
-          (compileTarget == "cuda" || compileCudaArch.getNumOccurrences())) {
-        errorLine() << "--emulate-gpu-kernels compiles for the CPU: no --target cuda or "
-                       "--cuda-arch\n";
+      if (!fillCudaOrEmulation(o, compileTarget == "cuda", "--target cuda", "compiles for"))
         return kBadUsage;
-      }
-      if (!fillCuda(o, compileTarget == "cuda" || runEmulateGpuKernels != EmulateGpu::Off,
-                    "--target cuda or --emulate-gpu-kernels"))
-        return kBadUsage;
-      emulate(o);
       o.emit = compileEmit;
       o.weights = compileWeights;
       o.output = outputFile == "-" && compileEmit != "mlir" &&

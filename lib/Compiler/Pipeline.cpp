@@ -726,7 +726,7 @@ static LogicalResult useGpuLibraryKernels(ModuleOp module, bool emulated = false
       unsupported = true;
       return;
     }
-    call.setCallee(("mxc_cuda_" + callee.drop_front(strlen("mxc_"))).str());
+    call.setCallee(mxc::gpuTwinOf(callee));
   });
   return failure(unsupported);
 }
@@ -756,6 +756,13 @@ LogicalResult mxc::lowerStepsForCuda(ModuleOp module, const PipelineOptions &opt
       "finalize-memref-to-llvm, convert-to-llvm, reconcile-unrealized-casts");
 }
 
+/// The end of the CPU's lowering (its steps' loops already control flow):
+/// math, memrefs, vectors and the rest to the LLVM dialect; math functions
+/// without an LLVM intrinsic become libm calls.
+static constexpr const char kHostCodeToLLVM[] =
+    "convert-math-to-llvm, convert-math-to-libm, finalize-memref-to-llvm, "
+    "convert-vector-to-llvm, convert-to-llvm, reconcile-unrealized-casts";
+
 /// The GPU kernel emulation (PipelineOptions::emulateGpuKernels): the
 /// steps of a CPU plan through the CUDA target's kernel mapping (library
 /// calls renamed to their GPU twins, every loop nest a gpu.launch of
@@ -773,10 +780,8 @@ static LogicalResult lowerStepsAsEmulatedGpuKernels(ModuleOp module,
                   ", canonicalize, mxc-gpu-check-host-code{launches=true}, mxc-gpu-launches-on-host" +
                   (opts.emulateGpuReversed ? "{reverse=true}," : ",") +
                   "func.func(canonicalize, cse, expand-strided-metadata, lower-affine, "
-                  "convert-scf-to-cf), "
-                  "convert-math-to-llvm, convert-math-to-libm,"
-                  "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"
-                  "reconcile-unrealized-casts");
+                  "convert-scf-to-cf), " +
+                  kHostCodeToLLVM);
 }
 
 LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
@@ -836,10 +841,8 @@ LogicalResult mxc::lowerToLLVMDialect(ModuleOp module,
           // Per function (the steps), so that MLIR's thread pool runs them
           // side by side.
           "func.func(convert-linalg-to-loops, expand-strided-metadata, "
-          "lower-affine, convert-scf-to-cf), "
-          "convert-math-to-llvm, convert-math-to-libm,"
-      "finalize-memref-to-llvm, convert-vector-to-llvm, convert-to-llvm,"
-      "reconcile-unrealized-casts");
+          "lower-affine, convert-scf-to-cf), " +
+          kHostCodeToLLVM);
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>

@@ -963,7 +963,6 @@ class Signum(Optimizer):
         if state is None:
             nd.signsgd_update(weight, grad, lr, wd=wd, out=weight)
             return
-        # MXNet passes momentum only when > 0 (else the kernel's default 0)
         nd.signum_update(weight, grad, state, lr,
                          momentum=_kernel_momentum(self.momentum), wd=wd,
                          rescale_grad=self.rescale_grad,

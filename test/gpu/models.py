@@ -355,6 +355,22 @@ def mxc_args(outdir, name):
     return args + (["--params", params] if os.path.exists(params) else [])
 
 
+def input_args(outdir, name, workdir):
+    """`--input NAME=FILE` arguments for graph `name`'s inputs: those in
+    outdir/<name>.in/, or drawn from <name>.gen.json into
+    workdir/<name>.in/ (test/gpu/inputs.py)."""
+    indir = os.path.join(outdir, name + ".in")
+    if not os.path.isdir(indir):
+        indir = os.path.join(str(workdir), name + ".in")
+        if not os.path.isdir(indir):
+            gen_inputs.main(os.path.join(outdir, name + ".gen.json"), indir)
+    args = []
+    for f in sorted(os.listdir(indir)):
+        if f.endswith(".npy"):
+            args += ["--input", "%s=%s" % (f[:-4], os.path.join(indir, f))]
+    return args
+
+
 def main(outdir, names=None):
     os.makedirs(outdir, exist_ok=True)
     for name, build in TRAINING.items():

@@ -275,7 +275,7 @@ struct GPUSinkConstantsPass : mxc::impl::GPUSinkConstantsPassBase<GPUSinkConstan
 /// host twins), which take device pointers.
 bool isLibraryCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
-  return call && call.getCallee().starts_with("mxc_cuda_kernel_");
+  return call && call.getCallee().starts_with(mxc::kGpuTwinPrefix);
 }
 
 bool isIdentityLayout(MemRefType t) { return t.getLayout().isIdentity(); }
@@ -367,12 +367,13 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Ops only a GPU runs (thread synchronisation, shared memory, warp
-    // shuffles): a host loop over the threads would not mean the same.
+    // shuffles): a host loop over the threads would not mean the same. (Ids
+    // and sizes are the launch body's arguments after
+    // convert-parallel-loops-to-gpu; their ops are refused too.)
     WalkResult refused = module.walk([&](Operation *op) {
       if (isa_and_nonnull<gpu::GPUDialect>(op->getDialect()) &&
           !isa<gpu::LaunchOp, gpu::TerminatorOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
-               gpu::WaitOp, gpu::BlockIdOp, gpu::ThreadIdOp, gpu::BlockDimOp, gpu::GridDimOp>(
-              op)) {
+               gpu::WaitOp>(op)) {
         op->emitError() << op->getName() << " cannot run as a host loop (GPU kernel emulation)";
         return WalkResult::interrupt();
       }
@@ -421,9 +422,9 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
     SymbolTable symbols(module);
     for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       StringRef name = f.getSymName();
-      if (!f.isExternal() || !name.starts_with("mxc_cuda_kernel_"))
+      if (!f.isExternal() || !name.starts_with(mxc::kGpuTwinPrefix))
         continue;
-      std::string cpu = "mxc_" + name.drop_front(strlen("mxc_cuda_")).str();
+      std::string cpu = mxc::cpuKernelOf(name);
       if (auto existing = symbols.lookup<func::FuncOp>(cpu)) {
         if (failed(SymbolTable::replaceAllSymbolUses(f, existing.getSymNameAttr(), module)))
           return signalPassFailure();
@@ -483,25 +484,6 @@ struct GPULaunchesOnHostPass : mxc::impl::GPULaunchesOnHostPassBase<GPULaunchesO
       scf::YieldOp::create(tb, t->getLoc());
       t->erase();
     }
-    // Ids and sizes read through ops rather than the body's arguments.
-    auto pick = [&](gpu::Dimension d, Value x, Value y, Value z) {
-      return d == gpu::Dimension::x ? x : d == gpu::Dimension::y ? y : z;
-    };
-    exec.getRegion().walk([&](Operation *op) {
-      Value v;
-      if (auto o = dyn_cast<gpu::BlockIdOp>(op))
-        v = pick(o.getDimension(), iv[2], iv[1], iv[0]);
-      else if (auto o = dyn_cast<gpu::ThreadIdOp>(op))
-        v = pick(o.getDimension(), iv[5], iv[4], iv[3]);
-      else if (auto o = dyn_cast<gpu::GridDimOp>(op))
-        v = pick(o.getDimension(), grid.x, grid.y, grid.z);
-      else if (auto o = dyn_cast<gpu::BlockDimOp>(op))
-        v = pick(o.getDimension(), block.x, block.y, block.z);
-      if (v) {
-        op->getResult(0).replaceAllUsesWith(v);
-        op->erase();
-      }
-    });
     launch.erase();
     return success();
   }
@@ -516,7 +498,7 @@ bool allowedOnHost(Operation *op) {
     return true;
   // The runtime's GPU library kernels (cuBLAS), called from the host.
   if (auto call = dyn_cast<func::CallOp>(op))
-    return call.getCallee().starts_with("mxc_cuda_kernel_");
+    return call.getCallee().starts_with(mxc::kGpuTwinPrefix);
   if (op->getNumRegions() != 0)
     return false; // loops, ifs, generic ops: they would run on the host
   // Views (memref.view, reinterpret_cast, subview, ...) and arithmetic.

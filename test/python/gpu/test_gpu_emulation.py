@@ -28,7 +28,6 @@ import mxc_testing
 ROOT = mxc_testing.ROOT
 sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
 import compare  # noqa: E402
-import inputs  # noqa: E402
 import models  # noqa: E402
 import ops  # noqa: E402
 
@@ -48,17 +47,9 @@ def _run(graphs, name, tmp_path, *extra):
     exe = str(tmp_path / (name + "." + tag))
     p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"), *args, *extra, "-o", exe)
     assert p.returncode == 0, p.stderr
-    indir = os.path.join(graphs, name + ".in")
-    if not os.path.isdir(indir):
-        indir = str(tmp_path / (name + ".in"))
-        if not os.path.isdir(indir):
-            inputs.main(os.path.join(graphs, name + ".gen.json"), indir)
-    run_args = []
-    for f in sorted(glob.glob(os.path.join(indir, "*.npy"))):
-        run_args += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
     out = exe + ".out"
-    r = subprocess.run([exe, *run_args, "--output-dir", out], capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run([exe, *models.input_args(graphs, name, tmp_path), "--output-dir", out],
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     return out
 

@@ -139,10 +139,8 @@ def test_executable_needs_only_the_driver(graphs, tmp_path):
         assert bad not in libs, libs
     if subprocess.run(["sh", "-c", "ldconfig -p | grep -q libcuda.so.1"]).returncode == 0:
         pytest.skip("this machine has a CUDA driver: scripts/gpu-check.sh runs the model")
-    inputs = []
-    for f in sorted(glob.glob(os.path.join(graphs, "broadcast.in", "*.npy"))):
-        inputs += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
-    r = subprocess.run([exe, *inputs, "--output-dir", str(tmp_path / "out")],
+    r = subprocess.run([exe, *models.input_args(graphs, "broadcast", tmp_path),
+                        "--output-dir", str(tmp_path / "out")],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1, (r.returncode, r.stderr)
     lines = r.stderr.strip().splitlines()
@@ -315,14 +313,9 @@ def host_runs(graphs, tmp_path_factory):
         p = _mxc("compile", os.path.join(graphs, name + "-symbol.json"),
                  *models.mxc_args(graphs, name), "-o", exe)
         assert p.returncode == 0, p.stderr
-        indir = d / (name + ".in")
-        inputs.main(os.path.join(graphs, name + ".gen.json"), str(indir))
-        args = []
-        for f in sorted(glob.glob(str(indir / "*.npy"))):
-            args += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
         out = str(d / (name + ".out"))
-        r = subprocess.run([exe, *args, "--output-dir", out], capture_output=True, text=True,
-                           timeout=300)
+        r = subprocess.run([exe, *models.input_args(graphs, name, d), "--output-dir", out],
+                           capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         with open(os.path.join(graphs, name + ".tol")) as f:
             tol = f.read().split()
@@ -462,13 +455,9 @@ def test_split_reductions_keep_the_results(graphs, name, tmp_path):
     args = [os.path.join(graphs, name + "-symbol.json")]
     with open(os.path.join(graphs, name + ".shapes")) as f:
         args += f.read().split()
-    indir = os.path.join(graphs, name + ".in")
     if name in models.TRAINING:
         args.append("--train")
-        indir = str(tmp_path / "in")
-        inputs.main(os.path.join(graphs, name + ".gen.json"), indir)
-    for f in sorted(glob.glob(os.path.join(indir, "*.npy"))):
-        args += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
+    args += models.input_args(graphs, name, tmp_path)
     # The default split, and the knobs gpu-check's benchmark compares
     # (--split-reduction-threads / -chunks: more, smaller chunks).
     modes = {"plain": [], "split": ["--split-reductions"],
@@ -511,10 +500,7 @@ def test_library_batch_norm_keeps_the_results(graphs, name, tmp_path):
     args = [os.path.join(graphs, name + "-symbol.json"), "--train"]
     with open(os.path.join(graphs, name + ".shapes")) as f:
         args += f.read().split()
-    indir = str(tmp_path / "in")
-    inputs.main(os.path.join(graphs, name + ".gen.json"), indir)
-    for f in sorted(glob.glob(os.path.join(indir, "*.npy"))):
-        args += ["--input", "%s=%s" % (os.path.basename(f)[:-4], f)]
+    args += models.input_args(graphs, name, tmp_path)
     outs = {}
     for mode in ("generated", "library"):
         out = str(tmp_path / mode)

@@ -38,6 +38,16 @@ inline constexpr llvm::StringLiteral kInPlaceAttrName = "mx.in_place";
 #define GEN_PASS_REGISTRATION
 #include "mxc/Compiler/Transforms/Passes.h.inc"
 
+/// The GPU twin of library kernel `mxc_kernel_X`: `mxc_cuda_kernel_X` (same
+/// arguments, on device pointers; runtime/src/cuda), and back.
+inline constexpr llvm::StringLiteral kGpuTwinPrefix = "mxc_cuda_kernel_";
+inline std::string gpuTwinOf(llvm::StringRef kernel) {
+  return ("mxc_cuda_" + kernel.drop_front(llvm::StringLiteral("mxc_").size())).str();
+}
+inline std::string cpuKernelOf(llvm::StringRef twin) {
+  return ("mxc_" + twin.drop_front(llvm::StringLiteral("mxc_cuda_").size())).str();
+}
+
 /// The textual pipeline (on a module) that turns the planned steps' linalg
 /// ops into GPU kernels in NVVM: loops mapped to blocks of 256 threads,
 /// kernels outlined into gpu.module's with the nvvm target `chip` /
