@@ -370,7 +370,7 @@ def _setstate(self, state):
     loaded = _nd.load_frombuffer(buf)
     a = loaded[0] if isinstance(loaded, list) else list(loaded.values())[0]
     a = _nd._new(np.ascontiguousarray(a._data), self.context)
-    self._np, self._rt = a._np, a._rt
+    self._npv, self._sig, self._rt = a._npv, a._sig, a._rt
     self._grad, self._grad_req, self._ag = None, "null", None
 
 

@@ -58,7 +58,7 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange",
 
 def _as_np(source, dtype=None):
     if isinstance(source, NDArray):
-        source = source._data
+        source = source._host_data()
     return np.asarray(source, dtype=dtype)
 
 
@@ -418,6 +418,11 @@ class NDArray:
         # Under autograd.record(): operators on the tape. On a GPU: no views
         # of device memory, the same operators (copies, where MXNet's
         # contiguous slices are views).
+        if self._on_gpu() and not _recorded(self):
+            axes = _basic_index(self.shape, key)
+            view = _gpu_view(self, axes) if axes is not None else None
+            if view is not None:
+                return view
         if _recorded(self) or self._on_gpu():
             got = _recorded_index(self, key)
             if got is None:
@@ -446,14 +451,13 @@ class NDArray:
             return  # x[:] = y: an engine write
         if self._on_gpu():
             if not whole:
-                raise MXNetError("writing part of a %s array (x[key] = v) is not supported yet; "
-                                 "x[:] = v writes all of it" % self._ctx)
+                _gpu_setitem(self, key, value)
+                return
             if isinstance(value, NDArray) and value.shape == self.shape:
                 value.copyto(self)  # between devices, a cast where the dtypes differ
                 return
             # (broadcast as numpy does: x[:] = 0, a row into every row)
-            host = value._host_data() if isinstance(value, NDArray) else value
-            _device_copy(host, Context("cpu", 0), self._sig[1], self.shape).copyto(self)
+            _region_value(value, self.shape, self._sig[1], self._ctx).copyto(self)
             return
         key = _index_key(key)
         value = _as_np(value)
@@ -638,10 +642,144 @@ def _recorded_gather(a, key):
 
 def _index_key(key):
     if isinstance(key, NDArray):
-        return key._data.astype(np.int64)
+        return key._host_data().astype(np.int64)
     if isinstance(key, tuple):
-        return tuple(k._data.astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+        return tuple(k._host_data().astype(np.int64) if isinstance(k, NDArray) else k
+                     for k in key)
     return key
+
+
+def _basic_index(shape, key):
+    """A basic index key (ints, slices, at most one Ellipsis) of an array of
+    `shape` as one (begin, end, step, length, is_int) per axis, the axes the
+    key leaves out whole; None for any other key (arrays, lists, None,
+    booleans). An int out of range raises IndexError, as numpy's."""
+    keys = key if isinstance(key, tuple) else (key,)
+    def basic(k):
+        return isinstance(k, py_slice) or k is Ellipsis or (
+            isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))
+    if not builtins.all(basic(k) for k in keys) or \
+            builtins.sum(k is Ellipsis for k in keys) > 1:
+        return None
+    given = len(keys) - builtins.sum(k is Ellipsis for k in keys)
+    if given > len(shape):
+        return None  # (numpy's "too many indices" from the host path)
+    full = []
+    for k in keys:
+        full.extend([py_slice(None)] * (len(shape) - given) if k is Ellipsis else [k])
+    full.extend([py_slice(None)] * (len(shape) - len(full)))
+    axes = []
+    for n, k in zip(shape, full):
+        if isinstance(k, py_slice):
+            b, e, st = k.indices(n)
+            axes.append((b, e, st, len(range(b, e, st)), False))
+        else:
+            i = int(k) + (n if k < 0 else 0)
+            if not 0 <= i < n:
+                raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                 % (k, len(axes), n))
+            axes.append((i, i + 1, 1, 1, True))
+    return axes
+
+
+def _contiguous_range(shape, axes):
+    """The flat [begin, end) that a basic index (_basic_index's axes) selects
+    when its region is one contiguous run of elements (leading axes of one
+    element, then one axis of step 1, then whole axes); else None."""
+    j = 0
+    while j < len(axes) and axes[j][3] == 1:
+        j += 1
+    if j < len(axes) and axes[j][2] != 1:
+        return None
+    if builtins.any(b != 0 or l != n for (b, _, _, l, _), n in zip(axes[j + 1:], shape[j + 1:])):
+        return None
+    begin, stride = 0, 1
+    for (b, _, _, _, _), n in reversed(list(zip(axes, shape))):
+        begin += b * stride
+        stride *= n
+    return begin, begin + int(_math.prod(a[3] for a in axes))
+
+
+def _gpu_view(a, axes):
+    """A view of GPU array `a` (same storage and engine variable) for a basic
+    index whose region is contiguous, as MXNet's basic indexing gives views
+    of contiguous slices; None when it is not contiguous or empty. (A view at
+    an offset that is not 16-byte aligned reaches GPU kernels through an
+    aligned copy: Executor::pushOn.)"""
+    got = _contiguous_range(a.shape, axes)
+    if got is None or got[0] == got[1]:
+        return None
+    shape = tuple(l for _, _, _, l, is_int in axes if not is_int) or (1,)
+    rt = a._rt.reshape([a.size]).slice(got[0], got[1]).reshape(list(shape))
+    return _wrap_rt(rt, a._sig[1], a._ctx)
+
+
+def _region_value(value, shape, dtype, ctx):
+    """`value` (an NDArray, numpy data or a scalar) as an array of exactly
+    `shape` and `dtype` on `ctx`: broadcast as numpy does, or reshaped where
+    it has the region's size (MXNet writes x[0] = a for a of shape (1,))."""
+    shape = tuple(shape)
+    if isinstance(value, NDArray) and value._on_gpu() and value._ctx == ctx:
+        v = value
+        lead = 0  # leading axes of one element beyond the target's rank go, as numpy's
+        while v.ndim - lead > len(shape) and v.shape[lead] == 1:
+            lead += 1
+        if lead:
+            v = v.reshape(v.shape[lead:])
+        if v.shape != shape:
+            if v.size == int(_math.prod(shape)):
+                v = v.reshape(shape)
+            else:
+                lead = (1,) * (len(shape) - v.ndim)
+                v = _invoke("broadcast_to", [v.reshape(lead + v.shape)], {"shape": shape})
+        return v if v._sig[1] == dtype else v.astype(dtype)
+    data = np.asarray(_as_np(value), dtype=dtype)
+    while data.ndim > len(shape) and data.shape[0] == 1:
+        data = data.reshape(data.shape[1:])
+    if data.shape != shape and data.size == int(_math.prod(shape)) and data.size != 1:
+        data = data.reshape(shape)
+    return _new(np.ascontiguousarray(np.broadcast_to(data, shape)), ctx)
+
+
+def _gpu_setitem(a, key, value):
+    """a[key] = value for a GPU array `a` and a key that is not the whole
+    array: a contiguous region through a view (one copy into it); another
+    basic region by MXNet's _slice_assign / _slice_assign_scalar on the
+    device; advanced indexing on the host (the array copied there, written
+    as numpy writes it, copied back)."""
+    axes = _basic_index(a.shape, key)
+    if axes is None:
+        host = a._host_data()
+        key = _index_key(key)
+        try:
+            host[key] = _as_np(value)
+        except ValueError:
+            region = host[key]
+            v = _as_np(value)
+            if np.size(v) != np.size(region):
+                raise
+            host[key] = np.reshape(v, np.shape(region))
+        _new(host, Context("cpu", 0)).copyto(a)
+        return
+    if builtins.any(l == 0 for *_, l, _ in axes):
+        return  # an empty region
+    # the value broadcasts against the indexed shape (int axes dropped), as
+    # numpy's; _slice_assign takes it with those axes of length 1
+    indexed = tuple(l for *_, l, is_int in axes if not is_int) or (1,)
+    view = _gpu_view(a, axes)
+    if view is not None:
+        _region_value(value, indexed, a._sig[1], a._ctx).copyto(view)
+        return
+    region = tuple(l for *_, l, _ in axes)
+    attrs = {"begin": tuple(b for b, *_ in axes),
+             "end": tuple(None if e < 0 else e for _, e, *_ in axes),  # a negative step's "before 0"
+             "step": tuple(st for _, _, st, *_ in axes)}
+    if isinstance(value, (int, float, bool, np.number, np.bool_)):
+        out = _invoke("_slice_assign_scalar", [a], dict(attrs, scalar=value))
+    else:
+        v = _region_value(value, indexed, a._sig[1], a._ctx).reshape(region)
+        out = _invoke("_slice_assign", [a, v], attrs)
+    _engine_copy(out, a)
 
 
 def _infer_reshape(src, target, reverse=False):
@@ -903,7 +1041,7 @@ def ones(shape, ctx=None, dtype="float32", stype=None, **kwargs):
 
 def full(shape, val, ctx=None, dtype="float32", out=None):
     if out is not None:
-        out._data[...] = val
+        out[:] = val
         return out
     return _filled(_creation_shape(shape, "full"), val, ctx, dtype)
 
@@ -934,6 +1072,10 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
 
 
 def concatenate(arrays, axis=0, always_copy=True):
+    """MXNet's concatenate: the arrays joined along `axis` (on a GPU, the
+    Concat operator there)."""
+    if arrays and arrays[0]._on_gpu():
+        return _invoke("Concat", list(arrays), {"dim": axis, "num_args": len(arrays)})
     return NDArray(np.concatenate([a._data for a in arrays], axis=axis), arrays[0]._ctx)
 
 
@@ -978,7 +1120,7 @@ def save(fname, data):
     for name, a in items:
         if not isinstance(a, NDArray):
             raise MXNetError("save: %r is not an NDArray" % (name or a,))
-        d = a._data
+        d = a._host_data()
         if not d.flags.c_contiguous:  # (np.ascontiguousarray makes () (1,))
             d = np.array(d, order="C")
         records.append((name, dtype_name(d.dtype), list(d.shape), d))

@@ -1049,6 +1049,17 @@ NB_MODULE(_mxc, m) {
             }
           },
           nb::arg("shape"), "A view with another shape (same storage and variable)")
+      .def(
+          "slice",
+          [](const PyArray &a, int64_t begin, int64_t end) {
+            try {
+              return PyArray(a.array.slice(begin, end));
+            } catch (const std::exception &e) {
+              throw MXNetError(e.what());
+            }
+          },
+          nb::arg("begin"), nb::arg("end"),
+          "A view of [begin, end) of axis 0 (same storage and variable)")
       .def_prop_ro("shape", [](const PyArray &a) {
         return std::vector<int64_t>(a.array.shape().begin(),
                                     a.array.shape().end());

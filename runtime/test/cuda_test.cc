@@ -573,6 +573,70 @@ step a3 saxpy gpu(0) reads x writes y
   gSaxpy = nullptr;
 }
 
+// A step that copies its argument into its output on the thread's stream
+// (what a generated step's gpu.memcpy does), noting whether both pointers
+// were 16-byte aligned.
+constexpr unsigned kViewN = 5;
+bool gCopyStepAligned = true;
+void copyStep(void **buffers) {
+  for (int i = 0; i < 2; ++i)
+    gCopyStepAligned &= reinterpret_cast<uintptr_t>(buffers[i]) % 16 == 0;
+  void *stream = mgpuStreamCreate();
+  mgpuMemcpy(buffers[1], buffers[0], kViewN * sizeof(float), stream);
+  mgpuStreamSynchronize(stream);
+}
+
+// Views at unaligned offsets (rows of a 3x5 float32 array: 20 bytes a row)
+// reach a GPU plan pushed on them (Executor::pushOn, an imperative
+// operator's push) through aligned copies: the step sees aligned pointers,
+// reads the argument view's values and its result lands in the output
+// view, nothing else of either array changes; one view as argument and
+// output (an in-place pair) keeps its values through one copy. bind()
+// still refuses them with one line.
+TEST_P(CudaNDArray, UnalignedViewsReachGpuStepsThroughAlignedCopies) {
+  MXC_REQUIRE_GPU();
+  const mxc_kernel_entry rows[] = {{"copy", copyStep}};
+  KernelTable kernels(rows, 1);
+  PlanError perr;
+  std::optional<Plan> plan = Plan::parse(R"(mxc-plan 1
+arena 0
+buffer x argument 0 float32 (5,)
+buffer y output 0 float32 (5,)
+step c copy gpu(0) reads x writes y
+)",
+                                         &perr, &kernels);
+  ASSERT_TRUE(plan) << perr.str();
+  std::vector<float> xs(15), ys(15);
+  for (unsigned i = 0; i < 15; ++i) {
+    xs[i] = float(i) + 0.5f;
+    ys[i] = -float(i);
+  }
+  NDArray x({3, 5}, DType::F32, Device::gpu(0), engine.get());
+  NDArray y({3, 5}, DType::F32, Device::gpu(0), engine.get());
+  x.copyFromHost(xs.data(), sizeof(float) * 15);
+  y.copyFromHost(ys.data(), sizeof(float) * 15);
+  Executor exec(*plan, kernels, engine.get());
+  NDArray row1 = x.slice(1, 2).reshape({5}), row2 = y.slice(2, 3).reshape({5});
+  ASSERT_NE(reinterpret_cast<uintptr_t>(row1.data()) % 16, 0u);
+  gCopyStepAligned = true;
+  exec.pushOn({row1}, {row2});
+  ASSERT_FALSE(engine->waitForAll());
+  EXPECT_TRUE(gCopyStepAligned);
+  std::vector<float> got(15);
+  y.copyToHost(got.data(), sizeof(float) * 15);
+  for (unsigned i = 0; i < 15; ++i)
+    EXPECT_EQ(got[i], i >= 10 ? xs[i - 5] : ys[i]) << i;
+  x.copyToHost(got.data(), sizeof(float) * 15);
+  EXPECT_EQ(got, xs);
+  exec.pushOn({row1}, {row1});
+  ASSERT_FALSE(engine->waitForAll());
+  EXPECT_TRUE(gCopyStepAligned);
+  x.copyToHost(got.data(), sizeof(float) * 15);
+  EXPECT_EQ(got, xs);
+  std::string err = errorOf([&] { exec.bind({row1}, {row2}); });
+  EXPECT_NE(err.find("a GPU plan needs 16-byte aligned buffers"), std::string::npos) << err;
+}
+
 // Operations on different streams follow their variables' order without
 // waiting for the device after each (engine/gpu_sync.h): rounds of host ->
 // gpu (the copy-to lane's stream), gpu -> gpu (a compute worker's) and gpu

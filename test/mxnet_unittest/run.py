@@ -6,6 +6,7 @@ reason (first line of the failure) of every test that did not pass.
 
     .venv/bin/python test/mxnet_unittest/run.py [--against mxc|mxnet] [--files a.py,b.py]
         [--timeout 60] [--file-timeout 1800] [-k EXPR] [--out results/mxc.json]
+        [--context gpu]
 
 --against mxc (default): `import mxnet` is mxc through shim/mxc_shim.py, run
 with this interpreter (mxc from $PYTHONPATH, else build/python_packages).
@@ -15,6 +16,15 @@ a scratch copy of upstream/tests/python (never in the repository); a test
 past --timeout seconds fails as a timeout, and a file whose process dies
 (a crash or a test stuck in native code) is restarted without the tests it
 already reported. summarize.py turns the JSON into docs/compatibility.md's tables.
+
+--context gpu (mxc only): the tests' default context is mx.gpu(0), as MXNet's
+tests/python/gpu/test_operator_gpu.py runs the unittest files
+(set_default_context), on the CUDA driver double (build/lib/
+libmxc-cuda-host-driver.so) with the CUDA target's kernel mapping emulated
+on the host (MXC_TEST_GPU_HOST_KERNELS=emulated; docs/gpu.md): every GPU
+path of mxc (device arrays, copies, GPU plans, the kernels' launch shapes)
+runs, with the CPU's kernels where the GPU calls cuBLAS / cuDNN. Default
+output: results/mxc-gpu.json.
 """
 import argparse
 import json
@@ -139,6 +149,8 @@ def main():
     ap.add_argument("-k", default=None)
     ap.add_argument("--out", default=None)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--context", choices=("cpu", "gpu"), default="cpu",
+                    help="the tests' default context (gpu: mxc on the CUDA driver double)")
     ap.add_argument("--merge", action="store_true",
                     help="update only the tests this run reports (with -k: rerun a few tests, "
                          "e.g. timeouts with a longer --timeout) in the file's earlier results")
@@ -148,8 +160,11 @@ def main():
     if args.python is None:
         args.python = sys.executable if args.against == "mxc" else \
             os.path.join(ROOT, ".venv-mxnet", "bin", "python")
+    if args.context == "gpu" and args.against != "mxc":
+        sys.exit("--context gpu runs mxc on the CUDA driver double (MXNet 1.9.1 from PyPI has no GPU)")
     if args.out is None:
-        args.out = os.path.join(HERE, "results", args.against + ".json")
+        args.out = os.path.join(HERE, "results", args.against +
+                                ("-gpu" if args.context == "gpu" else "") + ".json")
 
     work = tempfile.mkdtemp(prefix="mxnet-unittest-%s-" % args.against)
     shutil.copytree(os.path.join(UPSTREAM, "tests"), os.path.join(work, "tests"))
@@ -166,6 +181,13 @@ def main():
                PYTHONDONTWRITEBYTECODE="1")
     if args.against == "mxc":
         env.setdefault("PYTHONPATH", os.path.join(ROOT, "build", "python_packages"))
+    if args.context == "gpu":
+        driver = os.path.join(ROOT, "build", "lib", "libmxc-cuda-host-driver.so")
+        if not os.path.isfile(driver):
+            sys.exit("no CUDA driver double at %s (a build with MXC_ENABLE_CUDA)" % driver)
+        env.update(MXC_CUDA_DRIVER=driver, MXC_TEST_GPU_HOST_KERNELS="emulated",
+                   MXC_HARNESS_CONTEXT="gpu")
+        env.setdefault("MXC_HOST_DRIVER_MEMORY", str(8 << 30))
     else:
         env.pop("PYTHONPATH", None)
         env.setdefault("OMP_NUM_THREADS", "2")

@@ -8,6 +8,9 @@ A test that ends in mxc's sparse-storage error (MXNetError "... sparse
 storage (stype=...) is not supported by mxc ...") is reported as skipped,
 "excluded: sparse storage": sparse storage is outside the conformance target
 (issue 15), and mxc's answer to it is that one clear error.
+
+With MXC_HARNESS_CONTEXT=gpu (run.py --context gpu) the default context is
+mx.gpu(0).
 """
 import os
 
@@ -34,6 +37,12 @@ for _name, _value in (("int", int), ("float", float), ("bool", bool), ("object",
         setattr(_np, _name, _value)
 
 import mxc  # noqa: E402
+
+# run.py --context gpu: the tests' default context is gpu(0), as MXNet's
+# tests/python/gpu/test_operator_gpu.py sets it for the unittest files.
+if os.environ.get("MXC_HARNESS_CONTEXT") == "gpu":
+    import mxnet.test_utils  # noqa: E402
+    mxnet.test_utils.set_default_context(mxc.gpu(0))
 
 
 def pytest_configure(config):

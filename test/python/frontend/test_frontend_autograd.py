@@ -307,6 +307,22 @@ def test_advanced_indexing_is_recorded(key, dtype):
     np.testing.assert_array_equal(x.grad.asnumpy(), want)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_spatial_slice_gradient_of_any_dtype(dtype):
+    # x[:, :, 1, 3] of 4-D data under record(): a float's gradient is Pad's
+    # border, an integer array's (Pad takes floats) _slice_assign's, as in
+    # MXNet 1.9.1's test_ndarray_indexing
+    a = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5).astype(dtype)
+    x = mx.nd.array(a, dtype=dtype)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x[:, :, 1, 1:4]
+    y.backward()
+    want = np.zeros_like(a)
+    want[:, :, 1, 1:4] = 1
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+
+
 def test_inplace_writes_while_recording_raise_as_in_mxnet():
     x = mx.nd.zeros((3, 4))
     y = mx.nd.ones((4,))

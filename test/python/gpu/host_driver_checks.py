@@ -794,6 +794,25 @@ def numerics_indexing_and_views_of_gpu_arrays():
         _same(got, xc[key], "x[%r]" % (key,))
     _same(x.reshape((6, 4)), xc.reshape((6, 4)), "reshape")
     _same(x.reshape((-1,)) * 2, xc.reshape((-1,)) * 2, "reshape, then an operator")
+    # views at offsets that are not 16-byte aligned (a row of 6 floats is
+    # 24 bytes; a 3-D array's [1, 1]) into operators, and written by them
+    # (out=): on a GPU through aligned copies (Executor::pushOn)
+    _same(x[1] * 3 + x[3], xc[1] * 3 + xc[3], "unaligned rows into an operator")
+    b = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    y, yc = mx.nd.array(b, ctx=g), mx.nd.array(b)
+    mx.nd.exp(y[1, 1] / 10, out=y[2, 3])
+    mx.nd.exp(yc[1, 1] / 10, out=yc[2, 3])
+    _same(y, yc, "an operator's out= an unaligned view")
+    # writes of parts: contiguous (through a view), strided (_slice_assign
+    # on the device), a value broadcast, advanced indexing (on the host)
+    for key, value in ((1, 2.5), ((2, slice(1, 4)), np.array([7, 8, 9, 10, 11])),
+                       ((slice(None), 1), -1.0), ((slice(None), slice(0, 4, 2)), np.arange(5)),
+                       ((slice(None, None, -2), 3), mx.nd.array([[4], [5]])),
+                       ((0, 2, slice(1, 3)), mx.nd.array([[12, 13]])),
+                       (([0, 2], [1, 3]), 6.0), (slice(1, 3), np.arange(5))):
+        y[key] = value.as_in_context(g) if isinstance(value, mx.nd.NDArray) else value
+        yc[key] = value
+        _same(y, yc, "y[%r] = %r" % (key, value))
     _same(x.detach() + 1, xc.detach() + 1, "detach")
     _same(x + a, xc + a, "NDArray + numpy")
 
@@ -810,10 +829,32 @@ def check_writes_into_gpu_arrays():
     np.testing.assert_array_equal(x.asnumpy(), np.ones((3, 4)))
     x[:] = mx.nd.full((3, 4), 7, ctx=g, dtype="float64")  # another dtype: a Cast on the device
     raises(x.asnumpy, NO_KERNELS)
-    raises(lambda: x.__setitem__(1, 0.0), "writing part of a gpu(0) array")
-    # (reading a part is an operator on the device)
-    y = mx.nd.ones((3, 4), ctx=g)[1]
-    assert y.shape == (4,) and y.context == g
+    # Parts (as MXNet): a contiguous region is a view of the array (a write
+    # into it a copy, no kernel), another basic region _slice_assign on the
+    # device (a kernel), advanced indexing on the host (copies each way).
+    z = mx.nd.zeros((3, 4), ctx=g)
+    want = np.zeros((3, 4), np.float32)
+    z[1] = 5.0
+    z[2, 1:3] = mx.nd.array([6, 7], ctx=g)
+    z[[0, 2], [3, 0]] = np.array([8, 9])
+    want[1] = 5
+    want[2, 1:3] = [6, 7]
+    want[[0, 2], [3, 0]] = [8, 9]
+    np.testing.assert_array_equal(z.asnumpy(), want)
+    row = z[2]  # a view: writes into it reach z
+    assert row.shape == (4,) and row.context == g
+    row[:] = -1
+    want[2] = -1
+    np.testing.assert_array_equal(z.asnumpy(), want)
+    z[:, 1] = 3.0  # a strided column: _slice_assign_scalar's kernel
+    raises(z.asnumpy, NO_KERNELS)
+    # a row at an offset of 20 bytes into a kernel: through an aligned copy,
+    # so the push reaches the launch (bind() would refuse it)
+    w = mx.nd.zeros((3, 5), ctx=g)[1]
+    raises((w * 2).asnumpy, NO_KERNELS)
+    # (reading a strided part is an operator on the device)
+    y = mx.nd.ones((3, 4), ctx=g)[:, 1]
+    assert y.shape == (3,) and y.context == g
     raises(y.asnumpy, NO_KERNELS)
     v = mx.nd.array(np.arange(12, dtype=np.float32), ctx=g).reshape((3, 4))
     assert v.context == g and v.shape == (3, 4)  # a view: no kernel

@@ -996,7 +996,10 @@ LogicalResult sliceFamilyGrad(Operation *op, GradBuilder &g, ValueRange og,
       geo = sliceGeometry(std::nullopt, "slice", xt.getShape(), attr("begin"),
                           attr("end"), attr("step"));
     int64_t rank = xt.getRank();
-    bool padded = succeeded(geo) && (rank == 4 || rank == 5);
+    // (Pad takes floating-point data only: an integer array's gradient is
+    // _slice_assign's)
+    bool padded = succeeded(geo) && (rank == 4 || rank == 5) &&
+                  isa<FloatType>(xt.getElementType());
     SmallVector<int64_t> padWidth;
     for (int64_t i = 0; padded && i < rank; ++i) {
       int64_t before = geo->first[i], after = xt.getDimSize(i) - before - geo->size[i];

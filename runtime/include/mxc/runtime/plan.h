@@ -165,7 +165,11 @@ public:
   /// bind() checks them) without binding them: the executor's bindings are
   /// untouched and nothing is held after the call (an imperative
   /// operator's push). Returns at once. Not thread-safe either: concurrent
-  /// calls would interleave their steps over the one arena.
+  /// calls would interleave their steps over the one arena. On a GPU plan a
+  /// view at an offset that is not 16-byte aligned (x[1] of a 3x5 float32
+  /// array) goes through an aligned copy on its device (copied in before the
+  /// steps where it is an argument, back after them where it is an output;
+  /// engine copies ordered by the variables), where bind() refuses it.
   void pushOn(const std::vector<NDArray> &arguments,
               const std::vector<NDArray> &outputs) const;
   /// push(), then waits for every buffer written; throws Error naming the
