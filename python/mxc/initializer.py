@@ -36,6 +36,9 @@ def _rng():
 def _fill(arr, values):
     if not isinstance(arr, NDArray):
         raise MXNetError("initializer: expected an NDArray, got %s" % type(arr).__name__)
+    if arr.context.device_type == "gpu":  # a copy to the device
+        arr[:] = np.asarray(values).astype(arr.dtype, copy=False)
+        return
     arr._data[...] = np.asarray(values).astype(arr._data.dtype, copy=False)
 
 

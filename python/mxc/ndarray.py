@@ -228,23 +228,32 @@ class NDArray:
     # -- DLPack (no copies) ------------------------------------------------------
     def __dlpack__(self, stream=None, **kwargs):
         """The array as a DLPack capsule sharing its memory (after the engine's
-        work on it: the consumer may write)."""
+        work on it: the consumer may write); a GPU array's is CUDA memory
+        (kDLCUDA), its device's work finished."""
+        if self._on_gpu():
+            self.wait_to_write()
+            return self._rt.dlpack()
         return self._data.__dlpack__(stream=stream, **kwargs)
 
     def __dlpack_device__(self):
+        if self._on_gpu():
+            return (2, self._ctx.device_id)  # kDLCUDA
         return (1, 0)  # kDLCPU
+
+    def _dlpack_capsule(self):
+        return self._rt.dlpack() if self._on_gpu() else self._np.__dlpack__()
 
     def to_dlpack_for_read(self):
         """MXNet's to_dlpack_for_read: a DLPack capsule sharing the memory, after
-        the pending writes."""
+        the pending writes (on a GPU, CUDA memory, the device's work done)."""
         self.wait_to_read()
-        return self._np.__dlpack__()
+        return self._dlpack_capsule()
 
     def to_dlpack_for_write(self):
         """MXNet's to_dlpack_for_write: a DLPack capsule sharing the memory,
         after the pending reads and writes."""
         self.wait_to_write()
-        return self._np.__dlpack__()
+        return self._dlpack_capsule()
 
     def asscalar(self):
         if self.size != 1:
@@ -903,7 +912,8 @@ def from_dlpack(dlpack):
         rt = _mxc.Array.borrow(capsule, "")
     except TypeError as e:
         raise MXNetError("from_dlpack: %s" % e)
-    return _wrap_rt(rt, np_dtype(rt.dtype), Context("cpu", 0))
+    kind, device_id = rt.device  # CUDA memory: a gpu(i) array
+    return _wrap_rt(rt, np_dtype(rt.dtype), Context(kind, device_id))
 
 
 def to_dlpack_for_read(data):

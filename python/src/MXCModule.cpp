@@ -252,7 +252,8 @@ template <typename Fn> void withoutGil(Fn &&fn) {
 /// with them. Engine threads never take the GIL: they queue the object here
 /// and the interpreter's thread drops the references at its next array
 /// call (drainReleased).
-using BorrowedArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+/// (Any device: a CUDA tensor's memory becomes a gpu(i) array.)
+using BorrowedArray = nb::ndarray<nb::c_contig>;
 std::mutex releasedMutex;
 std::vector<BorrowedArray *> released;
 
@@ -295,9 +296,22 @@ struct PyArray {
   /// A runtime array over the memory of a C-contiguous CPU array (numpy, or
   /// anything with the buffer / DLPack protocol nanobind reads), no copy; the
   /// object stays referenced until the runtime array and every operation
-  /// pushed on it are done.
+  /// pushed on it are done. A DLPack tensor in CUDA memory (kDLCUDA: PyTorch's
+  /// cuda tensors, to_dlpack_for_read of a gpu array) gives a gpu(i) array.
   static PyArray borrow(BorrowedArray a, const std::string &dtypeName) {
     drainReleased();
+    rt::Device device = rt::Device::cpu();
+    if (a.device_type() == nb::device::cuda::value) {
+      device = rt::Device::gpu(a.device_id());
+      try {
+        rt::cuda::requireDevice(a.device_id());
+      } catch (const std::exception &e) {
+        throw MXNetError(std::string("from_dlpack: a CUDA tensor: ") + e.what());
+      }
+    } else if (a.device_type() != nb::device::cpu::value) {
+      throw MXNetError("from_dlpack: a tensor on DLPack device type " +
+                       std::to_string(a.device_type()) + " (cpu and cuda are supported)");
+    }
     std::string dtype = dtypeName;
     if (dtype.empty()) { // from the array (a DLPack import)
       nb::dlpack::dtype t = a.dtype();
@@ -329,7 +343,7 @@ struct PyArray {
     auto *keep = new BorrowedArray(a); // holds the source object
     try {
       return PyArray(rt::NDArray::fromExternal(
-          a.data(), shape, *dt, rt::Device::cpu(), nullptr, [keep] {
+          a.data(), shape, *dt, device, nullptr, [keep] {
             std::lock_guard<std::mutex> lock(releasedMutex);
             released.push_back(keep);
           }));
@@ -344,6 +358,15 @@ struct PyArray {
     if (!array.device().isHost())
       throw MXNetError("no numpy view of an array on " + array.device().str() +
                        ": its memory is the GPU's (copy it to the cpu first)");
+    return nb::cast(nb::ndarray<nb::numpy>(exported(/*cuda=*/false)));
+  }
+  /// The storage as a DLPack capsule (no copy, no wait: the caller waits):
+  /// kDLCPU for host memory, kDLCUDA with the device for a gpu(i) array's.
+  nb::object dlpack() const {
+    return nb::cast(exported(array.device().kind == rt::Device::Kind::GPU));
+  }
+  /// The storage as a tensor of nanobind's that keeps the array alive.
+  nb::ndarray<> exported(bool cuda) const {
     auto *keep = new rt::NDArray(array);
     nb::capsule owner(keep, [](void *p) noexcept {
       delete static_cast<rt::NDArray *>(p);
@@ -360,11 +383,12 @@ struct PyArray {
     case rt::DType::Bool: dt = nb::dtype<bool>(); break;
     case rt::DType::F16: dt = {uint8_t(nb::dlpack::dtype_code::Float), 16, 1}; break;
     default:
-      throw MXNetError(std::string("no numpy view of ") +
+      throw MXNetError(std::string("no numpy or DLPack view of ") +
                        rt::dtypeName(array.dtype()) + " arrays");
     }
-    return nb::cast(nb::ndarray<nb::numpy>(array.data(), shape.size(),
-                                           shape.data(), owner, nullptr, dt));
+    return nb::ndarray<>(array.data(), shape.size(), shape.data(), owner, nullptr, dt,
+                         cuda ? nb::device::cuda::value : nb::device::cpu::value,
+                         cuda ? array.device().id : 0);
   }
   void waitToRead() const { withoutGil([&] { array.waitToRead(); }); }
   void waitToWrite() const { withoutGil([&] { array.waitToWrite(); }); }
@@ -1020,6 +1044,9 @@ NB_MODULE(_mxc, m) {
                   "copy); the source stays referenced while the runtime uses it")
       .def("view", &PyArray::view,
            "A numpy view of the storage (no copy; wait first)")
+      .def("dlpack", &PyArray::dlpack,
+           "The storage as a DLPack capsule (no copy; wait first): CUDA memory for a gpu "
+           "array")
       .def("wait_to_read", &PyArray::waitToRead)
       .def("wait_to_write", &PyArray::waitToWrite)
       .def("copy_to", &PyArray::copyTo, nb::arg("dst"),

@@ -817,6 +817,59 @@ def numerics_indexing_and_views_of_gpu_arrays():
     _same(x + a, xc + a, "NDArray + numpy")
 
 
+def numerics_dlpack_of_gpu_arrays():
+    # DLPack capsules of gpu arrays are CUDA memory (kDLCUDA, the device's
+    # work done), shared without a copy, and come back as gpu arrays; on a
+    # GPU with PyTorch there (mode `device`), through torch's CUDA tensors
+    g = mx.gpu(0)
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x = mx.nd.array(a, ctx=g) * 1  # (written by a kernel: the capsule waits for it)
+    assert x.__dlpack_device__() == (2, 0)
+    y = mx.nd.from_dlpack(x.to_dlpack_for_read())
+    assert y.context == g and y.shape == (4, 6)
+    _same(y * 2, mx.nd.array(a) * 2, "from_dlpack(to_dlpack_for_read()) of a gpu array")
+    z = mx.nd.from_dlpack(mx.nd.to_dlpack_for_write(x))
+    z[:] = 1.5  # x's memory (another engine variable, as in MXNet: wait for it)
+    z.wait_to_read()
+    np.testing.assert_array_equal(x.asnumpy(), np.full((4, 6), 1.5, np.float32))
+    if MODE != "device":
+        return
+    try:
+        import torch
+    except ImportError:
+        return
+    if not torch.cuda.is_available():
+        return
+    t = torch.from_dlpack(x)  # NDArray.__dlpack__ / __dlpack_device__
+    assert t.is_cuda and tuple(t.shape) == (4, 6)
+    t.mul_(2)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(x.asnumpy(), np.full((4, 6), 3.0, np.float32))
+    w = mx.nd.from_dlpack(torch.arange(6, dtype=torch.float32, device="cuda").reshape(2, 3))
+    torch.cuda.synchronize()
+    assert w.context == g
+    _same(w + 1, mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3)) + 1,
+          "from_dlpack of a torch CUDA tensor")
+
+
+def check_dlpack_capsules_of_gpu_arrays():
+    # (opaque device pointers) a capsule of a gpu array is CUDA memory: it
+    # comes back as a gpu array over the same memory, and numpy, a host
+    # consumer, refuses it instead of reading device memory
+    g = mx.gpu(0)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = mx.nd.array(a, ctx=g)
+    y = mx.nd.from_dlpack(x.to_dlpack_for_read())
+    assert y.context == g
+    np.testing.assert_array_equal(y.asnumpy(), a)
+    try:
+        np.from_dlpack(x)
+    except (RuntimeError, BufferError, TypeError, ValueError):
+        pass
+    else:
+        raise AssertionError("numpy took a capsule of CUDA memory")
+
+
 def check_writes_into_gpu_arrays():
     g = mx.gpu(0)
     x = mx.nd.zeros((3, 4), ctx=g)
