@@ -153,16 +153,32 @@ def _assign_region(lhs, value, begin, end, step, out):
     return _nd._new(result, lhs.context)
 
 
+def _on_device(name, inputs, attrs, out):
+    """The compiled operator `name` on GPU arrays (into `out` when given)."""
+    result = _nd._invoke(name, inputs, attrs)
+    if out is None:
+        return result
+    result.copyto(out)
+    return out
+
+
 def _slice_assign(lhs, rhs, begin, end, step=(), out=None, **kwargs):
     """MXNet's _slice_assign (_crop_assign): lhs with the region
     begin:end:step replaced by rhs (written into `out` when given).
-    Imperative, on the host after the arrays' pending writes."""
+    Imperative, on the host after the arrays' pending writes; on a GPU the
+    compiled operator there."""
+    if lhs.context.device_type == "gpu":
+        return _on_device("_slice_assign", [lhs, rhs.as_in_context(lhs.context)],
+                          {"begin": begin, "end": end, "step": step}, out)
     return _assign_region(lhs, np.asarray(rhs._data, dtype=lhs.dtype), begin, end, step, out)
 
 
 def _slice_assign_scalar(data, scalar=0.0, begin=(), end=(), step=(), out=None, **kwargs):
     """MXNet's _slice_assign_scalar (_crop_assign_scalar): data with the
     region begin:end:step set to `scalar`."""
+    if data.context.device_type == "gpu":
+        return _on_device("_slice_assign_scalar", [data],
+                          {"scalar": scalar, "begin": begin, "end": end, "step": step}, out)
     return _assign_region(data, scalar, begin, end, step, out)
 
 

@@ -366,7 +366,7 @@ def _backward(heads, head_grads, retain_graph, variables=None):
                     _device_copy(g, h._ctx, h._sig[1])
             else:
                 d = np.ones(h.shape, h._sig[1]) if g is None else np.asarray(
-                    g._data if isinstance(g, NDArray) else g)
+                    g._host_data() if isinstance(g, NDArray) else g)
             slot = pending.setdefault(id(e), (e, [None] * e.num_outputs))[1]
             slot[i] = d if slot[i] is None else slot[i] + d
         # One stage a GPU (a compiled stage runs on one device; no operator
@@ -433,7 +433,7 @@ def _backward(heads, head_grads, retain_graph, variables=None):
                 more_g.append(g)
             elif is_leaf(a):
                 add_leaf(a, g if isinstance(g, NDArray) and g._on_gpu() else
-                         np.asarray(g._data if isinstance(g, NDArray) else g))
+                         np.asarray(g._host_data() if isinstance(g, NDArray) else g))
         if more:
             stage(more, more_g)
     if not retain_graph:
@@ -685,7 +685,8 @@ def _run_stage(heads, head_grads, variables, written):
             g = None if head_grads is None else head_grads[k]
             k += 1
             d = np.ones(tuple(shape), np_dtype(dt)) if g is None else \
-                np.ascontiguousarray(g._data if isinstance(g, NDArray) else g, dtype=np_dtype(dt))
+                np.ascontiguousarray(g._host_data() if isinstance(g, NDArray) else g,
+                                     dtype=np_dtype(dt))
         elif kind == "rng_seed":
             d = np.array([graph_seed], dtype=np_dtype(dt))
         else:

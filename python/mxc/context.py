@@ -20,8 +20,9 @@ class _ContextMeta(type):
 
 class Context(metaclass=_ContextMeta):
     """A device, as MXNet names it: Context('cpu', 0) prints cpu(0).
-    Only the CPU has a back end so far; arrays and executors on a GPU
-    context raise MXNetError."""
+    gpu(i) runs where the runtime finds a CUDA driver and device i (docs/gpu.md
+    says what runs there); without one, arrays and executors on it raise
+    MXNetError."""
 
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {v: k for k, v in devtype2str.items()}

@@ -36,6 +36,15 @@ def _next_seed():
     return int(_random._generator.integers(0, 2 ** 62))
 
 
+
+def _store(dst, data):
+    """Writes numpy `data` into NDArray `dst` (an array bound on a GPU to an
+    executor on the CPU: by a copy to the device), cast to its dtype."""
+    if dst._on_gpu():
+        dst[:] = data
+    else:
+        np.copyto(dst._data, data, casting="unsafe")
+
 class Executor:
     """Arrays bound to a Symbol, and the compiled graph that runs on them."""
 
@@ -473,8 +482,9 @@ class Executor:
         return held
 
     def _inputs(self, compiled, head_grads, aux_values, seed):
-        by_name = dict(zip(self._arg_names, [a._data for a in self.arg_arrays]))
-        aux = aux_values if aux_values is not None else [a._data for a in self.aux_arrays]
+        # (_host_data: an array bound on another device, a GPU's, is copied here)
+        by_name = dict(zip(self._arg_names, [a._host_data() for a in self.arg_arrays]))
+        aux = aux_values if aux_values is not None else [a._host_data() for a in self.aux_arrays]
         by_name.update(zip(self._aux_names, aux))
         grads = self.grad_dict
         ins, k = [], 0
@@ -486,12 +496,12 @@ class Executor:
                 if i in unused:  # as in _push_train
                     g = None
                 d = np.ones(tuple(shape), np_dtype(dt)) if g is None else \
-                    np.asarray(g._data if isinstance(g, NDArray) else g, dtype=np_dtype(dt))
+                    np.asarray(g._host_data() if isinstance(g, NDArray) else g, dtype=np_dtype(dt))
                 if d.shape != tuple(shape):
                     raise MXNetError("backward: out_grads[%d] has shape %s, the output %s"
                                      % (k - 1, d.shape, tuple(shape)))
             elif kind == "grad_in":
-                d = grads[name[:-len("_grad")]]._data
+                d = grads[name[:-len("_grad")]]._host_data()
             elif kind == "rng_seed":
                 d = np.array([seed], dtype=np_dtype(dt))
             else:
@@ -522,7 +532,7 @@ class Executor:
         aux_dict = self.aux_dict
         for kind, name, d in results:
             if kind == "aux_out":
-                np.copyto(aux_dict[name]._data, d)
+                _store(aux_dict[name], d)
         return [(kind, name, d) for kind, name, d in results if kind == "grad"]
 
     def backward(self, out_grads=None, is_train=True):
@@ -607,7 +617,7 @@ class Executor:
         for _, name, d in grads:
             arg = name[:-len("_grad")]
             if grad_dict.get(arg) is not None:
-                np.copyto(grad_dict[arg]._data, d, casting="unsafe")
+                _store(grad_dict[arg], d)
         self._pending = None
 
     # -- graphs with Python custom operators: run operator by operator ---------------

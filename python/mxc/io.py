@@ -125,7 +125,7 @@ def _init_data(data, allow_empty, default_name):
     out = []
     for k, v in data.items():
         if isinstance(v, NDArray):
-            arr = v._data
+            arr = v._host_data()
         else:
             try:
                 # as MXNet's array(v): other sources become float32 NDArrays

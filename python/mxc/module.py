@@ -224,7 +224,7 @@ class BaseModule:
             raise MXNetError("predict: bind and initialize the parameters first")
         if isinstance(eval_data, (np.ndarray, NDArray)):
             from .io import NDArrayIter
-            a = eval_data._data if isinstance(eval_data, NDArray) else eval_data
+            a = eval_data._host_data() if isinstance(eval_data, NDArray) else eval_data
             eval_data = NDArrayIter(a, batch_size=self._data_shapes[0].shape[0],
                                     last_batch_handle="pad")
         output_list = [outs for outs, _, _ in self.iter_predict(eval_data, num_batch, reset)]
@@ -232,7 +232,7 @@ class BaseModule:
             return output_list
         if merge_batches:
             num_outputs = len(output_list[0])
-            merged = [NDArray(np.concatenate([o[i]._data for o in output_list], axis=0))
+            merged = [NDArray(np.concatenate([o[i]._host_data() for o in output_list], axis=0))
                       for i in range(num_outputs)]
             if num_outputs == 1 and not always_output_list:
                 return merged[0]

@@ -23,14 +23,15 @@ def seed(seed_state, ctx="all"):
 
 
 def _param(v):
-    return v._data if isinstance(v, NDArray) else v
+    return v._host_data() if isinstance(v, NDArray) else v
 
 
 def _fill(values, shape, dtype, ctx, out):
     dt = np_dtype(dtype_name(dtype if dtype is not None else "float32"))
     values = values.astype(dt)
     if out is not None:
-        out._data[...] = values.reshape(out.shape)
+        # (drawn on the host, as every sampler here: a GPU array's by a copy)
+        out[:] = values.reshape(out.shape)
         return out
     return _new(values, ctx)
 
@@ -108,9 +109,9 @@ def randint(low, high, shape=None, dtype="int32", ctx=None, out=None, **kwargs):
 
 
 def shuffle(data, **kwargs):
-    d = data._data.copy()
+    d = data._host_data().copy()
     _generator.shuffle(d, axis=0)
-    return NDArray(d, data.context)
+    return _new(d, data.context)
 
 
 def _sampler(name, draw, doc):
@@ -232,7 +233,8 @@ def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwa
     probabilities)."""
     from . import ndarray as nd
     dt = dtype_name(dtype)
-    probs = np.asarray(data._data if isinstance(data, NDArray) else data, dtype=np.float64)
+    probs = np.asarray(data._host_data() if isinstance(data, NDArray) else data,
+                       dtype=np.float64)
     k = probs.shape[-1]
     if k - 1 > _MULTINOMIAL_MAX.get(dt, 2 ** 31 - 1):
         raise MXNetError("multinomial: %d categories do not fit the output dtype %s"

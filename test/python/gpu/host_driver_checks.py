@@ -870,6 +870,58 @@ def check_dlpack_capsules_of_gpu_arrays():
         raise AssertionError("numpy took a capsule of CUDA memory")
 
 
+def numerics_host_side_functions_on_gpu_arrays():
+    # What runs on the host around the GPU takes GPU arrays as MXNet's does
+    # (found by MXNet's test_random / test_executor / test_module on gpu(0)):
+    # samplers (drawn on the host, copied), shuffle, initializers, a CPU
+    # executor bound with GPU arrays, NDArrayIter over one, _slice_assign,
+    # concatenate and save, each as with CPU arrays
+    import tempfile
+    g = mx.gpu(0)
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x, xc = mx.nd.array(a, ctx=g), mx.nd.array(a)
+    def drawn(fn):
+        mx.random.seed(7)
+        got = fn(g)
+        mx.random.seed(7)
+        return got, fn(mx.cpu())
+    _same(*drawn(lambda c: mx.nd.random.uniform(shape=(3, 4), ctx=c)), "uniform")
+    def normal_out(c):
+        o = mx.nd.zeros((3, 4), ctx=c)
+        mx.nd.random.normal(shape=(3, 4), out=o)
+        return o
+    _same(*drawn(normal_out), "normal(out=)")
+    got, want = drawn(lambda c: mx.nd.random.shuffle(mx.nd.array(np.arange(10), ctx=c)))
+    assert got.context == g
+    _same(got, want, "shuffle")
+    _same(*drawn(lambda c: mx.nd.random.multinomial(
+        mx.nd.array([[0.1, 0.9], [0.6, 0.4]], ctx=c), shape=5)), "multinomial")
+    def xavier(c):
+        w = mx.nd.zeros((4, 5), ctx=c)
+        mx.init.Xavier()(mx.init.InitDesc("fc_weight"), w)
+        return w
+    _same(*drawn(xavier), "Xavier into a gpu array")
+    _same(mx.nd.concatenate([x, x * 2], axis=1), mx.nd.concatenate([xc, xc * 2], axis=1),
+          "concatenate")
+    _same(mx.nd._internal._slice_assign(x, x[1:3, 2:5] * 3, begin=(0, 0), end=(2, 3)),
+          mx.nd._internal._slice_assign(xc, xc[1:3, 2:5] * 3, begin=(0, 0), end=(2, 3)),
+          "_slice_assign")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "x.params")
+        mx.nd.save(path, {"x": x})
+        np.testing.assert_array_equal(mx.nd.load(path)["x"].asnumpy(), a)
+    batches = [b.data[0].asnumpy() for b in mx.io.NDArrayIter(x, batch_size=2)]
+    np.testing.assert_array_equal(np.concatenate(batches), a)
+    # a CPU executor bound with GPU arguments and gradients
+    d = mx.sym.Variable("d")
+    arg, grad = mx.nd.array(a / 10, ctx=g), mx.nd.zeros((4, 6), ctx=g)
+    ex = (mx.sym.exp(d) * 2).bind(mx.cpu(), args={"d": arg}, args_grad={"d": grad})
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.ones((4, 6)))
+    assert grad.context == g
+    np.testing.assert_allclose(grad.asnumpy(), np.exp(a / 10) * 2, rtol=1e-5)
+
+
 def check_writes_into_gpu_arrays():
     g = mx.gpu(0)
     x = mx.nd.zeros((3, 4), ctx=g)

@@ -4,7 +4,7 @@ shim in shim/ and prints the pass rate per file and the reason of each
 failure (docs/gluon.md records the results).
 
     .venv/bin/python test/python/gluon/mxnet_unittests/run.py --git-dir DIR [--out results.json]
-        [--files test_gluon.py,...] [-k EXPR]
+        [--files test_gluon.py,...] [-k EXPR] [--context gpu]
 
 DIR is a (bare) clone of github.com/apache/mxnet with the tag 1.9.1; the test
 files are read from it with `git show 1.9.1:tests/python/unittest/<file>`
@@ -42,6 +42,10 @@ def main():
     ap.add_argument("--files", default=",".join(FILES))
     ap.add_argument("--out", default=None)
     ap.add_argument("-k", default=None)
+    ap.add_argument("--context", choices=("cpu", "gpu"), default="cpu",
+                    help="the tests' default context; gpu: gpu(0) of the CUDA driver double "
+                         "with the GPU kernels emulated on the host, as "
+                         "test/mxnet_unittest/run.py --context gpu")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="mxnet-unittests-")
     for f in os.listdir(os.path.join(HERE, "shim")):
@@ -56,6 +60,13 @@ def main():
     if "PYTHONPATH" not in env:
         env["PYTHONPATH"] = os.path.join(ROOT, "build", "python_packages")
     env.setdefault("MXC_QUIET", "1")
+    if args.context == "gpu":
+        driver = os.path.join(ROOT, "build", "lib", "libmxc-cuda-host-driver.so")
+        if not os.path.isfile(driver):
+            sys.exit("no CUDA driver double at %s (a build with MXC_ENABLE_CUDA)" % driver)
+        env.update(MXC_CUDA_DRIVER=driver, MXC_TEST_GPU_HOST_KERNELS="emulated",
+                   MXC_HARNESS_CONTEXT="gpu")
+        env.setdefault("MXC_HOST_DRIVER_MEMORY", str(8 << 30))
     for name in args.files.split(","):
         src = subprocess.run(["git", "--git-dir", args.git_dir, "show",
                               "%s:tests/python/unittest/%s" % (args.tag, name)],

@@ -95,10 +95,19 @@ def _rand_shape_nd(num_dim, dim=10):
     return tuple(np.random.randint(1, dim + 1, size=num_dim).tolist())
 
 
+def _set_default_context(ctx):
+    mxc.Context._default_ctx.value = ctx  # (MXNet's test_utils does the same)
+
+
+# run.py --context gpu: the tests' default (and current) context is gpu(0),
+# as MXNet's tests/python/gpu files set it for the unittest files
+if os.environ.get("MXC_HARNESS_CONTEXT") == "gpu":
+    _set_default_context(mxc.gpu(0))
+
 test_utils = _stand_in(
     "mxnet.test_utils", "not in the mxc shim's test_utils",
     assert_almost_equal=_assert_almost_equal, almost_equal=_almost_equal,
-    default_context=lambda: mxc.cpu(), set_default_context=lambda ctx: None,
+    default_context=mxc.current_context, set_default_context=_set_default_context,
     same=lambda a, b: np.array_equal(np.asarray(a), np.asarray(b)),
     environment=_environment, use_np=_use_np, rand_ndarray=_rand_ndarray,
     rand_shape_nd=_rand_shape_nd, rand_shape_2d=lambda d0=10, d1=10: _rand_shape_nd(2, max(d0, d1)),
