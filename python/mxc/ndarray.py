@@ -424,9 +424,9 @@ class NDArray:
     def __getitem__(self, key):
         """Basic indexing and slicing give views that share memory (as
         MXNet's for contiguous slices); advanced indexing gives a copy."""
-        # Under autograd.record(): operators on the tape. On a GPU: no views
-        # of device memory, the same operators (copies, where MXNet's
-        # contiguous slices are views).
+        # Under autograd.record(): operators on the tape. On a GPU: a
+        # contiguous region is a view (as MXNet's), any other the same
+        # operators (copies).
         if self._on_gpu() and not _recorded(self):
             axes = _basic_index(self.shape, key)
             view = _gpu_view(self, axes) if axes is not None else None
@@ -599,37 +599,15 @@ def _recorded(a):
 
 
 def _recorded_index(a, key):
-    """a[key] as recorded operators for basic indexing: an int, a slice or a
-    tuple of them (MXNet's slice with begin / end / step, and a Reshape
-    dropping the int axes); None for other keys (they stay views)."""
-    keys = key if isinstance(key, tuple) else (key,)
-    if len(keys) > a.ndim or not all(
-            isinstance(k, py_slice) or (isinstance(k, (int, np.integer)) and
-                                        not isinstance(k, bool)) for k in keys):
+    """a[key] as recorded operators for basic indexing (_basic_index's keys:
+    MXNet's slice with begin / end / step, and a Reshape dropping the int
+    axes); None for other keys and empty regions."""
+    axes = _basic_index(a.shape, key)
+    if axes is None or builtins.any(l == 0 for *_, l, _ in axes):
         return None
-    begin, end, step, shape = [], [], [], []
-    for axis, k in enumerate(keys):
-        n = a.shape[axis]
-        if isinstance(k, py_slice):
-            b, e, s = k.indices(n)
-            if len(range(b, e, s)) == 0:
-                return None
-            begin.append(b)
-            end.append(None if e < 0 else e)  # a negative step's "before 0"
-            step.append(s)
-            shape.append(len(range(b, e, s)))
-        else:
-            i = int(k) + (n if k < 0 else 0)
-            if not 0 <= i < n:
-                raise IndexError("index %d is out of bounds for axis %d with size %d"
-                                 % (k, axis, n))
-            begin.append(i)
-            end.append(i + 1)
-            step.append(1)
-    part = _invoke("slice", [a], {"begin": tuple(begin), "end": tuple(end),
-                                  "step": tuple(step)})
-    shape = tuple(shape) + a.shape[len(keys):]
-    if any(not isinstance(k, py_slice) for k in keys):
+    part = _invoke("slice", [a], _slice_attrs(axes))
+    if builtins.any(is_int for *_, is_int in axes):
+        shape = tuple(l for *_, l, is_int in axes if not is_int)
         part = _invoke("Reshape", [part], {"shape": shape or (1,)})
     return part
 
@@ -689,6 +667,13 @@ def _basic_index(shape, key):
                                  % (k, len(axes), n))
             axes.append((i, i + 1, 1, 1, True))
     return axes
+
+
+def _slice_attrs(axes):
+    """MXNet's slice attributes (begin, end, step) of _basic_index's axes."""
+    return {"begin": tuple(b for b, *_ in axes),
+            "end": tuple(None if e < 0 else e for _, e, *_ in axes),  # a negative step's "before 0"
+            "step": tuple(st for _, _, st, *_ in axes)}
 
 
 def _contiguous_range(shape, axes):
@@ -780,9 +765,7 @@ def _gpu_setitem(a, key, value):
         _region_value(value, indexed, a._sig[1], a._ctx).copyto(view)
         return
     region = tuple(l for *_, l, _ in axes)
-    attrs = {"begin": tuple(b for b, *_ in axes),
-             "end": tuple(None if e < 0 else e for _, e, *_ in axes),  # a negative step's "before 0"
-             "step": tuple(st for _, _, st, *_ in axes)}
+    attrs = _slice_attrs(axes)
     if isinstance(value, (int, float, bool, np.number, np.bool_)):
         out = _invoke("_slice_assign_scalar", [a], dict(attrs, scalar=value))
     else:

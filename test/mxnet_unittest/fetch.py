@@ -27,7 +27,9 @@ UNITTEST = "tests/python/unittest"
 # load, test_symbol's save_000800.json).
 EXTRA = ["tests/python/common/models.py", "tests/python/train/test_bucketing.py",
          "tests/python/train/common.py", "%s/legacy_ndarray.v0" % UNITTEST,
-         "%s/save_000800.json" % UNITTEST]
+         "%s/save_000800.json" % UNITTEST,
+         # MXNet's GPU tests of the operators (run.py --context gpu)
+         "tests/python/gpu/test_operator_gpu.py"]
 
 
 def git(git_dir, *args):

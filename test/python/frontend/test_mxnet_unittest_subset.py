@@ -22,12 +22,20 @@ FILES = ["test_attr.py", "test_base.py"]
 @pytest.mark.skipif(not os.path.isfile(os.path.join(HARNESS, "upstream", "test_utils.py")),
                     reason="MXNet 1.9.1's unit tests are not fetched here "
                            "(test/mxnet_unittest/fetch.py; not in a fresh clone or CI)")
-def test_mxnet_unittest_subset_passes(tmp_path):
+@pytest.mark.parametrize("context", ["cpu", "gpu"])
+def test_mxnet_unittest_subset_passes(tmp_path, context):
+    # gpu: the harness's --context gpu (the default context gpu(0) of the CUDA
+    # driver double, docs/compatibility.md)
     import mxc
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mxc.__file__)))
+    if context == "gpu" and not os.path.isfile(
+            os.path.join(ROOT, "build", "lib", "libmxc-cuda-host-driver.so")):
+        pytest.skip("no CUDA driver double in build/ (a build without MXC_ENABLE_CUDA)")
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(os.path.dirname(os.path.dirname(
+        mxc.__file__))))
     out = tmp_path / "subset.json"
     p = subprocess.run([sys.executable, os.path.join(HARNESS, "run.py"), "--files",
-                        ",".join(FILES), "--timeout", "60", "--out", str(out)],
+                        ",".join(FILES), "--timeout", "60", "--out", str(out),
+                        "--context", context],
                        env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     results = json.loads(out.read_text())
