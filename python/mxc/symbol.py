@@ -823,7 +823,17 @@ def _create(op_name, inputs, kwargs, name, hint, named_inputs=None, attr=None):
     node_attrs = dict(attrs)
     node_attrs.update(_hidden(AttrScope.current.get(attr)))
     entries = []
-    if spec.variadic:
+    if spec.variadic and not inputs and "num_args" in kwargs:
+        # MXNet composes the inputs it is not given as variables named after
+        # the operator's argument names: arg0, arg1, ... of a variadic op
+        # (Concat(name='concat', num_args=2): concat_arg0, concat_arg1);
+        # UpSampling's bilinear form takes data and weight
+        if spec.name == "UpSampling" and attrs.get("sample_type") == "bilinear":
+            arg_names = ["data", "weight"]
+        else:
+            arg_names = ["arg%d" % i for i in range(int(attrs["num_args"]))]
+        entries = [(_Node("null", "%s_%s" % (name, a), dict(node_attrs)), 0) for a in arg_names]
+    elif spec.variadic:
         entries = [_single(s, "%s '%s'" % (spec.name, name)) for s in inputs]
     else:
         names = spec.input_names(attrs)
@@ -1077,16 +1087,19 @@ def stack(*data, **kwargs):
     and they are concatenated on it (Concat, named `name`; MXNet has one
     node)."""
     axis = int(kwargs.pop("axis", 0))
-    kwargs.pop("num_args", None)
+    num_args = kwargs.pop("num_args", None)
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
     if kwargs:
         raise MXNetError("stack: unexpected arguments %s" % ", ".join(kwargs))
     if len(data) == 1 and isinstance(data[0], (list, tuple)):
         data = tuple(data[0])
+    name = NameManager.current.get(name, "stack")
+    if not data and num_args:
+        # (as MXNet composes them: variables name_arg0, name_arg1, ...)
+        data = [Variable("%s_arg%d" % (name, i)) for i in range(int(num_args))]
     if not data:
         raise MXNetError("stack: no inputs")
-    name = NameManager.current.get(name, "stack")
     parts = [_create("expand_dims", [d], {"axis": axis}, "%s_in%d" % (name, i), "expand_dims")
              for i, d in enumerate(data)]
     return _create("Concat", parts, {"dim": axis}, name, "concat", attr=attr)
@@ -1312,9 +1325,13 @@ def add_n(*args, **kwargs):
     attr = kwargs.pop("attr", None)
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
+    num_args = kwargs.pop("num_args", None)
+    name = NameManager.current.get(name, "elementwisesum")
+    if not args and num_args:
+        # (as MXNet composes them: variables name_arg0, name_arg1, ...)
+        args = [Variable("%s_arg%d" % (name, i)) for i in range(int(num_args))]
     if not args:
         raise MXNetError("add_n: no inputs")
-    name = NameManager.current.get(name, "elementwisesum")
     if len(args) == 1:
         return _create("_copy", [args[0]], {}, name, "_copy", attr=attr)
     result = args[0]

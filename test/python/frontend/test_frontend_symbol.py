@@ -468,3 +468,22 @@ def test_executor_reshape_and_eval():
     np.testing.assert_array_equal(e2.forward(x=mx.nd.ones((5, 4)))[0].asnumpy(), np.full((5, 2), 4))
     out = y.eval(x=mx.nd.ones((2, 4)), fc_weight=mx.nd.ones((2, 4)), fc_bias=mx.nd.array([0, 1]))
     np.testing.assert_array_equal(out[0].asnumpy(), [[4, 5], [4, 5]])
+
+
+def test_variadic_operators_compose_their_missing_inputs_as_mxnet():
+    # A variadic operator given num_args and no inputs gets variables named
+    # after its arguments (MXNet 1.9.1's names for the same calls; MXNet's
+    # check_consistency tests build their symbols this way)
+    assert mx.sym.Concat(name="concat", num_args=2).list_arguments() == \
+        ["concat_arg0", "concat_arg1"]
+    assert mx.sym.UpSampling(scale=2, num_filter=3, sample_type="bilinear", num_args=2,
+                             name="up").list_arguments() == ["up_data", "up_weight"]
+    assert mx.sym.UpSampling(scale=2, sample_type="nearest", num_args=1,
+                             name="up").list_arguments() == ["up_arg0"]
+    assert mx.sym.ElementWiseSum(name="ews", num_args=3).list_arguments() == \
+        ["ews_arg0", "ews_arg1", "ews_arg2"]
+    assert mx.sym.stack(name="st", num_args=2).list_arguments() == ["st_arg0", "st_arg1"]
+    exe = mx.sym.Concat(name="c", num_args=2, dim=1).simple_bind(mx.cpu(), c_arg0=(2, 1),
+                                                                 c_arg1=(2, 2))
+    exe.arg_dict["c_arg1"][:] = 1
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy()[:, 1:], np.ones((2, 2)))
