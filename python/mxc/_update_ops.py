@@ -11,8 +11,11 @@ runtime arrays of one float dtype (float32 / float64, on any device; phase 2's
 r1 and r2 one value each) are compiled, fused kernels pushed on the engine
 (ndarray._push_update, the same formulas operation for operation, as
 sgd_update / sgd_mom_update / adam_update); otherwise they run here on the
-host after the arrays' pending engine work (NDArray._data), synchronously.
+host after the arrays' pending engine work (NDArray._data), synchronously;
+GPU arrays there through host copies (_host_staged).
 """
+import functools
+
 import numpy as np
 
 from .base import MXNetError
@@ -202,6 +205,9 @@ def _nd_function(name, kernel, n_states, defaults, positional=("lr",)):
             names = ["r1", "r2"] if kernel is lamb_phase2 else writes[compiled][1:]
             arrays = dict(zip(names, states), weight=weight, grad=grad)
             return _push_update(compiled, arrays, lr, params, out, scalars)
+        return _host_staged(_numpy_update)(weight, grad, states, out, params)
+
+    def _numpy_update(weight, grad, states, out, params):
         w = weight._data
         st = [s._data for s in states]
         if kernel is nag_mom:
@@ -302,6 +308,51 @@ def _adamw_step(w, g, mean, var, lr, eta, wd, beta1, beta2, epsilon, rescale, cl
                          (np.sqrt(var.astype(w.dtype)) + t(epsilon)) + t(wd) * w)
 
 
+def _host_staged(fn):
+    """`fn` (numpy code that reads NDArrays' data and updates some in place)
+    on GPU arrays: each NDArray argument on a GPU (in lists too) is copied to
+    the host, `fn` runs on the copies, and every copy is written back (the
+    states, weights and out= it updated; an argument it only read gets its
+    own values), as the optimizers' host path does; a new array it returns
+    goes to the first GPU argument's device. Without GPU arrays, `fn` itself."""
+    @functools.wraps(fn)
+    def staged(*args, **kwargs):
+        from .ndarray import NDArray
+        from .context import Context
+        pairs = []  # (GPU array, host copy)
+
+        def to_host(v):
+            if isinstance(v, NDArray) and v.context.device_type == "gpu":
+                for g, h in pairs:
+                    if g is v:
+                        return h
+                pairs.append((v, v.copyto(Context("cpu", 0))))
+                return pairs[-1][1]
+            if isinstance(v, (list, tuple)):
+                return type(v)(to_host(x) for x in v)
+            return v
+        hargs = [to_host(a) for a in args]
+        hkwargs = {k: to_host(v) for k, v in kwargs.items()}
+        if not pairs:
+            return fn(*args, **kwargs)
+        result = fn(*hargs, **hkwargs)
+        for g, h in pairs:
+            h.copyto(g)
+        ctx = pairs[0][0].context
+
+        def back(r):
+            if isinstance(r, NDArray):
+                for g, h in pairs:
+                    if h is r:
+                        return g
+                return r.copyto(ctx)
+            if isinstance(r, (list, tuple)):
+                return type(r)(back(x) for x in r)
+            return r
+        return back(result)
+    return staged
+
+
 def _result(weight, new, out):
     """An update's new weight values: into out, else a new array in the
     weight's type."""
@@ -399,8 +450,9 @@ def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lr
                         rescale_grad, lrs, wds, etas, beta1, beta2, epsilon, clip_gradient, out)
 
 
-CONTRIB_FUNCTIONS = {f.__name__: f for f in (adamw_update, mp_adamw_update, multi_adamw_update,
-                                             multi_mp_adamw_update)}
+CONTRIB_FUNCTIONS = {f.__name__: _host_staged(f) for f in (adamw_update, mp_adamw_update,
+                                                          multi_adamw_update,
+                                                          multi_mp_adamw_update)}
 
 
 # -- multi-precision and multi-tensor SGD / NAG / LAMB (optimizer_op-inl.h's
@@ -566,9 +618,9 @@ def mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr, lower_bound=-1.0, upp
 
 for _f in (mp_sgd_update, mp_sgd_mom_update, mp_nag_mom_update, multi_sum_sq, multi_lars,
            mp_lamb_update_phase1, mp_lamb_update_phase2):
-    FUNCTIONS[_f.__name__] = _f
+    FUNCTIONS[_f.__name__] = _host_staged(_f)
 for _name, _stride in (("multi_sgd_update", 2), ("multi_sgd_mom_update", 3),
                        ("multi_mp_sgd_update", 3), ("multi_mp_sgd_mom_update", 4)):
     for _pre in (False, True):
-        _u = _multi(_name, _stride, _pre)
+        _u = _host_staged(_multi(_name, _stride, _pre))
         FUNCTIONS[_u.__name__] = _u

@@ -912,6 +912,19 @@ def numerics_host_side_functions_on_gpu_arrays():
         np.testing.assert_array_equal(mx.nd.load(path)["x"].asnumpy(), a)
     batches = [b.data[0].asnumpy() for b in mx.io.NDArrayIter(x, batch_size=2)]
     np.testing.assert_array_equal(np.concatenate(batches), a)
+    # update operators in numpy (MXNet's multi-tensor / multi-precision ones):
+    # on host copies, the states and out= written back to the GPU arrays
+    _same(mx.nd.multi_sum_sq(x, x * 2, num_arrays=2),
+          mx.nd.multi_sum_sq(xc, xc * 2, num_arrays=2), "multi_sum_sq")
+    def mp_sgd(c):
+        w, w32 = mx.nd.array(a, ctx=c, dtype="float16"), mx.nd.array(a, ctx=c)
+        mom = mx.nd.ones(a.shape, ctx=c)
+        mx.nd.mp_sgd_mom_update(w, mx.nd.array(a / 7, ctx=c, dtype="float16"), mom, w32,
+                                lr=0.1, momentum=0.9, out=w)
+        return w, mom, w32
+    for got, want, what in zip(mp_sgd(g), mp_sgd(mx.cpu()), ("weight", "mom", "weight32")):
+        assert got.context == g
+        _same(got, want, "mp_sgd_mom_update's " + what)
     # a CPU executor bound with GPU arguments and gradients
     d = mx.sym.Variable("d")
     arg, grad = mx.nd.array(a / 10, ctx=g), mx.nd.zeros((4, 6), ctx=g)
