@@ -185,20 +185,30 @@ class DataLoader:
         for _ in range(max(1, self._prefetch)):
             if not submit():
                 break
-        while pending:
-            r = pending.pop(0)
-            try:
-                got = r.get(self._timeout)
-            except multiprocessing.TimeoutError:
-                raise MXNetError("DataLoader: a worker took more than %d s (timeout) for a "
-                                 "batch" % self._timeout)
-            submit()
-            if self._thread_pool:
-                yield got
-            elif got[0] == "np":
-                yield _to_nd(got[1])
-            else:
-                yield _unpickled(got[1])
+        try:
+            while pending:
+                r = pending.pop(0)
+                try:
+                    got = r.get(self._timeout)
+                except multiprocessing.TimeoutError:
+                    raise MXNetError("DataLoader: a worker took more than %d s (timeout) for "
+                                     "a batch" % self._timeout)
+                submit()
+                if self._thread_pool:
+                    yield got
+                elif got[0] == "np":
+                    yield _to_nd(got[1])
+                else:
+                    yield _unpickled(got[1])
+        finally:
+            # An iterator dropped early (or failing) lets the batches in
+            # flight arrive first: Pool.terminate() (the DataLoader's
+            # __del__) with a worker still sending a result larger than the
+            # pipe's buffer deadlocks (the result handler stops reading, the
+            # worker keeps the queue's lock; MXNet 1.9.1's
+            # test_multi_worker_dataloader_release_pool hung on it).
+            for r in pending:
+                r.wait(self._timeout)
 
     def __len__(self):
         return len(self._batch_sampler)
