@@ -104,6 +104,20 @@ def read_log(path):
     return final, started
 
 
+def gpu_double_env(env):
+    """`env` (a dict) for tests whose default context is gpu(0) of the CUDA
+    driver double (build/lib/libmxc-cuda-host-driver.so, 8 GiB) with the GPU
+    kernels emulated (the shims read MXC_HARNESS_CONTEXT); also the Gluon
+    harness's (test/python/gluon/mxnet_unittests/run.py --context gpu)."""
+    driver = os.path.join(ROOT, "build", "lib", "libmxc-cuda-host-driver.so")
+    if not os.path.isfile(driver):
+        sys.exit("no CUDA driver double at %s (a build with MXC_ENABLE_CUDA)" % driver)
+    env.update(MXC_CUDA_DRIVER=driver, MXC_TEST_GPU_HOST_KERNELS="emulated",
+               MXC_HARNESS_CONTEXT="gpu")
+    env.setdefault("MXC_HOST_DRIVER_MEMORY", str(8 << 30))
+    return env
+
+
 def guard_imports(text):
     """A tests/python/gpu file's `from test_X import ...` lines inside try /
     except ImportError, so that a file outside mxc's target does not stop
@@ -222,12 +236,7 @@ def main():
         env.pop("PYTHONPATH", None)
         env.setdefault("OMP_NUM_THREADS", "2")
     if args.context == "gpu":
-        driver = os.path.join(ROOT, "build", "lib", "libmxc-cuda-host-driver.so")
-        if not os.path.isfile(driver):
-            sys.exit("no CUDA driver double at %s (a build with MXC_ENABLE_CUDA)" % driver)
-        env.update(MXC_CUDA_DRIVER=driver, MXC_TEST_GPU_HOST_KERNELS="emulated",
-                   MXC_HARNESS_CONTEXT="gpu")
-        env.setdefault("MXC_HOST_DRIVER_MEMORY", str(8 << 30))
+        gpu_double_env(env)
 
     missing = [n for n in args.files.split(",") if n in GPU_FILES and n not in args.own_tests]
     if missing:

@@ -312,58 +312,53 @@ void Executor::pushOn(const std::vector<NDArray> &arguments,
                 " arguments and " + std::to_string(outputs_.size()) +
                 " outputs, " + std::to_string(arguments.size()) + " and " +
                 std::to_string(outputs.size()) + " given");
-  if (plan_.device().kind == Device::Kind::GPU) {
-    // GPU kernels read and write 16 bytes at a time (docs/gpu.md): a view at
-    // an unaligned offset goes through an aligned copy on its device. One
-    // array given several times (an in-place pair: the plan's output is its
-    // argument's buffer) is one copy.
-    auto unaligned = [](const NDArray &a) {
-      return !a.isNone() && a.device().kind == Device::Kind::GPU &&
-             reinterpret_cast<uintptr_t>(a.data()) % 16 != 0;
-    };
-    if (std::any_of(arguments.begin(), arguments.end(), unaligned) ||
-        std::any_of(outputs.begin(), outputs.end(), unaligned)) {
-      std::vector<std::pair<NDArray, NDArray>> copies; // (view, aligned copy)
-      auto staged = [&](const NDArray &a, bool read) {
-        if (!unaligned(a))
-          return a;
-        for (auto &[view, copy] : copies)
-          if (view.data() == a.data() && view.shape() == a.shape() && view.dtype() == a.dtype())
-            return copy;
-        NDArray copy(a.shape(), a.dtype(), a.device(), engine_);
-        if (read)
-          a.copyTo(copy);
-        copies.emplace_back(a, copy);
-        return copy;
-      };
-      std::vector<NDArray> args, outs;
-      for (const NDArray &a : arguments)
-        args.push_back(staged(a, true));
-      for (const NDArray &o : outputs)
-        outs.push_back(staged(o, false));
-      for (size_t i = 0; i < args.size(); ++i)
-        checkBinding(plan_, plan_.buffers[argBuffers_[i]], args[i], engine_,
-                     "argument " + std::to_string(i));
-      for (size_t i = 0; i < outs.size(); ++i)
-        checkBinding(plan_, plan_.buffers[outBuffers_[i]], outs[i], engine_,
-                     "output " + std::to_string(i));
-      pushSteps(args.data(), outs.data());
-      for (size_t i = 0; i < outputs.size(); ++i)
-        if (unaligned(outputs[i]) &&
-            std::none_of(outputs.begin(), outputs.begin() + i, [&](const NDArray &o) {
-              return o.data() == outputs[i].data();
-            }))
-          outs[i].copyTo(outputs[i]);
-      return;
-    }
+  auto checkAndPush = [&](const std::vector<NDArray> &args, const std::vector<NDArray> &outs) {
+    for (size_t i = 0; i < args.size(); ++i)
+      checkBinding(plan_, plan_.buffers[argBuffers_[i]], args[i], engine_,
+                   "argument " + std::to_string(i));
+    for (size_t i = 0; i < outs.size(); ++i)
+      checkBinding(plan_, plan_.buffers[outBuffers_[i]], outs[i], engine_,
+                   "output " + std::to_string(i));
+    pushSteps(args.data(), outs.data());
+  };
+  // GPU kernels read and write 16 bytes at a time (docs/gpu.md): a view at
+  // an unaligned offset goes through an aligned copy on its device. One
+  // array given several times (an in-place pair: the plan's output is its
+  // argument's buffer) is one copy.
+  auto unaligned = [](const NDArray &a) {
+    return !a.isNone() && a.device().kind == Device::Kind::GPU &&
+           reinterpret_cast<uintptr_t>(a.data()) % 16 != 0;
+  };
+  if (plan_.device().kind != Device::Kind::GPU ||
+      (std::none_of(arguments.begin(), arguments.end(), unaligned) &&
+       std::none_of(outputs.begin(), outputs.end(), unaligned))) {
+    checkAndPush(arguments, outputs);
+    return;
   }
-  for (size_t i = 0; i < arguments.size(); ++i)
-    checkBinding(plan_, plan_.buffers[argBuffers_[i]], arguments[i], engine_,
-                 "argument " + std::to_string(i));
+  std::vector<std::pair<NDArray, NDArray>> copies; // (view, aligned copy)
+  auto staged = [&](const NDArray &a, bool read) {
+    if (!unaligned(a))
+      return a;
+    for (auto &[view, copy] : copies)
+      if (view.data() == a.data() && view.shape() == a.shape() && view.dtype() == a.dtype())
+        return copy;
+    NDArray copy(a.shape(), a.dtype(), a.device(), engine_);
+    if (read)
+      a.copyTo(copy);
+    copies.emplace_back(a, copy);
+    return copy;
+  };
+  std::vector<NDArray> args, outs;
+  for (const NDArray &a : arguments)
+    args.push_back(staged(a, true));
+  for (const NDArray &o : outputs)
+    outs.push_back(staged(o, false));
+  checkAndPush(args, outs);
   for (size_t i = 0; i < outputs.size(); ++i)
-    checkBinding(plan_, plan_.buffers[outBuffers_[i]], outputs[i], engine_,
-                 "output " + std::to_string(i));
-  pushSteps(arguments.data(), outputs.data());
+    if (unaligned(outputs[i]) &&
+        std::none_of(outputs.begin(), outputs.begin() + i,
+                     [&](const NDArray &o) { return o.data() == outputs[i].data(); }))
+      outs[i].copyTo(outputs[i]);
 }
 
 Executor::Resolved Executor::resolveBuffers(const NDArray *arguments,

@@ -60,13 +60,10 @@ def main():
     if "PYTHONPATH" not in env:
         env["PYTHONPATH"] = os.path.join(ROOT, "build", "python_packages")
     env.setdefault("MXC_QUIET", "1")
-    if args.context == "gpu":
-        driver = os.path.join(ROOT, "build", "lib", "libmxc-cuda-host-driver.so")
-        if not os.path.isfile(driver):
-            sys.exit("no CUDA driver double at %s (a build with MXC_ENABLE_CUDA)" % driver)
-        env.update(MXC_CUDA_DRIVER=driver, MXC_TEST_GPU_HOST_KERNELS="emulated",
-                   MXC_HARNESS_CONTEXT="gpu")
-        env.setdefault("MXC_HOST_DRIVER_MEMORY", str(8 << 30))
+    if args.context == "gpu":  # (the other harness's set-up, test/mxnet_unittest/run.py)
+        sys.path.insert(0, os.path.join(ROOT, "test", "mxnet_unittest"))
+        from run import gpu_double_env
+        gpu_double_env(env)
     for name in args.files.split(","):
         src = subprocess.run(["git", "--git-dir", args.git_dir, "show",
                               "%s:tests/python/unittest/%s" % (args.tag, name)],
