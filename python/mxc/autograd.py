@@ -393,8 +393,11 @@ def _backward(heads, head_grads, retain_graph, variables=None):
         gpu = next((a._ctx for a in e.inputs
                     if isinstance(a, NDArray) and a._ctx.device_type == "gpu"), None)
         if gpu is not None:  # on the device: NDArrays there
-            from .ndarray import _zeros_any
+            from .ndarray import _zeros_any, _device_copy
+            # (numpy: the gradient of an output on the host, a copy across
+            # devices, NDArray.copyto under record())
             ogs = [_zeros_any(shape, gpu, dt) if d is None else
+                   _device_copy(d, gpu, dt) if not isinstance(d, NDArray) else
                    d if d._sig[1] == dt else d.astype(dt)
                    for d, (shape, dt) in zip(grads, e.out_shapes)]
         else:

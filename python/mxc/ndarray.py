@@ -323,6 +323,12 @@ class NDArray:
             return other
         if isinstance(other, Context):
             ctx = check_context(other, gpu=True)
+            if _recorded(self):
+                # under record(): a node (MXNet records _copyto), whose
+                # gradient another device's is copied back from
+                if ctx == self._ctx:
+                    return _invoke("_copy", [self], {})
+                return _CrossDeviceCopy(ctx)(self)
             if self._rt is not None:
                 out = _new_rt(self._sig[0], self._sig[1], ctx)
                 self._rt.copy_to(out._rt)  # an engine operation (cpu <-> gpu, gpu <-> gpu too)
@@ -585,6 +591,39 @@ class NDArray:
 
     def __imod__(self, o):
         return self._inplace(self.__mod__(o))
+
+
+def _cross_device_copy_class():
+    from . import autograd
+
+    class CrossDeviceCopy(autograd.Function):
+        """x.copyto(ctx) under record(): the copy forward, the output's
+        gradient copied back to x's device."""
+
+        def __init__(self, ctx):
+            super().__init__()
+            self._to = ctx
+
+        def forward(self, x):
+            self._from = x.context
+            return x.copyto(self._to)
+
+        def backward(self, dy):
+            return dy.copyto(self._from)
+    return CrossDeviceCopy
+
+
+class _LazyClass:
+    def __init__(self, make):
+        self._make, self._cls = make, None
+
+    def __call__(self, *args):
+        if self._cls is None:
+            self._cls = self._make()
+        return self._cls(*args)
+
+
+_CrossDeviceCopy = _LazyClass(_cross_device_copy_class)
 
 
 _INPLACE_RECORDING = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "

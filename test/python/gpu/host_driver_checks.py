@@ -575,6 +575,27 @@ def numerics_autograd_on_gpu_arrays():
         _same(a, b, "BatchNorm %d" % k)
 
 
+def numerics_autograd_across_devices():
+    # copyto under record() is a recorded node (MXNet's _copyto): gradients
+    # flow back across devices (MXNet's test_cross_device_autograd)
+    a = np.linspace(-1, 1, 10).astype(np.float32)
+    x = mx.nd.array(a)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.tanh(x).copyto(mx.gpu(0))
+        y = mx.nd.tanh(y).copyto(mx.cpu(0))
+        y = mx.nd.tanh(y).copyto(mx.gpu(0)).copyto(mx.gpu(0))
+    y.backward()
+    assert y.context == mx.gpu(0) and x.grad.context == mx.cpu()
+    want = x.grad.copy()
+    x.grad[:] = 0
+    with mx.autograd.record():
+        z = mx.nd.tanh(mx.nd.tanh(mx.nd.tanh(x)))
+    z.backward()
+    np.testing.assert_allclose(want.asnumpy(), x.grad.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert np.abs(want.asnumpy()).min() > 0  # (the gradient reached x)
+
+
 def numerics_compiled_optimizers_on_gpu_weights():
     """SGD, Adam, RMSProp (plain and centered), NAG, Signum (and signSGD),
     Ftrl, FTML, AdaGrad, AdaDelta, Adamax, Nadam, DCASGD, LAMB, LARS,
