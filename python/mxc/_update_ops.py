@@ -323,8 +323,9 @@ def _host_staged(fn):
 
         def to_host(v):
             if isinstance(v, NDArray) and v.context.device_type == "gpu":
-                for g, h in pairs:
-                    if g is v:
+                for g, h in pairs:  # (one copy for one storage: w and w.detach())
+                    if g is v or (g.shape == v.shape and g.dtype == v.dtype and
+                                  g._rt.data_ptr == v._rt.data_ptr):
                         return h
                 pairs.append((v, v.copyto(Context("cpu", 0))))
                 return pairs[-1][1]

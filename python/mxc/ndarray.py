@@ -162,9 +162,12 @@ class NDArray:
         return self._ctx.device_type == "gpu"
 
     def _host_data(self):
-        """The numpy data, through a copy to the host for a GPU array."""
+        """The numpy data, through a copy to the host for a GPU array (an
+        engine copy, never recorded by autograd)."""
         if self._ctx.device_type == "gpu":
-            return self.copyto(Context("cpu", 0))._data
+            host = _new_rt(self._sig[0], self._sig[1], Context("cpu", 0))
+            self._rt.copy_to(host._rt)
+            return host._data
         return self._data
 
     @property
@@ -472,7 +475,8 @@ class NDArray:
                 value.copyto(self)  # between devices, a cast where the dtypes differ
                 return
             # (broadcast as numpy does: x[:] = 0, a row into every row)
-            _region_value(value, self.shape, self._sig[1], self._ctx).copyto(self)
+            _region_value(_unshared(value, self), self.shape, self._sig[1],
+                          self._ctx).copyto(self)
             return
         key = _index_key(key)
         value = _as_np(value)
@@ -747,6 +751,16 @@ def _gpu_view(a, axes):
     return _wrap_rt(rt, a._sig[1], a._ctx)
 
 
+def _unshared(value, a):
+    """`value`, or a copy of it where it is a view sharing GPU array `a`'s
+    storage (a[1:] = a[:-1]: a device copy between overlapping ranges is
+    undefined)."""
+    if isinstance(value, NDArray) and value._rt is not None and \
+            value._rt.shares_storage_with(a._rt):
+        return value.copy()
+    return value
+
+
 def _region_value(value, shape, dtype, ctx):
     """`value` (an NDArray, numpy data or a scalar) as an array of exactly
     `shape` and `dtype` on `ctx`: broadcast as numpy does, or reshaped where
@@ -796,6 +810,7 @@ def _gpu_setitem(a, key, value):
         return
     if builtins.any(l == 0 for *_, l, _ in axes):
         return  # an empty region
+    value = _unshared(value, a)
     # the value broadcasts against the indexed shape (int axes dropped), as
     # numpy's; _slice_assign takes it with those axes of length 1
     indexed = tuple(l for *_, l, is_int in axes if not is_int) or (1,)
@@ -928,7 +943,9 @@ def from_dlpack(dlpack):
     """MXNet's from_dlpack: an NDArray sharing the memory of a DLPack capsule
     (to_dlpack_for_read/write, torch.utils.dlpack.to_dlpack) or of any object
     with __dlpack__ (torch tensors, numpy arrays, ...); the runtime keeps the
-    producer's tensor alive while it uses the memory."""
+    producer's tensor alive while it uses the memory. A CUDA tensor's memory
+    is taken as it is: the producer's pending work on it must be finished
+    (torch.cuda.synchronize()), as with MXNet's from_dlpack."""
     capsule = dlpack.__dlpack__() if hasattr(dlpack, "__dlpack__") else dlpack
     try:
         rt = _mxc.Array.borrow(capsule, "")
@@ -1329,6 +1346,12 @@ def _init_fast_dispatch(autograd_state):
     atexit.register(_mxc.clear_fast_dispatch)
 
 
+def _tape_data(a):
+    """An input's data as autograd's tape keeps it: its numpy view, or a GPU
+    array's storage as it is now (no numpy view of device memory)."""
+    return _wrap_rt(a._rt, a._sig[1], a._ctx) if a._on_gpu() else a._np
+
+
 def _wrap_rt(rt, dtype, ctx):
     """The NDArray of runtime array `rt` (numpy dtype `dtype`); its numpy
     view is made on first use."""
@@ -1470,8 +1493,8 @@ def _invoke_slow(op_name, inputs, kwargs, out=None, name=None):
         else:
             results = outs
     if recording:
-        if datas is None:  # GPU arrays: the inputs' storage as it is now (as the numpy views)
-            datas = [_wrap_rt(a._rt, a._sig[1], a._ctx) for a in inputs]
+        if datas is None:  # GPU arrays
+            datas = [_tape_data(a) for a in inputs]
         autograd.record_call(spec, attrs, graph_name, inputs, datas, results, train)
     if out is not None:
         return out

@@ -1064,6 +1064,11 @@ NB_MODULE(_mxc, m) {
           "Pushes an operation setting every element to pattern, the element's "
           "bytes as a little-endian integer (on a GPU a device memset)")
       .def("shares_storage_with", &PyArray::sharesStorageWith)
+      .def_prop_ro(
+          "data_ptr",
+          [](const PyArray &a) { return reinterpret_cast<uintptr_t>(a.array.data()); },
+          "The address of element 0 (a view's includes its offset); device memory's for a "
+          "gpu array")
       .def("push_failure", &PyArray::pushFailure, nb::arg("op"), nb::arg("message"),
            "Pushes an operation named op, writing this array, that fails with message")
       .def(

@@ -143,14 +143,14 @@ def run_file(name, args, work, env):
     env = dict(env, MXC_HARNESS_LOG=log)
     deselect, restarts, t0 = [], 0, time.time()
     while True:
-        cmd = [args.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-               name, "--continue-on-collection-errors"]
-        k = args.k
-        if name in GPU_FILES:
-            own = " or ".join(args.own_tests[name])
-            k = "(%s) and (%s)" % (own, k) if k else own
-        if k:
-            cmd += ["-k", k]
+        # (a GPU file: its own tests by node id; -k matches substrings, and
+        # test_rnn would select the imported test_rnntanh_sym too)
+        targets = ["%s::%s" % (name, t) for t in args.own_tests[name]] \
+            if name in GPU_FILES else [name]
+        cmd = [args.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"] \
+            + targets + ["--continue-on-collection-errors"]
+        if args.k:
+            cmd += ["-k", args.k]
         for d in deselect:
             cmd += ["--deselect", d]
         left = args.file_timeout - (time.time() - t0)
@@ -238,7 +238,7 @@ def main():
     if args.context == "gpu":
         gpu_double_env(env)
 
-    missing = [n for n in args.files.split(",") if n in GPU_FILES and n not in args.own_tests]
+    missing = [n for n in args.files.split(",") if n in GPU_FILES and not args.own_tests.get(n)]
     if missing:
         sys.exit("no %s in %s: run test/mxnet_unittest/fetch.py again" % (missing[0], UPSTREAM))
     results = {}

@@ -746,7 +746,7 @@ class _CachedGraph:
             for src, k, _ in node["inputs"]:
                 a = value(src, k)
                 e.inputs.append(a)
-                e.datas.append(a._np if isinstance(a, NDArray) else None)
+                e.datas.append(nd._tape_data(a) if isinstance(a, NDArray) else None)
         return [(entries[i], k) if nodes[i]["op"] != "null" else None
                 for (i, k, _) in g["heads"]]
 
@@ -827,7 +827,7 @@ class _RecordedCall:
                 spec = _CachedOpSpec({j for j, n in enumerate(names) if n in aux})
                 e = autograd._Entry(spec, {}, "cachedop%d" % next(_cached_op_names),
                                     [self.arrays[n] for n in names],
-                                    [self.arrays[n]._np for n in names],
+                                    [nd._tape_data(self.arrays[n]) for n in names],
                                     len(sym._outputs), True, self.seed)
                 e.subgraph = (sym, names)
                 self._cached_op = e

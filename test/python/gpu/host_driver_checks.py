@@ -834,6 +834,11 @@ def numerics_indexing_and_views_of_gpu_arrays():
         y[key] = value.as_in_context(g) if isinstance(value, mx.nd.NDArray) else value
         yc[key] = value
         _same(y, yc, "y[%r] = %r" % (key, value))
+    # a value that is a view of the array itself (overlapping ranges)
+    v, vc = mx.nd.array(np.arange(12), ctx=g), mx.nd.array(np.arange(12))
+    v[1:] = v[:-1]
+    vc[1:] = vc[:-1]
+    _same(v, vc, "v[1:] = v[:-1]")
     _same(x.detach() + 1, xc.detach() + 1, "detach")
     _same(x + a, xc + a, "NDArray + numpy")
 
@@ -866,8 +871,9 @@ def numerics_dlpack_of_gpu_arrays():
     t.mul_(2)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(x.asnumpy(), np.full((4, 6), 3.0, np.float32))
-    w = mx.nd.from_dlpack(torch.arange(6, dtype=torch.float32, device="cuda").reshape(2, 3))
-    torch.cuda.synchronize()
+    t2 = torch.arange(6, dtype=torch.float32, device="cuda").reshape(2, 3)
+    torch.cuda.synchronize()  # (from_dlpack takes the memory as it is, as MXNet's)
+    w = mx.nd.from_dlpack(t2)
     assert w.context == g
     _same(w + 1, mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3)) + 1,
           "from_dlpack of a torch CUDA tensor")

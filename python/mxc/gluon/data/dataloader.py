@@ -14,11 +14,13 @@ as the loader).
 """
 import multiprocessing
 import multiprocessing.pool
+import time
 
 import numpy as np
 
 from ...base import MXNetError
 from ... import ndarray as nd
+from ...context import cpu
 from ...ndarray import NDArray
 from . import sampler as _sampler
 
@@ -40,21 +42,22 @@ def _np_batchify(data):
 
 def _to_nd(x):
     if isinstance(x, np.ndarray):
-        return nd.array(x, dtype=x.dtype)
+        return nd.array(x, ctx=cpu(), dtype=x.dtype)
     if isinstance(x, (list, tuple)):
         return type(x)(_to_nd(i) for i in x)
     return x
 
 
 def default_batchify_fn(data):
-    """Stacks the samples: NDArrays / numpy arrays / numbers into one NDArray,
-    tuples element-wise into a list of them."""
+    """Stacks the samples: NDArrays / numpy arrays / numbers into one NDArray
+    on the CPU (as MXNet's, whatever the default context), tuples
+    element-wise into a list of them."""
     if isinstance(data[0], NDArray):
-        return nd.array(np.stack([d.asnumpy() for d in data]), dtype=data[0].dtype)
+        return nd.array(np.stack([d.asnumpy() for d in data]), ctx=cpu(), dtype=data[0].dtype)
     if isinstance(data[0], tuple):
         return [default_batchify_fn(list(i)) for i in zip(*data)]
     a = np.asarray(data)
-    return nd.array(a, dtype=a.dtype)
+    return nd.array(a, ctx=cpu(), dtype=a.dtype)
 
 
 default_mp_batchify_fn = default_batchify_fn
@@ -73,7 +76,7 @@ def _pickleable(x):
 
 def _unpickled(x):
     if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0] == "__mxc_nd__":
-        return nd.array(x[1], dtype=x[1].dtype)
+        return nd.array(x[1], ctx=cpu(), dtype=x[1].dtype)
     if isinstance(x, list):
         return [_unpickled(i) for i in x]
     if isinstance(x, tuple):
@@ -185,12 +188,14 @@ class DataLoader:
         for _ in range(max(1, self._prefetch)):
             if not submit():
                 break
+        timed_out = False
         try:
             while pending:
                 r = pending.pop(0)
                 try:
                     got = r.get(self._timeout)
                 except multiprocessing.TimeoutError:
+                    timed_out = True
                     raise MXNetError("DataLoader: a worker took more than %d s (timeout) for "
                                      "a batch" % self._timeout)
                 submit()
@@ -206,9 +211,13 @@ class DataLoader:
             # __del__) with a worker still sending a result larger than the
             # pipe's buffer deadlocks (the result handler stops reading, the
             # worker keeps the queue's lock; MXNet 1.9.1's
-            # test_multi_worker_dataloader_release_pool hung on it).
-            for r in pending:
-                r.wait(self._timeout)
+            # test_multi_worker_dataloader_release_pool hung on it). Threads
+            # have no pipe; after a timeout the workers are stuck anyway; the
+            # wait is bounded by one timeout in all.
+            if not self._thread_pool and not timed_out and pending:
+                deadline = time.monotonic() + (self._timeout or 120)
+                for r in pending:
+                    r.wait(max(0.0, deadline - time.monotonic()))
 
     def __len__(self):
         return len(self._batch_sampler)
