@@ -103,8 +103,11 @@ def test_dataloader_dropped_with_batches_in_flight_releases_its_workers(tmp_path
     import sys
     script = tmp_path / "dropped.py"
     script.write_text(_DROPPED_LOADER)
+    # (the child imports the mxc this test imported, wherever pytest found it)
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(os.path.dirname(os.path.dirname(
+        mx.__file__))))
     p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                       timeout=180)
+                       timeout=180, env=env)
     assert p.returncode == 0 and "released" in p.stdout, p.stdout[-500:] + p.stderr[-2000:]
 
 
