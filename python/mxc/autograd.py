@@ -234,6 +234,22 @@ class Function:
         return outs[0] if single else tuple(outs)
 
 
+class _CrossDeviceCopy(Function):
+    """x.copyto(ctx) under record() (NDArray.copyto): the copy forward, the
+    output's gradient copied back to x's device."""
+
+    def __init__(self, ctx):
+        super().__init__()
+        self._to = ctx
+
+    def forward(self, x):
+        self._from = x.context
+        return x.copyto(self._to)
+
+    def backward(self, dy):
+        return dy.copyto(self._from)
+
+
 def get_symbol(x):
     """The recorded computation of `x` as a Symbol: the arrays it was
     computed from are its variables (var0, var1, ...)."""

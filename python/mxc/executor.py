@@ -21,7 +21,7 @@ from . import _ops
 from .base import MXNetError, compile_graph, dtype_name, np_dtype
 from .context import check_context
 from . import ndarray as nd
-from .ndarray import NDArray, _engine_copy, zeros as _nd_zeros
+from .ndarray import NDArray, _engine_copy, _store, zeros as _nd_zeros
 
 
 def _zeros(shape, dtype, ctx):
@@ -37,13 +37,6 @@ def _next_seed():
 
 
 
-def _store(dst, data):
-    """Writes numpy `data` into NDArray `dst` (an array bound on a GPU to an
-    executor on the CPU: by a copy to the device), cast to its dtype."""
-    if dst._on_gpu():
-        dst[:] = data
-    else:
-        np.copyto(dst._data, data, casting="unsafe")
 
 class Executor:
     """Arrays bound to a Symbol, and the compiled graph that runs on them."""

@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from .base import MXNetError
-from .ndarray import NDArray
+from .ndarray import NDArray, _store
 
 _REGISTRY = {}
 
@@ -36,10 +36,7 @@ def _rng():
 def _fill(arr, values):
     if not isinstance(arr, NDArray):
         raise MXNetError("initializer: expected an NDArray, got %s" % type(arr).__name__)
-    if arr.context.device_type == "gpu":  # a copy to the device
-        arr[:] = np.asarray(values).astype(arr.dtype, copy=False)
-        return
-    arr._data[...] = np.asarray(values).astype(arr._data.dtype, copy=False)
+    _store(arr, np.asarray(values))  # (a GPU array's by a copy to the device)
 
 
 class InitDesc(str):

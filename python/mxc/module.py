@@ -514,10 +514,7 @@ class Module(BaseModule):
                     if tuple(src.shape) != arr.shape:
                         raise MXNetError("init_params: '%s' has shape %s, the module's %s"
                                          % (name, tuple(src.shape), arr.shape))
-                    if arr._on_gpu():
-                        arr[:] = src  # a copy to the device
-                    else:
-                        np.copyto(arr._data, src, casting="unsafe")
+                    nd._store(arr, src)  # (a GPU array's by a copy to the device)
                 elif initializer is not None:
                     # (initializers are numpy code: on the host, then copied)
                     target = arr if not arr._on_gpu() else nd._zeros_any(arr.shape,

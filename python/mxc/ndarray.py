@@ -331,6 +331,7 @@ class NDArray:
                 # gradient another device's is copied back from
                 if ctx == self._ctx:
                     return _invoke("_copy", [self], {})
+                from .autograd import _CrossDeviceCopy
                 return _CrossDeviceCopy(ctx)(self)
             if self._rt is not None:
                 out = _new_rt(self._sig[0], self._sig[1], ctx)
@@ -478,17 +479,7 @@ class NDArray:
             _region_value(_unshared(value, self), self.shape, self._sig[1],
                           self._ctx).copyto(self)
             return
-        key = _index_key(key)
-        value = _as_np(value)
-        try:
-            self._data[key] = value
-        except ValueError:
-            # MXNet broadcasts a value of the region's size into it (x[0] = a
-            # for a of shape (1,)).
-            region = self._data[key]
-            if np.size(value) != np.size(region):
-                raise
-            self._data[key] = np.reshape(value, np.shape(region))
+        _numpy_write(self._data, key, value)
 
     # -- operators -------------------------------------------------------------
     def _binary(self, other, array_op, scalar_op):
@@ -597,37 +588,6 @@ class NDArray:
         return self._inplace(self.__mod__(o))
 
 
-def _cross_device_copy_class():
-    from . import autograd
-
-    class CrossDeviceCopy(autograd.Function):
-        """x.copyto(ctx) under record(): the copy forward, the output's
-        gradient copied back to x's device."""
-
-        def __init__(self, ctx):
-            super().__init__()
-            self._to = ctx
-
-        def forward(self, x):
-            self._from = x.context
-            return x.copyto(self._to)
-
-        def backward(self, dy):
-            return dy.copyto(self._from)
-    return CrossDeviceCopy
-
-
-class _LazyClass:
-    def __init__(self, make):
-        self._make, self._cls = make, None
-
-    def __call__(self, *args):
-        if self._cls is None:
-            self._cls = self._make()
-        return self._cls(*args)
-
-
-_CrossDeviceCopy = _LazyClass(_cross_device_copy_class)
 
 
 _INPLACE_RECORDING = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
@@ -751,6 +711,30 @@ def _gpu_view(a, axes):
     return _wrap_rt(rt, a._sig[1], a._ctx)
 
 
+def _numpy_write(data, key, value):
+    """data[key] = value on numpy `data` (NDArray keys and values read on the
+    host); MXNet broadcasts a value of the region's size into it (x[0] = a
+    for a of shape (1,))."""
+    key = _index_key(key)
+    value = _as_np(value)
+    try:
+        data[key] = value
+    except ValueError:
+        region = data[key]
+        if np.size(value) != np.size(region):
+            raise
+        data[key] = np.reshape(value, np.shape(region))
+
+
+def _store(dst, data):
+    """Writes numpy `data` (dst's shape) into NDArray `dst`, cast to its
+    dtype: a GPU array's by a copy to the device."""
+    if dst._on_gpu():
+        dst[:] = data
+    else:
+        np.copyto(dst._data, data, casting="unsafe")
+
+
 def _unshared(value, a):
     """`value`, or a copy of it where it is a view sharing GPU array `a`'s
     storage (a[1:] = a[:-1]: a device copy between overlapping ranges is
@@ -797,15 +781,7 @@ def _gpu_setitem(a, key, value):
     axes = _basic_index(a.shape, key)
     if axes is None:
         host = a._host_data()
-        key = _index_key(key)
-        try:
-            host[key] = _as_np(value)
-        except ValueError:
-            region = host[key]
-            v = _as_np(value)
-            if np.size(v) != np.size(region):
-                raise
-            host[key] = np.reshape(v, np.shape(region))
+        _numpy_write(host, key, value)
         _new(host, Context("cpu", 0)).copyto(a)
         return
     if builtins.any(l == 0 for *_, l, _ in axes):
