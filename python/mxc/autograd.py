@@ -152,8 +152,33 @@ def fresh_seed():
     return int(_random._generator.integers(0, 2 ** 62))
 
 
+class _Link:
+    """A recorded call's input that an earlier recorded operator computed
+    (or an intermediate value of a hybridized graph's node tape):
+    the tape keeps its (entry, output index), not the array or its data
+    (backward computes the forward again inside its gradient graph, from the
+    tape's variables), so an intermediate result nobody else holds is freed
+    as recording goes on (MXNet frees what no gradient reads; its
+    test_autograd_save_memory). As in MXNet, the tape is what was recorded:
+    attach_grad() on the array after recording does not cut it."""
+
+    __slots__ = ["_ag", "_grad", "_grad_req"]
+
+    def __init__(self, ag):
+        self._ag, self._grad, self._grad_req = ag, None, "null"
+
+
+def _linked(a, data):
+    """(input, data) as an entry keeps them: see _Link."""
+    if isinstance(a, NDArray) and a._ag is not None and a._ag[0].function is None:
+        return _Link(a._ag), None
+    return a, data
+
+
 def record_call(spec, attrs, name, inputs, datas, outputs, training):
-    e = _Entry(spec, attrs, name, list(inputs), list(datas), len(outputs), training, seed())
+    kept = [_linked(a, d) for a, d in zip(inputs, datas)]
+    e = _Entry(spec, attrs, name, [a for a, _ in kept], [d for _, d in kept], len(outputs),
+               training, seed())
     for i, o in enumerate(outputs):
         o._ag = (e, i)
 

@@ -506,16 +506,6 @@ def _brief_print_list(lst, limit=7):
     return ", ".join(["'%s'" % str(i) for i in lst])
 
 
-class _TapeValue:
-    """An intermediate value of a hybridized graph on autograd's tape (no
-    data: backward recomputes it inside its gradient graph)."""
-
-    __slots__ = ["_ag", "_grad", "_grad_req"]
-
-    def __init__(self, ag):
-        self._ag, self._grad, self._grad_req = ag, None, "null"
-
-
 def _is_train_op(op):
     return op in ("BatchNorm", "Dropout")
 
@@ -729,7 +719,7 @@ class _CachedGraph:
                 return arrays[node["name"]]
             v = values.get((i, k))
             if v is None:
-                v = values[(i, k)] = _TapeValue((entries[i], k))
+                v = values[(i, k)] = autograd._Link((entries[i], k))
             return v
 
         for i, node in enumerate(nodes):

@@ -596,6 +596,30 @@ def numerics_autograd_across_devices():
     assert np.abs(want.asnumpy()).min() > 0  # (the gradient reached x)
 
 
+def numerics_autograd_frees_what_no_gradient_reads():
+    # the tape keeps how an intermediate was computed, not its data: 40 steps
+    # of x = x + 1 on 64 MiB arrays (2.5 GiB if all were kept; the double has
+    # 1 GiB) hold a few arrays of device memory (MXNet's
+    # test_autograd_save_memory, smaller)
+    g, size = mx.gpu(0), 64 << 20
+    x = mx.nd.zeros((16, 1024, 1024), ctx=g)
+    x.attach_grad()
+    mx.nd.waitall()
+    free0, _ = mx.context.gpu_memory_info(0)
+    y = x
+    with mx.autograd.record():
+        for k in range(40):
+            y = y + 1
+            y.wait_to_read()
+            used = free0 - mx.context.gpu_memory_info(0)[0]
+            assert used <= 4 * size, "step %d: %d MiB more in use" % (k, used >> 20)
+    y.backward()
+    mx.nd.waitall()
+    got = x.grad[0, :2, :3].asnumpy()
+    assert got.tolist() == [[1.0] * 3] * 2, got
+    assert y[0, 0, :2].asnumpy().tolist() == [40.0, 40.0]
+
+
 def numerics_compiled_optimizers_on_gpu_weights():
     """SGD, Adam, RMSProp (plain and centered), NAG, Signum (and signSGD),
     Ftrl, FTML, AdaGrad, AdaDelta, Adamax, Nadam, DCASGD, LAMB, LARS,
