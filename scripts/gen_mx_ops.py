@@ -505,6 +505,23 @@ composite (mx-decompose): `Cast`, or the input itself.""",
    attrs=[Attr("dtype", "dtype", doc="Output data type.")],
    example="""%out = mx.amp_cast %x {dtype = "float16"} : (tensor<2x3xf32>) -> tensor<2x3xf16>""")
 
+op(mxnet="amp_multicast", mnemonic="amp_multicast", cpp="AmpMulticast",
+   source="src/operator/tensor/amp_cast.h AMPMultiCastParam, AMPMultiCastType, AMPMultiCastShape",
+   summary="Casts its inputs to their widest (or narrowest) float type (AMP)",
+   description="""
+`num_outputs` inputs, output `i` input `i` (its shape) in the common type:
+the inputs of type float32, float16 or bfloat16 are cast to float32 if any
+input is float32, else to the first input's type (MXNet's AMPMultiCastType,
+so a float64 first input makes the low-precision floats float64); with
+`cast_narrow`, to the last float16 / bfloat16 input's type, else float32.
+Inputs of other types (float64, the integers, bool) pass through. The
+gradient of each input is cast back to its type. A composite
+(mx-decompose): `Cast`, or the input itself.""",
+   inputs=[Input("data")], outputs=[Output("output", variadic=True)], variadic=True,
+   attrs=[Attr("num_outputs", "int", doc="Number of input / output pairs."),
+          Attr("cast_narrow", "bool", "False", doc="Cast to the narrowest type instead.")],
+   example="""%a, %b = mx.amp_multicast %x, %y {num_outputs = 2 : i64} : (tensor<2x3xf16>, tensor<4xf32>) -> (tensor<2x3xf32>, tensor<4xf32>)""")
+
 op(mxnet="LRN", mnemonic="LRN", cpp="LRN",
    source="src/operator/nn/lrn-inl.h LRNParam",
    summary="Local response normalisation across channels",

@@ -82,6 +82,18 @@ class _Node:
         return spec.visible_outputs(self.attrs)
 
 
+def _amp_multicast_types(types, attrs):
+    """amp_multicast's output types for its input types (MXNet's
+    AMPMultiCastType; the compiler's rule is AmpMulticastOp's)."""
+    low = ("float32", "float16", "bfloat16")
+    narrow = str(attrs.get("cast_narrow", "False")).lower() in ("true", "1")
+    common = "float32" if narrow else types[0]
+    for t in types:
+        if (not narrow and t == "float32") or (narrow and t in ("float16", "bfloat16")):
+            common = t
+    return [common if t in low else t for t in types]
+
+
 def _post_order(heads, follow=None):
     """Nodes reached from `heads`, inputs first (nnvm's DFSVisit order);
     with `follow`, only nodes for which it holds are visited (and
@@ -596,6 +608,11 @@ class Symbol:
                 if spec is not None and not spec.inputs and "dtype" in spec.attrs:
                     # a creation operator: its dtype attribute (or the default)
                     known[(id(n), 0)] = n.attrs.get("dtype", spec.attrs["dtype"]["default"])
+                    continue
+                if n.op == "amp_multicast":  # a type an output (AMPMultiCastType)
+                    if all(x is not None for x in ins):
+                        for k, x in enumerate(_amp_multicast_types(ins, n.attrs)):
+                            known[(id(n), k)] = x
                     continue
                 if t is None:
                     if n.op == "Cast":  # its type does not depend on the input's

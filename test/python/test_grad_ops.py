@@ -371,6 +371,12 @@ def test_amp_cast():
     check_op("amp_cast", {"dtype": "float16"}, {"data": rand((3, 4))})
 
 
+def test_amp_multicast():
+    # float64 passes through (only f32 / f16 / bf16 are cast): identities
+    check_op("amp_multicast", {"num_outputs": 2},
+             {"data0": rand((3, 4)), "data1": rand((2,))})
+
+
 def test_block_grad_is_zero():
     x = rand((2, 3))
     g = one_op_graph("BlockGrad", {}, ["data"])

@@ -398,6 +398,22 @@ def test_amp_cast(src, dst):
     check("amp_cast", {"dtype": dst}, [x])
 
 
+@pytest.mark.parametrize("dtypes,narrow", [
+    ((np.float16, np.float32, np.float16), False),   # widest: float32
+    ((np.float16, np.float32, np.float16), True),    # narrowest: float16
+    ((np.float16, np.float64, np.int32), False),     # the first input's type; others pass
+    ((np.float64, np.float16, np.float16), False),   # a float64 first input widens the f16s
+    ((np.float64, np.float16, np.float16), True),
+    ((np.float32, np.uint8), True),                  # no low-precision input: float32
+])
+def test_amp_multicast(dtypes, narrow):
+    rng = np.random.default_rng(73)
+    xs = [_rand(rng, (2 + k, 3), t, -100.0, 100.0) if np.issubdtype(t, np.floating)
+          else rng.integers(0, 100, size=(2 + k, 3)).astype(t) for k, t in enumerate(dtypes)]
+    check("amp_multicast", {"num_outputs": len(xs), "cast_narrow": narrow}, xs,
+          num_outputs=len(xs))
+
+
 @pytest.mark.parametrize("op", ["_copy", "BlockGrad"])
 def test_pass_through(op):
     rng = np.random.default_rng(71)

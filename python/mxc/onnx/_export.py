@@ -451,6 +451,12 @@ def _cast(g, n):
     g.node("Cast", n.inputs[:1], n.outs[:1], name=n.name, to=onnx_elem_type(n.out_dtypes[0]))
 
 
+@_exports("amp_multicast")
+def _amp_multicast(g, n):
+    for k, (x, y) in enumerate(zip(n.inputs, n.outs)):
+        g.node("Cast", [x], [y], name="%s_%d" % (n.name, k), to=onnx_elem_type(n.out_dtypes[k]))
+
+
 @_exports("LRN")
 def _lrn(g, n):
     g.node("LRN", n.inputs[:1], n.outs[:1], name=n.name, alpha=attr_float(n.attrs, "alpha", 1e-4),

@@ -1329,3 +1329,13 @@ func.func @image_flip_rank(%x: tensor<2x4x5x3xf32>) -> tensor<2x4x5x3xf32> {
   %0 = mx._image_flip_left_right %x : (tensor<2x4x5x3xf32>) -> tensor<2x4x5x3xf32>
   return %0 : tensor<2x4x5x3xf32>
 }
+
+// -----
+
+// Tests that amp_multicast's num_outputs equals the number of inputs.
+func.func @f(%a: tensor<2x3xf16>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{'mx.amp_multicast' op num_outputs 3 does not match the 2 inputs}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = mx.amp_multicast %a, %b {num_outputs = 3 : i64} : (tensor<2x3xf16>, tensor<4xf32>) -> (tensor<2x3xf32>, tensor<4xf32>)
+  return
+}

@@ -2807,3 +2807,83 @@ func.func @case532(%a0: tensor<6x3xf32>) {
   "mx_test.create"(%a0) {op = "one_hot", attrs = {depth = "4", dtype = "int32"}} : (tensor<6x3xf32>) -> (tensor<6x3x4xi32>)
   return
 }
+
+func.func @case533(%a0: tensor<2xf64>, %a1: tensor<3xf32>, %a2: tensor<1x5x5xi32>) {
+  "mx_test.create"(%a0, %a1, %a2) {op = "amp_multicast", attrs = {num_outputs = "3"}} : (tensor<2xf64>, tensor<3xf32>, tensor<1x5x5xi32>) -> (tensor<2xf64>, tensor<3xf32>, tensor<1x5x5xi32>)
+  return
+}
+
+func.func @case534(%a0: tensor<2x4xf32>, %a1: tensor<6x4x6xf64>, %a2: tensor<3xf16>, %a3: tensor<6x6x3xf16>) {
+  "mx_test.create"(%a0, %a1, %a2, %a3) {op = "amp_multicast", attrs = {num_outputs = "4", cast_narrow = "True"}} : (tensor<2x4xf32>, tensor<6x4x6xf64>, tensor<3xf16>, tensor<6x6x3xf16>) -> (tensor<2x4xf16>, tensor<6x4x6xf64>, tensor<3xf16>, tensor<6x6x3xf16>)
+  return
+}
+
+func.func @case535(%a0: tensor<2xf32>, %a1: tensor<4xf16>) {
+  "mx_test.create"(%a0, %a1) {op = "amp_multicast", attrs = {num_outputs = "2"}} : (tensor<2xf32>, tensor<4xf16>) -> (tensor<2xf32>, tensor<4xf32>)
+  return
+}
+
+func.func @case536(%a0: tensor<3xf32>, %a1: tensor<3x2xf16>, %a2: tensor<3xf32>) {
+  "mx_test.create"(%a0, %a1, %a2) {op = "amp_multicast", attrs = {num_outputs = "3", cast_narrow = "True"}} : (tensor<3xf32>, tensor<3x2xf16>, tensor<3xf32>) -> (tensor<3xf16>, tensor<3x2xf16>, tensor<3xf16>)
+  return
+}
+
+func.func @case537(%a0: tensor<4x2xi32>, %a1: tensor<5x3x1xf32>, %a2: tensor<2xf16>, %a3: tensor<1x1x1xf32>) {
+  "mx_test.create"(%a0, %a1, %a2, %a3) {op = "amp_multicast", attrs = {num_outputs = "4", cast_narrow = "True"}} : (tensor<4x2xi32>, tensor<5x3x1xf32>, tensor<2xf16>, tensor<1x1x1xf32>) -> (tensor<4x2xi32>, tensor<5x3x1xf16>, tensor<2xf16>, tensor<1x1x1xf16>)
+  return
+}
+
+func.func @case538(%a0: tensor<1xi32>, %a1: tensor<1xf16>, %a2: tensor<6x6xi32>) {
+  "mx_test.create"(%a0, %a1, %a2) {op = "amp_multicast", attrs = {num_outputs = "3"}} : (tensor<1xi32>, tensor<1xf16>, tensor<6x6xi32>) -> (tensor<1xi32>, tensor<1xi32>, tensor<6x6xi32>)
+  return
+}
+
+func.func @case539(%a0: tensor<6x5x4xf16>) {
+  "mx_test.create"(%a0) {op = "amp_multicast", attrs = {num_outputs = "1"}} : (tensor<6x5x4xf16>) -> (tensor<6x5x4xf16>)
+  return
+}
+
+func.func @case540(%a0: tensor<2x5x4xf64>, %a1: tensor<3x3x6xf64>, %a2: tensor<1x2xf16>) {
+  "mx_test.create"(%a0, %a1, %a2) {op = "amp_multicast", attrs = {num_outputs = "3", cast_narrow = "True"}} : (tensor<2x5x4xf64>, tensor<3x3x6xf64>, tensor<1x2xf16>) -> (tensor<2x5x4xf64>, tensor<3x3x6xf64>, tensor<1x2xf16>)
+  return
+}
+
+func.func @case541(%a0: tensor<2xf16>, %a1: tensor<4x4xf32>, %a2: tensor<2x2x4xf16>, %a3: tensor<4x5xf32>) {
+  "mx_test.create"(%a0, %a1, %a2, %a3) {op = "amp_multicast", attrs = {num_outputs = "4"}} : (tensor<2xf16>, tensor<4x4xf32>, tensor<2x2x4xf16>, tensor<4x5xf32>) -> (tensor<2xf32>, tensor<4x4xf32>, tensor<2x2x4xf32>, tensor<4x5xf32>)
+  return
+}
+
+func.func @case542(%a0: tensor<4xf32>, %a1: tensor<1x2xf64>, %a2: tensor<1x6x5xf64>, %a3: tensor<1x2x6xi32>) {
+  "mx_test.create"(%a0, %a1, %a2, %a3) {op = "amp_multicast", attrs = {num_outputs = "4", cast_narrow = "True"}} : (tensor<4xf32>, tensor<1x2xf64>, tensor<1x6x5xf64>, tensor<1x2x6xi32>) -> (tensor<4xf32>, tensor<1x2xf64>, tensor<1x6x5xf64>, tensor<1x2x6xi32>)
+  return
+}
+
+func.func @case543(%a0: tensor<3xf64>, %a1: tensor<1x6xf32>, %a2: tensor<3x2x2xf32>) {
+  "mx_test.create"(%a0, %a1, %a2) {op = "amp_multicast", attrs = {num_outputs = "3"}} : (tensor<3xf64>, tensor<1x6xf32>, tensor<3x2x2xf32>) -> (tensor<3xf64>, tensor<1x6xf32>, tensor<3x2x2xf32>)
+  return
+}
+
+func.func @case544(%a0: tensor<3x6xi32>, %a1: tensor<1x1xf64>, %a2: tensor<3x6x5xf16>, %a3: tensor<5xf16>) {
+  "mx_test.create"(%a0, %a1, %a2, %a3) {op = "amp_multicast", attrs = {num_outputs = "4"}} : (tensor<3x6xi32>, tensor<1x1xf64>, tensor<3x6x5xf16>, tensor<5xf16>) -> (tensor<3x6xi32>, tensor<1x1xf64>, tensor<3x6x5xi32>, tensor<5xi32>)
+  return
+}
+
+func.func @case545(%a0: tensor<6x5x4xf64>, %a1: tensor<1xf32>, %a2: tensor<6x4xi32>) {
+  "mx_test.create"(%a0, %a1, %a2) {op = "amp_multicast", attrs = {num_outputs = "3"}} : (tensor<6x5x4xf64>, tensor<1xf32>, tensor<6x4xi32>) -> (tensor<6x5x4xf64>, tensor<1xf32>, tensor<6x4xi32>)
+  return
+}
+
+func.func @case546(%a0: tensor<1x1x2xf32>) {
+  "mx_test.create"(%a0) {op = "amp_multicast", attrs = {num_outputs = "1"}} : (tensor<1x1x2xf32>) -> (tensor<1x1x2xf32>)
+  return
+}
+
+func.func @case547(%a0: tensor<2xf32>, %a1: tensor<5x6xf16>, %a2: tensor<5xi32>, %a3: tensor<1x4x4xf64>) {
+  "mx_test.create"(%a0, %a1, %a2, %a3) {op = "amp_multicast", attrs = {num_outputs = "4"}} : (tensor<2xf32>, tensor<5x6xf16>, tensor<5xi32>, tensor<1x4x4xf64>) -> (tensor<2xf32>, tensor<5x6xf32>, tensor<5xi32>, tensor<1x4x4xf64>)
+  return
+}
+
+func.func @case548(%a0: tensor<3x5x3xi32>, %a1: tensor<6xf32>, %a2: tensor<1x1xi32>) {
+  "mx_test.create"(%a0, %a1, %a2) {op = "amp_multicast", attrs = {num_outputs = "3", cast_narrow = "True"}} : (tensor<3x5x3xi32>, tensor<6xf32>, tensor<1x1xi32>) -> (tensor<3x5x3xi32>, tensor<6xf32>, tensor<1x1xi32>)
+  return
+}

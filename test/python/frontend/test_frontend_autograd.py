@@ -413,3 +413,19 @@ def test_the_tape_is_what_was_recorded():
     assert x.grad.asnumpy().tolist() == [8.0, 16.0]
     assert y.grad.asnumpy().tolist() == [0.0, 0.0]
 
+
+def test_amp_multicast_gradients_are_cast_back_to_the_inputs_types():
+    # float16 and float32 inputs: both outputs float32; each input's
+    # gradient in its own type (MXNet's _backward_amp_multicast)
+    a = mx.nd.array([1.5, -2.25], dtype="float16")
+    b = mx.nd.array([3.0], dtype="float32")
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        ra, rb = mx.nd.amp_multicast(a, b, num_outputs=2)
+        loss = mx.nd.sum(ra * ra) + mx.nd.sum(rb * 3)
+    assert ra.dtype == np.float32 and rb.dtype == np.float32
+    loss.backward()
+    assert a.grad.dtype == np.float16 and b.grad.dtype == np.float32
+    assert a.grad.asnumpy().tolist() == [3.0, -4.5]
+    assert b.grad.asnumpy().tolist() == [3.0]

@@ -485,6 +485,23 @@ def amp_cast(inputs, attrs):
     return [x.copy()]
 
 
+@register("amp_multicast")
+def amp_multicast(inputs, attrs):
+    # AMPMultiCastType: the f32 / f16 / bf16 inputs take float32 if one is
+    # float32, else the first input's type (cast_narrow: the last f16 / bf16
+    # input's type, else float32); the others pass through
+    def low(x):
+        return x.dtype in (np.float32, np.float16) or x.dtype.name == "bfloat16"
+    narrow = attr_bool(attrs, "cast_narrow", False)
+    common = np.dtype(np.float32) if narrow else inputs[0].dtype
+    for x in inputs:
+        if not narrow and x.dtype == np.float32:
+            common = x.dtype
+        elif narrow and low(x) and x.dtype != np.float32:
+            common = x.dtype
+    return [cast_array(x, common) if low(x) else x.copy() for x in inputs]
+
+
 @register("_identity_with_attr_like_rhs")
 def identity_with_attr_like_rhs(inputs, attrs):
     # the lhs; the rhs only constrains shape inference

@@ -127,6 +127,9 @@ def _elementwise():
             sym.zeros_like(a), sym.ones_like(a), sym.Cast(a, dtype="float64"),
             sym.amp_cast(a, dtype="float16"),  # f32 -> f16
             sym.amp_cast(sym.Cast(a, dtype="float64"), dtype="float16"),  # f64 passes through
+            # f16 and f32 -> both f32
+            sym.amp_multicast(sym.Cast(a, dtype="float16"), b, num_outputs=2)[0],
+            sym.amp_multicast(sym.Cast(a, dtype="float16"), b, num_outputs=2)[1],
             sym.BlockGrad(a), sym._copy(a) if hasattr(sym, "_copy") else a,
             sym.Dropout(a, p=0.3)]
     return sym.Group(outs), {"a": (2, 3, 4), "b": (2, 3, 4), "c": (3, 1)}

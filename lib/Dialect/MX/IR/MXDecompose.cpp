@@ -2345,7 +2345,7 @@ bool mxc::mx::isComposite(Operation *op) {
              LinalgExtractdiagOp, LinalgMakediagOp, LinalgExtracttrianOp,
              LinalgMaketrianOp, LinalgPotrfOp, LinalgPotriOp, LinalgTrmmOp, LinalgTrsmOp,
              LinalgSumlogdiagOp, LinalgSyrkOp, LinalgGelqfOp, CorrelationOp,
-             ScatterNdOp, AmpCastOp, Im2colOp, Col2imOp, GridGeneratorOp, BilinearSamplerOp,
+             ScatterNdOp, AmpCastOp, AmpMulticastOp, Im2colOp, Col2imOp, GridGeneratorOp, BilinearSamplerOp,
              SpatialTransformerOp, ContribQuantizeOp, ContribDequantizeOp,
              ContribInterleavedMatmulSelfattQkOp, ContribInterleavedMatmulSelfattValattOp,
              ContribInterleavedMatmulEncdecQkOp, ContribInterleavedMatmulEncdecValattOp,
@@ -2421,6 +2421,12 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     results.assign({x.getType() == out
                         ? x
                         : g.op("mx.Cast", x, {g.str("dtype", ac.getDtype())})});
+    r = success();
+  } else if (auto mc = dyn_cast<AmpMulticastOp>(op)) {
+    // Each input Cast to its result's type where the shape rule changed it.
+    results.clear();
+    for (auto [x, out] : llvm::zip(mc.getData(), op->getResultTypes()))
+      results.push_back(g.cast(x, cast<RankedTensorType>(out).getElementType()));
     r = success();
   } else if (auto sa = dyn_cast<SoftmaxActivationOp>(op)) {
     // instance: softmax of each sample's elements; channel: along axis 1

@@ -707,6 +707,45 @@ LogicalResult AmpCastOp::inferReturnTypes(MLIRContext *context,
                    adaptor.getDtype(), /*onlyFloats=*/true, results);
 }
 
+/// amp_multicast (src/operator/tensor/amp_cast.h AMPMultiCastType,
+/// AMPMultiCastShape): output i has input i's shape; the float32 / float16 /
+/// bfloat16 inputs take the common type -- float32 if any input is float32,
+/// else the first input's type; with cast_narrow the last float16 /
+/// bfloat16 input's type, else float32 -- and the others keep theirs.
+LogicalResult AmpMulticastOp::inferReturnTypes(MLIRContext *context,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getData();
+  int64_t n = static_cast<int64_t>(adaptor.getNumOutputs());
+  if (n != static_cast<int64_t>(inputs.size()))
+    return inferError(loc, name, "num_outputs ", n, " does not match the ",
+                      inputs.size(), " inputs");
+  SmallVector<RankedTensorType> types;
+  for (Value v : inputs) {
+    auto type = getTensorType(loc, name, v, "data");
+    if (failed(type))
+      return failure();
+    types.push_back(*type);
+  }
+  auto lowPrecision = [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); };
+  bool narrow = adaptor.getCastNarrow();
+  Type common = narrow ? Float32Type::get(context)
+                       : (types.empty() ? Type() : types[0].getElementType());
+  for (RankedTensorType t : types) {
+    Type e = t.getElementType();
+    if (!narrow && e.isF32())
+      common = e;
+    else if (narrow && (e.isF16() || e.isBF16()))
+      common = e;
+  }
+  for (RankedTensorType t : types)
+    results.push_back(RankedTensorType::get(
+        t.getShape(), lowPrecision(t.getElementType()) ? common : t.getElementType()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // LRN (src/operator/nn/lrn.cc LRNShape): output and the hidden tmp_norm.
 //===----------------------------------------------------------------------===//

@@ -161,3 +161,19 @@ func.func @more_samplers(%a: tensor<2xf32>) -> (tensor<2x5xf32>, tensor<4x3xf64>
   %e = mx._random_exponential_like %x {lam = 2.0 : f64} : (tensor<4x3xf64>) -> tensor<4x3xf64>
   return %g, %e : tensor<2x5xf32>, tensor<4x3xf64>
 }
+
+// -----
+
+// Tests that amp_multicast casts where its type rule changed the type (the
+// float16 input to float32) and passes the others through (the float32 and
+// int32 inputs).
+// CHECK-LABEL: func.func @amp_multicast
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf16>, %[[B:.*]]: tensor<4xf32>, %[[C:.*]]: tensor<2xi32>)
+// CHECK: %[[CA:.*]] = mx.Cast %[[A]] {dtype = "float32"} : (tensor<2x3xf16>) -> tensor<2x3xf32>
+// CHECK-NOT: mx.Cast
+// CHECK-NOT: mx.amp_multicast
+// CHECK: return %[[CA]], %[[B]], %[[C]]
+func.func @amp_multicast(%a: tensor<2x3xf16>, %b: tensor<4xf32>, %c: tensor<2xi32>) -> (tensor<2x3xf32>, tensor<4xf32>, tensor<2xi32>) {
+  %0:3 = mx.amp_multicast %a, %b, %c {num_outputs = 3 : i64} : (tensor<2x3xf16>, tensor<4xf32>, tensor<2xi32>) -> (tensor<2x3xf32>, tensor<4xf32>, tensor<2xi32>)
+  return %0#0, %0#1, %0#2 : tensor<2x3xf32>, tensor<4xf32>, tensor<2xi32>
+}

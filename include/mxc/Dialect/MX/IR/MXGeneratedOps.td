@@ -533,6 +533,44 @@ def MX_AmpCastOp : MX_Op<"amp_cast", [Pure, InferTypeOpAdaptorWithIsCompatible]>
   }];
 }
 
+def MX_AmpMulticastOp : MX_Op<"amp_multicast", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Casts its inputs to their widest (or narrowest) float type (AMP)";
+  let description = [{
+    `num_outputs` inputs, output `i` input `i` (its shape) in the common type:
+    the inputs of type float32, float16 or bfloat16 are cast to float32 if any
+    input is float32, else to the first input's type (MXNet's AMPMultiCastType,
+    so a float64 first input makes the low-precision floats float64); with
+    `cast_narrow`, to the last float16 / bfloat16 input's type, else float32.
+    Inputs of other types (float64, the integers, bool) pass through. The
+    gradient of each input is cast back to its type. A composite
+    (mx-decompose): `Cast`, or the input itself.
+
+    MXNet operator: `amp_multicast`.
+
+    Example:
+
+    ```mlir
+    %a, %b = mx.amp_multicast %x, %y {num_outputs = 2 : i64} : (tensor<2x3xf16>, tensor<4xf32>) -> (tensor<2x3xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    Variadic<MX_Tensor>:$data,
+    I64Attr:$num_outputs,
+    DefaultValuedAttr<BoolAttr, "false">:$cast_narrow
+  );
+  let results = (outs
+    Variadic<MX_Tensor>:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_LRNOp : MX_Op<"LRN", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Local response normalisation across channels";
   let description = [{
