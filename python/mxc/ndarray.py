@@ -349,7 +349,7 @@ class NDArray:
         dt = np_dtype(dtype_name(dtype))
         if not copy and dt == self._sig[1]:
             return self
-        if self._on_gpu():
+        if self._on_gpu() or _recorded(self):  # (under record(): Cast, on the tape, as MXNet)
             return _invoke("Cast", [self], {"dtype": dtype_name(dt)})
         return NDArray(self._data.astype(dt), self._ctx)
 

@@ -609,6 +609,18 @@ class Symbol:
                     # a creation operator: its dtype attribute (or the default)
                     known[(id(n), 0)] = n.attrs.get("dtype", spec.attrs["dtype"]["default"])
                     continue
+                spec = _ops.OP_NAMES.get(n.op)
+                if spec is not None and spec.name == "BatchNorm" and ins and ins[0] in (
+                        "float16", "bfloat16"):
+                    # BatchNormType: the parameters, moving statistics and the
+                    # mean / var outputs of float16 data are float32 (AccReal)
+                    for s_, i, _ in n.inputs[1:]:
+                        if s_.op == "null":
+                            known.setdefault((id(s_), i), "float32")
+                    known[(id(n), 0)] = ins[0]
+                    for k in range(1, n.num_outputs):
+                        known[(id(n), k)] = "float32"
+                    continue
                 if n.op == "amp_multicast":  # a type an output (AMPMultiCastType)
                     if all(x is not None for x in ins):
                         for k, x in enumerate(_amp_multicast_types(ins, n.attrs)):

@@ -12,7 +12,7 @@
 // gradient: it becomes mx.Convolution_backward_data of its data (as the
 // output gradient) with its own effective pad (target_shape / adj) and
 // num_filter = the data's channels, lowered by Backward.cpp to the runtime's
-// col2im kernel (f32 / f64), then a bias add.
+// col2im kernel (f32 / f64; f16 / bf16 cast to f32 and back), then a bias add.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelCalls.h"
@@ -209,11 +209,15 @@ struct ConvertDeconvolution : OpConversionPattern<mx::DeconvolutionOp> {
     if (!hasStaticShapes(op))
       return unsupported(rewriter, op, "dynamic shapes are not supported");
     auto resultType = cast<RankedTensorType>(op.getType());
-    Type elt = resultType.getElementType();
+    Type outElt = resultType.getElementType();
+    // float16 / bfloat16 are computed in float32 (mx.Cast in and out), as
+    // the col2im kernel takes float32 and float64.
+    Type elt = outElt.isF16() || outElt.isBF16() ? rewriter.getF32Type() : outElt;
     if (!elt.isF32() && !elt.isF64())
       return unsupported(rewriter, op,
                          "only float32 and float64 are supported (the "
-                         "runtime's col2im kernel)");
+                         "runtime's col2im kernel; float16 and bfloat16 in "
+                         "float32)");
     if (!useKernelCalls(op, elt))
       return unsupported(rewriter, op,
                          "needs the runtime's kernels (the module sets "
@@ -222,14 +226,24 @@ struct ConvertDeconvolution : OpConversionPattern<mx::DeconvolutionOp> {
     if (failed(mx::deconvolutionPadAdj(op, pad, adj)))
       return failure();
     Location loc = op.getLoc();
-    Value data = adaptor.getData();
+    auto widen = [&](Value v) -> Value {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getElementType() == elt)
+        return v;
+      return mx::CastOp::create(rewriter, loc, t.clone(elt), v,
+                                rewriter.getStringAttr("float32"));
+    };
+    Value data = widen(adaptor.getData());
+    Value bias = adaptor.getBias() ? widen(adaptor.getBias()) : Value();
     int64_t channels = cast<RankedTensorType>(data.getType()).getDimSize(1);
+    RankedTensorType outType = resultType;
+    resultType = resultType.clone(elt);
     Value result = mx::ConvolutionBackwardDataOp::create(
-        rewriter, loc, resultType, data, adaptor.getWeight(),
+        rewriter, loc, resultType, data, widen(adaptor.getWeight()),
         op.getKernelAttr(), op.getStrideAttr(), op.getDilateAttr(),
         rewriter.getDenseI64ArrayAttr(pad),
         rewriter.getI64IntegerAttr(channels), op.getNumGroupAttr());
-    if (Value bias = adaptor.getBias()) {
+    if (bias) {
       // out[n, f, ...] += bias[f]
       MLIRContext *ctx = rewriter.getContext();
       unsigned rank = resultType.getRank();
@@ -252,6 +266,10 @@ struct ConvertDeconvolution : OpConversionPattern<mx::DeconvolutionOp> {
                    })
                    .getResult(0);
     }
+    if (outElt != elt)
+      result = mx::CastOp::create(rewriter, loc, outType, result,
+                                  rewriter.getStringAttr(outElt.isF16() ? "float16"
+                                                                        : "bfloat16"));
     rewriter.replaceOp(op, result);
     return success();
   }

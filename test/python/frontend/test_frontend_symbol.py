@@ -487,3 +487,28 @@ def test_variadic_operators_compose_their_missing_inputs_as_mxnet():
                                                                  c_arg1=(2, 2))
     exe.arg_dict["c_arg1"][:] = 1
     np.testing.assert_array_equal(exe.forward()[0].asnumpy()[:, 1:], np.ones((2, 2)))
+
+
+def test_float16_batchnorm_has_float32_parameters_and_trains():
+    # BatchNormType (AccReal): what MXNet 1.9.1's infer_type gives, then a
+    # training step of the bound executor (its gradients in their types)
+    import numpy as np
+    d = mx.sym.var("data")
+    s = mx.sym.BatchNorm(d, name="bn", fix_gamma=False, output_mean_var=True)
+    f16, f32 = np.float16, np.float32
+    assert s.infer_type(data="float16") == ([f16, f32, f32], [f16, f32, f32], [f32, f32])
+    exe = s.simple_bind(mx.cpu(), data=(4, 3, 2, 2), type_dict={"data": f16})
+    r = np.random.default_rng(9)
+    exe.arg_dict["data"][:] = r.uniform(-1, 1, (4, 3, 2, 2)).astype(f16)
+    exe.arg_dict["bn_gamma"][:] = 1.5
+    out = exe.forward(is_train=True)[0]
+    assert out.dtype == f16
+    x = exe.arg_dict["data"].asnumpy().astype(np.float64)
+    mean, var = x.mean(axis=(0, 2, 3), keepdims=True), x.var(axis=(0, 2, 3), keepdims=True)
+    want = 1.5 * (x - mean) / np.sqrt(var + 1e-3)
+    np.testing.assert_allclose(out.asnumpy().astype(np.float64), want, rtol=2e-3, atol=2e-3)
+    exe.backward([mx.nd.ones((4, 3, 2, 2), dtype=f16), mx.nd.zeros(3), mx.nd.zeros(3)])
+    assert exe.grad_dict["data"].dtype == f16 and exe.grad_dict["bn_gamma"].dtype == f32
+    # d/dgamma of sum(y) = sum(xhat) = 0 per channel; d/dbeta = the count
+    np.testing.assert_allclose(exe.grad_dict["bn_gamma"].asnumpy(), 0, atol=1e-3)
+    np.testing.assert_allclose(exe.grad_dict["bn_beta"].asnumpy(), 16, rtol=1e-6)

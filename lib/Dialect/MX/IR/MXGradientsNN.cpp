@@ -70,6 +70,20 @@ struct Model
   }
 };
 
+/// The float32 form of a float16 / bfloat16 value (the library backward
+/// kernels take float32 and float64: a low-precision layer's gradient is
+/// computed in float32 and cast back, as MXNet's CPU kernels accumulate
+/// float16 in float32); other values as they are.
+Value widened(GradBuilder &g, Value v) {
+  Type elt = typeOf(v).getElementType();
+  return elt.isF16() || elt.isBF16() ? g.cast(v, Float32Type::get(v.getContext())) : v;
+}
+
+/// `type` with the element type of `v` (a widened operand's result type).
+Type like(Type type, Value v) {
+  return cast<RankedTensorType>(type).clone(typeOf(v).getElementType());
+}
+
 /// 0, 2, 3, ... rank-1: every axis but the channel axis of NC* data.
 SmallVector<int64_t> nonChannelAxes(int64_t rank) {
   SmallVector<int64_t> axes{0};
@@ -89,14 +103,19 @@ struct ConvolutionRule {
     Location loc = op.getLoc();
     Value dy = outGrads[0];
     Value data = op.getData(), weight = op.getWeight();
-    in[0] = ConvolutionBackwardDataOp::create(
-        b, loc, data.getType(), dy, weight, op.getKernelAttr(),
-        op.getStrideAttr(), op.getDilateAttr(), op.getPadAttr(),
-        op.getNumFilterAttr(), op.getNumGroupAttr());
-    in[1] = ConvolutionBackwardWeightOp::create(
-        b, loc, weight.getType(), dy, data, op.getKernelAttr(),
-        op.getStrideAttr(), op.getDilateAttr(), op.getPadAttr(),
-        op.getNumFilterAttr(), op.getNumGroupAttr());
+    Value dyW = widened(g, dy), dataW = widened(g, data), weightW = widened(g, weight);
+    if (g.failed())
+      return failure();
+    in[0] = g.cast(ConvolutionBackwardDataOp::create(
+                       b, loc, like(data.getType(), dataW), dyW, weightW,
+                       op.getKernelAttr(), op.getStrideAttr(), op.getDilateAttr(),
+                       op.getPadAttr(), op.getNumFilterAttr(), op.getNumGroupAttr()),
+                   typeOf(data).getElementType());
+    in[1] = g.cast(ConvolutionBackwardWeightOp::create(
+                       b, loc, like(weight.getType(), weightW), dyW, dataW,
+                       op.getKernelAttr(), op.getStrideAttr(), op.getDilateAttr(),
+                       op.getPadAttr(), op.getNumFilterAttr(), op.getNumGroupAttr()),
+                   typeOf(weight).getElementType());
     if (Value bias = op.getBias())
       in[2] = g.reshape(
           g.sum(dy, nonChannelAxes(typeOf(dy).getRank()), /*keepdims=*/false),
@@ -123,10 +142,15 @@ struct DeconvolutionRule {
                   g.i64("num_filter", channels),
                   g.i64("num_group", static_cast<int64_t>(op.getNumGroup())),
                   g.boolean("no_bias", true)});
-    in[1] = ConvolutionBackwardWeightOp::create(
-        b, loc, weight.getType(), data, dy, op.getKernelAttr(),
-        op.getStrideAttr(), op.getDilateAttr(), b.getDenseI64ArrayAttr(pad),
-        b.getI64IntegerAttr(channels), op.getNumGroupAttr());
+    Value dataW = widened(g, data), dyW = widened(g, dy);
+    if (g.failed())
+      return failure();
+    in[1] = g.cast(ConvolutionBackwardWeightOp::create(
+                       b, loc, like(weight.getType(), dataW), dataW, dyW,
+                       op.getKernelAttr(), op.getStrideAttr(), op.getDilateAttr(),
+                       b.getDenseI64ArrayAttr(pad), b.getI64IntegerAttr(channels),
+                       op.getNumGroupAttr()),
+                   typeOf(weight).getElementType());
     if (Value bias = op.getBias())
       in[2] = g.reshape(
           g.sum(dy, nonChannelAxes(typeOf(dy).getRank()), /*keepdims=*/false),
@@ -138,12 +162,19 @@ struct DeconvolutionRule {
 struct PoolingRule {
   static LogicalResult build(PoolingOp op, GradBuilder &g, ValueRange outGrads,
                              Grads &in) {
-    in[0] = PoolingBackwardOp::create(
-        g.builder(), op.getLoc(), op.getData().getType(), outGrads[0],
-        op.getData(), op.getOutput(), op.getKernelAttr(), op.getPoolTypeAttr(),
-        op.getGlobalPoolAttr(), op.getPoolingConventionAttr(),
-        op.getStrideAttr(), op.getPadAttr(), op.getPValueAttr(),
-        op.getCountIncludePadAttr(), op.getLayoutAttr());
+    // (widening is exact: max pooling still finds its maximum by equality)
+    Value data = op.getData();
+    Value dyW = widened(g, outGrads[0]), dataW = widened(g, data),
+          outW = widened(g, op.getOutput());
+    if (g.failed())
+      return failure();
+    in[0] = g.cast(PoolingBackwardOp::create(
+                       g.builder(), op.getLoc(), like(data.getType(), dataW), dyW,
+                       dataW, outW, op.getKernelAttr(), op.getPoolTypeAttr(),
+                       op.getGlobalPoolAttr(), op.getPoolingConventionAttr(),
+                       op.getStrideAttr(), op.getPadAttr(), op.getPValueAttr(),
+                       op.getCountIncludePadAttr(), op.getLayoutAttr()),
+                   typeOf(data).getElementType());
     return success();
   }
 };

@@ -184,9 +184,19 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
   if (axis < 0 || axis >= rank)
     return bn.emitError() << "axis " << axis << " out of range";
   Type elt = xt.getElementType();
+  // float16 / bfloat16 data (whose parameters and statistics are float32,
+  // MXNet's AccReal): normalised in float32, the output cast back.
+  Type dataElt = elt;
+  if ((elt.isF16() || elt.isBF16()) && typeOf(gamma).getElementType().isF32()) {
+    x = g.cast(x, typeOf(gamma).getElementType());
+    if (g.failed() || !x)
+      return failure();
+    xt = typeOf(x);
+    elt = xt.getElementType();
+  }
   if (typeOf(gamma).getElementType() != elt)
     return bn.emitError()
-           << "training with " << xt.getElementType()
+           << "training with " << dataElt
            << " data and " << typeOf(gamma).getElementType()
            << " parameters is not supported";
   int64_t c = xt.getDimSize(axis);
@@ -230,9 +240,10 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
         b, bn.getLoc(), TypeRange{xt, channel, channel, channel}, x, scale,
         beta, bn.getEpsAttr(), b.getI64IntegerAttr(axis));
     updateMovingStats(train.getMean(), train.getVar());
-    if (g.failed())
+    Value y = g.cast(train.getOutput(), dataElt);
+    if (g.failed() || !y)
       return failure();
-    bn.getOutput().replaceAllUsesWith(train.getOutput());
+    bn.getOutput().replaceAllUsesWith(y);
     bn.getMean().replaceAllUsesWith(train.getMean());
     bn.getVar().replaceAllUsesWith(train.getInvstd()); // MXNet's hidden var
     bn.erase();
@@ -260,7 +271,7 @@ LogicalResult MXAutodiffPass::rewriteBatchNorm(BatchNormOp bn) {
   Value out = g.mul(centred ? centred : g.sub(x, meanK), invstdK);
   if (!bn.getFixGamma())
     out = g.mul(out, g.reshape(gamma, view));
-  out = g.add(out, g.reshape(beta, view));
+  out = g.cast(g.add(out, g.reshape(beta, view)), dataElt);
   Value meanOut = g.reshape(meanK, {c});
   Value varOut = g.reshape(invstdK, {c}); // MXNet's hidden var is invstd
   if (g.failed() || !out || !meanOut || !varOut)
