@@ -470,3 +470,18 @@ def test_float16_layers_have_gradients(op, kwargs, shapes):
         # Convolution)
         assert np.linalg.norm(a - b) <= 3e-3 * np.linalg.norm(b), (op, k)
         assert np.linalg.norm(b) > 0
+
+
+@pytest.mark.parametrize("src,dst", [("float32", "float64"), ("float16", "float32"),
+                                     ("float64", "float16")])
+def test_astype_is_recorded(src, dst):
+    # (a numpy copy on the CPU before: the gradient stopped there silently)
+    x = mx.nd.array([1.0, -2.0, 3.0], dtype=src)
+    x.attach_grad()
+    with autograd.record():
+        y = (x * 2).astype(dst)
+        z = mx.nd.sum(y * y)
+    assert y.dtype == np.dtype(dst)
+    z.backward()
+    assert x.grad.dtype == np.dtype(src)
+    assert x.grad.asnumpy().tolist() == [8.0, -16.0, 24.0]
