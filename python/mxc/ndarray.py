@@ -293,6 +293,8 @@ class NDArray:
             _mxc.engine_wait_all()
 
     def copy(self):
+        if _recorded(self):  # under record(): _copy on the tape (MXNet records _copyto)
+            return _invoke("_copy", [self], {})
         if self._rt is not None:
             out = _new_rt(self._sig[0], self._sig[1], self._ctx)
             self._rt.copy_to(out._rt)

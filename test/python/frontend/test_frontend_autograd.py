@@ -474,12 +474,12 @@ def test_float16_layers_have_gradients(op, kwargs, shapes):
 
 @pytest.mark.parametrize("src,dst", [("float32", "float64"), ("float16", "float32"),
                                      ("float64", "float16")])
-def test_astype_is_recorded(src, dst):
-    # (a numpy copy on the CPU before: the gradient stopped there silently)
+def test_astype_and_copy_are_recorded(src, dst):
+    # (numpy copies on the CPU before: the gradient stopped there silently)
     x = mx.nd.array([1.0, -2.0, 3.0], dtype=src)
     x.attach_grad()
     with autograd.record():
-        y = (x * 2).astype(dst)
+        y = (x * 2).astype(dst).copy()
         z = mx.nd.sum(y * y)
     assert y.dtype == np.dtype(dst)
     z.backward()
