@@ -285,7 +285,7 @@ round-tripping.""",
        Attr("layout", "enum", "None", LAYOUT_CONV,
             doc="Data layout; default NCW / NCHW / NCDHW by kernel rank."),
    ],
-   aliases=["_npx_convolution"], verifier=True,
+   aliases=["_npx_convolution", "Convolution_v1"], verifier=True,
    example="""%out = mx.Convolution %data, %weight, %bias {kernel = array<i64: 3, 3>, num_filter = 8 : i64, pad = array<i64: 1, 1>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x32x32xf32>""")
 
 op(mxnet="Deconvolution", mnemonic="Deconvolution", cpp="Deconvolution",
@@ -369,7 +369,7 @@ says whether padded elements count in the divisor.""",
        Attr("layout", "enum", "None", LAYOUT_POOL,
             doc="Data layout; default NCW / NCHW / NCDHW by rank."),
    ],
-   aliases=["_npx_pooling"],
+   aliases=["_npx_pooling", "Pooling_v1"],
    # MKL-DNN builds save max pooling with a second output, the workspace
    graph_outputs=[Output("output"), Output("workspace", when="never")],
    example="""%out = mx.Pooling %x {kernel = array<i64: 3, 3>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x15x15xf32>""")

@@ -512,3 +512,29 @@ def test_float16_batchnorm_has_float32_parameters_and_trains():
     # d/dgamma of sum(y) = sum(xhat) = 0 per channel; d/dbeta = the count
     np.testing.assert_allclose(exe.grad_dict["bn_gamma"].asnumpy(), 0, atol=1e-3)
     np.testing.assert_allclose(exe.grad_dict["bn_beta"].asnumpy(), 16, rtol=1e-6)
+
+
+def test_v1_layers_are_their_current_forms():
+    # MXNet 1.9.1 still registers Convolution_v1 / Pooling_v1 (older files and
+    # test_operator_gpu's *_versions tests use them): same attributes, same
+    # results as Convolution / Pooling, forward and backward
+    import numpy as np
+    r = np.random.default_rng(11)
+    x = r.uniform(-1, 1, (2, 2, 7, 7)).astype(np.float32)
+    pairs = [(mx.sym.Convolution_v1, mx.sym.Convolution,
+              dict(num_filter=3, kernel=(3, 3), pad=(1, 1), name="conv")),
+             (mx.sym.Pooling_v1, mx.sym.Pooling,
+              dict(kernel=(3, 3), stride=(2, 2), pool_type="avg", pooling_convention="full",
+                   name="pool"))]
+    for old, new, kw in pairs:
+        got = []
+        for fn in (old, new):
+            s = fn(mx.sym.var("data"), **kw)
+            exe = s.simple_bind(mx.cpu(), data=x.shape)
+            for k, a in sorted(exe.arg_dict.items()):
+                a[:] = x if k == "data" else np.linspace(-1, 1, a.size).reshape(a.shape)
+            out = exe.forward(is_train=True)[0]
+            exe.backward([mx.nd.ones(out.shape)])
+            got.append([out.asnumpy(), exe.grad_dict["data"].asnumpy()])
+        for a, b in zip(*got):
+            np.testing.assert_array_equal(a, b)

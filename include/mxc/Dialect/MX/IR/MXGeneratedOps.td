@@ -22,7 +22,7 @@ def MX_ConvolutionOp : MX_Op<"Convolution", [Pure, InferTypeOpAdaptorWithIsCompa
     `workspace`, `cudnn_tune` and `cudnn_off` are MXNet backend hints, kept for
     round-tripping.
 
-    MXNet operator: `Convolution` (aliases `_npx_convolution`).
+    MXNet operator: `Convolution` (aliases `_npx_convolution`, `Convolution_v1`).
 
     Example:
 
@@ -162,7 +162,7 @@ def MX_PoolingOp : MX_Op<"Pooling", [Pure, InferTypeOpAdaptorWithIsCompatible]> 
     `p_value`. `count_include_pad` (average pooling; MXNet's default is true)
     says whether padded elements count in the divisor.
 
-    MXNet operator: `Pooling` (aliases `_npx_pooling`).
+    MXNet operator: `Pooling` (aliases `_npx_pooling`, `Pooling_v1`).
 
     Example:
 
