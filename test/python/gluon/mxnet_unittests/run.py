@@ -61,9 +61,12 @@ def main():
         env["PYTHONPATH"] = os.path.join(ROOT, "build", "python_packages")
     env.setdefault("MXC_QUIET", "1")
     if args.context == "gpu":  # (the other harness's set-up, test/mxnet_unittest/run.py)
-        sys.path.insert(0, os.path.join(ROOT, "test", "mxnet_unittest"))
-        from run import gpu_double_env
-        gpu_double_env(env)
+        import importlib.util  # (by path: both harnesses are a module named run)
+        spec = importlib.util.spec_from_file_location(
+            "mxnet_unittest_run", os.path.join(ROOT, "test", "mxnet_unittest", "run.py"))
+        other = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(other)
+        other.gpu_double_env(env)
     for name in args.files.split(","):
         src = subprocess.run(["git", "--git-dir", args.git_dir, "show",
                               "%s:tests/python/unittest/%s" % (args.tag, name)],
