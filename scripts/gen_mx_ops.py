@@ -2416,6 +2416,35 @@ multiplication, and Concat, in data's type.""",
           "adaptor.getData(), adaptor.getShape(), /*unravel=*/true, inferredReturnTypes);"),
    example="""%y = mx._unravel_index %x {shape = array<i64: 3, 4>} : (tensor<5xf32>) -> tensor<2x5xf32>""")
 
+op(mxnet="_contrib_fft", mnemonic="_contrib_fft", cpp="ContribFft",
+   source="src/operator/contrib/fft-inl.h FFTParam, FFTProp::InferShape",
+   summary="Discrete Fourier transform of real data along the last axis",
+   description="""
+MXNet's contrib.fft (a GPU-only cuFFT operator in MXNet): 2-D (N, d) or 4-D
+(N, C, H, d) real data -> (..., 2 d), the complex X_k = sum_n x_n
+exp(-2 pi i k n / d) stored as interleaved (real, imaginary) pairs;
+`compute_size` (MXNet's batching of cuFFT plans) does not change the
+result. A composite (mx-decompose): `dot`s with the cos / sin matrices of
+the angles 2 pi (k n mod d) / d (computed in float64), so its gradient is
+the transform's adjoint, which is MXNet's backward (d times ifft's real
+part).""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("compute_size", "int", "128", doc="Rows per cuFFT plan in MXNet (no effect).")],
+   example="""%y = mx._contrib_fft %x : (tensor<3x4xf32>) -> tensor<3x8xf32>""")
+
+op(mxnet="_contrib_ifft", mnemonic="_contrib_ifft", cpp="ContribIfft",
+   source="src/operator/contrib/ifft-inl.h IFFTParam, IFFTProp::InferShape",
+   summary="Unnormalised inverse Fourier transform, real part, along the last axis",
+   description="""
+MXNet's contrib.ifft (a GPU-only cuFFT operator in MXNet): 2-D (N, 2 d) or
+4-D (N, C, H, 2 d) data of interleaved (real, imaginary) pairs z_k -> the
+real part of sum_k z_k exp(2 pi i k n / d), (..., d) (not divided by d, as
+MXNet's). An odd last extent is an error (MXNet drops the last value). A
+composite (mx-decompose), as `_contrib_fft`.""",
+   inputs=[Input("data", tensor=FLOAT)], outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("compute_size", "int", "128", doc="Rows per cuFFT plan in MXNet (no effect).")],
+   example="""%y = mx._contrib_ifft %x : (tensor<3x8xf32>) -> tensor<3x4xf32>""")
+
 op(mxnet="_contrib_quadratic", mnemonic="_contrib_quadratic", cpp="ContribQuadratic",
    source="src/operator/contrib/quadratic_op-inl.h QuadraticParam",
    summary="a * x^2 + b * x + c elementwise",

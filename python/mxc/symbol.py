@@ -485,8 +485,11 @@ class Symbol:
                     shapes[n] = s
         for k, v in kwargs.items():
             # as MXNet's infer_shape / simple_bind: only tuple (and list)
-            # values are shapes; others (simple_bind(..., axis=1)) are ignored
-            if isinstance(v, (tuple, list, np.ndarray)):
+            # values are shapes; others (simple_bind(..., axis=1), or
+            # args_grad=[arrays], which MXNet 1.x's simple_bind ignores) are
+            # not
+            if isinstance(v, (tuple, list, np.ndarray)) and all(
+                    isinstance(d, (int, np.integer)) for d in v):
                 shapes[k] = v
         return {k: [int(d) for d in v] for k, v in shapes.items()}
 

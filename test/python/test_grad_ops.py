@@ -377,6 +377,13 @@ def test_amp_multicast():
              {"data0": rand((3, 4)), "data1": rand((2,))})
 
 
+@pytest.mark.parametrize("op,shape", [("_contrib_fft", (2, 5)), ("_contrib_ifft", (1, 2, 3, 8))])
+def test_fourier_transforms(op, shape):
+    # the adjoint transform (MXNet's backward: d times the other transform's
+    # real part)
+    check_op(op, {}, {"data": rand(shape)})
+
+
 def test_block_grad_is_zero():
     x = rand((2, 3))
     g = one_op_graph("BlockGrad", {}, ["data"])

@@ -636,3 +636,12 @@ def test_image_float32_gradients():
         w = mx.nd.image.adjust_lighting(z, alpha=(0.1, -0.2, 0.3))
     w.backward(mx.nd.array(og))
     np.testing.assert_array_equal(z.grad.asnumpy(), og)
+
+
+@pytest.mark.parametrize("op", ["_contrib_fft", "_contrib_ifft"])
+@pytest.mark.parametrize("shape", [(3, 8), (2, 3, 2, 10), (1, 2), (4, 66)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fourier_transforms(op, shape, dtype):
+    # MXNet's contrib.fft / ifft (cuFFT in MXNet, GPU only): numpy's FFT
+    x = np.random.default_rng(17).standard_normal(shape).astype(dtype)
+    check(op, {"compute_size": 128}, x, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)

@@ -70,8 +70,8 @@ func.func @optional(%x: tensor<2x5xf32>) {
 // -----
 
 func.func @unknown_op(%x: tensor<2xf32>) {
-  // expected-error @+1 {{unknown MXNet operator 'Convolution_v1'}}
-  "mx_test.create"(%x) {op = "Convolution_v1", attrs = {}} : (tensor<2xf32>) -> ()
+  // expected-error @+1 {{unknown MXNet operator '_contrib_DeformablePSROIPooling'}}
+  "mx_test.create"(%x) {op = "_contrib_DeformablePSROIPooling", attrs = {}} : (tensor<2xf32>) -> ()
   return
 }
 

@@ -1339,3 +1339,23 @@ func.func @f(%a: tensor<2x3xf16>, %b: tensor<4xf32>) {
   %0:2 = mx.amp_multicast %a, %b {num_outputs = 3 : i64} : (tensor<2x3xf16>, tensor<4xf32>) -> (tensor<2x3xf32>, tensor<4xf32>)
   return
 }
+
+// -----
+
+// Tests that ifft's interleaved (real, imaginary) input has an even last extent.
+func.func @f(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'mx._contrib_ifft' op expects interleaved (real, imaginary) pairs: the last extent of (2, 3) is odd}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_ifft %a : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// Tests that fft takes 2-D or 4-D data, as MXNet's.
+func.func @f(%a: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{'mx._contrib_fft' op expects 2-D or 4-D data, got (2, 3, 4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_fft %a : (tensor<2x3x4xf32>) -> tensor<2x3x8xf32>
+  return
+}

@@ -57,6 +57,8 @@ EXAMPLES = {
     "Cast": ([f(*U)], dict(dtype="float64")),
     "amp_cast": ([f(*U)], dict(dtype="float16")),
     "amp_multicast": ([f(*U), f(2).astype(np.float16)], dict(num_outputs=2)),
+    "_contrib_fft": ([f(2, 3)], {}),
+    "_contrib_ifft": ([f(2, 6)], {}),
     "LRN": ([f(2, 6, 3, 3)], dict(nsize=3)),
     "Dropout": ([f(*U)], dict(p=0.5)),
     "BatchNorm": ([f(*B), pos(3), f(3), f(3), pos(3)], dict(fix_gamma=False)),

@@ -28,7 +28,7 @@ def mlp():
 
 def test_op_table_comes_from_the_compiler():
     specs = mx._mxc.op_specs()
-    assert len(specs) == 279
+    assert len(specs) == 281
     for name in ["Convolution", "FullyConnected", "BatchNorm", "Concat", "softmax",
                  "broadcast_add", "_plus_scalar", "one_hot", "where"]:
         assert callable(getattr(mx.sym, name)), name
@@ -538,3 +538,11 @@ def test_v1_layers_are_their_current_forms():
             got.append([out.asnumpy(), exe.grad_dict["data"].asnumpy()])
         for a, b in zip(*got):
             np.testing.assert_array_equal(a, b)
+
+
+def test_simple_bind_ignores_keywords_that_are_not_shapes():
+    # MXNet 1.x's simple_bind takes only tuple values as shapes
+    # (test_operator_gpu's check_fft passes args_grad=[array] there)
+    s = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    exe = s.simple_bind(mx.cpu(), data=(3, 4), args_grad=[mx.nd.zeros((3, 4))], axis=1)
+    assert exe.arg_dict["fc_weight"].shape == (2, 4)

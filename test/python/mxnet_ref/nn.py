@@ -1549,3 +1549,20 @@ def contrib_dequantize(inputs, attrs):
     q = np.asarray(inputs[0]).astype(np.float32)
     r = max(abs(np.float32(inputs[1][0])), abs(np.float32(inputs[2][0])))
     return [q * (r / np.float32(255.5 if inputs[0].dtype == np.uint8 else 127.5))]
+
+
+@register("_contrib_fft")
+def contrib_fft(inputs, attrs):
+    # interleaved (real, imaginary) of numpy's FFT along the last axis
+    x = inputs[0]
+    f = np.fft.fft(x.astype(np.float64), axis=-1)
+    return [np.stack([f.real, f.imag], axis=-1).reshape(x.shape[:-1] + (2 * x.shape[-1],))
+            .astype(x.dtype)]
+
+
+@register("_contrib_ifft")
+def contrib_ifft(inputs, attrs):
+    # the real part of the unnormalised inverse (numpy's ifft times d)
+    z = inputs[0].astype(np.float64)
+    c = z[..., 0::2] + 1j * z[..., 1::2]
+    return [(np.fft.ifft(c, axis=-1) * c.shape[-1]).real.astype(inputs[0].dtype)]

@@ -2335,7 +2335,7 @@ bool mxc::mx::isComposite(Operation *op) {
              UnravelIndexOp, SoftmaxActivationOp, GatherNdOp,
              ContribIndexCopyOp, ContribIndexArrayOp, LinalgGemmOp,
              LinalgGemm2Op, SortOp, ArgsortOp,
-             ContribQuadraticOp,
+             ContribQuadraticOp, ContribFftOp, ContribIfftOp,
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
@@ -2551,6 +2551,38 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     Value diag = g.sum(g.mul(a, indexMatrix(g, n, n, "equal", elt)), {2}, false);
     results.assign({g.reshape(g.sum(g.log(diag), {1}, false),
                               typeOf(sl.getOutput()).getShape())});
+    r = success();
+  } else if (isa<ContribFftOp, ContribIfftOp>(op)) {
+    // Rows of the last axis as (M, d) matrices; C[k][n] = cos(t), S[k][n] =
+    // sin(t), t = 2 pi (k n mod d) / d (exact in float64 before the cos).
+    // fft: re = x C, im = -x S, interleaved; ifft: re C - im S.
+    bool inverse = isa<ContribIfftOp>(op);
+    Value x = op->getOperand(0);
+    RankedTensorType in = typeOf(x), out = typeOf(op->getResult(0));
+    Type elt = in.getElementType();
+    int64_t d = inverse ? in.getShape().back() / 2 : in.getShape().back();
+    int64_t m = in.getNumElements() / (inverse ? 2 * d : d);
+    Value k = g.op("mx._arange", {},
+                   {g.f64("start", 0.0), g.f64("stop", double(d)), g.f64("step", 1.0),
+                    g.str("dtype", "float64")});
+    Value kn = g.scalarOp("mx._mod_scalar",
+                          g.op("mx.broadcast_mul", {g.reshape(k, {d, 1}), g.reshape(k, {1, d})}),
+                          double(d));
+    Value angle = g.mulS(kn, 2.0 * M_PI / double(d));
+    Value cosM = g.cast(g.op("mx.cos", angle), elt);
+    Value sinM = g.cast(g.op("mx.sin", angle), elt);
+    Value y;
+    if (!inverse) {
+      Value rows = g.reshape(x, {m, d});
+      Value re = g.op("mx.dot", {rows, cosM});
+      Value im = g.neg(g.op("mx.dot", {rows, sinM}));
+      y = concatAxis(g, {g.reshape(re, {m, d, 1}), g.reshape(im, {m, d, 1})}, 2);
+    } else {
+      Value pairs = g.reshape(x, {m, d, 2});
+      auto part = [&](int64_t i) { return g.reshape(sliceAxis(g, pairs, 2, i, i + 1), {m, d}); };
+      y = g.sub(g.op("mx.dot", {part(0), cosM}), g.op("mx.dot", {part(1), sinM}));
+    }
+    results.assign({g.reshape(y, out.getShape())});
     r = success();
   } else if (auto q = dyn_cast<ContribQuadraticOp>(op)) {
     Value x = q.getData();

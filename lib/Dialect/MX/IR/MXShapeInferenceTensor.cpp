@@ -1653,6 +1653,43 @@ LogicalResult AllFiniteOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// _contrib_fft / _contrib_ifft (src/operator/contrib/fft-inl.h, ifft-inl.h
+// InferShape): 2-D or 4-D data, the last extent doubled / halved.
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferFourier(std::optional<Location> loc, StringRef name,
+                                  Value dataOperand, bool inverse,
+                                  SmallVectorImpl<Type> &results) {
+  auto data = getTensorType(loc, name, dataOperand, "data");
+  if (failed(data))
+    return failure();
+  if (data->getRank() != 2 && data->getRank() != 4)
+    return inferError(loc, name, "expects 2-D or 4-D data, got ",
+                      formatShape(data->getShape()));
+  Shape shape(data->getShape().begin(), data->getShape().end());
+  int64_t last = shape.back();
+  if (inverse && last % 2 != 0)
+    return inferError(loc, name, "expects interleaved (real, imaginary) pairs: "
+                      "the last extent of ", formatShape(data->getShape()),
+                      " is odd");
+  shape.back() = inverse ? last / 2 : last * 2;
+  results.push_back(RankedTensorType::get(shape, data->getElementType()));
+  return success();
+}
+
+LogicalResult ContribFftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  return inferFourier(loc, getOperationName(), adaptor.getData(), false, results);
+}
+
+LogicalResult ContribIfftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  return inferFourier(loc, getOperationName(), adaptor.getData(), true, results);
+}
+
 LogicalResult MultiAllFiniteOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {

@@ -7523,6 +7523,77 @@ def MX_UnravelIndexOp : MX_Op<"_unravel_index", [Pure, InferTypeOpAdaptorWithIsC
   }];
 }
 
+def MX_ContribFftOp : MX_Op<"_contrib_fft", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Discrete Fourier transform of real data along the last axis";
+  let description = [{
+    MXNet's contrib.fft (a GPU-only cuFFT operator in MXNet): 2-D (N, d) or 4-D
+    (N, C, H, d) real data -> (..., 2 d), the complex X_k = sum_n x_n
+    exp(-2 pi i k n / d) stored as interleaved (real, imaginary) pairs;
+    `compute_size` (MXNet's batching of cuFFT plans) does not change the
+    result. A composite (mx-decompose): `dot`s with the cos / sin matrices of
+    the angles 2 pi (k n mod d) / d (computed in float64), so its gradient is
+    the transform's adjoint, which is MXNet's backward (d times ifft's real
+    part).
+
+    MXNet operator: `_contrib_fft`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_fft %x : (tensor<3x4xf32>) -> tensor<3x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<I64Attr, "128">:$compute_size
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
+def MX_ContribIfftOp : MX_Op<"_contrib_ifft", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Unnormalised inverse Fourier transform, real part, along the last axis";
+  let description = [{
+    MXNet's contrib.ifft (a GPU-only cuFFT operator in MXNet): 2-D (N, 2 d) or
+    4-D (N, C, H, 2 d) data of interleaved (real, imaginary) pairs z_k -> the
+    real part of sum_k z_k exp(2 pi i k n / d), (..., d) (not divided by d, as
+    MXNet's). An odd last extent is an error (MXNet drops the last value). A
+    composite (mx-decompose), as `_contrib_fft`.
+
+    MXNet operator: `_contrib_ifft`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_ifft %x : (tensor<3x8xf32>) -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    DefaultValuedAttr<I64Attr, "128">:$compute_size
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribQuadraticOp : MX_Op<"_contrib_quadratic", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "a * x^2 + b * x + c elementwise";
   let description = [{
