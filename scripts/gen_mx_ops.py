@@ -2445,6 +2445,22 @@ composite (mx-decompose), as `_contrib_fft`.""",
    attrs=[Attr("compute_size", "int", "128", doc="Rows per cuFFT plan in MXNet (no effect).")],
    example="""%y = mx._contrib_ifft %x : (tensor<3x8xf32>) -> tensor<3x4xf32>""")
 
+op(mxnet="_contrib_count_sketch", mnemonic="_contrib_count_sketch", cpp="ContribCountSketch",
+   source="src/operator/contrib/count_sketch-inl.h CountSketchParam, CountSketchProp::InferShape",
+   summary="Count sketch of the last axis: out[..., h[i]] += s[i] * data[..., i]",
+   description="""
+MXNet's contrib.count_sketch (GPU-only in MXNet): 2-D (N, d) or 4-D
+(N, C, H, d) data, hash indices `h` and signs `s` of shape (1, d) ->
+(..., out_dim). `processing_batch_size` (MXNet's batching) does not change
+the result. A composite (mx-decompose): a `dot` with the (d, out_dim) matrix
+one_hot(h) * s; the data's gradient is MXNet's (out_grad[..., h[i]] * s[i]),
+h gets none (an index) and s the dot's.""",
+   inputs=[Input("data", tensor=FLOAT), Input("h", tensor=FLOAT), Input("s", tensor=FLOAT)],
+   outputs=[Output("output", tensor=FLOAT)],
+   attrs=[Attr("out_dim", "int", doc="The sketch's length."),
+          Attr("processing_batch_size", "int", "32", doc="Rows at a time in MXNet (no effect).")],
+   example="""%y = mx._contrib_count_sketch %x, %h, %s {out_dim = 3 : i64} : (tensor<2x5xf32>, tensor<1x5xf32>, tensor<1x5xf32>) -> tensor<2x3xf32>""")
+
 op(mxnet="_contrib_quadratic", mnemonic="_contrib_quadratic", cpp="ContribQuadratic",
    source="src/operator/contrib/quadratic_op-inl.h QuadraticParam",
    summary="a * x^2 + b * x + c elementwise",

@@ -384,6 +384,14 @@ def test_fourier_transforms(op, shape):
     check_op(op, {}, {"data": rand(shape)})
 
 
+def test_count_sketch():
+    # the data's gradient (MXNet's: out_grad[..., h[i]] * s[i]); h is an index
+    h = np.array([[2, 0, 2, 1, 0]], np.float64)
+    s = np.array([[1, -1, -1, 1, 1]], np.float64)
+    check_op("_contrib_count_sketch", {"out_dim": 3}, {"data": rand((4, 5))},
+             params={"h": h, "s": s}, wrt=["data"])
+
+
 def test_block_grad_is_zero():
     x = rand((2, 3))
     g = one_op_graph("BlockGrad", {}, ["data"])

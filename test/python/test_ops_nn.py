@@ -645,3 +645,13 @@ def test_fourier_transforms(op, shape, dtype):
     # MXNet's contrib.fft / ifft (cuFFT in MXNet, GPU only): numpy's FFT
     x = np.random.default_rng(17).standard_normal(shape).astype(dtype)
     check(op, {"compute_size": 128}, x, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,out_dim", [((5, 12), 7), ((2, 3, 2, 9), 4), ((1, 1), 1)])
+def test_count_sketch(shape, out_dim):
+    # MXNet's contrib.count_sketch (GPU only in MXNet): out[..., h[i]] += s[i] * x[..., i]
+    r = np.random.default_rng(18)
+    x = r.uniform(-10, 10, shape).astype(np.float32)
+    h = r.integers(0, out_dim, (1, shape[-1])).astype(np.float32)
+    s = (r.integers(0, 2, (1, shape[-1])) * 2 - 1).astype(np.float32)
+    check("_contrib_count_sketch", {"out_dim": out_dim}, x, params=[("h", h), ("s", s)])

@@ -1359,3 +1359,13 @@ func.func @f(%a: tensor<2x3x4xf32>) {
   %0 = mx._contrib_fft %a : (tensor<2x3x4xf32>) -> tensor<2x3x8xf32>
   return
 }
+
+// -----
+
+// Tests that count_sketch's h and s are (1, d) for the data's last extent d.
+func.func @f(%x: tensor<2x5xf32>, %h: tensor<1x4xf32>, %s: tensor<1x5xf32>) {
+  // expected-error @+2 {{'mx._contrib_count_sketch' op H should be a (1, 5) tensor (the data's last extent), got (1, 4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = mx._contrib_count_sketch %x, %h, %s {out_dim = 3 : i64} : (tensor<2x5xf32>, tensor<1x4xf32>, tensor<1x5xf32>) -> tensor<2x3xf32>
+  return
+}

@@ -59,6 +59,8 @@ EXAMPLES = {
     "amp_multicast": ([f(*U), f(2).astype(np.float16)], dict(num_outputs=2)),
     "_contrib_fft": ([f(2, 3)], {}),
     "_contrib_ifft": ([f(2, 6)], {}),
+    "_contrib_count_sketch": ([f(2, 5), np.array([[2, 0, 2, 1, 0]], np.float32),
+                               np.array([[1, -1, -1, 1, 1]], np.float32)], dict(out_dim=3)),
     "LRN": ([f(2, 6, 3, 3)], dict(nsize=3)),
     "Dropout": ([f(*U)], dict(p=0.5)),
     "BatchNorm": ([f(*B), pos(3), f(3), f(3), pos(3)], dict(fix_gamma=False)),

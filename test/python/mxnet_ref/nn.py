@@ -1566,3 +1566,13 @@ def contrib_ifft(inputs, attrs):
     z = inputs[0].astype(np.float64)
     c = z[..., 0::2] + 1j * z[..., 1::2]
     return [(np.fft.ifft(c, axis=-1) * c.shape[-1]).real.astype(inputs[0].dtype)]
+
+
+@register("_contrib_count_sketch")
+def contrib_count_sketch(inputs, attrs):
+    x, h, s = inputs
+    k = attr_int(attrs, "out_dim")
+    out = np.zeros(x.shape[:-1] + (k,), np.float64)
+    for i in range(x.shape[-1]):
+        out[..., int(h[0, i])] += s[0, i] * x[..., i].astype(np.float64)
+    return [out.astype(x.dtype)]

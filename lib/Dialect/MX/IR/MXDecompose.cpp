@@ -2335,7 +2335,7 @@ bool mxc::mx::isComposite(Operation *op) {
              UnravelIndexOp, SoftmaxActivationOp, GatherNdOp,
              ContribIndexCopyOp, ContribIndexArrayOp, LinalgGemmOp,
              LinalgGemm2Op, SortOp, ArgsortOp,
-             ContribQuadraticOp, ContribFftOp, ContribIfftOp,
+             ContribQuadraticOp, ContribFftOp, ContribIfftOp, ContribCountSketchOp,
              ContribDivSqrtDimOp, SoftmaxCrossEntropyOp, AllFiniteOp,
              MultiAllFiniteOp, DiagOp, ContribAdaptiveAvgPooling2DOp,
              ContribBilinearResize2DOp, ContribBoxIouOp, ContribBoxEncodeOp,
@@ -2551,6 +2551,17 @@ LogicalResult mxc::mx::decomposeComposite(OpBuilder &b, Operation *op,
     Value diag = g.sum(g.mul(a, indexMatrix(g, n, n, "equal", elt)), {2}, false);
     results.assign({g.reshape(g.sum(g.log(diag), {1}, false),
                               typeOf(sl.getOutput()).getShape())});
+    r = success();
+  } else if (auto cs = dyn_cast<ContribCountSketchOp>(op)) {
+    // rows (M, d) . (one_hot(h) * s) (d, out_dim)
+    RankedTensorType in = typeOf(cs.getData()), out = typeOf(cs.getOutput());
+    int64_t d = in.getShape().back(), k = out.getShape().back();
+    Type elt = in.getElementType();
+    Value hot = g.op("mx.one_hot", g.reshape(cs.getH(), {d}),
+                     {g.i64("depth", k), g.str("dtype", getMXNetDTypeName(elt))});
+    Value sketch = g.op("mx.broadcast_mul", {hot, g.reshape(cs.getS(), {d, 1})});
+    Value rows = g.reshape(cs.getData(), {in.getNumElements() / d, d});
+    results.assign({g.reshape(g.op("mx.dot", {rows, sketch}), out.getShape())});
     r = success();
   } else if (isa<ContribFftOp, ContribIfftOp>(op)) {
     // Rows of the last axis as (M, d) matrices; C[k][n] = cos(t), S[k][n] =

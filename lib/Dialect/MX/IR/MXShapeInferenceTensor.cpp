@@ -1690,6 +1690,35 @@ LogicalResult ContribIfftOp::inferReturnTypes(MLIRContext *, std::optional<Locat
   return inferFourier(loc, getOperationName(), adaptor.getData(), true, results);
 }
 
+/// _contrib_count_sketch (count_sketch-inl.h CountSketchProp::InferShape):
+/// 2-D or 4-D data; h and s (1, d) for the data's last extent d.
+LogicalResult ContribCountSketchOp::inferReturnTypes(MLIRContext *,
+                                                     std::optional<Location> loc,
+                                                     Adaptor adaptor,
+                                                     SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  auto data = getTensorType(loc, name, adaptor.getData(), "data");
+  auto h = getTensorType(loc, name, adaptor.getH(), "h");
+  auto sg = getTensorType(loc, name, adaptor.getS(), "s");
+  if (failed(data) || failed(h) || failed(sg))
+    return failure();
+  if (data->getRank() != 2 && data->getRank() != 4)
+    return inferError(loc, name, "Data should be 2D or 4D! got ",
+                      formatShape(data->getShape()));
+  int64_t d = data->getShape().back();
+  for (auto [what, t] : {std::pair{"H", *h}, std::pair{"S", *sg}})
+    if (t.getRank() != 2 || t.getDimSize(0) != 1 || t.getDimSize(1) != d)
+      return inferError(loc, name, what, " should be a (1, ", d,
+                        ") tensor (the data's last extent), got ",
+                        formatShape(t.getShape()));
+  if (adaptor.getOutDim() < 1)
+    return inferError(loc, name, "out_dim must be >= 1, got ", adaptor.getOutDim());
+  Shape shape(data->getShape().begin(), data->getShape().end());
+  shape.back() = static_cast<int64_t>(adaptor.getOutDim());
+  results.push_back(RankedTensorType::get(shape, data->getElementType()));
+  return success();
+}
+
 LogicalResult MultiAllFiniteOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &results) {

@@ -7594,6 +7594,44 @@ def MX_ContribIfftOp : MX_Op<"_contrib_ifft", [Pure, InferTypeOpAdaptorWithIsCom
   }];
 }
 
+def MX_ContribCountSketchOp : MX_Op<"_contrib_count_sketch", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Count sketch of the last axis: out[..., h[i]] += s[i] * data[..., i]";
+  let description = [{
+    MXNet's contrib.count_sketch (GPU-only in MXNet): 2-D (N, d) or 4-D
+    (N, C, H, d) data, hash indices `h` and signs `s` of shape (1, d) ->
+    (..., out_dim). `processing_batch_size` (MXNet's batching) does not change
+    the result. A composite (mx-decompose): a `dot` with the (d, out_dim) matrix
+    one_hot(h) * s; the data's gradient is MXNet's (out_grad[..., h[i]] * s[i]),
+    h gets none (an index) and s the dot's.
+
+    MXNet operator: `_contrib_count_sketch`.
+
+    Example:
+
+    ```mlir
+    %y = mx._contrib_count_sketch %x, %h, %s {out_dim = 3 : i64} : (tensor<2x5xf32>, tensor<1x5xf32>, tensor<1x5xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    MX_FloatTensor:$data,
+    MX_FloatTensor:$h,
+    MX_FloatTensor:$s,
+    I64Attr:$out_dim,
+    DefaultValuedAttr<I64Attr, "32">:$processing_batch_size
+  );
+  let results = (outs
+    MX_FloatTensor:$output
+  );
+  let assemblyFormat = [{
+    $data `,` $h `,` $s attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange l, ::mlir::TypeRange r) {
+      return ::mxc::mx::detail::isCompatibleReturnTypes(l, r);
+    }
+  }];
+}
+
 def MX_ContribQuadraticOp : MX_Op<"_contrib_quadratic", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "a * x^2 + b * x + c elementwise";
   let description = [{
