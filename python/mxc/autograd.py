@@ -250,7 +250,9 @@ class Function:
         outs = [outputs] if single else list(outputs)
         if recording:
             # outputs that are inputs are copied: each output is its own node
-            outs = [o.copy() if any(o is a for a in inputs) else o for o in outs]
+            # (not recorded: the copy is the Function's output node)
+            with pause(train_mode=training):
+                outs = [o.copy() if any(o is a for a in inputs) else o for o in outs]
             e = _Entry(None, {}, "function", [a for a in inputs], [], len(outs), training,
                        None, function=self)
             e.out_shapes = [(o.shape, o._sig[1]) for o in outs]

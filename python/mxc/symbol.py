@@ -488,7 +488,8 @@ class Symbol:
             # values are shapes; others (simple_bind(..., axis=1), or
             # args_grad=[arrays], which MXNet 1.x's simple_bind ignores) are
             # not
-            if isinstance(v, (tuple, list, np.ndarray)) and all(
+            if isinstance(v, (tuple, list, np.ndarray)) and (
+                    isinstance(v, tuple) or len(v)) and all(
                     isinstance(d, (int, np.integer)) for d in v):
                 shapes[k] = v
         return {k: [int(d) for d in v] for k, v in shapes.items()}

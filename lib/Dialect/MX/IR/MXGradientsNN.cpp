@@ -117,9 +117,10 @@ struct ConvolutionRule {
                        op.getPadAttr(), op.getNumFilterAttr(), op.getNumGroupAttr()),
                    typeOf(weight).getElementType());
     if (Value bias = op.getBias())
-      in[2] = g.reshape(
-          g.sum(dy, nonChannelAxes(typeOf(dy).getRank()), /*keepdims=*/false),
-          typeOf(bias).getShape());
+      in[2] = g.cast(g.reshape(g.sum(dyW, nonChannelAxes(typeOf(dy).getRank()),
+                                     /*keepdims=*/false),
+                               typeOf(bias).getShape()),
+                     typeOf(bias).getElementType());
     return success();
   }
 };
@@ -135,16 +136,17 @@ struct DeconvolutionRule {
     Value dy = outGrads[0];
     Value data = op.getData(), weight = op.getWeight();
     int64_t channels = typeOf(data).getDimSize(1);
-    in[0] = g.op("mx.Convolution", {dy, weight},
+    Value dataW = widened(g, data), dyW = widened(g, dy), weightW = widened(g, weight);
+    if (g.failed())
+      return failure();
+    in[0] = g.cast(g.op("mx.Convolution", {dyW, weightW},
                  {g.shape("kernel", op.getKernel()),
                   g.shape("stride", op.getStride()),
                   g.shape("dilate", op.getDilate()), g.shape("pad", pad),
                   g.i64("num_filter", channels),
                   g.i64("num_group", static_cast<int64_t>(op.getNumGroup())),
-                  g.boolean("no_bias", true)});
-    Value dataW = widened(g, data), dyW = widened(g, dy);
-    if (g.failed())
-      return failure();
+                  g.boolean("no_bias", true)}),
+                   typeOf(data).getElementType());
     in[1] = g.cast(ConvolutionBackwardWeightOp::create(
                        b, loc, like(weight.getType(), dataW), dataW, dyW,
                        op.getKernelAttr(), op.getStrideAttr(), op.getDilateAttr(),
@@ -152,9 +154,10 @@ struct DeconvolutionRule {
                        op.getNumGroupAttr()),
                    typeOf(weight).getElementType());
     if (Value bias = op.getBias())
-      in[2] = g.reshape(
-          g.sum(dy, nonChannelAxes(typeOf(dy).getRank()), /*keepdims=*/false),
-          typeOf(bias).getShape());
+      in[2] = g.cast(g.reshape(g.sum(dyW, nonChannelAxes(typeOf(dy).getRank()),
+                                     /*keepdims=*/false),
+                               typeOf(bias).getShape()),
+                     typeOf(bias).getElementType());
     return success();
   }
 };
