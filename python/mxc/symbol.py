@@ -613,7 +613,6 @@ class Symbol:
                     # a creation operator: its dtype attribute (or the default)
                     known[(id(n), 0)] = n.attrs.get("dtype", spec.attrs["dtype"]["default"])
                     continue
-                spec = _ops.OP_NAMES.get(n.op)
                 if spec is not None and spec.name == "BatchNorm" and ins and ins[0] in (
                         "float16", "bfloat16"):
                     # BatchNormType: the parameters, moving statistics and the

@@ -707,6 +707,24 @@ LogicalResult AmpCastOp::inferReturnTypes(MLIRContext *context,
                    adaptor.getDtype(), /*onlyFloats=*/true, results);
 }
 
+/// The tensor types of a variadic `data` operand whose length an attribute
+/// (`countName`: num_args, num_outputs) gives; an error when they differ.
+static LogicalResult variadicDataTypes(std::optional<Location> loc, StringRef name,
+                                       ValueRange inputs, int64_t count,
+                                       StringRef countName,
+                                       SmallVectorImpl<RankedTensorType> &types) {
+  if (count != static_cast<int64_t>(inputs.size()))
+    return inferError(loc, name, countName, " ", count, " does not match the ",
+                      inputs.size(), " inputs");
+  for (Value v : inputs) {
+    auto type = getTensorType(loc, name, v, "data");
+    if (failed(type))
+      return failure();
+    types.push_back(*type);
+  }
+  return success();
+}
+
 /// amp_multicast (src/operator/tensor/amp_cast.h AMPMultiCastType,
 /// AMPMultiCastShape): output i has input i's shape; the float32 / float16 /
 /// bfloat16 inputs take the common type -- float32 if any input is float32,
@@ -716,19 +734,11 @@ LogicalResult AmpMulticastOp::inferReturnTypes(MLIRContext *context,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &results) {
-  StringRef name = getOperationName();
-  ValueRange inputs = adaptor.getData();
-  int64_t n = static_cast<int64_t>(adaptor.getNumOutputs());
-  if (n != static_cast<int64_t>(inputs.size()))
-    return inferError(loc, name, "num_outputs ", n, " does not match the ",
-                      inputs.size(), " inputs");
   SmallVector<RankedTensorType> types;
-  for (Value v : inputs) {
-    auto type = getTensorType(loc, name, v, "data");
-    if (failed(type))
-      return failure();
-    types.push_back(*type);
-  }
+  if (failed(variadicDataTypes(loc, getOperationName(), adaptor.getData(),
+                               static_cast<int64_t>(adaptor.getNumOutputs()),
+                               "num_outputs", types)))
+    return failure();
   auto lowPrecision = [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); };
   bool narrow = adaptor.getCastNarrow();
   Type common = narrow ? Float32Type::get(context)
@@ -882,16 +892,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
   int64_t numArgs = static_cast<int64_t>(adaptor.getNumArgs());
   if (inputs.empty())
     return inferError(loc, name, "expects at least one input");
-  if (numArgs != static_cast<int64_t>(inputs.size()))
-    return inferError(loc, name, "num_args ", numArgs, " does not match the ",
-                      inputs.size(), " inputs");
   SmallVector<RankedTensorType> types;
-  for (auto [i, v] : llvm::enumerate(inputs)) {
-    auto type = getTensorType(loc, name, v, "data");
-    if (failed(type))
-      return failure();
-    types.push_back(*type);
-  }
+  if (failed(variadicDataTypes(loc, name, inputs, numArgs, "num_args", types)))
+    return failure();
   int64_t rank = types[0].getRank();
   if (rank == 0)
     return inferError(loc, name,
